@@ -1,0 +1,133 @@
+//! The execution record: what a safe output did, as the gh-aw manifest line (or
+//! a webhook carrying a gh-aw marker) told us at execution time.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::target::Target;
+
+/// Where we learned of an output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sources {
+    #[serde(default)]
+    pub manifest: bool,
+    #[serde(default)]
+    pub webhook: bool,
+}
+
+/// One executed safe-output item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecutionRecord {
+    /// `{repo}:{run_id}:{index}` (see `output_id`).
+    pub id: String,
+    /// The gh-aw `type`, e.g. `create_pull_request`; unknown strings are kept.
+    pub output_type: String,
+    pub repo: String,
+    pub run_id: Option<u64>,
+    /// Position of the line in its manifest.
+    pub index: Option<u64>,
+    pub workflow: Option<String>,
+    /// The object it affected; `None` when the line names none.
+    pub target: Option<Target>,
+    /// When it executed (manifest `timestamp`, or the creating event's time).
+    pub executed_at: DateTime<Utc>,
+    /// The login the workflow wrote as, when known.
+    pub actor: Option<String>,
+    /// `provider` from the Oct 2026 shape; `None` means GitHub.
+    pub provider: Option<String>,
+    pub temporary_id: Option<String>,
+    #[serde(default)]
+    pub before_state: Map<String, Value>,
+    #[serde(default)]
+    pub after_state: Map<String, Value>,
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    #[serde(default)]
+    pub labels_added: Vec<String>,
+    #[serde(default)]
+    pub labels_before: Option<Vec<String>>,
+    /// The remaining fields of the manifest line (tool arguments and anything new).
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+    #[serde(default)]
+    pub sources: Sources,
+}
+
+impl ExecutionRecord {
+    /// The canonical output id.
+    pub fn output_id(repo: &str, run_id: Option<u64>, index: &str) -> String {
+        match run_id {
+            Some(run) => format!("{repo}:{run}:{index}"),
+            None => format!("{repo}:norun:{index}"),
+        }
+    }
+
+    /// A string field from the line's extra fields or metadata.
+    pub fn field_str(&self, name: &str) -> Option<&str> {
+        self.extra
+            .get(name)
+            .or_else(|| self.metadata.get(name))
+            .and_then(Value::as_str)
+    }
+
+    /// A list of strings from extra fields or metadata (`["a","b"]` or `"a,b"`).
+    pub fn field_list(&self, name: &str) -> Vec<String> {
+        match self.extra.get(name).or_else(|| self.metadata.get(name)) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(str::to_string),
+                    _ => None,
+                })
+                .collect(),
+            Some(Value::String(s)) => s
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Merge what another record for the same output knows (manifest + webhook).
+    /// Fields already set win, except that the manifest's id and index replace a
+    /// webhook-discovered one.
+    pub fn merge(&mut self, other: ExecutionRecord) {
+        if other.sources.manifest && !self.sources.manifest {
+            self.id = other.id.clone();
+            self.index = other.index;
+            self.executed_at = other.executed_at;
+        }
+        self.sources.manifest |= other.sources.manifest;
+        self.sources.webhook |= other.sources.webhook;
+        self.run_id = self.run_id.or(other.run_id);
+        self.workflow = self.workflow.take().or(other.workflow);
+        self.actor = self.actor.take().or(other.actor);
+        self.temporary_id = self.temporary_id.take().or(other.temporary_id);
+        match (&mut self.target, other.target) {
+            (Some(mine), Some(theirs)) => {
+                mine.node_id = mine.node_id.take().or(theirs.node_id);
+                mine.url = mine.url.take().or(theirs.url);
+                mine.parent_number = mine.parent_number.or(theirs.parent_number);
+            }
+            (None, theirs) => self.target = theirs,
+            _ => {}
+        }
+        for (map, theirs) in [
+            (&mut self.before_state, other.before_state),
+            (&mut self.after_state, other.after_state),
+            (&mut self.metadata, other.metadata),
+            (&mut self.extra, other.extra),
+        ] {
+            for (k, v) in theirs {
+                map.entry(k).or_insert(v);
+            }
+        }
+        if self.labels_added.is_empty() {
+            self.labels_added = other.labels_added;
+        }
+        self.labels_before = self.labels_before.take().or(other.labels_before);
+    }
+}

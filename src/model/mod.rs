@@ -1,0 +1,15 @@
+//! The data model: what was executed (`ExecutionRecord`), what GitHub told us
+//! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
+
+pub mod execution;
+pub mod observation;
+pub mod outcome;
+pub mod target;
+
+pub use execution::ExecutionRecord;
+pub use observation::{Actor, ItemSnapshot, Observation, ObservationKind};
+pub use outcome::{
+    ActorClass, ActorSummary, Confidence, Evaluation, EvidenceStrength, OutcomeRecord,
+    OutcomeStatus, WindowSnapshot, CHECKPOINTS,
+};
+pub use target::{Target, TargetKind};

@@ -1,0 +1,256 @@
+//! Observations: normalized facts GitHub told us about a target, each with its
+//! GitHub timestamp and actor. Evaluation reads only these, so the result does
+//! not depend on the order or repetition of deliveries.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::outcome::ActorClass;
+use super::target::TargetKind;
+
+/// Logins that act for automation without a `[bot]` suffix.
+const BOT_LOGINS: &[&str] = &["github-actions", "copilot-swe-agent", "dependabot", "renovate"];
+
+/// Who did something.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    pub login: String,
+    /// GitHub's account type: `User`, `Bot`, `Organization`, `Mannequin`.
+    #[serde(rename = "type", default)]
+    pub account_type: String,
+}
+
+impl Actor {
+    pub fn new(login: &str, account_type: &str) -> Actor {
+        Actor {
+            login: login.to_string(),
+            account_type: account_type.to_string(),
+        }
+    }
+
+    pub fn is_bot(&self) -> bool {
+        self.account_type.eq_ignore_ascii_case("bot")
+            || self.login.ends_with("[bot]")
+            || BOT_LOGINS.contains(&self.login.as_str())
+    }
+
+    /// Classify this actor relative to the workflow that made the output.
+    pub fn classify(&self, workflow_actor: Option<&str>) -> ActorClass {
+        if self.login.is_empty() || self.login == "ghost" {
+            return ActorClass::UnknownActor;
+        }
+        if workflow_actor.is_some_and(|w| w.eq_ignore_ascii_case(&self.login)) {
+            return ActorClass::SameWorkflowActor;
+        }
+        if self.is_bot() {
+            return ActorClass::BotActor;
+        }
+        ActorClass::VisibleNonBotActor
+    }
+}
+
+/// The state of an issue or pull request as a delivery showed it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemSnapshot {
+    pub kind: Option<TargetKind>,
+    /// `open` or `closed`.
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_reason: Option<String>,
+    #[serde(default)]
+    pub merged: bool,
+    #[serde(default)]
+    pub draft: bool,
+    #[serde(default)]
+    pub title: String,
+    /// sha256 of the normalized body (see `body_hash`).
+    #[serde(default)]
+    pub body_hash: String,
+    #[serde(default)]
+    pub labels: Vec<String>,
+    #[serde(default)]
+    pub assignees: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub milestone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requested_reviewers: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requested_teams: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Actor>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_by: Option<Actor>,
+}
+
+/// One commit of a push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushedCommit {
+    pub sha: String,
+    pub message: String,
+}
+
+/// What happened, normalized across webhook events (and, later, API state).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ObservationKind {
+    Opened,
+    Closed,
+    Reopened,
+    /// An edit; the `*_from` fields carry the previous values from `changes`.
+    Edited {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title_from: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body_hash_from: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_from: Option<String>,
+    },
+    Labeled {
+        label: String,
+    },
+    Unlabeled {
+        label: String,
+    },
+    Assigned {
+        assignee: String,
+    },
+    Unassigned {
+        assignee: String,
+    },
+    Milestoned {
+        milestone: String,
+    },
+    Demilestoned {
+        milestone: String,
+    },
+    ReviewRequested {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reviewer: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team: Option<String>,
+    },
+    ReviewRequestRemoved {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reviewer: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team: Option<String>,
+    },
+    ReadyForReview,
+    ConvertedToDraft,
+    /// New commits on a PR head (`pull_request.synchronize`).
+    Synchronize {
+        before: String,
+        after: String,
+    },
+    /// The issue/PR was deleted or transferred away.
+    Deleted,
+    Transferred,
+    /// A conversation comment on the thread.
+    CommentCreated {
+        comment_id: u64,
+        /// The comment carries a gh-aw marker (agent-written).
+        #[serde(default)]
+        agent_marker: bool,
+        /// The comment is gh-aw's own expiry-close notice.
+        #[serde(default)]
+        lifecycle_marker: bool,
+    },
+    CommentEdited {
+        comment_id: u64,
+    },
+    CommentDeleted {
+        comment_id: u64,
+    },
+    /// A pull-request review; `state` is lower-case `approved`,
+    /// `changes_requested`, `commented` or `dismissed`.
+    ReviewSubmitted {
+        review_id: u64,
+        state: String,
+    },
+    ReviewDismissed {
+        review_id: u64,
+    },
+    /// Commits pushed to a branch.
+    Pushed {
+        git_ref: String,
+        before: String,
+        after: String,
+        #[serde(default)]
+        forced: bool,
+        #[serde(default)]
+        commits: Vec<PushedCommit>,
+    },
+    /// A known event with an action we keep but do not interpret.
+    Other {
+        event: String,
+        action: String,
+    },
+}
+
+/// One normalized fact about a target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// Deterministic and unique: `{delivery_id}/{n}` for webhook facts.
+    pub id: String,
+    /// GitHub's own timestamp for the fact (not the arrival time).
+    pub at: DateTime<Utc>,
+    /// The key of the target it is filed under (`Target::key`).
+    pub target: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<Actor>,
+    #[serde(flatten)]
+    pub event: ObservationKind,
+    /// The issue/PR state after this event, when the delivery carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<ItemSnapshot>,
+}
+
+/// sha256 (hex) of a body normalized the way gh-aw does it: line endings to
+/// `\n`, trailing whitespace on each line dropped, leading/trailing blank lines trimmed.
+pub fn body_hash(body: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let joined = body
+        .replace("\r\n", "\n")
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    hex::encode(Sha256::digest(joined.trim().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_are_recognized_by_suffix_type_and_login() {
+        assert!(Actor::new("github-actions[bot]", "Bot").is_bot());
+        assert!(Actor::new("my-app[bot]", "User").is_bot());
+        assert!(Actor::new("renovate-x", "Bot").is_bot());
+        assert!(Actor::new("copilot-swe-agent", "User").is_bot());
+        assert!(!Actor::new("octocat", "User").is_bot());
+    }
+
+    #[test]
+    fn the_workflow_actor_is_never_a_visible_human() {
+        let pat_user = Actor::new("release-bot-pat", "User");
+        assert_eq!(
+            pat_user.classify(Some("release-bot-pat")),
+            ActorClass::SameWorkflowActor
+        );
+        assert_eq!(pat_user.classify(None), ActorClass::VisibleNonBotActor);
+        assert_eq!(Actor::new("ghost", "User").classify(None), ActorClass::UnknownActor);
+    }
+
+    #[test]
+    fn body_hash_ignores_line_endings_and_trailing_space() {
+        assert_eq!(body_hash("a  \r\nb\r\n\r\n"), body_hash("a\nb"));
+        assert_ne!(body_hash("a\nb"), body_hash("a\nc"));
+    }
+}

@@ -1,0 +1,155 @@
+//! The GitHub object a safe output affected, and the key observations are filed under.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of GitHub object a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Issue,
+    PullRequest,
+    /// An issue or PR conversation comment (`issue_comment`).
+    Comment,
+    /// A pull-request review.
+    Review,
+    /// An inline review comment on a PR diff.
+    ReviewComment,
+    Discussion,
+    DiscussionComment,
+    /// A git ref (branch), for pushes.
+    Ref,
+    /// The repository itself (dispatches, releases, alerts without a number).
+    Repository,
+}
+
+impl TargetKind {
+    /// Issues and PRs share one number space on GitHub, and `issues`-API events
+    /// (labels, comments) fire on both; they are filed under one "thread" key.
+    pub fn is_thread(self) -> bool {
+        matches!(self, TargetKind::Issue | TargetKind::PullRequest)
+    }
+}
+
+/// The object a safe output affected, keyed by `(repo, kind, number|node_id)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    pub repo: String,
+    pub kind: TargetKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<u64>,
+    /// For comments and reviews: their numeric id (GitHub's `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// For comments, reviews and review comments: the issue or PR they sit on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_number: Option<u64>,
+    /// For refs: the branch name.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
+    pub git_ref: Option<String>,
+}
+
+impl Target {
+    pub fn thread(repo: &str, kind: TargetKind, number: u64) -> Target {
+        Target {
+            repo: repo.to_string(),
+            kind,
+            number: Some(number),
+            id: None,
+            node_id: None,
+            url: None,
+            parent_number: None,
+            git_ref: None,
+        }
+    }
+
+    pub fn comment(repo: &str, kind: TargetKind, id: u64, parent: Option<u64>) -> Target {
+        Target {
+            repo: repo.to_string(),
+            kind,
+            number: None,
+            id: Some(id),
+            node_id: None,
+            url: None,
+            parent_number: parent,
+            git_ref: None,
+        }
+    }
+
+    /// The key observations of this object are stored under.
+    pub fn key(&self) -> String {
+        match self.kind {
+            k if k.is_thread() => thread_key(&self.repo, self.number.unwrap_or(0)),
+            TargetKind::Ref => ref_key(&self.repo, self.git_ref.as_deref().unwrap_or("")),
+            TargetKind::Repository => format!("{}#repo", self.repo),
+            k => format!(
+                "{}#{}:{}",
+                self.repo,
+                kind_name(k),
+                self.id
+                    .map(|i| i.to_string())
+                    .or_else(|| self.node_id.clone())
+                    .unwrap_or_default()
+            ),
+        }
+    }
+
+    /// Keys whose observations bear on an output aimed at this target: the
+    /// object itself, and the issue/PR a comment or review sits on.
+    pub fn watch_keys(&self) -> Vec<String> {
+        let mut keys = vec![self.key()];
+        if let Some(parent) = self.parent_number {
+            keys.push(thread_key(&self.repo, parent));
+        }
+        keys
+    }
+}
+
+pub fn thread_key(repo: &str, number: u64) -> String {
+    format!("{repo}#{number}")
+}
+
+pub fn ref_key(repo: &str, git_ref: &str) -> String {
+    format!("{repo}#ref:{}", git_ref.trim_start_matches("refs/heads/"))
+}
+
+fn kind_name(kind: TargetKind) -> &'static str {
+    match kind {
+        TargetKind::Issue => "issue",
+        TargetKind::PullRequest => "pull_request",
+        TargetKind::Comment => "comment",
+        TargetKind::Review => "review",
+        TargetKind::ReviewComment => "review_comment",
+        TargetKind::Discussion => "discussion",
+        TargetKind::DiscussionComment => "discussion_comment",
+        TargetKind::Ref => "ref",
+        TargetKind::Repository => "repo",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issues_and_prs_share_a_thread_key() {
+        let issue = Target::thread("o/r", TargetKind::Issue, 7);
+        let pr = Target::thread("o/r", TargetKind::PullRequest, 7);
+        assert_eq!(issue.key(), pr.key());
+        assert_eq!(issue.key(), "o/r#7");
+    }
+
+    #[test]
+    fn a_comment_watches_its_thread() {
+        let c = Target::comment("o/r", TargetKind::Comment, 99, Some(7));
+        assert_eq!(c.watch_keys(), vec!["o/r#comment:99", "o/r#7"]);
+    }
+
+    #[test]
+    fn ref_keys_drop_the_refs_heads_prefix() {
+        assert_eq!(ref_key("o/r", "refs/heads/main"), ref_key("o/r", "main"));
+    }
+}
