@@ -1,1 +1,154 @@
-//! placeholder
+//! Normalizes one webhook delivery into observations (facts about a target,
+//! with GitHub's own timestamps) and discoveries (gh-aw outputs recognized by
+//! their body markers).
+//!
+//! GitHub keeps adding events and actions, so anything unknown or oddly shaped
+//! is `Ignored` with a reason, never an error: only a body that is not a JSON
+//! object is an error.
+
+mod comments;
+mod discovery;
+mod payload;
+mod push;
+mod threads;
+
+use chrono::{DateTime, Utc};
+
+use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
+use payload::Payload;
+
+/// What one delivery told us.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NormalizedDelivery {
+    pub event: String,
+    pub action: Option<String>,
+    pub repo: Option<String>,
+    pub installation_id: Option<u64>,
+    pub observations: Vec<Observation>,
+    pub discoveries: Vec<ExecutionRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Normalized {
+    Relevant(NormalizedDelivery),
+    Ignored { reason: String },
+}
+
+#[derive(thiserror::Error, Debug)]
+pub enum WebhookError {
+    #[error("malformed JSON: {0}")]
+    MalformedJson(String),
+    #[error("payload is not a JSON object")]
+    NotAnObject,
+}
+
+/// Normalize a delivery (`X-GitHub-Event`, `X-GitHub-Delivery`, raw body).
+pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normalized, WebhookError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(WebhookError::NotAnObject);
+    }
+    if !matches!(
+        event,
+        "issues" | "issue_comment" | "pull_request" | "pull_request_review" | "push"
+    ) {
+        let reason = match event {
+            "installation" | "installation_repositories" | "ping" => {
+                format!("event `{event}` is not handled yet")
+            }
+            _ => format!("unknown event `{event}`"),
+        };
+        return Ok(ignored(reason));
+    }
+    let payload: Payload = match serde_json::from_value(value) {
+        Ok(p) => p,
+        Err(e) => return Ok(ignored(format!("unexpected `{event}` payload shape: {e}"))),
+    };
+    let Some(repo) = payload.repository.as_ref().and_then(|r| r.slug()) else {
+        return Ok(ignored(format!("`{event}` delivery names no repository")));
+    };
+    let ctx = Ctx {
+        event,
+        repo: &repo,
+        p: &payload,
+    };
+    let result = match event {
+        "issues" | "pull_request" => threads::normalize(&ctx),
+        "issue_comment" | "pull_request_review" => comments::normalize(&ctx),
+        _ => push::normalize(&ctx),
+    };
+    Ok(match result {
+        Err(reason) => ignored(reason),
+        Ok(out) => Normalized::Relevant(NormalizedDelivery {
+            event: event.to_string(),
+            action: payload.action.clone(),
+            repo: Some(repo.clone()),
+            installation_id: payload.installation.as_ref().and_then(|i| i.id),
+            observations: out
+                .observations
+                .into_iter()
+                .enumerate()
+                .map(|(n, f)| f.into_observation(delivery_id, n, &payload))
+                .collect(),
+            discoveries: out.discoveries,
+        }),
+    })
+}
+
+fn ignored(reason: String) -> Normalized {
+    Normalized::Ignored { reason }
+}
+
+/// What the per-event normalizers read.
+struct Ctx<'a> {
+    event: &'a str,
+    repo: &'a str,
+    p: &'a Payload,
+}
+
+impl Ctx<'_> {
+    fn action(&self) -> &str {
+        self.p.action.as_deref().unwrap_or("")
+    }
+
+    fn other(&self) -> ObservationKind {
+        ObservationKind::Other {
+            event: self.event.to_string(),
+            action: self.action().to_string(),
+        }
+    }
+}
+
+/// A fact before it gets its delivery-derived id and the sender as actor.
+struct Fact {
+    at: DateTime<Utc>,
+    target: String,
+    kind: ObservationKind,
+    snapshot: Option<ItemSnapshot>,
+}
+
+impl Fact {
+    fn into_observation(self, delivery_id: &str, n: usize, p: &Payload) -> Observation {
+        Observation {
+            id: format!("{delivery_id}/{n}"),
+            at: self.at,
+            target: self.target,
+            actor: p.sender.as_ref().and_then(payload::User::actor),
+            event: self.kind,
+            snapshot: self.snapshot,
+        }
+    }
+}
+
+/// A per-event normalizer's result; `Err` is the reason to ignore the delivery.
+#[derive(Default)]
+struct Output {
+    observations: Vec<Fact>,
+    discoveries: Vec<ExecutionRecord>,
+}
+
+type NormResult = Result<Output, String>;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,104 @@
+//! `issue_comment` and `pull_request_review` events: filed under the issue or
+//! PR thread they sit on, with that item's state as the snapshot.
+
+use super::payload::parse_time;
+use super::{discovery, Ctx, Fact, NormResult, Output};
+use crate::markers::{parse_marker, MarkerKind};
+use crate::model::target::thread_key;
+use crate::model::ObservationKind;
+
+pub(super) fn normalize(ctx: &Ctx) -> NormResult {
+    if ctx.event == "issue_comment" {
+        issue_comment(ctx)
+    } else {
+        review(ctx)
+    }
+}
+
+fn issue_comment(ctx: &Ctx) -> NormResult {
+    let issue = ctx.p.issue.as_ref().ok_or("`issue_comment` has no issue")?;
+    let number = issue.number.ok_or("`issue_comment` issue has no number")?;
+    let comment = ctx.p.comment.as_ref();
+    let comment_time = |f: fn(&super::payload::Comment) -> Option<&serde_json::Value>| {
+        parse_time(comment.and_then(f))
+    };
+    let action = ctx.action();
+    let at = match action {
+        "created" => comment_time(|c| c.created_at.as_ref()),
+        _ => comment_time(|c| c.updated_at.as_ref()),
+    }
+    .or_else(|| parse_time(issue.updated_at.as_ref()))
+    .ok_or_else(|| format!("`issue_comment.{action}` has no timestamp"))?;
+
+    let id = comment.and_then(|c| c.id);
+    let kind = match (action, id) {
+        ("created", Some(comment_id)) => {
+            let marker = comment
+                .and_then(|c| c.body.as_deref())
+                .and_then(parse_marker)
+                .map(|m| m.kind);
+            ObservationKind::CommentCreated {
+                comment_id,
+                agent_marker: marker == Some(MarkerKind::Output),
+                lifecycle_marker: marker == Some(MarkerKind::ExpiryClose),
+            }
+        }
+        ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },
+        ("deleted", Some(comment_id)) => ObservationKind::CommentDeleted { comment_id },
+        _ => ctx.other(),
+    };
+
+    let mut out = Output::default();
+    out.observations.push(Fact {
+        at,
+        target: thread_key(ctx.repo, number),
+        kind,
+        snapshot: Some(issue.snapshot(issue.is_pr(false))),
+    });
+    if let (Some(c), "created") = (comment, action) {
+        out.discoveries
+            .extend(discovery::for_comment(ctx, c, number, at));
+    }
+    Ok(out)
+}
+
+fn review(ctx: &Ctx) -> NormResult {
+    let pr = ctx
+        .p
+        .pull_request
+        .as_ref()
+        .ok_or("`pull_request_review` has no pull_request")?;
+    let number = pr.number.ok_or("`pull_request_review` PR has no number")?;
+    let review = ctx.p.review.as_ref();
+    let submitted = parse_time(review.and_then(|r| r.submitted_at.as_ref()));
+    let pr_updated = parse_time(pr.updated_at.as_ref());
+    let action = ctx.action();
+    // A dismissal or edit happens after the submission; the later of the two
+    // times we have is the best lower bound for it.
+    let at = match action {
+        "submitted" => submitted.or(pr_updated),
+        _ => submitted.max(pr_updated),
+    }
+    .ok_or_else(|| format!("`pull_request_review.{action}` has no timestamp"))?;
+
+    let id = review.and_then(|r| r.id);
+    let kind = match (action, id) {
+        ("submitted", Some(review_id)) => ObservationKind::ReviewSubmitted {
+            review_id,
+            state: review
+                .and_then(|r| r.state.as_deref())
+                .unwrap_or("")
+                .to_ascii_lowercase(),
+        },
+        ("dismissed", Some(review_id)) => ObservationKind::ReviewDismissed { review_id },
+        _ => ctx.other(),
+    };
+    let mut out = Output::default();
+    out.observations.push(Fact {
+        at,
+        target: thread_key(ctx.repo, number),
+        kind,
+        snapshot: Some(pr.snapshot(true)),
+    });
+    Ok(out)
+}

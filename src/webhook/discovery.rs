@@ -1,0 +1,98 @@
+//! Outputs discovered from webhooks alone: an issue, PR or comment whose body
+//! carries a gh-aw `Output` marker is registered when it is created, so it is
+//! tracked even before (or without) the run's manifest.
+
+use chrono::{DateTime, Utc};
+
+use super::payload::{parse_time, Comment, Item};
+use super::Ctx;
+use crate::markers::{parse_marker, GhAwMarker, MarkerKind};
+use crate::model::execution::Sources;
+use crate::model::{ExecutionRecord, Target, TargetKind};
+
+/// A `create_issue` / `create_pull_request` discovered from `opened`.
+pub(super) fn for_item(
+    ctx: &Ctx,
+    item: &Item,
+    number: u64,
+    is_pr: bool,
+    at: DateTime<Utc>,
+) -> Option<ExecutionRecord> {
+    let marker = output_marker(item.body.as_deref())?;
+    let (kind, output_type, local) = if is_pr {
+        (
+            TargetKind::PullRequest,
+            "create_pull_request",
+            format!("pr-{number}"),
+        )
+    } else {
+        (TargetKind::Issue, "create_issue", format!("issue-{number}"))
+    };
+    let mut target = Target::thread(ctx.repo, kind, number);
+    target.url = item.html_url.clone();
+    target.node_id = item.node_id.clone();
+    let created = parse_time(item.created_at.as_ref()).unwrap_or(at);
+    Some(record(ctx, output_type, &local, marker, target, created))
+}
+
+/// An `add_comment` discovered from `issue_comment.created`.
+pub(super) fn for_comment(
+    ctx: &Ctx,
+    comment: &Comment,
+    parent: u64,
+    at: DateTime<Utc>,
+) -> Option<ExecutionRecord> {
+    let marker = output_marker(comment.body.as_deref())?;
+    let id = comment.id?;
+    let mut target = Target::comment(ctx.repo, TargetKind::Comment, id, Some(parent));
+    target.url = comment.html_url.clone();
+    target.node_id = comment.node_id.clone();
+    let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
+    Some(record(
+        ctx,
+        "add_comment",
+        &format!("comment-{id}"),
+        marker,
+        target,
+        created,
+    ))
+}
+
+/// Only agent outputs count: not activation, expiry or failure notices.
+fn output_marker(body: Option<&str>) -> Option<GhAwMarker> {
+    parse_marker(body?).filter(|m| m.kind == MarkerKind::Output)
+}
+
+fn record(
+    ctx: &Ctx,
+    output_type: &str,
+    local: &str,
+    marker: GhAwMarker,
+    target: Target,
+    executed_at: DateTime<Utc>,
+) -> ExecutionRecord {
+    ExecutionRecord {
+        id: ExecutionRecord::output_id(ctx.repo, marker.run_id, local),
+        output_type: output_type.to_string(),
+        repo: ctx.repo.to_string(),
+        run_id: marker.run_id,
+        index: None,
+        workflow: marker.workflow_id.or(marker.workflow_name),
+        target: Some(target),
+        executed_at,
+        // The sender of the creating event is the identity the workflow wrote as.
+        actor: ctx.p.sender.as_ref().and_then(|s| s.login.clone()),
+        provider: None,
+        temporary_id: None,
+        before_state: Default::default(),
+        after_state: Default::default(),
+        metadata: Default::default(),
+        labels_added: Vec::new(),
+        labels_before: None,
+        extra: Default::default(),
+        sources: Sources {
+            manifest: false,
+            webhook: true,
+        },
+    }
+}

@@ -1,0 +1,115 @@
+//! `issues` and `pull_request` events: one observation on the thread, with
+//! the item's state as the snapshot, and a discovery for a gh-aw `opened`.
+
+use super::payload::{parse_time, Item};
+use super::{discovery, Ctx, Fact, NormResult, Output};
+use crate::model::observation::body_hash;
+use crate::model::target::thread_key;
+use crate::model::ObservationKind;
+
+pub(super) fn normalize(ctx: &Ctx) -> NormResult {
+    let is_pr_event = ctx.event == "pull_request";
+    let item = if is_pr_event {
+        ctx.p.pull_request.as_ref()
+    } else {
+        ctx.p.issue.as_ref()
+    };
+    let item = item.ok_or_else(|| format!("`{}` delivery carries no item", ctx.event))?;
+    let number = item
+        .number
+        .ok_or_else(|| format!("`{}` item has no number", ctx.event))?;
+    let action = ctx.action();
+    // The fact's own time: creation for opened, closing for closed.
+    let primary = match action {
+        "opened" => item.created_at.as_ref(),
+        "closed" => item.closed_at.as_ref(),
+        _ => item.updated_at.as_ref(),
+    };
+    let at = parse_time(primary)
+        .or_else(|| parse_time(item.updated_at.as_ref()))
+        .ok_or_else(|| format!("`{}.{action}` has no timestamp", ctx.event))?;
+    let is_pr = item.is_pr(is_pr_event);
+
+    let mut out = Output::default();
+    out.observations.push(Fact {
+        at,
+        target: thread_key(ctx.repo, number),
+        kind: kind_of(ctx, item).unwrap_or_else(|| ctx.other()),
+        snapshot: Some(item.snapshot(is_pr)),
+    });
+    if action == "opened" {
+        out.discoveries
+            .extend(discovery::for_item(ctx, item, number, is_pr, at));
+    }
+    Ok(out)
+}
+
+/// The observation kind; `None` (→ `Other`) for unknown actions or when the
+/// payload lacks what the action needs.
+fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
+    use ObservationKind as K;
+    let p = ctx.p;
+    let login = |u: &Option<super::payload::User>| u.as_ref().and_then(|u| u.login.clone());
+    Some(match ctx.action() {
+        "opened" => K::Opened,
+        "closed" => K::Closed,
+        "reopened" => K::Reopened,
+        "edited" => {
+            let changes = p.changes.as_ref();
+            let from = |f: Option<&super::payload::From>| f.and_then(|f| f.from.clone());
+            K::Edited {
+                title_from: from(changes.and_then(|c| c.title.as_ref())),
+                body_hash_from: from(changes.and_then(|c| c.body.as_ref())).map(|b| body_hash(&b)),
+                base_from: from(
+                    changes
+                        .and_then(|c| c.base.as_ref())
+                        .and_then(|b| b.git_ref.as_ref()),
+                ),
+            }
+        }
+        "labeled" => K::Labeled {
+            label: p.label.as_ref()?.name.clone()?,
+        },
+        "unlabeled" => K::Unlabeled {
+            label: p.label.as_ref()?.name.clone()?,
+        },
+        "assigned" => K::Assigned {
+            assignee: login(&p.assignee)?,
+        },
+        "unassigned" => K::Unassigned {
+            assignee: login(&p.assignee)?,
+        },
+        "milestoned" => K::Milestoned {
+            milestone: p
+                .milestone
+                .as_ref()
+                .or(item.milestone.as_ref())?
+                .title
+                .clone()?,
+        },
+        "demilestoned" => K::Demilestoned {
+            milestone: p.milestone.as_ref()?.title.clone()?,
+        },
+        "deleted" => K::Deleted,
+        "transferred" => K::Transferred,
+        "review_requested" | "review_request_removed" => {
+            let reviewer = login(&p.requested_reviewer);
+            let team = p.requested_team.as_ref().and_then(|t| t.slug.clone());
+            if reviewer.is_none() && team.is_none() {
+                return None;
+            }
+            if ctx.action() == "review_requested" {
+                K::ReviewRequested { reviewer, team }
+            } else {
+                K::ReviewRequestRemoved { reviewer, team }
+            }
+        }
+        "ready_for_review" => K::ReadyForReview,
+        "converted_to_draft" => K::ConvertedToDraft,
+        "synchronize" => K::Synchronize {
+            before: p.before.clone()?,
+            after: p.after.clone()?,
+        },
+        _ => return None,
+    })
+}
