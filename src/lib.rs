@@ -1,8 +1,19 @@
 //! safe-outcomes: a GitHub App that measures what became of the writes AI agent
 //! workflows make to GitHub ("safe outputs").
 
+pub mod app;
+pub mod assess;
+pub mod cli;
+pub mod client;
+pub mod clock;
+pub mod demo;
 pub mod evaluate;
 pub mod manifest;
 pub mod markers;
 pub mod model;
+pub mod report;
+pub mod server;
+pub mod signature;
+pub mod store;
 pub mod webhook;
+pub mod worker;

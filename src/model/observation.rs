@@ -9,7 +9,12 @@ use super::outcome::ActorClass;
 use super::target::TargetKind;
 
 /// Logins that act for automation without a `[bot]` suffix.
-const BOT_LOGINS: &[&str] = &["github-actions", "copilot-swe-agent", "dependabot", "renovate"];
+const BOT_LOGINS: &[&str] = &[
+    "github-actions",
+    "copilot-swe-agent",
+    "dependabot",
+    "renovate",
+];
 
 /// Who did something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,7 +250,10 @@ mod tests {
             ActorClass::SameWorkflowActor
         );
         assert_eq!(pat_user.classify(None), ActorClass::VisibleNonBotActor);
-        assert_eq!(Actor::new("ghost", "User").classify(None), ActorClass::UnknownActor);
+        assert_eq!(
+            Actor::new("ghost", "User").classify(None),
+            ActorClass::UnknownActor
+        );
     }
 
     #[test]

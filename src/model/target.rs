@@ -90,6 +90,7 @@ impl Target {
                 self.repo,
                 kind_name(k),
                 self.id
+                    .or(self.number)
                     .map(|i| i.to_string())
                     .or_else(|| self.node_id.clone())
                     .unwrap_or_default()

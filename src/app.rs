@@ -1,0 +1,178 @@
+//! The running App: store, inbox writer and worker threads, the clock, and the
+//! counters the status endpoint reads. Also the sync points tests and the demo
+//! wait on (`wait_idle`, `tick`) instead of sleeping.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use tokio::sync::watch;
+
+use crate::clock::Clock;
+use crate::store::inbox::InboxWriter;
+use crate::store::{counter, keys, Store};
+use crate::worker::{Worker, WorkerMsg};
+
+/// State shared by the handlers, the writer and the worker.
+pub struct Shared {
+    pub clock: Clock,
+    pub started: Instant,
+    pub outputs_tracked: AtomicU64,
+    /// Deliveries answered 2xx but not stored (unknown events and actions).
+    pub ignored: AtomicU64,
+    /// Requests refused (bad signature, malformed, too large, ...).
+    pub rejected: AtomicU64,
+    last_error: Mutex<Option<String>>,
+    stored: watch::Sender<u64>,
+    processed: watch::Sender<u64>,
+}
+
+impl Shared {
+    pub fn record_error(&self, message: String) {
+        tracing::error!("{message}");
+        *self.last_error.lock().expect("last_error lock") = Some(message);
+    }
+
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error.lock().expect("last_error lock").clone()
+    }
+
+    pub fn publish_processed(&self, seq: u64) {
+        self.processed.send_if_modified(|v| {
+            let changed = seq > *v;
+            *v = (*v).max(seq);
+            changed
+        });
+    }
+}
+
+pub struct App {
+    pub store: Store,
+    pub shared: Arc<Shared>,
+    pub writer: InboxWriter,
+    worker_tx: std::sync::mpsc::Sender<WorkerMsg>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl App {
+    /// Open the store under `data_dir` and start the writer and worker.
+    /// Items stored before a crash are processed first.
+    pub fn start(data_dir: &Path, clock: Clock) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, true)
+    }
+
+    /// Store deliveries but never process them: stands for a process that
+    /// dies after acknowledging and before its worker ran (crash tests).
+    pub fn start_without_worker(data_dir: &Path, clock: Clock) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, false)
+    }
+
+    fn open(data_dir: &Path, clock: Clock, run_worker: bool) -> anyhow::Result<App> {
+        std::fs::create_dir_all(data_dir)?;
+        let store = Store::open(&data_dir.join("store"))
+            .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
+        let received = store.counter(counter::RECEIVED);
+        let processed = store.counter(counter::PROCESSED);
+        // The highest processed sequence: everything below the oldest queued item.
+        let oldest_queued = store
+            .db()
+            .scan_prefix(keys::INBOX_QUEUE)
+            .next()
+            .and_then(|r| r.ok())
+            .and_then(|(k, _)| {
+                k[keys::INBOX_QUEUE.len()..]
+                    .try_into()
+                    .ok()
+                    .map(u64::from_be_bytes)
+            });
+        let processed_seq = oldest_queued.map_or(received, |s| s - 1);
+        let outputs = store.db().scan_prefix(keys::OUTPUT).count() as u64;
+        tracing::debug!(received, processed, outputs, "store opened");
+        let shared = Arc::new(Shared {
+            clock,
+            started: Instant::now(),
+            outputs_tracked: AtomicU64::new(outputs),
+            ignored: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            last_error: Mutex::new(None),
+            stored: watch::channel(received).0,
+            processed: watch::channel(processed_seq).0,
+        });
+        let (worker_tx, worker_rx) = std::sync::mpsc::channel();
+        let mut threads = Vec::new();
+        if run_worker {
+            let worker = Worker::new(store.clone(), shared.clone());
+            threads.push(
+                std::thread::Builder::new()
+                    .name("worker".into())
+                    .spawn(move || worker.run(worker_rx))?,
+            );
+        }
+        let wake_tx = worker_tx.clone();
+        let wake_shared = shared.clone();
+        let (writer, writer_thread) = InboxWriter::start(
+            store.clone(),
+            Arc::new(move |seq| {
+                wake_shared.stored.send_replace(seq);
+                let _ = wake_tx.send(WorkerMsg::Wake);
+            }),
+        );
+        threads.push(writer_thread);
+        Ok(App {
+            store,
+            shared,
+            writer,
+            worker_tx,
+            threads,
+        })
+    }
+
+    /// Wait until every stored inbox item has been processed.
+    pub async fn wait_idle(&self) {
+        let mut processed = self.shared.processed.subscribe();
+        loop {
+            let stored = *self.shared.stored.borrow();
+            if *processed.borrow_and_update() >= stored {
+                return;
+            }
+            if processed.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Take the checkpoints due at the clock's current time; returns when done.
+    pub async fn tick(&self) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        if self.worker_tx.send(WorkerMsg::Tick(Some(tx))).is_ok() {
+            let _ = tokio::task::spawn_blocking(move || rx.recv()).await;
+        }
+    }
+
+    pub fn processed(&self) -> u64 {
+        self.store.counter(counter::PROCESSED)
+    }
+
+    pub fn outputs_tracked(&self) -> u64 {
+        self.shared.outputs_tracked.load(Ordering::Relaxed)
+    }
+
+    /// Stop the threads and flush. The store can be reopened afterwards.
+    pub fn shutdown(self) {
+        let App {
+            store,
+            writer,
+            worker_tx,
+            threads,
+            ..
+        } = self;
+        drop(writer);
+        drop(worker_tx);
+        for t in threads {
+            let _ = t.join();
+        }
+        let _ = store.flush();
+    }
+}

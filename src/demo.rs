@@ -1,0 +1,165 @@
+//! `safe-outcomes demo`: the bundled scenario (signed deliveries and gh-aw
+//! manifests spanning weeks) replayed through the real HTTP path into a fresh
+//! sled store, with a manual clock advanced through the evaluation windows.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+use crate::app::App;
+use crate::client::{parse_scenario, Client, Step};
+use crate::clock::Clock;
+use crate::model::OutcomeRecord;
+use crate::report::Report;
+use crate::server::{router, RouterOptions, RunningServer};
+
+/// The bundled scenario.
+pub const SCENARIO: &str = include_str!("../fixtures/demo/scenario.jsonl");
+
+pub struct DemoOptions {
+    pub data_dir: PathBuf,
+    /// Scenario text; `None` runs the bundled one.
+    pub scenario: Option<String>,
+}
+
+/// A step the server refused (the demo includes some on purpose).
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    pub step: usize,
+    pub status: u16,
+    pub body: serde_json::Value,
+}
+
+pub struct DemoResult {
+    pub steps: usize,
+    pub outcomes: Vec<OutcomeRecord>,
+    /// The latest report, then one per checkpoint.
+    pub report: Report,
+    pub window_reports: Vec<Report>,
+    /// Manifest posts' answers (accepted counts and rejected lines).
+    pub manifest_answers: Vec<serde_json::Value>,
+    pub refusals: Vec<Refusal>,
+    pub jsonl_path: PathBuf,
+    pub data_dir: PathBuf,
+}
+
+/// A fresh random-enough secret for the in-process server.
+fn ephemeral_secret(label: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(label.as_bytes());
+    h.update(std::process::id().to_be_bytes());
+    h.update(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos()
+            .to_be_bytes(),
+    );
+    hex::encode(h.finalize())
+}
+
+pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
+    let text = options.scenario.as_deref().unwrap_or(SCENARIO);
+    let steps = parse_scenario(text)?;
+    let start = steps
+        .first()
+        .map(Step::at)
+        .context("the scenario is empty")?;
+    let clock = Clock::manual(start);
+    let app = App::start(&options.data_dir, clock.clone())?;
+    let secret = ephemeral_secret("webhook");
+    let token = ephemeral_secret("api");
+    let routes = router(
+        &app,
+        RouterOptions {
+            webhook_path: "/api/github/webhooks".into(),
+            secrets: vec![secret.clone()],
+            api_token: Some(token.clone()),
+            listen_only: true,
+        },
+    );
+    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
+    let client = Client::new(&server.url(), Some(secret), Some(token));
+
+    let mut refusals = Vec::new();
+    let mut manifest_answers = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        if step.at() > clock.now() {
+            // Let the worker catch up at the old time, then move time on.
+            app.wait_idle().await;
+            clock.advance_to(step.at());
+            app.tick().await;
+        }
+        if let Some(answer) = client.send_step(step).await? {
+            if matches!(step, Step::Manifest { .. }) {
+                manifest_answers.push(answer.body.clone());
+            }
+            if answer.status >= 300 {
+                refusals.push(Refusal {
+                    step: i + 1,
+                    status: answer.status,
+                    body: answer.body,
+                });
+            }
+        }
+    }
+    app.wait_idle().await;
+    app.tick().await;
+
+    let export = client.get("/api/v1/export.jsonl").await?;
+    let jsonl = export.body.as_str().map(str::to_string).unwrap_or_default();
+    let outcomes: Vec<OutcomeRecord> = jsonl
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("decoding the export")?;
+    let jsonl_path = options.data_dir.join("outcomes.jsonl");
+    std::fs::write(&jsonl_path, &jsonl)?;
+    let report: Report = serde_json::from_value(client.get("/api/v1/report").await?.body)?;
+    let mut window_reports = Vec::new();
+    for (name, _) in crate::model::CHECKPOINTS {
+        let r = client.get(&format!("/api/v1/report?window={name}")).await?;
+        window_reports.push(serde_json::from_value(r.body)?);
+    }
+    server.stop().await;
+    app.shutdown();
+    Ok(DemoResult {
+        steps: steps.len(),
+        outcomes,
+        report,
+        window_reports,
+        manifest_answers,
+        refusals,
+        jsonl_path,
+        data_dir: options.data_dir,
+    })
+}
+
+/// One line per output, for the terminal.
+pub fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
+    let mut out = format!(
+        "{:<28} {:<30} {:<9} {:<7} {:<26} {}\n",
+        "output", "type", "status", "strength", "signal", "24h → 7d → 30d"
+    );
+    for o in outcomes {
+        let windows: Vec<String> = ["24h", "7d", "30d"]
+            .iter()
+            .map(|w| {
+                o.windows
+                    .get(*w)
+                    .map_or("-".to_string(), |s| s.outcome_status.as_str().to_string())
+            })
+            .collect();
+        out.push_str(&format!(
+            "{:<28} {:<30} {:<9} {:<7} {:<26} {}\n",
+            o.safe_output_id,
+            o.safe_output_type,
+            o.outcome_status.as_str(),
+            o.evidence_strength.as_str(),
+            o.human_check_signal,
+            windows.join(" → ")
+        ));
+    }
+    out
+}

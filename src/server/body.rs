@@ -1,0 +1,74 @@
+//! Request-body helpers shared by the handlers: size cap, content type, bearer token.
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap};
+use bytes::Bytes;
+use subtle::ConstantTimeEq;
+
+use super::{ApiError, ServerState, MAX_BODY};
+
+/// Read the whole body, refusing more than `MAX_BODY` bytes.
+pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY) {
+        return Err(ApiError::too_large(MAX_BODY));
+    }
+    axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
+        let too_large = std::error::Error::source(&e)
+            .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
+            || e.to_string().contains("length limit");
+        if too_large {
+            ApiError::too_large(MAX_BODY)
+        } else {
+            ApiError::bad_request(format!("could not read the body: {e}"))
+        }
+    })
+}
+
+/// Require one of the given media types (parameters like `charset` ignored).
+pub fn require_content_type(headers: &HeaderMap, allowed: &[&str]) -> Result<(), ApiError> {
+    let value = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let media = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if allowed.contains(&media.as_str()) {
+        Ok(())
+    } else {
+        Err(ApiError::unsupported_media(format!(
+            "content type {:?} is not one of {}",
+            value,
+            allowed.join(", ")
+        )))
+    }
+}
+
+/// Require `Authorization: Bearer API_TOKEN`, compared in constant time.
+pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
+    let Some(expected) = state.api_token.as_deref().filter(|t| !t.is_empty()) else {
+        return Err(ApiError::unauthorized(
+            "API_TOKEN is not configured on this server",
+        ));
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
+    if bool::from(given.trim().as_bytes().ct_eq(expected.as_bytes())) {
+        Ok(())
+    } else {
+        Err(ApiError::unauthorized("bearer token does not match"))
+    }
+}

@@ -1,0 +1,128 @@
+//! Health: `/ping`, `/status` and `/metrics`. No repository data here.
+
+use std::sync::atomic::Ordering;
+
+use axum::extract::State as StateExtractor;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::State;
+use crate::store::counter;
+
+pub async fn ping() -> &'static str {
+    "PONG"
+}
+
+struct Figures {
+    received: u64,
+    processed: u64,
+    duplicates: u64,
+    ignored: u64,
+    rejected: u64,
+    outputs: u64,
+    store_bytes: u64,
+    uptime: u64,
+}
+
+fn figures(state: &State) -> Figures {
+    let received = state.store.counter(counter::RECEIVED);
+    Figures {
+        received,
+        processed: state.store.counter(counter::PROCESSED),
+        duplicates: state.store.counter(counter::DUPLICATES),
+        ignored: state.shared.ignored.load(Ordering::Relaxed),
+        rejected: state.shared.rejected.load(Ordering::Relaxed),
+        outputs: state.shared.outputs_tracked.load(Ordering::Relaxed),
+        store_bytes: state.store.size_on_disk(),
+        uptime: state.shared.started.elapsed().as_secs(),
+    }
+}
+
+pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value> {
+    let f = figures(&state);
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "mode": if state.listen_only { "listen-only" } else { "app" },
+        "uptime_seconds": f.uptime,
+        "store_bytes": f.store_bytes,
+        "deliveries": {
+            "received": f.received,
+            "processed": f.processed,
+            "backlog": f.received.saturating_sub(f.processed),
+            "duplicates": f.duplicates,
+            "ignored": f.ignored,
+            "rejected": f.rejected,
+        },
+        "outputs_tracked": f.outputs,
+        "last_error": state.shared.last_error(),
+    }))
+}
+
+pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
+    let f = figures(&state);
+    let lines = [
+        (
+            "safe_outcomes_deliveries_received_total",
+            "counter",
+            "Deliveries stored in the inbox.",
+            f.received,
+        ),
+        (
+            "safe_outcomes_deliveries_processed_total",
+            "counter",
+            "Inbox items processed.",
+            f.processed,
+        ),
+        (
+            "safe_outcomes_deliveries_backlog",
+            "gauge",
+            "Inbox items not yet processed.",
+            f.received.saturating_sub(f.processed),
+        ),
+        (
+            "safe_outcomes_deliveries_duplicate_total",
+            "counter",
+            "Deliveries seen before.",
+            f.duplicates,
+        ),
+        (
+            "safe_outcomes_deliveries_ignored_total",
+            "counter",
+            "Deliveries of events or actions not used.",
+            f.ignored,
+        ),
+        (
+            "safe_outcomes_requests_rejected_total",
+            "counter",
+            "Requests refused as invalid.",
+            f.rejected,
+        ),
+        (
+            "safe_outcomes_outputs_tracked",
+            "gauge",
+            "Safe outputs tracked.",
+            f.outputs,
+        ),
+        (
+            "safe_outcomes_store_bytes",
+            "gauge",
+            "Size of the store on disk.",
+            f.store_bytes,
+        ),
+        (
+            "safe_outcomes_uptime_seconds",
+            "gauge",
+            "Seconds since start.",
+            f.uptime,
+        ),
+    ];
+    let mut body = String::new();
+    for (name, kind, help, value) in lines {
+        body.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+        ));
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+}

@@ -1,0 +1,118 @@
+//! The HTTP surface (DESIGN.md §4): webhook receiver, manifest ingest, read API,
+//! health. One router; handlers live in their own modules.
+
+mod api;
+mod body;
+mod error;
+mod health;
+mod manifests;
+mod webhook;
+
+use std::sync::Arc;
+
+use axum::routing::{get, post};
+use axum::Router;
+
+pub use error::ApiError;
+
+use crate::app::{App, Shared};
+use crate::store::inbox::InboxWriter;
+use crate::store::Store;
+
+/// Largest body accepted anywhere (GitHub's own webhook cap).
+pub const MAX_BODY: usize = 25 * 1024 * 1024;
+
+/// What every handler can reach.
+pub struct ServerState {
+    pub store: Store,
+    pub shared: Arc<Shared>,
+    pub writer: InboxWriter,
+    pub secrets: Vec<String>,
+    pub api_token: Option<String>,
+    pub listen_only: bool,
+}
+
+pub type State = Arc<ServerState>;
+
+/// Options of the HTTP surface.
+#[derive(Clone, Debug, Default)]
+pub struct RouterOptions {
+    pub webhook_path: String,
+    pub secrets: Vec<String>,
+    pub api_token: Option<String>,
+    pub listen_only: bool,
+}
+
+pub fn router(app: &App, options: RouterOptions) -> Router {
+    let state = Arc::new(ServerState {
+        store: app.store.clone(),
+        shared: app.shared.clone(),
+        writer: app.writer.clone(),
+        secrets: options.secrets,
+        api_token: options.api_token,
+        listen_only: options.listen_only,
+    });
+    let webhook_path = if options.webhook_path.is_empty() {
+        "/api/github/webhooks".to_string()
+    } else {
+        options.webhook_path
+    };
+    Router::new()
+        .route(&webhook_path, post(webhook::receive))
+        .route("/api/v1/manifests", post(manifests::ingest))
+        .route("/api/v1/outputs", get(api::list_outputs))
+        .route("/api/v1/outputs/{*id}", get(api::get_output))
+        .route(
+            "/api/v1/runs/{owner}/{repo}/{run_id}",
+            get(api::run_outcomes),
+        )
+        .route("/api/v1/report", get(api::report))
+        .route("/api/v1/export.jsonl", get(api::export))
+        .route("/status", get(health::status))
+        .route("/ping", get(health::ping))
+        .route("/metrics", get(health::metrics))
+        .with_state(state)
+}
+
+/// A server running on a background task, for `serve`, the demo and tests.
+pub struct RunningServer {
+    pub addr: std::net::SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// Bind `addr` (port 0 picks a free one) and serve `router` until `stop`.
+    pub async fn start(
+        router: Router,
+        addr: std::net::SocketAddr,
+    ) -> std::io::Result<RunningServer> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async move {
+                    let _ = rx.await;
+                })
+                .await
+        });
+        Ok(RunningServer {
+            addr,
+            shutdown: Some(tx),
+            task,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stop accepting, finish in-flight requests, and wait.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}

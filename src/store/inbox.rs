@@ -1,0 +1,162 @@
+//! The durable inbox and its group-commit writer.
+//!
+//! Handlers hand an `InboxItem` to one writer thread and await its reply. The
+//! writer takes everything that queued up while it was flushing, writes it in
+//! one batch, flushes once, and only then replies: a delivery is durable before
+//! its 2xx, and one fsync serves the whole batch.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{counter, encode, keys, Store};
+use crate::model::{ExecutionRecord, Observation};
+
+/// Most items written per flush.
+const MAX_BATCH: usize = 2048;
+
+/// A unit of work, stored before it is acknowledged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "item", rename_all = "snake_case")]
+pub enum InboxItem {
+    /// A webhook delivery, already normalized (a few hundred bytes, not the raw body).
+    Delivery {
+        delivery_id: String,
+        event: String,
+        action: Option<String>,
+        received_at: DateTime<Utc>,
+        observations: Vec<Observation>,
+        discoveries: Vec<ExecutionRecord>,
+    },
+    /// The accepted lines of one manifest post.
+    Manifest {
+        /// Digest of the post, so a repeated post is a duplicate.
+        key: String,
+        received_at: DateTime<Utc>,
+        records: Vec<ExecutionRecord>,
+    },
+}
+
+impl InboxItem {
+    fn dedupe_key(&self) -> String {
+        match self {
+            InboxItem::Delivery { delivery_id, .. } => delivery_id.clone(),
+            InboxItem::Manifest { key, .. } => format!("manifest:{key}"),
+        }
+    }
+}
+
+/// What happened to an enqueued item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Stored under this inbox sequence number.
+    Stored(u64),
+    /// Seen before (same `X-GitHub-Delivery`): nothing stored.
+    Duplicate,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InboxError {
+    #[error("inbox is shut down")]
+    Closed,
+    #[error("inbox write failed: {0}")]
+    Write(String),
+}
+
+struct Request {
+    item: InboxItem,
+    reply: oneshot::Sender<Result<Enqueued, InboxError>>,
+}
+
+/// Handle to the writer thread; cheap to clone.
+#[derive(Clone)]
+pub struct InboxWriter {
+    tx: mpsc::Sender<Request>,
+}
+
+/// Called after each flushed batch with the highest stored sequence.
+pub type OnStored = Arc<dyn Fn(u64) + Send + Sync>;
+
+impl InboxWriter {
+    pub fn start(store: Store, on_stored: OnStored) -> (InboxWriter, JoinHandle<()>) {
+        let (tx, rx) = mpsc::channel(16 * 1024);
+        let handle = std::thread::Builder::new()
+            .name("inbox-writer".into())
+            .spawn(move || write_loop(store, rx, on_stored))
+            .expect("spawn inbox writer");
+        (InboxWriter { tx }, handle)
+    }
+
+    /// Store an item durably; returns once it is flushed to disk.
+    pub async fn enqueue(&self, item: InboxItem) -> Result<Enqueued, InboxError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Request { item, reply })
+            .await
+            .map_err(|_| InboxError::Closed)?;
+        rx.await.map_err(|_| InboxError::Closed)?
+    }
+}
+
+fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored) {
+    let mut seq = store.counter(counter::RECEIVED);
+    let mut duplicates = store.counter(counter::DUPLICATES);
+    while let Some(first) = rx.blocking_recv() {
+        let mut requests = vec![first];
+        while requests.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(r) => requests.push(r),
+                Err(_) => break,
+            }
+        }
+        let (start_seq, start_dups) = (seq, duplicates);
+        let mut batch = sled::Batch::default();
+        let mut in_batch = HashSet::new();
+        let mut results = Vec::with_capacity(requests.len());
+        for req in &requests {
+            let key = req.item.dedupe_key();
+            let seen = in_batch.contains(&key)
+                || store
+                    .db()
+                    .contains_key(keys::inbox_delivery(&key))
+                    .unwrap_or(false);
+            if seen {
+                duplicates += 1;
+                results.push(Enqueued::Duplicate);
+                continue;
+            }
+            seq += 1;
+            batch.insert(keys::inbox_queue(seq), encode(&req.item));
+            batch.insert(keys::inbox_delivery(&key), &seq.to_be_bytes());
+            in_batch.insert(key);
+            results.push(Enqueued::Stored(seq));
+        }
+        Store::set_counter(&mut batch, counter::RECEIVED, seq);
+        Store::set_counter(&mut batch, counter::DUPLICATES, duplicates);
+        let written = store
+            .db()
+            .apply_batch(batch)
+            .and_then(|_| store.db().flush().map(|_| ()));
+        match written {
+            Ok(()) => {
+                for (req, result) in requests.into_iter().zip(results) {
+                    let _ = req.reply.send(Ok(result));
+                }
+                if seq > start_seq {
+                    on_stored(seq);
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "inbox write failed");
+                (seq, duplicates) = (start_seq, start_dups);
+                for req in requests {
+                    let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
+                }
+            }
+        }
+    }
+}

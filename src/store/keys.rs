@@ -1,0 +1,129 @@
+//! Key layout of the single sled tree. One tree, so that one `apply_batch`
+//! commits an inbox removal together with the state it produced.
+//!
+//! | prefix | key | value |
+//! |---|---|---|
+//! | `i/q/` | inbox sequence (u64 BE) | `InboxItem` |
+//! | `i/d/` | delivery id | sequence |
+//! | `o/` | output id | `StoredOutput` |
+//! | `a/` | old output id | canonical output id |
+//! | `b/` | target key, NUL, time (i64 BE, sign-flipped), observation id | `Observation` |
+//! | `x/` | target key, NUL, output id | — (target → outputs index) |
+//! | `t/` | target key, NUL, output type | output id (merge lookup) |
+//! | `r/` | ref key, NUL, thread key | — (branch → PRs) |
+//! | `s/` | due time (ms, BE), output id | — (checkpoint schedule) |
+//! | `m/` | counter name | u64 BE |
+
+use chrono::{DateTime, Utc};
+
+pub const INBOX_QUEUE: &[u8] = b"i/q/";
+pub const INBOX_DELIVERY: &[u8] = b"i/d/";
+pub const OUTPUT: &[u8] = b"o/";
+pub const ALIAS: &[u8] = b"a/";
+pub const OBSERVATION: &[u8] = b"b/";
+pub const TARGET_INDEX: &[u8] = b"x/";
+pub const TYPE_INDEX: &[u8] = b"t/";
+pub const REF_LINK: &[u8] = b"r/";
+pub const SCHEDULE: &[u8] = b"s/";
+pub const COUNTER: &[u8] = b"m/";
+
+fn join(parts: &[&[u8]]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        key.extend_from_slice(p);
+    }
+    key
+}
+
+pub fn inbox_queue(seq: u64) -> Vec<u8> {
+    join(&[INBOX_QUEUE, &seq.to_be_bytes()])
+}
+
+pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
+    join(&[INBOX_DELIVERY, delivery_id.as_bytes()])
+}
+
+pub fn output(id: &str) -> Vec<u8> {
+    join(&[OUTPUT, id.as_bytes()])
+}
+
+pub fn alias(id: &str) -> Vec<u8> {
+    join(&[ALIAS, id.as_bytes()])
+}
+
+/// Order-preserving encoding of a timestamp (sign bit flipped).
+fn time_bytes(at: DateTime<Utc>) -> [u8; 8] {
+    ((at.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+pub fn observations_of(target: &str) -> Vec<u8> {
+    join(&[OBSERVATION, target.as_bytes(), b"\0"])
+}
+
+pub fn observation(target: &str, at: DateTime<Utc>, id: &str) -> Vec<u8> {
+    join(&[&observations_of(target), &time_bytes(at), id.as_bytes()])
+}
+
+pub fn outputs_on(target: &str) -> Vec<u8> {
+    join(&[TARGET_INDEX, target.as_bytes(), b"\0"])
+}
+
+pub fn target_index(target: &str, output_id: &str) -> Vec<u8> {
+    join(&[&outputs_on(target), output_id.as_bytes()])
+}
+
+pub fn type_index(target: &str, output_type: &str) -> Vec<u8> {
+    join(&[TYPE_INDEX, target.as_bytes(), b"\0", output_type.as_bytes()])
+}
+
+pub fn threads_on_ref(ref_key: &str) -> Vec<u8> {
+    join(&[REF_LINK, ref_key.as_bytes(), b"\0"])
+}
+
+pub fn ref_link(ref_key: &str, thread_key: &str) -> Vec<u8> {
+    join(&[&threads_on_ref(ref_key), thread_key.as_bytes()])
+}
+
+pub fn schedule(due: DateTime<Utc>, output_id: &str) -> Vec<u8> {
+    join(&[SCHEDULE, &time_bytes(due), output_id.as_bytes()])
+}
+
+/// The due time encoded in a schedule key, and the output id.
+pub fn parse_schedule(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
+    let rest = key.strip_prefix(SCHEDULE)?;
+    let (time, id) = rest.split_at_checked(8)?;
+    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
+    Some((
+        DateTime::from_timestamp_millis(ms)?,
+        String::from_utf8(id.to_vec()).ok()?,
+    ))
+}
+
+/// The suffix after a `prefix`, as UTF-8.
+pub fn suffix(key: &[u8], prefix: &[u8]) -> Option<String> {
+    key.strip_prefix(prefix)
+        .and_then(|s| String::from_utf8(s.to_vec()).ok())
+}
+
+pub fn counter(name: &str) -> Vec<u8> {
+    join(&[COUNTER, name.as_bytes()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observation_keys_sort_by_time_including_before_1970() {
+        let early = DateTime::from_timestamp(-10, 0).unwrap();
+        let late = DateTime::from_timestamp(10, 0).unwrap();
+        assert!(observation("o/r#1", early, "z") < observation("o/r#1", late, "a"));
+    }
+
+    #[test]
+    fn schedule_keys_round_trip() {
+        let due = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let key = schedule(due, "o/r:1:0");
+        assert_eq!(parse_schedule(&key), Some((due, "o/r:1:0".to_string())));
+    }
+}

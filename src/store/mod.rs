@@ -1,0 +1,184 @@
+//! The embedded sled store: inbox, outputs, observations, indexes, schedule and
+//! counters, all in one tree (see `keys` for the layout).
+
+pub mod inbox;
+pub mod keys;
+
+use std::path::Path;
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::model::{ExecutionRecord, Observation, OutcomeRecord};
+
+/// Store errors: sled I/O, or a record that no longer decodes.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store I/O: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("corrupt record under {key}: {error}")]
+    Decode { key: String, error: String },
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// An output as stored: what was executed and its latest outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredOutput {
+    pub execution: ExecutionRecord,
+    pub outcome: Option<OutcomeRecord>,
+}
+
+/// Durable counters shown on `/status` and `/metrics`.
+pub mod counter {
+    pub const RECEIVED: &str = "deliveries_received";
+    pub const PROCESSED: &str = "deliveries_processed";
+    pub const DUPLICATES: &str = "deliveries_duplicate";
+    pub const OUTPUTS: &str = "outputs_tracked";
+}
+
+#[derive(Clone)]
+pub struct Store {
+    db: sled::Db,
+}
+
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("store records serialize")
+}
+
+pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Decode {
+        key: String::from_utf8_lossy(key).into_owned(),
+        error: e.to_string(),
+    })
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let db = sled::Config::new()
+            .path(path)
+            .flush_every_ms(Some(500))
+            .open()?;
+        Ok(Store { db })
+    }
+
+    pub fn db(&self) -> &sled::Db {
+        &self.db
+    }
+
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    pub fn size_on_disk(&self) -> u64 {
+        self.db.size_on_disk().unwrap_or(0)
+    }
+
+    pub fn counter(&self, name: &str) -> u64 {
+        self.db
+            .get(keys::counter(name))
+            .ok()
+            .flatten()
+            .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
+            .unwrap_or(0)
+    }
+
+    /// Put the new value of a counter into a batch (the caller tracks the value).
+    pub fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
+        batch.insert(keys::counter(name), &value.to_be_bytes());
+    }
+
+    /// Resolve an output id through aliases left by manifest merges.
+    pub fn canonical_id(&self, id: &str) -> Result<String> {
+        match self.db.get(keys::alias(id))? {
+            Some(v) => Ok(String::from_utf8_lossy(&v).into_owned()),
+            None => Ok(id.to_string()),
+        }
+    }
+
+    pub fn output(&self, id: &str) -> Result<Option<StoredOutput>> {
+        let key = keys::output(&self.canonical_id(id)?);
+        match self.db.get(&key)? {
+            Some(v) => Ok(Some(decode(&key, &v)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// All outputs whose id starts with `prefix`, from `after` (exclusive).
+    pub fn outputs(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+    ) -> impl Iterator<Item = Result<StoredOutput>> + '_ {
+        let start = match after {
+            Some(a) => {
+                let mut k = keys::output(a);
+                k.push(0);
+                k
+            }
+            None => keys::output(prefix),
+        };
+        let prefix_key = keys::output(prefix);
+        self.db
+            .range(start..)
+            .take_while(move |r| r.as_ref().map_or(true, |(k, _)| k.starts_with(&prefix_key)))
+            .map(|r| {
+                let (k, v) = r?;
+                decode(&k, &v)
+            })
+    }
+
+    /// Observations of the given targets, sorted by (`at`, `id`), without repeats.
+    pub fn observations(&self, target_keys: &[String]) -> Result<Vec<Observation>> {
+        let mut all: Vec<Observation> = Vec::new();
+        for target in target_keys {
+            for item in self.db.scan_prefix(keys::observations_of(target)) {
+                let (k, v) = item?;
+                all.push(decode(&k, &v)?);
+            }
+        }
+        all.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        all.dedup_by(|a, b| a.id == b.id);
+        Ok(all)
+    }
+
+    /// Ids of the outputs watching a target.
+    pub fn outputs_on(&self, target_key: &str) -> Result<Vec<String>> {
+        let prefix = keys::outputs_on(target_key);
+        let mut ids = Vec::new();
+        for item in self.db.scan_prefix(&prefix) {
+            let (k, _) = item?;
+            if let Some(id) = keys::suffix(&k, &prefix) {
+                ids.push(id);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The output of a given type already filed on a target, if any.
+    pub fn output_of_type_on(&self, target_key: &str, output_type: &str) -> Result<Option<String>> {
+        Ok(self
+            .db
+            .get(keys::type_index(target_key, output_type))?
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    /// Threads (PRs) whose head is the given branch.
+    pub fn threads_on_ref(&self, ref_key: &str) -> Result<Vec<String>> {
+        let prefix = keys::threads_on_ref(ref_key);
+        let mut threads = Vec::new();
+        for item in self.db.scan_prefix(&prefix) {
+            let (k, _) = item?;
+            if let Some(t) = keys::suffix(&k, &prefix) {
+                threads.push(t);
+            }
+        }
+        Ok(threads)
+    }
+
+    /// Number of inbox entries not yet processed.
+    pub fn backlog(&self) -> u64 {
+        self.counter(counter::RECEIVED)
+            .saturating_sub(self.counter(counter::PROCESSED))
+    }
+}

@@ -1,0 +1,308 @@
+//! The worker: the single writer of outputs and observations. It drains the
+//! inbox in order, files observations, merges and registers outputs, and
+//! re-assesses only the outputs watching a touched target. It also takes the
+//! checkpoints that come due on the schedule.
+
+use std::collections::BTreeSet;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use crate::app::Shared;
+use crate::assess::{assess, next_checkpoint};
+use crate::model::target::{ref_key, TargetKind};
+use crate::model::{ExecutionRecord, Observation};
+use crate::store::inbox::InboxItem;
+use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
+
+/// Messages to the worker thread.
+pub enum WorkerMsg {
+    /// New inbox items were stored.
+    Wake,
+    /// Take due checkpoints now; reply when done.
+    Tick(Option<std::sync::mpsc::Sender<()>>),
+}
+
+/// How often the worker looks at the schedule on its own.
+const SCHEDULE_POLL: Duration = Duration::from_secs(15);
+
+/// Most due checkpoints taken per batch.
+const SCHEDULE_BATCH: usize = 512;
+
+pub struct Worker {
+    store: Store,
+    shared: std::sync::Arc<Shared>,
+    processed: u64,
+}
+
+impl Worker {
+    pub fn new(store: Store, shared: std::sync::Arc<Shared>) -> Worker {
+        let processed = store.counter(counter::PROCESSED);
+        Worker {
+            store,
+            shared,
+            processed,
+        }
+    }
+
+    /// Run until the message channel closes.
+    pub fn run(mut self, rx: Receiver<WorkerMsg>) {
+        self.drain_inbox();
+        self.take_due_checkpoints();
+        loop {
+            match rx.recv_timeout(SCHEDULE_POLL) {
+                Ok(WorkerMsg::Wake) => self.drain_inbox(),
+                Ok(WorkerMsg::Tick(reply)) => {
+                    self.drain_inbox();
+                    self.take_due_checkpoints();
+                    if let Some(reply) = reply {
+                        let _ = reply.send(());
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.drain_inbox();
+                    self.take_due_checkpoints();
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+
+    /// Process every stored inbox item, oldest first.
+    pub fn drain_inbox(&mut self) {
+        loop {
+            let next = self.store.db().scan_prefix(keys::INBOX_QUEUE).next();
+            let Some(Ok((key, value))) = next else { break };
+            let seq = key[keys::INBOX_QUEUE.len()..]
+                .try_into()
+                .map(u64::from_be_bytes)
+                .unwrap_or(0);
+            let item: Result<InboxItem> = decode(&key, &value);
+            let outcome = match item {
+                Ok(item) => self.process(seq, item),
+                Err(e) => {
+                    // A record that cannot decode would block the queue forever.
+                    self.shared
+                        .record_error(format!("dropped undecodable inbox item {seq}: {e}"));
+                    self.finish(seq, sled::Batch::default())
+                }
+            };
+            if let Err(e) = outcome {
+                self.shared
+                    .record_error(format!("processing inbox item {seq}: {e}"));
+                break;
+            }
+            self.shared.publish_processed(seq);
+        }
+    }
+
+    fn process(&mut self, seq: u64, item: InboxItem) -> Result<()> {
+        let mut outputs = BTreeSet::new();
+        let mut touched = BTreeSet::new();
+        match item {
+            InboxItem::Delivery {
+                observations,
+                discoveries,
+                ..
+            } => {
+                for record in discoveries {
+                    outputs.insert(self.upsert_output(record)?);
+                }
+                for obs in observations {
+                    self.file_observation(obs, &mut touched)?;
+                }
+            }
+            InboxItem::Manifest { records, .. } => {
+                for record in records {
+                    outputs.insert(self.upsert_output(record)?);
+                }
+            }
+        }
+        for target in &touched {
+            outputs.extend(self.store.outputs_on(target)?);
+        }
+        let mut batch = sled::Batch::default();
+        for id in &outputs {
+            self.reassess(id, &mut batch)?;
+        }
+        self.finish(seq, batch)
+    }
+
+    /// Commit the item's results together with its removal from the inbox.
+    fn finish(&mut self, seq: u64, mut batch: sled::Batch) -> Result<()> {
+        batch.remove(keys::inbox_queue(seq));
+        Store::set_counter(&mut batch, counter::PROCESSED, self.processed + 1);
+        self.store.db().apply_batch(batch)?;
+        self.processed += 1;
+        Ok(())
+    }
+
+    /// Store an observation under its target, and under the PRs whose head
+    /// branch it concerns. Idempotent: the key is deterministic.
+    fn file_observation(&self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
+        let db = self.store.db();
+        if obs.target.contains("#ref:") {
+            for thread in self.store.threads_on_ref(&obs.target)? {
+                let copy = Observation {
+                    target: thread.clone(),
+                    ..obs.clone()
+                };
+                db.insert(keys::observation(&thread, copy.at, &copy.id), encode(&copy))?;
+                touched.insert(thread);
+            }
+        }
+        if let Some(snap) = &obs.snapshot {
+            if let (Some(TargetKind::PullRequest), Some(head)) = (snap.kind, &snap.head_ref) {
+                let repo = obs.target.split('#').next().unwrap_or_default();
+                self.link_ref(&ref_key(repo, head), &obs.target)?;
+            }
+        }
+        db.insert(
+            keys::observation(&obs.target, obs.at, &obs.id),
+            encode(&obs),
+        )?;
+        touched.insert(obs.target);
+        Ok(())
+    }
+
+    /// Link a branch to a PR, copying pushes seen before the PR was known.
+    fn link_ref(&self, ref_key: &str, thread: &str) -> Result<()> {
+        let db = self.store.db();
+        let link = keys::ref_link(ref_key, thread);
+        if db.contains_key(&link)? {
+            return Ok(());
+        }
+        for item in db.scan_prefix(keys::observations_of(ref_key)) {
+            let (k, v) = item?;
+            let obs: Observation = decode(&k, &v)?;
+            let copy = Observation {
+                target: thread.to_string(),
+                ..obs
+            };
+            db.insert(keys::observation(thread, copy.at, &copy.id), encode(&copy))?;
+        }
+        db.insert(link, &[])?;
+        Ok(())
+    }
+
+    /// Register an output, or merge it into the one already known for the same
+    /// object (a webhook discovery and a manifest line are one output).
+    /// Returns the canonical id.
+    fn upsert_output(&self, record: ExecutionRecord) -> Result<String> {
+        let db = self.store.db();
+        let target_key = record.target.as_ref().map(|t| t.key());
+        let by_object = match &target_key {
+            Some(tk) => self.store.output_of_type_on(tk, &record.output_type)?,
+            None => None,
+        };
+        let same_id = self.store.output(&record.id)?.map(|s| s.execution.id);
+        let existing = match (same_id, by_object) {
+            (Some(id), _) => Some(id),
+            (None, Some(id)) => {
+                let other = self.store.output(&id)?;
+                // Two manifest lines on one object are two outputs; only a
+                // webhook discovery and a manifest line are one.
+                other
+                    .filter(|o| o.execution.sources.manifest != record.sources.manifest)
+                    .map(|o| o.execution.id)
+            }
+            (None, None) => None,
+        };
+        let stored = match existing {
+            Some(old_id) => {
+                let mut stored = self.store.output(&old_id)?.expect("looked up above");
+                stored.execution.merge(record);
+                let new_id = stored.execution.id.clone();
+                if new_id != old_id {
+                    db.remove(keys::output(&old_id))?;
+                    db.insert(keys::alias(&old_id), new_id.as_bytes())?;
+                    if let Some(t) = &stored.execution.target {
+                        for key in t.watch_keys() {
+                            db.remove(keys::target_index(&key, &old_id))?;
+                        }
+                    }
+                }
+                stored
+            }
+            None => {
+                self.shared
+                    .outputs_tracked
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                StoredOutput {
+                    execution: record,
+                    outcome: None,
+                }
+            }
+        };
+        let id = stored.execution.id.clone();
+        if let Some(t) = &stored.execution.target {
+            for key in t.watch_keys() {
+                db.insert(keys::target_index(&key, &id), &[])?;
+            }
+            db.insert(
+                keys::type_index(&t.key(), &stored.execution.output_type),
+                id.as_bytes(),
+            )?;
+        }
+        db.insert(keys::output(&id), encode(&stored))?;
+        Ok(id)
+    }
+
+    /// Recompute an output's outcome from its observations, as of now.
+    fn reassess(&self, id: &str, batch: &mut sled::Batch) -> Result<()> {
+        let Some(mut stored) = self.store.output(id)? else {
+            return Ok(());
+        };
+        let watch = stored
+            .execution
+            .target
+            .as_ref()
+            .map(|t| t.watch_keys())
+            .unwrap_or_default();
+        let observations = self.store.observations(&watch)?;
+        let now = self.shared.clock.now();
+        let outcome = assess(&stored.execution, &observations, now);
+        if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
+            batch.insert(keys::schedule(due, &stored.execution.id), &[]);
+        }
+        if stored.outcome.as_ref() != Some(&outcome) {
+            stored.outcome = Some(outcome);
+            batch.insert(keys::output(&stored.execution.id), encode(&stored));
+        }
+        Ok(())
+    }
+
+    /// Re-assess every output whose next checkpoint is due.
+    pub fn take_due_checkpoints(&mut self) {
+        loop {
+            let now = self.shared.clock.now();
+            let end = keys::schedule(now, "\u{10FFFF}");
+            let due: Vec<(sled::IVec, String)> = self
+                .store
+                .db()
+                .range(keys::SCHEDULE.to_vec()..end)
+                .take(SCHEDULE_BATCH)
+                .filter_map(|r| r.ok())
+                .filter_map(|(k, _)| keys::parse_schedule(&k).map(|(_, id)| (k, id)))
+                .collect();
+            if due.is_empty() {
+                return;
+            }
+            let mut batch = sled::Batch::default();
+            let mut result = Ok(());
+            for (key, id) in &due {
+                batch.remove(key.clone());
+                if let Err(e) = self
+                    .store
+                    .canonical_id(id)
+                    .and_then(|canonical| self.reassess(&canonical, &mut batch))
+                {
+                    result = Err(e);
+                }
+            }
+            if let Err(e) = result.and_then(|_| Ok(self.store.db().apply_batch(batch)?)) {
+                self.shared.record_error(format!("taking checkpoints: {e}"));
+                return;
+            }
+        }
+    }
+}
