@@ -1,1 +1,229 @@
-//! placeholder: being written
+//! `add_comment`: did a person reply to the comment, or remove it?
+
+use super::common::{
+    cite, class_name, is_closed, missing_reference, unobserved, window_passed, ISSUE_IGNORE_WINDOW,
+};
+use super::EvalContext;
+use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+
+pub fn add_comment(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let Some(ours) = ctx.record.target.as_ref().and_then(|t| t.id) else {
+        return Evaluation::new(O::Unknown, S::None, "missing_reference")
+            .unresolved()
+            .note("The record does not name the comment's id.");
+    };
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = deleted(ctx, ours) {
+        return e;
+    }
+    // Replies count from our comment's own creation time when we saw it.
+    let posted = ctx
+        .observations
+        .iter()
+        .find(|o| matches!(o.event, K::CommentCreated { comment_id, .. } if comment_id == ours))
+        .map_or(ctx.record.executed_at, |o| o.at);
+    let is_reply = |o: &&crate::model::Observation| {
+        o.at >= posted
+            && matches!(o.event, K::CommentCreated { comment_id, .. } if comment_id != ours)
+    };
+    let human_replies: Vec<_> = ctx
+        .observations
+        .iter()
+        .filter(is_reply)
+        .filter(|o| ctx.is_human(o))
+        .collect();
+    let bot_replies = ctx
+        .observations
+        .iter()
+        .filter(is_reply)
+        .filter(|o| !ctx.is_human(o))
+        .count();
+    let e = if let Some(first) = human_replies.first() {
+        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+            .decided_by(&first.id, first.at)
+            .note("A visible non-bot actor replied on the thread after the comment.")
+    } else if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
+        Evaluation::new(O::Ignored, S::Weak, "no_engagement")
+            .note("No visible non-bot actor replied within 7 days.")
+    } else {
+        // gh-aw calls a bot follow-up pending/medium; a bot is not human
+        // evidence (seed §6), so it stays weak here.
+        Evaluation::new(O::Pending, S::Weak, "awaiting_reply")
+            .note("No visible non-bot actor has replied yet.")
+    };
+    e.detail("human_replies", human_replies.len())
+        .detail("bot_followups", bot_replies)
+        .detail("thread_closed", is_closed(ctx))
+}
+
+/// Our comment deleted: by a visible non-bot it is a rejection; otherwise
+/// (the workflow tidying up, a bot) it says nothing about reception.
+fn deleted(ctx: &EvalContext, ours: u64) -> Option<Evaluation> {
+    let obs = ctx
+        .observations
+        .iter()
+        .find(|o| matches!(o.event, K::CommentDeleted { comment_id } if comment_id == ours))?;
+    let class = class_name(ctx.actor_class(obs));
+    Some(if ctx.is_human(obs) {
+        Evaluation::new(O::Rejected, S::Strong, "deleted")
+            .decided_by(&obs.id, obs.at)
+            .detail("deleted_by_type", class)
+            .note("The comment was deleted by a visible non-bot actor.")
+    } else {
+        cite(
+            Evaluation::new(O::Unknown, S::None, "deleted")
+                .detail("deleted_by_type", class)
+                .note("The comment was deleted, but not by a visible non-bot actor."),
+            obs,
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::evaluate::testkit::*;
+    use crate::model::ObservationKind as K;
+
+    fn ours() -> crate::model::Observation {
+        obs(-0.01, workflow_actor(), comment(COMMENT_ID))
+    }
+
+    #[test]
+    fn add_comment_table() {
+        let r = || record("add_comment");
+        run(vec![
+            case(
+                "human reply after the comment",
+                r(),
+                vec![ours(), obs(3.0, human("alice"), comment(901))],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "human comment before ours is not a reply",
+                r(),
+                vec![obs(-1.0, human("alice"), comment(899)), ours()],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "bot follow-up only",
+                r(),
+                vec![ours(), obs(3.0, bot("app[bot]"), comment(901))],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "workflow's own follow-up only",
+                r(),
+                vec![ours(), obs(3.0, workflow_actor(), comment(901))],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "deleted by a human",
+                r(),
+                vec![
+                    ours(),
+                    obs(
+                        2.0,
+                        human("alice"),
+                        K::CommentDeleted {
+                            comment_id: COMMENT_ID,
+                        },
+                    ),
+                ],
+                24.0,
+                (REJECTED, STRONG, "deleted"),
+            ),
+            case(
+                "deleted by the workflow",
+                r(),
+                vec![
+                    ours(),
+                    obs(
+                        2.0,
+                        workflow_actor(),
+                        K::CommentDeleted {
+                            comment_id: COMMENT_ID,
+                        },
+                    ),
+                ],
+                24.0,
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            case(
+                "another comment deleted is not ours",
+                r(),
+                vec![
+                    ours(),
+                    obs(2.0, human("alice"), K::CommentDeleted { comment_id: 5 }),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "thread closed after the comment with no reply, past 7 days",
+                r(),
+                vec![
+                    ours(),
+                    obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                ],
+                7.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
+                "thread closed with no reply, within 7 days",
+                r(),
+                vec![
+                    ours(),
+                    obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "nothing within 7 days",
+                r(),
+                vec![ours()],
+                8.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
+                "nothing yet",
+                r(),
+                vec![ours()],
+                1.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "not yet observed",
+                r(),
+                vec![],
+                1.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+            case(
+                "no target",
+                r().no_target(),
+                vec![],
+                1.0,
+                (UNKNOWN, NONE, "missing_reference"),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn reply_decides_and_counts() {
+        let reply = obs(3.0, human("alice"), comment(901));
+        let e = eval(&record("add_comment"), vec![ours(), reply.clone()], 24.0);
+        assert_eq!(e.decided_at, Some(at(3.0)));
+        assert_eq!(e.evidence, vec![reply.id]);
+        assert_eq!(e.details["human_replies"], 1);
+    }
+}

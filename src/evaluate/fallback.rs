@@ -1,1 +1,89 @@
-//! placeholder: being written
+//! The generic fallback for types without a dedicated evaluator. Seed 000 §8:
+//! existence is never acceptance, so the best it can say is `target_exists_only`.
+
+use super::common::{gone, missing_reference, unobserved};
+use super::EvalContext;
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+
+/// Never `accepted`: deleted by a visible non-bot → rejected; seen → pending/weak
+/// `target_exists_only`; nothing seen → unknown.
+pub fn generic(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    if let Some(e) = gone(ctx, true) {
+        return e;
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
+        .note("The target exists; no type-specific rule judges it, and existence alone is not acceptance.")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::evaluate::testkit::*;
+    use crate::model::ObservationKind as K;
+
+    #[test]
+    fn fallback_never_accepts() {
+        let t = || record("upload_asset");
+        run(vec![
+            case(
+                "nothing seen",
+                t(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+            case(
+                "seen, even with human activity",
+                t(),
+                vec![
+                    obs(0.0, workflow_actor(), K::Opened).snap(open()),
+                    obs(2.0, human("alice"), comment(5)),
+                ],
+                720.0,
+                (PENDING, WEAK, "target_exists_only"),
+            ),
+            case(
+                "deleted by a human",
+                t(),
+                vec![
+                    obs(0.0, workflow_actor(), K::Opened),
+                    obs(3.0, human("alice"), K::Deleted),
+                ],
+                24.0,
+                (REJECTED, STRONG, "deleted"),
+            ),
+            case(
+                "deleted by a bot",
+                t(),
+                vec![obs(3.0, bot("cleanup[bot]"), K::Deleted)],
+                24.0,
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            case(
+                "no target named",
+                t().no_target(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "missing_reference"),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn fallback_is_marked_not_dedicated_and_resolution_follows_observation() {
+        let seen = eval(
+            &record("upload_asset"),
+            vec![obs(0.0, workflow_actor(), K::Opened)],
+            1.0,
+        );
+        assert!(!seen.dedicated);
+        assert!(seen.target_resolved);
+        let unseen = eval(&record("upload_asset"), vec![], 1.0);
+        assert!(!unseen.target_resolved);
+    }
+}

@@ -1,1 +1,526 @@
-//! placeholder: being written
+//! Issues: `create_issue` and `close_issue` (seed 000 §7 "Issues and Discussions").
+
+use super::common::{
+    cite, class_name, close_actor_unknown, closer, gone, has_expiry_notice, hedge, human_after,
+    is_closed, last_close, lifecycle, missing_reference, unobserved, window_passed, Closer,
+    ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+};
+use super::EvalContext;
+use crate::model::{
+    ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    OutcomeStatus as O,
+};
+
+/// Did the issue get triaged, completed, or closed as unwanted?
+pub fn create_issue(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, true) {
+        return e;
+    }
+    let comments = human_after(ctx)
+        .filter(|o| matches!(o.event, K::CommentCreated { .. }))
+        .count();
+    let e = if is_closed(ctx) {
+        closed_issue(ctx)
+    } else {
+        open_issue(ctx)
+    };
+    e.detail("closed", is_closed(ctx))
+        .detail("human_comments", comments)
+}
+
+/// Closed: the closer and the close reason decide.
+fn closed_issue(ctx: &EvalContext) -> Evaluation {
+    let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    let e = match closer(ctx) {
+        Closer::Lifecycle(close) => lifecycle(ctx, close),
+        Closer::Human(close) => human_close(reason.as_deref(), close),
+        // gh-aw accepts a `completed` close even when the actor is not visible;
+        // we do too, with less confidence. Other reasons need the actor.
+        Closer::Unknown(close) if reason.as_deref() == Some("completed") => {
+            let e = Evaluation::new(O::Accepted, S::Strong, "completed")
+                .note("The issue was closed as completed; who closed it was not visible.");
+            hedge(match close {
+                Some(c) => e.decided_by(&c.id, c.at),
+                None => e,
+            })
+        }
+        Closer::Unknown(close) => close_actor_unknown(close),
+    };
+    e.detail("state_reason", reason)
+}
+
+fn human_close(reason: Option<&str>, close: &Observation) -> Evaluation {
+    let decided = |status, signal, note: &str| {
+        Evaluation::new(status, S::Strong, signal)
+            .decided_by(&close.id, close.at)
+            .note(note)
+    };
+    match reason {
+        Some("completed") => decided(
+            O::Accepted,
+            "completed",
+            "The issue was closed as completed by a visible non-bot actor.",
+        ),
+        Some("not_planned") => decided(
+            O::Rejected,
+            "closed_not_planned",
+            "The issue was closed as not planned by a visible non-bot actor.",
+        ),
+        Some("duplicate") => decided(
+            O::Rejected,
+            "closed_duplicate",
+            "The issue was closed as a duplicate by a visible non-bot actor.",
+        ),
+        // No reason (older events) says nothing about whether it was wanted.
+        _ => cite(
+            Evaluation::new(O::Unknown, S::Weak, "closed")
+                .note("A visible non-bot actor closed the issue without a close reason."),
+            close,
+        ),
+    }
+}
+
+/// Open: human triage accepts; other human activity is engagement; silence
+/// past the window is `ignored`.
+fn open_issue(ctx: &EvalContext) -> Evaluation {
+    // Seed: assignment, labels or a milestone by a non-bot are accepted/medium.
+    // (gh-aw Oct 2026 keeps open issues pending; we follow the seed.) Links to
+    // PRs and commit references are not among our observations yet.
+    let triage = human_after(ctx).find(|o| {
+        matches!(
+            o.event,
+            K::Assigned { .. } | K::Labeled { .. } | K::Milestoned { .. }
+        )
+    });
+    if let Some(t) = triage {
+        return Evaluation::new(O::Accepted, S::Medium, "triaged")
+            .decided_by(&t.id, t.at)
+            .note(
+                "A visible non-bot actor triaged the issue (assigned, labeled or milestoned it).",
+            );
+    }
+    if let Some(first) = human_after(ctx).next() {
+        return cite(
+            Evaluation::new(O::Pending, S::Medium, "acted_on")
+                .note("A visible non-bot actor engaged with the open issue, but has not triaged or closed it."),
+            first,
+        );
+    }
+    if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
+        return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
+            .note("The issue has had no visible non-bot interaction for 7 days.");
+    }
+    Evaluation::new(O::Pending, S::Weak, "awaiting_triage")
+        .note("The issue is open and has had no visible non-bot interaction yet.")
+}
+
+/// Did the issue stay closed?
+pub fn close_issue(ctx: &EvalContext) -> Evaluation {
+    close_retention(ctx, "issue")
+}
+
+/// Shared by `close_issue` and `close_pull_request` (after its merge check).
+///
+/// Seed row "closed then referenced as mistakenly closed → rejected/medium" is
+/// not implemented: observations carry comment ids, not comment bodies.
+pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let reopen = ctx
+        .after_execution()
+        .filter(|o| matches!(o.event, K::Reopened))
+        .last();
+    let human_reopen = ctx
+        .after_execution()
+        .filter(|o| matches!(o.event, K::Reopened) && ctx.is_human(o))
+        .last();
+    if !is_closed(ctx) {
+        return match reopen {
+            Some(r) if ctx.is_human(r) => reopened(r, what),
+            Some(r) => cite(
+                Evaluation::new(O::Unknown, S::Weak, "reopened")
+                    .detail("reopened_by_type", class_name(ctx.actor_class(r)))
+                    .note(format!("The {what} was reopened by automation, not by a person.")),
+                r,
+            ),
+            None => Evaluation::new(O::Unknown, S::Weak, "not_closed")
+                .note(format!("The {what} is open and no reopen was observed; the close may not have been seen yet.")),
+        };
+    }
+    let close = last_close(ctx);
+    // A human reopened it and it was closed again: a human re-close affirms the
+    // close; an automated re-close does not undo the human's reopen.
+    if let (Some(r), Some(c)) = (human_reopen, close) {
+        if !ctx.is_human(c) {
+            return reopened(r, what).detail("reclosed_by_type", class_name(ctx.actor_class(c)));
+        }
+    }
+    if let Some(c) = close.filter(|c| is_foreign_lifecycle_close(ctx, c)) {
+        return lifecycle(ctx, c);
+    }
+    // Strength follows the seed (medium); gh-aw's "closed action retained"
+    // case says accepted/strong. The seed also says "after window".
+    let e = if window_passed(ctx, RETENTION_WINDOW) || human_reopen.is_some() {
+        Evaluation::new(O::Accepted, S::Medium, "closed")
+            .note(format!("The {what} stayed closed through the 24h window."))
+    } else {
+        Evaluation::new(O::Pending, S::Weak, "closed").note(format!(
+            "The {what} is closed; the 24h retention window has not passed."
+        ))
+    };
+    let e = e.detail("reclosed_by_human", human_reopen.is_some());
+    match close {
+        Some(c) => cite(e, c),
+        None => e,
+    }
+}
+
+fn reopened(r: &Observation, what: &str) -> Evaluation {
+    Evaluation::new(O::Rejected, S::Strong, "reopened")
+        .decided_by(&r.id, r.at)
+        .note(format!(
+            "The {what} was reopened by a visible non-bot actor."
+        ))
+}
+
+/// A close by automation other than the workflow (a stale bot, a gh-aw
+/// expiry): "closed by stale or lifecycle bot only". The workflow's own close
+/// is only distinguishable from another bot's when its actor is known.
+fn is_foreign_lifecycle_close(ctx: &EvalContext, close: &Observation) -> bool {
+    has_expiry_notice(ctx, close)
+        || (ctx.record.actor.is_some() && ctx.actor_class(close) == ActorClass::BotActor)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::evaluate::testkit::*;
+    use crate::model::ObservationKind as K;
+
+    fn created() -> crate::model::Observation {
+        obs(-0.01, workflow_actor(), K::Opened).snap(open())
+    }
+
+    #[test]
+    fn create_issue_table() {
+        let r = || record("create_issue");
+        let closed = |h: f64, who, reason| obs(h, who, K::Closed).snap(closed_as(reason));
+        run(vec![
+            case(
+                "closed as completed by a human",
+                r(),
+                vec![created(), closed(30.0, human("alice"), Some("completed"))],
+                48.0,
+                (ACCEPTED, STRONG, "completed"),
+            ),
+            case(
+                "assigned by a human",
+                r(),
+                vec![
+                    created(),
+                    obs(
+                        2.0,
+                        human("alice"),
+                        K::Assigned {
+                            assignee: "bob".into(),
+                        },
+                    )
+                    .snap(open()),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "triaged"),
+            ),
+            case(
+                "labeled by a human",
+                r(),
+                vec![
+                    created(),
+                    obs(2.0, human("alice"), labeled("bug")).snap(open()),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "triaged"),
+            ),
+            case(
+                "milestoned by a human",
+                r(),
+                vec![
+                    created(),
+                    obs(
+                        2.0,
+                        human("alice"),
+                        K::Milestoned {
+                            milestone: "v1".into(),
+                        },
+                    )
+                    .snap(open()),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "triaged"),
+            ),
+            case(
+                "labeled by a bot is not triage",
+                r(),
+                vec![
+                    created(),
+                    obs(2.0, bot("triage[bot]"), labeled("bug")).snap(open()),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_triage"),
+            ),
+            case(
+                "open with a human comment",
+                r(),
+                vec![created(), obs(5.0, human("alice"), comment(1))],
+                24.0,
+                (PENDING, MEDIUM, "acted_on"),
+            ),
+            case(
+                "closed as not planned by a human",
+                r(),
+                vec![created(), closed(5.0, human("alice"), Some("not_planned"))],
+                24.0,
+                (REJECTED, STRONG, "closed_not_planned"),
+            ),
+            case(
+                "closed as duplicate by a human",
+                r(),
+                vec![created(), closed(5.0, human("alice"), Some("duplicate"))],
+                24.0,
+                (REJECTED, STRONG, "closed_duplicate"),
+            ),
+            case(
+                "closed without a reason by a human",
+                r(),
+                vec![created(), closed(5.0, human("alice"), None)],
+                24.0,
+                (UNKNOWN, WEAK, "closed"),
+            ),
+            case(
+                "closed by a stale bot",
+                r(),
+                vec![
+                    created(),
+                    closed(100.0, bot("stale[bot]"), Some("not_planned")),
+                ],
+                200.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "gh-aw expiry close is lifecycle even with a user token",
+                r().actor(Some("release-pat")),
+                vec![
+                    created(),
+                    obs(48.0, human("release-pat"), expiry_notice(2)),
+                    closed(48.0, human("release-pat"), Some("not_planned")),
+                ],
+                72.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "expiry close by a different PAT user is still lifecycle",
+                r(),
+                vec![
+                    created(),
+                    obs(48.0, human("maint-pat"), expiry_notice(2)),
+                    closed(48.02, human("maint-pat"), Some("not_planned")),
+                ],
+                72.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "closed as not planned, actor not visible",
+                r(),
+                vec![created(), closed(5.0, None, Some("not_planned"))],
+                24.0,
+                (UNKNOWN, WEAK, "evaluation_error"),
+            ),
+            case(
+                "closed as completed, actor not visible",
+                r(),
+                vec![created(), closed(5.0, None, Some("completed"))],
+                24.0,
+                (ACCEPTED, STRONG, "completed"),
+            ),
+            case(
+                "no interaction after 7 days",
+                r(),
+                vec![created(), obs(1.0, bot("ci[bot]"), comment(3))],
+                7.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
+                "no interaction yet at 24h",
+                r(),
+                vec![created()],
+                24.0,
+                (PENDING, WEAK, "awaiting_triage"),
+            ),
+            case(
+                "deleted by a human",
+                r(),
+                vec![created(), obs(3.0, human("alice"), K::Deleted)],
+                24.0,
+                (REJECTED, STRONG, "deleted"),
+            ),
+            case(
+                "deleted, deleter not visible",
+                r(),
+                vec![created(), obs(3.0, None, K::Deleted)],
+                24.0,
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            case(
+                "transferred away",
+                r(),
+                vec![created(), obs(3.0, human("alice"), K::Transferred)],
+                24.0,
+                (UNKNOWN, NONE, "transferred"),
+            ),
+            case(
+                "the workflow's own comment is not engagement",
+                r(),
+                vec![created(), obs(1.0, workflow_actor(), comment(3))],
+                24.0,
+                (PENDING, WEAK, "awaiting_triage"),
+            ),
+            case(
+                "not yet observed",
+                r(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+            case(
+                "no target",
+                r().no_target(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "missing_reference"),
+            ),
+            case(
+                "as-of cuts off later evidence",
+                r(),
+                vec![created(), closed(30.0, human("alice"), Some("completed"))],
+                24.0,
+                (PENDING, WEAK, "awaiting_triage"),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn completed_close_decides_the_time() {
+        let close = obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")));
+        let id = close.id.clone();
+        let e = eval(&record("create_issue"), vec![created(), close], 48.0);
+        assert_eq!(e.decided_at, Some(at(30.0)));
+        assert_eq!(e.evidence, vec![id]);
+        assert_eq!(e.details["state_reason"], "completed");
+    }
+
+    #[test]
+    fn close_issue_table() {
+        let r = || record("close_issue");
+        // The workflow's own close, just before the manifest timestamp.
+        let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(closed_as(Some("completed")));
+        let reopen = |h: f64, who| obs(h, who, K::Reopened).snap(open());
+        run(vec![
+            case(
+                "still closed after 24h",
+                r(),
+                vec![ours()],
+                24.0,
+                (ACCEPTED, MEDIUM, "closed"),
+            ),
+            case(
+                "closed, window not passed",
+                r(),
+                vec![ours()],
+                1.0,
+                (PENDING, WEAK, "closed"),
+            ),
+            case(
+                "reopened by a human",
+                r(),
+                vec![ours(), reopen(5.0, human("alice"))],
+                24.0,
+                (REJECTED, STRONG, "reopened"),
+            ),
+            case(
+                "reopened by a bot",
+                r(),
+                vec![ours(), reopen(5.0, bot("other[bot]"))],
+                24.0,
+                (UNKNOWN, WEAK, "reopened"),
+            ),
+            case(
+                "reopened by a human, re-closed by a bot",
+                r(),
+                vec![
+                    ours(),
+                    reopen(5.0, human("alice")),
+                    obs(50.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned"))),
+                ],
+                72.0,
+                (REJECTED, STRONG, "reopened"),
+            ),
+            case(
+                "reopened and re-closed by humans",
+                r(),
+                vec![
+                    ours(),
+                    reopen(5.0, human("alice")),
+                    obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed"))),
+                ],
+                8.0,
+                (ACCEPTED, MEDIUM, "closed"),
+            ),
+            case(
+                "closed by a lifecycle bot only",
+                r(),
+                vec![obs(-0.01, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))],
+                24.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "bot close counts as ours when the workflow actor is unknown",
+                r().actor(None),
+                vec![ours()],
+                24.0,
+                (ACCEPTED, MEDIUM, "closed"),
+            ),
+            case(
+                "open, no reopen seen",
+                r(),
+                vec![obs(-5.0, human("alice"), K::Opened).snap(open())],
+                24.0,
+                (UNKNOWN, WEAK, "not_closed"),
+            ),
+            case(
+                "target missing",
+                r(),
+                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                24.0,
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            case(
+                "not yet observed",
+                r(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+        ]);
+    }
+}

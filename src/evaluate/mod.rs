@@ -11,6 +11,7 @@ use crate::model::{
 };
 
 mod comment;
+mod common;
 mod fallback;
 mod issue;
 mod labels;

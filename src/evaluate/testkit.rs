@@ -1,1 +1,335 @@
-//! placeholder
+//! Test builders: concise execution records, observations and snapshots, and a
+//! table runner that reports every failing row at once.
+//!
+//! Time is in hours after execution (`EXEC`), so a row reads like a timeline.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Map, Value};
+
+use crate::model::execution::Sources;
+use crate::model::{
+    Actor, Evaluation, EvidenceStrength, ExecutionRecord, ItemSnapshot, Observation,
+    ObservationKind, OutcomeStatus, Target, TargetKind,
+};
+
+pub const ACCEPTED: OutcomeStatus = OutcomeStatus::Accepted;
+pub const REJECTED: OutcomeStatus = OutcomeStatus::Rejected;
+pub const PENDING: OutcomeStatus = OutcomeStatus::Pending;
+pub const IGNORED: OutcomeStatus = OutcomeStatus::Ignored;
+pub const SKIPPED: OutcomeStatus = OutcomeStatus::Skipped;
+pub const UNKNOWN: OutcomeStatus = OutcomeStatus::Unknown;
+pub const STRONG: EvidenceStrength = EvidenceStrength::Strong;
+pub const MEDIUM: EvidenceStrength = EvidenceStrength::Medium;
+pub const WEAK: EvidenceStrength = EvidenceStrength::Weak;
+pub const NONE: EvidenceStrength = EvidenceStrength::None;
+
+pub const REPO: &str = "o/r";
+/// The thread (issue or PR number) records target by default.
+pub const NUMBER: u64 = 7;
+/// The comment id `add_comment` records target by default.
+pub const COMMENT_ID: u64 = 900;
+/// The login the workflow writes as.
+pub const WORKFLOW_LOGIN: &str = "github-actions[bot]";
+
+/// Execution time of every test record.
+pub fn exec_time() -> DateTime<Utc> {
+    "2026-06-01T12:00:00Z".parse().unwrap()
+}
+
+/// `hours` after execution (fractions allowed; negative is before).
+pub fn at(hours: f64) -> DateTime<Utc> {
+    exec_time() + Duration::seconds((hours * 3600.0).round() as i64)
+}
+
+/// A record of `output_type` aimed at the natural target for that type.
+pub fn record(output_type: &str) -> ExecutionRecord {
+    let target = match output_type {
+        "add_comment" => Target::comment(REPO, TargetKind::Comment, COMMENT_ID, Some(NUMBER)),
+        t if t.contains("pull_request") => Target::thread(REPO, TargetKind::PullRequest, NUMBER),
+        _ => Target::thread(REPO, TargetKind::Issue, NUMBER),
+    };
+    ExecutionRecord {
+        id: ExecutionRecord::output_id(REPO, Some(123), "0"),
+        output_type: output_type.to_string(),
+        repo: REPO.to_string(),
+        run_id: Some(123),
+        index: Some(0),
+        workflow: Some("test-workflow".to_string()),
+        target: Some(target),
+        executed_at: exec_time(),
+        actor: Some(WORKFLOW_LOGIN.to_string()),
+        provider: None,
+        temporary_id: None,
+        before_state: Map::new(),
+        after_state: Map::new(),
+        metadata: Map::new(),
+        labels_added: Vec::new(),
+        labels_before: None,
+        extra: Map::new(),
+        sources: Sources {
+            manifest: true,
+            webhook: false,
+        },
+    }
+}
+
+/// Chainable tweaks to a test record.
+pub trait RecordExt: Sized {
+    fn meta(self, key: &str, value: Value) -> Self;
+    fn extra(self, key: &str, value: Value) -> Self;
+    fn before(self, state: Value) -> Self;
+    fn after(self, state: Value) -> Self;
+    fn labels_added(self, labels: &[&str]) -> Self;
+    fn no_target(self) -> Self;
+    fn target(self, target: Target) -> Self;
+    fn actor(self, login: Option<&str>) -> Self;
+}
+
+fn as_map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("expected a JSON object, got {other}"),
+    }
+}
+
+impl RecordExt for ExecutionRecord {
+    fn meta(mut self, key: &str, value: Value) -> Self {
+        self.metadata.insert(key.to_string(), value);
+        self
+    }
+    fn extra(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_string(), value);
+        self
+    }
+    fn before(mut self, state: Value) -> Self {
+        self.before_state = as_map(state);
+        self
+    }
+    fn after(mut self, state: Value) -> Self {
+        self.after_state = as_map(state);
+        self
+    }
+    fn labels_added(mut self, labels: &[&str]) -> Self {
+        self.labels_added = strings(labels);
+        self
+    }
+    fn no_target(mut self) -> Self {
+        self.target = None;
+        self
+    }
+    fn target(mut self, target: Target) -> Self {
+        self.target = Some(target);
+        self
+    }
+    fn actor(mut self, login: Option<&str>) -> Self {
+        self.actor = login.map(str::to_string);
+        self
+    }
+}
+
+pub fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn human(login: &str) -> Option<Actor> {
+    Some(Actor::new(login, "User"))
+}
+
+pub fn bot(login: &str) -> Option<Actor> {
+    Some(Actor::new(login, "Bot"))
+}
+
+/// The workflow's own actor (matches `record(..).actor`).
+pub fn workflow_actor() -> Option<Actor> {
+    bot(WORKFLOW_LOGIN)
+}
+
+/// Observation ids sort in creation order, which breaks ties at equal times.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// An observation `hours` after execution, filed under the default thread.
+pub fn obs(hours: f64, actor: Option<Actor>, event: ObservationKind) -> Observation {
+    let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    Observation {
+        id: format!("delivery-{n:08}/0"),
+        at: at(hours),
+        target: format!("{REPO}#{NUMBER}"),
+        actor,
+        event,
+        snapshot: None,
+    }
+}
+
+/// Chainable tweaks to a test observation.
+pub trait ObsExt: Sized {
+    fn snap(self, snapshot: ItemSnapshot) -> Self;
+}
+
+impl ObsExt for Observation {
+    fn snap(mut self, snapshot: ItemSnapshot) -> Self {
+        self.snapshot = Some(snapshot);
+        self
+    }
+}
+
+/// A snapshot with `state` ("open"/"closed") and a fixed title.
+pub fn snapshot(state: &str) -> ItemSnapshot {
+    ItemSnapshot {
+        state: state.to_string(),
+        title: "Agent title".to_string(),
+        ..ItemSnapshot::default()
+    }
+}
+
+pub fn open() -> ItemSnapshot {
+    snapshot("open")
+}
+
+/// Closed with a `state_reason` (issues).
+pub fn closed_as(reason: Option<&str>) -> ItemSnapshot {
+    ItemSnapshot {
+        state_reason: reason.map(str::to_string),
+        ..snapshot("closed")
+    }
+}
+
+/// A merged PR snapshot, merged by `by`.
+pub fn merged(by: Option<Actor>) -> ItemSnapshot {
+    ItemSnapshot {
+        merged: true,
+        merged_by: by,
+        ..snapshot("closed")
+    }
+}
+
+pub fn with_labels(mut s: ItemSnapshot, labels: &[&str]) -> ItemSnapshot {
+    s.labels = strings(labels);
+    s
+}
+
+pub fn with_head(mut s: ItemSnapshot, sha: &str) -> ItemSnapshot {
+    s.head_sha = Some(sha.to_string());
+    s
+}
+
+pub fn comment(id: u64) -> ObservationKind {
+    ObservationKind::CommentCreated {
+        comment_id: id,
+        agent_marker: false,
+        lifecycle_marker: false,
+    }
+}
+
+/// gh-aw's expiry-close notice.
+pub fn expiry_notice(id: u64) -> ObservationKind {
+    ObservationKind::CommentCreated {
+        comment_id: id,
+        agent_marker: true,
+        lifecycle_marker: true,
+    }
+}
+
+pub fn review(id: u64, state: &str) -> ObservationKind {
+    ObservationKind::ReviewSubmitted {
+        review_id: id,
+        state: state.to_string(),
+    }
+}
+
+pub fn labeled(label: &str) -> ObservationKind {
+    ObservationKind::Labeled {
+        label: label.to_string(),
+    }
+}
+
+pub fn unlabeled(label: &str) -> ObservationKind {
+    ObservationKind::Unlabeled {
+        label: label.to_string(),
+    }
+}
+
+pub fn title_edit(from: &str) -> ObservationKind {
+    ObservationKind::Edited {
+        title_from: Some(from.to_string()),
+        body_hash_from: None,
+        base_from: None,
+    }
+}
+
+pub fn sync(before: &str, after: &str) -> ObservationKind {
+    ObservationKind::Synchronize {
+        before: before.to_string(),
+        after: after.to_string(),
+    }
+}
+
+pub fn push(before: &str, after: &str, forced: bool, messages: &[&str]) -> ObservationKind {
+    ObservationKind::Pushed {
+        git_ref: "refs/heads/agent-branch".to_string(),
+        before: before.to_string(),
+        after: after.to_string(),
+        forced,
+        commits: messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| crate::model::observation::PushedCommit {
+                sha: format!("{after}-{i}"),
+                message: m.to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// Evaluate through the public entry point (registry, cut at as-of, sorting).
+pub fn eval(
+    record: &ExecutionRecord,
+    mut observations: Vec<Observation>,
+    as_of_hours: f64,
+) -> Evaluation {
+    observations.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+    super::evaluate(record, &observations, at(as_of_hours))
+}
+
+/// One table row: a timeline and the outcome it must produce.
+pub struct Case {
+    pub name: &'static str,
+    pub record: ExecutionRecord,
+    pub obs: Vec<Observation>,
+    pub as_of_hours: f64,
+    pub want: (OutcomeStatus, EvidenceStrength, &'static str),
+}
+
+pub fn case(
+    name: &'static str,
+    record: ExecutionRecord,
+    obs: Vec<Observation>,
+    as_of_hours: f64,
+    want: (OutcomeStatus, EvidenceStrength, &'static str),
+) -> Case {
+    Case {
+        name,
+        record,
+        obs,
+        as_of_hours,
+        want,
+    }
+}
+
+/// Run every row; panic listing all rows whose triple differs.
+pub fn run(cases: Vec<Case>) {
+    assert!(!cases.is_empty(), "empty table");
+    let mut failures = Vec::new();
+    for c in cases {
+        let got = eval(&c.record, c.obs, c.as_of_hours);
+        let (status, strength, signal) = got.triple();
+        if (status, strength, signal) != c.want {
+            failures.push(format!(
+                "{}: want {:?}, got ({:?}, {:?}, {:?}) — {}",
+                c.name, c.want, status, strength, signal, got.notes
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

@@ -1,0 +1,193 @@
+//! Helpers shared by the evaluator families: windows, closers, deletion, and
+//! the small verdicts several types give the same way.
+
+use chrono::Duration;
+
+use super::EvalContext;
+use crate::model::{
+    ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    OutcomeStatus as O,
+};
+
+/// Seed 000 §5: T+24h is the primary signal, so retention (labels kept, close
+/// kept, edit kept) counts as acceptance only once this much time has passed.
+pub const RETENTION_WINDOW: i64 = 24;
+/// Hours with no human activity before a created issue or comment is `ignored`.
+pub const ISSUE_IGNORE_WINDOW: i64 = 7 * 24;
+/// Hours with no human activity before a PR (or a push to one) is `ignored`.
+pub const PR_IGNORE_WINDOW: i64 = 30 * 24;
+/// How near gh-aw's expiry notice must be to a close to explain it.
+const EXPIRY_NOTICE_SLACK_MINUTES: i64 = 10;
+
+/// True once `hours` have passed since execution.
+pub fn window_passed(ctx: &EvalContext, hours: i64) -> bool {
+    ctx.elapsed() >= Duration::hours(hours)
+}
+
+/// The snake_case name of an actor class, for `details`.
+pub fn class_name(class: ActorClass) -> &'static str {
+    match class {
+        ActorClass::BotActor => "bot_actor",
+        ActorClass::VisibleNonBotActor => "visible_non_bot_actor",
+        ActorClass::SameWorkflowActor => "same_workflow_actor",
+        ActorClass::UnknownActor => "unknown_actor",
+        ActorClass::SystemActor => "system_actor",
+    }
+}
+
+/// Add an observation id to the evidence without making it the deciding one.
+pub fn cite(mut e: Evaluation, obs: &Observation) -> Evaluation {
+    if !e.evidence.contains(&obs.id) {
+        e.evidence.push(obs.id.clone());
+    }
+    e
+}
+
+/// gh-aw's `missing_reference`: the record names no object to look at.
+pub fn missing_reference(ctx: &EvalContext) -> Option<Evaluation> {
+    ctx.record.target.is_none().then(|| {
+        Evaluation::new(O::Unknown, S::None, "missing_reference")
+            .unresolved()
+            .note("The execution record names no target object, so there is nothing to observe.")
+    })
+}
+
+/// Nothing at all has been observed of the target yet.
+pub fn unobserved() -> Evaluation {
+    Evaluation::new(O::Unknown, S::None, "target_unobserved")
+        .unresolved()
+        .note("The App has not yet seen any event for the target.")
+}
+
+/// The target was deleted or transferred away. A deletion counts as a
+/// rejection only where the type's rule allows it and a visible non-bot did it
+/// (DESIGN §7: rejected "where the audit trail shows it", else unknown).
+pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluation> {
+    let obs = ctx
+        .observations
+        .iter()
+        .find(|o| matches!(o.event, K::Deleted | K::Transferred))?;
+    let class = class_name(ctx.actor_class(obs));
+    if matches!(obs.event, K::Transferred) {
+        let e = Evaluation::new(O::Unknown, S::None, "transferred")
+            .detail("transferred_by_type", class)
+            .note("The target was transferred to another repository and is no longer observable here.");
+        return Some(cite(e, obs));
+    }
+    if human_deletion_rejects && ctx.is_human(obs) {
+        return Some(
+            Evaluation::new(O::Rejected, S::Strong, "deleted")
+                .detail("deleted_by_type", class)
+                .decided_by(&obs.id, obs.at)
+                .note("The target was deleted by a visible non-bot actor."),
+        );
+    }
+    let e = Evaluation::new(O::Unknown, S::None, "deleted")
+        .detail("deleted_by_type", class)
+        .note("The target was deleted; who deleted it does not make this a human verdict.");
+    Some(cite(e, obs))
+}
+
+/// True when the latest snapshot says the item is closed.
+pub fn is_closed(ctx: &EvalContext) -> bool {
+    ctx.latest_snapshot()
+        .is_some_and(|s| s.state.eq_ignore_ascii_case("closed"))
+}
+
+/// True when the latest snapshot says the PR is merged.
+pub fn is_merged(ctx: &EvalContext) -> bool {
+    ctx.latest_snapshot().is_some_and(|s| s.merged)
+}
+
+/// The first observation showing the PR merged (the merge itself).
+pub fn merge_obs<'a>(ctx: &EvalContext<'a>) -> Option<&'a Observation> {
+    ctx.observations
+        .iter()
+        .find(|o| o.snapshot.as_ref().is_some_and(|s| s.merged))
+}
+
+/// The last `Closed` event: the close that produced the current closed state.
+pub fn last_close<'a>(ctx: &EvalContext<'a>) -> Option<&'a Observation> {
+    ctx.observations
+        .iter()
+        .rev()
+        .find(|o| matches!(o.event, K::Closed))
+}
+
+/// gh-aw posts an expiry notice (lifecycle marker) when it closes expired
+/// items; such a close is automation even if the token looks like a user.
+pub fn has_expiry_notice(ctx: &EvalContext, close: &Observation) -> bool {
+    ctx.observations.iter().any(|o| {
+        matches!(
+            o.event,
+            K::CommentCreated {
+                lifecycle_marker: true,
+                ..
+            }
+        ) && (o.at - close.at).num_minutes().abs() <= EXPIRY_NOTICE_SLACK_MINUTES
+    })
+}
+
+/// Who closed an item we created.
+pub enum Closer<'a> {
+    /// A visible non-bot actor: a human verdict.
+    Human(&'a Observation),
+    /// A bot, the workflow's own actor, or a gh-aw expiry close.
+    Lifecycle(&'a Observation),
+    /// No close event seen, or it carried no usable actor.
+    Unknown(Option<&'a Observation>),
+}
+
+pub fn closer<'a>(ctx: &EvalContext<'a>) -> Closer<'a> {
+    let Some(close) = last_close(ctx) else {
+        return Closer::Unknown(None);
+    };
+    if has_expiry_notice(ctx, close) {
+        return Closer::Lifecycle(close);
+    }
+    match ctx.actor_class(close) {
+        ActorClass::VisibleNonBotActor => Closer::Human(close),
+        ActorClass::BotActor | ActorClass::SameWorkflowActor => Closer::Lifecycle(close),
+        ActorClass::UnknownActor | ActorClass::SystemActor => Closer::Unknown(Some(close)),
+    }
+}
+
+/// gh-aw's `lifecycle`: closed by automation, which is neither acceptance nor
+/// rejection. Our model has no `lifecycle` status, so it is `ignored/weak`.
+pub fn lifecycle(ctx: &EvalContext, close: &Observation) -> Evaluation {
+    let e = Evaluation::new(O::Ignored, S::Weak, "lifecycle")
+        .detail("closed", true)
+        .detail("closed_by_type", class_name(ctx.actor_class(close)))
+        .detail("expiry_close", has_expiry_notice(ctx, close))
+        .note("The target was closed by automation (a bot, the workflow's own actor, or a gh-aw expiry), not by a person.");
+    cite(e, close)
+}
+
+/// Closed, but we cannot tell by whom: gh-aw reports this as an evaluation
+/// error (DESIGN §5 maps gh-aw `error` to `unknown` + `evaluation_error`).
+pub fn close_actor_unknown(close: Option<&Observation>) -> Evaluation {
+    let e = Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+        .detail("closed", true)
+        .detail("reason", "close_actor_unknown")
+        .note(
+            "The target is closed but the close's actor was not visible, so it cannot be judged.",
+        );
+    match close {
+        Some(obs) => cite(e, obs),
+        None => e,
+    }
+}
+
+/// Observations after execution by visible non-bot actors.
+pub fn human_after<'a, 'c>(ctx: &'c EvalContext<'a>) -> impl Iterator<Item = &'a Observation> + 'c {
+    ctx.after_execution().filter(move |o| ctx.is_human(o))
+}
+
+/// Lower confidence by one step (used when who acted is not visible).
+pub fn hedge(e: Evaluation) -> Evaluation {
+    let lower = match e.confidence {
+        Confidence::High => Confidence::Medium,
+        _ => Confidence::Low,
+    };
+    e.confidence(lower)
+}
