@@ -59,12 +59,18 @@ impl<'a> EvalContext<'a> {
 
     /// The latest issue/PR state seen.
     pub fn latest_snapshot(&self) -> Option<&'a ItemSnapshot> {
-        self.observations.iter().rev().find_map(|o| o.snapshot.as_ref())
+        self.observations
+            .iter()
+            .rev()
+            .find_map(|o| o.snapshot.as_ref())
     }
 
     /// The latest observation with a snapshot, and that snapshot.
     pub fn latest_snapshot_obs(&self) -> Option<&'a Observation> {
-        self.observations.iter().rev().find(|o| o.snapshot.is_some())
+        self.observations
+            .iter()
+            .rev()
+            .find(|o| o.snapshot.is_some())
     }
 
     /// True when anything at all was observed of the target.

@@ -1,0 +1,319 @@
+//! Bad input gets a clear error and changes nothing.
+
+mod common;
+
+use common::{TestApp, SECRET, TOKEN};
+use safe_outcomes::signature::sign;
+use serde_json::json;
+
+fn start() -> chrono::DateTime<chrono::Utc> {
+    "2026-10-01T00:00:00Z".parse().unwrap()
+}
+
+async fn post(t: &TestApp, headers: &[(&str, String)], body: Vec<u8>) -> (u16, serde_json::Value) {
+    let mut req = reqwest::Client::new().post(format!("{}/api/github/webhooks", t.server.url()));
+    for (k, v) in headers {
+        req = req.header(*k, v);
+    }
+    let resp = req.body(body).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(json!(text)))
+}
+
+fn good_headers(body: &[u8]) -> Vec<(&'static str, String)> {
+    vec![
+        ("content-type", "application/json".into()),
+        ("x-github-event", "issues".into()),
+        ("x-github-delivery", "d-1".into()),
+        ("x-hub-signature-256", sign(SECRET, body)),
+    ]
+}
+
+fn with(
+    mut headers: Vec<(&'static str, String)>,
+    name: &'static str,
+    value: Option<String>,
+) -> Vec<(&'static str, String)> {
+    headers.retain(|(k, _)| *k != name);
+    if let Some(v) = value {
+        headers.push((name, v));
+    }
+    headers
+}
+
+#[tokio::test]
+async fn every_bad_webhook_is_refused_with_its_status_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let body =
+        std::fs::read(common::manifest_dir().join("fixtures/webhooks/issues/opened.gh-aw.json"))
+            .unwrap();
+    let before = t.dump();
+
+    let malformed = b"{\"action\": \"opened\", ".to_vec();
+    let huge = vec![b' '; 25 * 1024 * 1024 + 1];
+    type Case<'a> = (&'a str, Vec<(&'a str, String)>, Vec<u8>, u16);
+    let cases: Vec<Case> = vec![
+        (
+            "wrong signature",
+            with(
+                good_headers(&body),
+                "x-hub-signature-256",
+                Some(sign("not-the-secret", &body)),
+            ),
+            body.clone(),
+            401,
+        ),
+        (
+            "signature of another body",
+            with(
+                good_headers(&body),
+                "x-hub-signature-256",
+                Some(sign(SECRET, b"{}")),
+            ),
+            body.clone(),
+            401,
+        ),
+        (
+            "missing signature",
+            with(good_headers(&body), "x-hub-signature-256", None),
+            body.clone(),
+            401,
+        ),
+        (
+            "sha1 signature",
+            with(
+                good_headers(&body),
+                "x-hub-signature-256",
+                Some("sha1=abc".into()),
+            ),
+            body.clone(),
+            401,
+        ),
+        (
+            "malformed JSON",
+            good_headers(&malformed),
+            malformed.clone(),
+            400,
+        ),
+        (
+            "JSON that is not an object",
+            good_headers(b"[1,2]"),
+            b"[1,2]".to_vec(),
+            400,
+        ),
+        (
+            "invalid UTF-8",
+            good_headers(b"{\"a\":\"\xff\"}"),
+            b"{\"a\":\"\xff\"}".to_vec(),
+            400,
+        ),
+        (
+            "wrong content type",
+            with(
+                good_headers(&body),
+                "content-type",
+                Some("application/x-www-form-urlencoded".into()),
+            ),
+            body.clone(),
+            415,
+        ),
+        (
+            "missing event header",
+            with(good_headers(&body), "x-github-event", None),
+            body.clone(),
+            400,
+        ),
+        (
+            "missing delivery header",
+            with(good_headers(&body), "x-github-delivery", None),
+            body.clone(),
+            400,
+        ),
+        ("over 25 MiB", good_headers(&huge), huge.clone(), 413),
+    ];
+    for (name, headers, body, expected) in cases {
+        let (status, answer) = post(&t, &headers, body).await;
+        assert_eq!(status, expected, "{name}: {answer}");
+        assert!(
+            answer["error"].is_string() && answer["detail"].is_string(),
+            "{name}: JSON error body, got {answer}"
+        );
+    }
+    t.app.wait_idle().await;
+    assert_eq!(
+        t.dump(),
+        before,
+        "refused requests must not change the store"
+    );
+
+    // The process is still up and a good delivery still goes through.
+    let (status, _) = post(&t, &good_headers(&body), body.clone()).await;
+    assert_eq!(status, 202);
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn unknown_events_and_actions_are_acknowledged_and_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let before = t.dump();
+    let body = br#"{"action":"created","sender":{"login":"x","type":"User"}}"#.to_vec();
+    let headers = with(
+        good_headers(&body),
+        "x-github-event",
+        Some("sponsorship".into()),
+    );
+    let (status, answer) = post(&t, &headers, body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["status"], "ignored");
+    t.app.wait_idle().await;
+    assert_eq!(t.dump(), before);
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn the_read_api_and_manifest_ingest_require_the_bearer_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let http = reqwest::Client::new();
+    for path in [
+        "/api/v1/outputs",
+        "/api/v1/report",
+        "/api/v1/export.jsonl",
+        "/api/v1/outputs/o/r:1:0",
+        "/api/v1/runs/o/r/1",
+    ] {
+        let url = format!("{}{path}", t.server.url());
+        assert_eq!(
+            http.get(&url).send().await.unwrap().status(),
+            401,
+            "{path} without token"
+        );
+        assert_eq!(
+            http.get(&url)
+                .bearer_auth("wrong")
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            401,
+            "{path} wrong token"
+        );
+    }
+    let before = t.dump();
+    let resp = http
+        .post(format!(
+            "{}/api/v1/manifests?repo=o/r&run_id=1",
+            t.server.url()
+        ))
+        .header("content-type", "application/x-ndjson")
+        .body(r#"{"type":"create_issue","number":1}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 401);
+    let resp = http
+        .post(format!(
+            "{}/api/v1/manifests?repo=o/r&run_id=1",
+            t.server.url()
+        ))
+        .bearer_auth(TOKEN)
+        .header("content-type", "application/pdf")
+        .body(r#"{"type":"create_issue","number":1}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 415);
+    // Health endpoints are open and say nothing about repositories.
+    let status = http
+        .get(format!("{}/status", t.server.url()))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(status.contains("\"backlog\""), "{status}");
+    assert_eq!(
+        http.get(format!("{}/ping", t.server.url()))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "PONG"
+    );
+    t.app.wait_idle().await;
+    assert_eq!(t.dump(), before);
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn a_manifest_line_that_does_not_parse_is_reported_and_the_rest_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let body = [
+        r#"{"type":"create_issue","url":"https://github.com/o/r/issues/5","number":5,"repo":"o/r","timestamp":"2026-10-01T00:00:00Z"}"#,
+        r#"{"type":"create_issue", "number": "#,
+        r#"{"type":"post_to_slack","timestamp":"2026-10-01T00:00:00Z"}"#,
+        r#"[1,2,3]"#,
+    ]
+    .join("\n");
+    let answer = t
+        .client
+        .post_manifest("o/r", 77, Some("triage"), body.clone())
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    assert_eq!(answer.body["accepted"], 2);
+    let rejected: Vec<u64> = answer.body["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rejected, vec![2, 4]);
+    t.settle().await;
+    let outcomes = t.outcomes().await;
+    assert_eq!(
+        outcomes.keys().collect::<Vec<_>>(),
+        vec!["o/r:77:0", "o/r:77:2"]
+    );
+    let slack = &outcomes["o/r:77:2"];
+    assert_ne!(
+        slack.outcome_status,
+        safe_outcomes::model::OutcomeStatus::Accepted
+    );
+    assert!(
+        !slack.dedicated_evaluator,
+        "an unknown type goes to the generic fallback"
+    );
+
+    // Posting the same manifest again changes nothing but the duplicate count.
+    let before = t.dump_state();
+    let again = t
+        .client
+        .post_manifest("o/r", 77, Some("triage"), body)
+        .await
+        .unwrap();
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body["duplicate"], true);
+    t.app.wait_idle().await;
+    assert_eq!(t.dump_state(), before);
+    let before = t.dump();
+
+    // A manifest with no usable line is a 400 and stores nothing.
+    let answer = t
+        .client
+        .post_manifest("o/r", 78, None, "not json\n{\"no\":\"type\"}\n".into())
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert_eq!(answer.body["rejected"].as_array().unwrap().len(), 2);
+    t.app.wait_idle().await;
+    assert_eq!(t.dump(), before);
+    t.stop().await;
+}

@@ -1,0 +1,150 @@
+//! Test harness: a real App on a temporary sled store behind the real router on
+//! a loopback port, a manual clock, and a signing client. Tests wait on
+//! `wait_idle`/`tick` instead of sleeping.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use safe_outcomes::app::App;
+use safe_outcomes::client::{Client, Step};
+use safe_outcomes::clock::Clock;
+use safe_outcomes::model::OutcomeRecord;
+use safe_outcomes::server::{router, RouterOptions, RunningServer};
+
+pub const SECRET: &str = "test-webhook-secret";
+pub const TOKEN: &str = "test-api-token";
+
+pub struct TestApp {
+    pub app: App,
+    pub server: RunningServer,
+    pub client: Client,
+    pub clock: Clock,
+    pub dir: PathBuf,
+}
+
+impl TestApp {
+    pub async fn start(dir: &Path, start: DateTime<Utc>) -> TestApp {
+        Self::start_with(dir, start, true).await
+    }
+
+    /// `run_worker: false` stores deliveries but never processes them.
+    pub async fn start_with(dir: &Path, start: DateTime<Utc>, run_worker: bool) -> TestApp {
+        let clock = Clock::manual(start);
+        let app = if run_worker {
+            App::start(dir, clock.clone()).expect("app starts")
+        } else {
+            App::start_without_worker(dir, clock.clone()).expect("app starts")
+        };
+        let routes = router(
+            &app,
+            RouterOptions {
+                webhook_path: "/api/github/webhooks".into(),
+                secrets: vec![SECRET.to_string()],
+                api_token: Some(TOKEN.to_string()),
+                listen_only: true,
+            },
+        );
+        let server = RunningServer::start(routes, "127.0.0.1:0".parse().unwrap())
+            .await
+            .expect("server binds");
+        let client = Client::new(
+            &server.url(),
+            Some(SECRET.to_string()),
+            Some(TOKEN.to_string()),
+        );
+        TestApp {
+            app,
+            server,
+            client,
+            clock,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Send scenario steps like the demo does: time moves with the steps.
+    pub async fn play(&self, steps: &[Step]) {
+        for step in steps {
+            if step.at() > self.clock.now() {
+                self.app.wait_idle().await;
+                self.clock.advance_to(step.at());
+                self.app.tick().await;
+            }
+            let answer = self.client.send_step(step).await.expect("step sent");
+            if let Some(a) = answer {
+                assert!(
+                    a.status < 500,
+                    "server error {} on {step:?}: {}",
+                    a.status,
+                    a.body
+                );
+            }
+        }
+        self.settle().await;
+    }
+
+    pub async fn settle(&self) {
+        self.app.wait_idle().await;
+        self.app.tick().await;
+    }
+
+    pub async fn advance_to(&self, at: DateTime<Utc>) {
+        self.app.wait_idle().await;
+        self.clock.advance_to(at);
+        self.app.tick().await;
+    }
+
+    /// All outcome records, by id, through the export endpoint.
+    pub async fn outcomes(&self) -> BTreeMap<String, OutcomeRecord> {
+        let answer = self.client.get("/api/v1/export.jsonl").await.unwrap();
+        assert_eq!(answer.status, 200);
+        answer
+            .body
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<OutcomeRecord>(l).unwrap())
+            .map(|o| (o.safe_output_id.clone(), o))
+            .collect()
+    }
+
+    /// Every key and value in the store, to show a request changed nothing.
+    pub fn dump(&self) -> Vec<(String, String)> {
+        self.app
+            .store
+            .db()
+            .iter()
+            .map(|r| r.unwrap())
+            .map(|(k, v)| {
+                (
+                    String::from_utf8_lossy(&k).into_owned(),
+                    String::from_utf8_lossy(&v).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The store without its counters: the state deliveries produced.
+    pub fn dump_state(&self) -> Vec<(String, String)> {
+        self.dump()
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with("m/"))
+            .collect()
+    }
+
+    pub async fn stop(self) {
+        self.server.stop().await;
+        self.app.shutdown();
+    }
+}
+
+/// Outcome records without the fields that record *when* we looked.
+pub fn comparable(mut o: OutcomeRecord) -> OutcomeRecord {
+    o.evaluated_at = DateTime::<Utc>::MIN_UTC;
+    o
+}
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}

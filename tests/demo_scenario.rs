@@ -1,0 +1,214 @@
+//! The bundled scenario end to end through the real router: final outcomes
+//! record by record, and the same outcomes whatever the order, repetition or
+//! interruption of the deliveries.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use common::{comparable, TestApp};
+use safe_outcomes::client::{parse_scenario, Step};
+use safe_outcomes::demo::{self, DemoOptions, SCENARIO};
+use safe_outcomes::model::OutcomeRecord;
+use safe_outcomes::store::counter;
+use serde_json::Value;
+
+fn expected() -> Value {
+    let path = common::manifest_dir().join("fixtures/demo/expected.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn final_at() -> DateTime<Utc> {
+    expected()["final_at"].as_str().unwrap().parse().unwrap()
+}
+
+fn steps() -> Vec<Step> {
+    parse_scenario(SCENARIO).unwrap()
+}
+
+/// The scenario played in order on a fresh App: the reference outcomes.
+async fn reference_outcomes() -> BTreeMap<String, OutcomeRecord> {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = steps();
+    let t = TestApp::start(dir.path(), steps[0].at()).await;
+    t.play(&steps).await;
+    t.advance_to(final_at()).await;
+    let outcomes = t.outcomes().await;
+    t.stop().await;
+    outcomes
+}
+
+#[tokio::test]
+async fn the_demo_gives_the_expected_outcome_for_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = demo::run(DemoOptions {
+        data_dir: dir.path().to_path_buf(),
+        scenario: None,
+    })
+    .await
+    .unwrap();
+    assert!(result.refusals.is_empty(), "{:?}", result.refusals);
+    let expected = expected();
+    let expected = expected["outputs"].as_object().unwrap();
+    let got: BTreeMap<&str, &OutcomeRecord> = result
+        .outcomes
+        .iter()
+        .map(|o| (o.safe_output_id.as_str(), o))
+        .collect();
+    assert_eq!(
+        got.keys().copied().collect::<Vec<_>>(),
+        expected.keys().map(String::as_str).collect::<Vec<_>>(),
+        "the set of outputs"
+    );
+    let mut mismatches = Vec::new();
+    for (id, want) in expected {
+        let o = got[id.as_str()];
+        let have = (
+            o.outcome_status.as_str(),
+            o.evidence_strength.as_str(),
+            o.human_check_signal.as_str(),
+        );
+        let wanted = (
+            want["outcome_status"].as_str().unwrap(),
+            want["evidence_strength"].as_str().unwrap(),
+            want["human_check_signal"].as_str().unwrap(),
+        );
+        if have != wanted {
+            mismatches.push(format!(
+                "{id} ({}): got {have:?}, want {wanted:?} — {}",
+                o.safe_output_type, want["why"]
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
+
+    // Every output has a snapshot at every checkpoint by the end.
+    for o in &result.outcomes {
+        assert_eq!(
+            o.windows.len(),
+            4,
+            "{}: {:?}",
+            o.safe_output_id,
+            o.windows.keys()
+        );
+    }
+    // The malformed manifest line is reported, not stored.
+    let rejected: usize = result
+        .manifest_answers
+        .iter()
+        .map(|a| a["rejected"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(rejected, 1);
+    // The report counts what the records say.
+    let t = &result.report.totals;
+    assert_eq!(t.total_safe_outputs as usize, expected.len());
+    let accepted = result
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome_status.as_str() == "accepted")
+        .count() as u64;
+    assert_eq!(
+        t.accepted_strong + t.accepted_medium + t.accepted_weak,
+        accepted
+    );
+    // The JSONL file holds one record per output.
+    let jsonl = std::fs::read_to_string(&result.jsonl_path).unwrap();
+    assert_eq!(jsonl.lines().count(), expected.len());
+}
+
+/// A deterministic shuffle (no RNG dependency): a seeded LCG Fisher–Yates.
+fn shuffle<T>(items: &mut [T], mut seed: u64) {
+    for i in (1..items.len()).rev() {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let j = (seed >> 33) as usize % (i + 1);
+        items.swap(i, j);
+    }
+}
+
+#[tokio::test]
+async fn duplicated_and_shuffled_deliveries_converge_to_the_same_outcomes() {
+    let reference = reference_outcomes().await;
+    for seed in [1u64, 7, 42] {
+        let mut sends: Vec<Step> = steps()
+            .into_iter()
+            .filter(|s| !matches!(s, Step::Advance { .. }))
+            .collect();
+        // Every delivery twice, all in a random order.
+        let copies: Vec<Step> = sends
+            .iter()
+            .filter(|s| matches!(s, Step::Webhook { .. }))
+            .cloned()
+            .collect();
+        sends.extend(copies);
+        shuffle(&mut sends, seed);
+        let dir = tempfile::tempdir().unwrap();
+        let t = TestApp::start(dir.path(), steps()[0].at()).await;
+        for step in &sends {
+            let a = t.client.send_step(step).await.unwrap().unwrap();
+            assert!(a.status < 300, "{}: {}", a.status, a.body);
+        }
+        t.advance_to(final_at()).await;
+        let shuffled = t.outcomes().await;
+        t.stop().await;
+        assert_eq!(shuffled.len(), reference.len(), "seed {seed}");
+        for (id, want) in &reference {
+            let got = shuffled
+                .get(id)
+                .unwrap_or_else(|| panic!("seed {seed}: {id} missing"));
+            assert_eq!(
+                comparable(got.clone()),
+                comparable(want.clone()),
+                "seed {seed}: {id}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn acknowledged_deliveries_survive_a_crash_before_processing() {
+    let reference = reference_outcomes().await;
+    let dir = tempfile::tempdir().unwrap();
+    let steps = steps();
+    // A process that acknowledges every delivery and dies before its worker runs.
+    let t = TestApp::start_with(dir.path(), steps[0].at(), false).await;
+    let mut acknowledged = 0;
+    for step in &steps {
+        t.clock.advance_to(step.at());
+        if let Some(a) = t.client.send_step(step).await.unwrap() {
+            assert!(a.status < 300, "{}: {}", a.status, a.body);
+            if a.status == 202 {
+                acknowledged += 1;
+            }
+        }
+    }
+    assert_eq!(t.app.store.counter(counter::PROCESSED), 0);
+    assert_eq!(t.app.store.counter(counter::RECEIVED), acknowledged);
+    assert_eq!(t.app.store.backlog(), acknowledged);
+    t.stop().await;
+
+    // Restart on the same store: everything is processed, once.
+    let t = TestApp::start(dir.path(), steps.last().unwrap().at()).await;
+    t.app.wait_idle().await;
+    assert_eq!(t.app.store.counter(counter::PROCESSED), acknowledged);
+    assert_eq!(t.app.store.backlog(), 0);
+    t.advance_to(final_at()).await;
+    let recovered = t.outcomes().await;
+    // A second restart processes nothing again.
+    t.stop().await;
+    let t = TestApp::start(dir.path(), final_at()).await;
+    t.settle().await;
+    assert_eq!(t.app.store.counter(counter::PROCESSED), acknowledged);
+    t.stop().await;
+
+    assert_eq!(recovered.len(), reference.len());
+    for (id, want) in &reference {
+        assert_eq!(
+            comparable(recovered[id].clone()),
+            comparable(want.clone()),
+            "{id}"
+        );
+    }
+}
