@@ -449,6 +449,7 @@ mod tests {
             url: None,
             parent_number: None,
             git_ref: None,
+            name: None,
         }
     }
 

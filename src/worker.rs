@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
-use crate::model::target::{ref_key, TargetKind};
+use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation};
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
@@ -137,10 +137,11 @@ impl Worker {
     }
 
     /// Store an observation under its target, and under the PRs whose head
-    /// branch it concerns. Idempotent: the key is deterministic.
+    /// branch, head commit or merge commit it concerns. Idempotent: the key is
+    /// deterministic.
     fn file_observation(&self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
         let db = self.store.db();
-        if obs.target.contains("#ref:") {
+        if is_linkable_key(&obs.target) {
             for thread in self.store.threads_on_ref(&obs.target)? {
                 let copy = Observation {
                     target: thread.clone(),
@@ -150,10 +151,20 @@ impl Worker {
                 touched.insert(thread);
             }
         }
-        if let Some(snap) = &obs.snapshot {
-            if let (Some(TargetKind::PullRequest), Some(head)) = (snap.kind, &snap.head_ref) {
-                let repo = obs.target.split('#').next().unwrap_or_default();
-                self.link_ref(&ref_key(repo, head), &obs.target)?;
+        if let Some(snap) = obs
+            .snapshot
+            .as_ref()
+            .filter(|s| s.kind == Some(TargetKind::PullRequest))
+        {
+            let repo = obs.target.split('#').next().unwrap_or_default();
+            let merge_commit = snap.merge_commit_sha.as_ref().filter(|_| snap.merged);
+            let linked = [
+                snap.head_ref.as_ref().map(|r| ref_key(repo, r)),
+                snap.head_sha.as_ref().map(|s| commit_key(repo, s)),
+                merge_commit.map(|s| commit_key(repo, s)),
+            ];
+            for key in linked.into_iter().flatten() {
+                self.link_ref(&key, &obs.target)?;
             }
         }
         db.insert(
@@ -164,7 +175,7 @@ impl Worker {
         Ok(())
     }
 
-    /// Link a branch to a PR, copying pushes seen before the PR was known.
+    /// Link a branch or commit to a PR, copying what was filed under it before.
     fn link_ref(&self, ref_key: &str, thread: &str) -> Result<()> {
         let db = self.store.db();
         let link = keys::ref_link(ref_key, thread);

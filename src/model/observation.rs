@@ -91,6 +91,15 @@ pub struct ItemSnapshot {
     pub author: Option<Actor>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_by: Option<Actor>,
+    /// For merged PRs: the commit the merge made on the base branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge_commit_sha: Option<String>,
+    /// For issues: the issue type name (`Bug`, `Feature`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_type: Option<String>,
+    /// For discussions: the id of the comment marked as the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_comment_id: Option<u64>,
 }
 
 /// One commit of a push.
@@ -190,6 +199,173 @@ pub enum ObservationKind {
         forced: bool,
         #[serde(default)]
         commits: Vec<PushedCommit>,
+    },
+    /// An inline review comment on a PR diff (`pull_request_review_comment`).
+    ReviewCommentCreated {
+        comment_id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        in_reply_to: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        review_id: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        #[serde(default)]
+        agent_marker: bool,
+    },
+    ReviewCommentEdited {
+        comment_id: u64,
+    },
+    ReviewCommentDeleted {
+        comment_id: u64,
+    },
+    /// A review thread was resolved (`pull_request_review_thread`, or GraphQL).
+    ThreadResolved {
+        thread_id: String,
+        #[serde(default)]
+        comment_ids: Vec<u64>,
+    },
+    ThreadUnresolved {
+        thread_id: String,
+        #[serde(default)]
+        comment_ids: Vec<u64>,
+    },
+    /// A comment was minimized (hidden) or un-minimized (GraphQL `isMinimized`).
+    CommentMinimized {
+        comment_node_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    CommentUnminimized {
+        comment_node_id: String,
+    },
+    /// The issue type was set or cleared (`issues.typed` / `untyped`).
+    IssueTyped {
+        issue_type: String,
+    },
+    IssueUntyped {
+        issue_type: String,
+    },
+    /// A field value changed: an issue field, or a Projects v2 item field.
+    FieldValueChanged {
+        field: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
+    },
+    /// Sub-issue links (`sub_issues` events), filed under the parent and the child.
+    SubIssueAdded {
+        parent: u64,
+        child: u64,
+    },
+    SubIssueRemoved {
+        parent: u64,
+        child: u64,
+    },
+    /// Projects v2 items (`projects_v2_item`).
+    ProjectItemAdded {
+        project_node_id: String,
+        item_node_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content_node_id: Option<String>,
+    },
+    ProjectItemRemoved {
+        project_node_id: String,
+        item_node_id: String,
+        /// `deleted` or `archived`.
+        how: String,
+    },
+    ProjectItemRestored {
+        project_node_id: String,
+        item_node_id: String,
+    },
+    /// A discussion answer was marked or unmarked.
+    Answered {
+        comment_id: u64,
+    },
+    Unanswered {
+        comment_id: u64,
+    },
+    /// A workflow run changed state (`workflow_run`).
+    WorkflowRun {
+        run_id: u64,
+        /// Workflow file path, e.g. `.github/workflows/ci.yml`.
+        workflow: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        head_branch: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        head_sha: Option<String>,
+        /// What triggered it: `workflow_dispatch`, `push`, `repository_dispatch`, ...
+        trigger: String,
+        /// `requested`, `in_progress`, `completed`, ...
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conclusion: Option<String>,
+        #[serde(default)]
+        run_attempt: u64,
+    },
+    /// A check run or suite on a commit (`check_run`, `check_suite`).
+    CheckRun {
+        check_run_id: u64,
+        name: String,
+        head_sha: String,
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conclusion: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        app: Option<String>,
+    },
+    CheckSuite {
+        check_suite_id: u64,
+        head_sha: String,
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conclusion: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        app: Option<String>,
+    },
+    /// A code-scanning alert changed (`code_scanning_alert`).
+    AlertChanged {
+        alert_number: u64,
+        /// `open`, `fixed`, `dismissed`, ...
+        state: String,
+        /// The webhook action: `created`, `fixed`, `closed_by_user`, `reopened`, ...
+        action: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dismissed_reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule_id: Option<String>,
+    },
+    /// A release changed (`release`).
+    ReleaseChanged {
+        release_id: u64,
+        tag: String,
+        /// `published`, `edited`, `deleted`, `released`, `prereleased`, ...
+        action: String,
+        #[serde(default)]
+        draft: bool,
+        #[serde(default)]
+        prerelease: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default)]
+        body_hash: String,
+    },
+    /// A milestone changed (`milestone`): `closed`, `deleted`, `edited`, ...
+    MilestoneChanged {
+        milestone: String,
+        action: String,
+    },
+    /// A commit or PR was reverted: filed under the reverted commit's key, or
+    /// the reverted PR's thread.
+    Reverted {
+        /// The reverting commit sha, or the reverting PR's number as `#N`.
+        by: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reverted_sha: Option<String>,
+        /// Whether the revert has landed (pushed, or its PR merged).
+        #[serde(default)]
+        landed: bool,
     },
     /// A known event with an action we keep but do not interpret.
     Other {

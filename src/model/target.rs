@@ -18,8 +18,27 @@ pub enum TargetKind {
     DiscussionComment,
     /// A git ref (branch), for pushes.
     Ref,
-    /// The repository itself (dispatches, releases, alerts without a number).
+    /// The repository itself.
     Repository,
+    /// A commit, by sha (`name`): check runs and reverts are filed here.
+    Commit,
+    /// A pull-request review thread, by GraphQL node id.
+    ReviewThread,
+    /// One workflow run, by run id (`id`).
+    WorkflowRun,
+    /// A workflow file (`name`, e.g. `ci.yml`): runs not yet correlated by id.
+    Workflow,
+    /// A check run, by id.
+    CheckRun,
+    /// A code-scanning alert, by number.
+    CodeScanningAlert,
+    /// A release, by tag (`name`).
+    Release,
+    /// A Projects v2 project, by node id or number.
+    Project,
+    /// An item on a Projects v2 project, by node id.
+    ProjectItem,
+    Milestone,
 }
 
 impl TargetKind {
@@ -50,6 +69,10 @@ pub struct Target {
     /// For refs: the branch name.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
     pub git_ref: Option<String>,
+    /// A name that identifies the object when it has no number or id: a
+    /// commit sha, a workflow file, a release tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl Target {
@@ -63,7 +86,22 @@ impl Target {
             url: None,
             parent_number: None,
             git_ref: None,
+            name: None,
         }
+    }
+
+    /// An object identified by a name (commit sha, workflow file, release tag).
+    pub fn named(repo: &str, kind: TargetKind, name: &str) -> Target {
+        Target {
+            name: Some(name.to_string()),
+            ..Target::thread(repo, kind, 0)
+        }
+        .without_number()
+    }
+
+    fn without_number(mut self) -> Target {
+        self.number = None;
+        self
     }
 
     pub fn comment(repo: &str, kind: TargetKind, id: u64, parent: Option<u64>) -> Target {
@@ -76,6 +114,7 @@ impl Target {
             url: None,
             parent_number: parent,
             git_ref: None,
+            name: None,
         }
     }
 
@@ -85,6 +124,7 @@ impl Target {
             k if k.is_thread() => thread_key(&self.repo, self.number.unwrap_or(0)),
             TargetKind::Ref => ref_key(&self.repo, self.git_ref.as_deref().unwrap_or("")),
             TargetKind::Repository => format!("{}#repo", self.repo),
+            TargetKind::Commit => commit_key(&self.repo, self.name.as_deref().unwrap_or("")),
             k => format!(
                 "{}#{}:{}",
                 self.repo,
@@ -93,6 +133,7 @@ impl Target {
                     .or(self.number)
                     .map(|i| i.to_string())
                     .or_else(|| self.node_id.clone())
+                    .or_else(|| self.name.clone())
                     .unwrap_or_default()
             ),
         }
@@ -113,6 +154,22 @@ pub fn thread_key(repo: &str, number: u64) -> String {
     format!("{repo}#{number}")
 }
 
+/// Observations about a commit (check runs, reverts) are filed under this key.
+pub fn commit_key(repo: &str, sha: &str) -> String {
+    format!("{repo}#commit:{sha}")
+}
+
+/// The key of any object of `kind` with the given id, number, node id or name.
+pub fn object_key(repo: &str, kind: TargetKind, id: &str) -> String {
+    format!("{repo}#{}:{id}", kind_name(kind))
+}
+
+/// True for keys whose observations are copied to the PRs linked to them
+/// (a PR's head branch, head commit and merge commit).
+pub fn is_linkable_key(key: &str) -> bool {
+    key.contains("#ref:") || key.contains("#commit:")
+}
+
 pub fn ref_key(repo: &str, git_ref: &str) -> String {
     format!("{repo}#ref:{}", git_ref.trim_start_matches("refs/heads/"))
 }
@@ -128,6 +185,16 @@ fn kind_name(kind: TargetKind) -> &'static str {
         TargetKind::DiscussionComment => "discussion_comment",
         TargetKind::Ref => "ref",
         TargetKind::Repository => "repo",
+        TargetKind::Commit => "commit",
+        TargetKind::ReviewThread => "review_thread",
+        TargetKind::WorkflowRun => "workflow_run",
+        TargetKind::Workflow => "workflow",
+        TargetKind::CheckRun => "check_run",
+        TargetKind::CodeScanningAlert => "code_scanning_alert",
+        TargetKind::Release => "release",
+        TargetKind::Project => "project",
+        TargetKind::ProjectItem => "project_item",
+        TargetKind::Milestone => "milestone",
     }
 }
 

@@ -60,6 +60,10 @@ pub struct Item {
     pub requested_teams: Option<Vec<Team>>,
     pub user: Option<User>,
     pub merged_by: Option<User>,
+    pub merge_commit_sha: Option<String>,
+    /// The issue type: `{"name": "Bug", ...}` (a plain string is tolerated).
+    #[serde(rename = "type")]
+    pub issue_type: Option<Value>,
     /// On an issue: present when the issue is a pull request.
     pub pull_request: Option<IssuePr>,
     pub created_at: Option<Value>,
@@ -231,6 +235,12 @@ impl Item {
             requested_teams: names(self.requested_teams.iter().flatten().map(|t| &t.slug)),
             author: self.user.as_ref().and_then(User::actor),
             merged_by: self.merged_by.as_ref().and_then(User::actor),
+            merge_commit_sha: self.merge_commit_sha.clone(),
+            issue_type: self.issue_type.as_ref().and_then(|t| match t {
+                Value::String(s) => Some(s.clone()),
+                other => other.get("name")?.as_str().map(str::to_string),
+            }),
+            answer_comment_id: None,
         }
     }
 }
