@@ -15,5 +15,6 @@ pub mod report;
 pub mod server;
 pub mod signature;
 pub mod store;
+pub mod targets;
 pub mod webhook;
 pub mod worker;

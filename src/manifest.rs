@@ -132,7 +132,8 @@ fn parse_line(
     });
 
     let target = if is_github {
-        build_target(&obj, &repo, &output_type, parsed_url, url, oct_target)
+        let found = build_target(&obj, &repo, &output_type, parsed_url, url, oct_target);
+        crate::targets::refine(&output_type, &obj, &repo, found)
     } else {
         None
     };

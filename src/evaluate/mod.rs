@@ -10,14 +10,23 @@ use crate::model::{
     Observation, OutcomeStatus,
 };
 
+mod assignment;
 mod comment;
 mod common;
+mod discussion;
 mod fallback;
 mod issue;
 mod labels;
+mod metadata;
+mod moderation;
+mod project;
 mod pull_request;
+mod release;
+mod review;
+mod security;
 mod system;
 mod update;
+mod workflow;
 
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -80,7 +89,24 @@ impl<'a> EvalContext<'a> {
 }
 
 /// Which evaluator family handles a type; `None` means the generic fallback.
-fn evaluator_for(output_type: &str) -> Option<fn(&EvalContext) -> Evaluation> {
+fn evaluator_for(output_type: &str) -> Option<Evaluator> {
+    core_evaluator_for(output_type)
+        .or_else(|| review::evaluator_for(output_type))
+        .or_else(|| assignment::evaluator_for(output_type))
+        .or_else(|| metadata::evaluator_for(output_type))
+        .or_else(|| project::evaluator_for(output_type))
+        .or_else(|| discussion::evaluator_for(output_type))
+        .or_else(|| moderation::evaluator_for(output_type))
+        .or_else(|| workflow::evaluator_for(output_type))
+        .or_else(|| security::evaluator_for(output_type))
+        .or_else(|| release::evaluator_for(output_type))
+}
+
+/// An evaluator: a pure function of the context.
+pub type Evaluator = fn(&EvalContext) -> Evaluation;
+
+/// The issue, pull-request, comment, label and update evaluators.
+fn core_evaluator_for(output_type: &str) -> Option<Evaluator> {
     Some(match output_type {
         "create_pull_request" => pull_request::create_pull_request,
         "push_to_pull_request_branch" => pull_request::push_to_pull_request_branch,

@@ -8,14 +8,23 @@
 
 mod comments;
 mod discovery;
+mod discussions;
+mod milestones;
 mod payload;
+mod projects;
 mod push;
+mod releases;
+mod reviews;
+mod security;
+mod sub_issues;
 mod threads;
+mod workflows;
 
 use chrono::{DateTime, Utc};
 
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
+use serde::Deserialize;
 
 /// What one delivery told us.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +51,29 @@ pub enum WebhookError {
     NotAnObject,
 }
 
+/// The events normalized into observations; others are acknowledged and ignored.
+pub const HANDLED_EVENTS: &[&str] = &[
+    "issues",
+    "issue_comment",
+    "pull_request",
+    "pull_request_review",
+    "pull_request_review_comment",
+    "pull_request_review_thread",
+    "push",
+    "discussion",
+    "discussion_comment",
+    "projects_v2_item",
+    "projects_v2",
+    "projects_v2_status_update",
+    "sub_issues",
+    "milestone",
+    "workflow_run",
+    "check_run",
+    "check_suite",
+    "code_scanning_alert",
+    "release",
+];
+
 /// Normalize a delivery (`X-GitHub-Event`, `X-GitHub-Delivery`, raw body).
 pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normalized, WebhookError> {
     let value: serde_json::Value =
@@ -49,10 +81,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     if !value.is_object() {
         return Err(WebhookError::NotAnObject);
     }
-    if !matches!(
-        event,
-        "issues" | "issue_comment" | "pull_request" | "pull_request_review" | "push"
-    ) {
+    if !HANDLED_EVENTS.contains(&event) {
         let reason = match event {
             "installation" | "installation_repositories" | "ping" => {
                 format!("event `{event}` is not handled yet")
@@ -61,7 +90,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         };
         return Ok(ignored(reason));
     }
-    let payload: Payload = match serde_json::from_value(value) {
+    let payload: Payload = match Payload::deserialize(&value) {
         Ok(p) => p,
         Err(e) => return Ok(ignored(format!("unexpected `{event}` payload shape: {e}"))),
     };
@@ -72,11 +101,23 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         event,
         repo: &repo,
         p: &payload,
+        raw: &value,
     };
     let result = match event {
         "issues" | "pull_request" => threads::normalize(&ctx),
         "issue_comment" | "pull_request_review" => comments::normalize(&ctx),
-        _ => push::normalize(&ctx),
+        "push" => push::normalize(&ctx),
+        "pull_request_review_comment" | "pull_request_review_thread" => reviews::normalize(&ctx),
+        "discussion" | "discussion_comment" => discussions::normalize(&ctx),
+        "projects_v2_item" | "projects_v2" | "projects_v2_status_update" => {
+            projects::normalize(&ctx)
+        }
+        "sub_issues" => sub_issues::normalize(&ctx),
+        "milestone" => milestones::normalize(&ctx),
+        "workflow_run" | "check_run" | "check_suite" => workflows::normalize(&ctx),
+        "code_scanning_alert" => security::normalize(&ctx),
+        "release" => releases::normalize(&ctx),
+        _ => Err(format!("event `{event}` is not handled")),
     };
     Ok(match result {
         Err(reason) => ignored(reason),
@@ -104,7 +145,11 @@ fn ignored(reason: String) -> Normalized {
 struct Ctx<'a> {
     event: &'a str,
     repo: &'a str,
+    /// The fields most events share, typed.
     p: &'a Payload,
+    /// The whole body, for event-specific fields (each event module types its own).
+    #[allow(dead_code)]
+    raw: &'a serde_json::Value,
 }
 
 impl Ctx<'_> {

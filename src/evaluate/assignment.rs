@@ -1,0 +1,8 @@
+//! Assignment evaluators: assign_to_agent, assign_to_user, unassign_from_user. (Not written yet.)
+
+use super::Evaluator;
+
+/// The evaluator for a type of this family, if any.
+pub(super) fn evaluator_for(_output_type: &str) -> Option<Evaluator> {
+    None
+}

@@ -1,0 +1,8 @@
+//! Comment moderation evaluators: hide_comment. (Not written yet.)
+
+use super::Evaluator;
+
+/// The evaluator for a type of this family, if any.
+pub(super) fn evaluator_for(_output_type: &str) -> Option<Evaluator> {
+    None
+}
