@@ -27,6 +27,9 @@ pub struct Shared {
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
+    /// True once the worker has finished its start-up pass (backlog and
+    /// checkpoints that came due while the App was down).
+    ready: watch::Sender<bool>,
 }
 
 impl Shared {
@@ -37,6 +40,10 @@ impl Shared {
 
     pub fn last_error(&self) -> Option<String> {
         self.last_error.lock().expect("last_error lock").clone()
+    }
+
+    pub fn mark_ready(&self) {
+        self.ready.send_replace(true);
     }
 
     pub fn publish_processed(&self, seq: u64) {
@@ -99,6 +106,7 @@ impl App {
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,
+            ready: watch::channel(false).0,
         });
         let (worker_tx, worker_rx) = std::sync::mpsc::channel();
         let mut threads = Vec::new();
@@ -141,6 +149,12 @@ impl App {
                 return;
             }
         }
+    }
+
+    /// Wait until the worker has finished its start-up pass.
+    pub async fn wait_ready(&self) {
+        let mut ready = self.shared.ready.subscribe();
+        let _ = ready.wait_for(|r| *r).await;
     }
 
     /// Take the checkpoints due at the clock's current time; returns when done.

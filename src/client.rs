@@ -103,8 +103,17 @@ impl Client {
 
     async fn answer(resp: reqwest::Response) -> anyhow::Result<Answer> {
         let status = resp.status().as_u16();
+        let is_json = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
         let text = resp.text().await?;
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        // Anything but a JSON answer (JSONL, text) stays a string.
+        let body = match is_json {
+            true => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            false => Value::String(text),
+        };
         Ok(Answer { status, body })
     }
 

@@ -48,6 +48,7 @@ impl Worker {
     pub fn run(mut self, rx: Receiver<WorkerMsg>) {
         self.drain_inbox();
         self.take_due_checkpoints();
+        self.shared.mark_ready();
         loop {
             match rx.recv_timeout(SCHEDULE_POLL) {
                 Ok(WorkerMsg::Wake) => self.drain_inbox(),
