@@ -57,6 +57,8 @@ impl Store {
         let db = sled::Config::new()
             .path(path)
             .flush_every_ms(Some(500))
+            // sled caches 1 GiB by default; the memory target is 300 MiB in all.
+            .cache_capacity(64 * 1024 * 1024)
             .open()?;
         Ok(Store { db })
     }
