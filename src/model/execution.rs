@@ -63,6 +63,15 @@ impl ExecutionRecord {
         }
     }
 
+    /// The keys whose observations bear on this output (its target's, and its
+    /// parent thread's).
+    pub fn watch_keys(&self) -> Vec<String> {
+        self.target
+            .as_ref()
+            .map(Target::watch_keys)
+            .unwrap_or_default()
+    }
+
     /// A string field from the line's extra fields or metadata.
     pub fn field_str(&self, name: &str) -> Option<&str> {
         self.extra
