@@ -429,6 +429,45 @@ mod tests {
         }
     }
 
+    /// End to end: the discovered comment is judged from the thread's events.
+    #[test]
+    fn discovered_comment_is_accepted_when_a_person_resolves_its_thread() {
+        let created = relevant(
+            COMMENT,
+            &fixture("pull_request_review_comment/created.gh-aw.json"),
+        );
+        let record = created.discoveries[0].clone();
+        let reply = relevant(
+            COMMENT,
+            &fixture("pull_request_review_comment/created.reply.json"),
+        );
+        let resolved = relevant(THREAD, &fixture("pull_request_review_thread/resolved.json"));
+        let mut observations: Vec<_> = [created, reply, resolved]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(n, d)| {
+                d.observations.into_iter().map(move |mut o| {
+                    o.id = format!("d-{n}/0");
+                    o
+                })
+            })
+            .collect();
+        observations.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        let judge = |as_of: &str| {
+            let e = crate::evaluate::evaluate(&record, &observations, t(as_of));
+            (e.status, e.strength, e.signal)
+        };
+        use crate::model::{EvidenceStrength as S, OutcomeStatus as O};
+        assert_eq!(
+            judge("2026-05-30T14:30:00Z"),
+            (O::Pending, S::Weak, "awaiting_reply".to_string())
+        );
+        assert_eq!(
+            judge("2026-05-30T15:10:00Z"),
+            (O::Accepted, S::Strong, "thread_resolved".to_string())
+        );
+    }
+
     /// Every octokit example of these events in ../shared normalizes to a
     /// relevant delivery.
     #[test]
