@@ -1,6 +1,6 @@
-//! Outputs discovered from webhooks alone: an issue, PR or comment whose body
-//! carries a gh-aw `Output` marker is registered when it is created, so it is
-//! tracked even before (or without) the run's manifest.
+//! Outputs discovered from webhooks alone: an issue, PR, comment or review
+//! comment whose body carries a gh-aw `Output` marker is registered when it is
+//! created, so it is tracked even before (or without) the run's manifest.
 
 use chrono::{DateTime, Utc};
 
@@ -56,6 +56,41 @@ pub(super) fn for_comment(
         target,
         created,
     ))
+}
+
+/// A `create_pull_request_review_comment` (or, when it answers another
+/// comment, a `reply_to_pull_request_review_comment`) discovered from
+/// `pull_request_review_comment.created`. A reply keeps the comment it
+/// answers as `extra.comment_id`, the field gh-aw's tool call names it by.
+pub(super) fn for_review_comment(
+    ctx: &Ctx,
+    comment: &Comment,
+    in_reply_to: Option<u64>,
+    parent: u64,
+    at: DateTime<Utc>,
+) -> Option<ExecutionRecord> {
+    let marker = output_marker(comment.body.as_deref())?;
+    let id = comment.id?;
+    let mut target = Target::comment(ctx.repo, TargetKind::ReviewComment, id, Some(parent));
+    target.url = comment.html_url.clone();
+    target.node_id = comment.node_id.clone();
+    let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
+    let output_type = match in_reply_to {
+        Some(_) => "reply_to_pull_request_review_comment",
+        None => "create_pull_request_review_comment",
+    };
+    let mut r = record(
+        ctx,
+        output_type,
+        &format!("review-comment-{id}"),
+        marker,
+        target,
+        created,
+    );
+    if let Some(root) = in_reply_to {
+        r.extra.insert("comment_id".to_string(), root.into());
+    }
+    Some(r)
 }
 
 /// Only agent outputs count: not activation, expiry or failure notices.

@@ -398,6 +398,8 @@ fn every_shared_payload_normalizes_without_error() {
         "issue_comment",
         "pull_request",
         "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_review_thread",
         "push",
     ];
     for (event, path) in fixtures {

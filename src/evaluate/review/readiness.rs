@@ -1,0 +1,399 @@
+//! `mark_pull_request_as_ready_for_review` and `merge_pull_request`: PR
+//! lifecycle actions judged by what the PR did next.
+//!
+//! **mark_pull_request_as_ready_for_review** (seed 000 §7), checked in order:
+//!
+//! | state | outcome |
+//! |---|---|
+//! | merged | accepted/strong `merged` |
+//! | converted back to draft by a visible non-bot | rejected/strong `converted_to_draft` |
+//! | reviewed by a visible non-bot strictly after the action | accepted/strong `reviewed` |
+//! | closed unmerged by a visible non-bot, no review | rejected/medium `closed_without_merge` |
+//! | closed by automation / by an unseen actor | ignored/weak `lifecycle` / unknown/weak `evaluation_error` |
+//! | open, no review, 7 days passed | ignored/weak `no_engagement` |
+//! | open, no review | pending/weak `awaiting_review` |
+//!
+//! gh-aw's conformance gives a review after the action accepted/*medium*
+//! `reviewed`; the seed says strong, and the seed wins. A review at the very
+//! instant of the action is not a follow-up (gh-aw conformance), so reviews
+//! must be strictly later. A merge outranks an earlier conversion to draft:
+//! the PR went in after all.
+//!
+//! **merge_pull_request** (no seed table), designed like the PR rows:
+//!
+//! | state | outcome |
+//! |---|---|
+//! | merged, then a landed revert (`Reverted` on the thread) | rejected/strong `accepted_then_reverted` |
+//! | merged by a visible non-bot (the workflow's merge did not do it, but the PR went in) | accepted/strong `merged` |
+//! | merged by the workflow or a bot, not reverted after 24 h | accepted/strong `merged` |
+//! | ... within 24 h | pending/weak `merged` |
+//! | closed unmerged | unknown/weak `closed_without_merge` |
+//! | still open (the merge failed or is not yet seen) | unknown/weak `merge_not_observed` |
+//!
+//! The 24 h wait is seed §5's retention window: a merge made by the workflow
+//! itself is its own action, and only its surviving the window (no revert)
+//! says a person let it stand. A revert that is proposed but not landed is
+//! reported in `details` only.
+
+use super::super::common::{
+    cite, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle, merge_obs,
+    missing_reference, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+};
+use super::super::EvalContext;
+use crate::model::{
+    ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    OutcomeStatus as O,
+};
+
+pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let later_human = |o: &&Observation| o.at > ctx.record.executed_at && ctx.is_human(o);
+    let review = ctx
+        .observations
+        .iter()
+        .filter(later_human)
+        .find(|o| matches!(o.event, K::ReviewSubmitted { .. }));
+    let to_draft = ctx
+        .observations
+        .iter()
+        .filter(later_human)
+        .find(|o| matches!(o.event, K::ConvertedToDraft));
+    let merge = is_merged(ctx).then(|| merge_obs(ctx)).flatten();
+    let e = if let Some(m) = merge {
+        Evaluation::new(O::Accepted, S::Strong, "merged")
+            .decided_by(&m.id, m.at)
+            .note("The PR was merged after it was marked ready for review.")
+    } else if let Some(d) = to_draft {
+        Evaluation::new(O::Rejected, S::Strong, "converted_to_draft")
+            .decided_by(&d.id, d.at)
+            .note("A visible non-bot actor converted the PR back to draft.")
+    } else if let Some(r) = review {
+        Evaluation::new(O::Accepted, S::Strong, "reviewed")
+            .decided_by(&r.id, r.at)
+            .note("A visible non-bot actor reviewed the PR after it was marked ready.")
+    } else if is_closed(ctx) {
+        match closer(ctx) {
+            Closer::Human(c) => Evaluation::new(O::Rejected, S::Medium, "closed_without_merge")
+                .decided_by(&c.id, c.at)
+                .note("A visible non-bot actor closed the PR unmerged, with no review."),
+            Closer::Lifecycle(c) => lifecycle(ctx, c),
+            Closer::Unknown(c) => close_actor_unknown(c),
+        }
+    } else if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
+        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(
+            "No visible non-bot actor reviewed the PR within 7 days of it being marked ready.",
+        )
+    } else {
+        Evaluation::new(O::Pending, S::Weak, "awaiting_review")
+            .note("The PR is ready for review and has not been reviewed yet.")
+    };
+    e.detail("reviewed", review.is_some())
+        .detail("converted_to_draft", to_draft.is_some())
+        .detail("merged", merge.is_some())
+        .detail("closed", is_closed(ctx))
+}
+
+pub fn merge_pull_request(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let Some(merge) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() else {
+        let e = if is_closed(ctx) {
+            Evaluation::new(O::Unknown, S::Weak, "closed_without_merge")
+                .note("The PR was closed without merge: the workflow's merge did not happen.")
+        } else {
+            Evaluation::new(O::Unknown, S::Weak, "merge_not_observed")
+                .note("The PR is still open: the merge failed or has not been observed yet.")
+        };
+        return e.detail("merged", false);
+    };
+    let reverts = |landed: bool| {
+        ctx.observations.iter().find(move |o| {
+            o.at >= merge.at && matches!(o.event, K::Reverted { landed: l, .. } if l == landed)
+        })
+    };
+    let proposed = reverts(false);
+    let e = if let Some(rv) = reverts(true) {
+        Evaluation::new(O::Rejected, S::Strong, "accepted_then_reverted")
+            .decided_by(&rv.id, rv.at)
+            .note("The merge was later reverted.")
+    } else if merged_by_human(ctx, merge) && merge.at >= ctx.record.executed_at {
+        Evaluation::new(O::Accepted, S::Strong, "merged")
+            .decided_by(&merge.id, merge.at)
+            .note("A visible non-bot actor merged the PR.")
+    } else if window_passed(ctx, RETENTION_WINDOW) {
+        Evaluation::new(O::Accepted, S::Strong, "merged")
+            .decided_by(&merge.id, merge.at)
+            .note("The PR was merged and not reverted within 24 hours.")
+    } else {
+        Evaluation::new(O::Pending, S::Weak, "merged")
+            .note("The PR was merged; the 24-hour window for a revert has not passed.")
+    };
+    let e = e
+        .detail("merged", true)
+        .detail("revert_proposed", proposed.is_some());
+    match proposed {
+        Some(p) => cite(e, p),
+        None => e,
+    }
+}
+
+/// Whoever merged (the snapshot's `merged_by`, else the event's sender) is a
+/// visible non-bot other than the workflow.
+fn merged_by_human(ctx: &EvalContext, merge: &Observation) -> bool {
+    merge
+        .snapshot
+        .as_ref()
+        .and_then(|s| s.merged_by.as_ref())
+        .or(merge.actor.as_ref())
+        .is_some_and(|a| a.classify(ctx.record.actor.as_deref()) == ActorClass::VisibleNonBotActor)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::evaluate::testkit::*;
+    use crate::model::{Actor, Observation, ObservationKind as K};
+
+    fn ready() -> Observation {
+        obs(-0.01, workflow_actor(), K::ReadyForReview).snap(open())
+    }
+
+    fn merge(h: f64, who: Option<Actor>) -> Observation {
+        obs(h, who.clone(), K::Closed).snap(merged(who))
+    }
+
+    fn close(h: f64, who: Option<Actor>) -> Observation {
+        obs(h, who, K::Closed).snap(snapshot("closed"))
+    }
+
+    #[test]
+    fn mark_pull_request_as_ready_for_review_table() {
+        let r = || record("mark_pull_request_as_ready_for_review");
+        run(vec![
+            case(
+                "reviewed by a human after mark-ready",
+                r(),
+                vec![
+                    ready(),
+                    obs(3.0, human("alice"), review(1, "approved")).snap(open()),
+                ],
+                24.0,
+                (ACCEPTED, STRONG, "reviewed"),
+            ),
+            case(
+                "review at the same instant is not a follow-up",
+                r(),
+                vec![
+                    ready(),
+                    obs(0.0, human("alice"), review(1, "approved")).snap(open()),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "reviewed by a bot only",
+                r(),
+                vec![
+                    ready(),
+                    obs(3.0, bot("copilot[bot]"), review(1, "commented")).snap(open()),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "merged after mark-ready",
+                r(),
+                vec![ready(), merge(30.0, human("carol"))],
+                48.0,
+                (ACCEPTED, STRONG, "merged"),
+            ),
+            case(
+                "converted back to draft by a human",
+                r(),
+                vec![
+                    ready(),
+                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                ],
+                24.0,
+                (REJECTED, STRONG, "converted_to_draft"),
+            ),
+            case(
+                "converted to draft by the workflow is not a verdict",
+                r(),
+                vec![
+                    ready(),
+                    obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(open()),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "reviewed, then converted to draft by a human",
+                r(),
+                vec![
+                    ready(),
+                    obs(2.0, human("alice"), review(1, "changes_requested")).snap(open()),
+                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                ],
+                24.0,
+                (REJECTED, STRONG, "converted_to_draft"),
+            ),
+            case(
+                "converted to draft, later merged",
+                r(),
+                vec![
+                    ready(),
+                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                    merge(40.0, human("carol")),
+                ],
+                48.0,
+                (ACCEPTED, STRONG, "merged"),
+            ),
+            case(
+                "closed unmerged with no review",
+                r(),
+                vec![ready(), close(5.0, human("carol"))],
+                24.0,
+                (REJECTED, MEDIUM, "closed_without_merge"),
+            ),
+            case(
+                "closed by a bot",
+                r(),
+                vec![ready(), close(5.0, bot("stale[bot]"))],
+                24.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "open with no review after 7 days",
+                r(),
+                vec![ready()],
+                7.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
+                "open with no review yet",
+                r(),
+                vec![ready()],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "nothing observed",
+                r(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+            case(
+                "no target",
+                r().no_target(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "missing_reference"),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn merge_pull_request_table() {
+        let r = || record("merge_pull_request");
+        let ours = || merge(-0.01, workflow_actor());
+        let revert = |h: f64, landed: bool| {
+            obs(
+                h,
+                human("bob"),
+                K::Reverted {
+                    by: "#8".into(),
+                    reverted_sha: Some("m1".into()),
+                    landed,
+                },
+            )
+        };
+        run(vec![
+            case(
+                "merged and not reverted after 24h",
+                r(),
+                vec![ours()],
+                24.0,
+                (ACCEPTED, STRONG, "merged"),
+            ),
+            case(
+                "merged, window not passed",
+                r(),
+                vec![ours()],
+                2.0,
+                (PENDING, WEAK, "merged"),
+            ),
+            case(
+                "merged by a human",
+                r(),
+                vec![merge(0.5, human("carol"))],
+                2.0,
+                (ACCEPTED, STRONG, "merged"),
+            ),
+            case(
+                "merged then reverted",
+                r(),
+                vec![ours(), revert(30.0, true)],
+                48.0,
+                (REJECTED, STRONG, "accepted_then_reverted"),
+            ),
+            case(
+                "revert proposed, not landed",
+                r(),
+                vec![ours(), revert(30.0, false)],
+                48.0,
+                (ACCEPTED, STRONG, "merged"),
+            ),
+            case(
+                "still open: the merge failed",
+                r(),
+                vec![obs(-1.0, human("alice"), K::Opened).snap(open())],
+                24.0,
+                (UNKNOWN, WEAK, "merge_not_observed"),
+            ),
+            case(
+                "closed unmerged",
+                r(),
+                vec![close(3.0, human("carol"))],
+                24.0,
+                (UNKNOWN, WEAK, "closed_without_merge"),
+            ),
+            case(
+                "PR deleted",
+                r(),
+                vec![ours(), obs(3.0, human("carol"), K::Deleted)],
+                24.0,
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            case(
+                "nothing observed",
+                r(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+            case(
+                "no target",
+                r().no_target(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "missing_reference"),
+            ),
+        ]);
+    }
+}

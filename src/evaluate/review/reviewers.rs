@@ -1,0 +1,329 @@
+//! `add_reviewer`: did a requested reviewer review, comment, or get removed?
+//! The requested users and teams come from `metadata.requested_reviewers` /
+//! `requested_team_reviewers` (gh-aw's handler), else the tool arguments
+//! `reviewers` / `team_reviewers`. Seed 000 §7 rows, in the order checked:
+//!
+//! | state | outcome |
+//! |---|---|
+//! | a requested user reviewed (visible non-bot) | accepted/strong `review_approved` (approval) or `review_submitted` |
+//! | a requested user commented on the PR or its diff | accepted/medium `acted_on` |
+//! | a visible non-bot removed one of our requests | rejected/medium `review_request_removed` |
+//! | a team was requested and a visible non-bot not among the requested users reviewed | unknown/weak `team_membership_unverified` |
+//! | PR merged without a requested reviewer acting | ignored/weak `review_missing` |
+//! | PR closed unmerged without one acting | ignored/weak `review_missing` |
+//! | PR open | pending/weak `awaiting_review` |
+//!
+//! Team membership is in no webhook, so a team request is satisfied only
+//! "maybe" (gh-aw answers the same). For a merged PR the seed allows "ignored
+//! or accepted_weak"; a merge says nothing about the reviewer, so `ignored`.
+
+use super::super::common::{gone, is_closed, is_merged, missing_reference, unobserved};
+use super::super::EvalContext;
+use super::Verdict;
+use crate::model::{
+    Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
+};
+
+pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let users = requested(ctx, &["requested_reviewers", "reviewers"], login_key);
+    let teams = requested(
+        ctx,
+        &["requested_team_reviewers", "team_reviewers"],
+        team_key,
+    );
+    if users.is_empty() && teams.is_empty() {
+        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
+            .note("The record names no requested reviewer or team.");
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let by_requested = |o: &Observation| {
+        o.actor
+            .as_ref()
+            .is_some_and(|a| users.contains(&login_key(&a.login)))
+    };
+    let human: Vec<&Observation> = ctx.after_execution().filter(|o| ctx.is_human(o)).collect();
+    let review = human
+        .iter()
+        .find(|o| matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o));
+    let comment = human.iter().find(|o| {
+        matches!(
+            o.event,
+            K::CommentCreated { .. } | K::ReviewCommentCreated { .. }
+        ) && by_requested(o)
+    });
+    let removal = human.iter().find(|o| match &o.event {
+        K::ReviewRequestRemoved { reviewer, team } => {
+            reviewer
+                .as_deref()
+                .is_some_and(|r| users.contains(&login_key(r)))
+                || team
+                    .as_deref()
+                    .is_some_and(|t| teams.contains(&team_key(t)))
+        }
+        _ => false,
+    });
+    let other_review = human
+        .iter()
+        .find(|o| matches!(o.event, K::ReviewSubmitted { .. }) && !by_requested(o));
+
+    let e = if let Some(r) = review {
+        let approved = matches!(&r.event, K::ReviewSubmitted { state, .. } if Verdict::parse(state) == Some(Verdict::Approved));
+        let signal = if approved {
+            "review_approved"
+        } else {
+            "review_submitted"
+        };
+        Evaluation::new(O::Accepted, S::Strong, signal)
+            .decided_by(&r.id, r.at)
+            .note("A requested reviewer submitted a review.")
+    } else if let Some(c) = comment {
+        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+            .decided_by(&c.id, c.at)
+            .note("A requested reviewer commented on the PR.")
+    } else if let Some(r) = removal {
+        Evaluation::new(O::Rejected, S::Medium, "review_request_removed")
+            .decided_by(&r.id, r.at)
+            .note("A visible non-bot actor removed the review request.")
+    } else if let (false, Some(r)) = (teams.is_empty(), other_review) {
+        Evaluation::new(O::Unknown, S::Weak, "team_membership_unverified")
+            .decided_by(&r.id, r.at)
+            .note("Someone reviewed who may belong to a requested team; webhooks do not show team membership.")
+    } else if is_merged(ctx) || is_closed(ctx) {
+        Evaluation::new(O::Ignored, S::Weak, "review_missing")
+            .note("The PR was merged or closed without a requested reviewer acting.")
+    } else {
+        Evaluation::new(O::Pending, S::Weak, "awaiting_review")
+            .note("The review request is pending and the PR is open.")
+    };
+    e.detail("requested_reviewers", users)
+        .detail("requested_team_reviewers", teams)
+        .detail("merged", is_merged(ctx))
+        .detail("closed", is_closed(ctx))
+}
+
+/// The first non-empty list among `names`, normalized by `key`.
+fn requested(ctx: &EvalContext, names: &[&str], key: fn(&str) -> String) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| ctx.record.field_list(n))
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .iter()
+        .map(|s| key(s))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Logins compare case-insensitively; `@alice` names `alice`.
+fn login_key(login: &str) -> String {
+    login.trim().trim_start_matches('@').to_ascii_lowercase()
+}
+
+/// Teams by slug: `@org/infra` and `infra` are the same team.
+fn team_key(team: &str) -> String {
+    let t = team.trim().trim_start_matches('@');
+    t.rsplit('/').next().unwrap_or(t).to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::evaluate::testkit::*;
+    use crate::model::{Actor, Observation, ObservationKind as K};
+
+    fn requested_obs(h: f64, reviewer: Option<&str>, team: Option<&str>) -> Observation {
+        obs(
+            h,
+            workflow_actor(),
+            K::ReviewRequested {
+                reviewer: reviewer.map(str::to_string),
+                team: team.map(str::to_string),
+            },
+        )
+        .snap(open())
+    }
+
+    fn removed(
+        h: f64,
+        who: Option<Actor>,
+        reviewer: Option<&str>,
+        team: Option<&str>,
+    ) -> Observation {
+        obs(
+            h,
+            who,
+            K::ReviewRequestRemoved {
+                reviewer: reviewer.map(str::to_string),
+                team: team.map(str::to_string),
+            },
+        )
+        .snap(open())
+    }
+
+    fn reviewed(h: f64, who: Option<Actor>, state: &str) -> Observation {
+        obs(h, who, review(80, state)).snap(open())
+    }
+
+    #[test]
+    fn add_reviewer_table() {
+        let users = || record("add_reviewer").meta("requested_reviewers", json!(["Alice"]));
+        let team =
+            || record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
+        let asked = || requested_obs(-0.01, Some("alice"), None);
+        run(vec![
+            case(
+                "requested reviewer approved",
+                users(),
+                vec![asked(), reviewed(3.0, human("alice"), "approved")],
+                24.0,
+                (ACCEPTED, STRONG, "review_approved"),
+            ),
+            case(
+                "requested reviewer requested changes",
+                users(),
+                vec![asked(), reviewed(3.0, human("alice"), "changes_requested")],
+                24.0,
+                (ACCEPTED, STRONG, "review_submitted"),
+            ),
+            case(
+                "reviewers from the tool arguments",
+                record("add_reviewer").extra("reviewers", json!("@alice, bob")),
+                vec![asked(), reviewed(3.0, human("bob"), "commented")],
+                24.0,
+                (ACCEPTED, STRONG, "review_submitted"),
+            ),
+            case(
+                "requested reviewer commented on the PR",
+                users(),
+                vec![asked(), obs(3.0, human("alice"), comment(9)).snap(open())],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "requested reviewer commented on the diff",
+                users(),
+                vec![
+                    asked(),
+                    obs(
+                        3.0,
+                        human("alice"),
+                        K::ReviewCommentCreated {
+                            comment_id: 9,
+                            in_reply_to: None,
+                            review_id: None,
+                            path: None,
+                            agent_marker: false,
+                        },
+                    ),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "request removed by a human",
+                users(),
+                vec![asked(), removed(3.0, human("carol"), Some("alice"), None)],
+                24.0,
+                (REJECTED, MEDIUM, "review_request_removed"),
+            ),
+            case(
+                "request removed by a bot is not a verdict",
+                users(),
+                vec![asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "another reviewer's request removed",
+                users(),
+                vec![asked(), removed(3.0, human("carol"), Some("zed"), None)],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "review before the request does not count",
+                users(),
+                vec![reviewed(-2.0, human("alice"), "approved"), asked()],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "team request, someone reviewed",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                24.0,
+                (UNKNOWN, WEAK, "team_membership_unverified"),
+            ),
+            case(
+                "team request removed by a human",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    removed(3.0, human("carol"), None, Some("infra")),
+                ],
+                24.0,
+                (REJECTED, MEDIUM, "review_request_removed"),
+            ),
+            case(
+                "user review by someone else, no team requested",
+                users(),
+                vec![asked(), reviewed(3.0, human("frank"), "approved")],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "merged without the reviewer acting",
+                users(),
+                vec![
+                    asked(),
+                    obs(30.0, human("carol"), K::Closed).snap(merged(human("carol"))),
+                ],
+                48.0,
+                (IGNORED, WEAK, "review_missing"),
+            ),
+            case(
+                "closed unmerged without the reviewer acting",
+                users(),
+                vec![
+                    asked(),
+                    obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
+                ],
+                48.0,
+                (IGNORED, WEAK, "review_missing"),
+            ),
+            case(
+                "still open",
+                users(),
+                vec![asked()],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "nobody named",
+                record("add_reviewer"),
+                vec![asked()],
+                24.0,
+                (UNKNOWN, NONE, "missing_execution_state"),
+            ),
+            case(
+                "nothing observed",
+                users(),
+                vec![],
+                24.0,
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+        ]);
+    }
+}
