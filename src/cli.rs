@@ -48,6 +48,11 @@ pub enum Command {
     Record(RecordArgs),
     /// Print the report from a store or a server.
     Report(ReportArgs),
+    /// Run gh-aw-format conformance cases through the API-state evaluation path.
+    Conformance {
+        /// A JSON array of cases (item, responses, errors, expected).
+        file: PathBuf,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -165,6 +170,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay(args).await,
         Command::Record(args) => record(args).await,
         Command::Report(args) => report(args).await,
+        Command::Conformance { file } => conformance(&file),
     }
 }
 
@@ -327,6 +333,22 @@ async fn record(args: RecordArgs) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(&answer.body)?);
     if answer.status >= 300 {
         bail!("the server answered {}", answer.status);
+    }
+    Ok(())
+}
+
+/// One line per case, then `N passed, N failed`; an error (exit 1) on any failure.
+fn conformance(file: &std::path::Path) -> anyhow::Result<()> {
+    let json =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let results = crate::conformance::run_cases(&json).map_err(anyhow::Error::msg)?;
+    for r in &results {
+        println!("{}", r.line);
+    }
+    println!("{}", crate::conformance::summary(&results));
+    let failed = results.iter().filter(|r| !r.passed).count();
+    if failed > 0 {
+        bail!("{failed} conformance case(s) failed");
     }
     Ok(())
 }

@@ -1,0 +1,926 @@
+//! The mapping proper: each response becomes the observations a webhook would
+//! have given for the same facts, with GitHub's times and actors, filed under
+//! the same target keys, with ids derived from GitHub's own ids where there
+//! are any (so the same fact read twice is one observation).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::rest::{self, actor, items, time, view};
+use super::ApiState;
+use crate::model::observation::{body_hash, PushedCommit};
+use crate::model::target::{commit_key, object_key, thread_key};
+use crate::model::{
+    Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,
+};
+
+pub(super) struct Mapper<'a> {
+    record: &'a ExecutionRecord,
+    state: &'a ApiState,
+    repo: String,
+    /// Where a fact with no time of its own is placed: the execution time.
+    /// Real responses always carry times; only synthetic fixtures lack them.
+    fallback: DateTime<Utc>,
+    /// When each thread's current state was reached (its close, or last update).
+    state_time: BTreeMap<u64, DateTime<Utc>>,
+    own_comment: Option<u64>,
+    own_review: Option<u64>,
+    ids: BTreeSet<String>,
+    out: Vec<Observation>,
+}
+
+impl<'a> Mapper<'a> {
+    pub fn new(record: &'a ExecutionRecord, state: &'a ApiState) -> Mapper<'a> {
+        let target = record.target.as_ref();
+        let id_of = |kind: TargetKind| target.filter(|t| t.kind == kind).and_then(|t| t.id);
+        let meta_u64 = |k: &str| record.metadata.get(k).and_then(Value::as_u64);
+        Mapper {
+            record,
+            state,
+            repo: target.map_or_else(|| record.repo.clone(), |t| t.repo.clone()),
+            fallback: record.executed_at,
+            state_time: BTreeMap::new(),
+            own_comment: id_of(TargetKind::Comment)
+                .or(id_of(TargetKind::ReviewComment))
+                .or(id_of(TargetKind::DiscussionComment)),
+            own_review: id_of(TargetKind::Review).or(meta_u64("review_id")),
+            ids: BTreeSet::new(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn run(mut self) -> Vec<Observation> {
+        let threads: BTreeSet<u64> = self
+            .state
+            .responses
+            .keys()
+            .filter_map(|p| match segments(p).as_slice() {
+                ["issues" | "pulls", n, ..] => n.parse().ok(),
+                _ => None,
+            })
+            .collect();
+        for n in threads {
+            self.thread_state(n);
+        }
+        // A fact read twice keeps its fullest form: single objects first,
+        // then lists, then the timeline.
+        let rank = |p: &str| {
+            if p.contains("/comments/") {
+                0
+            } else if p.ends_with("/timeline") || p.ends_with("/events") {
+                2
+            } else {
+                1
+            }
+        };
+        let mut paths: Vec<(&String, &Value)> = self.state.responses.iter().collect();
+        paths.sort_by_key(|(p, _)| rank(p));
+        for (path, value) in paths {
+            self.response(path, value);
+        }
+        self.out.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        self.out
+    }
+
+    fn push(
+        &mut self,
+        id: String,
+        at: DateTime<Utc>,
+        target: String,
+        actor: Option<Actor>,
+        event: K,
+    ) {
+        self.push_snap(id, at, target, actor, event, None);
+    }
+
+    fn push_snap(
+        &mut self,
+        id: String,
+        at: DateTime<Utc>,
+        target: String,
+        actor: Option<Actor>,
+        event: K,
+        snapshot: Option<ItemSnapshot>,
+    ) {
+        if self.ids.insert(id.clone()) {
+            self.out.push(Observation {
+                id,
+                at,
+                target,
+                actor,
+                event,
+                snapshot,
+            });
+        }
+    }
+
+    /// Activity at or before the action is not follow-up to it (gh-aw's
+    /// boundary rule: a commit or review at exactly the action time does not
+    /// count), except the output's own comment or review.
+    fn is_follow_up(&self, at: DateTime<Utc>, own: bool) -> bool {
+        own || at > self.record.executed_at
+    }
+
+    fn response(&mut self, path: &str, v: &Value) {
+        let segs = segments(path);
+        let num = |s: &str| s.parse::<u64>().ok();
+        match segs.as_slice() {
+            ["issues", "comments", id] => self.single_comment(path, num(id), v),
+            ["issues", n, "comments"] => {
+                if let Some(n) = num(n) {
+                    for (i, c) in items(v).iter().enumerate() {
+                        self.comment(path, i, n, c);
+                    }
+                }
+            }
+            ["issues", n, "timeline"] => self.events(path, num(n), v),
+            // The timeline holds every issue event; read events only without it.
+            ["issues", n, "events"]
+                if !self
+                    .state
+                    .responses
+                    .contains_key(&format!("issues/{n}/timeline")) =>
+            {
+                self.events(path, num(n), v)
+            }
+            ["pulls", n, "reviews"] => {
+                if let Some(n) = num(n) {
+                    for (i, r) in items(v).iter().enumerate() {
+                        self.review(path, i, n, r, r.get("user"));
+                    }
+                }
+            }
+            ["pulls", n, "commits"] => {
+                if let Some(n) = num(n) {
+                    for (i, c) in items(v).iter().enumerate() {
+                        self.commit(path, i, n, c);
+                    }
+                }
+            }
+            ["pulls", n, "comments"] => {
+                if let Some(n) = num(n) {
+                    for (i, c) in items(v).iter().enumerate() {
+                        self.review_comment(path, i, Some(n), c);
+                    }
+                }
+            }
+            ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
+            ["actions", "runs", id] => self.run_state(path, num(id), v),
+            ["compare", spec] => self.compare(path, spec, v),
+            ["graphql", "review_threads", n] => self.review_threads(path, num(n), v),
+            ["graphql", "minimized", node] => self.minimized(path, node, v),
+            ["graphql", "discussion", n] => self.discussion(path, num(n), v),
+            ["check-runs", _] => self.check_run(path, v),
+            ["code-scanning", "alerts", n] => self.alert(path, num(n), v),
+            ["releases", "tags", tag] => self.release(path, tag, v),
+            // Objects and overlays are read by `thread_state`.
+            _ => {}
+        }
+    }
+
+    /// The issue/PR object and its overlays (labels, requested reviewers) as
+    /// one current snapshot: `Opened` at creation, then the state reached —
+    /// `Closed` by the merger or closer when the object names them, otherwise
+    /// an `api_state` fact that carries the snapshot without claiming an actor.
+    fn thread_state(&mut self, n: u64) {
+        let get = |p: String| self.state.responses.get(&p);
+        let pr = get(format!("pulls/{n}"));
+        let issue = get(format!("issues/{n}"));
+        let labels = get(format!("issues/{n}/labels"));
+        let reviewers = get(format!("pulls/{n}/requested_reviewers"));
+        if pr.is_none() && issue.is_none() && labels.is_none() && reviewers.is_none() {
+            return;
+        }
+        let target_is_pr = self
+            .record
+            .target
+            .as_ref()
+            .is_some_and(|t| t.kind == TargetKind::PullRequest && t.number == Some(n));
+        let raw = pr.or(issue).filter(|v| v.is_object());
+        let item: rest::Item = raw.map(view).unwrap_or_default();
+        let is_pr = pr.is_some() || item.pull_request.is_some() || target_is_pr;
+        let mut snap = match raw {
+            Some(raw) => item.snapshot(raw, is_pr),
+            None => ItemSnapshot {
+                kind: Some(if is_pr || reviewers.is_some() {
+                    TargetKind::PullRequest
+                } else {
+                    TargetKind::Issue
+                }),
+                ..ItemSnapshot::default()
+            },
+        };
+        if let (Some(_), Some(i)) = (pr, issue) {
+            let i: rest::Item = view(i);
+            snap.state_reason = snap.state_reason.take().or(i.state_reason);
+        }
+        if let Some(l) = labels {
+            snap.labels = rest::label_names(items(l));
+        }
+        if let Some(r) = reviewers {
+            let users: Vec<rest::User> = r.get("users").map(view).unwrap_or_default();
+            let teams: Vec<rest::User> = r.get("teams").map(view).unwrap_or_default();
+            snap.requested_reviewers = rest::logins(Some(&users));
+            snap.requested_teams = rest::slugs(Some(&teams));
+        }
+        let key = thread_key(&self.repo, n);
+        let base = if pr.is_some() {
+            format!("pulls/{n}")
+        } else {
+            format!("issues/{n}")
+        };
+        if let Some(at) = time(item.created_at.as_ref()) {
+            self.push(
+                format!("api:{base}:opened"),
+                at,
+                key.clone(),
+                snap.author.clone(),
+                K::Opened,
+            );
+        }
+        let updated = time(item.updated_at.as_ref());
+        let closed_at = time(item.closed_at.as_ref());
+        let merged_at = time(item.merged_at.as_ref());
+        let closed_by = raw.and_then(|r| actor(r.get("closed_by")));
+        let (at, who, event) = if snap.merged {
+            let at = merged_at.or(closed_at).or(updated).unwrap_or(self.fallback);
+            (at, snap.merged_by.clone(), K::Closed)
+        } else if snap.state.eq_ignore_ascii_case("closed") {
+            let at = closed_at.or(updated).unwrap_or(self.fallback);
+            match closed_by {
+                Some(by) => (at, Some(by), K::Closed),
+                None => (at, None, api_state("closed")),
+            }
+        } else {
+            let at = updated
+                .or(time(item.created_at.as_ref()))
+                .unwrap_or(self.fallback);
+            let state = if snap.state.is_empty() {
+                "unknown"
+            } else {
+                snap.state.as_str()
+            };
+            (at, None, api_state(state))
+        };
+        self.state_time.insert(n, at);
+        self.push_snap(format!("api:{base}:state"), at, key, who, event, Some(snap));
+    }
+
+    fn single_comment(&mut self, path: &str, id: Option<u64>, v: &Value) {
+        let parent = v
+            .get("issue_url")
+            .and_then(Value::as_str)
+            .and_then(|u| u.rsplit('/').next()?.parse().ok())
+            .or_else(|| self.record.target.as_ref()?.parent_number);
+        let Some(n) = parent else { return };
+        let mut v = v.clone();
+        if let (Some(id), Some(o)) = (id, v.as_object_mut()) {
+            o.entry("id").or_insert(id.into());
+        }
+        self.comment(path, 0, n, &v);
+    }
+
+    fn comment(&mut self, path: &str, i: usize, n: u64, v: &Value) {
+        let c: rest::Comment = view(v);
+        let Some(at) = time(c.created_at.as_ref()) else {
+            return;
+        };
+        let own = c.id.is_some() && c.id == self.own_comment;
+        if !self.is_follow_up(at, own) {
+            return;
+        }
+        let (agent_marker, lifecycle_marker) = c.markers();
+        let id = match c.id {
+            Some(id) => format!("api:issue_comment:{id}"),
+            None => format!("api:{path}:{i}"),
+        };
+        let key = thread_key(&self.repo, n);
+        self.push(
+            id,
+            at,
+            key,
+            actor(v.get("user")),
+            K::CommentCreated {
+                comment_id: c.id.unwrap_or(0),
+                agent_marker,
+                lifecycle_marker,
+            },
+        );
+    }
+
+    fn review(&mut self, path: &str, i: usize, n: u64, v: &Value, user: Option<&Value>) {
+        let r: rest::Review = view(v);
+        let Some(at) = time(r.submitted_at.as_ref()) else {
+            return;
+        };
+        let own = r.id.is_some() && r.id == self.own_review;
+        if !self.is_follow_up(at, own) {
+            return;
+        }
+        let state = r.state.unwrap_or_default().to_ascii_lowercase();
+        let id = match r.id {
+            Some(id) => format!("api:review:{id}"),
+            None => format!("api:{path}:{i}"),
+        };
+        let key = thread_key(&self.repo, n);
+        let review_id = r.id.unwrap_or(0);
+        self.push(
+            id.clone(),
+            at,
+            key.clone(),
+            actor(user),
+            K::ReviewSubmitted {
+                review_id,
+                state: state.clone(),
+            },
+        );
+        // A review listed as dismissed was dismissed at some time after its
+        // submission; the timeline's `review_dismissed` has the real time and
+        // actor, so this lower bound is used only without it.
+        if state == "dismissed" && !self.timeline_dismissed(n, review_id) {
+            self.push(
+                format!("{id}:dismissed"),
+                at,
+                key,
+                None,
+                K::ReviewDismissed { review_id },
+            );
+        }
+    }
+
+    fn timeline_dismissed(&self, n: u64, review_id: u64) -> bool {
+        let timeline = self.state.responses.get(&format!("issues/{n}/timeline"));
+        timeline.map(items).unwrap_or_default().iter().any(|e| {
+            e.get("event").and_then(Value::as_str) == Some("review_dismissed")
+                && e.pointer("/dismissed_review/review_id")
+                    .and_then(Value::as_u64)
+                    == Some(review_id)
+        })
+    }
+
+    /// A PR commit, as the push that added it on top of its parent.
+    fn commit(&mut self, path: &str, i: usize, n: u64, v: &Value) {
+        let c: rest::Commit = view(v);
+        let git = c.commit.unwrap_or_default();
+        let date = git
+            .committer
+            .and_then(|p| time(p.date.as_ref()))
+            .or_else(|| git.author.and_then(|p| time(p.date.as_ref())));
+        let Some(at) = date else { return };
+        if !self.is_follow_up(at, false) {
+            return;
+        }
+        let sha = c.sha.unwrap_or_default();
+        let parent = c
+            .parents
+            .unwrap_or_default()
+            .into_iter()
+            .find_map(|p| p.sha)
+            .unwrap_or_default();
+        let head_ref = self
+            .state
+            .responses
+            .get(&format!("pulls/{n}"))
+            .and_then(|p| p.pointer("/head/ref"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let id = if sha.is_empty() {
+            format!("api:{path}:{i}")
+        } else {
+            format!("api:commit:{sha}")
+        };
+        let key = thread_key(&self.repo, n);
+        self.push(
+            id,
+            at,
+            key,
+            actor(v.get("author")),
+            K::Pushed {
+                git_ref: head_ref,
+                before: parent,
+                after: sha.clone(),
+                forced: false,
+                commits: vec![PushedCommit {
+                    sha,
+                    message: git.message.unwrap_or_default(),
+                }],
+            },
+        );
+    }
+
+    fn review_comment(&mut self, path: &str, i: usize, n: Option<u64>, v: &Value) {
+        let n = n
+            .or_else(|| {
+                v.get("pull_request_url")
+                    .and_then(Value::as_str)
+                    .and_then(|u| u.rsplit('/').next()?.parse().ok())
+            })
+            .or_else(|| self.record.target.as_ref()?.parent_number);
+        let Some(n) = n else { return };
+        let Some(at) = time(v.get("created_at")) else {
+            return;
+        };
+        let id = v.get("id").and_then(Value::as_u64);
+        let own = id.is_some() && id == self.own_comment;
+        if !self.is_follow_up(at, own) {
+            return;
+        }
+        let marker = v
+            .get("body")
+            .and_then(Value::as_str)
+            .and_then(crate::markers::parse_marker)
+            .is_some_and(|m| m.kind == crate::markers::MarkerKind::Output);
+        let obs_id = match id {
+            Some(id) => format!("api:review_comment:{id}"),
+            None => format!("api:{path}:{i}"),
+        };
+        let key = thread_key(&self.repo, n);
+        self.push(
+            obs_id,
+            at,
+            key,
+            actor(v.get("user")),
+            K::ReviewCommentCreated {
+                comment_id: id.unwrap_or(0),
+                in_reply_to: v.get("in_reply_to_id").and_then(Value::as_u64),
+                review_id: v.get("pull_request_review_id").and_then(Value::as_u64),
+                path: v.get("path").and_then(Value::as_str).map(str::to_string),
+                agent_marker: marker,
+            },
+        );
+    }
+
+    /// Timeline (or issue-events) entries: the same kinds the `issues` and
+    /// `pull_request` webhooks give.
+    fn events(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = n else { return };
+        let key = thread_key(&self.repo, n);
+        for (i, raw) in items(v).iter().enumerate() {
+            let e: rest::Event = view(raw);
+            let name = e.event.clone().unwrap_or_default();
+            match name.as_str() {
+                "commented" => {
+                    self.comment(path, i, n, raw);
+                    continue;
+                }
+                "reviewed" => {
+                    self.review(path, i, n, raw, raw.get("user"));
+                    continue;
+                }
+                "committed" => continue, // read from `pulls/N/commits`, which names the author
+                _ => {}
+            }
+            // A close with no time of its own is the close that produced the
+            // item's closed state: it takes that state's time.
+            let at = time(e.created_at.as_ref()).or_else(|| {
+                (name == "closed")
+                    .then(|| self.state_time.get(&n).copied())
+                    .flatten()
+            });
+            let Some(at) = at else { continue };
+            let who = actor(raw.get("actor"));
+            let Some((kind, who)) = event_kind(&name, &e, raw, who) else {
+                continue;
+            };
+            let id = match e.id {
+                Some(id) => format!("api:event:{id}"),
+                None => format!("api:{path}:{i}"),
+            };
+            self.push(id, at, key.clone(), who, kind);
+        }
+    }
+
+    fn run_state(&mut self, path: &str, id: Option<u64>, v: &Value) {
+        let r: rest::Run = view(v);
+        let Some(run_id) = r.id.or(id) else { return };
+        let at = time(r.updated_at.as_ref())
+            .or(time(r.created_at.as_ref()))
+            .unwrap_or(self.fallback);
+        let key = object_key(&self.repo, TargetKind::WorkflowRun, &run_id.to_string());
+        self.push(
+            format!("api:{path}"),
+            at,
+            key,
+            actor(v.get("actor")),
+            K::WorkflowRun {
+                run_id,
+                workflow: r.path.unwrap_or_default(),
+                head_branch: r.head_branch,
+                head_sha: r.head_sha,
+                trigger: r.event.unwrap_or_default(),
+                status: r.status.unwrap_or_default(),
+                conclusion: r.conclusion,
+                run_attempt: r.run_attempt.unwrap_or(1),
+            },
+        );
+    }
+
+    /// `compare/A...B`: whether B contains A (`ahead`/`identical`) or not
+    /// (`behind`/`diverged`). Kept for evaluators as an `Other` fact on B's
+    /// commit key; it has no time of its own.
+    fn compare(&mut self, path: &str, spec: &str, v: &Value) {
+        let Some((_, head)) = spec.split_once("...") else {
+            return;
+        };
+        let Some(status) = v.get("status").and_then(Value::as_str) else {
+            return;
+        };
+        let key = commit_key(&self.repo, head);
+        self.push(
+            format!("api:{path}"),
+            self.fallback,
+            key,
+            None,
+            K::Other {
+                event: "compare".to_string(),
+                action: status.to_string(),
+            },
+        );
+    }
+
+    /// `graphql/review_threads/<pr>`: each thread's comments, and its
+    /// resolution. GraphQL gives no resolution time: the thread's last comment
+    /// time is its lower bound.
+    fn review_threads(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = n else { return };
+        let key = thread_key(&self.repo, n);
+        let resolving = self.record.output_type == "resolve_pull_request_review_thread";
+        for (i, t) in items(v).iter().enumerate() {
+            let thread_id = t.get("id").and_then(Value::as_str).unwrap_or_default();
+            let file = t.get("path").and_then(Value::as_str).map(str::to_string);
+            let comments = t.get("comments").map(items).unwrap_or_default();
+            let mut ids = Vec::new();
+            let mut last = None;
+            for (j, c) in comments.iter().enumerate() {
+                let Some(at) = time(c.get("createdAt")) else {
+                    continue;
+                };
+                let id = c.get("databaseId").and_then(Value::as_u64);
+                ids.extend(id);
+                last = last.max(Some(at));
+                let own = id.is_some() && id == self.own_comment;
+                if !self.is_follow_up(at, own) {
+                    continue;
+                }
+                let obs_id = match id {
+                    Some(id) => format!("api:review_comment:{id}"),
+                    None => format!("api:{path}:{i}:{j}"),
+                };
+                self.push(
+                    obs_id,
+                    at,
+                    key.clone(),
+                    actor(c.get("author")),
+                    K::ReviewCommentCreated {
+                        comment_id: id.unwrap_or(0),
+                        in_reply_to: c.pointer("/replyTo/databaseId").and_then(Value::as_u64),
+                        review_id: c
+                            .pointer("/pullRequestReview/databaseId")
+                            .and_then(Value::as_u64),
+                        path: file.clone(),
+                        agent_marker: false,
+                    },
+                );
+            }
+            let at = last.unwrap_or(self.fallback);
+            let resolved = t.get("isResolved").and_then(Value::as_bool);
+            let (event, who) = match resolved {
+                Some(true) => (
+                    K::ThreadResolved {
+                        thread_id: thread_id.to_string(),
+                        comment_ids: ids,
+                    },
+                    actor(t.get("resolvedBy")),
+                ),
+                // The output resolved it, so unresolved now means it was undone.
+                Some(false) if resolving => (
+                    K::ThreadUnresolved {
+                        thread_id: thread_id.to_string(),
+                        comment_ids: ids,
+                    },
+                    None,
+                ),
+                _ => continue,
+            };
+            self.push(format!("api:{path}:{i}:state"), at, key.clone(), who, event);
+        }
+    }
+
+    /// `graphql/minimized/<node_id>`. The output hid the comment, so a
+    /// comment not minimized now was un-hidden.
+    fn minimized(&mut self, path: &str, node: &str, v: &Value) {
+        let Some(minimized) = v.get("isMinimized").and_then(Value::as_bool) else {
+            return;
+        };
+        let at = time(v.get("updatedAt"))
+            .or(time(v.get("createdAt")))
+            .unwrap_or(self.fallback);
+        let key = object_key(&self.repo, TargetKind::Comment, node);
+        let event = if minimized {
+            K::CommentMinimized {
+                comment_node_id: node.to_string(),
+                reason: v
+                    .get("minimizedReason")
+                    .and_then(Value::as_str)
+                    .map(str::to_ascii_lowercase),
+            }
+        } else {
+            K::CommentUnminimized {
+                comment_node_id: node.to_string(),
+            }
+        };
+        self.push(format!("api:{path}"), at, key, None, event);
+    }
+
+    /// `graphql/discussion/<n>`: the Discussion node, like a thread.
+    fn discussion(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = n else { return };
+        let key = Target::thread(&self.repo, TargetKind::Discussion, n).key();
+        let closed = v.get("closed").and_then(Value::as_bool).unwrap_or(false);
+        let labels = v.get("labels").map(items).unwrap_or_default();
+        let snap = ItemSnapshot {
+            kind: Some(TargetKind::Discussion),
+            state: if closed { "closed" } else { "open" }.to_string(),
+            state_reason: v
+                .get("stateReason")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase),
+            title: str_of(v, "title"),
+            body_hash: body_hash(&str_of(v, "body")),
+            labels: rest::label_names(labels),
+            author: actor(v.get("author")),
+            answer_comment_id: v.pointer("/answer/databaseId").and_then(Value::as_u64),
+            ..ItemSnapshot::default()
+        };
+        if let Some(at) = time(v.get("createdAt")) {
+            let who = snap.author.clone();
+            self.push(
+                format!("api:{path}:opened"),
+                at,
+                key.clone(),
+                who,
+                K::Opened,
+            );
+        }
+        let updated = time(v.get("updatedAt"));
+        let at = if closed {
+            time(v.get("closedAt")).or(updated)
+        } else {
+            updated.or(time(v.get("createdAt")))
+        }
+        .unwrap_or(self.fallback);
+        let event = api_state(if closed { "closed" } else { "open" });
+        self.push_snap(
+            format!("api:{path}:state"),
+            at,
+            key.clone(),
+            None,
+            event,
+            Some(snap.clone()),
+        );
+        if let (Some(answer), Some(at)) = (snap.answer_comment_id, time(v.get("answerChosenAt"))) {
+            let who = actor(v.get("answerChosenBy"));
+            self.push(
+                format!("api:{path}:answer"),
+                at,
+                key.clone(),
+                who,
+                K::Answered { comment_id: answer },
+            );
+        }
+        for (i, c) in v
+            .get("comments")
+            .map(items)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let Some(at) = time(c.get("createdAt")) else {
+                continue;
+            };
+            let id = c.get("databaseId").and_then(Value::as_u64);
+            let own = id.is_some() && id == self.own_comment;
+            if !self.is_follow_up(at, own) {
+                continue;
+            }
+            let body = c.get("body").and_then(Value::as_str).unwrap_or_default();
+            let kind = crate::markers::parse_marker(body).map(|m| m.kind);
+            let obs_id = match id {
+                Some(id) => format!("api:discussion_comment:{id}"),
+                None => format!("api:{path}:comment:{i}"),
+            };
+            self.push(
+                obs_id,
+                at,
+                key.clone(),
+                actor(c.get("author")),
+                K::CommentCreated {
+                    comment_id: id.unwrap_or(0),
+                    agent_marker: kind == Some(crate::markers::MarkerKind::Output),
+                    lifecycle_marker: kind == Some(crate::markers::MarkerKind::ExpiryClose),
+                },
+            );
+        }
+    }
+
+    fn check_run(&mut self, path: &str, v: &Value) {
+        let (Some(id), Some(sha)) = (
+            v.get("id").and_then(Value::as_u64),
+            v.get("head_sha").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let at = time(v.get("completed_at"))
+            .or(time(v.get("started_at")))
+            .unwrap_or(self.fallback);
+        let key = commit_key(&self.repo, sha);
+        self.push(
+            format!("api:{path}"),
+            at,
+            key,
+            None,
+            K::CheckRun {
+                check_run_id: id,
+                name: str_of(v, "name"),
+                head_sha: sha.to_string(),
+                status: str_of(v, "status"),
+                conclusion: v
+                    .get("conclusion")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                app: v
+                    .pointer("/app/slug")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            },
+        );
+    }
+
+    fn alert(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = v.get("number").and_then(Value::as_u64).or(n) else {
+            return;
+        };
+        let at = time(v.get("updated_at"))
+            .or(time(v.get("created_at")))
+            .unwrap_or(self.fallback);
+        let key = object_key(&self.repo, TargetKind::CodeScanningAlert, &n.to_string());
+        self.push(
+            format!("api:{path}"),
+            at,
+            key,
+            actor(v.get("dismissed_by")),
+            K::AlertChanged {
+                alert_number: n,
+                state: str_of(v, "state"),
+                action: "api_state".to_string(),
+                dismissed_reason: v
+                    .get("dismissed_reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                rule_id: v
+                    .pointer("/rule/id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            },
+        );
+    }
+
+    fn release(&mut self, path: &str, tag: &str, v: &Value) {
+        let Some(id) = v.get("id").and_then(Value::as_u64) else {
+            return;
+        };
+        let at = time(v.get("published_at"))
+            .or(time(v.get("created_at")))
+            .unwrap_or(self.fallback);
+        let key = Target::named(&self.repo, TargetKind::Release, tag).key();
+        self.push(
+            format!("api:{path}"),
+            at,
+            key,
+            actor(v.get("author")),
+            K::ReleaseChanged {
+                release_id: id,
+                tag: tag.to_string(),
+                action: "api_state".to_string(),
+                draft: v.get("draft").and_then(Value::as_bool).unwrap_or(false),
+                prerelease: v
+                    .get("prerelease")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                name: v.get("name").and_then(Value::as_str).map(str::to_string),
+                body_hash: body_hash(&str_of(v, "body")),
+            },
+        );
+    }
+}
+
+/// The observation for a timeline event (and who it is attributed to), or
+/// `None` when it lacks what its kind needs.
+fn event_kind(
+    name: &str,
+    e: &rest::Event,
+    raw: &Value,
+    who: Option<Actor>,
+) -> Option<(K, Option<Actor>)> {
+    let login = |u: &Option<rest::User>| u.as_ref().and_then(|u| u.login.clone());
+    let kind = match name {
+        "closed" => K::Closed,
+        "reopened" => K::Reopened,
+        "labeled" => K::Labeled {
+            label: e.label.as_ref()?.name.clone()?,
+        },
+        "unlabeled" => K::Unlabeled {
+            label: e.label.as_ref()?.name.clone()?,
+        },
+        "assigned" => K::Assigned {
+            assignee: login(&e.assignee)?,
+        },
+        "unassigned" => K::Unassigned {
+            assignee: login(&e.assignee)?,
+        },
+        "milestoned" => K::Milestoned {
+            milestone: e.milestone.as_ref()?.label()?,
+        },
+        "demilestoned" => K::Demilestoned {
+            milestone: e.milestone.as_ref()?.label()?,
+        },
+        "renamed" => K::Edited {
+            title_from: e.rename.as_ref()?.from.clone(),
+            body_hash_from: None,
+            base_from: None,
+        },
+        "review_requested" | "review_request_removed" => {
+            let reviewer = login(&e.requested_reviewer);
+            let team = e
+                .requested_team
+                .as_ref()
+                .and_then(|t| t.slug.clone().or_else(|| t.login.clone()));
+            if reviewer.is_none() && team.is_none() {
+                return None;
+            }
+            if name == "review_requested" {
+                K::ReviewRequested { reviewer, team }
+            } else {
+                K::ReviewRequestRemoved { reviewer, team }
+            }
+        }
+        "ready_for_review" => K::ReadyForReview,
+        "convert_to_draft" | "converted_to_draft" => K::ConvertedToDraft,
+        "review_dismissed" => K::ReviewDismissed {
+            review_id: e.dismissed_review.as_ref()?.review_id?,
+        },
+        "transferred" => K::Transferred,
+        "issue_type_added" | "issue_type_changed" => K::IssueTyped {
+            issue_type: e.issue_type.as_ref()?.name.clone()?,
+        },
+        "issue_type_removed" => K::IssueUntyped {
+            issue_type: e.issue_type.as_ref()?.name.clone()?,
+        },
+        // The issue was mentioned from another issue or PR: `pull_request:N`
+        // or `issue:N`, attributed to whoever wrote the mentioning item.
+        "cross-referenced" => {
+            let source = raw.pointer("/source/issue")?;
+            let number = source.get("number").and_then(Value::as_u64)?;
+            let kind = if source.get("pull_request").is_some() {
+                "pull_request"
+            } else {
+                "issue"
+            };
+            let who = who.or_else(|| actor(source.get("user")));
+            return Some((
+                K::Other {
+                    event: "cross-referenced".to_string(),
+                    action: format!("{kind}:{number}"),
+                },
+                who,
+            ));
+        }
+        other => K::Other {
+            event: "timeline".to_string(),
+            action: other.to_string(),
+        },
+    };
+    Some((kind, who))
+}
+
+/// The fact that carries a current snapshot without claiming who made it.
+fn api_state(state: &str) -> K {
+    K::Other {
+        event: "api_state".to_string(),
+        action: state.to_string(),
+    }
+}
+
+fn str_of(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn segments(path: &str) -> Vec<&str> {
+    path.trim_matches('/').split('/').collect()
+}
