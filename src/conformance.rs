@@ -110,6 +110,32 @@ const SYNONYMS: &[Synonym] = &[
         ],
     },
     Synonym {
+        name: "ready PR not yet reviewed: gh-aw pending/medium = ours pending/weak (no human activity yet)",
+        types: &["mark_pull_request_as_ready_for_review"],
+        gh_aw: ("pending", "medium", "awaiting_review"),
+        ours: &[(
+            OutcomeStatus::Pending,
+            EvidenceStrength::Weak,
+            "awaiting_review",
+        )],
+    },
+    Synonym {
+        name: "reviewed after mark-ready: gh-aw medium = ours strong (seed 000 rates it strong)",
+        types: &["mark_pull_request_as_ready_for_review"],
+        gh_aw: ("accepted", "medium", "reviewed"),
+        ours: &[(OutcomeStatus::Accepted, EvidenceStrength::Strong, "reviewed")],
+    },
+    Synonym {
+        name: "review dismissed by an actor the API state does not name: gh-aw strong = ours medium",
+        types: &["submit_pull_request_review"],
+        gh_aw: ("rejected", "strong", "review_dismissed"),
+        ours: &[(
+            OutcomeStatus::Rejected,
+            EvidenceStrength::Medium,
+            "review_dismissed",
+        )],
+    },
+    Synonym {
         name: "close retained: gh-aw strong = ours medium (seed rates retention medium)",
         types: &["close_issue", "close_pull_request"],
         gh_aw: ("accepted", "strong", "closed"),

@@ -47,8 +47,8 @@ use super::super::common::{
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
 use crate::model::{
-    Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
-    TargetKind,
+    ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    OutcomeStatus as O, TargetKind,
 };
 
 pub fn submit_review(ctx: &EvalContext) -> Evaluation {
@@ -111,6 +111,21 @@ fn judge_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
         return Evaluation::new(O::Rejected, S::Strong, "review_dismissed")
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor dismissed the review.");
+    }
+    // The API state shows a review DISMISSED without saying who did it. Only
+    // people with write access (or the author) dismiss reviews, so it still
+    // counts against the review, but not as strong human evidence.
+    let unknown_dismisser = |d: &&Observation| {
+        matches!(
+            ctx.actor_class(d),
+            ActorClass::SystemActor | ActorClass::UnknownActor
+        )
+    };
+    if let Some(d) = review.dismissal.filter(unknown_dismisser) {
+        return Evaluation::new(O::Rejected, S::Medium, "review_dismissed")
+            .confidence(Confidence::Low)
+            .decided_by(&d.id, d.at)
+            .note("The review was dismissed; who dismissed it is not known.");
     }
     let e = judge_standing_review(ctx, review);
     match review.dismissal {
@@ -384,6 +399,13 @@ mod tests {
                 vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
                 24.0,
                 (REJECTED, STRONG, "review_dismissed"),
+            ),
+            case(
+                "dismissed by someone unknown (API state without an actor)",
+                r("APPROVE"),
+                vec![ours("approved"), dismissed(3.0, None, OURS)],
+                24.0,
+                (REJECTED, MEDIUM, "review_dismissed"),
             ),
             case(
                 "dismissed by a bot is not a verdict",
