@@ -1,7 +1,109 @@
-//! `milestone` events. (Not normalized yet.)
+//! `milestone` events: created, opened, edited, closed, deleted. Filed under
+//! the milestone's key (`object_key(repo, Milestone, number)`) as
+//! `MilestoneChanged`, with its state and title as the snapshot.
 
-use super::{Ctx, NormResult};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::payload::parse_time;
+use super::{Ctx, Fact, NormResult, Output};
+use crate::model::target::object_key;
+use crate::model::{ItemSnapshot, ObservationKind as K, TargetKind};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Body {
+    milestone: Option<Milestone>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Milestone {
+    number: Option<u64>,
+    title: Option<String>,
+    state: Option<String>,
+    created_at: Option<Value>,
+    updated_at: Option<Value>,
+    closed_at: Option<Value>,
+}
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    Err(format!("`{}` events are not normalized yet", ctx.event))
+    let body = Body::deserialize(ctx.raw)
+        .map_err(|e| format!("unexpected `milestone` payload shape: {e}"))?;
+    let m = body
+        .milestone
+        .as_ref()
+        .ok_or("`milestone` delivery carries no milestone")?;
+    let number = m.number.ok_or("`milestone` has no number")?;
+    let action = ctx.action();
+    let primary = match action {
+        "created" => m.created_at.as_ref(),
+        "closed" => m.closed_at.as_ref(),
+        _ => m.updated_at.as_ref(),
+    };
+    let at = parse_time(primary)
+        .or_else(|| parse_time(m.updated_at.as_ref()))
+        .ok_or_else(|| format!("`milestone.{action}` has no timestamp"))?;
+    let title = m.title.clone().unwrap_or_default();
+    let kind = if action.is_empty() {
+        ctx.other()
+    } else {
+        K::MilestoneChanged {
+            milestone: title.clone(),
+            action: action.to_string(),
+        }
+    };
+    let mut out = Output::default();
+    out.observations.push(Fact {
+        at,
+        target: object_key(ctx.repo, TargetKind::Milestone, &number.to_string()),
+        kind,
+        snapshot: Some(ItemSnapshot {
+            kind: Some(TargetKind::Milestone),
+            state: m.state.clone().unwrap_or_default(),
+            title,
+            ..ItemSnapshot::default()
+        }),
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::discussions::test_fixtures::{
+        own_fixture, relevant_delivery, shared_fixtures_of, time,
+    };
+    use crate::model::ObservationKind as K;
+
+    #[test]
+    fn closed_milestone() {
+        let d = relevant_delivery("milestone", &own_fixture("milestone/closed.json"));
+        let o = &d.observations[0];
+        assert_eq!(o.target, "acme/widgets#milestone:3");
+        assert_eq!(
+            o.event,
+            K::MilestoneChanged {
+                milestone: "v2.1".into(),
+                action: "closed".into()
+            }
+        );
+        assert_eq!(o.at, time("2026-06-10T17:00:00Z"));
+        assert_eq!(o.snapshot.as_ref().unwrap().state, "closed");
+    }
+
+    #[test]
+    fn shared_milestone_payloads_normalize() {
+        let Some(files) = shared_fixtures_of("milestone") else {
+            return;
+        };
+        for (path, body) in files {
+            let d = relevant_delivery("milestone", &body);
+            assert_eq!(d.observations.len(), 1, "{}", path.display());
+            assert!(
+                matches!(&d.observations[0].event, K::MilestoneChanged { milestone, .. } if milestone == "v1.0"),
+                "{}",
+                path.display()
+            );
+        }
+    }
 }

@@ -94,7 +94,12 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         Ok(p) => p,
         Err(e) => return Ok(ignored(format!("unexpected `{event}` payload shape: {e}"))),
     };
-    let Some(repo) = payload.repository.as_ref().and_then(|r| r.slug()) else {
+    let Some(repo) = payload
+        .repository
+        .as_ref()
+        .and_then(|r| r.slug())
+        .or_else(|| projects::owner_without_repo(event, &value))
+    else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
     let ctx = Ctx {

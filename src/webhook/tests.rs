@@ -339,20 +339,20 @@ fn odd_deliveries_are_ignored_with_a_reason() {
 
 #[test]
 fn unknown_actions_of_known_events_are_kept_as_other() {
-    let body = r#"{"action":"typed","issue":{"number":3,"state":"open","updated_at":"2026-01-01T00:00:00Z","type":{"name":"Bug"}},"repository":{"name":"r","owner":{"login":"o"}},"sender":{"login":"x"}}"#;
+    let body = r#"{"action":"pinned","issue":{"number":3,"state":"open","updated_at":"2026-01-01T00:00:00Z","type":{"name":"Bug"}},"repository":{"name":"r","owner":{"login":"o"}},"sender":{"login":"x"}}"#;
     let d = relevant("issues", body.as_bytes());
     let o = only(&d);
     assert_eq!(
         o.event,
         ObservationKind::Other {
             event: "issues".into(),
-            action: "typed".into()
+            action: "pinned".into()
         }
     );
     assert_eq!(o.target, "o/r#3");
     assert_eq!(o.actor, Some(Actor::new("x", "")));
     // A known action missing what it needs also degrades to Other.
-    let body = body.replace("typed", "labeled");
+    let body = body.replace("pinned", "labeled");
     assert!(matches!(
         only(&relevant("issues", body.as_bytes())).event,
         ObservationKind::Other { .. }
@@ -402,7 +402,17 @@ fn every_shared_payload_normalizes_without_error() {
         "pull_request_review_thread",
         "push",
     ];
+    // Tested in their own modules (several observations per delivery).
+    let own_tests = [
+        "discussion",
+        "discussion_comment",
+        "projects_v2_item",
+        "milestone",
+    ];
     for (event, path) in fixtures {
+        if own_tests.contains(&event.as_str()) {
+            continue;
+        }
         let body = std::fs::read(&path).unwrap();
         let got =
             normalize(&event, "d", &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -90,6 +90,15 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
         "demilestoned" => K::Demilestoned {
             milestone: p.milestone.as_ref()?.title.clone()?,
         },
+        // The top-level `type` is the type set or removed; `issue.type` is
+        // already cleared on `untyped`.
+        "typed" => K::IssueTyped {
+            issue_type: type_name(ctx.raw.get("type"))
+                .or_else(|| type_name(item.issue_type.as_ref()))?,
+        },
+        "untyped" => K::IssueUntyped {
+            issue_type: type_name(ctx.raw.get("type"))?,
+        },
         "deleted" => K::Deleted,
         "transferred" => K::Transferred,
         "review_requested" | "review_request_removed" => {
@@ -112,4 +121,50 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
         },
         _ => return None,
     })
+}
+
+/// An issue type's name: `{"name": "Bug", ...}` or a plain string.
+fn type_name(v: Option<&serde_json::Value>) -> Option<String> {
+    match v? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        other => other.get("name")?.as_str().map(str::to_string),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::ObservationKind as K;
+    use crate::webhook::{normalize, Normalized};
+
+    fn event(body: &str) -> K {
+        match normalize("issues", "d", body.as_bytes()).unwrap() {
+            Normalized::Relevant(d) => d.observations[0].event.clone(),
+            Normalized::Ignored { reason } => panic!("{reason}"),
+        }
+    }
+
+    #[test]
+    fn typed_and_untyped_name_the_issue_type() {
+        let repo = r#""repository":{"full_name":"o/r"},"sender":{"login":"alice"}"#;
+        let typed = format!(
+            r#"{{"action":"typed","issue":{{"number":3,"updated_at":"2026-01-01T00:00:00Z","type":{{"name":"Bug"}}}},"type":{{"id":1,"name":"Bug"}},{repo}}}"#
+        );
+        assert_eq!(
+            event(&typed),
+            K::IssueTyped {
+                issue_type: "Bug".into()
+            }
+        );
+        let untyped = format!(
+            r#"{{"action":"untyped","issue":{{"number":3,"updated_at":"2026-01-01T00:00:00Z","type":null}},"type":{{"id":1,"name":"Bug"}},{repo}}}"#
+        );
+        assert_eq!(
+            event(&untyped),
+            K::IssueUntyped {
+                issue_type: "Bug".into()
+            }
+        );
+        let bare = r#"{"action":"untyped","issue":{"number":3,"updated_at":"2026-01-01T00:00:00Z"},"repository":{"full_name":"o/r"}}"#;
+        assert!(matches!(event(bare), K::Other { .. }));
+    }
 }
