@@ -205,8 +205,27 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
                 .is_some_and(|s| s.kind == Some(TargetKind::PullRequest))
         })
         .collect();
+    // PRs the agent linked to the issue after the action (timeline
+    // cross-references written by the agent): theirs even when the PR's own
+    // state does not name its author.
+    let repo = ctx.record.repo.as_str();
+    let linked_by_agent: Vec<String> = since_execution(ctx)
+        .filter_map(|o| match (&o.event, &o.actor) {
+            (
+                K::CrossReferenced {
+                    source_number,
+                    source_is_pull_request: true,
+                },
+                Some(a),
+            ) if is_agent(&a.login, a.is_bot(), agent.as_deref()) => {
+                Some(crate::model::target::thread_key(repo, *source_number))
+            }
+            _ => None,
+        })
+        .collect();
     let agent_pr = |o: &&&Observation| {
         target_is_pr
+            || linked_by_agent.contains(&o.target)
             || o.snapshot
                 .as_ref()
                 .and_then(|s| s.author.as_ref())

@@ -368,7 +368,21 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
             _ => None,
         })
     });
+    // Numbers, when both sides have one, settle it whatever the titles say.
+    let other_number = match (
+        number.as_deref().and_then(|n| n.parse::<u64>().ok()),
+        snap.milestone_number,
+    ) {
+        (Some(want), Some(have)) => want != have,
+        _ => false,
+    };
     let e = match (&snap.milestone, &ours) {
+        (Some(_), _) if other_number => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Medium, "milestone_removed"),
+            "The target is now in a different milestone.",
+        ),
         (None, _) => moved_away(
             ctx,
             last_change,

@@ -78,6 +78,8 @@ pub struct ItemSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub milestone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub milestone_number: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_ref: Option<String>,
@@ -366,6 +368,13 @@ pub enum ObservationKind {
         /// Whether the revert has landed (pushed, or its PR merged).
         #[serde(default)]
         landed: bool,
+    },
+    /// Another issue or PR mentioned this one (timeline `cross-referenced`);
+    /// the actor is the mentioning item's author.
+    CrossReferenced {
+        source_number: u64,
+        #[serde(default)]
+        source_is_pull_request: bool,
     },
     /// A known event with an action we keep but do not interpret.
     Other {

@@ -879,21 +879,15 @@ fn event_kind(
         "issue_type_removed" => K::IssueUntyped {
             issue_type: e.issue_type.as_ref()?.name.clone()?,
         },
-        // The issue was mentioned from another issue or PR: `pull_request:N`
-        // or `issue:N`, attributed to whoever wrote the mentioning item.
+        // The issue was mentioned from another issue or PR, attributed to
+        // whoever wrote the mentioning item.
         "cross-referenced" => {
             let source = raw.pointer("/source/issue")?;
-            let number = source.get("number").and_then(Value::as_u64)?;
-            let kind = if source.get("pull_request").is_some() {
-                "pull_request"
-            } else {
-                "issue"
-            };
             let who = who.or_else(|| actor(source.get("user")));
             return Some((
-                K::Other {
-                    event: "cross-referenced".to_string(),
-                    action: format!("{kind}:{number}"),
+                K::CrossReferenced {
+                    source_number: source.get("number").and_then(Value::as_u64)?,
+                    source_is_pull_request: source.get("pull_request").is_some(),
                 },
                 who,
             ));

@@ -140,6 +140,7 @@ impl Item {
             labels: self.labels.as_deref().map(label_names).unwrap_or_default(),
             assignees: logins(self.assignees.as_deref()),
             milestone: self.milestone.as_ref().and_then(Milestone::label),
+            milestone_number: self.milestone.as_ref().and_then(|m| m.number),
             base: self.base.as_ref().and_then(|b| b.git_ref.clone()),
             head_ref: self.head.as_ref().and_then(|b| b.git_ref.clone()),
             head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),

@@ -295,9 +295,9 @@ fn cross_references_name_the_mentioning_pr_and_its_author() {
     );
     assert_eq!(
         o[0].event,
-        K::Other {
-            event: "cross-referenced".into(),
-            action: "pull_request:8".into()
+        K::CrossReferenced {
+            source_number: 8,
+            source_is_pull_request: true
         }
     );
     assert_eq!(o[0].actor.as_ref().unwrap().login, "copilot-swe-agent");

@@ -121,6 +121,7 @@ pub struct Team {
 #[serde(default)]
 pub struct Milestone {
     pub title: Option<String>,
+    pub number: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -228,6 +229,7 @@ impl Item {
             labels: names(self.labels.iter().flatten().map(|l| &l.name)),
             assignees: names(self.assignees.iter().flatten().map(|u| &u.login)),
             milestone: self.milestone.as_ref().and_then(|m| m.title.clone()),
+            milestone_number: self.milestone.as_ref().and_then(|m| m.number),
             base: self.base.as_ref().and_then(|b| b.git_ref.clone()),
             head_ref: self.head.as_ref().and_then(|b| b.git_ref.clone()),
             head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),
