@@ -11,6 +11,7 @@ pub mod evaluate;
 pub mod manifest;
 pub mod markers;
 pub mod model;
+pub mod oidc;
 pub mod report;
 pub mod server;
 pub mod signature;
