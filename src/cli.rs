@@ -1,6 +1,7 @@
 //! The command line (DESIGN.md §3). Every `serve` setting is also an env var.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -10,6 +11,7 @@ use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
 use crate::model::OutcomeRecord;
+use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
 use crate::report::{parse_window, Report};
 use crate::server::{router, RouterOptions, RunningServer};
 use crate::signature::parse_secrets;
@@ -79,6 +81,13 @@ pub struct ServeArgs {
     /// Bearer token for the read API and manifest ingest.
     #[arg(long, env = "API_TOKEN", hide_env_values = true)]
     pub api_token: Option<String>,
+    /// Accept GitHub Actions OIDC tokens with this audience on manifest ingest
+    /// (unset: OIDC tokens are refused).
+    #[arg(long, env = "OIDC_AUDIENCE")]
+    pub oidc_audience: Option<String>,
+    /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
+    #[arg(long, env = "OIDC_ISSUER", default_value = crate::oidc::GITHUB_ACTIONS_ISSUER)]
+    pub oidc_issuer: String,
 }
 
 #[derive(Args, Debug)]
@@ -110,9 +119,9 @@ pub struct ReplayArgs {
 pub struct RecordArgs {
     #[arg(long)]
     pub manifest: PathBuf,
-    #[arg(long)]
+    #[arg(long, env = "GITHUB_REPOSITORY")]
     pub repo: String,
-    #[arg(long)]
+    #[arg(long, env = "GITHUB_RUN_ID")]
     pub run_id: u64,
     #[arg(long)]
     pub workflow: Option<String>,
@@ -124,6 +133,10 @@ pub struct RecordArgs {
     pub to: String,
     #[arg(long, env = "API_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Without a token, inside GitHub Actions: request an OIDC token for this
+    /// audience (the server's OIDC_AUDIENCE) and post with it.
+    #[arg(long, env = "SAFE_OUTCOMES_AUDIENCE")]
+    pub audience: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -191,6 +204,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     } else if args.private_key.is_none() && args.private_key_path.is_none() {
         bail!("APP_ID is set but neither PRIVATE_KEY nor PRIVATE_KEY_PATH is");
     }
+    let oidc = args.oidc_audience.as_deref().map(|audience| {
+        let config = OidcConfig::new(&args.oidc_issuer, audience);
+        tracing::info!(
+            "accepting GitHub Actions OIDC tokens from {} for audience {audience:?} on manifest ingest",
+            config.issuer
+        );
+        Arc::new(OidcVerifier::new(config))
+    });
     let app = App::start(&args.data_dir, Clock::System)?;
     let routes = router(
         &app,
@@ -199,6 +220,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             secrets,
             api_token: args.api_token.clone(),
             listen_only,
+            oidc,
         },
     );
     let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)
@@ -326,7 +348,7 @@ async fn replay(args: ReplayArgs) -> anyhow::Result<()> {
 async fn record(args: RecordArgs) -> anyhow::Result<()> {
     let body = std::fs::read_to_string(&args.manifest)
         .with_context(|| format!("reading {}", args.manifest.display()))?;
-    let client = Client::new(&args.to, None, args.token.clone());
+    let client = Client::new(&args.to, None, record_token(&args).await?);
     let answer = client
         .post_manifest(&args.repo, args.run_id, args.workflow.as_deref(), body)
         .await?;
@@ -351,6 +373,28 @@ fn conformance(file: &std::path::Path) -> anyhow::Result<()> {
         bail!("{failed} conformance case(s) failed");
     }
     Ok(())
+}
+
+/// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC
+/// token for `--audience` from the Actions runtime.
+async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
+    if let Some(token) = args.token.clone().filter(|t| !t.is_empty()) {
+        return Ok(Some(token));
+    }
+    let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    let (Some(url), Some(request_token)) = (
+        env("ACTIONS_ID_TOKEN_REQUEST_URL"),
+        env("ACTIONS_ID_TOKEN_REQUEST_TOKEN"),
+    ) else {
+        eprintln!("warning: no --token / API_TOKEN and no GitHub Actions OIDC environment (permissions: id-token: write): posting without a token");
+        return Ok(None);
+    };
+    let audience = args.audience.as_deref().context(
+        "to use GitHub Actions OIDC, pass --audience (or SAFE_OUTCOMES_AUDIENCE): the server's OIDC_AUDIENCE",
+    )?;
+    Ok(Some(
+        request_actions_token(&url, &request_token, audience).await?,
+    ))
 }
 
 async fn report(args: ReportArgs) -> anyhow::Result<()> {

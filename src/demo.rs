@@ -77,6 +77,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
             secrets: vec![secret.clone()],
             api_token: Some(token.clone()),
             listen_only: true,
+            ..Default::default()
         },
     );
     let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;

@@ -12,6 +12,7 @@ pub mod evaluate;
 pub mod manifest;
 pub mod markers;
 pub mod model;
+pub mod oidc;
 pub mod reconcile;
 pub mod report;
 pub mod server;

@@ -1,4 +1,5 @@
-//! Request-body helpers shared by the handlers: size cap, content type, bearer token.
+//! Request-body helpers shared by the handlers: size cap, content type, bearer
+//! token, and the manifest's API_TOKEN-or-OIDC authentication.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap};
@@ -6,6 +7,7 @@ use bytes::Bytes;
 use subtle::ConstantTimeEq;
 
 use super::{ApiError, ServerState, MAX_BODY};
+use crate::oidc::{looks_like_jwt, ActionsClaims, OidcError};
 
 /// Read the whole body, refusing more than `MAX_BODY` bytes.
 pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
@@ -51,23 +53,76 @@ pub fn require_content_type(headers: &HeaderMap, allowed: &[&str]) -> Result<(),
     }
 }
 
-/// Require `Authorization: Bearer API_TOKEN`, compared in constant time.
-pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
-    let Some(expected) = state.api_token.as_deref().filter(|t| !t.is_empty()) else {
-        return Err(ApiError::unauthorized(
-            "API_TOKEN is not configured on this server",
-        ));
-    };
-    let given = headers
+/// The bearer token of `Authorization: Bearer …`, if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             v.strip_prefix("Bearer ")
                 .or_else(|| v.strip_prefix("bearer "))
         })
-        .ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
-    if bool::from(given.trim().as_bytes().ct_eq(expected.as_bytes())) {
+        .map(str::trim)
+}
+
+fn api_token_matches(given: &str, state: &ServerState) -> bool {
+    state
+        .api_token
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .is_some_and(|expected| bool::from(given.as_bytes().ct_eq(expected.as_bytes())))
+}
+
+/// Require `Authorization: Bearer API_TOKEN`, compared in constant time.
+pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
+    if state.api_token.as_deref().is_none_or(str::is_empty) {
+        return Err(ApiError::unauthorized(
+            "API_TOKEN is not configured on this server",
+        ));
+    }
+    let given = bearer(headers).ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
+    if api_token_matches(given, state) {
         Ok(())
+    } else {
+        Err(ApiError::unauthorized("bearer token does not match"))
+    }
+}
+
+/// Who may post a manifest.
+#[derive(Debug)]
+pub enum ManifestAuth {
+    /// The server's API_TOKEN: any repository.
+    ApiToken,
+    /// A verified GitHub Actions OIDC token: its `repository` only.
+    Oidc(Box<ActionsClaims>),
+}
+
+/// Accept the API_TOKEN (tried first, in constant time) or a GitHub Actions
+/// OIDC token (a JWT that verifies against the configured issuer/audience).
+pub async fn require_manifest_auth(
+    headers: &HeaderMap,
+    state: &ServerState,
+) -> Result<ManifestAuth, ApiError> {
+    let given = bearer(headers).ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
+    if api_token_matches(given, state) {
+        return Ok(ManifestAuth::ApiToken);
+    }
+    if looks_like_jwt(given) {
+        let Some(verifier) = &state.oidc else {
+            return Err(ApiError::unauthorized(
+                "OIDC is not configured on this server (set OIDC_AUDIENCE)",
+            ));
+        };
+        return match verifier.verify(given).await {
+            Ok(claims) => Ok(ManifestAuth::Oidc(Box::new(claims))),
+            Err(OidcError::Invalid(detail)) => Err(ApiError::unauthorized(detail)),
+            Err(OidcError::Unavailable(detail)) => Err(ApiError::unavailable(detail)),
+        };
+    }
+    if state.api_token.as_deref().is_none_or(str::is_empty) {
+        Err(ApiError::unauthorized(
+            "API_TOKEN is not configured on this server",
+        ))
     } else {
         Err(ApiError::unauthorized("bearer token does not match"))
     }

@@ -29,6 +29,11 @@ impl ApiError {
         ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
     }
 
+    /// An OIDC token for another repository than the one written to.
+    pub fn forbidden(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "forbidden", detail)
+    }
+
     pub fn not_found(detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", detail)
     }

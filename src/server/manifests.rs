@@ -1,6 +1,11 @@
 //! `POST /api/v1/manifests`: gh-aw `safe-output-items.jsonl` from a workflow.
 //! Lines that parse are stored (durably, before the answer); lines that do not
 //! are listed in the answer with why.
+//!
+//! Auth: the API_TOKEN (any repository), or a GitHub Actions OIDC token, which
+//! may only write to its own `repository`: a line (or target) elsewhere makes
+//! the whole request 403 and nothing is stored. Its `run_id` and `workflow`
+//! claims stand in for missing query parameters.
 
 use axum::body::Body;
 use axum::extract::{Query, State as StateExtractor};
@@ -11,9 +16,10 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::body::{read_capped, require_content_type, require_token};
+use super::body::{read_capped, require_content_type, require_manifest_auth, ManifestAuth};
 use super::{ApiError, State};
-use crate::manifest::{parse_manifest, ManifestDefaults};
+use crate::manifest::{parse_manifest, ManifestDefaults, ParsedManifest};
+use crate::oidc::ActionsClaims;
 use crate::store::inbox::{Enqueued, InboxItem};
 
 /// Media types a manifest may come as.
@@ -37,7 +43,7 @@ pub async fn ingest(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    require_token(&headers, &state)?;
+    let auth = require_manifest_auth(&headers, &state).await?;
     require_content_type(&headers, MANIFEST_TYPES)?;
     let bytes = read_capped(&headers, body).await?;
     let text = std::str::from_utf8(&bytes)
@@ -49,13 +55,19 @@ pub async fn ingest(
         ),
         None => None,
     };
-    let defaults = ManifestDefaults {
+    let mut defaults = ManifestDefaults {
         repo: query.repo.clone(),
         run_id,
         workflow: query.workflow.clone(),
     };
+    if let ManifestAuth::Oidc(claims) = &auth {
+        defaults = oidc_defaults(defaults, claims)?;
+    }
     let now = state.shared.clock.now();
     let parsed = parse_manifest(text, &defaults, now);
+    if let ManifestAuth::Oidc(claims) = &auth {
+        require_own_repo(&parsed, claims)?;
+    }
     let rejected: Vec<_> = parsed
         .rejected
         .iter()
@@ -77,7 +89,7 @@ pub async fn ingest(
     let mut digest = Sha256::new();
     digest.update(format!(
         "{:?}|{:?}|{:?}|",
-        query.repo, run_id, query.workflow
+        defaults.repo, defaults.run_id, defaults.workflow
     ));
     digest.update(&bytes);
     let item = InboxItem::Manifest {
@@ -100,4 +112,54 @@ pub async fn ingest(
         })),
     )
         .into_response())
+}
+
+/// With an OIDC token: the query's repo must be the token's (it is the
+/// default otherwise), and the run and workflow default to the token's.
+fn oidc_defaults(
+    mut defaults: ManifestDefaults,
+    claims: &ActionsClaims,
+) -> Result<ManifestDefaults, ApiError> {
+    match &defaults.repo {
+        Some(repo) if !same_repo(repo, &claims.repository) => {
+            return Err(ApiError::forbidden(format!(
+                "the OIDC token is for {} but repo={repo} was asked for",
+                claims.repository
+            )));
+        }
+        Some(_) => {}
+        None => defaults.repo = Some(claims.repository.clone()),
+    }
+    if defaults.run_id.is_none() {
+        defaults.run_id = claims.run_id_number();
+    }
+    if defaults.workflow.is_none() {
+        defaults.workflow = claims.workflow.clone();
+    }
+    Ok(defaults)
+}
+
+/// Every accepted line, and the object it names, must be in the token's
+/// repository: a workflow may only record its own writes.
+fn require_own_repo(parsed: &ParsedManifest, claims: &ActionsClaims) -> Result<(), ApiError> {
+    for record in &parsed.records {
+        let target_repo = record.target.as_ref().map(|t| t.repo.as_str());
+        let elsewhere = std::iter::once(record.repo.as_str())
+            .chain(target_repo)
+            .find(|repo| !same_repo(repo, &claims.repository));
+        if let Some(repo) = elsewhere {
+            return Err(ApiError::forbidden(format!(
+                "the OIDC token is for {} but output {} (manifest item {}) is in {repo}; nothing was stored",
+                claims.repository,
+                record.id,
+                record.index.map_or(0, |i| i + 1),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// GitHub repository names are case-insensitive.
+fn same_repo(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
 }

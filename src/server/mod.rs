@@ -16,6 +16,7 @@ use axum::Router;
 pub use error::ApiError;
 
 use crate::app::{App, Shared};
+use crate::oidc::OidcVerifier;
 use crate::store::inbox::InboxWriter;
 use crate::store::Store;
 
@@ -30,6 +31,8 @@ pub struct ServerState {
     pub secrets: Vec<String>,
     pub api_token: Option<String>,
     pub listen_only: bool,
+    /// Verifies GitHub Actions OIDC tokens on manifest ingest; `None`: refused.
+    pub oidc: Option<Arc<OidcVerifier>>,
 }
 
 pub type State = Arc<ServerState>;
@@ -41,6 +44,7 @@ pub struct RouterOptions {
     pub secrets: Vec<String>,
     pub api_token: Option<String>,
     pub listen_only: bool,
+    pub oidc: Option<Arc<OidcVerifier>>,
 }
 
 pub fn router(app: &App, options: RouterOptions) -> Router {
@@ -51,6 +55,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         secrets: options.secrets,
         api_token: options.api_token,
         listen_only: options.listen_only,
+        oidc: options.oidc,
     });
     let webhook_path = if options.webhook_path.is_empty() {
         "/api/github/webhooks".to_string()

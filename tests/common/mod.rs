@@ -31,6 +31,17 @@ impl TestApp {
 
     /// `run_worker: false` stores deliveries but never processes them.
     pub async fn start_with(dir: &Path, start: DateTime<Utc>, run_worker: bool) -> TestApp {
+        Self::start_with_options(dir, start, run_worker, RouterOptions::default()).await
+    }
+
+    /// `extra` supplies the router options the harness does not set itself
+    /// (webhook path, secret and token are always the test ones).
+    pub async fn start_with_options(
+        dir: &Path,
+        start: DateTime<Utc>,
+        run_worker: bool,
+        extra: RouterOptions,
+    ) -> TestApp {
         let clock = Clock::manual(start);
         let app = if run_worker {
             App::start(dir, clock.clone()).expect("app starts")
@@ -44,6 +55,7 @@ impl TestApp {
                 secrets: vec![SECRET.to_string()],
                 api_token: Some(TOKEN.to_string()),
                 listen_only: true,
+                ..extra
             },
         );
         let server = RunningServer::start(routes, "127.0.0.1:0".parse().unwrap())

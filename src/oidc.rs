@@ -1,0 +1,514 @@
+//! GitHub Actions OIDC tokens: the server verifies them for manifest ingest
+//! (a workflow posts its own manifest without a shared secret), and
+//! `safe-outcomes record` requests one inside a workflow run.
+//!
+//! Verification: RS256 only; the signing key is looked up by `kid` in the
+//! issuer's JWKS, fetched from `{issuer}/.well-known/jwks` (the URL GitHub
+//! documents for github.com and GHES alike; we skip the discovery document so
+//! one request, not two, stands between a cold cache and a verified token).
+//! The key set is cached for `jwks_ttl` and refetched earlier only when a token
+//! names a `kid` we do not have (GitHub rotates keys), at most once per
+//! `min_refetch`, so a flood of forged `kid`s cannot make us hammer GitHub.
+//! Claims (`iss`, `aud`, `exp`, `nbf`, `iat`) are checked by [`check_claims`],
+//! a pure function of the claims and the time.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The issuer of github.com's Actions tokens.
+pub const GITHUB_ACTIONS_ISSUER: &str = "https://token.actions.githubusercontent.com";
+
+/// Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds.
+pub const LEEWAY_SECS: i64 = 60;
+
+/// What a verifier accepts.
+#[derive(Debug, Clone)]
+pub struct OidcConfig {
+    /// `iss` must equal this (trailing `/` ignored); the JWKS is found under it.
+    pub issuer: String,
+    /// `aud` must be, or contain, this.
+    pub audience: String,
+    /// How long a fetched key set is trusted before it is fetched again.
+    pub jwks_ttl: Duration,
+    /// Least time between two fetches caused by an unknown `kid`.
+    pub min_refetch: Duration,
+}
+
+impl OidcConfig {
+    pub fn new(issuer: &str, audience: &str) -> OidcConfig {
+        OidcConfig {
+            issuer: issuer.trim_end_matches('/').to_string(),
+            audience: audience.to_string(),
+            jwks_ttl: Duration::from_secs(3600),
+            min_refetch: Duration::from_secs(60),
+        }
+    }
+
+    pub fn jwks_url(&self) -> String {
+        format!("{}/.well-known/jwks", self.issuer)
+    }
+}
+
+/// The claims of a GitHub Actions OIDC token we use or show. GitHub sends
+/// numbers (`run_id`, `repository_id`) as strings; every field but the
+/// registered ones is optional so a new token shape never fails to parse.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ActionsClaims {
+    #[serde(default)]
+    pub iss: String,
+    /// A string or an array of strings.
+    #[serde(default)]
+    pub aud: Value,
+    #[serde(default)]
+    pub sub: String,
+    pub exp: Option<i64>,
+    pub nbf: Option<i64>,
+    pub iat: Option<i64>,
+    #[serde(default)]
+    pub repository: String,
+    pub repository_owner: Option<String>,
+    pub repository_id: Option<String>,
+    pub run_id: Option<String>,
+    pub run_attempt: Option<String>,
+    pub workflow: Option<String>,
+    pub workflow_ref: Option<String>,
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    pub sha: Option<String>,
+    pub actor: Option<String>,
+    pub event_name: Option<String>,
+    pub job_workflow_ref: Option<String>,
+}
+
+impl ActionsClaims {
+    /// `run_id` as a number, when it is one.
+    pub fn run_id_number(&self) -> Option<u64> {
+        self.run_id.as_deref().and_then(|s| s.trim().parse().ok())
+    }
+
+    fn has_audience(&self, expected: &str) -> bool {
+        match &self.aud {
+            Value::String(a) => a == expected,
+            Value::Array(items) => items.iter().any(|a| a.as_str() == Some(expected)),
+            _ => false,
+        }
+    }
+}
+
+/// Why a token was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OidcError {
+    /// The token is not acceptable (answer 401).
+    #[error("{0}")]
+    Invalid(String),
+    /// We could not check it: the key set could not be fetched (answer 503).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+fn invalid(detail: impl Into<String>) -> OidcError {
+    OidcError::Invalid(detail.into())
+}
+
+/// Check the registered claims at `now` (Unix seconds): issuer, audience,
+/// expiry (required), not-before and issued-at, each with [`LEEWAY_SECS`],
+/// and a non-empty `repository`.
+pub fn check_claims(
+    claims: &ActionsClaims,
+    config: &OidcConfig,
+    now: i64,
+) -> Result<(), OidcError> {
+    if claims.iss.trim_end_matches('/') != config.issuer {
+        return Err(invalid(format!(
+            "OIDC token issuer {:?} is not {:?}",
+            claims.iss, config.issuer
+        )));
+    }
+    if !claims.has_audience(&config.audience) {
+        return Err(invalid(format!(
+            "OIDC token audience {} is not {:?} (request the token with that audience)",
+            claims.aud, config.audience
+        )));
+    }
+    let Some(exp) = claims.exp else {
+        return Err(invalid("OIDC token has no exp claim"));
+    };
+    if exp + LEEWAY_SECS < now {
+        return Err(invalid(format!("OIDC token expired {}s ago", now - exp)));
+    }
+    if let Some(nbf) = claims.nbf.filter(|nbf| *nbf > now + LEEWAY_SECS) {
+        return Err(invalid(format!(
+            "OIDC token is not valid before {nbf} (now {now})"
+        )));
+    }
+    if let Some(iat) = claims.iat.filter(|iat| *iat > now + LEEWAY_SECS) {
+        return Err(invalid(format!(
+            "OIDC token was issued in the future ({iat}, now {now})"
+        )));
+    }
+    if claims.repository.trim().is_empty() {
+        return Err(invalid("OIDC token has no repository claim"));
+    }
+    Ok(())
+}
+
+/// Whether a bearer token has the shape of a JWT (three dot-separated parts).
+pub fn looks_like_jwt(token: &str) -> bool {
+    token.split('.').count() == 3 && !token.contains(char::is_whitespace)
+}
+
+/// The cached key set.
+#[derive(Default)]
+struct KeyCache {
+    keys: HashMap<String, DecodingKey>,
+    /// When the cached set was fetched.
+    fetched_at: Option<Instant>,
+    /// When we last tried to fetch, successful or not.
+    attempted_at: Option<Instant>,
+}
+
+/// Verifies GitHub Actions OIDC tokens against one issuer and audience.
+pub struct OidcVerifier {
+    config: OidcConfig,
+    http: reqwest::Client,
+    cache: tokio::sync::Mutex<KeyCache>,
+    fetches: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for OidcVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OidcVerifier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OidcVerifier {
+    pub fn new(config: OidcConfig) -> OidcVerifier {
+        install_crypto_provider();
+        OidcVerifier {
+            config,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .build()
+                .expect("a reqwest client builds"),
+            cache: tokio::sync::Mutex::new(KeyCache::default()),
+            fetches: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    pub fn config(&self) -> &OidcConfig {
+        &self.config
+    }
+
+    /// How many times the key set was fetched (for tests and diagnostics).
+    pub fn jwks_fetches(&self) -> u64 {
+        self.fetches.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Verify a token now (wall clock: token expiry is a real-world matter,
+    /// not one of the evaluation clock).
+    pub async fn verify(&self, token: &str) -> Result<ActionsClaims, OidcError> {
+        self.verify_at(token, chrono::Utc::now().timestamp()).await
+    }
+
+    /// Verify a token at `now` (Unix seconds): signature, then claims.
+    pub async fn verify_at(&self, token: &str, now: i64) -> Result<ActionsClaims, OidcError> {
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|e| invalid(format!("not a JWT: {e}")))?;
+        if header.alg != Algorithm::RS256 {
+            return Err(invalid(format!(
+                "OIDC token algorithm {:?} is not RS256",
+                header.alg
+            )));
+        }
+        let kid = header
+            .kid
+            .ok_or_else(|| invalid("OIDC token header has no kid"))?;
+        let key = self.key_for(&kid).await?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        // Time, issuer and audience are ours to check (check_claims), so
+        // that one function with an explicit `now` decides them.
+        validation.validate_exp = false;
+        validation.validate_nbf = false;
+        validation.validate_aud = false;
+        validation.required_spec_claims.clear();
+        let data =
+            jsonwebtoken::decode::<ActionsClaims>(token, &key, &validation).map_err(|e| match e
+                .kind()
+            {
+                jsonwebtoken::errors::ErrorKind::InvalidSignature => {
+                    invalid("OIDC token signature does not verify")
+                }
+                _ => invalid(format!("OIDC token is not valid: {e}")),
+            })?;
+        check_claims(&data.claims, &self.config, now)?;
+        Ok(data.claims)
+    }
+
+    /// The key for `kid`, fetching the key set when it is stale, or when the
+    /// `kid` is unknown and the last fetch is older than `min_refetch`.
+    async fn key_for(&self, kid: &str) -> Result<DecodingKey, OidcError> {
+        let mut cache = self.cache.lock().await;
+        let stale = cache
+            .fetched_at
+            .is_none_or(|t| t.elapsed() >= self.config.jwks_ttl);
+        let may_fetch = cache
+            .attempted_at
+            .is_none_or(|t| t.elapsed() >= self.config.min_refetch);
+        let unknown = !cache.keys.contains_key(kid);
+        if (stale || unknown) && may_fetch {
+            cache.attempted_at = Some(Instant::now());
+            match self.fetch_keys().await {
+                Ok(keys) => {
+                    cache.keys = keys;
+                    cache.fetched_at = Some(Instant::now());
+                }
+                // A stale set still verifies tokens signed with its keys.
+                Err(e) if cache.keys.is_empty() => return Err(e),
+                Err(e) => tracing::warn!("keeping the cached OIDC key set: {e}"),
+            }
+        } else if cache.keys.is_empty() {
+            return Err(OidcError::Unavailable(format!(
+                "the OIDC key set from {} could not be fetched; retry later",
+                self.config.jwks_url()
+            )));
+        }
+        cache.keys.get(kid).cloned().ok_or_else(|| {
+            invalid(format!(
+                "OIDC token key id {kid:?} is not in the issuer's key set"
+            ))
+        })
+    }
+
+    async fn fetch_keys(&self) -> Result<HashMap<String, DecodingKey>, OidcError> {
+        self.fetches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let url = self.config.jwks_url();
+        let unavailable = |e: String| {
+            OidcError::Unavailable(format!("could not fetch the OIDC key set from {url}: {e}"))
+        };
+        let resp = self
+            .http
+            .get(&url)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        if !resp.status().is_success() {
+            return Err(unavailable(format!("HTTP {}", resp.status())));
+        }
+        let set: Value = resp.json().await.map_err(|e| unavailable(e.to_string()))?;
+        let keys = parse_jwks(&set);
+        if keys.is_empty() {
+            return Err(unavailable("it holds no RSA key with a kid".to_string()));
+        }
+        Ok(keys)
+    }
+}
+
+/// The RSA keys of a JWKS document, by `kid`. Keys of other types, or that do
+/// not parse, are skipped rather than spoiling the set.
+pub fn parse_jwks(set: &Value) -> HashMap<String, DecodingKey> {
+    let items = set.get("keys").and_then(Value::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .filter_map(|item| serde_json::from_value::<Jwk>(item.clone()).ok())
+        .filter(|jwk| matches!(jwk.algorithm, AlgorithmParameters::RSA(_)))
+        .filter_map(|jwk| {
+            let kid = jwk.common.key_id.clone()?;
+            Some((kid, DecodingKey::from_jwk(&jwk).ok()?))
+        })
+        .collect()
+}
+
+/// jsonwebtoken picks its crypto backend from its features and panics when it
+/// cannot tell; another dependency enabling `aws_lc_rs` would make it unable
+/// to, so name ours explicitly (a no-op when one is installed already).
+pub fn install_crypto_provider() {
+    let _ = jsonwebtoken::crypto::CryptoProvider::install_default(
+        &jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER,
+    );
+}
+
+/// Inside a GitHub Actions job with `permissions: id-token: write`: ask the
+/// runtime for an OIDC token for `audience` (`GET $ACTIONS_ID_TOKEN_REQUEST_URL
+/// &audience=…` with `Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN`,
+/// answer `{"value": JWT}`).
+pub async fn request_actions_token(
+    request_url: &str,
+    request_token: &str,
+    audience: &str,
+) -> anyhow::Result<String> {
+    use anyhow::Context;
+    let mut url = reqwest::Url::parse(request_url)
+        .with_context(|| format!("ACTIONS_ID_TOKEN_REQUEST_URL {request_url:?} is not a URL"))?;
+    url.query_pairs_mut().append_pair("audience", audience);
+    let resp = reqwest::Client::new()
+        .get(url)
+        .header("authorization", format!("bearer {request_token}"))
+        .header("accept", "application/json")
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .context("requesting an OIDC token from the Actions runtime")?;
+    let status = resp.status();
+    let text = resp.text().await.unwrap_or_default();
+    if !status.is_success() {
+        anyhow::bail!(
+            "the Actions runtime refused an OIDC token ({status}): {text} \
+             (does the job have `permissions: id-token: write`?)"
+        );
+    }
+    #[derive(Deserialize)]
+    struct TokenAnswer {
+        value: String,
+    }
+    let answer: TokenAnswer = serde_json::from_str(&text)
+        .with_context(|| format!("the Actions runtime answered without a token: {text}"))?;
+    Ok(answer.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NOW: i64 = 1_790_000_000;
+
+    fn config() -> OidcConfig {
+        OidcConfig::new(GITHUB_ACTIONS_ISSUER, "safe-outcomes")
+    }
+
+    fn claims() -> ActionsClaims {
+        ActionsClaims {
+            iss: GITHUB_ACTIONS_ISSUER.into(),
+            aud: json!("safe-outcomes"),
+            sub: "repo:octo/app:ref:refs/heads/main".into(),
+            exp: Some(NOW + 300),
+            nbf: Some(NOW - 10),
+            iat: Some(NOW - 10),
+            repository: "octo/app".into(),
+            run_id: Some("42".into()),
+            ..ActionsClaims::default()
+        }
+    }
+
+    fn refused(c: &ActionsClaims) -> String {
+        match check_claims(c, &config(), NOW) {
+            Err(OidcError::Invalid(d)) => d,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fresh_token_for_our_audience_passes() {
+        assert_eq!(check_claims(&claims(), &config(), NOW), Ok(()));
+        assert_eq!(claims().run_id_number(), Some(42));
+    }
+
+    #[test]
+    fn issuer_must_match_ignoring_a_trailing_slash() {
+        let mut c = claims();
+        c.iss = format!("{GITHUB_ACTIONS_ISSUER}/");
+        assert_eq!(check_claims(&c, &config(), NOW), Ok(()));
+        c.iss = "https://evil.example".into();
+        assert!(refused(&c).contains("issuer"));
+    }
+
+    #[test]
+    fn audience_may_be_a_list_but_must_hold_ours() {
+        let mut c = claims();
+        c.aud = json!(["other", "safe-outcomes"]);
+        assert_eq!(check_claims(&c, &config(), NOW), Ok(()));
+        c.aud = json!("https://github.com/octo");
+        assert!(refused(&c).contains("audience"));
+        c.aud = Value::Null;
+        assert!(refused(&c).contains("audience"));
+    }
+
+    #[test]
+    fn expiry_is_required_and_allows_the_leeway() {
+        let mut c = claims();
+        c.exp = Some(NOW - LEEWAY_SECS);
+        assert_eq!(check_claims(&c, &config(), NOW), Ok(()));
+        c.exp = Some(NOW - LEEWAY_SECS - 1);
+        assert!(refused(&c).contains("expired"));
+        c.exp = None;
+        assert!(refused(&c).contains("exp"));
+    }
+
+    #[test]
+    fn not_before_and_issued_at_in_the_future_are_refused() {
+        let mut c = claims();
+        c.nbf = Some(NOW + LEEWAY_SECS + 1);
+        assert!(refused(&c).contains("not valid before"));
+        let mut c = claims();
+        c.iat = Some(NOW + LEEWAY_SECS + 1);
+        assert!(refused(&c).contains("issued in the future"));
+        let mut c = claims();
+        c.nbf = Some(NOW + LEEWAY_SECS);
+        c.iat = Some(NOW + LEEWAY_SECS);
+        assert_eq!(check_claims(&c, &config(), NOW), Ok(()));
+    }
+
+    #[test]
+    fn a_token_without_a_repository_is_refused() {
+        let mut c = claims();
+        c.repository = " ".into();
+        assert!(refused(&c).contains("repository"));
+    }
+
+    #[test]
+    fn github_claims_parse_with_numbers_as_strings() {
+        let c: ActionsClaims = serde_json::from_value(json!({
+            "jti": "x", "sub": "repo:octo/app:ref:refs/heads/main",
+            "aud": "safe-outcomes", "ref": "refs/heads/main", "sha": "abc",
+            "repository": "octo/app", "repository_owner": "octo",
+            "repository_id": "74", "run_id": "5", "run_attempt": "1",
+            "actor": "monalisa", "workflow": "CI", "event_name": "push",
+            "iss": GITHUB_ACTIONS_ISSUER, "nbf": 1, "exp": 2, "iat": 1,
+            "something_new": {"a": 1}
+        }))
+        .unwrap();
+        assert_eq!(c.git_ref.as_deref(), Some("refs/heads/main"));
+        assert_eq!(c.run_id_number(), Some(5));
+        assert_eq!(c.workflow.as_deref(), Some("CI"));
+    }
+
+    #[test]
+    fn jwt_shape() {
+        assert!(looks_like_jwt("a.b.c"));
+        assert!(!looks_like_jwt("test-api-token"));
+        assert!(!looks_like_jwt("a.b"));
+        assert!(!looks_like_jwt("a.b.c.d"));
+    }
+
+    #[test]
+    fn jwks_keeps_only_rsa_keys_with_a_kid() {
+        let set = json!({"keys": [
+            {"kty": "RSA", "kid": "k1", "alg": "RS256", "use": "sig", "n": "sXch", "e": "AQAB"},
+            {"kty": "RSA", "n": "sXch", "e": "AQAB"},
+            {"kty": "EC", "kid": "k2", "crv": "P-256", "x": "AA", "y": "AA"},
+            {"kty": "nonsense", "kid": "k3"}
+        ]});
+        let keys = parse_jwks(&set);
+        assert_eq!(keys.keys().collect::<Vec<_>>(), vec!["k1"]);
+        assert!(parse_jwks(&json!({"no": "keys"})).is_empty());
+    }
+
+    #[test]
+    fn issuer_config_drops_a_trailing_slash() {
+        let c = OidcConfig::new("https://ghes.example/_services/token/", "a");
+        assert_eq!(
+            c.jwks_url(),
+            "https://ghes.example/_services/token/.well-known/jwks"
+        );
+    }
+}
