@@ -8,6 +8,7 @@ pub mod client;
 pub mod clock;
 pub mod demo;
 pub mod evaluate;
+pub mod github;
 pub mod manifest;
 pub mod markers;
 pub mod model;
