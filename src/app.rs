@@ -11,6 +11,8 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use crate::clock::Clock;
+use crate::github::calls::ApiCalls;
+use crate::github::publisher::PrChanges;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store};
 use crate::worker::{Worker, WorkerMsg};
@@ -24,6 +26,10 @@ pub struct Shared {
     pub ignored: AtomicU64,
     /// Requests refused (bad signature, malformed, too large, ...).
     pub rejected: AtomicU64,
+    /// GitHub API requests made (App mode), for `/status` and `/metrics`.
+    pub github_calls: Arc<ApiCalls>,
+    /// Where the worker reports PRs whose outcomes changed (App mode only).
+    pub pr_changes: Option<PrChanges>,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -55,6 +61,13 @@ impl Shared {
     }
 }
 
+/// What `App::start_with` can plug in.
+#[derive(Default)]
+pub struct AppOptions {
+    /// The check-run publisher's channel (`github::publisher::channel`).
+    pub pr_changes: Option<PrChanges>,
+}
+
 pub struct App {
     pub store: Store,
     pub shared: Arc<Shared>,
@@ -67,16 +80,26 @@ impl App {
     /// Open the store under `data_dir` and start the writer and worker.
     /// Items stored before a crash are processed first.
     pub fn start(data_dir: &Path, clock: Clock) -> anyhow::Result<App> {
-        Self::open(data_dir, clock, true)
+        Self::open(data_dir, clock, true, AppOptions::default())
+    }
+
+    /// `start`, with the App-mode hooks.
+    pub fn start_with(data_dir: &Path, clock: Clock, options: AppOptions) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, true, options)
     }
 
     /// Store deliveries but never process them: stands for a process that
     /// dies after acknowledging and before its worker ran (crash tests).
     pub fn start_without_worker(data_dir: &Path, clock: Clock) -> anyhow::Result<App> {
-        Self::open(data_dir, clock, false)
+        Self::open(data_dir, clock, false, AppOptions::default())
     }
 
-    fn open(data_dir: &Path, clock: Clock, run_worker: bool) -> anyhow::Result<App> {
+    fn open(
+        data_dir: &Path,
+        clock: Clock,
+        run_worker: bool,
+        options: AppOptions,
+    ) -> anyhow::Result<App> {
         std::fs::create_dir_all(data_dir)?;
         let store = Store::open(&data_dir.join("store"))
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
@@ -103,6 +126,8 @@ impl App {
             outputs_tracked: AtomicU64::new(outputs),
             ignored: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            github_calls: Arc::new(ApiCalls::default()),
+            pr_changes: options.pr_changes,
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,

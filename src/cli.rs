@@ -6,10 +6,12 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::app::App;
+use crate::app::{App, AppOptions};
 use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
+use crate::github::publisher::{self, Publisher, PublisherOptions};
+use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::OutcomeRecord;
 use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
 use crate::report::{parse_window, Report};
@@ -59,8 +61,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
+    /// The GitHub App's numeric id; unset: listen-only mode.
     #[arg(long, env = "APP_ID")]
-    pub app_id: Option<u64>,
+    pub app_id: Option<String>,
     #[arg(long, env = "PRIVATE_KEY", hide_env_values = true)]
     pub private_key: Option<String>,
     #[arg(long, env = "PRIVATE_KEY_PATH")]
@@ -88,6 +91,10 @@ pub struct ServeArgs {
     /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
     #[arg(long, env = "OIDC_ISSUER", default_value = crate::oidc::GITHUB_ACTIONS_ISSUER)]
     pub oidc_issuer: String,
+    /// Base URL users reach this server at, for links in check runs
+    /// (default: http://HOST:PORT).
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -198,11 +205,21 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             "WEBHOOK_SECRET is not set: every webhook delivery will be refused with 401"
         );
     }
-    let listen_only = args.app_id.is_none();
+    // A bad APP_ID, key or API URL stops start-up with an error naming it.
+    let github = match args.app_id.as_deref().filter(|id| !id.trim().is_empty()) {
+        None => None,
+        Some(id) => {
+            let creds = AppCredentials::from_config(
+                id,
+                args.private_key.clone(),
+                args.private_key_path.clone(),
+            )?;
+            Some((creds.app_id(), creds.app_client(&args.github_api_url)?))
+        }
+    };
+    let listen_only = github.is_none();
     if listen_only {
         tracing::info!("APP_ID is not set: listen-only mode (no GitHub API calls, no check runs)");
-    } else if args.private_key.is_none() && args.private_key_path.is_none() {
-        bail!("APP_ID is set but neither PRIVATE_KEY nor PRIVATE_KEY_PATH is");
     }
     let oidc = args.oidc_audience.as_deref().map(|audience| {
         let config = OidcConfig::new(&args.oidc_issuer, audience);
@@ -212,7 +229,37 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         Arc::new(OidcVerifier::new(config))
     });
-    let app = App::start(&args.data_dir, Clock::System)?;
+    let public_url = args
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}:{}", args.host, args.port));
+    let (changes, inbox) = publisher::channel();
+    let app = App::start_with(
+        &args.data_dir,
+        Clock::System,
+        AppOptions {
+            pr_changes: github.is_some().then(|| changes.clone()),
+        },
+    )?;
+    let publisher = github.map(|(app_id, crab)| {
+        tracing::info!(
+            app_id,
+            api = %args.github_api_url,
+            "App mode: check runs are published"
+        );
+        let client = GitHubClient::new(
+            crab,
+            app.shared.github_calls.clone(),
+            RetryPolicy::default(),
+        );
+        Publisher::new(
+            app.store.clone(),
+            Clock::System,
+            Arc::new(client),
+            PublisherOptions::new(&public_url),
+        )
+        .spawn(&changes, inbox)
+    });
     let routes = router(
         &app,
         RouterOptions {
@@ -241,6 +288,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
+    if let Some(p) = publisher {
+        p.stop().await;
+    }
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(())
 }

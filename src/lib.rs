@@ -9,6 +9,7 @@ pub mod clock;
 pub mod conformance;
 pub mod demo;
 pub mod evaluate;
+pub mod github;
 pub mod manifest;
 pub mod markers;
 pub mod model;

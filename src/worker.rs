@@ -1,16 +1,20 @@
 //! The worker: the single writer of outputs and observations. It drains the
 //! inbox in order, files observations, merges and registers outputs, and
 //! re-assesses only the outputs watching a touched target. It also takes the
-//! checkpoints that come due on the schedule.
+//! checkpoints that come due on the schedule. When an output's outcome
+//! changes, it tells the check-run publisher (if any) which PRs it bears on,
+//! after the change is committed. It also files installation changes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
+use crate::github::checks::prs_touched;
+use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
-use crate::model::{ExecutionRecord, Observation};
+use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
 
@@ -32,6 +36,9 @@ pub struct Worker {
     store: Store,
     shared: std::sync::Arc<Shared>,
     processed: u64,
+    /// Repository → installation already filed, so ordinary deliveries do
+    /// not rewrite the mapping.
+    seen_installations: HashMap<String, u64>,
 }
 
 impl Worker {
@@ -41,6 +48,7 @@ impl Worker {
             store,
             shared,
             processed,
+            seen_installations: HashMap::new(),
         }
     }
 
@@ -99,12 +107,26 @@ impl Worker {
     fn process(&mut self, seq: u64, item: InboxItem) -> Result<()> {
         let mut outputs = BTreeSet::new();
         let mut touched = BTreeSet::new();
+        let mut batch = sled::Batch::default();
+        let mut new_heads = BTreeSet::new();
         match item {
             InboxItem::Delivery {
                 observations,
                 discoveries,
+                installation_change,
                 ..
             } => {
+                if let Some(change) = installation_change {
+                    self.file_installation(&change, &mut batch)?;
+                }
+                // A new head commit needs its own check run even when no
+                // outcome changed.
+                new_heads.extend(
+                    observations
+                        .iter()
+                        .filter(|o| matches!(o.event, ObservationKind::Synchronize { .. }))
+                        .map(|o| o.target.clone()),
+                );
                 for record in discoveries {
                     outputs.insert(self.upsert_output(record)?);
                 }
@@ -121,11 +143,56 @@ impl Worker {
         for target in &touched {
             outputs.extend(self.store.outputs_on(target)?);
         }
-        let mut batch = sled::Batch::default();
+        let mut changed = Vec::new();
         for id in &outputs {
-            self.reassess(id, &mut batch)?;
+            changed.extend(self.reassess(id, &mut batch)?);
         }
-        self.finish(seq, batch)
+        self.finish(seq, batch)?;
+        self.notify_prs(&changed, new_heads);
+        Ok(())
+    }
+
+    /// File an installation change; a `Seen` already filed is skipped.
+    fn file_installation(
+        &mut self,
+        change: &InstallationChange,
+        batch: &mut sled::Batch,
+    ) -> Result<()> {
+        let id = change.installation_id;
+        let seen = change.action == InstallationAction::Seen;
+        if seen
+            && change
+                .repos_added
+                .iter()
+                .all(|r| self.seen_installations.get(r) == Some(&id))
+        {
+            return Ok(());
+        }
+        installations::apply(&self.store, change, batch)?;
+        for repo in &change.repos_added {
+            self.seen_installations.insert(repo.clone(), id);
+        }
+        if !seen {
+            // Removals and status changes: forget the shortcut.
+            self.seen_installations.clear();
+        }
+        Ok(())
+    }
+
+    /// Tell the check-run publisher which PRs the changed outputs bear on.
+    fn notify_prs(&self, changed: &[Target], mut prs: BTreeSet<String>) {
+        let Some(hook) = &self.shared.pr_changes else {
+            return;
+        };
+        for target in changed {
+            match prs_touched(&self.store, target) {
+                Ok(keys) => prs.extend(keys),
+                Err(e) => tracing::warn!(error = %e, "finding the PRs of a changed output"),
+            }
+        }
+        for pr in prs {
+            hook.changed(pr);
+        }
     }
 
     /// Commit the item's results together with its removal from the inbox.
@@ -258,9 +325,10 @@ impl Worker {
     }
 
     /// Recompute an output's outcome from its observations, as of now.
-    fn reassess(&self, id: &str, batch: &mut sled::Batch) -> Result<()> {
+    /// Returns the output's target when its outcome changed.
+    fn reassess(&self, id: &str, batch: &mut sled::Batch) -> Result<Option<Target>> {
         let Some(mut stored) = self.store.output(id)? else {
-            return Ok(());
+            return Ok(None);
         };
         let watch = stored.execution.watch_keys();
         let observations = self.store.observations(&watch)?;
@@ -272,8 +340,9 @@ impl Worker {
         if stored.outcome.as_ref() != Some(&outcome) {
             stored.outcome = Some(outcome);
             batch.insert(keys::output(&stored.execution.id), encode(&stored));
+            return Ok(stored.execution.target.take());
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Re-assess every output whose next checkpoint is due.
@@ -294,20 +363,23 @@ impl Worker {
             }
             let mut batch = sled::Batch::default();
             let mut result = Ok(());
+            let mut changed = Vec::new();
             for (key, id) in &due {
                 batch.remove(key.clone());
-                if let Err(e) = self
+                match self
                     .store
                     .canonical_id(id)
                     .and_then(|canonical| self.reassess(&canonical, &mut batch))
                 {
-                    result = Err(e);
+                    Ok(target) => changed.extend(target),
+                    Err(e) => result = Err(e),
                 }
             }
             if let Err(e) = result.and_then(|_| Ok(self.store.db().apply_batch(batch)?)) {
                 self.shared.record_error(format!("taking checkpoints: {e}"));
                 return;
             }
+            self.notify_prs(&changed, BTreeSet::new());
         }
     }
 }

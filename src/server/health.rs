@@ -57,6 +57,10 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
         },
         "outputs_tracked": f.outputs,
         "last_error": state.shared.last_error(),
+        "github": {
+            "api_calls": state.shared.github_calls.total(),
+            "api_calls_by_installation": state.shared.github_calls.by_installation(),
+        },
     }))
 }
 
@@ -123,6 +127,14 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
         body.push_str(&format!(
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
         ));
+    }
+    // Per installation id (no repository names).
+    let name = "safe_outcomes_github_api_calls_total";
+    body.push_str(&format!(
+        "# HELP {name} GitHub API requests made, per installation.\n# TYPE {name} counter\n"
+    ));
+    for (installation, n) in state.shared.github_calls.by_installation() {
+        body.push_str(&format!("{name}{{installation=\"{installation}\"}} {n}\n"));
     }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

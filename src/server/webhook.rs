@@ -82,6 +82,7 @@ async fn receive_inner(
         received_at: state.shared.clock.now(),
         observations: delivery_norm.observations,
         discoveries: delivery_norm.discoveries,
+        installation_change: delivery_norm.installation_change,
     };
     match state.writer.enqueue(item).await {
         Ok(Enqueued::Stored(_)) => Ok((

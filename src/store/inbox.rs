@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{counter, encode, keys, Store};
+use crate::github::installations::InstallationChange;
 use crate::model::{ExecutionRecord, Observation};
 
 /// Most items written per flush.
@@ -31,6 +32,10 @@ pub enum InboxItem {
         received_at: DateTime<Utc>,
         observations: Vec<Observation>,
         discoveries: Vec<ExecutionRecord>,
+        /// Installation bookkeeping (`github::installations`); absent in
+        /// items stored before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        installation_change: Option<InstallationChange>,
     },
     /// The accepted lines of one manifest post.
     Manifest {
@@ -143,11 +148,13 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             .and_then(|_| store.db().flush().map(|_| ()));
         match written {
             Ok(()) => {
-                for (req, result) in requests.into_iter().zip(results) {
-                    let _ = req.reply.send(Ok(result));
-                }
+                // Before the replies: once a client has its 2xx, `wait_idle`
+                // must already count the item as stored.
                 if seq > start_seq {
                     on_stored(seq);
+                }
+                for (req, result) in requests.into_iter().zip(results) {
+                    let _ = req.reply.send(Ok(result));
                 }
             }
             Err(e) => {

@@ -13,6 +13,9 @@
 //! | `r/` | ref key, NUL, thread key | — (branch → PRs) |
 //! | `s/` | due time (ms, BE), output id | — (checkpoint schedule) |
 //! | `m/` | counter name | u64 BE |
+//! | `n/i/` | installation id (u64 BE) | `InstallationRecord` (GitHub App state, `github::installations`) |
+//! | `n/r/` | repository, lowercase | installation id (u64 BE) |
+//! | `n/c/` | PR thread key, NUL, head sha | `CheckRunRecord` (`github::checks`) |
 
 use chrono::{DateTime, Utc};
 
@@ -26,6 +29,9 @@ pub const TYPE_INDEX: &[u8] = b"t/";
 pub const REF_LINK: &[u8] = b"r/";
 pub const SCHEDULE: &[u8] = b"s/";
 pub const COUNTER: &[u8] = b"m/";
+pub const INSTALLATION: &[u8] = b"n/i/";
+pub const INSTALLATION_REPO: &[u8] = b"n/r/";
+pub const CHECK_RUN: &[u8] = b"n/c/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -107,6 +113,19 @@ pub fn suffix(key: &[u8], prefix: &[u8]) -> Option<String> {
 
 pub fn counter(name: &str) -> Vec<u8> {
     join(&[COUNTER, name.as_bytes()])
+}
+
+pub fn installation(id: u64) -> Vec<u8> {
+    join(&[INSTALLATION, &id.to_be_bytes()])
+}
+
+/// GitHub repository names are case-insensitive.
+pub fn installation_repo(repo: &str) -> Vec<u8> {
+    join(&[INSTALLATION_REPO, repo.to_ascii_lowercase().as_bytes()])
+}
+
+pub fn check_run(pr_key: &str, head_sha: &str) -> Vec<u8> {
+    join(&[CHECK_RUN, pr_key.as_bytes(), b"\0", head_sha.as_bytes()])
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 mod comments;
 mod discovery;
 mod discussions;
+mod installations;
 mod milestones;
 mod payload;
 mod projects;
@@ -22,6 +23,7 @@ mod workflows;
 
 use chrono::{DateTime, Utc};
 
+use crate::github::installations::{InstallationAction, InstallationChange};
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
 use serde::Deserialize;
@@ -35,6 +37,10 @@ pub struct NormalizedDelivery {
     pub installation_id: Option<u64>,
     pub observations: Vec<Observation>,
     pub discoveries: Vec<ExecutionRecord>,
+    /// What the delivery says about the App's installations: the change of an
+    /// `installation`/`installation_repositories` event, or for any other
+    /// event the installation its repository belongs to (`Seen`).
+    pub installation_change: Option<InstallationChange>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,11 +87,23 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     if !value.is_object() {
         return Err(WebhookError::NotAnObject);
     }
+    if event == "installation" || event == "installation_repositories" {
+        return Ok(match installations::normalize(event, &value) {
+            Err(reason) => ignored(reason),
+            Ok(change) => Normalized::Relevant(NormalizedDelivery {
+                event: event.to_string(),
+                action: value["action"].as_str().map(str::to_string),
+                repo: None,
+                installation_id: Some(change.installation_id),
+                observations: Vec::new(),
+                discoveries: Vec::new(),
+                installation_change: Some(change),
+            }),
+        });
+    }
     if !HANDLED_EVENTS.contains(&event) {
         let reason = match event {
-            "installation" | "installation_repositories" | "ping" => {
-                format!("event `{event}` is not handled yet")
-            }
+            "ping" => format!("event `{event}` is not handled yet"),
             _ => format!("unknown event `{event}`"),
         };
         return Ok(ignored(reason));
@@ -131,6 +149,15 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             action: payload.action.clone(),
             repo: Some(repo.clone()),
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
+            installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
+                InstallationChange {
+                    installation_id: id,
+                    action: InstallationAction::Seen,
+                    account: None,
+                    repos_added: vec![repo.clone()],
+                    repos_removed: Vec::new(),
+                }
+            }),
             observations: out
                 .observations
                 .into_iter()

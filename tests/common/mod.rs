@@ -48,14 +48,23 @@ impl TestApp {
         } else {
             App::start_without_worker(dir, clock.clone()).expect("app starts")
         };
+        let options = RouterOptions {
+            listen_only: true,
+            ..extra
+        };
+        Self::serve(app, clock, dir, options).await
+    }
+
+    /// Serve an App the test started itself (e.g. with a check-run publisher).
+    /// The webhook path, secret and token are always the test ones.
+    pub async fn serve(app: App, clock: Clock, dir: &Path, options: RouterOptions) -> TestApp {
         let routes = router(
             &app,
             RouterOptions {
                 webhook_path: "/api/github/webhooks".into(),
                 secrets: vec![SECRET.to_string()],
                 api_token: Some(TOKEN.to_string()),
-                listen_only: true,
-                ..extra
+                ..options
             },
         );
         let server = RunningServer::start(routes, "127.0.0.1:0".parse().unwrap())
@@ -111,11 +120,13 @@ impl TestApp {
     pub async fn outcomes(&self) -> BTreeMap<String, OutcomeRecord> {
         let answer = self.client.get("/api/v1/export.jsonl").await.unwrap();
         assert_eq!(answer.status, 200);
-        answer
-            .body
-            .as_str()
-            .unwrap_or_default()
-            .lines()
+        // One JSONL line is also a JSON object, which the client parses.
+        let text = match &answer.body {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        text.lines()
             .map(|l| serde_json::from_str::<OutcomeRecord>(l).unwrap())
             .map(|o| (o.safe_output_id.clone(), o))
             .collect()

@@ -1,0 +1,277 @@
+//! The `safe-outcomes` check run on a PR: which PRs an output bears on, what
+//! the check run says (title: the outcome summary; summary: a table of the
+//! outputs on the PR), and the record of the check run made for each
+//! (PR, head sha). It informs and never blocks: conclusion `neutral`.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::model::target::{commit_key, ref_key, thread_key};
+use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
+use crate::store::{decode, encode, keys, Result, Store};
+
+/// The check run's name (DESIGN.md §2).
+pub const CHECK_NAME: &str = "safe-outcomes";
+
+/// GitHub caps a check run's summary at 65535 characters.
+const MAX_SUMMARY: usize = 60_000;
+
+/// What the check run shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckContent {
+    pub title: String,
+    pub summary: String,
+}
+
+impl CheckContent {
+    /// A digest of the content: an unchanged check run is not sent again.
+    pub fn digest(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.title.as_bytes());
+        h.update([0]);
+        h.update(self.summary.as_bytes());
+        hex::encode(h.finalize())
+    }
+}
+
+/// The check run made for one (PR, head sha).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRunRecord {
+    pub check_run_id: u64,
+    /// Digest of the content last sent.
+    pub digest: String,
+}
+
+pub fn check_run(store: &Store, pr: &str, head_sha: &str) -> Result<Option<CheckRunRecord>> {
+    let key = keys::check_run(pr, head_sha);
+    match store.db().get(&key)? {
+        Some(v) => Ok(Some(decode(&key, &v)?)),
+        None => Ok(None),
+    }
+}
+
+pub fn save_check_run(store: &Store, pr: &str, head_sha: &str, r: &CheckRunRecord) -> Result<()> {
+    store
+        .db()
+        .insert(keys::check_run(pr, head_sha), encode(r))?;
+    Ok(())
+}
+
+pub fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
+    store.db().remove(keys::check_run(pr, head_sha))?;
+    Ok(())
+}
+
+/// The thread keys of the PRs an output on `target` may bear on: the PR
+/// itself, the thread a comment or review sits on, the PRs whose head branch
+/// or commit it is. Issues are included (an issue key may be a PR); the
+/// publisher keeps only threads it has seen as PRs.
+pub fn prs_touched(store: &Store, target: &Target) -> Result<Vec<String>> {
+    let mut prs = Vec::new();
+    match target.kind {
+        k if k.is_thread() => prs.push(target.key()),
+        TargetKind::Ref | TargetKind::Commit => prs.extend(store.threads_on_ref(&target.key())?),
+        _ => {}
+    }
+    if let Some(parent) = target.parent_number {
+        prs.push(thread_key(&target.repo, parent));
+    }
+    prs.sort();
+    prs.dedup();
+    Ok(prs)
+}
+
+/// A PR as the check run needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrState {
+    pub repo: String,
+    pub number: u64,
+    pub head_sha: String,
+    pub outcomes: Vec<OutcomeRecord>,
+}
+
+/// The PR behind a thread key, from its latest PR snapshot, with the outcomes
+/// of the outputs on it, its comments and reviews, its head branch and head
+/// commit. `None` when the thread was never seen as a PR with a head commit,
+/// or nothing tracked bears on it.
+pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
+    let Some((repo, number)) = pr.rsplit_once('#') else {
+        return Ok(None);
+    };
+    let Ok(number) = number.parse::<u64>() else {
+        return Ok(None);
+    };
+    let snapshot = store
+        .observations(&[pr.to_string()])?
+        .into_iter()
+        .rev()
+        .filter_map(|o| o.snapshot)
+        .find(|s| s.kind == Some(TargetKind::PullRequest) && s.head_sha.is_some());
+    let Some(snapshot) = snapshot else {
+        return Ok(None);
+    };
+    let head_sha = snapshot.head_sha.clone().unwrap_or_default();
+    let mut watch = vec![pr.to_string(), commit_key(repo, &head_sha)];
+    watch.extend(snapshot.head_ref.as_deref().map(|r| ref_key(repo, r)));
+    let mut ids: Vec<String> = Vec::new();
+    for key in &watch {
+        ids.extend(store.outputs_on(key)?);
+    }
+    ids.sort();
+    ids.dedup();
+    let mut outcomes = Vec::new();
+    for id in ids {
+        if let Some(o) = store.output(&id)?.and_then(|s| s.outcome) {
+            outcomes.push(o);
+        }
+    }
+    if outcomes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(PrState {
+        repo: repo.to_string(),
+        number,
+        head_sha,
+        outcomes,
+    }))
+}
+
+/// The check run's title and summary for the outcomes on one PR.
+/// `public_url` is the base of the links (`PUBLIC_URL`).
+pub fn render(outcomes: &[OutcomeRecord], public_url: &str) -> CheckContent {
+    CheckContent {
+        title: title(outcomes),
+        summary: summary(outcomes, public_url.trim_end_matches('/')),
+    }
+}
+
+fn title(outcomes: &[OutcomeRecord]) -> String {
+    let t = match outcomes {
+        [] => "no tracked outputs".to_string(),
+        [o] => {
+            let why = o.notes.trim().trim_end_matches('.');
+            let why = if why.is_empty() {
+                o.human_check_signal.replace('_', " ")
+            } else {
+                why.to_string()
+            };
+            format!(
+                "{} · {} — {why}",
+                o.outcome_status.as_str(),
+                o.evidence_strength.as_str()
+            )
+        }
+        many => {
+            let counts: Vec<String> = OutcomeStatus::ALL
+                .iter()
+                .filter_map(|s| {
+                    let n = many.iter().filter(|o| o.outcome_status == *s).count();
+                    (n > 0).then(|| format!("{n} {}", s.as_str()))
+                })
+                .collect();
+            format!("{} outputs: {}", many.len(), counts.join(", "))
+        }
+    };
+    truncate(&t, 200)
+}
+
+fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
+    let mut s = String::from(
+        "What became of the writes AI agent workflows made to this pull request. \
+         This check informs and never blocks.\n\n\
+         | output | type | status | strength | signal | record |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for (n, o) in outcomes.iter().enumerate() {
+        let row = format!(
+            "| `{}` | `{}` | {} | {} | `{}` | [details]({base}/api/v1/outputs/{}) |\n",
+            cell(&o.safe_output_id),
+            cell(&o.safe_output_type),
+            o.outcome_status.as_str(),
+            o.evidence_strength.as_str(),
+            cell(&o.human_check_signal),
+            o.safe_output_id.replace(' ', "%20"),
+        );
+        if s.len() + row.len() > MAX_SUMMARY {
+            s.push_str(&format!(
+                "\n… and {} more outputs (see the API).\n",
+                outcomes.len() - n
+            ));
+            break;
+        }
+        s.push_str(&row);
+    }
+    s
+}
+
+/// A table cell: no pipes, backticks or newlines.
+fn cell(text: &str) -> String {
+    text.replace(['|', '`', '\n', '\r'], " ")
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    let mut t: String = text.chars().take(max_chars - 1).collect();
+    t.push('…');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EvidenceStrength;
+
+    fn outcome(id: &str, status: OutcomeStatus, strength: EvidenceStrength) -> OutcomeRecord {
+        let mut o: OutcomeRecord = serde_json::from_value(serde_json::json!({
+            "safe_output_id": id, "safe_output_type": "create_pull_request", "target": null,
+            "run_id": 1, "workflow": "w", "created_at": "2026-10-01T00:00:00Z",
+            "evaluated_at": "2026-10-01T00:00:00Z", "evaluation_window_hours": 24,
+            "outcome_status": "pending", "evidence_strength": "weak",
+            "human_check_signal": "merged", "target_resolved": true, "confidence": "high",
+            "bot_aware": true, "actor_summary": {"visible_non_bot_actor_count": 0, "bot_actor_count": 0},
+            "details": {}, "notes": "PR was merged by a visible non-bot actor.", "windows": {},
+            "dedicated_evaluator": true
+        }))
+        .unwrap();
+        o.outcome_status = status;
+        o.evidence_strength = strength;
+        o
+    }
+
+    #[test]
+    fn one_output_titles_its_outcome_and_why() {
+        let o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
+        let c = render(&[o], "https://so.example/");
+        assert_eq!(
+            c.title,
+            "accepted · strong — PR was merged by a visible non-bot actor"
+        );
+        assert!(c
+            .summary
+            .contains("| `o/r:1:0` | `create_pull_request` | accepted | strong | `merged` | [details](https://so.example/api/v1/outputs/o/r:1:0) |"));
+    }
+
+    #[test]
+    fn several_outputs_are_counted_by_status() {
+        let os = [
+            outcome("a", OutcomeStatus::Accepted, EvidenceStrength::Strong),
+            outcome("b", OutcomeStatus::Pending, EvidenceStrength::Weak),
+            outcome("c", OutcomeStatus::Accepted, EvidenceStrength::Medium),
+        ];
+        let c = render(&os, "http://x");
+        assert_eq!(c.title, "3 outputs: 2 accepted, 1 pending");
+        assert_eq!(c.summary.matches("[details]").count(), 3);
+    }
+
+    #[test]
+    fn cells_cannot_break_the_table_and_content_digests_differ() {
+        let mut o = outcome("a|b", OutcomeStatus::Pending, EvidenceStrength::Weak);
+        o.safe_output_type = "x`y".into();
+        let c = render(std::slice::from_ref(&o), "http://x");
+        assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
+        o.outcome_status = OutcomeStatus::Accepted;
+        assert_ne!(c.digest(), render(&[o], "http://x").digest());
+    }
+}

@@ -1,0 +1,208 @@
+//! `GitHubClient`: the one way this App calls GitHub. It keeps one octocrab
+//! client per installation (each caches its installation token, which octocrab
+//! mints on first use and refreshes 30 s before expiry), counts every request
+//! per installation and endpoint, and runs each call through the retry rules
+//! of `retry`.
+//!
+//! Clones of an installation `Octocrab` copy its token cache instead of
+//! sharing it, so the clients are kept behind `Arc` and never cloned.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use octocrab::models::InstallationId;
+use octocrab::Octocrab;
+
+use super::calls::ApiCalls;
+use super::error::GitHubError;
+use super::retry::{classify, RetryPolicy, Verdict};
+
+/// An API endpoint as counted and retried: a stable label and whether a
+/// repeat of the request is harmless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    pub label: &'static str,
+    /// False for POSTs that create something: see `retry` for when those are repeated.
+    pub idempotent: bool,
+}
+
+impl Endpoint {
+    /// GET, PUT, PATCH, DELETE: repeating them changes nothing more.
+    pub const fn idempotent(label: &'static str) -> Endpoint {
+        Endpoint {
+            label,
+            idempotent: true,
+        }
+    }
+
+    /// A POST that creates something.
+    pub const fn create(label: &'static str) -> Endpoint {
+        Endpoint {
+            label,
+            idempotent: false,
+        }
+    }
+}
+
+/// Minting an installation token: a POST, but a repeated mint only gives
+/// another token, so it is retried like a read.
+const TOKEN: Endpoint = Endpoint::idempotent("app.installation_token");
+
+pub struct GitHubClient {
+    app: Arc<Octocrab>,
+    installations: Mutex<HashMap<u64, Arc<Octocrab>>>,
+    calls: Arc<ApiCalls>,
+    policy: RetryPolicy,
+}
+
+impl GitHubClient {
+    /// `app` is the App-level client (`AppCredentials::app_client`).
+    pub fn new(app: Octocrab, calls: Arc<ApiCalls>, policy: RetryPolicy) -> GitHubClient {
+        GitHubClient {
+            app: Arc::new(app),
+            installations: Mutex::new(HashMap::new()),
+            calls,
+            policy,
+        }
+    }
+
+    pub fn calls(&self) -> &Arc<ApiCalls> {
+        &self.calls
+    }
+
+    /// The client of one installation, made once and kept.
+    fn installation(&self, id: u64) -> Result<Arc<Octocrab>, GitHubError> {
+        let mut map = self
+            .installations
+            .lock()
+            .expect("installation clients lock");
+        if let Some(c) = map.get(&id) {
+            return Ok(c.clone());
+        }
+        let crab = self
+            .app
+            .installation(InstallationId(id))
+            .map_err(|e| GitHubError::Client {
+                endpoint: TOKEN.label,
+                message: e.to_string(),
+            })?;
+        let crab = Arc::new(crab);
+        map.insert(id, crab.clone());
+        Ok(crab)
+    }
+
+    /// Forget an installation's client (deleted or suspended installation).
+    pub fn forget(&self, id: u64) {
+        self.installations
+            .lock()
+            .expect("installation clients lock")
+            .remove(&id);
+    }
+
+    /// Call `endpoint` as installation `installation_id`. `request` builds the
+    /// request future from the installation's client; it runs once per attempt.
+    pub async fn call<T, F, Fut>(
+        &self,
+        installation_id: u64,
+        endpoint: Endpoint,
+        request: F,
+    ) -> Result<T, GitHubError>
+    where
+        F: Fn(Arc<Octocrab>) -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
+        let crab = self.installation(installation_id)?;
+        // Get the token first, as its own idempotent step: a failure minting
+        // it must not pass for a failure of a non-idempotent request.
+        let token_crab = crab.clone();
+        self.run(None, TOKEN, &|| {
+            let c = token_crab.clone();
+            async move { c.installation_token().await.map(|_| ()) }
+        })
+        .await?;
+        self.run(Some(installation_id), endpoint, &|| request(crab.clone()))
+            .await
+    }
+
+    /// Call `endpoint` as the App itself (JWT): `/app`, installations, hook deliveries.
+    pub async fn call_app<T, F, Fut>(
+        &self,
+        endpoint: Endpoint,
+        request: F,
+    ) -> Result<T, GitHubError>
+    where
+        F: Fn(Arc<Octocrab>) -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
+        let app = self.app.clone();
+        self.run(None, endpoint, &|| request(app.clone())).await
+    }
+
+    /// The retry loop: one place decides what is retried, how long to wait
+    /// and when to stop.
+    async fn run<T, F, Fut>(
+        &self,
+        installation: Option<u64>,
+        endpoint: Endpoint,
+        attempt_once: &F,
+    ) -> Result<T, GitHubError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
+        let p = &self.policy;
+        let mut spent = Duration::ZERO;
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let started = Instant::now();
+            let result = attempt_once().await;
+            spent += started.elapsed();
+            if endpoint != TOKEN {
+                self.calls.record(installation, endpoint.label);
+            }
+            let error = match result {
+                Ok(value) => return Ok(value),
+                Err(e) => e,
+            };
+            let (wait, retry_at, unsent, reason) =
+                match classify(endpoint.label, &error, p.clock.now(), p) {
+                    Verdict::Terminal(e) => return Err(e),
+                    Verdict::Retry {
+                        wait,
+                        retry_at,
+                        unsent,
+                        reason,
+                    } => (wait, retry_at, unsent, reason),
+                };
+            if !endpoint.idempotent && !unsent {
+                return Err(GitHubError::Transient {
+                    endpoint: endpoint.label,
+                    attempts,
+                    last: reason,
+                });
+            }
+            let wait = wait.unwrap_or_else(|| p.backoff(attempts));
+            let exhausted = GitHubError::BudgetExhausted {
+                endpoint: endpoint.label,
+                attempts,
+                last: reason.clone(),
+                retry_at,
+            };
+            if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
+                return Err(exhausted);
+            }
+            tracing::debug!(
+                endpoint = endpoint.label,
+                attempts,
+                wait_ms = wait.as_millis() as u64,
+                %reason,
+                "transient GitHub failure, retrying"
+            );
+            (p.sleeper)(wait).await;
+            spent += wait;
+        }
+    }
+}

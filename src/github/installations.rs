@@ -1,0 +1,210 @@
+//! The installations of the App and the repositories they cover, kept from
+//! `installation` and `installation_repositories` deliveries (and from the
+//! `installation.id` every other delivery carries), so the publisher can pick
+//! the installation client for a repository.
+//!
+//! Store keys (see `store::keys`): `n/i/{id}` → `InstallationRecord`,
+//! `n/r/{repo, lowercase}` → installation id. Deliveries can arrive out of
+//! order; the last one applied wins, except that a plain `Seen` never revives
+//! a deleted or suspended installation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{decode, encode, keys, Result, Store};
+
+/// What a delivery says about an installation (inbox data, see `InboxItem`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallationChange {
+    pub installation_id: u64,
+    pub action: InstallationAction,
+    /// The account (user or org login) the App is installed on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repos_added: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repos_removed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstallationAction {
+    Created,
+    Deleted,
+    Suspend,
+    Unsuspend,
+    NewPermissionsAccepted,
+    /// `installation_repositories.added`
+    ReposAdded,
+    /// `installation_repositories.removed`
+    ReposRemoved,
+    /// Any other delivery from a repository, naming its installation.
+    Seen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstallationStatus {
+    Active,
+    Suspended,
+    Deleted,
+}
+
+/// One installation of the App.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallationRecord {
+    pub id: u64,
+    pub account: Option<String>,
+    pub status: InstallationStatus,
+}
+
+pub fn installation(store: &Store, id: u64) -> Result<Option<InstallationRecord>> {
+    let key = keys::installation(id);
+    match store.db().get(&key)? {
+        Some(v) => Ok(Some(decode(&key, &v)?)),
+        None => Ok(None),
+    }
+}
+
+/// Every installation we know, by id.
+pub fn list(store: &Store) -> Result<Vec<InstallationRecord>> {
+    let mut out = Vec::new();
+    for item in store.db().scan_prefix(keys::INSTALLATION) {
+        let (k, v) = item?;
+        out.push(decode(&k, &v)?);
+    }
+    Ok(out)
+}
+
+/// The active installation covering `repo`, if any.
+pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
+    let Some(id) = mapped_installation(store, repo)? else {
+        return Ok(None);
+    };
+    let active = installation(store, id)?.is_none_or(|r| r.status == InstallationStatus::Active);
+    Ok(active.then_some(id))
+}
+
+/// The installation a repository is mapped to, whatever its status.
+pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
+    Ok(store
+        .db()
+        .get(keys::installation_repo(repo))?
+        .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes)))
+}
+
+/// Repositories mapped to an installation (scans the map: deletions are rare).
+pub fn repos_of(store: &Store, id: u64) -> Result<Vec<String>> {
+    let mut repos = Vec::new();
+    for item in store.db().scan_prefix(keys::INSTALLATION_REPO) {
+        let (k, v) = item?;
+        if v.as_ref() == id.to_be_bytes() {
+            repos.extend(keys::suffix(&k, keys::INSTALLATION_REPO));
+        }
+    }
+    Ok(repos)
+}
+
+/// Apply a change into `batch` (committed with the inbox item that carried it).
+pub fn apply(store: &Store, change: &InstallationChange, batch: &mut sled::Batch) -> Result<()> {
+    use InstallationAction as A;
+    let id = change.installation_id;
+    let existing = installation(store, id)?;
+    let status = match (change.action, existing.as_ref().map(|r| r.status)) {
+        (A::Deleted, _) => InstallationStatus::Deleted,
+        (A::Suspend, _) => InstallationStatus::Suspended,
+        (A::Created | A::Unsuspend | A::NewPermissionsAccepted, _) => InstallationStatus::Active,
+        (_, Some(s)) => s,
+        (_, None) => InstallationStatus::Active,
+    };
+    let record = InstallationRecord {
+        id,
+        account: change
+            .account
+            .clone()
+            .or_else(|| existing.as_ref().and_then(|r| r.account.clone())),
+        status,
+    };
+    if existing.as_ref() != Some(&record) {
+        batch.insert(keys::installation(id), encode(&record));
+    }
+    for repo in &change.repos_added {
+        batch.insert(keys::installation_repo(repo), &id.to_be_bytes());
+    }
+    for repo in &change.repos_removed {
+        if mapped_installation(store, repo)? == Some(id) {
+            batch.remove(keys::installation_repo(repo));
+        }
+    }
+    if change.action == A::Deleted {
+        for repo in repos_of(store, id)? {
+            batch.remove(keys::installation_repo(&repo));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(id: u64, action: InstallationAction, added: &[&str]) -> InstallationChange {
+        InstallationChange {
+            installation_id: id,
+            action,
+            account: Some("acme".into()),
+            repos_added: added.iter().map(|s| s.to_string()).collect(),
+            repos_removed: Vec::new(),
+        }
+    }
+
+    fn run(store: &Store, c: InstallationChange) {
+        let mut batch = sled::Batch::default();
+        apply(store, &c, &mut batch).unwrap();
+        store.db().apply_batch(batch).unwrap();
+    }
+
+    #[test]
+    fn the_lifecycle_maps_and_unmaps_repositories() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        use InstallationAction as A;
+        run(&store, change(5, A::Created, &["acme/a", "acme/B"]));
+        assert_eq!(installation_for_repo(&store, "acme/a").unwrap(), Some(5));
+        assert_eq!(installation_for_repo(&store, "ACME/b").unwrap(), Some(5));
+        run(&store, change(5, A::ReposAdded, &["acme/c"]));
+        let mut removed = change(5, A::ReposRemoved, &[]);
+        removed.repos_removed = vec!["acme/a".into()];
+        run(&store, removed);
+        assert_eq!(installation_for_repo(&store, "acme/a").unwrap(), None);
+        assert_eq!(installation_for_repo(&store, "acme/c").unwrap(), Some(5));
+
+        run(&store, change(5, A::Suspend, &[]));
+        assert_eq!(installation_for_repo(&store, "acme/c").unwrap(), None);
+        // A late ordinary delivery does not revive a suspended installation.
+        run(&store, change(5, A::Seen, &["acme/c"]));
+        assert_eq!(installation_for_repo(&store, "acme/c").unwrap(), None);
+        run(&store, change(5, A::Unsuspend, &[]));
+        assert_eq!(installation_for_repo(&store, "acme/c").unwrap(), Some(5));
+
+        run(&store, change(5, A::Deleted, &[]));
+        assert_eq!(
+            installation(&store, 5).unwrap().unwrap().status,
+            InstallationStatus::Deleted
+        );
+        assert_eq!(mapped_installation(&store, "acme/b").unwrap(), None);
+        assert_eq!(list(&store).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_ordinary_delivery_maps_its_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        run(&store, change(9, InstallationAction::Seen, &["o/r"]));
+        assert_eq!(installation_for_repo(&store, "o/r").unwrap(), Some(9));
+        assert_eq!(
+            installation(&store, 9).unwrap().unwrap().status,
+            InstallationStatus::Active
+        );
+    }
+}

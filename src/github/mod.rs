@@ -1,0 +1,20 @@
+//! The GitHub App side: App authentication (`auth`), the one disciplined way to
+//! call the API (`client`, with `retry` deciding what is transient and what is
+//! terminal), the installations we know (`installations`), and the outcome
+//! check run on PRs (`checks` renders and stores it, `publisher` debounces and
+//! sends it). Without `APP_ID` none of this runs (listen-only mode).
+
+pub mod auth;
+pub mod calls;
+pub mod checks;
+pub mod client;
+pub mod error;
+pub mod installations;
+pub mod publisher;
+pub mod retry;
+
+pub use auth::{AppCredentials, ConfigError};
+pub use calls::ApiCalls;
+pub use client::{Endpoint, GitHubClient};
+pub use error::GitHubError;
+pub use retry::RetryPolicy;

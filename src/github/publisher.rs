@@ -1,0 +1,530 @@
+//! The check-run publisher: a task that hears from the worker which PRs'
+//! outcomes changed, waits a debounce interval so a burst of deliveries makes
+//! one API call, then creates or updates each PR's `safe-outcomes` check run
+//! from the store. A failure is logged and retried later with backoff; it
+//! never blocks evaluation, and retries stop after `max_failures` until the
+//! PR changes again.
+//!
+//! Pending PRs live in memory: after a restart a PR's check run is refreshed
+//! at its next change.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use octocrab::params::checks::{CheckRunConclusion, CheckRunOutput, CheckRunStatus};
+use tokio::sync::{mpsc, oneshot};
+
+use super::checks::{self, CheckContent, CheckRunRecord, CHECK_NAME};
+use super::client::{Endpoint, GitHubClient};
+use super::error::GitHubError;
+use super::installations::installation_for_repo;
+use crate::clock::Clock;
+use crate::store::{Store, StoreError};
+
+const CREATE: Endpoint = Endpoint::create("checks.create");
+const UPDATE: Endpoint = Endpoint::idempotent("checks.update");
+const LIST: Endpoint = Endpoint::idempotent("checks.list_for_ref");
+
+pub enum PublisherMsg {
+    /// This PR thread key's outcomes may have changed.
+    Changed(String),
+    /// Publish everything pending now; reply when done (tests, shutdown).
+    Flush(oneshot::Sender<()>),
+}
+
+/// The worker's side: tell the publisher a PR changed. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct PrChanges(mpsc::UnboundedSender<PublisherMsg>);
+
+impl PrChanges {
+    pub fn changed(&self, pr: String) {
+        let _ = self.0.send(PublisherMsg::Changed(pr));
+    }
+}
+
+/// The publisher's end of the channel.
+pub struct PublisherInbox(mpsc::UnboundedReceiver<PublisherMsg>);
+
+pub fn channel() -> (PrChanges, PublisherInbox) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (PrChanges(tx), PublisherInbox(rx))
+}
+
+#[derive(Debug, Clone)]
+pub struct PublisherOptions {
+    /// Wait after a PR's first change before publishing it.
+    pub debounce: Duration,
+    /// Base of the links in the summary (`PUBLIC_URL`).
+    pub public_url: String,
+    /// First wait after a failed publish; doubles per failure.
+    pub retry_min: Duration,
+    pub retry_max: Duration,
+    /// Failed publishes of one PR before giving up until it changes again.
+    pub max_failures: u32,
+}
+
+impl PublisherOptions {
+    pub fn new(public_url: &str) -> PublisherOptions {
+        PublisherOptions {
+            debounce: Duration::from_secs(2),
+            public_url: public_url.to_string(),
+            retry_min: Duration::from_secs(10),
+            retry_max: Duration::from_secs(15 * 60),
+            max_failures: 8,
+        }
+    }
+}
+
+/// A PR waiting to be published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub due: Instant,
+    pub failures: u32,
+    /// A create may have happened without us learning its id: look it up first.
+    pub ambiguous_create: bool,
+}
+
+/// The per-PR pending set. Pure (time is passed in) so the debounce rule is
+/// unit-tested without sleeping.
+#[derive(Debug)]
+pub struct PendingSet {
+    options: PublisherOptions,
+    items: BTreeMap<String, Pending>,
+}
+
+impl PendingSet {
+    pub fn new(options: PublisherOptions) -> PendingSet {
+        PendingSet {
+            options,
+            items: BTreeMap::new(),
+        }
+    }
+
+    /// A change: publish `debounce` after the first change of a burst. A PR
+    /// waiting out a failure keeps its later time, but gets its failure
+    /// count reset (it changed, so it is worth new attempts).
+    pub fn mark(&mut self, pr: String, now: Instant) {
+        let due = now + self.options.debounce;
+        self.items
+            .entry(pr)
+            .and_modify(|p| p.failures = 0)
+            .or_insert(Pending {
+                due,
+                failures: 0,
+                ambiguous_create: false,
+            });
+    }
+
+    /// Take the PRs due at `now` (all of them with `all`).
+    pub fn take_due(&mut self, now: Instant, all: bool) -> Vec<(String, Pending)> {
+        let due: Vec<String> = self
+            .items
+            .iter()
+            .filter(|(_, p)| all || p.due <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        due.into_iter()
+            .filter_map(|k| self.items.remove(&k).map(|p| (k, p)))
+            .collect()
+    }
+
+    pub fn next_due(&self) -> Option<Instant> {
+        self.items.values().map(|p| p.due).min()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Put a failed PR back with backoff (or `retry_at` if later). Returns
+    /// false, and drops it, once it has failed `max_failures` times. A change
+    /// that came in meanwhile keeps its own entry.
+    pub fn retry_later(
+        &mut self,
+        pr: String,
+        mut p: Pending,
+        now: Instant,
+        at_least: Duration,
+    ) -> bool {
+        p.failures += 1;
+        if p.failures >= self.options.max_failures {
+            return false;
+        }
+        let factor = 2u32.saturating_pow((p.failures - 1).min(16));
+        let backoff = self
+            .options
+            .retry_min
+            .saturating_mul(factor)
+            .min(self.options.retry_max)
+            .max(at_least);
+        p.due = now + backoff;
+        let ambiguous = p.ambiguous_create;
+        self.items
+            .entry(pr)
+            .and_modify(|q| q.ambiguous_create |= ambiguous)
+            .or_insert(p);
+        true
+    }
+}
+
+/// What publishing one PR did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Published {
+    Created(u64),
+    Updated(u64),
+    /// Same content as last sent: no call.
+    Unchanged,
+    /// Nothing to publish (not a PR, no outputs, no installation).
+    Skipped(&'static str),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error(transparent)]
+    GitHub(#[from] GitHubError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Handle on the running publisher.
+pub struct PublisherHandle {
+    tx: mpsc::UnboundedSender<PublisherMsg>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PublisherHandle {
+    /// Publish every pending PR now and wait until done: the tests' sync point.
+    pub async fn flush(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.tx.send(PublisherMsg::Flush(reply)).is_ok() {
+            let _ = done.await;
+        }
+    }
+
+    /// Publish what is pending, then stop.
+    pub async fn stop(self) {
+        self.flush().await;
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
+pub struct Publisher {
+    store: Store,
+    clock: Clock,
+    client: Arc<GitHubClient>,
+    options: PublisherOptions,
+}
+
+impl Publisher {
+    pub fn new(
+        store: Store,
+        clock: Clock,
+        client: Arc<GitHubClient>,
+        options: PublisherOptions,
+    ) -> Publisher {
+        Publisher {
+            store,
+            clock,
+            client,
+            options,
+        }
+    }
+
+    /// Run on a tokio task. `changes` must be the sender paired with `inbox`.
+    pub fn spawn(self, changes: &PrChanges, inbox: PublisherInbox) -> PublisherHandle {
+        let tx = changes.0.clone();
+        let task = tokio::spawn(self.run(inbox.0));
+        PublisherHandle { tx, task }
+    }
+
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<PublisherMsg>) {
+        let mut pending = PendingSet::new(self.options.clone());
+        loop {
+            let next = pending.next_due();
+            let wake = async {
+                match next {
+                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    None => break,
+                    Some(PublisherMsg::Changed(pr)) => pending.mark(pr, Instant::now()),
+                    Some(PublisherMsg::Flush(reply)) => {
+                        // Changes sent before the flush are in the channel ahead of it.
+                        let mut replies = vec![reply];
+                        while let Ok(m) = rx.try_recv() {
+                            match m {
+                                PublisherMsg::Changed(pr) => pending.mark(pr, Instant::now()),
+                                PublisherMsg::Flush(r) => replies.push(r),
+                            }
+                        }
+                        self.publish_due(&mut pending, true).await;
+                        for r in replies {
+                            let _ = r.send(());
+                        }
+                    }
+                },
+                _ = wake => self.publish_due(&mut pending, false).await,
+            }
+        }
+    }
+
+    async fn publish_due(&self, pending: &mut PendingSet, all: bool) {
+        for (pr, mut p) in pending.take_due(Instant::now(), all) {
+            match self.publish(&pr, p.ambiguous_create).await {
+                Ok(done) => tracing::debug!(pr = %pr, ?done, "check run published"),
+                Err(e) => {
+                    let mut at_least = Duration::ZERO;
+                    if let PublishError::GitHub(g) = &e {
+                        if matches!(g, GitHubError::Transient { endpoint, .. } if *endpoint == CREATE.label)
+                        {
+                            p.ambiguous_create = true;
+                        }
+                        if let GitHubError::BudgetExhausted {
+                            retry_at: Some(at), ..
+                        } = g
+                        {
+                            at_least = (*at - self.clock.now()).to_std().unwrap_or_default();
+                        }
+                    }
+                    let retryable = match &e {
+                        PublishError::GitHub(g) => g.is_transient(),
+                        PublishError::Store(_) => true,
+                    };
+                    if retryable && pending.retry_later(pr.clone(), p, Instant::now(), at_least) {
+                        tracing::warn!(pr = %pr, error = %e, "check run publish failed; will retry");
+                    } else {
+                        tracing::warn!(pr = %pr, error = %e, "check run publish failed; giving up until the PR changes");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Create or update the check run of one PR.
+    pub async fn publish(
+        &self,
+        pr: &str,
+        ambiguous_create: bool,
+    ) -> Result<Published, PublishError> {
+        let Some(state) = checks::pr_state(&self.store, pr)? else {
+            return Ok(Published::Skipped("not a PR with tracked outputs"));
+        };
+        let Some(installation) = installation_for_repo(&self.store, &state.repo)? else {
+            return Ok(Published::Skipped(
+                "no active installation for the repository",
+            ));
+        };
+        let content = checks::render(&state.outcomes, &self.options.public_url);
+        let digest = content.digest();
+        let (owner, repo) = state.repo.split_once('/').unwrap_or((&state.repo, ""));
+        let sha = state.head_sha.as_str();
+        let mut known = checks::check_run(&self.store, pr, sha)?;
+        if known.is_none() && ambiguous_create {
+            known = self
+                .find_ours(installation, owner, repo, sha, pr)
+                .await?
+                .map(|id| CheckRunRecord {
+                    check_run_id: id,
+                    digest: String::new(),
+                });
+        }
+        if let Some(record) = known {
+            if record.digest == digest {
+                return Ok(Published::Unchanged);
+            }
+            match self
+                .update(installation, owner, repo, record.check_run_id, &content)
+                .await
+            {
+                Ok(()) => {
+                    let r = CheckRunRecord {
+                        check_run_id: record.check_run_id,
+                        digest,
+                    };
+                    checks::save_check_run(&self.store, pr, sha, &r)?;
+                    return Ok(Published::Updated(record.check_run_id));
+                }
+                // Deleted on GitHub's side: make a new one.
+                Err(e) if e.is_missing() => checks::forget_check_run(&self.store, pr, sha)?,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let id = self
+            .create(installation, owner, repo, sha, pr, &content)
+            .await?;
+        checks::save_check_run(
+            &self.store,
+            pr,
+            sha,
+            &CheckRunRecord {
+                check_run_id: id,
+                digest,
+            },
+        )?;
+        Ok(Published::Created(id))
+    }
+
+    fn output(content: &CheckContent) -> CheckRunOutput {
+        CheckRunOutput {
+            title: content.title.clone(),
+            summary: content.summary.clone(),
+            text: None,
+            annotations: Vec::new(),
+            images: Vec::new(),
+        }
+    }
+
+    async fn create(
+        &self,
+        installation: u64,
+        owner: &str,
+        repo: &str,
+        sha: &str,
+        pr: &str,
+        content: &CheckContent,
+    ) -> Result<u64, GitHubError> {
+        let now = self.clock.now();
+        let run = self
+            .client
+            .call(installation, CREATE, |crab| async move {
+                crab.checks(owner, repo)
+                    .create_check_run(CHECK_NAME, sha)
+                    .external_id(pr)
+                    .status(CheckRunStatus::Completed)
+                    .conclusion(CheckRunConclusion::Neutral)
+                    .completed_at(now)
+                    .output(Self::output(content))
+                    .send()
+                    .await
+            })
+            .await?;
+        Ok(run.id.into_inner())
+    }
+
+    async fn update(
+        &self,
+        installation: u64,
+        owner: &str,
+        repo: &str,
+        id: u64,
+        content: &CheckContent,
+    ) -> Result<(), GitHubError> {
+        let now = self.clock.now();
+        self.client
+            .call(installation, UPDATE, |crab| async move {
+                crab.checks(owner, repo)
+                    .update_check_run(id.into())
+                    .status(CheckRunStatus::Completed)
+                    .conclusion(CheckRunConclusion::Neutral)
+                    .completed_at(now)
+                    .output(Self::output(content))
+                    .send()
+                    .await
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// Our check run on `sha`, if a create we could not confirm made one
+    /// (found by name and `external_id`).
+    async fn find_ours(
+        &self,
+        installation: u64,
+        owner: &str,
+        repo: &str,
+        sha: &str,
+        pr: &str,
+    ) -> Result<Option<u64>, GitHubError> {
+        let route = format!("/repos/{owner}/{repo}/commits/{sha}/check-runs");
+        let list: serde_json::Value = self
+            .client
+            .call(installation, LIST, |crab| {
+                let route = route.clone();
+                async move {
+                    crab.get(
+                        route,
+                        Some(&[("check_name", CHECK_NAME), ("per_page", "100")]),
+                    )
+                    .await
+                }
+            })
+            .await?;
+        Ok(list["check_runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| {
+                r["external_id"].as_str() == Some(pr) && r["name"].as_str() == Some(CHECK_NAME)
+            })
+            .and_then(|r| r["id"].as_u64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> PublisherOptions {
+        PublisherOptions {
+            debounce: Duration::from_millis(100),
+            retry_min: Duration::from_secs(1),
+            retry_max: Duration::from_secs(4),
+            max_failures: 3,
+            ..PublisherOptions::new("http://x")
+        }
+    }
+
+    #[test]
+    fn a_burst_of_changes_is_published_once_after_the_debounce() {
+        let mut set = PendingSet::new(options());
+        let t0 = Instant::now();
+        for ms in [0, 10, 50, 90] {
+            set.mark("o/r#1".into(), t0 + Duration::from_millis(ms));
+        }
+        set.mark("o/r#2".into(), t0 + Duration::from_millis(60));
+        assert!(set
+            .take_due(t0 + Duration::from_millis(99), false)
+            .is_empty());
+        let due = set.take_due(t0 + Duration::from_millis(100), false);
+        assert_eq!(due.len(), 1, "one publish for the burst on #1");
+        assert_eq!(set.next_due(), Some(t0 + Duration::from_millis(160)));
+    }
+
+    #[test]
+    fn failures_back_off_and_stop() {
+        let mut set = PendingSet::new(options());
+        let t0 = Instant::now();
+        set.mark("p".into(), t0);
+        let (k, p) = set.take_due(t0 + Duration::from_secs(1), false).remove(0);
+        assert!(set.retry_later(k, p, t0, Duration::ZERO));
+        assert_eq!(set.next_due(), Some(t0 + Duration::from_secs(1)));
+        let (k, p) = set.take_due(t0, true).remove(0);
+        assert!(set.retry_later(k, p, t0, Duration::ZERO));
+        assert_eq!(set.next_due(), Some(t0 + Duration::from_secs(2)));
+        let (k, p) = set.take_due(t0, true).remove(0);
+        assert!(
+            !set.retry_later(k, p, t0, Duration::ZERO),
+            "gives up at max_failures"
+        );
+        assert!(set.is_empty());
+    }
+
+    #[test]
+    fn a_rate_limit_reset_pushes_the_retry_out() {
+        let mut set = PendingSet::new(options());
+        let t0 = Instant::now();
+        set.mark("p".into(), t0);
+        let (k, p) = set.take_due(t0, true).remove(0);
+        assert!(set.retry_later(k, p, t0, Duration::from_secs(30)));
+        assert_eq!(set.next_due(), Some(t0 + Duration::from_secs(30)));
+    }
+}

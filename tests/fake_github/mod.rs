@@ -1,0 +1,294 @@
+//! A stateful fake GitHub API for tests: real HTTP on 127.0.0.1, real App JWT
+//! checks (RS256, with the public half of `fixtures/github/test-app-key.pem`),
+//! installation tokens that must be presented, stored objects, per-route call
+//! counts, and failure injection (the next N answers of a route).
+//!
+//! To add a route: write a small handler in a submodule taking
+//! `State<Fake>` (and `HeaderMap` to check auth with `require_token` or
+//! `require_jwt`), keep its objects in `Inner`, and add it in `routes()`.
+//! Counting and failure injection apply to every route automatically.
+// Auth helpers return the error response itself for handlers to pass on.
+#![allow(dead_code, clippy::result_large_err)]
+
+mod app;
+mod checks;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use octocrab::jsonwebtoken::{self, Algorithm, DecodingKey, Validation};
+use serde_json::{json, Value};
+
+pub use checks::CheckRun;
+
+pub const APP_ID: u64 = 4242;
+pub const PRIVATE_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
+const PUBLIC_KEY: &str = include_str!("../../fixtures/github/test-app-key.pub.pem");
+
+/// One injected answer: status, headers, JSON body.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+    /// Run the handler first (the request *was* processed), then answer this.
+    pub after_processing: bool,
+}
+
+impl Failure {
+    pub fn status(status: u16) -> Failure {
+        Failure {
+            status,
+            headers: Vec::new(),
+            body: json!({"message": format!("injected {status}")}),
+            after_processing: false,
+        }
+    }
+
+    /// The request is processed, but the answer is lost to this failure
+    /// (e.g. a 502 from a proxy after the write happened).
+    pub fn after_processing(mut self) -> Failure {
+        self.after_processing = true;
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: impl ToString) -> Failure {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn message(mut self, message: &str) -> Failure {
+        self.body = json!({"message": message});
+        self
+    }
+
+    /// 403 primary rate limit: nothing left until `reset` (unix seconds).
+    pub fn primary_rate_limit(reset: i64) -> Failure {
+        Failure::status(403)
+            .header("x-ratelimit-remaining", 0)
+            .header("x-ratelimit-reset", reset)
+            .message("API rate limit exceeded for installation.")
+    }
+
+    /// 429 secondary rate limit with `retry-after` seconds.
+    pub fn secondary_rate_limit(retry_after: u64) -> Failure {
+        Failure::status(429)
+            .header("retry-after", retry_after)
+            .message("You have exceeded a secondary rate limit.")
+    }
+}
+
+/// Everything the fake holds. Handlers lock it briefly.
+#[derive(Default)]
+pub struct Inner {
+    /// Requests per route, keyed `"METHOD /route/{param}"`.
+    pub calls: BTreeMap<String, u64>,
+    /// Injected answers, per route key, used in order before the handler runs.
+    pub failures: BTreeMap<String, VecDeque<Failure>>,
+    /// Token requests per installation id.
+    pub token_requests: BTreeMap<u64, u64>,
+    /// Issued tokens → installation id.
+    pub tokens: BTreeMap<String, u64>,
+    /// Lifetime of issued tokens (GitHub: 1 hour).
+    pub token_ttl_secs: i64,
+    pub check_runs: Vec<CheckRun>,
+    pub next_id: u64,
+}
+
+#[derive(Clone)]
+pub struct Fake(Arc<Shared>);
+
+pub struct Shared {
+    inner: Mutex<Inner>,
+    key: DecodingKey,
+}
+
+impl Fake {
+    pub fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.0.inner.lock().unwrap()
+    }
+
+    fn next_id(&self) -> u64 {
+        let mut inner = self.lock();
+        inner.next_id += 1;
+        inner.next_id
+    }
+}
+
+/// A running fake.
+pub struct FakeGitHub {
+    pub url: String,
+    pub fake: Fake,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeGitHub {
+    pub async fn start() -> FakeGitHub {
+        let fake = Fake(Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                token_ttl_secs: 3600,
+                next_id: 1000,
+                ..Inner::default()
+            }),
+            key: DecodingKey::from_rsa_pem(PUBLIC_KEY.as_bytes()).unwrap(),
+        }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let router = routes(fake.clone());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.unwrap();
+        });
+        FakeGitHub { url, fake, task }
+    }
+
+    /// The next `n` answers of `route` (e.g. `"POST /repos/{owner}/{repo}/check-runs"`).
+    pub fn fail_next(&self, route: &str, n: usize, failure: Failure) {
+        let mut inner = self.fake.lock();
+        let q = inner.failures.entry(route.to_string()).or_default();
+        for _ in 0..n {
+            q.push_back(failure.clone());
+        }
+    }
+
+    pub fn calls(&self, route: &str) -> u64 {
+        self.fake.lock().calls.get(route).copied().unwrap_or(0)
+    }
+
+    pub fn token_requests(&self, installation: u64) -> u64 {
+        self.fake
+            .lock()
+            .token_requests
+            .get(&installation)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn check_runs(&self) -> Vec<CheckRun> {
+        self.fake.lock().check_runs.clone()
+    }
+}
+
+impl Drop for FakeGitHub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+pub const TOKENS: &str = "POST /app/installations/{id}/access_tokens";
+pub const GET_APP: &str = "GET /app";
+pub const CREATE_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
+pub const UPDATE_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{id}";
+pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{sha}/check-runs";
+
+fn routes(fake: Fake) -> Router {
+    Router::new()
+        .route("/app", get(app::get_app))
+        .route("/app/installations/{id}/access_tokens", post(app::access_token))
+        .route("/repos/{owner}/{repo}/check-runs", post(checks::create))
+        .route(
+            "/repos/{owner}/{repo}/check-runs/{id}",
+            get(checks::get_one).patch(checks::update),
+        )
+        .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(checks::list_for_ref))
+        .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
+        .fallback(|req: Request| async move {
+            (
+                StatusCode::NOT_FOUND,
+                Json(json!({"message": format!("fake GitHub has no route {} {}", req.method(), req.uri())})),
+            )
+        })
+        .with_state(fake)
+}
+
+/// Count the request under its route, and answer with an injected failure if one is queued.
+async fn count_and_inject(State(fake): State<Fake>, req: Request, next: Next) -> Response {
+    let path = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
+    let key = format!("{} {path}", req.method());
+    let injected = {
+        let mut inner = fake.lock();
+        *inner.calls.entry(key.clone()).or_default() += 1;
+        inner.failures.get_mut(&key).and_then(|q| q.pop_front())
+    };
+    match injected {
+        Some(f) if f.after_processing => {
+            let _ = next.run(req).await;
+            failure_response(f)
+        }
+        Some(f) => failure_response(f),
+        None => next.run(req).await,
+    }
+}
+
+fn failure_response(f: Failure) -> Response {
+    let mut resp = Response::new(Body::from(f.body.to_string()));
+    *resp.status_mut() = StatusCode::from_u16(f.status).unwrap();
+    let headers = resp.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    for (k, v) in f.headers {
+        headers.insert(
+            HeaderName::from_bytes(k.as_bytes()).unwrap(),
+            HeaderValue::from_str(&v).unwrap(),
+        );
+    }
+    resp
+}
+
+/// A GitHub-style error answer.
+pub fn error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({"message": message}))).into_response()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get("authorization")?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+}
+
+/// Check the App JWT: RS256 signed with the App key, `iss` = the App id.
+pub fn require_jwt(fake: &Fake, headers: &HeaderMap) -> Result<(), Response> {
+    #[derive(serde::Deserialize)]
+    struct Claims {
+        iss: Value,
+    }
+    let unauthorized = |why: &str| error(StatusCode::UNAUTHORIZED, why);
+    let token = bearer(headers).ok_or_else(|| unauthorized("A JSON web token is required"))?;
+    let mut v = Validation::new(Algorithm::RS256);
+    // `iss` is checked below: octocrab sends it as a number, which
+    // jsonwebtoken only understands as a string.
+    v.set_required_spec_claims(&["exp", "iat"]);
+    let data = jsonwebtoken::decode::<Claims>(token, &fake.0.key, &v)
+        .map_err(|e| unauthorized(&format!("bad JWT: {e}")))?;
+    let iss = match &data.claims.iss {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    };
+    if iss != Some(APP_ID) {
+        return Err(unauthorized("JWT issuer is not this App"));
+    }
+    Ok(())
+}
+
+/// Check an installation token we issued; returns its installation id.
+pub fn require_token(fake: &Fake, headers: &HeaderMap) -> Result<u64, Response> {
+    let token = bearer(headers)
+        .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "Requires authentication"))?;
+    fake.lock()
+        .tokens
+        .get(token)
+        .copied()
+        .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "Bad credentials"))
+}
