@@ -226,10 +226,8 @@ impl Worker {
                 if new_id != old_id {
                     db.remove(keys::output(&old_id))?;
                     db.insert(keys::alias(&old_id), new_id.as_bytes())?;
-                    if let Some(t) = &stored.execution.target {
-                        for key in t.watch_keys() {
-                            db.remove(keys::target_index(&key, &old_id))?;
-                        }
+                    for key in stored.execution.watch_keys() {
+                        db.remove(keys::target_index(&key, &old_id))?;
                     }
                 }
                 stored
@@ -245,10 +243,10 @@ impl Worker {
             }
         };
         let id = stored.execution.id.clone();
+        for key in stored.execution.watch_keys() {
+            db.insert(keys::target_index(&key, &id), &[])?;
+        }
         if let Some(t) = &stored.execution.target {
-            for key in t.watch_keys() {
-                db.insert(keys::target_index(&key, &id), &[])?;
-            }
             db.insert(
                 keys::type_index(&t.key(), &stored.execution.output_type),
                 id.as_bytes(),
@@ -263,12 +261,7 @@ impl Worker {
         let Some(mut stored) = self.store.output(id)? else {
             return Ok(());
         };
-        let watch = stored
-            .execution
-            .target
-            .as_ref()
-            .map(|t| t.watch_keys())
-            .unwrap_or_default();
+        let watch = stored.execution.watch_keys();
         let observations = self.store.observations(&watch)?;
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);

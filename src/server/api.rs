@@ -97,12 +97,7 @@ pub async fn get_output(
         .store
         .output(&id)?
         .ok_or_else(|| ApiError::not_found(format!("no output {id:?}")))?;
-    let watch = stored
-        .execution
-        .target
-        .as_ref()
-        .map(|t| t.watch_keys())
-        .unwrap_or_default();
+    let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
     let history = transitions(&stored.execution, &observations, state.shared.clock.now());
     Ok(Json(json!({

@@ -400,7 +400,19 @@ fn every_shared_payload_normalizes_without_error() {
         "pull_request_review",
         "push",
     ];
+    // Events with their own test (workflow_family_tests.rs), which may yield
+    // several observations per delivery.
+    let covered = [
+        "workflow_run",
+        "check_run",
+        "check_suite",
+        "code_scanning_alert",
+        "release",
+    ];
     for (event, path) in fixtures {
+        if covered.contains(&event.as_str()) {
+            continue;
+        }
         let body = std::fs::read(&path).unwrap();
         let got =
             normalize(&event, "d", &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
