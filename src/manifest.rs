@@ -634,7 +634,11 @@ mod tests {
         );
         assert_eq!(r.run_id, Some(777));
         assert_eq!(r.metadata["run_id"], 123456);
-        assert_eq!(r.target, None);
+        // Its target is that run (src/targets/workflow.rs).
+        assert_eq!(
+            r.target.map(|t| t.key()).as_deref(),
+            Some("def/repo#workflow_run:123456")
+        );
 
         let r = one(
             r#"{"type":"push_to_pull_request_branch","url":"https://github.com/o/r/pull/3","metadata":{"commit_sha":"abc"},"before_state":{"head_sha":"000"},"after_state":{"head_sha":"abc"},"workflow_run_id":"31337","workflow":"other"}"#,

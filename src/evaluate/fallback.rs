@@ -28,7 +28,7 @@ mod tests {
 
     #[test]
     fn fallback_never_accepts() {
-        let t = || record("upload_asset");
+        let t = || record("custom_safe_job");
         run(vec![
             case(
                 "nothing seen",
@@ -77,13 +77,13 @@ mod tests {
     #[test]
     fn fallback_is_marked_not_dedicated_and_resolution_follows_observation() {
         let seen = eval(
-            &record("upload_asset"),
+            &record("custom_safe_job"),
             vec![obs(0.0, workflow_actor(), K::Opened)],
             1.0,
         );
         assert!(!seen.dedicated);
         assert!(seen.target_resolved);
-        let unseen = eval(&record("upload_asset"), vec![], 1.0);
+        let unseen = eval(&record("custom_safe_job"), vec![], 1.0);
         assert!(!unseen.target_resolved);
     }
 }

@@ -11,6 +11,7 @@ use crate::model::{
 };
 
 mod assignment;
+mod ci;
 mod comment;
 mod common;
 mod discussion;
@@ -22,6 +23,7 @@ mod moderation;
 mod project;
 mod pull_request;
 mod release;
+mod revert;
 mod review;
 mod security;
 mod system;

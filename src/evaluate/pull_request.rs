@@ -10,7 +10,7 @@ use super::common::{
     lifecycle, merge_obs, missing_reference, unobserved, window_passed, Closer, PR_IGNORE_WINDOW,
 };
 use super::issue;
-use super::EvalContext;
+use super::{ci, revert, EvalContext};
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
@@ -34,10 +34,8 @@ pub fn create_pull_request(ctx: &EvalContext) -> Evaluation {
     }
     let facts = PrFacts::gather(ctx);
     let e = if let Some(m) = facts.merged {
-        match revert_of(ctx, m) {
-            Some(rv) => Evaluation::new(O::Rejected, S::Strong, "reverted")
-                .decided_by(&rv.id, rv.at)
-                .note("The PR was merged and later reverted."),
+        match revert::of_merged_pr(ctx, m).or_else(|| revert_of(ctx, m)) {
+            Some(rv) => revert::accepted_then_reverted(rv),
             None => merged(ctx, m),
         }
     } else if is_closed(ctx) {
@@ -45,6 +43,12 @@ pub fn create_pull_request(ctx: &EvalContext) -> Evaluation {
     } else {
         open_pr(ctx, &facts)
     };
+    // CI on the PR's head (at merge, else latest): evidence in details only.
+    let head = facts
+        .merged
+        .and_then(|m| m.snapshot.as_ref()?.head_sha.clone())
+        .or_else(|| ctx.latest_snapshot().and_then(|s| s.head_sha.clone()));
+    let e = ci::for_merge(ctx, head.as_deref(), facts.merged, e);
     facts.annotate(ctx, e)
 }
 
@@ -110,7 +114,7 @@ impl<'a> PrFacts<'a> {
 
     /// Seed 000 §3 details: merged, merged_by_type, closed, reverted, approved.
     fn annotate(&self, ctx: &EvalContext, e: Evaluation) -> Evaluation {
-        let reverted = e.signal == "reverted";
+        let reverted = e.signal == "accepted_then_reverted";
         e.detail("merged", self.merged.is_some())
             .detail("merged_by_type", self.merged.map(merger_type))
             .detail("closed", is_closed(ctx))
@@ -239,10 +243,19 @@ pub fn push_to_pull_request_branch(ctx: &EvalContext) -> Evaluation {
     }
     let trail = CommitTrail::follow(ctx, &sha);
     let facts = PrFacts::gather(ctx);
+    let reverted = pushed_commit_reverted(ctx, &sha, facts.merged);
     let e = if let Some(d) = trail.dropped_by {
         Evaluation::new(O::Rejected, S::Strong, "commit_dropped")
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor force-pushed the PR branch without the pushed commit.")
+    } else if let Some((rv, after_merge)) = reverted {
+        if after_merge {
+            revert::accepted_then_reverted(rv)
+        } else {
+            Evaluation::new(O::Rejected, S::Strong, "commit_reverted")
+                .decided_by(&rv.id, rv.at)
+                .note("The pushed commit was reverted before the PR was merged.")
+        }
     } else if let Some(m) = facts.merged {
         merged_push(ctx, &trail, m)
     } else if is_closed(ctx) {
@@ -250,12 +263,34 @@ pub fn push_to_pull_request_branch(ctx: &EvalContext) -> Evaluation {
     } else {
         open_pr(ctx, &facts)
     };
+    let e = ci::for_merge(ctx, Some(&sha), None, e);
     facts
         .annotate(ctx, e)
         .detail("commit_sha", sha)
         .detail("commit_seen", trail.seen)
         .detail("commit_rewritten", trail.rewritten)
         .detail("force_pushed_by_bot", trail.bot_forced)
+}
+
+/// A landed revert of the pushed commit: before the merge (or with no merge)
+/// it drops the commit (`false`); after the merge, within the durability
+/// window, it reverses an acceptance (`true`), as does a revert of the whole PR.
+fn pushed_commit_reverted<'a>(
+    ctx: &EvalContext<'a>,
+    sha: &str,
+    merge: Option<&Observation>,
+) -> Option<(&'a Observation, bool)> {
+    let ours = |r: Option<&str>| revert::same_sha(r, Some(sha));
+    let before_merge = revert::landed_revert(ctx, ctx.record.executed_at, None, ours)
+        .filter(|rv| merge.is_none_or(|m| rv.at < m.at));
+    if let Some(rv) = before_merge {
+        return Some((rv, false));
+    }
+    let m = merge?;
+    let window = Some(chrono::Duration::days(revert::DURABILITY_WINDOW_DAYS));
+    revert::landed_revert(ctx, m.at, window, ours)
+        .or_else(|| revert::of_merged_pr(ctx, m))
+        .map(|rv| (rv, true))
 }
 
 fn pushed_sha(ctx: &EvalContext) -> Option<String> {
@@ -434,7 +469,7 @@ mod tests {
                     ),
                 ],
                 100.0,
-                (REJECTED, STRONG, "reverted"),
+                (REJECTED, STRONG, "accepted_then_reverted"),
             ),
             case(
                 "approved by a human, not merged",

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::target::Target;
+use super::target::{commit_key, object_key, Target, TargetKind};
 
 /// Where we learned of an output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,15 +63,6 @@ impl ExecutionRecord {
         }
     }
 
-    /// The keys whose observations bear on this output (its target's, and its
-    /// parent thread's).
-    pub fn watch_keys(&self) -> Vec<String> {
-        self.target
-            .as_ref()
-            .map(Target::watch_keys)
-            .unwrap_or_default()
-    }
-
     /// A string field from the line's extra fields or metadata.
     pub fn field_str(&self, name: &str) -> Option<&str> {
         self.extra
@@ -95,6 +86,62 @@ impl ExecutionRecord {
                 .split(',')
                 .map(|p| p.trim().to_string())
                 .filter(|p| !p.is_empty())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every key whose observations bear on this output: its target's watch
+    /// keys plus `extra_watch_keys`. The worker indexes and loads by these.
+    pub fn watch_keys(&self) -> Vec<String> {
+        let mut keys = self
+            .target
+            .as_ref()
+            .map(Target::watch_keys)
+            .unwrap_or_default();
+        for key in self.extra_watch_keys() {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
+    /// Keys an output watches beyond its target, for facts filed elsewhere:
+    /// - `push_to_pull_request_branch`: the pushed commit (its reverts and
+    ///   check runs are filed under the commit);
+    /// - `create_check_run`: the commit the check run is on (its target is
+    ///   the check run, named by the commit sha);
+    /// - `call_workflow` without `metadata.run_id`: the calling run itself,
+    ///   since a `workflow_call` worker runs as jobs of the caller's run.
+    pub fn extra_watch_keys(&self) -> Vec<String> {
+        let repo = self
+            .target
+            .as_ref()
+            .map_or(self.repo.as_str(), |t| t.repo.as_str());
+        let commit = |sha: Option<&str>| {
+            sha.filter(|s| !s.is_empty())
+                .map(|s| commit_key(repo, s))
+                .into_iter()
+                .collect()
+        };
+        match self.output_type.as_str() {
+            "push_to_pull_request_branch" => commit(
+                self.metadata
+                    .get("commit_sha")
+                    .or_else(|| self.after_state.get("head_sha"))
+                    .and_then(Value::as_str),
+            ),
+            "create_check_run" => commit(
+                self.target
+                    .as_ref()
+                    .filter(|t| t.kind == TargetKind::CheckRun)
+                    .and_then(|t| t.name.as_deref()),
+            ),
+            "call_workflow" if !self.metadata.contains_key("run_id") => self
+                .run_id
+                .map(|run| object_key(repo, TargetKind::WorkflowRun, &run.to_string()))
+                .into_iter()
                 .collect(),
             _ => Vec::new(),
         }

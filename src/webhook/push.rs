@@ -1,9 +1,12 @@
-//! `push` events: one `Pushed` observation filed under the branch's ref key.
+//! `push` events: one `Pushed` observation filed under the branch's ref key,
+//! and a `Reverted` under the reverted commit's key for each pushed commit
+//! whose message says `This reverts commit <sha>` (what `git revert` and
+//! GitHub's revert button write).
 
 use super::payload::parse_time;
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::observation::PushedCommit;
-use crate::model::target::ref_key;
+use crate::model::target::{commit_key, ref_key};
 use crate::model::ObservationKind;
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
@@ -13,13 +16,30 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let at = parse_time(p.head_commit.as_ref().and_then(|c| c.timestamp.as_ref()))
         .or_else(|| parse_time(p.repository.as_ref()?.pushed_at.as_ref()))
         .ok_or("`push` has no timestamp")?;
-    let commits = p
+    let commits: Vec<PushedCommit> = p
         .commits
         .iter()
         .flatten()
         .map(|c| PushedCommit {
             sha: c.id.clone().unwrap_or_default(),
             message: c.message.clone().unwrap_or_default(),
+        })
+        .collect();
+    let reverts: Vec<Fact> = commits
+        .iter()
+        .filter(|c| !c.sha.is_empty())
+        .filter_map(|c| {
+            let reverted = reverted_sha(&c.message)?;
+            Some(Fact {
+                at,
+                target: commit_key(ctx.repo, &reverted),
+                kind: ObservationKind::Reverted {
+                    by: c.sha.clone(),
+                    reverted_sha: Some(reverted),
+                    landed: true,
+                },
+                snapshot: None,
+            })
         })
         .collect();
     let mut out = Output::default();
@@ -35,5 +55,14 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         },
         snapshot: None,
     });
+    out.observations.extend(reverts);
     Ok(out)
+}
+
+/// The sha in `This reverts commit <sha>.`, lower-cased; at least 7 hex digits.
+pub fn reverted_sha(message: &str) -> Option<String> {
+    const PHRASE: &str = "This reverts commit ";
+    let rest = &message[message.find(PHRASE)? + PHRASE.len()..];
+    let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    (sha.len() >= 7 && sha.len() <= 64).then(|| sha.to_ascii_lowercase())
 }

@@ -1,5 +1,9 @@
 //! `issues` and `pull_request` events: one observation on the thread, with
 //! the item's state as the snapshot, and a discovery for a gh-aw `opened`.
+//! A merged revert PR (GitHub's revert button) also yields a `Reverted` on
+//! the thread of the PR it reverts.
+
+use chrono::{DateTime, Utc};
 
 use super::payload::{parse_time, Item};
 use super::{discovery, Ctx, Fact, NormResult, Output};
@@ -37,11 +41,65 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         kind: kind_of(ctx, item).unwrap_or_else(|| ctx.other()),
         snapshot: Some(item.snapshot(is_pr)),
     });
+    if let Some(fact) = revert_of_pr(ctx, item, number, at) {
+        out.observations.push(fact);
+    }
     if action == "opened" {
         out.discoveries
             .extend(discovery::for_item(ctx, item, number, is_pr, at));
     }
     Ok(out)
+}
+
+/// A merged `Revert "…"` PR: `Reverted` filed under the thread it reverts,
+/// named by the body's `Reverts owner/repo#N` (the revert button's body) or
+/// else its first `#N`. Other repositories' PRs are not ours to file.
+fn revert_of_pr(ctx: &Ctx, item: &Item, number: u64, at: DateTime<Utc>) -> Option<Fact> {
+    let merged = item.merged == Some(true) || item.merged_at.as_ref().is_some_and(|v| !v.is_null());
+    if ctx.event != "pull_request" || ctx.action() != "closed" || !merged {
+        return None;
+    }
+    if !item.title.as_deref()?.starts_with("Revert \"") {
+        return None;
+    }
+    let reverted = reverted_pr(item.body.as_deref()?, ctx.repo)?;
+    (reverted != number).then(|| Fact {
+        at,
+        target: thread_key(ctx.repo, reverted),
+        kind: ObservationKind::Reverted {
+            by: format!("#{number}"),
+            reverted_sha: None,
+            landed: true,
+        },
+        snapshot: None,
+    })
+}
+
+/// The PR number a revert PR's body names: `Reverts owner/repo#N` when the
+/// repo is ours, else the first bare `#N`.
+pub fn reverted_pr(body: &str, repo: &str) -> Option<u64> {
+    let number = |s: &str| -> Option<u64> {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    for line in body.lines() {
+        if let Some(rest) = line.trim().strip_prefix("Reverts ") {
+            let (named_repo, n) = rest.trim().split_once('#')?;
+            let named_repo = named_repo.trim();
+            if named_repo.is_empty() || named_repo.eq_ignore_ascii_case(repo) {
+                return number(n);
+            }
+            return None;
+        }
+    }
+    body.match_indices('#').find_map(|(i, _)| {
+        let before = body[..i].chars().next_back();
+        // `#N` standing alone, not `owner/repo#N` or `abc#N`.
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '/' || c == '&') {
+            return None;
+        }
+        number(&body[i + 1..])
+    })
 }
 
 /// The observation kind; `None` (→ `Other`) for unknown actions or when the
