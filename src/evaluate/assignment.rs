@@ -24,7 +24,9 @@ use crate::model::{
 /// The evaluator for a type of this family, if any.
 pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
     Some(match output_type {
-        "assign_to_agent" => assign_to_agent,
+        // An agent session is an agent put to work on an issue: judged by
+        // what its PR (or the issue) became, like an assignment.
+        "assign_to_agent" | "create_agent_session" => assign_to_agent,
         "assign_to_user" => assign_to_user,
         "unassign_from_user" => unassign_from_user,
         _ => return None,

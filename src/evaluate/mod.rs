@@ -115,7 +115,8 @@ fn core_evaluator_for(output_type: &str) -> Option<Evaluator> {
         "close_pull_request" => pull_request::close_pull_request,
         "create_issue" => issue::create_issue,
         "close_issue" => issue::close_issue,
-        "add_comment" => comment::add_comment,
+        // A memory comment is a comment the workflow keeps editing: same human check.
+        "add_comment" | "comment_memory" => comment::add_comment,
         "add_labels" => labels::add_labels,
         "remove_labels" => labels::remove_labels,
         "update_issue" => update::update_issue,

@@ -31,8 +31,10 @@ const NULL_SHA: &str = "0000000000000000000000000000000000000000";
 pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
     Some(match output_type {
         "update_release" => update_release,
-        "upload_asset" => upload_asset,
-        "upload_artifact" => upload_artifact,
+        // repo-memory is a branch the workflow writes for itself, like assets.
+        "upload_asset" | "push_repo_memory" => upload_asset,
+        // Coverage goes to an artifact or a service: no human check either.
+        "upload_artifact" | "upload_code_coverage" => upload_artifact,
         _ => return None,
     })
 }

@@ -60,6 +60,7 @@ pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
         "call_workflow" => call_workflow,
         "dispatch_repository" => dispatch_repository,
         "create_check_run" => create_check_run,
+        "approve_workflow_run" => approve_workflow_run,
         _ => return None,
     })
 }
@@ -156,6 +157,42 @@ fn run_verdict(run: &Run, correlation: &str) -> Evaluation {
         .detail("workflow", workflow)
         .detail("correlation", correlation);
     if completed {
+        e.decided_by(&run.latest.id, run.latest.at)
+    } else {
+        cite(e, run.latest)
+    }
+}
+
+/// `approve_workflow_run`: the approval lets a waiting run (e.g. from a fork)
+/// proceed. The run going on to completion is the approval taking effect
+/// (medium: the run's own result is about the code, not the approval); a
+/// cancelled run is the approval undone or overruled.
+pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let wanted = ctx.record.target.as_ref().and_then(|t| t.id);
+    let all = runs(ctx);
+    let Some(run) = wanted.and_then(|id| all.get(&id)) else {
+        return no_run(ctx, "approved run");
+    };
+    let (_, _, status, conclusion, _) =
+        run_fields(run.latest).expect("runs() holds only workflow runs");
+    let e = match (status, conclusion) {
+        ("completed", Some("cancelled")) => {
+            Evaluation::new(O::Rejected, S::Medium, "workflow_cancelled")
+                .note("The approved run was cancelled.")
+        }
+        ("completed", _) => Evaluation::new(O::Accepted, S::Medium, "run_proceeded")
+            .note("The approved run went on and completed."),
+        _ => Evaluation::new(O::Pending, S::Weak, "workflow_pending")
+            .note("The approved run has not completed yet."),
+    };
+    let e = e
+        .detail("run_id", run.run_id)
+        .detail("run_status", status)
+        .detail("run_conclusion", conclusion);
+    if status == "completed" {
         e.decided_by(&run.latest.id, run.latest.at)
     } else {
         cite(e, run.latest)

@@ -481,3 +481,63 @@ fn create_check_run_table() {
         ),
     ]);
 }
+
+/// An approval of run 9 (e.g. a fork PR's run waiting for approval).
+fn approval() -> crate::model::ExecutionRecord {
+    let mut t = Target::named(REPO, TargetKind::WorkflowRun, "");
+    t.name = None;
+    t.id = Some(9);
+    record("approve_workflow_run").target(t)
+}
+
+#[test]
+fn approve_workflow_run_table() {
+    run(vec![
+        case(
+            "the approved run completed (whatever its result)",
+            approval(),
+            vec![run9(0.5, "completed", Some("failure"))],
+            1.0,
+            (ACCEPTED, MEDIUM, "run_proceeded"),
+        ),
+        case(
+            "the approved run was cancelled",
+            approval(),
+            vec![run9(0.5, "completed", Some("cancelled"))],
+            1.0,
+            (REJECTED, MEDIUM, "workflow_cancelled"),
+        ),
+        case(
+            "the approved run is still going",
+            approval(),
+            vec![run9(0.5, "in_progress", None)],
+            1.0,
+            (PENDING, WEAK, "workflow_pending"),
+        ),
+        case(
+            "another run completing says nothing",
+            approval(),
+            vec![run_obs(
+                0.5,
+                10,
+                "ci.yml",
+                "pull_request",
+                "main",
+                "completed",
+                Some("success"),
+            )],
+            30.0,
+            (UNKNOWN, NONE, "missing_run_id"),
+        ),
+        case(
+            "no record of which run",
+            crate::model::ExecutionRecord {
+                target: None,
+                ..record("approve_workflow_run")
+            },
+            vec![],
+            1.0,
+            (UNKNOWN, NONE, "missing_reference"),
+        ),
+    ]);
+}

@@ -37,6 +37,12 @@ pub(super) fn target_for(
     let url = found.and_then(|t| t.url.clone()).or_else(|| f.str("url"));
     let target = match output_type {
         "dispatch_workflow" | "call_workflow" => workflow_target(&f, repo)?,
+        // The run whose approval the agent gave.
+        "approve_workflow_run" => Target {
+            id: Some(f.u64("run_id")?),
+            ..Target::named(repo, TargetKind::WorkflowRun, "")
+        }
+        .without_name(),
         "dispatch_repository" => {
             let dispatched = f
                 .str("repository")
@@ -57,7 +63,8 @@ pub(super) fn target_for(
             Target::named(repo, TargetKind::CodeScanningAlert, &format!("path:{path}"))
         }
         "update_release" => Target::named(repo, TargetKind::Release, &f.str("tag")?),
-        "upload_asset" => match f
+        // repo-memory lives on its own branch, like assets.
+        "upload_asset" | "push_repo_memory" => match f
             .str("branch")
             .or_else(|| f.str("assets_branch"))
             .or_else(|| url.as_deref().and_then(assets_branch_of_url))
@@ -69,7 +76,7 @@ pub(super) fn target_for(
             .with_kind(TargetKind::Ref),
             None => repository(repo),
         },
-        "upload_artifact" => repository(repo),
+        "upload_artifact" | "upload_code_coverage" => repository(repo),
         _ => return None,
     };
     Some(Target { url, ..target })
