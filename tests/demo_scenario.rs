@@ -115,6 +115,41 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
     // The JSONL file holds one record per output.
     let jsonl = std::fs::read_to_string(&result.jsonl_path).unwrap();
     assert_eq!(jsonl.lines().count(), expected.len());
+
+    // The reverted PR: accepted at 24h and 7d, reversed by day 10, counted once.
+    let reverted = got["acme/widgets:2106:0"];
+    assert_eq!(
+        reverted.details.get("accepted_then_reverted"),
+        Some(&Value::Bool(true)),
+        "{:?}",
+        reverted.details
+    );
+    let window = |o: &OutcomeRecord, w: &str| o.windows[w].outcome_status.as_str().to_string();
+    assert_eq!(
+        ["24h", "7d", "30d"].map(|w| window(reverted, w)),
+        ["accepted", "accepted", "rejected"]
+    );
+    assert_eq!(t.durable_reversal_count, 1);
+    // The flaky check: failed then passed on the PR's head; evidence, not a verdict.
+    let flaky = got["acme/widgets:2107:0"];
+    assert_eq!(
+        flaky.details.get("deferred_nondeterministic"),
+        Some(&serde_json::json!(["test (ubuntu-latest)"])),
+        "{:?}",
+        flaky.details
+    );
+    assert_eq!(flaky.details.get("ci"), Some(&Value::from("success")));
+    // One report per checkpoint, each covering every output by the end.
+    let windows: Vec<Option<&str>> = result
+        .window_reports
+        .iter()
+        .map(|r| r.window.as_deref())
+        .collect();
+    assert_eq!(windows, [Some("1h"), Some("24h"), Some("7d"), Some("30d")]);
+    for r in &result.window_reports {
+        assert_eq!(r.totals.total_safe_outputs as usize, expected.len());
+        assert_eq!(r.not_yet_at_window, 0);
+    }
 }
 
 /// A deterministic shuffle (no RNG dependency): a seeded LCG Fisher–Yates.
