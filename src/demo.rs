@@ -139,8 +139,16 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
 
 /// One line per output, for the terminal.
 pub fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
+    let width = |f: fn(&OutcomeRecord) -> usize, min: usize| {
+        outcomes.iter().map(f).max().unwrap_or(min).max(min)
+    };
+    let (wi, wt, ws) = (
+        width(|o| o.safe_output_id.len(), 6),
+        width(|o| o.safe_output_type.len(), 4),
+        width(|o| o.human_check_signal.len(), 6),
+    );
     let mut out = format!(
-        "{:<28} {:<30} {:<9} {:<7} {:<26} {}\n",
+        "{:<wi$} {:<wt$} {:<9} {:<8} {:<ws$} {}\n",
         "output", "type", "status", "strength", "signal", "24h → 7d → 30d"
     );
     for o in outcomes {
@@ -153,7 +161,7 @@ pub fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
             })
             .collect();
         out.push_str(&format!(
-            "{:<28} {:<30} {:<9} {:<7} {:<26} {}\n",
+            "{:<wi$} {:<wt$} {:<9} {:<8} {:<ws$} {}\n",
             o.safe_output_id,
             o.safe_output_type,
             o.outcome_status.as_str(),

@@ -220,9 +220,16 @@ impl Report {
             t.fallback_exists_only_count, t.missing_type_specific_rule_count, t.durable_reversal_count
         );
         let _ = writeln!(out);
+        let w = self
+            .by_type
+            .keys()
+            .map(String::len)
+            .max()
+            .unwrap_or(4)
+            .max(4);
         let _ = writeln!(
             out,
-            "{:<30} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
+            "{:<w$} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
             "type",
             "count",
             "strict",
@@ -236,7 +243,7 @@ impl Report {
         for (name, s) in &self.by_type {
             let _ = writeln!(
                 out,
-                "{:<30} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
+                "{:<w$} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
                 name,
                 s.count,
                 pct(s.strict_acceptance_rate),

@@ -161,6 +161,7 @@ pub struct Repository {
     pub name: Option<String>,
     pub owner: Option<User>,
     pub pushed_at: Option<Value>,
+    pub default_branch: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

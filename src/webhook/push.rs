@@ -25,6 +25,14 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
             message: c.message.clone().unwrap_or_default(),
         })
         .collect();
+    // A revert lands when it reaches the default branch; GitHub's revert
+    // button first pushes it to a `revert-N-…` branch for a PR that may never merge.
+    let branch = git_ref.trim_start_matches("refs/heads/");
+    let landed = p
+        .repository
+        .as_ref()
+        .and_then(|r| r.default_branch.as_deref())
+        .is_none_or(|d| d == branch);
     let reverts: Vec<Fact> = commits
         .iter()
         .filter(|c| !c.sha.is_empty())
@@ -36,7 +44,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
                 kind: ObservationKind::Reverted {
                     by: c.sha.clone(),
                     reverted_sha: Some(reverted),
-                    landed: true,
+                    landed,
                 },
                 snapshot: None,
             })

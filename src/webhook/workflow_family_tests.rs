@@ -225,6 +225,17 @@ fn a_revert_commit_is_filed_under_the_reverted_commit() {
         }
     );
     assert_eq!(d.observations[1].at, t("2026-06-02T09:00:00Z"));
+    // The same revert pushed to another branch (GitHub's revert button makes
+    // `revert-N-…` first) has not landed.
+    let mut on_branch: serde_json::Value =
+        serde_json::from_slice(&own("push/revert.json")).unwrap();
+    on_branch["ref"] = "refs/heads/revert-42-fix".into();
+    on_branch["repository"]["default_branch"] = "main".into();
+    let d = relevant("push", on_branch.to_string().as_bytes());
+    assert!(matches!(
+        d.observations[1].event,
+        K::Reverted { landed: false, .. }
+    ));
     // The ordinary push fixture has no revert.
     assert_eq!(
         relevant("push", &own("push/push.json")).observations.len(),
