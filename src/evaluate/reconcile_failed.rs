@@ -112,11 +112,7 @@ mod tests {
 
     #[test]
     fn the_error_names_the_failure_and_the_attempts() {
-        let e = eval(
-            &record("create_issue"),
-            vec![failed(1.0), failed(2.0)],
-            3.0,
-        );
+        let e = eval(&record("create_issue"), vec![failed(1.0), failed(2.0)], 3.0);
         assert_eq!(e.details["reconcile_attempts"], 2);
         assert_eq!(
             e.details["reconcile_error"],

@@ -44,6 +44,17 @@ pub enum InboxItem {
         received_at: DateTime<Utc>,
         records: Vec<ExecutionRecord>,
     },
+    /// What reconciling one output from the GitHub API found
+    /// (`github::reconciler`): observations of the kinds webhooks give, or
+    /// why the attempt failed (filed as `ObservationKind::ReconcileFailed`).
+    Reconciled {
+        output_id: String,
+        /// When the fetch ended; the time of a failure.
+        fetched_at: DateTime<Utc>,
+        observations: Vec<Observation>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<String>,
+    },
 }
 
 impl InboxItem {
@@ -51,6 +62,14 @@ impl InboxItem {
         match self {
             InboxItem::Delivery { delivery_id, .. } => delivery_id.clone(),
             InboxItem::Manifest { key, .. } => format!("manifest:{key}"),
+            InboxItem::Reconciled {
+                output_id,
+                fetched_at,
+                ..
+            } => format!(
+                "reconcile:{output_id}:{}",
+                fetched_at.timestamp_nanos_opt().unwrap_or_default()
+            ),
         }
     }
 }
