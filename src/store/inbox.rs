@@ -62,14 +62,22 @@ impl InboxItem {
         match self {
             InboxItem::Delivery { delivery_id, .. } => delivery_id.clone(),
             InboxItem::Manifest { key, .. } => format!("manifest:{key}"),
+            // The same findings at the same time are one item; anything
+            // else found is a new one, even within the same instant.
             InboxItem::Reconciled {
                 output_id,
                 fetched_at,
-                ..
-            } => format!(
-                "reconcile:{output_id}:{}",
-                fetched_at.timestamp_nanos_opt().unwrap_or_default()
-            ),
+                observations,
+                failure,
+            } => {
+                use sha2::{Digest, Sha256};
+                let digest = Sha256::digest(encode(&(observations, failure)));
+                format!(
+                    "reconcile:{output_id}:{}:{}",
+                    fetched_at.timestamp_nanos_opt().unwrap_or_default(),
+                    hex::encode(&digest[..8])
+                )
+            }
         }
     }
 }
