@@ -190,13 +190,16 @@ impl Worker {
         Ok(())
     }
 
-    /// True when nothing at all has been filed under an output's watch keys
-    /// (its target was never seen: the App was installed late, or webhooks
-    /// were lost), so it is worth reconciling from the API.
+    /// True when the API can be asked about an output and nothing at all
+    /// has been filed under its watch keys (its target was never seen: the
+    /// App was installed late, or webhooks were lost).
     fn never_observed(&self, id: &str) -> Result<bool> {
         let Some(stored) = self.store.output(id)? else {
             return Ok(false);
         };
+        if crate::reconcile::required_endpoints(&stored.execution).is_empty() {
+            return Ok(false);
+        }
         for key in stored.execution.watch_keys() {
             if let Some(item) = self
                 .store

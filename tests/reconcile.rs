@@ -679,3 +679,35 @@ async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
     );
     r.stop().await;
 }
+
+#[tokio::test]
+async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    serve_pr(&gh, merged_pr(), 0);
+    // Nothing left for an hour: more than the client sleeps, so no sleep at all.
+    let now = t0() + chrono::Duration::hours(48);
+    gh.fail_next(
+        GET_PULL,
+        1,
+        Failure::primary_rate_limit(now.timestamp() + 3600),
+    );
+    let r = Rig::start(dir.path(), gh).await;
+    r.install().await;
+    r.post_manifest(&[pr_line(42)]).await;
+    r.settle().await;
+    let o = r.outcome(PR_OUTPUT).await;
+    assert_eq!(triple(&o), (O::Unknown, S::Weak, "evaluation_error"));
+    assert!(o.details["reconcile_error"]
+        .as_str()
+        .unwrap()
+        .contains("rate limited"));
+    assert_eq!(r.gh.calls(GET_PULL), 1);
+    assert!(r.sleeps.lock().unwrap().is_empty());
+    // After the reset.
+    r.t.clock.advance_to(now + chrono::Duration::hours(1));
+    r.settle().await;
+    let o = r.outcome(PR_OUTPUT).await;
+    assert_eq!(triple(&o), (O::Accepted, S::Strong, "merged"));
+    r.stop().await;
+}
