@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::clock::Clock;
 use crate::github::calls::ApiCalls;
 use crate::github::publisher::PrChanges;
+use crate::github::reconciler::ReconcileRequests;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store};
 use crate::worker::{Worker, WorkerMsg};
@@ -30,6 +31,9 @@ pub struct Shared {
     pub github_calls: Arc<ApiCalls>,
     /// Where the worker reports PRs whose outcomes changed (App mode only).
     pub pr_changes: Option<PrChanges>,
+    /// Where the worker and the API ask for outputs to be reconciled from
+    /// the GitHub API (App mode only).
+    pub reconcile_requests: Option<ReconcileRequests>,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -66,6 +70,8 @@ impl Shared {
 pub struct AppOptions {
     /// The check-run publisher's channel (`github::publisher::channel`).
     pub pr_changes: Option<PrChanges>,
+    /// The reconciler's channel (`github::reconciler::channel`).
+    pub reconcile_requests: Option<ReconcileRequests>,
 }
 
 pub struct App {
@@ -128,6 +134,7 @@ impl App {
             rejected: AtomicU64::new(0),
             github_calls: Arc::new(ApiCalls::default()),
             pr_changes: options.pr_changes,
+            reconcile_requests: options.reconcile_requests,
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,

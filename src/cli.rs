@@ -11,6 +11,7 @@ use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
 use crate::github::publisher::{self, Publisher, PublisherOptions};
+use crate::github::reconciler::{self, Reconciler, ReconcilerOptions};
 use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::OutcomeRecord;
 use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
@@ -234,31 +235,43 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{}:{}", args.host, args.port));
     let (changes, inbox) = publisher::channel();
+    let (reconcile_requests, reconcile_inbox) = reconciler::channel();
     let app = App::start_with(
         &args.data_dir,
         Clock::System,
         AppOptions {
             pr_changes: github.is_some().then(|| changes.clone()),
+            reconcile_requests: github.is_some().then(|| reconcile_requests.clone()),
         },
     )?;
-    let publisher = github.map(|(app_id, crab)| {
+    let tasks = github.map(|(app_id, crab)| {
         tracing::info!(
             app_id,
             api = %args.github_api_url,
-            "App mode: check runs are published"
+            "App mode: check runs are published, unseen outputs are reconciled from the API"
         );
-        let client = GitHubClient::new(
+        // One client: one token cache per installation, one call count.
+        let client = Arc::new(GitHubClient::new(
             crab,
             app.shared.github_calls.clone(),
             RetryPolicy::default(),
-        );
-        Publisher::new(
+        ));
+        let publisher = Publisher::new(
             app.store.clone(),
             Clock::System,
-            Arc::new(client),
+            client.clone(),
             PublisherOptions::new(&public_url),
         )
-        .spawn(&changes, inbox)
+        .spawn(&changes, inbox);
+        let reconciler = Reconciler::new(
+            app.store.clone(),
+            Clock::System,
+            client,
+            app.writer.clone(),
+            ReconcilerOptions::default(),
+        )
+        .spawn(&reconcile_requests, reconcile_inbox);
+        (publisher, reconciler)
     });
     let routes = router(
         &app,
@@ -288,8 +301,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    if let Some(p) = publisher {
-        p.stop().await;
+    if let Some((publisher, reconciler)) = tasks {
+        reconciler.stop().await;
+        publisher.stop().await;
     }
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(())

@@ -3,7 +3,9 @@
 //! re-assesses only the outputs watching a touched target. It also takes the
 //! checkpoints that come due on the schedule. When an output's outcome
 //! changes, it tells the check-run publisher (if any) which PRs it bears on,
-//! after the change is committed. It also files installation changes.
+//! after the change is committed. It also files installation changes, and
+//! the results of API reconciliation; it asks the reconciler (if any) to
+//! reconcile manifest outputs whose targets it has never seen.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -109,6 +111,7 @@ impl Worker {
         let mut touched = BTreeSet::new();
         let mut batch = sled::Batch::default();
         let mut new_heads = BTreeSet::new();
+        let mut unobserved = Vec::new();
         match item {
             InboxItem::Delivery {
                 observations,
@@ -136,7 +139,37 @@ impl Worker {
             }
             InboxItem::Manifest { records, .. } => {
                 for record in records {
-                    outputs.insert(self.upsert_output(record)?);
+                    let id = self.upsert_output(record)?;
+                    if self.shared.reconcile_requests.is_some() && self.never_observed(&id)? {
+                        unobserved.push(id.clone());
+                    }
+                    outputs.insert(id);
+                }
+            }
+            InboxItem::Reconciled {
+                output_id,
+                fetched_at,
+                observations,
+                failure,
+            } => {
+                let id = self.store.canonical_id(&output_id)?;
+                if let Some(stored) = self.store.output(&id)? {
+                    for obs in observations {
+                        self.file_observation(obs, &mut touched)?;
+                    }
+                    let target = stored.execution.watch_keys().into_iter().next();
+                    if let (Some(detail), Some(target)) = (failure, target) {
+                        let failed = Observation {
+                            id: format!("reconcile_failed:{id}:{}", fetched_at.timestamp_millis()),
+                            at: fetched_at,
+                            target,
+                            actor: None,
+                            event: ObservationKind::ReconcileFailed { detail },
+                            snapshot: None,
+                        };
+                        self.file_observation(failed, &mut touched)?;
+                    }
+                    outputs.insert(id);
                 }
             }
         }
@@ -149,7 +182,36 @@ impl Worker {
         }
         self.finish(seq, batch)?;
         self.notify_prs(&changed, new_heads);
+        if let Some(hook) = &self.shared.reconcile_requests {
+            for id in unobserved {
+                hook.request(id);
+            }
+        }
         Ok(())
+    }
+
+    /// True when the API can be asked about an output and nothing at all
+    /// has been filed under its watch keys (its target was never seen: the
+    /// App was installed late, or webhooks were lost).
+    fn never_observed(&self, id: &str) -> Result<bool> {
+        let Some(stored) = self.store.output(id)? else {
+            return Ok(false);
+        };
+        if crate::reconcile::required_endpoints(&stored.execution).is_empty() {
+            return Ok(false);
+        }
+        for key in stored.execution.watch_keys() {
+            if let Some(item) = self
+                .store
+                .db()
+                .scan_prefix(keys::observations_of(&key))
+                .next()
+            {
+                item?;
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// File an installation change; a `Seen` already filed is skipped.

@@ -22,6 +22,7 @@ mod metadata;
 mod moderation;
 mod project;
 mod pull_request;
+mod reconcile_failed;
 mod release;
 mod revert;
 mod review;
@@ -139,9 +140,14 @@ pub fn evaluate(
     as_of: DateTime<Utc>,
 ) -> Evaluation {
     let cut = observations.partition_point(|o| o.at <= as_of);
+    // Failed API reconciliations decide only when nothing else is known.
+    let observations = match reconcile_failed::screen(&observations[..cut]) {
+        Ok(kept) => kept,
+        Err(evaluation_error) => return evaluation_error,
+    };
     let ctx = EvalContext {
         record,
-        observations: &observations[..cut],
+        observations: &observations,
         as_of,
     };
     if record.provider.as_deref().is_some_and(|p| p != "github") {

@@ -376,6 +376,14 @@ pub enum ObservationKind {
         #[serde(default)]
         source_is_pull_request: bool,
     },
+    /// Reconciling the output from the GitHub API failed (retry budget
+    /// exhausted, or a refusal on its own object). Filed under the output's
+    /// target at the time the attempt ended (there is no GitHub time). Only
+    /// when nothing else is known of the output does it decide the outcome
+    /// (`unknown/weak/evaluation_error`); any other observation supersedes it.
+    ReconcileFailed {
+        detail: String,
+    },
     /// A known event with an action we keep but do not interpret.
     Other {
         event: String,

@@ -26,6 +26,7 @@
 //! A failed GET is recorded in `errors` with its HTTP status (0 for a timeout
 //! or connection failure).
 
+mod attempt;
 mod endpoints;
 mod map;
 mod rest;
@@ -41,6 +42,7 @@ use crate::model::{
     Evaluation, EvidenceStrength as S, ExecutionRecord, Observation, OutcomeStatus as O,
 };
 
+pub use attempt::{is_transient_status, judge, Attempt};
 pub use endpoints::{follow_up_endpoints, required_endpoints};
 
 /// What the fetcher got: responses and failures, by path (see the module doc).

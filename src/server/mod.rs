@@ -6,6 +6,7 @@ mod body;
 mod error;
 mod health;
 mod manifests;
+mod reconcile;
 mod webhook;
 
 use std::sync::Arc;
@@ -66,7 +67,10 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         .route(&webhook_path, post(webhook::receive))
         .route("/api/v1/manifests", post(manifests::ingest))
         .route("/api/v1/outputs", get(api::list_outputs))
-        .route("/api/v1/outputs/{*id}", get(api::get_output))
+        .route(
+            "/api/v1/outputs/{*id}",
+            get(api::get_output).post(reconcile::request),
+        )
         .route(
             "/api/v1/runs/{owner}/{repo}/{run_id}",
             get(api::run_outcomes),

@@ -44,6 +44,17 @@ pub enum InboxItem {
         received_at: DateTime<Utc>,
         records: Vec<ExecutionRecord>,
     },
+    /// What reconciling one output from the GitHub API found
+    /// (`github::reconciler`): observations of the kinds webhooks give, or
+    /// why the attempt failed (filed as `ObservationKind::ReconcileFailed`).
+    Reconciled {
+        output_id: String,
+        /// When the fetch ended; the time of a failure.
+        fetched_at: DateTime<Utc>,
+        observations: Vec<Observation>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<String>,
+    },
 }
 
 impl InboxItem {
@@ -51,6 +62,22 @@ impl InboxItem {
         match self {
             InboxItem::Delivery { delivery_id, .. } => delivery_id.clone(),
             InboxItem::Manifest { key, .. } => format!("manifest:{key}"),
+            // The same findings at the same time are one item; anything
+            // else found is a new one, even within the same instant.
+            InboxItem::Reconciled {
+                output_id,
+                fetched_at,
+                observations,
+                failure,
+            } => {
+                use sha2::{Digest, Sha256};
+                let digest = Sha256::digest(encode(&(observations, failure)));
+                format!(
+                    "reconcile:{output_id}:{}:{}",
+                    fetched_at.timestamp_nanos_opt().unwrap_or_default(),
+                    hex::encode(&digest[..8])
+                )
+            }
         }
     }
 }

@@ -12,6 +12,7 @@
 
 mod app;
 mod checks;
+pub mod repos;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -100,6 +101,9 @@ pub struct Inner {
     pub token_ttl_secs: i64,
     pub check_runs: Vec<CheckRun>,
     pub next_id: u64,
+    /// Repository state for reconciliation, `"{owner}/{repo}/{path}"` →
+    /// JSON (see `repos`).
+    pub api: BTreeMap<String, Value>,
 }
 
 #[derive(Clone)]
@@ -197,6 +201,7 @@ fn routes(fake: Fake) -> Router {
             get(checks::get_one).patch(checks::update),
         )
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(checks::list_for_ref))
+        .merge(repos::routes())
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
         .fallback(|req: Request| async move {
             (

@@ -1,0 +1,460 @@
+//! The reconciler: a task that evaluates outputs whose targets the App never
+//! heard about (installed late, webhooks lost) from the GitHub API instead.
+//!
+//! Outputs come to it three ways:
+//! - from the worker, when a manifest registers an output none of whose
+//!   watch keys has any observation (`ReconcileRequests`, like the
+//!   publisher's `PrChanges`);
+//! - at start-up: outputs still `pending`/`unknown` (or never assessed)
+//!   whose targets have no webhook observation, at most
+//!   `ReconcilerOptions::startup_batch` of them (500 by default), those never
+//!   observed at all first, then those known only from earlier reconciles;
+//! - on demand, `POST /api/v1/outputs/{id}/reconcile`.
+//!
+//! For each it picks the repository's installation (none: skipped, logged
+//! and counted), fetches the target's state (`fetch`), judges the attempt
+//! (`reconcile::judge`) and hands the result to the worker as an
+//! `InboxItem::Reconciled`, durable like a delivery. A transient failure
+//! (the client's retry budget ran out) is tried again later with backoff,
+//! at most `max_attempts` times per request; a terminal one (404 on the
+//! output's own object is deletion, a refused request) is not.
+//!
+//! The queue lives in memory: after a restart the start-up scan finds what
+//! is still unresolved.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+
+use super::client::GitHubClient;
+use super::fetch;
+use super::installations::installation_for_repo;
+use crate::clock::Clock;
+use crate::model::{Observation, ObservationKind, OutcomeStatus};
+use crate::reconcile::{judge, required_endpoints};
+use crate::store::inbox::{InboxItem, InboxWriter};
+use crate::store::{Store, StoreError};
+
+pub enum ReconcileMsg {
+    /// Reconcile this output (id or alias) as soon as possible.
+    Request(String),
+    /// Attempt everything queued now, due or not; reply when done (tests, shutdown).
+    Flush(oneshot::Sender<()>),
+}
+
+/// The worker's and the API's side: ask for an output to be reconciled.
+#[derive(Clone, Debug)]
+pub struct ReconcileRequests(mpsc::UnboundedSender<ReconcileMsg>);
+
+impl ReconcileRequests {
+    /// Queue an output; false when the reconciler has stopped.
+    pub fn request(&self, output_id: String) -> bool {
+        self.0.send(ReconcileMsg::Request(output_id)).is_ok()
+    }
+}
+
+/// The reconciler's end of the channel.
+pub struct ReconcilerInbox(mpsc::UnboundedReceiver<ReconcileMsg>);
+
+pub fn channel() -> (ReconcileRequests, ReconcilerInbox) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (ReconcileRequests(tx), ReconcilerInbox(rx))
+}
+
+#[derive(Debug, Clone)]
+pub struct ReconcilerOptions {
+    /// Attempts per request before giving up (the first included).
+    pub max_attempts: u32,
+    /// Wait before the second attempt; doubles per failure.
+    pub retry_min: Duration,
+    pub retry_max: Duration,
+    /// Most outputs queued by the start-up scan.
+    pub startup_batch: usize,
+}
+
+impl Default for ReconcilerOptions {
+    fn default() -> ReconcilerOptions {
+        ReconcilerOptions {
+            max_attempts: 5,
+            retry_min: Duration::from_secs(60),
+            retry_max: Duration::from_secs(60 * 60),
+            startup_batch: 500,
+        }
+    }
+}
+
+/// What the reconciler did, for logs and tests.
+#[derive(Debug, Default)]
+pub struct ReconcileStats {
+    /// Attempts whose result went to the worker.
+    pub attempts: AtomicU64,
+    /// Attempts that found the output's own object gone.
+    pub deleted: AtomicU64,
+    /// Attempts that failed (transient or terminal).
+    pub failed: AtomicU64,
+    /// Requests dropped after `max_attempts` transient failures.
+    pub gave_up: AtomicU64,
+    /// Outputs skipped: no active installation covers the repository.
+    pub skipped_no_installation: AtomicU64,
+    /// Outputs skipped: unknown id, or nothing the API can be asked about.
+    pub skipped_other: AtomicU64,
+}
+
+impl ReconcileStats {
+    pub fn snapshot(&self) -> BTreeMap<&'static str, u64> {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        BTreeMap::from([
+            ("attempts", get(&self.attempts)),
+            ("deleted", get(&self.deleted)),
+            ("failed", get(&self.failed)),
+            ("gave_up", get(&self.gave_up)),
+            (
+                "skipped_no_installation",
+                get(&self.skipped_no_installation),
+            ),
+            ("skipped_other", get(&self.skipped_other)),
+        ])
+    }
+}
+
+fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// What reconciling one output did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Reconciled {
+    /// Observations (possibly none) went to the worker.
+    Observed(usize),
+    /// The output's own object is gone.
+    Deleted,
+    /// The attempt failed; `retry` when it is worth another later.
+    Failed {
+        retry: bool,
+        detail: String,
+    },
+    Skipped(&'static str),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("handing the result to the worker: {0}")]
+    Inbox(String),
+}
+
+/// An output waiting for an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pending {
+    due: Instant,
+    failures: u32,
+}
+
+/// Handle on the running reconciler.
+pub struct ReconcilerHandle {
+    tx: mpsc::UnboundedSender<ReconcileMsg>,
+    task: tokio::task::JoinHandle<()>,
+    stats: Arc<ReconcileStats>,
+}
+
+impl ReconcilerHandle {
+    /// Attempt everything queued now and wait until done: the tests' sync point.
+    pub async fn flush(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.tx.send(ReconcileMsg::Flush(reply)).is_ok() {
+            let _ = done.await;
+        }
+    }
+
+    pub fn stats(&self) -> &Arc<ReconcileStats> {
+        &self.stats
+    }
+
+    /// Stop without draining the queue (the start-up scan finds it again).
+    pub async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
+pub struct Reconciler {
+    store: Store,
+    clock: Clock,
+    client: Arc<GitHubClient>,
+    writer: InboxWriter,
+    options: ReconcilerOptions,
+    stats: Arc<ReconcileStats>,
+}
+
+impl Reconciler {
+    pub fn new(
+        store: Store,
+        clock: Clock,
+        client: Arc<GitHubClient>,
+        writer: InboxWriter,
+        options: ReconcilerOptions,
+    ) -> Reconciler {
+        Reconciler {
+            store,
+            clock,
+            client,
+            writer,
+            options,
+            stats: Arc::default(),
+        }
+    }
+
+    /// Run on a tokio task, starting with the start-up scan. `requests`
+    /// must be the sender paired with `inbox`.
+    pub fn spawn(self, requests: &ReconcileRequests, inbox: ReconcilerInbox) -> ReconcilerHandle {
+        let tx = requests.0.clone();
+        let stats = self.stats.clone();
+        let task = tokio::spawn(self.run(inbox.0));
+        ReconcilerHandle { tx, task, stats }
+    }
+
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<ReconcileMsg>) {
+        let mut queue: BTreeMap<String, Pending> = BTreeMap::new();
+        match startup_candidates(&self.store, self.options.startup_batch) {
+            Ok(ids) => {
+                if !ids.is_empty() {
+                    tracing::info!(
+                        count = ids.len(),
+                        "reconciling unresolved outputs never seen through webhooks"
+                    );
+                }
+                for id in ids {
+                    queue.insert(id, fresh());
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "start-up reconciliation scan failed"),
+        }
+        loop {
+            let next = queue.values().map(|p| p.due).min();
+            let wake = async {
+                match next {
+                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    None => break,
+                    Some(ReconcileMsg::Request(id)) => {
+                        queue.insert(id, fresh());
+                    }
+                    Some(ReconcileMsg::Flush(reply)) => {
+                        // Requests sent before the flush are in the channel ahead of it.
+                        let mut replies = vec![reply];
+                        while let Ok(m) = rx.try_recv() {
+                            match m {
+                                ReconcileMsg::Request(id) => {
+                                    queue.insert(id, fresh());
+                                }
+                                ReconcileMsg::Flush(r) => replies.push(r),
+                            }
+                        }
+                        self.attempt_due(&mut queue, true).await;
+                        for r in replies {
+                            let _ = r.send(());
+                        }
+                    }
+                },
+                _ = wake => self.attempt_due(&mut queue, false).await,
+            }
+        }
+    }
+
+    async fn attempt_due(&self, queue: &mut BTreeMap<String, Pending>, all: bool) {
+        let now = Instant::now();
+        let due: Vec<String> = queue
+            .iter()
+            .filter(|(_, p)| all || p.due <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            let Some(mut pending) = queue.remove(&id) else {
+                continue;
+            };
+            let (result, retry_at) = match self.reconcile_output(&id).await {
+                Ok(r) => r,
+                Err(e) => {
+                    // Our own store or inbox failed: the fetch was not filed.
+                    tracing::warn!(output = %id, error = %e, "reconcile could not be filed");
+                    (
+                        Reconciled::Failed {
+                            retry: true,
+                            detail: e.to_string(),
+                        },
+                        None,
+                    )
+                }
+            };
+            tracing::debug!(output = %id, ?result, "reconciled");
+            let Reconciled::Failed {
+                retry: true,
+                detail,
+            } = result
+            else {
+                continue;
+            };
+            pending.failures += 1;
+            if pending.failures >= self.options.max_attempts {
+                bump(&self.stats.gave_up);
+                tracing::warn!(output = %id, attempts = pending.failures, %detail, "reconcile keeps failing; giving up until asked again");
+                continue;
+            }
+            let wait = self.backoff(pending.failures).max(
+                retry_at
+                    .and_then(|at| (at - self.clock.now()).to_std().ok())
+                    .unwrap_or_default(),
+            );
+            tracing::info!(output = %id, attempt = pending.failures, wait_secs = wait.as_secs(), %detail, "reconcile failed; will try again");
+            pending.due = Instant::now() + wait;
+            // A request that came in meanwhile keeps its own entry.
+            queue.entry(id).or_insert(pending);
+        }
+    }
+
+    fn backoff(&self, failures: u32) -> Duration {
+        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+        self.options
+            .retry_min
+            .saturating_mul(factor)
+            .min(self.options.retry_max)
+    }
+
+    /// One attempt for one output: fetch, judge, hand to the worker. Also
+    /// returns when GitHub said to come back (rate limits).
+    pub async fn reconcile_output(
+        &self,
+        id: &str,
+    ) -> Result<(Reconciled, Option<chrono::DateTime<chrono::Utc>>), ReconcileError> {
+        let Some(stored) = self.store.output(id)? else {
+            bump(&self.stats.skipped_other);
+            return Ok((Reconciled::Skipped("unknown output"), None));
+        };
+        let record = stored.execution;
+        if required_endpoints(&record).is_empty() {
+            bump(&self.stats.skipped_other);
+            return Ok((
+                Reconciled::Skipped("nothing the API can be asked about"),
+                None,
+            ));
+        }
+        let repo = record
+            .target
+            .as_ref()
+            .map_or(record.repo.as_str(), |t| t.repo.as_str());
+        let Some(installation) = installation_for_repo(&self.store, repo)? else {
+            bump(&self.stats.skipped_no_installation);
+            tracing::info!(output = %record.id, "not reconciled: no active installation covers its repository");
+            return Ok((
+                Reconciled::Skipped("no active installation for the repository"),
+                None,
+            ));
+        };
+        let fetched = fetch::fetch(&self.client, installation, &record).await;
+        let fetched_at = self.clock.now();
+        let attempt = judge(&record, &fetched.state, fetched_at);
+        let result = match &attempt.failure {
+            Some(detail) => {
+                bump(&self.stats.failed);
+                let messages: Vec<String> =
+                    fetched.messages.iter().map(|(_, m)| m.clone()).collect();
+                Reconciled::Failed {
+                    retry: attempt.retry,
+                    detail: if messages.is_empty() {
+                        detail.clone()
+                    } else {
+                        format!("{detail} ({})", messages.join("; "))
+                    },
+                }
+            }
+            None if is_deletion(&attempt.observations) => {
+                bump(&self.stats.deleted);
+                Reconciled::Deleted
+            }
+            None => Reconciled::Observed(attempt.observations.len()),
+        };
+        let failure = match &result {
+            Reconciled::Failed { detail, .. } => Some(detail.clone()),
+            _ => None,
+        };
+        self.writer
+            .enqueue(InboxItem::Reconciled {
+                output_id: record.id.clone(),
+                fetched_at,
+                observations: attempt.observations,
+                failure,
+            })
+            .await
+            .map_err(|e| ReconcileError::Inbox(e.to_string()))?;
+        bump(&self.stats.attempts);
+        Ok((result, fetched.retry_at))
+    }
+}
+
+fn fresh() -> Pending {
+    Pending {
+        due: Instant::now(),
+        failures: 0,
+    }
+}
+
+fn is_deletion(observations: &[Observation]) -> bool {
+    observations.iter().any(|o| {
+        o.actor.is_none()
+            && o.id.ends_with(":gone")
+            && matches!(
+                o.event,
+                ObservationKind::Deleted
+                    | ObservationKind::CommentDeleted { .. }
+                    | ObservationKind::ReviewCommentDeleted { .. }
+            )
+    })
+}
+
+/// True for observations that did not come from a webhook: read from the
+/// API (`api:` ids) or a failed reconcile.
+pub fn from_reconcile(o: &Observation) -> bool {
+    o.id.starts_with("api:") || matches!(o.event, ObservationKind::ReconcileFailed { .. })
+}
+
+/// Outputs to reconcile at start-up: unresolved (`pending`/`unknown`, or
+/// never assessed), something to fetch, and no webhook observation of their
+/// targets. Never-observed ones first, then those known only from the API;
+/// at most `limit`.
+pub fn startup_candidates(store: &Store, limit: usize) -> Result<Vec<String>, StoreError> {
+    let mut never = Vec::new();
+    let mut api_only = Vec::new();
+    for stored in store.outputs("", None) {
+        if never.len() >= limit {
+            break;
+        }
+        let stored = stored?;
+        let unresolved = stored.outcome.as_ref().is_none_or(|o| {
+            matches!(
+                o.outcome_status,
+                OutcomeStatus::Pending | OutcomeStatus::Unknown
+            )
+        });
+        if !unresolved || required_endpoints(&stored.execution).is_empty() {
+            continue;
+        }
+        let observations = store.observations(&stored.execution.watch_keys())?;
+        if observations.is_empty() {
+            never.push(stored.execution.id);
+        } else if observations.iter().all(from_reconcile) {
+            api_only.push(stored.execution.id);
+        }
+    }
+    never.extend(api_only);
+    never.truncate(limit);
+    Ok(never)
+}

@@ -1,0 +1,57 @@
+//! `POST /api/v1/outputs/{id}/reconcile`: ask the reconciler to evaluate an
+//! output from the GitHub API now (`github::reconciler`). Answers 202
+//! `{"queued": id}`; the outcome changes once the attempt is filed. In
+//! listen-only mode (no `APP_ID`) there is no API access: 409, nothing queued.
+//!
+//! The read API's `GET /api/v1/outputs/{*id}` takes the whole rest of the
+//! path (ids contain `/`), and axum cannot put a segment after a wildcard,
+//! so this handler is the `POST` of the same route and requires the
+//! `/reconcile` suffix.
+
+use axum::extract::{Path, State as StateExtractor};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::body::require_token;
+use super::{ApiError, State};
+
+const SUFFIX: &str = "/reconcile";
+
+pub async fn request(
+    StateExtractor(state): StateExtractor<State>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    require_token(&headers, &state)?;
+    let Some(id) = path.strip_suffix(SUFFIX).filter(|id| !id.is_empty()) else {
+        return Err(ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "only POST /api/v1/outputs/{id}/reconcile is accepted here",
+        ));
+    };
+    if state.listen_only {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "listen_only",
+            "this server runs in listen-only mode (no APP_ID): it makes no GitHub API calls, so it cannot reconcile; set APP_ID and PRIVATE_KEY to enable reconciliation",
+        ));
+    }
+    let stored = state
+        .store
+        .output(id)?
+        .ok_or_else(|| ApiError::not_found(format!("no output {id:?}")))?;
+    let queued = stored.execution.id;
+    let sent = state
+        .shared
+        .reconcile_requests
+        .as_ref()
+        .is_some_and(|r| r.request(queued.clone()));
+    if !sent {
+        return Err(ApiError::unavailable(
+            "the reconciler is not running on this server",
+        ));
+    }
+    Ok((StatusCode::ACCEPTED, Json(json!({"queued": queued}))))
+}

@@ -1,0 +1,202 @@
+//! Repository state for reconciliation (installation-token auth): issues,
+//! PRs, their comments, reviews, commits, timeline and events, requested
+//! reviewers, workflow runs, compares, code-scanning alerts, releases by
+//! tag, and the GraphQL queries the reconciler sends.
+//!
+//! The test sets the JSON each path answers with `FakeGitHub::set_api(repo,
+//! path, value)`, with paths as the reconciler's `ApiState` keys
+//! (`pulls/42`, `issues/42/comments`, `graphql/review_threads/42`). An unset
+//! path answers 404 (GraphQL: a null object with a NOT_FOUND error). Lists
+//! are paged like GitHub: `per_page` (default 30) and `page`, with an
+//! absolute `Link: <…>; rel="next"` URL on this server's host.
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{error, require_token, Fake, FakeGitHub};
+
+pub const GET_ISSUE: &str = "GET /repos/{owner}/{repo}/issues/{number}";
+pub const GET_ISSUE_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/comments";
+pub const GET_TIMELINE: &str = "GET /repos/{owner}/{repo}/issues/{number}/timeline";
+pub const GET_ISSUE_EVENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/events";
+pub const GET_ISSUE_LABELS: &str = "GET /repos/{owner}/{repo}/issues/{number}/labels";
+pub const GET_COMMENT: &str = "GET /repos/{owner}/{repo}/issues/comments/{id}";
+pub const GET_PULL: &str = "GET /repos/{owner}/{repo}/pulls/{number}";
+pub const GET_REVIEWS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/reviews";
+pub const GET_PR_COMMITS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/commits";
+pub const GET_PR_REVIEW_COMMENTS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/comments";
+pub const GET_REQUESTED_REVIEWERS: &str =
+    "GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers";
+pub const GET_REVIEW_COMMENT: &str = "GET /repos/{owner}/{repo}/pulls/comments/{id}";
+pub const GET_RUN: &str = "GET /repos/{owner}/{repo}/actions/runs/{run_id}";
+pub const GET_COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
+pub const GET_ALERT: &str = "GET /repos/{owner}/{repo}/code-scanning/alerts/{number}";
+pub const GET_RELEASE_BY_TAG: &str = "GET /repos/{owner}/{repo}/releases/tags/{tag}";
+pub const GRAPHQL: &str = "POST /graphql";
+
+/// The routes of this module (counted and failure-injected like all others).
+pub fn routes() -> Router<Fake> {
+    let paths = [
+        GET_ISSUE,
+        GET_ISSUE_COMMENTS,
+        GET_TIMELINE,
+        GET_ISSUE_EVENTS,
+        GET_ISSUE_LABELS,
+        GET_COMMENT,
+        GET_PULL,
+        GET_REVIEWS,
+        GET_PR_COMMITS,
+        GET_PR_REVIEW_COMMENTS,
+        GET_REQUESTED_REVIEWERS,
+        GET_REVIEW_COMMENT,
+        GET_RUN,
+        GET_COMPARE,
+        GET_ALERT,
+        GET_RELEASE_BY_TAG,
+    ];
+    let mut router = Router::new();
+    for route in paths {
+        let path = route.strip_prefix("GET ").unwrap();
+        router = router.route(path, get(rest_get));
+    }
+    router.route("/graphql", post(graphql))
+}
+
+impl FakeGitHub {
+    /// What `GET /repos/{repo}/{path}` (or a GraphQL key) answers.
+    pub fn set_api(&self, repo: &str, path: &str, value: Value) {
+        self.fake.lock().api.insert(format!("{repo}/{path}"), value);
+    }
+
+    /// Make `path` answer 404 again.
+    pub fn remove_api(&self, repo: &str, path: &str) {
+        self.fake.lock().api.remove(&format!("{repo}/{path}"));
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Paging {
+    per_page: Option<usize>,
+    page: Option<usize>,
+}
+
+async fn rest_get(
+    State(fake): State<Fake>,
+    uri: Uri,
+    headers: HeaderMap,
+    Query(paging): Query<Paging>,
+) -> Response {
+    if let Err(r) = require_token(&fake, &headers) {
+        return r;
+    }
+    let path = uri.path();
+    let key = path.trim_start_matches("/repos/");
+    let Some(value) = fake.lock().api.get(key).cloned() else {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let Value::Array(items) = value else {
+        return Json(value).into_response();
+    };
+    let per_page = paging.per_page.unwrap_or(30).clamp(1, 100);
+    let page = paging.page.unwrap_or(1).max(1);
+    let start = (page - 1) * per_page;
+    let slice: Vec<Value> = items.iter().skip(start).take(per_page).cloned().collect();
+    let mut response = Json(Value::Array(slice)).into_response();
+    if start + per_page < items.len() {
+        let host = headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("127.0.0.1");
+        let next = format!(
+            "<http://{host}{path}?per_page={per_page}&page={}>; rel=\"next\"",
+            page + 1
+        );
+        response
+            .headers_mut()
+            .insert("link", HeaderValue::from_str(&next).unwrap());
+    }
+    response
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct GraphqlBody {
+    query: String,
+    variables: Value,
+}
+
+/// Answers the reconciler's three queries from the `graphql/...` keys.
+async fn graphql(
+    State(fake): State<Fake>,
+    headers: HeaderMap,
+    Json(body): Json<GraphqlBody>,
+) -> Response {
+    if let Err(r) = require_token(&fake, &headers) {
+        return r;
+    }
+    let var = |k: &str| body.variables.get(k).cloned().unwrap_or(Value::Null);
+    let repo = format!(
+        "{}/{}",
+        var("owner").as_str().unwrap_or_default(),
+        var("repo").as_str().unwrap_or_default()
+    );
+    let get = |key: String| fake.lock().api.get(&key).cloned();
+    let not_found = |data: Value| {
+        Json(json!({"data": data,
+                    "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node."}]}))
+        .into_response()
+    };
+    if body.query.contains("reviewThreads") {
+        let number = var("number").as_u64().unwrap_or_default();
+        let Some(threads) = get(format!("{repo}/graphql/review_threads/{number}")) else {
+            return not_found(json!({"repository": {"pullRequest": null}}));
+        };
+        let all = threads
+            .get("nodes")
+            .cloned()
+            .unwrap_or(threads)
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let first = var("first").as_u64().unwrap_or(100) as usize;
+        let start = var("after")
+            .as_str()
+            .and_then(|c| c.parse::<usize>().ok())
+            .unwrap_or(0);
+        let nodes: Vec<Value> = all.iter().skip(start).take(first).cloned().collect();
+        let end = start + nodes.len();
+        return Json(
+            json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
+                "pageInfo": {"hasNextPage": end < all.len(), "endCursor": end.to_string()},
+                "nodes": nodes
+            }}}}}),
+        )
+        .into_response();
+    }
+    if body.query.contains("node(id") {
+        let id = var("id").as_str().unwrap_or_default().to_string();
+        return match fake
+            .lock()
+            .api
+            .iter()
+            .find(|(k, _)| k.ends_with(&format!("/graphql/minimized/{id}")))
+        {
+            Some((_, node)) => Json(json!({"data": {"node": node}})).into_response(),
+            None => not_found(json!({"node": null})),
+        };
+    }
+    if body.query.contains("discussion(") {
+        let number = var("number").as_u64().unwrap_or_default();
+        return match get(format!("{repo}/graphql/discussion/{number}")) {
+            Some(d) => Json(json!({"data": {"repository": {"discussion": d}}})).into_response(),
+            None => not_found(json!({"repository": {"discussion": null}})),
+        };
+    }
+    error(StatusCode::BAD_REQUEST, "the fake does not know this query")
+}
