@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::github::calls::ApiCalls;
+use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store};
@@ -30,6 +31,8 @@ pub struct Shared {
     pub github_calls: Arc<ApiCalls>,
     /// Where the worker reports PRs whose outcomes changed (App mode only).
     pub pr_changes: Option<PrChanges>,
+    /// Where the worker sends completed gh-aw runs to harvest (App mode only).
+    pub harvest_requests: Option<HarvestRequests>,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -66,6 +69,8 @@ impl Shared {
 pub struct AppOptions {
     /// The check-run publisher's channel (`github::publisher::channel`).
     pub pr_changes: Option<PrChanges>,
+    /// The manifest harvester's channel (`github::harvest::channel`).
+    pub harvest_requests: Option<HarvestRequests>,
 }
 
 pub struct App {
@@ -128,6 +133,7 @@ impl App {
             rejected: AtomicU64::new(0),
             github_calls: Arc::new(ApiCalls::default()),
             pr_changes: options.pr_changes,
+            harvest_requests: options.harvest_requests,
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,

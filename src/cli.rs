@@ -10,7 +10,9 @@ use crate::app::{App, AppOptions};
 use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
+use crate::github::harvest::{self, HarvestOptions, Harvester};
 use crate::github::publisher::{self, Publisher, PublisherOptions};
+use crate::github::redelivery::{Redeliverer, RedeliveryOptions};
 use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::OutcomeRecord;
 use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
@@ -95,6 +97,10 @@ pub struct ServeArgs {
     /// (default: http://HOST:PORT).
     #[arg(long, env = "PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// Seconds between looks for missed webhook deliveries to redeliver
+    /// (App mode; 0: only at start-up).
+    #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
+    pub redelivery_interval_secs: u64,
 }
 
 #[derive(Args, Debug)]
@@ -234,31 +240,53 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{}:{}", args.host, args.port));
     let (changes, inbox) = publisher::channel();
+    let (harvests, harvest_inbox) = harvest::channel();
     let app = App::start_with(
         &args.data_dir,
         Clock::System,
         AppOptions {
             pr_changes: github.is_some().then(|| changes.clone()),
+            harvest_requests: github.is_some().then(|| harvests.clone()),
         },
     )?;
-    let publisher = github.map(|(app_id, crab)| {
+    // App mode: check runs, missed deliveries and manifest harvest share one client.
+    let tasks = github.map(|(app_id, crab)| {
         tracing::info!(
             app_id,
             api = %args.github_api_url,
-            "App mode: check runs are published"
+            "App mode: check runs are published, missed deliveries redelivered, gh-aw manifests harvested"
         );
-        let client = GitHubClient::new(
+        let client = Arc::new(GitHubClient::new(
             crab,
             app.shared.github_calls.clone(),
             RetryPolicy::default(),
-        );
-        Publisher::new(
+        ));
+        let publisher = Publisher::new(
             app.store.clone(),
             Clock::System,
-            Arc::new(client),
+            client.clone(),
             PublisherOptions::new(&public_url),
         )
-        .spawn(&changes, inbox)
+        .spawn(&changes, inbox);
+        let harvester = Harvester::new(
+            app.store.clone(),
+            Clock::System,
+            client.clone(),
+            app.writer.clone(),
+            HarvestOptions::default(),
+        )
+        .spawn(&harvests, harvest_inbox);
+        let redeliverer = Redeliverer::new(
+            app.store.clone(),
+            client,
+            Clock::System,
+            RedeliveryOptions {
+                interval: std::time::Duration::from_secs(args.redelivery_interval_secs),
+                ..RedeliveryOptions::default()
+            },
+        )
+        .spawn();
+        (publisher, harvester, redeliverer)
     });
     let routes = router(
         &app,
@@ -288,8 +316,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    if let Some(p) = publisher {
-        p.stop().await;
+    if let Some((publisher, harvester, redeliverer)) = tasks {
+        redeliverer.abort();
+        harvester.stop().await;
+        publisher.stop().await;
     }
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(())

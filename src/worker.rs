@@ -3,7 +3,8 @@
 //! re-assesses only the outputs watching a touched target. It also takes the
 //! checkpoints that come due on the schedule. When an output's outcome
 //! changes, it tells the check-run publisher (if any) which PRs it bears on,
-//! after the change is committed. It also files installation changes.
+//! after the change is committed. It also files installation changes, and
+//! queues completed gh-aw runs for the manifest harvester (`github::harvest`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -12,6 +13,7 @@ use std::time::Duration;
 use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
 use crate::github::checks::prs_touched;
+use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
@@ -109,6 +111,7 @@ impl Worker {
         let mut touched = BTreeSet::new();
         let mut batch = sled::Batch::default();
         let mut new_heads = BTreeSet::new();
+        let mut harvests = BTreeSet::new();
         match item {
             InboxItem::Delivery {
                 observations,
@@ -130,6 +133,13 @@ impl Worker {
                 for record in discoveries {
                     outputs.insert(self.upsert_output(record)?);
                 }
+                if self.shared.harvest_requests.is_some() {
+                    for run in observations.iter().filter_map(RunRef::from_observation) {
+                        if harvest::queue(&self.store, &run, &mut batch)? {
+                            harvests.insert(run);
+                        }
+                    }
+                }
                 for obs in observations {
                     self.file_observation(obs, &mut touched)?;
                 }
@@ -149,6 +159,11 @@ impl Worker {
         }
         self.finish(seq, batch)?;
         self.notify_prs(&changed, new_heads);
+        if let Some(hook) = &self.shared.harvest_requests {
+            for run in harvests {
+                hook.request(run);
+            }
+        }
         Ok(())
     }
 

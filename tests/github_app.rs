@@ -334,6 +334,7 @@ impl AppWithChecks {
             clock.clone(),
             AppOptions {
                 pr_changes: Some(changes.clone()),
+                ..AppOptions::default()
             },
         )
         .unwrap();

@@ -2,15 +2,19 @@
 //! call the API (`client`, with `retry` deciding what is transient and what is
 //! terminal), the installations we know (`installations`), and the outcome
 //! check run on PRs (`checks` renders and stores it, `publisher` debounces and
-//! sends it). Without `APP_ID` none of this runs (listen-only mode).
+//! sends it), missed deliveries (`redelivery`) and gh-aw manifests pulled
+//! from workflow run artifacts (`harvest`). Without `APP_ID` none of this
+//! runs (listen-only mode).
 
 pub mod auth;
 pub mod calls;
 pub mod checks;
 pub mod client;
 pub mod error;
+pub mod harvest;
 pub mod installations;
 pub mod publisher;
+pub mod redelivery;
 pub mod retry;
 
 pub use auth::{AppCredentials, ConfigError};
