@@ -132,7 +132,12 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
     // Failed at GitHub's end (our 502 after storing, say) but stored: not missed.
     s.receive("g-stored").await;
     let gh = &s.gh;
-    gh.add_delivery(delivery(100, "g-too-old", 500, now() - chrono::Duration::days(4)));
+    gh.add_delivery(delivery(
+        100,
+        "g-too-old",
+        500,
+        now() - chrono::Duration::days(4),
+    ));
     gh.add_delivery(delivery(101, "g-stored", 502, minutes_ago(60)));
     gh.add_delivery(delivery(102, "g-timeout", 0, minutes_ago(50)));
     gh.add_delivery(delivery(103, "g-5xx", 503, minutes_ago(40)));

@@ -172,8 +172,11 @@ pub fn queue(store: &Store, run: &RunRef, batch: &mut sled::Batch) -> Result<boo
 
 pub enum HarvestMsg {
     Run(RunRef),
-    /// Harvest everything queued or waiting to retry now; reply when done.
-    Flush(oneshot::Sender<()>),
+    /// Harvest what is due (with `retry`: also what waits to retry); reply when done.
+    Flush {
+        reply: oneshot::Sender<()>,
+        retry: bool,
+    },
 }
 
 /// The worker's side of the channel. Cheap to clone.
@@ -271,10 +274,20 @@ pub struct HarvesterHandle {
 }
 
 impl HarvesterHandle {
-    /// Harvest everything queued now and wait: the tests' sync point.
+    /// Harvest the runs sent so far (not those waiting out a failure) and
+    /// wait: the tests' sync point.
     pub async fn flush(&self) {
+        self.flush_with(false).await
+    }
+
+    /// Also retry the runs waiting out a failure, now.
+    pub async fn retry_now(&self) {
+        self.flush_with(true).await
+    }
+
+    async fn flush_with(&self, retry: bool) {
         let (reply, done) = oneshot::channel();
-        if self.tx.send(HarvestMsg::Flush(reply)).is_ok() {
+        if self.tx.send(HarvestMsg::Flush { reply, retry }).is_ok() {
             let _ = done.await;
         }
     }
@@ -376,17 +389,21 @@ impl Harvester {
                     Some(HarvestMsg::Run(run)) => {
                         pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
                     }
-                    Some(HarvestMsg::Flush(reply)) => {
+                    Some(HarvestMsg::Flush { reply, mut retry }) => {
+                        // Runs sent before the flush are in the channel ahead of it.
                         let mut replies = vec![reply];
                         while let Ok(m) = rx.try_recv() {
                             match m {
                                 HarvestMsg::Run(run) => {
                                     pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
                                 }
-                                HarvestMsg::Flush(r) => replies.push(r),
+                                HarvestMsg::Flush { reply, retry: r } => {
+                                    replies.push(reply);
+                                    retry |= r;
+                                }
                             }
                         }
-                        self.harvest_due(&mut pending, true).await;
+                        self.harvest_due(&mut pending, retry).await;
                         for r in replies {
                             let _ = r.send(());
                         }
@@ -419,7 +436,9 @@ impl Harvester {
                 continue;
             };
             match self.harvest(&p.run).await {
-                Ok(done) => tracing::debug!(repo = %p.run.repo, run = p.run.run_id, ?done, "harvest"),
+                Ok(done) => {
+                    tracing::debug!(repo = %p.run.repo, run = p.run.run_id, ?done, "harvest")
+                }
                 Err(e) if e.is_transient() && p.failures + 1 < self.options.max_failures => {
                     p.failures += 1;
                     let factor = 2u32.saturating_pow((p.failures - 1).min(16));
@@ -525,14 +544,13 @@ impl Harvester {
                 artifact.id, artifact.size_in_bytes, self.options.max_bytes
             ));
         }
-        let zip = self.download(installation, owner, repo, artifact.id).await?;
+        let zip = self
+            .download(installation, owner, repo, artifact.id)
+            .await?;
         let Some(text) = manifest_from_zip(&zip, self.options.max_bytes)
             .map_err(|e| HarvestError::Artifact(format!("artifact {}: {e}", artifact.id)))?
         else {
-            return nothing(format!(
-                "artifact {} holds no {MANIFEST_FILE}",
-                artifact.id
-            ));
+            return nothing(format!("artifact {} holds no {MANIFEST_FILE}", artifact.id));
         };
         let now = self.clock.now();
         let defaults = ManifestDefaults {
@@ -573,7 +591,10 @@ impl Harvester {
         repo: &str,
         run: &RunRef,
     ) -> Result<Option<Artifact>, GitHubError> {
-        let route = format!("/repos/{owner}/{repo}/actions/runs/{}/artifacts", run.run_id);
+        let route = format!(
+            "/repos/{owner}/{repo}/actions/runs/{}/artifacts",
+            run.run_id
+        );
         let list: ArtifactList = self
             .client
             .call(installation, LIST_ARTIFACTS, |crab| {
@@ -646,7 +667,10 @@ impl Harvester {
     async fn fetch_blob(&self, url: &str) -> Result<Vec<u8>, HarvestError> {
         let blob = |transient: bool, message: String| HarvestError::Blob { transient, message };
         if !(url.starts_with("https://") || url.starts_with("http://")) {
-            return Err(blob(false, format!("redirect to {url:?} is not an absolute URL")));
+            return Err(blob(
+                false,
+                format!("redirect to {url:?} is not an absolute URL"),
+            ));
         }
         let mut response = self
             .http
@@ -739,13 +763,16 @@ mod tests {
     #[test]
     fn the_manifest_is_read_from_the_zip() {
         let line = r#"{"type":"create_issue","repo":"o/r","number":1}"#;
-        let zip = zip_of(&[
-            ("temporary-id-map.json", "{}"),
-            (MANIFEST_FILE, line),
-        ]);
-        assert_eq!(manifest_from_zip(&zip, 1 << 20).unwrap().as_deref(), Some(line));
+        let zip = zip_of(&[("temporary-id-map.json", "{}"), (MANIFEST_FILE, line)]);
+        assert_eq!(
+            manifest_from_zip(&zip, 1 << 20).unwrap().as_deref(),
+            Some(line)
+        );
         let nested = zip_of(&[("gh-aw/safe-output-items.jsonl", line)]);
-        assert_eq!(manifest_from_zip(&nested, 1 << 20).unwrap().as_deref(), Some(line));
+        assert_eq!(
+            manifest_from_zip(&nested, 1 << 20).unwrap().as_deref(),
+            Some(line)
+        );
         let without = zip_of(&[("other.txt", "x")]);
         assert_eq!(manifest_from_zip(&without, 1 << 20).unwrap(), None);
         assert!(manifest_from_zip(b"not a zip", 1 << 20).is_err());
@@ -782,13 +809,16 @@ mod tests {
 
     #[test]
     fn a_completed_gh_aw_run_of_any_conclusion_is_a_run_to_harvest() {
-        let run = RunRef::from_observation(&run_obs(
-            "completed",
-            ".github/workflows/ci-coach.lock.yml",
-        ))
-        .unwrap();
+        let run =
+            RunRef::from_observation(&run_obs("completed", ".github/workflows/ci-coach.lock.yml"))
+                .unwrap();
         assert_eq!(
-            (run.repo.as_str(), run.run_id, run.run_attempt, run.workflow()),
+            (
+                run.repo.as_str(),
+                run.run_id,
+                run.run_attempt,
+                run.workflow()
+            ),
             ("acme/widgets", 77, 2, "ci-coach")
         );
         assert_eq!(run.manifest_key(), "harvest:acme/widgets:77:2");
@@ -797,6 +827,8 @@ mod tests {
             ".github/workflows/ci-coach.lock.yml"
         ))
         .is_none());
-        assert!(RunRef::from_observation(&run_obs("completed", ".github/workflows/ci.yml")).is_none());
+        assert!(
+            RunRef::from_observation(&run_obs("completed", ".github/workflows/ci.yml")).is_none()
+        );
     }
 }

@@ -156,7 +156,9 @@ impl Redeliverer {
                         )
                     }
                     Ok(r) => tracing::debug!(listed = r.listed, "no missed webhook deliveries"),
-                    Err(e) => tracing::warn!(error = %e, "listing webhook deliveries failed; next pass will try again"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "listing webhook deliveries failed; next pass will try again")
+                    }
                 }
                 if self.options.interval.is_zero() {
                     break;
@@ -237,12 +239,12 @@ impl Redeliverer {
         report: &mut PassReport,
     ) -> Result<(), RedeliveryError> {
         let key = keys::redelivery(&d.guid);
-        let mut record: RedeliveryRecord = match self.store.db().get(&key).map_err(StoreError::from)? {
-            Some(v) => decode(&key, &v)?,
-            None => RedeliveryRecord::default(),
-        };
-        if record.requested.contains(&d.id) || record.requested.len() >= self.options.max_attempts
-        {
+        let mut record: RedeliveryRecord =
+            match self.store.db().get(&key).map_err(StoreError::from)? {
+                Some(v) => decode(&key, &v)?,
+                None => RedeliveryRecord::default(),
+            };
+        if record.requested.contains(&d.id) || record.requested.len() >= self.options.max_attempts {
             return Ok(());
         }
         let route = format!("/app/hook/deliveries/{}/attempts", d.id);
@@ -380,13 +382,13 @@ mod tests {
     fn only_the_newest_failure_of_a_guid_never_delivered_within_the_window_is_missed() {
         let window_start = now() - chrono::Duration::days(3);
         let list = [
-            d(9, "a", 502, 1),                  // redelivery of a, failed again
-            d(8, "b", 200, 2),                  // b went through on redelivery
-            d(7, "c", 200, 3),                  // fine
-            d(5, "a", 0, 10),                   // a timed out first
-            d(4, "b", 500, 11),                 // b failed first
-            d(3, "old", 500, 4 * 24 * 60),      // too old to redeliver
-            d(2, "", 500, 5),                   // no GUID: nothing to dedupe on
+            d(9, "a", 502, 1),             // redelivery of a, failed again
+            d(8, "b", 200, 2),             // b went through on redelivery
+            d(7, "c", 200, 3),             // fine
+            d(5, "a", 0, 10),              // a timed out first
+            d(4, "b", 500, 11),            // b failed first
+            d(3, "old", 500, 4 * 24 * 60), // too old to redeliver
+            d(2, "", 500, 5),              // no GUID: nothing to dedupe on
         ];
         let ids: Vec<u64> = missed(&list, window_start).iter().map(|d| d.id).collect();
         assert_eq!(ids, vec![9]);
@@ -394,9 +396,10 @@ mod tests {
 
     #[test]
     fn the_cursor_is_read_from_the_next_link() {
-        let uri: axum::http::Uri = "https://api.github.com/app/hook/deliveries?per_page=100&cursor=v1_12%3D3"
-            .parse()
-            .unwrap();
+        let uri: axum::http::Uri =
+            "https://api.github.com/app/hook/deliveries?per_page=100&cursor=v1_12%3D3"
+                .parse()
+                .unwrap();
         assert_eq!(cursor_of(&uri).as_deref(), Some("v1_12=3"));
         let none: axum::http::Uri = "https://api.github.com/app/hook/deliveries?per_page=100"
             .parse()

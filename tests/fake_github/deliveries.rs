@@ -76,14 +76,23 @@ pub async fn list(
         return r;
     }
     let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
-    let offset = match q.cursor.as_deref().map(|c| c.strip_prefix("v1_").map(str::parse)) {
+    let offset = match q
+        .cursor
+        .as_deref()
+        .map(|c| c.strip_prefix("v1_").map(str::parse))
+    {
         None => 0,
         Some(Some(Ok(n))) => n,
         Some(_) => return error(StatusCode::UNPROCESSABLE_ENTITY, "bad cursor"),
     };
     let mut all = fake.lock().deliveries.list.clone();
     all.sort_by(|a, b| b.id.cmp(&a.id));
-    let page: Vec<Value> = all.iter().skip(offset).take(per_page).map(Delivery::json).collect();
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(per_page)
+        .map(Delivery::json)
+        .collect();
     let mut response = Json(page).into_response();
     if offset + per_page < all.len() {
         // Absolute, like GitHub's: a client must not follow it blindly with auth.
