@@ -86,7 +86,7 @@ pub async fn list(
         Some(_) => return error(StatusCode::UNPROCESSABLE_ENTITY, "bad cursor"),
     };
     let mut all = fake.lock().deliveries.list.clone();
-    all.sort_by(|a, b| b.id.cmp(&a.id));
+    all.sort_by_key(|d| std::cmp::Reverse(d.id));
     let page: Vec<Value> = all
         .iter()
         .skip(offset)
