@@ -267,6 +267,16 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
         "{types:?}"
     );
 
+    // The same manifest also posted by the workflow (`record`): same outputs.
+    let posted =
+        h.t.client
+            .post_manifest(REPO, RUN, Some("CI Coach"), manifest())
+            .await
+            .unwrap();
+    assert!(posted.status < 300, "{}", posted.body);
+    h.t.app.wait_idle().await;
+    assert_eq!(h.outputs_of_run(RUN), ids);
+
     let status = h.t.client.get("/status").await.unwrap().body;
     assert_eq!(status["github"]["manifests_harvested"], 1);
     // The list and the download (token mints and the blob are not counted).

@@ -245,3 +245,34 @@ async fn the_redelivery_post_follows_the_retry_rules() {
     );
     s.t.stop().await;
 }
+
+#[tokio::test]
+async fn a_pass_reads_at_most_max_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Setup::start(dir.path()).await;
+    for id in 1..=10 {
+        s.gh.add_delivery(delivery(
+            id,
+            &format!("g-{id}"),
+            200,
+            minutes_ago(id as i64),
+        ));
+    }
+    let mut r = Redeliverer::new(
+        s.t.app.store.clone(),
+        s.client.clone(),
+        s.t.clock.clone(),
+        RedeliveryOptions {
+            per_page: 2,
+            max_pages: 3,
+            ..RedeliveryOptions::default()
+        },
+    );
+    let report = r.pass().await.unwrap();
+    assert_eq!((report.pages, report.listed), (3, 6));
+    // Every pass is bounded.
+    let report = r.pass().await.unwrap();
+    assert_eq!(report.pages, 3);
+    assert_eq!(s.gh.calls(LIST_DELIVERIES), 6);
+    s.t.stop().await;
+}

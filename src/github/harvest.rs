@@ -582,8 +582,8 @@ impl Harvester {
         })
     }
 
-    /// The run's manifest artifact: the exact name first, then a prefixed
-    /// one (`workflow_call`); the newest of several.
+    /// The run's manifest artifact: one not expired first, then the exact
+    /// name before a prefixed one (`workflow_call`), then the newest.
     async fn find_artifact(
         &self,
         installation: u64,
@@ -606,7 +606,7 @@ impl Harvester {
             .artifacts
             .into_iter()
             .filter(|a| a.name.ends_with(ARTIFACT))
-            .max_by_key(|a| (a.name == ARTIFACT, !a.expired, a.id));
+            .max_by_key(|a| (!a.expired, a.name == ARTIFACT, a.id));
         Ok(best)
     }
 

@@ -177,7 +177,7 @@ impl Redeliverer {
             None => window_start,
         };
         let mut report = PassReport::default();
-        let deliveries = self.list(cutoff, &mut report).await?;
+        let (deliveries, complete) = self.list(cutoff, &mut report).await?;
         let newest = deliveries.iter().filter_map(|d| d.delivered_at).max();
         for d in missed(&deliveries, window_start) {
             if self.store.has_delivery(&d.guid)? {
@@ -186,19 +186,23 @@ impl Redeliverer {
             report.missed += 1;
             self.request(d, now, &mut report).await?;
         }
-        if let Some(n) = newest {
+        // A pass cut short by `max_pages` leaves the horizon where it was, so
+        // the next one reads as far back again.
+        if let Some(n) = newest.filter(|_| complete) {
             self.horizon = Some(self.horizon.map_or(n, |h| h.max(n)));
         }
         Ok(report)
     }
 
-    /// Deliveries newer than `cutoff`, newest first, following the cursor.
+    /// Deliveries back to `cutoff`, newest first, following the cursor; and
+    /// whether the listing got there (not stopped by `max_pages`).
     async fn list(
         &self,
         cutoff: DateTime<Utc>,
         report: &mut PassReport,
-    ) -> Result<Vec<HookDelivery>, GitHubError> {
+    ) -> Result<(Vec<HookDelivery>, bool), GitHubError> {
         let mut out = Vec::new();
+        let mut complete = false;
         let mut cursor: Option<String> = None;
         let per_page = self.options.per_page.to_string();
         while report.pages < self.options.max_pages {
@@ -224,10 +228,11 @@ impl Redeliverer {
             // auth, so only its cursor is kept and the route stays relative.
             cursor = page.next.as_ref().and_then(cursor_of);
             if empty || reached_cutoff || cursor.is_none() {
+                complete = true;
                 break;
             }
         }
-        Ok(out)
+        Ok((out, complete))
     }
 
     /// Ask for one redelivery, unless this id was asked for already or the
