@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::github::calls::ApiCalls;
+use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::ReconcileRequests;
 use crate::store::inbox::InboxWriter;
@@ -34,6 +35,8 @@ pub struct Shared {
     /// Where the worker and the API ask for outputs to be reconciled from
     /// the GitHub API (App mode only).
     pub reconcile_requests: Option<ReconcileRequests>,
+    /// Where the worker sends completed gh-aw runs to harvest (App mode only).
+    pub harvest_requests: Option<HarvestRequests>,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -72,6 +75,8 @@ pub struct AppOptions {
     pub pr_changes: Option<PrChanges>,
     /// The reconciler's channel (`github::reconciler::channel`).
     pub reconcile_requests: Option<ReconcileRequests>,
+    /// The manifest harvester's channel (`github::harvest::channel`).
+    pub harvest_requests: Option<HarvestRequests>,
 }
 
 pub struct App {
@@ -135,6 +140,7 @@ impl App {
             github_calls: Arc::new(ApiCalls::default()),
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
+            harvest_requests: options.harvest_requests,
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,

@@ -10,8 +10,10 @@ use crate::app::{App, AppOptions};
 use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
+use crate::github::harvest::{self, HarvestOptions, Harvester};
 use crate::github::publisher::{self, Publisher, PublisherOptions};
 use crate::github::reconciler::{self, Reconciler, ReconcilerOptions};
+use crate::github::redelivery::{Redeliverer, RedeliveryOptions};
 use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::OutcomeRecord;
 use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
@@ -96,6 +98,10 @@ pub struct ServeArgs {
     /// (default: http://HOST:PORT).
     #[arg(long, env = "PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// Seconds between looks for missed webhook deliveries to redeliver
+    /// (App mode; 0: only at start-up).
+    #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
+    pub redelivery_interval_secs: u64,
 }
 
 #[derive(Args, Debug)]
@@ -236,19 +242,21 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| format!("http://{}:{}", args.host, args.port));
     let (changes, inbox) = publisher::channel();
     let (reconcile_requests, reconcile_inbox) = reconciler::channel();
+    let (harvests, harvest_inbox) = harvest::channel();
     let app = App::start_with(
         &args.data_dir,
         Clock::System,
         AppOptions {
             pr_changes: github.is_some().then(|| changes.clone()),
             reconcile_requests: github.is_some().then(|| reconcile_requests.clone()),
+            harvest_requests: github.is_some().then(|| harvests.clone()),
         },
     )?;
     let tasks = github.map(|(app_id, crab)| {
         tracing::info!(
             app_id,
             api = %args.github_api_url,
-            "App mode: check runs are published, unseen outputs are reconciled from the API"
+            "App mode: check runs are published, unseen outputs reconciled from the API, missed deliveries redelivered, gh-aw manifests harvested"
         );
         // One client: one token cache per installation, one call count.
         let client = Arc::new(GitHubClient::new(
@@ -266,12 +274,30 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let reconciler = Reconciler::new(
             app.store.clone(),
             Clock::System,
-            client,
+            client.clone(),
             app.writer.clone(),
             ReconcilerOptions::default(),
         )
         .spawn(&reconcile_requests, reconcile_inbox);
-        (publisher, reconciler)
+        let harvester = Harvester::new(
+            app.store.clone(),
+            Clock::System,
+            client.clone(),
+            app.writer.clone(),
+            HarvestOptions::default(),
+        )
+        .spawn(&harvests, harvest_inbox);
+        let redeliverer = Redeliverer::new(
+            app.store.clone(),
+            client,
+            Clock::System,
+            RedeliveryOptions {
+                interval: std::time::Duration::from_secs(args.redelivery_interval_secs),
+                ..RedeliveryOptions::default()
+            },
+        )
+        .spawn();
+        (publisher, reconciler, harvester, redeliverer)
     });
     let routes = router(
         &app,
@@ -301,8 +327,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    if let Some((publisher, reconciler)) = tasks {
+    if let Some((publisher, reconciler, harvester, redeliverer)) = tasks {
+        redeliverer.abort();
         reconciler.stop().await;
+        harvester.stop().await;
         publisher.stop().await;
     }
     tokio::task::spawn_blocking(move || app.shutdown()).await?;

@@ -5,7 +5,8 @@
 //! changes, it tells the check-run publisher (if any) which PRs it bears on,
 //! after the change is committed. It also files installation changes, and
 //! the results of API reconciliation; it asks the reconciler (if any) to
-//! reconcile manifest outputs whose targets it has never seen.
+//! reconcile manifest outputs whose targets it has never seen, and queues
+//! completed gh-aw runs for the manifest harvester (`github::harvest`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -14,6 +15,7 @@ use std::time::Duration;
 use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
 use crate::github::checks::prs_touched;
+use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
@@ -112,6 +114,7 @@ impl Worker {
         let mut batch = sled::Batch::default();
         let mut new_heads = BTreeSet::new();
         let mut unobserved = Vec::new();
+        let mut harvests = BTreeSet::new();
         match item {
             InboxItem::Delivery {
                 observations,
@@ -132,6 +135,13 @@ impl Worker {
                 );
                 for record in discoveries {
                     outputs.insert(self.upsert_output(record)?);
+                }
+                if self.shared.harvest_requests.is_some() {
+                    for run in observations.iter().filter_map(RunRef::from_observation) {
+                        if harvest::queue(&self.store, &run, &mut batch)? {
+                            harvests.insert(run);
+                        }
+                    }
                 }
                 for obs in observations {
                     self.file_observation(obs, &mut touched)?;
@@ -185,6 +195,11 @@ impl Worker {
         if let Some(hook) = &self.shared.reconcile_requests {
             for id in unobserved {
                 hook.request(id);
+            }
+        }
+        if let Some(hook) = &self.shared.harvest_requests {
+            for run in harvests {
+                hook.request(run);
             }
         }
         Ok(())

@@ -72,6 +72,12 @@ impl GitHubClient {
         &self.calls
     }
 
+    /// The retry rules of this client (for requests outside the API, e.g.
+    /// an artifact's blob, that follow the same backoff and sleeper).
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
     /// The client of one installation, made once and kept.
     fn installation(&self, id: u64) -> Result<Arc<Octocrab>, GitHubError> {
         let mut map = self

@@ -2,9 +2,11 @@
 //! call the API (`client`, with `retry` deciding what is transient and what is
 //! terminal), the installations we know (`installations`), and the outcome
 //! check run on PRs (`checks` renders and stores it, `publisher` debounces and
-//! sends it), and reconciliation from the API state (`fetch` reads it,
-//! `reconciler` queues outputs and hands the results to the worker). Without
-//! `APP_ID` none of this runs (listen-only mode).
+//! sends it), reconciliation from the API state (`fetch` reads it,
+//! `reconciler` queues outputs and hands the results to the worker),
+//! missed deliveries (`redelivery`) and gh-aw manifests pulled from
+//! workflow run artifacts (`harvest`). Without `APP_ID` none of this runs
+//! (listen-only mode).
 
 pub mod auth;
 pub mod calls;
@@ -12,9 +14,11 @@ pub mod checks;
 pub mod client;
 pub mod error;
 pub mod fetch;
+pub mod harvest;
 pub mod installations;
 pub mod publisher;
 pub mod reconciler;
+pub mod redelivery;
 pub mod retry;
 
 pub use auth::{AppCredentials, ConfigError};

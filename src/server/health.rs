@@ -60,6 +60,8 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
         "github": {
             "api_calls": state.shared.github_calls.total(),
             "api_calls_by_installation": state.shared.github_calls.by_installation(),
+            "redeliveries_requested": state.store.counter(counter::REDELIVERIES),
+            "manifests_harvested": state.store.counter(counter::HARVESTED),
         },
     }))
 }

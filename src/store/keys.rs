@@ -16,6 +16,9 @@
 //! | `n/i/` | installation id (u64 BE) | `InstallationRecord` (GitHub App state, `github::installations`) |
 //! | `n/r/` | repository, lowercase | installation id (u64 BE) |
 //! | `n/c/` | PR thread key, NUL, head sha | `CheckRunRecord` (`github::checks`) |
+//! | `n/w/` | webhook delivery GUID | `RedeliveryRecord`: redeliveries we asked for (`github::redelivery`) |
+//! | `n/q/` | repository (lowercase), NUL, run id, NUL, run attempt | `RunRef`: a gh-aw run waiting to be harvested (`github::harvest`) |
+//! | `n/h/` | repository (lowercase), NUL, run id, NUL, run attempt | `HarvestRecord`: the run's manifest was harvested (`github::harvest`) |
 
 use chrono::{DateTime, Utc};
 
@@ -32,6 +35,9 @@ pub const COUNTER: &[u8] = b"m/";
 pub const INSTALLATION: &[u8] = b"n/i/";
 pub const INSTALLATION_REPO: &[u8] = b"n/r/";
 pub const CHECK_RUN: &[u8] = b"n/c/";
+pub const REDELIVERY: &[u8] = b"n/w/";
+pub const HARVEST_QUEUE: &[u8] = b"n/q/";
+pub const HARVEST_DONE: &[u8] = b"n/h/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -126,6 +132,30 @@ pub fn installation_repo(repo: &str) -> Vec<u8> {
 
 pub fn check_run(pr_key: &str, head_sha: &str) -> Vec<u8> {
     join(&[CHECK_RUN, pr_key.as_bytes(), b"\0", head_sha.as_bytes()])
+}
+
+pub fn redelivery(guid: &str) -> Vec<u8> {
+    join(&[REDELIVERY, guid.as_bytes()])
+}
+
+/// The run part of the harvest keys (case-insensitive repository).
+fn harvest_run(prefix: &[u8], repo: &str, run_id: u64, attempt: u64) -> Vec<u8> {
+    join(&[
+        prefix,
+        repo.to_ascii_lowercase().as_bytes(),
+        b"\0",
+        run_id.to_string().as_bytes(),
+        b"\0",
+        attempt.to_string().as_bytes(),
+    ])
+}
+
+pub fn harvest_queue(repo: &str, run_id: u64, attempt: u64) -> Vec<u8> {
+    harvest_run(HARVEST_QUEUE, repo, run_id, attempt)
+}
+
+pub fn harvest_done(repo: &str, run_id: u64, attempt: u64) -> Vec<u8> {
+    harvest_run(HARVEST_DONE, repo, run_id, attempt)
 }
 
 #[cfg(test)]

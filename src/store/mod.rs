@@ -34,6 +34,10 @@ pub mod counter {
     pub const PROCESSED: &str = "deliveries_processed";
     pub const DUPLICATES: &str = "deliveries_duplicate";
     pub const OUTPUTS: &str = "outputs_tracked";
+    /// Redeliveries of missed webhook deliveries asked of GitHub (`github::redelivery`).
+    pub const REDELIVERIES: &str = "redeliveries_requested";
+    /// gh-aw runs whose manifest artifact was harvested (`github::harvest`).
+    pub const HARVESTED: &str = "manifests_harvested";
 }
 
 #[derive(Clone)]
@@ -176,6 +180,12 @@ impl Store {
             }
         }
         Ok(threads)
+    }
+
+    /// True when a webhook delivery with this `X-GitHub-Delivery` GUID was
+    /// stored (its inbox dedupe key exists; processed or not). Read-only.
+    pub fn has_delivery(&self, guid: &str) -> Result<bool> {
+        Ok(self.db.contains_key(keys::inbox_delivery(guid))?)
     }
 
     /// Number of inbox entries not yet processed.

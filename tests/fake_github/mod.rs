@@ -11,7 +11,9 @@
 #![allow(dead_code, clippy::result_large_err)]
 
 mod app;
+mod artifacts;
 mod checks;
+mod deliveries;
 pub mod repos;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -27,7 +29,12 @@ use axum::{Json, Router};
 use octocrab::jsonwebtoken::{self, Algorithm, DecodingKey, Validation};
 use serde_json::{json, Value};
 
+// Each test binary uses some of these.
+#[allow(unused_imports)]
+pub use artifacts::{zip_of, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS};
 pub use checks::CheckRun;
+#[allow(unused_imports)]
+pub use deliveries::{Delivery, LIST_DELIVERIES, REDELIVER};
 
 pub const APP_ID: u64 = 4242;
 pub const PRIVATE_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
@@ -104,6 +111,10 @@ pub struct Inner {
     /// Repository state for reconciliation, `"{owner}/{repo}/{path}"` →
     /// JSON (see `repos`).
     pub api: BTreeMap<String, Value>,
+    /// App webhook deliveries and redelivery requests (`deliveries`).
+    pub deliveries: deliveries::Deliveries,
+    /// Workflow run artifacts and their blobs (`artifacts`).
+    pub artifacts: artifacts::Artifacts,
 }
 
 #[derive(Clone)]
@@ -202,6 +213,17 @@ fn routes(fake: Fake) -> Router {
         )
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(checks::list_for_ref))
         .merge(repos::routes())
+        .route("/app/hook/deliveries", get(deliveries::list))
+        .route("/app/hook/deliveries/{id}/attempts", post(deliveries::redeliver))
+        .route(
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+            get(artifacts::list_for_run),
+        )
+        .route(
+            "/repos/{owner}/{repo}/actions/artifacts/{id}/zip",
+            get(artifacts::download),
+        )
+        .route("/blob/{id}", get(artifacts::blob))
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
         .fallback(|req: Request| async move {
             (

@@ -1,0 +1,834 @@
+//! Manifest harvest: when a gh-aw workflow run completes (any conclusion:
+//! partial runs executed some outputs too), download its `safe-outputs-items`
+//! artifact through the API and ingest the `safe-output-items.jsonl` inside
+//! exactly as if it had been posted to `/api/v1/manifests` (gh-aw facts §2.3, §5).
+//!
+//! - **Which runs**: a run whose workflow file ends in `.lock.yml`, the file
+//!   gh-aw compiles each `.md` workflow to (`ci-coach.md` →
+//!   `.github/workflows/ci-coach.lock.yml`); plain workflows have no manifest.
+//! - **Trigger**: the worker, filing a completed `WorkflowRun` observation,
+//!   queues the run durably (`n/q/`, in the same batch as the delivery) and
+//!   tells the harvester over a channel (`HarvestRequests`). The harvester
+//!   does the API calls on its own task, outside the worker, and reads the
+//!   durable queue at start-up, so a crash loses no run.
+//! - **Idempotent per run**: the harvest of a run (and attempt) leaves a
+//!   marker (`n/h/`), checked before anything is listed or downloaded, so a
+//!   second `completed` delivery for the run, or a redelivery, costs nothing.
+//!   The inbox dedupe key is also derived from the run
+//!   (`harvest:{repo}:{run id}:{attempt}`), so even a lost marker never
+//!   ingests twice. A re-run (attempt 2) has artifacts of its own and is
+//!   harvested again.
+//! - **Download**: `GET .../artifacts/{id}/zip` answers 302 to a pre-signed
+//!   blob URL. The redirect is not followed by octocrab (it would not attach
+//!   auth to an absolute URL anyway); the blob is fetched with a plain HTTP
+//!   client that sends **no** Authorization header: the URL is the
+//!   credential, and the installation token must never leave for another host.
+//! - **Failures**: transient ones (5xx, rate limits, a blob that fails) are
+//!   retried (the API call by the retry helper, the blob a few times with a
+//!   fresh redirect, the whole run later with backoff); terminal ones (run
+//!   or artifact gone, no permission, no artifact, a bad zip) mark the run
+//!   done with a note, so it is not asked again.
+//! - The run's workflow is recorded as the lock file's stem (`ci-coach`),
+//!   gh-aw's `workflow_id`, the name its body markers carry.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use http_body_util::BodyExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+use super::client::{Endpoint, GitHubClient};
+use super::error::GitHubError;
+use super::installations::installation_for_repo;
+use crate::clock::Clock;
+use crate::manifest::{parse_manifest, ManifestDefaults};
+use crate::model::{Observation, ObservationKind};
+use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
+use crate::store::{counter, decode, encode, keys, Store, StoreError};
+
+/// gh-aw's artifact name (`constants.SafeOutputItemsArtifactName`); under
+/// `workflow_call` it carries a prefix.
+pub const ARTIFACT: &str = "safe-outputs-items";
+/// The manifest file inside the artifact.
+pub const MANIFEST_FILE: &str = "safe-output-items.jsonl";
+
+const LIST_ARTIFACTS: Endpoint = Endpoint::idempotent("actions.list_run_artifacts");
+const DOWNLOAD: Endpoint = Endpoint::idempotent("actions.download_artifact");
+
+/// gh-aw's compiled workflow suffix.
+const LOCK_SUFFIX: &str = ".lock.yml";
+
+/// The file name of a workflow path.
+fn workflow_file(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// True for a gh-aw compiled workflow file (`*.lock.yml`).
+pub fn is_gh_aw_workflow(path: &str) -> bool {
+    workflow_file(path).ends_with(LOCK_SUFFIX)
+}
+
+/// A workflow run to harvest.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RunRef {
+    pub repo: String,
+    pub run_id: u64,
+    pub run_attempt: u64,
+    /// The workflow file path (`.github/workflows/ci-coach.lock.yml`).
+    pub workflow_path: String,
+}
+
+impl RunRef {
+    /// The run of a completed gh-aw `WorkflowRun` observation.
+    pub fn from_observation(obs: &Observation) -> Option<RunRef> {
+        let ObservationKind::WorkflowRun {
+            run_id,
+            workflow,
+            status,
+            run_attempt,
+            ..
+        } = &obs.event
+        else {
+            return None;
+        };
+        if status != "completed" || !is_gh_aw_workflow(workflow) {
+            return None;
+        }
+        let (repo, _) = obs.target.split_once('#')?;
+        Some(RunRef {
+            repo: repo.to_string(),
+            run_id: *run_id,
+            run_attempt: (*run_attempt).max(1),
+            workflow_path: workflow.clone(),
+        })
+    }
+
+    /// gh-aw's `workflow_id`: the lock file's stem.
+    pub fn workflow(&self) -> &str {
+        let file = workflow_file(&self.workflow_path);
+        file.strip_suffix(LOCK_SUFFIX).unwrap_or(file)
+    }
+
+    /// The inbox dedupe key of the run's manifest.
+    pub fn manifest_key(&self) -> String {
+        format!(
+            "harvest:{}:{}:{}",
+            self.repo.to_ascii_lowercase(),
+            self.run_id,
+            self.run_attempt
+        )
+    }
+
+    fn queue_key(&self) -> Vec<u8> {
+        keys::harvest_queue(&self.repo, self.run_id, self.run_attempt)
+    }
+
+    fn done_key(&self) -> Vec<u8> {
+        keys::harvest_done(&self.repo, self.run_id, self.run_attempt)
+    }
+}
+
+/// What the harvest of one run found (`n/h/`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HarvestRecord {
+    pub harvested_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_id: Option<u64>,
+    /// Manifest lines accepted and rejected.
+    pub accepted: usize,
+    pub rejected: usize,
+    /// Why nothing was ingested, when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The harvest marker of a run, if it was harvested.
+pub fn harvested(
+    store: &Store,
+    repo: &str,
+    run_id: u64,
+    attempt: u64,
+) -> Result<Option<HarvestRecord>, StoreError> {
+    let key = keys::harvest_done(repo, run_id, attempt);
+    match store.db().get(&key)? {
+        Some(v) => Ok(Some(decode(&key, &v)?)),
+        None => Ok(None),
+    }
+}
+
+/// The worker's part: queue `run` durably in `batch`, unless it was
+/// harvested already. Returns whether it was queued (then send it).
+pub fn queue(store: &Store, run: &RunRef, batch: &mut sled::Batch) -> Result<bool, StoreError> {
+    if store.db().contains_key(run.done_key())? {
+        return Ok(false);
+    }
+    batch.insert(run.queue_key(), encode(run));
+    Ok(true)
+}
+
+pub enum HarvestMsg {
+    Run(RunRef),
+    /// Harvest what is due (with `retry`: also what waits to retry); reply when done.
+    Flush {
+        reply: oneshot::Sender<()>,
+        retry: bool,
+    },
+}
+
+/// The worker's side of the channel. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct HarvestRequests(mpsc::UnboundedSender<HarvestMsg>);
+
+impl HarvestRequests {
+    pub fn request(&self, run: RunRef) {
+        let _ = self.0.send(HarvestMsg::Run(run));
+    }
+}
+
+/// The harvester's end of the channel.
+pub struct HarvestInbox(mpsc::UnboundedReceiver<HarvestMsg>);
+
+pub fn channel() -> (HarvestRequests, HarvestInbox) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (HarvestRequests(tx), HarvestInbox(rx))
+}
+
+#[derive(Debug, Clone)]
+pub struct HarvestOptions {
+    /// First wait after a transient failure of a run; doubles per failure.
+    pub retry_min: Duration,
+    pub retry_max: Duration,
+    /// Failed attempts of a run before giving up (until a new delivery).
+    pub max_failures: u32,
+    /// Blob fetches per download (each after a fresh redirect).
+    pub blob_attempts: u32,
+    /// Largest artifact (zip) and manifest (unzipped) read.
+    pub max_bytes: u64,
+    /// Timeout of one blob fetch.
+    pub blob_timeout: Duration,
+}
+
+impl Default for HarvestOptions {
+    fn default() -> HarvestOptions {
+        HarvestOptions {
+            retry_min: Duration::from_secs(30),
+            retry_max: Duration::from_secs(30 * 60),
+            max_failures: 6,
+            blob_attempts: 3,
+            max_bytes: crate::server::MAX_BODY as u64,
+            blob_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What harvesting one run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Harvested {
+    /// The manifest was read and enqueued (`duplicate`: the inbox had it).
+    Ingested {
+        accepted: usize,
+        rejected: usize,
+        duplicate: bool,
+    },
+    /// Harvested before: nothing listed or downloaded.
+    AlreadyDone,
+    /// Done, with nothing to ingest (no artifact, empty manifest, ...).
+    Nothing(String),
+    /// Not attempted (no active installation for the repository).
+    Skipped(&'static str),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HarvestError {
+    #[error(transparent)]
+    GitHub(#[from] GitHubError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Inbox(#[from] InboxError),
+    #[error("artifact blob: {message}")]
+    Blob { transient: bool, message: String },
+    #[error("artifact: {0}")]
+    Artifact(String),
+}
+
+impl HarvestError {
+    fn is_transient(&self) -> bool {
+        match self {
+            HarvestError::GitHub(g) => g.is_transient(),
+            HarvestError::Store(_) | HarvestError::Inbox(_) => true,
+            HarvestError::Blob { transient, .. } => *transient,
+            HarvestError::Artifact(_) => false,
+        }
+    }
+}
+
+/// Handle on the running harvester.
+pub struct HarvesterHandle {
+    tx: mpsc::UnboundedSender<HarvestMsg>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HarvesterHandle {
+    /// Harvest the runs sent so far (not those waiting out a failure) and
+    /// wait: the tests' sync point.
+    pub async fn flush(&self) {
+        self.flush_with(false).await
+    }
+
+    /// Also retry the runs waiting out a failure, now.
+    pub async fn retry_now(&self) {
+        self.flush_with(true).await
+    }
+
+    async fn flush_with(&self, retry: bool) {
+        let (reply, done) = oneshot::channel();
+        if self.tx.send(HarvestMsg::Flush { reply, retry }).is_ok() {
+            let _ = done.await;
+        }
+    }
+
+    pub async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
+/// A run waiting to be (re)tried.
+struct Pending {
+    run: RunRef,
+    due: Instant,
+    failures: u32,
+}
+
+pub struct Harvester {
+    store: Store,
+    clock: Clock,
+    client: Arc<GitHubClient>,
+    writer: InboxWriter,
+    http: reqwest::Client,
+    options: HarvestOptions,
+}
+
+#[derive(Debug, Deserialize)]
+struct ArtifactList {
+    #[serde(default)]
+    artifacts: Vec<Artifact>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Artifact {
+    id: u64,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    size_in_bytes: u64,
+    #[serde(default)]
+    expired: bool,
+}
+
+/// Where `/zip` sent us.
+enum Located {
+    Redirect(String),
+    /// Served directly (some proxies and GHES setups).
+    Body(Vec<u8>),
+}
+
+impl Harvester {
+    pub fn new(
+        store: Store,
+        clock: Clock,
+        client: Arc<GitHubClient>,
+        writer: InboxWriter,
+        options: HarvestOptions,
+    ) -> Harvester {
+        // No default headers and no auth: the blob URL is pre-signed.
+        let http = reqwest::Client::builder()
+            .timeout(options.blob_timeout)
+            .user_agent(concat!("safe-outcomes/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the HTTP client builds");
+        Harvester {
+            store,
+            clock,
+            client,
+            writer,
+            http,
+            options,
+        }
+    }
+
+    /// Run on a tokio task. `requests` must be the sender paired with `inbox`.
+    pub fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
+        let tx = requests.0.clone();
+        let task = tokio::spawn(self.run(inbox.0));
+        HarvesterHandle { tx, task }
+    }
+
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<HarvestMsg>) {
+        let mut pending: BTreeMap<RunRef, Pending> = BTreeMap::new();
+        // Runs queued before a restart.
+        for run in self.queued() {
+            pending.insert(run.clone(), Pending::now(run));
+        }
+        loop {
+            let next = pending.values().map(|p| p.due).min();
+            let wake = async {
+                match next {
+                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    None => break,
+                    Some(HarvestMsg::Run(run)) => {
+                        pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
+                    }
+                    Some(HarvestMsg::Flush { reply, mut retry }) => {
+                        // Runs sent before the flush are in the channel ahead of it.
+                        let mut replies = vec![reply];
+                        while let Ok(m) = rx.try_recv() {
+                            match m {
+                                HarvestMsg::Run(run) => {
+                                    pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
+                                }
+                                HarvestMsg::Flush { reply, retry: r } => {
+                                    replies.push(reply);
+                                    retry |= r;
+                                }
+                            }
+                        }
+                        self.harvest_due(&mut pending, retry).await;
+                        for r in replies {
+                            let _ = r.send(());
+                        }
+                    }
+                },
+                _ = wake => self.harvest_due(&mut pending, false).await,
+            }
+        }
+    }
+
+    /// Runs in the durable queue.
+    fn queued(&self) -> Vec<RunRef> {
+        self.store
+            .db()
+            .scan_prefix(keys::HARVEST_QUEUE)
+            .filter_map(|r| r.ok())
+            .filter_map(|(k, v)| decode::<RunRef>(&k, &v).ok())
+            .collect()
+    }
+
+    async fn harvest_due(&self, pending: &mut BTreeMap<RunRef, Pending>, all: bool) {
+        let now = Instant::now();
+        let due: Vec<RunRef> = pending
+            .iter()
+            .filter(|(_, p)| all || p.due <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in due {
+            let Some(mut p) = pending.remove(&key) else {
+                continue;
+            };
+            match self.harvest(&p.run).await {
+                Ok(done) => {
+                    tracing::debug!(repo = %p.run.repo, run = p.run.run_id, ?done, "harvest")
+                }
+                Err(e) if e.is_transient() && p.failures + 1 < self.options.max_failures => {
+                    p.failures += 1;
+                    let factor = 2u32.saturating_pow((p.failures - 1).min(16));
+                    let wait = self
+                        .options
+                        .retry_min
+                        .saturating_mul(factor)
+                        .min(self.options.retry_max);
+                    tracing::warn!(repo = %p.run.repo, run = p.run.run_id, error = %e, "harvest failed; will retry");
+                    p.due = Instant::now() + wait;
+                    pending.insert(key, p);
+                }
+                Err(e) if e.is_transient() => {
+                    tracing::warn!(repo = %p.run.repo, run = p.run.run_id, error = %e, "harvest failed; giving up until the run is delivered again");
+                    self.unqueue(&p.run);
+                }
+                Err(e) => {
+                    tracing::warn!(repo = %p.run.repo, run = p.run.run_id, error = %e, "harvest failed for good");
+                    let record = self.record(None, 0, 0, Some(e.to_string()));
+                    if let Err(e) = self.mark_done(&p.run, &record, false) {
+                        tracing::warn!(error = %e, "storing a harvest marker");
+                    }
+                }
+            }
+        }
+    }
+
+    fn unqueue(&self, run: &RunRef) {
+        if let Err(e) = self.store.db().remove(run.queue_key()) {
+            tracing::warn!(error = %e, "removing a harvest from the queue");
+        }
+    }
+
+    fn record(
+        &self,
+        artifact_id: Option<u64>,
+        accepted: usize,
+        rejected: usize,
+        note: Option<String>,
+    ) -> HarvestRecord {
+        HarvestRecord {
+            harvested_at: self.clock.now(),
+            artifact_id,
+            accepted,
+            rejected,
+            note,
+        }
+    }
+
+    /// Store the marker and drop the run from the queue, in one batch.
+    fn mark_done(
+        &self,
+        run: &RunRef,
+        record: &HarvestRecord,
+        count: bool,
+    ) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        batch.insert(run.done_key(), encode(record));
+        batch.remove(run.queue_key());
+        if count {
+            let n = self.store.counter(counter::HARVESTED) + 1;
+            Store::set_counter(&mut batch, counter::HARVESTED, n);
+        }
+        self.store.db().apply_batch(batch)?;
+        Ok(())
+    }
+
+    /// Harvest one run: list its artifacts, download the manifest artifact,
+    /// ingest its lines, mark the run done.
+    pub async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
+        if self
+            .store
+            .db()
+            .contains_key(run.done_key())
+            .map_err(StoreError::from)?
+        {
+            self.unqueue(run);
+            return Ok(Harvested::AlreadyDone);
+        }
+        let Some(installation) = installation_for_repo(&self.store, &run.repo)? else {
+            self.unqueue(run);
+            return Ok(Harvested::Skipped(
+                "no active installation for the repository",
+            ));
+        };
+        let (owner, repo) = run
+            .repo
+            .split_once('/')
+            .ok_or_else(|| HarvestError::Artifact(format!("bad repository {:?}", run.repo)))?;
+        let nothing = |note: String| -> Result<Harvested, HarvestError> {
+            self.mark_done(run, &self.record(None, 0, 0, Some(note.clone())), false)?;
+            Ok(Harvested::Nothing(note))
+        };
+        let Some(artifact) = self.find_artifact(installation, owner, repo, run).await? else {
+            return nothing(format!("the run has no `{ARTIFACT}` artifact"));
+        };
+        if artifact.expired {
+            return nothing(format!("artifact {} has expired", artifact.id));
+        }
+        if artifact.size_in_bytes > self.options.max_bytes {
+            return nothing(format!(
+                "artifact {} is {} bytes, over the {} byte limit",
+                artifact.id, artifact.size_in_bytes, self.options.max_bytes
+            ));
+        }
+        let zip = self
+            .download(installation, owner, repo, artifact.id)
+            .await?;
+        let Some(text) = manifest_from_zip(&zip, self.options.max_bytes)
+            .map_err(|e| HarvestError::Artifact(format!("artifact {}: {e}", artifact.id)))?
+        else {
+            return nothing(format!("artifact {} holds no {MANIFEST_FILE}", artifact.id));
+        };
+        let now = self.clock.now();
+        let defaults = ManifestDefaults {
+            repo: Some(run.repo.clone()),
+            run_id: Some(run.run_id),
+            workflow: Some(run.workflow().to_string()),
+        };
+        let parsed = parse_manifest(&text, &defaults, now);
+        let (accepted, rejected) = (parsed.records.len(), parsed.rejected.len());
+        for r in &parsed.rejected {
+            tracing::info!(repo = %run.repo, run = run.run_id, line = r.line, error = %r.error, "harvested manifest line skipped");
+        }
+        let mut duplicate = false;
+        if accepted > 0 {
+            let item = InboxItem::Manifest {
+                key: run.manifest_key(),
+                received_at: now,
+                records: parsed.records,
+            };
+            duplicate = self.writer.enqueue(item).await? == Enqueued::Duplicate;
+        }
+        let note = (accepted == 0).then(|| "the manifest has no usable line".to_string());
+        let record = self.record(Some(artifact.id), accepted, rejected, note);
+        self.mark_done(run, &record, true)?;
+        Ok(Harvested::Ingested {
+            accepted,
+            rejected,
+            duplicate,
+        })
+    }
+
+    /// The run's manifest artifact: one not expired first, then the exact
+    /// name before a prefixed one (`workflow_call`), then the newest.
+    async fn find_artifact(
+        &self,
+        installation: u64,
+        owner: &str,
+        repo: &str,
+        run: &RunRef,
+    ) -> Result<Option<Artifact>, GitHubError> {
+        let route = format!(
+            "/repos/{owner}/{repo}/actions/runs/{}/artifacts",
+            run.run_id
+        );
+        let list: ArtifactList = self
+            .client
+            .call(installation, LIST_ARTIFACTS, |crab| {
+                let route = route.clone();
+                async move { crab.get(route, Some(&[("per_page", "100")])).await }
+            })
+            .await?;
+        let best = list
+            .artifacts
+            .into_iter()
+            .filter(|a| a.name.ends_with(ARTIFACT))
+            .max_by_key(|a| (!a.expired, a.name == ARTIFACT, a.id));
+        Ok(best)
+    }
+
+    /// The artifact's zip: the API's redirect, then the blob without auth.
+    /// A failed blob fetch gets a fresh redirect (pre-signed URLs are short-lived).
+    async fn download(
+        &self,
+        installation: u64,
+        owner: &str,
+        repo: &str,
+        artifact_id: u64,
+    ) -> Result<Vec<u8>, HarvestError> {
+        let route = format!("/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip");
+        let policy = self.client.policy().clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let located = self
+                .client
+                .call(installation, DOWNLOAD, |crab| {
+                    let route = route.clone();
+                    async move {
+                        let response = crab._get(route.as_str()).await?;
+                        if response.status().is_redirection() {
+                            let location = response
+                                .headers()
+                                .get(axum::http::header::LOCATION)
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or_default()
+                                .to_string();
+                            return Ok(Located::Redirect(location));
+                        }
+                        let response = octocrab::map_github_error(response).await?;
+                        let body = response.into_body().collect().await?.to_bytes();
+                        Ok(Located::Body(body.to_vec()))
+                    }
+                })
+                .await?;
+            let url = match located {
+                Located::Body(bytes) => return Ok(bytes),
+                Located::Redirect(url) => url,
+            };
+            match self.fetch_blob(&url).await {
+                Ok(bytes) => return Ok(bytes),
+                Err(HarvestError::Blob {
+                    transient: true,
+                    message,
+                }) if attempt < self.options.blob_attempts => {
+                    tracing::debug!(attempt, %message, "artifact blob fetch failed; retrying");
+                    (policy.sleeper)(policy.backoff(attempt)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// GET the pre-signed blob URL, with no Authorization header, capped.
+    async fn fetch_blob(&self, url: &str) -> Result<Vec<u8>, HarvestError> {
+        let blob = |transient: bool, message: String| HarvestError::Blob { transient, message };
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            return Err(blob(
+                false,
+                format!("redirect to {url:?} is not an absolute URL"),
+            ));
+        }
+        let mut response = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| blob(true, format!("request failed: {e}")))?;
+        let status = response.status();
+        if !status.is_success() {
+            // 403: the signature expired; 5xx, 408, 429: the store's trouble.
+            let transient = status.is_server_error() || matches!(status.as_u16(), 403 | 408 | 429);
+            return Err(blob(transient, format!("answered {status}")));
+        }
+        let max = self.options.max_bytes;
+        if response.content_length().is_some_and(|n| n > max) {
+            return Err(blob(false, format!("larger than {max} bytes")));
+        }
+        let mut out = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| blob(true, format!("reading the body: {e}")))?
+        {
+            out.extend_from_slice(&chunk);
+            if out.len() as u64 > max {
+                return Err(blob(false, format!("larger than {max} bytes")));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Pending {
+    fn now(run: RunRef) -> Pending {
+        Pending {
+            run,
+            due: Instant::now(),
+            failures: 0,
+        }
+    }
+}
+
+/// The text of `safe-output-items.jsonl` in an artifact zip (at any depth),
+/// at most `max` bytes unzipped.
+pub fn manifest_from_zip(bytes: &[u8], max: u64) -> Result<Option<String>, String> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| format!("not a zip archive: {e}"))?;
+    for i in 0..archive.len() {
+        let file = archive
+            .by_index(i)
+            .map_err(|e| format!("zip entry {i}: {e}"))?;
+        let Ok(path) = file.name() else {
+            continue;
+        };
+        let name = path.rsplit(['/', '\\']).next().unwrap_or_default();
+        if !file.is_file() || name != MANIFEST_FILE {
+            continue;
+        }
+        if file.size() > max {
+            return Err(format!("{MANIFEST_FILE} is over {max} bytes"));
+        }
+        let mut text = String::new();
+        file.take(max + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("reading {MANIFEST_FILE}: {e}"))?;
+        if text.len() as u64 > max {
+            return Err(format!("{MANIFEST_FILE} is over {max} bytes"));
+        }
+        return Ok(Some(text));
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, body) in files {
+            w.start_file(*name, options).unwrap();
+            w.write_all(body.as_bytes()).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn the_manifest_is_read_from_the_zip() {
+        let line = r#"{"type":"create_issue","repo":"o/r","number":1}"#;
+        let zip = zip_of(&[("temporary-id-map.json", "{}"), (MANIFEST_FILE, line)]);
+        assert_eq!(
+            manifest_from_zip(&zip, 1 << 20).unwrap().as_deref(),
+            Some(line)
+        );
+        let nested = zip_of(&[("gh-aw/safe-output-items.jsonl", line)]);
+        assert_eq!(
+            manifest_from_zip(&nested, 1 << 20).unwrap().as_deref(),
+            Some(line)
+        );
+        let without = zip_of(&[("other.txt", "x")]);
+        assert_eq!(manifest_from_zip(&without, 1 << 20).unwrap(), None);
+        assert!(manifest_from_zip(b"not a zip", 1 << 20).is_err());
+        assert!(manifest_from_zip(&zip, 10).is_err(), "over the cap");
+    }
+
+    #[test]
+    fn only_gh_aw_lock_files_are_harvested() {
+        assert!(is_gh_aw_workflow(".github/workflows/ci-coach.lock.yml"));
+        assert!(!is_gh_aw_workflow(".github/workflows/ci.yml"));
+        assert!(!is_gh_aw_workflow(".github/workflows/lock.yml.bak"));
+        assert!(!is_gh_aw_workflow(""));
+    }
+
+    fn run_obs(status: &str, path: &str) -> Observation {
+        Observation {
+            id: "d/0".into(),
+            at: "2026-10-01T00:00:00Z".parse().unwrap(),
+            target: "acme/widgets#workflow_run:77".into(),
+            actor: None,
+            event: ObservationKind::WorkflowRun {
+                run_id: 77,
+                workflow: path.into(),
+                head_branch: None,
+                head_sha: None,
+                trigger: "schedule".into(),
+                status: status.into(),
+                conclusion: Some("failure".into()),
+                run_attempt: 2,
+            },
+            snapshot: None,
+        }
+    }
+
+    #[test]
+    fn a_completed_gh_aw_run_of_any_conclusion_is_a_run_to_harvest() {
+        let run =
+            RunRef::from_observation(&run_obs("completed", ".github/workflows/ci-coach.lock.yml"))
+                .unwrap();
+        assert_eq!(
+            (
+                run.repo.as_str(),
+                run.run_id,
+                run.run_attempt,
+                run.workflow()
+            ),
+            ("acme/widgets", 77, 2, "ci-coach")
+        );
+        assert_eq!(run.manifest_key(), "harvest:acme/widgets:77:2");
+        assert!(RunRef::from_observation(&run_obs(
+            "in_progress",
+            ".github/workflows/ci-coach.lock.yml"
+        ))
+        .is_none());
+        assert!(
+            RunRef::from_observation(&run_obs("completed", ".github/workflows/ci.yml")).is_none()
+        );
+    }
+}

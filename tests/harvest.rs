@@ -1,0 +1,438 @@
+//! Manifest harvest end to end: a signed `workflow_run` completed delivery
+//! for a gh-aw workflow, through the real router in App mode, makes the
+//! harvester list the run's artifacts on the fake GitHub, follow the 302 to
+//! the blob without the token, unzip a real zip and ingest the manifest,
+//! exactly once per run.
+
+mod common;
+mod fake_github;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use common::TestApp;
+use fake_github::{zip_of, Failure, FakeGitHub, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS, TOKENS};
+use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::clock::Clock;
+use safe_outcomes::github::harvest::{
+    self, HarvestOptions, HarvestRequests, Harvester, HarvesterHandle,
+};
+use safe_outcomes::github::retry::Sleeper;
+use safe_outcomes::github::{AppCredentials, GitHubClient, RetryPolicy};
+use safe_outcomes::server::RouterOptions;
+use safe_outcomes::store::counter;
+use serde_json::{json, Value};
+
+const INSTALLATION: u64 = 555;
+const REPO: &str = "acme/widgets";
+const RUN: u64 = 9001;
+const LOCK: &str = ".github/workflows/ci-coach.lock.yml";
+
+fn t0() -> DateTime<Utc> {
+    "2026-10-01T00:00:00Z".parse().unwrap()
+}
+
+fn at(minutes: i64) -> String {
+    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
+}
+
+fn policy(clock: &Clock) -> RetryPolicy {
+    let sleeper: Sleeper = Arc::new(|_| Box::pin(async {}));
+    RetryPolicy {
+        max_attempts: 3,
+        budget: Duration::from_secs(600),
+        base_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(8),
+        max_sleep: Duration::from_secs(120),
+        secondary_wait: Duration::from_secs(60),
+        sleeper,
+        clock: clock.clone(),
+    }
+}
+
+/// The manifest gh-aw's safe outputs job wrote for the run.
+fn manifest() -> String {
+    [
+        json!({"type": "create_issue", "url": "https://github.com/acme/widgets/issues/12",
+               "number": 12, "repo": REPO, "temporaryId": "aw_a1", "timestamp": at(5)}),
+        json!({"type": "add_comment", "url": "https://github.com/acme/widgets/issues/3#issuecomment-77",
+               "commentId": 77, "number": 3, "repo": REPO, "timestamp": at(6)}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect::<Vec<_>>()
+    .join("\n")
+        + "\n"
+}
+
+fn artifact_zip() -> Vec<u8> {
+    zip_of(&[
+        ("safe-output-items.jsonl", &manifest()),
+        (
+            "temporary-id-map.json",
+            r#"{"aw_a1":{"repo":"acme/widgets","number":12}}"#,
+        ),
+    ])
+}
+
+struct Harness {
+    t: TestApp,
+    gh: FakeGitHub,
+    harvester: HarvesterHandle,
+}
+
+impl Harness {
+    async fn start(dir: &std::path::Path) -> Harness {
+        Harness::start_on(dir, FakeGitHub::start().await).await
+    }
+
+    async fn start_on(dir: &std::path::Path, gh: FakeGitHub) -> Harness {
+        let clock = Clock::manual(t0() + chrono::Duration::hours(1));
+        let (requests, inbox) = harvest::channel();
+        let app = open_app(dir, &clock, &requests).await;
+        let creds =
+            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
+                .unwrap();
+        let client = GitHubClient::new(
+            creds.app_client(&gh.url).unwrap(),
+            app.shared.github_calls.clone(),
+            policy(&clock),
+        );
+        // Retries wait long: only the tests' flushes retry, so counts are exact.
+        let options = HarvestOptions {
+            retry_min: Duration::from_secs(600),
+            ..HarvestOptions::default()
+        };
+        let harvester = Harvester::new(
+            app.store.clone(),
+            clock.clone(),
+            Arc::new(client),
+            app.writer.clone(),
+            options,
+        )
+        .spawn(&requests, inbox);
+        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        Harness { t, gh, harvester }
+    }
+
+    async fn send(&self, event: &str, delivery: &str, body: Value) {
+        let a = self
+            .t
+            .client
+            .deliver(event, delivery, body.to_string().as_bytes())
+            .await
+            .unwrap();
+        assert!(a.status < 300, "{delivery}: {} {}", a.status, a.body);
+    }
+
+    /// Process the deliveries, harvest what they queued, process the manifests.
+    async fn settle(&self) {
+        self.t.app.wait_idle().await;
+        self.harvester.flush().await;
+        self.t.app.wait_idle().await;
+    }
+
+    fn outputs_of_run(&self, run: u64) -> Vec<String> {
+        self.t
+            .app
+            .store
+            .outputs(&format!("{REPO}:{run}:"), None)
+            .map(|o| o.unwrap().execution.id)
+            .collect()
+    }
+
+    fn manifest_items(&self) -> u64 {
+        // Every harvested manifest is one inbox item with a `manifest:harvest:` key.
+        self.t
+            .app
+            .store
+            .db()
+            .scan_prefix(b"i/d/manifest:harvest:")
+            .count() as u64
+    }
+}
+
+/// Open the App with the harvest hook. After a restart in the same test,
+/// sled's background threads may hold the store's file lock a moment longer.
+async fn open_app(dir: &std::path::Path, clock: &Clock, requests: &HarvestRequests) -> App {
+    let mut tries = 0;
+    loop {
+        let options = AppOptions {
+            harvest_requests: Some(requests.clone()),
+            ..AppOptions::default()
+        };
+        match App::start_with(dir, clock.clone(), options) {
+            Ok(app) => return app,
+            Err(e) if tries < 100 && e.to_string().contains("lock") => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+fn run_completed(run: u64, path: &str, conclusion: &str) -> Value {
+    json!({
+        "action": "completed",
+        "workflow_run": {
+            "id": run, "name": "CI Coach", "path": path, "head_branch": "main", "head_sha": "abc1234",
+            "event": "schedule", "status": "completed", "conclusion": conclusion, "run_attempt": 1,
+            "created_at": at(1), "run_started_at": at(1), "updated_at": at(9)
+        },
+        "repository": {"full_name": REPO, "name": "widgets", "owner": {"login": "acme"}},
+        "installation": {"id": INSTALLATION},
+        "sender": {"login": "github-actions[bot]", "type": "Bot"}
+    })
+}
+
+#[tokio::test]
+async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::start(dir.path()).await;
+    let gh = &h.gh;
+    gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    // A partial run (failure) executed outputs too: it is harvested.
+    h.send(
+        "workflow_run",
+        "d-run-1",
+        run_completed(RUN, LOCK, "failure"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
+    assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
+    assert_eq!(gh.calls(BLOB), 1);
+    assert_eq!(
+        gh.blob_requests_with_auth(),
+        0,
+        "the token never goes to the blob"
+    );
+    assert_eq!(h.manifest_items(), 1);
+    let ids = h.outputs_of_run(RUN);
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    let marker = harvest::harvested(&h.t.app.store, REPO, RUN, 1)
+        .unwrap()
+        .expect("the run is marked harvested");
+    assert_eq!((marker.accepted, marker.rejected), (2, 0));
+
+    // Another delivery for the same run (GitHub sends `completed` per
+    // attempt; a redelivery has the same GUID, which the inbox drops).
+    let received = h.t.app.store.counter(counter::RECEIVED);
+    h.send(
+        "workflow_run",
+        "d-run-2",
+        run_completed(RUN, LOCK, "failure"),
+    )
+    .await;
+    h.send(
+        "workflow_run",
+        "d-run-1",
+        run_completed(RUN, LOCK, "failure"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(
+        h.t.app.store.counter(counter::RECEIVED),
+        received + 1,
+        "only the new delivery is stored: no second manifest item"
+    );
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1, "nothing listed again");
+    assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1, "nothing downloaded again");
+    assert_eq!(gh.calls(BLOB), 1);
+    assert_eq!(h.manifest_items(), 1);
+    assert_eq!(h.outputs_of_run(RUN), ids);
+    assert_eq!(gh.calls(TOKENS), 1);
+
+    // The harvested outputs are the run's, in the gh-aw-shaped run view.
+    let run =
+        h.t.client
+            .get(&format!("/api/v1/runs/{REPO}/{RUN}"))
+            .await
+            .unwrap();
+    assert_eq!(run.status, 200, "{}", run.body);
+    assert_eq!(run.body["run_id"], RUN);
+    assert_eq!(run.body["workflow"], "ci-coach");
+    assert_eq!(run.body["summary"]["total"], 2);
+    let types: Vec<&str> = run.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"create_issue") && types.contains(&"add_comment"),
+        "{types:?}"
+    );
+
+    // The same manifest also posted by the workflow (`record`): same outputs.
+    let posted =
+        h.t.client
+            .post_manifest(REPO, RUN, Some("CI Coach"), manifest())
+            .await
+            .unwrap();
+    assert!(posted.status < 300, "{}", posted.body);
+    h.t.app.wait_idle().await;
+    assert_eq!(h.outputs_of_run(RUN), ids);
+
+    let status = h.t.client.get("/status").await.unwrap().body;
+    assert_eq!(status["github"]["manifests_harvested"], 1);
+    // The list and the download (token mints and the blob are not counted).
+    assert_eq!(status["github"]["api_calls"], 2);
+    h.harvester.stop().await;
+    h.t.stop().await;
+}
+
+#[tokio::test]
+async fn transient_failures_are_retried_and_still_ingest_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::start(dir.path()).await;
+    let gh = &h.gh;
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    // The API's 502 is retried by the retry helper; the blob's 503 by a
+    // fresh redirect.
+    gh.fail_next(DOWNLOAD_ARTIFACT, 1, Failure::status(502));
+    gh.fail_next(BLOB, 1, Failure::status(503));
+    h.send(
+        "workflow_run",
+        "d-run-1",
+        run_completed(RUN, LOCK, "success"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 3);
+    assert_eq!(gh.calls(BLOB), 2);
+    assert_eq!(h.manifest_items(), 1);
+    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+
+    // Failures past the call's budget put the run back for later; it is
+    // harvested on a later try, once.
+    let other = RUN + 1;
+    gh.add_artifact(REPO, other, "safe-outputs-items", artifact_zip());
+    gh.fail_next(LIST_ARTIFACTS, 3, Failure::status(500));
+    h.send(
+        "workflow_run",
+        "d-other",
+        run_completed(other, LOCK, "cancelled"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3);
+    assert!(h.outputs_of_run(other).is_empty());
+    assert!(harvest::harvested(&h.t.app.store, REPO, other, 1)
+        .unwrap()
+        .is_none());
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3, "it waits out its backoff");
+    h.harvester.retry_now().await;
+    h.t.app.wait_idle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3 + 1);
+    assert_eq!(h.outputs_of_run(other).len(), 2);
+    assert_eq!(h.manifest_items(), 2);
+    h.harvester.retry_now().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 5, "done is done");
+    h.harvester.stop().await;
+    h.t.stop().await;
+}
+
+#[tokio::test]
+async fn only_completed_gh_aw_runs_are_harvested() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::start(dir.path()).await;
+    let gh = &h.gh;
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    // A plain workflow has no manifest.
+    h.send(
+        "workflow_run",
+        "d-ci",
+        run_completed(RUN, ".github/workflows/ci.yml", "success"),
+    )
+    .await;
+    // A gh-aw run still in progress is not done writing.
+    let mut running = run_completed(RUN, LOCK, "success");
+    running["action"] = json!("in_progress");
+    running["workflow_run"]["status"] = json!("in_progress");
+    running["workflow_run"]["conclusion"] = Value::Null;
+    h.send("workflow_run", "d-running", running).await;
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 0);
+    assert_eq!(gh.calls(TOKENS), 0);
+    assert!(h.outputs_of_run(RUN).is_empty());
+    assert_eq!(
+        h.t.app.store.db().scan_prefix(b"n/q/").count(),
+        0,
+        "nothing queued"
+    );
+    h.harvester.stop().await;
+    h.t.stop().await;
+}
+
+#[tokio::test]
+async fn a_run_without_a_manifest_artifact_is_marked_and_not_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::start(dir.path()).await;
+    let gh = &h.gh;
+    // A staged-mode run uploads no manifest.
+    gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
+    h.send("workflow_run", "d-1", run_completed(RUN, LOCK, "success"))
+        .await;
+    h.settle().await;
+    let marker = harvest::harvested(&h.t.app.store, REPO, RUN, 1)
+        .unwrap()
+        .unwrap();
+    assert!(marker.note.unwrap().contains("no `safe-outputs-items`"));
+    h.send("workflow_run", "d-2", run_completed(RUN, LOCK, "success"))
+        .await;
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
+    assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 0);
+
+    // Under workflow_call the artifact name carries a prefix.
+    let called = RUN + 5;
+    gh.add_artifact(REPO, called, "a1b2c3-safe-outputs-items", artifact_zip());
+    h.send(
+        "workflow_run",
+        "d-3",
+        run_completed(called, LOCK, "success"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(h.outputs_of_run(called).len(), 2);
+    h.harvester.stop().await;
+    h.t.stop().await;
+}
+
+#[tokio::test]
+async fn a_run_queued_before_a_restart_is_harvested_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The worker queues the run, but the process stops before the harvest.
+        let (requests, _inbox_dropped) = harvest::channel();
+        let clock = Clock::manual(t0() + chrono::Duration::hours(1));
+        let app = open_app(dir.path(), &clock, &requests).await;
+        let t = TestApp::serve(app, clock, dir.path(), RouterOptions::default()).await;
+        let a = t
+            .client
+            .deliver(
+                "workflow_run",
+                "d-1",
+                run_completed(RUN, LOCK, "success").to_string().as_bytes(),
+            )
+            .await
+            .unwrap();
+        assert!(a.status < 300);
+        t.app.wait_idle().await;
+        assert_eq!(t.app.store.db().scan_prefix(b"n/q/").count(), 1);
+        t.stop().await;
+    }
+    let gh = FakeGitHub::start().await;
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    let h = Harness::start_on(dir.path(), gh).await;
+    h.settle().await;
+    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+    assert_eq!(h.t.app.store.db().scan_prefix(b"n/q/").count(), 0);
+    h.harvester.stop().await;
+    h.t.stop().await;
+}
