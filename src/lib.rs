@@ -21,4 +21,5 @@ pub mod signature;
 pub mod store;
 pub mod targets;
 pub mod webhook;
+pub mod wire;
 pub mod worker;

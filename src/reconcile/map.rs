@@ -202,7 +202,7 @@ impl<'a> Mapper<'a> {
         let item: rest::Item = raw.map(view).unwrap_or_default();
         let is_pr = pr.is_some() || item.pull_request.is_some() || target_is_pr;
         let mut snap = match raw {
-            Some(raw) => item.snapshot(raw, is_pr),
+            Some(_) => item.snapshot(is_pr),
             None => ItemSnapshot {
                 kind: Some(if is_pr || reviewers.is_some() {
                     TargetKind::PullRequest

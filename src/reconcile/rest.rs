@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::markers::{parse_marker, MarkerKind};
-use crate::model::observation::body_hash;
-use crate::model::{Actor, ItemSnapshot, TargetKind};
+use crate::model::Actor;
+pub use crate::wire::{label_names, logins, slugs, Branch, Item, Milestone, Named, User};
 
 /// A GitHub time. Only RFC 3339 strings are times here (the REST and GraphQL
 /// APIs send nothing else); anything else is no time, and the fact is skipped.
@@ -36,16 +36,6 @@ pub fn items(v: &Value) -> &[Value] {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct User {
-    pub login: Option<String>,
-    #[serde(rename = "type")]
-    pub account_type: Option<String>,
-    /// Teams (`requested_teams`) are named by slug.
-    pub slug: Option<String>,
-}
-
 /// A present user object is an actor; `{}` (no login) is an unknown actor,
 /// and a missing or null user is no actor at all (the system).
 pub fn actor(v: Option<&Value>) -> Option<Actor> {
@@ -55,134 +45,6 @@ pub fn actor(v: Option<&Value>) -> Option<Actor> {
         u.login.as_deref().unwrap_or(""),
         u.account_type.as_deref().unwrap_or(""),
     ))
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Named {
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Milestone {
-    pub title: Option<String>,
-    pub number: Option<u64>,
-}
-
-impl Milestone {
-    /// The title, or the number (as a string) when only the number is known.
-    pub fn label(&self) -> Option<String> {
-        self.title
-            .clone()
-            .or_else(|| self.number.map(|n| n.to_string()))
-    }
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Branch {
-    #[serde(rename = "ref")]
-    pub git_ref: Option<String>,
-    pub sha: Option<String>,
-}
-
-/// `GET issues/N` or `GET pulls/N`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Item {
-    pub number: Option<u64>,
-    pub node_id: Option<String>,
-    pub title: Option<String>,
-    pub body: Option<String>,
-    pub state: Option<String>,
-    pub state_reason: Option<String>,
-    pub draft: Option<bool>,
-    pub merged: Option<bool>,
-    pub merged_at: Option<Value>,
-    pub labels: Option<Vec<Value>>,
-    pub assignees: Option<Vec<User>>,
-    pub milestone: Option<Milestone>,
-    pub base: Option<Branch>,
-    pub head: Option<Branch>,
-    pub requested_reviewers: Option<Vec<User>>,
-    pub requested_teams: Option<Vec<User>>,
-    pub merge_commit_sha: Option<String>,
-    #[serde(rename = "type")]
-    pub issue_type: Option<Value>,
-    /// On an issue: present when the issue is a pull request.
-    pub pull_request: Option<Value>,
-    pub created_at: Option<Value>,
-    pub updated_at: Option<Value>,
-    pub closed_at: Option<Value>,
-}
-
-impl Item {
-    pub fn snapshot(&self, raw: &Value, is_pr: bool) -> ItemSnapshot {
-        let merged_at = self
-            .merged_at
-            .as_ref()
-            .or_else(|| self.pull_request.as_ref().and_then(|p| p.get("merged_at")));
-        ItemSnapshot {
-            kind: Some(if is_pr {
-                TargetKind::PullRequest
-            } else {
-                TargetKind::Issue
-            }),
-            state: self.state.clone().unwrap_or_default(),
-            state_reason: self.state_reason.clone(),
-            merged: self
-                .merged
-                .unwrap_or_else(|| merged_at.is_some_and(|v| !v.is_null())),
-            draft: self.draft.unwrap_or(false),
-            title: self.title.clone().unwrap_or_default(),
-            body_hash: body_hash(self.body.as_deref().unwrap_or("")),
-            labels: self.labels.as_deref().map(label_names).unwrap_or_default(),
-            assignees: logins(self.assignees.as_deref()),
-            milestone: self.milestone.as_ref().and_then(Milestone::label),
-            milestone_number: self.milestone.as_ref().and_then(|m| m.number),
-            base: self.base.as_ref().and_then(|b| b.git_ref.clone()),
-            head_ref: self.head.as_ref().and_then(|b| b.git_ref.clone()),
-            head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),
-            requested_reviewers: logins(self.requested_reviewers.as_deref()),
-            requested_teams: slugs(self.requested_teams.as_deref()),
-            author: actor(raw.get("user")),
-            merged_by: actor(raw.get("merged_by")),
-            merge_commit_sha: self.merge_commit_sha.clone(),
-            issue_type: self.issue_type.as_ref().and_then(|t| match t {
-                Value::String(s) => Some(s.clone()),
-                other => other.get("name")?.as_str().map(str::to_string),
-            }),
-            answer_comment_id: None,
-        }
-    }
-}
-
-/// Label names from `[{"name": ..}]` or `["..."]`.
-pub fn label_names(items: &[Value]) -> Vec<String> {
-    items
-        .iter()
-        .filter_map(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            other => other.get("name")?.as_str().map(str::to_string),
-        })
-        .collect()
-}
-
-pub fn logins(users: Option<&[User]>) -> Vec<String> {
-    users
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|u| u.login.clone())
-        .collect()
-}
-
-pub fn slugs(teams: Option<&[User]>) -> Vec<String> {
-    teams
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|t| t.slug.clone().or_else(|| t.login.clone()))
-        .collect()
 }
 
 /// An issue comment (`issues/N/comments`, `issues/comments/ID`, timeline `commented`).

@@ -7,8 +7,10 @@ use chrono::{DateTime, TimeZone, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::observation::body_hash;
-use crate::model::{Actor, ItemSnapshot, TargetKind};
+pub use crate::wire::{Item, Milestone, Named, User};
+
+/// Teams (`requested_team`) are users named by `slug`.
+pub type Team = User;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -37,46 +39,6 @@ pub struct Payload {
     pub head_commit: Option<Commit>,
 }
 
-/// An issue or a pull request.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Item {
-    pub node_id: Option<String>,
-    pub number: Option<u64>,
-    pub html_url: Option<String>,
-    pub title: Option<String>,
-    pub body: Option<String>,
-    pub state: Option<String>,
-    pub state_reason: Option<String>,
-    pub draft: Option<bool>,
-    pub merged: Option<bool>,
-    pub merged_at: Option<Value>,
-    pub labels: Option<Vec<Named>>,
-    pub assignees: Option<Vec<User>>,
-    pub milestone: Option<Milestone>,
-    pub base: Option<Branch>,
-    pub head: Option<Branch>,
-    pub requested_reviewers: Option<Vec<User>>,
-    pub requested_teams: Option<Vec<Team>>,
-    pub user: Option<User>,
-    pub merged_by: Option<User>,
-    pub merge_commit_sha: Option<String>,
-    /// The issue type: `{"name": "Bug", ...}` (a plain string is tolerated).
-    #[serde(rename = "type")]
-    pub issue_type: Option<Value>,
-    /// On an issue: present when the issue is a pull request.
-    pub pull_request: Option<IssuePr>,
-    pub created_at: Option<Value>,
-    pub updated_at: Option<Value>,
-    pub closed_at: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct IssuePr {
-    pub merged_at: Option<Value>,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Comment {
@@ -95,41 +57,6 @@ pub struct Review {
     pub id: Option<u64>,
     pub state: Option<String>,
     pub submitted_at: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Named {
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct User {
-    pub login: Option<String>,
-    #[serde(rename = "type")]
-    pub account_type: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Team {
-    pub slug: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Milestone {
-    pub title: Option<String>,
-    pub number: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Branch {
-    #[serde(rename = "ref")]
-    pub git_ref: Option<String>,
-    pub sha: Option<String>,
 }
 
 /// `changes` of an `edited` event: previous values.
@@ -189,67 +116,6 @@ impl Repository {
                 Some(format!("{owner}/{}", self.name.as_deref()?))
             })
     }
-}
-
-impl User {
-    pub fn actor(&self) -> Option<Actor> {
-        let login = self.login.as_deref()?;
-        Some(Actor::new(
-            login,
-            self.account_type.as_deref().unwrap_or(""),
-        ))
-    }
-}
-
-impl Item {
-    /// True for a pull request, or an issue-API view of one.
-    pub fn is_pr(&self, from_pull_request_field: bool) -> bool {
-        from_pull_request_field || self.pull_request.is_some()
-    }
-
-    /// The state the delivery shows.
-    pub fn snapshot(&self, is_pr: bool) -> ItemSnapshot {
-        let merged_at = self
-            .merged_at
-            .as_ref()
-            .or_else(|| self.pull_request.as_ref()?.merged_at.as_ref());
-        ItemSnapshot {
-            kind: Some(if is_pr {
-                TargetKind::PullRequest
-            } else {
-                TargetKind::Issue
-            }),
-            state: self.state.clone().unwrap_or_default(),
-            state_reason: self.state_reason.clone(),
-            merged: self
-                .merged
-                .unwrap_or_else(|| merged_at.is_some_and(|v| !v.is_null())),
-            draft: self.draft.unwrap_or(false),
-            title: self.title.clone().unwrap_or_default(),
-            body_hash: body_hash(self.body.as_deref().unwrap_or("")),
-            labels: names(self.labels.iter().flatten().map(|l| &l.name)),
-            assignees: names(self.assignees.iter().flatten().map(|u| &u.login)),
-            milestone: self.milestone.as_ref().and_then(|m| m.title.clone()),
-            milestone_number: self.milestone.as_ref().and_then(|m| m.number),
-            base: self.base.as_ref().and_then(|b| b.git_ref.clone()),
-            head_ref: self.head.as_ref().and_then(|b| b.git_ref.clone()),
-            head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),
-            requested_reviewers: names(self.requested_reviewers.iter().flatten().map(|u| &u.login)),
-            requested_teams: names(self.requested_teams.iter().flatten().map(|t| &t.slug)),
-            author: self.user.as_ref().and_then(User::actor),
-            merged_by: self.merged_by.as_ref().and_then(User::actor),
-            merge_commit_sha: self.merge_commit_sha.clone(),
-            issue_type: self.issue_type.as_ref().and_then(|t| match t {
-                Value::String(s) => Some(s.clone()),
-                other => other.get("name")?.as_str().map(str::to_string),
-            }),
-            answer_comment_id: None,
-        }
-    }
-}
-
-fn names<'a>(items: impl Iterator<Item = &'a Option<String>>) -> Vec<String> {
-    items.flatten().cloned().collect()
 }
 
 /// A GitHub timestamp: RFC 3339 string, or unix seconds as number or string.
