@@ -71,7 +71,7 @@ struct From {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw)
+    let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
     let discussion = body
         .discussion

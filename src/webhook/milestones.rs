@@ -28,7 +28,7 @@ struct Milestone {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw)
+    let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `milestone` payload shape: {e}"))?;
     let m = body
         .milestone

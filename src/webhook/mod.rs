@@ -26,7 +26,8 @@ use chrono::{DateTime, Utc};
 use crate::github::installations::{InstallationAction, InstallationChange};
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
-use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
 
 /// What one delivery told us.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,12 +83,19 @@ pub const HANDLED_EVENTS: &[&str] = &[
 
 /// Normalize a delivery (`X-GitHub-Event`, `X-GitHub-Delivery`, raw body).
 pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normalized, WebhookError> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
-    if !value.is_object() {
-        return Err(WebhookError::NotAnObject);
+    // JSON is UTF-8; checking the whole body up front also covers strings the
+    // typed parse below skips without reading.
+    let text = std::str::from_utf8(body)
+        .map_err(|e| WebhookError::MalformedJson(format!("the body is not UTF-8: {e}")))?;
+    if !text.trim_start().starts_with('{') {
+        return Err(match serde_json::from_str::<IgnoredAny>(text) {
+            Ok(_) => WebhookError::NotAnObject,
+            Err(e) => WebhookError::MalformedJson(e.to_string()),
+        });
     }
     if event == "installation" || event == "installation_repositories" {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
         return Ok(match installations::normalize(event, &value) {
             Err(reason) => ignored(reason),
             Ok(change) => Normalized::Relevant(NormalizedDelivery {
@@ -102,21 +110,32 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         });
     }
     if !HANDLED_EVENTS.contains(&event) {
+        // Still refuse a body that is not JSON at all.
+        serde_json::from_str::<IgnoredAny>(text)
+            .map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
         let reason = match event {
             "ping" => format!("event `{event}` is not handled yet"),
             _ => format!("unknown event `{event}`"),
         };
         return Ok(ignored(reason));
     }
-    let payload: Payload = match Payload::deserialize(&value) {
+    // Straight from the text into the few fields we read: building a
+    // `serde_json::Value` of a 28 KB payload costs several times more.
+    let payload: Payload = match serde_json::from_str(text) {
         Ok(p) => p,
-        Err(e) => return Ok(ignored(format!("unexpected `{event}` payload shape: {e}"))),
+        Err(e) => {
+            return match serde_json::from_str::<IgnoredAny>(text) {
+                Err(e) => Err(WebhookError::MalformedJson(e.to_string())),
+                Ok(_) => Ok(ignored(format!("unexpected `{event}` payload shape: {e}"))),
+            }
+        }
     };
+    let raw = RawBody::new(text);
     let Some(repo) = payload
         .repository
         .as_ref()
         .and_then(|r| r.slug())
-        .or_else(|| projects::owner_without_repo(event, &value))
+        .or_else(|| projects::owner_without_repo(event, raw.value()))
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
@@ -124,7 +143,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         event,
         repo: &repo,
         p: &payload,
-        raw: &value,
+        raw,
     };
     let result = match event {
         "issues" | "pull_request" => threads::normalize(&ctx),
@@ -180,11 +199,36 @@ struct Ctx<'a> {
     /// The fields most events share, typed.
     p: &'a Payload,
     /// The whole body, for event-specific fields (each event module types its own).
-    #[allow(dead_code)]
-    raw: &'a serde_json::Value,
+    raw: RawBody<'a>,
+}
+
+/// The body as a `serde_json::Value`, parsed only if an event module asks.
+struct RawBody<'a> {
+    text: &'a str,
+    value: std::cell::OnceCell<Value>,
+}
+
+impl<'a> RawBody<'a> {
+    fn new(text: &'a str) -> RawBody<'a> {
+        RawBody {
+            text,
+            value: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The whole body; `Null` cannot happen (the text was checked to be JSON).
+    fn value(&self) -> &Value {
+        self.value
+            .get_or_init(|| serde_json::from_str(self.text).unwrap_or(Value::Null))
+    }
 }
 
 impl Ctx<'_> {
+    /// The whole body as a `Value` (parsed on first use).
+    fn raw(&self) -> &Value {
+        self.raw.value()
+    }
+
     fn action(&self) -> &str {
         self.p.action.as_deref().unwrap_or("")
     }

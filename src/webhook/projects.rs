@@ -106,7 +106,7 @@ pub(super) fn owner_without_repo(event: &str, raw: &Value) -> Option<String> {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw)
+    let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
     // The organization owns the project even when a repository is named.
     let owner = body
@@ -179,7 +179,7 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
 /// `from`/`to`; without the values the change says nothing we can compare,
 /// so it stays `Other`.
 fn field_change(ctx: &Ctx, body: &Body) -> Option<K> {
-    let raw = ctx.raw.get("changes")?.get("field_value")?;
+    let raw = ctx.raw().get("changes")?.get("field_value")?;
     if raw.get("from").is_none() && raw.get("to").is_none() {
         return None;
     }

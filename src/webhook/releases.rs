@@ -71,7 +71,7 @@ const ACTIONS: &[&str] = &[
 ];
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw)
+    let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `release` payload shape: {e}"))?;
     let release = body
         .release

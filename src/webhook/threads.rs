@@ -151,11 +151,11 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
         // The top-level `type` is the type set or removed; `issue.type` is
         // already cleared on `untyped`.
         "typed" => K::IssueTyped {
-            issue_type: type_name(ctx.raw.get("type"))
+            issue_type: type_name(ctx.raw().get("type"))
                 .or_else(|| type_name(item.issue_type.as_ref()))?,
         },
         "untyped" => K::IssueUntyped {
-            issue_type: type_name(ctx.raw.get("type"))?,
+            issue_type: type_name(ctx.raw().get("type"))?,
         },
         "deleted" => K::Deleted,
         "transferred" => K::Transferred,
