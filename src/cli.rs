@@ -48,6 +48,8 @@ pub enum Command {
     Record(RecordArgs),
     /// Print the report from a store or a server.
     Report(ReportArgs),
+    /// Measure the performance targets (DESIGN.md §8) against baselines.
+    Bench(crate::bench::BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -165,6 +167,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay(args).await,
         Command::Record(args) => record(args).await,
         Command::Report(args) => report(args).await,
+        Command::Bench(args) => crate::bench::run(args).await,
     }
 }
 
@@ -204,6 +207,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             )
         })?;
     let server = RunningServer::start(routes, addr).await?;
+    // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
+    println!("listening on {}", server.url());
     tracing::info!(
         "listening on {} (webhooks at {}, data in {})",
         server.url(),
