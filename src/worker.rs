@@ -32,6 +32,9 @@ pub struct Worker {
     store: Store,
     shared: std::sync::Arc<Shared>,
     processed: u64,
+    /// No inbox item below this sequence is left: scans start here instead of
+    /// at the front of the queue, which sled leaves strewn with emptied leaves.
+    next_seq: u64,
 }
 
 impl Worker {
@@ -41,6 +44,7 @@ impl Worker {
             store,
             shared,
             processed,
+            next_seq: 0,
         }
     }
 
@@ -70,12 +74,20 @@ impl Worker {
     /// Process every stored inbox item, oldest first.
     pub fn drain_inbox(&mut self) {
         loop {
-            let next = self.store.db().scan_prefix(keys::INBOX_QUEUE).next();
+            let next = self
+                .store
+                .db()
+                .range(keys::inbox_queue(self.next_seq)..)
+                .next();
             let Some(Ok((key, value))) = next else { break };
+            if !key.starts_with(keys::INBOX_QUEUE) {
+                break;
+            }
             let seq = key[keys::INBOX_QUEUE.len()..]
                 .try_into()
                 .map(u64::from_be_bytes)
                 .unwrap_or(0);
+            self.next_seq = seq;
             let item: Result<InboxItem> = decode(&key, &value);
             let outcome = match item {
                 Ok(item) => self.process(seq, item),
