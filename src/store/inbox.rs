@@ -137,18 +137,10 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         }
         Store::set_counter(&mut batch, counter::RECEIVED, seq);
         Store::set_counter(&mut batch, counter::DUPLICATES, duplicates);
-        let t0 = std::time::Instant::now();
-        let written = store.db().apply_batch(batch);
-        let t1 = t0.elapsed();
-        let written = written.and_then(|_| store.db().flush().map(|_| ()));
-        if std::env::var_os("INBOX_DEBUG").is_some() {
-            eprintln!(
-                "batch {} apply {:?} flush {:?}",
-                requests.len(),
-                t1,
-                t0.elapsed() - t1
-            );
-        }
+        let written = store
+            .db()
+            .apply_batch(batch)
+            .and_then(|_| store.db().flush().map(|_| ()));
         match written {
             Ok(()) => {
                 for (req, result) in requests.into_iter().zip(results) {
