@@ -36,6 +36,9 @@ pub mod counter {
     pub const OUTPUTS: &str = "outputs_tracked";
 }
 
+/// sled's page cache.
+const CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
 #[derive(Clone)]
 pub struct Store {
     db: sled::Db,
@@ -56,6 +59,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let db = sled::Config::new()
             .path(path)
+            // sled caches up to 1 GiB by default; the inbox and the outputs
+            // live on disk, and memory stays bounded whatever their size.
+            .cache_capacity(CACHE_BYTES)
             .flush_every_ms(Some(500))
             .open()?;
         Ok(Store { db })
