@@ -92,7 +92,11 @@ fn load() -> Vec<Send> {
         for j in 0..12i64 {
             let at = opened + ChronoDuration::minutes(10 + j);
             let action = if j % 2 == 0 { "labeled" } else { "unlabeled" };
-            let label = if k % 2 == 0 || j < 11 { Some("triage") } else { None };
+            let label = if k % 2 == 0 || j < 11 {
+                Some("triage")
+            } else {
+                None
+            };
             sends.push(Send::Webhook {
                 event: "issues",
                 id: id(),
@@ -104,7 +108,13 @@ fn load() -> Vec<Send> {
             sends.push(Send::Webhook {
                 event: "issue_comment",
                 id: id(),
-                body: body(ev("created", at, humans[(k % 2) as usize], None, Some(90_000 + k))),
+                body: body(ev(
+                    "created",
+                    at,
+                    humans[(k % 2) as usize],
+                    None,
+                    Some(90_000 + k),
+                )),
             });
         }
         if k % 2 == 1 {
@@ -239,7 +249,10 @@ async fn drained(client: &Client) -> (u64, u64) {
     for _ in 0..600 {
         let s = client.get("/status").await.unwrap().body;
         let d = &s["deliveries"];
-        let (received, processed) = (d["received"].as_u64().unwrap(), d["processed"].as_u64().unwrap());
+        let (received, processed) = (
+            d["received"].as_u64().unwrap(),
+            d["processed"].as_u64().unwrap(),
+        );
         if d["backlog"] == 0 && received == processed {
             return (received, processed);
         }
@@ -278,7 +291,10 @@ async fn run(dir: &Path, kill_points: &[usize]) -> ((u64, u64), BTreeMap<String,
         let before = todo.len();
         todo = send_all(&serve, todo, Some(k)).await;
         serve.kill9().await;
-        eprintln!("killed after {k} acks: {} of {before} to send again", todo.len());
+        eprintln!(
+            "killed after {k} acks: {} of {before} to send again",
+            todo.len()
+        );
         if k < before {
             assert!(!todo.is_empty(), "the kill after {k} acks came too late");
         }
@@ -288,7 +304,11 @@ async fn run(dir: &Path, kill_points: &[usize]) -> ((u64, u64), BTreeMap<String,
     }
     let mut serve = ServeChild::start(dir, &env()).await;
     let left = send_all(&serve, todo, None).await;
-    assert!(left.is_empty(), "{} not acknowledged without a crash", left.len());
+    assert!(
+        left.is_empty(),
+        "{} not acknowledged without a crash",
+        left.len()
+    );
     let client = Client::new(&serve.url, Some(SECRET.into()), Some(TOKEN.into()));
     let counters = drained(&client).await;
     let result = outcomes(&client).await;
