@@ -18,7 +18,7 @@ use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use clap::Args;
 
 use super::payloads::{pull_request, PrEvent};
-use super::{ms, per_sec, quantile, Row, Table};
+use super::{cpu_seconds, ms, per_sec, quantile, Row, Table};
 use crate::app::App;
 use crate::clock::Clock;
 use crate::server::{router, RouterOptions, RunningServer, MAX_BODY};
@@ -90,6 +90,8 @@ fn bodies(count: usize) -> Vec<Signed> {
 
 /// What one load run saw.
 struct LoadResult {
+    /// Process CPU seconds (servers, worker and load generator) during the run.
+    cpu: f64,
     ok: usize,
     failed: usize,
     elapsed: Duration,
@@ -147,6 +149,7 @@ async fn closed_loop(
 ) -> LoadResult {
     let http = http_client(concurrency);
     let next = Arc::new(AtomicUsize::new(0));
+    let cpu = cpu_seconds();
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..concurrency {
@@ -186,6 +189,7 @@ async fn closed_loop(
     let elapsed = started.elapsed();
     latencies.sort();
     LoadResult {
+        cpu: cpu_seconds() - cpu,
         ok: latencies.len(),
         failed,
         elapsed,
@@ -204,6 +208,7 @@ async fn fixed_rate(
 ) -> LoadResult {
     let http = http_client(256);
     let n = (rate * seconds) as usize;
+    let cpu = cpu_seconds();
     let started = tokio::time::Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..n {
@@ -227,6 +232,7 @@ async fn fixed_rate(
     }
     latencies.sort();
     LoadResult {
+        cpu: cpu_seconds() - cpu,
         ok: latencies.len(),
         failed,
         elapsed: started.elapsed(),
@@ -383,6 +389,17 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
                 .baseline(ms(bl), Some(ol.as_secs_f64() / bl.as_secs_f64().max(1e-9))),
         );
     }
+    let (ocpu, bcpu) = (
+        o.cpu * 1e6 / o.ok.max(1) as f64,
+        b.cpu * 1e6 / b.ok.max(1) as f64,
+    );
+    t.push(
+        Row::new(
+            "process CPU per delivery (saturated, incl. load generator)",
+            format!("{ocpu:.0} µs"),
+        )
+        .baseline(format!("{bcpu:.0} µs"), Some(ocpu / bcpu.max(1e-9))),
+    );
     t.push(
         Row::new("failed requests (saturated)", format!("{}", o.failed))
             .baseline(format!("{}", b.failed), None),

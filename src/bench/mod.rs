@@ -62,6 +62,20 @@ pub fn rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// CPU time this process used so far (all threads, user + system), in seconds.
+pub fn cpu_seconds() -> f64 {
+    // Fields 14 and 15 of /proc/self/stat, in clock ticks (100 per second on Linux).
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+            Some(ticks as f64 / 100.0)
+        })
+        .unwrap_or(0.0)
+}
+
 /// The `q` quantile (0..=1) of sorted durations.
 pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
     if sorted.is_empty() {
@@ -114,7 +128,14 @@ mod tests {
     }
 
     #[test]
-    fn rss_is_readable_here() {
+    fn rss_and_cpu_are_readable_here() {
         assert!(rss_bytes() > 0);
+        let before = cpu_seconds();
+        let mut x = 0u64;
+        for i in 0..50_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        assert!(cpu_seconds() >= before);
     }
 }
