@@ -75,9 +75,9 @@ fn bodies(count: usize) -> Vec<Signed> {
                 } else {
                     "maria-lopez"
                 },
-                gh_aw_run: (number % 4 == 0).then_some(5000 + number),
+                gh_aw_run: number.is_multiple_of(4).then_some(5000 + number),
                 label: (action == "labeled").then_some("ci"),
-                merged: number % 2 == 0,
+                merged: number.is_multiple_of(2),
             });
             let body = Bytes::from(payload.to_string());
             Signed {
@@ -434,9 +434,10 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         "store bytes per stored delivery",
         format!("{:.0} B", store_bytes as f64 / received.max(1) as f64),
     ));
-    t.notes.push(format!(
+    t.notes.push(
         "Both servers run in this process on loopback, sharing the machine's cores with the load generator; the worker processes deliveries in the background while ours is loaded. Latency is measured at the client (fixed-rate: from the scheduled send time)."
-    ));
+            .to_string(),
+    );
     ours.stop().await;
     bare.stop().await;
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
