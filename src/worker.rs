@@ -11,6 +11,7 @@ use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation};
+use crate::store::cache::ObservationCache;
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
 
@@ -35,6 +36,7 @@ pub struct Worker {
     /// No inbox item below this sequence is left: scans start here instead of
     /// at the front of the queue, which sled leaves strewn with emptied leaves.
     next_seq: u64,
+    cache: ObservationCache,
 }
 
 impl Worker {
@@ -45,6 +47,7 @@ impl Worker {
             shared,
             processed,
             next_seq: 0,
+            cache: ObservationCache::default(),
         }
     }
 
@@ -99,6 +102,7 @@ impl Worker {
                 }
             };
             if let Err(e) = outcome {
+                self.cache.clear();
                 self.shared
                     .record_error(format!("processing inbox item {seq}: {e}"));
                 break;
@@ -151,8 +155,8 @@ impl Worker {
     /// Store an observation under its target, and under the PRs whose head
     /// branch, head commit or merge commit it concerns. Idempotent: the key is
     /// deterministic.
-    fn file_observation(&self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
-        let db = self.store.db();
+    fn file_observation(&mut self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
+        let db = self.store.db().clone();
         if is_linkable_key(&obs.target) {
             for thread in self.store.threads_on_ref(&obs.target)? {
                 let copy = Observation {
@@ -160,6 +164,7 @@ impl Worker {
                     ..obs.clone()
                 };
                 db.insert(keys::observation(&thread, copy.at, &copy.id), encode(&copy))?;
+                self.cache.inserted(&thread, &copy);
                 touched.insert(thread);
             }
         }
@@ -183,13 +188,14 @@ impl Worker {
             keys::observation(&obs.target, obs.at, &obs.id),
             encode(&obs),
         )?;
+        self.cache.inserted(&obs.target, &obs);
         touched.insert(obs.target);
         Ok(())
     }
 
     /// Link a branch or commit to a PR, copying what was filed under it before.
-    fn link_ref(&self, ref_key: &str, thread: &str) -> Result<()> {
-        let db = self.store.db();
+    fn link_ref(&mut self, ref_key: &str, thread: &str) -> Result<()> {
+        let db = self.store.db().clone();
         let link = keys::ref_link(ref_key, thread);
         if db.contains_key(&link)? {
             return Ok(());
@@ -202,6 +208,7 @@ impl Worker {
                 ..obs
             };
             db.insert(keys::observation(thread, copy.at, &copy.id), encode(&copy))?;
+            self.cache.inserted(thread, &copy);
         }
         db.insert(link, &[])?;
         Ok(())
@@ -211,7 +218,7 @@ impl Worker {
     /// object (a webhook discovery and a manifest line are one output).
     /// Returns the canonical id.
     fn upsert_output(&self, record: ExecutionRecord) -> Result<String> {
-        let db = self.store.db();
+        let db = self.store.db().clone();
         let target_key = record.target.as_ref().map(|t| t.key());
         let by_object = match &target_key {
             Some(tk) => self.store.output_of_type_on(tk, &record.output_type)?,
@@ -271,7 +278,7 @@ impl Worker {
     }
 
     /// Recompute an output's outcome from its observations, as of now.
-    fn reassess(&self, id: &str, batch: &mut sled::Batch) -> Result<()> {
+    fn reassess(&mut self, id: &str, batch: &mut sled::Batch) -> Result<()> {
         let Some(mut stored) = self.store.output(id)? else {
             return Ok(());
         };
@@ -281,7 +288,7 @@ impl Worker {
             .as_ref()
             .map(|t| t.watch_keys())
             .unwrap_or_default();
-        let observations = self.store.observations(&watch)?;
+        let observations = self.cache.observations(&self.store, &watch)?;
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
