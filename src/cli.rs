@@ -60,6 +60,8 @@ pub enum Command {
         /// A JSON array of cases (item, responses, errors, expected).
         file: PathBuf,
     },
+    /// Measure the performance targets (DESIGN.md §8) against baselines.
+    Bench(crate::bench::BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -198,6 +200,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record(args).await,
         Command::Report(args) => report(args).await,
         Command::Conformance { file } => conformance(&file),
+        Command::Bench(args) => crate::bench::run(args).await,
     }
 }
 
@@ -318,6 +321,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             )
         })?;
     let server = RunningServer::start(routes, addr).await?;
+    // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
+    println!("listening on {}", server.url());
     tracing::info!(
         "listening on {} (webhooks at {}, data in {})",
         server.url(),

@@ -19,6 +19,7 @@ use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
+use crate::store::cache::ObservationCache;
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
 
@@ -43,6 +44,10 @@ pub struct Worker {
     /// Repository → installation already filed, so ordinary deliveries do
     /// not rewrite the mapping.
     seen_installations: HashMap<String, u64>,
+    /// No inbox item below this sequence is left: scans start here instead of
+    /// at the front of the queue, which sled leaves strewn with emptied leaves.
+    next_seq: u64,
+    cache: ObservationCache,
 }
 
 impl Worker {
@@ -53,6 +58,8 @@ impl Worker {
             shared,
             processed,
             seen_installations: HashMap::new(),
+            next_seq: 0,
+            cache: ObservationCache::default(),
         }
     }
 
@@ -83,12 +90,20 @@ impl Worker {
     /// Process every stored inbox item, oldest first.
     pub fn drain_inbox(&mut self) {
         loop {
-            let next = self.store.db().scan_prefix(keys::INBOX_QUEUE).next();
+            let next = self
+                .store
+                .db()
+                .range(keys::inbox_queue(self.next_seq)..)
+                .next();
             let Some(Ok((key, value))) = next else { break };
+            if !key.starts_with(keys::INBOX_QUEUE) {
+                break;
+            }
             let seq = key[keys::INBOX_QUEUE.len()..]
                 .try_into()
                 .map(u64::from_be_bytes)
                 .unwrap_or(0);
+            self.next_seq = seq;
             let item: Result<InboxItem> = decode(&key, &value);
             let outcome = match item {
                 Ok(item) => self.process(seq, item),
@@ -100,6 +115,8 @@ impl Worker {
                 }
             };
             if let Err(e) = outcome {
+                // The failed item's writes may be half done: forget what we cached.
+                self.cache.clear();
                 self.shared
                     .record_error(format!("processing inbox item {seq}: {e}"));
                 break;
@@ -284,8 +301,8 @@ impl Worker {
     /// Store an observation under its target, and under the PRs whose head
     /// branch, head commit or merge commit it concerns. Idempotent: the key is
     /// deterministic.
-    fn file_observation(&self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
-        let db = self.store.db();
+    fn file_observation(&mut self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
+        let db = self.store.db().clone();
         if is_linkable_key(&obs.target) {
             for thread in self.store.threads_on_ref(&obs.target)? {
                 let copy = Observation {
@@ -293,6 +310,7 @@ impl Worker {
                     ..obs.clone()
                 };
                 db.insert(keys::observation(&thread, copy.at, &copy.id), encode(&copy))?;
+                self.cache.inserted(&thread, &copy);
                 touched.insert(thread);
             }
         }
@@ -316,13 +334,14 @@ impl Worker {
             keys::observation(&obs.target, obs.at, &obs.id),
             encode(&obs),
         )?;
+        self.cache.inserted(&obs.target, &obs);
         touched.insert(obs.target);
         Ok(())
     }
 
     /// Link a branch or commit to a PR, copying what was filed under it before.
-    fn link_ref(&self, ref_key: &str, thread: &str) -> Result<()> {
-        let db = self.store.db();
+    fn link_ref(&mut self, ref_key: &str, thread: &str) -> Result<()> {
+        let db = self.store.db().clone();
         let link = keys::ref_link(ref_key, thread);
         if db.contains_key(&link)? {
             return Ok(());
@@ -335,6 +354,7 @@ impl Worker {
                 ..obs
             };
             db.insert(keys::observation(thread, copy.at, &copy.id), encode(&copy))?;
+            self.cache.inserted(thread, &copy);
         }
         db.insert(link, &[])?;
         Ok(())
@@ -403,12 +423,12 @@ impl Worker {
 
     /// Recompute an output's outcome from its observations, as of now.
     /// Returns the output's target when its outcome changed.
-    fn reassess(&self, id: &str, batch: &mut sled::Batch) -> Result<Option<Target>> {
+    fn reassess(&mut self, id: &str, batch: &mut sled::Batch) -> Result<Option<Target>> {
         let Some(mut stored) = self.store.output(id)? else {
             return Ok(None);
         };
         let watch = stored.execution.watch_keys();
-        let observations = self.store.observations(&watch)?;
+        let observations = self.cache.observations(&self.store, &watch)?;
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
@@ -443,11 +463,8 @@ impl Worker {
             let mut changed = Vec::new();
             for (key, id) in &due {
                 batch.remove(key.clone());
-                match self
-                    .store
-                    .canonical_id(id)
-                    .and_then(|canonical| self.reassess(&canonical, &mut batch))
-                {
+                let canonical = self.store.canonical_id(id);
+                match canonical.and_then(|canonical| self.reassess(&canonical, &mut batch)) {
                     Ok(target) => changed.extend(target),
                     Err(e) => result = Err(e),
                 }

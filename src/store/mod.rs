@@ -1,6 +1,7 @@
 //! The embedded sled store: inbox, outputs, observations, indexes, schedule and
 //! counters, all in one tree (see `keys` for the layout).
 
+pub mod cache;
 pub mod inbox;
 pub mod keys;
 
@@ -40,26 +41,55 @@ pub mod counter {
     pub const HARVESTED: &str = "manifests_harvested";
 }
 
+/// sled's page cache.
+const CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
 #[derive(Clone)]
 pub struct Store {
     db: sled::Db,
 }
 
+/// First byte of an LZ4-compressed record (JSON never starts with it).
+const LZ4_RECORD: u8 = 0x01;
+
+/// Records above this size are stored compressed.
+const COMPRESS_OVER: usize = 256;
+
+/// A record as stored: JSON, LZ4-compressed when large. Records are mostly
+/// repeated field names and URLs, so this roughly halves the store and lets
+/// sled's bounded cache hold twice as many of them.
 pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).expect("store records serialize")
+    let json = serde_json::to_vec(value).expect("store records serialize");
+    if json.len() <= COMPRESS_OVER {
+        return json;
+    }
+    let mut out = vec![LZ4_RECORD];
+    out.extend_from_slice(&lz4_flex::compress_prepend_size(&json));
+    out
 }
 
 pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|e| StoreError::Decode {
+    let corrupt = |error: String| StoreError::Decode {
         key: String::from_utf8_lossy(key).into_owned(),
-        error: e.to_string(),
-    })
+        error,
+    };
+    match bytes.split_first() {
+        Some((&LZ4_RECORD, packed)) => {
+            let json =
+                lz4_flex::decompress_size_prepended(packed).map_err(|e| corrupt(e.to_string()))?;
+            serde_json::from_slice(&json).map_err(|e| corrupt(e.to_string()))
+        }
+        _ => serde_json::from_slice(bytes).map_err(|e| corrupt(e.to_string())),
+    }
 }
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let db = sled::Config::new()
             .path(path)
+            // sled caches up to 1 GiB by default; the inbox and the outputs
+            // live on disk, and memory stays bounded whatever their size.
+            .cache_capacity(CACHE_BYTES)
             .flush_every_ms(Some(500))
             // sled caches 1 GiB by default; the memory target is 300 MiB in all.
             .cache_capacity(64 * 1024 * 1024)
@@ -192,5 +222,26 @@ impl Store {
     pub fn backlog(&self) -> u64 {
         self.counter(counter::RECEIVED)
             .saturating_sub(self.counter(counter::PROCESSED))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_small_plain_and_large_compressed() {
+        let small = vec!["a".to_string()];
+        let bytes = encode(&small);
+        assert_eq!(bytes, br#"["a"]"#);
+        assert_eq!(decode::<Vec<String>>(b"k", &bytes).unwrap(), small);
+        let large: Vec<String> = (0..200)
+            .map(|i| format!("https://github.com/acme/r/{i}"))
+            .collect();
+        let bytes = encode(&large);
+        assert_eq!(bytes[0], LZ4_RECORD);
+        assert!(bytes.len() < serde_json::to_vec(&large).unwrap().len() / 2);
+        assert_eq!(decode::<Vec<String>>(b"k", &bytes).unwrap(), large);
+        assert!(decode::<Vec<String>>(b"k", &[LZ4_RECORD, 9, 9]).is_err());
     }
 }

@@ -87,6 +87,11 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     // typed parse below skips without reading.
     let text = std::str::from_utf8(body)
         .map_err(|e| WebhookError::MalformedJson(format!("the body is not UTF-8: {e}")))?;
+    if too_deep(text) {
+        return Err(WebhookError::MalformedJson(format!(
+            "nesting deeper than {MAX_DEPTH} levels"
+        )));
+    }
     if !text.trim_start().starts_with('{') {
         return Err(match serde_json::from_str::<IgnoredAny>(text) {
             Ok(_) => WebhookError::NotAnObject,
@@ -200,6 +205,38 @@ struct Ctx<'a> {
     p: &'a Payload,
     /// The whole body, for event-specific fields (each event module types its own).
     raw: RawBody<'a>,
+}
+
+/// serde_json's own limit when building values; fields the typed parse skips
+/// are not held to it, so the body is checked once up front.
+const MAX_DEPTH: usize = 128;
+
+/// True when arrays and objects nest deeper than `MAX_DEPTH` (outside strings).
+fn too_deep(text: &str) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The body as a `serde_json::Value`, parsed only if an event module asks.

@@ -3,6 +3,8 @@
 //! `wait_idle`/`tick` instead of sleeping.
 #![allow(dead_code)]
 
+pub mod serve;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,141 @@
+//! `safe-outcomes bench`: the performance figures of DESIGN.md §8, each measured
+//! against a baseline in the same run (the machine is shared and noisy, so
+//! ratios within one run are what count). One file per scenario.
+
+mod ingest;
+pub mod payloads;
+mod replay;
+mod scale;
+pub mod table;
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+pub use table::{Row, Table};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub scenario: Scenario,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Scenario {
+    /// Webhook ingest through the real server and store vs a bare HMAC-checking handler.
+    Ingest(ingest::IngestArgs),
+    /// Inbox to stored outcomes, offline.
+    Replay(replay::ReplayArgs),
+    /// Per-event cost, memory and store size as tracked outputs grow.
+    Scale(scale::ScaleArgs),
+    /// GitHub API calls per output (needs the fake GitHub).
+    Api,
+}
+
+pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let table = match args.scenario {
+        Scenario::Ingest(a) => ingest::run(a).await?,
+        Scenario::Replay(a) => replay::run(a).await?,
+        Scenario::Scale(a) => match scale::run(a).await? {
+            Some(t) => t,
+            None => return Ok(()),
+        },
+        Scenario::Api => {
+            println!("bench api: needs the fake GitHub (issue 4), not yet available");
+            return Ok(());
+        }
+    };
+    print!("{}", table.render());
+    Ok(())
+}
+
+/// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.
+pub fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// CPU time this process used so far (all threads, user + system), in seconds.
+pub fn cpu_seconds() -> f64 {
+    // Fields 14 and 15 of /proc/self/stat, in clock ticks (100 per second on Linux).
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+            Some(ticks as f64 / 100.0)
+        })
+        .unwrap_or(0.0)
+}
+
+/// The `q` quantile (0..=1) of sorted durations.
+pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((sorted.len() as f64) * q).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+pub fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+pub fn per_sec(n: f64) -> String {
+    if n >= 10_000.0 {
+        format!("{:.0}/s", n)
+    } else {
+        format!("{:.1}/s", n)
+    }
+}
+
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// A small deterministic generator (no RNG dependency), for "random" picks.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next_below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_pick_the_rank_at_or_above() {
+        let d: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(quantile(&d, 0.5), Duration::from_millis(50));
+        assert_eq!(quantile(&d, 0.99), Duration::from_millis(99));
+        assert_eq!(quantile(&d, 0.999), Duration::from_millis(100));
+        assert_eq!(quantile(&[], 0.5), Duration::ZERO);
+    }
+
+    #[test]
+    fn rss_and_cpu_are_readable_here() {
+        assert!(rss_bytes() > 0);
+        let before = cpu_seconds();
+        let mut x = 0u64;
+        for i in 0..50_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        assert!(cpu_seconds() >= before);
+    }
+}

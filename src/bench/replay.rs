@@ -1,0 +1,294 @@
+//! `bench replay`: offline throughput from inbox to stored outcomes. An App
+//! without a worker takes N normalized deliveries into its inbox (gh-aw
+//! issues and PRs discovered from their markers, then labels, comments,
+//! closes and merges on them); then a worker drains it and the drain is
+//! timed (decode, correlate, evaluate, write). The baseline is the store
+//! ceiling: the same inbox drained by a loop that only decodes each item and
+//! files its observations, one batch per item, with no correlation or evaluation.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Duration as ChronoDuration, Utc};
+use clap::Args;
+
+use super::payloads::{issue, pull_request, IssueEvent, PrEvent};
+use super::{per_sec, Row, Table};
+use crate::app::App;
+use crate::clock::Clock;
+use crate::store::inbox::InboxItem;
+use crate::store::{counter, decode, encode, keys, Store};
+use crate::webhook::{normalize, Normalized};
+use crate::worker::Worker;
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Deliveries (events) in the inbox.
+    #[arg(long, default_value_t = 50_000)]
+    pub events: usize,
+}
+
+/// Events per gh-aw output: its `opened`, then activity on it.
+const EVENTS_PER_OUTPUT: usize = 10;
+
+/// The raw deliveries: (event, body). Odd outputs are PRs (28 KB bodies),
+/// even ones issues; activity comes from humans and bots.
+pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)> {
+    let repos = ["acme/widgets", "acme/docs", "acme/api", "acme/infra"];
+    (0..n)
+        .map(|i| {
+            let output = i / EVENTS_PER_OUTPUT;
+            let step = i % EVENTS_PER_OUTPUT;
+            let repo = repos[output % repos.len()];
+            let number = 10_000 + output as u64;
+            let at = start + ChronoDuration::seconds(i as i64);
+            let run = 100_000 + output as u64;
+            let sender = match step % 3 {
+                0 => "github-actions[bot]",
+                1 => "maria-lopez",
+                _ => "linear[bot]",
+            };
+            if output % 2 == 1 {
+                let (action, label) = match step {
+                    0 => ("opened", None),
+                    9 => ("closed", None),
+                    s if s % 2 == 1 => ("labeled", Some("ci")),
+                    _ => ("ready_for_review", None),
+                };
+                let body = pull_request(&PrEvent {
+                    repo,
+                    number,
+                    action,
+                    at,
+                    author: "github-actions[bot]",
+                    sender: if step == 0 {
+                        "github-actions[bot]"
+                    } else {
+                        sender
+                    },
+                    gh_aw_run: Some(run),
+                    label,
+                    merged: output % 4 == 1,
+                });
+                ("pull_request", body.to_string().into_bytes())
+            } else {
+                let (event, action, label, comment) = match step {
+                    0 => ("issues", "opened", None, None),
+                    9 => ("issues", "closed", None, None),
+                    s if s % 2 == 1 => ("issue_comment", "created", None, Some(i as u64)),
+                    _ => ("issues", "labeled", Some("bug"), None),
+                };
+                let body = issue(&IssueEvent {
+                    repo,
+                    number,
+                    action,
+                    at,
+                    sender: if step == 0 {
+                        "github-actions[bot]"
+                    } else {
+                        sender
+                    },
+                    gh_aw_run: Some(run),
+                    label,
+                    comment_id: comment,
+                });
+                (event, body.to_string().into_bytes())
+            }
+        })
+        .collect()
+}
+
+/// Drain the inbox doing only the store work: decode, file observations, remove.
+fn store_ceiling(store: &Store) -> anyhow::Result<usize> {
+    let mut n = 0;
+    loop {
+        let Some(first) = store.db().scan_prefix(keys::INBOX_QUEUE).next() else {
+            return Ok(n);
+        };
+        let (key, value) = first?;
+        let item: InboxItem = decode(&key, &value)?;
+        let mut batch = sled::Batch::default();
+        if let InboxItem::Delivery { observations, .. } = item {
+            for obs in observations {
+                batch.insert(
+                    keys::observation(&obs.target, obs.at, &obs.id),
+                    encode(&obs),
+                );
+            }
+        }
+        batch.remove(key);
+        store.db().apply_batch(batch)?;
+        n += 1;
+    }
+}
+
+/// Fill a fresh store's inbox with the normalized deliveries.
+async fn fill(dir: &std::path::Path, items: &[InboxItem], clock: Clock) -> anyhow::Result<App> {
+    let app = App::start_without_worker(dir, clock)?;
+    let mut tasks = tokio::task::JoinSet::new();
+    for chunk in items.chunks(1024) {
+        for item in chunk {
+            let writer = app.writer.clone();
+            let item = item.clone();
+            tasks.spawn(async move { writer.enqueue(item).await });
+        }
+        while let Some(r) = tasks.join_next().await {
+            r??;
+        }
+    }
+    Ok(app)
+}
+
+pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
+    let n = args.events.max(EVENTS_PER_OUTPUT);
+    let start: DateTime<Utc> = "2026-09-01T09:00:00Z".parse()?;
+    let raw = deliveries(n, start);
+    let raw_bytes: usize = raw.iter().map(|(_, b)| b.len()).sum();
+
+    // Parse: raw body → normalized delivery (the webhook handler's work).
+    let t = Instant::now();
+    let mut items = Vec::with_capacity(n);
+    for (i, (event, body)) in raw.iter().enumerate() {
+        let delivery = format!("replay-{i}");
+        if let Normalized::Relevant(d) = normalize(event, &delivery, body)? {
+            items.push(InboxItem::Delivery {
+                delivery_id: delivery,
+                event: d.event,
+                action: d.action,
+                received_at: start,
+                observations: d.observations,
+                discoveries: d.discoveries,
+                installation_change: d.installation_change,
+            });
+        }
+    }
+    let parse = t.elapsed();
+    let split = parse_split(&raw);
+    drop(raw);
+    anyhow::ensure!(
+        items.len() == n,
+        "{} of {n} deliveries normalized",
+        items.len()
+    );
+
+    // As of well after the last event, so every output is evaluated mid-life.
+    let now = start + ChronoDuration::seconds(n as i64) + ChronoDuration::hours(2);
+
+    // Ours: a worker drains the inbox.
+    let dir = tempfile::tempdir()?;
+    let app = fill(dir.path(), &items, Clock::manual(now)).await?;
+    let store = app.store.clone();
+    let shared = app.shared.clone();
+    // A named thread, so a profiler can tell the drain apart.
+    let drain = std::thread::Builder::new()
+        .name("bench-drain".into())
+        .spawn(move || {
+            let mut worker = Worker::new(store, shared);
+            let t = Instant::now();
+            worker.drain_inbox();
+            t.elapsed()
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
+    let processed = app.store.counter(counter::PROCESSED);
+    let outputs = app.outputs_tracked();
+    let backlog = app.store.backlog();
+    let last_error = app.shared.last_error();
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    anyhow::ensure!(
+        processed == n as u64 && backlog == 0,
+        "processed {processed} of {n} (last error: {last_error:?})"
+    );
+
+    // Baseline: the store ceiling on an identical inbox.
+    let dir2 = tempfile::tempdir()?;
+    let app2 = fill(dir2.path(), &items, Clock::manual(now)).await?;
+    let store2 = app2.store.clone();
+    let (ceiling, drained) = tokio::task::spawn_blocking(move || {
+        let t = Instant::now();
+        let drained = store_ceiling(&store2);
+        (t.elapsed(), drained)
+    })
+    .await?;
+    let drained = drained?;
+    tokio::task::spawn_blocking(move || app2.shutdown()).await?;
+
+    let rate = |d: Duration, count: usize| count as f64 / d.as_secs_f64();
+    let ours = rate(drain, n);
+    let base = rate(ceiling, drained);
+    let mut t = Table::new(format!(
+        "bench replay — {n} events ({} gh-aw outputs, {} events each; half PRs with {:.1} KB bodies)",
+        outputs,
+        EVENTS_PER_OUTPUT,
+        raw_bytes as f64 / n as f64 / 1024.0
+    ));
+    t.push(
+        Row::new("inbox → stored outcomes, events/s", per_sec(ours))
+            .baseline(
+                format!("{} (store ceiling)", per_sec(base)),
+                Some(ours / base),
+            )
+            .target("≥ 50,000/s", ours >= 50_000.0),
+    );
+    let end_to_end = n as f64 / (parse + drain).as_secs_f64();
+    t.push(Row::new(
+        "raw body → normalized (parse), events/s",
+        per_sec(rate(parse, n)),
+    ));
+    t.push(Row::new(
+        "raw body → stored outcomes (parse + drain), events/s",
+        per_sec(end_to_end),
+    ));
+    t.push(Row::new(
+        "per event: parse / drain",
+        format!(
+            "{:.1} µs / {:.1} µs",
+            parse.as_secs_f64() * 1e6 / n as f64,
+            drain.as_secs_f64() * 1e6 / n as f64
+        ),
+    ));
+    t.push(Row::new(
+        "28 KB PR body: normalize / JSON → Value / JSON scan only",
+        format!(
+            "{:.1} µs / {:.1} µs / {:.1} µs",
+            split.normalize_us, split.value_us, split.scan_us
+        ),
+    ));
+    Ok(t)
+}
+
+/// Where normalizing a large body goes: the whole of `normalize`, building a
+/// `serde_json::Value` of the body (its first step), and only scanning the
+/// JSON (the floor for any parser that reads typed fields straight from bytes).
+struct ParseSplit {
+    normalize_us: f64,
+    value_us: f64,
+    scan_us: f64,
+}
+
+fn parse_split(raw: &[(&'static str, Vec<u8>)]) -> ParseSplit {
+    let prs: Vec<&Vec<u8>> = raw
+        .iter()
+        .filter(|(e, _)| *e == "pull_request")
+        .map(|(_, b)| b)
+        .take(2000)
+        .collect();
+    let n = prs.len().max(1) as f64;
+    let time = |f: &dyn Fn(&[u8])| {
+        let t = Instant::now();
+        for b in &prs {
+            f(b);
+        }
+        t.elapsed().as_secs_f64() * 1e6 / n
+    };
+    ParseSplit {
+        normalize_us: time(&|b| {
+            std::hint::black_box(normalize("pull_request", "split", b).ok());
+        }),
+        value_us: time(&|b| {
+            std::hint::black_box(serde_json::from_slice::<serde_json::Value>(b).ok());
+        }),
+        scan_us: time(&|b| {
+            std::hint::black_box(serde_json::from_slice::<serde::de::IgnoredAny>(b).ok());
+        }),
+    }
+}

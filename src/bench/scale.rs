@@ -1,0 +1,338 @@
+//! `bench scale`: the cost of one event as the number of tracked outputs grows
+//! (10k → 100k → 1M), with memory and store size at each size. Each size runs
+//! in its own child process (`bench scale --size N`), so its RSS is its own.
+//! The store is seeded through the real inbox and worker in big batches (one
+//! manifest of many lines, one delivery of many observations), then a fixed
+//! batch of events on random outputs is timed.
+
+use std::time::Instant;
+
+use chrono::{DateTime, Duration as ChronoDuration, Utc};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use serde_json::Map;
+
+use super::{mib, rss_bytes, Lcg, Row, Table};
+use crate::app::App;
+use crate::clock::Clock;
+use crate::model::execution::Sources;
+use crate::model::target::thread_key;
+use crate::model::{
+    Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind, Target, TargetKind,
+};
+use crate::store::inbox::InboxItem;
+use crate::worker::Worker;
+
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// Largest size of the 10k / 100k / 1M ladder.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max: u64,
+    /// Events in the timed batch (the same at every size).
+    #[arg(long, default_value_t = 5_000)]
+    pub batch: usize,
+    /// Measure this one size and print its figures as JSON (used by the parent run).
+    #[arg(long, hide = true)]
+    pub size: Option<u64>,
+}
+
+const SIZES: [u64; 3] = [10_000, 100_000, 1_000_000];
+/// Records per seeded manifest / observations per seeded delivery.
+const SEED_CHUNK: usize = 2_000;
+/// Inbox items enqueued before the worker drains them while seeding.
+const SEED_ROUND: usize = 25;
+const REPOS: u64 = 500;
+
+/// One size's figures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SizeFigures {
+    pub outputs: u64,
+    pub seed_seconds: f64,
+    pub per_event_us: f64,
+    pub rss_bytes: u64,
+    pub store_bytes: u64,
+}
+
+fn origin() -> DateTime<Utc> {
+    "2026-09-01T00:00:00Z".parse().expect("time")
+}
+
+fn repo_of(i: u64) -> String {
+    format!("acme/service-{:03}", i % REPOS)
+}
+
+fn number_of(i: u64) -> u64 {
+    i / REPOS + 1
+}
+
+fn executed_at(i: u64) -> DateTime<Utc> {
+    origin() + ChronoDuration::milliseconds(i as i64)
+}
+
+/// A `create_issue` line as a manifest gives it.
+fn record(i: u64) -> ExecutionRecord {
+    let repo = repo_of(i);
+    let number = number_of(i);
+    let run = 1_000_000 + i / 4;
+    let mut target = Target::thread(&repo, TargetKind::Issue, number);
+    target.url = Some(format!("https://github.com/{repo}/issues/{number}"));
+    ExecutionRecord {
+        id: ExecutionRecord::output_id(&repo, Some(run), &(i % 4).to_string()),
+        output_type: "create_issue".into(),
+        repo: repo.clone(),
+        run_id: Some(run),
+        index: Some(i % 4),
+        workflow: Some("issue-triage".into()),
+        target: Some(target),
+        executed_at: executed_at(i),
+        actor: Some("github-actions[bot]".into()),
+        provider: None,
+        temporary_id: Some(format!("aw_{i:08x}")),
+        before_state: Map::new(),
+        after_state: Map::new(),
+        metadata: Map::new(),
+        labels_added: Vec::new(),
+        labels_before: None,
+        extra: Map::new(),
+        sources: Sources {
+            manifest: true,
+            webhook: false,
+        },
+    }
+}
+
+fn snapshot(i: u64, labels: Vec<String>) -> ItemSnapshot {
+    ItemSnapshot {
+        kind: Some(TargetKind::Issue),
+        state: "open".into(),
+        title: format!("Flaky layout test on macOS ({i})"),
+        body_hash: format!("{:064x}", i),
+        labels,
+        author: Some(Actor::new("github-actions[bot]", "Bot")),
+        ..ItemSnapshot::default()
+    }
+}
+
+/// The `opened` a webhook would have filed for output `i`.
+fn opened(i: u64) -> Observation {
+    Observation {
+        id: format!("seed-{i}/0"),
+        at: executed_at(i) + ChronoDuration::seconds(1),
+        target: thread_key(&repo_of(i), number_of(i)),
+        actor: Some(Actor::new("github-actions[bot]", "Bot")),
+        event: ObservationKind::Opened,
+        snapshot: Some(snapshot(i, Vec::new())),
+    }
+}
+
+/// A human labels output `i`'s issue: the timed event.
+fn labeled(i: u64, n: usize) -> Observation {
+    Observation {
+        id: format!("batch-{n}/0"),
+        at: executed_at(i) + ChronoDuration::minutes(10) + ChronoDuration::milliseconds(n as i64),
+        target: thread_key(&repo_of(i), number_of(i)),
+        actor: Some(Actor::new("maria-lopez", "User")),
+        event: ObservationKind::Labeled {
+            label: "bug".into(),
+        },
+        snapshot: Some(snapshot(i, vec!["bug".into()])),
+    }
+}
+
+fn delivery(id: String, observations: Vec<Observation>) -> InboxItem {
+    InboxItem::Delivery {
+        delivery_id: id,
+        event: "issues".into(),
+        action: Some("labeled".into()),
+        received_at: origin(),
+        observations,
+        discoveries: Vec::new(),
+        installation_change: None,
+    }
+}
+
+async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<f64> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for item in items {
+        let writer = app.writer.clone();
+        tasks.spawn(async move { writer.enqueue(item).await });
+    }
+    while let Some(r) = tasks.join_next().await {
+        r??;
+    }
+    let (store, shared) = (app.store.clone(), app.shared.clone());
+    let secs = tokio::task::spawn_blocking(move || {
+        let t = Instant::now();
+        Worker::new(store, shared).drain_inbox();
+        t.elapsed().as_secs_f64()
+    })
+    .await?;
+    anyhow::ensure!(
+        app.store.backlog() == 0,
+        "worker stopped: {:?}",
+        app.shared.last_error()
+    );
+    Ok(secs)
+}
+
+/// Seed `size` outputs with one observation each, then time `batch` events.
+pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
+    let dir = tempfile::tempdir()?;
+    let now = executed_at(size) + ChronoDuration::hours(2);
+    let app = App::start_without_worker(dir.path(), Clock::manual(now))?;
+    let started = Instant::now();
+    let mut pending = Vec::new();
+    let mut next = 0u64;
+    while next < size {
+        let end = (next + SEED_CHUNK as u64).min(size);
+        pending.push(InboxItem::Manifest {
+            key: format!("seed-{next}"),
+            received_at: origin(),
+            records: (next..end).map(record).collect(),
+        });
+        pending.push(delivery(
+            format!("seed-{next}"),
+            (next..end).map(opened).collect(),
+        ));
+        next = end;
+        if pending.len() >= SEED_ROUND * 2 || next == size {
+            enqueue_and_drain(&app, std::mem::take(&mut pending)).await?;
+            eprintln!("  {size}: seeded {next}");
+        }
+    }
+    let seed_seconds = started.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        app.outputs_tracked() == size,
+        "{} outputs",
+        app.outputs_tracked()
+    );
+
+    let mut rng = Lcg(size ^ 0x5eed);
+    let mut timed = 0.0;
+    for round in 0..2 {
+        let items = (0..batch)
+            .map(|n| {
+                let i = rng.next_below(size);
+                delivery(
+                    format!("batch-{round}-{n}"),
+                    vec![labeled(i, round * batch + n)],
+                )
+            })
+            .collect();
+        // The first round warms up; the second is the figure.
+        timed = enqueue_and_drain(&app, items).await?;
+    }
+    app.store.flush()?;
+    let figures = SizeFigures {
+        outputs: size,
+        seed_seconds,
+        per_event_us: timed * 1e6 / batch as f64,
+        rss_bytes: rss_bytes(),
+        store_bytes: app.store.size_on_disk(),
+    };
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    Ok(figures)
+}
+
+/// Run one size in a child process and read its figures.
+async fn in_child(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
+    let exe = std::env::current_exe()?;
+    let out = tokio::process::Command::new(exe)
+        .args(["bench", "scale", "--size", &size.to_string()])
+        .args(["--batch", &batch.to_string()])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .await?;
+    anyhow::ensure!(out.status.success(), "bench scale --size {size} failed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    Ok(serde_json::from_str(line)?)
+}
+
+pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
+    if let Some(size) = args.size {
+        let f = measure(size, args.batch).await?;
+        println!("{}", serde_json::to_string(&f)?);
+        return Ok(None);
+    }
+    let sizes: Vec<u64> = SIZES.iter().copied().filter(|s| *s <= args.max).collect();
+    anyhow::ensure!(
+        !sizes.is_empty(),
+        "--max is below the smallest size (10000)"
+    );
+    let mut figures = Vec::new();
+    for size in &sizes {
+        eprintln!("bench scale: {size} outputs...");
+        figures.push(in_child(*size, args.batch).await?);
+    }
+    let base = figures[0].clone();
+    let largest = figures.last().expect("a size").outputs;
+    let mut t = Table::new(format!(
+        "bench scale — {} events on random outputs, timed after a warm-up batch",
+        args.batch
+    ));
+    for f in &figures {
+        let label = human(f.outputs);
+        let ratio = f.per_event_us / base.per_event_us;
+        let mut row = Row::new(
+            format!("per-event cost at {label} outputs"),
+            format!("{:.1} µs", f.per_event_us),
+        );
+        if f.outputs != base.outputs {
+            row = row
+                .baseline(
+                    format!("{:.1} µs at {}", base.per_event_us, human(base.outputs)),
+                    Some(ratio),
+                )
+                .target("≤ 1.5×", ratio <= 1.5);
+        }
+        t.push(row);
+    }
+    for f in &figures {
+        let mut row = Row::new(
+            format!("RSS at {} outputs", human(f.outputs)),
+            mib(f.rss_bytes),
+        );
+        if f.outputs == largest {
+            let bound = 300 * 1024 * 1024;
+            row = row.target(format!("≤ {} (at 1M)", mib(bound)), f.rss_bytes <= bound);
+        }
+        t.push(row);
+    }
+    for f in &figures {
+        let per = f.store_bytes as f64 / f.outputs as f64;
+        let mut row = Row::new(
+            format!("store bytes per output at {}", human(f.outputs)),
+            format!("{per:.0} B"),
+        );
+        if f.outputs == largest {
+            row = row.target("≤ 2048 B", per <= 2048.0);
+        }
+        t.push(row);
+    }
+    for f in &figures {
+        t.push(Row::new(
+            format!("seeding {} outputs + observations", human(f.outputs)),
+            format!(
+                "{:.1} s ({:.0} outputs/s)",
+                f.seed_seconds,
+                f.outputs as f64 / f.seed_seconds
+            ),
+        ));
+    }
+    if largest < 1_000_000 {
+        t.notes.push(format!(
+            "Capped at {} outputs (--max): the 1M targets are judged at that size.",
+            human(largest)
+        ));
+    }
+    Ok(Some(t))
+}
+
+fn human(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}

@@ -1,0 +1,91 @@
+//! `safe-outcomes serve` as a child process on a loopback port it picks itself
+//! (`PORT=0`; it prints `listening on URL` on stdout), with its stdout and
+//! stderr captured, for the crash and log tests.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+pub struct ServeChild {
+    pub child: Child,
+    pub url: String,
+    /// Everything the process wrote so far, stdout and stderr interleaved.
+    pub output: Arc<Mutex<String>>,
+}
+
+impl ServeChild {
+    /// Start `serve` on `data_dir` with the given extra environment.
+    pub async fn start(data_dir: &Path, env: &[(&str, &str)]) -> ServeChild {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_safe-outcomes"));
+        cmd.arg("serve")
+            .env("DATA_DIR", data_dir)
+            .env("PORT", "0")
+            .env("HOST", "127.0.0.1")
+            .env_remove("APP_ID")
+            .env_remove("PRIVATE_KEY_PATH")
+            .env("LOG_FORMAT", "pretty")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn safe-outcomes serve");
+        let output = Arc::new(Mutex::new(String::new()));
+        let (url_tx, url_rx) = tokio::sync::oneshot::channel();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let out = output.clone();
+        tokio::spawn(async move {
+            let mut url_tx = Some(url_tx);
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(url) = line.strip_prefix("listening on ") {
+                    if let Some(tx) = url_tx.take() {
+                        let _ = tx.send(url.trim().to_string());
+                    }
+                }
+                out.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
+        let err = output.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                err.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
+        let url = tokio::time::timeout(Duration::from_secs(60), url_rx)
+            .await
+            .expect("serve printed its address within 60 s")
+            .expect("serve printed its address");
+        ServeChild { child, url, output }
+    }
+
+    pub fn output(&self) -> String {
+        self.output.lock().unwrap().clone()
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    pub async fn kill9(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub async fn terminate(&mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await;
+        // Let the readers take the last lines.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -1,0 +1,306 @@
+//! Hostile input at the webhook: truncated, mislabelled, oversized (declared
+//! and chunked), malformed, deeply nested, huge, or signed for something else.
+//! Each gets its documented status and a JSON error (DESIGN.md §4), the
+//! process stays up, and the store does not change.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TestApp, SECRET};
+use safe_outcomes::signature::sign;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+fn start() -> chrono::DateTime<chrono::Utc> {
+    "2026-10-01T00:00:00Z".parse().unwrap()
+}
+
+const HOOK: &str = "/api/github/webhooks";
+
+fn issue_body() -> Vec<u8> {
+    std::fs::read(common::manifest_dir().join("fixtures/webhooks/issues/opened.gh-aw.json"))
+        .unwrap()
+}
+
+/// Headers GitHub sends, signed over `body`.
+fn signed(body: &[u8], event: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("content-type", "application/json".into()),
+        ("x-github-event", event.into()),
+        ("x-github-delivery", "hostile-1".into()),
+        ("x-hub-signature-256", sign(SECRET, body)),
+    ]
+}
+
+fn without(mut h: Vec<(&'static str, String)>, name: &str) -> Vec<(&'static str, String)> {
+    h.retain(|(k, _)| *k != name);
+    h
+}
+
+fn replaced(
+    h: Vec<(&'static str, String)>,
+    name: &'static str,
+    value: &str,
+) -> Vec<(&'static str, String)> {
+    let mut h = without(h, name);
+    h.push((name, value.to_string()));
+    h
+}
+
+async fn post(t: &TestApp, headers: &[(&str, String)], body: Vec<u8>) -> (u16, Value) {
+    let mut req = reqwest::Client::new().post(format!("{}{HOOK}", t.server.url()));
+    for (k, v) in headers {
+        req = req.header(*k, v);
+    }
+    let resp = req.body(body).send().await.unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(json!(text)))
+}
+
+/// Send raw bytes on a fresh connection; returns the status line's code, if any.
+async fn raw_request(t: &TestApp, head: &str, chunks: Vec<Vec<u8>>) -> Option<u16> {
+    let mut stream = TcpStream::connect(t.server.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    for chunk in chunks {
+        // The server may answer and close before all is sent: stop writing then.
+        if stream.write_all(&chunk).await.is_err() {
+            break;
+        }
+    }
+    let _ = stream.shutdown().await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    text.split_whitespace().nth(1).and_then(|c| c.parse().ok())
+}
+
+async fn assert_alive(t: &TestApp) {
+    let pong = reqwest::get(format!("{}/ping", t.server.url()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(pong, "PONG");
+}
+
+#[tokio::test]
+async fn hostile_bodies_and_headers_get_their_documented_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let body = issue_body();
+    let before = t.dump();
+
+    let truncated = body[..body.len() / 2].to_vec();
+    let nested_open = [b"{\"a\":".to_vec(), vec![b'['; 100_000]].concat();
+    let nested_closed = [
+        b"{\"a\":".to_vec(),
+        vec![b'['; 100_000],
+        vec![b']'; 100_000],
+        b"}".to_vec(),
+    ]
+    .concat();
+    let mut bad_utf8 = body.clone();
+    let at = bad_utf8.iter().position(|b| *b == b'"').unwrap() + 1;
+    bad_utf8.insert(at, 0xc3);
+    bad_utf8.insert(at + 1, 0x28);
+    let huge_top_array = format!("[{}1]", "1,".repeat(2_000_000)).into_bytes();
+    let other_body = br#"{"action":"opened"}"#.to_vec();
+
+    type Case = (&'static str, Vec<(&'static str, String)>, Vec<u8>, u16);
+    let cases: Vec<Case> = vec![
+        (
+            "truncated body",
+            signed(&truncated, "issues"),
+            truncated.clone(),
+            400,
+        ),
+        ("empty body", signed(b"", "issues"), Vec::new(), 400),
+        (
+            "content type text/plain",
+            replaced(signed(&body, "issues"), "content-type", "text/plain"),
+            body.clone(),
+            415,
+        ),
+        (
+            "content type form",
+            replaced(
+                signed(&body, "issues"),
+                "content-type",
+                "application/x-www-form-urlencoded",
+            ),
+            body.clone(),
+            415,
+        ),
+        (
+            "no content type",
+            without(signed(&body, "issues"), "content-type"),
+            body.clone(),
+            415,
+        ),
+        (
+            "no signature",
+            without(signed(&body, "issues"), "x-hub-signature-256"),
+            body.clone(),
+            401,
+        ),
+        (
+            "empty signature",
+            replaced(signed(&body, "issues"), "x-hub-signature-256", ""),
+            body.clone(),
+            401,
+        ),
+        (
+            "signature for another body",
+            replaced(
+                signed(&body, "issues"),
+                "x-hub-signature-256",
+                &sign(SECRET, &other_body),
+            ),
+            body.clone(),
+            401,
+        ),
+        (
+            "signature with another secret",
+            replaced(
+                signed(&body, "issues"),
+                "x-hub-signature-256",
+                &sign("guess", &body),
+            ),
+            body.clone(),
+            401,
+        ),
+        (
+            "no event header",
+            without(signed(&body, "issues"), "x-github-event"),
+            body.clone(),
+            400,
+        ),
+        (
+            "no delivery header",
+            without(signed(&body, "issues"), "x-github-delivery"),
+            body.clone(),
+            400,
+        ),
+        (
+            "delivery id over 128 bytes",
+            replaced(
+                signed(&body, "issues"),
+                "x-github-delivery",
+                &"d".repeat(129),
+            ),
+            body.clone(),
+            400,
+        ),
+        (
+            "invalid UTF-8 in a string",
+            signed(&bad_utf8, "issues"),
+            bad_utf8.clone(),
+            400,
+        ),
+        (
+            "100k unclosed [",
+            signed(&nested_open, "issues"),
+            nested_open.clone(),
+            400,
+        ),
+        (
+            "100k nested arrays",
+            signed(&nested_closed, "issues"),
+            nested_closed.clone(),
+            400,
+        ),
+        (
+            "a 4 MB top-level array",
+            signed(&huge_top_array, "issues"),
+            huge_top_array.clone(),
+            400,
+        ),
+    ];
+    for (name, headers, body, expected) in cases {
+        let (status, answer) = post(&t, &headers, body).await;
+        assert_eq!(status, expected, "{name}: {answer}");
+        assert!(
+            answer["error"].is_string() && answer["detail"].is_string(),
+            "{name}: JSON error body, got {answer}"
+        );
+        assert_alive(&t).await;
+    }
+    t.app.wait_idle().await;
+    assert_eq!(
+        t.dump(),
+        before,
+        "refused requests must not change the store"
+    );
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn valid_but_unwanted_json_is_acknowledged_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let before = t.dump();
+    // A huge array inside an event we do not handle, and events we do not know.
+    let labels: Vec<Value> = (0..200_000)
+        .map(|i| json!({"name": format!("l{i}")}))
+        .collect();
+    let big = serde_json::to_vec(&json!({"action": "created", "labels": labels})).unwrap();
+    for (event, body) in [
+        ("sponsorship", big),
+        ("ping", br#"{"zen":"Keep it logically awesome."}"#.to_vec()),
+        ("x-made-up-event", br#"{"action":"exploded"}"#.to_vec()),
+    ] {
+        let (status, answer) = post(&t, &signed(&body, event), body).await;
+        assert_eq!(status, 200, "{event}: {answer}");
+        assert_eq!(answer["status"], "ignored", "{event}: {answer}");
+    }
+    t.app.wait_idle().await;
+    assert_eq!(t.dump(), before);
+    assert_alive(&t).await;
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused_declared_or_chunked() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), start()).await;
+    let before = t.dump();
+    let addr = t.server.addr;
+    let head = |extra: &str| {
+        format!(
+            "POST {HOOK} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             x-github-event: issues\r\nx-github-delivery: big-1\r\n\
+             x-hub-signature-256: sha256=00\r\n{extra}\r\n"
+        )
+    };
+    // Declared too large: refused before the body is read.
+    let declared = raw_request(
+        &t,
+        &head(&format!("content-length: {}\r\n", 26 * 1024 * 1024)),
+        vec![vec![b' '; 64 * 1024]],
+    )
+    .await;
+    assert_eq!(declared, Some(413));
+    // Chunked, no Content-Length: refused once past 25 MiB.
+    let mut chunks = Vec::new();
+    let piece = vec![b' '; 1024 * 1024];
+    for _ in 0..26 {
+        let mut c = format!("{:x}\r\n", piece.len()).into_bytes();
+        c.extend_from_slice(&piece);
+        c.extend_from_slice(b"\r\n");
+        chunks.push(c);
+    }
+    chunks.push(b"0\r\n\r\n".to_vec());
+    let chunked = raw_request(&t, &head("transfer-encoding: chunked\r\n"), chunks).await;
+    assert_eq!(chunked, Some(413));
+    // A body cut short of its declared length: the connection ends, nothing is stored.
+    let short = raw_request(&t, &head("content-length: 100000\r\n"), vec![issue_body()]).await;
+    assert!(short.is_none_or(|s| s >= 400), "{short:?}");
+    assert_alive(&t).await;
+    t.app.wait_idle().await;
+    assert_eq!(t.dump(), before);
+    t.stop().await;
+}
