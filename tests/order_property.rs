@@ -369,12 +369,10 @@ proptest! {
 }
 
 /// Found by the crash test: when a manifest's `workflow` and the body marker's
-/// `workflow_id` disagree, the output keeps whichever arrived first
-/// (`ExecutionRecord::merge`: "fields already set win"), so the arrival order
-/// decides `workflow`. The fix belongs in src/model/execution.rs (let the
-/// manifest's value win, as it already does for id, index and executed_at).
+/// `workflow_id` disagree, the output used to keep whichever arrived first.
+/// The manifest's value now wins whatever the order (`ExecutionRecord::merge`).
 #[tokio::test]
-#[ignore = "order-dependent merge in src/model/execution.rs (see the comment)"]
+
 async fn a_workflow_name_conflict_does_not_depend_on_arrival_order() {
     let mut steps = history(&[]);
     for s in &mut steps {

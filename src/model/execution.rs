@@ -148,13 +148,12 @@ impl ExecutionRecord {
     }
 
     /// Merge what another record for the same output knows (manifest + webhook).
-    /// Fields already set win, except that the manifest's id and index replace a
-    /// webhook-discovered one.
-    pub fn merge(&mut self, other: ExecutionRecord) {
+    /// The manifest line is the execution record: its fields win, whichever
+    /// arrived first, and the webhook discovery fills what it lacks (so the
+    /// result does not depend on delivery order).
+    pub fn merge(&mut self, mut other: ExecutionRecord) {
         if other.sources.manifest && !self.sources.manifest {
-            self.id = other.id.clone();
-            self.index = other.index;
-            self.executed_at = other.executed_at;
+            std::mem::swap(self, &mut other);
         }
         self.sources.manifest |= other.sources.manifest;
         self.sources.webhook |= other.sources.webhook;
