@@ -2,6 +2,8 @@
 //! against a baseline in the same run (the machine is shared and noisy, so
 //! ratios within one run are what count). One file per scenario.
 
+pub mod api;
+pub mod fake_github;
 mod ingest;
 pub mod payloads;
 mod replay;
@@ -28,7 +30,7 @@ pub enum Scenario {
     Replay(replay::ReplayArgs),
     /// Per-event cost, memory and store size as tracked outputs grow.
     Scale(scale::ScaleArgs),
-    /// GitHub API calls per output (needs the fake GitHub).
+    /// GitHub API calls per output per window, webhook-fed vs reconciled (a built-in fake GitHub).
     Api,
 }
 
@@ -40,10 +42,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             Some(t) => t,
             None => return Ok(()),
         },
-        Scenario::Api => {
-            println!("bench api: needs the fake GitHub (issue 4), not yet available");
-            return Ok(());
-        }
+        Scenario::Api => api::run().await?,
     };
     print!("{}", table.render());
     Ok(())

@@ -1,0 +1,32 @@
+//! `bench api` counts: the webhook-fed App reads the API far less per output
+//! and window than fetching every output at every window (gh-aw's way).
+
+use safe_outcomes::bench::api::{measure, table};
+use safe_outcomes::bench::fake_github::CallKind;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_fed_evaluation_reads_less_than_reconciling_every_window() {
+    let f = measure().await.expect("bench api runs");
+    assert!(f.outputs > 20, "the demo scenario's outputs: {}", f.outputs);
+    assert_eq!(f.windows, 4);
+    let reconciled = f.reconciled.of(CallKind::Evaluation);
+    let webhook = f.webhook.of(CallKind::Evaluation);
+    assert!(reconciled > 0, "the per-window fetch reads the API");
+    assert!(
+        webhook * 4 < reconciled,
+        "webhook-fed {webhook} vs reconciled {reconciled}"
+    );
+    assert!(f.webhook_evaluation() < f.reconciled_evaluation());
+    // Check runs are written on the scenario's PRs, with an installation token.
+    assert!(f.webhook.of(CallKind::CheckRun) > 0);
+    assert!(f.webhook.of(CallKind::Token) >= 1);
+    assert_eq!(f.webhook.of(CallKind::Other), 0, "{:?}", f.webhook.by_route);
+    assert_eq!(f.reconciled.of(CallKind::Other), 0);
+    let text = table(&f).render();
+    assert!(text.contains("evaluation calls / output / window, webhook-fed"));
+    assert!(
+        text.ends_with("bench: 0 of 1 targets met\n")
+            || text.ends_with("bench: 1 of 1 targets met\n"),
+        "{text}"
+    );
+}
