@@ -211,7 +211,7 @@ impl Worker {
         self.notify_prs(&changed, new_heads);
         if let Some(hook) = &self.shared.reconcile_requests {
             for id in unobserved {
-                hook.request(id);
+                hook.request_if_unseen(id);
             }
         }
         if let Some(hook) = &self.shared.harvest_requests {
@@ -232,18 +232,9 @@ impl Worker {
         if crate::reconcile::required_endpoints(&stored.execution).is_empty() {
             return Ok(false);
         }
-        for key in stored.execution.watch_keys() {
-            if let Some(item) = self
-                .store
-                .db()
-                .scan_prefix(keys::observations_of(&key))
-                .next()
-            {
-                item?;
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        Ok(!self
+            .store
+            .has_observations(&stored.execution.watch_keys())?)
     }
 
     /// File an installation change; a `Seen` already filed is skipped.

@@ -42,6 +42,10 @@ use crate::store::{Store, StoreError};
 pub enum ReconcileMsg {
     /// Reconcile this output (id or alias) as soon as possible.
     Request(String),
+    /// A new manifest output whose target was never seen: wait the grace
+    /// period (its webhooks usually follow the manifest within seconds), and
+    /// reconcile only if it is still unseen then.
+    RequestIfUnseen(String),
     /// Attempt everything queued now, due or not; reply when done (tests, shutdown).
     Flush(oneshot::Sender<()>),
 }
@@ -54,6 +58,13 @@ impl ReconcileRequests {
     /// Queue an output; false when the reconciler has stopped.
     pub fn request(&self, output_id: String) -> bool {
         self.0.send(ReconcileMsg::Request(output_id)).is_ok()
+    }
+
+    /// Queue an output the App has seen nothing of yet (see `RequestIfUnseen`).
+    pub fn request_if_unseen(&self, output_id: String) -> bool {
+        self.0
+            .send(ReconcileMsg::RequestIfUnseen(output_id))
+            .is_ok()
     }
 }
 
@@ -74,6 +85,9 @@ pub struct ReconcilerOptions {
     pub retry_max: Duration,
     /// Most outputs queued by the start-up scan.
     pub startup_batch: usize,
+    /// How long a new manifest output waits for its webhooks before it is
+    /// reconciled from the API.
+    pub unseen_grace: Duration,
 }
 
 impl Default for ReconcilerOptions {
@@ -83,6 +97,7 @@ impl Default for ReconcilerOptions {
             retry_min: Duration::from_secs(60),
             retry_max: Duration::from_secs(60 * 60),
             startup_batch: 500,
+            unseen_grace: Duration::from_secs(10 * 60),
         }
     }
 }
@@ -153,6 +168,8 @@ pub enum ReconcileError {
 struct Pending {
     due: Instant,
     failures: u32,
+    /// Skip the attempt if webhooks have told us about the target meanwhile.
+    only_if_unseen: bool,
 }
 
 /// Handle on the running reconciler.
@@ -248,6 +265,10 @@ impl Reconciler {
                     Some(ReconcileMsg::Request(id)) => {
                         queue.insert(id, fresh());
                     }
+                    Some(ReconcileMsg::RequestIfUnseen(id)) => {
+                        let later = self.after_grace();
+                        queue.entry(id).or_insert(later);
+                    }
                     Some(ReconcileMsg::Flush(reply)) => {
                         // Requests sent before the flush are in the channel ahead of it.
                         let mut replies = vec![reply];
@@ -255,6 +276,10 @@ impl Reconciler {
                             match m {
                                 ReconcileMsg::Request(id) => {
                                     queue.insert(id, fresh());
+                                }
+                                ReconcileMsg::RequestIfUnseen(id) => {
+                                    let later = self.after_grace();
+                                    queue.entry(id).or_insert(later);
                                 }
                                 ReconcileMsg::Flush(r) => replies.push(r),
                             }
@@ -281,6 +306,10 @@ impl Reconciler {
             let Some(mut pending) = queue.remove(&id) else {
                 continue;
             };
+            if pending.only_if_unseen && self.seen_since(&id) {
+                bump(&self.stats.skipped_other);
+                continue;
+            }
             let (result, retry_at) = match self.reconcile_output(&id).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -316,8 +345,30 @@ impl Reconciler {
             );
             tracing::info!(output = %id, attempt = pending.failures, wait_secs = wait.as_secs(), %detail, "reconcile failed; will try again");
             pending.due = Instant::now() + wait;
+            // It was attempted because it was unseen; its own failure
+            // observation must not cancel the retry.
+            pending.only_if_unseen = false;
             // A request that came in meanwhile keeps its own entry.
             queue.entry(id).or_insert(pending);
+        }
+    }
+
+    fn after_grace(&self) -> Pending {
+        Pending {
+            due: Instant::now() + self.options.unseen_grace,
+            only_if_unseen: true,
+            ..fresh()
+        }
+    }
+
+    /// True when observations of the output's target have arrived.
+    fn seen_since(&self, id: &str) -> bool {
+        match self.store.output(id) {
+            Ok(Some(stored)) => self
+                .store
+                .has_observations(&stored.execution.watch_keys())
+                .unwrap_or(false),
+            _ => false,
         }
     }
 
@@ -404,6 +455,7 @@ fn fresh() -> Pending {
     Pending {
         due: Instant::now(),
         failures: 0,
+        only_if_unseen: false,
     }
 }
 

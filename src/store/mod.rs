@@ -178,6 +178,17 @@ impl Store {
         Ok(all)
     }
 
+    /// True when anything has been filed under any of the keys.
+    pub fn has_observations(&self, target_keys: &[String]) -> Result<bool> {
+        for key in target_keys {
+            if let Some(item) = self.db.scan_prefix(keys::observations_of(key)).next() {
+                item?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Ids of the outputs watching a target.
     pub fn outputs_on(&self, target_key: &str) -> Result<Vec<String>> {
         let prefix = keys::outputs_on(target_key);
