@@ -79,6 +79,23 @@ pub struct AppOptions {
     pub harvest_requests: Option<HarvestRequests>,
 }
 
+/// How long to wait for a previous instance to let go of the store's lock.
+const STORE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Open the store, waiting a little while another instance that is shutting
+/// down (a restart) still holds its file lock; any other error is returned.
+fn open_store(path: &Path) -> Result<Store, crate::store::StoreError> {
+    let started = Instant::now();
+    loop {
+        match Store::open(path) {
+            Err(e) if e.to_string().contains("lock") && started.elapsed() < STORE_LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
 pub struct App {
     pub store: Store,
     pub shared: Arc<Shared>,
@@ -112,7 +129,7 @@ impl App {
         options: AppOptions,
     ) -> anyhow::Result<App> {
         std::fs::create_dir_all(data_dir)?;
-        let store = Store::open(&data_dir.join("store"))
+        let store = open_store(&data_dir.join("store"))
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
         let received = store.counter(counter::RECEIVED);
         let processed = store.counter(counter::PROCESSED);
