@@ -394,16 +394,7 @@ fn lenient_u64(v: &Value) -> Option<u64> {
 /// Label names from `["a"]` or `[{"name":"a"}]`.
 fn names(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|i| match i {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(str::to_string),
-                    _ => None,
-                })
-                .collect()
-        })
+        .map(|items| crate::wire::label_names(items))
         .unwrap_or_default()
 }
 

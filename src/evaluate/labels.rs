@@ -41,14 +41,7 @@ fn state_diff(ctx: &EvalContext, from: &str, minus: &str) -> Vec<String> {
             &ctx.record.before_state
         };
         match map.get("labels") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(str::to_string),
-                    _ => None,
-                })
-                .collect(),
+            Some(Value::Array(items)) => crate::wire::label_names(items),
             _ => Vec::new(),
         }
     };

@@ -441,12 +441,11 @@ impl Harvester {
                 }
                 Err(e) if e.is_transient() && p.failures + 1 < self.options.max_failures => {
                     p.failures += 1;
-                    let factor = 2u32.saturating_pow((p.failures - 1).min(16));
-                    let wait = self
-                        .options
-                        .retry_min
-                        .saturating_mul(factor)
-                        .min(self.options.retry_max);
+                    let wait = crate::github::retry::doubling(
+                        self.options.retry_min,
+                        self.options.retry_max,
+                        p.failures,
+                    );
                     tracing::warn!(repo = %p.run.repo, run = p.run.run_id, error = %e, "harvest failed; will retry");
                     p.due = Instant::now() + wait;
                     pending.insert(key, p);

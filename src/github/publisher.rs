@@ -155,13 +155,12 @@ impl PendingSet {
         if p.failures >= self.options.max_failures {
             return false;
         }
-        let factor = 2u32.saturating_pow((p.failures - 1).min(16));
-        let backoff = self
-            .options
-            .retry_min
-            .saturating_mul(factor)
-            .min(self.options.retry_max)
-            .max(at_least);
+        let backoff = crate::github::retry::doubling(
+            self.options.retry_min,
+            self.options.retry_max,
+            p.failures,
+        )
+        .max(at_least);
         p.due = now + backoff;
         let ambiguous = p.ambiguous_create;
         self.items

@@ -373,11 +373,7 @@ impl Reconciler {
     }
 
     fn backoff(&self, failures: u32) -> Duration {
-        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
-        self.options
-            .retry_min
-            .saturating_mul(factor)
-            .min(self.options.retry_max)
+        crate::github::retry::doubling(self.options.retry_min, self.options.retry_max, failures)
     }
 
     /// One attempt for one output: fetch, judge, hand to the worker. Also

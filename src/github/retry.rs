@@ -84,11 +84,17 @@ impl std::fmt::Debug for RetryPolicy {
     }
 }
 
+/// Exponential backoff: `min` after the first failure, doubling per failure
+/// after that, never more than `max`.
+pub fn doubling(min: Duration, max: Duration, failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+    min.saturating_mul(factor).min(max)
+}
+
 impl RetryPolicy {
     /// The backoff before attempt `attempt + 1` (attempt counts from 1).
     pub fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(16));
-        self.base_delay.saturating_mul(factor).min(self.max_delay)
+        doubling(self.base_delay, self.max_delay, attempt)
     }
 }
 

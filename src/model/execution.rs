@@ -74,14 +74,7 @@ impl ExecutionRecord {
     /// A list of strings from extra fields or metadata (`["a","b"]` or `"a,b"`).
     pub fn field_list(&self, name: &str) -> Vec<String> {
         match self.extra.get(name).or_else(|| self.metadata.get(name)) {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(str::to_string),
-                    _ => None,
-                })
-                .collect(),
+            Some(Value::Array(items)) => crate::wire::label_names(items),
             Some(Value::String(s)) => s
                 .split(',')
                 .map(|p| p.trim().to_string())
