@@ -1,7 +1,6 @@
 //! Bad input gets a clear error and changes nothing.
 
-mod common;
-
+use crate::common;
 use common::{TestApp, SECRET, TOKEN};
 use safe_outcomes::signature::sign;
 use serde_json::json;

@@ -1,8 +1,7 @@
 //! Every real GitHub payload in `../shared/fixtures/webhooks` goes through the
 //! real router: parsed or cleanly ignored, never a 5xx or a refusal.
 
-mod common;
-
+use crate::common;
 use common::TestApp;
 
 #[tokio::test]

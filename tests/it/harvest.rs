@@ -4,9 +4,7 @@
 //! the blob without the token, unzip a real zip and ingest the manifest,
 //! exactly once per run.
 
-mod common;
-mod fake_github;
-
+use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 

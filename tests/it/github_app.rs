@@ -3,9 +3,7 @@
 //! helper's transient/terminal rules, and the `safe-outcomes` check run's
 //! lifecycle driven by signed deliveries through the real router.
 
-mod common;
-mod fake_github;
-
+use crate::{common, fake_github};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

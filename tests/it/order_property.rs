@@ -5,8 +5,7 @@
 //! outcomes as the in-order run. 24 cases by default, 256 with
 //! SAFE_OUTCOMES_LONG=1.
 
-mod common;
-
+use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};

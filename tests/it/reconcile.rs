@@ -4,9 +4,7 @@
 //! failures, the retry budget and its bounded later tries, the on-demand
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
-mod common;
-mod fake_github;
-
+use crate::{common, fake_github};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! record by record, and the same outcomes whatever the order, repetition or
 //! interruption of the deliveries.
 
-mod common;
-
+use crate::common;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};

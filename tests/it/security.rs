@@ -1,8 +1,7 @@
 //! Security: the read API needs the bearer token; the open health endpoints
 //! say nothing about repositories; secrets never reach the logs.
 
-mod common;
-
+use crate::common;
 use std::collections::BTreeSet;
 
 use common::serve::ServeChild;

@@ -7,8 +7,7 @@
 //! Events are dated 2024, so every checkpoint has passed whatever the system
 //! clock says: the outcomes do not depend on when the test runs.
 
-mod common;
-
+use crate::common;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};

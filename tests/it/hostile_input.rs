@@ -3,8 +3,7 @@
 //! Each gets its documented status and a JSON error (DESIGN.md §4), the
 //! process stays up, and the store does not change.
 
-mod common;
-
+use crate::common;
 use std::time::Duration;
 
 use common::{TestApp, SECRET};

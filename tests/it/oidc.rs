@@ -3,8 +3,7 @@
 //! fixtures/oidc/; the server accepts good ones and refuses the rest with
 //! nothing stored; `safe-outcomes record` gets its token like a workflow does.
 
-mod common;
-
+use crate::common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,8 +2,7 @@
 //! from the observations stamped before the checkpoint — also when the App was
 //! down when a checkpoint came due.
 
-mod common;
-
+use crate::common;
 use chrono::{DateTime, Duration, Utc};
 use common::{comparable, TestApp};
 use safe_outcomes::client::Step;

@@ -2,9 +2,7 @@
 //! failed deliveries we never stored get one redelivery request each, the
 //! stored or successful ones none, and none is asked for again and again.
 
-mod common;
-mod fake_github;
-
+use crate::{common, fake_github};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! Workflow, check and revert outcomes end to end through the real router:
 //! manifest lines, then webhooks, then the exported outcome records.
 
-mod common;
-
+use crate::common;
 use chrono::{DateTime, Utc};
 use common::TestApp;
 use safe_outcomes::client::Step;

@@ -1,8 +1,7 @@
 //! The read API over the demo scenario: one output with its history, one run
 //! shaped like `gh aw outcomes RUN --json`, filters and pagination, the report.
 
-mod common;
-
+use crate::common;
 use common::TestApp;
 use safe_outcomes::client::parse_scenario;
 use safe_outcomes::demo::SCENARIO;

@@ -1,0 +1,33 @@
+//! The integration suite, linked as one test binary: one link of the whole
+//! dependency tree instead of one per file keeps CI's time and disk small.
+//! Each module is one area of behaviour; `common` is the harness (a real App
+//! behind the real router) and `fake_github` a stateful GitHub over real HTTP.
+//! The backpressure test measures the process's memory, so it keeps a
+//! binary of its own (`tests/backpressure.rs`).
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../fake_github/mod.rs"]
+mod fake_github;
+
+mod bad_input;
+mod bench_api;
+mod cli;
+mod conformance;
+mod coverage_of_types;
+mod crash;
+mod demo_scenario;
+mod github_app;
+mod github_payloads;
+mod harvest;
+mod hostile_input;
+mod metadata_outputs;
+mod oidc;
+mod order_property;
+mod read_api;
+mod reconcile;
+mod redelivery;
+mod restart;
+mod security;
+mod windows;
+mod workflow_outputs;
