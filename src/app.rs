@@ -15,6 +15,7 @@ use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::ReconcileRequests;
+use crate::pressure::IngestPressure;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store};
 use crate::worker::{Worker, WorkerMsg};
@@ -37,6 +38,9 @@ pub struct Shared {
     pub reconcile_requests: Option<ReconcileRequests>,
     /// Where the worker sends completed gh-aw runs to harvest (App mode only).
     pub harvest_requests: Option<HarvestRequests>,
+    /// How hard deliveries are arriving; the worker gives way while ingest
+    /// is saturated.
+    pub pressure: IngestPressure,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -158,6 +162,7 @@ impl App {
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
+            pressure: IngestPressure::default(),
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,
@@ -177,7 +182,8 @@ impl App {
         let wake_shared = shared.clone();
         let (writer, writer_thread) = InboxWriter::start(
             store.clone(),
-            Arc::new(move |seq| {
+            Arc::new(move |seq, items| {
+                wake_shared.pressure.committed(items);
                 wake_shared.stored.send_replace(seq);
                 let _ = wake_tx.send(WorkerMsg::Wake);
             }),

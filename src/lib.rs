@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod markers;
 pub mod model;
 pub mod oidc;
+pub mod pressure;
 pub mod reconcile;
 pub mod report;
 pub mod server;

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
@@ -87,9 +87,13 @@ impl Worker {
         }
     }
 
-    /// Process every stored inbox item, oldest first.
+    /// Process every stored inbox item, oldest first. While ingest is
+    /// saturated the worker works in slices and sleeps between them
+    /// (`pressure`): the deliveries are durable, the handlers need the cores.
     pub fn drain_inbox(&mut self) {
+        let mut slice = Instant::now();
         loop {
+            self.shared.pressure.maybe_give_way(&mut slice);
             let next = self
                 .store
                 .db()

@@ -44,6 +44,10 @@ pub struct IngestArgs {
     /// Distinct pre-signed bodies cycled through.
     #[arg(long, default_value_t = 2048)]
     pub bodies: usize,
+    /// Let the worker run flat out while ingest is saturated, instead of
+    /// giving way (to measure what giving way is worth).
+    #[arg(long)]
+    pub worker_flat_out: bool,
 }
 
 const SECRET: &str = "bench-webhook-secret";
@@ -267,6 +271,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
 
     let dir = tempfile::tempdir()?;
     let app = App::start(dir.path(), Clock::System)?;
+    app.shared.pressure.set_enabled(!args.worker_flat_out);
     let ours = RunningServer::start(
         router(
             &app,
@@ -432,11 +437,19 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         format!("{:.1} s", worker_catch_up.as_secs_f64()),
     ));
     t.push(Row::new(
+        "worker pauses to give way to saturated ingest",
+        if args.worker_flat_out {
+            "off (--worker-flat-out)".to_string()
+        } else {
+            format!("{}", app.shared.pressure.gave_way())
+        },
+    ));
+    t.push(Row::new(
         "store bytes per stored delivery",
         format!("{:.0} B", store_bytes as f64 / received.max(1) as f64),
     ));
     t.notes.push(
-        "Both servers run in this process on loopback, sharing the machine's cores with the load generator; the worker processes deliveries in the background while ours is loaded. Latency is measured at the client (fixed-rate: from the scheduled send time)."
+        "Both servers run in this process on loopback, sharing the machine's cores with the load generator; the worker processes deliveries in the background while ours is loaded, and gives way (2 ms of work, then 8 ms asleep) while ingest is saturated unless `--worker-flat-out`. Latency is measured at the client (fixed-rate: from the scheduled send time)."
             .to_string(),
     );
     ours.stop().await;

@@ -5,6 +5,7 @@
 //! manifest of many lines, one delivery of many observations), then a fixed
 //! batch of events on random outputs is timed.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
@@ -51,6 +52,9 @@ pub struct SizeFigures {
     pub per_event_us: f64,
     pub rss_bytes: u64,
     pub store_bytes: u64,
+    /// Live key + value bytes and entries by key prefix.
+    #[serde(default)]
+    pub live: BTreeMap<String, (u64, u64)>,
 }
 
 fn origin() -> DateTime<Utc> {
@@ -229,6 +233,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
         per_event_us: timed * 1e6 / batch as f64,
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
+        live: app.store.live_bytes_by_prefix()?,
     };
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(figures)
@@ -309,6 +314,20 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
             row = row.target("≤ 2048 B", per <= 2048.0);
         }
         t.push(row);
+    }
+    for f in &figures {
+        let per = |bytes: u64| bytes as f64 / f.outputs as f64;
+        let live: u64 = f.live.values().map(|(_, bytes)| bytes).sum();
+        let parts: Vec<String> = f
+            .live
+            .iter()
+            .filter(|(_, (_, bytes))| per(*bytes) >= 1.0)
+            .map(|(prefix, (_, bytes))| format!("{prefix} {:.0}", per(*bytes)))
+            .collect();
+        t.push(Row::new(
+            format!("live record bytes per output at {}", human(f.outputs)),
+            format!("{:.0} B ({})", per(live), parts.join(", ")),
+        ));
     }
     for f in &figures {
         t.push(Row::new(

@@ -24,6 +24,7 @@ struct Figures {
     outputs: u64,
     store_bytes: u64,
     uptime: u64,
+    gave_way: u64,
 }
 
 fn figures(state: &State) -> Figures {
@@ -37,6 +38,7 @@ fn figures(state: &State) -> Figures {
         outputs: state.shared.outputs_tracked.load(Ordering::Relaxed),
         store_bytes: state.store.size_on_disk(),
         uptime: state.shared.started.elapsed().as_secs(),
+        gave_way: state.shared.pressure.gave_way(),
     }
 }
 
@@ -51,6 +53,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
             "received": f.received,
             "processed": f.processed,
             "backlog": f.received.saturating_sub(f.processed),
+            "worker_gave_way": f.gave_way,
             "duplicates": f.duplicates,
             "ignored": f.ignored,
             "rejected": f.rejected,
@@ -104,6 +107,12 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
             "counter",
             "Requests refused as invalid.",
             f.rejected,
+        ),
+        (
+            "safe_outcomes_worker_gave_way_total",
+            "counter",
+            "Pauses the worker took to give way to saturated ingest.",
+            f.gave_way,
         ),
         (
             "safe_outcomes_outputs_tracked",

@@ -110,8 +110,9 @@ pub struct InboxWriter {
     tx: mpsc::Sender<Request>,
 }
 
-/// Called after each flushed batch with the highest stored sequence.
-pub type OnStored = Arc<dyn Fn(u64) + Send + Sync>;
+/// Called after each flushed batch with the highest stored sequence and the
+/// number of items the batch stored.
+pub type OnStored = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 impl InboxWriter {
     pub fn start(store: Store, on_stored: OnStored) -> (InboxWriter, JoinHandle<()>) {
@@ -178,7 +179,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
                 // Before the replies: once a client has its 2xx, `wait_idle`
                 // must already count the item as stored.
                 if seq > start_seq {
-                    on_stored(seq);
+                    on_stored(seq, seq - start_seq);
                 }
                 for (req, result) in requests.into_iter().zip(results) {
                     let _ = req.reply.send(Ok(result));

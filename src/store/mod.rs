@@ -5,6 +5,7 @@ pub mod cache;
 pub mod inbox;
 pub mod keys;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -91,8 +92,6 @@ impl Store {
             // live on disk, and memory stays bounded whatever their size.
             .cache_capacity(CACHE_BYTES)
             .flush_every_ms(Some(500))
-            // sled caches 1 GiB by default; the memory target is 300 MiB in all.
-            .cache_capacity(64 * 1024 * 1024)
             .open()?;
         Ok(Store { db })
     }
@@ -108,6 +107,26 @@ impl Store {
 
     pub fn size_on_disk(&self) -> u64 {
         self.db.size_on_disk().unwrap_or(0)
+    }
+
+    /// Live key + value bytes and entry counts by key prefix (`o/`, `b/`,
+    /// `n/c/`, …): what the records weigh, apart from sled's own overhead.
+    /// Scans the whole tree; for benchmarks and diagnostics.
+    pub fn live_bytes_by_prefix(&self) -> Result<BTreeMap<String, (u64, u64)>> {
+        let mut sizes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for item in self.db.iter() {
+            let (k, v) = item?;
+            let width = if k.starts_with(b"n/") || k.starts_with(b"i/") {
+                4
+            } else {
+                2
+            };
+            let prefix = String::from_utf8_lossy(&k[..width.min(k.len())]).into_owned();
+            let entry = sizes.entry(prefix).or_default();
+            entry.0 += 1;
+            entry.1 += (k.len() + v.len()) as u64;
+        }
+        Ok(sizes)
     }
 
     pub fn counter(&self, name: &str) -> u64 {

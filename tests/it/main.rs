@@ -19,6 +19,7 @@ mod crash;
 mod demo_scenario;
 mod github_app;
 mod github_payloads;
+mod give_way;
 mod harvest;
 mod hostile_input;
 mod metadata_outputs;
