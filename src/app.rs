@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
-use crate::github::reconciler::ReconcileRequests;
+use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
 use crate::pressure::IngestPressure;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store};
@@ -31,6 +31,8 @@ pub struct Shared {
     pub rejected: AtomicU64,
     /// GitHub API requests made (App mode), for `/status` and `/metrics`.
     pub github_calls: Arc<ApiCalls>,
+    /// What API reconciliation did (App mode; zeros when listening only).
+    pub reconcile_stats: Arc<ReconcileStats>,
     /// Where the worker reports PRs whose outcomes changed (App mode only).
     pub pr_changes: Option<PrChanges>,
     /// Where the worker and the API ask for outputs to be reconciled from
@@ -159,6 +161,7 @@ impl App {
             ignored: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
             github_calls: Arc::new(ApiCalls::default()),
+            reconcile_stats: Arc::default(),
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,

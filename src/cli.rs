@@ -281,6 +281,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             app.writer.clone(),
             ReconcilerOptions::default(),
         )
+        .with_stats(app.shared.reconcile_stats.clone())
         .spawn(&reconcile_requests, reconcile_inbox);
         let harvester = Harvester::new(
             app.store.clone(),

@@ -226,6 +226,13 @@ impl Reconciler {
         }
     }
 
+    /// Count into these stats (the App's, shown on `/status` and `/metrics`)
+    /// instead of the reconciler's own.
+    pub fn with_stats(mut self, stats: Arc<ReconcileStats>) -> Reconciler {
+        self.stats = stats;
+        self
+    }
+
     /// Run on a tokio task, starting with the start-up scan. `requests`
     /// must be the sender paired with `inbox`.
     pub fn spawn(self, requests: &ReconcileRequests, inbox: ReconcilerInbox) -> ReconcilerHandle {

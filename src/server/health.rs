@@ -65,6 +65,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
             "api_calls_by_installation": state.shared.github_calls.by_installation(),
             "redeliveries_requested": state.store.counter(counter::REDELIVERIES),
             "manifests_harvested": state.store.counter(counter::HARVESTED),
+            "reconcile": state.shared.reconcile_stats.snapshot(),
         },
     }))
 }
@@ -138,6 +139,13 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
         body.push_str(&format!(
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
         ));
+    }
+    let name = "safe_outcomes_reconcile_total";
+    body.push_str(&format!(
+        "# HELP {name} Outputs reconciled from the GitHub API, by result.\n# TYPE {name} counter\n"
+    ));
+    for (result, n) in state.shared.reconcile_stats.snapshot() {
+        body.push_str(&format!("{name}{{result=\"{result}\"}} {n}\n"));
     }
     // Per installation id (no repository names).
     let name = "safe_outcomes_github_api_calls_total";

@@ -116,6 +116,7 @@ impl Rig {
             app.writer.clone(),
             options,
         )
+        .with_stats(app.shared.reconcile_stats.clone())
         .spawn(&requests, inbox);
         let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
         Rig {
@@ -313,6 +314,15 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
             .load(std::sync::atomic::Ordering::Relaxed),
         1
     );
+    // The App's counters say so on /status and /metrics.
+    let status = r.t.client.get("/status").await.unwrap().body;
+    assert_eq!(status["github"]["reconcile"]["attempts"], 1);
+    assert_eq!(status["github"]["reconcile"]["failed"], 0);
+    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    assert!(metrics
+        .as_str()
+        .unwrap()
+        .contains("safe_outcomes_reconcile_total{result=\"attempts\"} 1\n"));
 
     // Reconciling again files the same facts: nothing changes.
     let before = r.t.dump_state();
