@@ -317,8 +317,13 @@ pub struct Harvester {
 #[derive(Debug, Deserialize)]
 struct ArtifactList {
     #[serde(default)]
+    total_count: u64,
+    #[serde(default)]
     artifacts: Vec<Artifact>,
 }
+
+/// Pages of 100 artifacts read per run, at most.
+const MAX_ARTIFACT_PAGES: u32 = 10;
 
 #[derive(Debug, Clone, Deserialize)]
 struct Artifact {
@@ -594,15 +599,29 @@ impl Harvester {
             "/repos/{owner}/{repo}/actions/runs/{}/artifacts",
             run.run_id
         );
-        let list: ArtifactList = self
-            .client
-            .call(installation, LIST_ARTIFACTS, |crab| {
-                let route = route.clone();
-                async move { crab.get(route, Some(&[("per_page", "100")])).await }
-            })
-            .await?;
-        let best = list
-            .artifacts
+        let mut artifacts = Vec::new();
+        // A run with more than a page of artifacts (matrix jobs upload many):
+        // read on, within a bound, until the list is complete.
+        for page in 1..=MAX_ARTIFACT_PAGES {
+            let list: ArtifactList = self
+                .client
+                .call(installation, LIST_ARTIFACTS, |crab| {
+                    let route = route.clone();
+                    let page = page.to_string();
+                    async move {
+                        crab.get(route, Some(&[("per_page", "100"), ("page", page.as_str())]))
+                            .await
+                    }
+                })
+                .await?;
+            let last = list.artifacts.len() < 100
+                || artifacts.len() + list.artifacts.len() >= list.total_count as usize;
+            artifacts.extend(list.artifacts);
+            if last {
+                break;
+            }
+        }
+        let best = artifacts
             .into_iter()
             .filter(|a| a.name.ends_with(ARTIFACT))
             .max_by_key(|a| (!a.expired, a.name == ARTIFACT, a.id));

@@ -6,10 +6,11 @@
 
 use std::io::Write;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Deserialize;
 use serde_json::json;
 
 use super::{error, require_token, Fake, FakeGitHub};
@@ -67,9 +68,17 @@ pub fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
     w.finish().unwrap().into_inner()
 }
 
+/// GitHub's paging: `per_page` (default 30, at most 100) and `page` (from 1).
+#[derive(Debug, Deserialize)]
+pub struct Paging {
+    per_page: Option<usize>,
+    page: Option<usize>,
+}
+
 pub async fn list_for_run(
     State(fake): State<Fake>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
+    Query(paging): Query<Paging>,
     headers: HeaderMap,
 ) -> Response {
     if let Err(r) = require_token(&fake, &headers) {
@@ -82,6 +91,14 @@ pub async fn list_for_run(
         .all
         .iter()
         .filter(|a| a.repo.eq_ignore_ascii_case(&full) && a.run_id == run_id)
+        .collect();
+    let total = artifacts.len();
+    let per_page = paging.per_page.unwrap_or(30).clamp(1, 100);
+    let page = paging.page.unwrap_or(1).max(1);
+    let artifacts: Vec<_> = artifacts
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
         .map(|a| {
             json!({
                 "id": a.id, "node_id": format!("MDg6QXJ0aWZhY3Q{}", a.id), "name": a.name,
@@ -94,7 +111,7 @@ pub async fn list_for_run(
             })
         })
         .collect();
-    Json(json!({"total_count": artifacts.len(), "artifacts": artifacts})).into_response()
+    Json(json!({"total_count": total, "artifacts": artifacts})).into_response()
 }
 
 pub async fn download(

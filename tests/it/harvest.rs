@@ -434,3 +434,30 @@ async fn a_run_queued_before_a_restart_is_harvested_after_it() {
     h.harvester.stop().await;
     h.t.stop().await;
 }
+
+#[tokio::test]
+async fn the_manifest_artifact_is_found_past_the_first_page_of_artifacts() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::start(dir.path()).await;
+    let gh = &h.gh;
+    // A matrix run uploads many artifacts; gh-aw's comes last, on page 2.
+    for i in 0..130 {
+        gh.add_artifact(
+            REPO,
+            RUN,
+            &format!("coverage-{i}"),
+            zip_of(&[("c.txt", "x")]),
+        );
+    }
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    h.send(
+        "workflow_run",
+        "d-run-many",
+        run_completed(RUN, LOCK, "success"),
+    )
+    .await;
+    h.settle().await;
+    assert_eq!(gh.calls(LIST_ARTIFACTS), 2, "two pages of 100");
+    assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
+    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+}
