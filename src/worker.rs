@@ -19,7 +19,7 @@ use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
-use crate::store::cache::ObservationCache;
+use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
 
@@ -48,6 +48,7 @@ pub struct Worker {
     /// at the front of the queue, which sled leaves strewn with emptied leaves.
     next_seq: u64,
     cache: ObservationCache,
+    outputs: OutputCache,
 }
 
 impl Worker {
@@ -60,6 +61,7 @@ impl Worker {
             seen_installations: HashMap::new(),
             next_seq: 0,
             cache: ObservationCache::default(),
+            outputs: OutputCache::default(),
         }
     }
 
@@ -120,7 +122,7 @@ impl Worker {
             };
             if let Err(e) = outcome {
                 // The failed item's writes may be half done: forget what we cached.
-                self.cache.clear();
+                self.forget_cached();
                 self.shared
                     .record_error(format!("processing inbox item {seq}: {e}"));
                 break;
@@ -224,6 +226,12 @@ impl Worker {
             }
         }
         Ok(())
+    }
+
+    /// After a failed write the store is the truth: drop the caches.
+    fn forget_cached(&mut self) {
+        self.cache.clear();
+        self.outputs.clear();
     }
 
     /// True when the API can be asked about an output and nothing at all
@@ -358,8 +366,8 @@ impl Worker {
     /// Register an output, or merge it into the one already known for the same
     /// object (a webhook discovery and a manifest line are one output).
     /// Returns the canonical id.
-    fn upsert_output(&self, record: ExecutionRecord) -> Result<String> {
-        let db = self.store.db();
+    fn upsert_output(&mut self, record: ExecutionRecord) -> Result<String> {
+        let db = self.store.db().clone();
         let target_key = record.target.as_ref().map(|t| t.key());
         let by_object = match &target_key {
             Some(tk) => self.store.output_of_type_on(tk, &record.output_type)?,
@@ -384,6 +392,7 @@ impl Worker {
                 stored.execution.merge(record);
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
+                    self.outputs.forget(&old_id);
                     db.remove(keys::output(&old_id))?;
                     db.insert(keys::alias(&old_id), new_id.as_bytes())?;
                     for key in stored.execution.watch_keys() {
@@ -413,13 +422,14 @@ impl Worker {
             )?;
         }
         db.insert(keys::output(&id), encode(&stored))?;
+        self.outputs.written(&stored);
         Ok(id)
     }
 
     /// Recompute an output's outcome from its observations, as of now.
     /// Returns the output's target when its outcome changed.
     fn reassess(&mut self, id: &str, batch: &mut sled::Batch) -> Result<Option<Target>> {
-        let Some(mut stored) = self.store.output(id)? else {
+        let Some(stored) = self.outputs.get_mut(&self.store, id)? else {
             return Ok(None);
         };
         let watch = stored.execution.watch_keys();
@@ -431,8 +441,8 @@ impl Worker {
         }
         if stored.outcome.as_ref() != Some(&outcome) {
             stored.outcome = Some(outcome);
-            batch.insert(keys::output(&stored.execution.id), encode(&stored));
-            return Ok(stored.execution.target.take());
+            batch.insert(keys::output(&stored.execution.id), encode(&*stored));
+            return Ok(stored.execution.target.clone());
         }
         Ok(None)
     }
@@ -465,6 +475,7 @@ impl Worker {
                 }
             }
             if let Err(e) = result.and_then(|_| Ok(self.store.db().apply_batch(batch)?)) {
+                self.forget_cached();
                 self.shared.record_error(format!("taking checkpoints: {e}"));
                 return;
             }

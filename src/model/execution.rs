@@ -16,7 +16,8 @@ pub struct Sources {
     pub webhook: bool,
 }
 
-/// One executed safe-output item.
+/// One executed safe-output item. Fields that are empty or absent are left
+/// out when it is stored or shown: most lines carry few of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExecutionRecord {
     /// `{repo}:{run_id}:{index}` (see `output_id`).
@@ -26,29 +27,34 @@ pub struct ExecutionRecord {
     pub repo: String,
     pub run_id: Option<u64>,
     /// Position of the line in its manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<String>,
     /// The object it affected; `None` when the line names none.
     pub target: Option<Target>,
     /// When it executed (manifest `timestamp`, or the creating event's time).
     pub executed_at: DateTime<Utc>,
     /// The login the workflow wrote as, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<String>,
     /// `provider` from the Oct 2026 shape; `None` means GitHub.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temporary_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub before_state: Map<String, Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub after_state: Map<String, Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels_added: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels_before: Option<Vec<String>>,
     /// The remaining fields of the manifest line (tool arguments and anything new).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
     #[serde(default)]
     pub sources: Sources,

@@ -1,32 +1,81 @@
-//! Decoded observations of the targets the worker touched lately. The worker
-//! is the only writer of observations, so it keeps this cache in step with
-//! its own inserts; decoding a target's observations again for every event
-//! on it was the largest single cost of processing a delivery.
+//! Decoded records the worker touched lately: the observations of targets,
+//! and outputs. The worker is the only writer of both, so it keeps these
+//! caches in step with its own writes; decoding a target's observations, or
+//! an output, again for every event on it was the largest single cost of
+//! processing a delivery.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use super::{decode, keys, Result, Store};
+use super::{decode, keys, Result, Store, StoredOutput};
 use crate::model::Observation;
 
 /// Targets kept (first in, first out): a few MiB.
 const CACHED_TARGETS: usize = 4096;
+
+/// Outputs kept (first in, first out): a few KiB each decoded.
+const CACHED_OUTPUTS: usize = 4096;
+
+/// A map that forgets its oldest entries beyond a bound.
+struct Bounded<V> {
+    map: HashMap<String, V>,
+    order: VecDeque<String>,
+    capacity: usize,
+}
+
+impl<V> Bounded<V> {
+    fn new(capacity: usize) -> Self {
+        Bounded {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            capacity,
+        }
+    }
+
+    fn insert(&mut self, key: &str, value: V) {
+        if self.map.insert(key.to_string(), value).is_none() {
+            // A key removed and put back may sit twice in `order`: the stale
+            // place only makes it leave a little early.
+            while self.order.len() >= self.capacity {
+                match self.order.pop_front() {
+                    Some(old) if old != key => {
+                        self.map.remove(&old);
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            self.order.push_back(key.to_string());
+        }
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+    }
+}
 
 /// The sort key sled keeps observations under: (time in ms, id).
 fn sled_order(o: &Observation) -> (i64, &str) {
     (o.at.timestamp_millis(), o.id.as_str())
 }
 
-#[derive(Default)]
 pub struct ObservationCache {
-    by_target: HashMap<String, Vec<Observation>>,
-    order: VecDeque<String>,
+    by_target: Bounded<Vec<Observation>>,
+}
+
+impl Default for ObservationCache {
+    fn default() -> Self {
+        ObservationCache {
+            by_target: Bounded::new(CACHED_TARGETS),
+        }
+    }
 }
 
 impl ObservationCache {
     /// Note an observation just written under `target` (same key replaces).
     pub fn inserted(&mut self, target: &str, obs: &Observation) {
-        let Some(list) = self.by_target.get_mut(target) else {
+        let Some(list) = self.by_target.map.get_mut(target) else {
             return;
         };
         match list.binary_search_by(|o| sled_order(o).cmp(&sled_order(obs))) {
@@ -36,21 +85,15 @@ impl ObservationCache {
     }
 
     fn load<'a>(&'a mut self, store: &Store, target: &str) -> Result<&'a [Observation]> {
-        if !self.by_target.contains_key(target) {
+        if !self.by_target.map.contains_key(target) {
             let mut list = Vec::new();
             for item in store.db().scan_prefix(keys::observations_of(target)) {
                 let (k, v) = item?;
                 list.push(decode(&k, &v)?);
             }
-            if self.order.len() >= CACHED_TARGETS {
-                if let Some(old) = self.order.pop_front() {
-                    self.by_target.remove(&old);
-                }
-            }
-            self.order.push_back(target.to_string());
-            self.by_target.insert(target.to_string(), list);
+            self.by_target.insert(target, list);
         }
-        Ok(&self.by_target[target])
+        Ok(&self.by_target.map[target])
     }
 
     /// What `Store::observations` returns, from the cache where it can.
@@ -67,7 +110,7 @@ impl ObservationCache {
         }
         let lists: Option<Vec<&'a [Observation]>> = target_keys
             .iter()
-            .map(|t| self.by_target.get(t).map(Vec::as_slice))
+            .map(|t| self.by_target.map.get(t).map(Vec::as_slice))
             .collect();
         let Some(lists) = lists else {
             // Evicted while loading the others (more keys than the cache
@@ -93,7 +136,61 @@ impl ObservationCache {
     /// Forget everything (after a failed write, the store is the truth).
     pub fn clear(&mut self) {
         self.by_target.clear();
-        self.order.clear();
+    }
+}
+
+/// Decoded outputs by canonical id, as the worker last wrote them (or will:
+/// a change put in the item's batch is cached at once, and the cache is
+/// cleared if that batch then fails to commit).
+pub struct OutputCache {
+    by_id: Bounded<StoredOutput>,
+}
+
+impl Default for OutputCache {
+    fn default() -> Self {
+        OutputCache {
+            by_id: Bounded::new(CACHED_OUTPUTS),
+        }
+    }
+}
+
+impl OutputCache {
+    /// The output, from the cache or else the store (`Store::output`).
+    /// Entries are kept under canonical ids only, so an alias never shows
+    /// a copy older than the canonical entry.
+    pub fn get_mut(&mut self, store: &Store, id: &str) -> Result<Option<&mut StoredOutput>> {
+        let key = if self.by_id.map.contains_key(id) {
+            id.to_string()
+        } else {
+            let canonical = store.canonical_id(id)?;
+            if !self.by_id.map.contains_key(&canonical) {
+                match store.output(&canonical)? {
+                    Some(stored) => self.by_id.insert(&canonical, stored),
+                    None => return Ok(None),
+                }
+            }
+            canonical
+        };
+        Ok(self.by_id.map.get_mut(&key))
+    }
+
+    /// Note an output just written (or put in the batch about to be).
+    pub fn written(&mut self, stored: &StoredOutput) {
+        let id = stored.execution.id.clone();
+        match self.by_id.map.get_mut(&id) {
+            Some(cached) => *cached = stored.clone(),
+            None => self.by_id.insert(&id, stored.clone()),
+        }
+    }
+
+    /// Forget an output (its id became an alias after a merge).
+    pub fn forget(&mut self, id: &str) {
+        self.by_id.map.remove(id);
+    }
+
+    /// Forget everything (after a failed write, the store is the truth).
+    pub fn clear(&mut self) {
+        self.by_id.clear();
     }
 }
 
@@ -156,5 +253,72 @@ mod tests {
                 store.observations(&one).unwrap()
             );
         }
+    }
+
+    fn output(id: &str, workflow: &str) -> StoredOutput {
+        let execution = serde_json::from_value(serde_json::json!({
+            "id": id, "output_type": "create_issue", "repo": "o/r", "run_id": 1,
+            "target": null, "executed_at": "2026-01-01T00:00:00Z", "workflow": workflow,
+        }))
+        .unwrap();
+        StoredOutput {
+            execution,
+            outcome: None,
+        }
+    }
+
+    #[test]
+    fn outputs_answer_like_the_store_and_only_under_canonical_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut cache = OutputCache::default();
+        assert!(cache.get_mut(&store, "o/r:1:0").unwrap().is_none());
+        let first = output("o/r:1:0", "a");
+        store
+            .db()
+            .insert(keys::output("o/r:1:0"), super::super::encode(&first))
+            .unwrap();
+        assert_eq!(cache.get_mut(&store, "o/r:1:0").unwrap().unwrap(), &first);
+
+        // The worker's own write shows at once, before its batch commits.
+        let second = output("o/r:1:0", "b");
+        cache.written(&second);
+        assert_eq!(cache.get_mut(&store, "o/r:1:0").unwrap().unwrap(), &second);
+
+        // An alias resolves to the canonical entry, never to a copy of its own.
+        store
+            .db()
+            .insert(keys::alias("o/r:9:pr-5"), "o/r:1:0".as_bytes())
+            .unwrap();
+        assert_eq!(
+            cache.get_mut(&store, "o/r:9:pr-5").unwrap().unwrap(),
+            &second
+        );
+        cache.written(&output("o/r:1:0", "c"));
+        assert_eq!(
+            cache
+                .get_mut(&store, "o/r:9:pr-5")
+                .unwrap()
+                .unwrap()
+                .execution
+                .workflow
+                .as_deref(),
+            Some("c")
+        );
+
+        // Forgotten or cleared, the store is read again.
+        cache.clear();
+        assert_eq!(cache.get_mut(&store, "o/r:1:0").unwrap().unwrap(), &first);
+    }
+
+    #[test]
+    fn the_bounded_map_forgets_its_oldest_entries() {
+        let mut m = Bounded::new(2);
+        m.insert("a", 1);
+        m.insert("b", 2);
+        m.insert("a", 10);
+        m.insert("c", 3);
+        assert_eq!(m.map.get("a"), None);
+        assert_eq!((m.map.get("b"), m.map.get("c")), (Some(&2), Some(&3)));
     }
 }
