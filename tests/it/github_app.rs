@@ -606,3 +606,94 @@ async fn repositories_without_an_installation_get_no_check_run() {
     w.publisher.stop().await;
     w.t.stop().await;
 }
+
+// --- `serve` in App mode, end to end ----------------------------------------
+
+/// The real binary, configured only by its environment as an operator would
+/// configure it, against the fake GitHub over HTTP: App auth, the
+/// installation token, the check run and the counters on `/status` all go
+/// through the wiring `serve` does itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_in_app_mode_publishes_a_check_run_from_its_environment_alone() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/github/test-app-key.pem"
+    );
+    let mut serve = common::serve::ServeChild::start(
+        dir.path(),
+        &[
+            ("APP_ID", "4242"),
+            ("PRIVATE_KEY_PATH", key),
+            ("GITHUB_API_URL", gh.url.as_str()),
+            ("WEBHOOK_SECRET", common::SECRET),
+            ("API_TOKEN", common::TOKEN),
+            ("PUBLIC_URL", "https://outcomes.example"),
+        ],
+    )
+    .await;
+    let client = safe_outcomes::client::Client::new(
+        &serve.url,
+        Some(common::SECRET.to_string()),
+        Some(common::TOKEN.to_string()),
+    );
+    let deliveries = [
+        (
+            "installation",
+            "e2e-install",
+            json!({"action": "created", "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
+                   "repositories": [{"full_name": "acme/widgets"}], "sender": user("alice")}),
+        ),
+        (
+            "pull_request",
+            "e2e-open",
+            envelope(
+                json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
+                BOT,
+            ),
+        ),
+    ];
+    for (event, id, body) in deliveries {
+        let a = client
+            .deliver(event, id, body.to_string().as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(a.status, 202, "{event}: {}", a.body);
+    }
+
+    // The publisher runs on the real clock (a 2 s debounce): wait for the
+    // fake to hold the check run, within a deadline.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while gh.check_runs().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no check run within 60 s; serve said:\n{}",
+            serve.output()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let runs = gh.check_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(
+        (runs[0].name.as_str(), runs[0].head_sha.as_str()),
+        ("safe-outcomes", "aaa111")
+    );
+    assert_eq!(runs[0].conclusion.as_deref(), Some("neutral"));
+    let summary = runs[0].summary.clone().unwrap_or_default();
+    assert!(
+        summary.contains("https://outcomes.example/api/v1/outputs/acme/widgets:777:pr-42"),
+        "{summary}"
+    );
+    assert_eq!(gh.token_requests(INSTALLATION), 1);
+
+    let status = client.get("/status").await.unwrap().body;
+    assert_eq!(status["mode"], "app");
+    let by_installation = &status["github"]["api_calls_by_installation"][INSTALLATION.to_string()];
+    assert!(by_installation.as_u64().unwrap_or(0) >= 1, "{status}");
+    serve.terminate().await;
+    assert!(
+        !serve.output().contains(common::SECRET),
+        "the webhook secret reached the logs"
+    );
+}
