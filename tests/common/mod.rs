@@ -86,6 +86,21 @@ impl TestApp {
         }
     }
 
+    /// Deliver a signed webhook and require a 2xx.
+    pub async fn deliver_ok(&self, event: &str, delivery: &str, body: &serde_json::Value) {
+        let a = self
+            .client
+            .deliver(event, delivery, body.to_string().as_bytes())
+            .await
+            .unwrap();
+        assert!(
+            a.status < 300,
+            "{event} {delivery}: {} {}",
+            a.status,
+            a.body
+        );
+    }
+
     /// Send scenario steps like the demo does: time moves with the steps.
     pub async fn play(&self, steps: &[Step]) {
         for step in steps {

@@ -36,6 +36,35 @@ pub use checks::CheckRun;
 #[allow(unused_imports)]
 pub use deliveries::{Delivery, LIST_DELIVERIES, REDELIVER};
 
+/// Waits a retry policy asked for: the tests' sleeper records them and
+/// returns at once.
+pub type Sleeps = Arc<Mutex<Vec<std::time::Duration>>>;
+
+/// The tests' retry policy: `max_attempts` tries with GitHub-like delays,
+/// recorded in `sleeps` instead of slept, on `clock`.
+pub fn recorded_policy(
+    sleeps: &Sleeps,
+    clock: safe_outcomes::clock::Clock,
+    max_attempts: u32,
+) -> safe_outcomes::github::RetryPolicy {
+    use std::time::Duration;
+    let log = sleeps.clone();
+    let sleeper: safe_outcomes::github::retry::Sleeper = Arc::new(move |d| {
+        log.lock().unwrap().push(d);
+        Box::pin(async {})
+    });
+    safe_outcomes::github::RetryPolicy {
+        max_attempts,
+        budget: Duration::from_secs(600),
+        base_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(8),
+        max_sleep: Duration::from_secs(120),
+        secondary_wait: Duration::from_secs(60),
+        sleeper,
+        clock,
+    }
+}
+
 pub const APP_ID: u64 = 4242;
 pub const PRIVATE_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
 const PUBLIC_KEY: &str = include_str!("../../fixtures/github/test-app-key.pub.pem");

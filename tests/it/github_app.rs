@@ -4,16 +4,17 @@
 //! lifecycle driven by signed deliveries through the real router.
 
 use crate::{common, fake_github};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use common::TestApp;
-use fake_github::{Failure, FakeGitHub, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK};
+use fake_github::{
+    recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
+};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::publisher::{self, Publisher, PublisherHandle, PublisherOptions};
-use safe_outcomes::github::retry::Sleeper;
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
@@ -26,27 +27,6 @@ fn t0() -> DateTime<Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
 }
 
-/// Waits asked of the sleeper; it returns at once.
-type Sleeps = Arc<Mutex<Vec<Duration>>>;
-
-fn policy(sleeps: &Sleeps) -> RetryPolicy {
-    let log = sleeps.clone();
-    let sleeper: Sleeper = Arc::new(move |d| {
-        log.lock().unwrap().push(d);
-        Box::pin(async {})
-    });
-    RetryPolicy {
-        max_attempts: 4,
-        budget: Duration::from_secs(600),
-        base_delay: Duration::from_secs(1),
-        max_delay: Duration::from_secs(8),
-        max_sleep: Duration::from_secs(120),
-        secondary_wait: Duration::from_secs(60),
-        sleeper,
-        clock: Clock::manual(t0()),
-    }
-}
-
 fn client_for(url: &str, policy: RetryPolicy) -> GitHubClient {
     let creds =
         AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None).unwrap();
@@ -55,6 +35,10 @@ fn client_for(url: &str, policy: RetryPolicy) -> GitHubClient {
         Arc::new(ApiCalls::default()),
         policy,
     )
+}
+
+fn policy(sleeps: &Sleeps) -> RetryPolicy {
+    recorded_policy(sleeps, Clock::manual(t0()), 4)
 }
 
 async fn list_runs(client: &GitHubClient, installation: u64) -> Result<Value, GitHubError> {
@@ -357,18 +341,7 @@ impl AppWithChecks {
     }
 
     async fn send(&self, event: &str, delivery: &str, body: Value) {
-        let a = self
-            .t
-            .client
-            .deliver(event, delivery, body.to_string().as_bytes())
-            .await
-            .unwrap();
-        assert!(
-            a.status < 300,
-            "{event} {delivery}: {} {}",
-            a.status,
-            a.body
-        );
+        self.t.deliver_ok(event, delivery, &body).await;
     }
 
     /// Let the worker process everything, then publish what is pending.

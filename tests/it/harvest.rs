@@ -10,14 +10,16 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use common::TestApp;
-use fake_github::{zip_of, Failure, FakeGitHub, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS, TOKENS};
+use fake_github::{
+    recorded_policy, zip_of, Failure, FakeGitHub, Sleeps, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS,
+    TOKENS,
+};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::harvest::{
     self, HarvestOptions, HarvestRequests, Harvester, HarvesterHandle,
 };
-use safe_outcomes::github::retry::Sleeper;
-use safe_outcomes::github::{AppCredentials, GitHubClient, RetryPolicy};
+use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::server::RouterOptions;
 use safe_outcomes::store::counter;
 use serde_json::{json, Value};
@@ -33,20 +35,6 @@ fn t0() -> DateTime<Utc> {
 
 fn at(minutes: i64) -> String {
     (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn policy(clock: &Clock) -> RetryPolicy {
-    let sleeper: Sleeper = Arc::new(|_| Box::pin(async {}));
-    RetryPolicy {
-        max_attempts: 3,
-        budget: Duration::from_secs(600),
-        base_delay: Duration::from_secs(1),
-        max_delay: Duration::from_secs(8),
-        max_sleep: Duration::from_secs(120),
-        secondary_wait: Duration::from_secs(60),
-        sleeper,
-        clock: clock.clone(),
-    }
 }
 
 /// The manifest gh-aw's safe outputs job wrote for the run.
@@ -95,7 +83,7 @@ impl Harness {
         let client = GitHubClient::new(
             creds.app_client(&gh.url).unwrap(),
             app.shared.github_calls.clone(),
-            policy(&clock),
+            recorded_policy(&Sleeps::default(), clock.clone(), 3),
         );
         // Retries wait long: only the tests' flushes retry, so counts are exact.
         let options = HarvestOptions {
@@ -115,13 +103,7 @@ impl Harness {
     }
 
     async fn send(&self, event: &str, delivery: &str, body: Value) {
-        let a = self
-            .t
-            .client
-            .deliver(event, delivery, body.to_string().as_bytes())
-            .await
-            .unwrap();
-        assert!(a.status < 300, "{delivery}: {} {}", a.status, a.body);
+        self.t.deliver_ok(event, delivery, &body).await;
     }
 
     /// Process the deliveries, harvest what they queued, process the manifests.

@@ -5,7 +5,7 @@
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
 use crate::{common, fake_github};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -14,14 +14,13 @@ use fake_github::repos::{
     GET_ISSUE, GET_ISSUE_COMMENTS, GET_PR_COMMITS, GET_PULL, GET_REVIEWS, GET_REVIEW_COMMENT,
     GET_TIMELINE, GRAPHQL,
 };
-use fake_github::{Failure, FakeGitHub};
+use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::reconciler::{
     self, ReconcileStats, Reconciler, ReconcilerHandle, ReconcilerOptions,
 };
-use safe_outcomes::github::retry::Sleeper;
-use safe_outcomes::github::{AppCredentials, GitHubClient, RetryPolicy};
+use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
@@ -52,26 +51,6 @@ fn user(login: &str) -> Value {
     json!({"login": login, "type": kind})
 }
 
-type Sleeps = Arc<Mutex<Vec<Duration>>>;
-
-fn policy(sleeps: &Sleeps, clock: Clock) -> RetryPolicy {
-    let log = sleeps.clone();
-    let sleeper: Sleeper = Arc::new(move |d| {
-        log.lock().unwrap().push(d);
-        Box::pin(async {})
-    });
-    RetryPolicy {
-        max_attempts: CALL_ATTEMPTS,
-        budget: Duration::from_secs(600),
-        base_delay: Duration::from_secs(1),
-        max_delay: Duration::from_secs(8),
-        max_sleep: Duration::from_secs(120),
-        secondary_wait: Duration::from_secs(60),
-        sleeper,
-        clock,
-    }
-}
-
 /// The App with a reconciler, on the real router, against a fake GitHub.
 struct Rig {
     t: TestApp,
@@ -100,7 +79,7 @@ impl Rig {
         let client = GitHubClient::new(
             creds.app_client(&gh.url).unwrap(),
             app.shared.github_calls.clone(),
-            policy(&sleeps, clock.clone()),
+            recorded_policy(&sleeps, clock.clone(), CALL_ATTEMPTS),
         );
         // Long waits between tries: only the explicit flushes attempt, so
         // counts are exact.
@@ -128,13 +107,7 @@ impl Rig {
     }
 
     async fn send(&self, event: &str, delivery: &str, body: Value) {
-        let a = self
-            .t
-            .client
-            .deliver(event, delivery, body.to_string().as_bytes())
-            .await
-            .unwrap();
-        assert!(a.status < 300, "{event}: {} {}", a.status, a.body);
+        self.t.deliver_ok(event, delivery, &body).await;
     }
 
     async fn install(&self) {

@@ -3,16 +3,16 @@
 //! stored or successful ones none, and none is asked for again and again.
 
 use crate::{common, fake_github};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use common::TestApp;
-use fake_github::{Delivery, Failure, FakeGitHub, LIST_DELIVERIES, REDELIVER};
-use safe_outcomes::clock::Clock;
+use fake_github::{
+    recorded_policy, Delivery, Failure, FakeGitHub, Sleeps, LIST_DELIVERIES, REDELIVER,
+};
 use safe_outcomes::github::redelivery::{Redeliverer, RedeliveryOptions};
-use safe_outcomes::github::retry::Sleeper;
-use safe_outcomes::github::{AppCredentials, GitHubClient, RetryPolicy};
+use safe_outcomes::github::{AppCredentials, GitHubClient};
 use serde_json::json;
 
 fn now() -> DateTime<Utc> {
@@ -34,26 +34,6 @@ fn delivery(id: u64, guid: &str, status_code: u16, at: DateTime<Utc>) -> Deliver
     }
 }
 
-type Sleeps = Arc<Mutex<Vec<Duration>>>;
-
-fn policy(sleeps: &Sleeps, clock: &Clock) -> RetryPolicy {
-    let log = sleeps.clone();
-    let sleeper: Sleeper = Arc::new(move |d| {
-        log.lock().unwrap().push(d);
-        Box::pin(async {})
-    });
-    RetryPolicy {
-        max_attempts: 4,
-        budget: Duration::from_secs(600),
-        base_delay: Duration::from_secs(1),
-        max_delay: Duration::from_secs(8),
-        max_sleep: Duration::from_secs(120),
-        secondary_wait: Duration::from_secs(60),
-        sleeper,
-        clock: clock.clone(),
-    }
-}
-
 struct Setup {
     t: TestApp,
     gh: FakeGitHub,
@@ -72,7 +52,7 @@ impl Setup {
         let client = Arc::new(GitHubClient::new(
             creds.app_client(&gh.url).unwrap(),
             t.app.shared.github_calls.clone(),
-            policy(&sleeps, &t.clock),
+            recorded_policy(&sleeps, t.clock.clone(), 4),
         ));
         Setup {
             t,
