@@ -212,20 +212,35 @@ struct Ctx<'a> {
 const MAX_DEPTH: usize = 128;
 
 /// True when arrays and objects nest deeper than `MAX_DEPTH` (outside strings).
+/// Most of a GitHub payload is inside strings (URLs, bodies), so strings are
+/// skipped with `memchr` rather than byte by byte: this runs on every
+/// delivery, before the 2xx.
 fn too_deep(text: &str) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // To the closing quote, stepping over escapes. An unterminated
+                // string ends the scan: the parser reports it.
+                i += 1;
+                loop {
+                    let Some(off) = bytes
+                        .get(i..)
+                        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                    else {
+                        return false;
+                    };
+                    if bytes[i + off] == b'\\' {
+                        i += off + 2;
+                    } else {
+                        i += off + 1;
+                        break;
+                    }
+                }
+                continue;
             }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
@@ -235,6 +250,7 @@ fn too_deep(text: &str) -> bool {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     false
 }
