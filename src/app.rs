@@ -17,7 +17,7 @@ use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
 use crate::pressure::IngestPressure;
 use crate::store::inbox::InboxWriter;
-use crate::store::{counter, keys, Store};
+use crate::store::{counter, keys, Store, STORE_LOCK_WAIT};
 use crate::worker::{Worker, WorkerMsg};
 
 /// State shared by the handlers, the writer and the worker.
@@ -85,21 +85,9 @@ pub struct AppOptions {
     pub harvest_requests: Option<HarvestRequests>,
 }
 
-/// How long to wait for a previous instance to let go of the store's lock.
-const STORE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Open the store, waiting a little while another instance that is shutting
-/// down (a restart) still holds its file lock; any other error is returned.
-fn open_store(path: &Path) -> Result<Store, crate::store::StoreError> {
-    let started = Instant::now();
-    loop {
-        match Store::open(path) {
-            Err(e) if e.to_string().contains("lock") && started.elapsed() < STORE_LOCK_WAIT => {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            other => return other,
-        }
-    }
+/// Where the sled store lives under `DATA_DIR`.
+pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("store")
 }
 
 pub struct App {
@@ -135,7 +123,7 @@ impl App {
         options: AppOptions,
     ) -> anyhow::Result<App> {
         std::fs::create_dir_all(data_dir)?;
-        let store = open_store(&data_dir.join("store"))
+        let store = Store::open_waiting(&store_path(data_dir), STORE_LOCK_WAIT)
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
         let received = store.counter(counter::RECEIVED);
         let processed = store.counter(counter::PROCESSED);

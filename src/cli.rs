@@ -60,6 +60,11 @@ pub enum Command {
         /// A JSON array of cases (item, responses, errors, expected).
         file: PathBuf,
     },
+    /// Rewrite the store's live records into a fresh store (the server must be stopped).
+    Compact {
+        #[arg(long, env = "DATA_DIR", default_value = "./data")]
+        data_dir: PathBuf,
+    },
     /// Measure the performance targets (DESIGN.md §8) against baselines.
     Bench(crate::bench::BenchArgs),
 }
@@ -200,6 +205,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record(args).await,
         Command::Report(args) => report(args).await,
         Command::Conformance { file } => conformance(&file),
+        Command::Compact { data_dir } => compact(&data_dir),
         Command::Bench(args) => crate::bench::run(args).await,
     }
 }
@@ -458,6 +464,19 @@ async fn record(args: RecordArgs) -> anyhow::Result<()> {
 }
 
 /// One line per case, then `N passed, N failed`; an error (exit 1) on any failure.
+fn compact(data_dir: &std::path::Path) -> anyhow::Result<()> {
+    let done = crate::store::compact::compact(&crate::app::store_path(data_dir))
+        .with_context(|| format!("compacting the store in {}", data_dir.display()))?;
+    println!(
+        "compacted {}: {} records, {:.1} MiB → {:.1} MiB",
+        data_dir.display(),
+        done.records,
+        done.bytes_before as f64 / 1048576.0,
+        done.bytes_after as f64 / 1048576.0
+    );
+    Ok(())
+}
+
 fn conformance(file: &std::path::Path) -> anyhow::Result<()> {
     let json =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
@@ -519,7 +538,7 @@ async fn report(args: ReportArgs) -> anyhow::Result<()> {
                 .collect::<Result<_, _>>()?
         }
         None => {
-            let path = args.data_dir.join("store");
+            let path = crate::app::store_path(&args.data_dir);
             if !path.exists() {
                 bail!(
                     "no store at {} (set --data-dir or DATA_DIR)",

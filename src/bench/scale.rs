@@ -55,6 +55,9 @@ pub struct SizeFigures {
     /// Live key + value bytes and entries by key prefix.
     #[serde(default)]
     pub live: BTreeMap<String, (u64, u64)>,
+    /// Store bytes after `safe-outcomes compact`.
+    #[serde(default)]
+    pub compacted_bytes: u64,
 }
 
 fn origin() -> DateTime<Utc> {
@@ -234,9 +237,16 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
+        compacted_bytes: 0,
     };
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
-    Ok(figures)
+    let data_dir = crate::app::store_path(dir.path());
+    let compacted =
+        tokio::task::spawn_blocking(move || crate::store::compact::compact(&data_dir)).await??;
+    Ok(SizeFigures {
+        compacted_bytes: compacted.bytes_after,
+        ..figures
+    })
 }
 
 /// Run one size in a child process and read its figures.
@@ -314,6 +324,16 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
             row = row.target("≤ 2048 B", per <= 2048.0);
         }
         t.push(row);
+    }
+    for f in &figures {
+        let per = f.compacted_bytes as f64 / f.outputs as f64;
+        t.push(Row::new(
+            format!(
+                "store bytes per output at {} after `safe-outcomes compact`",
+                human(f.outputs)
+            ),
+            format!("{per:.0} B"),
+        ));
     }
     for f in &figures {
         let per = |bytes: u64| bytes as f64 / f.outputs as f64;

@@ -2,6 +2,7 @@
 //! counters, all in one tree (see `keys` for the layout).
 
 pub mod cache;
+pub mod compact;
 pub mod inbox;
 pub mod keys;
 
@@ -19,6 +20,8 @@ pub enum StoreError {
     Sled(#[from] sled::Error),
     #[error("corrupt record under {key}: {error}")]
     Decode { key: String, error: String },
+    #[error("{0}")]
+    InterruptedCompaction(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -42,12 +45,16 @@ pub mod counter {
     pub const HARVESTED: &str = "manifests_harvested";
 }
 
+/// How long to wait for a previous instance to let go of the store's lock.
+pub const STORE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// sled's page cache.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct Store {
     db: sled::Db,
+    path: std::sync::Arc<std::path::PathBuf>,
 }
 
 /// First byte of an LZ4-compressed record (JSON never starts with it).
@@ -86,6 +93,10 @@ pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T> {
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
+        // sled would create an empty store where a compaction left none.
+        if let Some(message) = compact::interrupted_compaction(path) {
+            return Err(StoreError::InterruptedCompaction(message));
+        }
         let db = sled::Config::new()
             .path(path)
             // sled caches up to 1 GiB by default; the inbox and the outputs
@@ -93,7 +104,25 @@ impl Store {
             .cache_capacity(CACHE_BYTES)
             .flush_every_ms(Some(500))
             .open()?;
-        Ok(Store { db })
+        Ok(Store {
+            db,
+            path: std::sync::Arc::new(path.to_path_buf()),
+        })
+    }
+
+    /// Open, waiting up to `wait` while another instance that is shutting
+    /// down (a restart) still holds the file lock: sled lets go of it only
+    /// when its last background thread ends. Any other error is returned.
+    pub fn open_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
+        let started = std::time::Instant::now();
+        loop {
+            match Store::open(path) {
+                Err(e) if e.to_string().contains("lock") && started.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                other => return other,
+            }
+        }
     }
 
     pub fn db(&self) -> &sled::Db {
@@ -105,8 +134,23 @@ impl Store {
         Ok(())
     }
 
+    /// Bytes of the files under the store's directory (sled's own figure
+    /// reads 0 for a store that has no blob directory yet).
     pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0)
+        fn walk(dir: &Path) -> u64 {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return 0;
+            };
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => walk(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        }
+        walk(&self.path)
     }
 
     /// Live key + value bytes and entry counts by key prefix (`o/`, `b/`,

@@ -1,4 +1,5 @@
-//! The command line as a user runs it: `demo`, then `report` on the store it left.
+//! The command line as a user runs it: `demo`, then `report` on the store it
+//! left, `compact` on it, and `report` again.
 
 use std::process::Command;
 
@@ -46,6 +47,30 @@ fn demo_then_report_from_its_store() {
         records.lines().count()
     );
 
+    // Compacting rewrites the store; the report reads the same from it.
+    let out = bin()
+        .args(["compact", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.starts_with("compacted "),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again = bin()
+        .args(["report", "--format", "json", "--window", "7d", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let mut again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let mut before = report.clone();
+    for r in [&mut again, &mut before] {
+        r.as_object_mut().unwrap().remove("generated_at");
+    }
+    assert!(again == before, "the compacted store reports the same");
+
     let out = bin()
         .args([
             "report",
@@ -69,6 +94,20 @@ fn demo_then_report_from_its_store() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--window"));
+}
+
+#[test]
+fn compact_names_a_missing_store_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let out = bin()
+        .args(["compact", "--data-dir"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no store at"));
+    assert!(!missing.exists());
 }
 
 #[test]

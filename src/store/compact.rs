@@ -1,0 +1,210 @@
+//! Offline compaction. sled keeps superseded versions of rewritten nodes in
+//! its log until it reclaims whole segments, so a store that has run for a
+//! while takes several times the bytes of its live records. `compact` copies
+//! the live records into a fresh store beside the old one and swaps it in.
+//! The server must be stopped (sled's lock refuses a second opener).
+//!
+//! The swap is two renames: `DIR` → `DIR.compact-old`, then the copy →
+//! `DIR`. If the process dies between them, `DIR` is missing and
+//! `Store::open` refuses to create an empty store in its place (see
+//! `interrupted_compaction`), so nothing is silently lost.
+
+use std::path::{Path, PathBuf};
+
+use super::{Store, StoreError};
+
+/// Records copied per sled batch.
+const COPY_BATCH: usize = 10_000;
+
+/// What a compaction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compacted {
+    pub records: u64,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompactError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Io(String),
+    #[error("the copy has {copied} records, the store {expected}: nothing was swapped")]
+    Mismatch { copied: u64, expected: u64 },
+}
+
+fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    dir.with_file_name(name)
+}
+
+/// Where a compaction keeps the old store while it swaps the new one in.
+pub fn old_dir(dir: &Path) -> PathBuf {
+    sibling(dir, ".compact-old")
+}
+
+fn copy_dir(dir: &Path) -> PathBuf {
+    sibling(dir, ".compact-new")
+}
+
+/// An error when `dir` is missing because a compaction stopped between its
+/// two renames: the store is in `DIR.compact-old` (the old one, whole).
+pub fn interrupted_compaction(dir: &Path) -> Option<String> {
+    let old = old_dir(dir);
+    (!dir.exists() && old.exists()).then(|| {
+        format!(
+            "{} is missing but {} exists: a compaction was interrupted. \
+             Rename {} back to {} and run it again.",
+            dir.display(),
+            old.display(),
+            old.display(),
+            dir.display()
+        )
+    })
+}
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> CompactError {
+    CompactError::Io(format!("{what} {}: {e}", path.display()))
+}
+
+/// Copy the live records of the store in `dir` into a fresh store and swap
+/// it in. The old store is removed only once the copy is complete and flushed.
+pub fn compact(dir: &Path) -> Result<Compacted, CompactError> {
+    compact_waiting(dir, super::STORE_LOCK_WAIT)
+}
+
+/// `compact`, waiting up to `wait` for a stopping instance's lock.
+fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, CompactError> {
+    if let Some(message) = interrupted_compaction(dir) {
+        return Err(CompactError::Io(message));
+    }
+    // Opening a path that holds no store would make an empty one there.
+    if !dir.join("conf").is_file() {
+        return Err(CompactError::Io(format!(
+            "no store at {} (DATA_DIR is the directory that holds `store/`)",
+            dir.display()
+        )));
+    }
+    let new_dir = copy_dir(dir);
+    if new_dir.exists() {
+        // A copy left by an earlier attempt that stopped before its swap.
+        std::fs::remove_dir_all(&new_dir).map_err(|e| io("removing", &new_dir, e))?;
+    }
+    let (records, bytes_before, bytes_after) = {
+        let old = Store::open_waiting(dir, wait)?;
+        let new = Store::open(&new_dir)?;
+        let bytes_before = old.size_on_disk();
+        let mut records = 0u64;
+        let mut batch = sled::Batch::default();
+        let mut in_batch = 0;
+        for item in old.db().iter() {
+            let (k, v) = item.map_err(StoreError::from)?;
+            batch.insert(k, v);
+            records += 1;
+            in_batch += 1;
+            if in_batch == COPY_BATCH {
+                new.db()
+                    .apply_batch(std::mem::take(&mut batch))
+                    .map_err(StoreError::from)?;
+                in_batch = 0;
+            }
+        }
+        new.db().apply_batch(batch).map_err(StoreError::from)?;
+        new.flush()?;
+        let copied = new.db().len() as u64;
+        if copied != records {
+            return Err(CompactError::Mismatch {
+                copied,
+                expected: records,
+            });
+        }
+        (records, bytes_before, new.size_on_disk())
+    };
+    let old_dir = old_dir(dir);
+    std::fs::rename(dir, &old_dir).map_err(|e| io("moving", dir, e))?;
+    std::fs::rename(&new_dir, dir).map_err(|e| io("moving", &new_dir, e))?;
+    std::fs::remove_dir_all(&old_dir).map_err(|e| io("removing", &old_dir, e))?;
+    Ok(Compacted {
+        records,
+        bytes_before,
+        bytes_after,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(dir: &Path) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let store = Store::open(dir).unwrap();
+        // Rewrite every record a few times: the log keeps the old versions.
+        for round in 0..4u8 {
+            for i in 0..2_000u32 {
+                let value = vec![round; 300];
+                store
+                    .db()
+                    .insert(format!("o/acme/r:{i}:0").as_bytes(), value)
+                    .unwrap();
+            }
+        }
+        store.flush().unwrap();
+        store
+            .db()
+            .iter()
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn compaction_keeps_every_record_and_takes_less_room() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        let before = fill(&dir);
+        let done = compact(&dir).unwrap();
+        assert_eq!(done.records, before.len() as u64);
+        assert!(done.bytes_after < done.bytes_before, "{done:?}: no smaller");
+        let store = Store::open_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
+        let after: Vec<_> = store
+            .db()
+            .iter()
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect();
+        assert_eq!(after, before);
+        assert!(!old_dir(&dir).exists() && !copy_dir(&dir).exists());
+    }
+
+    #[test]
+    fn an_interrupted_swap_is_refused_not_replaced_by_an_empty_store() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        fill(&dir);
+        // Stopped between the two renames.
+        std::fs::rename(&dir, old_dir(&dir)).unwrap();
+        let e = Store::open(&dir).err().expect("refused");
+        assert!(e.to_string().contains("compaction was interrupted"), "{e}");
+        assert!(compact(&dir).is_err());
+        assert!(!dir.exists(), "no empty store was created");
+    }
+
+    #[test]
+    fn a_path_without_a_store_is_refused_and_left_alone() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("nothing-here");
+        let e = compact(&dir).unwrap_err();
+        assert!(e.to_string().contains("no store at"), "{e}");
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_store_in_use_is_not_compacted() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        fill(&dir);
+        let _running = Store::open_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
+        let short = std::time::Duration::from_millis(200);
+        assert!(compact_waiting(&dir, short).is_err());
+        assert!(!old_dir(&dir).exists());
+    }
+}
