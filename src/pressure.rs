@@ -28,6 +28,8 @@ pub struct IngestPressure {
     gave_way: AtomicU64,
     /// Off only to measure what giving way is worth (`bench ingest`).
     enabled: AtomicBool,
+    /// How long a large commit counts as pressure (`PRESSURE_LASTS`).
+    lasts: Duration,
 }
 
 impl Default for IngestPressure {
@@ -37,6 +39,7 @@ impl Default for IngestPressure {
             last_saturated_ms: AtomicU64::new(0),
             gave_way: AtomicU64::new(0),
             enabled: AtomicBool::new(true),
+            lasts: PRESSURE_LASTS,
         }
     }
 }
@@ -65,7 +68,7 @@ impl IngestPressure {
             return false;
         }
         let last = self.last_saturated_ms.load(Ordering::Relaxed);
-        last != 0 && self.now_ms().saturating_sub(last) <= PRESSURE_LASTS.as_millis() as u64
+        last != 0 && self.now_ms().saturating_sub(last) <= self.lasts.as_millis() as u64
     }
 
     /// Called by the worker at each pause it may take: after a work slice,
@@ -93,32 +96,51 @@ impl IngestPressure {
 mod tests {
     use super::*;
 
+    /// Pressure that lasts `lasts` after a large commit (no test depends on
+    /// how fast this machine schedules it).
+    fn pressure(lasts: Duration) -> IngestPressure {
+        IngestPressure {
+            lasts,
+            ..IngestPressure::default()
+        }
+    }
+
     #[test]
     fn only_a_recent_large_commit_is_pressure() {
-        let p = IngestPressure::default();
+        let p = pressure(Duration::from_secs(600));
         assert!(!p.saturated(), "nothing committed yet");
         p.committed(SATURATED_BATCH - 1);
         assert!(!p.saturated(), "a small commit is normal load");
         p.committed(SATURATED_BATCH);
         assert!(p.saturated());
-        std::thread::sleep(PRESSURE_LASTS + Duration::from_millis(15));
-        assert!(!p.saturated(), "pressure passes");
+        p.set_enabled(false);
+        assert!(!p.saturated(), "switched off");
+
+        let brief = pressure(Duration::from_millis(1));
+        brief.committed(SATURATED_BATCH);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!brief.saturated(), "pressure passes");
     }
 
     #[test]
     fn the_worker_sleeps_only_after_a_slice_and_only_under_pressure() {
-        let p = IngestPressure::default();
-        let mut slice = Instant::now();
+        let p = pressure(Duration::from_secs(600));
         p.committed(100);
-        assert!(!p.maybe_give_way(&mut slice), "the slice is not used up");
-        std::thread::sleep(WORK_SLICE);
-        p.committed(100);
+        // A slice that has just begun (an instant in the future reads as
+        // no time elapsed).
+        let mut fresh = Instant::now() + Duration::from_secs(600);
+        assert!(!p.maybe_give_way(&mut fresh), "the slice is not used up");
+        assert_eq!(p.gave_way(), 0);
+
+        let mut used = Instant::now() - WORK_SLICE * 2;
         let before = Instant::now();
-        assert!(p.maybe_give_way(&mut slice));
+        assert!(p.maybe_give_way(&mut used));
         assert!(before.elapsed() >= GIVE_WAY);
         assert_eq!(p.gave_way(), 1);
-        std::thread::sleep(WORK_SLICE + PRESSURE_LASTS + Duration::from_millis(15));
-        assert!(!p.maybe_give_way(&mut slice), "no pressure, no pause");
-        assert_eq!(p.gave_way(), 1);
+
+        let calm = pressure(Duration::from_secs(600));
+        let mut used = Instant::now() - WORK_SLICE * 2;
+        assert!(!calm.maybe_give_way(&mut used), "no pressure, no pause");
+        assert_eq!(calm.gave_way(), 0);
     }
 }
