@@ -395,7 +395,7 @@ mod pr_tests {
     }
 
     fn opened() -> Observation {
-        obs(-0.01, workflow_actor(), K::Opened).snap(with_head(open(), "h1"))
+        opened_by_workflow(with_head(open(), "h1"))
     }
 
     fn merge(h: f64) -> Observation {

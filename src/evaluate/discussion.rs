@@ -155,7 +155,7 @@ mod tests {
     }
 
     fn created() -> Observation {
-        obs(-0.01, workflow_actor(), K::Opened).snap(d(open()))
+        opened_by_workflow(d(open()))
     }
 
     #[test]

@@ -210,7 +210,7 @@ mod tests {
     use crate::model::ObservationKind as K;
 
     fn created() -> crate::model::Observation {
-        obs(-0.01, workflow_actor(), K::Opened).snap(open())
+        opened_by_workflow(open())
     }
 
     #[test]

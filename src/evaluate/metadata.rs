@@ -855,14 +855,6 @@ mod tests {
         ]);
     }
 
-    fn field(name: &str, from: Option<&str>, to: Option<&str>) -> K {
-        K::FieldValueChanged {
-            field: name.into(),
-            from: from.map(str::to_string),
-            to: to.map(str::to_string),
-        }
-    }
-
     #[test]
     fn set_issue_field_table() {
         let r = || {

@@ -281,14 +281,6 @@ mod tests {
         }
     }
 
-    fn field(name: &str, from: Option<&str>, to: Option<&str>) -> K {
-        K::FieldValueChanged {
-            field: name.into(),
-            from: from.map(str::to_string),
-            to: to.map(str::to_string),
-        }
-    }
-
     fn removed(how: &str) -> K {
         K::ProjectItemRemoved {
             project_node_id: "PVT_1".into(),
@@ -472,7 +464,7 @@ mod tests {
     #[test]
     fn create_project_table() {
         let r = || create("create_project");
-        let ours = || obs(-0.01, workflow_actor(), K::Opened).snap(project_snap("open"));
+        let ours = || opened_by_workflow(project_snap("open"));
         run(vec![
             case(
                 "open with items added by humans",

@@ -437,7 +437,7 @@ mod tests {
     use crate::model::{ObservationKind as K, Target, TargetKind};
 
     fn opened() -> crate::model::Observation {
-        obs(-0.01, workflow_actor(), K::Opened).snap(open())
+        opened_by_workflow(open())
     }
 
     fn merge(h: f64, by: Option<crate::model::Actor>) -> crate::model::Observation {
@@ -541,7 +541,7 @@ mod tests {
             case(
                 "fell back to an issue",
                 r().target(Target::thread(REPO, TargetKind::Issue, NUMBER)),
-                vec![obs(-0.01, workflow_actor(), K::Opened).snap(open())],
+                vec![opened_by_workflow(open())],
                 24.0,
                 (PENDING, WEAK, "awaiting_triage"),
             ),

@@ -59,7 +59,7 @@ mod tests {
     #[test]
     fn reconcile_failures_decide_only_when_nothing_else_is_known() {
         let pr = || record("create_pull_request");
-        let opened = || obs(-0.01, workflow_actor(), K::Opened).snap(open());
+        let opened = || opened_by_workflow(open());
         let merge = |h: f64| obs(h, human("alice"), K::Closed).snap(merged(human("alice")));
         run(vec![
             case(
@@ -100,10 +100,7 @@ mod tests {
             case(
                 "facts before the failure still count",
                 record("create_issue"),
-                vec![
-                    obs(-0.01, workflow_actor(), K::Opened).snap(open()),
-                    failed(1.0),
-                ],
+                vec![opened_by_workflow(open()), failed(1.0)],
                 2.0,
                 (PENDING, WEAK, "awaiting_triage"),
             ),

@@ -96,7 +96,7 @@ mod tests {
     use crate::model::{Actor, ItemSnapshot, Observation, ObservationKind as K};
 
     fn opened() -> Observation {
-        obs(-0.01, workflow_actor(), K::Opened).snap(with_head(open(), "h1"))
+        opened_by_workflow(with_head(open(), "h1"))
     }
 
     fn merged_at(h: f64) -> Observation {

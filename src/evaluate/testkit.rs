@@ -174,6 +174,20 @@ impl ObsExt for Observation {
     }
 }
 
+/// The workflow's own creation of the target, just before execution time.
+pub fn opened_by_workflow(snapshot: ItemSnapshot) -> Observation {
+    obs(-0.01, workflow_actor(), ObservationKind::Opened).snap(snapshot)
+}
+
+/// A project or issue field changing value.
+pub fn field(name: &str, from: Option<&str>, to: Option<&str>) -> ObservationKind {
+    ObservationKind::FieldValueChanged {
+        field: name.into(),
+        from: from.map(str::to_string),
+        to: to.map(str::to_string),
+    }
+}
+
 /// A snapshot with `state` ("open"/"closed") and a fixed title.
 pub fn snapshot(state: &str) -> ItemSnapshot {
     ItemSnapshot {

@@ -30,6 +30,10 @@ pub enum CompactError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Io(String),
+    #[error("{0}")]
+    Interrupted(String),
+    #[error("no store at {0} (DATA_DIR is the directory that holds `store/`)")]
+    NoStore(String),
     #[error("the copy has {copied} records, the store {expected}: nothing was swapped")]
     Mismatch { copied: u64, expected: u64 },
 }
@@ -78,14 +82,11 @@ pub fn compact(dir: &Path) -> Result<Compacted, CompactError> {
 /// `compact`, waiting up to `wait` for a stopping instance's lock.
 fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, CompactError> {
     if let Some(message) = interrupted_compaction(dir) {
-        return Err(CompactError::Io(message));
+        return Err(CompactError::Interrupted(message));
     }
     // Opening a path that holds no store would make an empty one there.
     if !dir.join("conf").is_file() {
-        return Err(CompactError::Io(format!(
-            "no store at {} (DATA_DIR is the directory that holds `store/`)",
-            dir.display()
-        )));
+        return Err(CompactError::NoStore(dir.display().to_string()));
     }
     let new_dir = copy_dir(dir);
     if new_dir.exists() {
@@ -184,7 +185,7 @@ mod tests {
         std::fs::rename(&dir, old_dir(&dir)).unwrap();
         let e = Store::open(&dir).err().expect("refused");
         assert!(e.to_string().contains("compaction was interrupted"), "{e}");
-        assert!(compact(&dir).is_err());
+        assert!(matches!(compact(&dir), Err(CompactError::Interrupted(_))));
         assert!(!dir.exists(), "no empty store was created");
     }
 
@@ -193,6 +194,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("nothing-here");
         let e = compact(&dir).unwrap_err();
+        assert!(matches!(e, CompactError::NoStore(_)), "{e}");
         assert!(e.to_string().contains("no store at"), "{e}");
         assert!(!dir.exists());
     }
