@@ -57,90 +57,97 @@ pub struct CaseResult {
     pub output_type: String,
     pub passed: bool,
     /// The mapping from gh-aw's model to ours that the comparison used, if any.
-    pub mapping: Option<&'static str>,
+    pub mapping: Option<Mapping>,
     /// The printed line: `PASS name` or `FAIL name: expected … got …`.
     pub line: String,
 }
 
-/// Our (status, strength, signal).
-type Triple = (OutcomeStatus, EvidenceStrength, String);
+/// gh-aw's signal names and ours, where the two vocabularies name the same
+/// state differently (docs/evaluation.md "Signal vocabulary"). Used by
+/// `conformance` and by the export; every other signal is the same word.
+pub const SIGNAL_EQUIVALENCES: &[(&str, &str, &str)] = &[
+    (
+        "open",
+        "awaiting_review",
+        "an open PR no visible non-bot actor has acted on yet",
+    ),
+    (
+        "pending",
+        "awaiting_reply",
+        "a comment no visible non-bot actor has answered yet",
+    ),
+    (
+        "missing_run_id",
+        "missing_execution_state",
+        "a run output whose record names no valid run id (general rule 1)",
+    ),
+    (
+        "lifecycle_close",
+        "lifecycle",
+        "a close by automation (gh-aw names the close-type outputs' case apart)",
+    ),
+];
 
-/// A signal synonym: for these types, gh-aw's triple and ours name the same
-/// state (reasons in docs/conformance.md).
-struct Synonym {
-    name: &'static str,
-    types: &'static [&'static str],
-    gh_aw: (&'static str, &'static str, &'static str),
-    ours: &'static [(OutcomeStatus, EvidenceStrength, &'static str)],
+/// Our name for a gh-aw signal.
+pub fn our_signal(gh_aw: &str) -> &str {
+    SIGNAL_EQUIVALENCES
+        .iter()
+        .find(|(g, _, _)| *g == gh_aw)
+        .map_or(gh_aw, |(_, ours, _)| ours)
 }
 
-const SYNONYMS: &[Synonym] = &[
-    Synonym {
-        name: "open PR without human activity: gh-aw open/medium = ours awaiting_review/weak",
-        types: &["create_pull_request", "push_to_pull_request_branch"],
-        gh_aw: ("pending", "medium", "open"),
-        ours: &[(
-            OutcomeStatus::Pending,
-            EvidenceStrength::Weak,
-            "awaiting_review",
-        )],
-    },
-    Synonym {
-        name: "bot follow-up only: gh-aw pending/medium = ours awaiting_reply/weak",
-        types: &["add_comment"],
-        gh_aw: ("pending", "medium", "pending"),
-        ours: &[(
-            OutcomeStatus::Pending,
-            EvidenceStrength::Weak,
-            "awaiting_reply",
-        )],
-    },
-    Synonym {
-        name:
-            "closed without reason: gh-aw unknown = ours evaluation_error (closer unseen) or closed",
-        types: &["create_issue"],
-        gh_aw: ("unknown", "weak", "unknown"),
-        ours: &[
-            (
-                OutcomeStatus::Unknown,
-                EvidenceStrength::Weak,
-                "evaluation_error",
-            ),
-            (OutcomeStatus::Unknown, EvidenceStrength::Weak, "closed"),
-        ],
-    },
-    Synonym {
-        name: "ready PR not yet reviewed: gh-aw pending/medium = ours pending/weak (no human activity yet)",
-        types: &["mark_pull_request_as_ready_for_review"],
-        gh_aw: ("pending", "medium", "awaiting_review"),
-        ours: &[(
-            OutcomeStatus::Pending,
-            EvidenceStrength::Weak,
-            "awaiting_review",
-        )],
-    },
-    Synonym {
-        name: "reviewed after mark-ready: gh-aw medium = ours strong (seed 000 rates it strong)",
-        types: &["mark_pull_request_as_ready_for_review"],
-        gh_aw: ("accepted", "medium", "reviewed"),
-        ours: &[(OutcomeStatus::Accepted, EvidenceStrength::Strong, "reviewed")],
-    },
-    Synonym {
-        name: "review dismissed by an actor the API state does not name: gh-aw strong = ours medium",
-        types: &["submit_pull_request_review"],
-        gh_aw: ("rejected", "strong", "review_dismissed"),
-        ours: &[(
-            OutcomeStatus::Rejected,
-            EvidenceStrength::Medium,
-            "review_dismissed",
-        )],
-    },
-    Synonym {
-        name: "close retained: gh-aw strong = ours medium (seed rates retention medium)",
-        types: &["close_issue", "close_pull_request"],
-        gh_aw: ("accepted", "strong", "closed"),
-        ours: &[(OutcomeStatus::Accepted, EvidenceStrength::Medium, "closed")],
-    },
+/// The general mappings from gh-aw's model to ours (docs/conformance.md).
+/// Each is a rule that holds for every type; none names a case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mapping {
+    /// gh-aw status `error` = ours `unknown` + `evaluation_error` (DESIGN §5).
+    Error,
+    /// gh-aw status `lifecycle`/`lifecycle_close` = ours `ignored/weak/lifecycle`.
+    Lifecycle,
+    /// gh-aw has no evaluator and says unknown: ours must say unknown too.
+    Unsupported,
+    /// gh-aw's bare `unknown` signal: ours names the reason.
+    UnnamedUnknown,
+    /// A reversal whose actor the state does not show: one step weaker.
+    UnseenReversal,
+    /// Pending with no visible non-bot activity: weak, not medium.
+    NoHumanActivity,
+    /// A state whose strength seed 000 §7 rates differently from gh-aw.
+    SeedStrength,
+}
+
+impl Mapping {
+    /// The one-line statement printed with a case that needed it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mapping::Error => "gh-aw error = ours unknown/evaluation_error (DESIGN §5)",
+            Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
+            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator) = ours unknown for its own reason",
+            Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
+            Mapping::UnseenReversal => "reversal by an actor the state does not show: ours one step weaker (general rule 4; seed 000 §6)",
+            Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
+            Mapping::SeedStrength => "seed 000 §7 rates this state's strength differently from gh-aw; ours follows the seed",
+        }
+    }
+}
+
+/// Seed 000 §7 rows whose strength differs from gh-aw's for the same state:
+/// (types, signal, gh-aw strength, seed strength, seed row).
+pub const SEED_STRENGTHS: &[(&[&str], &str, EvidenceStrength, EvidenceStrength, &str)] = &[
+    (
+        &["close_issue", "close_pull_request", "close_discussion"],
+        "closed",
+        EvidenceStrength::Strong,
+        EvidenceStrength::Medium,
+        "close_issue / close_pull_request / close_discussion: \"Still closed after evaluation window — accepted — medium\"",
+    ),
+    (
+        &["mark_pull_request_as_ready_for_review"],
+        "reviewed",
+        EvidenceStrength::Medium,
+        EvidenceStrength::Strong,
+        "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
+    ),
 ];
 
 /// The record a case's item stands for.
@@ -193,16 +200,18 @@ pub fn run_case(case: &Case) -> CaseResult {
     };
     let as_of = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
     let ours = assess_from_api(&record, &state, as_of);
-    let (passed, mapping, wanted) = compare(&output_type, &case.expected, &ours);
+    let observations = crate::reconcile::observations_from_api(&record, &state);
+    let humans = crate::evaluate::actor_summary(&record, &observations).visible_non_bot_actor_count;
+    let (passed, mapping, wanted) = compare(&output_type, &case.expected, &ours, humans > 0);
     let exp = &case.expected;
     let line = if passed {
         match mapping {
-            Some(m) => format!("PASS {} (mapping: {m})", case.name),
+            Some(m) => format!("PASS {} (mapping: {})", case.name, m.describe()),
             None => format!("PASS {}", case.name),
         }
     } else {
         let via = match mapping {
-            Some(m) => format!(" (as ours: {wanted}; mapping: {m})"),
+            Some(m) => format!(" (as ours: {wanted}; mapping: {})", m.describe()),
             None => String::new(),
         };
         format!(
@@ -225,71 +234,91 @@ pub fn run_case(case: &Case) -> CaseResult {
     }
 }
 
-/// Compare gh-aw's expectation with our evaluation: exactly, else through the
-/// one mapping that applies. Returns (passed, mapping used, what ours must be).
+/// Compare gh-aw's expectation with our evaluation: exactly (through the
+/// signal vocabulary), else through the one general mapping that applies.
+/// `human_activity`: a visible non-bot actor acted after execution.
+/// Returns (passed, mapping used, what ours had to be).
 fn compare(
     output_type: &str,
     exp: &Expected,
     ours: &Evaluation,
-) -> (bool, Option<&'static str>, String) {
-    let got: Triple = (ours.status, ours.strength, ours.signal.clone());
+    human_activity: bool,
+) -> (bool, Option<Mapping>, String) {
+    use EvidenceStrength as S;
+    use OutcomeStatus as O;
     let strength = EvidenceStrength::parse(&exp.evidence_strength);
+    // gh-aw's word, or our word for the same state.
+    let signal = our_signal(&exp.signal);
+    let is = |status: O, strength: S, signal: &str| {
+        ours.status == status
+            && ours.strength == strength
+            && (ours.signal == signal || ours.signal == exp.signal)
+    };
+    let show = |status: &str, strength: &str, signal: &str| format!("{status}/{strength}/{signal}");
     if let (Some(status), Some(strength)) = (OutcomeStatus::parse(&exp.outcome_status), strength) {
-        if got == (status, strength, exp.signal.clone()) {
+        if is(status, strength, signal) {
             return (true, None, String::new());
         }
     }
-    let show = |t: &[(OutcomeStatus, EvidenceStrength, &str)]| {
-        t.iter()
-            .map(|(s, g, n)| format!("{}/{}/{n}", s.as_str(), g.as_str()))
-            .collect::<Vec<_>>()
-            .join(" or ")
+    let Some(strength) = strength else {
+        return (false, None, String::new());
     };
-    let one = |want: (OutcomeStatus, EvidenceStrength, &str), name: &'static str| {
-        let ok = got.0 == want.0 && got.1 == want.1 && got.2 == want.2;
-        (ok, Some(name), show(&[want]))
-    };
+    let mapped = |ok: bool, m: Mapping, want: String| (ok, Some(m), want);
     match exp.outcome_status.as_str() {
         "error" => {
-            return match strength {
-                Some(s) => one(
-                    (OutcomeStatus::Unknown, s, "evaluation_error"),
-                    "gh-aw error = ours unknown/evaluation_error",
-                ),
-                None => (false, None, String::new()),
-            }
+            return mapped(
+                is(O::Unknown, strength, "evaluation_error"),
+                Mapping::Error,
+                show("unknown", strength.as_str(), "evaluation_error"),
+            )
         }
         "lifecycle" | "lifecycle_close" => {
-            return one(
-                (OutcomeStatus::Ignored, EvidenceStrength::Weak, "lifecycle"),
-                "gh-aw lifecycle = ours ignored/weak/lifecycle (bot-only close)",
+            return mapped(
+                is(O::Ignored, S::Weak, "lifecycle"),
+                Mapping::Lifecycle,
+                show("ignored", "weak", "lifecycle"),
             )
         }
         _ => {}
     }
+    let Some(status) = OutcomeStatus::parse(&exp.outcome_status) else {
+        return (false, None, String::new());
+    };
     if exp.signal == "unsupported_evaluator" {
-        let ok = matches!(got.0, OutcomeStatus::Unknown | OutcomeStatus::Pending);
-        return (
-            ok,
-            Some(
-                "gh-aw unsupported_evaluator = ours, which must not claim a verdict from no state",
-            ),
-            "unknown/* or pending/*".to_string(),
+        return mapped(ours.status == O::Unknown, Mapping::Unsupported, "unknown/*/*".into());
+    }
+    if exp.signal == "unknown" {
+        return mapped(
+            ours.status == status && ours.strength == strength,
+            Mapping::UnnamedUnknown,
+            show(status.as_str(), strength.as_str(), "<named reason>"),
         );
     }
-    let gh = (
-        exp.outcome_status.as_str(),
-        exp.evidence_strength.as_str(),
-        exp.signal.as_str(),
-    );
-    for s in SYNONYMS {
-        if s.gh_aw == gh && s.types.contains(&output_type) {
-            let ok = s
-                .ours
-                .iter()
-                .any(|(st, sg, n)| got.0 == *st && got.1 == *sg && got.2 == *n);
-            return (ok, Some(s.name), show(s.ours));
-        }
+    let unseen = ours.details.get("reversed_by").and_then(Value::as_str) == Some("unseen");
+    if unseen && status == O::Rejected {
+        let weaker = crate::evaluate::weaker(strength);
+        return mapped(
+            is(status, weaker, signal),
+            Mapping::UnseenReversal,
+            show(status.as_str(), weaker.as_str(), signal),
+        );
+    }
+    if status == O::Pending && strength == S::Medium && !human_activity {
+        return mapped(
+            is(O::Pending, S::Weak, signal),
+            Mapping::NoHumanActivity,
+            show("pending", "weak", signal),
+        );
+    }
+    if let Some((_, _, _, seed, _)) = SEED_STRENGTHS
+        .iter()
+        .find(|(types, sig, gh, _, _)| types.contains(&output_type) && *sig == signal && *gh == strength)
+    {
+        return mapped(
+            is(status, *seed, signal),
+            Mapping::SeedStrength,
+            show(status.as_str(), seed.as_str(), signal),
+        );
     }
     (false, None, String::new())
 }
@@ -329,107 +358,97 @@ mod tests {
     use EvidenceStrength as S;
     use OutcomeStatus as O;
 
+    fn check(t: &str, e: &Expected, o: &Evaluation) -> (bool, Option<Mapping>) {
+        let (ok, m, _) = compare(t, e, o, false);
+        (ok, m)
+    }
+
     #[test]
     fn exact_matches_need_no_mapping() {
-        let r = compare(
+        let r = check(
             "create_issue",
             &exp("accepted", "strong", "completed"),
             &ours(O::Accepted, S::Strong, "completed"),
         );
-        assert_eq!((r.0, r.1), (true, None));
+        assert_eq!(r, (true, None));
     }
 
     #[test]
     fn gh_aw_error_keeps_its_strength() {
         let e = exp("error", "weak", "evaluation_error");
-        assert!(
-            compare(
-                "create_issue",
-                &e,
-                &ours(O::Unknown, S::Weak, "evaluation_error")
-            )
-            .0
-        );
-        assert!(
-            !compare(
-                "create_issue",
-                &e,
-                &ours(O::Unknown, S::None, "evaluation_error")
-            )
-            .0
-        );
-        assert!(!compare("create_issue", &e, &ours(O::Unknown, S::Weak, "deleted")).0);
+        let t = "create_issue";
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::None, "evaluation_error")).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::Weak, "deleted")).0);
     }
 
     #[test]
     fn lifecycle_is_our_weak_ignored() {
         for s in ["lifecycle", "lifecycle_close"] {
             let e = exp(s, "medium", s);
-            assert!(compare("close_issue", &e, &ours(O::Ignored, S::Weak, "lifecycle")).0);
-            assert!(!compare("close_issue", &e, &ours(O::Accepted, S::Medium, "closed")).0);
+            assert!(check("close_issue", &e, &ours(O::Ignored, S::Weak, "lifecycle")).0);
+            assert!(!check("close_issue", &e, &ours(O::Accepted, S::Medium, "closed")).0);
         }
     }
 
     #[test]
-    fn unsupported_evaluator_forbids_a_verdict() {
+    fn unsupported_evaluator_requires_our_unknown() {
         let e = exp("unknown", "none", "unsupported_evaluator");
-        assert!(
-            compare(
-                "hide_comment",
-                &e,
-                &ours(O::Unknown, S::Weak, "evaluation_error")
-            )
-            .0
-        );
-        assert!(
-            compare(
-                "hide_comment",
-                &e,
-                &ours(O::Pending, S::Weak, "target_exists_only")
-            )
-            .0
-        );
-        assert!(
-            !compare(
-                "hide_comment",
-                &e,
-                &ours(O::Accepted, S::Medium, "comment_hidden")
-            )
-            .0
-        );
-        assert!(
-            !compare(
-                "hide_comment",
-                &e,
-                &ours(O::Rejected, S::Strong, "unhidden")
-            )
-            .0
-        );
+        let t = "hide_comment";
+        assert!(check(t, &e, &ours(O::Unknown, S::None, "missing_execution_state")).0);
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        for verdict in [
+            ours(O::Pending, S::Weak, "target_exists_only"),
+            ours(O::Accepted, S::Medium, "comment_hidden"),
+            ours(O::Rejected, S::Strong, "unhidden"),
+        ] {
+            assert!(!check(t, &e, &verdict).0, "{verdict:?}");
+        }
     }
 
     #[test]
-    fn synonyms_apply_only_to_their_types() {
+    fn an_unseen_reversal_is_one_step_weaker_only_when_ours_says_so() {
+        let e = exp("rejected", "strong", "state_replaced");
+        let unseen = ours(O::Rejected, S::Medium, "state_replaced").detail("reversed_by", "unseen");
+        assert_eq!(
+            check("add_labels", &e, &unseen),
+            (true, Some(Mapping::UnseenReversal))
+        );
+        // Without the unseen actor, medium is simply wrong.
+        assert!(!check("add_labels", &e, &ours(O::Rejected, S::Medium, "state_replaced")).0);
+        // Two steps weaker is wrong too.
+        let weak = ours(O::Rejected, S::Weak, "state_replaced").detail("reversed_by", "unseen");
+        assert!(!check("add_labels", &e, &weak).0);
+    }
+
+    #[test]
+    fn no_human_activity_maps_medium_pending_to_weak_only_without_humans() {
         let e = exp("pending", "medium", "open");
         let awaiting = ours(O::Pending, S::Weak, "awaiting_review");
-        assert!(compare("create_pull_request", &e, &awaiting).0);
-        assert!(!compare("mark_pull_request_as_ready_for_review", &e, &awaiting).0);
+        assert!(compare("create_pull_request", &e, &awaiting, false).0);
+        assert!(!compare("create_pull_request", &e, &awaiting, true).0);
+        // The vocabulary still has to agree.
+        let other = ours(O::Pending, S::Weak, "awaiting_triage");
+        assert!(!compare("create_pull_request", &e, &other, false).0);
+    }
+
+    #[test]
+    fn seed_strengths_apply_only_to_their_types() {
         let strong_close = exp("accepted", "strong", "closed");
-        assert!(
-            compare(
-                "close_issue",
-                &strong_close,
-                &ours(O::Accepted, S::Medium, "closed")
-            )
-            .0
+        let medium = ours(O::Accepted, S::Medium, "closed");
+        assert_eq!(
+            check("close_issue", &strong_close, &medium),
+            (true, Some(Mapping::SeedStrength))
         );
-        assert!(
-            !compare(
-                "create_issue",
-                &strong_close,
-                &ours(O::Accepted, S::Medium, "closed")
-            )
-            .0
-        );
+        assert!(!check("create_issue", &strong_close, &medium).0);
+    }
+
+    #[test]
+    fn signal_equivalences_are_words_for_the_same_state() {
+        assert_eq!(our_signal("missing_run_id"), "missing_execution_state");
+        assert_eq!(our_signal("merged"), "merged");
+        let e = exp("unknown", "none", "missing_run_id");
+        assert!(check("dispatch_workflow", &e, &ours(O::Unknown, S::None, "missing_execution_state")).0);
     }
 
     #[test]

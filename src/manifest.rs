@@ -382,13 +382,9 @@ fn object_field(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-/// A number given as a JSON number or a numeric string.
+/// A number given as a JSON number or a numeric string (0 is no number).
 fn lenient_u64(v: &Value) -> Option<u64> {
-    match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
+    crate::wire::github_id(v)
 }
 
 /// Label names from `["a"]` or `[{"name":"a"}]`.

@@ -139,6 +139,7 @@ impl Item {
             head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),
             requested_reviewers: logins(self.requested_reviewers.as_deref()),
             requested_teams: slugs(self.requested_teams.as_deref()),
+            reviewers_known: self.requested_reviewers.is_some(),
             author: self.user.as_ref().map(User::present_actor),
             merged_by: self.merged_by.as_ref().map(User::present_actor),
             merge_commit_sha: self.merge_commit_sha.clone(),
@@ -149,6 +150,19 @@ impl Item {
             answer_comment_id: None,
         }
     }
+}
+
+/// A GitHub id or number given as a JSON number or a numeric string.
+/// Correlation ids are validated here, once: 0, a negative number, a
+/// fraction or anything unparsable is no id at all (docs/evaluation.md,
+/// general rule 1), so a record carrying one is judged as missing it.
+pub fn github_id(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .filter(|id| *id > 0)
 }
 
 /// Label names from `[{"name": ..}]` or `["..."]`.

@@ -15,23 +15,11 @@ use super::common::{
     window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_since};
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{
     Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
 };
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        // An agent session is an agent put to work on an issue: judged by
-        // what its PR (or the issue) became, like an assignment.
-        "assign_to_agent" | "create_agent_session" => assign_to_agent,
-        "assign_to_user" => assign_to_user,
-        "unassign_from_user" => unassign_from_user,
-        _ => return None,
-    })
-}
 
 /// Logins named by `assignees` / `assignee` (line or metadata), else the
 /// recorded assignee delta (`after − before` when adding, `before − after`

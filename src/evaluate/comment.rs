@@ -11,9 +11,9 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(ours) = ctx.record.target.as_ref().and_then(|t| t.id) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_reference")
+        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
             .unresolved()
-            .note("The record does not name the comment's id.");
+            .note("The record names the thread but not the comment's id, so the comment cannot be told from others.");
     };
     if !ctx.target_seen() {
         return unobserved();

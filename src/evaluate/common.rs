@@ -183,6 +183,31 @@ pub fn human_after<'a, 'c>(ctx: &'c EvalContext<'a>) -> impl Iterator<Item = &'a
     ctx.after_execution().filter(move |o| ctx.is_human(o))
 }
 
+/// General rule 4: the current state contradicts the output's effect, but
+/// who reversed it is not visible. It is still a reversal, one step weaker
+/// than a visible person's (strong → medium → weak), with low confidence and
+/// `details.reversed_by = "unseen"`, and the notes say so.
+pub fn unseen_reversal(e: Evaluation) -> Evaluation {
+    let strength = weaker(e.strength);
+    let notes = format!(
+        "{} Who reversed it is not visible, so the evidence is one step weaker than a person's.",
+        e.notes
+    );
+    Evaluation { strength, ..e }
+        .confidence(Confidence::Low)
+        .detail("reversed_by", "unseen")
+        .note(notes.trim_start())
+}
+
+/// One step weaker evidence.
+pub fn weaker(s: S) -> S {
+    match s {
+        S::Strong => S::Medium,
+        S::Medium => S::Weak,
+        S::Weak | S::None => s,
+    }
+}
+
 /// Lower confidence by one step (used when who acted is not visible).
 pub fn hedge(e: Evaluation) -> Evaluation {
     let lower = match e.confidence {

@@ -12,18 +12,8 @@ use super::common::{
     close_actor_unknown, closer, gone, hedge, human_after, is_closed, lifecycle, missing_reference,
     unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "create_discussion" => create_discussion,
-        "update_discussion" => super::update::update_issue,
-        "close_discussion" => close_discussion,
-        _ => return None,
-    })
-}
 
 /// Did the discussion get an answer or engagement, or get closed as unwanted?
 pub fn create_discussion(ctx: &EvalContext) -> Evaluation {

@@ -1,6 +1,6 @@
 //! Issues: `create_issue` and `close_issue` (seed 000 §7 "Issues and Discussions").
 
-use super::common::{
+use super::common::{unseen_reversal, 
     cite, class_name, close_actor_unknown, closer, gone, has_expiry_notice, hedge, human_after,
     is_closed, last_close, lifecycle, missing_reference, unobserved, window_passed, Closer,
     ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
@@ -156,6 +156,12 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
                     .note(format!("The {what} was reopened by automation, not by a person.")),
                 r,
             ),
+            // General rule 4: open again after the close, with no reopen
+            // event seen: still a reversal, by someone not visible.
+            None if open_since_execution(ctx) => unseen_reversal(
+                Evaluation::new(O::Rejected, S::Strong, "reopened")
+                    .note(format!("The {what} the output closed is open now.")),
+            ),
             None => Evaluation::new(O::Unknown, S::Weak, "not_closed")
                 .note(format!("The {what} is open and no reopen was observed; the close may not have been seen yet.")),
         };
@@ -186,6 +192,13 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
         Some(c) => cite(e, c),
         None => e,
     }
+}
+
+/// The open state was seen at or after execution (not a state from before
+/// the close).
+fn open_since_execution(ctx: &EvalContext) -> bool {
+    ctx.latest_snapshot_obs()
+        .is_some_and(|o| o.at >= ctx.record.executed_at)
 }
 
 fn reopened(r: &Observation, what: &str) -> Evaluation {

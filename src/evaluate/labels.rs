@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::common::{
+use super::common::{unseen_reversal, 
     gone, hedge, human_after, is_closed, missing_reference, unobserved, window_passed,
     RETENTION_WINDOW,
 };
@@ -114,12 +114,16 @@ fn retention(ctx: &EvalContext, wanted: &[String], present: bool) -> Evaluation 
         } else {
             "state_reverted"
         };
-        decided(
-            Evaluation::new(O::Rejected, S::Strong, signal).note(format!(
-                "Every label was {verb} by a visible non-bot actor."
-            )),
+        let e = decided(
+            Evaluation::new(O::Rejected, S::Strong, signal)
+                .note(format!("Every label was {verb} after the output.")),
             &deciders,
-        )
+        );
+        if deciders.iter().any(Option::is_none) {
+            unseen_reversal(e)
+        } else {
+            e
+        }
     } else {
         // Issue 3: mixed is reported with the kept fraction, not silently.
         decided(
@@ -277,7 +281,7 @@ mod tests {
                 (UNKNOWN, WEAK, "state_changed_by_bot"),
             ),
             case(
-                "removed with no visible actor counts (gh-aw), hedged",
+                "removed with no visible actor: a reversal, one step weaker (rule 4)",
                 r(),
                 vec![obs(
                     3.0,
@@ -290,7 +294,7 @@ mod tests {
                 )
                 .snap(with_labels(open(), &["old"]))],
                 24.0,
-                (REJECTED, STRONG, "state_replaced"),
+                (REJECTED, MEDIUM, "state_replaced"),
             ),
             case(
                 "human adds an unrelated label and keeps ours",

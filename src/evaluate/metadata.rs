@@ -26,27 +26,15 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
-use super::common::{
+use super::common::{unseen_reversal, 
     cite, gone, hedge, missing_reference, unobserved, window_passed, RETENTION_WINDOW,
 };
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::target::thread_key;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
     ObservationKind as K, OutcomeStatus as O,
 };
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "assign_milestone" => assign_milestone,
-        "set_issue_type" => set_issue_type,
-        "set_issue_field" => set_issue_field,
-        "replace_label" => replace_label,
-        "link_sub_issue" => link_sub_issue,
-        _ => return None,
-    })
-}
 
 // ---------------------------------------------------------------- helpers
 
@@ -91,7 +79,7 @@ pub(super) fn moved_away(
                 None => e,
             };
             if m == Mover::Unseen {
-                hedge(e)
+                unseen_reversal(e)
             } else {
                 e
             }
@@ -341,10 +329,14 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let record = ctx.record;
-    let number = intended_str(record, &["milestone_number"]);
+    let given = intended_str(record, &["milestone_number"]);
+    // A milestone number is a correlation id: 0 or garbage names none.
+    let number = given
+        .clone()
+        .filter(|n| crate::wire::github_id(&Value::from(n.as_str())).is_some());
     let title = intended_str(record, &["milestone_title", "milestone"]).filter(|t| {
         // `after_state.milestone` may be the number.
-        number.as_deref() != Some(t.as_str())
+        given.as_deref() != Some(t.as_str())
     });
     if number.is_none() && title.is_none() {
         return Evaluation::new(O::Unknown, S::None, "missing_execution_state")

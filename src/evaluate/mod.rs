@@ -6,8 +6,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::model::{
-    ActorClass, ActorSummary, Evaluation, EvidenceStrength, ExecutionRecord, ItemSnapshot,
-    Observation, OutcomeStatus,
+    ActorClass, ActorSummary, Evaluation, ExecutionRecord, ItemSnapshot, Observation,
 };
 
 mod assignment;
@@ -23,6 +22,10 @@ mod moderation;
 mod project;
 mod pull_request;
 mod reconcile_failed;
+pub mod registry;
+pub mod rules;
+
+pub use common::weaker;
 mod release;
 mod revert;
 mod review;
@@ -91,41 +94,13 @@ impl<'a> EvalContext<'a> {
     }
 }
 
-/// Which evaluator family handles a type; `None` means the generic fallback.
+/// The evaluator registered for a type; `None` means the generic fallback.
 fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    core_evaluator_for(output_type)
-        .or_else(|| review::evaluator_for(output_type))
-        .or_else(|| assignment::evaluator_for(output_type))
-        .or_else(|| metadata::evaluator_for(output_type))
-        .or_else(|| project::evaluator_for(output_type))
-        .or_else(|| discussion::evaluator_for(output_type))
-        .or_else(|| moderation::evaluator_for(output_type))
-        .or_else(|| workflow::evaluator_for(output_type))
-        .or_else(|| security::evaluator_for(output_type))
-        .or_else(|| release::evaluator_for(output_type))
+    registry::spec_of(output_type).map(|t| t.evaluator)
 }
 
 /// An evaluator: a pure function of the context.
 pub type Evaluator = fn(&EvalContext) -> Evaluation;
-
-/// The issue, pull-request, comment, label and update evaluators.
-fn core_evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "create_pull_request" => pull_request::create_pull_request,
-        "push_to_pull_request_branch" => pull_request::push_to_pull_request_branch,
-        "close_pull_request" => pull_request::close_pull_request,
-        "create_issue" => issue::create_issue,
-        "close_issue" => issue::close_issue,
-        // A memory comment is a comment the workflow keeps editing: same human check.
-        "add_comment" | "comment_memory" => comment::add_comment,
-        "add_labels" => labels::add_labels,
-        "remove_labels" => labels::remove_labels,
-        "update_issue" => update::update_issue,
-        "update_pull_request" => update::update_pull_request,
-        "noop" | "missing_tool" | "missing_data" | "report_incomplete" => system::skipped,
-        _ => return None,
-    })
-}
 
 /// True when a type has a dedicated evaluator (not the generic fallback).
 pub fn has_dedicated_evaluator(output_type: &str) -> bool {
@@ -139,6 +114,10 @@ pub fn evaluate(
     observations: &[Observation],
     as_of: DateTime<Utc>,
 ) -> Evaluation {
+    // General rule 1: what the record lacks decides before anything observed.
+    if let Some(gap) = rules::execution_state(record) {
+        return gap;
+    }
     let cut = observations.partition_point(|o| o.at <= as_of);
     // Failed API reconciliations decide only when nothing else is known.
     let observations = match reconcile_failed::screen(&observations[..cut]) {
@@ -150,15 +129,6 @@ pub fn evaluate(
         observations: &observations,
         as_of,
     };
-    if record.provider.as_deref().is_some_and(|p| p != "github") {
-        return Evaluation::new(
-            OutcomeStatus::Unknown,
-            EvidenceStrength::None,
-            "external_provider",
-        )
-        .unresolved()
-        .note("The output went to a non-GitHub provider, which this App cannot observe.");
-    }
     match evaluator_for(&record.output_type) {
         Some(evaluator) => evaluator(&ctx),
         None => {

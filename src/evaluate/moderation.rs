@@ -14,16 +14,8 @@
 
 use super::common::{missing_reference, unobserved};
 use super::metadata::{execution_start, moved_away, retained, since_execution};
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "hide_comment" => hide_comment,
-        _ => return None,
-    })
-}
 
 /// Did the hidden state persist?
 pub fn hide_comment(ctx: &EvalContext) -> Evaluation {

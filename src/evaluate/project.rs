@@ -36,20 +36,10 @@ use super::common::{
     unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{
     Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, TargetKind,
 };
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "update_project" => update_project,
-        "create_project" => create_project,
-        "create_project_status_update" => create_project_status_update,
-        _ => return None,
-    })
-}
 
 /// The intended field values: `fields` as `{name: value}` or `[{name, value}]`.
 fn intended_fields(ctx: &EvalContext) -> Vec<(String, String)> {

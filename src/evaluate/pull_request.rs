@@ -310,9 +310,26 @@ fn merged_push(ctx: &EvalContext, trail: &CommitTrail, merge: &Observation) -> E
         .as_ref()
         .and_then(|s| s.head_sha.clone())
         .or_else(|| ctx.latest_snapshot().and_then(|s| s.head_sha.clone()));
+    // General rule 7: GitHub's compare of the pushed commit with the merge
+    // commit (or merged head) says whether what landed contains it.
+    let landed = [
+        merge.snapshot.as_ref().and_then(|s| s.merge_commit_sha.clone()),
+        head.clone(),
+    ];
+    let compared = ctx.observations.iter().find_map(|o| match &o.event {
+        K::Compared { head, status } if landed.iter().flatten().any(|l| l == head) => {
+            Some(status.as_str())
+        }
+        _ => None,
+    });
     match head {
         Some(h) if trail.heads.contains(&h) && !trail.rewritten => merged(ctx, merge)
             .note("The PR was merged with the pushed commit in its history."),
+        _ if matches!(compared, Some("ahead" | "identical")) && !trail.rewritten => {
+            merged(ctx, merge)
+                .detail("compare_status", compared)
+                .note("The PR was merged, and what landed contains the pushed commit (GitHub's compare).")
+        }
         // Seed: "pushed commits later modified but PR merged → accepted/medium".
         Some(h) if trail.heads.contains(&h) => {
             Evaluation::new(O::Accepted, S::Medium, "merged")

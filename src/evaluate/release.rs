@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::common::{
     cite, class_name, missing_reference, unobserved, window_passed, RETENTION_WINDOW,
 };
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::observation::body_hash;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
@@ -26,18 +26,6 @@ use crate::model::{
 
 /// A deleted branch's `after` in a push.
 const NULL_SHA: &str = "0000000000000000000000000000000000000000";
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "update_release" => update_release,
-        // repo-memory is a branch the workflow writes for itself, like assets.
-        "upload_asset" | "push_repo_memory" => upload_asset,
-        // Coverage goes to an artifact or a service: no human check either.
-        "upload_artifact" | "upload_code_coverage" => upload_artifact,
-        _ => return None,
-    })
-}
 
 fn release_change(o: &Observation) -> Option<(&str, bool, &str)> {
     match &o.event {

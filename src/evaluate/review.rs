@@ -18,31 +18,15 @@
 //! a requested team is `unknown/weak/team_membership_unverified`.
 
 use chrono::Duration;
-use serde_json::Value;
 
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{ExecutionRecord, TargetKind};
 
-mod comments;
-mod readiness;
-mod reviewers;
-mod reviews;
-mod thread;
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "create_pull_request_review_comment" => comments::create_review_comment,
-        "reply_to_pull_request_review_comment" => comments::reply_to_review_comment,
-        "resolve_pull_request_review_thread" => thread::resolve_review_thread,
-        "submit_pull_request_review" => reviews::submit_review,
-        "dismiss_pull_request_review" => reviews::dismiss_review,
-        "add_reviewer" => reviewers::add_reviewer,
-        "mark_pull_request_as_ready_for_review" => readiness::mark_ready_for_review,
-        "merge_pull_request" => readiness::merge_pull_request,
-        _ => return None,
-    })
-}
+pub(super) mod comments;
+pub(super) mod readiness;
+pub(super) mod reviewers;
+pub(super) mod reviews;
+pub(super) mod thread;
 
 /// gh-aw logs the manifest line after the API call, so the object can be a
 /// little older than `executed_at`; events this close before it still count
@@ -53,15 +37,7 @@ fn action_slack() -> Duration {
 
 /// A number from the line's extra fields or metadata (number or numeric string).
 fn u64_field(record: &ExecutionRecord, name: &str) -> Option<u64> {
-    match record
-        .extra
-        .get(name)
-        .or_else(|| record.metadata.get(name))?
-    {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
+    crate::wire::github_id(record.extra.get(name).or_else(|| record.metadata.get(name))?)
 }
 
 /// The target's id when the target is of `kind`.

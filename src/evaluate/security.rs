@@ -13,7 +13,7 @@
 use chrono::Duration;
 
 use super::common::{cite, missing_reference, unobserved, window_passed};
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{
     Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O,
@@ -26,15 +26,6 @@ const ALERT_IGNORE_HOURS: i64 = 30 * 24;
 /// How long before execution an alert's activity may still belong to a SARIF
 /// upload (the upload job runs after the safe-outputs job).
 const UPLOAD_SLACK_MINUTES: i64 = 10;
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "autofix_code_scanning_alert" => autofix_code_scanning_alert,
-        "create_code_scanning_alert" => create_code_scanning_alert,
-        _ => return None,
-    })
-}
 
 /// The fields of an `AlertChanged`.
 struct Change<'a> {

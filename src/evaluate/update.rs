@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::common::{
-    close_actor_unknown, closer, gone, hedge, human_after, is_closed, last_close, lifecycle,
+use super::common::{unseen_reversal, 
+    close_actor_unknown, closer, gone, human_after, is_closed, last_close, lifecycle,
     merge_obs, missing_reference, window_passed, Closer, RETENTION_WINDOW,
 };
 use super::EvalContext;
@@ -167,7 +167,7 @@ fn contested(verdicts: &[Verdict]) -> Option<Evaluation> {
             None => e,
         };
         if v.mover == Mover::Unseen {
-            hedge(e)
+            unseen_reversal(e)
         } else {
             e
         }
@@ -439,7 +439,7 @@ mod tests {
                 (REJECTED, STRONG, "state_replaced"),
             ),
             case(
-                "reverted, mover not visible (gh-aw counts it)",
+                "reverted, mover not visible: a reversal, one step weaker (rule 4)",
                 r(),
                 vec![obs(
                     3.0,
@@ -451,7 +451,7 @@ mod tests {
                 )
                 .snap(titled(open(), "old"))],
                 24.0,
-                (REJECTED, STRONG, "state_reverted"),
+                (REJECTED, MEDIUM, "state_reverted"),
             ),
             case(
                 "changed by a bot only",
@@ -642,7 +642,9 @@ mod tests {
         );
         assert_eq!(e.details["changed_fields"], json!(["title"]));
         assert_eq!(e.details["reverted"], json!(["title"]));
-        assert_eq!(e.confidence, crate::model::Confidence::Medium);
+        assert_eq!(e.details["reversed_by"], json!("unseen"));
+        assert_eq!(e.strength, crate::model::EvidenceStrength::Medium);
+        assert_eq!(e.confidence, crate::model::Confidence::Low);
         let later = eval(
             &edit("update_issue"),
             vec![

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 
 use super::common::{cite, is_closed, is_merged, merge_obs, missing_reference, unobserved};
-use super::{EvalContext, Evaluator};
+use super::EvalContext;
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
@@ -52,18 +52,6 @@ const FAILED: &[&str] = &[
     "startup_failure",
     "stale",
 ];
-
-/// The evaluator for a type of this family, if any.
-pub(super) fn evaluator_for(output_type: &str) -> Option<Evaluator> {
-    Some(match output_type {
-        "dispatch_workflow" => dispatch_workflow,
-        "call_workflow" => call_workflow,
-        "dispatch_repository" => dispatch_repository,
-        "create_check_run" => create_check_run,
-        "approve_workflow_run" => approve_workflow_run,
-        _ => return None,
-    })
-}
 
 /// What a workflow run's observations add up to.
 struct Run<'a> {
@@ -199,6 +187,14 @@ pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
     }
 }
 
+/// General rule 1: a run output names its run (a valid run id) or at least
+/// the workflow to find its run by; without either it cannot be judged.
+fn no_correlation() -> Evaluation {
+    Evaluation::new(O::Unknown, S::None, "missing_execution_state")
+        .unresolved()
+        .note("The record names neither a valid run id nor the workflow, so no run can be matched to it.")
+}
+
 /// No run found: pending for a day, then gh-aw's `missing_run_id`.
 fn no_run(ctx: &EvalContext, what: &str) -> Evaluation {
     if ctx.elapsed() < Duration::hours(RUN_WAIT_HOURS) {
@@ -272,13 +268,16 @@ pub fn call_workflow(ctx: &EvalContext) -> Evaluation {
                 .confidence(Confidence::Low)
                 .note("Judged by the calling run, whose result also reflects its other jobs.");
         }
+        if ctx.record.target.is_none() && ctx.record.run_id.is_some() {
+            return no_run(ctx, "event for the calling run");
+        }
     }
     judge_dispatch(ctx, &["workflow_dispatch", "workflow_call"])
 }
 
 fn judge_dispatch(ctx: &EvalContext, triggers: &[&str]) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
+    if ctx.record.target.is_none() {
+        return no_correlation();
     }
     let target = ctx.record.target.as_ref().expect("checked above");
     let all = runs(ctx);

@@ -196,11 +196,11 @@ fn dispatch_workflow_table() {
             (UNKNOWN, NONE, "missing_run_id"),
         ),
         case(
-            "no target",
+            "no run id and no workflow: the record lacks its correlation (rule 1)",
             record("dispatch_workflow").no_target(),
             vec![],
             1.0,
-            (UNKNOWN, NONE, "missing_reference"),
+            (UNKNOWN, NONE, "missing_execution_state"),
         ),
     ]);
 }

@@ -89,6 +89,11 @@ pub struct ItemSnapshot {
     pub requested_reviewers: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requested_teams: Vec<String>,
+    /// The source listed the pending review requests (a PR object or the
+    /// requested-reviewers endpoint): empty lists then mean "none pending",
+    /// not "not shown".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reviewers_known: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Actor>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -375,6 +380,13 @@ pub enum ObservationKind {
         source_number: u64,
         #[serde(default)]
         source_is_pull_request: bool,
+    },
+    /// GitHub's compare of this commit (the key's) with a later one, `head`:
+    /// `ahead` or `identical` means `head` contains this commit; `behind` or
+    /// `diverged` means it does not. Filed under the earlier commit's key.
+    Compared {
+        head: String,
+        status: String,
     },
     /// Reconciling the output from the GitHub API failed (retry budget
     /// exhausted, or a refusal on its own object). Filed under the output's

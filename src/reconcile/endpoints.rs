@@ -113,7 +113,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             .metadata
             .get(k)
             .or_else(|| record.extra.get(k))
-            .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
+            .and_then(crate::wire::github_id)
     };
     Some(match record.output_type.as_str() {
         "create_pull_request" if t.is_some_and(|t| t.kind == TargetKind::Issue) => {

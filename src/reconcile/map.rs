@@ -35,7 +35,7 @@ impl<'a> Mapper<'a> {
     pub fn new(record: &'a ExecutionRecord, state: &'a ApiState) -> Mapper<'a> {
         let target = record.target.as_ref();
         let id_of = |kind: TargetKind| target.filter(|t| t.kind == kind).and_then(|t| t.id);
-        let meta_u64 = |k: &str| record.metadata.get(k).and_then(Value::as_u64);
+        let meta_u64 = |k: &str| record.metadata.get(k).and_then(crate::wire::github_id);
         Mapper {
             record,
             state,
@@ -224,6 +224,7 @@ impl<'a> Mapper<'a> {
             let teams: Vec<rest::User> = r.get("teams").map(view).unwrap_or_default();
             snap.requested_reviewers = rest::logins(Some(&users));
             snap.requested_teams = rest::slugs(Some(&teams));
+            snap.reviewers_known = true;
         }
         let key = thread_key(&self.repo, n);
         let base = if pr.is_some() {
@@ -519,24 +520,24 @@ impl<'a> Mapper<'a> {
     }
 
     /// `compare/A...B`: whether B contains A (`ahead`/`identical`) or not
-    /// (`behind`/`diverged`). Kept for evaluators as an `Other` fact on B's
-    /// commit key; it has no time of its own.
+    /// (`behind`/`diverged`), filed on A's commit key (the pushed commit,
+    /// which its output watches). It has no time of its own.
     fn compare(&mut self, path: &str, spec: &str, v: &Value) {
-        let Some((_, head)) = spec.split_once("...") else {
+        let Some((base, head)) = spec.split_once("...") else {
             return;
         };
         let Some(status) = v.get("status").and_then(Value::as_str) else {
             return;
         };
-        let key = commit_key(&self.repo, head);
+        let key = commit_key(&self.repo, base);
         self.push(
             format!("api:{path}"),
             self.fallback,
             key,
             None,
-            K::Other {
-                event: "compare".to_string(),
-                action: status.to_string(),
+            K::Compared {
+                head: head.to_string(),
+                status: status.to_string(),
             },
         );
     }

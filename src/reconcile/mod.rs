@@ -82,9 +82,13 @@ pub fn assess_from_api(
     state: &ApiState,
     as_of: DateTime<Utc>,
 ) -> Evaluation {
+    // General rule 1: what the record lacks decides before any fetch.
+    if let Some(gap) = crate::evaluate::rules::execution_state(record) {
+        return gap;
+    }
     let required = required_endpoints(record);
     let primary = required.iter().find(|e| e.primary).map(|e| e.path.as_str());
-    if let Some(e) = failure(state, primary) {
+    if let Some(e) = failure(record, state, primary) {
         return e;
     }
     let system = matches!(
@@ -101,24 +105,64 @@ pub fn assess_from_api(
             .note("The output's own object was not fetched, so it cannot be judged.");
     }
     let observations = observations_from_api(record, state);
-    crate::evaluate::evaluate(record, &observations, as_of)
+    let e = crate::evaluate::evaluate(record, &observations, as_of);
+    undated_rule(e, &undated_activity(state))
 }
 
-/// A 404/410 on the primary object is deletion; any other failure (5xx,
+/// Signals that say nobody (or not the people asked) engaged.
+const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
+
+/// General rule 2: facts whose time is unknown are never dropped silently.
+/// A comment, review or commit by someone other than a bot that carries no
+/// valid time (or a review still `PENDING`) may be engagement after the
+/// output: a negative verdict ("ignored", "no engagement", "nobody asked
+/// reviewed") is then impossible, and the answer is unknown.
+fn undated_rule(e: Evaluation, undated: &[String]) -> Evaluation {
+    let negative = e.status == O::Ignored || NO_ENGAGEMENT.contains(&e.signal.as_str());
+    if !negative || undated.is_empty() {
+        return e;
+    }
+    Evaluation::new(O::Unknown, S::Weak, "activity_time_unknown")
+        .detail("would_be", format!("{}/{}/{}", e.status.as_str(), e.strength.as_str(), e.signal))
+        .detail("undated", undated.to_vec())
+        .note("Activity by someone other than a bot has no usable time, so no engagement cannot be concluded.")
+}
+
+/// The undated non-bot activity in the fetched lists, as `path[index]`.
+pub fn undated_activity(state: &ApiState) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, v) in &state.responses {
+        let (time_at, user_at): (&[&str], &str) = if path.ends_with("/comments") {
+            (&["/created_at"], "/user")
+        } else if path.ends_with("/reviews") {
+            (&["/submitted_at"], "/user")
+        } else if path.ends_with("/commits") {
+            (&["/commit/committer/date", "/commit/author/date"], "/author")
+        } else {
+            continue;
+        };
+        for (i, item) in rest::items(v).iter().enumerate() {
+            let pending = item.get("state").and_then(serde_json::Value::as_str) == Some("PENDING");
+            let dated = time_at.iter().any(|p| rest::time(item.pointer(p)).is_some());
+            let bot = rest::actor(item.pointer(user_at)).is_some_and(|a| a.is_bot());
+            if (pending || !dated) && !bot {
+                out.push(format!("{path}[{i}]"));
+            }
+        }
+    }
+    out
+}
+
+/// A 404/410 on the primary object is its loss (general rule 6: deletion
+/// only for outputs that created it); any other failure (5xx,
 /// rate limit, timeout, or a 404 on a supplementary list) is an evaluation
 /// error, never a verdict.
-fn failure(state: &ApiState, primary: Option<&str>) -> Option<Evaluation> {
+fn failure(record: &ExecutionRecord, state: &ApiState, primary: Option<&str>) -> Option<Evaluation> {
     if let Some((path, status)) = primary
         .and_then(|p| state.errors.get_key_value(p))
         .filter(|(_, s)| matches!(**s, 404 | 410))
     {
-        return Some(
-            Evaluation::new(O::Rejected, S::Strong, "deleted")
-                .unresolved()
-                .detail("endpoint", path.as_str())
-                .detail("http_status", *status)
-                .note("The output's own object is gone (the API answers 404/410 for it)."),
-        );
+        return Some(crate::evaluate::rules::object_gone(record, path, *status));
     }
     let (path, status) = state
         .errors

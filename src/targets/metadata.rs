@@ -58,9 +58,8 @@ pub(super) fn target_for(
 /// A number given as a JSON number or a numeric string (not a temporary id).
 fn number(line: &Map<String, Value>, keys: &[&str]) -> Option<u64> {
     keys.iter().find_map(|k| match line.get(*k)? {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().trim_start_matches('#').parse().ok(),
-        _ => None,
+        Value::String(s) => crate::wire::github_id(&Value::from(s.trim().trim_start_matches('#'))),
+        v => crate::wire::github_id(v),
     })
 }
 
@@ -113,10 +112,10 @@ fn discussion(line: &Map<String, Value>, repo: &str, found: Option<&Target>) -> 
 fn hide_comment(line: &Map<String, Value>, repo: &str, found: Option<&Target>) -> Option<Target> {
     let parent = found.filter(|t| t.kind.is_thread()).and_then(|t| t.number);
     match line.get("comment_id")? {
-        Value::Number(n) => Some(Target::comment(
+        v @ Value::Number(_) => Some(Target::comment(
             repo,
             TargetKind::Comment,
-            n.as_u64()?,
+            crate::wire::github_id(v)?,
             parent,
         )),
         Value::String(s) if !s.trim().is_empty() => {

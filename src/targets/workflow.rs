@@ -197,11 +197,7 @@ impl Fields<'_> {
     }
 
     fn u64(&self, key: &str) -> Option<u64> {
-        match self.get(key)? {
-            Value::Number(n) => n.as_u64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        }
+        crate::wire::github_id(self.get(key)?)
     }
 
     fn state(&self, state: &str, key: &str) -> Option<String> {

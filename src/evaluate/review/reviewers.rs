@@ -17,7 +17,9 @@
 //! "maybe" (gh-aw answers the same). For a merged PR the seed allows "ignored
 //! or accepted_weak"; a merge says nothing about the reviewer, so `ignored`.
 
-use super::super::common::{gone, is_closed, is_merged, missing_reference, unobserved};
+use super::super::common::{
+    cite, gone, is_closed, is_merged, missing_reference, unobserved, unseen_reversal,
+};
 use super::super::EvalContext;
 use super::Verdict;
 use crate::model::{
@@ -50,9 +52,10 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
             .is_some_and(|a| users.contains(&login_key(&a.login)))
     };
     let human: Vec<&Observation> = ctx.after_execution().filter(|o| ctx.is_human(o)).collect();
+    // General rule 5: a reviewer's latest review supersedes their earlier ones.
     let review = human
         .iter()
-        .find(|o| matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o));
+        .rfind(|o| matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o));
     let comment = human.iter().find(|o| {
         matches!(
             o.event,
@@ -96,6 +99,11 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         Evaluation::new(O::Unknown, S::Weak, "team_membership_unverified")
             .decided_by(&r.id, r.at)
             .note("Someone reviewed who may belong to a requested team; webhooks do not show team membership.")
+    } else if let Some(now) = requests_gone(ctx, &users, &teams) {
+        // General rule 4: no longer requested, and no review from them.
+        let e = Evaluation::new(O::Rejected, S::Medium, "review_request_removed")
+            .note("None of the requested reviewers is requested any more, and none of them reviewed or commented.");
+        unseen_reversal(cite(e, now))
     } else if is_merged(ctx) || is_closed(ctx) {
         Evaluation::new(O::Ignored, S::Weak, "review_missing")
             .note("The PR was merged or closed without a requested reviewer acting.")
@@ -107,6 +115,29 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         .detail("requested_team_reviewers", teams)
         .detail("merged", is_merged(ctx))
         .detail("closed", is_closed(ctx))
+}
+
+/// The latest state since execution that lists the pending review requests,
+/// when it lists none of ours.
+fn requests_gone<'a>(
+    ctx: &EvalContext<'a>,
+    users: &[String],
+    teams: &[String],
+) -> Option<&'a Observation> {
+    let now = ctx
+        .after_execution()
+        .filter(|o| o.snapshot.as_ref().is_some_and(|s| s.reviewers_known))
+        .last()?;
+    let snap = now.snapshot.as_ref()?;
+    let still_user = snap
+        .requested_reviewers
+        .iter()
+        .any(|r| users.contains(&login_key(r)));
+    let still_team = snap
+        .requested_teams
+        .iter()
+        .any(|t| teams.contains(&team_key(t)));
+    (!still_user && !still_team).then_some(now)
 }
 
 /// The first non-empty list among `names`, normalized by `key`.

@@ -40,19 +40,19 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
-use super::super::common::{
+use super::super::common::{unseen_reversal, 
     cite, class_name, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle,
     merge_obs, missing_reference, unobserved, window_passed, Closer, PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
 use crate::model::{
-    ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
 };
 
 pub fn submit_review(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
+    if let Some(e) = missing_reference(ctx).or_else(|| no_review_id(ctx)) {
         return e;
     }
     if !ctx.target_seen() {
@@ -62,6 +62,12 @@ pub fn submit_review(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let review = OurReview::gather(ctx);
+    // General rule 3: judged on its own review only.
+    if !review.seen {
+        return Evaluation::new(O::Unknown, S::Weak, "review_missing")
+            .detail("review_id", review.id)
+            .note("The PR was observed, but not the review the output submitted: nothing about other reviews is borrowed for it.");
+    }
     let e = judge_review(ctx, &review);
     e.detail("review_id", review.id)
         .detail("review_verdict", review.verdict.map(Verdict::as_str))
@@ -69,10 +75,27 @@ pub fn submit_review(ctx: &EvalContext) -> Evaluation {
         .detail("closed", is_closed(ctx))
 }
 
+/// The review's own id, from the target or `metadata.review_id`.
+fn review_id(ctx: &EvalContext) -> Option<u64> {
+    target_id(ctx, TargetKind::Review).or_else(|| u64_field(ctx.record, "review_id"))
+}
+
+/// General rule 1: without its review's id, a review output cannot be told
+/// from the other reviews on its PR.
+fn no_review_id(ctx: &EvalContext) -> Option<Evaluation> {
+    review_id(ctx).is_none().then(|| {
+        Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(
+            "The record names no valid review id (metadata.review_id or the review URL), so the review cannot be told from others on the PR.",
+        )
+    })
+}
+
 /// The review the workflow submitted, as far as the record and thread show.
 struct OurReview<'a> {
     id: Option<u64>,
     verdict: Option<Verdict>,
+    /// The review itself was observed (submitted, or dismissed).
+    seen: bool,
     /// When it was submitted (observed, else execution time).
     at: DateTime<Utc>,
     dismissal: Option<&'a Observation>,
@@ -80,7 +103,7 @@ struct OurReview<'a> {
 
 impl<'a> OurReview<'a> {
     fn gather(ctx: &EvalContext<'a>) -> OurReview<'a> {
-        let id = target_id(ctx, TargetKind::Review).or_else(|| u64_field(ctx.record, "review_id"));
+        let id = review_id(ctx);
         let submitted = id.and_then(|id| {
             ctx.observations.iter().find(
                 |o| matches!(o.event, K::ReviewSubmitted { review_id, .. } if review_id == id),
@@ -93,15 +116,17 @@ impl<'a> OurReview<'a> {
             K::ReviewSubmitted { state, .. } => Verdict::parse(state),
             _ => None,
         });
+        let dismissal = id.and_then(|id| {
+            ctx.observations.iter().find(
+                |o| matches!(o.event, K::ReviewDismissed { review_id } if review_id == id),
+            )
+        });
         OurReview {
             id,
             verdict: recorded.or(observed),
+            seen: submitted.is_some() || dismissal.is_some(),
             at: submitted.map_or(ctx.record.executed_at, |o| o.at),
-            dismissal: id.and_then(|id| {
-                ctx.observations.iter().find(
-                    |o| matches!(o.event, K::ReviewDismissed { review_id } if review_id == id),
-                )
-            }),
+            dismissal,
         }
     }
 }
@@ -122,10 +147,11 @@ fn judge_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
         )
     };
     if let Some(d) = review.dismissal.filter(unknown_dismisser) {
-        return Evaluation::new(O::Rejected, S::Medium, "review_dismissed")
-            .confidence(Confidence::Low)
-            .decided_by(&d.id, d.at)
-            .note("The review was dismissed; who dismissed it is not known.");
+        return unseen_reversal(
+            Evaluation::new(O::Rejected, S::Strong, "review_dismissed")
+                .decided_by(&d.id, d.at)
+                .note("The review was dismissed."),
+        );
     }
     let e = judge_standing_review(ctx, review);
     match review.dismissal {
@@ -243,7 +269,7 @@ fn closed_after_review(ctx: &EvalContext, verdict: Option<Verdict>) -> Evaluatio
 }
 
 pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
+    if let Some(e) = missing_reference(ctx).or_else(|| no_review_id(ctx)) {
         return e;
     }
     if !ctx.target_seen() {
@@ -252,7 +278,7 @@ pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = gone(ctx, false) {
         return e;
     }
-    let id = target_id(ctx, TargetKind::Review).or_else(|| u64_field(ctx.record, "review_id"));
+    let id = review_id(ctx);
     let dismissed = id.and_then(|id| {
         ctx.observations
             .iter()
