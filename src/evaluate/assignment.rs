@@ -11,13 +11,13 @@
 use serde_json::Value;
 
 use super::common::{
-    class_name, closer, gone, hedge, human_after, lifecycle, missing_reference, unobserved,
+    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle, missing_reference, unobserved,
     window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_since};
 use super::EvalContext;
 use crate::model::{
-    Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
+    ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
 };
 
@@ -286,23 +286,34 @@ fn agent_pr_outcome(
         let e = Evaluation::new(O::Rejected, S::Strong, "closed_without_merge")
             .decided_by(&pr.id, pr.at)
             .detail("closed_by_type", class_name(ctx.actor_class(pr)));
-        // A bot closing the agent's PR is housekeeping, not a verdict.
-        return Some(if ctx.is_human(pr) {
-            e.note("The agent's pull request was closed without merge by a visible non-bot actor.")
-        } else {
-            Evaluation::new(O::Unknown, S::Weak, "closed_without_merge")
-                .note("The agent's pull request was closed without merge by automation.")
+        // A bot closing the agent's PR is housekeeping, not a verdict; a
+        // close whose actor is not visible cannot be judged (as for any PR).
+        return Some(match ctx.actor_class(pr) {
+            ActorClass::VisibleNonBotActor => e.note(
+                "The agent's pull request was closed without merge by a visible non-bot actor.",
+            ),
+            ActorClass::BotActor | ActorClass::SameWorkflowActor => {
+                Evaluation::new(O::Unknown, S::Weak, "closed_without_merge")
+                    .note("The agent's pull request was closed without merge by automation.")
+            }
+            ActorClass::UnknownActor | ActorClass::SystemActor => close_actor_unknown(Some(pr)),
         });
     }
     let approval = human_after(ctx).find(|o| {
         matches!(&o.event, K::ReviewSubmitted { state, .. } if state == "approved")
             && o.target == pr.target
-    })?;
-    Some(
-        Evaluation::new(O::Pending, S::Medium, "review_approved")
-            .decided_by(&approval.id, approval.at)
+    });
+    Some(match approval {
+        Some(a) => Evaluation::new(O::Pending, S::Medium, "review_approved")
+            .decided_by(&a.id, a.at)
             .note("The agent's pull request was approved and is awaiting merge."),
-    )
+        // Open, nobody approved it yet: the same as any open PR.
+        None => cite(
+            Evaluation::new(O::Pending, S::Weak, "awaiting_review")
+                .note("The agent's pull request is open; no visible non-bot actor has approved it yet."),
+            pr,
+        ),
+    })
 }
 
 /// The assigned issue's own fate: completed, closed as unwanted, or the agent

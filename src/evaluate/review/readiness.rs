@@ -37,7 +37,8 @@
 
 use super::super::common::{
     cite, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle, merge_obs,
-    missing_reference, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    missing_reference, unobserved, unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -67,6 +68,16 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
         .filter(later_human)
         .find(|o| matches!(o.event, K::ConvertedToDraft));
     let merge = is_merged(ctx).then(|| merge_obs(ctx)).flatten();
+    // General rule 4: a draft again now, with no conversion seen (automation's
+    // conversion, when seen, is no verdict).
+    let conversion_seen = ctx
+        .after_execution()
+        .any(|o| matches!(o.event, K::ConvertedToDraft));
+    let draft_now = ctx
+        .latest_snapshot_obs()
+        .filter(|_| !conversion_seen)
+        .filter(|o| o.at >= ctx.record.executed_at)
+        .filter(|o| o.snapshot.as_ref().is_some_and(|s| s.draft && !s.merged));
     let e = if let Some(m) = merge {
         Evaluation::new(O::Accepted, S::Strong, "merged")
             .decided_by(&m.id, m.at)
@@ -75,6 +86,12 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
         Evaluation::new(O::Rejected, S::Strong, "converted_to_draft")
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor converted the PR back to draft.")
+    } else if let (Some(d), None) = (draft_now, review) {
+        unseen_reversal(cite(
+            Evaluation::new(O::Rejected, S::Strong, "converted_to_draft")
+                .note("The PR marked ready for review is a draft again."),
+            d,
+        ))
     } else if let Some(r) = review {
         Evaluation::new(O::Accepted, S::Strong, "reviewed")
             .decided_by(&r.id, r.at)
