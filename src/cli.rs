@@ -60,6 +60,8 @@ pub enum Command {
         /// A JSON array of cases (item, responses, errors, expected).
         file: PathBuf,
     },
+    /// Print the evaluation spec (docs/evaluation.md), rendered from the code.
+    Spec,
     /// Rewrite the store's live records into a fresh store (the server must be stopped).
     Compact {
         #[arg(long, env = "DATA_DIR", default_value = "./data")]
@@ -205,6 +207,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(args) => record(args).await,
         Command::Report(args) => report(args).await,
         Command::Conformance { file } => conformance(&file),
+        Command::Spec => {
+            print!("{}", crate::spec::render().map_err(anyhow::Error::msg)?);
+            Ok(())
+        }
         Command::Compact { data_dir } => compact(&data_dir),
         Command::Bench(args) => crate::bench::run(args).await,
     }

@@ -40,6 +40,19 @@ pub struct Case {
     #[serde(default)]
     pub errors: BTreeMap<String, u16>,
     pub expected: Expected,
+    /// For the spec's example rows (fixtures/conformance/spec.json): what
+    /// the case stands for in docs/evaluation.md.
+    #[serde(default)]
+    pub row: Option<Row>,
+}
+
+/// A spec row: the target state a case shows, where the evidence comes
+/// from, and the seed line behind the rule.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Row {
+    pub state: String,
+    pub source: String,
+    pub seed: String,
 }
 
 /// gh-aw's expected triple, in gh-aw's vocabulary.
@@ -173,6 +186,17 @@ pub fn record_of(item: &Value) -> Result<ExecutionRecord, String> {
 
 fn default_executed_at() -> DateTime<Utc> {
     DEFAULT_EXECUTED_AT.parse().expect("valid constant")
+}
+
+/// Our evaluation of one case (the API-state path with the fixed inputs).
+pub fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
+    let record = record_of(&case.item)?;
+    let state = ApiState {
+        responses: case.responses.clone(),
+        errors: case.errors.clone(),
+    };
+    let as_of = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    Ok(assess_from_api(&record, &state, as_of))
 }
 
 /// Run one case.

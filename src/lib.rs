@@ -20,6 +20,7 @@ pub mod reconcile;
 pub mod report;
 pub mod server;
 pub mod signature;
+pub mod spec;
 pub mod store;
 pub mod targets;
 pub mod webhook;
