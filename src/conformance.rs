@@ -309,7 +309,11 @@ fn compare(
         return (false, None, String::new());
     };
     if exp.signal == "unsupported_evaluator" {
-        return mapped(ours.status == O::Unknown, Mapping::Unsupported, "unknown/*/*".into());
+        return mapped(
+            ours.status == O::Unknown,
+            Mapping::Unsupported,
+            "unknown/*/*".into(),
+        );
     }
     if exp.signal == "unknown" {
         return mapped(
@@ -334,10 +338,9 @@ fn compare(
             show("pending", "weak", signal),
         );
     }
-    if let Some((_, _, _, seed, _)) = SEED_STRENGTHS
-        .iter()
-        .find(|(types, sig, gh, _, _)| types.contains(&output_type) && *sig == signal && *gh == strength)
-    {
+    if let Some((_, _, _, seed, _)) = SEED_STRENGTHS.iter().find(|(types, sig, gh, _, _)| {
+        types.contains(&output_type) && *sig == signal && *gh == strength
+    }) {
         return mapped(
             is(status, *seed, signal),
             Mapping::SeedStrength,
@@ -439,7 +442,14 @@ mod tests {
             (true, Some(Mapping::UnseenReversal))
         );
         // Without the unseen actor, medium is simply wrong.
-        assert!(!check("add_labels", &e, &ours(O::Rejected, S::Medium, "state_replaced")).0);
+        assert!(
+            !check(
+                "add_labels",
+                &e,
+                &ours(O::Rejected, S::Medium, "state_replaced")
+            )
+            .0
+        );
         // Two steps weaker is wrong too.
         let weak = ours(O::Rejected, S::Weak, "state_replaced").detail("reversed_by", "unseen");
         assert!(!check("add_labels", &e, &weak).0);
@@ -472,7 +482,14 @@ mod tests {
         assert_eq!(our_signal("missing_run_id"), "missing_execution_state");
         assert_eq!(our_signal("merged"), "merged");
         let e = exp("unknown", "none", "missing_run_id");
-        assert!(check("dispatch_workflow", &e, &ours(O::Unknown, S::None, "missing_execution_state")).0);
+        assert!(
+            check(
+                "dispatch_workflow",
+                &e,
+                &ours(O::Unknown, S::None, "missing_execution_state")
+            )
+            .0
+        );
     }
 
     #[test]

@@ -11,8 +11,8 @@
 use serde_json::Value;
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle, missing_reference, unobserved,
-    window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
+    missing_reference, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_since};
 use super::EvalContext;
@@ -309,8 +309,9 @@ fn agent_pr_outcome(
             .note("The agent's pull request was approved and is awaiting merge."),
         // Open, nobody approved it yet: the same as any open PR.
         None => cite(
-            Evaluation::new(O::Pending, S::Weak, "awaiting_review")
-                .note("The agent's pull request is open; no visible non-bot actor has approved it yet."),
+            Evaluation::new(O::Pending, S::Weak, "awaiting_review").note(
+                "The agent's pull request is open; no visible non-bot actor has approved it yet.",
+            ),
             pr,
         ),
     })

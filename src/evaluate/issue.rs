@@ -1,9 +1,9 @@
 //! Issues: `create_issue` and `close_issue` (seed 000 §7 "Issues and Discussions").
 
-use super::common::{unseen_reversal, 
+use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, has_expiry_notice, hedge, human_after,
-    is_closed, last_close, lifecycle, missing_reference, unobserved, window_passed, Closer,
-    ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    is_closed, last_close, lifecycle, missing_reference, unobserved, unseen_reversal,
+    window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::common::{unseen_reversal, 
-    gone, hedge, human_after, is_closed, missing_reference, unobserved, window_passed,
-    RETENTION_WINDOW,
+use super::common::{
+    gone, hedge, human_after, is_closed, missing_reference, unobserved, unseen_reversal,
+    window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{

@@ -26,8 +26,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
-use super::common::{unseen_reversal, 
-    cite, gone, hedge, missing_reference, unobserved, window_passed, RETENTION_WINDOW,
+use super::common::{
+    cite, gone, hedge, missing_reference, unobserved, unseen_reversal, window_passed,
+    RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::target::thread_key;

@@ -24,6 +24,8 @@ mod pull_request;
 mod reconcile_failed;
 pub mod registry;
 pub mod rules;
+#[cfg(test)]
+mod rules_tests;
 
 pub use common::weaker;
 mod release;

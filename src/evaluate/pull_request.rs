@@ -313,7 +313,10 @@ fn merged_push(ctx: &EvalContext, trail: &CommitTrail, merge: &Observation) -> E
     // General rule 7: GitHub's compare of the pushed commit with the merge
     // commit (or merged head) says whether what landed contains it.
     let landed = [
-        merge.snapshot.as_ref().and_then(|s| s.merge_commit_sha.clone()),
+        merge
+            .snapshot
+            .as_ref()
+            .and_then(|s| s.merge_commit_sha.clone()),
         head.clone(),
     ];
     let compared = ctx.observations.iter().find_map(|o| match &o.event {

@@ -37,7 +37,12 @@ fn action_slack() -> Duration {
 
 /// A number from the line's extra fields or metadata (number or numeric string).
 fn u64_field(record: &ExecutionRecord, name: &str) -> Option<u64> {
-    crate::wire::github_id(record.extra.get(name).or_else(|| record.metadata.get(name))?)
+    crate::wire::github_id(
+        record
+            .extra
+            .get(name)
+            .or_else(|| record.metadata.get(name))?,
+    )
 }
 
 /// The target's id when the target is of `kind`.

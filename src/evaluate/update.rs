@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::common::{unseen_reversal, 
-    close_actor_unknown, closer, gone, human_after, is_closed, last_close, lifecycle,
-    merge_obs, missing_reference, window_passed, Closer, RETENTION_WINDOW,
+use super::common::{
+    close_actor_unknown, closer, gone, human_after, is_closed, last_close, lifecycle, merge_obs,
+    missing_reference, unseen_reversal, window_passed, Closer, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{

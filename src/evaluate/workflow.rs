@@ -156,10 +156,10 @@ fn run_verdict(run: &Run, correlation: &str) -> Evaluation {
 /// (medium: the run's own result is about the code, not the approval); a
 /// cancelled run is the approval undone or overruled.
 pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    let wanted = ctx.record.target.as_ref().and_then(|t| t.id);
+    let Some(wanted) = ctx.record.target.as_ref().and_then(|t| t.id) else {
+        return no_correlation();
+    };
+    let wanted = Some(wanted);
     let all = runs(ctx);
     let Some(run) = wanted.and_then(|id| all.get(&id)) else {
         return no_run(ctx, "approved run");

@@ -537,7 +537,7 @@ fn approve_workflow_run_table() {
             },
             vec![],
             1.0,
-            (UNKNOWN, NONE, "missing_reference"),
+            (UNKNOWN, NONE, "missing_execution_state"),
         ),
     ]);
 }

@@ -110,7 +110,7 @@ pub fn assess_from_api(
 }
 
 /// Signals that say nobody (or not the people asked) engaged.
-const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
+pub const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
 
 /// General rule 2: facts whose time is unknown are never dropped silently.
 /// A comment, review or commit by someone other than a bot that carries no
@@ -137,13 +137,18 @@ pub fn undated_activity(state: &ApiState) -> Vec<String> {
         } else if path.ends_with("/reviews") {
             (&["/submitted_at"], "/user")
         } else if path.ends_with("/commits") {
-            (&["/commit/committer/date", "/commit/author/date"], "/author")
+            (
+                &["/commit/committer/date", "/commit/author/date"],
+                "/author",
+            )
         } else {
             continue;
         };
         for (i, item) in rest::items(v).iter().enumerate() {
             let pending = item.get("state").and_then(serde_json::Value::as_str) == Some("PENDING");
-            let dated = time_at.iter().any(|p| rest::time(item.pointer(p)).is_some());
+            let dated = time_at
+                .iter()
+                .any(|p| rest::time(item.pointer(p)).is_some());
             let bot = rest::actor(item.pointer(user_at)).is_some_and(|a| a.is_bot());
             if (pending || !dated) && !bot {
                 out.push(format!("{path}[{i}]"));
@@ -157,7 +162,11 @@ pub fn undated_activity(state: &ApiState) -> Vec<String> {
 /// only for outputs that created it); any other failure (5xx,
 /// rate limit, timeout, or a 404 on a supplementary list) is an evaluation
 /// error, never a verdict.
-fn failure(record: &ExecutionRecord, state: &ApiState, primary: Option<&str>) -> Option<Evaluation> {
+fn failure(
+    record: &ExecutionRecord,
+    state: &ApiState,
+    primary: Option<&str>,
+) -> Option<Evaluation> {
     if let Some((path, status)) = primary
         .and_then(|p| state.errors.get_key_value(p))
         .filter(|(_, s)| matches!(**s, 404 | 410))

@@ -464,15 +464,16 @@ fn graphql_threads_minimized_comments_and_discussions() {
 }
 
 #[test]
-fn compare_is_kept_on_the_head_commit() {
+fn compare_is_kept_on_the_pushed_commit_it_watches() {
     let r = record("push_to_pull_request_branch").meta("commit_sha", json!("a1"));
     let o = observations_from_api(&r, &state(json!({"compare/a1...m1": {"status": "ahead"}})));
-    assert_eq!(o[0].target, "o/r#commit:m1");
+    assert_eq!(o[0].target, "o/r#commit:a1");
+    assert!(r.watch_keys().contains(&o[0].target));
     assert_eq!(
         o[0].event,
-        K::Other {
-            event: "compare".into(),
-            action: "ahead".into()
+        K::Compared {
+            head: "m1".into(),
+            status: "ahead".into()
         }
     );
 }

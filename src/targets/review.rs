@@ -98,7 +98,8 @@ fn pr_number(line: &Map<String, Value>, found: Option<&Target>) -> Option<u64> {
 
 /// A number given as a JSON number or a numeric string, from the first key present.
 fn u64_of(obj: &Map<String, Value>, keys: &[&str]) -> Option<u64> {
-    keys.iter().find_map(|k| crate::wire::github_id(obj.get(*k)?))
+    keys.iter()
+        .find_map(|k| crate::wire::github_id(obj.get(*k)?))
 }
 
 fn metadata_u64(line: &Map<String, Value>, key: &str) -> Option<u64> {

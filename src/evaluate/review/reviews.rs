@@ -40,9 +40,10 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
-use super::super::common::{unseen_reversal, 
+use super::super::common::{
     cite, class_name, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle,
-    merge_obs, missing_reference, unobserved, window_passed, Closer, PR_IGNORE_WINDOW,
+    merge_obs, missing_reference, unobserved, unseen_reversal, window_passed, Closer,
+    PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
@@ -117,9 +118,9 @@ impl<'a> OurReview<'a> {
             _ => None,
         });
         let dismissal = id.and_then(|id| {
-            ctx.observations.iter().find(
-                |o| matches!(o.event, K::ReviewDismissed { review_id } if review_id == id),
-            )
+            ctx.observations
+                .iter()
+                .find(|o| matches!(o.event, K::ReviewDismissed { review_id } if review_id == id))
         });
         OurReview {
             id,
