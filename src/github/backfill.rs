@@ -193,6 +193,7 @@ impl BackfillRequests {
             }
         }
         store.db().apply_batch(batch).map_err(StoreError::from)?;
+        store.flush()?;
         self.wake();
         Ok(planned)
     }

@@ -168,6 +168,15 @@ impl Store {
 
     pub fn save_backfill_job(&self, job: &BackfillJob) -> Result<()> {
         self.db.insert(keys::backfill_job(&job.repo), encode(job))?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Apply and flush: sled keeps recent writes in memory for a while, and
+    /// a cursor lost to SIGKILL would list or fetch again.
+    fn commit(&self, batch: sled::Batch) -> Result<()> {
+        self.db.apply_batch(batch)?;
+        self.db.flush()?;
         Ok(())
     }
 
@@ -186,7 +195,7 @@ impl Store {
         }
         job.runs_found += new;
         batch.insert(keys::backfill_job(&job.repo), encode(job));
-        self.db.apply_batch(batch)?;
+        self.commit(batch)?;
         Ok(new)
     }
 
@@ -208,8 +217,20 @@ impl Store {
         let mut batch = sled::Batch::default();
         batch.insert(keys::backfill_run(&run.repo, run.run_id), encode(run));
         batch.insert(keys::backfill_job(&job.repo), encode(job));
-        self.db.apply_batch(batch)?;
-        Ok(())
+        self.commit(batch)
+    }
+
+    /// True when a backfill has found the output's run and not finished
+    /// with it yet: the backfill evaluates the output, nobody else need.
+    pub fn backfill_owns(&self, repo: &str, run_id: Option<u64>) -> Result<bool> {
+        let Some(run_id) = run_id else {
+            return Ok(false);
+        };
+        let key = keys::backfill_run(repo, run_id);
+        match self.db.get(&key)? {
+            Some(v) => Ok(decode::<BackfillRun>(&key, &v)?.stage != RunStage::Evaluated),
+            None => Ok(false),
+        }
     }
 
     /// True when the backfill has evaluated this output already.
@@ -222,8 +243,7 @@ impl Store {
         let mut batch = sled::Batch::default();
         batch.insert(keys::backfill_output(output_id), &[]);
         batch.insert(keys::backfill_job(&job.repo), encode(job));
-        self.db.apply_batch(batch)?;
-        Ok(())
+        self.commit(batch)
     }
 }
 
