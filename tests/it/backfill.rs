@@ -14,14 +14,18 @@ use chrono::{DateTime, Utc};
 use common::serve::ServeChild;
 use common::{TestApp, SECRET, TOKEN};
 use fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
+use fake_github::{Failure, LIST_ARTIFACTS};
 use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::bench::payloads::{pull_request, PrEvent};
 use safe_outcomes::client::Client;
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::backfill::{self, Backfill, BackfillHandle, BackfillOptions};
 use safe_outcomes::github::harvest::HarvestOptions;
+use safe_outcomes::github::reconciler::startup_candidates;
 use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::model::OutcomeStatus;
 use safe_outcomes::server::RouterOptions;
+use safe_outcomes::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;
@@ -126,6 +130,10 @@ fn fetches(gh: &FakeGitHub) -> BTreeMap<String, u64> {
         if app_level.iter().any(|p| request.contains(p)) {
             continue;
         }
+        if status == "403" {
+            // Refused by a rate limit: nothing was read.
+            continue;
+        }
         assert!(status.starts_with('2') || status.starts_with('3'), "{line}");
         *out.entry(request.to_string()).or_default() += 1;
     }
@@ -135,6 +143,12 @@ fn fetches(gh: &FakeGitHub) -> BTreeMap<String, u64> {
 /// Every run, page, artifact and PR was read exactly once; nothing else
 /// of the month was touched.
 fn assert_each_fetched_once(gh: &FakeGitHub) {
+    assert_each_fetched_once_but(gh, None)
+}
+
+/// `assert_each_fetched_once`, but the PR of `observed` (told by a webhook)
+/// was not fetched at all.
+fn assert_each_fetched_once_but(gh: &FakeGitHub, observed: Option<u64>) {
     let fetches = fetches(gh);
     let repeated: Vec<_> = fetches.iter().filter(|(_, n)| **n > 1).collect();
     assert!(repeated.is_empty(), "fetched twice: {repeated:?}");
@@ -148,14 +162,19 @@ fn assert_each_fetched_once(gh: &FakeGitHub) {
     assert_eq!(count("/blob/"), DAYS);
     for day in 0..DAYS {
         let n = pr_number(day);
+        let (pulls, issues) = if observed == Some(day) {
+            (0, 0)
+        } else {
+            (3, 2)
+        };
         assert_eq!(
             count(&format!("/pulls/{n}")),
-            3,
+            pulls,
             "pull, reviews, commits of #{n}"
         );
         assert_eq!(
             count(&format!("/issues/{n}/")),
-            2,
+            issues,
             "comments, timeline of #{n}"
         );
         assert_eq!(count(&format!("/runs/{}/artifacts", run_id(day))), 1);
@@ -256,6 +275,19 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());
     let r = Rig::start(dir.path(), gh, test_options()).await;
+    // Webhooks told us of one PR already (merged, day 3): no fetch for it.
+    let merged = pull_request(&PrEvent {
+        repo: REPO,
+        number: pr_number(3),
+        action: "closed",
+        at: now() - chrono::Duration::days(3),
+        author: "github-actions[bot]",
+        sender: "alice",
+        gh_aw_run: None,
+        label: None,
+        merged: true,
+    });
+    r.t.deliver_ok("pull_request", "pr-1", &merged).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the backfill", async || {
@@ -264,8 +296,11 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     .await;
     r.t.app.wait_idle().await;
 
-    assert_month_evaluated(&r.status().await);
-    assert_each_fetched_once(&r.gh);
+    let status = r.status().await;
+    assert_eq!(status["outputs_evaluated"], DAYS - 1, "{status}");
+    assert_eq!(status["outputs_observed"], 1, "{status}");
+    assert_eq!(status["runs_harvested"], DAYS, "{status}");
+    assert_each_fetched_once_but(&r.gh, Some(3));
     let outcomes = r.t.outcomes().await;
     for day in 0..DAYS {
         let id = format!("{REPO}:{}:0", run_id(day));
@@ -287,7 +322,8 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
         "{metrics}"
     );
     assert!(metrics.contains(&format!(
-        "safe_outcomes_backfill_outputs_total{{result=\"evaluated\"}} {DAYS}\n"
+        "safe_outcomes_backfill_outputs_total{{result=\"evaluated\"}} {}\n",
+        DAYS - 1
     )));
     assert!(metrics.contains("safe_outcomes_backfill_jobs{state=\"done\"} 1\n"));
 
@@ -459,5 +495,99 @@ async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
             o.body
         );
     }
+    // `safe-outcomes backfill` asks the running server.
+    let cli = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
+            .arg("backfill")
+            .args(["--to", &url, "--token", TOKEN])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = cli(&["--repo", "acme/other"]);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no active installation of the App covers acme/other"),
+        "{text}"
+    );
+    let out = cli(&["--repo", REPO, "--days", "7"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(REPO), "{text}");
     child.terminate().await;
+}
+
+#[tokio::test]
+async fn a_rate_limit_answer_midway_pauses_and_the_run_is_harvested_after_the_reset() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    month_of_runs(&gh, now());
+    // Someone else spent the budget: an answer we did not expect.
+    let reset = now().timestamp() + 3600;
+    gh.fail_next(LIST_ARTIFACTS, 1, Failure::primary_rate_limit(reset));
+    let r = Rig::start(dir.path(), gh, test_options()).await;
+    r.t.deliver_ok("installation", "i-1", &installation_created())
+        .await;
+    wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
+    r.t.app.wait_idle().await;
+    assert_month_evaluated(&r.status().await);
+    assert_each_fetched_once(&r.gh);
+    let log = r.gh.log();
+    let refused = log
+        .iter()
+        .position(|l| l.ends_with("-> 403"))
+        .expect("a refusal");
+    let request = log[refused].trim_end_matches(" -> 403");
+    let probe = refused
+        + log[refused..]
+            .iter()
+            .position(|l| l.starts_with("GET /rate_limit"))
+            .expect("a look at the rate limit");
+    let again = log.iter().rposition(|l| l.starts_with(request)).unwrap();
+    assert!(
+        again > probe,
+        "asked again only after the rate limit reset: {:?}",
+        &log[refused..=again]
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn outputs_left_to_a_backfill_are_not_reconciled_at_start_up_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), now()).await;
+    let line = json!({"type": "create_pull_request", "url": format!("https://github.com/{REPO}/pull/7"),
+                      "number": 7, "repo": REPO, "timestamp": now().to_rfc3339()});
+    let a = t
+        .client
+        .post_manifest(REPO, 900, None, line.to_string())
+        .await
+        .unwrap();
+    assert_eq!(a.status, 202, "{}", a.body);
+    t.settle().await;
+    let id = format!("{REPO}:900:0");
+    assert_eq!(
+        startup_candidates(&t.app.store, 10).unwrap(),
+        vec![id.clone()]
+    );
+    // A backfill found the run and has not evaluated it yet.
+    let store = &t.app.store;
+    let mut job = BackfillJob::new(INSTALLATION, REPO, now(), now(), chrono::Duration::days(1));
+    let mut run = BackfillRun {
+        repo: REPO.into(),
+        run_id: 900,
+        run_attempt: 1,
+        workflow_path: LOCK.into(),
+        created_at: now(),
+        stage: RunStage::Harvested,
+    };
+    store
+        .backfill_page_listed(&mut job, &[run.clone()])
+        .unwrap();
+    assert!(startup_candidates(store, 10).unwrap().is_empty());
+    run.stage = RunStage::Evaluated;
+    store.backfill_run_moved(&job, &run).unwrap();
+    assert_eq!(startup_candidates(store, 10).unwrap(), vec![id]);
+    t.stop().await;
 }
