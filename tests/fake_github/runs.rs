@@ -3,7 +3,7 @@
 //! - `GET /repos/{o}/{r}/actions/runs`: newest first, filtered by `created`
 //!   (`A..B`, `>=A`, `<=A`, `>A`, `<A`, inclusive ranges as in GitHub's
 //!   search syntax) and `status`, paged by `per_page` / `page`, with
-//!   `total_count` (github-facts-2 §6).
+//!   `total_count`; a filtered search reaches 1,000 runs at most (github-facts-2 §6).
 //! - The rate limit (when set with `set_rate_limit`): every request made
 //!   with an installation token costs one, answers carry `x-ratelimit-*`,
 //!   and at zero the answer is GitHub's 403 (`rate_limited` counts those).
@@ -21,6 +21,8 @@ use super::{require_token, Fake, FakeGitHub};
 
 pub const LIST_RUNS: &str = "GET /repos/{owner}/{repo}/actions/runs";
 pub const RATE_LIMIT: &str = "GET /rate_limit";
+/// Results of a filtered runs search (github-facts-2 §6).
+pub const SEARCH_CAP: usize = 1000;
 
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -171,6 +173,10 @@ pub async fn list(
     }
     runs.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.id)));
     let total = runs.len();
+    if q.created.is_some() || q.status.is_some() {
+        // GitHub answers at most 1,000 results of a filtered search.
+        runs.truncate(SEARCH_CAP);
+    }
     let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
     let page = q.page.unwrap_or(1).max(1);
     let page: Vec<_> = runs

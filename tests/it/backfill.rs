@@ -591,3 +591,47 @@ async fn outputs_left_to_a_backfill_are_not_reconciled_at_start_up_too() {
     assert_eq!(startup_candidates(store, 10).unwrap(), vec![id]);
     t.stop().await;
 }
+
+#[tokio::test]
+async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let busy = now() - chrono::Duration::days(10);
+    // 1,500 runs of a plain workflow in one day, five gh-aw runs among them.
+    for i in 0..1500u64 {
+        let at = busy + chrono::Duration::seconds(i as i64 * 57);
+        gh.add_run(
+            REPO,
+            200_000 + i,
+            ".github/workflows/ci.yml",
+            "completed",
+            at,
+        );
+    }
+    for k in 0..5u64 {
+        let at = busy + chrono::Duration::seconds(k as i64 * 17_000 + 30);
+        gh.add_run(REPO, 300_000 + k, LOCK, "completed", at);
+    }
+    let options = BackfillOptions {
+        per_page: 100,
+        ..test_options()
+    };
+    let r = Rig::start(dir.path(), gh, options).await;
+    r.t.deliver_ok("installation", "i-1", &installation_created())
+        .await;
+    wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
+    let status = r.status().await;
+    assert_eq!(status["runs_found"], 5, "{status}");
+    // No run left behind the cap: every gh-aw run was asked for its artifacts.
+    let log = r.gh.log();
+    for k in 0..5u64 {
+        let artifacts = format!("/runs/{}/artifacts", 300_000 + k);
+        assert!(log.iter().any(|l| l.contains(&artifacts)), "{artifacts}");
+    }
+    let beyond_cap = log
+        .iter()
+        .filter(|l| l.contains("/actions/runs?") && l.contains("&page=11"))
+        .count();
+    assert_eq!(beyond_cap, 0);
+    r.stop().await;
+}
