@@ -635,3 +635,37 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
     assert_eq!(beyond_cap, 0);
     r.stop().await;
 }
+
+#[tokio::test]
+async fn repositories_added_later_are_backfilled_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let other = "acme/gadgets";
+    let created = now() - chrono::Duration::days(2);
+    gh.add_run(other, 9, LOCK, "completed", created);
+    let r = Rig::start(dir.path(), gh, test_options()).await;
+    r.t.deliver_ok("installation", "i-1", &installation_created())
+        .await;
+    wait_for("the first", async || r.status().await["jobs"]["done"] == 1).await;
+    let added = json!({"action": "added",
+        "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
+        "repositories_added": [{"full_name": other}], "repositories_removed": [],
+        "sender": user("alice")});
+    r.t.deliver_ok("installation_repositories", "i-2", &added)
+        .await;
+    wait_for("the second", async || r.status().await["jobs"]["done"] == 2).await;
+    assert_eq!(r.status().await["runs_found"], 1);
+    let log = r.gh.log();
+    let listed = |repo: &str| {
+        log.iter()
+            .filter(|l| l.starts_with(&format!("GET /repos/{repo}/actions/runs?")))
+            .count()
+    };
+    // 30 days in 7-day slices: five slices, one page each.
+    assert_eq!(listed(REPO), 5);
+    assert_eq!(listed(other), 5);
+    assert!(log
+        .iter()
+        .any(|l| l.contains("/repos/acme/gadgets/actions/runs/9/artifacts")));
+    r.stop().await;
+}
