@@ -435,7 +435,7 @@ impl Backfill {
                     if failures >= self.options.max_failures {
                         return Err(e.into());
                     }
-                    self.wait_after(job, &e).await?;
+                    self.wait_after(job, retry_at(&e)).await?;
                 }
                 Err(BackfillError::GitHub(e)) => {
                     // 403 (no Actions permission), 404: nothing to backfill.
@@ -615,17 +615,13 @@ impl Backfill {
         Ok(())
     }
 
-    /// After a transient failure: a rate limit pauses the job until GitHub's
-    /// time; anything else waits `retry_wait`.
+    /// After a transient failure: a rate limit (GitHub named a time) pauses
+    /// the job until then; anything else waits `retry_wait`.
     async fn wait_after(
         &mut self,
         job: &mut BackfillJob,
-        error: &GitHubError,
+        retry_at: Option<DateTime<Utc>>,
     ) -> Result<(), BackfillError> {
-        let retry_at = match error {
-            GitHubError::BudgetExhausted { retry_at, .. } => *retry_at,
-            _ => None,
-        };
         match retry_at {
             Some(at) => {
                 // Forget the reading: the next step looks at /rate_limit.
@@ -705,7 +701,7 @@ impl Backfill {
                     if e.is_transient() && failures + 1 < self.options.max_failures =>
                 {
                     failures += 1;
-                    self.wait_after(job, &e).await?;
+                    self.wait_after(job, retry_at(&e)).await?;
                 }
                 Err(e) if e.is_transient() && failures + 1 < self.options.max_failures => {
                     failures += 1;
@@ -749,16 +745,18 @@ impl Backfill {
             if !retry || failures >= self.options.max_failures {
                 break;
             }
-            let error = GitHubError::BudgetExhausted {
-                endpoint: "reconcile",
-                attempts: failures,
-                last: format!("{result:?}"),
-                retry_at,
-            };
-            self.wait_after(job, &error).await?;
+            self.wait_after(job, retry_at).await?;
         }
         job.outputs_evaluated += 1;
         Ok(self.store.backfill_output_done(job, id)?)
+    }
+}
+
+/// When GitHub said to come back (rate limits).
+fn retry_at(error: &GitHubError) -> Option<DateTime<Utc>> {
+    match error {
+        GitHubError::BudgetExhausted { retry_at, .. } => *retry_at,
+        _ => None,
     }
 }
 
