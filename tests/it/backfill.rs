@@ -338,8 +338,21 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     assert_eq!(a.body["planned"], json!([REPO]));
     r.backfill.flush().await;
     let after = fetches(&r.gh);
-    let new: Vec<_> = after.keys().filter(|k| !before.contains_key(*k)).collect();
-    assert!(new.iter().all(|k| k.contains("/actions/runs?")), "{new:?}");
+    let again: Vec<_> = after
+        .iter()
+        .filter(|(k, n)| before.get(*k) != Some(n))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(!again.is_empty(), "the window was listed again");
+    assert!(
+        again.iter().all(|k| k.contains("/actions/runs?")),
+        "{again:?}"
+    );
+    assert_eq!(
+        r.status().await["jobs"]["done"],
+        1,
+        "the new job replaced the old"
+    );
     r.stop().await;
 }
 
