@@ -11,6 +11,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use crate::clock::Clock;
+use crate::github::backfill::BackfillRequests;
 use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
@@ -40,6 +41,9 @@ pub struct Shared {
     pub reconcile_requests: Option<ReconcileRequests>,
     /// Where the worker sends completed gh-aw runs to harvest (App mode only).
     pub harvest_requests: Option<HarvestRequests>,
+    /// Where new installations and repositories are handed to the backfill
+    /// of their recent gh-aw runs (App mode only).
+    pub backfill_requests: Option<BackfillRequests>,
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,
@@ -65,6 +69,13 @@ impl Shared {
         self.ready.send_replace(true);
     }
 
+    /// Wait until the worker has processed every item stored so far.
+    pub async fn wait_caught_up(&self) {
+        let stored = *self.stored.borrow();
+        let mut processed = self.processed.subscribe();
+        let _ = processed.wait_for(|p| *p >= stored).await;
+    }
+
     pub fn publish_processed(&self, seq: u64) {
         self.processed.send_if_modified(|v| {
             let changed = seq > *v;
@@ -83,6 +94,8 @@ pub struct AppOptions {
     pub reconcile_requests: Option<ReconcileRequests>,
     /// The manifest harvester's channel (`github::harvest::channel`).
     pub harvest_requests: Option<HarvestRequests>,
+    /// The backfill's channel (`github::backfill::channel`).
+    pub backfill_requests: Option<BackfillRequests>,
 }
 
 /// Where the sled store lives under `DATA_DIR`.
@@ -153,6 +166,7 @@ impl App {
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
+            backfill_requests: options.backfill_requests,
             pressure: IngestPressure::default(),
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,

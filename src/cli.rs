@@ -10,6 +10,7 @@ use crate::app::{App, AppOptions};
 use crate::client::{load_delivery, parse_scenario, replay_files, Client};
 use crate::clock::Clock;
 use crate::demo::{self, DemoOptions};
+use crate::github::backfill::{self, Backfill, BackfillOptions};
 use crate::github::harvest::{self, HarvestOptions, Harvester};
 use crate::github::publisher::{self, Publisher, PublisherOptions};
 use crate::github::reconciler::{self, Reconciler, ReconcilerOptions};
@@ -62,6 +63,9 @@ pub enum Command {
     },
     /// Print the evaluation spec (docs/evaluation.md), rendered from the code.
     Spec,
+    /// Backfill the gh-aw runs of the last N days of an installation's
+    /// repositories, on a running server (POST /api/v1/backfill).
+    Backfill(BackfillArgs),
     /// Rewrite the store's live records into a fresh store (the server must be stopped).
     Compact {
         #[arg(long, env = "DATA_DIR", default_value = "./data")]
@@ -111,6 +115,36 @@ pub struct ServeArgs {
     /// (App mode; 0: only at start-up).
     #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
     pub redelivery_interval_secs: u64,
+    /// Days of gh-aw runs backfilled for a new installation or repository.
+    #[arg(long, env = "BACKFILL_DAYS", default_value_t = 30)]
+    pub backfill_days: u32,
+    /// API requests kept in reserve: the backfill pauses at this many left
+    /// until the rate limit resets.
+    #[arg(long, env = "BACKFILL_RESERVE", default_value_t = 500)]
+    pub backfill_reserve: u64,
+    /// Longest wait, while paused, between looks at the rate limit (seconds).
+    #[arg(long, env = "BACKFILL_POLL_SECS", default_value_t = 60)]
+    pub backfill_poll_secs: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct BackfillArgs {
+    /// Days of history.
+    #[arg(long, default_value_t = 30)]
+    pub days: u32,
+    /// Only this repository (owner/name); default: every repository of the
+    /// active installations.
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Base URL of the running server.
+    #[arg(
+        long,
+        env = "SAFE_OUTCOMES_URL",
+        default_value = "http://127.0.0.1:3000"
+    )]
+    pub to: String,
+    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -211,6 +245,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", crate::spec::render().map_err(anyhow::Error::msg)?);
             Ok(())
         }
+        Command::Backfill(args) => request_backfill(args).await,
         Command::Compact { data_dir } => compact(&data_dir),
         Command::Bench(args) => crate::bench::run(args).await,
     }
@@ -258,6 +293,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let (changes, inbox) = publisher::channel();
     let (reconcile_requests, reconcile_inbox) = reconciler::channel();
     let (harvests, harvest_inbox) = harvest::channel();
+    let backfill_options = BackfillOptions {
+        days: args.backfill_days,
+        reserve: args.backfill_reserve,
+        poll: std::time::Duration::from_secs(args.backfill_poll_secs.max(1)),
+        ..BackfillOptions::default()
+    };
+    let (backfills, backfill_inbox) = backfill::channel(&backfill_options);
     let app = App::start_with(
         &args.data_dir,
         Clock::System,
@@ -265,6 +307,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             pr_changes: github.is_some().then(|| changes.clone()),
             reconcile_requests: github.is_some().then(|| reconcile_requests.clone()),
             harvest_requests: github.is_some().then(|| harvests.clone()),
+            backfill_requests: github.is_some().then(|| backfills.clone()),
         },
     )?;
     let tasks = github.map(|(app_id, crab)| {
@@ -303,6 +346,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             HarvestOptions::default(),
         )
         .spawn(&harvests, harvest_inbox);
+        let backfill = Backfill::new(
+            &app,
+            Clock::System,
+            client.clone(),
+            HarvestOptions::default(),
+            backfill_options,
+        )
+        .spawn(&backfills, backfill_inbox);
         let redeliverer = Redeliverer::new(
             app.store.clone(),
             client,
@@ -313,7 +364,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             },
         )
         .spawn();
-        (publisher, reconciler, harvester, redeliverer)
+        (publisher, reconciler, harvester, redeliverer, backfill)
     });
     let routes = router(
         &app,
@@ -345,8 +396,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    if let Some((publisher, reconciler, harvester, redeliverer)) = tasks {
+    if let Some((publisher, reconciler, harvester, redeliverer, backfill)) = tasks {
         redeliverer.abort();
+        backfill.stop().await;
         reconciler.stop().await;
         harvester.stop().await;
         publisher.stop().await;
@@ -462,6 +514,23 @@ async fn record(args: RecordArgs) -> anyhow::Result<()> {
     let answer = client
         .post_manifest(&args.repo, args.run_id, args.workflow.as_deref(), body)
         .await?;
+    println!("{}", serde_json::to_string_pretty(&answer.body)?);
+    if answer.status >= 300 {
+        bail!("the server answered {}", answer.status);
+    }
+    Ok(())
+}
+
+/// Ask the running server to backfill: the server holds the store (and the
+/// App's credentials, token cache and rate-limit budget), so the command
+/// does not open the store itself.
+async fn request_backfill(args: BackfillArgs) -> anyhow::Result<()> {
+    let client = Client::new(&args.to, None, args.token.clone());
+    let mut body = serde_json::json!({ "days": args.days });
+    if let Some(repo) = &args.repo {
+        body["repo"] = serde_json::json!(repo);
+    }
+    let answer = client.post_json("/api/v1/backfill", &body).await?;
     println!("{}", serde_json::to_string_pretty(&answer.body)?);
     if answer.status >= 300 {
         bail!("the server answered {}", answer.status);

@@ -171,6 +171,15 @@ impl Client {
         Self::answer(req.send().await?).await
     }
 
+    /// POST a JSON body to an API path with the bearer token.
+    pub async fn post_json(&self, path: &str, body: &Value) -> anyhow::Result<Answer> {
+        let mut req = self.http.post(format!("{}{}", self.base, path)).json(body);
+        if let Some(token) = &self.token {
+            req = req.bearer_auth(token);
+        }
+        Self::answer(req.send().await?).await
+    }
+
     /// Send a scenario step (advance steps send nothing).
     pub async fn send_step(&self, step: &Step) -> anyhow::Result<Option<Answer>> {
         Ok(match step {

@@ -138,6 +138,7 @@ impl Worker {
         let mut new_heads = BTreeSet::new();
         let mut unobserved = Vec::new();
         let mut harvests = BTreeSet::new();
+        let mut backfill = false;
         match item {
             InboxItem::Delivery {
                 observations,
@@ -147,6 +148,10 @@ impl Worker {
             } => {
                 if let Some(change) = installation_change {
                     self.file_installation(&change, &mut batch)?;
+                    if let Some(hook) = &self.shared.backfill_requests {
+                        let now = self.shared.clock.now();
+                        backfill = hook.plan_change(&self.store, &change, now, &mut batch)?;
+                    }
                 }
                 // A new head commit needs its own check run even when no
                 // outcome changed.
@@ -224,6 +229,9 @@ impl Worker {
             for run in harvests {
                 hook.request(run);
             }
+        }
+        if let (true, Some(hook)) = (backfill, &self.shared.backfill_requests) {
+            hook.wake();
         }
         Ok(())
     }

@@ -108,6 +108,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
             pr_changes: Some(changes.clone()),
             reconcile_requests: Some(requests.clone()),
             harvest_requests: None,
+            backfill_requests: None,
         },
     )?;
     let client = new_client(app.shared.github_calls.clone())?;

@@ -257,7 +257,8 @@ pub enum HarvestError {
 }
 
 impl HarvestError {
-    fn is_transient(&self) -> bool {
+    /// True when trying again later can succeed.
+    pub fn is_transient(&self) -> bool {
         match self {
             HarvestError::GitHub(g) => g.is_transient(),
             HarvestError::Store(_) | HarvestError::Inbox(_) => true,

@@ -5,10 +5,12 @@
 //! sends it), reconciliation from the API state (`fetch` reads it,
 //! `reconciler` queues outputs and hands the results to the worker),
 //! missed deliveries (`redelivery`) and gh-aw manifests pulled from
-//! workflow run artifacts (`harvest`). Without `APP_ID` none of this runs
+//! workflow run artifacts (`harvest`), also for the runs of the last
+//! days of a new installation (`backfill`). Without `APP_ID` none of this runs
 //! (listen-only mode).
 
 pub mod auth;
+pub mod backfill;
 pub mod calls;
 pub mod checks;
 pub mod client;

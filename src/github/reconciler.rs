@@ -313,7 +313,7 @@ impl Reconciler {
             let Some(mut pending) = queue.remove(&id) else {
                 continue;
             };
-            if pending.only_if_unseen && self.seen_since(&id) {
+            if pending.only_if_unseen && (self.seen_since(&id) || self.backfill_owns(&id)) {
                 bump(&self.stats.skipped_other);
                 continue;
             }
@@ -374,6 +374,17 @@ impl Reconciler {
             Ok(Some(stored)) => self
                 .store
                 .has_observations(&stored.execution.watch_keys())
+                .unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// True when a backfill will evaluate the output (`github::backfill`).
+    fn backfill_owns(&self, id: &str) -> bool {
+        match self.store.output(id) {
+            Ok(Some(stored)) => self
+                .store
+                .backfill_owns(&stored.execution.repo, stored.execution.run_id)
                 .unwrap_or(false),
             _ => false,
         }
@@ -483,8 +494,8 @@ pub fn from_reconcile(o: &Observation) -> bool {
 
 /// Outputs to reconcile at start-up: unresolved (`pending`/`unknown`, or
 /// never assessed), something to fetch, and no webhook observation of their
-/// targets. Never-observed ones first, then those known only from the API;
-/// at most `limit`.
+/// targets, and not left to a backfill in progress. Never-observed ones
+/// first, then those known only from the API; at most `limit`.
 pub fn startup_candidates(store: &Store, limit: usize) -> Result<Vec<String>, StoreError> {
     let mut never = Vec::new();
     let mut api_only = Vec::new();
@@ -500,6 +511,10 @@ pub fn startup_candidates(store: &Store, limit: usize) -> Result<Vec<String>, St
             )
         });
         if !unresolved || required_endpoints(&stored.execution).is_empty() {
+            continue;
+        }
+        // A backfill in progress evaluates it (once).
+        if store.backfill_owns(&stored.execution.repo, stored.execution.run_id)? {
             continue;
         }
         let observations = store.observations(&stored.execution.watch_keys())?;

@@ -66,6 +66,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
             "redeliveries_requested": state.store.counter(counter::REDELIVERIES),
             "manifests_harvested": state.store.counter(counter::HARVESTED),
             "reconcile": state.shared.reconcile_stats.snapshot(),
+            "backfill": state.store.backfill_totals().ok(),
         },
     }))
 }
@@ -147,6 +148,7 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
     for (result, n) in state.shared.reconcile_stats.snapshot() {
         body.push_str(&format!("{name}{{result=\"{result}\"}} {n}\n"));
     }
+    backfill_metrics(&state, &mut body);
     // Per installation id (no repository names).
     let name = "safe_outcomes_github_api_calls_total";
     body.push_str(&format!(
@@ -156,4 +158,40 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
         body.push_str(&format!("{name}{{installation=\"{installation}\"}} {n}\n"));
     }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+}
+
+/// The backfill's progress: runs and outputs counters, jobs per state.
+fn backfill_metrics(state: &State, body: &mut String) {
+    let Ok(t) = state.store.backfill_totals() else {
+        return;
+    };
+    let name = "safe_outcomes_backfill_runs_total";
+    body.push_str(&format!(
+        "# HELP {name} gh-aw runs the backfill found, harvested and gave up.\n# TYPE {name} counter\n"
+    ));
+    for (stage, n) in [
+        ("found", t.runs_found),
+        ("harvested", t.runs_harvested),
+        ("failed", t.runs_failed),
+    ] {
+        body.push_str(&format!("{name}{{stage=\"{stage}\"}} {n}\n"));
+    }
+    let name = "safe_outcomes_backfill_outputs_total";
+    body.push_str(&format!(
+        "# HELP {name} Outputs the backfill evaluated from the API, or found observed.\n# TYPE {name} counter\n"
+    ));
+    for (how, n) in [
+        ("evaluated", t.outputs_evaluated),
+        ("observed", t.outputs_observed),
+    ] {
+        body.push_str(&format!("{name}{{result=\"{how}\"}} {n}\n"));
+    }
+    let name = "safe_outcomes_backfill_jobs";
+    body.push_str(&format!(
+        "# HELP {name} Backfill jobs (one per repository), by state.\n# TYPE {name} gauge\n"
+    ));
+    for s in ["listing", "harvesting", "paused", "done"] {
+        let n = t.jobs.get(s).copied().unwrap_or(0);
+        body.push_str(&format!("{name}{{state=\"{s}\"}} {n}\n"));
+    }
 }

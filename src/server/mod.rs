@@ -2,6 +2,7 @@
 //! health. One router; handlers live in their own modules.
 
 mod api;
+mod backfill;
 mod body;
 mod error;
 mod health;
@@ -75,6 +76,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
             "/api/v1/runs/{owner}/{repo}/{run_id}",
             get(api::run_outcomes),
         )
+        .route("/api/v1/backfill", post(backfill::request))
         .route("/api/v1/report", get(api::report))
         .route("/api/v1/export.jsonl", get(api::export))
         .route("/status", get(health::status))

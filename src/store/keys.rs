@@ -19,6 +19,9 @@
 //! | `n/w/` | webhook delivery GUID | `RedeliveryRecord`: redeliveries we asked for (`github::redelivery`) |
 //! | `n/q/` | repository (lowercase), NUL, run id, NUL, run attempt | `RunRef`: a gh-aw run waiting to be harvested (`github::harvest`) |
 //! | `n/h/` | repository (lowercase), NUL, run id, NUL, run attempt | `HarvestRecord`: the run's manifest was harvested (`github::harvest`) |
+//! | `n/b/` | repository (lowercase) | `BackfillJob`: day-one history of a repository (`github::backfill`) |
+//! | `n/g/` | repository (lowercase), NUL, run id (u64 BE) | `BackfillRun`: a run the backfill found |
+//! | `n/e/` | output id | — (the backfill evaluated the output) |
 
 use chrono::{DateTime, Utc};
 
@@ -38,6 +41,9 @@ pub const CHECK_RUN: &[u8] = b"n/c/";
 pub const REDELIVERY: &[u8] = b"n/w/";
 pub const HARVEST_QUEUE: &[u8] = b"n/q/";
 pub const HARVEST_DONE: &[u8] = b"n/h/";
+pub const BACKFILL_JOB: &[u8] = b"n/b/";
+pub const BACKFILL_RUN: &[u8] = b"n/g/";
+pub const BACKFILL_OUTPUT: &[u8] = b"n/e/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -156,6 +162,22 @@ pub fn harvest_queue(repo: &str, run_id: u64, attempt: u64) -> Vec<u8> {
 
 pub fn harvest_done(repo: &str, run_id: u64, attempt: u64) -> Vec<u8> {
     harvest_run(HARVEST_DONE, repo, run_id, attempt)
+}
+
+pub fn backfill_job(repo: &str) -> Vec<u8> {
+    join(&[BACKFILL_JOB, repo.to_ascii_lowercase().as_bytes()])
+}
+
+pub fn backfill_runs_of(repo: &str) -> Vec<u8> {
+    join(&[BACKFILL_RUN, repo.to_ascii_lowercase().as_bytes(), b"\0"])
+}
+
+pub fn backfill_run(repo: &str, run_id: u64) -> Vec<u8> {
+    join(&[&backfill_runs_of(repo), &run_id.to_be_bytes()])
+}
+
+pub fn backfill_output(output_id: &str) -> Vec<u8> {
+    join(&[BACKFILL_OUTPUT, output_id.as_bytes()])
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod artifacts;
 mod checks;
 mod deliveries;
 pub mod repos;
+pub mod runs;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -144,6 +145,10 @@ pub struct Inner {
     pub deliveries: deliveries::Deliveries,
     /// Workflow run artifacts and their blobs (`artifacts`).
     pub artifacts: artifacts::Artifacts,
+    /// Workflow runs and the rate limit (`runs`).
+    pub runs: runs::Runs,
+    /// Every request, `"METHOD /path?query -> status"`, in order.
+    pub log: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -214,6 +219,11 @@ impl FakeGitHub {
             .unwrap_or(0)
     }
 
+    /// Every request so far, `"METHOD /path?query -> status"`, in order.
+    pub fn log(&self) -> Vec<String> {
+        self.fake.lock().log.clone()
+    }
+
     pub fn check_runs(&self) -> Vec<CheckRun> {
         self.fake.lock().check_runs.clone()
     }
@@ -253,6 +263,8 @@ fn routes(fake: Fake) -> Router {
             get(artifacts::download),
         )
         .route("/blob/{id}", get(artifacts::blob))
+        .route("/repos/{owner}/{repo}/actions/runs", get(runs::list))
+        .route("/rate_limit", get(runs::rate_limit))
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
         .fallback(|req: Request| async move {
             (
@@ -271,19 +283,53 @@ async fn count_and_inject(State(fake): State<Fake>, req: Request, next: Next) ->
         .map(|p| p.as_str().to_string())
         .unwrap_or_default();
     let key = format!("{} {path}", req.method());
-    let injected = {
+    let (injected, metered, logged) = {
         let mut inner = fake.lock();
         *inner.calls.entry(key.clone()).or_default() += 1;
-        inner.failures.get_mut(&key).and_then(|q| q.pop_front())
+        let uri = req.uri();
+        let line = format!(
+            "{} {}",
+            req.method(),
+            uri.path_and_query().map_or(uri.path(), |p| p.as_str())
+        );
+        let logged = inner.log.len();
+        inner.log.push(line);
+        let installation = bearer(req.headers()).is_some_and(|t| inner.tokens.contains_key(t));
+        let metered = match inner.runs.rate.as_mut() {
+            Some(rate) if installation && key != runs::RATE_LIMIT => {
+                if rate.remaining == 0 {
+                    let spent = *rate;
+                    inner.runs.rate_limited += 1;
+                    inner.log[logged].push_str(" -> 403");
+                    return failure_response(Failure::primary_rate_limit(spent.reset));
+                }
+                rate.remaining -= 1;
+                Some(*rate)
+            }
+            _ => None,
+        };
+        let injected = inner.failures.get_mut(&key).and_then(|q| q.pop_front());
+        (injected, metered, logged)
     };
-    match injected {
+    let mut resp = match injected {
         Some(f) if f.after_processing => {
             let _ = next.run(req).await;
             failure_response(f)
         }
         Some(f) => failure_response(f),
         None => next.run(req).await,
+    };
+    let status = resp.status().as_u16();
+    fake.lock().log[logged].push_str(&format!(" -> {status}"));
+    if let Some(rate) = metered {
+        for (k, v) in runs::headers(&rate) {
+            resp.headers_mut().insert(
+                HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(&v).unwrap(),
+            );
+        }
     }
+    resp
 }
 
 fn failure_response(f: Failure) -> Response {

@@ -1,0 +1,219 @@
+//! Workflow runs and the primary rate limit, for the backfill.
+//!
+//! - `GET /repos/{o}/{r}/actions/runs`: newest first, filtered by `created`
+//!   (`A..B`, `>=A`, `<=A`, `>A`, `<A`, inclusive ranges as in GitHub's
+//!   search syntax) and `status`, paged by `per_page` / `page`, with
+//!   `total_count`; a filtered search reaches 1,000 runs at most (github-facts-2 §6).
+//! - The rate limit (when set with `set_rate_limit`): every request made
+//!   with an installation token costs one, answers carry `x-ratelimit-*`,
+//!   and at zero the answer is GitHub's 403 (`rate_limited` counts those).
+//!   `GET /rate_limit` costs nothing (github-facts-2 §7).
+
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{require_token, Fake, FakeGitHub};
+
+pub const LIST_RUNS: &str = "GET /repos/{owner}/{repo}/actions/runs";
+pub const RATE_LIMIT: &str = "GET /rate_limit";
+/// Results of a filtered runs search (github-facts-2 §6).
+pub const SEARCH_CAP: usize = 1000;
+
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub id: u64,
+    pub repo: String,
+    pub path: String,
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RateLimit {
+    pub limit: u64,
+    pub remaining: u64,
+    /// Unix seconds.
+    pub reset: i64,
+}
+
+#[derive(Debug, Default)]
+pub struct Runs {
+    pub all: Vec<Run>,
+    pub rate: Option<RateLimit>,
+    /// Requests refused with 403 because the budget was spent.
+    pub rate_limited: u64,
+}
+
+impl FakeGitHub {
+    pub fn add_run(
+        &self,
+        repo: &str,
+        id: u64,
+        path: &str,
+        status: &str,
+        created_at: DateTime<Utc>,
+    ) {
+        self.fake.lock().runs.all.push(Run {
+            id,
+            repo: repo.to_string(),
+            path: path.to_string(),
+            status: status.to_string(),
+            created_at,
+        });
+    }
+
+    /// Start metering installation requests: `remaining` left until `reset`.
+    pub fn set_rate_limit(&self, limit: u64, remaining: u64, reset: i64) {
+        self.fake.lock().runs.rate = Some(RateLimit {
+            limit,
+            remaining,
+            reset,
+        });
+    }
+
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.fake.lock().runs.rate
+    }
+
+    pub fn rate_limited(&self) -> u64 {
+        self.fake.lock().runs.rate_limited
+    }
+}
+
+/// The rate-limit headers of an answer.
+pub fn headers(rate: &RateLimit) -> [(String, String); 5] {
+    [
+        ("x-ratelimit-limit".into(), rate.limit.to_string()),
+        ("x-ratelimit-remaining".into(), rate.remaining.to_string()),
+        (
+            "x-ratelimit-used".into(),
+            (rate.limit - rate.remaining).to_string(),
+        ),
+        ("x-ratelimit-reset".into(), rate.reset.to_string()),
+        ("x-ratelimit-resource".into(), "core".into()),
+    ]
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ListQuery {
+    created: Option<String>,
+    status: Option<String>,
+    per_page: Option<usize>,
+    page: Option<usize>,
+}
+
+fn parse(t: &str) -> Option<DateTime<Utc>> {
+    t.parse().ok().or_else(|| {
+        chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+            .ok()
+            .map(|d| d.and_hms_opt(0, 0, 0).unwrap().and_utc())
+    })
+}
+
+/// GitHub's `created` qualifier, or `None` when it does not parse.
+fn created_matches(filter: &str, at: DateTime<Utc>) -> Option<bool> {
+    if let Some((a, b)) = filter.split_once("..") {
+        return Some(parse(a)? <= at && at <= parse(b)?);
+    }
+    for (op, f) in [
+        (
+            ">=",
+            (|a, t| t >= a) as fn(DateTime<Utc>, DateTime<Utc>) -> bool,
+        ),
+        ("<=", |a, t| t <= a),
+        (">", |a, t| t > a),
+        ("<", |a, t| t < a),
+    ] {
+        if let Some(rest) = filter.strip_prefix(op) {
+            return Some(f(parse(rest)?, at));
+        }
+    }
+    Some(parse(filter)? == at)
+}
+
+pub async fn list(
+    State(fake): State<Fake>,
+    Path((owner, repo)): Path<(String, String)>,
+    Query(q): Query<ListQuery>,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(r) = require_token(&fake, &headers) {
+        return r;
+    }
+    let full = format!("{owner}/{repo}");
+    let inner = fake.lock();
+    let mut runs = Vec::new();
+    for r in inner
+        .runs
+        .all
+        .iter()
+        .filter(|r| r.repo.eq_ignore_ascii_case(&full))
+    {
+        if let Some(filter) = &q.created {
+            match created_matches(filter, r.created_at) {
+                Some(true) => {}
+                Some(false) => continue,
+                None => {
+                    return super::error(
+                        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                        "Validation Failed: created",
+                    )
+                }
+            }
+        }
+        if q.status.as_ref().is_some_and(|s| *s != r.status) {
+            continue;
+        }
+        runs.push(r);
+    }
+    runs.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.id)));
+    let total = runs.len();
+    if q.created.is_some() || q.status.is_some() {
+        // GitHub answers at most 1,000 results of a filtered search.
+        runs.truncate(SEARCH_CAP);
+    }
+    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
+    let page = q.page.unwrap_or(1).max(1);
+    let page: Vec<_> = runs
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .map(|r| {
+            let name = r.path.rsplit('/').next().unwrap_or_default();
+            json!({
+                "id": r.id, "name": name, "path": r.path, "status": r.status,
+                "conclusion": if r.status == "completed" { json!("success") } else { json!(null) },
+                "run_attempt": 1, "event": "schedule", "head_branch": "main",
+                "created_at": r.created_at.to_rfc3339(), "updated_at": r.created_at.to_rfc3339(),
+                "repository": {"full_name": r.repo}
+            })
+        })
+        .collect();
+    Json(json!({"total_count": total, "workflow_runs": page})).into_response()
+}
+
+pub async fn rate_limit(State(fake): State<Fake>, headers: HeaderMap) -> Response {
+    if let Err(r) = require_token(&fake, &headers) {
+        return r;
+    }
+    let rate = fake.lock().runs.rate.unwrap_or(RateLimit {
+        limit: 5000,
+        remaining: 5000,
+        reset: Utc::now().timestamp() + 3600,
+    });
+    let core = json!({"limit": rate.limit, "remaining": rate.remaining,
+                      "used": rate.limit - rate.remaining, "reset": rate.reset});
+    let mut resp = Json(json!({"resources": {"core": core}, "rate": core})).into_response();
+    for (k, v) in self::headers(&rate) {
+        resp.headers_mut().insert(
+            axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+            v.parse().unwrap(),
+        );
+    }
+    resp
+}
