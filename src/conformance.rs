@@ -85,6 +85,21 @@ pub const SIGNAL_EQUIVALENCES: &[(&str, &str, &str)] = &[
         "an open PR no visible non-bot actor has acted on yet",
     ),
     (
+        "open",
+        "awaiting_triage",
+        "an open issue no visible non-bot actor has acted on yet",
+    ),
+    (
+        "noop",
+        "no_action_requested",
+        "a noop item (seed 000 §7 noop)",
+    ),
+    (
+        "missing_tool",
+        "tool_unavailable",
+        "a missing-tool report (seed 000 §7 missing_tool)",
+    ),
+    (
         "pending",
         "awaiting_reply",
         "a comment no visible non-bot actor has answered yet",
@@ -101,12 +116,16 @@ pub const SIGNAL_EQUIVALENCES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Our name for a gh-aw signal.
-pub fn our_signal(gh_aw: &str) -> &str {
-    SIGNAL_EQUIVALENCES
-        .iter()
-        .find(|(g, _, _)| *g == gh_aw)
-        .map_or(gh_aw, |(_, ours, _)| ours)
+/// Our words for a gh-aw signal: gh-aw's own, then ours for the same state.
+pub fn our_signals(gh_aw: &str) -> Vec<&str> {
+    let mut words = vec![gh_aw];
+    words.extend(
+        SIGNAL_EQUIVALENCES
+            .iter()
+            .filter(|(g, _, _)| *g == gh_aw)
+            .map(|(_, ours, _)| *ours),
+    );
+    words
 }
 
 /// The general mappings from gh-aw's model to ours (docs/conformance.md).
@@ -121,6 +140,8 @@ pub enum Mapping {
     Unsupported,
     /// gh-aw's bare `unknown` signal: ours names the reason.
     UnnamedUnknown,
+    /// Existence only: the seed's exact triple, whatever gh-aw's status.
+    ExistenceOnly,
     /// A reversal whose actor the state does not show: one step weaker.
     UnseenReversal,
     /// Pending with no visible non-bot activity: weak, not medium.
@@ -137,6 +158,7 @@ impl Mapping {
             Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
             Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator) = ours unknown for its own reason",
             Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
+            Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
             Mapping::UnseenReversal => "reversal by an actor the state does not show: ours one step weaker (general rule 4; seed 000 §6)",
             Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
             Mapping::SeedStrength => "seed 000 §7 rates this state's strength differently from gh-aw; ours follows the seed",
@@ -272,11 +294,10 @@ fn compare(
     use OutcomeStatus as O;
     let strength = EvidenceStrength::parse(&exp.evidence_strength);
     // gh-aw's word, or our word for the same state.
-    let signal = our_signal(&exp.signal);
-    let is = |status: O, strength: S, signal: &str| {
-        ours.status == status
-            && ours.strength == strength
-            && (ours.signal == signal || ours.signal == exp.signal)
+    let words = our_signals(&exp.signal);
+    let signal = words.last().copied().unwrap_or(exp.signal.as_str());
+    let is = |status: O, strength: S, _signal: &str| {
+        ours.status == status && ours.strength == strength && words.contains(&ours.signal.as_str())
     };
     let show = |status: &str, strength: &str, signal: &str| format!("{status}/{strength}/{signal}");
     if let (Some(status), Some(strength)) = (OutcomeStatus::parse(&exp.outcome_status), strength) {
@@ -308,11 +329,24 @@ fn compare(
     let Some(status) = OutcomeStatus::parse(&exp.outcome_status) else {
         return (false, None, String::new());
     };
+    let existence_only = ours.status == O::Pending
+        && ours.strength == S::Weak
+        && ours.signal == "target_exists_only";
     if exp.signal == "unsupported_evaluator" {
+        // Where we have no evaluator either, ours is the seed's existence-only
+        // fallback, which is no verdict.
+        let ok = ours.status == O::Unknown || (!ours.dedicated && existence_only);
         return mapped(
-            ours.status == O::Unknown,
+            ok,
             Mapping::Unsupported,
-            "unknown/*/*".into(),
+            "unknown/*/* (or our fallback)".into(),
+        );
+    }
+    if exp.signal == "target_exists_only" {
+        return mapped(
+            existence_only,
+            Mapping::ExistenceOnly,
+            "pending/weak/target_exists_only".into(),
         );
     }
     if exp.signal == "unknown" {
@@ -462,7 +496,7 @@ mod tests {
         assert!(compare("create_pull_request", &e, &awaiting, false).0);
         assert!(!compare("create_pull_request", &e, &awaiting, true).0);
         // The vocabulary still has to agree.
-        let other = ours(O::Pending, S::Weak, "awaiting_triage");
+        let other = ours(O::Pending, S::Weak, "target_exists_only");
         assert!(!compare("create_pull_request", &e, &other, false).0);
     }
 
@@ -479,8 +513,11 @@ mod tests {
 
     #[test]
     fn signal_equivalences_are_words_for_the_same_state() {
-        assert_eq!(our_signal("missing_run_id"), "missing_execution_state");
-        assert_eq!(our_signal("merged"), "merged");
+        assert_eq!(
+            our_signals("missing_run_id"),
+            ["missing_run_id", "missing_execution_state"]
+        );
+        assert_eq!(our_signals("merged"), ["merged"]);
         let e = exp("unknown", "none", "missing_run_id");
         assert!(
             check(

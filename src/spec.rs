@@ -107,6 +107,7 @@ fn vocabulary(out: &mut String) {
         Mapping::Lifecycle,
         Mapping::Unsupported,
         Mapping::UnnamedUnknown,
+        Mapping::ExistenceOnly,
         Mapping::UnseenReversal,
         Mapping::NoHumanActivity,
         Mapping::SeedStrength,

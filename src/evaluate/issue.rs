@@ -72,9 +72,11 @@ fn human_close(reason: Option<&str>, close: &Observation) -> Evaluation {
             "closed_not_planned",
             "The issue was closed as not planned by a visible non-bot actor.",
         ),
+        // Seed 000 §7 create_issue has one row for "duplicate, not planned,
+        // invalid, or spam": one signal (gh-aw's word); `state_reason` says which.
         Some("duplicate") => decided(
             O::Rejected,
-            "closed_duplicate",
+            "closed_not_planned",
             "The issue was closed as a duplicate by a visible non-bot actor.",
         ),
         // No reason (older events) says nothing about whether it was wanted.
@@ -311,7 +313,7 @@ mod tests {
                 r(),
                 vec![created(), closed(5.0, human("alice"), Some("duplicate"))],
                 24.0,
-                (REJECTED, STRONG, "closed_duplicate"),
+                (REJECTED, STRONG, "closed_not_planned"),
             ),
             case(
                 "closed without a reason by a human",

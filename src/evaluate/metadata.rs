@@ -523,9 +523,20 @@ pub fn replace_label(ctx: &EvalContext) -> Evaluation {
         as_of: ctx.as_of,
     };
     let mut e = super::update::update_issue(&inner);
-    // Either half of a replacement undone (old label back, new one gone) is a
-    // revert of the replacement.
-    if e.signal == "state_replaced" {
+    // The old label back is a revert of the replacement; the new one gone
+    // with the old one still away is a replacement by something else.
+    let old_labels: Vec<String> = labels_only
+        .before_state
+        .get("labels")
+        .and_then(Value::as_array)
+        .map(|l| crate::wire::label_names(l))
+        .unwrap_or_default();
+    let old_back = snapshot_since(ctx, None).is_some_and(|s| {
+        s.labels
+            .iter()
+            .any(|l| old_labels.iter().any(|o| same(o, l)))
+    });
+    if e.signal == "state_replaced" && old_back {
         e.signal = "state_reverted".to_string();
     }
     e
@@ -1029,14 +1040,14 @@ mod tests {
                 (REJECTED, STRONG, "state_reverted"),
             ),
             case(
-                "new label removed by a human",
+                "new label removed by a human, old one not back: replaced (as add_labels)",
                 by_name(),
                 vec![
                     ours(),
                     obs(3.0, human("alice"), unlabeled("new")).snap(open()),
                 ],
                 24.0,
-                (REJECTED, STRONG, "state_reverted"),
+                (REJECTED, STRONG, "state_replaced"),
             ),
             case(
                 "old label re-added by a bot",

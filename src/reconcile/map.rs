@@ -474,10 +474,11 @@ impl<'a> Mapper<'a> {
                 "committed" => continue, // read from `pulls/N/commits`, which names the author
                 _ => {}
             }
-            // A close with no time of its own is the close that produced the
-            // item's closed state: it takes that state's time.
+            // A close or reopen with no time of its own is (at the latest)
+            // what produced the item's current state: it takes that state's
+            // time rather than being dropped (general rule 2).
             let at = time(e.created_at.as_ref()).or_else(|| {
-                (name == "closed")
+                matches!(name.as_str(), "closed" | "reopened")
                     .then(|| self.state_time.get(&n).copied())
                     .flatten()
             });

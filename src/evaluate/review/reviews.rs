@@ -170,7 +170,8 @@ fn judge_standing_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
         .observations
         .iter()
         .filter(later_human)
-        .filter(|o| matches!(o.event, K::Synchronize { .. }))
+        // General rule 7: commits learned from the API are pushes too.
+        .filter(|o| matches!(o.event, K::Synchronize { .. } | K::Pushed { .. }))
         .collect();
     let verdict = review.verdict;
     let contradiction = verdict.and_then(Verdict::opposite).and_then(|opposite| {
