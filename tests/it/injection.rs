@@ -303,3 +303,47 @@ async fn hostile_manifests_are_refused_line_by_line_and_nothing_else_is_stored()
     );
     t.stop().await;
 }
+
+#[tokio::test]
+async fn delivery_ids_must_have_githubs_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), t0()).await;
+    let body = envelope(json!({"action": "opened", "number": 1, "issue": {
+        "number": 1, "title": "t", "state": "open", "user": user("alice"),
+        "created_at": t0().to_rfc3339(), "updated_at": t0().to_rfc3339()}}))
+    .to_string();
+    let before = t.dump();
+    let long = "d".repeat(65);
+    for bad in [
+        "../../etc/passwd",
+        "<img src=x>",
+        "a b",
+        "](https://evil)",
+        "@org/team",
+        "d_1;x",
+        long.as_str(),
+    ] {
+        let a = t
+            .client
+            .deliver("issues", bad, body.as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(a.status, 400, "{bad:?}: {}", a.body);
+        assert!(
+            a.body.to_string().contains("X-GitHub-Delivery"),
+            "{}",
+            a.body
+        );
+    }
+    t.settle().await;
+    assert_eq!(t.dump(), before, "a refused delivery changed the store");
+    for good in ["72d3162e-cc78-11e3-81ab-4c9367dc0958", "d-1"] {
+        let a = t
+            .client
+            .deliver("issues", good, body.as_bytes())
+            .await
+            .unwrap();
+        assert!(a.status < 300, "{good}: {}", a.body);
+    }
+    t.stop().await;
+}
