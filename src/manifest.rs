@@ -236,7 +236,13 @@ fn check_identifiers(
         ident::workflow_name(w).map_err(shown)?;
     }
     if let Some(t) = target {
-        ident::repo(&t.repo).map_err(|e| format!("target {e}"))?;
+        // Org- and user-level objects (projects) are filed under the owner.
+        let checked = if t.repo.contains('/') {
+            ident::repo(&t.repo)
+        } else {
+            ident::owner(&t.repo)
+        };
+        checked.map_err(|e| format!("target {e}"))?;
         for n in [t.number, t.id, t.parent_number].into_iter().flatten() {
             ident::number("target number", n).map_err(shown)?;
         }
