@@ -176,7 +176,12 @@ fn oidc_defaults(
         defaults.run_id = claims.run_id_number();
     }
     if defaults.workflow.is_none() {
-        defaults.workflow = claims.workflow.clone();
+        // The workflow's name is whatever its author wrote: one that fails the
+        // boundary check is left out rather than spoiling every line.
+        defaults.workflow = claims
+            .workflow
+            .clone()
+            .filter(|w| ident::workflow_name(w).is_ok());
     }
     Ok(defaults)
 }

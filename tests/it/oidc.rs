@@ -629,3 +629,21 @@ async fn the_allow_list_admits_owners_by_login_or_id() {
     assert_eq!(t.outcomes().await.len(), 2);
     t.stop().await;
 }
+
+#[tokio::test]
+async fn a_token_workflow_name_with_control_characters_is_left_out() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let c = with(
+        claims(&issuer.url()),
+        "workflow",
+        json!("ci\u{1b}[2J\u{202E}"),
+    );
+    let token = sign(&test_key(), KID, &c);
+    let (status, answer) = post(&t, "", &token, line(REPO, 1)).await;
+    assert_eq!(status, 202, "{answer}");
+    t.settle().await;
+    assert_eq!(t.outcomes().await["octo/app:4242:0"].workflow, None);
+    t.stop().await;
+}
