@@ -356,3 +356,32 @@ impl Tally {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_controls_in_names_instead_of_obeying_them() {
+        let mut report = Report {
+            repo: Some("o/r\u{1b}]8;;https://evil\u{7}".into()),
+            window: Some("7d\r".into()),
+            ..Report::default()
+        };
+        for name in ["red\u{1b}[31m", "cba\u{202E}abc", "c1\u{9b}2J", "ok_type"] {
+            report.by_type.insert(name.into(), TypeStats::default());
+        }
+        let table = report.to_table();
+        let hidden = |c: char| c != '\n' && crate::model::ident::is_hidden_control(c);
+        assert!(!table.chars().any(hidden), "{table:?}");
+        assert!(
+            table.contains("o/r\\u{1b}]8;;https://evil\\u{7}"),
+            "{table}"
+        );
+        assert!(table.contains("red\\u{1b}[31m"), "{table}");
+        assert!(table.contains("cba\\u{202e}abc"), "{table}");
+        // Names are padded to one width, measured after escaping.
+        let row = |n: &str| table.lines().find(|l| l.starts_with(n)).unwrap().len();
+        assert_eq!(row("ok_type"), row("red"));
+    }
+}

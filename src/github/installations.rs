@@ -74,12 +74,7 @@ pub fn installation(store: &Store, id: u64) -> Result<Option<InstallationRecord>
 
 /// Every installation we know, by id.
 pub fn list(store: &Store) -> Result<Vec<InstallationRecord>> {
-    let mut out = Vec::new();
-    for item in store.db().scan_prefix(keys::INSTALLATION) {
-        let (k, v) = item?;
-        out.push(decode(&k, &v)?);
-    }
-    Ok(out)
+    store.installation_records()
 }
 
 /// The active installation covering `repo`, if any.
@@ -102,9 +97,9 @@ pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
 /// The accounts of the active installations, for deciding whose OIDC tokens
 /// may post manifests (`oidc::authorize_owner`).
 pub fn active_accounts(store: &Store) -> Result<Vec<crate::oidc::KnownAccount>> {
-    Ok(list(store)?
+    Ok(store
+        .active_installations()?
         .into_iter()
-        .filter(|r| r.status == InstallationStatus::Active)
         .filter(|r| r.account.is_some() || r.account_id.is_some())
         .map(|r| crate::oidc::KnownAccount {
             login: r.account,

@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod compact;
 pub mod inbox;
+mod installations;
 pub mod keys;
 
 use std::collections::BTreeMap;
