@@ -107,6 +107,10 @@ pub struct ServeArgs {
     /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
     #[arg(long, env = "OIDC_ISSUER", default_value = crate::oidc::GITHUB_ACTIONS_ISSUER)]
     pub oidc_issuer: String,
+    /// Repository owners (logins or numeric ids, comma-separated) whose OIDC
+    /// tokens are accepted besides the accounts the App is installed on.
+    #[arg(long, env = "OIDC_ALLOWED_OWNERS", value_delimiter = ',')]
+    pub oidc_allowed_owners: Vec<String>,
     /// Base URL users reach this server at, for links in check runs
     /// (default: http://HOST:PORT).
     #[arg(long, env = "PUBLIC_URL")]
@@ -279,10 +283,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!("APP_ID is not set: listen-only mode (no GitHub API calls, no check runs)");
     }
     let oidc = args.oidc_audience.as_deref().map(|audience| {
-        let config = OidcConfig::new(&args.oidc_issuer, audience);
+        let config = OidcConfig::new(&args.oidc_issuer, audience)
+            .with_allowed_owners(&args.oidc_allowed_owners);
         tracing::info!(
-            "accepting GitHub Actions OIDC tokens from {} for audience {audience:?} on manifest ingest",
-            config.issuer
+            "accepting GitHub Actions OIDC tokens from {} for audience {audience:?} on manifest ingest, \
+             from the App's installations and {:?}",
+            config.issuer,
+            config.allowed_owners
         );
         Arc::new(OidcVerifier::new(config))
     });

@@ -9,6 +9,7 @@ pub mod client;
 pub mod clock;
 pub mod conformance;
 pub mod demo;
+pub mod escape;
 pub mod evaluate;
 pub mod github;
 pub mod manifest;

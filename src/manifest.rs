@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::model::{ExecutionRecord, Target, TargetKind};
+use crate::model::{ident, ExecutionRecord, Target, TargetKind};
 
 /// What the caller knows about the run the manifest came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,6 +87,8 @@ fn parse_line(
         Some(Value::String(t)) if !t.trim().is_empty() => t.trim().to_string(),
         _ => return Err("no `type` string".to_string()),
     };
+    ident::output_type(&output_type).map_err(|e| e.to_string())?;
+    check_numbers(&obj)?;
 
     let provider = provider_of(&obj, &output_type);
     let is_github = provider.is_none();
@@ -159,13 +161,16 @@ fn parse_line(
         }
     }
 
+    let workflow = str_field(&obj, "workflow").or_else(|| defaults.workflow.clone());
+    check_identifiers(&repo, run_id, workflow.as_deref(), target.as_ref())?;
+
     Ok(ExecutionRecord {
         id: ExecutionRecord::output_id(&repo, run_id, &index.to_string()),
         output_type,
         repo,
         run_id,
         index: Some(index as u64),
-        workflow: str_field(&obj, "workflow").or_else(|| defaults.workflow.clone()),
+        workflow,
         target,
         executed_at: timestamp.unwrap_or(received_at),
         actor: obj.get("actor").and_then(login_of),
@@ -182,6 +187,67 @@ fn parse_line(
             webhook: false,
         },
     })
+}
+
+/// Fields that hold an issue, PR, comment or run number: when one is given
+/// as a number it must be in 1..=i64::MAX (a `0` or `-3` is refused, not read
+/// as "no number").
+const NUMBER_FIELDS: &[&str] = &[
+    "number",
+    "issue_number",
+    "pull_request_number",
+    "prNumber",
+    "itemNumber",
+    "commentId",
+    "id",
+    "workflow_run_id",
+    "source_run_id",
+];
+
+fn check_numbers(obj: &Map<String, Value>) -> Result<(), String> {
+    let target_number = obj
+        .get("target")
+        .and_then(Value::as_object)
+        .and_then(|t| t.get("number"));
+    let given = NUMBER_FIELDS
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|v| (*k, v)))
+        .chain(target_number.map(|v| ("target.number", v)));
+    for (key, value) in given {
+        ident::json_number("number", value).map_err(|e| format!("`{key}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The record's repository, run, workflow and target, checked before it is
+/// stored (see `model::ident`).
+fn check_identifiers(
+    repo: &str,
+    run_id: Option<u64>,
+    workflow: Option<&str>,
+    target: Option<&Target>,
+) -> Result<(), String> {
+    let shown = |e: ident::IdentError| e.to_string();
+    ident::repo(repo).map_err(shown)?;
+    if let Some(run) = run_id {
+        ident::number("run id", run).map_err(shown)?;
+    }
+    if let Some(w) = workflow {
+        ident::workflow_name(w).map_err(shown)?;
+    }
+    if let Some(t) = target {
+        // Org- and user-level objects (projects) are filed under the owner.
+        let checked = if t.repo.contains('/') {
+            ident::repo(&t.repo)
+        } else {
+            ident::owner(&t.repo)
+        };
+        checked.map_err(|e| format!("target {e}"))?;
+        for n in [t.number, t.id, t.parent_number].into_iter().flatten() {
+            ident::number("target number", n).map_err(shown)?;
+        }
+    }
+    Ok(())
 }
 
 /// `provider` or `target.provider`, else implied by a provider-prefixed type;
@@ -694,6 +760,69 @@ mod tests {
         assert!(p.rejected[0].error.contains("no repo"));
         assert_eq!(p.records[0].id, "o/r:norun:1");
         assert_eq!(p.records[0].workflow, None);
+    }
+
+    #[test]
+    fn hostile_identifiers_are_rejected_line_by_line() {
+        let hostile = [
+            (
+                r#"{"type":"create_issue","repo":"o/r](https://evil)","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"<img src=x>/r","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"-o/r","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"o/..","number":1}"#,
+                "repo",
+            ),
+            (r#"{"type":"Create-Issue","number":1}"#, "type"),
+            (r#"{"type":"x\u001b[31m","number":1}"#, "type"),
+            (r#"{"type":"create_issue","number":0}"#, "number"),
+            (r#"{"type":"create_issue","number":-4}"#, "number"),
+            (
+                r#"{"type":"create_issue","number":"99999999999999999999"}"#,
+                "number",
+            ),
+            (
+                r#"{"type":"create_issue","number":1,"workflow_run_id":0}"#,
+                "workflow_run_id",
+            ),
+            (
+                r#"{"type":"add_comment","target":{"repository":"o/r","number":-1,"kind":"issue"}}"#,
+                "target.number",
+            ),
+            (
+                r#"{"type":"create_issue","number":1,"workflow":"ci\u001b]8;;https://evil\u0007"}"#,
+                "workflow",
+            ),
+            (
+                r#"{"type":"create_issue","url":"https://github.com/@org%2Fteam/x/issues/1"}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"add_comment","repo":"o/r","url":"https://github.com/o/r%3Ca%3E/issues/1"}"#,
+                "target repo",
+            ),
+        ];
+        let body: Vec<&str> = hostile.iter().map(|(l, _)| *l).collect();
+        let body = format!(
+            "{}\n{}",
+            body.join("\n"),
+            r#"{"type":"create_issue","number":2}"#
+        );
+        let p = parse_manifest(&body, &defaults(), now());
+        assert_eq!(p.records.len(), 1, "only the good line: {:?}", p.records);
+        assert_eq!(p.records[0].id, format!("def/repo:777:{}", hostile.len()));
+        assert_eq!(p.rejected.len(), hostile.len());
+        for (r, (line, what)) in p.rejected.iter().zip(hostile) {
+            assert!(r.error.contains(what), "{line} → {}", r.error);
+        }
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //! `min_refetch`, so a flood of forged `kid`s cannot make us hammer GitHub.
 //! Claims (`iss`, `aud`, `exp`, `nbf`, `iat`) are checked by [`check_claims`],
 //! a pure function of the claims and the time.
+//!
+//! A valid token proves only which repository's workflow minted it, and any
+//! repository on github.com can mint one for our audience. [`authorize_owner`]
+//! decides whether that repository's owner may post at all: it must be an
+//! account the App is installed on, or one named in `OIDC_ALLOWED_OWNERS`,
+//! matched by `repository_owner_id` when both sides know the id (ids survive
+//! renames; a login can be taken by someone else).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -37,6 +44,9 @@ pub struct OidcConfig {
     pub jwks_ttl: Duration,
     /// Least time between two fetches caused by an unknown `kid`.
     pub min_refetch: Duration,
+    /// Owners whose tokens are accepted besides the App's installations
+    /// (`OIDC_ALLOWED_OWNERS`): logins, or numeric account ids.
+    pub allowed_owners: Vec<String>,
 }
 
 impl OidcConfig {
@@ -46,7 +56,18 @@ impl OidcConfig {
             audience: audience.to_string(),
             jwks_ttl: Duration::from_secs(3600),
             min_refetch: Duration::from_secs(60),
+            allowed_owners: Vec::new(),
         }
+    }
+
+    /// The same, also accepting these owners (logins or ids; blanks dropped).
+    pub fn with_allowed_owners<S: AsRef<str>>(mut self, owners: &[S]) -> OidcConfig {
+        self.allowed_owners = owners
+            .iter()
+            .map(|o| o.as_ref().trim().to_string())
+            .filter(|o| !o.is_empty())
+            .collect();
+        self
     }
 
     pub fn jwks_url(&self) -> String {
@@ -72,6 +93,7 @@ pub struct ActionsClaims {
     #[serde(default)]
     pub repository: String,
     pub repository_owner: Option<String>,
+    pub repository_owner_id: Option<String>,
     pub repository_id: Option<String>,
     pub run_id: Option<String>,
     pub run_attempt: Option<String>,
@@ -155,6 +177,90 @@ pub fn check_claims(
         return Err(invalid("OIDC token has no repository claim"));
     }
     Ok(())
+}
+
+/// An account the App is installed on (an active installation), as known
+/// from `installation` deliveries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KnownAccount {
+    pub login: Option<String>,
+    pub id: Option<u64>,
+}
+
+/// Why an owner was let in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnerGrant {
+    /// An installation of the App is on this account.
+    Installation,
+    /// `OIDC_ALLOWED_OWNERS` names it.
+    AllowList,
+}
+
+/// The owner of the token's repository, as the claims give it: the login
+/// (`repository_owner`, else the part of `repository` before `/`) and the id
+/// (`repository_owner_id`). Refused when the two logins disagree or the id
+/// is not a number.
+pub fn token_owner(claims: &ActionsClaims) -> Result<(String, Option<u64>), String> {
+    let from_repo = claims.repository.split_once('/').map(|(o, _)| o.trim());
+    let login = match (claims.repository_owner.as_deref().map(str::trim), from_repo) {
+        (Some(o), Some(r)) if !o.eq_ignore_ascii_case(r) => {
+            return Err(format!(
+                "the OIDC token's repository_owner {o:?} does not own its repository {:?}",
+                claims.repository
+            ))
+        }
+        (Some(o), _) if !o.is_empty() => o.to_string(),
+        (_, Some(r)) => r.to_string(),
+        _ => return Err("the OIDC token names no repository owner".to_string()),
+    };
+    let id =
+        match claims.repository_owner_id.as_deref().map(str::trim) {
+            None => None,
+            Some(s) => Some(s.parse::<u64>().map_err(|_| {
+                format!("the OIDC token's repository_owner_id {s:?} is not a number")
+            })?),
+        };
+    Ok((login, id))
+}
+
+/// Whether the token's repository owner may post manifests: one of the
+/// App's installations is on it, or `allowed` names it. An id on both sides
+/// decides alone (a renamed owner keeps its id; a new owner of an old login
+/// does not get it); a login is compared case-insensitively otherwise.
+/// With no installation known and nothing allowed, every token is refused.
+pub fn authorize_owner(
+    claims: &ActionsClaims,
+    allowed: &[String],
+    installed: &[KnownAccount],
+) -> Result<OwnerGrant, String> {
+    let (login, id) = token_owner(claims)?;
+    if allowed.is_empty() && installed.is_empty() {
+        return Err(
+            "OIDC tokens are refused: this App knows no installation (none was delivered) \
+             and OIDC_ALLOWED_OWNERS is empty"
+                .to_string(),
+        );
+    }
+    let same_login = |other: &str| other.eq_ignore_ascii_case(&login);
+    let account_matches = |a: &KnownAccount| match (a.id, id) {
+        (Some(a), Some(t)) => a == t,
+        _ => a.login.as_deref().is_some_and(same_login),
+    };
+    if installed.iter().any(account_matches) {
+        return Ok(OwnerGrant::Installation);
+    }
+    let listed = |entry: &String| match entry.parse::<u64>() {
+        Ok(n) => id == Some(n),
+        Err(_) => same_login(entry),
+    };
+    if allowed.iter().any(listed) {
+        return Ok(OwnerGrant::AllowList);
+    }
+    let shown_id = id.map_or("no id".to_string(), |i| format!("id {i}"));
+    Err(format!(
+        "the OIDC token is from {login:?} ({shown_id}), which has no installation of this App \
+         and is not in OIDC_ALLOWED_OWNERS; nothing was stored"
+    ))
 }
 
 /// Whether a bearer token has the shape of a JWT (three dot-separated parts).
@@ -463,6 +569,75 @@ mod tests {
         let mut c = claims();
         c.repository = " ".into();
         assert!(refused(&c).contains("repository"));
+    }
+
+    fn owned(login: &str, id: Option<&str>) -> ActionsClaims {
+        ActionsClaims {
+            repository: format!("{login}/app"),
+            repository_owner: Some(login.into()),
+            repository_owner_id: id.map(str::to_string),
+            ..claims()
+        }
+    }
+
+    fn account(login: &str, id: Option<u64>) -> KnownAccount {
+        KnownAccount {
+            login: Some(login.into()),
+            id,
+        }
+    }
+
+    #[test]
+    fn only_installed_or_allowed_owners_pass() {
+        let installed = [account("octo", Some(65))];
+        let ok = authorize_owner(&owned("octo", Some("65")), &[], &installed);
+        assert_eq!(ok, Ok(OwnerGrant::Installation));
+        let stranger = authorize_owner(&owned("evil", Some("666")), &[], &installed);
+        assert!(stranger.unwrap_err().contains("\"evil\" (id 666)"));
+        // Renamed: same id, new login.
+        let renamed = authorize_owner(&owned("octo-renamed", Some("65")), &[], &installed);
+        assert_eq!(renamed, Ok(OwnerGrant::Installation));
+        // The old login taken by someone else: the id decides.
+        assert!(authorize_owner(&owned("octo", Some("999")), &[], &installed).is_err());
+        // An installation filed without an id matches by login, any case.
+        let by_login = [account("Octo", None)];
+        assert!(authorize_owner(&owned("octo", Some("1")), &[], &by_login).is_ok());
+    }
+
+    #[test]
+    fn the_allow_list_takes_logins_and_ids() {
+        let allowed = vec!["partner".to_string(), "4242".to_string()];
+        let by_login = authorize_owner(&owned("Partner", Some("1")), &allowed, &[]);
+        assert_eq!(by_login, Ok(OwnerGrant::AllowList));
+        let by_id = authorize_owner(&owned("someone", Some("4242")), &allowed, &[]);
+        assert_eq!(by_id, Ok(OwnerGrant::AllowList));
+        assert!(authorize_owner(&owned("someone", Some("4243")), &allowed, &[]).is_err());
+        let cfg = OidcConfig::new("https://i", "a").with_allowed_owners(&[" x ", "", "7"]);
+        assert_eq!(cfg.allowed_owners, vec!["x", "7"]);
+    }
+
+    #[test]
+    fn with_nothing_known_every_token_is_refused() {
+        let e = authorize_owner(&owned("octo", Some("65")), &[], &[]).unwrap_err();
+        assert!(e.contains("OIDC_ALLOWED_OWNERS is empty"), "{e}");
+    }
+
+    #[test]
+    fn the_owner_claims_must_agree_and_the_id_be_a_number() {
+        let installed = [account("octo", None)];
+        let mut c = owned("octo", None);
+        c.repository = "evil/app".into();
+        assert!(authorize_owner(&c, &[], &installed)
+            .unwrap_err()
+            .contains("does not own"));
+        let c = owned("octo", Some("sixty-five"));
+        assert!(authorize_owner(&c, &[], &installed)
+            .unwrap_err()
+            .contains("not a number"));
+        // No repository_owner claim: the repository's owner part is used.
+        let mut c = owned("octo", None);
+        c.repository_owner = None;
+        assert!(authorize_owner(&c, &[], &installed).is_ok());
     }
 
     #[test]

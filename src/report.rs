@@ -1,6 +1,10 @@
 //! The report (DESIGN.md §6): totals and per-type rates. Three acceptance rates,
 //! never one unlabeled number: strict (strong), human-check (strong + medium)
 //! and sticky (weak or exists-only), each over evaluable outputs.
+//!
+//! The terminal table prints repository, window and type names through
+//! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
+//! override in a stored name is shown as `\u{…}`, never obeyed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -8,6 +12,7 @@ use std::fmt::Write;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::escape::terminal;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, CHECKPOINTS};
 
 /// Totals over all outputs in scope.
@@ -191,11 +196,16 @@ impl Report {
     pub fn to_table(&self) -> String {
         let t = &self.totals;
         let mut out = String::new();
-        let scope = self.repo.as_deref().unwrap_or("all repositories");
+        let scope = self
+            .repo
+            .as_deref()
+            .map_or("all repositories".to_string(), terminal);
         let window = self
             .window
             .as_deref()
-            .map_or("latest outcome".to_string(), |w| format!("as of T+{w}"));
+            .map_or("latest outcome".to_string(), |w| {
+                format!("as of T+{}", terminal(w))
+            });
         let _ = writeln!(out, "safe-outcomes report — {scope}, {window}");
         let _ = writeln!(
             out,
@@ -220,10 +230,10 @@ impl Report {
             t.fallback_exists_only_count, t.missing_type_specific_rule_count, t.durable_reversal_count
         );
         let _ = writeln!(out);
-        let w = self
-            .by_type
-            .keys()
-            .map(String::len)
+        let names: Vec<String> = self.by_type.keys().map(|k| terminal(k)).collect();
+        let w = names
+            .iter()
+            .map(|n| n.chars().count())
             .max()
             .unwrap_or(4)
             .max(4);
@@ -240,7 +250,7 @@ impl Report {
             "unknown",
             "median h"
         );
-        for (name, s) in &self.by_type {
+        for (name, s) in names.iter().zip(self.by_type.values()) {
             let _ = writeln!(
                 out,
                 "{:<w$} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
@@ -344,5 +354,34 @@ impl Tally {
             unknown_rate: rate(t.unknown),
             median_time_to_acceptance: median,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_controls_in_names_instead_of_obeying_them() {
+        let mut report = Report {
+            repo: Some("o/r\u{1b}]8;;https://evil\u{7}".into()),
+            window: Some("7d\r".into()),
+            ..Report::default()
+        };
+        for name in ["red\u{1b}[31m", "cba\u{202E}abc", "c1\u{9b}2J", "ok_type"] {
+            report.by_type.insert(name.into(), TypeStats::default());
+        }
+        let table = report.to_table();
+        let hidden = |c: char| c != '\n' && crate::model::ident::is_hidden_control(c);
+        assert!(!table.chars().any(hidden), "{table:?}");
+        assert!(
+            table.contains("o/r\\u{1b}]8;;https://evil\\u{7}"),
+            "{table}"
+        );
+        assert!(table.contains("red\\u{1b}[31m"), "{table}");
+        assert!(table.contains("cba\\u{202e}abc"), "{table}");
+        // Names are padded to one width, measured after escaping.
+        let row = |n: &str| table.lines().find(|l| l.starts_with(n)).unwrap().len();
+        assert_eq!(row("ok_type"), row("red"));
     }
 }

@@ -2,10 +2,18 @@
 //! the check run says (title: the outcome summary; summary: a table of the
 //! outputs on the PR), and the record of the check run made for each
 //! (PR, head sha). It informs and never blocks: conclusion `neutral`.
+//!
+//! Everything in the summary that came from a record (ids, types, signals)
+//! is rendered through `escape`: as code spans that cannot be left, and the
+//! one link per row is built by us from `PUBLIC_URL` with the id
+//! percent-encoded, so no input can plant a link, image, tag, mention or
+//! table break. The title is plain text on GitHub; controls are removed.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::escape;
+use crate::model::ident::is_hidden_control;
 use crate::model::target::{commit_key, ref_key, thread_key};
 use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
 use crate::store::{decode, encode, keys, Result, Store};
@@ -172,7 +180,7 @@ fn title(outcomes: &[OutcomeRecord]) -> String {
             format!("{} outputs: {}", many.len(), counts.join(", "))
         }
     };
-    truncate(&t, 200)
+    truncate(&plain(&t), 200)
 }
 
 fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
@@ -184,13 +192,13 @@ fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
     );
     for (n, o) in outcomes.iter().enumerate() {
         let row = format!(
-            "| `{}` | `{}` | {} | {} | `{}` | [details]({base}/api/v1/outputs/{}) |\n",
-            cell(&o.safe_output_id),
-            cell(&o.safe_output_type),
+            "| {} | {} | {} | {} | {} | [details]({base}/api/v1/outputs/{}) |\n",
+            escape::markdown_code(&o.safe_output_id),
+            escape::markdown_code(&o.safe_output_type),
             o.outcome_status.as_str(),
             o.evidence_strength.as_str(),
-            cell(&o.human_check_signal),
-            o.safe_output_id.replace(' ', "%20"),
+            escape::markdown_code(&o.human_check_signal),
+            escape::url_path(&o.safe_output_id),
         );
         if s.len() + row.len() > MAX_SUMMARY {
             s.push_str(&format!(
@@ -204,9 +212,12 @@ fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
     s
 }
 
-/// A table cell: no pipes, backticks or newlines.
-fn cell(text: &str) -> String {
-    text.replace(['|', '`', '\n', '\r'], " ")
+/// A plain-text line: no control or hidden format characters.
+fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| !is_hidden_control(*c))
+        .collect()
 }
 
 fn truncate(text: &str, max_chars: usize) -> String {
@@ -265,12 +276,73 @@ mod tests {
         assert_eq!(c.summary.matches("[details]").count(), 3);
     }
 
+    /// Strings meant to plant a link, an image, a tag, a mention, a table
+    /// break or a terminal escape.
+    pub(crate) const HOSTILE: &[&str] = &[
+        "x) [pwn](https://evil.example",
+        "](https://evil.example)",
+        "![i](https://evil.example/i.png)",
+        "<img src=x onerror=alert(1)>",
+        "@org/team",
+        "a|b",
+        "``code``",
+        "\u{1b}[31mred\u{1b}[0m\r\u{7}",
+        "cba\u{202E}abc",
+    ];
+
+    /// The text of `summary` outside code spans.
+    fn outside_code(summary: &str) -> String {
+        summary.split('`').step_by(2).collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn hostile_strings_render_inert() {
+        let os: Vec<OutcomeRecord> = HOSTILE
+            .iter()
+            .map(|h| {
+                let mut o = outcome(h, OutcomeStatus::Pending, EvidenceStrength::Weak);
+                o.safe_output_type = h.to_string();
+                o.human_check_signal = h.to_string();
+                o.notes = h.to_string();
+                o
+            })
+            .collect();
+        let c = render(&os, "https://so.example");
+        let text = outside_code(&c.summary);
+        let links: Vec<&str> = text.split("](").skip(1).collect();
+        assert_eq!(links.len(), HOSTILE.len(), "{}", c.summary);
+        for link in links {
+            let url = link.split(')').next().unwrap();
+            assert!(
+                url.starts_with("https://so.example/api/v1/outputs/"),
+                "{url}"
+            );
+            assert!(!url.contains([' ', '(', '[', ']', '<', '"']), "{url}");
+        }
+        for bad in ["<", "@", "![", "](https://evil"] {
+            assert!(!text.contains(bad), "{bad:?} outside code spans: {text}");
+        }
+        for row in c.summary.lines().filter(|l| l.starts_with('|')) {
+            assert_eq!(row.matches('|').count(), 7, "{row}");
+        }
+        assert!(!c.summary.chars().any(is_hidden_control_or_cr));
+        for o in &os {
+            let title = render(std::slice::from_ref(o), "https://so.example").title;
+            assert!(!title.chars().any(is_hidden_control_or_cr), "{title:?}");
+        }
+    }
+
+    fn is_hidden_control_or_cr(c: char) -> bool {
+        c != '\n' && is_hidden_control(c)
+    }
+
     #[test]
     fn cells_cannot_break_the_table_and_content_digests_differ() {
         let mut o = outcome("a|b", OutcomeStatus::Pending, EvidenceStrength::Weak);
         o.safe_output_type = "x`y".into();
         let c = render(std::slice::from_ref(&o), "http://x");
         assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
+        assert!(c.summary.contains("(http://x/api/v1/outputs/a%7Cb)"));
         o.outcome_status = OutcomeStatus::Accepted;
         assert_ne!(c.digest(), render(&[o], "http://x").digest());
     }

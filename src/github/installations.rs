@@ -20,6 +20,9 @@ pub struct InstallationChange {
     /// The account (user or org login) the App is installed on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
+    /// The account's id (it survives renames of the login).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repos_added: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -56,6 +59,9 @@ pub struct InstallationRecord {
     pub id: u64,
     pub account: Option<String>,
     pub status: InstallationStatus,
+    /// The account's id; absent in records filed before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<u64>,
 }
 
 pub fn installation(store: &Store, id: u64) -> Result<Option<InstallationRecord>> {
@@ -68,12 +74,7 @@ pub fn installation(store: &Store, id: u64) -> Result<Option<InstallationRecord>
 
 /// Every installation we know, by id.
 pub fn list(store: &Store) -> Result<Vec<InstallationRecord>> {
-    let mut out = Vec::new();
-    for item in store.db().scan_prefix(keys::INSTALLATION) {
-        let (k, v) = item?;
-        out.push(decode(&k, &v)?);
-    }
-    Ok(out)
+    store.installation_records()
 }
 
 /// The active installation covering `repo`, if any.
@@ -91,6 +92,20 @@ pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
         .db()
         .get(keys::installation_repo(repo))?
         .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes)))
+}
+
+/// The accounts of the active installations, for deciding whose OIDC tokens
+/// may post manifests (`oidc::authorize_owner`).
+pub fn active_accounts(store: &Store) -> Result<Vec<crate::oidc::KnownAccount>> {
+    Ok(store
+        .active_installations()?
+        .into_iter()
+        .filter(|r| r.account.is_some() || r.account_id.is_some())
+        .map(|r| crate::oidc::KnownAccount {
+            login: r.account,
+            id: r.account_id,
+        })
+        .collect())
 }
 
 /// Repositories mapped to an installation (scans the map: deletions are rare).
@@ -124,6 +139,9 @@ pub fn apply(store: &Store, change: &InstallationChange, batch: &mut sled::Batch
             .clone()
             .or_else(|| existing.as_ref().and_then(|r| r.account.clone())),
         status,
+        account_id: change
+            .account_id
+            .or_else(|| existing.as_ref().and_then(|r| r.account_id)),
     };
     if existing.as_ref() != Some(&record) {
         batch.insert(keys::installation(id), encode(&record));
@@ -153,6 +171,7 @@ mod tests {
             installation_id: id,
             action,
             account: Some("acme".into()),
+            account_id: Some(77),
             repos_added: added.iter().map(|s| s.to_string()).collect(),
             repos_removed: Vec::new(),
         }
@@ -194,6 +213,15 @@ mod tests {
         );
         assert_eq!(mapped_installation(&store, "acme/b").unwrap(), None);
         assert_eq!(list(&store).unwrap().len(), 1);
+        assert!(active_accounts(&store).unwrap().is_empty());
+        run(&store, change(5, A::Created, &[]));
+        assert_eq!(
+            active_accounts(&store).unwrap(),
+            vec![crate::oidc::KnownAccount {
+                login: Some("acme".into()),
+                id: Some(77)
+            }]
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 
 pub mod execution;
+pub mod ident;
 pub mod observation;
 pub mod outcome;
 pub mod target;

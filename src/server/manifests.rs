@@ -2,10 +2,16 @@
 //! Lines that parse are stored (durably, before the answer); lines that do not
 //! are listed in the answer with why.
 //!
-//! Auth: the API_TOKEN (any repository), or a GitHub Actions OIDC token, which
-//! may only write to its own `repository`: a line (or target) elsewhere makes
-//! the whole request 403 and nothing is stored. Its `run_id` and `workflow`
-//! claims stand in for missing query parameters.
+//! Auth: the API_TOKEN (any repository), or a GitHub Actions OIDC token whose
+//! repository owner has an installation of this App or is in
+//! `OIDC_ALLOWED_OWNERS` (else 403: any repository on github.com can mint a
+//! token for our audience), and which may only write to its own
+//! `repository`: a line (or target) elsewhere makes the whole request 403 and
+//! nothing is stored. Its `run_id` and `workflow` claims stand in for missing
+//! query parameters.
+//!
+//! The query's `repo`, `run_id` and `workflow` are checked like a line's
+//! (`model::ident`): a bad one is a 400 and nothing is stored.
 
 use axum::body::Body;
 use axum::extract::{Query, State as StateExtractor};
@@ -18,8 +24,10 @@ use sha2::{Digest, Sha256};
 
 use super::body::{read_capped, require_content_type, require_manifest_auth, ManifestAuth};
 use super::{ApiError, State};
+use crate::github::installations;
 use crate::manifest::{parse_manifest, ManifestDefaults, ParsedManifest};
-use crate::oidc::ActionsClaims;
+use crate::model::ident;
+use crate::oidc::{authorize_owner, ActionsClaims};
 use crate::store::inbox::{Enqueued, InboxItem};
 
 /// Media types a manifest may come as.
@@ -48,19 +56,9 @@ pub async fn ingest(
     let bytes = read_capped(&headers, body).await?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| ApiError::bad_request(format!("the manifest is not UTF-8: {e}")))?;
-    let run_id = match query.run_id.as_deref() {
-        Some(s) => Some(
-            s.parse::<u64>()
-                .map_err(|_| ApiError::bad_request(format!("run_id {s:?} is not a number")))?,
-        ),
-        None => None,
-    };
-    let mut defaults = ManifestDefaults {
-        repo: query.repo.clone(),
-        run_id,
-        workflow: query.workflow.clone(),
-    };
+    let mut defaults = query_defaults(&query)?;
     if let ManifestAuth::Oidc(claims) = &auth {
+        require_known_owner(&state, claims)?;
         defaults = oidc_defaults(defaults, claims)?;
     }
     let now = state.shared.clock.now();
@@ -114,6 +112,50 @@ pub async fn ingest(
         .into_response())
 }
 
+/// The query's repo, run and workflow, each checked (400 when bad).
+fn query_defaults(query: &ManifestQuery) -> Result<ManifestDefaults, ApiError> {
+    let bad = |e: ident::IdentError| ApiError::bad_request(format!("query parameter {e}"));
+    let run_id = match query.run_id.as_deref() {
+        Some(s) => {
+            let n = s
+                .parse::<u64>()
+                .map_err(|_| ApiError::bad_request(format!("run_id {s:?} is not a number")))?;
+            Some(ident::number("run_id", n).map_err(bad)?)
+        }
+        None => None,
+    };
+    if let Some(repo) = &query.repo {
+        ident::repo(repo).map_err(bad)?;
+    }
+    if let Some(workflow) = &query.workflow {
+        ident::workflow_name(workflow).map_err(bad)?;
+    }
+    Ok(ManifestDefaults {
+        repo: query.repo.clone(),
+        run_id,
+        workflow: query.workflow.clone(),
+    })
+}
+
+/// With an OIDC token: the token's repository owner must be an account the
+/// App is installed on, or allowed by `OIDC_ALLOWED_OWNERS` (403 otherwise).
+fn require_known_owner(state: &State, claims: &ActionsClaims) -> Result<(), ApiError> {
+    let allowed = state
+        .oidc
+        .as_ref()
+        .map(|v| v.config().allowed_owners.as_slice())
+        .unwrap_or_default();
+    let installed = installations::active_accounts(&state.store)
+        .map_err(|e| ApiError::unavailable(format!("could not read the installations: {e}")))?;
+    match authorize_owner(claims, allowed, &installed) {
+        Ok(grant) => {
+            tracing::debug!(repository = %claims.repository, ?grant, "OIDC owner accepted");
+            Ok(())
+        }
+        Err(detail) => Err(ApiError::forbidden(detail)),
+    }
+}
+
 /// With an OIDC token: the query's repo must be the token's (it is the
 /// default otherwise), and the run and workflow default to the token's.
 fn oidc_defaults(
@@ -134,7 +176,12 @@ fn oidc_defaults(
         defaults.run_id = claims.run_id_number();
     }
     if defaults.workflow.is_none() {
-        defaults.workflow = claims.workflow.clone();
+        // The workflow's name is whatever its author wrote: one that fails the
+        // boundary check is left out rather than spoiling every line.
+        defaults.workflow = claims
+            .workflow
+            .clone()
+            .filter(|w| ident::workflow_name(w).is_ok());
     }
     Ok(defaults)
 }

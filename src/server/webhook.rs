@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::body::{read_capped, require_content_type};
 use super::{ApiError, State};
+use crate::model::ident;
 use crate::signature;
 use crate::store::inbox::{Enqueued, InboxItem};
 use crate::webhook::{normalize, Normalized};
@@ -56,8 +57,9 @@ async fn receive_inner(
         .filter(|e| !e.is_empty())
         .ok_or_else(|| ApiError::bad_request("missing X-GitHub-Event"))?;
     let delivery = header(headers, "x-github-delivery")
-        .filter(|d| !d.is_empty() && d.len() <= 128)
+        .filter(|d| !d.is_empty())
         .ok_or_else(|| ApiError::bad_request("missing or invalid X-GitHub-Delivery"))?;
+    ident::delivery_id(delivery).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let normalized =
         normalize(event, delivery, &bytes).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let delivery_norm = match normalized {

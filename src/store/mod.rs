@@ -5,6 +5,7 @@ pub mod backfill;
 pub mod cache;
 pub mod compact;
 pub mod inbox;
+mod installations;
 pub mod keys;
 
 use std::collections::BTreeMap;

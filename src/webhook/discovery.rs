@@ -112,7 +112,12 @@ fn record(
         repo: ctx.repo.to_string(),
         run_id: marker.run_id,
         index: None,
-        workflow: marker.workflow_id.or(marker.workflow_name),
+        // A marker is text anyone can write into a body: a workflow name that
+        // fails the boundary check (controls, overlong) is dropped.
+        workflow: marker
+            .workflow_id
+            .or(marker.workflow_name)
+            .filter(|w| crate::model::ident::workflow_name(w).is_ok()),
         target: Some(target),
         executed_at,
         // The sender of the creating event is the identity the workflow wrote as.

@@ -30,6 +30,7 @@ struct Installation {
 #[serde(default)]
 struct Account {
     login: Option<String>,
+    id: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -78,6 +79,7 @@ pub(super) fn normalize(event: &str, raw: &Value) -> Result<InstallationChange, 
     Ok(InstallationChange {
         installation_id: id,
         action,
+        account_id: installation.account.as_ref().and_then(|a| a.id),
         account: installation.account.and_then(|a| a.login),
         repos_added,
         repos_removed,
@@ -93,12 +95,13 @@ mod tests {
     fn created_lists_its_repositories_and_account() {
         let c = normalize(
             "installation",
-            &json!({"action": "created", "installation": {"id": 5, "account": {"login": "acme"}},
+            &json!({"action": "created", "installation": {"id": 5, "account": {"login": "acme", "id": 77}},
                     "repositories": [{"full_name": "acme/a"}, {"name": "no-slash"}]}),
         )
         .unwrap();
         assert_eq!(c.action, InstallationAction::Created);
         assert_eq!(c.account.as_deref(), Some("acme"));
+        assert_eq!(c.account_id, Some(77));
         assert_eq!(c.repos_added, vec!["acme/a"]);
     }
 

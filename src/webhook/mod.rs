@@ -44,6 +44,9 @@ pub struct NormalizedDelivery {
     pub installation_change: Option<InstallationChange>,
 }
 
+// One value per delivery, moved once into the inbox: boxing would only add an
+// allocation to the common case.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Normalized {
     Relevant(NormalizedDelivery),
@@ -178,6 +181,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
                     installation_id: id,
                     action: InstallationAction::Seen,
                     account: None,
+                    account_id: None,
                     repos_added: vec![repo.clone()],
                     repos_removed: Vec::new(),
                 }

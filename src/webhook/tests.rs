@@ -153,6 +153,14 @@ fn agent_comment_on_a_pr_is_discovered() {
     assert_eq!(tg.node_id.as_deref(), Some("IC_kwDO9001"));
 }
 
+#[test]
+fn a_markers_workflow_name_with_control_characters_is_dropped() {
+    let body = "ok\n<!-- gh-aw-agentic-workflow: PR Reviewer, id: 2222, workflow_id: rev\u{1b}[2J\u{202E}, run: https://github.com/acme/widgets/actions/runs/2222 -->";
+    let d = relevant("issue_comment", &comment_with_body("created", body));
+    assert_eq!(d.discoveries.len(), 1);
+    assert_eq!(d.discoveries[0].workflow, None);
+}
+
 /// The own comment fixture with its body replaced.
 fn comment_with_body(action: &str, body: &str) -> Vec<u8> {
     let mut v: serde_json::Value =

@@ -23,6 +23,7 @@ mod github_payloads;
 mod give_way;
 mod harvest;
 mod hostile_input;
+mod injection;
 mod metadata_outputs;
 mod oidc;
 mod order_property;

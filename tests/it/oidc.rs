@@ -2,6 +2,9 @@
 //! runtime's token endpoint) signs tokens with the test key under
 //! fixtures/oidc/; the server accepts good ones and refuses the rest with
 //! nothing stored; `safe-outcomes record` gets its token like a workflow does.
+//! Only owners the App is installed on (filed from a real, signed
+//! `installation` delivery) or named in the allow-list may post: a
+//! stranger's well-signed token is refused.
 
 use crate::common;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +26,8 @@ const AUDIENCE: &str = "safe-outcomes";
 const KID: &str = "test-kid";
 const RUNTIME_TOKEN: &str = "actions-runtime-secret";
 const REPO: &str = "octo/app";
+/// The account id of `octo`, as GitHub gives it in tokens and installations.
+const OCTO_ID: u64 = 65;
 
 fn key_pem(name: &str) -> Vec<u8> {
     std::fs::read(common::manifest_dir().join("fixtures/oidc").join(name)).unwrap()
@@ -60,6 +65,7 @@ fn claims(issuer: &str) -> Value {
         "jti": "6f1a", "sub": "repo:octo/app:ref:refs/heads/main",
         "aud": AUDIENCE, "ref": "refs/heads/main", "sha": "e3b0c442",
         "repository": REPO, "repository_owner": "octo", "repository_id": "74",
+        "repository_owner_id": OCTO_ID.to_string(),
         "run_id": "4242", "run_number": "7", "run_attempt": "1",
         "actor": "monalisa", "workflow": "ci-coach", "event_name": "schedule",
         "iss": issuer, "nbf": t - 5, "iat": t - 5, "exp": t + 300
@@ -153,12 +159,45 @@ fn start() -> chrono::DateTime<chrono::Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
 }
 
-async fn app_with(dir: &std::path::Path, verifier: Option<Arc<OidcVerifier>>) -> TestApp {
+/// An App with no installation filed yet.
+async fn bare_app(dir: &std::path::Path, verifier: Option<Arc<OidcVerifier>>) -> TestApp {
     let options = RouterOptions {
         oidc: verifier,
         ..Default::default()
     };
     TestApp::start_with_options(dir, start(), true, options).await
+}
+
+/// An App installed on `octo` (account id `OCTO_ID`).
+async fn app_with(dir: &std::path::Path, verifier: Option<Arc<OidcVerifier>>) -> TestApp {
+    let t = bare_app(dir, verifier).await;
+    install(&t, "installation-octo", "created", "octo", OCTO_ID).await;
+    t
+}
+
+/// Deliver a signed `installation` webhook for account `login`/`id`
+/// (installation id 900 + account id), and let the worker file it.
+async fn install(t: &TestApp, delivery: &str, action: &str, login: &str, id: u64) {
+    let body = json!({
+        "action": action,
+        "installation": {"id": 900 + id, "account": {"login": login, "id": id, "type": "Organization"}},
+        "repositories": [{"full_name": format!("{login}/app")}],
+        "sender": {"login": "admin", "id": 1, "type": "User"}
+    });
+    t.deliver_ok("installation", delivery, &body).await;
+    t.settle().await;
+}
+
+/// A token from `owner/app`, signed by the issuer's key like a real one.
+fn token_from(issuer: &Issuer, owner: &str, owner_id: &str) -> String {
+    let c = with(
+        claims(&issuer.url()),
+        "repository",
+        json!(format!("{owner}/app")),
+    );
+    let c = with(c, "repository_owner", json!(owner));
+    let c = with(c, "repository_owner_id", json!(owner_id));
+    sign(&test_key(), KID, &c)
 }
 
 fn line(repo: &str, number: u64) -> String {
@@ -493,5 +532,118 @@ async fn record_in_a_workflow_gets_an_oidc_token_and_posts_the_manifest() {
         outcomes["octo/app:4242:1"].workflow.as_deref(),
         Some("ci-coach")
     );
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn a_strangers_well_signed_token_is_refused_and_nothing_is_stored() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let before = t.dump();
+    // Valid issuer, audience, signature and expiry; its own repository; but
+    // no installation of the App is on `evil`.
+    let stranger = token_from(&issuer, "evil", "666");
+    let (status, answer) = post(&t, "", &stranger, line("evil/app", 1)).await;
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(answer["error"], "forbidden");
+    let detail = answer["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("\"evil\" (id 666)") && detail.contains("no installation"),
+        "{detail}"
+    );
+    // Nor may it claim the installed owner's login with its own id.
+    let squatter = token_from(&issuer, "octo", "666");
+    let (status, answer) = post(&t, "", &squatter, line("octo/app", 1)).await;
+    assert_eq!(status, 403, "{answer}");
+    t.settle().await;
+    assert_eq!(t.dump(), before, "a refused token changed the store");
+    assert!(t.outcomes().await.is_empty());
+
+    // The installed owner's token is accepted, and so is a renamed owner's
+    // (same account id, new login).
+    let (status, answer) = post(&t, "", &issuer.token(), line(REPO, 2)).await;
+    assert_eq!(status, 202, "{answer}");
+    let renamed = token_from(&issuer, "octo-renamed", &OCTO_ID.to_string());
+    let (status, answer) = post(&t, "", &renamed, line("octo-renamed/app", 3)).await;
+    assert_eq!(status, 202, "{answer}");
+    t.settle().await;
+    assert_eq!(t.outcomes().await.len(), 2);
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn a_deleted_installation_no_longer_lets_its_owner_post() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    assert_eq!(post(&t, "", &issuer.token(), line(REPO, 1)).await.0, 202);
+    install(&t, "installation-octo-gone", "deleted", "octo", OCTO_ID).await;
+    let (status, answer) = post(&t, "", &issuer.token(), line(REPO, 2)).await;
+    assert_eq!(status, 403, "{answer}");
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn with_no_installation_and_no_allow_list_oidc_is_refused() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = bare_app(dir.path(), Some(issuer.verifier())).await;
+    let before = t.dump();
+    let (status, answer) = post(&t, "", &issuer.token(), line(REPO, 1)).await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(
+        answer["detail"]
+            .as_str()
+            .unwrap()
+            .contains("OIDC_ALLOWED_OWNERS is empty"),
+        "{answer}"
+    );
+    t.settle().await;
+    assert_eq!(t.dump(), before);
+    // The API token is not affected.
+    let (status, answer) = post(&t, "?run_id=1", TOKEN, line(REPO, 1)).await;
+    assert_eq!(status, 202, "{answer}");
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn the_allow_list_admits_owners_by_login_or_id() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = OidcConfig::new(&issuer.url(), AUDIENCE).with_allowed_owners(&["Partner", "4242"]);
+    let t = bare_app(dir.path(), Some(Arc::new(OidcVerifier::new(config)))).await;
+    let cases = [
+        ("partner", "1", 202),
+        ("anyone", "4242", 202),
+        ("octo", "65", 403),
+        ("partner-not", "4243", 403),
+    ];
+    for (n, (owner, id, want)) in cases.into_iter().enumerate() {
+        let token = token_from(&issuer, owner, id);
+        let (status, answer) =
+            post(&t, "", &token, line(&format!("{owner}/app"), n as u64 + 1)).await;
+        assert_eq!(status, want, "{owner} ({id}): {answer}");
+    }
+    t.settle().await;
+    assert_eq!(t.outcomes().await.len(), 2);
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn a_token_workflow_name_with_control_characters_is_left_out() {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let c = with(
+        claims(&issuer.url()),
+        "workflow",
+        json!("ci\u{1b}[2J\u{202E}"),
+    );
+    let token = sign(&test_key(), KID, &c);
+    let (status, answer) = post(&t, "", &token, line(REPO, 1)).await;
+    assert_eq!(status, 202, "{answer}");
+    t.settle().await;
+    assert_eq!(t.outcomes().await["octo/app:4242:0"].workflow, None);
     t.stop().await;
 }
