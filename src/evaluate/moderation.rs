@@ -22,6 +22,15 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {
         return e;
     }
+    // General rule 1: the output names the comment it hid, not only the thread.
+    let names_comment = ctx.record.target.as_ref().is_some_and(|t| {
+        t.kind == crate::model::TargetKind::Comment && (t.id.is_some() || t.node_id.is_some())
+    });
+    if !names_comment {
+        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
+            .unresolved()
+            .note("The record does not name the hidden comment (its node id or database id).");
+    }
     if !ctx.target_seen() {
         return unobserved();
     }

@@ -54,8 +54,9 @@ pub fn reply_to_review_comment(ctx: &EvalContext) -> Evaluation {
     judge(ctx, Thread::gather(ctx, ours, root)).detail("reply_id_known", ours.is_some())
 }
 
+/// General rule 1: the PR is named, but not the output's own comment.
 fn no_comment_id() -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "missing_reference")
+    Evaluation::new(O::Unknown, S::None, "missing_execution_state")
         .unresolved()
         .note("The record names neither the review comment's id nor the comment it replies to.")
 }
@@ -430,7 +431,7 @@ mod tests {
                 record("create_pull_request_review_comment"),
                 vec![ours()],
                 24.0,
-                (UNKNOWN, NONE, "missing_reference"),
+                (UNKNOWN, NONE, "missing_execution_state"),
             ),
             case(
                 "no target",
@@ -549,7 +550,7 @@ mod tests {
                 record("reply_to_pull_request_review_comment"),
                 vec![root()],
                 24.0,
-                (UNKNOWN, NONE, "missing_reference"),
+                (UNKNOWN, NONE, "missing_execution_state"),
             ),
         ]);
     }

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | PR deleted or transferred (thread inaccessible) | unknown/none `deleted` / `transferred` |
 //! | the last (un)resolution after ours is an unresolve by a visible non-bot | rejected/strong `reopened` |
-//! | ... an unresolve by a bot or the workflow | unknown/weak `state_reverted` (not a human verdict) |
+//! | ... an unresolve nobody can be seen doing | rejected/medium `reopened` (general rule 4) |
+//! | ... an unresolve by a bot or the workflow | unknown/weak `state_changed_by_bot` (not a human verdict) |
 //! | PR merged after the resolution | accepted/strong `state_retained_and_merged` |
 //! | PR closed unmerged | ignored/medium `closed_without_merge` |
 //! | still resolved after 24 h | accepted/medium `state_retained` |
@@ -24,7 +25,7 @@
 
 use super::super::common::{
     cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference, unobserved,
-    window_passed, RETENTION_WINDOW,
+    unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -37,7 +38,7 @@ pub fn resolve_review_thread(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(thread_id) = thread_id(ctx) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_reference")
+        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
             .unresolved()
             .note("The record does not name the review thread's node id.");
     };
@@ -107,12 +108,16 @@ fn reopened(ctx: &EvalContext, unresolve: &Observation) -> Evaluation {
             .detail("reopened_by_type", class)
             .note("A visible non-bot actor unresolved the thread after the workflow resolved it.");
     }
-    cite(
-        Evaluation::new(O::Unknown, S::Weak, "state_reverted")
-            .detail("reopened_by_type", class)
-            .note("The thread was unresolved again, but not by a visible non-bot actor."),
-        unresolve,
-    )
+    let e = match ctx.actor_class(unresolve) {
+        // General rule 4: unresolved again by someone nobody can see.
+        ActorClass::UnknownActor | ActorClass::SystemActor => unseen_reversal(
+            Evaluation::new(O::Rejected, S::Strong, "reopened")
+                .note("The thread the workflow resolved is unresolved now."),
+        ),
+        _ => Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot")
+            .note("The thread was unresolved again by automation, which is not a human verdict."),
+    };
+    cite(e.detail("reopened_by_type", class), unresolve)
 }
 
 fn retained(ctx: &EvalContext) -> Evaluation {
@@ -234,7 +239,7 @@ mod tests {
                 r(),
                 vec![ours(), unresolved(3.0, bot("triage[bot]"))],
                 24.0,
-                (UNKNOWN, WEAK, "state_reverted"),
+                (UNKNOWN, WEAK, "state_changed_by_bot"),
             ),
             case(
                 "another thread unresolved",
@@ -302,7 +307,7 @@ mod tests {
                 record("resolve_pull_request_review_thread"),
                 vec![ours()],
                 24.0,
-                (UNKNOWN, NONE, "missing_reference"),
+                (UNKNOWN, NONE, "missing_execution_state"),
             ),
             case(
                 "nothing observed",
