@@ -88,6 +88,7 @@ fn build_record(
         evaluation_window_hours: window_hours,
         outcome_status: e.status,
         evidence_strength: e.strength,
+        gh_aw_signal: crate::model::vocabulary::gh_aw_signal(&e.signal).to_string(),
         human_check_signal: e.signal,
         target_resolved: e.target_resolved,
         confidence: e.confidence,

@@ -6,6 +6,7 @@ pub mod ident;
 pub mod observation;
 pub mod outcome;
 pub mod target;
+pub mod vocabulary;
 
 pub use execution::ExecutionRecord;
 pub use observation::{Actor, ItemSnapshot, Observation, ObservationKind};

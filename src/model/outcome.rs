@@ -208,6 +208,9 @@ pub struct OutcomeRecord {
     pub outcome_status: OutcomeStatus,
     pub evidence_strength: EvidenceStrength,
     pub human_check_signal: String,
+    /// The same signal in gh-aw's vocabulary (`model::vocabulary`).
+    #[serde(default)]
+    pub gh_aw_signal: String,
     pub target_resolved: bool,
     pub confidence: Confidence,
     pub bot_aware: bool,
