@@ -5,6 +5,7 @@ pub mod cache;
 pub mod compact;
 pub mod inbox;
 pub mod keys;
+pub mod staging;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -12,7 +12,9 @@ mod fake_github;
 
 mod bad_input;
 mod bench_api;
+mod big_manifests;
 mod cli;
+mod closed_doors;
 mod conformance;
 mod coverage_of_types;
 mod crash;
