@@ -799,6 +799,62 @@ mod tests {
         assert_eq!(r.target, None);
     }
 
+    /// Feed `body` to a splitter in pieces of `step` bytes.
+    fn split(body: &[u8], step: usize, max_line: usize) -> Vec<(usize, Option<String>, usize)> {
+        let mut lines = Vec::new();
+        let mut each = |l: RawLine<'_>| {
+            let text = l.bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+            lines.push((l.number, text, l.len));
+            Ok::<(), ()>(())
+        };
+        let mut splitter = LineSplitter::new(max_line);
+        for piece in body.chunks(step) {
+            splitter.push(piece, &mut each).unwrap();
+        }
+        splitter.finish(&mut each).unwrap();
+        lines
+    }
+
+    #[test]
+    fn lines_are_the_same_however_the_body_is_cut_and_long_ones_are_not_kept() {
+        let body = b"{\"a\":1}\n\n0123456789abcdef\nlast";
+        let expected = vec![
+            (1, Some("{\"a\":1}".to_string()), 7),
+            (2, Some(String::new()), 0),
+            (3, None, 16),
+            (4, Some("last".to_string()), 4),
+        ];
+        for step in [1, 2, 3, 7, body.len()] {
+            assert_eq!(split(body, step, 8), expected, "pieces of {step}");
+        }
+        // A trailing newline ends the last line; nothing follows it.
+        assert_eq!(split(b"a\n", 1, 8), vec![(1, Some("a".to_string()), 1)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_rejected_and_still_counts_for_the_index() {
+        let body = "{\"type\":\"noop\",\"repo\":\"o/r\"}\n{\"type\":\"noop\",\"repo\":\"o/r\",\"pad\":\"xxxxxxxxxxxxxxxx\"}\n\n{\"type\":\"noop\",\"repo\":\"o/r\"}";
+        let mut parser = LineParser::new(defaults(), now(), 40);
+        let mut results = Vec::new();
+        let mut splitter = LineSplitter::new(40);
+        let mut each = |l: RawLine<'_>| {
+            results.extend(parser.parse(l));
+            Ok::<(), ()>(())
+        };
+        splitter.push(body.as_bytes(), &mut each).unwrap();
+        splitter.finish(&mut each).unwrap();
+        assert_eq!(parser.items(), 3, "the blank line is not an item");
+        assert_eq!(results.len(), 3);
+        let rejected = results[1].as_ref().unwrap_err();
+        assert_eq!(rejected.line, 2);
+        assert!(
+            rejected.error.contains("more than the 40 bytes"),
+            "{}",
+            rejected.error
+        );
+        assert_eq!(results[2].as_ref().unwrap().index, Some(2));
+    }
+
     #[test]
     fn bad_lines_are_rejected_and_the_rest_counts() {
         let body = concat!(
