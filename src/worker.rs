@@ -246,8 +246,18 @@ impl Worker {
     /// also removes the chunk: memory is one chunk's worth whatever the size
     /// of the manifest, and after a crash the applied chunks are not redone.
     fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
-        let Some(records) = staging::chunk(&self.store, upload, chunk)? else {
-            return Ok(());
+        let records = match staging::chunk(&self.store, upload, chunk) {
+            Ok(Some(records)) => records,
+            Ok(None) => return Ok(()),
+            Err(e @ crate::store::StoreError::Decode { .. }) => {
+                // A chunk that cannot decode would block the queue forever.
+                self.shared.record_error(format!(
+                    "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
+                ));
+                self.store.db().remove(keys::staged_chunk(upload, chunk))?;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
         };
         let (mut outputs, mut unobserved) = (BTreeSet::new(), Vec::new());
         self.upsert_manifest_records(records, &mut outputs, &mut unobserved)?;

@@ -44,6 +44,8 @@ pub struct StreamedManifest<'a> {
     pub chunks: u32,
     chunk: Vec<ExecutionRecord>,
     chunk_bytes: usize,
+    /// Chunks filled by the last piece, waiting to be staged.
+    full: Vec<Vec<ExecutionRecord>>,
     pub accepted: usize,
     outputs: Vec<String>,
     rejected: Vec<RejectedLine>,
@@ -73,6 +75,7 @@ impl<'a> StreamedManifest<'a> {
             chunks: 0,
             chunk: Vec::new(),
             chunk_bytes: 0,
+            full: Vec::new(),
             accepted: 0,
             outputs: Vec::new(),
             rejected: Vec::new(),
@@ -98,13 +101,12 @@ impl<'a> StreamedManifest<'a> {
                 let pushed = splitter.push(piece, &mut |line| self.take(line));
                 self.splitter = splitter;
                 pushed?;
-                if self.chunk.len() >= CHUNK_RECORDS || self.chunk_bytes >= CHUNK_LINE_BYTES {
-                    self.stage().await?;
-                }
+                self.stage().await?;
             }
         }
         let mut splitter = std::mem::replace(&mut self.splitter, LineSplitter::new(0));
         splitter.finish(&mut |line| self.take(line))?;
+        self.close_chunk();
         self.stage().await
     }
 
@@ -130,6 +132,9 @@ impl<'a> StreamedManifest<'a> {
                 }
                 self.chunk_bytes += line.len;
                 self.chunk.push(record);
+                if self.chunk.len() >= CHUNK_RECORDS || self.chunk_bytes >= CHUNK_LINE_BYTES {
+                    self.close_chunk();
+                }
             }
             Some(Err(rejected)) => {
                 self.rejected_total += 1;
@@ -142,18 +147,30 @@ impl<'a> StreamedManifest<'a> {
         Ok(())
     }
 
-    /// Write the pending records as the next chunk.
+    /// The records gathered so far are a chunk, to be staged.
+    fn close_chunk(&mut self) {
+        if !self.chunk.is_empty() {
+            self.full.push(std::mem::take(&mut self.chunk));
+        }
+        self.chunk_bytes = 0;
+    }
+
+    /// Write the closed chunks, in order.
     async fn stage(&mut self) -> Result<(), ApiError> {
-        if self.chunk.is_empty() {
+        let full = std::mem::take(&mut self.full);
+        if full.is_empty() {
             return Ok(());
         }
-        let records = std::mem::take(&mut self.chunk);
-        self.chunk_bytes = 0;
-        let (store, upload, chunk) = (self.store.clone(), self.upload, self.chunks);
-        tokio::task::spawn_blocking(move || staging::put_chunk(&store, upload, chunk, &records))
-            .await
-            .map_err(|e| ApiError::internal(e.to_string()))??;
-        self.chunks += 1;
+        let (store, upload, first) = (self.store.clone(), self.upload, self.chunks);
+        let count = full.len() as u32;
+        tokio::task::spawn_blocking(move || {
+            full.iter()
+                .zip(first..)
+                .try_for_each(|(records, chunk)| staging::put_chunk(&store, upload, chunk, records))
+        })
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
+        self.chunks += count;
         Ok(())
     }
 

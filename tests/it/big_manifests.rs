@@ -168,3 +168,45 @@ async fn a_manifest_cut_off_midway_stores_nothing() {
     assert_eq!(t.dump_state(), before, "nothing of the cut post stays");
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_committed_chunks_are_applied_orphans_swept_and_a_bad_chunk_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    // Acknowledged, then the process stops before its worker ran.
+    let t = TestApp::start_with(dir.path(), start(), false).await;
+    let answer = t
+        .client
+        .post_manifest("o/r", 21, None, lines(1_200))
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let chunks: Vec<Vec<u8>> = t
+        .app
+        .store
+        .db()
+        .scan_prefix(b"i/s/")
+        .keys()
+        .map(|k| k.unwrap().to_vec())
+        .collect();
+    assert_eq!(chunks.len(), 3, "1,200 lines are 3 chunks of at most 500");
+    let db = t.app.store.db();
+    // The second chunk went bad on disk; a post the process died reading
+    // left a chunk with no commit.
+    db.insert(&chunks[1], b"\x02not a chunk".to_vec()).unwrap();
+    let mut orphan = b"i/s/".to_vec();
+    orphan.extend_from_slice(&u64::MAX.to_be_bytes());
+    orphan.extend_from_slice(&0u32.to_be_bytes());
+    db.insert(&orphan, chunks[0].clone()).unwrap();
+    t.app.store.flush().unwrap();
+    t.stop().await;
+
+    let t = TestApp::start(dir.path(), start()).await;
+    t.settle().await;
+    assert_eq!(staged(&t), 0, "nothing staged is left");
+    // The good chunks count; the bad one is skipped and said so.
+    assert_eq!(t.outcomes().await.len(), 700);
+    let status = t.client.get("/status").await.unwrap();
+    let error = status.body["last_error"].as_str().unwrap_or_default();
+    assert!(error.contains("undecodable manifest chunk 1"), "{error}");
+    t.stop().await;
+}
