@@ -50,6 +50,8 @@ pub struct StreamedManifest<'a> {
     outputs: Vec<String>,
     rejected: Vec<RejectedLine>,
     pub rejected_total: usize,
+    /// Kept (committed) or discarded already: nothing for `Drop` to do.
+    settled: bool,
 }
 
 impl<'a> StreamedManifest<'a> {
@@ -80,6 +82,7 @@ impl<'a> StreamedManifest<'a> {
             outputs: Vec::new(),
             rejected: Vec::new(),
             rejected_total: 0,
+            settled: false,
         })
     }
 
@@ -192,13 +195,41 @@ impl<'a> StreamedManifest<'a> {
         (json!(self.outputs), self.accepted - self.outputs.len())
     }
 
-    /// Remove whatever was staged (a refused or failed post).
-    pub async fn discard(&self) {
+    /// The upload goes to the inbox writer: whether it is committed is the
+    /// writer's to say, and a dropped handler must not discard it.
+    pub fn keep(&mut self) {
+        self.settled = true;
+    }
+
+    /// Remove whatever was staged (a refused or failed post), before the
+    /// answer goes out.
+    pub async fn discard(&mut self) {
+        self.settled = true;
         let (store, upload) = (self.store.clone(), self.upload);
         let removed = tokio::task::spawn_blocking(move || staging::discard(&store, upload)).await;
         if !matches!(removed, Ok(Ok(()))) {
             // Left for the start-up sweep: the upload is not committed.
             tracing::warn!(upload, "could not discard a refused manifest's chunks");
+        }
+    }
+}
+
+impl Drop for StreamedManifest<'_> {
+    /// A handler dropped midway (its client went away while it waited):
+    /// discard in the background rather than leave chunks until a restart.
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        let (store, upload) = (self.store.clone(), self.upload);
+        let discard = move || {
+            if staging::discard(&store, upload).is_err() {
+                tracing::warn!(upload, "could not discard an abandoned manifest's chunks");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(discard)),
+            Err(_) => discard(),
         }
     }
 }

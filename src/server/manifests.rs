@@ -79,11 +79,7 @@ pub async fn ingest(
         ManifestAuth::ApiToken => Ok(()),
     };
     let mut manifest = StreamedManifest::new(&state.store, limits, parser, &salt, &check)?;
-    let answer = store_manifest(&state, &mut manifest, body, now).await;
-    if !matches!(answer, Ok((StatusCode::ACCEPTED, _))) {
-        manifest.discard().await;
-    }
-    let (status, duplicate) = match answer {
+    let (status, duplicate) = match store_manifest(&state, &mut manifest, body, now).await {
         Ok(answer) => answer,
         Err(refusal) => return Ok(refusal),
     };
@@ -111,11 +107,12 @@ async fn store_manifest(
     body: Body,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<(StatusCode, bool), Response> {
-    manifest
-        .read(body)
-        .await
-        .map_err(IntoResponse::into_response)?;
+    if let Err(e) = manifest.read(body).await {
+        manifest.discard().await;
+        return Err(e.into_response());
+    }
     if manifest.accepted == 0 && manifest.rejected_total > 0 {
+        manifest.discard().await;
         let answer = json!({
             "error": "bad_request",
             "detail": "no line of the manifest could be used",
@@ -131,9 +128,15 @@ async fn store_manifest(
         upload: manifest.upload,
         chunks: manifest.chunks,
     };
+    // From here the writer may commit the upload: only it decides. A failed
+    // write leaves the chunks uncommitted, for the start-up sweep.
+    manifest.keep();
     match state.writer.enqueue(item).await {
         Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),
-        Ok(Enqueued::Duplicate) => Ok((StatusCode::OK, true)),
+        Ok(Enqueued::Duplicate) => {
+            manifest.discard().await;
+            Ok((StatusCode::OK, true))
+        }
         Err(e) => Err(ApiError::unavailable(e.to_string()).into_response()),
     }
 }
