@@ -153,6 +153,12 @@ impl App {
                     .map(u64::from_be_bytes)
             });
         let processed_seq = oldest_queued.map_or(received, |s| s - 1);
+        // Manifest chunks of a post the process died reading: never committed.
+        let swept = crate::store::staging::sweep(&store)
+            .map_err(|e| anyhow::anyhow!("sweeping uncommitted manifest chunks: {e}"))?;
+        if swept > 0 {
+            tracing::info!(chunks = swept, "removed uncommitted manifest chunks");
+        }
         let outputs = store.db().scan_prefix(keys::OUTPUT).count() as u64;
         tracing::debug!(received, processed, outputs, "store opened");
         let shared = Arc::new(Shared {

@@ -19,7 +19,7 @@ use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::OutcomeRecord;
 use crate::oidc::{request_actions_token, OidcConfig, OidcVerifier};
 use crate::report::{parse_window, Report};
-use crate::server::{router, RouterOptions, RunningServer};
+use crate::server::{router, Limits, RouterOptions, RunningServer};
 use crate::signature::parse_secrets;
 use crate::store::Store;
 
@@ -129,6 +129,41 @@ pub struct ServeArgs {
     /// Longest wait, while paused, between looks at the rate limit (seconds).
     #[arg(long, env = "BACKFILL_POLL_SECS", default_value_t = 60)]
     pub backfill_poll_secs: u64,
+    /// Open connections served at once; more wait until one closes.
+    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Seconds a connection may take to send request headers, or stay idle
+    /// between requests, before it is closed.
+    #[arg(long, env = "HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may take to arrive (slower: 408).
+    #[arg(long, env = "BODY_TIMEOUT_SECS", default_value_t = 60)]
+    pub body_timeout_secs: u64,
+    /// Body bytes all requests together may hold in memory (over: 503 with
+    /// Retry-After).
+    #[arg(long, env = "BODY_BUDGET_BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub body_budget_bytes: usize,
+    /// Items (non-blank lines) a manifest may have (more: 413).
+    #[arg(long, env = "MANIFEST_MAX_LINES", default_value_t = 100_000)]
+    pub manifest_max_lines: usize,
+    /// Bytes a manifest line may have (longer: that line is rejected).
+    #[arg(long, env = "MANIFEST_MAX_LINE_BYTES", default_value_t = 64 * 1024)]
+    pub manifest_max_line_bytes: usize,
+}
+
+impl ServeArgs {
+    /// The HTTP limits these arguments set.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_connections: self.max_connections,
+            header_timeout: std::time::Duration::from_secs(self.header_timeout_secs),
+            body_timeout: std::time::Duration::from_secs(self.body_timeout_secs),
+            body_budget: self.body_budget_bytes,
+            manifest_max_lines: self.manifest_max_lines,
+            manifest_max_line_bytes: self.manifest_max_line_bytes,
+            ..Limits::default()
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -381,6 +416,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             api_token: args.api_token.clone(),
             listen_only,
             oidc,
+            limits: args.limits(),
         },
     );
     let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)
@@ -391,7 +427,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 args.host, args.port
             )
         })?;
-    let server = RunningServer::start(routes, addr).await?;
+    let server = RunningServer::start_with(routes, addr, &args.limits()).await?;
     // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
     println!("listening on {}", server.url());
     tracing::info!(

@@ -56,20 +56,164 @@ pub fn parse_manifest(
     received_at: DateTime<Utc>,
 ) -> ParsedManifest {
     let mut out = ParsedManifest::default();
-    let lines = body
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    for (index, (lineno, line)) in lines.enumerate() {
-        match parse_line(line, index, defaults, received_at) {
-            Ok(record) => out.records.push(record),
-            Err(error) => out.rejected.push(RejectedLine {
-                line: lineno + 1,
-                error,
-            }),
+    let mut parser = LineParser::new(defaults.clone(), received_at, usize::MAX);
+    let mut splitter = LineSplitter::new(usize::MAX);
+    let mut take = |line: RawLine<'_>| {
+        match parser.parse(line) {
+            Some(Ok(record)) => out.records.push(record),
+            Some(Err(rejected)) => out.rejected.push(rejected),
+            None => {}
+        }
+        Ok::<(), ()>(())
+    };
+    let _ = splitter.push(body.as_bytes(), &mut take);
+    let _ = splitter.finish(&mut take);
+    out
+}
+
+/// One line of a body as `LineSplitter` cuts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawLine<'a> {
+    /// 1-based line number in the body.
+    pub number: usize,
+    /// The line without its `\n`; `None` when it was longer than the cap
+    /// (its bytes were not kept).
+    pub bytes: Option<&'a [u8]>,
+    /// The line's length in bytes.
+    pub len: usize,
+}
+
+/// Cuts a body into lines as its bytes arrive, holding at most one line of
+/// up to `max_line` bytes: a longer line is skipped to its end and handed on
+/// without its bytes, so memory does not depend on the body.
+#[derive(Debug)]
+pub struct LineSplitter {
+    max_line: usize,
+    buf: Vec<u8>,
+    /// Bytes of the current line (kept or not).
+    len: usize,
+    number: usize,
+}
+
+impl LineSplitter {
+    pub fn new(max_line: usize) -> LineSplitter {
+        LineSplitter {
+            max_line,
+            buf: Vec::new(),
+            len: 0,
+            number: 0,
         }
     }
-    out
+
+    /// Feed bytes; `each` gets every line they complete, and may stop the
+    /// splitting by returning an error.
+    pub fn push<E>(
+        &mut self,
+        mut data: &[u8],
+        each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some(end) = memchr::memchr(b'\n', data) {
+            self.keep(&data[..end]);
+            data = &data[end + 1..];
+            self.emit(each)?;
+        }
+        self.keep(data);
+        Ok(())
+    }
+
+    /// The body ended: hand on its last line if it had no `\n`.
+    pub fn finish<E>(
+        &mut self,
+        each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.len > 0 {
+            self.emit(each)?;
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, part: &[u8]) {
+        self.len = self.len.saturating_add(part.len());
+        if self.len <= self.max_line {
+            self.buf.extend_from_slice(part);
+        } else {
+            self.buf = Vec::new();
+        }
+    }
+
+    fn emit<E>(&mut self, each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>) -> Result<(), E> {
+        self.number += 1;
+        let line = RawLine {
+            number: self.number,
+            bytes: (self.len <= self.max_line).then_some(self.buf.as_slice()),
+            len: self.len,
+        };
+        let result = each(line);
+        self.buf.clear();
+        self.len = 0;
+        result
+    }
+}
+
+/// Turns the lines of one manifest into records, numbering the items.
+#[derive(Debug)]
+pub struct LineParser {
+    defaults: ManifestDefaults,
+    received_at: DateTime<Utc>,
+    /// The splitter's cap, for the message of a line over it.
+    max_line: usize,
+    items: usize,
+}
+
+impl LineParser {
+    pub fn new(
+        defaults: ManifestDefaults,
+        received_at: DateTime<Utc>,
+        max_line: usize,
+    ) -> LineParser {
+        LineParser {
+            defaults,
+            received_at,
+            max_line,
+            items: 0,
+        }
+    }
+
+    /// Lines that were not blank so far (the manifest's items).
+    pub fn items(&self) -> usize {
+        self.items
+    }
+
+    /// The record of a line, why it was rejected, or `None` for a blank line.
+    pub fn parse(&mut self, line: RawLine<'_>) -> Option<Result<ExecutionRecord, RejectedLine>> {
+        let reject = |error: String| {
+            Some(Err(RejectedLine {
+                line: line.number,
+                error,
+            }))
+        };
+        let Some(bytes) = line.bytes else {
+            self.items += 1;
+            return reject(format!(
+                "the line is {} bytes, more than the {} bytes a line may have",
+                line.len, self.max_line
+            ));
+        };
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) if text.trim().is_empty() => return None,
+            Ok(text) => text,
+            Err(e) => {
+                self.items += 1;
+                return reject(format!("not UTF-8: {e}"));
+            }
+        };
+        let index = self.items;
+        self.items += 1;
+        match parse_line(text, index, &self.defaults, self.received_at) {
+            Ok(record) => Some(Ok(record)),
+            Err(error) => reject(error),
+        }
+    }
 }
 
 fn parse_line(
@@ -715,6 +859,62 @@ mod tests {
         let r = one(r#"{"type":"linear_add_comment","url":"https://linear.app/acme/issue/ENG-1"}"#);
         assert_eq!(r.provider.as_deref(), Some("linear"));
         assert_eq!(r.target, None);
+    }
+
+    /// Feed `body` to a splitter in pieces of `step` bytes.
+    fn split(body: &[u8], step: usize, max_line: usize) -> Vec<(usize, Option<String>, usize)> {
+        let mut lines = Vec::new();
+        let mut each = |l: RawLine<'_>| {
+            let text = l.bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+            lines.push((l.number, text, l.len));
+            Ok::<(), ()>(())
+        };
+        let mut splitter = LineSplitter::new(max_line);
+        for piece in body.chunks(step) {
+            splitter.push(piece, &mut each).unwrap();
+        }
+        splitter.finish(&mut each).unwrap();
+        lines
+    }
+
+    #[test]
+    fn lines_are_the_same_however_the_body_is_cut_and_long_ones_are_not_kept() {
+        let body = b"{\"a\":1}\n\n0123456789abcdef\nlast";
+        let expected = vec![
+            (1, Some("{\"a\":1}".to_string()), 7),
+            (2, Some(String::new()), 0),
+            (3, None, 16),
+            (4, Some("last".to_string()), 4),
+        ];
+        for step in [1, 2, 3, 7, body.len()] {
+            assert_eq!(split(body, step, 8), expected, "pieces of {step}");
+        }
+        // A trailing newline ends the last line; nothing follows it.
+        assert_eq!(split(b"a\n", 1, 8), vec![(1, Some("a".to_string()), 1)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_rejected_and_still_counts_for_the_index() {
+        let body = "{\"type\":\"noop\",\"repo\":\"o/r\"}\n{\"type\":\"noop\",\"repo\":\"o/r\",\"pad\":\"xxxxxxxxxxxxxxxx\"}\n\n{\"type\":\"noop\",\"repo\":\"o/r\"}";
+        let mut parser = LineParser::new(defaults(), now(), 40);
+        let mut results = Vec::new();
+        let mut splitter = LineSplitter::new(40);
+        let mut each = |l: RawLine<'_>| {
+            results.extend(parser.parse(l));
+            Ok::<(), ()>(())
+        };
+        splitter.push(body.as_bytes(), &mut each).unwrap();
+        splitter.finish(&mut each).unwrap();
+        assert_eq!(parser.items(), 3, "the blank line is not an item");
+        assert_eq!(results.len(), 3);
+        let rejected = results[1].as_ref().unwrap_err();
+        assert_eq!(rejected.line, 2);
+        assert!(
+            rejected.error.contains("more than the 40 bytes"),
+            "{}",
+            rejected.error
+        );
+        assert_eq!(results[2].as_ref().unwrap().index, Some(2));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, decode, encode, keys, Result, Store, StoredOutput};
+use crate::store::{counter, decode, encode, keys, staging, Result, Store, StoredOutput};
 
 /// Messages to the worker thread.
 pub enum WorkerMsg {
@@ -176,13 +176,13 @@ impl Worker {
                 }
             }
             InboxItem::Manifest { records, .. } => {
-                for record in records {
-                    let id = self.upsert_output(record)?;
-                    if self.shared.reconcile_requests.is_some() && self.never_observed(&id)? {
-                        unobserved.push(id.clone());
-                    }
-                    outputs.insert(id);
+                self.upsert_manifest_records(records, &mut outputs, &mut unobserved)?;
+            }
+            InboxItem::ManifestChunks { upload, chunks, .. } => {
+                for chunk in 0..chunks {
+                    self.process_chunk(upload, chunk)?;
                 }
+                batch.remove(keys::manifest_committed(upload));
             }
             InboxItem::Reconciled {
                 output_id,
@@ -220,11 +220,7 @@ impl Worker {
         }
         self.finish(seq, batch)?;
         self.notify_prs(&changed, new_heads);
-        if let Some(hook) = &self.shared.reconcile_requests {
-            for id in unobserved {
-                hook.request_if_unseen(id);
-            }
-        }
+        self.request_reconciles(unobserved);
         if let Some(hook) = &self.shared.harvest_requests {
             for run in harvests {
                 hook.request(run);
@@ -234,6 +230,63 @@ impl Worker {
             hook.wake();
         }
         Ok(())
+    }
+
+    /// Register a manifest's records; collects the outputs to re-assess and
+    /// those never observed (to reconcile).
+    fn upsert_manifest_records(
+        &mut self,
+        records: Vec<ExecutionRecord>,
+        outputs: &mut BTreeSet<String>,
+        unobserved: &mut Vec<String>,
+    ) -> Result<()> {
+        for record in records {
+            let id = self.upsert_output(record)?;
+            if self.shared.reconcile_requests.is_some() && self.never_observed(&id)? {
+                unobserved.push(id.clone());
+            }
+            outputs.insert(id);
+        }
+        Ok(())
+    }
+
+    /// Apply one staged chunk of a streamed manifest in its own commit, which
+    /// also removes the chunk: memory is one chunk's worth whatever the size
+    /// of the manifest, and after a crash the applied chunks are not redone.
+    fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
+        let records = match staging::chunk(&self.store, upload, chunk) {
+            Ok(Some(records)) => records,
+            Ok(None) => return Ok(()),
+            Err(e @ crate::store::StoreError::Decode { .. }) => {
+                // A chunk that cannot decode would block the queue forever.
+                self.shared.record_error(format!(
+                    "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
+                ));
+                self.store.db().remove(keys::staged_chunk(upload, chunk))?;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let (mut outputs, mut unobserved) = (BTreeSet::new(), Vec::new());
+        self.upsert_manifest_records(records, &mut outputs, &mut unobserved)?;
+        let mut batch = sled::Batch::default();
+        let mut changed = Vec::new();
+        for id in &outputs {
+            changed.extend(self.reassess(id, &mut batch)?);
+        }
+        batch.remove(keys::staged_chunk(upload, chunk));
+        self.store.db().apply_batch(batch)?;
+        self.notify_prs(&changed, BTreeSet::new());
+        self.request_reconciles(unobserved);
+        Ok(())
+    }
+
+    fn request_reconciles(&self, unobserved: Vec<String>) {
+        if let Some(hook) = &self.shared.reconcile_requests {
+            for id in unobserved {
+                hook.request_if_unseen(id);
+            }
+        }
     }
 
     /// After a failed write the store is the truth: drop the caches.

@@ -2,6 +2,10 @@
 //! behind), a burst of deliveries is absorbed into the inbox on disk. Memory
 //! stays bounded, every delivery is acknowledged, and `/status` shows the
 //! backlog. 10k deliveries by default, 100k with SAFE_OUTCOMES_LONG=1.
+//!
+//! Big manifests: the largest manifest the caps accept (100,000 lines, 24 MB)
+//! goes through ingest and the worker within the same memory as one a tenth
+//! its size. These tests measure the whole process, so they run one at a time.
 
 mod common;
 
@@ -20,8 +24,12 @@ fn burst() -> usize {
     }
 }
 
+/// One measuring test at a time: they share the process's memory.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_goes_to_disk_not_memory_and_status_shows_the_backlog() {
+    let _alone = SERIAL.lock().await;
     let n = burst();
     let dir = tempfile::tempdir().unwrap();
     let start = "2026-10-01T00:00:00Z".parse().unwrap();
@@ -105,6 +113,92 @@ async fn a_burst_goes_to_disk_not_memory_and_status_shows_the_backlog() {
         grown < 160 * 1024 * 1024,
         "RSS grew by {} MiB for {n} deliveries",
         grown >> 20
+    );
+    t.stop().await;
+}
+
+/// Peak RSS (VmHWM) of this process, in bytes.
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Start a new peak at the current RSS; false where the kernel refuses
+/// (then peaks only grow, and the larger manifest must come last anyway).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// `n` manifest lines of about 245 bytes: 100,000 of them are 24.5 MB, just
+/// under the 25 MiB body cap.
+fn manifest(n: usize) -> String {
+    let mut body = String::with_capacity(n * 246);
+    for i in 1..=n {
+        body.push_str(&format!(
+            r#"{{"type":"create_issue","repo":"acme/widgets","number":{i},"url":"https://github.com/acme/widgets/issues/{i}","timestamp":"2026-10-01T00:00:00Z","title":"Flaky test in the payments suite, item {i:06}","labels":["bug","ci"]}}"#
+        ));
+        body.push('\n');
+    }
+    body
+}
+
+/// Post a manifest and wait until the worker has applied it; the peak RSS
+/// growth over the RSS before, in bytes.
+async fn peak_growth_for(t: &TestApp, run_id: u64, lines: usize) -> u64 {
+    let body = manifest(lines);
+    let size = body.len();
+    let before = rss_bytes();
+    reset_peak_rss();
+    let answer = t
+        .client
+        .post_manifest("acme/widgets", run_id, None, body)
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    assert_eq!(answer.body["accepted"], lines);
+    t.app.wait_idle().await;
+    let growth = peak_rss_bytes().saturating_sub(before);
+    eprintln!(
+        "manifest of {lines} lines ({} MiB): RSS before {} MiB, peak +{} MiB",
+        size >> 20,
+        before >> 20,
+        growth >> 20
+    );
+    growth
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_largest_accepted_manifest_takes_no_more_memory_than_a_small_one() {
+    let _alone = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let start = "2026-10-01T00:00:00Z".parse().unwrap();
+    let t = TestApp::start(dir.path(), start).await;
+    let largest = safe_outcomes::server::Limits::default().manifest_max_lines;
+    assert!(manifest(largest).len() < safe_outcomes::server::MAX_BODY);
+    // Warm up allocator, store and connections.
+    peak_growth_for(&t, 1, 1_000).await;
+    let small = peak_growth_for(&t, 2, largest / 10).await;
+    let big = peak_growth_for(&t, 3, largest).await;
+    // Ten times the lines: the peak does not follow. What may grow is sled's
+    // page cache, capped at 64 MiB, and the body as client-side test data.
+    let body_mib = (manifest(largest).len() >> 20) as u64;
+    assert!(
+        big < small + (64 + body_mib + 32) * 1024 * 1024,
+        "peak growth {} MiB for {largest} lines vs {} MiB for a tenth",
+        big >> 20,
+        small >> 20
+    );
+    assert!(
+        big < 200 * 1024 * 1024,
+        "peak growth {} MiB for the largest manifest",
+        big >> 20
     );
     t.stop().await;
 }

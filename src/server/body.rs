@@ -2,15 +2,16 @@
 //! token, and the manifest's API_TOKEN-or-OIDC authentication.
 
 use axum::body::Body;
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, StatusCode};
 use bytes::Bytes;
 use subtle::ConstantTimeEq;
 
+use super::limits::DoorError;
 use super::{ApiError, ServerState, MAX_BODY};
 use crate::oidc::{looks_like_jwt, ActionsClaims, OidcError};
 
-/// Read the whole body, refusing more than `MAX_BODY` bytes.
-pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+/// Refuse a body whose `Content-Length` is over `MAX_BODY` before reading it.
+pub fn check_declared_length(headers: &HeaderMap) -> Result<(), ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -18,6 +19,12 @@ pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiEr
     if declared.is_some_and(|n| n > MAX_BODY) {
         return Err(ApiError::too_large(MAX_BODY));
     }
+    Ok(())
+}
+
+/// Read the whole body, refusing more than `MAX_BODY` bytes.
+pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    check_declared_length(headers)?;
     axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
         let too_large = std::error::Error::source(&e)
             .is_some_and(|s| s.is::<http_body_util::LengthLimitError>())
@@ -25,9 +32,29 @@ pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiEr
         if too_large {
             ApiError::too_large(MAX_BODY)
         } else {
-            ApiError::bad_request(format!("could not read the body: {e}"))
+            body_error(&e)
         }
     })
+}
+
+/// The answer to a body that could not be read: 408 when it was too slow,
+/// 503 when the body budget ran out (`limits`), else 400.
+pub fn body_error(e: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        match c.downcast_ref::<DoorError>() {
+            Some(DoorError::BodyTimeout(_)) => {
+                return ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    c.to_string(),
+                )
+            }
+            Some(DoorError::BudgetSpent) => return ApiError::unavailable(c.to_string()),
+            None => cause = c.source(),
+        }
+    }
+    ApiError::bad_request(format!("could not read the body: {e}"))
 }
 
 /// Require one of the given media types (parameters like `charset` ignored).

@@ -1,6 +1,9 @@
 //! `POST /api/v1/manifests`: gh-aw `safe-output-items.jsonl` from a workflow.
 //! Lines that parse are stored (durably, before the answer); lines that do not
-//! are listed in the answer with why.
+//! are listed in the answer with why (the first `ECHO_REJECTED`, and a count).
+//! The body is streamed (`manifest_stream`): memory does not grow with it.
+//! Caps: `Limits::manifest_max_lines` items (more: 413, nothing stored) and
+//! `Limits::manifest_max_line_bytes` per line (a longer line is rejected).
 //!
 //! Auth: the API_TOKEN (any repository), or a GitHub Actions OIDC token whose
 //! repository owner has an installation of this App or is in
@@ -20,13 +23,15 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
-use super::body::{read_capped, require_content_type, require_manifest_auth, ManifestAuth};
+use super::body::{
+    check_declared_length, require_content_type, require_manifest_auth, ManifestAuth,
+};
+use super::manifest_stream::StreamedManifest;
 use super::{ApiError, State};
 use crate::github::installations;
-use crate::manifest::{parse_manifest, ManifestDefaults, ParsedManifest};
-use crate::model::ident;
+use crate::manifest::{LineParser, ManifestDefaults};
+use crate::model::{ident, ExecutionRecord};
 use crate::oidc::{authorize_owner, ActionsClaims};
 use crate::store::inbox::{Enqueued, InboxItem};
 
@@ -53,60 +58,38 @@ pub async fn ingest(
 ) -> Result<Response, ApiError> {
     let auth = require_manifest_auth(&headers, &state).await?;
     require_content_type(&headers, MANIFEST_TYPES)?;
-    let bytes = read_capped(&headers, body).await?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| ApiError::bad_request(format!("the manifest is not UTF-8: {e}")))?;
+    check_declared_length(&headers)?;
     let mut defaults = query_defaults(&query)?;
     if let ManifestAuth::Oidc(claims) = &auth {
         require_known_owner(&state, claims)?;
         defaults = oidc_defaults(defaults, claims)?;
     }
     let now = state.shared.clock.now();
-    let parsed = parse_manifest(text, &defaults, now);
-    if let ManifestAuth::Oidc(claims) = &auth {
-        require_own_repo(&parsed, claims)?;
-    }
-    let rejected: Vec<_> = parsed
-        .rejected
-        .iter()
-        .map(|r| json!({"line": r.line, "error": r.error}))
-        .collect();
-    if parsed.records.is_empty() && !rejected.is_empty() {
-        return Ok((
-            StatusCode::BAD_REQUEST,
-            Json(json!({
-                "error": "bad_request",
-                "detail": "no line of the manifest could be used",
-                "accepted": 0,
-                "rejected": rejected,
-            })),
-        )
-            .into_response());
-    }
-    let ids: Vec<String> = parsed.records.iter().map(|r| r.id.clone()).collect();
-    let mut digest = Sha256::new();
-    digest.update(format!(
+    let salt = format!(
         "{:?}|{:?}|{:?}|",
         defaults.repo, defaults.run_id, defaults.workflow
-    ));
-    digest.update(&bytes);
-    let item = InboxItem::Manifest {
-        key: hex::encode(digest.finalize()),
-        received_at: now,
-        records: parsed.records,
+    );
+    let limits = &state.limits;
+    let parser = LineParser::new(defaults, now, limits.manifest_max_line_bytes);
+    let check = |record: &ExecutionRecord| match &auth {
+        ManifestAuth::Oidc(claims) => require_own_repo(record, claims),
+        ManifestAuth::ApiToken => Ok(()),
     };
-    let status = match state.writer.enqueue(item).await {
-        Ok(Enqueued::Stored(_)) => StatusCode::ACCEPTED,
-        Ok(Enqueued::Duplicate) => StatusCode::OK,
-        Err(e) => return Err(ApiError::unavailable(e.to_string())),
+    let mut manifest = StreamedManifest::new(&state.store, limits, parser, &salt, &check)?;
+    let (status, duplicate) = match store_manifest(&state, &mut manifest, body, now).await {
+        Ok(answer) => answer,
+        Err(refusal) => return Ok(refusal),
     };
+    let (outputs, omitted) = manifest.outputs_json();
     Ok((
         status,
         Json(json!({
-            "accepted": ids.len(),
-            "outputs": ids,
-            "rejected": rejected,
-            "duplicate": status == StatusCode::OK,
+            "accepted": manifest.accepted,
+            "outputs": outputs,
+            "outputs_omitted": omitted,
+            "rejected": manifest.rejected_json(),
+            "rejected_total": manifest.rejected_total,
+            "duplicate": duplicate,
         })),
     )
         .into_response())
@@ -156,6 +139,49 @@ fn require_known_owner(state: &State, claims: &ActionsClaims) -> Result<(), ApiE
     }
 }
 
+/// Read the body into staged chunks and commit them as one inbox item.
+/// 202: stored; 200: a duplicate (nothing new stored); an error: the answer
+/// refusing it.
+async fn store_manifest(
+    state: &State,
+    manifest: &mut StreamedManifest<'_>,
+    body: Body,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(StatusCode, bool), Response> {
+    if let Err(e) = manifest.read(body).await {
+        manifest.discard().await;
+        return Err(e.into_response());
+    }
+    if manifest.accepted == 0 && manifest.rejected_total > 0 {
+        manifest.discard().await;
+        let answer = json!({
+            "error": "bad_request",
+            "detail": "no line of the manifest could be used",
+            "accepted": 0,
+            "rejected": manifest.rejected_json(),
+            "rejected_total": manifest.rejected_total,
+        });
+        return Err((StatusCode::BAD_REQUEST, Json(answer)).into_response());
+    }
+    let item = InboxItem::ManifestChunks {
+        key: manifest.key(),
+        received_at: now,
+        upload: manifest.upload,
+        chunks: manifest.chunks,
+    };
+    // From here the writer may commit the upload: only it decides. A failed
+    // write leaves the chunks uncommitted, for the start-up sweep.
+    manifest.keep();
+    match state.writer.enqueue(item).await {
+        Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),
+        Ok(Enqueued::Duplicate) => {
+            manifest.discard().await;
+            Ok((StatusCode::OK, true))
+        }
+        Err(e) => Err(ApiError::unavailable(e.to_string()).into_response()),
+    }
+}
+
 /// With an OIDC token: the query's repo must be the token's (it is the
 /// default otherwise), and the run and workflow default to the token's.
 fn oidc_defaults(
@@ -188,20 +214,18 @@ fn oidc_defaults(
 
 /// Every accepted line, and the object it names, must be in the token's
 /// repository: a workflow may only record its own writes.
-fn require_own_repo(parsed: &ParsedManifest, claims: &ActionsClaims) -> Result<(), ApiError> {
-    for record in &parsed.records {
-        let target_repo = record.target.as_ref().map(|t| t.repo.as_str());
-        let elsewhere = std::iter::once(record.repo.as_str())
-            .chain(target_repo)
-            .find(|repo| !same_repo(repo, &claims.repository));
-        if let Some(repo) = elsewhere {
-            return Err(ApiError::forbidden(format!(
-                "the OIDC token is for {} but output {} (manifest item {}) is in {repo}; nothing was stored",
-                claims.repository,
-                record.id,
-                record.index.map_or(0, |i| i + 1),
-            )));
-        }
+fn require_own_repo(record: &ExecutionRecord, claims: &ActionsClaims) -> Result<(), ApiError> {
+    let target_repo = record.target.as_ref().map(|t| t.repo.as_str());
+    let elsewhere = std::iter::once(record.repo.as_str())
+        .chain(target_repo)
+        .find(|repo| !same_repo(repo, &claims.repository));
+    if let Some(repo) = elsewhere {
+        return Err(ApiError::forbidden(format!(
+            "the OIDC token is for {} but output {} (manifest item {}) is in {repo}; nothing was stored",
+            claims.repository,
+            record.id,
+            record.index.map_or(0, |i| i + 1),
+        )));
     }
     Ok(())
 }

@@ -1,21 +1,27 @@
 //! The HTTP surface (DESIGN.md §4): webhook receiver, manifest ingest, read API,
-//! health. One router; handlers live in their own modules.
+//! health. One router; handlers live in their own modules. `RunningServer`
+//! serves it under the connection limits of `limits::Limits`.
 
+mod accept;
 mod api;
 mod backfill;
 mod body;
 mod error;
 mod health;
+pub mod limits;
+mod manifest_stream;
 mod manifests;
 mod reconcile;
 mod webhook;
 
 use std::sync::Arc;
 
+use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use axum::Router;
 
 pub use error::ApiError;
+pub use limits::Limits;
 
 use crate::app::{App, Shared};
 use crate::oidc::OidcVerifier;
@@ -35,6 +41,7 @@ pub struct ServerState {
     pub listen_only: bool,
     /// Verifies GitHub Actions OIDC tokens on manifest ingest; `None`: refused.
     pub oidc: Option<Arc<OidcVerifier>>,
+    pub limits: Limits,
 }
 
 pub type State = Arc<ServerState>;
@@ -47,6 +54,9 @@ pub struct RouterOptions {
     pub api_token: Option<String>,
     pub listen_only: bool,
     pub oidc: Option<Arc<OidcVerifier>>,
+    /// Body budget and timeout, manifest caps (the connection limits are
+    /// `RunningServer::start_with`'s).
+    pub limits: Limits,
 }
 
 pub fn router(app: &App, options: RouterOptions) -> Router {
@@ -58,15 +68,19 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         api_token: options.api_token,
         listen_only: options.listen_only,
         oidc: options.oidc,
+        limits: options.limits.clone(),
     });
+    let doors = limits::Doors::new(&options.limits);
+    let buffered = from_fn_with_state(doors.clone(), limits::guard);
+    let streamed = from_fn_with_state(doors.with_mode(limits::BodyMode::Streamed), limits::guard);
     let webhook_path = if options.webhook_path.is_empty() {
         "/api/github/webhooks".to_string()
     } else {
         options.webhook_path
     };
     Router::new()
-        .route(&webhook_path, post(webhook::receive))
-        .route("/api/v1/manifests", post(manifests::ingest))
+        .route(&webhook_path, post(webhook::receive).layer(buffered))
+        .route("/api/v1/manifests", post(manifests::ingest).layer(streamed))
         .route("/api/v1/outputs", get(api::list_outputs))
         .route(
             "/api/v1/outputs/{*id}",
@@ -93,21 +107,26 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
-    /// Bind `addr` (port 0 picks a free one) and serve `router` until `stop`.
+    /// Bind `addr` (port 0 picks a free one) and serve `router` until `stop`,
+    /// under the default connection limits.
     pub async fn start(
         router: Router,
         addr: std::net::SocketAddr,
     ) -> std::io::Result<RunningServer> {
+        Self::start_with(router, addr, &Limits::default()).await
+    }
+
+    /// As `start`, with `limits.max_connections` connections at most and
+    /// `limits.header_timeout` for headers and between requests.
+    pub async fn start_with(
+        router: Router,
+        addr: std::net::SocketAddr,
+        limits: &Limits,
+    ) -> std::io::Result<RunningServer> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async move {
-                    let _ = rx.await;
-                })
-                .await
-        });
+        let task = tokio::spawn(accept::serve(listener, router, limits.clone(), rx));
         Ok(RunningServer {
             addr,
             shutdown: Some(tx),

@@ -44,6 +44,15 @@ pub enum InboxItem {
         received_at: DateTime<Utc>,
         records: Vec<ExecutionRecord>,
     },
+    /// A manifest post whose records were streamed into chunks
+    /// (`store::staging`): the worker applies them one chunk at a time.
+    ManifestChunks {
+        /// Digest of the post, so a repeated post is a duplicate.
+        key: String,
+        received_at: DateTime<Utc>,
+        upload: u64,
+        chunks: u32,
+    },
     /// What reconciling one output from the GitHub API found
     /// (`github::reconciler`): observations of the kinds webhooks give, or
     /// why the attempt failed (filed as `ObservationKind::ReconcileFailed`).
@@ -61,7 +70,9 @@ impl InboxItem {
     fn dedupe_key(&self) -> String {
         match self {
             InboxItem::Delivery { delivery_id, .. } => delivery_id.clone(),
-            InboxItem::Manifest { key, .. } => format!("manifest:{key}"),
+            InboxItem::Manifest { key, .. } | InboxItem::ManifestChunks { key, .. } => {
+                format!("manifest:{key}")
+            }
             // The same findings at the same time are one item; anything
             // else found is a new one, even within the same instant.
             InboxItem::Reconciled {
@@ -165,6 +176,10 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             seq += 1;
             batch.insert(keys::inbox_queue(seq), encode(&req.item));
             batch.insert(keys::inbox_delivery(&key), &seq.to_be_bytes());
+            if let InboxItem::ManifestChunks { upload, .. } = &req.item {
+                // Its chunks are no longer swept at start-up.
+                batch.insert(keys::manifest_committed(*upload), &[]);
+            }
             in_batch.insert(key);
             results.push(Enqueued::Stored(seq));
         }

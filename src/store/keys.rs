@@ -5,6 +5,8 @@
 //! |---|---|---|
 //! | `i/q/` | inbox sequence (u64 BE) | `InboxItem` |
 //! | `i/d/` | delivery id | sequence |
+//! | `i/s/` | upload id (u64 BE), chunk number (u32 BE) | `Vec<ExecutionRecord>`: a streamed manifest's chunk (`store::staging`) |
+//! | `i/c/` | upload id (u64 BE) | — (the upload's inbox item is stored: its chunks are not swept) |
 //! | `o/` | output id | `StoredOutput` |
 //! | `a/` | old output id | canonical output id |
 //! | `b/` | target key, NUL, time (i64 BE, sign-flipped), observation id | `Observation` |
@@ -27,6 +29,8 @@ use chrono::{DateTime, Utc};
 
 pub const INBOX_QUEUE: &[u8] = b"i/q/";
 pub const INBOX_DELIVERY: &[u8] = b"i/d/";
+pub const MANIFEST_STAGED: &[u8] = b"i/s/";
+pub const MANIFEST_COMMITTED: &[u8] = b"i/c/";
 pub const OUTPUT: &[u8] = b"o/";
 pub const ALIAS: &[u8] = b"a/";
 pub const OBSERVATION: &[u8] = b"b/";
@@ -59,6 +63,18 @@ pub fn inbox_queue(seq: u64) -> Vec<u8> {
 
 pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
     join(&[INBOX_DELIVERY, delivery_id.as_bytes()])
+}
+
+pub fn staged_upload(upload: u64) -> Vec<u8> {
+    join(&[MANIFEST_STAGED, &upload.to_be_bytes()])
+}
+
+pub fn staged_chunk(upload: u64, chunk: u32) -> Vec<u8> {
+    join(&[&staged_upload(upload), &chunk.to_be_bytes()])
+}
+
+pub fn manifest_committed(upload: u64) -> Vec<u8> {
+    join(&[MANIFEST_COMMITTED, &upload.to_be_bytes()])
 }
 
 pub fn output(id: &str) -> Vec<u8> {

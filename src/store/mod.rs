@@ -7,6 +7,7 @@ pub mod compact;
 pub mod inbox;
 mod installations;
 pub mod keys;
+pub mod staging;
 
 use std::collections::BTreeMap;
 use std::path::Path;
