@@ -313,7 +313,10 @@ fn merged_push(ctx: &EvalContext, trail: &CommitTrail, merge: &Observation) -> E
     // General rule 7: GitHub's compare of the pushed commit with the merge
     // commit (or merged head) says whether what landed contains it.
     let landed = [
-        merge.snapshot.as_ref().and_then(|s| s.merge_commit_sha.clone()),
+        merge
+            .snapshot
+            .as_ref()
+            .and_then(|s| s.merge_commit_sha.clone()),
         head.clone(),
     ];
     let compared = ctx.observations.iter().find_map(|o| match &o.event {
@@ -538,6 +541,20 @@ mod tests {
                 "open with no activity after 30 days",
                 r(),
                 vec![opened(), obs(3.0, bot("ci[bot]"), comment(2))],
+                30.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
+                "a human rocket on the open PR is engagement",
+                r(),
+                vec![opened(), obs(3.0, human("alice"), reacted("rocket", None))],
+                24.0,
+                (PENDING, MEDIUM, "open"),
+            ),
+            case(
+                "a bot rocket on the open PR is not",
+                r(),
+                vec![opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))],
                 30.0 * 24.0,
                 (IGNORED, WEAK, "no_engagement"),
             ),
