@@ -40,6 +40,10 @@ pub struct Shared {
     pub reconcile_requests: Option<ReconcileRequests>,
     /// Where the worker sends completed gh-aw runs to harvest (App mode only).
     pub harvest_requests: Option<HarvestRequests>,
+    /// Where the worker sends outputs a checkpoint made due, to read the
+    /// signals no webhook carries (`github::signals`; App mode, set once
+    /// after start).
+    pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,
@@ -153,6 +157,7 @@ impl App {
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
+            signal_requests: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,

@@ -447,6 +447,19 @@ impl Worker {
         Ok(None)
     }
 
+    /// A due output a signal could still change whose type reads signals no webhook
+    /// carries (`github::signals`), when a signals fetcher is plugged in.
+    fn wants_signals(&mut self, id: &str) -> Result<bool> {
+        if self.shared.signal_requests.get().is_none() {
+            return Ok(false);
+        }
+        let Some(stored) = self.outputs.get_mut(&self.store, id)? else {
+            return Ok(false);
+        };
+        use crate::github::signals;
+        Ok(signals::open_to_signals(stored.outcome.as_ref()) && signals::wants(&stored.execution))
+    }
+
     /// Re-assess every output whose next checkpoint is due.
     pub fn take_due_checkpoints(&mut self) {
         loop {
@@ -466,10 +479,17 @@ impl Worker {
             let mut batch = sled::Batch::default();
             let mut result = Ok(());
             let mut changed = Vec::new();
+            let mut signals = Vec::new();
             for (key, id) in &due {
                 batch.remove(key.clone());
                 let canonical = self.store.canonical_id(id);
-                match canonical.and_then(|canonical| self.reassess(&canonical, &mut batch)) {
+                match canonical.and_then(|canonical| {
+                    let target = self.reassess(&canonical, &mut batch)?;
+                    if self.wants_signals(&canonical)? {
+                        signals.push(canonical);
+                    }
+                    Ok(target)
+                }) {
                     Ok(target) => changed.extend(target),
                     Err(e) => result = Err(e),
                 }
@@ -480,6 +500,9 @@ impl Worker {
                 return;
             }
             self.notify_prs(&changed, BTreeSet::new());
+            if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
+                hook.due(signals);
+            }
         }
     }
 }

@@ -185,6 +185,12 @@ impl<'a> Mapper<'a> {
                 self.team_membership(path, [org, team, login], v)
             }
             ["graphql", "closed_by", n] => self.closed_by(path, num(n), v),
+            ["graphql", "discussion_reactions", n] => {
+                if let Some(n) = num(n) {
+                    let key = Target::thread(&self.repo, TargetKind::Discussion, n).key();
+                    self.reactions(path, key, None, items(v));
+                }
+            }
             ["graphql", "review_threads", n] => self.review_threads(path, num(n), v),
             ["graphql", "minimized", node] => self.minimized(path, node, v),
             ["graphql", "discussion", n] => self.discussion(path, num(n), v),

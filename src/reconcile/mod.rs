@@ -24,6 +24,8 @@
 //!   createdAt, body}]}}`.
 //!   It may carry `reactions{nodes[{databaseId, content, createdAt,
 //!   user{login}}]}`: reactions on the discussion.
+//! - `graphql/discussion_reactions/<number>`: the discussion's
+//!   `reactions.nodes`, read alone (as `github::signals` does).
 //! - `graphql/closed_by/<issue number>`: the issue's latest `ClosedEvent`:
 //!   `{createdAt, closer{__typename, number, merged}}`.
 //!

@@ -144,6 +144,11 @@ pub struct Inner {
     pub deliveries: deliveries::Deliveries,
     /// Workflow run artifacts and their blobs (`artifacts`).
     pub artifacts: artifacts::Artifacts,
+    /// Repository reads that cost rate limit (answered 200/404; a 304 to a
+    /// conditional request is free, as on GitHub).
+    pub rate_limited_reads: u64,
+    /// Conditional requests answered 304 Not Modified.
+    pub not_modified: u64,
 }
 
 #[derive(Clone)]
