@@ -457,7 +457,16 @@ impl Worker {
             return Ok(false);
         };
         use crate::github::signals;
-        Ok(signals::open_to_signals(stored.outcome.as_ref()) && signals::wants(&stored.execution))
+        // The checkpoint just taken: the latest one passed.
+        let elapsed = self.shared.clock.now() - stored.execution.executed_at;
+        let taken = crate::model::CHECKPOINTS
+            .iter()
+            .map(|(_, h)| *h)
+            .filter(|h| chrono::Duration::hours(*h) <= elapsed)
+            .max();
+        Ok(signals::open_to_signals(stored.outcome.as_ref())
+            && signals::wants(&stored.execution)
+            && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)))
     }
 
     /// Re-assess every output whose next checkpoint is due.

@@ -24,6 +24,10 @@
 //!   team, `GET /orgs/{owner}/teams/{slug}/memberships/{login}`, conditional.
 //!   A 404 ("not a member" or "team not visible") files nothing.
 //!
+//! Due outputs wait up to [`BATCH_WAIT`] (an hour) for others, so that the
+//! outputs whose checkpoints fall near each other share one query; a
+//! checkpoint's signals are filed at most that late, with GitHub's times.
+//!
 //! Conditional requests: every REST answer's `ETag` and `Last-Modified` are
 //! kept per route (at most [`MAX_VALIDATORS`] routes; the cache is emptied
 //! when full) and sent back as `If-None-Match` / `If-Modified-Since`; a 304
@@ -65,7 +69,10 @@ pub const MAX_ATTEMPTS: u32 = 3;
 /// Wait before trying a failed read again (doubling per attempt, up to `RETRY_MAX`).
 const RETRY_MIN: std::time::Duration = std::time::Duration::from_secs(60);
 const RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(15 * 60);
-/// How often the fetcher looks for retries that came due with nothing else to do.
+/// How long a due output waits for others to share its read (by the App's
+/// clock): a checkpoint's signals are read at most this late.
+pub const BATCH_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+/// How often the fetcher looks for reads that came due with nothing else to do.
 const RETRY_POLL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// An item read through GraphQL.
@@ -104,6 +111,23 @@ pub fn wants(record: &ExecutionRecord) -> bool {
             | "create_discussion"
             | "add_reviewer"
     ) && record.target.is_some()
+}
+
+/// True when the checkpoint of `hours` after execution is the one at which
+/// `record`'s signals are read: the end of the window in which silence
+/// becomes `ignored` (7d for issues, comments and discussions; 30d for pull
+/// requests), where a reaction decides between `ignored` and engagement;
+/// and 24h for `add_reviewer` (team membership). Reactions given earlier are
+/// read then, with GitHub's times: late, not lost; the outcome reflects them
+/// from that read on. Reading at every window would cost one call per open
+/// output per window, over the budget (`bench api`).
+pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
+    let window = match record.output_type.as_str() {
+        "create_pull_request" => 720,
+        "add_reviewer" => 24,
+        _ => 168,
+    };
+    hours == window
 }
 
 /// An outcome a signal could still change: none yet, `pending`, `unknown`,
@@ -206,7 +230,7 @@ fn memberships(record: &ExecutionRecord, observations: &[Observation]) -> Vec<St
 pub enum SignalsMsg {
     /// These outputs reached a checkpoint: read what they need.
     Due(Vec<String>),
-    /// Read everything queued (retries included) now; reply when done.
+    /// Read what is ready now (see `ready`); reply when done.
     Flush(oneshot::Sender<()>),
 }
 
@@ -236,7 +260,7 @@ pub struct SignalsHandle {
 }
 
 impl SignalsHandle {
-    /// Read everything queued now (tests, shutdown).
+    /// Read what is ready now; returns when done (tests, benches).
     pub async fn flush(&self) {
         let (reply, rx) = oneshot::channel();
         if self.tx.send(SignalsMsg::Flush(reply)).is_ok() {
@@ -296,6 +320,8 @@ impl SignalFetcher {
     async fn run(self, mut rx: mpsc::UnboundedReceiver<SignalsMsg>) {
         // Outputs whose last read failed: attempts so far, and when to try again.
         let mut retry: BTreeMap<String, (u32, DateTime<Utc>)> = BTreeMap::new();
+        // Outputs due and not read yet, with when they came due.
+        let mut waiting: BTreeMap<String, DateTime<Utc>> = BTreeMap::new();
         loop {
             let msg = tokio::select! {
                 m = rx.recv() => match m {
@@ -305,29 +331,22 @@ impl SignalFetcher {
                 _ = tokio::time::sleep(RETRY_POLL) => None,
             };
             let now = self.clock.now();
-            let mut batch: BTreeMap<String, u32> = BTreeMap::new();
-            retry.retain(|id, (attempts, due)| {
-                let keep = *due > now;
-                if !keep {
-                    batch.insert(id.clone(), *attempts);
-                }
-                keep
-            });
             let mut replies = Vec::new();
-            let mut take = |m: SignalsMsg, batch: &mut BTreeMap<String, u32>| match m {
+            let mut take = |m: SignalsMsg| match m {
                 SignalsMsg::Due(ids) => {
                     for id in ids {
-                        batch.entry(id).or_insert(0);
+                        waiting.entry(id).or_insert(now);
                     }
                 }
                 SignalsMsg::Flush(r) => replies.push(r),
             };
             if let Some(m) = msg {
-                take(m, &mut batch);
+                take(m);
             }
             while let Ok(m) = rx.try_recv() {
-                take(m, &mut batch);
+                take(m);
             }
+            let batch = ready(&mut waiting, &mut retry, now);
             for (id, attempts) in self.read_batch(batch).await {
                 if attempts < MAX_ATTEMPTS {
                     let wait = crate::github::retry::doubling(RETRY_MIN, RETRY_MAX, attempts);
@@ -349,10 +368,12 @@ impl SignalFetcher {
         let mut by_installation: BTreeMap<u64, Vec<(ExecutionRecord, Need)>> = BTreeMap::new();
         for id in batch.keys() {
             match self.prepare(id) {
-                Ok(Some((installation, record, need))) => by_installation
-                    .entry(installation)
-                    .or_default()
-                    .push((record, need)),
+                Ok(Some((installation, record, need))) => {
+                    by_installation
+                        .entry(installation)
+                        .or_default()
+                        .push((record, need));
+                }
                 Ok(None) => {}
                 Err(e) => {
                     tracing::warn!(output = %id, error = %e, "signals: cannot read the output")
@@ -576,6 +597,32 @@ impl SignalFetcher {
         }
         Ok(value)
     }
+}
+
+/// What to read now: the retries that came due, and every waiting output
+/// once the oldest has waited [`BATCH_WAIT`] (or [`MAX_ITEMS`] are waiting),
+/// so that outputs due at nearby times share one query.
+fn ready(
+    waiting: &mut BTreeMap<String, DateTime<Utc>>,
+    retry: &mut BTreeMap<String, (u32, DateTime<Utc>)>,
+    now: DateTime<Utc>,
+) -> BTreeMap<String, u32> {
+    let mut batch = BTreeMap::new();
+    retry.retain(|id, (attempts, due)| {
+        let keep = *due > now;
+        if !keep {
+            batch.insert(id.clone(), *attempts);
+        }
+        keep
+    });
+    let oldest = waiting.values().min().copied();
+    let wait = chrono::Duration::from_std(BATCH_WAIT).unwrap_or_default();
+    if oldest.is_some_and(|t| now - t >= wait) || waiting.len() >= MAX_ITEMS {
+        for id in std::mem::take(waiting).into_keys() {
+            batch.entry(id).or_insert(0);
+        }
+    }
+    batch
 }
 
 /// Put one item's GraphQL answer (`data.<alias>`) into `state` under the keys

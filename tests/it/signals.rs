@@ -110,9 +110,12 @@ impl Rig {
     /// Move to `minutes` after t0 (checkpoints come due), let the fetcher
     /// read, and the worker file what it read.
     async fn window(&self, minutes: i64) {
-        self.t
-            .advance_to(t0() + chrono::Duration::minutes(minutes))
-            .await;
+        let at = t0() + chrono::Duration::minutes(minutes);
+        self.t.advance_to(at).await;
+        self.flush().await;
+        // Due outputs wait for others to share the read.
+        let batch = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
+        self.t.advance_to(at + batch).await;
         self.flush().await;
     }
 
@@ -168,7 +171,7 @@ fn reaction(id: u64, content: &str, who: &str, minutes: i64) -> Value {
 }
 
 #[tokio::test]
-async fn a_human_reaction_accepts_a_comment_a_bot_s_does_not_and_a_304_is_free() {
+async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let r = Rig::start(dir.path()).await;
     our_comment(&r, 3, 61).await;
@@ -189,29 +192,29 @@ async fn a_human_reaction_accepts_a_comment_a_bot_s_does_not_and_a_304_is_free()
     let (a, b) = ("acme/widgets:900:0", "acme/widgets:900:1");
     let waiting = triple(O::Pending, S::Weak, "awaiting_reply");
     assert_eq!(r.outcome(a).await, waiting);
+
+    // Not read at 1h or 24h: comments are read where silence would become
+    // `ignored`, at 7 days.
+    r.window(61).await;
+    r.window(24 * 60 + 1).await;
+    assert_eq!(r.gh.calls(GET_COMMENT_REACTIONS), 0);
+    assert_eq!(r.outcome(a).await, waiting);
+
+    r.window(7 * 24 * 60 + 1).await;
     assert_eq!(
         r.gh.calls(GET_COMMENT_REACTIONS),
-        0,
-        "nothing read before a checkpoint"
+        2,
+        "each comment read once"
     );
-
-    // The 1h checkpoint: each comment's reactions read once.
-    r.window(61).await;
     assert_eq!(
         r.outcome(a).await,
         triple(O::Accepted, S::Medium, "acted_on")
     );
-    assert_eq!(r.outcome(b).await, waiting, "a bot's +1 is not human");
-    assert_eq!(r.gh.calls(GET_COMMENT_REACTIONS), 2);
-    let (paid, free) = r.gh.rate_limited_reads();
-    assert_eq!((paid, free), (2, 0));
-
-    // The 24h checkpoint: only the undecided output is read again, with
-    // If-None-Match; unchanged, so 304, which costs no rate limit.
-    r.window(24 * 60 + 1).await;
-    assert_eq!(r.gh.calls(GET_COMMENT_REACTIONS), 3);
-    assert_eq!(r.gh.rate_limited_reads(), (2, 1));
-    assert_eq!(r.outcome(b).await, waiting);
+    assert_eq!(
+        r.outcome(b).await,
+        triple(O::Ignored, S::Weak, "no_engagement"),
+        "a bot's +1 is not human"
+    );
     r.stop().await;
 }
 
@@ -245,7 +248,7 @@ async fn team_membership_makes_a_team_review_count() {
         "orgs/acme/teams/infra/memberships/frank",
         json!({"role": "member", "state": "active"}),
     );
-    r.window(61).await;
+    r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
     assert_eq!(
         r.outcome(id).await,
@@ -273,7 +276,7 @@ async fn a_404_membership_leaves_the_team_review_unverified() {
         "frank",
     );
     r.send("pull_request_review", "d-review", review).await;
-    r.window(61).await;
+    r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
     assert_eq!(
         r.outcome("acme/widgets:900:0").await,
@@ -309,8 +312,12 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     r.post_manifest(&[issue_line(7), issue_line(8)]).await;
     r.t.settle().await;
     let (i7, i8) = ("acme/widgets:900:0", "acme/widgets:900:1");
-    let waiting = triple(O::Pending, S::Weak, "awaiting_triage");
-    assert_eq!(r.outcome(i7).await, waiting);
+    assert_eq!(
+        r.outcome(i7).await,
+        triple(O::Pending, S::Weak, "awaiting_triage")
+    );
+    // Read at 7 days, where silence makes them `ignored`.
+    let waiting = triple(O::Ignored, S::Weak, "no_engagement");
 
     // GitHub answers 200 with errors and no data (a rate limit).
     r.gh.fail_next(
@@ -330,7 +337,7 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
                   {"databaseId": 1, "content": "THUMBS_UP", "createdAt": at(30), "user": {"login": "alice", "__typename": "User"}}]},
                "timelineItems": {"nodes": []}}),
     );
-    r.window(61).await;
+    r.window(7 * 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GRAPHQL), 1, "both issues in one query");
     assert_eq!(
         r.outcome(i7).await,
@@ -376,6 +383,61 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     assert_eq!(
         r.outcome(i8).await,
         triple(O::Accepted, S::Strong, "completed")
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = Rig::start(dir.path()).await;
+    r.post_manifest(&[
+        json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
+               "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
+    ])
+    .await;
+    let pr = json!({"number": 5, "title": "t", "state": "open", "draft": false, "merged": false,
+                    "user": user("alice"), "head": {"ref": "b", "sha": "h1"}, "base": {"ref": "main", "sha": "b0"},
+                    "created_at": at(-60), "updated_at": at(30)});
+    for (i, who) in ["frank", "gina"].iter().enumerate() {
+        let review = envelope(
+            json!({"action": "submitted",
+                   "review": {"id": 9 + i, "state": "commented", "submitted_at": at(30), "user": user(who)},
+                   "pull_request": pr}),
+            who,
+        );
+        r.send("pull_request_review", &format!("d-review-{who}"), review)
+            .await;
+    }
+    r.gh.set_org_api(
+        "orgs/acme/teams/infra/memberships/frank",
+        json!({"role": "member", "state": "active"}),
+    );
+    r.gh.set_org_api(
+        "orgs/acme/teams/infra/memberships/gina",
+        json!({"role": "member", "state": "pending"}),
+    );
+    // frank's read fails all three tries; gina's is answered (and paid).
+    r.gh.fail_next(GET_TEAM_MEMBERSHIP, 3, Failure::status(502));
+    r.window(24 * 60 + 1).await;
+    assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 4);
+    assert_eq!(r.gh.rate_limited_reads(), (1, 0));
+    // gina (pending: not a member) was filed although frank's read failed;
+    // frank's review is still unverified.
+    let id = "acme/widgets:900:0";
+    assert_eq!(
+        r.outcome(id).await,
+        triple(O::Unknown, S::Weak, "team_membership_unverified")
+    );
+
+    // The retry reads both again: frank's is paid, gina's unchanged answer
+    // comes back 304 to If-None-Match and costs no rate limit.
+    r.retry().await;
+    assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 6);
+    assert_eq!(r.gh.rate_limited_reads(), (2, 1));
+    assert_eq!(
+        r.outcome(id).await,
+        triple(O::Accepted, S::Strong, "review_submitted")
     );
     r.stop().await;
 }
