@@ -44,6 +44,10 @@ pub struct Shared {
     /// Where new installations and repositories are handed to the backfill
     /// of their recent gh-aw runs (App mode only).
     pub backfill_requests: Option<BackfillRequests>,
+    /// Where the worker sends outputs a checkpoint made due, to read the
+    /// signals no webhook carries (`github::signals`; App mode, set once
+    /// after start).
+    pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,
@@ -173,6 +177,7 @@ impl App {
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
             backfill_requests: options.backfill_requests,
+            signal_requests: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,

@@ -380,6 +380,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         )
         .with_stats(app.shared.reconcile_stats.clone())
         .spawn(&reconcile_requests, reconcile_inbox);
+        let (signal_requests, signals_inbox) = crate::github::signals::channel();
+        let _ = app.shared.signal_requests.set(signal_requests.clone());
+        let signals = crate::github::signals::SignalFetcher::new(
+            app.store.clone(),
+            Clock::System,
+            client.clone(),
+            app.writer.clone(),
+        )
+        .spawn(&signal_requests, signals_inbox);
         let harvester = Harvester::new(
             app.store.clone(),
             Clock::System,
@@ -406,7 +415,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             },
         )
         .spawn();
-        (publisher, reconciler, harvester, redeliverer, backfill)
+        (publisher, reconciler, harvester, redeliverer, backfill, signals)
     });
     let routes = router(
         &app,
@@ -439,9 +448,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    if let Some((publisher, reconciler, harvester, redeliverer, backfill)) = tasks {
+    if let Some((publisher, reconciler, harvester, redeliverer, backfill, signals)) = tasks {
         redeliverer.abort();
         backfill.stop().await;
+        signals.stop().await;
         reconciler.stop().await;
         harvester.stop().await;
         publisher.stop().await;

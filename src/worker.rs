@@ -508,6 +508,28 @@ impl Worker {
         Ok(None)
     }
 
+    /// A due output a signal could still change whose type reads signals no webhook
+    /// carries (`github::signals`), when a signals fetcher is plugged in.
+    fn wants_signals(&mut self, id: &str) -> Result<bool> {
+        if self.shared.signal_requests.get().is_none() {
+            return Ok(false);
+        }
+        let Some(stored) = self.outputs.get_mut(&self.store, id)? else {
+            return Ok(false);
+        };
+        use crate::github::signals;
+        // The checkpoint just taken: the latest one passed.
+        let elapsed = self.shared.clock.now() - stored.execution.executed_at;
+        let taken = crate::model::CHECKPOINTS
+            .iter()
+            .map(|(_, h)| *h)
+            .filter(|h| chrono::Duration::hours(*h) <= elapsed)
+            .max();
+        Ok(signals::open_to_signals(stored.outcome.as_ref())
+            && signals::wants(&stored.execution)
+            && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)))
+    }
+
     /// Re-assess every output whose next checkpoint is due.
     pub fn take_due_checkpoints(&mut self) {
         loop {
@@ -527,10 +549,17 @@ impl Worker {
             let mut batch = sled::Batch::default();
             let mut result = Ok(());
             let mut changed = Vec::new();
+            let mut signals = Vec::new();
             for (key, id) in &due {
                 batch.remove(key.clone());
                 let canonical = self.store.canonical_id(id);
-                match canonical.and_then(|canonical| self.reassess(&canonical, &mut batch)) {
+                match canonical.and_then(|canonical| {
+                    let target = self.reassess(&canonical, &mut batch)?;
+                    if self.wants_signals(&canonical)? {
+                        signals.push(canonical);
+                    }
+                    Ok(target)
+                }) {
                     Ok(target) => changed.extend(target),
                     Err(e) => result = Err(e),
                 }
@@ -541,6 +570,9 @@ impl Worker {
                 return;
             }
             self.notify_prs(&changed, BTreeSet::new());
+            if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
+                hook.due(signals);
+            }
         }
     }
 }

@@ -29,6 +29,7 @@ use crate::clock::Clock;
 use crate::github::fetch;
 use crate::github::publisher::{self, Publisher, PublisherOptions};
 use crate::github::reconciler::{self, Reconciler, ReconcilerOptions};
+use crate::github::signals::{self, SignalFetcher};
 use crate::github::{ApiCalls, AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::{ExecutionRecord, TargetKind, CHECKPOINTS};
 use crate::server::{router, RouterOptions, RunningServer};
@@ -122,11 +123,15 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     let reconciler = Reconciler::new(
         app.store.clone(),
         clock.clone(),
-        client,
+        client.clone(),
         app.writer.clone(),
         ReconcilerOptions::default(),
     )
     .spawn(&requests, reconciler_inbox);
+    let (signal_requests, signals_inbox) = signals::channel();
+    let _ = app.shared.signal_requests.set(signal_requests.clone());
+    let signals = SignalFetcher::new(app.store.clone(), clock.clone(), client, app.writer.clone())
+        .spawn(&signal_requests, signals_inbox);
     let (secret, token) = ("bench-api-webhook-secret", "bench-api-token");
     let routes = router(
         &app,
@@ -175,6 +180,28 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     settle(true).await;
     app.tick().await;
     settle(true).await;
+    // Every window checkpoint of every output, as the worker's 15 s poll
+    // would take them: due times rounded up to the poll, each tick's due
+    // outputs handed to the signals fetcher as one batch.
+    let executed: Vec<_> = app
+        .store
+        .outputs("", None)
+        .filter_map(|o| o.ok().map(|o| o.execution.executed_at))
+        .collect();
+    for due in checkpoint_ticks(&executed) {
+        if due > clock.now() {
+            clock.advance_to(due);
+        }
+        app.tick().await;
+        signals.flush().await;
+        app.wait_idle().await;
+    }
+    // The last due outputs' batch wait.
+    let wait = chrono::Duration::from_std(signals::BATCH_WAIT)?;
+    clock.advance_to(clock.now() + wait);
+    app.tick().await;
+    signals.flush().await;
+    settle(false).await;
     let webhook = fake.counts();
     let webhook_reconciles = reconciler.stats().snapshot()["attempts"];
 
@@ -203,6 +230,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     let reconciled = fake.counts().since(&webhook);
 
     server.stop().await;
+    signals.stop().await;
     reconciler.stop().await;
     publisher.stop().await;
     app.shutdown();
@@ -215,6 +243,30 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
         pr_outputs: records.iter().filter(|r| is_pr(r)).count(),
         pr_reconciled_calls,
     })
+}
+
+/// The worker's poll, to which checkpoint times are rounded up.
+const POLL_SECS: i64 = 15;
+
+/// The distinct times (rounded up to the poll) at which some output's
+/// window checkpoint comes due, in order.
+fn checkpoint_ticks(
+    executed: &[chrono::DateTime<chrono::Utc>],
+) -> Vec<chrono::DateTime<chrono::Utc>> {
+    let mut ticks = BTreeSet::new();
+    for at in executed {
+        for (_, hours) in CHECKPOINTS {
+            let due = (*at + chrono::Duration::hours(hours)).timestamp();
+            let rounded = due.div_euclid(POLL_SECS) * POLL_SECS
+                + if due.rem_euclid(POLL_SECS) == 0 {
+                    0
+                } else {
+                    POLL_SECS
+                };
+            ticks.extend(chrono::DateTime::from_timestamp(rounded, 0));
+        }
+    }
+    ticks.into_iter().collect()
 }
 
 /// An `installation.created` delivery for installation 4242 on every
@@ -322,7 +374,7 @@ pub fn table(f: &ApiFigures) -> Table {
             .join(", ")
     };
     t.notes.push(format!(
-        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed: {} here, since every target's webhooks follow its manifest within seconds; window checkpoints read nothing. Manifest harvesting and redelivery are off.",
+        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed ({} here, since every target's webhooks follow its manifest within seconds), and the signals no webhook carries (reactions, team membership, closing PRs: `github::signals`), read for the outputs a signal could still change at the one checkpoint where it decides (7d for issues, comments and discussions, 30d for PRs, 24h for team membership), due outputs waiting up to an hour to share one GraphQL query; REST for comment reactions and team memberships (this fake answers no 304s, so every REST read is counted). Manifest harvesting and redelivery are off.",
         f.webhook_reconciles
     ));
     t.notes

@@ -140,7 +140,17 @@ async fn answer(State(shared): State<Shared>, req: Request) -> Response {
             };
             (status, Json(check_run(&repo, run_id))).into_response()
         }
-        (CallKind::Evaluation, _) if segs[0] == "graphql" => Json(graphql()).into_response(),
+        (CallKind::Evaluation, _) if segs[0] == "graphql" => {
+            let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+                .await
+                .unwrap_or_default();
+            let query: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let query = query["query"].as_str().unwrap_or_default();
+            Json(graphql(query)).into_response()
+        }
+        (CallKind::Evaluation, _) if segs[0] == "orgs" => {
+            Json(json!({"role": "member", "state": "active"})).into_response()
+        }
         (CallKind::Evaluation, _) => Json(repo_object(&segs[3..])).into_response(),
         (CallKind::Other, _) => (
             StatusCode::NOT_FOUND,
@@ -169,6 +179,10 @@ fn classify(method: &Method, segs: &[&str]) -> (CallKind, String) {
             "/repos/{repo}/commits/{sha}/check-runs".into(),
         ),
         ["graphql"] if m == "POST" => (CallKind::Evaluation, "/graphql".into()),
+        ["orgs", _, "teams", _, "memberships", _] if m == "GET" => (
+            CallKind::Evaluation,
+            "/orgs/{org}/teams/{team}/memberships/{login}".into(),
+        ),
         ["repos", _, _, rest @ ..] if m == "GET" && !rest.is_empty() => {
             // Numbers and SHAs become `{n}`, so routes group.
             let blanked: Vec<&str> = rest
@@ -209,8 +223,14 @@ fn check_run(repo: &str, id: u64) -> Value {
 /// objects exist, open and untouched (so every endpoint the fetcher asks
 /// for is read, as for a live output).
 fn repo_object(rest: &[&str]) -> Value {
-    const LISTS: [&str; 6] = [
-        "comments", "timeline", "reviews", "commits", "labels", "events",
+    const LISTS: [&str; 7] = [
+        "comments",
+        "timeline",
+        "reviews",
+        "commits",
+        "labels",
+        "events",
+        "reactions",
     ];
     let last = rest.last().copied().unwrap_or_default();
     if LISTS.contains(&last) {
@@ -229,11 +249,30 @@ fn repo_object(rest: &[&str]) -> Value {
     })
 }
 
-/// An empty review-thread page (the only GraphQL query the bench scenario needs).
-fn graphql() -> Value {
-    json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
-        "pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": []
-    }}}}})
+/// An empty review-thread page, or for the signals fetcher's batch (one
+/// `sN: repository(...) { field(number: N) { ... } }` alias per line) each
+/// item with no reactions and no close.
+fn graphql(query: &str) -> Value {
+    if !query.contains(": repository(owner: ") {
+        return json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
+            "pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": []
+        }}}}});
+    }
+    let mut data = serde_json::Map::new();
+    for line in query.lines().map(str::trim) {
+        let Some((alias, rest)) = line.split_once(": repository(") else {
+            continue;
+        };
+        let field = ["issue", "pullRequest", "discussion"]
+            .into_iter()
+            .find(|f| rest.contains(&format!("{{ {f}(number: ")))
+            .unwrap_or("issue");
+        data.insert(
+            alias.to_string(),
+            json!({ field: {"reactions": {"nodes": []}, "timelineItems": {"nodes": []}} }),
+        );
+    }
+    json!({ "data": data })
 }
 
 #[cfg(test)]
@@ -266,6 +305,10 @@ mod tests {
             )
         );
         assert_eq!(kind(Method::POST, "/graphql").0, CallKind::Evaluation);
+        assert_eq!(
+            kind(Method::GET, "/orgs/a/teams/t/memberships/u").0,
+            CallKind::Evaluation
+        );
         assert_eq!(kind(Method::DELETE, "/repos/a/b/x").0, CallKind::Other);
     }
 
@@ -273,5 +316,14 @@ mod tests {
     fn lists_are_empty_and_objects_exist() {
         assert_eq!(repo_object(&["issues", "5", "timeline"]), json!([]));
         assert_eq!(repo_object(&["pulls", "5"])["number"], 5);
+        assert_eq!(repo_object(&["issues", "5", "reactions"]), json!([]));
+    }
+
+    #[test]
+    fn the_signals_batch_gets_every_alias() {
+        let q = "query {\n  s0: repository(owner: \"o\", name: \"r\") { issue(number: 1) { x } }\n  s1: repository(owner: \"o\", name: \"r\") { pullRequest(number: 2) { x } }\n}";
+        let d = graphql(q);
+        assert!(d.pointer("/data/s0/issue/reactions").is_some());
+        assert!(d.pointer("/data/s1/pullRequest/reactions").is_some());
     }
 }

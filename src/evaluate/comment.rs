@@ -1,4 +1,23 @@
-//! `add_comment`: did a person reply to the comment, or remove it?
+//! `add_comment` (and `comment_memory`): did a person reply to the comment,
+//! react to it, or remove it? Rules, in the order checked (seed 000 §7:
+//! create_issue "Open with non-bot comment, reaction, or triage",
+//! create_discussion "Non-bot replies or meaningful reactions accepted
+//! medium"; DESIGN §5: only a visible non-bot other than the workflow's own
+//! actor is human evidence):
+//!
+//! | state | outcome |
+//! |---|---|
+//! | our comment deleted by a visible non-bot | rejected/strong `deleted` |
+//! | our comment deleted by anyone else | unknown/none `deleted` |
+//! | a visible non-bot replied on the thread after the comment | accepted/medium `acted_on` |
+//! | a visible non-bot reacted to our comment with +1, heart, hooray or rocket after it was posted | accepted/medium `acted_on` |
+//! | a visible non-bot reacted with -1 or confused, and no positive human engagement | rejected/medium `reacted_negatively` |
+//! | nothing human for 7 days | ignored/weak `no_engagement` |
+//! | otherwise | pending/weak `awaiting_reply` |
+//!
+//! Reactions come from the API (no webhook carries them), read at the
+//! window checkpoints by `github::signals`; bot reactors never count, and a
+//! reaction rollup without reactors is never read as human evidence.
 
 use super::common::{
     cite, class_name, is_closed, missing_reference, unobserved, window_passed, ISSUE_IGNORE_WINDOW,
@@ -43,10 +62,30 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         .filter(is_reply)
         .filter(|o| !ctx.is_human(o))
         .count();
+    let reactions: Vec<_> = ctx
+        .observations
+        .iter()
+        .filter(|o| o.at >= posted && ctx.is_human(o))
+        .filter(|o| matches!(o.event, K::Reacted { comment_id: Some(c), .. } if c == ours))
+        .collect();
+    let liked = reactions
+        .iter()
+        .find(|o| o.event.reaction_polarity() == Some(true));
+    let disliked = reactions
+        .iter()
+        .find(|o| o.event.reaction_polarity() == Some(false));
     let e = if let Some(first) = human_replies.first() {
         Evaluation::new(O::Accepted, S::Medium, "acted_on")
             .decided_by(&first.id, first.at)
             .note("A visible non-bot actor replied on the thread after the comment.")
+    } else if let Some(r) = liked {
+        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+            .decided_by(&r.id, r.at)
+            .note("A visible non-bot actor reacted positively to the comment.")
+    } else if let Some(r) = disliked {
+        Evaluation::new(O::Rejected, S::Medium, "reacted_negatively")
+            .decided_by(&r.id, r.at)
+            .note("A visible non-bot actor reacted negatively to the comment, and no one engaged positively.")
     } else if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
         Evaluation::new(O::Ignored, S::Weak, "no_engagement")
             .note("No visible non-bot actor replied within 7 days.")
@@ -57,6 +96,7 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
             .note("No visible non-bot actor has replied yet.")
     };
     e.detail("human_replies", human_replies.len())
+        .detail("human_reactions", reactions.len())
         .detail("bot_followups", bot_replies)
         .detail("thread_closed", is_closed(ctx))
 }
@@ -124,6 +164,105 @@ mod tests {
                 vec![ours(), obs(3.0, workflow_actor(), comment(901))],
                 24.0,
                 (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "human +1 on our comment",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, human("alice"), reacted("+1", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "human rocket on our comment",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, human("alice"), reacted("rocket", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "bot +1 on our comment is not human",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, bot("app[bot]"), reacted("+1", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "workflow's own +1 on our comment is not human",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, workflow_actor(), reacted("+1", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "human +1 on another comment is not on ours",
+                r(),
+                vec![ours(), obs(3.0, human("alice"), reacted("+1", Some(5)))],
+                24.0,
+                (PENDING, WEAK, "awaiting_reply"),
+            ),
+            case(
+                "human -1 on our comment",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, human("alice"), reacted("-1", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (REJECTED, MEDIUM, "reacted_negatively"),
+            ),
+            case(
+                "human confused, past 7 days, still a rejection",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, human("alice"), reacted("confused", Some(COMMENT_ID))),
+                ],
+                8.0 * 24.0,
+                (REJECTED, MEDIUM, "reacted_negatively"),
+            ),
+            case(
+                "-1 and +1 by people: positive engagement wins",
+                r(),
+                vec![
+                    ours(),
+                    obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
+                    obs(3.0, human("alice"), reacted("heart", Some(COMMENT_ID))),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "-1 and a human reply: the reply wins",
+                r(),
+                vec![
+                    ours(),
+                    obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
+                    obs(3.0, human("alice"), comment(901)),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "eyes says nothing",
+                r(),
+                vec![
+                    ours(),
+                    obs(3.0, human("alice"), reacted("eyes", Some(COMMENT_ID))),
+                ],
+                8.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
             ),
             case(
                 "deleted by a human",

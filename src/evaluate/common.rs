@@ -178,9 +178,15 @@ pub fn close_actor_unknown(close: Option<&Observation>) -> Evaluation {
     }
 }
 
-/// Observations after execution by visible non-bot actors.
+/// Observations after execution by visible non-bot actors. A reaction is
+/// engagement only when positive (`+1`, heart, hooray, rocket): a 👎 or 😕
+/// is an answer the types that read it judge themselves, and a 👀 or 😄
+/// says nothing about the output.
 pub fn human_after<'a, 'c>(ctx: &'c EvalContext<'a>) -> impl Iterator<Item = &'a Observation> + 'c {
-    ctx.after_execution().filter(move |o| ctx.is_human(o))
+    ctx.after_execution().filter(move |o| {
+        ctx.is_human(o)
+            && (!matches!(o.event, K::Reacted { .. }) || o.event.reaction_polarity() == Some(true))
+    })
 }
 
 /// General rule 4: the current state contradicts the output's effect, but

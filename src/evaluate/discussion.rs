@@ -4,8 +4,10 @@
 //! state and labels) and `close_discussion` (judged like `close_issue`).
 //!
 //! Not implemented: "discussion converted or linked to an issue or PR" (no
-//! webhook reports the link) and "meaningful reactions" (reactions have no
-//! webhook). Closing as `resolved` by a human, which the seed does not list,
+//! webhook reports the link). "Meaningful reactions" are a positive
+//! reaction (`+1`, heart, hooray, rocket) by a visible non-bot on the
+//! discussion, read by the checkpoint signals fetch (`github::signals`):
+//! accepted/medium like a reply. Closing as `resolved` by a human, which the seed does not list,
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
@@ -104,13 +106,13 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
     let engaged = human_after(ctx).find(|o| {
         matches!(
             o.event,
-            K::CommentCreated { .. } | K::Labeled { .. } | K::Edited { .. }
+            K::CommentCreated { .. } | K::Labeled { .. } | K::Edited { .. } | K::Reacted { .. }
         )
     });
     if let Some(o) = engaged {
         return Evaluation::new(O::Accepted, S::Medium, "human_reply")
             .decided_by(&o.id, o.at)
-            .note("A visible non-bot actor replied to, labeled or edited the discussion.");
+            .note("A visible non-bot actor replied to, labeled, edited or reacted positively to the discussion.");
     }
     if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
         return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
@@ -153,6 +155,20 @@ mod tests {
         let r = || discussion("create_discussion");
         let closed = |who, reason| obs(5.0, who, K::Closed).snap(d(closed_as(reason)));
         run(vec![
+            case(
+                "a human heart on the discussion",
+                r(),
+                vec![created(), obs(3.0, human("bob"), reacted("heart", None))],
+                24.0,
+                (ACCEPTED, MEDIUM, "human_reply"),
+            ),
+            case(
+                "a bot heart on the discussion is not engagement",
+                r(),
+                vec![created(), obs(3.0, bot("app[bot]"), reacted("heart", None))],
+                24.0,
+                (PENDING, WEAK, "awaiting_engagement"),
+            ),
             case(
                 "answer marked",
                 r(),

@@ -1,4 +1,10 @@
 //! Issues: `create_issue` and `close_issue` (seed 000 §7 "Issues and Discussions").
+//!
+//! `create_issue` also reads two API-only signals (`github::signals`): a
+//! positive reaction (+1, heart, hooray, rocket) by a visible non-bot on the
+//! issue is engagement exactly like a human comment (seed: "Open with non-bot
+//! comment, reaction, or triage"), and a close by a linked PR that merged is
+//! accepted/strong `completed` with `details.closed_by_pr`.
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, has_expiry_notice, hedge, human_after,
@@ -34,9 +40,12 @@ pub fn create_issue(ctx: &EvalContext) -> Evaluation {
         .detail("human_comments", comments)
 }
 
-/// Closed: the closer and the close reason decide.
+/// Closed: a merged linked PR, else the closer and the close reason decide.
 fn closed_issue(ctx: &EvalContext) -> Evaluation {
     let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    if let Some(e) = closed_by_merged_pr(ctx) {
+        return e.detail("state_reason", reason);
+    }
     let e = match closer(ctx) {
         Closer::Lifecycle(close) => lifecycle(ctx, close),
         Closer::Human(close) => human_close(reason.as_deref(), close),
@@ -53,6 +62,29 @@ fn closed_issue(ctx: &EvalContext) -> Evaluation {
         Closer::Unknown(close) => close_actor_unknown(close),
     };
     e.detail("state_reason", reason)
+}
+
+/// The issue was closed by a linked pull request that merged (GraphQL
+/// `ClosedEvent.closer`, read at the checkpoints by `github::signals`): the
+/// work the issue asked for landed, accepted/strong `completed` with
+/// `details.closed_by_pr`. When the close's actor is not a visible person
+/// (a bot merged the PR), confidence is one step lower.
+fn closed_by_merged_pr(ctx: &EvalContext) -> Option<Evaluation> {
+    let by = ctx
+        .after_execution()
+        .filter(|o| matches!(o.event, K::ClosedBy { merged: true, .. }))
+        .last()?;
+    let K::ClosedBy { pr, .. } = by.event else {
+        return None;
+    };
+    let e = Evaluation::new(O::Accepted, S::Strong, "completed")
+        .decided_by(&by.id, by.at)
+        .detail("closed_by_pr", pr)
+        .note("The issue was closed by a linked pull request that was merged.");
+    Some(match closer(ctx) {
+        Closer::Human(_) => e,
+        _ => hedge(e),
+    })
 }
 
 fn human_close(reason: Option<&str>, close: &Observation) -> Evaluation {
@@ -239,6 +271,81 @@ mod tests {
                 vec![created(), closed(30.0, human("alice"), Some("completed"))],
                 48.0,
                 (ACCEPTED, STRONG, "completed"),
+            ),
+            case(
+                "closed by a merged linked PR",
+                r(),
+                vec![
+                    created(),
+                    closed(30.0, human("alice"), Some("completed")),
+                    obs(
+                        30.0,
+                        None,
+                        K::ClosedBy {
+                            pr: 12,
+                            merged: true,
+                        },
+                    ),
+                ],
+                48.0,
+                (ACCEPTED, STRONG, "completed"),
+            ),
+            case(
+                "closed by a merged linked PR the stale bot merged",
+                r(),
+                vec![
+                    created(),
+                    closed(30.0, bot("merge[bot]"), Some("completed")),
+                    obs(
+                        30.0,
+                        None,
+                        K::ClosedBy {
+                            pr: 12,
+                            merged: true,
+                        },
+                    ),
+                ],
+                48.0,
+                (ACCEPTED, STRONG, "completed"),
+            ),
+            case(
+                "closed by a bot, linked PR not merged: lifecycle as before",
+                r(),
+                vec![
+                    created(),
+                    closed(30.0, bot("merge[bot]"), Some("completed")),
+                    obs(
+                        30.0,
+                        None,
+                        K::ClosedBy {
+                            pr: 12,
+                            merged: false,
+                        },
+                    ),
+                ],
+                48.0,
+                (IGNORED, WEAK, "lifecycle"),
+            ),
+            case(
+                "a human +1 on the open issue is engagement",
+                r(),
+                vec![created(), obs(2.0, human("alice"), reacted("+1", None))],
+                24.0,
+                (PENDING, MEDIUM, "acted_on"),
+            ),
+            case(
+                "a bot +1 on the open issue is not",
+                r(),
+                vec![created(), obs(2.0, bot("app[bot]"), reacted("+1", None))],
+                24.0,
+                (PENDING, WEAK, "awaiting_triage"),
+            ),
+            case(
+                "a human -1 on the open issue is not engagement",
+                r(),
+                vec![created(), obs(2.0, human("alice"), reacted("-1", None))],
+                8.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
             ),
             case(
                 "assigned by a human",

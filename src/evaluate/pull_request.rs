@@ -545,6 +545,20 @@ mod tests {
                 (IGNORED, WEAK, "no_engagement"),
             ),
             case(
+                "a human rocket on the open PR is engagement",
+                r(),
+                vec![opened(), obs(3.0, human("alice"), reacted("rocket", None))],
+                24.0,
+                (PENDING, MEDIUM, "open"),
+            ),
+            case(
+                "a bot rocket on the open PR is not",
+                r(),
+                vec![opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))],
+                30.0 * 24.0,
+                (IGNORED, WEAK, "no_engagement"),
+            ),
+            case(
                 "open at 24h is pending, not ignored",
                 r(),
                 vec![opened()],

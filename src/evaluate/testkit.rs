@@ -347,3 +347,11 @@ pub fn run(cases: Vec<Case>) {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// A reaction (`content` by REST's name) on the item (`None`) or a comment.
+pub fn reacted(content: &str, comment_id: Option<u64>) -> ObservationKind {
+    ObservationKind::Reacted {
+        content: content.to_string(),
+        comment_id,
+    }
+}

@@ -114,10 +114,10 @@ async fn fetch_all(
 
 /// One failed path.
 #[derive(Debug)]
-struct Failure {
-    status: u16,
-    message: String,
-    retry_at: Option<DateTime<Utc>>,
+pub(super) struct Failure {
+    pub(super) status: u16,
+    pub(super) message: String,
+    pub(super) retry_at: Option<DateTime<Utc>>,
 }
 
 impl From<GitHubError> for Failure {
@@ -352,7 +352,7 @@ fn bad_key(key: &str) -> Failure {
 
 /// A GraphQL query's `data` (actors normalized), or its errors as a status.
 /// GitHub answers 200 with `errors` for a missing object or a rate limit.
-async fn query(
+pub(super) async fn query(
     client: &GitHubClient,
     installation: u64,
     query: &str,

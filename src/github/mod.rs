@@ -4,9 +4,10 @@
 //! check run on PRs (`checks` renders and stores it, `publisher` debounces and
 //! sends it), reconciliation from the API state (`fetch` reads it,
 //! `reconciler` queues outputs and hands the results to the worker),
-//! missed deliveries (`redelivery`) and gh-aw manifests pulled from
-//! workflow run artifacts (`harvest`), also for the runs of the last
-//! days of a new installation (`backfill`). Without `APP_ID` none of this runs
+//! missed deliveries (`redelivery`), the signals no webhook carries
+//! (`signals`: reactions, team membership, closing PRs, read at checkpoints)
+//! and gh-aw manifests pulled from workflow run artifacts (`harvest`), also
+//! for the runs of the last days of a new installation (`backfill`). Without `APP_ID` none of this runs
 //! (listen-only mode).
 
 pub mod auth;
@@ -22,6 +23,7 @@ pub mod publisher;
 pub mod reconciler;
 pub mod redelivery;
 pub mod retry;
+pub mod signals;
 
 pub use auth::{AppCredentials, ConfigError};
 pub use calls::ApiCalls;

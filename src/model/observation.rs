@@ -381,6 +381,32 @@ pub enum ObservationKind {
         #[serde(default)]
         source_is_pull_request: bool,
     },
+    /// A reaction on the thread's item itself (`comment_id: None`) or on one
+    /// of its comments, read from the API (no webhook carries reactions).
+    /// The reactor is the actor; the time is GitHub's `created_at`. `content`
+    /// is REST's name: `+1 -1 laugh confused heart hooray rocket eyes`.
+    Reacted {
+        content: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        comment_id: Option<u64>,
+    },
+    /// Whether `login` is an active member of team `team` (its slug) of
+    /// `org`, as the memberships endpoint answered at the observation's time.
+    /// Only a definite answer is filed: a 404 (not a member, or not visible
+    /// to the App) files nothing. No actor: it is nobody's action.
+    TeamMember {
+        org: String,
+        team: String,
+        login: String,
+        member: bool,
+    },
+    /// The issue was closed by pull request `pr` (GraphQL `ClosedEvent.closer`),
+    /// `merged` when that PR is merged. The actor is the close's actor.
+    ClosedBy {
+        pr: u64,
+        #[serde(default)]
+        merged: bool,
+    },
     /// GitHub's compare of this commit (the key's) with a later one, `head`:
     /// `ahead` or `identical` means `head` contains this commit; `behind` or
     /// `diverged` means it does not. Filed under the earlier commit's key.
@@ -401,6 +427,37 @@ pub enum ObservationKind {
         event: String,
         action: String,
     },
+}
+
+/// Reaction contents that say "yes" (REST names; GraphQL's upper-case names
+/// are mapped to these by `reaction_content`).
+pub const POSITIVE_REACTIONS: &[&str] = &["+1", "heart", "hooray", "rocket"];
+/// Reaction contents that say "no".
+pub const NEGATIVE_REACTIONS: &[&str] = &["-1", "confused"];
+
+/// REST's name for a reaction content given either way (`THUMBS_UP` → `+1`).
+pub fn reaction_content(raw: &str) -> String {
+    match raw.to_ascii_uppercase().as_str() {
+        "THUMBS_UP" | "+1" => "+1".to_string(),
+        "THUMBS_DOWN" | "-1" => "-1".to_string(),
+        other => other.to_ascii_lowercase(),
+    }
+}
+
+impl ObservationKind {
+    /// A positive (`Some(true)`) or negative (`Some(false)`) reaction, else `None`.
+    pub fn reaction_polarity(&self) -> Option<bool> {
+        let ObservationKind::Reacted { content, .. } = self else {
+            return None;
+        };
+        if POSITIVE_REACTIONS.contains(&content.as_str()) {
+            Some(true)
+        } else if NEGATIVE_REACTIONS.contains(&content.as_str()) {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 /// One normalized fact about a target.
@@ -459,6 +516,21 @@ mod tests {
             Actor::new("ghost", "User").classify(None),
             ActorClass::UnknownActor
         );
+    }
+
+    #[test]
+    fn reaction_contents_are_named_the_rest_way_and_have_a_polarity() {
+        assert_eq!(reaction_content("THUMBS_UP"), "+1");
+        assert_eq!(reaction_content("THUMBS_DOWN"), "-1");
+        assert_eq!(reaction_content("HOORAY"), "hooray");
+        let r = |c: &str| ObservationKind::Reacted {
+            content: reaction_content(c),
+            comment_id: None,
+        };
+        assert_eq!(r("ROCKET").reaction_polarity(), Some(true));
+        assert_eq!(r("confused").reaction_polarity(), Some(false));
+        assert_eq!(r("EYES").reaction_polarity(), None);
+        assert_eq!(r("laugh").reaction_polarity(), None);
     }
 
     #[test]

@@ -169,6 +169,28 @@ impl<'a> Mapper<'a> {
             ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
             ["actions", "runs", id] => self.run_state(path, num(id), v),
             ["compare", spec] => self.compare(path, spec, v),
+            ["issues", "comments", id, "reactions"] => {
+                let key =
+                    super::endpoints::thread_number(self.record).map(|n| thread_key(&self.repo, n));
+                if let (Some(id), Some(key)) = (num(id), key) {
+                    self.reactions(path, key, Some(id), items(v));
+                }
+            }
+            ["issues", n, "reactions"] => {
+                if let Some(n) = num(n) {
+                    self.reactions(path, thread_key(&self.repo, n), None, items(v));
+                }
+            }
+            ["orgs", org, "teams", team, "memberships", login] => {
+                self.team_membership(path, [org, team, login], v)
+            }
+            ["graphql", "closed_by", n] => self.closed_by(path, num(n), v),
+            ["graphql", "discussion_reactions", n] => {
+                if let Some(n) = num(n) {
+                    let key = Target::thread(&self.repo, TargetKind::Discussion, n).key();
+                    self.reactions(path, key, None, items(v));
+                }
+            }
             ["graphql", "review_threads", n] => self.review_threads(path, num(n), v),
             ["graphql", "minimized", node] => self.minimized(path, node, v),
             ["graphql", "discussion", n] => self.discussion(path, num(n), v),
@@ -543,6 +565,99 @@ impl<'a> Mapper<'a> {
         );
     }
 
+    /// Reactions (`issues/comments/ID/reactions`, `issues/N/reactions`, or a
+    /// GraphQL `reactions.nodes` list): `{id|databaseId, user, content,
+    /// created_at|createdAt}` each, filed under `key`. A reaction with no
+    /// user (GraphQL gives bots as `null`) or no time is skipped: it could
+    /// never be human evidence. Reactions before the action are not answers.
+    fn reactions(&mut self, path: &str, key: String, comment_id: Option<u64>, list: &[Value]) {
+        for (i, r) in list.iter().enumerate() {
+            let (Some(who), Some(at)) = (
+                actor(r.get("user")),
+                time(r.get("created_at")).or(time(r.get("createdAt"))),
+            ) else {
+                continue;
+            };
+            let Some(content) = r.get("content").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.is_follow_up(at, false) {
+                continue;
+            }
+            let id = match r.get("id").or(r.get("databaseId")).and_then(Value::as_u64) {
+                Some(id) => format!("api:reaction:{id}"),
+                None => format!("api:{path}:{i}"),
+            };
+            let content = crate::model::observation::reaction_content(content);
+            self.push(
+                id,
+                at,
+                key.clone(),
+                Some(who),
+                K::Reacted {
+                    content,
+                    comment_id,
+                },
+            );
+        }
+    }
+
+    /// `orgs/ORG/teams/SLUG/memberships/LOGIN` (not repository-relative):
+    /// 200 `{state: active|pending}` means member iff `active`. A 404 is not
+    /// a response, so nothing is filed: it means "not a member" or "team not
+    /// visible to the App", which cannot be told apart. The answer has no
+    /// time of its own: the fetcher adds `_fetched_at`, else the execution
+    /// time stands in. Filed under the output's thread.
+    fn team_membership(&mut self, path: &str, [org, team, login]: [&&str; 3], v: &Value) {
+        let Some(state) = v.get("state").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(n) = super::endpoints::thread_number(self.record) else {
+            return;
+        };
+        let at = time(v.get("_fetched_at")).unwrap_or(self.fallback);
+        let member = state == "active";
+        self.push(
+            format!("api:{path}:{member}:{}", at.timestamp_millis()),
+            at,
+            thread_key(&self.repo, n),
+            None,
+            K::TeamMember {
+                org: org.to_string(),
+                team: team.to_ascii_lowercase(),
+                login: login.to_string(),
+                member,
+            },
+        );
+    }
+
+    /// `graphql/closed_by/<issue>`: the issue's latest `ClosedEvent`
+    /// (`{createdAt, closer: {__typename, number, merged}}`); a close by a
+    /// pull request becomes `ClosedBy`. The close's actor is on `Closed`.
+    fn closed_by(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = n else { return };
+        let Some(pr) = v.pointer("/closer/number").and_then(Value::as_u64) else {
+            return;
+        };
+        if v.pointer("/closer/__typename").and_then(Value::as_str) != Some("PullRequest") {
+            return;
+        }
+        let Some(at) = time(v.get("createdAt")) else {
+            return;
+        };
+        if !self.is_follow_up(at, false) {
+            return;
+        }
+        let merged = v.pointer("/closer/merged").and_then(Value::as_bool) == Some(true);
+        self.push(
+            format!("api:{path}:{pr}"),
+            at,
+            thread_key(&self.repo, n),
+            None,
+            K::ClosedBy { pr, merged },
+        );
+    }
+
     /// `graphql/review_threads/<pr>`: each thread's comments, and its
     /// resolution. GraphQL gives no resolution time: the thread's last comment
     /// time is its lower bound.
@@ -693,6 +808,8 @@ impl<'a> Mapper<'a> {
                 K::Answered { comment_id: answer },
             );
         }
+        let reactions = v.get("reactions").map(items).unwrap_or_default();
+        self.reactions(&format!("{path}/reactions"), key.clone(), None, reactions);
         for (i, c) in v
             .get("comments")
             .map(items)

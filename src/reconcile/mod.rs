@@ -22,6 +22,19 @@
 //!   author{login}, answer{databaseId}, answerChosenAt, answerChosenBy{login},
 //!   labels{nodes[{name}]}, comments{nodes[{databaseId, author{login},
 //!   createdAt, body}]}}`.
+//!   It may carry `reactions{nodes[{databaseId, content, createdAt,
+//!   user{login}}]}`: reactions on the discussion.
+//! - `graphql/discussion_reactions/<number>`: the discussion's
+//!   `reactions.nodes`, read alone (as `github::signals` does).
+//! - `graphql/closed_by/<issue number>`: the issue's latest `ClosedEvent`:
+//!   `{createdAt, closer{__typename, number, merged}}`.
+//!
+//! Signals no webhook carries (`github::signals` fetches them at the
+//! checkpoints; conformance cases can carry them as responses):
+//! - `issues/comments/<id>/reactions`, `issues/<n>/reactions`: lists of
+//!   `{id, user, content, created_at}` (REST), GraphQL names accepted.
+//! - `orgs/<org>/teams/<slug>/memberships/<login>` (the one key not relative
+//!   to the repository): `{state: active|pending}`, optionally `_fetched_at`.
 //!
 //! A failed GET is recorded in `errors` with its HTTP status (0 for a timeout
 //! or connection failure).
@@ -176,12 +189,20 @@ fn failure(
     let (path, status) = state
         .errors
         .iter()
-        .find(|(_, s)| !(200..300).contains(*s))?;
+        .find(|(p, s)| !(200..300).contains(*s) && !is_answer_404(p, **s))?;
     Some(evaluation_error(path, Some(*status)).note(if primary == Some(path.as_str()) {
         "Fetching the output's own object failed; the outcome cannot be judged until it succeeds."
     } else {
         "Fetching supplementary state failed (a 404 there is not deletion); the outcome cannot be judged until it succeeds."
     }))
+}
+
+/// A 404 that is an answer, not a failure: the team memberships endpoint
+/// says 404 for "not a member" and for "team not visible to the App" alike,
+/// so it leaves the membership unknown (nothing is filed) and the output is
+/// judged on the rest.
+pub fn is_answer_404(path: &str, status: u16) -> bool {
+    status == 404 && path.starts_with("orgs/") && path.contains("/memberships/")
 }
 
 /// gh-aw's `error`: our `unknown/weak/evaluation_error`.

@@ -611,3 +611,84 @@ fn api_state_judges_like_webhooks() {
     assert_eq!(e.triple(), (O::Pending, S::Medium, "open"));
     assert_eq!(e.details["approved"], true);
 }
+
+#[test]
+fn reactions_map_with_their_reactor_and_time_and_userless_ones_are_skipped() {
+    let o = obs_of(
+        "add_comment",
+        json!({"issues/comments/900/reactions": [
+            {"id": 1, "content": "+1", "created_at": ts(2), "user": {"login": "alice", "type": "User"}},
+            {"databaseId": 2, "content": "THUMBS_DOWN", "createdAt": ts(3), "user": {"login": "bob", "type": "User"}},
+            {"id": 3, "content": "heart", "created_at": ts(4), "user": null},
+            {"id": 4, "content": "rocket", "created_at": ts(-1), "user": {"login": "carol", "type": "User"}}
+        ]}),
+    );
+    let reacted: Vec<_> = o
+        .iter()
+        .filter(|o| matches!(o.event, K::Reacted { .. }))
+        .collect();
+    assert_eq!(
+        reacted.len(),
+        2,
+        "null user and pre-action reaction skipped"
+    );
+    assert_eq!(reacted[0].id, "api:reaction:1");
+    assert_eq!(reacted[0].target, format!("{REPO}#{NUMBER}"));
+    assert_eq!(reacted[0].actor.as_ref().unwrap().login, "alice");
+    assert_eq!(
+        reacted[1].event,
+        K::Reacted {
+            content: "-1".into(),
+            comment_id: Some(900)
+        }
+    );
+}
+
+#[test]
+fn team_membership_is_member_only_when_active_and_a_404_is_an_answer() {
+    let rec = record("add_reviewer").meta("requested_team_reviewers", json!(["infra"]));
+    let path = "orgs/o/teams/infra/memberships/frank";
+    let member = |state: &str| {
+        let s = state_of(json!({ path: {"state": state, "_fetched_at": ts(5)} }));
+        observations_from_api(&rec, &s)
+    };
+    let active = member("active");
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0].at, exec_time() + chrono::Duration::hours(5));
+    assert!(
+        matches!(&active[0].event, K::TeamMember { member: true, team, .. } if team == "infra")
+    );
+    assert!(matches!(
+        &member("pending")[0].event,
+        K::TeamMember { member: false, .. }
+    ));
+    assert!(is_answer_404(path, 404));
+    assert!(!is_answer_404("issues/7/comments", 404));
+    assert!(!is_answer_404(path, 500));
+}
+
+#[test]
+fn a_close_by_a_pull_request_names_it() {
+    let o = obs_of(
+        "create_issue",
+        json!({"graphql/closed_by/7": {"createdAt": ts(6),
+            "closer": {"__typename": "PullRequest", "number": 12, "merged": true}}}),
+    );
+    assert_eq!(
+        kinds(&o),
+        vec![&K::ClosedBy {
+            pr: 12,
+            merged: true
+        }]
+    );
+    let by_commit = obs_of(
+        "create_issue",
+        json!({"graphql/closed_by/7": {"createdAt": ts(6),
+            "closer": {"__typename": "Commit", "oid": "abc"}}}),
+    );
+    assert!(by_commit.is_empty());
+}
+
+fn state_of(responses: Value) -> ApiState {
+    state(responses)
+}

@@ -149,6 +149,11 @@ pub struct Inner {
     pub runs: runs::Runs,
     /// Every request, `"METHOD /path?query -> status"`, in order.
     pub log: Vec<String>,
+    /// Repository reads that cost rate limit (answered 200/404; a 304 to a
+    /// conditional request is free, as on GitHub).
+    pub rate_limited_reads: u64,
+    /// Conditional requests answered 304 Not Modified.
+    pub not_modified: u64,
 }
 
 #[derive(Clone)]

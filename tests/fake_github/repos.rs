@@ -1,7 +1,12 @@
 //! Repository state for reconciliation (installation-token auth): issues,
 //! PRs, their comments, reviews, commits, timeline and events, requested
 //! reviewers, workflow runs, compares, code-scanning alerts, releases by
-//! tag, and the GraphQL queries the reconciler sends.
+//! tag, and the GraphQL queries the reconciler sends; reactions, team
+//! memberships and the signals fetcher's batched GraphQL query.
+//!
+//! REST answers carry an `ETag` (a digest of the answer); a request whose
+//! `If-None-Match` matches it gets 304 with no body and costs no rate limit
+//! (`Inner::rate_limited_reads` counts the reads that do).
 //!
 //! The test sets the JSON each path answers with `FakeGitHub::set_api(repo,
 //! path, value)`, with paths as the reconciler's `ApiState` keys
@@ -38,6 +43,9 @@ pub const GET_COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
 pub const GET_ALERT: &str = "GET /repos/{owner}/{repo}/code-scanning/alerts/{number}";
 pub const GET_RELEASE_BY_TAG: &str = "GET /repos/{owner}/{repo}/releases/tags/{tag}";
 pub const GRAPHQL: &str = "POST /graphql";
+pub const GET_COMMENT_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/comments/{id}/reactions";
+pub const GET_ISSUE_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/{number}/reactions";
+pub const GET_TEAM_MEMBERSHIP: &str = "GET /orgs/{org}/teams/{team_slug}/memberships/{username}";
 
 /// The routes of this module (counted and failure-injected like all others).
 pub fn routes() -> Router<Fake> {
@@ -58,6 +66,9 @@ pub fn routes() -> Router<Fake> {
         GET_COMPARE,
         GET_ALERT,
         GET_RELEASE_BY_TAG,
+        GET_COMMENT_REACTIONS,
+        GET_ISSUE_REACTIONS,
+        GET_TEAM_MEMBERSHIP,
     ];
     let mut router = Router::new();
     for route in paths {
@@ -71,6 +82,18 @@ impl FakeGitHub {
     /// What `GET /repos/{repo}/{path}` (or a GraphQL key) answers.
     pub fn set_api(&self, repo: &str, path: &str, value: Value) {
         self.fake.lock().api.insert(format!("{repo}/{path}"), value);
+    }
+
+    /// What `GET /{path}` answers for a path outside repositories
+    /// (`orgs/acme/teams/infra/memberships/frank`).
+    pub fn set_org_api(&self, path: &str, value: Value) {
+        self.fake.lock().api.insert(path.to_string(), value);
+    }
+
+    /// Reads that cost rate limit, and 304 answers, so far.
+    pub fn rate_limited_reads(&self) -> (u64, u64) {
+        let inner = self.fake.lock();
+        (inner.rate_limited_reads, inner.not_modified)
     }
 
     /// Make `path` answer 404 again.
@@ -96,18 +119,40 @@ async fn rest_get(
         return r;
     }
     let path = uri.path();
-    let key = path.trim_start_matches("/repos/");
-    let Some(value) = fake.lock().api.get(key).cloned() else {
+    let key = path
+        .strip_prefix("/repos/")
+        .unwrap_or(path.trim_start_matches('/'));
+    let value = fake.lock().api.get(key).cloned();
+    let tag = value.as_ref().map(etag_of);
+    let asked = headers.get("if-none-match").and_then(|v| v.to_str().ok());
+    if let (Some(tag), Some(asked)) = (&tag, asked) {
+        if asked == tag {
+            fake.lock().not_modified += 1;
+            let mut r = StatusCode::NOT_MODIFIED.into_response();
+            r.headers_mut()
+                .insert("etag", HeaderValue::from_str(tag).unwrap());
+            return r;
+        }
+    }
+    fake.lock().rate_limited_reads += 1;
+    let Some(value) = value else {
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
+    let tag = tag.unwrap_or_default();
     let Value::Array(items) = value else {
-        return Json(value).into_response();
+        let mut r = Json(value).into_response();
+        r.headers_mut()
+            .insert("etag", HeaderValue::from_str(&tag).unwrap());
+        return r;
     };
     let per_page = paging.per_page.unwrap_or(30).clamp(1, 100);
     let page = paging.page.unwrap_or(1).max(1);
     let start = (page - 1) * per_page;
     let slice: Vec<Value> = items.iter().skip(start).take(per_page).cloned().collect();
     let mut response = Json(Value::Array(slice)).into_response();
+    response
+        .headers_mut()
+        .insert("etag", HeaderValue::from_str(&tag).unwrap());
     if start + per_page < items.len() {
         let host = headers
             .get("host")
@@ -131,6 +176,56 @@ pub struct GraphqlBody {
     variables: Value,
 }
 
+/// A weak digest of an answer, quoted like GitHub's.
+fn etag_of(v: &Value) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.to_string().hash(&mut h);
+    format!("\"{:016x}\"", h.finish())
+}
+
+/// The signals fetcher's batch: one line per alias, `sN: repository(owner:
+/// "o", name: "r") { issue|pullRequest|discussion(number: N) { ... } }`,
+/// each answered from the `graphql/item/<field>/<n>` key of that repository
+/// (unset: a null object and a NOT_FOUND error, as GitHub answers).
+fn batch_answer(fake: &Fake, query: &str) -> Response {
+    let mut data = serde_json::Map::new();
+    let mut errors = Vec::new();
+    for line in query.lines().map(str::trim) {
+        let Some((alias, rest)) = line.split_once(": repository(owner: ") else {
+            continue;
+        };
+        let quoted: Vec<&str> = rest.split('"').collect();
+        let (owner, name) = (quoted.get(1).copied(), quoted.get(3).copied());
+        let field = ["issue", "pullRequest", "discussion"]
+            .into_iter()
+            .find(|f| rest.contains(&format!("{{ {f}(number: ")));
+        let number = field.and_then(|f| {
+            let after = rest.split(&format!("{f}(number: ")).nth(1)?;
+            after.split(')').next()?.trim().parse::<u64>().ok()
+        });
+        let (Some(owner), Some(name), Some(field), Some(n)) = (owner, name, field, number) else {
+            continue;
+        };
+        let key = format!("{owner}/{name}/graphql/item/{field}/{n}");
+        match fake.lock().api.get(&key).cloned() {
+            Some(v) => {
+                data.insert(alias.to_string(), json!({ field: v }));
+            }
+            None => {
+                data.insert(alias.to_string(), json!({ field: null }));
+                errors.push(json!({"type": "NOT_FOUND", "path": [alias, field],
+                    "message": format!("Could not resolve to an object with number {n}.")}));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Json(json!({ "data": data })).into_response()
+    } else {
+        Json(json!({ "data": data, "errors": errors })).into_response()
+    }
+}
+
 /// Answers the reconciler's three queries from the `graphql/...` keys.
 async fn graphql(
     State(fake): State<Fake>,
@@ -152,6 +247,9 @@ async fn graphql(
                     "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node."}]}))
         .into_response()
     };
+    if body.query.contains(": repository(owner: ") {
+        return batch_answer(&fake, &body.query);
+    }
     if body.query.contains("reviewThreads") {
         let number = var("number").as_u64().unwrap_or_default();
         let Some(threads) = get(format!("{repo}/graphql/review_threads/{number}")) else {

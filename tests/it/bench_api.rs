@@ -17,8 +17,15 @@ async fn webhook_fed_evaluation_reads_less_than_reconciling_every_window() {
         "webhook-fed {webhook} vs reconciled {reconciled}"
     );
     // Every target in the scenario is seen by webhooks within the
-    // reconciler's grace period after its manifest: nothing is fetched.
-    assert_eq!(webhook, 0, "{:?}", f.webhook.by_route);
+    // reconciler's grace period after its manifest: nothing is reconciled.
+    // What is read is the signals no webhook carries, within the budget.
+    assert_eq!(f.webhook_reconciles, 0);
+    assert!(webhook > 0, "signals are read at the checkpoints");
+    assert!(
+        f.webhook_evaluation() <= safe_outcomes::bench::api::TARGET,
+        "{:?}",
+        f.webhook.by_route
+    );
     assert!(f.webhook_evaluation() < f.reconciled_evaluation());
     // Check runs are written on the scenario's PRs, with an installation token.
     assert!(f.webhook.of(CallKind::CheckRun) > 0);

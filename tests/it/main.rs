@@ -34,5 +34,6 @@ mod reconcile;
 mod redelivery;
 mod restart;
 mod security;
+mod signals;
 mod windows;
 mod workflow_outputs;

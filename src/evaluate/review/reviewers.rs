@@ -8,14 +8,22 @@
 //! | a requested user reviewed (visible non-bot) | accepted/strong `review_approved` (approval) or `review_submitted` |
 //! | a requested user commented on the PR or its diff | accepted/medium `acted_on` |
 //! | a visible non-bot removed one of our requests | rejected/medium `review_request_removed` |
-//! | a team was requested and a visible non-bot not among the requested users reviewed | unknown/weak `team_membership_unverified` |
+//! | a visible non-bot known to be an active member of a requested team (a `TeamMember` observation, `member: true`) reviewed or commented | as a requested user above |
+//! | a team was requested and a visible non-bot not among the requested users, and not known to be outside every requested team, reviewed | unknown/weak `team_membership_unverified` |
 //! | PR merged without a requested reviewer acting | ignored/weak `review_missing` |
 //! | PR closed unmerged without one acting | ignored/weak `review_missing` |
 //! | PR open | pending/weak `awaiting_review` |
 //!
-//! Team membership is in no webhook, so a team request is satisfied only
-//! "maybe" (gh-aw answers the same). For a merged PR the seed allows "ignored
+//! Team membership is in no webhook: the checkpoint signals fetch
+//! (`github::signals`) asks the memberships endpoint and files `TeamMember`
+//! observations (the latest answer per team and login counts). A reviewer
+//! who is a member of no requested team (`member: false` for each) is not
+//! theirs; with no answer (a 404 files nothing: "not a member" and "team not
+//! visible" look the same) a team request is satisfied only "maybe", as
+//! gh-aw answers. For a merged PR the seed allows "ignored
 //! or accepted_weak"; a merge says nothing about the reviewer, so `ignored`.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::common::{
     cite, gone, is_closed, is_merged, missing_reference, unobserved, unseen_reversal,
@@ -46,10 +54,17 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = gone(ctx, false) {
         return e;
     }
+    let membership = team_membership(ctx, &teams);
     let by_requested = |o: &Observation| {
+        o.actor.as_ref().is_some_and(|a| {
+            let login = login_key(&a.login);
+            users.contains(&login) || membership.get(&login) == Some(&Membership::Member)
+        })
+    };
+    let not_in_teams = |o: &Observation| {
         o.actor
             .as_ref()
-            .is_some_and(|a| users.contains(&login_key(&a.login)))
+            .is_some_and(|a| membership.get(&login_key(&a.login)) == Some(&Membership::Outside))
     };
     let human: Vec<&Observation> = ctx.after_execution().filter(|o| ctx.is_human(o)).collect();
     // General rule 5: a reviewer's latest review supersedes their earlier ones.
@@ -73,9 +88,9 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         }
         _ => false,
     });
-    let other_review = human
-        .iter()
-        .find(|o| matches!(o.event, K::ReviewSubmitted { .. }) && !by_requested(o));
+    let other_review = human.iter().find(|o| {
+        matches!(o.event, K::ReviewSubmitted { .. }) && !by_requested(o) && !not_in_teams(o)
+    });
 
     let e = if let Some(r) = review {
         let approved = matches!(&r.event, K::ReviewSubmitted { state, .. } if Verdict::parse(state) == Some(Verdict::Approved));
@@ -140,6 +155,50 @@ fn requests_gone<'a>(
     (!still_user && !still_team).then_some(now)
 }
 
+/// What the `TeamMember` observations say of a login and the requested teams.
+#[derive(Debug, PartialEq, Eq)]
+enum Membership {
+    /// An active member of at least one requested team.
+    Member,
+    /// Known not to be a member of any requested team.
+    Outside,
+}
+
+/// Per login: member of a requested team, or known outside all of them
+/// (the latest answer per team and login counts). Logins with no answer for
+/// some requested team, and no membership in another, are left out (unknown).
+fn team_membership(ctx: &EvalContext, teams: &[String]) -> BTreeMap<String, Membership> {
+    let mut latest: BTreeMap<(String, String), bool> = BTreeMap::new();
+    for o in ctx.observations {
+        if let K::TeamMember {
+            team,
+            login,
+            member,
+            ..
+        } = &o.event
+        {
+            let team = team_key(team);
+            if teams.contains(&team) {
+                latest.insert((login_key(login), team), *member);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let logins: BTreeSet<&String> = latest.keys().map(|(l, _)| l).collect();
+    for login in logins {
+        let answers: Vec<Option<bool>> = teams
+            .iter()
+            .map(|t| latest.get(&(login.clone(), t.clone())).copied())
+            .collect();
+        if answers.contains(&Some(true)) {
+            out.insert(login.clone(), Membership::Member);
+        } else if answers.iter().all(|a| *a == Some(false)) {
+            out.insert(login.clone(), Membership::Outside);
+        }
+    }
+    out
+}
+
 /// The first non-empty list among `names`, normalized by `key`.
 fn requested(ctx: &EvalContext, names: &[&str], key: fn(&str) -> String) -> Vec<String> {
     names
@@ -198,6 +257,19 @@ mod tests {
             },
         )
         .snap(open())
+    }
+
+    fn member(h: f64, login: &str, member: bool) -> Observation {
+        obs(
+            h,
+            None,
+            K::TeamMember {
+                org: "acme".into(),
+                team: "infra".into(),
+                login: login.into(),
+                member,
+            },
+        )
     }
 
     fn reviewed(h: f64, who: Option<Actor>, state: &str) -> Observation {
@@ -292,6 +364,71 @@ mod tests {
                 team(),
                 vec![
                     requested_obs(-0.01, None, Some("infra")),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                24.0,
+                (UNKNOWN, WEAK, "team_membership_unverified"),
+            ),
+            case(
+                "team request, a team member reviewed",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    member(1.0, "frank", true),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                24.0,
+                (ACCEPTED, STRONG, "review_approved"),
+            ),
+            case(
+                "team request, a team member commented",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    member(1.0, "frank", true),
+                    obs(3.0, human("frank"), comment(9)).snap(open()),
+                ],
+                24.0,
+                (ACCEPTED, MEDIUM, "acted_on"),
+            ),
+            case(
+                "team request, the reviewer is not a member",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    member(1.0, "frank", false),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                24.0,
+                (PENDING, WEAK, "awaiting_review"),
+            ),
+            case(
+                "team request, the latest answer counts",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    member(1.0, "frank", false),
+                    member(2.0, "frank", true),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                24.0,
+                (ACCEPTED, STRONG, "review_approved"),
+            ),
+            case(
+                "team request, membership of another team says nothing",
+                team(),
+                vec![
+                    requested_obs(-0.01, None, Some("infra")),
+                    obs(
+                        1.0,
+                        None,
+                        K::TeamMember {
+                            org: "acme".into(),
+                            team: "web".into(),
+                            login: "frank".into(),
+                            member: true,
+                        },
+                    ),
                     reviewed(3.0, human("frank"), "approved"),
                 ],
                 24.0,

@@ -1,0 +1,785 @@
+//! The signals no webhook carries: reactions, team membership, and the PR
+//! that closed an issue. GitHub sends no webhook for them, so they are read
+//! at the window checkpoints, for the outputs that are due and that a
+//! signal could still change ([`open_to_signals`]), and handed to the worker as
+//! observations (`InboxItem::Reconciled`, durable like a delivery), so that
+//! evaluation stays a pure function of the record, the observations and the
+//! time.
+//!
+//! What each output needs ([`needs`]):
+//! - `create_issue`, `create_pull_request`, `create_discussion`: the item's
+//!   reactions (and, for issues, the latest `ClosedEvent` and its closer),
+//!   through **one GraphQL query per installation per batch** of up to
+//!   [`MAX_ITEMS`] items, one alias per item. `reactions(first: 100)` gives
+//!   each reaction's `createdAt` and `user`; a bot's reaction comes back with
+//!   `user: null` (the field is typed `User`), which is skipped, and that is
+//!   what we want: bots are never human evidence. (`reactionGroups` would
+//!   name bots but has no per-reaction time.)
+//! - `add_comment`, `comment_memory`: reactions on the comment, by REST
+//!   (`issues/comments/{id}/reactions`; a comment cannot be addressed in
+//!   GraphQL without its node id, which records do not carry), first page of
+//!   100, as a conditional request.
+//! - `add_reviewer` with team requests: for each visible non-bot who
+//!   reviewed or commented and is not a requested user, and each requested
+//!   team, `GET /orgs/{owner}/teams/{slug}/memberships/{login}`, conditional.
+//!   A 404 ("not a member" or "team not visible") files nothing.
+//!
+//! Due outputs wait up to [`BATCH_WAIT`] (an hour) for others, so that the
+//! outputs whose checkpoints fall near each other share one query; a
+//! checkpoint's signals are filed at most that late, with GitHub's times.
+//!
+//! Conditional requests: every REST answer's `ETag` and `Last-Modified` are
+//! kept per route (at most [`MAX_VALIDATORS`] routes; the cache is emptied
+//! when full) and sent back as `If-None-Match` / `If-Modified-Since`; a 304
+//! costs no rate limit and the kept answer is used. ETags are per token and
+//! tokens rotate hourly, which is why `If-Modified-Since` is sent too.
+//!
+//! All requests go through `GitHubClient::call` (counted, retried, budgeted).
+//! A failure (a GraphQL answer with `errors` for an item, a transient REST
+//! failure) changes nothing: the output is kept and tried again after a
+//! backoff (1 min, doubling, by the App's clock), at most [`MAX_ATTEMPTS`]
+//! times per window.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use chrono::{DateTime, Utc};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use super::client::{Endpoint, GitHubClient};
+use super::fetch::{query, Failure};
+use super::installations::installation_for_repo;
+use crate::clock::Clock;
+use crate::model::{
+    ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord, OutcomeStatus, TargetKind,
+};
+use crate::reconcile::{observations_from_api, ApiState};
+use crate::store::inbox::{InboxItem, InboxWriter};
+use crate::store::Store;
+
+/// Most items in one GraphQL query (GitHub's `nodes(ids:)` bound; one alias each).
+pub const MAX_ITEMS: usize = 100;
+/// Most routes whose validators are kept.
+pub const MAX_VALIDATORS: usize = 10_000;
+/// Most attempts for one output's signals in one window.
+pub const MAX_ATTEMPTS: u32 = 3;
+/// Wait before trying a failed read again (doubling per attempt, up to `RETRY_MAX`).
+const RETRY_MIN: std::time::Duration = std::time::Duration::from_secs(60);
+const RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+/// How long a due output waits for others to share its read (by the App's
+/// clock): a checkpoint's signals are read at most this late.
+pub const BATCH_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+/// How often the fetcher looks for reads that came due with nothing else to do.
+const RETRY_POLL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// An item read through GraphQL.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Item {
+    pub repo: String,
+    pub number: u64,
+    pub kind: TargetKind,
+}
+
+/// What one output needs read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Need {
+    pub item: Option<Item>,
+    /// `issues/comments/{id}/reactions` (repository-relative).
+    pub rest: Vec<String>,
+    /// `orgs/{org}/teams/{slug}/memberships/{login}`.
+    pub memberships: Vec<String>,
+}
+
+impl Need {
+    fn is_empty(&self) -> bool {
+        self.item.is_none() && self.rest.is_empty() && self.memberships.is_empty()
+    }
+}
+
+/// True when `record`'s type reads signals at all (before looking at its
+/// observations).
+pub fn wants(record: &ExecutionRecord) -> bool {
+    matches!(
+        record.output_type.as_str(),
+        "add_comment"
+            | "comment_memory"
+            | "create_issue"
+            | "create_pull_request"
+            | "create_discussion"
+            | "add_reviewer"
+    ) && record.target.is_some()
+}
+
+/// True when the checkpoint of `hours` after execution is the one at which
+/// `record`'s signals are read: the end of the window in which silence
+/// becomes `ignored` (7d for issues, comments and discussions; 30d for pull
+/// requests), where a reaction decides between `ignored` and engagement;
+/// and 24h for `add_reviewer` (team membership). Reactions given earlier are
+/// read then, with GitHub's times: late, not lost; the outcome reflects them
+/// from that read on. Reading at every window would cost one call per open
+/// output per window, over the budget (`bench api`).
+pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
+    let window = match record.output_type.as_str() {
+        "create_pull_request" => 720,
+        "add_reviewer" => 24,
+        _ => 168,
+    };
+    hours == window
+}
+
+/// An outcome a signal could still change: none yet, `pending`, `unknown`,
+/// or `ignored` (silence, or a close by automation, which a reaction or a
+/// merged closing PR overrides). Accepted and rejected outputs are not read.
+pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
+    outcome.is_none_or(|o| {
+        matches!(
+            o.outcome_status,
+            OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
+        )
+    })
+}
+
+/// What `record` needs read, given what is known of it.
+pub fn needs(record: &ExecutionRecord, observations: &[Observation]) -> Need {
+    let mut need = Need::default();
+    let Some(t) = record.target.as_ref() else {
+        return need;
+    };
+    let item = |kind| {
+        t.number.map(|number| Item {
+            repo: t.repo.clone(),
+            number,
+            kind,
+        })
+    };
+    match (record.output_type.as_str(), t.kind) {
+        ("add_comment" | "comment_memory", TargetKind::Comment) => {
+            need.rest
+                .extend(t.id.map(|id| format!("issues/comments/{id}/reactions")));
+        }
+        ("create_issue", TargetKind::Issue)
+        | ("create_pull_request", TargetKind::PullRequest)
+        | ("create_discussion", TargetKind::Discussion) => need.item = item(t.kind),
+        ("add_reviewer", _) => need.memberships = memberships(record, observations),
+        _ => {}
+    }
+    need
+}
+
+/// The membership routes worth asking for an `add_reviewer` output: each
+/// requested team × each visible non-bot (not the workflow's actor) who
+/// reviewed or commented after execution and is not a requested user.
+fn memberships(record: &ExecutionRecord, observations: &[Observation]) -> Vec<String> {
+    let list = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| record.field_list(n))
+            .find(|l| !l.is_empty())
+            .unwrap_or_default()
+    };
+    let users: BTreeSet<String> = list(&["requested_reviewers", "reviewers"])
+        .iter()
+        .map(|u| u.trim().trim_start_matches('@').to_ascii_lowercase())
+        .collect();
+    let teams: BTreeSet<String> = list(&["requested_team_reviewers", "team_reviewers"])
+        .iter()
+        .map(|t| {
+            let t = t.trim().trim_start_matches('@');
+            t.rsplit('/').next().unwrap_or(t).to_ascii_lowercase()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    let org = record
+        .target
+        .as_ref()
+        .map_or(record.repo.as_str(), |t| t.repo.as_str())
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let reviewers: BTreeSet<String> = observations
+        .iter()
+        .filter(|o| o.at >= record.executed_at)
+        .filter(|o| {
+            matches!(
+                o.event,
+                K::ReviewSubmitted { .. }
+                    | K::CommentCreated { .. }
+                    | K::ReviewCommentCreated { .. }
+            )
+        })
+        .filter_map(|o| o.actor.as_ref())
+        .filter(|a| {
+            a.classify(record.actor.as_deref()) == crate::model::ActorClass::VisibleNonBotActor
+        })
+        .map(|a| a.login.clone())
+        .filter(|l| !users.contains(&l.to_ascii_lowercase()))
+        .collect();
+    let mut out = Vec::new();
+    for team in &teams {
+        for login in &reviewers {
+            out.push(format!("orgs/{org}/teams/{team}/memberships/{login}"));
+        }
+    }
+    out
+}
+
+pub enum SignalsMsg {
+    /// These outputs reached a checkpoint: read what they need.
+    Due(Vec<String>),
+    /// Read what is ready now (see `ready`); reply when done.
+    Flush(oneshot::Sender<()>),
+}
+
+/// The worker's side: hand over the outputs a checkpoint made due.
+#[derive(Clone, Debug)]
+pub struct SignalRequests(mpsc::UnboundedSender<SignalsMsg>);
+
+impl SignalRequests {
+    /// False when the fetcher has stopped.
+    pub fn due(&self, ids: Vec<String>) -> bool {
+        self.0.send(SignalsMsg::Due(ids)).is_ok()
+    }
+}
+
+/// The fetcher's end of the channel.
+pub struct SignalsInbox(mpsc::UnboundedReceiver<SignalsMsg>);
+
+pub fn channel() -> (SignalRequests, SignalsInbox) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (SignalRequests(tx), SignalsInbox(rx))
+}
+
+/// A running fetcher.
+pub struct SignalsHandle {
+    tx: mpsc::UnboundedSender<SignalsMsg>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl SignalsHandle {
+    /// Read what is ready now; returns when done (tests, benches).
+    pub async fn flush(&self) {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(SignalsMsg::Flush(reply)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    pub async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
+/// A REST answer kept for conditional requests.
+#[derive(Debug, Clone)]
+struct Kept {
+    etag: Option<String>,
+    last_modified: Option<String>,
+    value: Value,
+}
+
+pub struct SignalFetcher {
+    store: Store,
+    clock: Clock,
+    client: Arc<GitHubClient>,
+    writer: InboxWriter,
+    kept: Mutex<HashMap<String, Kept>>,
+}
+
+/// Why an output's signals were not all read.
+#[derive(Debug)]
+struct Unread(String);
+
+impl SignalFetcher {
+    pub fn new(
+        store: Store,
+        clock: Clock,
+        client: Arc<GitHubClient>,
+        writer: InboxWriter,
+    ) -> SignalFetcher {
+        SignalFetcher {
+            store,
+            clock,
+            client,
+            writer,
+            kept: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Run on a tokio task. `requests` must be the sender paired with `inbox`.
+    pub fn spawn(self, requests: &SignalRequests, inbox: SignalsInbox) -> SignalsHandle {
+        let tx = requests.0.clone();
+        let task = tokio::spawn(self.run(inbox.0));
+        SignalsHandle { tx, task }
+    }
+
+    async fn run(self, mut rx: mpsc::UnboundedReceiver<SignalsMsg>) {
+        // Outputs whose last read failed: attempts so far, and when to try again.
+        let mut retry: BTreeMap<String, (u32, DateTime<Utc>)> = BTreeMap::new();
+        // Outputs due and not read yet, with when they came due.
+        let mut waiting: BTreeMap<String, DateTime<Utc>> = BTreeMap::new();
+        loop {
+            let msg = tokio::select! {
+                m = rx.recv() => match m {
+                    Some(m) => Some(m),
+                    None => break,
+                },
+                _ = tokio::time::sleep(RETRY_POLL) => None,
+            };
+            let now = self.clock.now();
+            let mut replies = Vec::new();
+            let mut take = |m: SignalsMsg| match m {
+                SignalsMsg::Due(ids) => {
+                    for id in ids {
+                        waiting.entry(id).or_insert(now);
+                    }
+                }
+                SignalsMsg::Flush(r) => replies.push(r),
+            };
+            if let Some(m) = msg {
+                take(m);
+            }
+            while let Ok(m) = rx.try_recv() {
+                take(m);
+            }
+            let batch = ready(&mut waiting, &mut retry, now);
+            for (id, attempts) in self.read_batch(batch).await {
+                if attempts < MAX_ATTEMPTS {
+                    let wait = crate::github::retry::doubling(RETRY_MIN, RETRY_MAX, attempts);
+                    let due = now + chrono::Duration::from_std(wait).unwrap_or_default();
+                    retry.insert(id, (attempts, due));
+                } else {
+                    tracing::warn!(output = %id, attempts, "signals not read; giving up until the next window");
+                }
+            }
+            for r in replies {
+                let _ = r.send(());
+            }
+        }
+    }
+
+    /// Read the signals of `batch` (id → failed attempts so far). Returns the
+    /// outputs to try again, with their attempts.
+    pub async fn read_batch(&self, batch: BTreeMap<String, u32>) -> Vec<(String, u32)> {
+        let mut by_installation: BTreeMap<u64, Vec<(ExecutionRecord, Need)>> = BTreeMap::new();
+        for id in batch.keys() {
+            match self.prepare(id) {
+                Ok(Some((installation, record, need))) => {
+                    by_installation
+                        .entry(installation)
+                        .or_default()
+                        .push((record, need));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(output = %id, error = %e, "signals: cannot read the output")
+                }
+            }
+        }
+        let mut again = Vec::new();
+        for (installation, outputs) in by_installation {
+            for chunk in outputs.chunks(MAX_ITEMS) {
+                for (id, why) in self.read_chunk(installation, chunk).await {
+                    let attempts = batch.get(&id).copied().unwrap_or(0) + 1;
+                    tracing::debug!(output = %id, attempts, reason = %why.0, "signals read failed");
+                    again.push((id, attempts));
+                }
+            }
+        }
+        again
+    }
+
+    /// The output, its installation and its needs, when it is unresolved
+    /// and needs anything.
+    fn prepare(&self, id: &str) -> crate::store::Result<Option<(u64, ExecutionRecord, Need)>> {
+        let id = self.store.canonical_id(id)?;
+        let Some(stored) = self.store.output(&id)? else {
+            return Ok(None);
+        };
+        let record = stored.execution;
+        if !open_to_signals(stored.outcome.as_ref()) || !wants(&record) {
+            return Ok(None);
+        }
+        let observations = self.store.observations(&record.watch_keys())?;
+        let need = needs(&record, &observations);
+        let repo = record
+            .target
+            .as_ref()
+            .map_or(record.repo.as_str(), |t| t.repo.as_str());
+        if need.is_empty() {
+            return Ok(None);
+        }
+        Ok(installation_for_repo(&self.store, repo)?.map(|i| (i, record, need)))
+    }
+
+    /// One GraphQL query for the chunk's items, then the REST reads; each
+    /// output's findings go to the worker. Returns the outputs not fully read.
+    async fn read_chunk(
+        &self,
+        installation: u64,
+        chunk: &[(ExecutionRecord, Need)],
+    ) -> Vec<(String, Unread)> {
+        let items: Vec<&Item> = chunk.iter().filter_map(|(_, n)| n.item.as_ref()).collect();
+        let answers = if items.is_empty() {
+            Ok(Value::Null)
+        } else {
+            query(&self.client, installation, &batch_query(&items), json!({})).await
+        };
+        let mut failed = Vec::new();
+        for (record, need) in chunk {
+            let mut state = ApiState::default();
+            let read = self
+                .read_one(installation, record, need, &answers, &items, &mut state)
+                .await;
+            let fetched_at = self.clock.now();
+            let observations = observations_from_api(record, &state);
+            if !observations.is_empty() {
+                let item = InboxItem::Reconciled {
+                    output_id: record.id.clone(),
+                    fetched_at,
+                    observations,
+                    failure: None,
+                };
+                if let Err(e) = self.writer.enqueue(item).await {
+                    failed.push((record.id.clone(), Unread(format!("inbox: {e}"))));
+                    continue;
+                }
+            }
+            if let Err(why) = read {
+                failed.push((record.id.clone(), why));
+            }
+        }
+        failed
+    }
+
+    /// Fill `state` with one output's findings.
+    async fn read_one(
+        &self,
+        installation: u64,
+        record: &ExecutionRecord,
+        need: &Need,
+        answers: &Result<Value, Failure>,
+        items: &[&Item],
+        state: &mut ApiState,
+    ) -> Result<(), Unread> {
+        let mut result = Ok(());
+        if let Some(item) = &need.item {
+            let alias = items
+                .iter()
+                .position(|i| *i == item)
+                .map(|i| format!("s{i}"));
+            match (answers, alias) {
+                (Ok(data), Some(alias)) => {
+                    if let Err(e) = item_state(item, data, &alias, state) {
+                        result = Err(e);
+                    }
+                }
+                (Err(f), _) => result = Err(Unread(f.message.clone())),
+                (Ok(_), None) => {}
+            }
+        }
+        let (owner, name) = record
+            .target
+            .as_ref()
+            .map_or(record.repo.as_str(), |t| t.repo.as_str())
+            .split_once('/')
+            .unwrap_or_default();
+        for path in &need.rest {
+            let route = format!("/repos/{owner}/{name}/{path}?per_page=100");
+            match self
+                .conditional_get(installation, "reactions.list", &route)
+                .await
+            {
+                Ok(v) => {
+                    state.responses.insert(path.clone(), v);
+                }
+                Err(f) if f.status == 404 => {}
+                Err(f) => result = Err(Unread(f.message)),
+            }
+        }
+        for path in &need.memberships {
+            let route = format!("/{path}");
+            match self
+                .conditional_get(installation, "teams.get_membership", &route)
+                .await
+            {
+                Ok(mut v) => {
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("_fetched_at".into(), json!(self.clock.now()));
+                    }
+                    state.responses.insert(path.clone(), v);
+                }
+                // Not a member, or not visible: unknown (nothing filed).
+                Err(f) if f.status == 404 => {
+                    state.errors.insert(path.clone(), 404);
+                }
+                Err(f) => result = Err(Unread(f.message)),
+            }
+        }
+        result
+    }
+
+    /// GET `route` with the validators of its last answer; a 304 gives the
+    /// kept answer back.
+    async fn conditional_get(
+        &self,
+        installation: u64,
+        label: &'static str,
+        route: &str,
+    ) -> Result<Value, Failure> {
+        let kept = self
+            .kept
+            .lock()
+            .expect("validators lock")
+            .get(route)
+            .cloned();
+        let mut headers = HeaderMap::new();
+        if let Some(k) = &kept {
+            let mut put = |name: &'static str, v: &Option<String>| {
+                if let Some(v) = v.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+                    headers.insert(name, v);
+                }
+            };
+            put("if-none-match", &k.etag);
+            put("if-modified-since", &k.last_modified);
+        }
+        let (status, etag, last_modified, body) = self
+            .client
+            .call(installation, Endpoint::idempotent(label), |crab| {
+                let (route, headers) = (route.to_string(), headers.clone());
+                async move {
+                    let response = crab._get_with_headers(route, Some(headers)).await?;
+                    if response.status() == StatusCode::NOT_MODIFIED {
+                        return Ok((304, None, None, Vec::new()));
+                    }
+                    let response = octocrab::map_github_error(response).await?;
+                    let header = |n: &str| {
+                        response
+                            .headers()
+                            .get(n)
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_string)
+                    };
+                    let (etag, modified) = (header("etag"), header("last-modified"));
+                    let body = response.into_body().collect().await?.to_bytes().to_vec();
+                    Ok((200u16, etag, modified, body))
+                }
+            })
+            .await
+            .map_err(Failure::from)?;
+        if status == 304 {
+            if let Some(k) = kept {
+                return Ok(k.value);
+            }
+        }
+        let value: Value = serde_json::from_slice(&body).map_err(|e| Failure {
+            status: 502,
+            message: format!("{route}: unreadable answer: {e}"),
+            retry_at: None,
+        })?;
+        let mut kept = self.kept.lock().expect("validators lock");
+        if kept.len() >= MAX_VALIDATORS {
+            kept.clear();
+        }
+        if etag.is_some() || last_modified.is_some() {
+            kept.insert(
+                route.to_string(),
+                Kept {
+                    etag,
+                    last_modified,
+                    value: value.clone(),
+                },
+            );
+        }
+        Ok(value)
+    }
+}
+
+/// What to read now: the retries that came due, and every waiting output
+/// once the oldest has waited [`BATCH_WAIT`] (or [`MAX_ITEMS`] are waiting),
+/// so that outputs due at nearby times share one query.
+fn ready(
+    waiting: &mut BTreeMap<String, DateTime<Utc>>,
+    retry: &mut BTreeMap<String, (u32, DateTime<Utc>)>,
+    now: DateTime<Utc>,
+) -> BTreeMap<String, u32> {
+    let mut batch = BTreeMap::new();
+    retry.retain(|id, (attempts, due)| {
+        let keep = *due > now;
+        if !keep {
+            batch.insert(id.clone(), *attempts);
+        }
+        keep
+    });
+    let oldest = waiting.values().min().copied();
+    let wait = chrono::Duration::from_std(BATCH_WAIT).unwrap_or_default();
+    if oldest.is_some_and(|t| now - t >= wait) || waiting.len() >= MAX_ITEMS {
+        for id in std::mem::take(waiting).into_keys() {
+            batch.entry(id).or_insert(0);
+        }
+    }
+    batch
+}
+
+/// Put one item's GraphQL answer (`data.<alias>`) into `state` under the keys
+/// `reconcile` maps: `issues/{n}/reactions`, `graphql/closed_by/{n}`, or the
+/// discussion's reactions under `graphql/discussion_reactions/{n}`.
+fn item_state(item: &Item, data: &Value, alias: &str, state: &mut ApiState) -> Result<(), Unread> {
+    let field = item_field(item.kind);
+    let Some(node) = data
+        .get(alias)
+        .and_then(|r| r.get(field))
+        .filter(|v| !v.is_null())
+    else {
+        let errors = data.get("__errors").cloned().unwrap_or(Value::Null);
+        return Err(Unread(format!(
+            "{alias}: no {field} in the answer: {errors}"
+        )));
+    };
+    let n = item.number;
+    let reactions = node
+        .pointer("/reactions/nodes")
+        .cloned()
+        .unwrap_or(json!([]));
+    match item.kind {
+        TargetKind::Discussion => {
+            state
+                .responses
+                .insert(format!("graphql/discussion_reactions/{n}"), reactions);
+        }
+        _ => {
+            state
+                .responses
+                .insert(format!("issues/{n}/reactions"), reactions);
+        }
+    }
+    if let Some(closed) = node
+        .pointer("/timelineItems/nodes")
+        .and_then(Value::as_array)
+        .and_then(|n| n.last())
+    {
+        state
+            .responses
+            .insert(format!("graphql/closed_by/{n}"), closed.clone());
+    }
+    Ok(())
+}
+
+fn item_field(kind: TargetKind) -> &'static str {
+    match kind {
+        TargetKind::PullRequest => "pullRequest",
+        TargetKind::Discussion => "discussion",
+        _ => "issue",
+    }
+}
+
+const REACTIONS: &str =
+    "reactions(first: 100) { nodes { databaseId content createdAt user { login __typename } } }";
+const CLOSED_BY: &str = "timelineItems(itemTypes: [CLOSED_EVENT], last: 1) { nodes { ... on ClosedEvent { createdAt closer { __typename ... on PullRequest { number merged } } } } }";
+
+/// One query, one alias (`s0`, `s1`, ...) per item, one line each.
+pub fn batch_query(items: &[&Item]) -> String {
+    let mut q = String::from("query {\n");
+    for (i, item) in items.iter().enumerate() {
+        let (owner, name) = item.repo.split_once('/').unwrap_or((&item.repo, ""));
+        let field = item_field(item.kind);
+        let extra = if item.kind == TargetKind::Issue {
+            CLOSED_BY
+        } else {
+            ""
+        };
+        q.push_str(&format!(
+            "  s{i}: repository(owner: {}, name: {}) {{ {field}(number: {}) {{ {REACTIONS} {extra} }} }}\n",
+            Value::String(owner.to_string()),
+            Value::String(name.to_string()),
+            item.number
+        ));
+    }
+    q.push('}');
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::evaluate::testkit::{human, obs, record, review, RecordExt};
+
+    #[test]
+    fn each_type_needs_its_own_signals() {
+        let comment = needs(&record("add_comment"), &[]);
+        assert_eq!(comment.rest, vec!["issues/comments/900/reactions"]);
+        assert!(comment.item.is_none());
+        let issue = needs(&record("create_issue"), &[]);
+        assert_eq!(
+            issue.item,
+            Some(Item {
+                repo: "o/r".into(),
+                number: 7,
+                kind: TargetKind::Issue
+            })
+        );
+        assert!(needs(&record("add_labels"), &[]).is_empty());
+        assert!(!wants(&record("add_labels")));
+    }
+
+    #[test]
+    fn memberships_are_asked_for_reviewers_outside_the_requested_users() {
+        let r = record("add_reviewer")
+            .meta("requested_reviewers", json!(["alice"]))
+            .meta("requested_team_reviewers", json!(["acme/infra"]));
+        let seen = vec![
+            obs(2.0, human("frank"), review(1, "approved")),
+            obs(3.0, human("alice"), review(2, "approved")),
+            obs(-1.0, human("zed"), review(3, "approved")),
+        ];
+        assert_eq!(
+            needs(&r, &seen).memberships,
+            vec!["orgs/o/teams/infra/memberships/frank"]
+        );
+    }
+
+    #[test]
+    fn one_query_names_every_item_once() {
+        let items = [
+            Item {
+                repo: "o/r".into(),
+                number: 1,
+                kind: TargetKind::Issue,
+            },
+            Item {
+                repo: "o/\"x".into(),
+                number: 2,
+                kind: TargetKind::PullRequest,
+            },
+        ];
+        let q = batch_query(&items.iter().collect::<Vec<_>>());
+        assert!(q.contains("s0: repository(owner: \"o\", name: \"r\") { issue(number: 1)"));
+        assert!(
+            q.contains("s1: repository(owner: \"o\", name: \"\\\"x\") { pullRequest(number: 2)")
+        );
+        assert_eq!(q.matches("CLOSED_EVENT").count(), 1);
+    }
+
+    #[test]
+    fn an_item_missing_from_the_answer_is_unread() {
+        let item = Item {
+            repo: "o/r".into(),
+            number: 1,
+            kind: TargetKind::Issue,
+        };
+        let mut state = ApiState::default();
+        let data = json!({"s0": null, "__errors": [{"type": "FORBIDDEN"}]});
+        assert!(item_state(&item, &data, "s0", &mut state).is_err());
+        assert!(state.responses.is_empty());
+        let data =
+            json!({"s0": {"issue": {"reactions": {"nodes": []}, "timelineItems": {"nodes": []}}}});
+        assert!(item_state(&item, &data, "s0", &mut state).is_ok());
+        assert_eq!(state.responses["issues/1/reactions"], json!([]));
+    }
+}
