@@ -45,6 +45,8 @@ pub enum LogFormat {
 }
 
 #[derive(Subcommand, Debug)]
+// Parsed once per process: the size of `serve`'s arguments does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Run the App: webhook receiver, manifest ingest, evaluator, read API.
     Serve(ServeArgs),
