@@ -335,14 +335,16 @@ impl<'a> Mapper<'a> {
 
     fn review(&mut self, path: &str, i: usize, n: u64, v: &Value, user: Option<&Value>) {
         let r: rest::Review = view(v);
-        let Some(at) = time(r.submitted_at.as_ref()) else {
-            return;
-        };
+        let state = r.state.clone().unwrap_or_default().to_ascii_lowercase();
         let own = r.id.is_some() && r.id == self.own_review;
-        if !self.is_follow_up(at, own) {
-            return;
-        }
-        let state = r.state.unwrap_or_default().to_ascii_lowercase();
+        let at = match time(r.submitted_at.as_ref()) {
+            Some(at) if self.is_follow_up(at, own) => at,
+            Some(_) => return,
+            // A review still being written has no submission time: it is
+            // current state, kept at the state's fallback time (rule 2).
+            None if state == "pending" => self.fallback,
+            None => return,
+        };
         let id = match r.id {
             Some(id) => format!("api:review:{id}"),
             None => format!("api:{path}:{i}"),

@@ -5,7 +5,8 @@
 //!
 //! | state | outcome |
 //! |---|---|
-//! | a requested user reviewed (visible non-bot) | accepted/strong `review_approved` (approval) or `review_submitted` |
+//! | a requested user's latest review is still pending (API state only) | pending/weak `latest_review_pending` |
+//! | a requested user reviewed (visible non-bot; their latest review decides) | accepted/strong `review_approved` (approval) or `review_submitted` |
 //! | a requested user commented on the PR or its diff | accepted/medium `acted_on` |
 //! | a visible non-bot removed one of our requests | rejected/medium `review_request_removed` |
 //! | a visible non-bot known to be an active member of a requested team (a `TeamMember` observation, `member: true`) reviewed or commented | as a requested user above |
@@ -67,10 +68,14 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
             .is_some_and(|a| membership.get(&login_key(&a.login)) == Some(&Membership::Outside))
     };
     let human: Vec<&Observation> = ctx.after_execution().filter(|o| ctx.is_human(o)).collect();
-    // General rule 5: a reviewer's latest review supersedes their earlier ones.
-    let review = human
-        .iter()
-        .rfind(|o| matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o));
+    let is_pending = |o: &Observation| matches!(&o.event, K::ReviewSubmitted { state, .. } if state == "pending");
+    // General rule 5: a reviewer's latest review supersedes their earlier
+    // ones; one still being written is their current one, whatever the times
+    // of their submitted reviews (it has none of its own).
+    let pending = human.iter().find(|o| by_requested(o) && is_pending(o));
+    let review = human.iter().rfind(|o| {
+        matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o) && !is_pending(o)
+    });
     let comment = human.iter().find(|o| {
         matches!(
             o.event,
@@ -92,7 +97,12 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         matches!(o.event, K::ReviewSubmitted { .. }) && !by_requested(o) && !not_in_teams(o)
     });
 
-    let e = if let Some(r) = review {
+    let e = if let Some(r) = pending {
+        // Rule 5: their latest review is still being written.
+        Evaluation::new(O::Pending, S::Weak, "latest_review_pending")
+            .decided_by(&r.id, r.at)
+            .note("A requested reviewer's latest review is still pending (started, not submitted).")
+    } else if let Some(r) = review {
         let approved = matches!(&r.event, K::ReviewSubmitted { state, .. } if Verdict::parse(state) == Some(Verdict::Approved));
         let signal = if approved {
             "review_approved"
