@@ -159,6 +159,18 @@ fn default_executed_at() -> DateTime<Utc> {
     DEFAULT_EXECUTED_AT.parse().expect("valid constant")
 }
 
+/// When a case is judged: three days after execution, or the latest fact in
+/// its responses if later (gh-aw judges with everything it fetched, so a
+/// reply ten days on must not be cut off).
+pub fn evaluation_time(record: &ExecutionRecord, state: &ApiState) -> DateTime<Utc> {
+    let latest = crate::reconcile::observations_from_api(record, state)
+        .iter()
+        .map(|o| o.at)
+        .max();
+    let floor = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    latest.map_or(floor, |l| l.max(floor))
+}
+
 /// Our evaluation of one case (the API-state path with the fixed inputs).
 pub fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
     let record = record_of(&case.item)?;
@@ -166,7 +178,7 @@ pub fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
     };
-    let as_of = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    let as_of = evaluation_time(&record, &state);
     Ok(assess_from_api(&record, &state, as_of))
 }
 
@@ -193,7 +205,7 @@ pub fn run_case(case: &Case) -> CaseResult {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
     };
-    let as_of = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    let as_of = evaluation_time(&record, &state);
     let ours = assess_from_api(&record, &state, as_of);
     let observations = crate::reconcile::observations_from_api(&record, &state);
     let humans = crate::evaluate::actor_summary(&record, &observations).visible_non_bot_actor_count;
