@@ -191,7 +191,7 @@ pub fn run_case(case: &Case) -> CaseResult {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
     };
-    let as_of = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    let as_of = crate::sane_time::plus(record.executed_at, Duration::hours(EVALUATION_DELAY_HOURS));
     let ours = assess_from_api(&record, &state, as_of);
     let (passed, mapping, wanted) = compare(&output_type, &case.expected, &ours);
     let exp = &case.expected;

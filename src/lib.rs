@@ -18,6 +18,7 @@ pub mod oidc;
 pub mod pressure;
 pub mod reconcile;
 pub mod report;
+pub mod sane_time;
 pub mod server;
 pub mod signature;
 pub mod store;

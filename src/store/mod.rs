@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod compact;
+pub mod dead_letters;
 pub mod inbox;
 pub mod keys;
 
