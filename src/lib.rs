@@ -16,6 +16,7 @@ pub mod markers;
 pub mod model;
 pub mod oidc;
 pub mod pressure;
+pub mod probe;
 pub mod reconcile;
 pub mod report;
 pub mod sane_time;

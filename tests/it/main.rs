@@ -22,6 +22,7 @@ mod github_payloads;
 mod give_way;
 mod harvest;
 mod hostile_input;
+mod hostile_world;
 mod metadata_outputs;
 mod oidc;
 mod order_property;
