@@ -51,6 +51,15 @@ pub struct Shared {
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,
+    /// In-memory mirrors of the store's counters, so `/status` and
+    /// `/metrics` never wait on sled (a large commit holds its lock).
+    pub received: AtomicU64,
+    pub processed_total: AtomicU64,
+    pub duplicates: AtomicU64,
+    /// Inbox items moved aside (`store::dead_letters`), now.
+    pub dead_letters: AtomicU64,
+    /// Why the worker thread died, once it has (`supervise`).
+    worker_death: Mutex<Option<String>>,
     last_error: Mutex<Option<String>>,
     stored: watch::Sender<u64>,
     processed: watch::Sender<u64>,
@@ -67,6 +76,28 @@ impl Shared {
 
     pub fn last_error(&self) -> Option<String> {
         self.last_error.lock().expect("last_error lock").clone()
+    }
+
+    /// An inbox item was moved to the dead letters.
+    pub fn dead_lettered(&self, seq: u64, error: &str) {
+        self.dead_letters.fetch_add(1, Ordering::Relaxed);
+        self.record_error(format!(
+            "inbox item {seq} moved to the dead letters: {error}"
+        ));
+    }
+
+    /// The worker thread is gone: `/status` reports not ready from now on,
+    /// and whoever waits on the worker is let go.
+    pub fn worker_died(&self, reason: String) {
+        self.record_error(format!("worker thread died: {reason}"));
+        *self.worker_death.lock().expect("worker_death lock") = Some(reason);
+        self.ready.send_replace(true);
+        self.processed.send_modify(|_| {});
+    }
+
+    /// Why the worker died, if it has.
+    pub fn worker_death(&self) -> Option<String> {
+        self.worker_death.lock().expect("worker_death lock").clone()
     }
 
     pub fn mark_ready(&self) {
@@ -86,6 +117,18 @@ impl Shared {
             *v = (*v).max(seq);
             changed
         });
+    }
+}
+
+/// Run the worker's loop and report its death: a panic that escapes it
+/// (outside any one inbox item, which the worker catches itself) marks the
+/// worker dead on `/status` and `/metrics` instead of leaving a silent queue.
+pub fn supervise(shared: &Shared, run: impl FnOnce()) {
+    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        shared.worker_died(format!(
+            "panicked: {}",
+            crate::worker::panic_message(&*panic)
+        ));
     }
 }
 
@@ -164,6 +207,7 @@ impl App {
             tracing::info!(chunks = swept, "removed uncommitted manifest chunks");
         }
         let outputs = store.db().scan_prefix(keys::OUTPUT).count() as u64;
+        let dead_letters = store.dead_letter_count();
         tracing::debug!(received, processed, outputs, "store opened");
         let shared = Arc::new(Shared {
             clock,
@@ -179,6 +223,11 @@ impl App {
             backfill_requests: options.backfill_requests,
             signal_requests: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
+            received: AtomicU64::new(received),
+            processed_total: AtomicU64::new(processed),
+            duplicates: AtomicU64::new(store.counter(counter::DUPLICATES)),
+            dead_letters: AtomicU64::new(dead_letters),
+            worker_death: Mutex::new(None),
             last_error: Mutex::new(None),
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,
@@ -188,17 +237,20 @@ impl App {
         let mut threads = Vec::new();
         if run_worker {
             let worker = Worker::new(store.clone(), shared.clone());
+            let watched = shared.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name("worker".into())
-                    .spawn(move || worker.run(worker_rx))?,
+                    .spawn(move || supervise(&watched, move || worker.run(worker_rx)))?,
             );
         }
         let wake_tx = worker_tx.clone();
         let wake_shared = shared.clone();
         let (writer, writer_thread) = InboxWriter::start(
             store.clone(),
-            Arc::new(move |seq, items| {
+            Arc::new(move |seq, items, duplicates| {
+                wake_shared.received.store(seq, Ordering::Relaxed);
+                wake_shared.duplicates.store(duplicates, Ordering::Relaxed);
                 wake_shared.pressure.committed(items);
                 wake_shared.stored.send_replace(seq);
                 let _ = wake_tx.send(WorkerMsg::Wake);
@@ -219,7 +271,7 @@ impl App {
         let mut processed = self.shared.processed.subscribe();
         loop {
             let stored = *self.shared.stored.borrow();
-            if *processed.borrow_and_update() >= stored {
+            if *processed.borrow_and_update() >= stored || self.shared.worker_death().is_some() {
                 return;
             }
             if processed.changed().await.is_err() {
@@ -265,5 +317,32 @@ impl App {
             let _ = t.join();
         }
         let _ = store.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_outside_an_item_marks_the_worker_dead() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start(dir.path(), Clock::System).unwrap();
+        assert_eq!(app.shared.worker_death(), None);
+        supervise(&app.shared, || panic!("schedule exploded"));
+        let death = app.shared.worker_death().expect("reported");
+        assert!(death.contains("schedule exploded"), "{death}");
+        assert!(app
+            .shared
+            .last_error()
+            .unwrap()
+            .contains("worker thread died"));
+        // A stopped worker (the channel closed) is not a death.
+        let other = tempfile::tempdir().unwrap();
+        let app2 = App::start(other.path(), Clock::System).unwrap();
+        supervise(&app2.shared, || {});
+        assert_eq!(app2.shared.worker_death(), None);
+        app.shutdown();
+        app2.shutdown();
     }
 }

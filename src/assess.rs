@@ -12,6 +12,7 @@ use crate::model::{
     Evaluation, EvidenceStrength, ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus,
     WindowSnapshot, CHECKPOINTS,
 };
+use crate::sane_time::plus;
 
 /// The outcome record of `record` as of `now`.
 pub fn assess(
@@ -47,7 +48,7 @@ pub fn checkpoints(
 ) -> impl Iterator<Item = (&'static str, DateTime<Utc>)> {
     CHECKPOINTS
         .iter()
-        .map(move |(name, hours)| (*name, executed_at + Duration::hours(*hours)))
+        .map(move |(name, hours)| (*name, plus(executed_at, Duration::hours(*hours))))
 }
 
 /// The next checkpoint after `now`, if any remains.

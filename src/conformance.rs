@@ -167,7 +167,7 @@ pub fn evaluation_time(record: &ExecutionRecord, state: &ApiState) -> DateTime<U
         .iter()
         .map(|o| o.at)
         .max();
-    let floor = record.executed_at + Duration::hours(EVALUATION_DELAY_HOURS);
+    let floor = crate::sane_time::plus(record.executed_at, Duration::hours(EVALUATION_DELAY_HOURS));
     latest.map_or(floor, |l| l.max(floor))
 }
 

@@ -276,6 +276,10 @@ fn parse_line(
             .ok()
             .map(|t| t.with_timezone(&Utc))
     });
+    // A time outside the sane range is refused, not stored (`sane_time`).
+    if let Some(t) = timestamp {
+        crate::sane_time::check("timestamp", t).map_err(|e| e.to_string())?;
+    }
 
     let target = if is_github {
         let found = build_target(&obj, &repo, &output_type, parsed_url, url, oct_target);
@@ -946,6 +950,32 @@ mod tests {
         assert_eq!(p.records[1].extra["widget"]["a"], 1);
         // Posting the same manifest again gives the same ids.
         assert_eq!(parse_manifest(body, &defaults(), now()), p);
+    }
+
+    #[test]
+    fn a_timestamp_outside_2000_to_2200_rejects_its_line() {
+        let body = concat!(
+            r#"{"type":"create_issue","number":1,"repo":"o/r","timestamp":"9999-12-31T23:59:59Z"}"#,
+            "\n",
+            r#"{"type":"create_issue","number":2,"repo":"o/r","timestamp":"1970-01-01T00:00:00Z"}"#,
+            "\n",
+            r#"{"type":"create_issue","number":3,"repo":"o/r","timestamp":"2026-01-01T00:00:00Z"}"#,
+            "\n",
+        );
+        let p = parse_manifest(body, &defaults(), now());
+        let lines: Vec<usize> = p.rejected.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![1, 2]);
+        assert!(
+            p.rejected[0].error.contains("`timestamp`"),
+            "{:?}",
+            p.rejected
+        );
+        assert!(
+            p.rejected[0].error.contains("2200-01-01"),
+            "{:?}",
+            p.rejected
+        );
+        assert_eq!(p.records.len(), 1);
     }
 
     #[test]

@@ -160,15 +160,25 @@ pub fn check_claims(
     let Some(exp) = claims.exp else {
         return Err(invalid("OIDC token has no exp claim"));
     };
-    if exp + LEEWAY_SECS < now {
-        return Err(invalid(format!("OIDC token expired {}s ago", now - exp)));
+    // Claims are numbers from outside: an i64 at either end must not overflow.
+    if exp.saturating_add(LEEWAY_SECS) < now {
+        return Err(invalid(format!(
+            "OIDC token expired {}s ago",
+            now.saturating_sub(exp)
+        )));
     }
-    if let Some(nbf) = claims.nbf.filter(|nbf| *nbf > now + LEEWAY_SECS) {
+    if let Some(nbf) = claims
+        .nbf
+        .filter(|nbf| *nbf > now.saturating_add(LEEWAY_SECS))
+    {
         return Err(invalid(format!(
             "OIDC token is not valid before {nbf} (now {now})"
         )));
     }
-    if let Some(iat) = claims.iat.filter(|iat| *iat > now + LEEWAY_SECS) {
+    if let Some(iat) = claims
+        .iat
+        .filter(|iat| *iat > now.saturating_add(LEEWAY_SECS))
+    {
         return Err(invalid(format!(
             "OIDC token was issued in the future ({iat}, now {now})"
         )));
@@ -537,6 +547,22 @@ mod tests {
         assert!(refused(&c).contains("audience"));
         c.aud = Value::Null;
         assert!(refused(&c).contains("audience"));
+    }
+
+    #[test]
+    fn claims_at_the_ends_of_i64_are_judged_without_overflow() {
+        let mut c = claims();
+        c.exp = Some(i64::MIN);
+        assert!(refused(&c).contains("expired"));
+        c.exp = Some(i64::MAX);
+        assert_eq!(check_claims(&c, &config(), NOW), Ok(()));
+        c.nbf = Some(i64::MAX);
+        assert!(refused(&c).contains("not valid before"));
+        c.nbf = None;
+        c.iat = Some(i64::MAX);
+        assert!(refused(&c).contains("future"));
+        // A clock at the end of i64 too.
+        assert!(check_claims(&claims(), &config(), i64::MAX).is_err());
     }
 
     #[test]

@@ -31,6 +31,42 @@ pub enum WorkerMsg {
     Tick(Option<std::sync::mpsc::Sender<()>>),
 }
 
+/// Tries of an item whose processing returns an error, before it is moved
+/// to the dead letters.
+const MAX_ATTEMPTS: u32 = 3;
+
+/// Why an item was moved aside.
+#[derive(Debug)]
+struct Failure {
+    error: String,
+    attempts: u32,
+}
+
+/// The message of a caught panic (`panic!` gives a `&str` or a `String`).
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string())
+}
+
+/// Test hook: a counter named `test_panic_at` holding an inbox sequence
+/// makes committing that item panic (unit tests of the dead-letter path).
+#[cfg(test)]
+fn fail_for_tests(store: &Store, seq: u64) {
+    if store
+        .db()
+        .get(keys::counter("test_panic_at"))
+        .ok()
+        .flatten()
+        .as_deref()
+        == Some(&seq.to_be_bytes()[..])
+    {
+        panic!("injected failure at inbox item {seq}");
+    }
+}
+
 /// How often the worker looks at the schedule on its own.
 const SCHEDULE_POLL: Duration = Duration::from_secs(15);
 
@@ -92,6 +128,8 @@ impl Worker {
     /// Process every stored inbox item, oldest first. While ingest is
     /// saturated the worker works in slices and sleeps between them
     /// (`pressure`): the deliveries are durable, the handlers need the cores.
+    /// An item that cannot be processed is moved to the dead letters and the
+    /// queue goes on; only a store that cannot even take that move stops it.
     pub fn drain_inbox(&mut self) {
         let mut slice = Instant::now();
         loop {
@@ -101,7 +139,14 @@ impl Worker {
                 .db()
                 .range(keys::inbox_queue(self.next_seq)..)
                 .next();
-            let Some(Ok((key, value))) = next else { break };
+            let (key, value) = match next {
+                Some(Ok(kv)) => kv,
+                Some(Err(e)) => {
+                    self.shared.record_error(format!("reading the inbox: {e}"));
+                    break;
+                }
+                None => break,
+            };
             if !key.starts_with(keys::INBOX_QUEUE) {
                 break;
             }
@@ -110,28 +155,85 @@ impl Worker {
                 .map(u64::from_be_bytes)
                 .unwrap_or(0);
             self.next_seq = seq;
-            let item: Result<InboxItem> = decode(&key, &value);
-            let outcome = match item {
-                Ok(item) => self.process(seq, item),
-                Err(e) => {
-                    // A record that cannot decode would block the queue forever.
-                    self.shared
-                        .record_error(format!("dropped undecodable inbox item {seq}: {e}"));
-                    self.finish(seq, sled::Batch::default())
+            if let Err(failure) = self.process_guarded(seq, &key, &value) {
+                if let Err(e) = self.dead_letter(seq, &value, &failure) {
+                    self.shared.record_error(format!(
+                        "inbox item {seq} failed ({}) and could not be moved aside: {e}",
+                        failure.error
+                    ));
+                    break;
                 }
-            };
-            if let Err(e) = outcome {
-                // The failed item's writes may be half done: forget what we cached.
-                self.forget_cached();
-                self.shared
-                    .record_error(format!("processing inbox item {seq}: {e}"));
-                break;
             }
             self.shared.publish_processed(seq);
         }
     }
 
+    /// Process one stored item, catching panics. An error is retried (it may
+    /// have been passing) up to `MAX_ATTEMPTS`; a panic or an undecodable
+    /// record is not.
+    fn process_guarded(
+        &mut self,
+        seq: u64,
+        key: &[u8],
+        value: &[u8],
+    ) -> std::result::Result<(), Failure> {
+        let item: InboxItem = decode(key, value).map_err(|e| Failure {
+            error: e.to_string(),
+            attempts: 1,
+        })?;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.process(seq, item.clone())
+            }));
+            // The failed item's writes may be half done: forget what we cached.
+            let error = match run {
+                Ok(Ok(())) => return Ok(()),
+                Ok(Err(e)) => e.to_string(),
+                Err(panic) => {
+                    self.forget_cached();
+                    return Err(Failure {
+                        error: format!("panicked: {}", panic_message(&*panic)),
+                        attempts,
+                    });
+                }
+            };
+            self.forget_cached();
+            if attempts >= MAX_ATTEMPTS {
+                return Err(Failure { error, attempts });
+            }
+        }
+    }
+
+    /// Move item `seq` (its stored bytes) to the dead letters, in the commit
+    /// that removes it from the inbox.
+    fn dead_letter(&mut self, seq: u64, value: &[u8], failure: &Failure) -> Result<()> {
+        if !self.store.db().contains_key(keys::inbox_queue(seq))? {
+            // It failed after its commit (telling the publisher): it is done.
+            self.shared.record_error(format!(
+                "after processing inbox item {seq}: {}",
+                failure.error
+            ));
+            return Ok(());
+        }
+        let mut batch = sled::Batch::default();
+        Store::dead_letter_into(
+            &mut batch,
+            seq,
+            value,
+            failure.error.clone(),
+            failure.attempts,
+            self.shared.clock.now(),
+        );
+        self.finish(seq, batch)?;
+        self.shared.dead_lettered(seq, &failure.error);
+        Ok(())
+    }
+
     fn process(&mut self, seq: u64, item: InboxItem) -> Result<()> {
+        #[cfg(test)]
+        fail_for_tests(&self.store, seq);
         let mut outputs = BTreeSet::new();
         let mut touched = BTreeSet::new();
         let mut batch = sled::Batch::default();
@@ -359,6 +461,9 @@ impl Worker {
         Store::set_counter(&mut batch, counter::PROCESSED, self.processed + 1);
         self.store.db().apply_batch(batch)?;
         self.processed += 1;
+        self.shared
+            .processed_total
+            .store(self.processed, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
@@ -574,5 +679,56 @@ impl Worker {
                 hook.due(signals);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::app::App;
+    use crate::clock::Clock;
+    use crate::store::inbox::Enqueued;
+
+    fn delivery(id: &str) -> InboxItem {
+        InboxItem::Delivery {
+            delivery_id: id.into(),
+            event: "issues".into(),
+            action: Some("edited".into()),
+            received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            observations: Vec::new(),
+            discoveries: Vec::new(),
+            installation_change: None,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_item_is_dead_lettered_and_the_queue_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start(dir.path(), Clock::System).unwrap();
+        app.wait_ready().await;
+        // The second item stored (sequence 2) panics when processed.
+        app.store
+            .db()
+            .insert(keys::counter("test_panic_at"), &2u64.to_be_bytes())
+            .unwrap();
+        for id in ["d-1", "d-2", "d-3"] {
+            let stored = app.writer.enqueue(delivery(id)).await.unwrap();
+            assert!(matches!(stored, Enqueued::Stored(_)));
+        }
+        app.wait_idle().await;
+        assert_eq!(app.shared.worker_death(), None, "the worker lives on");
+        assert_eq!(app.shared.dead_letters.load(Ordering::Relaxed), 1);
+        assert_eq!(app.shared.processed_total.load(Ordering::Relaxed), 3);
+        assert_eq!(app.store.backlog(), 0);
+        let letters = app.store.dead_letters().unwrap();
+        assert_eq!(letters.len(), 1);
+        assert_eq!(letters[0].seq, 2);
+        assert_eq!(letters[0].attempts, 1, "a panic is not retried");
+        assert!(letters[0].error.contains("injected failure"), "{letters:?}");
+        assert_eq!(letters[0].item(), Some(delivery("d-2")));
+        assert!(app.shared.last_error().unwrap().contains("dead letters"));
+        app.shutdown();
     }
 }

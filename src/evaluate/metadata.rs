@@ -95,7 +95,10 @@ const OWN_EVENT_SLACK_SECONDS: i64 = 600;
 /// The start of "since execution" for finding the output's own event and the
 /// state it left: `executed_at` less the slack.
 pub(super) fn execution_start(ctx: &EvalContext) -> DateTime<Utc> {
-    ctx.record.executed_at - Duration::seconds(OWN_EVENT_SLACK_SECONDS)
+    crate::sane_time::minus(
+        ctx.record.executed_at,
+        Duration::seconds(OWN_EVENT_SLACK_SECONDS),
+    )
 }
 
 /// Observations from `execution_start` on.

@@ -37,7 +37,7 @@ pub fn landed_revert<'a>(
             return false;
         };
         o.at >= since
-            && window.is_none_or(|w| o.at <= since + w)
+            && window.is_none_or(|w| o.at <= crate::sane_time::plus(since, w))
             && !matches!(
                 ctx.actor_class(o),
                 ActorClass::BotActor | ActorClass::SameWorkflowActor

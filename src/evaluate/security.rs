@@ -151,7 +151,10 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         .field_str("ruleIdSuffix")
         .or_else(|| ctx.record.field_str("rule_id_suffix"))
         .map(str::to_ascii_lowercase);
-    let since = ctx.record.executed_at - Duration::minutes(UPLOAD_SLACK_MINUTES);
+    let since = crate::sane_time::minus(
+        ctx.record.executed_at,
+        Duration::minutes(UPLOAD_SLACK_MINUTES),
+    );
     let mut alerts: std::collections::BTreeMap<u64, Change> = Default::default();
     let mut created_before = std::collections::BTreeSet::new();
     for c in ctx.observations.iter().filter_map(change) {

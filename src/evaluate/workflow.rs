@@ -36,6 +36,7 @@ use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O, TargetKind,
 };
+use crate::sane_time::{minus, plus};
 
 /// Hours without a matching run before `missing_run_id`.
 const RUN_WAIT_HOURS: i64 = 24;
@@ -228,8 +229,14 @@ fn runs_in_window<'a, 'r>(
     triggers: &[&str],
     keep: impl Fn(&Observation) -> bool,
 ) -> Vec<&'r Run<'a>> {
-    let from = ctx.record.executed_at - Duration::minutes(BEFORE_SLACK_MINUTES);
-    let to = ctx.record.executed_at + Duration::minutes(AFTER_WINDOW_MINUTES);
+    let from = minus(
+        ctx.record.executed_at,
+        Duration::minutes(BEFORE_SLACK_MINUTES),
+    );
+    let to = plus(
+        ctx.record.executed_at,
+        Duration::minutes(AFTER_WINDOW_MINUTES),
+    );
     let mut found: Vec<&Run> = all
         .values()
         .filter(|r| r.first_seen >= from && r.first_seen <= to)

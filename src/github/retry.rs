@@ -167,7 +167,9 @@ fn classify_status(
             let wait = wait.max(Duration::from_secs(1));
             Verdict::Retry {
                 wait: Some(wait),
-                retry_at: chrono::Duration::from_std(wait).ok().map(|d| now + d),
+                retry_at: chrono::Duration::from_std(wait)
+                    .ok()
+                    .and_then(|d| now.checked_add_signed(d)),
                 unsent: true,
                 reason: format!("{kind} rate limit ({status}): {message}"),
             }

@@ -11,12 +11,14 @@ use crate::model::Actor;
 pub use crate::wire::{label_names, logins, slugs, Branch, Item, Milestone, Named, User};
 
 /// A GitHub time. Only RFC 3339 strings are times here (the REST and GraphQL
-/// APIs send nothing else); anything else is no time, and the fact is skipped.
+/// APIs send nothing else); anything else, or a time outside the sane range
+/// (`sane_time`), is no time, and the fact is skipped.
 pub fn time(v: Option<&Value>) -> Option<DateTime<Utc>> {
     let s = v?.as_str()?;
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc))
+        .filter(|t| crate::sane_time::is_sane(*t))
 }
 
 /// Read a value into a view; a value of the wrong shape reads as empty.

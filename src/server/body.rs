@@ -86,8 +86,9 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
+            // The scheme is case-insensitive (RFC 9110 §11.1): `BEARER` too.
+            let (scheme, token) = v.trim_start().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(token)
         })
         .map(str::trim)
 }
@@ -101,7 +102,19 @@ fn api_token_matches(given: &str, state: &ServerState) -> bool {
 }
 
 /// Require `Authorization: Bearer API_TOKEN`, compared in constant time.
+/// The read API's check: a refusal is logged and counted as rejected, like
+/// any other refused request.
 pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
+    check_token(headers, state).inspect_err(|e| {
+        state
+            .shared
+            .rejected
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(status = %e.status, detail = %e.detail, "read API request refused");
+    })
+}
+
+fn check_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
     if state.api_token.as_deref().is_none_or(str::is_empty) {
         return Err(ApiError::unauthorized(
             "API_TOKEN is not configured on this server",

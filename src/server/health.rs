@@ -3,10 +3,10 @@
 use std::sync::atomic::Ordering;
 
 use axum::extract::State as StateExtractor;
-use axum::http::header;
+use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::State;
 use crate::store::counter;
@@ -25,14 +25,20 @@ struct Figures {
     store_bytes: u64,
     uptime: u64,
     gave_way: u64,
+    dead_letters: u64,
+    worker_death: Option<String>,
 }
 
+/// The figures, from memory: the inbox counters are mirrored by the writer
+/// and the worker, so `/status` answers while a large commit holds sled.
 fn figures(state: &State) -> Figures {
-    let received = state.store.counter(counter::RECEIVED);
+    let shared = &state.shared;
     Figures {
-        received,
-        processed: state.store.counter(counter::PROCESSED),
-        duplicates: state.store.counter(counter::DUPLICATES),
+        received: shared.received.load(Ordering::Relaxed),
+        processed: shared.processed_total.load(Ordering::Relaxed),
+        duplicates: shared.duplicates.load(Ordering::Relaxed),
+        dead_letters: shared.dead_letters.load(Ordering::Relaxed),
+        worker_death: shared.worker_death(),
         ignored: state.shared.ignored.load(Ordering::Relaxed),
         rejected: state.shared.rejected.load(Ordering::Relaxed),
         outputs: state.shared.outputs_tracked.load(Ordering::Relaxed),
@@ -42,9 +48,14 @@ fn figures(state: &State) -> Figures {
     }
 }
 
-pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value> {
+/// 200, or 503 once the worker thread has died (`worker: "dead"`, with why).
+pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
     let f = figures(&state);
-    Json(json!({
+    let code = match f.worker_death {
+        Some(_) => StatusCode::SERVICE_UNAVAILABLE,
+        None => StatusCode::OK,
+    };
+    let body = Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "mode": if state.listen_only { "listen-only" } else { "app" },
         "uptime_seconds": f.uptime,
@@ -59,6 +70,9 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
             "rejected": f.rejected,
         },
         "outputs_tracked": f.outputs,
+        "worker": if f.worker_death.is_some() { "dead" } else { "running" },
+        "worker_error": f.worker_death,
+        "dead_letters": f.dead_letters,
         "last_error": state.shared.last_error(),
         "github": {
             "api_calls": state.shared.github_calls.total(),
@@ -68,7 +82,8 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Json<Value>
             "reconcile": state.shared.reconcile_stats.snapshot(),
             "backfill": state.store.backfill_totals().ok(),
         },
-    }))
+    }));
+    (code, body)
 }
 
 pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
@@ -115,6 +130,18 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoR
             "counter",
             "Pauses the worker took to give way to saturated ingest.",
             f.gave_way,
+        ),
+        (
+            "safe_outcomes_dead_letters",
+            "gauge",
+            "Inbox items moved aside after failing (see `safe-outcomes dead-letters`).",
+            f.dead_letters,
+        ),
+        (
+            "safe_outcomes_worker_up",
+            "gauge",
+            "1 while the worker thread runs, 0 once it has died.",
+            u64::from(f.worker_death.is_none()),
         ),
         (
             "safe_outcomes_outputs_tracked",

@@ -121,9 +121,9 @@ pub struct InboxWriter {
     tx: mpsc::Sender<Request>,
 }
 
-/// Called after each flushed batch with the highest stored sequence and the
-/// number of items the batch stored.
-pub type OnStored = Arc<dyn Fn(u64, u64) + Send + Sync>;
+/// Called after each flushed batch with the highest stored sequence, the
+/// number of items the batch stored, and the duplicates seen so far.
+pub type OnStored = Arc<dyn Fn(u64, u64, u64) + Send + Sync>;
 
 impl InboxWriter {
     pub fn start(store: Store, on_stored: OnStored) -> (InboxWriter, JoinHandle<()>) {
@@ -146,6 +146,21 @@ impl InboxWriter {
     }
 }
 
+/// Whether an item with dedupe `key` was stored before (or earlier in this
+/// batch). A failed read is an error, never "not seen": storing a possible
+/// duplicate would process it twice.
+fn seen_before(
+    in_batch: &HashSet<String>,
+    key: &str,
+    stored: impl Fn(Vec<u8>) -> sled::Result<bool>,
+) -> Result<bool, InboxError> {
+    if in_batch.contains(key) {
+        return Ok(true);
+    }
+    stored(keys::inbox_delivery(key))
+        .map_err(|e| InboxError::Write(format!("reading the dedupe index: {e}")))
+}
+
 fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored) {
     let mut seq = store.counter(counter::RECEIVED);
     let mut duplicates = store.counter(counter::DUPLICATES);
@@ -163,14 +178,17 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         let mut results = Vec::with_capacity(requests.len());
         for req in &requests {
             let key = req.item.dedupe_key();
-            let seen = in_batch.contains(&key)
-                || store
-                    .db()
-                    .contains_key(keys::inbox_delivery(&key))
-                    .unwrap_or(false);
+            let seen = match seen_before(&in_batch, &key, |k| store.db().contains_key(k)) {
+                Ok(seen) => seen,
+                Err(e) => {
+                    // Not knowing is not "not seen": refuse (503, GitHub retries).
+                    results.push(Err(e));
+                    continue;
+                }
+            };
             if seen {
                 duplicates += 1;
-                results.push(Enqueued::Duplicate);
+                results.push(Ok(Enqueued::Duplicate));
                 continue;
             }
             seq += 1;
@@ -181,7 +199,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
                 batch.insert(keys::manifest_committed(*upload), &[]);
             }
             in_batch.insert(key);
-            results.push(Enqueued::Stored(seq));
+            results.push(Ok(Enqueued::Stored(seq)));
         }
         Store::set_counter(&mut batch, counter::RECEIVED, seq);
         Store::set_counter(&mut batch, counter::DUPLICATES, duplicates);
@@ -193,11 +211,11 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             Ok(()) => {
                 // Before the replies: once a client has its 2xx, `wait_idle`
                 // must already count the item as stored.
-                if seq > start_seq {
-                    on_stored(seq, seq - start_seq);
+                if seq > start_seq || duplicates > start_dups {
+                    on_stored(seq, seq - start_seq, duplicates);
                 }
                 for (req, result) in requests.into_iter().zip(results) {
-                    let _ = req.reply.send(Ok(result));
+                    let _ = req.reply.send(result);
                 }
             }
             Err(e) => {
@@ -208,5 +226,24 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_dedupe_read_is_an_error_not_unseen() {
+        let none = HashSet::new();
+        let failing = |_: Vec<u8>| -> sled::Result<bool> {
+            Err(sled::Error::Io(std::io::Error::other("disk gone")))
+        };
+        let e = seen_before(&none, "guid-1", failing).unwrap_err();
+        assert!(e.to_string().contains("disk gone"), "{e}");
+        assert!(seen_before(&none, "guid-1", |_| Ok(true)).unwrap());
+        assert!(!seen_before(&none, "guid-1", |_| Ok(false)).unwrap());
+        let batch: HashSet<String> = ["guid-1".to_string()].into();
+        assert!(seen_before(&batch, "guid-1", failing).unwrap());
     }
 }

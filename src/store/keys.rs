@@ -7,6 +7,7 @@
 //! | `i/d/` | delivery id | sequence |
 //! | `i/s/` | upload id (u64 BE), chunk number (u32 BE) | `Vec<ExecutionRecord>`: a streamed manifest's chunk (`store::staging`) |
 //! | `i/c/` | upload id (u64 BE) | — (the upload's inbox item is stored: its chunks are not swept) |
+//! | `d/` | inbox sequence (u64 BE) | `DeadLetter`: an item moved aside (`store::dead_letters`) |
 //! | `o/` | output id | `StoredOutput` |
 //! | `a/` | old output id | canonical output id |
 //! | `b/` | target key, NUL, time (i64 BE, sign-flipped), observation id | `Observation` |
@@ -31,6 +32,7 @@ pub const INBOX_QUEUE: &[u8] = b"i/q/";
 pub const INBOX_DELIVERY: &[u8] = b"i/d/";
 pub const MANIFEST_STAGED: &[u8] = b"i/s/";
 pub const MANIFEST_COMMITTED: &[u8] = b"i/c/";
+pub const DEAD_LETTER: &[u8] = b"d/";
 pub const OUTPUT: &[u8] = b"o/";
 pub const ALIAS: &[u8] = b"a/";
 pub const OBSERVATION: &[u8] = b"b/";
@@ -59,6 +61,10 @@ fn join(parts: &[&[u8]]) -> Vec<u8> {
 
 pub fn inbox_queue(seq: u64) -> Vec<u8> {
     join(&[INBOX_QUEUE, &seq.to_be_bytes()])
+}
+
+pub fn dead_letter(seq: u64) -> Vec<u8> {
+    join(&[DEAD_LETTER, &seq.to_be_bytes()])
 }
 
 pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {

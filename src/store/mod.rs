@@ -4,6 +4,7 @@
 pub mod backfill;
 pub mod cache;
 pub mod compact;
+pub mod dead_letters;
 pub mod inbox;
 mod installations;
 pub mod keys;

@@ -59,6 +59,9 @@ pub enum WebhookError {
     MalformedJson(String),
     #[error("payload is not a JSON object")]
     NotAnObject,
+    /// A time field outside the sane range (`sane_time`): nothing is stored.
+    #[error(transparent)]
+    TimeOutOfRange(#[from] crate::sane_time::OutOfRange),
 }
 
 /// The events normalized into observations; others are acknowledged and ignored.
@@ -138,6 +141,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             }
         }
     };
+    payload.check_times()?;
     let raw = RawBody::new(text);
     let Some(repo) = payload
         .repository
@@ -195,6 +199,19 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             discoveries: out.discoveries,
         }),
     })
+}
+
+/// For the mangled-field tests: a normalization is fine when it succeeded,
+/// or refused a time outside the sane range in exactly the mangled field.
+#[cfg(test)]
+pub(crate) fn ok_or_refused_time(got: &Result<Normalized, WebhookError>, path: &[String]) -> bool {
+    match got {
+        Ok(_) => true,
+        Err(WebhookError::TimeOutOfRange(e)) => path
+            .last()
+            .is_some_and(|last| e.field.ends_with(last.as_str())),
+        Err(_) => false,
+    }
 }
 
 fn ignored(reason: String) -> Normalized {

@@ -7,6 +7,8 @@ use chrono::{DateTime, TimeZone, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::sane_time::OutOfRange;
+
 pub use crate::wire::{Item, Milestone, Named, User};
 
 /// Teams (`requested_team`) are users named by `slug`.
@@ -119,8 +121,16 @@ impl Repository {
 }
 
 /// A GitHub timestamp: RFC 3339 string, or unix seconds as number or string.
+/// A time outside the sane range (`sane_time`) is no time: the fields every
+/// delivery's facts depend on are refused before this (`check_times`); any
+/// other falls back to the next candidate, or its fact is dropped.
 pub fn parse_time(v: Option<&Value>) -> Option<DateTime<Utc>> {
-    let secs = match v? {
+    parse_any_time(v?).filter(|t| crate::sane_time::is_sane(*t))
+}
+
+/// `parse_time` without the range check.
+fn parse_any_time(v: &Value) -> Option<DateTime<Utc>> {
+    let secs = match v {
         Value::String(s) => {
             let s = s.trim();
             if let Ok(t) = DateTime::parse_from_rfc3339(s) {
@@ -132,4 +142,57 @@ pub fn parse_time(v: Option<&Value>) -> Option<DateTime<Utc>> {
         _ => return None,
     };
     Utc.timestamp_opt(secs, 0).single()
+}
+
+/// A time given but outside the sane range (or beyond any date at all: a
+/// number chrono cannot represent), as an error naming `field`.
+fn check_time(field: &str, v: Option<&Value>) -> Result<(), OutOfRange> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(());
+    };
+    let out = |value: String| OutOfRange {
+        field: field.to_string(),
+        value,
+    };
+    match parse_any_time(v) {
+        Some(t) if !crate::sane_time::is_sane(t) => Err(out(t.to_rfc3339())),
+        // A number that is no representable time at all.
+        None if v.is_number() || v.as_str().is_some_and(|s| s.trim().parse::<i64>().is_ok()) => {
+            Err(out(v.to_string()))
+        }
+        _ => Ok(()),
+    }
+}
+
+impl Payload {
+    /// Refuse a delivery whose typed time fields (the ones threads,
+    /// comments, reviews and pushes are dated and discovered by) lie outside
+    /// the sane range, naming the first such field.
+    pub fn check_times(&self) -> Result<(), OutOfRange> {
+        for (name, item) in [("issue", &self.issue), ("pull_request", &self.pull_request)] {
+            if let Some(item) = item {
+                check_time(&format!("{name}.created_at"), item.created_at.as_ref())?;
+                check_time(&format!("{name}.updated_at"), item.updated_at.as_ref())?;
+                check_time(&format!("{name}.closed_at"), item.closed_at.as_ref())?;
+                check_time(&format!("{name}.merged_at"), item.merged_at.as_ref())?;
+            }
+        }
+        if let Some(c) = &self.comment {
+            check_time("comment.created_at", c.created_at.as_ref())?;
+            check_time("comment.updated_at", c.updated_at.as_ref())?;
+        }
+        if let Some(r) = &self.review {
+            check_time("review.submitted_at", r.submitted_at.as_ref())?;
+        }
+        if let Some(r) = &self.repository {
+            check_time("repository.pushed_at", r.pushed_at.as_ref())?;
+        }
+        if let Some(c) = &self.head_commit {
+            check_time("head_commit.timestamp", c.timestamp.as_ref())?;
+        }
+        for (i, c) in self.commits.iter().flatten().enumerate() {
+            check_time(&format!("commits[{i}].timestamp"), c.timestamp.as_ref())?;
+        }
+        Ok(())
+    }
 }

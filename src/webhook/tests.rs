@@ -553,7 +553,10 @@ fn mangled_fields_never_error_or_panic() {
                 }
                 *slot = j.clone();
                 let got = normalize(event, "d", &serde_json::to_vec(&v).unwrap());
-                assert!(got.is_ok(), "{file} {path:?}={j}: {got:?}");
+                assert!(
+                    crate::webhook::ok_or_refused_time(&got, &path),
+                    "{file} {path:?}={j}: {got:?}"
+                );
             }
         }
     }
@@ -619,4 +622,36 @@ fn the_nesting_check_skips_strings_and_escapes_exactly() {
         let body = String::from_utf8(own(path)).unwrap();
         assert_eq!(too_deep(&body), too_deep_byte_by_byte(&body), "{path}");
     }
+}
+
+#[test]
+fn a_time_outside_2000_to_2200_is_refused_naming_its_field() {
+    let base: serde_json::Value = serde_json::from_slice(&own("issues/opened.gh-aw.json")).unwrap();
+    let mut v = base.clone();
+    v["pull_request"] = v["issue"].take();
+    v["pull_request"]["created_at"] = 8_210_266_012_799i64.into();
+    let got = normalize("pull_request", "d", &serde_json::to_vec(&v).unwrap());
+    let Err(WebhookError::TimeOutOfRange(e)) = got else {
+        panic!("{got:?}");
+    };
+    assert_eq!(e.field, "pull_request.created_at");
+    for (field, value) in [
+        ("created_at", serde_json::json!("1999-12-31T23:59:59Z")),
+        ("updated_at", serde_json::json!("2200-01-01T00:00:00Z")),
+        ("closed_at", serde_json::json!(99_999_999_999_999i64)),
+        ("created_at", serde_json::json!("-5")),
+    ] {
+        let mut v = base.clone();
+        v["issue"][field] = value.clone();
+        let got = normalize("issues", "d", &serde_json::to_vec(&v).unwrap());
+        assert!(
+            matches!(&got, Err(WebhookError::TimeOutOfRange(e)) if e.field == format!("issue.{field}")),
+            "{field}={value}: {got:?}"
+        );
+    }
+    // In range, and `null`: as before.
+    let mut v = base;
+    v["issue"]["closed_at"] = serde_json::Value::Null;
+    v["issue"]["created_at"] = "2199-12-31T23:59:59Z".into();
+    assert!(normalize("issues", "d", &serde_json::to_vec(&v).unwrap()).is_ok());
 }

@@ -25,6 +25,7 @@ mod github_payloads;
 mod give_way;
 mod harvest;
 mod hostile_input;
+mod hostile_world;
 mod injection;
 mod metadata_outputs;
 mod oidc;

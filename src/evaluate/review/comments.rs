@@ -111,7 +111,10 @@ impl Thread {
         Thread {
             ours,
             ids,
-            since: posted.unwrap_or(ctx.record.executed_at - action_slack()),
+            since: posted.unwrap_or(crate::sane_time::minus(
+                ctx.record.executed_at,
+                action_slack(),
+            )),
         }
     }
 
