@@ -45,8 +45,9 @@ use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use crate::clock::Clock;
-use crate::manifest::{parse_manifest, ManifestDefaults};
+use crate::manifest::{LineParser, ManifestDefaults};
 use crate::model::{Observation, ObservationKind};
+use crate::server::manifest_stream::StreamedManifest;
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
 use crate::store::{counter, decode, encode, keys, Store, StoreError};
 
@@ -563,19 +564,42 @@ impl Harvester {
             run_id: Some(run.run_id),
             workflow: Some(run.workflow().to_string()),
         };
-        let parsed = parse_manifest(&text, &defaults, now);
-        let (accepted, rejected) = (parsed.records.len(), parsed.rejected.len());
-        for r in &parsed.rejected {
-            tracing::info!(repo = %run.repo, run = run.run_id, line = r.line, error = %r.error, "harvested manifest line skipped");
+        // Staged in bounded chunks like a posted manifest: memory does not
+        // grow with the artifact (docs/hostile-world.md "Big manifests").
+        let limits = crate::server::Limits::default();
+        let parser = LineParser::new(defaults, now, limits.manifest_max_line_bytes);
+        let anywhere = |_: &crate::model::ExecutionRecord| Ok(());
+        let refused = |e: crate::server::ApiError| {
+            HarvestError::Artifact(format!("artifact {}: {}", artifact.id, e.detail))
+        };
+        let mut manifest =
+            StreamedManifest::new(&self.store, &limits, parser, "", &anywhere).map_err(refused)?;
+        if let Err(e) = manifest.read(axum::body::Body::from(text)).await {
+            manifest.discard().await;
+            return nothing(format!(
+                "artifact {} was refused: {}",
+                artifact.id, e.detail
+            ));
+        }
+        let (accepted, rejected) = (manifest.accepted, manifest.rejected_total);
+        if rejected > 0 {
+            tracing::info!(repo = %run.repo, run = run.run_id, rejected, lines = %manifest.rejected_json(), "harvested manifest lines skipped");
         }
         let mut duplicate = false;
         if accepted > 0 {
-            let item = InboxItem::Manifest {
+            let item = InboxItem::ManifestChunks {
                 key: run.manifest_key(),
                 received_at: now,
-                records: parsed.records,
+                upload: manifest.upload,
+                chunks: manifest.chunks,
             };
+            manifest.keep();
             duplicate = self.writer.enqueue(item).await? == Enqueued::Duplicate;
+            if duplicate {
+                manifest.discard().await;
+            }
+        } else {
+            manifest.discard().await;
         }
         let note = (accepted == 0).then(|| "the manifest has no usable line".to_string());
         let record = self.record(Some(artifact.id), accepted, rejected, note);

@@ -9,7 +9,7 @@ mod body;
 mod error;
 mod health;
 pub mod limits;
-mod manifest_stream;
+pub(crate) mod manifest_stream;
 mod manifests;
 mod reconcile;
 mod webhook;
