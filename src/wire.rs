@@ -85,8 +85,12 @@ pub struct Item {
     pub merged_at: Option<Value>,
     /// `[{"name": ..}]`, or plain names.
     pub labels: Option<Vec<Value>>,
-    pub assignees: Option<Vec<User>>,
-    pub milestone: Option<Milestone>,
+    /// `None`: the field was absent; `Some(None)`: it was `null`.
+    #[serde(deserialize_with = "present")]
+    pub assignees: Option<Option<Vec<User>>>,
+    /// `None`: the field was absent; `Some(None)`: no milestone (`null`).
+    #[serde(deserialize_with = "present")]
+    pub milestone: Option<Option<Milestone>>,
     pub base: Option<Branch>,
     pub head: Option<Branch>,
     pub requested_reviewers: Option<Vec<User>>,
@@ -104,7 +108,22 @@ pub struct Item {
     pub closed_at: Option<Value>,
 }
 
+/// A field that may be absent, `null`, or a value: absent is `None`,
+/// `null` is `Some(None)` (general rule 2: a missing field is not "none").
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
 impl Item {
+    /// The milestone, when the item has one.
+    pub fn milestone(&self) -> Option<&Milestone> {
+        self.milestone.as_ref().and_then(Option::as_ref)
+    }
+
     /// True for a pull request, or an issue-API view of one.
     pub fn is_pr(&self, from_pull_request_field: bool) -> bool {
         from_pull_request_field || self.pull_request.is_some()
@@ -131,9 +150,11 @@ impl Item {
             title: self.title.clone().unwrap_or_default(),
             body_hash: body_hash(self.body.as_deref().unwrap_or("")),
             labels: self.labels.as_deref().map(label_names).unwrap_or_default(),
-            assignees: logins(self.assignees.as_deref()),
-            milestone: self.milestone.as_ref().and_then(Milestone::label),
-            milestone_number: self.milestone.as_ref().and_then(|m| m.number),
+            assignees: logins(self.assignees.as_ref().and_then(|a| a.as_deref())),
+            assignees_absent: self.assignees.is_none(),
+            milestone: self.milestone().and_then(Milestone::label),
+            milestone_number: self.milestone().and_then(|m| m.number),
+            milestone_absent: self.milestone.is_none(),
             base: self.base.as_ref().and_then(|b| b.git_ref.clone()),
             head_ref: self.head.as_ref().and_then(|b| b.git_ref.clone()),
             head_sha: self.head.as_ref().and_then(|b| b.sha.clone()),

@@ -14,7 +14,7 @@ use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
     missing_reference, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
-use super::metadata::{completed, moved_away, retained, since_execution, snapshot_since};
+use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
@@ -73,7 +73,7 @@ fn preamble<'a>(ctx: &EvalContext<'a>, who: &[String]) -> Result<&'a ItemSnapsho
     if let Some(e) = gone(ctx, false) {
         return Err(e);
     }
-    snapshot_since(ctx, None).ok_or_else(|| {
+    snapshot_showing(ctx, |s| !s.assignees_absent).ok_or_else(|| {
         unobserved().note("The target's assignees have not been seen since execution.")
     })
 }

@@ -134,6 +134,18 @@ pub(super) fn snapshot_since<'a>(
         .last()
 }
 
+/// The latest state since execution that shows `shows` (general rule 2: a
+/// state without the field says nothing about it).
+pub(super) fn snapshot_showing<'a>(
+    ctx: &EvalContext<'a>,
+    shows: fn(&ItemSnapshot) -> bool,
+) -> Option<&'a ItemSnapshot> {
+    since_execution(ctx)
+        .filter_map(|o| o.snapshot.as_ref())
+        .filter(|s| shows(s))
+        .last()
+}
+
 /// Closed as completed, or merged.
 pub(super) fn completed(s: &ItemSnapshot) -> bool {
     s.merged
@@ -352,7 +364,7 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = gone(ctx, false) {
         return e;
     }
-    let Some(snap) = snapshot_since(ctx, None) else {
+    let Some(snap) = snapshot_showing(ctx, |s| !s.milestone_absent) else {
         return unobserved().note("No state of the target was seen since execution.");
     };
     let is_milestone_event = |k: &K| matches!(k, K::Milestoned { .. } | K::Demilestoned { .. });

@@ -491,3 +491,39 @@ fn rule_7_compare_status_decides_a_merged_push() {
         assert_eq!(evaluate_case(&case).unwrap().status, want, "{status}");
     }
 }
+
+/// Rule 2: removing a field from an API answer never turns one definite
+/// verdict into another: the verdict stays, or becomes an `unknown` (the
+/// field was needed) or a `pending` (the evidence it carried is missing).
+#[test]
+fn rule_2_removing_a_field_never_flips_a_verdict() {
+    let mut flips = Vec::new();
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        if !matches!(before.status, O::Accepted | O::Rejected | O::Ignored) {
+            continue;
+        }
+        for (path, v) in &case.responses {
+            let Some(obj) = v.as_object() else { continue };
+            for field in obj.keys() {
+                let mut less = case.clone();
+                less.responses
+                    .get_mut(path)
+                    .and_then(Value::as_object_mut)
+                    .unwrap()
+                    .remove(field);
+                let after = evaluate_case(&less).unwrap();
+                let definite = matches!(after.status, O::Accepted | O::Rejected | O::Ignored);
+                if definite && after.status != before.status {
+                    flips.push(format!(
+                        "{} without {path}.{field}: {:?} → {:?}",
+                        case.name,
+                        before.triple(),
+                        after.triple()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(flips.is_empty(), "{flips:#?}");
+}

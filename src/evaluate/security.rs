@@ -15,7 +15,7 @@ use chrono::Duration;
 use super::common::{cite, missing_reference, unobserved, window_passed};
 use super::EvalContext;
 use crate::model::{
-    Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
+    ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
     OutcomeStatus as O,
 };
 
@@ -64,6 +64,9 @@ enum AlertState<'a> {
     Dismissed(&'a Observation, Option<&'a str>),
     /// Dismissed by automation: not a human verdict.
     DismissedByAutomation(&'a Observation),
+    /// Dismissed, but who did it (or why, where the reason decides) is not
+    /// shown: general rule 2, a fact the verdict needs is missing.
+    DismissedUnjudged(&'a Observation, &'static str),
     Open(&'a Observation),
 }
 
@@ -74,9 +77,28 @@ fn state_of<'a>(ctx: &EvalContext<'a>, latest: &Change<'a>) -> AlertState<'a> {
         ("closed_by_user", _) | (_, "dismissed") if ctx.is_human(o) => {
             AlertState::Dismissed(o, latest.reason)
         }
+        ("closed_by_user", _) | (_, "dismissed")
+            if matches!(
+                ctx.actor_class(o),
+                ActorClass::UnknownActor | ActorClass::SystemActor
+            ) =>
+        {
+            AlertState::DismissedUnjudged(o, "dismisser_unknown")
+        }
         ("closed_by_user", _) | (_, "dismissed") => AlertState::DismissedByAutomation(o),
         _ => AlertState::Open(o),
     }
+}
+
+/// A dismissal missing a fact the verdict needs: `unknown/weak/evaluation_error`
+/// with the missing fact named, as for a close whose actor is not shown.
+fn unjudged_dismissal(o: &Observation, why: &'static str) -> Evaluation {
+    cite(
+        Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+            .detail("reason", why)
+            .note("The alert was dismissed, but the state does not show what the verdict needs (who dismissed it, or why)."),
+        o,
+    )
 }
 
 /// Was the alert actually fixed?
@@ -111,6 +133,7 @@ pub fn autofix_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
                 .note("The alert was dismissed by automation, not by a person."),
             o,
         ),
+        AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => open_alert(ctx, Some(o)),
     };
     e.detail("alert_number", latest.number)
@@ -185,6 +208,9 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, "alert_fixed")
             .decided_by(&o.id, o.at)
             .note("The alert was fixed by a code change."),
+        // The reason decides between a rejection and triage: without it,
+        // nothing can be said (general rule 2).
+        AlertState::Dismissed(o, None) => unjudged_dismissal(o, "dismissed_reason_unknown"),
         AlertState::Dismissed(o, reason) if is_false_positive(reason) => {
             Evaluation::new(O::Rejected, S::Medium, "dismissed_false_positive")
                 .decided_by(&o.id, o.at)
@@ -202,6 +228,7 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
                 .note("The alert was dismissed by automation, not by a person."),
             o,
         ),
+        AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => triaged_or_open(ctx, latest, o),
     };
     let e = if e.confidence == Confidence::High || confidence == Confidence::Low {

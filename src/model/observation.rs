@@ -79,6 +79,13 @@ pub struct ItemSnapshot {
     pub milestone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub milestone_number: Option<u64>,
+    /// The source did not show the milestone field at all (absent is not
+    /// "no milestone": general rule 2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub milestone_absent: bool,
+    /// The source did not show the assignees field at all.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assignees_absent: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -138,12 +138,7 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
             assignee: login(&p.assignee)?,
         },
         "milestoned" => K::Milestoned {
-            milestone: p
-                .milestone
-                .as_ref()
-                .or(item.milestone.as_ref())?
-                .title
-                .clone()?,
+            milestone: p.milestone.as_ref().or(item.milestone())?.title.clone()?,
         },
         "demilestoned" => K::Demilestoned {
             milestone: p.milestone.as_ref()?.title.clone()?,
