@@ -95,8 +95,8 @@ pub enum Mapping {
     UnseenReversal,
     /// Pending with no visible non-bot activity: weak, not medium.
     NoHumanActivity,
-    /// A state whose strength seed 000 §7 rates differently from gh-aw.
-    SeedStrength,
+    /// A state seed 000 §7 rates differently from gh-aw.
+    SeedRow,
 }
 
 impl Mapping {
@@ -110,28 +110,40 @@ impl Mapping {
             Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
             Mapping::UnseenReversal => "reversal by an actor the state does not show: ours one step weaker (general rule 4; seed 000 §6)",
             Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
-            Mapping::SeedStrength => "seed 000 §7 rates this state's strength differently from gh-aw; ours follows the seed",
+            Mapping::SeedRow => "seed 000 §7 rates this state differently from gh-aw; ours follows the seed",
         }
     }
 }
 
-/// Seed 000 §7 rows whose strength differs from gh-aw's for the same state:
-/// (types, signal, gh-aw strength, seed strength, seed row).
-pub const SEED_STRENGTHS: &[(&[&str], &str, EvidenceStrength, EvidenceStrength, &str)] = &[
-    (
-        &["close_issue", "close_pull_request", "close_discussion"],
-        "closed",
-        EvidenceStrength::Strong,
-        EvidenceStrength::Medium,
-        "close_issue / close_pull_request / close_discussion: \"Still closed after evaluation window — accepted — medium\"",
-    ),
-    (
-        &["mark_pull_request_as_ready_for_review"],
-        "reviewed",
-        EvidenceStrength::Medium,
-        EvidenceStrength::Strong,
-        "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
-    ),
+/// A seed 000 §7 row that rates a state differently from gh-aw: for these
+/// types, gh-aw's triple and ours name the same state, and ours follows the
+/// seed.
+pub struct SeedRow {
+    pub types: &'static [&'static str],
+    pub gh_aw: (&'static str, &'static str, &'static str),
+    pub ours: (OutcomeStatus, EvidenceStrength, &'static str),
+    pub seed: &'static str,
+}
+
+pub const SEED_ROWS: &[SeedRow] = &[
+    SeedRow {
+        types: &["close_issue", "close_pull_request", "close_discussion"],
+        gh_aw: ("accepted", "strong", "closed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "closed"),
+        seed: "close_issue / close_pull_request / close_discussion: \"Still closed after evaluation window — accepted — medium\"",
+    },
+    SeedRow {
+        types: &["mark_pull_request_as_ready_for_review"],
+        gh_aw: ("accepted", "medium", "reviewed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, "reviewed"),
+        seed: "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
+    },
+    SeedRow {
+        types: &["create_issue"],
+        gh_aw: ("pending", "medium", "acted_on"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "triaged"),
+        seed: "create_issue: \"Assigned, labeled by non-bot, milestone added, linked to PR … — accepted — medium\" (gh-aw keeps every open issue pending)",
+    },
 ];
 
 /// The record a case's item stands for.
@@ -333,13 +345,20 @@ fn compare(
             show("pending", "weak", signal),
         );
     }
-    if let Some((_, _, _, seed, _)) = SEED_STRENGTHS.iter().find(|(types, sig, gh, _, _)| {
-        types.contains(&output_type) && *sig == signal && *gh == strength
-    }) {
+    let gh = (
+        exp.outcome_status.as_str(),
+        exp.evidence_strength.as_str(),
+        exp.signal.as_str(),
+    );
+    if let Some(row) = SEED_ROWS
+        .iter()
+        .find(|r| r.types.contains(&output_type) && r.gh_aw == gh)
+    {
+        let (st, sg, sig) = row.ours;
         return mapped(
-            is(status, *seed, signal),
-            Mapping::SeedStrength,
-            show(status.as_str(), seed.as_str(), signal),
+            ours.status == st && ours.strength == sg && ours.signal == sig,
+            Mapping::SeedRow,
+            show(st.as_str(), sg.as_str(), sig),
         );
     }
     (false, None, String::new())
@@ -467,9 +486,14 @@ mod tests {
         let medium = ours(O::Accepted, S::Medium, "closed");
         assert_eq!(
             check("close_issue", &strong_close, &medium),
-            (true, Some(Mapping::SeedStrength))
+            (true, Some(Mapping::SeedRow))
         );
         assert!(!check("create_issue", &strong_close, &medium).0);
+        // A person triaged the open issue: gh-aw keeps it pending, the seed accepts it.
+        let engaged = exp("pending", "medium", "acted_on");
+        let triaged = ours(O::Accepted, S::Medium, "triaged");
+        assert!(compare("create_issue", &engaged, &triaged, true).0);
+        assert!(!compare("create_pull_request", &engaged, &triaged, true).0);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use crate::conformance::{
-    evaluate_case, parse_cases, Case, Mapping, SEED_STRENGTHS, SIGNAL_EQUIVALENCES,
+    evaluate_case, parse_cases, Case, Mapping, SEED_ROWS, SIGNAL_EQUIVALENCES,
 };
 use crate::evaluate::registry::TYPES;
 
@@ -110,22 +110,25 @@ fn vocabulary(out: &mut String) {
         Mapping::ExistenceOnly,
         Mapping::UnseenReversal,
         Mapping::NoHumanActivity,
-        Mapping::SeedStrength,
+        Mapping::SeedRow,
     ] {
         let _ = writeln!(out, "| `{m:?}` | {} |", m.describe());
     }
-    out.push_str("\nThe seed rows whose strength differs from gh-aw's (`conformance::SEED_STRENGTHS`):\n\n| types | signal | gh-aw | ours (seed) | seed 000 §7 row |\n|---|---|---|---|---|\n");
-    for (types, signal, gh, seed, line) in SEED_STRENGTHS {
+    out.push_str("\nThe seed rows that rate a state differently from gh-aw (`conformance::SEED_ROWS`):\n\n| types | gh-aw | ours (seed) | seed 000 §7 row |\n|---|---|---|---|\n");
+    for row in SEED_ROWS {
+        let (gs, gg, gsig) = row.gh_aw;
+        let (os, og, osig) = row.ours;
         let _ = writeln!(
             out,
-            "| {} | `{signal}` | {} | {} | {line} |",
-            types
+            "| {} | {gs}/{gg}/`{gsig}` | {}/{}/`{osig}` | {} |",
+            row.types
                 .iter()
                 .map(|t| format!("`{t}`"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            gh.as_str(),
-            seed.as_str()
+            os.as_str(),
+            og.as_str(),
+            row.seed
         );
     }
 }
