@@ -60,6 +60,7 @@ impl TestApp {
     /// Serve an App the test started itself (e.g. with a check-run publisher).
     /// The webhook path, secret and token are always the test ones.
     pub async fn serve(app: App, clock: Clock, dir: &Path, options: RouterOptions) -> TestApp {
+        let limits = options.limits.clone();
         let routes = router(
             &app,
             RouterOptions {
@@ -69,7 +70,7 @@ impl TestApp {
                 ..options
             },
         );
-        let server = RunningServer::start(routes, "127.0.0.1:0".parse().unwrap())
+        let server = RunningServer::start_with(routes, "127.0.0.1:0".parse().unwrap(), &limits)
             .await
             .expect("server binds");
         let client = Client::new(
@@ -187,4 +188,24 @@ pub fn comparable(mut o: OutcomeRecord) -> OutcomeRecord {
 
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The start of the tests' GitHub timelines.
+pub fn t0() -> DateTime<Utc> {
+    "2026-10-01T00:00:00Z".parse().unwrap()
+}
+
+/// `minutes` after [`t0`], as GitHub writes times.
+pub fn at(minutes: i64) -> String {
+    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
+}
+
+/// A webhook/API user object; `[bot]` logins are bots.
+pub fn user(login: &str) -> serde_json::Value {
+    let kind = if login.ends_with("[bot]") {
+        "Bot"
+    } else {
+        "User"
+    };
+    serde_json::json!({"login": login, "type": kind})
 }

@@ -7,10 +7,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use safe_outcomes::app::App;
-use safe_outcomes::client::Client;
-use safe_outcomes::clock::Clock;
-use safe_outcomes::server::{router, Limits, RouterOptions, RunningServer};
+use safe_outcomes::server::{Limits, RouterOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -22,34 +19,11 @@ fn start() -> chrono::DateTime<chrono::Utc> {
 
 /// The test App behind a server with these limits (router and connections).
 pub async fn serve_with(dir: &Path, limits: Limits) -> TestApp {
-    let clock = Clock::manual(start());
-    let app = App::start(dir, clock.clone()).expect("app starts");
-    let routes = router(
-        &app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![SECRET.to_string()],
-            api_token: Some(TOKEN.to_string()),
-            listen_only: true,
-            limits: limits.clone(),
-            ..RouterOptions::default()
-        },
-    );
-    let server = RunningServer::start_with(routes, "127.0.0.1:0".parse().unwrap(), &limits)
-        .await
-        .expect("server binds");
-    let client = Client::new(
-        &server.url(),
-        Some(SECRET.to_string()),
-        Some(TOKEN.to_string()),
-    );
-    TestApp {
-        app,
-        server,
-        client,
-        clock,
-        dir: dir.to_path_buf(),
-    }
+    let options = RouterOptions {
+        limits,
+        ..RouterOptions::default()
+    };
+    TestApp::start_with_options(dir, start(), true, options).await
 }
 
 /// GET /ping on a fresh connection; the status, or why there was none.

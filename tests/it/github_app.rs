@@ -7,8 +7,7 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use common::TestApp;
+use common::{at, t0, user, TestApp};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
@@ -22,10 +21,6 @@ use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;
-
-fn t0() -> DateTime<Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
 
 fn client_for(url: &str, policy: RetryPolicy) -> GitHubClient {
     let creds =
@@ -349,19 +344,6 @@ impl AppWithChecks {
         self.t.app.wait_idle().await;
         self.publisher.flush().await;
     }
-}
-
-fn at(minutes: i64) -> String {
-    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn user(login: &str) -> Value {
-    let kind = if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    };
-    json!({"login": login, "type": kind})
 }
 
 const BOT: &str = "github-actions[bot]";

@@ -8,8 +8,7 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use common::TestApp;
+use common::{at, t0, TestApp};
 use fake_github::{
     recorded_policy, zip_of, Failure, FakeGitHub, Sleeps, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS,
     TOKENS,
@@ -28,14 +27,6 @@ const INSTALLATION: u64 = 555;
 const REPO: &str = "acme/widgets";
 const RUN: u64 = 9001;
 const LOCK: &str = ".github/workflows/ci-coach.lock.yml";
-
-fn t0() -> DateTime<Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
-
-fn at(minutes: i64) -> String {
-    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
-}
 
 /// The manifest gh-aw's safe outputs job wrote for the run.
 fn manifest() -> String {

@@ -7,8 +7,7 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use common::{TestApp, TOKEN};
+use common::{t0, user, TestApp, TOKEN};
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
@@ -38,19 +37,6 @@ const HOSTILE: &[&str] = &[
     "c1\u{9b}2J",
     "cba\u{202E}abc",
 ];
-
-fn t0() -> DateTime<Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
-
-fn user(login: &str) -> Value {
-    let kind = if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    };
-    json!({"login": login, "type": kind})
-}
 
 fn envelope(mut body: Value) -> Value {
     body["repository"] =

@@ -8,8 +8,7 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use common::{TestApp, TOKEN};
+use common::{at, t0, user, TestApp, TOKEN};
 use fake_github::repos::{
     GET_ISSUE, GET_ISSUE_COMMENTS, GET_PR_COMMITS, GET_PULL, GET_REVIEWS, GET_REVIEW_COMMENT,
     GET_TIMELINE, GRAPHQL,
@@ -33,23 +32,6 @@ const PR_OUTPUT: &str = "acme/widgets:900:0";
 const CALL_ATTEMPTS: u32 = 3;
 /// Attempts per reconcile request the test reconciler allows.
 const RECONCILE_ATTEMPTS: u32 = 3;
-
-fn t0() -> DateTime<Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
-
-fn at(minutes: i64) -> String {
-    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn user(login: &str) -> Value {
-    let kind = if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    };
-    json!({"login": login, "type": kind})
-}
 
 /// The App with a reconciler, on the real router, against a fake GitHub.
 struct Rig {

@@ -7,8 +7,7 @@
 use crate::{common, fake_github};
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
-use common::TestApp;
+use common::{at, t0, user, TestApp};
 use fake_github::repos::{GET_COMMENT_REACTIONS, GET_TEAM_MEMBERSHIP, GRAPHQL};
 use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
 use safe_outcomes::app::{App, AppOptions};
@@ -22,23 +21,6 @@ use serde_json::{json, Value};
 const INSTALLATION: u64 = 555;
 const REPO: &str = "acme/widgets";
 const BOT: &str = "github-actions[bot]";
-
-fn t0() -> DateTime<Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
-
-fn at(minutes: i64) -> String {
-    (t0() + chrono::Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn user(login: &str) -> Value {
-    let kind = if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    };
-    json!({"login": login, "type": kind})
-}
 
 fn envelope(mut body: Value, sender: &str) -> Value {
     body["repository"] = json!({"full_name": REPO, "name": "widgets", "owner": {"login": "acme"}});
