@@ -269,12 +269,12 @@ fn compare(
     // gh-aw's word, or our word for the same state.
     let words = our_signals(&exp.signal);
     let signal = words.last().copied().unwrap_or(exp.signal.as_str());
-    let is = |status: O, strength: S, _signal: &str| {
+    let is = |status: O, strength: S| {
         ours.status == status && ours.strength == strength && words.contains(&ours.signal.as_str())
     };
     let show = |status: &str, strength: &str, signal: &str| format!("{status}/{strength}/{signal}");
     if let (Some(status), Some(strength)) = (OutcomeStatus::parse(&exp.outcome_status), strength) {
-        if is(status, strength, signal) {
+        if is(status, strength) {
             return (true, None, String::new());
         }
     }
@@ -284,15 +284,16 @@ fn compare(
     let mapped = |ok: bool, m: Mapping, want: String| (ok, Some(m), want);
     match exp.outcome_status.as_str() {
         "error" => {
+            // Whatever gh-aw's signal, ours names the evaluation error.
             return mapped(
-                is(O::Unknown, strength, "evaluation_error"),
+                ours.triple() == (O::Unknown, strength, "evaluation_error"),
                 Mapping::Error,
                 show("unknown", strength.as_str(), "evaluation_error"),
-            )
+            );
         }
         "lifecycle" | "lifecycle_close" => {
             return mapped(
-                is(O::Ignored, S::Weak, "lifecycle"),
+                ours.triple() == (O::Ignored, S::Weak, "lifecycle"),
                 Mapping::Lifecycle,
                 show("ignored", "weak", "lifecycle"),
             )
@@ -333,14 +334,14 @@ fn compare(
     if unseen && status == O::Rejected {
         let weaker = crate::evaluate::weaker(strength);
         return mapped(
-            is(status, weaker, signal),
+            is(status, weaker),
             Mapping::UnseenReversal,
             show(status.as_str(), weaker.as_str(), signal),
         );
     }
     if status == O::Pending && strength == S::Medium && !human_activity {
         return mapped(
-            is(O::Pending, S::Weak, signal),
+            is(O::Pending, S::Weak),
             Mapping::NoHumanActivity,
             show("pending", "weak", signal),
         );
@@ -421,6 +422,17 @@ mod tests {
         assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
         assert!(!check(t, &e, &ours(O::Unknown, S::None, "evaluation_error")).0);
         assert!(!check(t, &e, &ours(O::Unknown, S::Weak, "deleted")).0);
+        // gh-aw's error with another signal still means our evaluation error.
+        let other = exp("error", "weak", "close_actor_unavailable");
+        assert!(check(t, &other, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(
+            !check(
+                t,
+                &other,
+                &ours(O::Unknown, S::Weak, "close_actor_unavailable")
+            )
+            .0
+        );
     }
 
     #[test]

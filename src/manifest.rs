@@ -268,7 +268,7 @@ fn parse_line(
 
     let run_id = ["workflow_run_id", "source_run_id"]
         .iter()
-        .find_map(|k| obj.get(*k).and_then(lenient_u64))
+        .find_map(|k| obj.get(*k).and_then(crate::wire::github_id))
         .or(defaults.run_id);
 
     let timestamp = obj.get("timestamp").and_then(Value::as_str).and_then(|s| {
@@ -430,7 +430,7 @@ fn build_target(
 ) -> Option<Target> {
     let comment_id = ["commentId", "id"]
         .iter()
-        .find_map(|k| obj.get(*k).and_then(lenient_u64));
+        .find_map(|k| obj.get(*k).and_then(crate::wire::github_id));
     let number = [
         "number",
         "issue_number",
@@ -439,7 +439,7 @@ fn build_target(
         "itemNumber",
     ]
     .iter()
-    .find_map(|k| obj.get(*k).and_then(lenient_u64));
+    .find_map(|k| obj.get(*k).and_then(crate::wire::github_id));
     let fallback_used = obj.get("fallback_used").and_then(Value::as_bool) == Some(true);
     let pr_kind = if output_type.contains("pull_request") && !fallback_used {
         TargetKind::PullRequest
@@ -473,7 +473,7 @@ fn from_oct_target(
     comment_id: Option<u64>,
     default_kind: TargetKind,
 ) -> Option<Target> {
-    let number = t.get("number").and_then(lenient_u64).or(number);
+    let number = t.get("number").and_then(crate::wire::github_id).or(number);
     let kind = t
         .get("kind")
         .and_then(Value::as_str)
@@ -594,11 +594,6 @@ fn object_field(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default()
-}
-
-/// A number given as a JSON number or a numeric string (0 is no number).
-fn lenient_u64(v: &Value) -> Option<u64> {
-    crate::wire::github_id(v)
 }
 
 /// Label names from `["a"]` or `[{"name":"a"}]`.

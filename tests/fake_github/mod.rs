@@ -184,6 +184,26 @@ pub struct FakeGitHub {
 }
 
 impl FakeGitHub {
+    /// The App's API client (the tests' App id and key) against this fake,
+    /// counting its calls into `calls` and retrying by `policy`.
+    pub fn client(
+        &self,
+        calls: Arc<safe_outcomes::github::calls::ApiCalls>,
+        policy: safe_outcomes::github::RetryPolicy,
+    ) -> safe_outcomes::github::client::GitHubClient {
+        let creds = safe_outcomes::github::auth::AppCredentials::from_config(
+            "4242",
+            Some(PRIVATE_KEY.into()),
+            None,
+        )
+        .unwrap();
+        safe_outcomes::github::client::GitHubClient::new(
+            creds.app_client(&self.url).unwrap(),
+            calls,
+            policy,
+        )
+    }
+
     pub async fn start() -> FakeGitHub {
         let fake = Fake(Arc::new(Shared {
             inner: Mutex::new(Inner {

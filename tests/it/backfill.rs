@@ -22,7 +22,6 @@ use safe_outcomes::clock::Clock;
 use safe_outcomes::github::backfill::{self, Backfill, BackfillHandle, BackfillOptions};
 use safe_outcomes::github::harvest::HarvestOptions;
 use safe_outcomes::github::reconciler::startup_candidates;
-use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::model::OutcomeStatus;
 use safe_outcomes::server::RouterOptions;
 use safe_outcomes::store::backfill::{BackfillJob, BackfillRun, RunStage};
@@ -207,11 +206,7 @@ impl Rig {
             },
         )
         .unwrap();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
+        let client = gh.client(
             app.shared.github_calls.clone(),
             recorded_policy(&Sleeps::default(), clock.clone(), 3),
         );

@@ -315,14 +315,7 @@ impl AppWithChecks {
             },
         )
         .unwrap();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
-            app.shared.github_calls.clone(),
-            policy(&Sleeps::default()),
-        );
+        let client = gh.client(app.shared.github_calls.clone(), policy(&Sleeps::default()));
         // A long debounce: only the explicit flushes publish, so counts are exact.
         let options = PublisherOptions {
             debounce: Duration::from_secs(600),

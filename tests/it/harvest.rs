@@ -18,7 +18,6 @@ use safe_outcomes::clock::Clock;
 use safe_outcomes::github::harvest::{
     self, HarvestOptions, HarvestRequests, Harvester, HarvesterHandle,
 };
-use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::server::RouterOptions;
 use safe_outcomes::store::counter;
 use serde_json::{json, Value};
@@ -68,11 +67,7 @@ impl Harness {
         let clock = Clock::manual(t0() + chrono::Duration::hours(1));
         let (requests, inbox) = harvest::channel();
         let app = open_app(dir, &clock, &requests).await;
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
+        let client = gh.client(
             app.shared.github_calls.clone(),
             recorded_policy(&Sleeps::default(), clock.clone(), 3),
         );

@@ -12,7 +12,6 @@ use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::publisher::{self, Publisher, PublisherHandle, PublisherOptions};
-use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
 use safe_outcomes::model::{ExecutionRecord, Target, TargetKind};
 use safe_outcomes::server::RouterOptions;
@@ -63,15 +62,8 @@ impl Harness {
             ..AppOptions::default()
         };
         let app = App::start_with(dir, clock.clone(), options).unwrap();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
         let policy = recorded_policy(&Sleeps::default(), Clock::manual(t0()), 4);
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
-            app.shared.github_calls.clone(),
-            policy,
-        );
+        let client = gh.client(app.shared.github_calls.clone(), policy);
         let options = PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),

@@ -19,7 +19,6 @@ use safe_outcomes::clock::Clock;
 use safe_outcomes::github::reconciler::{
     self, ReconcileStats, Reconciler, ReconcilerHandle, ReconcilerOptions,
 };
-use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
@@ -54,12 +53,8 @@ impl Rig {
             },
         )
         .unwrap();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
         let sleeps = Sleeps::default();
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
+        let client = gh.client(
             app.shared.github_calls.clone(),
             recorded_policy(&sleeps, clock.clone(), CALL_ATTEMPTS),
         );

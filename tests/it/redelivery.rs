@@ -12,7 +12,7 @@ use fake_github::{
     recorded_policy, Delivery, Failure, FakeGitHub, Sleeps, LIST_DELIVERIES, REDELIVER,
 };
 use safe_outcomes::github::redelivery::{Redeliverer, RedeliveryOptions};
-use safe_outcomes::github::{AppCredentials, GitHubClient};
+use safe_outcomes::github::GitHubClient;
 use serde_json::json;
 
 fn now() -> DateTime<Utc> {
@@ -46,11 +46,7 @@ impl Setup {
         let gh = FakeGitHub::start().await;
         let t = TestApp::start(dir, now()).await;
         let sleeps = Sleeps::default();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
-        let client = Arc::new(GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
+        let client = Arc::new(gh.client(
             t.app.shared.github_calls.clone(),
             recorded_policy(&sleeps, t.clock.clone(), 4),
         ));

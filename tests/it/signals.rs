@@ -13,7 +13,6 @@ use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::signals::{self, SignalFetcher, SignalsHandle};
-use safe_outcomes::github::{AppCredentials, GitHubClient};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
@@ -41,11 +40,7 @@ impl Rig {
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0());
         let app = App::start_with(dir, clock.clone(), AppOptions::default()).unwrap();
-        let creds =
-            AppCredentials::from_config("4242", Some(fake_github::PRIVATE_KEY.into()), None)
-                .unwrap();
-        let client = GitHubClient::new(
-            creds.app_client(&gh.url).unwrap(),
+        let client = gh.client(
             app.shared.github_calls.clone(),
             recorded_policy(&Sleeps::default(), clock.clone(), 3),
         );
