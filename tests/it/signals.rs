@@ -195,10 +195,9 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
     r.stop().await;
 }
 
-#[tokio::test]
-async fn team_membership_makes_a_team_review_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+/// An add_reviewer output requesting team `infra` on PR 5, and an approval
+/// by `frank`, who is not a requested user.
+async fn team_review_by_frank(r: &Rig) {
     r.post_manifest(&[
         json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
                "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
@@ -214,6 +213,13 @@ async fn team_membership_makes_a_team_review_count() {
         "frank",
     );
     r.send("pull_request_review", "d-review", review).await;
+}
+
+#[tokio::test]
+async fn team_membership_makes_a_team_review_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = Rig::start(dir.path()).await;
+    team_review_by_frank(&r).await;
     r.t.settle().await;
     let id = "acme/widgets:900:0";
     assert_eq!(
@@ -238,21 +244,7 @@ async fn team_membership_makes_a_team_review_count() {
 async fn a_404_membership_leaves_the_team_review_unverified() {
     let dir = tempfile::tempdir().unwrap();
     let r = Rig::start(dir.path()).await;
-    r.post_manifest(&[
-        json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
-               "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
-    ])
-    .await;
-    let pr = json!({"number": 5, "title": "t", "state": "open", "draft": false, "merged": false,
-                    "user": user("alice"), "head": {"ref": "b", "sha": "h1"}, "base": {"ref": "main", "sha": "b0"},
-                    "created_at": at(-60), "updated_at": at(30)});
-    let review = envelope(
-        json!({"action": "submitted",
-               "review": {"id": 9, "state": "approved", "submitted_at": at(30), "user": user("frank")},
-               "pull_request": pr}),
-        "frank",
-    );
-    r.send("pull_request_review", "d-review", review).await;
+    team_review_by_frank(&r).await;
     r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
     assert_eq!(
