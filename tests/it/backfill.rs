@@ -148,9 +148,35 @@ fn assert_each_fetched_once(gh: &FakeGitHub) {
 /// `assert_each_fetched_once`, but the PR of `observed` (told by a webhook)
 /// was not fetched at all.
 fn assert_each_fetched_once_but(gh: &FakeGitHub, observed: Option<u64>) {
+    assert_reads(gh, observed, false)
+}
+
+/// After a SIGKILL: every read once, except that the reads of at most one
+/// output (one PR number, the output in flight at the kill: its reads done,
+/// its marker not yet written, docs/backfill.md) may have been made twice.
+fn assert_fetched_once_but_one_output_in_flight(gh: &FakeGitHub) {
+    assert_reads(gh, None, true)
+}
+
+fn assert_reads(gh: &FakeGitHub, observed: Option<u64>, one_in_flight: bool) {
     let fetches = fetches(gh);
     let repeated: Vec<_> = fetches.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(repeated.is_empty(), "fetched twice: {repeated:?}");
+    let thread = |path: &str| {
+        path.split('/')
+            .skip_while(|p| *p != "pulls" && *p != "issues")
+            .nth(1)
+            .map(|n| n.split('?').next().unwrap_or(n).to_string())
+    };
+    let threads: std::collections::BTreeSet<_> =
+        repeated.iter().map(|(path, _)| thread(path)).collect();
+    let allowed = one_in_flight
+        && repeated.iter().all(|(_, n)| **n == 2)
+        && threads.len() <= 1
+        && !threads.contains(&None);
+    assert!(
+        repeated.is_empty() || allowed,
+        "fetched twice: {repeated:?}"
+    );
     let count = |pat: &str| fetches.keys().filter(|k| k.contains(pat)).count() as u64;
     assert_eq!(
         count("/artifacts?"),
@@ -490,7 +516,10 @@ async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
     .await;
     let status = child_status(&url).await;
     assert_month_evaluated(&status);
-    assert_each_fetched_once(&gh);
+    // A kill can land while one output's reads are done but its marker is
+    // not yet written (docs/backfill.md): that one output is read again,
+    // once; nothing else is.
+    assert_fetched_once_but_one_output_in_flight(&gh);
     assert_eq!(gh.rate_limited(), 0);
     let c = Client::new(&url, None, Some(TOKEN.into()));
     for day in 0..DAYS {
