@@ -11,6 +11,7 @@ mod health;
 pub mod limits;
 pub(crate) mod manifest_stream;
 mod manifests;
+pub mod read;
 mod reconcile;
 mod webhook;
 
