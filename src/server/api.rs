@@ -31,10 +31,9 @@ pub struct ListQuery {
 
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,
+    reader: super::read::Reader,
     Query(q): Query<ListQuery>,
-    headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
-    require_token(&headers, &state)?;
     let status = match q.status.as_deref() {
         Some(s) => Some(
             OutcomeStatus::parse(s)
@@ -65,6 +64,9 @@ pub async fn list_outputs(
             let Some(outcome) = stored.outcome else {
                 continue;
             };
+            if !reader.scope.allows(&stored.execution.repo) {
+                continue;
+            }
             if q.output_type
                 .as_deref()
                 .is_some_and(|t| t != outcome.safe_output_type)
