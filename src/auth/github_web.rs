@@ -7,7 +7,7 @@
 //!   `GET /user/installations/{id}/repositories` (the viewer's scope),
 //!   following `Link: rel="next"` within page caps.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, LINK, USER_AGENT};
@@ -219,12 +219,12 @@ async fn all_pages(
 }
 
 /// The repositories (`owner/name`, lowercase) the user can see among the
-/// App's installations.
+/// App's installations, per installation id.
 pub async fn viewer_repos(
     http: &reqwest::Client,
     api_url: &str,
     token: &str,
-) -> Result<BTreeSet<String>, WebError> {
+) -> Result<BTreeMap<u64, BTreeSet<String>>, WebError> {
     let installations = all_pages(
         http,
         api_url,
@@ -234,7 +234,7 @@ pub async fn viewer_repos(
         "GET /user/installations",
     )
     .await?;
-    let mut repos = BTreeSet::new();
+    let mut repos = BTreeMap::new();
     for installation in installations {
         let Some(id) = installation["id"].as_u64() else {
             continue;
@@ -248,12 +248,12 @@ pub async fn viewer_repos(
             "GET /user/installations/{id}/repositories",
         )
         .await?;
-        repos.extend(
-            listed
-                .iter()
-                .filter_map(|r| r["full_name"].as_str())
-                .map(str::to_ascii_lowercase),
-        );
+        let names: BTreeSet<String> = listed
+            .iter()
+            .filter_map(|r| r["full_name"].as_str())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        repos.insert(id, names);
     }
     Ok(repos)
 }

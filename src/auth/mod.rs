@@ -19,6 +19,7 @@ pub mod sessions;
 pub mod setup;
 pub mod signed;
 pub mod signin;
+pub mod tokens;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ use axum::Router;
 
 use crate::server::{ApiError, State};
 use github_web::WebError;
-use sessions::{Session, Sessions};
+use sessions::{Session, Sessions, ViewerScope};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "so_session";
@@ -204,6 +205,12 @@ impl Auth {
 
     /// The repositories a session may see: cached, or asked of GitHub.
     pub async fn scope_of(&self, session: &Session) -> Result<BTreeSet<String>, ApiError> {
+        let per_installation = self.installations_of(session).await?;
+        Ok(per_installation.into_values().flatten().collect())
+    }
+
+    /// The repositories a session may see, per installation.
+    pub async fn installations_of(&self, session: &Session) -> Result<ViewerScope, ApiError> {
         if let Some(repos) = self
             .sessions
             .fresh_scope(&session.id, self.options.scope_ttl)
@@ -262,6 +269,10 @@ pub fn routes() -> Router<State> {
             get(signin::logout_page).post(signin::logout),
         )
         .route("/api/v1/me", get(signin::me))
+        .route(
+            "/auth/tokens",
+            get(tokens::page_of_tokens).post(tokens::issue_token),
+        )
 }
 
 #[cfg(test)]

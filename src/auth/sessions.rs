@@ -4,12 +4,15 @@
 //! server). Bounded: at most `MAX_SESSIONS`; expired ones go first, then the
 //! oldest. A restart signs everybody out.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Most sessions kept at once.
 pub const MAX_SESSIONS: usize = 10_000;
+
+/// What a viewer can see: installation id → its repositories they can see.
+pub type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
 
 /// One signed-in viewer.
 #[derive(Clone)]
@@ -20,7 +23,7 @@ pub struct Session {
     /// The user-to-server token (`ghu_…`).
     pub token: String,
     pub expires: Instant,
-    scope: Option<(BTreeSet<String>, Instant)>,
+    scope: Option<(ViewerScope, Instant)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -85,13 +88,13 @@ impl Sessions {
     }
 
     /// The cached repository list, if fetched less than `ttl` ago.
-    pub fn fresh_scope(&self, id: &str, ttl: Duration) -> Option<BTreeSet<String>> {
+    pub fn fresh_scope(&self, id: &str, ttl: Duration) -> Option<ViewerScope> {
         let map = self.map.lock().expect("sessions lock");
         let (repos, at) = map.get(id)?.scope.as_ref()?;
         (at.elapsed() < ttl).then(|| repos.clone())
     }
 
-    pub fn set_scope(&self, id: &str, repos: BTreeSet<String>) {
+    pub fn set_scope(&self, id: &str, repos: ViewerScope) {
         if let Some(s) = self.map.lock().expect("sessions lock").get_mut(id) {
             s.scope = Some((repos, Instant::now()));
         }
@@ -116,7 +119,7 @@ mod tests {
         let id = s.open("alice".into(), 1, "ghu_a".into(), Duration::from_secs(60));
         assert_eq!(s.get(&id).unwrap().login, "alice");
         assert!(s.fresh_scope(&id, Duration::from_secs(60)).is_none());
-        s.set_scope(&id, ["acme/a".to_string()].into());
+        s.set_scope(&id, [(1, ["acme/a".to_string()].into())].into());
         assert_eq!(
             s.fresh_scope(&id, Duration::from_secs(60)).unwrap().len(),
             1

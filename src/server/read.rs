@@ -46,7 +46,9 @@ impl RepoScope {
 
 /// Who is reading. Extracting it authenticates the request:
 /// - an `Authorization` header must carry the bearer `API_TOKEN`:
-///   `RepoScope::All` (a wrong token is refused, whatever cookie comes along);
+///   `RepoScope::All` (a wrong token is refused, whatever cookie comes along),
+///   or an installation token (`auth::tokens`, `soi_…`): `RepoScope::Only`
+///   that installation's repositories;
 /// - else a valid session cookie (sign-in with GitHub, `auth`) gives
 ///   `RepoScope::Only` the repositories the viewer's GitHub account can see
 ///   among the App's installations (asked of GitHub, cached briefly);
@@ -63,6 +65,18 @@ impl FromRequestParts<State> for Reader {
 
     async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Reader, ApiError> {
         let headers = &parts.headers;
+        let installation = crate::auth::tokens::scope_of_token(
+            &state.auth,
+            &state.store,
+            headers,
+            state.api_token.as_deref(),
+        )
+        .map_err(|e| refused(state, e))?;
+        if let Some(repos) = installation {
+            return Ok(Reader {
+                scope: RepoScope::only(repos),
+            });
+        }
         let session = match headers.contains_key(axum::http::header::AUTHORIZATION) {
             true => None,
             false => state.auth.session(headers).map_err(|e| refused(state, e))?,

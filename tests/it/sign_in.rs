@@ -669,3 +669,126 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
     assert!(body.contains("expired"), "{body}");
     rig.stop().await;
 }
+
+/// The installations, as GitHub's `installation.created` deliveries tell the server.
+async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
+    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let body = serde_json::json!({
+        "action": "created",
+        "installation": {"id": id, "account": {"login": account, "id": id + 100}},
+        "repositories": repos.iter().map(|r| serde_json::json!({"full_name": r})).collect::<Vec<_>>(),
+        "sender": common::user("admin"),
+    });
+    let a = client
+        .deliver(
+            "installation",
+            &format!("inst-{id}"),
+            body.to_string().as_bytes(),
+        )
+        .await
+        .unwrap();
+    assert!(a.status < 300, "{}", a.body);
+    rig.app.wait_idle().await;
+}
+
+async fn post_form(rig: &Rig, path: &str, session: &str, form: &[(&str, &str)]) -> (u16, String) {
+    let r = browser()
+        .post(format!("{}{path}", rig.url))
+        .header(COOKIE, format!("so_session={session}"))
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/v1/outputs", rig.url))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn an_installation_token_reads_exactly_its_installation() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    let rig = Rig::start(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+    )
+    .await;
+    seed(&rig).await;
+    install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
+    install(&rig, 2, "globex", &["globex/secret-plans"]).await;
+
+    // Alice sees every repository of installation 1: she may issue its token.
+    let alice = sign_in(&rig, "alice").await;
+    let (status, html) = read(&rig, "/auth/tokens", &alice).await;
+    assert_eq!(status, 200, "{html}");
+    let csrf = attribute_after(&html, "name=\"csrf\"", "value");
+    assert_eq!(
+        post_form(
+            &rig,
+            "/auth/tokens",
+            &alice,
+            &[("csrf", "x"), ("installation", "1")]
+        )
+        .await
+        .0,
+        403
+    );
+    let (status, html) = post_form(
+        &rig,
+        "/auth/tokens",
+        &alice,
+        &[("csrf", &csrf), ("installation", "1")],
+    )
+    .await;
+    assert_eq!(status, 200, "{html}");
+    let start = html.find("<code>soi_").unwrap() + "<code>".len();
+    let token = &html[start..start + html[start..].find('<').unwrap()];
+
+    let (status, body) = read_with_bearer(&rig, token).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(repos_of(&body), ["acme/docs", "acme/widgets"]);
+    assert!(!body.contains("globex"), "{body}");
+
+    // Bob sees only part of installation 1: no token for it.
+    let bob = sign_in(&rig, "bob").await;
+    let (_, html) = read(&rig, "/auth/tokens", &bob).await;
+    let bob_csrf = attribute_after(&html, "name=\"csrf\"", "value");
+    let (status, _) = post_form(
+        &rig,
+        "/auth/tokens",
+        &bob,
+        &[("csrf", &bob_csrf), ("installation", "1")],
+    )
+    .await;
+    assert_eq!(status, 403);
+
+    // A tampered token, or one whose installation is gone, reads nothing.
+    let last = if token.ends_with('x') { "y" } else { "x" };
+    let tampered = format!("{}{last}", &token[..token.len() - 1]);
+    assert_eq!(read_with_bearer(&rig, &tampered).await.0, 401);
+    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let deleted = serde_json::json!({"action": "deleted", "installation": {"id": 1, "account": {"login": "acme"}}, "sender": common::user("admin")});
+    client
+        .deliver(
+            "installation",
+            "inst-1-deleted",
+            deleted.to_string().as_bytes(),
+        )
+        .await
+        .unwrap();
+    rig.app.wait_idle().await;
+    assert_eq!(read_with_bearer(&rig, token).await.0, 401);
+    rig.stop().await;
+}
