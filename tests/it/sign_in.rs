@@ -792,3 +792,40 @@ async fn an_installation_token_reads_exactly_its_installation() {
     assert_eq!(read_with_bearer(&rig, token).await.0, 401);
     rig.stop().await;
 }
+
+#[tokio::test]
+async fn serve_without_credentials_offers_the_setup_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let env_file = dir.path().join("app.env");
+    let mut serve = ServeChild::start(
+        &dir.path().join("data"),
+        &[
+            ("PUBLIC_URL", "https://outcomes.example"),
+            ("ENV_FILE", env_file.to_str().unwrap()),
+        ],
+    )
+    .await;
+    let page = browser()
+        .get(format!("{}/", serve.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(set_cookie(&page, "so_setup").is_some());
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Register GitHub App"), "{html}");
+    let action = attribute_after(&html, "<form", "action");
+    assert!(
+        action.starts_with("https://github.com/settings/apps/new?state="),
+        "{action}"
+    );
+    let manifest: Value =
+        serde_json::from_str(&attribute_after(&html, "name=\"manifest\"", "value")).unwrap();
+    assert_eq!(
+        manifest["hook_attributes"]["url"],
+        "https://outcomes.example/api/github/webhooks"
+    );
+    assert_eq!(manifest["redirect_url"], "https://outcomes.example/setup");
+    serve.terminate().await;
+    assert!(!env_file.exists());
+}
