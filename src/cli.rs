@@ -268,6 +268,8 @@ pub enum ReportFormat {
     Table,
     Json,
     Jsonl,
+    /// One opentraces TraceRecord (schema 0.9.0) per output.
+    Opentraces,
 }
 
 #[derive(Args, Debug)]
@@ -547,6 +549,7 @@ async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
     println!("\n{}", result.report.to_table());
     println!("{}", demo::outcome_table(&result.outcomes));
     println!("Outcome records (JSONL): {}", result.jsonl_path.display());
+    println!("opentraces records: {}", result.opentraces_path.display());
     println!(
         "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
         result.data_dir.display(),
@@ -719,6 +722,12 @@ async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
 }
 
 async fn report(args: ReportArgs) -> anyhow::Result<()> {
+    if args.format == ReportFormat::Opentraces {
+        let (from, repo) = (args.from.as_deref(), args.repo.as_deref());
+        let out = &mut std::io::stdout().lock();
+        return crate::export::cli::report_opentraces(from, args.token, &args.data_dir, repo, out)
+            .await;
+    }
     let window = match args.window.as_deref() {
         Some(w) => Some(
             parse_window(w)
@@ -770,6 +779,7 @@ async fn report(args: ReportArgs) -> anyhow::Result<()> {
     match args.format {
         ReportFormat::Table => print!("{}", report.to_table()),
         ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        ReportFormat::Opentraces => unreachable!("answered above"),
         ReportFormat::Jsonl => {
             for o in outcomes.iter().filter(|o| {
                 args.repo
