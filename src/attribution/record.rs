@@ -32,6 +32,10 @@ pub struct LineRange {
     /// `murmur3:` + 32 hex digits of the lines (see `export::murmur3`).
     pub content_hash: String,
     pub contributor: Contributor,
+    /// A 64-bit hash of each line (`attribution::line_hash`), to count the
+    /// lines of a partly edited block that survive. Not exported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_hashes: Vec<u64>,
 }
 
 impl LineRange {

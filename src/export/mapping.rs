@@ -592,6 +592,7 @@ mod tests {
             end_line: e,
             content_hash: format!("murmur3:{s:032x}"),
             contributor: who,
+            line_hashes: Vec::new(),
         };
         let mut a = LineAttribution {
             output_id: "o/r:7:0".into(),
