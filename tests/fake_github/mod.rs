@@ -14,6 +14,7 @@ mod app;
 mod artifacts;
 mod checks;
 mod deliveries;
+pub mod git;
 pub mod repos;
 pub mod runs;
 
