@@ -18,9 +18,21 @@ use crate::export::murmur3::{hash128, range_hash};
 pub const DEFAULT_MAX_FILES: usize = 50;
 
 /// 64-bit hash of one line (CR stripped), for counting surviving lines.
+/// The lowest bit says whether the line has substance (more than two
+/// non-blank characters): a blank line or a lone `}` survives only beside
+/// lines that do (`survival`).
 pub fn line_hash(line: &str) -> u64 {
     let text: String = line.chars().filter(|&c| c != '\r').collect();
-    hash128(text.as_bytes(), 0) as u64
+    let h = hash128(text.as_bytes(), 0) as u64;
+    match text.chars().filter(|c| !c.is_whitespace()).count() > 2 {
+        true => h | 1,
+        false => h & !1,
+    }
+}
+
+/// True when the line behind a `line_hash` has substance.
+pub fn has_substance(hash: u64) -> bool {
+    hash & 1 == 1
 }
 
 /// The outcome of matching.

@@ -3,6 +3,7 @@
 //! blocks slide) survives whole; otherwise the block's lines still present,
 //! in order (longest common subsequence of line hashes), survive. Pure.
 
+use super::attribute::has_substance;
 use super::line_hash;
 use super::record::{FileAttribution, LineRange};
 use crate::export::murmur3::range_hash;
@@ -33,6 +34,13 @@ pub fn surviving_in(range: &LineRange, file: &[&str]) -> u64 {
         return 0;
     }
     let hashes: Vec<u64> = file.iter().map(|l| line_hash(l)).collect();
+    // Blank lines and lone braces are everywhere: they count only when a
+    // line with substance of the block is still there.
+    let substance =
+        |v: &[u64]| -> Vec<u64> { v.iter().copied().filter(|h| has_substance(*h)).collect() };
+    if in_order(&substance(&range.line_hashes), &substance(&hashes)) == 0 {
+        return 0;
+    }
     in_order(&range.line_hashes, &hashes)
 }
 
@@ -127,8 +135,11 @@ mod tests {
             &[],
         );
         let crlf = untouched.replace('\n', "\r\n");
+        // Only a blank line and a `}` of the block left: nothing survives.
+        let gutted = file(&["use x;", ""], &["fn other() {", "}"], &[]);
         // (file now, lines surviving)
-        let table: [(Option<&str>, u64); 5] = [
+        let table: [(Option<&str>, u64); 6] = [
+            (Some(&gutted), 0),
             (Some(&untouched), 4),
             (Some(&moved), 4),
             (Some(&half_edited), 2),

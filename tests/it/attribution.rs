@@ -8,11 +8,12 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 
 use common::{t0, TestApp};
+use fake_github::contents::GET_CONTENTS;
 use fake_github::git::{Files, Git};
 use fake_github::repos::GET_COMPARE;
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::attribution::record::Contributor;
-use safe_outcomes::attribution::{attribute_output, DEFAULT_MAX_FILES};
+use safe_outcomes::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
 use safe_outcomes::export::murmur3::range_hash;
 use safe_outcomes::github::calls::ApiCalls;
 use serde_json::{json, Value};
@@ -79,6 +80,7 @@ fn landed_tree(lib: &str, extra: &[(&str, &str)]) -> Files {
 
 fn pr(action: &str, merge_commit: Option<&str>) -> Value {
     let merged = merge_commit.is_some();
+    let merged_at = (t0() + chrono::Duration::hours(1)).to_rfc3339();
     json!({
         "action": action, "number": 5,
         "pull_request": {
@@ -87,12 +89,12 @@ fn pr(action: &str, merge_commit: Option<&str>) -> Value {
             "body": "Adds three.\n\n<!-- gh-aw-agentic-workflow: Coach, engine: claude, version: 2.0.1, model: claude-sonnet-4, id: 77, workflow_id: coach, run: https://github.com/o/r/actions/runs/77 -->",
             "merged": merged, "merge_commit_sha": merge_commit,
             "merged_by": if merged { json!({"login": "alice", "type": "User"}) } else { json!(null) },
-            "merged_at": if merged { json!(t0().to_rfc3339()) } else { json!(null) },
+            "merged_at": if merged { json!(merged_at) } else { json!(null) },
             "draft": false, "user": {"login": "github-actions[bot]", "type": "Bot"},
             "labels": [], "assignees": [], "requested_reviewers": [], "requested_teams": [],
             "base": {"ref": "main", "sha": "c0c0c0c0"}, "head": {"ref": "agent/three", "sha": "a1a1a1a1"},
-            "created_at": t0().to_rfc3339(), "updated_at": t0().to_rfc3339(),
-            "closed_at": if merged { json!(t0().to_rfc3339()) } else { json!(null) }
+            "created_at": t0().to_rfc3339(), "updated_at": if merged { json!(merged_at) } else { json!(t0().to_rfc3339()) },
+            "closed_at": if merged { json!(merged_at) } else { json!(null) }
         },
         "repository": {"full_name": REPO, "name": "r", "owner": {"login": "o"}, "default_branch": "main"},
         "installation": {"id": 9},
@@ -118,9 +120,16 @@ struct Landed {
     trace: Value,
 }
 
-/// Open the PR, merge it as `merge_commit` (main moving `h1` → `after`),
-/// attribute, and export.
-async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
+/// The App with the PR merged as `merge_commit` (main moving `h1` →
+/// `merge_commit`), and a fake GitHub serving `git`'s compares.
+struct Rig {
+    t: TestApp,
+    gh: FakeGitHub,
+    client: safe_outcomes::github::GitHubClient,
+    _dir: tempfile::TempDir,
+}
+
+async fn merged(git: &Git, merge_commit: &str, agent_head: &str) -> Rig {
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), t0()).await;
     t.deliver_ok("pull_request", "d-open", &pr("opened", None))
@@ -130,7 +139,6 @@ async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
     t.deliver_ok("pull_request", "d-merge", &pr("closed", Some(merge_commit)))
         .await;
     t.settle().await;
-
     let gh = FakeGitHub::start().await;
     gh.serve_compare(REPO, git, "h1h1h1h1", agent_head);
     gh.serve_compare(REPO, git, "h1h1h1h1", merge_commit);
@@ -139,20 +147,32 @@ async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
         calls,
         recorded_policy(&Sleeps::default(), t.clock.clone(), 1),
     );
-    let store = t.app.store.clone();
-    let a = attribute_output(&store, &client, 9, OUTPUT, DEFAULT_MAX_FILES)
+    Rig {
+        t,
+        gh,
+        client,
+        _dir: dir,
+    }
+}
+
+/// Merge, attribute, and export.
+async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
+    let rig = merged(git, merge_commit, agent_head).await;
+    let store = rig.t.app.store.clone();
+    let a = attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
         .await
         .unwrap()
         .expect("the merged PR is attributed");
     // Once attributed, nothing more is asked of GitHub.
     assert!(
-        attribute_output(&store, &client, 9, OUTPUT, DEFAULT_MAX_FILES)
+        attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
             .await
             .unwrap()
             .is_none()
     );
-    let compares = gh.calls(GET_COMPARE);
-    let export = t
+    let compares = rig.gh.calls(GET_COMPARE);
+    let export = rig
+        .t
         .client
         .get("/api/v1/export?format=opentraces")
         .await
@@ -165,7 +185,7 @@ async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|r| r["session_id"] == OUTPUT)
         .unwrap();
-    t.stop().await;
+    rig.t.stop().await;
     Landed {
         attribution: a,
         compares,
@@ -299,4 +319,139 @@ async fn a_human_edit_before_merge_makes_the_block_mixed_and_human_files_are_not
         "tool_emitted_with_divergence"
     );
     assert_eq!(l.compares, 2);
+}
+
+/// A later push to main, at `day` days, of one commit.
+fn later_push(day: i64, before: &str, after: &str, commit: Value, forced: bool) -> Value {
+    let ts = (t0() + chrono::Duration::days(day)).to_rfc3339();
+    let mut commit = commit;
+    commit["id"] = json!(after);
+    commit["timestamp"] = json!(ts);
+    let mut p = push(before, after);
+    p["forced"] = json!(forced);
+    p["commits"] = json!([commit]);
+    p["head_commit"] = commit;
+    p
+}
+
+/// What survives at 7 days after one later push (or none): the squash-merged
+/// PR of the tests above, the push delivered at day 2, survival measured
+/// at day 7 and at day 30. Returns (lines at 7d, lines at 30d, content reads).
+async fn survival_after(
+    change: Option<(Files, Value, bool)>,
+) -> (Option<u64>, Option<u64>, u64, Option<String>) {
+    let mut git = history();
+    git.commit(
+        "5a1e5a1e",
+        &["h1h1h1h1"],
+        landed_tree(&with_agent_fn(LIB), &[]),
+    );
+    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let store = rig.t.app.store.clone();
+    attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
+        .await
+        .unwrap()
+        .unwrap();
+    rig.t.advance_to(t0() + chrono::Duration::days(3)).await;
+    if let Some((tree, commit, forced)) = change {
+        git.commit("p2p2p2p2", &["5a1e5a1e"], tree);
+        for path in ["src/lib.rs", "src/new.rs"] {
+            rig.gh.serve_contents(REPO, &git, path, "p2p2p2p2");
+        }
+        let push = later_push(2, "5a1e5a1e", "p2p2p2p2", commit, forced);
+        rig.t.deliver_ok("push", "d-later", &push).await;
+        rig.t.settle().await;
+    }
+    let at = |d: i64| t0() + chrono::Duration::days(d);
+    let m7 = measure_survival(&store, &rig.client, 9, OUTPUT, "7d", at(7))
+        .await
+        .unwrap()
+        .unwrap();
+    let m30 = measure_survival(&store, &rig.client, 9, OUTPUT, "30d", at(30))
+        .await
+        .unwrap()
+        .unwrap();
+    // Measured once per checkpoint.
+    assert!(
+        measure_survival(&store, &rig.client, 9, OUTPUT, "30d", at(30))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let reads = rig.gh.calls(GET_CONTENTS);
+    let reason = m30.survival["30d"].unknown_reason.clone();
+    rig.t.stop().await;
+    (
+        m7.lines_surviving("7d"),
+        m30.lines_surviving("30d"),
+        reads,
+        reason,
+    )
+}
+
+fn modified(path: &str) -> Value {
+    json!({"message": "edit", "added": [], "modified": [path], "removed": []})
+}
+
+#[tokio::test]
+async fn lines_survive_untouched_with_no_api_call() {
+    // 5 lines attributed: 4 in lib.rs, 1 in new.rs.
+    assert_eq!(survival_after(None).await, (Some(5), Some(5), 0, None));
+}
+
+#[tokio::test]
+async fn a_push_editing_half_the_block_leaves_half() {
+    let edited = format!("{LIB}\nfn three() -> u32 {{\n    1 + 2\n}}\n");
+    // The blank line, `fn three…` and `}` stay; `    3` is gone: 3 of 4.
+    let tree = landed_tree(&edited, &[]);
+    let got = survival_after(Some((tree, modified("src/lib.rs"), false))).await;
+    assert_eq!(
+        got,
+        (Some(4), Some(4), 2, None),
+        "3 in lib.rs + 1 in new.rs; one read per checkpoint"
+    );
+}
+
+#[tokio::test]
+async fn a_moved_block_is_found_by_its_hash() {
+    // The agent's block (its blank line and function) moved to the top.
+    let moved = format!("// three first\n\n{}\n{LIB}", AGENT_FN.join("\n"));
+    let tree = landed_tree(&moved, &[]);
+    let (d7, d30, reads, _) = survival_after(Some((tree, modified("src/lib.rs"), false))).await;
+    assert_eq!((d7, d30, reads), (Some(5), Some(5), 2));
+}
+
+#[tokio::test]
+async fn a_deleted_file_survives_nothing_without_a_read() {
+    let mut tree = landed_tree(&with_agent_fn(LIB), &[]);
+    tree.remove("src/lib.rs");
+    let commit =
+        json!({"message": "drop lib", "added": [], "modified": [], "removed": ["src/lib.rs"]});
+    assert_eq!(
+        survival_after(Some((tree, commit, false))).await,
+        (Some(1), Some(1), 0, None)
+    );
+}
+
+#[tokio::test]
+async fn a_force_push_makes_every_file_dirty() {
+    // History rewritten; the tree happens to keep the agent's lines.
+    let tree = landed_tree(&with_agent_fn(LIB), &[]);
+    let commit =
+        json!({"message": "rewrite", "added": [], "modified": ["README.md"], "removed": []});
+    let got = survival_after(Some((tree, commit, true))).await;
+    assert_eq!(
+        got,
+        (Some(5), Some(5), 4, None),
+        "both files read at both checkpoints"
+    );
+}
+
+#[tokio::test]
+async fn a_revert_sets_survival_to_zero() {
+    let tree = landed_tree(LIB, &[]);
+    let commit = json!({"message": "Revert \"Add three (#5)\"\n\nThis reverts commit 5a1e5a1e.",
+                        "added": [], "modified": ["src/lib.rs"], "removed": ["src/new.rs"]});
+    let (d7, d30, reads, _) = survival_after(Some((tree, commit, false))).await;
+    assert_eq!((d7, d30, reads), (Some(0), Some(0), 0));
 }
