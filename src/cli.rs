@@ -420,6 +420,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             app.writer.clone(),
         )
         .spawn(&signal_requests, signals_inbox);
+        let options = crate::attribution::driver::DriverOptions::default();
+        let store = app.store.clone();
+        crate::attribution::driver::spawn(store, client.clone(), Clock::System, options);
         let harvester = Harvester::new(
             app.store.clone(),
             Clock::System,
@@ -777,7 +780,16 @@ async fn report(args: ReportArgs) -> anyhow::Result<()> {
     };
     let report = Report::build(&outcomes, args.repo.as_deref(), window, chrono::Utc::now());
     match args.format {
-        ReportFormat::Table => print!("{}", report.to_table()),
+        ReportFormat::Table => {
+            print!("{}", report.to_table());
+            if args.from.is_none() {
+                let (dir, repo) = (&args.data_dir, args.repo.as_deref());
+                print!(
+                    "{}",
+                    crate::attribution::report::table_for_data_dir(dir, repo)?
+                );
+            }
+        }
         ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         ReportFormat::Opentraces => unreachable!("answered above"),
         ReportFormat::Jsonl => {

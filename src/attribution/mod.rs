@@ -13,9 +13,11 @@
 pub mod attribute;
 pub mod diff;
 pub mod dirty;
+pub mod driver;
 pub mod fetch;
 pub mod land;
 pub mod record;
+pub mod report;
 pub mod survival;
 
 pub use attribute::{line_hash, DEFAULT_MAX_FILES};

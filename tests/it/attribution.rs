@@ -12,7 +12,9 @@ use fake_github::contents::GET_CONTENTS;
 use fake_github::git::{Files, Git};
 use fake_github::repos::GET_COMPARE;
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
+use safe_outcomes::attribution::driver::pass;
 use safe_outcomes::attribution::record::Contributor;
+use safe_outcomes::attribution::report::{by_workflow, to_table};
 use safe_outcomes::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
 use safe_outcomes::export::murmur3::range_hash;
 use safe_outcomes::github::calls::ApiCalls;
@@ -454,4 +456,49 @@ async fn a_revert_sets_survival_to_zero() {
                         "added": [], "modified": ["src/lib.rs"], "removed": ["src/new.rs"]});
     let (d7, d30, reads, _) = survival_after(Some((tree, commit, false))).await;
     assert_eq!((d7, d30, reads), (Some(0), Some(0), 0));
+}
+
+#[tokio::test]
+async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
+    let mut git = history();
+    git.commit(
+        "5a1e5a1e",
+        &["h1h1h1h1"],
+        landed_tree(&with_agent_fn(LIB), &[]),
+    );
+    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let store = rig.t.app.store.clone();
+    let day = |d: i64| t0() + chrono::Duration::days(d);
+    // Before the 7-day checkpoint: attributed, nothing measured.
+    let first = pass(&store, &rig.client, day(1), DEFAULT_MAX_FILES).await;
+    assert_eq!((first.attributed, first.measured), (1, 0), "{first:?}");
+    // Past it: measured once; a further pass does nothing more.
+    let second = pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    assert_eq!((second.attributed, second.measured), (0, 1), "{second:?}");
+    let third = pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    assert_eq!((third.attributed, third.measured), (0, 0), "{third:?}");
+    assert_eq!(rig.gh.calls(GET_COMPARE), 2);
+    assert_eq!(rig.gh.calls(GET_CONTENTS), 0, "nothing touched the files");
+
+    let totals = by_workflow(&store, "").unwrap();
+    let coach = &totals["coach"];
+    assert_eq!((coach.outputs_attributed, coach.lines_attributed), (1, 5));
+    assert_eq!((coach.lines_surviving_7d, coach.rate_7d()), (5, Some(1.0)));
+    assert_eq!(coach.rate_30d(), None);
+    assert!(to_table(&totals).contains("coach"), "{}", to_table(&totals));
+
+    let export = rig
+        .t
+        .client
+        .get("/api/v1/export?format=opentraces")
+        .await
+        .unwrap();
+    let trace: Value =
+        serde_json::from_str(export.body.as_str().unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(
+        trace["metadata"]["safe_outcomes"]["lines"]["lines_surviving_7d"],
+        5
+    );
+    assert_eq!(trace["git_links"][0]["content_alive"], true);
+    rig.t.stop().await;
 }
