@@ -142,6 +142,23 @@ async fn report_format_opentraces_reads_the_store() {
             .unwrap()
             .body,
     );
+    // `--from URL`: the same lines through the server.
+    let mut out = Vec::new();
+    let url = t.server.url();
+    let token = Some(common::TOKEN.to_string());
+    safe_outcomes::export::cli::report_opentraces(
+        Some(&url),
+        token,
+        dir.path(),
+        Some("acme/docs"),
+        &mut out,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        lines(&Value::String(String::from_utf8(out).unwrap())),
+        served
+    );
     t.stop().await;
     let mut out = Vec::new();
     safe_outcomes::export::cli::report_opentraces(
