@@ -146,6 +146,28 @@ mod tests {
         assert_ne!(derived_trace_id("o/r:1:0"), derived_trace_id("o/r:1:1"));
     }
 
+    /// The stored trace id's cost: a typical stored output (the one in the
+    /// store's compression dictionary) encoded with and without it.
+    #[test]
+    fn a_stored_trace_id_costs_under_64_bytes_per_output() {
+        let text = include_str!("../store/record_dictionary_v1.json");
+        // Other values than the dictionary's own (as its own test does).
+        let sample = text
+            .lines()
+            .last()
+            .unwrap()
+            .replace("acme/widgets", "globex/payments-api")
+            .replace("2101", "88231")
+            .replace("ci-coach", "dependency-updater");
+        let mut stored: StoredOutput = serde_json::from_str(&sample).unwrap();
+        stored.trace_id = None;
+        let without = crate::store::encode(&stored).len();
+        stored.trace_id = Some(new_trace_id());
+        let with = crate::store::encode(&stored).len();
+        eprintln!("stored output: {without} B encoded, {with} B with a trace id");
+        assert!(with > without && with - without < 64, "{without} → {with}");
+    }
+
     #[test]
     fn formats_parse() {
         assert_eq!(Format::parse("jsonl"), Some(Format::Jsonl));
