@@ -108,3 +108,108 @@ fn same_sha(a: &str, b: &str) -> bool {
     let n = a.len().min(b.len());
     n >= 7 && a[..n].eq_ignore_ascii_case(&b[..n])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ItemSnapshot;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    fn record(output_type: &str, extra: Value) -> ExecutionRecord {
+        let mut v = json!({
+            "id": "o/r:1:0", "output_type": output_type, "repo": "o/r", "run_id": 1,
+            "target": {"repo": "o/r", "kind": "pull_request", "number": 5},
+            "executed_at": "2026-11-01T00:00:00Z",
+        });
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn snapshot(id: &str, head: &str, merge: Option<&str>) -> Observation {
+        Observation {
+            id: id.into(),
+            at: Utc.with_ymd_and_hms(2026, 11, 2, 0, 0, 0).unwrap(),
+            target: "o/r#5".into(),
+            actor: None,
+            event: ObservationKind::Closed,
+            snapshot: Some(ItemSnapshot {
+                merged: merge.is_some(),
+                merge_commit_sha: merge.map(str::to_string),
+                base: Some("main".into()),
+                head_sha: Some(head.into()),
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn push(before: &str, after: &str) -> Observation {
+        Observation {
+            id: "p/0".into(),
+            at: Utc.with_ymd_and_hms(2026, 11, 2, 0, 0, 0).unwrap(),
+            target: "o/r#ref:main".into(),
+            actor: None,
+            event: ObservationKind::Pushed {
+                git_ref: "main".into(),
+                before: before.into(),
+                after: after.into(),
+                forced: false,
+                commits: Vec::new(),
+            },
+            snapshot: None,
+        }
+    }
+
+    #[test]
+    fn a_merged_pr_compares_from_the_landing_push() {
+        let pr = record("create_pull_request", json!({}));
+        let obs = [
+            snapshot("a", "a1a1a1a1", None),
+            snapshot("b", "b2b2b2b2", Some("m0m0m0m0")),
+        ];
+        let l = plan(&pr, &obs, &[push("b0b0b0b0", "m0m0m0m0")]).unwrap();
+        // The agent's head is the PR head as first seen, not after others pushed.
+        assert_eq!(
+            (l.agent_base.as_str(), l.agent_head.as_str()),
+            ("b0b0b0b0", "a1a1a1a1")
+        );
+        assert_eq!(
+            (l.before.as_str(), l.after.as_str(), l.branch.as_str()),
+            ("b0b0b0b0", "m0m0m0m0", "main")
+        );
+        assert_eq!(base_ref_key(&pr, &obs).as_deref(), Some("o/r#ref:main"));
+    }
+
+    #[test]
+    fn a_push_output_compares_its_own_commit_from_the_head_it_pushed_onto() {
+        let push_output = record(
+            "push_to_pull_request_branch",
+            json!({"metadata": {"commit_sha": "c2c2c2c2"}, "before_state": {"head_sha": "c1c1c1c1"}}),
+        );
+        let obs = [snapshot("b", "c2c2c2c2", Some("m0m0m0m0"))];
+        let l = plan(&push_output, &obs, &[push("b0b0b0b0", "m0m0m0m0")]).unwrap();
+        assert_eq!(
+            (l.agent_base.as_str(), l.agent_head.as_str()),
+            ("c1c1c1c1", "c2c2c2c2")
+        );
+    }
+
+    #[test]
+    fn nothing_to_compare_until_it_merged_and_the_push_is_seen() {
+        let pr = record("create_pull_request", json!({}));
+        let open = [snapshot("a", "a1a1a1a1", None)];
+        let merged = [snapshot("b", "a1a1a1a1", Some("m0m0m0m0"))];
+        assert_eq!(plan(&pr, &open, &[push("b0b0b0b0", "m0m0m0m0")]), None);
+        assert_eq!(plan(&pr, &merged, &[push("b0b0b0b0", "other000")]), None);
+        assert_eq!(
+            plan(
+                &record("add_labels", json!({})),
+                &merged,
+                &[push("b0b0b0b0", "m0m0m0m0")]
+            ),
+            None
+        );
+    }
+}
