@@ -271,6 +271,8 @@ pub enum ReportFormat {
     Table,
     Json,
     Jsonl,
+    /// One opentraces TraceRecord (schema 0.9.0) per output.
+    Opentraces,
 }
 
 #[derive(Args, Debug)]
@@ -423,6 +425,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             app.writer.clone(),
         )
         .spawn(&signal_requests, signals_inbox);
+        let options = crate::attribution::driver::DriverOptions::default();
+        let store = app.store.clone();
+        crate::attribution::driver::spawn(store, client.clone(), Clock::System, options);
         let harvester = Harvester::new(
             app.store.clone(),
             Clock::System,
@@ -558,6 +563,7 @@ async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
     println!("\n{}", result.report.to_table());
     println!("{}", demo::outcome_table(&result.outcomes));
     println!("Outcome records (JSONL): {}", result.jsonl_path.display());
+    println!("opentraces records: {}", result.opentraces_path.display());
     println!(
         "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
         result.data_dir.display(),
@@ -730,6 +736,12 @@ async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
 }
 
 async fn report(args: ReportArgs) -> anyhow::Result<()> {
+    if args.format == ReportFormat::Opentraces {
+        let (from, repo) = (args.from.as_deref(), args.repo.as_deref());
+        let out = &mut std::io::stdout().lock();
+        return crate::export::cli::report_opentraces(from, args.token, &args.data_dir, repo, out)
+            .await;
+    }
     let window = match args.window.as_deref() {
         Some(w) => Some(
             parse_window(w)
@@ -779,8 +791,18 @@ async fn report(args: ReportArgs) -> anyhow::Result<()> {
     };
     let report = Report::build(&outcomes, args.repo.as_deref(), window, chrono::Utc::now());
     match args.format {
-        ReportFormat::Table => print!("{}", report.to_table()),
+        ReportFormat::Table => {
+            print!("{}", report.to_table());
+            if args.from.is_none() {
+                let (dir, repo) = (&args.data_dir, args.repo.as_deref());
+                print!(
+                    "{}",
+                    crate::attribution::report::table_for_data_dir(dir, repo)?
+                );
+            }
+        }
         ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        ReportFormat::Opentraces => unreachable!("answered above"),
         ReportFormat::Jsonl => {
             for o in outcomes.iter().filter(|o| {
                 args.repo

@@ -41,6 +41,8 @@ pub struct DemoResult {
     pub manifest_answers: Vec<serde_json::Value>,
     pub refusals: Vec<Refusal>,
     pub jsonl_path: PathBuf,
+    /// The same outputs as opentraces records (schema 0.9.0).
+    pub opentraces_path: PathBuf,
     pub data_dir: PathBuf,
 }
 
@@ -117,6 +119,10 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         .context("decoding the export")?;
     let jsonl_path = options.data_dir.join("outcomes.jsonl");
     std::fs::write(&jsonl_path, &jsonl)?;
+    let traces = client.get("/api/v1/export?format=opentraces").await?;
+    anyhow::ensure!(traces.status == 200, "opentraces export: {}", traces.body);
+    let opentraces_path = options.data_dir.join("opentraces.jsonl");
+    std::fs::write(&opentraces_path, traces.body.as_str().unwrap_or_default())?;
     let report: Report = serde_json::from_value(client.get("/api/v1/report").await?.body)?;
     let mut window_reports = Vec::new();
     for (name, _) in crate::model::CHECKPOINTS {
@@ -133,6 +139,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         manifest_answers,
         refusals,
         jsonl_path,
+        opentraces_path,
         data_dir: options.data_dir,
     })
 }

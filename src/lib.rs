@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod assess;
+pub mod attribution;
 pub mod auth;
 pub mod bench;
 pub mod cli;
@@ -12,6 +13,7 @@ pub mod conformance;
 pub mod demo;
 pub mod escape;
 pub mod evaluate;
+pub mod export;
 pub mod github;
 pub mod manifest;
 pub mod markers;

@@ -13,6 +13,11 @@ pub struct GhAwMarker {
     pub run_id: Option<u64>,
     pub run_url: Option<String>,
     pub tracker_id: Option<String>,
+    /// The agent that ran: gh-aw's engine id, its version, and the model,
+    /// from the combined XML marker (`engine:`, `version:`, `model:`).
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub model: Option<String>,
     pub kind: MarkerKind,
 }
 
@@ -49,6 +54,9 @@ struct Found {
     xml_id: Option<String>,
     legacy_run_url: Option<String>,
     tracker_id: Option<String>,
+    engine: Option<String>,
+    engine_version: Option<String>,
+    model: Option<String>,
     output: bool,
     activation: bool,
     expiry: bool,
@@ -86,6 +94,9 @@ pub fn parse_marker(body: &str) -> Option<GhAwMarker> {
         run_id,
         run_url: f.run_url.or(f.legacy_run_url),
         tracker_id: f.tracker_id,
+        engine: f.engine,
+        engine_version: f.engine_version,
+        model: f.model,
         kind,
     })
 }
@@ -146,6 +157,9 @@ fn read_xml_marker(rest: &str, f: &mut Found) {
             "id" => set(&mut f.xml_id, &value),
             "workflow_id" => set(&mut f.xml_workflow_id, &value),
             "run" => set(&mut f.run_url, &value),
+            "engine" => set(&mut f.engine, &value),
+            "version" => set(&mut f.engine_version, &value),
+            "model" => set(&mut f.model, &value),
             _ => {}
         }
     }
@@ -211,6 +225,9 @@ mod tests {
                 run_id: Some(42),
                 run_url: Some("https://github.com/o/r/actions/runs/42".into()),
                 tracker_id: Some("coach-1".into()),
+                engine: Some("copilot".into()),
+                engine_version: Some("1.2.3".into()),
+                model: Some("gpt-5".into()),
                 kind: MarkerKind::Output,
             }
         );

@@ -556,6 +556,9 @@ impl Worker {
             Some(old_id) => {
                 let mut stored = self.store.output(&old_id)?.expect("looked up above");
                 stored.execution.merge(record);
+                stored
+                    .trace_id
+                    .get_or_insert_with(crate::export::new_trace_id);
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
@@ -574,6 +577,7 @@ impl Worker {
                 StoredOutput {
                     execution: record,
                     outcome: None,
+                    trace_id: Some(crate::export::new_trace_id()),
                 }
             }
         };

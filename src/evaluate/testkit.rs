@@ -291,6 +291,7 @@ pub fn push(before: &str, after: &str, forced: bool, messages: &[&str]) -> Obser
             .map(|(i, m)| crate::model::observation::PushedCommit {
                 sha: format!("{after}-{i}"),
                 message: m.to_string(),
+                ..Default::default()
             })
             .collect(),
     }

@@ -117,11 +117,24 @@ pub struct ItemSnapshot {
 }
 
 /// One commit of a push.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PushedCommit {
     pub sha: String,
     pub message: String,
+    /// The paths the commit added, modified and removed, as the push webhook
+    /// lists them (for line survival, `attribution::dirty`). All three empty
+    /// means unknown: GitHub leaves them empty for very large commits, and a
+    /// commit over `MAX_COMMIT_PATHS` keeps none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modified: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
 }
+
+/// A pushed commit listing more paths than this keeps none (unknown).
+pub const MAX_COMMIT_PATHS: usize = 100;
 
 /// What happened, normalized across webhook events (and, later, API state).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

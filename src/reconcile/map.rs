@@ -431,6 +431,7 @@ impl<'a> Mapper<'a> {
                 commits: vec![PushedCommit {
                     sha,
                     message: git.message.unwrap_or_default(),
+                    ..Default::default()
                 }],
             },
         );

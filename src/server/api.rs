@@ -1,9 +1,9 @@
 //! The read API: outputs, one output with its history, a run's outcomes shaped
-//! like `gh aw outcomes RUN --json`, the report, and the JSONL export.
+//! like `gh aw outcomes RUN --json`, and the report (the export is
+//! `export::http`).
 
 use axum::extract::{Path, Query, State as StateExtractor};
-use axum::http::{header, HeaderMap};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -210,26 +210,4 @@ pub async fn report(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
     Ok(Json(report))
-}
-
-pub async fn export(
-    StateExtractor(state): StateExtractor<State>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    require_token(&headers, &state)?;
-    let store = state.store.clone();
-    let body = tokio::task::spawn_blocking(move || -> Result<Vec<u8>, ApiError> {
-        let mut out = Vec::new();
-        for stored in store.outputs("", None) {
-            if let Some(outcome) = stored?.outcome {
-                serde_json::to_writer(&mut out, &outcome)
-                    .map_err(|e| ApiError::internal(e.to_string()))?;
-                out.push(b'\n');
-            }
-        }
-        Ok(out)
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
 }

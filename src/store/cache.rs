@@ -264,6 +264,7 @@ mod tests {
         StoredOutput {
             execution,
             outcome: None,
+            trace_id: None,
         }
     }
 

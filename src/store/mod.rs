@@ -1,6 +1,7 @@
 //! The embedded sled store: inbox, outputs, observations, indexes, schedule and
 //! counters, all in one tree (see `keys` for the layout).
 
+pub mod attribution;
 pub mod backfill;
 pub mod cache;
 pub mod compact;
@@ -35,6 +36,10 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 pub struct StoredOutput {
     pub execution: ExecutionRecord,
     pub outcome: Option<OutcomeRecord>,
+    /// The opentraces `trace_id` of this output (a random UUID given when it
+    /// is first stored; absent in stores written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
 }
 
 /// Durable counters shown on `/status` and `/metrics`.

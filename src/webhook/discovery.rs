@@ -98,6 +98,25 @@ fn output_marker(body: Option<&str>) -> Option<GhAwMarker> {
     parse_marker(body?).filter(|m| m.kind == MarkerKind::Output)
 }
 
+/// The agent the marker names (engine, its version, model), kept in the
+/// record's metadata for the opentraces export (`export::mapping::agent`).
+fn marker_agent(marker: &GhAwMarker) -> serde_json::Map<String, serde_json::Value> {
+    [
+        ("engine", &marker.engine),
+        ("engine_version", &marker.engine_version),
+        ("model", &marker.model),
+    ]
+    .into_iter()
+    // Text anyone can write into a body: short, printable values only.
+    .filter_map(|(k, v)| {
+        let v = v
+            .as_deref()
+            .filter(|v| v.len() <= 100 && !v.chars().any(char::is_control))?;
+        Some((k.to_string(), v.into()))
+    })
+    .collect()
+}
+
 fn record(
     ctx: &Ctx,
     output_type: &str,
@@ -106,6 +125,7 @@ fn record(
     target: Target,
     executed_at: DateTime<Utc>,
 ) -> ExecutionRecord {
+    let metadata = marker_agent(&marker);
     ExecutionRecord {
         id: ExecutionRecord::output_id(ctx.repo, marker.run_id, local),
         output_type: output_type.to_string(),
@@ -126,7 +146,7 @@ fn record(
         temporary_id: None,
         before_state: Default::default(),
         after_state: Default::default(),
-        metadata: Default::default(),
+        metadata,
         labels_added: Vec::new(),
         labels_before: None,
         extra: Default::default(),

@@ -105,6 +105,9 @@ pub struct Commit {
     pub id: Option<String>,
     pub message: Option<String>,
     pub timestamp: Option<Value>,
+    pub added: Vec<String>,
+    pub modified: Vec<String>,
+    pub removed: Vec<String>,
 }
 
 impl Repository {

@@ -5,7 +5,7 @@
 
 use super::payload::parse_time;
 use super::{Ctx, Fact, NormResult, Output};
-use crate::model::observation::PushedCommit;
+use crate::model::observation::{PushedCommit, MAX_COMMIT_PATHS};
 use crate::model::target::{commit_key, ref_key};
 use crate::model::ObservationKind;
 
@@ -20,9 +20,19 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         .commits
         .iter()
         .flatten()
-        .map(|c| PushedCommit {
-            sha: c.id.clone().unwrap_or_default(),
-            message: c.message.clone().unwrap_or_default(),
+        .map(|c| {
+            let paths = c.added.len() + c.modified.len() + c.removed.len();
+            let keep = |v: &Vec<String>| match paths <= MAX_COMMIT_PATHS {
+                true => v.clone(),
+                false => Vec::new(),
+            };
+            PushedCommit {
+                sha: c.id.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+                added: keep(&c.added),
+                modified: keep(&c.modified),
+                removed: keep(&c.removed),
+            }
         })
         .collect();
     // A revert lands when it reaches the default branch; GitHub's revert

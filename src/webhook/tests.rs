@@ -273,11 +273,13 @@ fn push_to_a_branch() {
             commits: vec![
                 PushedCommit {
                     sha: "ccc333".into(),
-                    message: "Cache registry".into()
+                    message: "Cache registry".into(),
+                    ..Default::default()
                 },
                 PushedCommit {
                     sha: "ddd444".into(),
-                    message: "ci: trigger checks".into()
+                    message: "ci: trigger checks".into(),
+                    ..Default::default()
                 },
             ],
         }

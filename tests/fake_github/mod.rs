@@ -13,7 +13,9 @@
 mod app;
 mod artifacts;
 mod checks;
+pub mod contents;
 mod deliveries;
+pub mod git;
 pub mod repos;
 pub mod runs;
 pub mod users;
@@ -280,6 +282,7 @@ fn routes(fake: Fake) -> Router {
         )
         .route("/repos/{owner}/{repo}/commits/{sha}/check-runs", get(checks::list_for_ref))
         .merge(repos::routes())
+        .merge(contents::routes())
         .route("/app/hook/deliveries", get(deliveries::list))
         .route("/app/hook/deliveries/{id}/attempts", post(deliveries::redeliver))
         .route(

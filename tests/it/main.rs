@@ -10,6 +10,7 @@ mod common;
 #[path = "../fake_github/mod.rs"]
 mod fake_github;
 
+mod attribution;
 mod backfill;
 mod bad_input;
 mod bench_api;
@@ -20,6 +21,7 @@ mod conformance;
 mod coverage_of_types;
 mod crash;
 mod demo_scenario;
+mod export;
 mod github_app;
 mod github_payloads;
 mod give_way;
