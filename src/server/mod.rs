@@ -13,6 +13,7 @@ pub(crate) mod manifest_stream;
 mod manifests;
 pub mod read;
 mod reconcile;
+pub mod series;
 mod webhook;
 
 use std::sync::Arc;
@@ -93,6 +94,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         )
         .route("/api/v1/backfill", post(backfill::request))
         .route("/api/v1/report", get(api::report))
+        .route("/api/v1/series", get(series::series))
         .route("/api/v1/export.jsonl", get(api::export))
         .route("/status", get(health::status))
         .route("/ping", get(health::ping))

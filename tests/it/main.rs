@@ -31,6 +31,7 @@ mod metadata_outputs;
 mod oidc;
 mod order_property;
 mod read_api;
+mod read_cuts;
 mod reconcile;
 mod redelivery;
 mod restart;
