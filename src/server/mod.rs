@@ -3,7 +3,7 @@
 //! serves it under the connection limits of `limits::Limits`.
 
 mod accept;
-mod api;
+pub(crate) mod api;
 mod backfill;
 mod body;
 mod error;
@@ -99,6 +99,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         .route("/status", get(health::status))
         .route("/ping", get(health::ping))
         .route("/metrics", get(health::metrics))
+        .merge(crate::dashboard::routes())
         .with_state(state)
 }
 

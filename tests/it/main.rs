@@ -19,6 +19,7 @@ mod closed_doors;
 mod conformance;
 mod coverage_of_types;
 mod crash;
+mod dashboard;
 mod demo_scenario;
 mod github_app;
 mod github_payloads;
