@@ -72,7 +72,8 @@ fn draw<'a>(
         .label_style(("sans-serif", 16))
         .max_light_lines(0)
         .draw()?;
-    for (name, _, (r, g, b)) in SERIES {
+    // Larger points first: where two rates are equal, both stay visible.
+    for ((name, _, (r, g, b)), radius) in SERIES.into_iter().zip([6, 4, 3]) {
         let colour = RGBColor(r, g, b);
         let points: Vec<(f64, f64)> = periods
             .iter()
@@ -80,7 +81,11 @@ fn draw<'a>(
             .filter_map(|(i, p)| rate(name, p).map(|v| (i as f64, v)))
             .collect();
         chart.draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?;
-        chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, colour.filled())))?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|p| Circle::new(*p, radius, colour.filled())),
+        )?;
     }
     root.present()?;
     Ok(())

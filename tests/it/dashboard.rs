@@ -367,3 +367,72 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
         assert_eq!(points, rated, "{series_name}: one point per rated week");
     }
 }
+
+/// Strings in the store meant to plant markup or a script link on a page.
+const HOSTILE: [&str; 3] = [
+    "<img src=x onerror=alert(1)>",
+    "\"><script>alert(1)</script>",
+    "x' onmouseover='alert(1)",
+];
+
+#[tokio::test]
+async fn hostile_strings_in_the_store_render_inert_on_every_page() {
+    use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
+    use safe_outcomes::model::ExecutionRecord;
+    use safe_outcomes::store::inbox::InboxItem;
+
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), common::t0()).await;
+    let defaults = ManifestDefaults {
+        repo: Some("acme/widgets".into()),
+        run_id: Some(9),
+        workflow: Some("w".into()),
+    };
+    let line = json!({"type": "create_issue", "number": 7,
+                      "url": "javascript:alert(1)"})
+    .to_string();
+    let template = parse_manifest(&line, &defaults, common::t0())
+        .records
+        .remove(0);
+    let mut target = template.target.clone().unwrap();
+    target.url = Some("javascript:alert(1)".into());
+    let records: Vec<ExecutionRecord> = HOSTILE
+        .iter()
+        .enumerate()
+        .map(|(n, h)| ExecutionRecord {
+            id: format!("acme/widgets:9:{n}{h}"),
+            output_type: h.to_string(),
+            workflow: Some(h.to_string()),
+            target: Some(target.clone()),
+            ..template.clone()
+        })
+        .collect();
+    let item = InboxItem::Manifest {
+        key: "hostile-records".into(),
+        received_at: common::t0(),
+        records,
+    };
+    t.app.writer.enqueue(item).await.unwrap();
+    t.settle().await;
+    let mut paths = vec![
+        "/".to_string(),
+        "/workflows".into(),
+        "/runs/acme/widgets/9".into(),
+    ];
+    for (n, h) in HOSTILE.iter().enumerate() {
+        let id = format!("acme/widgets:9:{n}{h}");
+        paths.push(safe_outcomes::dashboard::output_path(&id));
+        paths.push(format!(
+            "/workflows/{}",
+            safe_outcomes::escape::url_path(h).replace('/', "%2F")
+        ));
+    }
+    for path in paths {
+        let (status, html) = page(&t, &path, Some(common::TOKEN)).await;
+        assert_eq!(status, 200, "{path}: {html}");
+        for planted in ["<img", "<script", "href=\"javascript:"] {
+            assert!(!html.contains(planted), "{planted} on {path}:\n{html}");
+        }
+    }
+    t.stop().await;
+}
