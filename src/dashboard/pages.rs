@@ -109,7 +109,16 @@ fn by_type_table(report: &Report) -> Markup {
 /// The chart and, under it, the same numbers as a table.
 fn weekly(periods: &[Period]) -> Result<Markup, ApiError> {
     let svg = chart::weekly_rates(periods).map_err(ApiError::internal)?;
+    let day = |p: Option<&Period>, end: bool| {
+        p.map(|p| if end { p.period_end } else { p.period_start })
+            .map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_default()
+    };
     Ok(html! {
+        p.muted #weeks {
+            (periods.len()) " weeks by execution time, from " (day(periods.first(), false))
+            " to " (day(periods.last(), true)) " (Mondays, UTC; since/until set the range)."
+        }
         figure #weekly-chart data-weeks=(periods.len()) {
             (PreEscaped(svg))
             ul.legend {
