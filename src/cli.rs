@@ -154,6 +154,9 @@ pub struct ServeArgs {
     /// Bytes a manifest line may have (longer: that line is rejected).
     #[arg(long, env = "MANIFEST_MAX_LINE_BYTES", default_value_t = 64 * 1024)]
     pub manifest_max_line_bytes: usize,
+    /// Sign-in with GitHub and the setup page.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthArgs,
 }
 
 impl ServeArgs {
@@ -393,6 +396,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             app.shared.github_calls.clone(),
             RetryPolicy::default(),
         ));
+        // GET /app: wrong credentials show on /status at once.
+        crate::github::verify::spawn(client.clone());
         let publisher = Publisher::new(
             app.store.clone(),
             Clock::System,
@@ -455,6 +460,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             listen_only,
             oidc,
             limits: args.limits(),
+            auth: args.auth.options(
+                &public_url,
+                &args.github_api_url,
+                &args.webhook_path,
+                !listen_only,
+            ),
         },
     );
     let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)

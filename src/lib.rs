@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod assess;
+pub mod auth;
 pub mod bench;
 pub mod cli;
 pub mod client;

@@ -1,15 +1,75 @@
 //! Counts of GitHub API requests, per installation and per endpoint label,
 //! for `/status` and `/metrics`. Installation ids only: no repository names.
+//! Also the App's health as the calls saw it (`ApiHealth`): whether GitHub
+//! accepted the App's credentials, the last failure and when, failures by
+//! kind, and check runs that could not be published.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::error::GitHubError;
+
 /// The installation label of App-level (JWT) calls.
 pub const APP: &str = "app";
+
+/// Endpoints whose success proves the App's id and key (they are signed
+/// with the App JWT): `GET /app` and minting an installation token.
+const CREDENTIAL_ENDPOINTS: [&str; 2] = ["app.get", "app.installation_token"];
+
+/// Consecutive failed calls after which `/status` reports the App failing.
+pub const FAILING_AFTER: u64 = 3;
 
 #[derive(Debug, Default)]
 pub struct ApiCalls {
     counts: Mutex<BTreeMap<(String, &'static str), u64>>,
+    health: Mutex<ApiHealth>,
+}
+
+/// One failed call, as `/status` shows it (no repository names: the
+/// message is GitHub's, about an endpoint label and an installation id).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApiFailure {
+    pub endpoint: &'static str,
+    pub installation: String,
+    pub kind: &'static str,
+    pub message: String,
+    pub at: DateTime<Utc>,
+}
+
+/// Did GitHub accept the App's credentials, and when did it last say so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CredentialCheck {
+    pub verified: bool,
+    pub at: DateTime<Utc>,
+    /// Why they were refused, when they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The App's health as seen by its calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ApiHealth {
+    /// `None` until a call signed with the App JWT answered.
+    pub credentials: Option<CredentialCheck>,
+    pub last_failure: Option<ApiFailure>,
+    pub last_success_at: Option<DateTime<Utc>>,
+    /// Calls that failed since the last one that worked.
+    pub consecutive_failures: u64,
+    pub failures_by_kind: BTreeMap<&'static str, u64>,
+    /// Check-run publications that failed (after the client's retries).
+    pub check_run_failures: u64,
+    pub last_check_run_failure: Option<(String, DateTime<Utc>)>,
+}
+
+impl ApiHealth {
+    /// Is the App failing: credentials refused, or every recent call failed?
+    pub fn failing(&self) -> bool {
+        self.credentials.as_ref().is_some_and(|c| !c.verified)
+            || self.consecutive_failures >= FAILING_AFTER
+    }
 }
 
 impl ApiCalls {
@@ -50,6 +110,60 @@ impl ApiCalls {
         out
     }
 
+    /// A call (after its retries) succeeded.
+    pub fn succeeded(&self, endpoint: &'static str) {
+        let now = Utc::now();
+        let mut h = self.health.lock().expect("api health lock");
+        h.last_success_at = Some(now);
+        h.consecutive_failures = 0;
+        if CREDENTIAL_ENDPOINTS.contains(&endpoint) {
+            h.credentials = Some(CredentialCheck {
+                verified: true,
+                at: now,
+                detail: None,
+            });
+        }
+    }
+
+    /// A call (after its retries) failed. A 404/410 is an answer about an
+    /// object, not a failure of the App, except on the App's own endpoints.
+    pub fn failed(&self, installation: Option<u64>, endpoint: &'static str, error: &GitHubError) {
+        let now = Utc::now();
+        let own = CREDENTIAL_ENDPOINTS.contains(&endpoint);
+        let mut h = self.health.lock().expect("api health lock");
+        *h.failures_by_kind.entry(error.kind()).or_default() += 1;
+        if error.is_missing() && !own {
+            return;
+        }
+        h.consecutive_failures += 1;
+        h.last_failure = Some(ApiFailure {
+            endpoint,
+            installation: installation.map_or_else(|| APP.to_string(), |i| i.to_string()),
+            kind: error.kind(),
+            message: error.to_string(),
+            at: now,
+        });
+        if own && matches!(error, GitHubError::Unauthorized { .. }) {
+            h.credentials = Some(CredentialCheck {
+                verified: false,
+                at: now,
+                detail: Some(error.to_string()),
+            });
+        }
+    }
+
+    /// A check run could not be published.
+    pub fn check_run_failed(&self, error: String) {
+        let mut h = self.health.lock().expect("api health lock");
+        h.check_run_failures += 1;
+        h.last_check_run_failure = Some((error, Utc::now()));
+    }
+
+    /// The App's health now.
+    pub fn health(&self) -> ApiHealth {
+        self.health.lock().expect("api health lock").clone()
+    }
+
     /// Requests to one endpoint label.
     pub fn of(&self, endpoint: &str) -> u64 {
         self.by_endpoint().get(endpoint).copied().unwrap_or(0)
@@ -71,5 +185,40 @@ mod tests {
         assert_eq!(calls.by_installation()["5"], 2);
         assert_eq!(calls.by_installation()["app"], 1);
         assert_eq!(calls.of("checks.update"), 2);
+    }
+
+    fn unauthorized(endpoint: &'static str) -> GitHubError {
+        GitHubError::Unauthorized {
+            endpoint,
+            message: "Bad credentials".into(),
+        }
+    }
+
+    #[test]
+    fn health_follows_the_calls() {
+        let calls = ApiCalls::default();
+        assert_eq!(calls.health().credentials, None);
+        assert!(!calls.health().failing());
+        calls.failed(None, "app.get", &unauthorized("app.get"));
+        let h = calls.health();
+        assert!(!h.credentials.as_ref().unwrap().verified);
+        assert!(h.failing());
+        assert_eq!(h.last_failure.as_ref().unwrap().kind, "unauthorized");
+        calls.succeeded("app.installation_token");
+        assert!(calls.health().credentials.unwrap().verified);
+        assert!(!calls.health().failing());
+        // A 404 on a repository is an answer, not a failure of the App.
+        let missing = GitHubError::NotFound {
+            endpoint: "issues.get",
+            message: "Not Found".into(),
+        };
+        calls.failed(Some(5), "issues.get", &missing);
+        assert_eq!(calls.health().consecutive_failures, 0);
+        assert_eq!(calls.health().failures_by_kind["not_found"], 1);
+        for _ in 0..FAILING_AFTER {
+            calls.failed(Some(5), "checks.create", &unauthorized("checks.create"));
+        }
+        assert!(calls.health().failing());
+        assert_eq!(calls.health().last_failure.unwrap().installation, "5");
     }
 }

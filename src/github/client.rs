@@ -146,9 +146,29 @@ impl GitHubClient {
         self.run(None, endpoint, &|| request(app.clone())).await
     }
 
+    /// One call with its retries, its result recorded in the App's health
+    /// (`ApiCalls::succeeded` / `failed`).
+    async fn run<T, F, Fut>(
+        &self,
+        installation: Option<u64>,
+        endpoint: Endpoint,
+        attempt_once: &F,
+    ) -> Result<T, GitHubError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
+        let result = self.attempts(installation, endpoint, attempt_once).await;
+        match &result {
+            Ok(_) => self.calls.succeeded(endpoint.label),
+            Err(e) => self.calls.failed(installation, endpoint.label, e),
+        }
+        result
+    }
+
     /// The retry loop: one place decides what is retried, how long to wait
     /// and when to stop.
-    async fn run<T, F, Fut>(
+    async fn attempts<T, F, Fut>(
         &self,
         installation: Option<u64>,
         endpoint: Endpoint,

@@ -87,6 +87,22 @@ impl GitHubError {
         )
     }
 
+    /// A short label of the failure's kind, for `/status` and `/metrics`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GitHubError::NotFound { .. } => "not_found",
+            GitHubError::Gone { .. } => "gone",
+            GitHubError::Unauthorized { .. } => "unauthorized",
+            GitHubError::Forbidden { .. } => "forbidden",
+            GitHubError::Unprocessable { .. } => "unprocessable",
+            GitHubError::Rejected { .. } => "rejected",
+            GitHubError::Transient { .. } => "transient",
+            GitHubError::BudgetExhausted { .. } => "budget_exhausted",
+            GitHubError::Decode { .. } => "decode",
+            GitHubError::Client { .. } => "client",
+        }
+    }
+
     /// True for 404 and 410: the object is not there (any more).
     pub fn is_missing(&self) -> bool {
         matches!(

@@ -9,6 +9,7 @@ use axum::Json;
 use serde_json::json;
 
 use super::State;
+use crate::github::calls::ApiHealth;
 use crate::store::counter;
 
 pub async fn ping() -> &'static str {
@@ -55,9 +56,14 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         Some(_) => StatusCode::SERVICE_UNAVAILABLE,
         None => StatusCode::OK,
     };
+    let health = state.shared.github_calls.health();
+    let last_error = state
+        .shared
+        .last_error()
+        .or_else(|| health.last_failure.as_ref().map(|f| f.message.clone()));
     let body = Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "mode": if state.listen_only { "listen-only" } else { "app" },
+        "mode": mode(state.listen_only, &health),
         "uptime_seconds": f.uptime,
         "store_bytes": f.store_bytes,
         "deliveries": {
@@ -73,8 +79,19 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "worker": if f.worker_death.is_some() { "dead" } else { "running" },
         "worker_error": f.worker_death,
         "dead_letters": f.dead_letters,
-        "last_error": state.shared.last_error(),
+        "last_error": last_error,
         "github": {
+            "credentials": credentials(state.listen_only, &health),
+            "installations_seen": state.store.active_installations().map(|i| i.len()).ok(),
+            "last_error": health.last_failure,
+            "last_success_at": health.last_success_at,
+            "consecutive_failures": health.consecutive_failures,
+            "errors_by_kind": health.failures_by_kind,
+            "check_runs": {
+                "failures": health.check_run_failures,
+                "last_failure": health.last_check_run_failure.as_ref().map(|(e, _)| e),
+                "last_failure_at": health.last_check_run_failure.as_ref().map(|(_, at)| at),
+            },
             "api_calls": state.shared.github_calls.total(),
             "api_calls_by_installation": state.shared.github_calls.by_installation(),
             "redeliveries_requested": state.store.counter(counter::REDELIVERIES),
@@ -84,6 +101,35 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         },
     }));
     (code, body)
+}
+
+/// `listen-only` without `APP_ID`; with it, `app` only while GitHub is not
+/// refusing the credentials and the calls are not all failing.
+fn mode(listen_only: bool, health: &ApiHealth) -> &'static str {
+    if listen_only {
+        "listen-only"
+    } else if health.credentials.as_ref().is_some_and(|c| !c.verified) {
+        "app-credentials-refused"
+    } else if health.failing() {
+        "app-failing"
+    } else if health.credentials.is_none() {
+        "app-unverified"
+    } else {
+        "app"
+    }
+}
+
+/// `verified`, `refused` (with GitHub's answer) or `unchecked`.
+fn credentials(listen_only: bool, health: &ApiHealth) -> serde_json::Value {
+    match (&health.credentials, listen_only) {
+        (_, true) => json!({"state": "none"}),
+        (None, false) => json!({"state": "unchecked"}),
+        (Some(c), false) => json!({
+            "state": if c.verified { "verified" } else { "refused" },
+            "at": c.at,
+            "detail": c.detail,
+        }),
+    }
 }
 
 pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {

@@ -44,6 +44,8 @@ pub struct ServerState {
     /// Verifies GitHub Actions OIDC tokens on manifest ingest; `None`: refused.
     pub oidc: Option<Arc<OidcVerifier>>,
     pub limits: Limits,
+    /// Setup page, sign-in with GitHub and sessions.
+    pub auth: Arc<crate::auth::Auth>,
 }
 
 pub type State = Arc<ServerState>;
@@ -59,6 +61,8 @@ pub struct RouterOptions {
     /// Body budget and timeout, manifest caps (the connection limits are
     /// `RunningServer::start_with`'s).
     pub limits: Limits,
+    /// Setup page and sign-in with GitHub (default: neither).
+    pub auth: crate::auth::AuthOptions,
 }
 
 pub fn router(app: &App, options: RouterOptions) -> Router {
@@ -71,6 +75,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         listen_only: options.listen_only,
         oidc: options.oidc,
         limits: options.limits.clone(),
+        auth: Arc::new(crate::auth::Auth::new(options.auth.clone())),
     });
     let doors = limits::Doors::new(&options.limits);
     let buffered = from_fn_with_state(doors.clone(), limits::guard);
@@ -100,6 +105,11 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         .route("/ping", get(health::ping))
         .route("/metrics", get(health::metrics))
         .merge(crate::dashboard::routes())
+        .merge(crate::auth::routes())
+        .layer(from_fn_with_state(
+            state.clone(),
+            crate::auth::setup::intercept,
+        ))
         .with_state(state)
 }
 

@@ -29,13 +29,32 @@ impl RepoScope {
     pub fn allows(&self, repo: &str) -> bool {
         match self {
             RepoScope::All => true,
-            RepoScope::Only(repos) => repos.contains(repo),
+            RepoScope::Only(repos) => {
+                repos.contains(repo) || repos.contains(&repo.to_ascii_lowercase())
+            }
         }
     }
 }
 
-/// Who is reading. Extracting it authenticates the request: a bearer
-/// `API_TOKEN` gives `RepoScope::All`. A refusal is a 401 `ApiError`.
+impl RepoScope {
+    /// Exactly these repositories (compared without regard to case, as
+    /// GitHub does).
+    pub fn only<I: IntoIterator<Item = String>>(repos: I) -> RepoScope {
+        RepoScope::Only(repos.into_iter().map(|r| r.to_ascii_lowercase()).collect())
+    }
+}
+
+/// Who is reading. Extracting it authenticates the request:
+/// - an `Authorization` header must carry the bearer `API_TOKEN`:
+///   `RepoScope::All` (a wrong token is refused, whatever cookie comes along),
+///   or an installation token (`auth::tokens`, `soi_…`): `RepoScope::Only`
+///   that installation's repositories;
+/// - else a valid session cookie (sign-in with GitHub, `auth`) gives
+///   `RepoScope::Only` the repositories the viewer's GitHub account can see
+///   among the App's installations (asked of GitHub, cached briefly);
+/// - else, or for a forged, expired or signed-out cookie, a 401 `ApiError`.
+///
+/// A 503 when GitHub cannot say which repositories the viewer may see.
 #[derive(Clone, Debug)]
 pub struct Reader {
     pub scope: RepoScope,
@@ -45,11 +64,48 @@ impl FromRequestParts<State> for Reader {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Reader, ApiError> {
-        require_token(&parts.headers, state)?;
+        let headers = &parts.headers;
+        let installation = crate::auth::tokens::scope_of_token(
+            &state.auth,
+            &state.store,
+            headers,
+            state.api_token.as_deref(),
+        )
+        .map_err(|e| refused(state, e))?;
+        if let Some(repos) = installation {
+            return Ok(Reader {
+                scope: RepoScope::only(repos),
+            });
+        }
+        let session = match headers.contains_key(axum::http::header::AUTHORIZATION) {
+            true => None,
+            false => state.auth.session(headers).map_err(|e| refused(state, e))?,
+        };
+        let Some(session) = session else {
+            require_token(headers, state)?;
+            return Ok(Reader {
+                scope: RepoScope::All,
+            });
+        };
+        let repos = state
+            .auth
+            .scope_of(&session)
+            .await
+            .map_err(|e| refused(state, e))?;
         Ok(Reader {
-            scope: RepoScope::All,
+            scope: RepoScope::only(repos),
         })
     }
+}
+
+/// Count and log a refused read, like `require_token` does.
+fn refused(state: &State, e: ApiError) -> ApiError {
+    state
+        .shared
+        .rejected
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::warn!(status = %e.status, detail = %e.detail, "read request refused");
+    e
 }
 
 /// The query string as pairs, for `ReadFilter::parse`. Unlike `Query<T>`, a
@@ -250,5 +306,8 @@ mod tests {
         assert!(only.allows("o/a"));
         assert!(!only.allows("o/b"));
         assert!(RepoScope::All.allows("x/y"));
+        let only = RepoScope::only(["Acme/Widgets".to_string()]);
+        assert!(only.allows("acme/widgets") && only.allows("ACME/widgets"));
+        assert!(!only.allows("acme/gadgets"));
     }
 }

@@ -16,6 +16,7 @@ mod checks;
 mod deliveries;
 pub mod repos;
 pub mod runs;
+pub mod users;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -154,6 +155,8 @@ pub struct Inner {
     pub rate_limited_reads: u64,
     /// Conditional requests answered 304 Not Modified.
     pub not_modified: u64,
+    /// GitHub users, the manifest flow and OAuth (`users`).
+    pub users: users::Users,
 }
 
 #[derive(Clone)]
@@ -290,6 +293,7 @@ fn routes(fake: Fake) -> Router {
         .route("/blob/{id}", get(artifacts::blob))
         .route("/repos/{owner}/{repo}/actions/runs", get(runs::list))
         .route("/rate_limit", get(runs::rate_limit))
+        .merge(users::routes())
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
         .fallback(|req: Request| async move {
             (

@@ -523,6 +523,12 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     let runs = gh.check_runs();
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert_eq!(runs[1].head_sha, "bbb222");
+    // /status counts the two publications that failed.
+    let status = w.t.client.get("/status").await.unwrap().body;
+    let check_runs = &status["github"]["check_runs"];
+    assert_eq!(check_runs["failures"], 2, "{status}");
+    let last = check_runs["last_failure"].as_str().unwrap();
+    assert!(last.contains("500"), "{last}");
     w.publisher.stop().await;
     w.t.stop().await;
 }

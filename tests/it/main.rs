@@ -37,6 +37,7 @@ mod reconcile;
 mod redelivery;
 mod restart;
 mod security;
+mod sign_in;
 mod signals;
 mod windows;
 mod workflow_outputs;

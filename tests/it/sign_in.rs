@@ -1,0 +1,831 @@
+//! Issue 14 §1 and §3 through the real router and the fake GitHub: the
+//! setup page registers an App through the manifest flow and writes `.env`;
+//! `/status` tells wrong credentials and failing calls apart from a healthy
+//! App; sign-in with GitHub gives each viewer exactly the repositories their
+//! account can see, and a forged, expired, revoked or signed-out session
+//! reads nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use reqwest::redirect::Policy;
+use safe_outcomes::app::App;
+use safe_outcomes::auth::{AuthOptions, OAuthApp, SetupOptions};
+use safe_outcomes::clock::Clock;
+use safe_outcomes::github::{verify, ApiCalls, AppCredentials, GitHubClient};
+use safe_outcomes::server::{router, RouterOptions, RunningServer};
+use serde_json::Value;
+
+use crate::common::{self, serve::ServeChild};
+use crate::fake_github::users::{self, CLIENT_ID, CLIENT_SECRET};
+use crate::fake_github::{self, Failure, FakeGitHub, Sleeps, GET_APP};
+
+/// A real App behind the real router on a port chosen first, so the
+/// server's `PUBLIC_URL` (in redirect URLs) is its own address.
+struct Rig {
+    app: App,
+    server: RunningServer,
+    url: String,
+}
+
+impl Rig {
+    async fn start(
+        dir: &std::path::Path,
+        gh: &FakeGitHub,
+        auth: impl FnOnce(&str) -> AuthOptions,
+    ) -> Rig {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("http://127.0.0.1:{port}");
+        let mut options = auth(&url);
+        options.api_url = gh.url.clone();
+        options.web_url = gh.url.clone();
+        options.public_url = url.clone();
+        let app = App::start(&dir.join("data"), Clock::System).unwrap();
+        let routes = router(
+            &app,
+            RouterOptions {
+                webhook_path: "/api/github/webhooks".into(),
+                secrets: vec![common::SECRET.into()],
+                api_token: Some(common::TOKEN.into()),
+                auth: options,
+                ..RouterOptions::default()
+            },
+        );
+        let server = RunningServer::start(routes, format!("127.0.0.1:{port}").parse().unwrap())
+            .await
+            .unwrap();
+        Rig { app, server, url }
+    }
+
+    async fn stop(self) {
+        self.server.stop().await;
+        tokio::task::spawn_blocking(move || self.app.shutdown())
+            .await
+            .unwrap();
+    }
+}
+
+/// GET `path` on `base` with the test API token; the body as text.
+async fn get_with_token(base: &str, path: &str) -> String {
+    reqwest::Client::new()
+        .get(format!("{base}{path}"))
+        .bearer_auth(common::TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// A browser that follows no redirect by itself.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn location(r: &reqwest::Response) -> String {
+    r.headers()
+        .get(LOCATION)
+        .unwrap_or_else(|| panic!("no Location on a {}", r.status()))
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The value the response sets for cookie `name`.
+fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
+    r.headers().get_all(SET_COOKIE).iter().find_map(|v| {
+        let v = v.to_str().ok()?;
+        let (pair, attributes) = v.split_once(';').unwrap_or((v, ""));
+        let (k, value) = pair.split_once('=')?;
+        assert!(
+            attributes.contains("HttpOnly") && attributes.contains("SameSite=Lax"),
+            "{v}"
+        );
+        (k == name).then(|| value.to_string())
+    })
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// The value of `attr="…"` after `marker` in `html`.
+fn attribute_after(html: &str, marker: &str, attr: &str) -> String {
+    let at = html
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} not in {html}"));
+    let rest = &html[at..];
+    let start = rest.find(&format!("{attr}=\"")).unwrap() + attr.len() + 2;
+    let end = start + rest[start..].find('"').unwrap();
+    unescape(&rest[start..end])
+}
+
+/// `.env` lines as pairs (double-quoted values, `\n` escapes kept).
+fn env_pairs(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
+        .collect()
+}
+
+fn env_get(pairs: &[(String, String)], k: &str) -> String {
+    pairs
+        .iter()
+        .find(|(n, _)| n == k)
+        .unwrap_or_else(|| panic!("{k} not in .env"))
+        .1
+        .clone()
+}
+
+fn setup_options(dir: &std::path::Path) -> impl FnOnce(&str) -> AuthOptions {
+    let env_file = dir.join(".env");
+    move |_| AuthOptions {
+        setup: Some(SetupOptions {
+            env_file,
+            webhook_path: "/api/github/webhooks".into(),
+        }),
+        ..AuthOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn the_setup_page_registers_the_app_and_writes_env() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let rig = Rig::start(dir.path(), &gh, setup_options(dir.path())).await;
+    let web = browser();
+
+    // The page: a form posting the manifest to GitHub, and a state cookie.
+    let page = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let state_cookie = set_cookie(&page, "so_setup").expect("a state cookie");
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Register GitHub App"), "{html}");
+    let action = attribute_after(&html, "<form", "action");
+    assert!(
+        action.starts_with(&format!("{}/settings/apps/new?state=", gh.url)),
+        "{action}"
+    );
+    let manifest = attribute_after(&html, "name=\"manifest\"", "value");
+
+    // For an organization, the form posts to the organization's page.
+    let org_page = web
+        .get(format!("{}/?org=acme-corp", rig.url))
+        .send()
+        .await
+        .unwrap();
+    let org_html = org_page.text().await.unwrap();
+    let org_action = attribute_after(&org_html, "<form", "action");
+    assert!(
+        org_action.starts_with(&format!(
+            "{}/organizations/acme-corp/settings/apps/new?state=",
+            gh.url
+        )),
+        "{org_action}"
+    );
+    let bad = web
+        .get(format!("{}/?org=..%2Fx", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+
+    // The browser posts it; GitHub sends it back to /setup with a code.
+    let back = web
+        .post(&action)
+        .form(&[("manifest", manifest.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(back.status(), 302);
+    let callback = location(&back);
+    assert!(
+        callback.starts_with(&format!("{}/setup?code=", rig.url)),
+        "{callback}"
+    );
+    assert!(
+        gh.registered_manifests().is_empty(),
+        "nothing converted before /setup"
+    );
+
+    // A forged state, or no cookie, is refused and converts nothing.
+    let forged = callback.replace("state=", "state=x");
+    for (url, cookie) in [(&forged, Some(&state_cookie)), (&callback, None)] {
+        let mut req = web.get(url.as_str());
+        if let Some(c) = cookie {
+            req = req.header(COOKIE, format!("so_setup={c}"));
+        }
+        let r = req.send().await.unwrap();
+        assert_eq!(r.status(), 403, "{url}");
+    }
+    assert_eq!(gh.calls(users::CONVERSIONS), 0);
+    assert!(!dir.path().join(".env").exists());
+
+    // The real redirect: exchanged, written, linked to the install page.
+    let done = web
+        .get(&callback)
+        .header(COOKIE, format!("so_setup={state_cookie}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 200);
+    let html = done.text().await.unwrap();
+    assert!(
+        html.contains("https://github.com/apps/safe-outcomes/installations/new"),
+        "{html}"
+    );
+    let (registered, _) = gh.registered_manifests().pop().unwrap();
+    assert_eq!(
+        registered["hook_attributes"]["url"],
+        format!("{}/api/github/webhooks", rig.url)
+    );
+    assert_eq!(registered["redirect_url"], format!("{}/setup", rig.url));
+    assert_eq!(
+        registered["callback_urls"][0],
+        format!("{}/auth/callback", rig.url)
+    );
+    assert_eq!(registered["default_permissions"]["checks"], "write");
+
+    let env_path = dir.path().join(".env");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&env_path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let env = env_pairs(&std::fs::read_to_string(&env_path).unwrap());
+    assert_eq!(env_get(&env, "APP_ID"), "4242");
+    assert_eq!(env_get(&env, "WEBHOOK_SECRET"), users::NEW_WEBHOOK_SECRET);
+    assert_eq!(env_get(&env, "GITHUB_CLIENT_ID"), CLIENT_ID);
+    assert_eq!(env_get(&env, "GITHUB_CLIENT_SECRET"), CLIENT_SECRET);
+    // The key as written signs JWTs GitHub accepts.
+    let creds = AppCredentials::from_config(
+        &env_get(&env, "APP_ID"),
+        Some(env_get(&env, "PRIVATE_KEY")),
+        None,
+    )
+    .unwrap();
+    let client = GitHubClient::new(
+        creds.app_client(&gh.url).unwrap(),
+        Arc::new(ApiCalls::default()),
+        fake_github::recorded_policy(&Sleeps::default(), Clock::System, 1),
+    );
+    assert_eq!(
+        verify::check_credentials(&client).await.unwrap(),
+        "safe-outcomes-test"
+    );
+
+    // The code works once; the .env is not touched again.
+    let before = std::fs::read_to_string(&env_path).unwrap();
+    let again = web
+        .get(&callback)
+        .header(COOKIE, format!("so_setup={state_cookie}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 400);
+    assert_eq!(std::fs::read_to_string(&env_path).unwrap(), before);
+
+    // Once registered, the page says so and links to the install page.
+    let page = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("installations/new") && !html.contains("<form"),
+        "{html}"
+    );
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn an_app_with_credentials_serves_no_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let rig = Rig::start(dir.path(), &gh, |_| AuthOptions::default()).await;
+    let web = browser();
+    let root = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    assert_ne!(root.status(), 200);
+    assert!(!root.text().await.unwrap().contains("Register GitHub App"));
+    let setup = web
+        .get(format!("{}/setup?code=abc&state=x", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(setup.status(), 404);
+    assert_eq!(gh.calls(users::CONVERSIONS), 0);
+    // No OAuth client: sign-in says what to set.
+    let login = web
+        .get(format!("{}/auth/login", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 503);
+    assert!(login.text().await.unwrap().contains("GITHUB_CLIENT_ID"));
+    rig.stop().await;
+}
+
+// --- /status ---------------------------------------------------------------
+
+async fn status_of(t: &common::TestApp) -> Value {
+    t.client.get("/status").await.unwrap().body
+}
+
+#[tokio::test]
+async fn status_tells_refused_credentials_and_failing_calls_from_a_healthy_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let app = App::start(dir.path(), Clock::System).unwrap();
+    let calls = app.shared.github_calls.clone();
+    let t = common::TestApp::serve(app, Clock::System, dir.path(), RouterOptions::default()).await;
+    let status = status_of(&t).await;
+    assert_eq!(status["mode"], "app-unverified", "{status}");
+    assert_eq!(status["github"]["credentials"]["state"], "unchecked");
+
+    // Wrong App id: GitHub refuses the JWT.
+    let wrong =
+        AppCredentials::from_config("4243", Some(fake_github::PRIVATE_KEY.into()), None).unwrap();
+    let policy = fake_github::recorded_policy(&Sleeps::default(), Clock::System, 2);
+    let bad = GitHubClient::new(
+        wrong.app_client(&gh.url).unwrap(),
+        calls.clone(),
+        policy.clone(),
+    );
+    assert!(verify::check_credentials(&bad).await.is_err());
+    let status = status_of(&t).await;
+    assert_eq!(status["mode"], "app-credentials-refused", "{status}");
+    assert_eq!(status["github"]["credentials"]["state"], "refused");
+    assert_eq!(status["github"]["last_error"]["kind"], "unauthorized");
+    assert!(
+        status["last_error"].as_str().unwrap().contains("401"),
+        "{status}"
+    );
+
+    // The right credentials: verified, healthy.
+    let good = gh.client(calls.clone(), policy);
+    verify::check_credentials(&good).await.unwrap();
+    let status = status_of(&t).await;
+    assert_eq!(status["mode"], "app", "{status}");
+    assert_eq!(status["github"]["credentials"]["state"], "verified");
+    assert_eq!(status["github"]["consecutive_failures"], 0);
+
+    // GitHub failing every call: not "app", and the error is shown.
+    gh.fail_next(GET_APP, 100, Failure::status(502));
+    for _ in 0..3 {
+        assert!(verify::check_credentials(&good).await.is_err());
+    }
+    let status = status_of(&t).await;
+    assert_eq!(status["mode"], "app-failing", "{status}");
+    assert_eq!(status["github"]["consecutive_failures"], 3);
+    assert_eq!(status["github"]["last_error"]["kind"], "budget_exhausted");
+    assert!(
+        status["github"]["last_error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("502"),
+        "{status}"
+    );
+    assert!(status["github"]["errors_by_kind"]["budget_exhausted"].as_u64() == Some(3));
+    t.stop().await;
+}
+
+#[tokio::test]
+async fn serve_with_wrong_credentials_is_not_reported_healthy() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let mut serve = ServeChild::start(
+        dir.path(),
+        &[
+            ("APP_ID", "4243"),
+            ("PRIVATE_KEY", fake_github::PRIVATE_KEY),
+            ("GITHUB_API_URL", &gh.url),
+            ("WEBHOOK_SECRET", common::SECRET),
+        ],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        let s: Value = http
+            .get(format!("{}/status", serve.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if s["github"]["credentials"]["state"] == "refused" {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{s}\n{}",
+            serve.output()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_ne!(status["mode"], "app", "{status}");
+    assert!(!status["last_error"].is_null(), "{status}");
+    assert_eq!(gh.calls(GET_APP), 1);
+    serve.terminate().await;
+}
+
+// --- Sign-in and scope -----------------------------------------------------
+
+fn signin_options(session_ttl: Duration, scope_ttl: Duration) -> impl FnOnce(&str) -> AuthOptions {
+    move |_| AuthOptions {
+        oauth: Some(OAuthApp {
+            client_id: CLIENT_ID.into(),
+            client_secret: CLIENT_SECRET.into(),
+        }),
+        session_ttl,
+        scope_ttl,
+        ..AuthOptions::default()
+    }
+}
+
+/// Three repositories of two organizations, one output each.
+async fn seed(rig: &Rig) {
+    let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+    for (i, repo) in ["acme/widgets", "acme/docs", "globex/secret-plans"]
+        .iter()
+        .enumerate()
+    {
+        let line = format!(
+            r#"{{"type":"create_issue","url":"https://github.com/{repo}/issues/5","number":5,"repo":"{repo}","timestamp":"2026-10-01T00:00:00Z"}}"#
+        );
+        let a = client
+            .post_manifest(repo, 70 + i as u64, Some("triage"), line)
+            .await
+            .unwrap();
+        assert_eq!(a.status, 202, "{}", a.body);
+    }
+    rig.app.wait_idle().await;
+}
+
+/// Sign in as `login` through the whole web flow; the session cookie value.
+async fn sign_in(rig: &Rig, login: &str) -> String {
+    let web = browser();
+    let start = web
+        .get(format!("{}/auth/login?next=/api/v1/me", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), 303);
+    let oauth = set_cookie(&start, "so_oauth").unwrap();
+    let authorize = location(&start);
+    let back = web
+        .get(&authorize)
+        .header("x-fake-user", login)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(back.status(), 302, "{}", back.text().await.unwrap());
+    let callback = location(&back);
+    assert!(callback.starts_with(&format!("{}/auth/callback?", rig.url)));
+    let done = web
+        .get(&callback)
+        .header(COOKIE, format!("so_oauth={oauth}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 303, "{}", done.text().await.unwrap());
+    assert_eq!(location(&done), "/api/v1/me");
+    set_cookie(&done, "so_session").expect("a session cookie")
+}
+
+async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
+    let r = browser()
+        .get(format!("{}{path}", rig.url))
+        .header(COOKIE, format!("so_session={session}"))
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+fn repos_of(body: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(body).unwrap();
+    let mut repos: Vec<String> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let id = o["safe_output_id"].as_str().unwrap();
+            id.split(':').next().unwrap().to_string()
+        })
+        .collect();
+    repos.sort();
+    repos
+}
+
+#[tokio::test]
+async fn two_viewers_see_only_the_repositories_their_accounts_can_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    // One item per page: the lists are read through their `Link` headers.
+    gh.set_max_per_page(1);
+    let rig = Rig::start(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+    )
+    .await;
+    seed(&rig).await;
+
+    let alice = sign_in(&rig, "alice").await;
+    let bob = sign_in(&rig, "bob").await;
+    let (status, body) = read(&rig, "/api/v1/outputs", &alice).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(repos_of(&body), ["acme/docs", "acme/widgets"]);
+    assert!(
+        !body.contains("globex") && !body.contains("secret-plans"),
+        "{body}"
+    );
+    let (status, body) = read(&rig, "/api/v1/outputs", &bob).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(repos_of(&body), ["acme/docs", "globex/secret-plans"]);
+    assert!(!body.contains("widgets"), "{body}");
+    // Asking for another's repository gives nothing, not its data.
+    let (_, body) = read(&rig, "/api/v1/outputs?repo=globex/secret-plans", &alice).await;
+    assert_eq!(repos_of(&body), Vec::<String>::new());
+    assert!(
+        !body.contains("secret-plans") || body.contains("\"items\":[]"),
+        "{body}"
+    );
+
+    let (_, me) = read(&rig, "/api/v1/me", &alice).await;
+    let me: Value = serde_json::from_str(&me).unwrap();
+    assert_eq!(me["login"], "alice");
+    assert_eq!(
+        me["repositories"],
+        serde_json::json!(["acme/docs", "acme/widgets"])
+    );
+
+    // The scope is cached: a second read asks GitHub nothing.
+    let asked = gh.calls(users::USER_INSTALLATIONS);
+    read(&rig, "/api/v1/outputs", &alice).await;
+    assert_eq!(gh.calls(users::USER_INSTALLATIONS), asked);
+
+    // The API token still sees everything.
+    let all = get_with_token(&rig.url, "/api/v1/outputs").await;
+    assert_eq!(
+        repos_of(&all),
+        ["acme/docs", "acme/widgets", "globex/secret-plans"]
+    );
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_user("alice", 1, "acme", &["acme/widgets"]);
+    gh.add_user("carol", 1, "acme", &["acme/widgets"]);
+    gh.add_user("dave", 1, "acme", &["acme/widgets"]);
+    let rig = Rig::start(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(2), Duration::from_millis(1)),
+    )
+    .await;
+    seed(&rig).await;
+    let alice = sign_in(&rig, "alice").await;
+    assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 200);
+
+    // Forged: another signature, another payload, garbage, no cookie at all.
+    let (payload, sig) = alice.split_once('.').unwrap();
+    let flipped = if sig.starts_with('A') {
+        sig.replacen('A', "B", 1)
+    } else {
+        format!("A{}", &sig[1..])
+    };
+    let other_payload = {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!(
+            "someone-else|{}",
+            chrono::Utc::now().timestamp() + 3600
+        ))
+    };
+    for forged in [
+        format!("{payload}.{flipped}"),
+        format!("{other_payload}.{sig}"),
+        "garbage".to_string(),
+        String::new(),
+    ] {
+        let (status, body) = read(&rig, "/api/v1/outputs", &forged).await;
+        assert_eq!(status, 401, "{forged}: {body}");
+        assert!(!body.contains("acme/widgets"), "{body}");
+    }
+
+    // Signed out: the form needs the session's CSRF token.
+    let carol = sign_in(&rig, "carol").await;
+    let no_csrf = browser()
+        .post(format!("{}/auth/logout", rig.url))
+        .header(COOKIE, format!("so_session={carol}"))
+        .form(&[("csrf", "wrong")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_csrf.status(), 403);
+    assert_eq!(read(&rig, "/api/v1/outputs", &carol).await.0, 200);
+    let (_, form) = read(&rig, "/auth/logout", &carol).await;
+    let csrf = attribute_after(&form, "name=\"csrf\"", "value");
+    let out = browser()
+        .post(format!("{}/auth/logout", rig.url))
+        .header(COOKIE, format!("so_session={carol}"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 303);
+    assert_eq!(read(&rig, "/api/v1/outputs", &carol).await.0, 401);
+
+    // Revoked on GitHub: the next look at the scope ends the session.
+    let dave = sign_in(&rig, "dave").await;
+    assert_eq!(read(&rig, "/api/v1/outputs", &dave).await.0, 200);
+    gh.revoke_user_tokens("dave");
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(read(&rig, "/api/v1/outputs", &dave).await.0, 401);
+
+    // Expired: the cookie (and the session) last two seconds here.
+    tokio::time::sleep(Duration::from_millis(3100)).await;
+    let (status, body) = read(&rig, "/api/v1/outputs", &alice).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("expired"), "{body}");
+    rig.stop().await;
+}
+
+/// The installations, as GitHub's `installation.created` deliveries tell the server.
+async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
+    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let body = serde_json::json!({
+        "action": "created",
+        "installation": {"id": id, "account": {"login": account, "id": id + 100}},
+        "repositories": repos.iter().map(|r| serde_json::json!({"full_name": r})).collect::<Vec<_>>(),
+        "sender": common::user("admin"),
+    });
+    let a = client
+        .deliver(
+            "installation",
+            &format!("inst-{id}"),
+            body.to_string().as_bytes(),
+        )
+        .await
+        .unwrap();
+    assert!(a.status < 300, "{}", a.body);
+    rig.app.wait_idle().await;
+}
+
+async fn post_form(rig: &Rig, path: &str, session: &str, form: &[(&str, &str)]) -> (u16, String) {
+    let r = browser()
+        .post(format!("{}{path}", rig.url))
+        .header(COOKIE, format!("so_session={session}"))
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/v1/outputs", rig.url))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn an_installation_token_reads_exactly_its_installation() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    let rig = Rig::start(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+    )
+    .await;
+    seed(&rig).await;
+    install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
+    install(&rig, 2, "globex", &["globex/secret-plans"]).await;
+
+    // Alice sees every repository of installation 1: she may issue its token.
+    let alice = sign_in(&rig, "alice").await;
+    let (status, html) = read(&rig, "/auth/tokens", &alice).await;
+    assert_eq!(status, 200, "{html}");
+    let csrf = attribute_after(&html, "name=\"csrf\"", "value");
+    assert_eq!(
+        post_form(
+            &rig,
+            "/auth/tokens",
+            &alice,
+            &[("csrf", "x"), ("installation", "1")]
+        )
+        .await
+        .0,
+        403
+    );
+    let (status, html) = post_form(
+        &rig,
+        "/auth/tokens",
+        &alice,
+        &[("csrf", &csrf), ("installation", "1")],
+    )
+    .await;
+    assert_eq!(status, 200, "{html}");
+    let start = html.find("<code>soi_").unwrap() + "<code>".len();
+    let token = &html[start..start + html[start..].find('<').unwrap()];
+
+    let (status, body) = read_with_bearer(&rig, token).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(repos_of(&body), ["acme/docs", "acme/widgets"]);
+    assert!(!body.contains("globex"), "{body}");
+
+    // Bob sees only part of installation 1: no token for it.
+    let bob = sign_in(&rig, "bob").await;
+    let (_, html) = read(&rig, "/auth/tokens", &bob).await;
+    let bob_csrf = attribute_after(&html, "name=\"csrf\"", "value");
+    let (status, _) = post_form(
+        &rig,
+        "/auth/tokens",
+        &bob,
+        &[("csrf", &bob_csrf), ("installation", "1")],
+    )
+    .await;
+    assert_eq!(status, 403);
+
+    // A tampered token, or one whose installation is gone, reads nothing.
+    let last = if token.ends_with('x') { "y" } else { "x" };
+    let tampered = format!("{}{last}", &token[..token.len() - 1]);
+    assert_eq!(read_with_bearer(&rig, &tampered).await.0, 401);
+    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let deleted = serde_json::json!({"action": "deleted", "installation": {"id": 1, "account": {"login": "acme"}}, "sender": common::user("admin")});
+    client
+        .deliver(
+            "installation",
+            "inst-1-deleted",
+            deleted.to_string().as_bytes(),
+        )
+        .await
+        .unwrap();
+    rig.app.wait_idle().await;
+    assert_eq!(read_with_bearer(&rig, token).await.0, 401);
+    rig.stop().await;
+}
+
+#[tokio::test]
+async fn serve_without_credentials_offers_the_setup_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let env_file = dir.path().join("app.env");
+    let mut serve = ServeChild::start(
+        &dir.path().join("data"),
+        &[
+            ("PUBLIC_URL", "https://outcomes.example"),
+            ("ENV_FILE", env_file.to_str().unwrap()),
+        ],
+    )
+    .await;
+    let page = browser()
+        .get(format!("{}/", serve.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(set_cookie(&page, "so_setup").is_some());
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Register GitHub App"), "{html}");
+    let action = attribute_after(&html, "<form", "action");
+    assert!(
+        action.starts_with("https://github.com/settings/apps/new?state="),
+        "{action}"
+    );
+    let manifest: Value =
+        serde_json::from_str(&attribute_after(&html, "name=\"manifest\"", "value")).unwrap();
+    assert_eq!(
+        manifest["hook_attributes"]["url"],
+        "https://outcomes.example/api/github/webhooks"
+    );
+    assert_eq!(manifest["redirect_url"], "https://outcomes.example/setup");
+    serve.terminate().await;
+    assert!(!env_file.exists());
+}
