@@ -9,13 +9,13 @@
 pub mod chart;
 mod pages;
 
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use crate::server::read::{ReadFilter, FILTER_PARAMS};
+use crate::server::read::{ReadFilter, Reader, FILTER_PARAMS};
 use crate::server::{ApiError, State};
 
 /// The dashboard's routes, merged into the server's router.
@@ -33,25 +33,44 @@ pub fn output_path(id: &str) -> String {
     format!("/outputs/{}", crate::escape::url_path(id))
 }
 
-/// A page that could not be shown, as HTML.
-pub struct PageError(ApiError);
+/// A page that could not be shown, as HTML. `next`: the page to come back
+/// to after signing in.
+pub struct PageError {
+    error: ApiError,
+    next: Option<String>,
+}
 
 impl From<ApiError> for PageError {
-    fn from(e: ApiError) -> PageError {
-        PageError(e)
+    fn from(error: ApiError) -> PageError {
+        PageError { error, next: None }
     }
+}
+
+/// The reader, or the sign-in page that comes back to `uri`.
+pub(crate) fn gate(reader: Result<Reader, ApiError>, uri: &Uri) -> Result<Reader, PageError> {
+    reader.map_err(|error| PageError {
+        error,
+        next: Some(uri.path_and_query().map_or("/", |p| p.as_str()).to_string()),
+    })
 }
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        let e = self.0;
+        let e = self.error;
+        let login = match &self.next {
+            Some(next) => format!(
+                "/auth/login?{}",
+                serde_urlencoded::to_string([("next", next)]).unwrap_or_default()
+            ),
+            None => "/auth/login".to_string(),
+        };
         let body = if e.status == StatusCode::UNAUTHORIZED {
             layout(
                 "Sign in",
                 html! {
                     h1 { "Sign in to see the outcomes" }
                     p { "The dashboard shows the repositories your GitHub account can see among this App's installations." }
-                    p { a.button href="/auth/login" { "Sign in with GitHub" } }
+                    p { a.button href=(login) { "Sign in with GitHub" } }
                 },
             )
         } else {

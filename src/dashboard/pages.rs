@@ -5,12 +5,15 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
+use axum::http::Uri;
 use axum::response::Html;
 use chrono::Duration;
 use maud::{html, Markup, PreEscaped};
 use serde_json::Value;
 
-use super::{chart, filter_form, layout, output_path, page_filter, query, rate_cell, PageResult};
+use super::{
+    chart, filter_form, gate, layout, output_path, page_filter, query, rate_cell, PageResult,
+};
 use crate::model::OutcomeRecord;
 use crate::report::{Report, Totals, TypeStats};
 use crate::server::api::{admitted_outcomes, output_detail, report_of, run_view};
@@ -154,10 +157,11 @@ const RATES_NOTE: &str =
 
 pub async fn overview(
     StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
     reader: Gate,
     QueryPairs(pairs): QueryPairs,
 ) -> PageResult {
-    let reader = reader?;
+    let reader = gate(reader, &uri)?;
     let (filter, pairs) = page_filter(pairs)?;
     let report = report_of(&state, &reader, &filter, None).await?;
     let series = series::build(&state, &reader, filter).await?;
@@ -211,10 +215,11 @@ fn trend(records: &[OutcomeRecord]) -> &'static str {
 
 pub async fn workflows(
     StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
     reader: Gate,
     QueryPairs(pairs): QueryPairs,
 ) -> PageResult {
-    let reader = reader?;
+    let reader = gate(reader, &uri)?;
     let (filter, pairs) = page_filter(pairs)?;
     let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
     let link_query = query(&pairs, &["workflow"]);
@@ -251,11 +256,12 @@ pub async fn workflows(
 
 pub async fn workflow(
     StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
     reader: Gate,
     QueryPairs(pairs): QueryPairs,
     Path(name): Path<String>,
 ) -> PageResult {
-    let reader = reader?;
+    let reader = gate(reader, &uri)?;
     let (filter, pairs) = page_filter(pairs)?;
     let filter = ReadFilter {
         workflow: Some(name.clone()),
@@ -344,11 +350,12 @@ fn target_link(url: &Value) -> Markup {
 
 pub async fn run(
     StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
     reader: Gate,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
-    let reader = reader?;
+    let reader = gate(reader, &uri)?;
     let (filter, _) = page_filter(pairs)?;
     let repo = format!("{owner}/{repo}");
     let view = run_view(&state, &reader, &filter, &repo, run_id)
@@ -432,11 +439,12 @@ fn event_text(observation: &Value) -> String {
 
 pub async fn output(
     StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
     reader: Gate,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
 ) -> PageResult {
-    let reader = reader?;
+    let reader = gate(reader, &uri)?;
     let (filter, _) = page_filter(pairs)?;
     let detail = output_detail(&state, &reader, &filter, &id).await?;
     let (o, x) = (&detail["outcome"], &detail["execution"]);

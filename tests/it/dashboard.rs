@@ -63,7 +63,12 @@ async fn every_page_answers_html_and_refusals_are_pages_too() {
         assert!(!html.contains("<script"), "{name}: no JavaScript");
         let (status, html) = page(&t, path, None).await;
         assert_eq!(status, 401, "{name}");
-        assert!(html.contains("href=\"/auth/login\""), "{name}: {html}");
+        // The sign-in link comes back to this page.
+        let back = serde_urlencoded::to_string([("next", path)]).unwrap();
+        assert!(
+            html.contains(&format!("href=\"/auth/login?{back}\"")),
+            "{name}: {html}"
+        );
         assert!(html.contains("Sign in with GitHub"), "{name}");
         assert!(
             !html.contains("acme/"),

@@ -883,6 +883,6 @@ async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
     // A forged session gets the sign-in page.
     let (status, page) = read(&rig, "/", "forged.cookie").await;
     assert_eq!(status, 401);
-    assert!(page.contains("href=\"/auth/login\""), "{page}");
+    assert!(page.contains("href=\"/auth/login?next=%2F\""), "{page}");
     rig.stop().await;
 }
