@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod conformance;
+pub mod dashboard;
 pub mod demo;
 pub mod escape;
 pub mod evaluate;

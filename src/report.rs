@@ -160,11 +160,7 @@ impl Report {
                     record.human_check_signal.as_str(),
                 ),
             };
-            let reversed = record
-                .details
-                .get("accepted_then_reverted")
-                .and_then(|v| v.as_bool())
-                .unwrap_or(false);
+            let reversed = reversed(record);
             let time = if window.is_none() {
                 record.time_to_acceptance_hours
             } else {
@@ -190,6 +186,26 @@ impl Report {
             .map(|(t, tally)| (t, tally.stats()))
             .collect();
         report
+    }
+
+    /// Totals and rates of all `records` together, as of their latest
+    /// outcome: one row of a series or of the dashboard's workflow table.
+    pub fn overall<'a>(
+        records: impl IntoIterator<Item = &'a OutcomeRecord>,
+    ) -> (Totals, TypeStats) {
+        let mut all = Tally::default();
+        for r in records {
+            all.count(
+                r.outcome_status,
+                r.evidence_strength,
+                &r.human_check_signal,
+                r.dedicated_evaluator,
+                reversed(r),
+                r.time_to_acceptance_hours,
+            );
+        }
+        let totals = all.totals.clone();
+        (totals, all.stats())
     }
 
     /// A readable table for terminals.
@@ -288,6 +304,14 @@ impl Report {
         );
         out
     }
+}
+
+fn reversed(record: &OutcomeRecord) -> bool {
+    record
+        .details
+        .get("accepted_then_reverted")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
 }
 
 fn pct(rate: Option<f64>) -> String {

@@ -29,6 +29,10 @@ const MAX_SUMMARY: usize = 60_000;
 pub struct CheckContent {
     pub title: String,
     pub summary: String,
+    /// The check run's details link: the output's dashboard page, or the
+    /// run's when several outputs of one run bear on the PR, else the
+    /// repository's overview. `None` without a `PUBLIC_URL`.
+    pub details_url: Option<String>,
 }
 
 impl CheckContent {
@@ -38,6 +42,8 @@ impl CheckContent {
         h.update(self.title.as_bytes());
         h.update([0]);
         h.update(self.summary.as_bytes());
+        h.update([0]);
+        h.update(self.details_url.as_deref().unwrap_or("").as_bytes());
         hex::encode(h.finalize())
     }
 }
@@ -147,10 +153,32 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
 /// The check run's title and summary for the outcomes on one PR.
 /// `public_url` is the base of the links (`PUBLIC_URL`).
 pub fn render(outcomes: &[OutcomeRecord], public_url: &str) -> CheckContent {
+    let base = public_url.trim_end_matches('/');
     CheckContent {
         title: title(outcomes),
-        summary: summary(outcomes, public_url.trim_end_matches('/')),
+        summary: summary(outcomes, base),
+        details_url: details_url(outcomes, base),
     }
+}
+
+fn details_url(outcomes: &[OutcomeRecord], base: &str) -> Option<String> {
+    if base.is_empty() {
+        return None;
+    }
+    let repo_of = |o: &OutcomeRecord| o.safe_output_id.split(':').next().unwrap_or("").to_string();
+    let path = match outcomes {
+        [] => "/".to_string(),
+        [o] => format!("/outputs/{}", escape::url_path(&o.safe_output_id)),
+        [first, rest @ ..] => {
+            let (repo, run) = (repo_of(first), first.run_id);
+            if run.is_some() && rest.iter().all(|o| repo_of(o) == repo && o.run_id == run) {
+                format!("/runs/{}/{}", escape::url_path(&repo), run.unwrap_or(0))
+            } else {
+                format!("/?repo={}", escape::url_path(&repo))
+            }
+        }
+    };
+    Some(format!("{base}{path}"))
 }
 
 fn title(outcomes: &[OutcomeRecord]) -> String {
@@ -192,7 +220,7 @@ fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
     );
     for (n, o) in outcomes.iter().enumerate() {
         let row = format!(
-            "| {} | {} | {} | {} | {} | [details]({base}/api/v1/outputs/{}) |\n",
+            "| {} | {} | {} | {} | {} | [details]({base}/outputs/{}) |\n",
             escape::markdown_code(&o.safe_output_id),
             escape::markdown_code(&o.safe_output_type),
             o.outcome_status.as_str(),
@@ -261,7 +289,11 @@ mod tests {
         );
         assert!(c
             .summary
-            .contains("| `o/r:1:0` | `create_pull_request` | accepted | strong | `merged` | [details](https://so.example/api/v1/outputs/o/r:1:0) |"));
+            .contains("| `o/r:1:0` | `create_pull_request` | accepted | strong | `merged` | [details](https://so.example/outputs/o/r:1:0) |"));
+        assert_eq!(
+            c.details_url.as_deref(),
+            Some("https://so.example/outputs/o/r:1:0")
+        );
     }
 
     #[test]
@@ -274,6 +306,15 @@ mod tests {
         let c = render(&os, "http://x");
         assert_eq!(c.title, "3 outputs: 2 accepted, 1 pending");
         assert_eq!(c.summary.matches("[details]").count(), 3);
+        // One run (the helper's run 1 of repo "a"…"c" differ): the overview of the first's repo.
+        assert_eq!(c.details_url.as_deref(), Some("http://x/?repo=a"));
+        let same_run = [
+            outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong),
+            outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak),
+        ];
+        let c = render(&same_run, "http://x/");
+        assert_eq!(c.details_url.as_deref(), Some("http://x/runs/o/r/1"));
+        assert_eq!(render(&same_run, "").details_url, None);
     }
 
     /// Strings meant to plant a link, an image, a tag, a mention, a table
@@ -313,10 +354,7 @@ mod tests {
         assert_eq!(links.len(), HOSTILE.len(), "{}", c.summary);
         for link in links {
             let url = link.split(')').next().unwrap();
-            assert!(
-                url.starts_with("https://so.example/api/v1/outputs/"),
-                "{url}"
-            );
+            assert!(url.starts_with("https://so.example/outputs/"), "{url}");
             assert!(!url.contains([' ', '(', '[', ']', '<', '"']), "{url}");
         }
         for bad in ["<", "@", "![", "](https://evil"] {
@@ -342,7 +380,8 @@ mod tests {
         o.safe_output_type = "x`y".into();
         let c = render(std::slice::from_ref(&o), "http://x");
         assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
-        assert!(c.summary.contains("(http://x/api/v1/outputs/a%7Cb)"));
+        assert!(c.summary.contains("(http://x/outputs/a%7Cb)"));
+        assert_eq!(c.details_url.as_deref(), Some("http://x/outputs/a%7Cb"));
         o.outcome_status = OutcomeStatus::Accepted;
         assert_ne!(c.digest(), render(&[o], "http://x").digest());
     }

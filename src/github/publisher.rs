@@ -396,15 +396,18 @@ impl Publisher {
         let run = self
             .client
             .call(installation, CREATE, |crab| async move {
-                crab.checks(owner, repo)
+                let checks = crab.checks(owner, repo);
+                let mut run = checks
                     .create_check_run(CHECK_NAME, sha)
                     .external_id(pr)
                     .status(CheckRunStatus::Completed)
                     .conclusion(CheckRunConclusion::Neutral)
                     .completed_at(now)
-                    .output(Self::output(content))
-                    .send()
-                    .await
+                    .output(Self::output(content));
+                if let Some(url) = &content.details_url {
+                    run = run.details_url(url);
+                }
+                run.send().await
             })
             .await?;
         Ok(run.id.into_inner())
@@ -421,14 +424,17 @@ impl Publisher {
         let now = self.clock.now();
         self.client
             .call(installation, UPDATE, |crab| async move {
-                crab.checks(owner, repo)
+                let checks = crab.checks(owner, repo);
+                let mut run = checks
                     .update_check_run(id.into())
                     .status(CheckRunStatus::Completed)
                     .conclusion(CheckRunConclusion::Neutral)
                     .completed_at(now)
-                    .output(Self::output(content))
-                    .send()
-                    .await
+                    .output(Self::output(content));
+                if let Some(url) = &content.details_url {
+                    run = run.details_url(url);
+                }
+                run.send().await
             })
             .await?;
         Ok(())

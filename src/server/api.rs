@@ -1,78 +1,46 @@
 //! The read API: outputs, one output with its history, a run's outcomes shaped
 //! like `gh aw outcomes RUN --json`, and the report (the export is
-//! `export::http`).
+//! `export::http`). Every endpoint authenticates through `Reader` (what it may
+//! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
+//! parameter is a 400. The dashboard reads through the same functions
+//! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
 
-use axum::extract::{Path, Query, State as StateExtractor};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State as StateExtractor};
 use axum::Json;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::body::require_token;
+use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, State};
 use crate::assess::transitions;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
 use crate::report::{parse_window, Report};
-use crate::store::{Store, StoredOutput};
+use crate::store::StoredOutput;
 
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
 
-#[derive(Debug, Deserialize)]
-pub struct ListQuery {
-    repo: Option<String>,
-    #[serde(rename = "type")]
-    output_type: Option<String>,
-    status: Option<String>,
-    strength: Option<String>,
-    cursor: Option<String>,
-    limit: Option<usize>,
-}
-
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,
-    reader: super::read::Reader,
-    Query(q): Query<ListQuery>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Value>, ApiError> {
-    let status = match q.status.as_deref() {
-        Some(s) => Some(
-            OutcomeStatus::parse(s)
-                .ok_or_else(|| ApiError::bad_request(format!("unknown status {s:?}")))?,
-        ),
-        None => None,
-    };
-    let strength = match q.strength.as_deref() {
-        Some(s) => Some(
-            EvidenceStrength::parse(s)
-                .ok_or_else(|| ApiError::bad_request(format!("unknown strength {s:?}")))?,
-        ),
-        None => None,
-    };
-    let limit = q.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
-    let prefix = q
-        .repo
-        .as_deref()
-        .map(|r| format!("{r}:"))
-        .unwrap_or_default();
+    let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
+    let limit = match rest.get("limit") {
+        Some(l) => l
+            .parse::<usize>()
+            .map_err(|_| ApiError::bad_request(format!("limit {l:?} is not a number")))?,
+        None => DEFAULT_PAGE,
+    }
+    .clamp(1, MAX_PAGE);
+    let cursor = rest.get("cursor").cloned();
     let store = state.store.clone();
     let (items, next) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
         let mut items = Vec::new();
         let mut last = None;
         let mut more = false;
-        for stored in store.outputs(&prefix, q.cursor.as_deref()) {
+        for stored in store.outputs(&filter.id_prefix(), cursor.as_deref()) {
             let stored = stored?;
-            let Some(outcome) = stored.outcome else {
-                continue;
-            };
-            if !reader.scope.allows(&stored.execution.repo) {
-                continue;
-            }
-            if q.output_type
-                .as_deref()
-                .is_some_and(|t| t != outcome.safe_output_type)
-                || status.is_some_and(|s| s != outcome.outcome_status)
-                || strength.is_some_and(|s| s != outcome.evidence_strength)
-            {
+            if !filter.admits(&stored, &reader.scope) {
                 continue;
             }
             if items.len() == limit {
@@ -80,7 +48,7 @@ pub async fn list_outputs(
                 break;
             }
             last = Some(stored.execution.id.clone());
-            items.push(outcome);
+            items.extend(stored.outcome);
         }
         Ok((items, if more { last } else { None }))
     })
@@ -89,25 +57,41 @@ pub async fn list_outputs(
     Ok(Json(json!({"items": items, "next_cursor": next})))
 }
 
-pub async fn get_output(
-    StateExtractor(state): StateExtractor<State>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    require_token(&headers, &state)?;
-    let stored = state
-        .store
-        .output(&id)?
-        .ok_or_else(|| ApiError::not_found(format!("no output {id:?}")))?;
+/// One output as `GET /api/v1/outputs/{id}` and the dashboard show it.
+pub(crate) async fn output_detail(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    id: &str,
+) -> Result<Value, ApiError> {
+    let missing = || ApiError::not_found(format!("no output {id:?}"));
+    let stored = state.store.output(id)?.ok_or_else(missing)?;
+    // Outside the reader's scope looks exactly like absent. An output not
+    // yet evaluated is shown (outcome null) unless a cut is asked for.
+    let visible = reader.scope.allows(&stored.execution.repo)
+        && (*filter == ReadFilter::default() || filter.admits(&stored, &reader.scope));
+    if !visible {
+        return Err(missing());
+    }
     let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
     let history = transitions(&stored.execution, &observations, state.shared.clock.now());
-    Ok(Json(json!({
+    Ok(json!({
         "outcome": stored.outcome,
         "execution": stored.execution,
         "transitions": history,
         "observations": observations,
-    })))
+    }))
+}
+
+pub async fn get_output(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let (filter, _) = ReadFilter::parse(&pairs, &[])?;
+    Ok(Json(output_detail(&state, &reader, &filter, &id).await?))
 }
 
 /// One item of `gh aw outcomes RUN --json`.
@@ -129,18 +113,26 @@ fn gh_aw_item(o: &OutcomeRecord) -> Value {
     })
 }
 
-pub async fn run_outcomes(
-    StateExtractor(state): StateExtractor<State>,
-    Path((owner, repo, run_id)): Path<(String, String, u64)>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    require_token(&headers, &state)?;
-    let prefix = format!("{owner}/{repo}:{run_id}:");
-    let outcomes: Vec<OutcomeRecord> = collect_outcomes(&state.store, &prefix)?;
+/// A run's outcomes shaped like `gh aw outcomes RUN --json`; `None` when the
+/// reader sees no output of it under `filter`.
+pub(crate) async fn run_view(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    repo: &str,
+    run_id: u64,
+) -> Result<Option<Value>, ApiError> {
+    let run_filter = ReadFilter {
+        repo: Some(repo.to_string()),
+        ..filter.clone()
+    };
+    if filter.repo.as_deref().is_some_and(|r| r != repo) {
+        return Ok(None);
+    }
+    let prefix = format!("{repo}:{run_id}:");
+    let outcomes = collect(state, &run_filter, &reader.scope, prefix).await?;
     if outcomes.is_empty() {
-        return Err(ApiError::not_found(format!(
-            "no outputs recorded for {owner}/{repo} run {run_id}"
-        )));
+        return Ok(None);
     }
     let count = |s: OutcomeStatus| outcomes.iter().filter(|o| o.outcome_status == s).count();
     let accepted_with = |s: EvidenceStrength| {
@@ -149,8 +141,9 @@ pub async fn run_outcomes(
             .filter(|o| o.outcome_status == OutcomeStatus::Accepted && o.evidence_strength == s)
             .count()
     };
-    Ok(Json(json!({
+    Ok(Some(json!({
         "run_id": run_id,
+        "repo": repo,
         "workflow": outcomes.iter().find_map(|o| o.workflow.clone()),
         "items": outcomes.iter().map(gh_aw_item).collect::<Vec<_>>(),
         "summary": {
@@ -169,45 +162,82 @@ pub async fn run_outcomes(
     })))
 }
 
-fn collect_outcomes(store: &Store, prefix: &str) -> Result<Vec<OutcomeRecord>, ApiError> {
-    let mut out = Vec::new();
-    for stored in store.outputs(prefix, None) {
-        let StoredOutput { outcome, .. } = stored?;
-        out.extend(outcome);
-    }
-    Ok(out)
-}
-
-#[derive(Debug, Deserialize)]
-pub struct ReportQuery {
-    repo: Option<String>,
-    window: Option<String>,
-}
-
-pub async fn report(
+pub async fn run_outcomes(
     StateExtractor(state): StateExtractor<State>,
-    Query(q): Query<ReportQuery>,
-    headers: HeaderMap,
-) -> Result<Json<Report>, ApiError> {
-    require_token(&headers, &state)?;
-    let window = match q.window.as_deref() {
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+    Path((owner, repo, run_id)): Path<(String, String, u64)>,
+) -> Result<Json<Value>, ApiError> {
+    let (filter, _) = ReadFilter::parse(&pairs, &[])?;
+    let repo = format!("{owner}/{repo}");
+    run_view(&state, &reader, &filter, &repo, run_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("no outputs recorded for {repo} run {run_id}")))
+}
+
+/// The outcomes under `prefix` that pass `filter` and `scope`, read off the
+/// async workers.
+async fn collect(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    prefix: String,
+) -> Result<Vec<OutcomeRecord>, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
+        let mut out = Vec::new();
+        for stored in store.outputs(&prefix, None) {
+            let stored: StoredOutput = stored?;
+            if filter.admits(&stored, &scope) {
+                out.extend(stored.outcome);
+            }
+        }
+        Ok(out)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+}
+
+/// Every outcome `scope` may see that passes `filter`.
+pub(crate) async fn admitted_outcomes(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Vec<OutcomeRecord>, ApiError> {
+    collect(state, filter, scope, filter.id_prefix()).await
+}
+
+/// The report of what `reader` may see under `filter`, at `window`.
+pub(crate) async fn report_of(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    window: Option<&str>,
+) -> Result<Report, ApiError> {
+    let window = match window {
         Some(w) => Some(parse_window(w).ok_or_else(|| {
             ApiError::bad_request(format!("window {w:?} is not one of 1h, 24h, 7d, 30d"))
         })?),
         None => None,
     };
-    let store = state.store.clone();
+    let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
     let now = state.shared.clock.now();
-    let report = tokio::task::spawn_blocking(move || -> Result<Report, ApiError> {
-        let prefix = q
-            .repo
-            .as_deref()
-            .map(|r| format!("{r}:"))
-            .unwrap_or_default();
-        let outcomes = collect_outcomes(&store, &prefix)?;
-        Ok(Report::build(&outcomes, q.repo.as_deref(), window, now))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(Json(report))
+    Ok(Report::build(
+        &outcomes,
+        filter.repo.as_deref(),
+        window,
+        now,
+    ))
+}
+
+pub async fn report(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+) -> Result<Json<Report>, ApiError> {
+    let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;
+    let window = rest.get("window").map(String::as_str);
+    Ok(Json(report_of(&state, &reader, &filter, window).await?))
 }

@@ -3,7 +3,7 @@
 //! serves it under the connection limits of `limits::Limits`.
 
 mod accept;
-mod api;
+pub(crate) mod api;
 mod backfill;
 mod body;
 mod error;
@@ -13,6 +13,7 @@ pub(crate) mod manifest_stream;
 mod manifests;
 pub mod read;
 mod reconcile;
+pub mod series;
 mod webhook;
 
 use std::sync::Arc;
@@ -98,11 +99,13 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         )
         .route("/api/v1/backfill", post(backfill::request))
         .route("/api/v1/report", get(api::report))
+        .route("/api/v1/series", get(series::series))
         .route("/api/v1/export", get(crate::export::http::export))
         .route("/api/v1/export.jsonl", get(crate::export::http::export))
         .route("/status", get(health::status))
         .route("/ping", get(health::ping))
         .route("/metrics", get(health::metrics))
+        .merge(crate::dashboard::routes())
         .merge(crate::auth::routes())
         .layer(from_fn_with_state(
             state.clone(),

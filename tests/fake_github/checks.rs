@@ -22,6 +22,7 @@ pub struct CheckRun {
     pub conclusion: Option<String>,
     pub title: Option<String>,
     pub summary: Option<String>,
+    pub details_url: Option<String>,
     /// PATCHes received.
     pub updates: u32,
 }
@@ -33,7 +34,7 @@ impl CheckRun {
             "external_id": self.external_id, "name": self.name,
             "url": format!("https://api.github.com/repos/{}/check-runs/{}", self.repo, self.id),
             "html_url": format!("https://github.com/{}/runs/{}", self.repo, self.id),
-            "details_url": null, "status": self.status, "conclusion": self.conclusion,
+            "details_url": self.details_url, "status": self.status, "conclusion": self.conclusion,
             "started_at": null, "completed_at": null,
             "output": {"title": self.title, "summary": self.summary, "text": null,
                        "annotations_count": 0,
@@ -51,6 +52,7 @@ pub struct Body {
     external_id: Option<String>,
     status: Option<String>,
     conclusion: Option<String>,
+    details_url: Option<String>,
     output: Option<Output>,
 }
 
@@ -89,6 +91,7 @@ pub async fn create(
         conclusion: body.conclusion,
         title: output.title,
         summary: output.summary,
+        details_url: body.details_url,
         updates: 0,
     };
     let answer = run.json();
@@ -121,6 +124,7 @@ pub async fn update(
     }
     run.status = body.status.or(run.status.take());
     run.conclusion = body.conclusion.or(run.conclusion.take());
+    run.details_url = body.details_url.or(run.details_url.take());
     run.external_id = body.external_id.or(run.external_id.take());
     Json(run.json()).into_response()
 }

@@ -405,8 +405,13 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert!(title.starts_with("pending · weak — "), "{title}");
     let summary = first.summary.clone().unwrap();
     assert!(
-        summary.contains("https://outcomes.example/api/v1/outputs/acme/widgets:777:pr-42"),
+        summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
         "{summary}"
+    );
+    // The details link opens the output's dashboard page.
+    assert_eq!(
+        first.details_url.as_deref(),
+        Some("https://outcomes.example/outputs/acme/widgets:777:pr-42")
     );
 
     // Nothing changed: no call.
@@ -636,8 +641,13 @@ async fn serve_in_app_mode_publishes_a_check_run_from_its_environment_alone() {
     assert_eq!(runs[0].conclusion.as_deref(), Some("neutral"));
     let summary = runs[0].summary.clone().unwrap_or_default();
     assert!(
-        summary.contains("https://outcomes.example/api/v1/outputs/acme/widgets:777:pr-42"),
+        summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
         "{summary}"
+    );
+    // The details link opens the output's dashboard page.
+    assert_eq!(
+        runs[0].details_url.as_deref(),
+        Some("https://outcomes.example/outputs/acme/widgets:777:pr-42")
     );
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 

@@ -829,3 +829,60 @@ async fn serve_without_credentials_offers_the_setup_page() {
     serve.terminate().await;
     assert!(!env_file.exists());
 }
+
+#[tokio::test]
+async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    let rig = Rig::start(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+    )
+    .await;
+    seed(&rig).await;
+    // A second output on acme/widgets: alice sees three, bob two.
+    let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+    let line = r#"{"type":"add_comment","url":"https://github.com/acme/widgets/issues/6#issuecomment-1","number":6,"repo":"acme/widgets","timestamp":"2026-10-02T00:00:00Z"}"#;
+    let a = client
+        .post_manifest("acme/widgets", 80, Some("triage"), line.to_string())
+        .await
+        .unwrap();
+    assert_eq!(a.status, 202, "{}", a.body);
+    rig.app.wait_idle().await;
+
+    let alice = sign_in(&rig, "alice").await;
+    let bob = sign_in(&rig, "bob").await;
+    for (path, field) in [
+        ("/", "data-field=\"total_safe_outputs\">"),
+        ("/workflows", "data-label=\"outputs\">"),
+        ("/workflows/triage", "data-field=\"total_safe_outputs\">"),
+    ] {
+        let (status, page) = read(&rig, path, &alice).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        assert!(page.contains(&format!("{field}3<")), "{path}: {page}");
+        assert!(
+            !page.contains("globex") && !page.contains("secret-plans"),
+            "{path}"
+        );
+        let (status, page) = read(&rig, path, &bob).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        assert!(page.contains(&format!("{field}2<")), "{path}: {page}");
+        assert!(!page.contains("widgets"), "{path}: {page}");
+    }
+    // Another's output or run is absent, not shown.
+    let (status, _) = read(&rig, "/outputs/globex/secret-plans:72:0", &alice).await;
+    assert_eq!(status, 404);
+    let (status, _) = read(&rig, "/runs/acme/widgets/80", &bob).await;
+    assert_eq!(status, 404);
+    let (status, page) = read(&rig, "/runs/acme/widgets/80", &alice).await;
+    assert_eq!(status, 200, "{page}");
+    // A forged session gets the sign-in page.
+    let (status, page) = read(&rig, "/", "forged.cookie").await;
+    assert_eq!(status, 401);
+    assert!(page.contains("href=\"/auth/login?next=%2F\""), "{page}");
+    rig.stop().await;
+}
