@@ -2,6 +2,10 @@
 //! counters the status endpoint reads. Also the sync points tests and the demo
 //! wait on (`wait_idle`, `tick`) instead of sleeping.
 
+mod running;
+
+pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};
+
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -11,9 +11,9 @@ use common::{at, t0, user, TestApp};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::app::{App, AppConfig, GitHubConfig, Running};
 use safe_outcomes::clock::Clock;
-use safe_outcomes::github::publisher::{self, Publisher, PublisherHandle, PublisherOptions};
+use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
@@ -305,25 +305,26 @@ impl AppWithChecks {
     async fn start(dir: &std::path::Path) -> AppWithChecks {
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0() + chrono::Duration::hours(4));
-        let (changes, inbox) = publisher::channel();
-        let app = App::start_with(
-            dir,
-            clock.clone(),
-            AppOptions {
-                pr_changes: Some(changes.clone()),
-                ..AppOptions::default()
-            },
-        )
-        .unwrap();
-        let client = gh.client(app.shared.github_calls.clone(), policy(&Sleeps::default()));
         // A long debounce: only the explicit flushes publish, so counts are exact.
-        let options = PublisherOptions {
+        let mut github = GitHubConfig::new(gh.client_factory(policy(&Sleeps::default())));
+        github.publisher = Some(PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new("https://outcomes.example")
+        });
+        let Running {
+            app,
+            publisher: Some(publisher),
+            ..
+        } = App::launch(AppConfig {
+            data_dir: dir.to_path_buf(),
+            clock: clock.clone(),
+            github: Some(github),
+        })
+        .unwrap()
+        else {
+            panic!("no publisher")
         };
-        let publisher = Publisher::new(app.store.clone(), clock.clone(), Arc::new(client), options)
-            .spawn(&changes, inbox);
         let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
         AppWithChecks { t, gh, publisher }
     }
