@@ -12,6 +12,9 @@ pub mod demo;
 pub mod escape;
 pub mod evaluate;
 pub mod github;
+pub mod ingress;
+#[cfg(test)]
+mod layers;
 pub mod manifest;
 pub mod markers;
 pub mod model;
@@ -24,6 +27,7 @@ pub mod sane_time;
 pub mod server;
 pub mod signature;
 pub mod spec;
+pub mod state;
 pub mod store;
 pub mod targets;
 pub mod webhook;

@@ -45,9 +45,9 @@ use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use crate::clock::Clock;
+use crate::ingress::manifest_stream::StreamedManifest;
 use crate::manifest::{LineParser, ManifestDefaults};
 use crate::model::{Observation, ObservationKind};
-use crate::server::manifest_stream::StreamedManifest;
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
 use crate::store::{counter, decode, encode, keys, Store, StoreError};
 
@@ -220,7 +220,7 @@ impl Default for HarvestOptions {
             retry_max: Duration::from_secs(30 * 60),
             max_failures: 6,
             blob_attempts: 3,
-            max_bytes: crate::server::MAX_BODY as u64,
+            max_bytes: crate::ingress::MAX_BODY as u64,
             blob_timeout: Duration::from_secs(60),
         }
     }
@@ -566,10 +566,10 @@ impl Harvester {
         };
         // Staged in bounded chunks like a posted manifest: memory does not
         // grow with the artifact (docs/hostile-world.md "Big manifests").
-        let limits = crate::server::Limits::default();
+        let limits = crate::ingress::Limits::default();
         let parser = LineParser::new(defaults, now, limits.manifest_max_line_bytes);
         let anywhere = |_: &crate::model::ExecutionRecord| Ok(());
-        let refused = |e: crate::server::ApiError| {
+        let refused = |e: crate::ingress::ApiError| {
             HarvestError::Artifact(format!("artifact {}: {}", artifact.id, e.detail))
         };
         let mut manifest =

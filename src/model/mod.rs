@@ -3,6 +3,7 @@
 
 pub mod execution;
 pub mod ident;
+pub mod installation;
 pub mod observation;
 pub mod outcome;
 pub mod target;

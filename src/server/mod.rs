@@ -6,10 +6,7 @@ mod accept;
 mod api;
 mod backfill;
 mod body;
-mod error;
 mod health;
-pub mod limits;
-pub(crate) mod manifest_stream;
 mod manifests;
 pub mod read;
 mod reconcile;
@@ -21,16 +18,12 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use axum::Router;
 
-pub use error::ApiError;
-pub use limits::Limits;
+pub use crate::ingress::{limits, manifest_stream, ApiError, Limits, MAX_BODY};
 
 use crate::app::{App, Shared};
 use crate::oidc::OidcVerifier;
 use crate::store::inbox::InboxWriter;
 use crate::store::Store;
-
-/// Largest body accepted anywhere (GitHub's own webhook cap).
-pub const MAX_BODY: usize = 25 * 1024 * 1024;
 
 /// What every handler can reach.
 pub struct ServerState {

@@ -23,7 +23,7 @@ mod workflows;
 
 use chrono::{DateTime, Utc};
 
-use crate::github::installations::{InstallationAction, InstallationChange};
+use crate::model::installation::{InstallationAction, InstallationChange};
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
 use serde::de::IgnoredAny;
