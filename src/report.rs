@@ -1,4 +1,4 @@
-//! The report (DESIGN.md §6): totals and per-type rates. Three acceptance rates,
+//! The report (docs/architecture.md, "Report"): totals and per-type rates. Three acceptance rates,
 //! never one unlabeled number: strict (strong), human-check (strong + medium)
 //! and sticky (weak or exists-only), each over evaluable outputs.
 //!

@@ -1,5 +1,5 @@
-//! `bench api`: GitHub API calls per output per evaluation window (DESIGN.md
-//! §8), counted by a fake GitHub (`fake_github`).
+//! `bench api`: GitHub API calls per output per evaluation window (docs/architecture.md,
+//! "Performance targets"), counted by a fake GitHub (`fake_github`).
 //!
 //! - Webhook-fed (ours): the bundled demo scenario replayed in App mode (the
 //!   check-run publisher and the reconciler pointed at the fake, a manual
@@ -38,7 +38,7 @@ use crate::server::{router, RouterOptions, RunningServer};
 const TEST_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
 /// The installation the scenario's deliveries name.
 const INSTALLATION: u64 = 4242;
-/// DESIGN.md §8: evaluation calls per output per window, webhook-fed.
+/// docs/architecture.md, "Performance targets": evaluation calls per output per window, webhook-fed.
 pub const TARGET: f64 = 0.05;
 /// gh-aw's poller, per output per look (4 for a PR).
 const GH_AW_PER_LOOK: f64 = 1.6;

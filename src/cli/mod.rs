@@ -76,7 +76,7 @@ pub enum Command {
     /// List the inbox items moved aside after failing, or put them back in
     /// the inbox once fixed (the server must be stopped).
     DeadLetters(DeadLettersArgs),
-    /// Measure the performance targets (DESIGN.md §8) against baselines.
+    /// Measure the performance targets (docs/architecture.md, "Performance targets") against baselines.
     Bench(crate::bench::BenchArgs),
 }
 

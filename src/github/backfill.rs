@@ -1,6 +1,6 @@
 //! Day-one history: the gh-aw runs of the last N days of a repository,
 //! harvested and evaluated from API state, so an org that installs the App
-//! today gets last month's answer today (DESIGN.md §3, `backfill`).
+//! today gets last month's answer today (docs/architecture.md, "Commands"; docs/backfill.md).
 //!
 //! - **Jobs**: one per repository (`store::backfill`), planned by the worker
 //!   for `installation.created` / `installation_repositories.added` (in the

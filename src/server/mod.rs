@@ -1,4 +1,4 @@
-//! The HTTP surface (DESIGN.md §4): webhook receiver, manifest ingest, read API,
+//! The HTTP surface (docs/architecture.md, "HTTP surface"): webhook receiver, manifest ingest, read API,
 //! health. One router; handlers live in their own modules. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 

@@ -257,13 +257,8 @@ pub(super) mod test_fixtures {
 
     /// The octokit examples of one event in ../shared, when present.
     pub fn shared_fixtures_of(event: &str) -> Option<Vec<(PathBuf, Vec<u8>)>> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/fixtures/webhooks")
-            .join(event);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            println!("skipped: {} absent", dir.display());
-            return None;
-        };
+        let dir = crate::shared_data::shared_path(&format!("fixtures/webhooks/{event}"))?;
+        let entries = std::fs::read_dir(&dir).unwrap();
         let mut out: Vec<(PathBuf, Vec<u8>)> = entries
             .flatten()
             .map(|e| e.path())

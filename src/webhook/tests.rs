@@ -371,11 +371,8 @@ fn unknown_actions_of_known_events_are_kept_as_other() {
 
 /// The octokit examples in ../shared, when that directory exists.
 fn shared_fixtures() -> Option<Vec<(String, PathBuf)>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/webhooks");
-    let Ok(dirs) = std::fs::read_dir(&root) else {
-        println!("skipped: ../shared absent");
-        return None;
-    };
+    let root = crate::shared_data::shared_path("fixtures/webhooks")?;
+    let dirs = std::fs::read_dir(&root).unwrap();
     let mut out = Vec::new();
     for dir in dirs.flatten().filter(|d| d.path().is_dir()) {
         let event = dir.file_name().to_string_lossy().into_owned();
