@@ -52,6 +52,67 @@ pub struct AppOptions {
     pub backfill_requests: Option<BackfillRequests>,
 }
 
+/// The file under `DATA_DIR` a running App holds locked, with its pid in it.
+pub const OWNER_FILE: &str = "safe-outcomes.pid";
+
+/// Lock `DATA_DIR` for this process. When another holds it, say at once
+/// which (its pid), wait up to `STORE_LOCK_WAIT` for it to let go (a
+/// restart while the previous instance shuts down), then fail naming it.
+fn lock_data_dir(data_dir: &Path) -> anyhow::Result<std::fs::File> {
+    use std::io::{Seek, Write};
+    let path = data_dir.join(OWNER_FILE);
+    let named = |e: std::io::Error| anyhow::anyhow!("DATA_DIR {}: {e}", path.display());
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(named)?;
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = holder(&mut file, data_dir);
+                if started.elapsed() >= STORE_LOCK_WAIT {
+                    anyhow::bail!(
+                        "opening store in {}: {holder}, holding its lock",
+                        data_dir.display()
+                    );
+                }
+                if !said {
+                    // Said at once; a previous instance still shutting down
+                    // gets STORE_LOCK_WAIT to let go.
+                    tracing::warn!("{holder}; waiting up to {STORE_LOCK_WAIT:?} for it to stop");
+                    said = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(named(e)),
+        }
+    }
+    file.set_len(0).map_err(named)?;
+    file.rewind().map_err(named)?;
+    write!(file, "{}", std::process::id()).map_err(named)?;
+    Ok(file)
+}
+
+/// "another safe-outcomes is running on DATA_DIR … (pid …)", from the pid
+/// the holder wrote into the owner file.
+fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
+    use std::io::{Read, Seek};
+    let mut pid = String::new();
+    let _ = file.rewind().and_then(|_| file.read_to_string(&mut pid));
+    let pid = pid.trim();
+    format!(
+        "another safe-outcomes is running on DATA_DIR {} (pid {})",
+        data_dir.display(),
+        if pid.is_empty() { "unknown" } else { pid }
+    )
+}
+
 /// Where the sled store lives under `DATA_DIR`.
 pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")
@@ -63,6 +124,8 @@ pub struct App {
     pub writer: InboxWriter,
     worker_tx: std::sync::mpsc::Sender<WorkerMsg>,
     threads: Vec<JoinHandle<()>>,
+    /// `DATA_DIR`'s owner lock, held while the App runs (`lock_data_dir`).
+    _owner: std::fs::File,
 }
 
 impl App {
@@ -89,7 +152,9 @@ impl App {
         run_worker: bool,
         options: AppOptions,
     ) -> anyhow::Result<App> {
-        std::fs::create_dir_all(data_dir)?;
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
+        let owner = lock_data_dir(data_dir)?;
         let store = Store::open_waiting(&store_path(data_dir), STORE_LOCK_WAIT)
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
         let received = store.counter(counter::RECEIVED);
@@ -170,6 +235,7 @@ impl App {
             writer,
             worker_tx,
             threads,
+            _owner: owner,
         })
     }
 
@@ -269,5 +335,40 @@ mod tests {
         assert_eq!(app2.shared.worker_death(), None);
         app.shutdown();
         app2.shutdown();
+    }
+
+    #[test]
+    fn a_held_data_dir_is_named_with_its_pid() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = App::start(dir.path(), Clock::System).unwrap();
+        let e = App::start(dir.path(), Clock::System)
+            .err()
+            .unwrap()
+            .to_string();
+        let expected = format!(
+            "opening store in {0}: another safe-outcomes is running on DATA_DIR {0} (pid {1}), holding its lock",
+            dir.path().display(),
+            std::process::id()
+        );
+        assert_eq!(e, expected);
+        first.shutdown();
+        // Let go: the next start takes the directory.
+        App::start(dir.path(), Clock::System).unwrap().shutdown();
+    }
+
+    #[test]
+    fn a_data_dir_that_cannot_be_made_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let data_dir = file.join("data");
+        let e = App::start(&data_dir, Clock::System)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("DATA_DIR {}: ", data_dir.display())),
+            "{e}"
+        );
     }
 }

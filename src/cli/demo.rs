@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use std::fmt::Write;
+
 use anyhow::Context;
 use clap::Args;
 
@@ -35,11 +37,13 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
     };
     let started = std::time::Instant::now();
     let result = demo::run(DemoOptions { data_dir, scenario }).await?;
-    println!(
+    let mut out = String::new();
+    writeln!(
+        out,
         "Replayed {} steps (signed webhook deliveries and gh-aw manifests) through the real HTTP path in {:.1}s.\n",
         result.steps,
         started.elapsed().as_secs_f64()
-    );
+    )?;
     for answer in &result.manifest_answers {
         if let Some(rejected) = answer
             .get("rejected")
@@ -47,24 +51,30 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
             .filter(|r| !r.is_empty())
         {
             for r in rejected {
-                println!(
+                writeln!(
+                    out,
                     "manifest line {} skipped: {}",
                     r["line"],
                     r["error"].as_str().unwrap_or("")
-                );
+                )?;
             }
         }
     }
     for r in &result.refusals {
-        println!("step {} refused with {}: {}", r.step, r.status, r.body);
+        writeln!(out, "step {} refused with {}: {}", r.step, r.status, r.body)?;
     }
-    println!("\n{}", result.report.to_table());
-    println!("{}", demo::outcome_table(&result.outcomes));
-    println!("Outcome records (JSONL): {}", result.jsonl_path.display());
-    println!(
+    writeln!(out, "\n{}", result.report.to_table())?;
+    writeln!(out, "{}", demo::outcome_table(&result.outcomes))?;
+    writeln!(
+        out,
+        "Outcome records (JSONL): {}",
+        result.jsonl_path.display()
+    )?;
+    writeln!(
+        out,
         "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
         result.data_dir.display(),
         result.data_dir.display()
-    );
-    Ok(())
+    )?;
+    super::emit(&out)
 }

@@ -11,7 +11,8 @@ mod replay;
 mod report;
 mod serve;
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -80,16 +81,67 @@ pub enum Command {
     Bench(crate::bench::BenchArgs),
 }
 
-pub fn init_logging(level: &str, format: LogFormat) {
+/// Start logging to stderr at `level` (`LOG_LEVEL`: a level, or
+/// comma-separated `target=level` directives). A level that is not one is
+/// refused, not silently replaced. Colours only on a terminal.
+pub fn init_logging(level: &str, format: LogFormat) -> anyhow::Result<()> {
+    check_log_level(level)?;
     let filter = tracing_subscriber::EnvFilter::try_new(level)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .map_err(|e| anyhow::anyhow!("LOG_LEVEL {level:?}: {e}"))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Pretty => builder.try_init(),
     };
+    Ok(())
+}
+
+const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+
+/// Every directive of `LOG_LEVEL` must end in a level: `info`, or
+/// `safe_outcomes=debug` (tracing would read a typo like `inof` as a target
+/// name and log nothing at all).
+pub fn check_log_level(level: &str) -> anyhow::Result<()> {
+    for directive in level.split(',').map(str::trim) {
+        let named = directive.rsplit('=').next().unwrap_or(directive);
+        if !LEVELS.contains(&named.to_ascii_lowercase().as_str()) {
+            anyhow::bail!(
+                "LOG_LEVEL {level:?}: {directive:?} is not a level ({}) or target=level",
+                LEVELS.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Load `path` (`.env`) into the environment if it exists; variables already
+/// set win. A file that cannot be read or parsed stops start-up, named.
+pub fn load_dotenv(path: &Path) -> anyhow::Result<()> {
+    match dotenvy::from_path(path) {
+        Ok(()) => Ok(()),
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+    }
+}
+
+/// Print to stdout; a reader that went away (`| head`) is a quiet
+/// `BrokenPipe` error the caller returns and `main` exits on without noise.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// True when `e` is stdout's reader having gone away.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -108,5 +160,55 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compact { data_dir } => compact::compact(&data_dir),
         Command::DeadLetters(args) => dead_letters::dead_letters(&args),
         Command::Bench(args) => crate::bench::run(args).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_level_typos_are_refused() {
+        for good in [
+            "info",
+            "WARN",
+            "safe_outcomes=debug,info",
+            "off",
+            "a::b=trace, warn",
+        ] {
+            assert!(check_log_level(good).is_ok(), "{good}");
+        }
+        for bad in ["inof", "", "info,", "safe_outcomes=verbose", "debgu"] {
+            let e = check_log_level(bad).unwrap_err().to_string();
+            assert!(e.starts_with("LOG_LEVEL"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_dotenv_fills_in_and_the_environment_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".env");
+        std::fs::write(
+            &path,
+            "SO_TEST_DOTENV_ONLY=from-file\nSO_TEST_DOTENV_BOTH=from-file\n",
+        )
+        .unwrap();
+        std::env::set_var("SO_TEST_DOTENV_BOTH", "from-env");
+        load_dotenv(&path).unwrap();
+        assert_eq!(std::env::var("SO_TEST_DOTENV_ONLY").unwrap(), "from-file");
+        assert_eq!(std::env::var("SO_TEST_DOTENV_BOTH").unwrap(), "from-env");
+        // No file: nothing to do; a broken one is named.
+        load_dotenv(&dir.path().join("absent.env")).unwrap();
+        std::fs::write(&path, "NOT A VALID LINE\n").unwrap();
+        let e = load_dotenv(&path).unwrap_err().to_string();
+        assert!(e.contains(".env"), "{e}");
+    }
+
+    #[test]
+    fn a_broken_pipe_is_recognized_through_context() {
+        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let e = anyhow::Error::from(io).context("printing the report");
+        assert!(is_broken_pipe(&e));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
     }
 }

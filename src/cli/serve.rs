@@ -171,7 +171,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 args.host, args.port
             )
         })?;
-    let server = RunningServer::start_with(routes, addr, &args.limits()).await?;
+    let server = RunningServer::start_with(routes, addr, &args.limits())
+        .await
+        .with_context(|| format!("PORT {}: cannot listen on {addr}", args.port))?;
     // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
     println!("listening on {}", server.url());
     tracing::info!(

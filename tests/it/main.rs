@@ -20,6 +20,7 @@ mod conformance;
 mod coverage_of_types;
 mod crash;
 mod demo_scenario;
+mod first_hour;
 mod github_app;
 mod github_payloads;
 mod give_way;
