@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::rest::{self, actor, items, time, view};
 use super::ApiState;
 use crate::model::observation::{body_hash, PushedCommit};
+use crate::model::output_type::OutputType;
 use crate::model::target::{commit_key, object_key, thread_key};
 use crate::model::{
     Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,
@@ -666,7 +667,10 @@ impl<'a> Mapper<'a> {
     fn review_threads(&mut self, path: &str, n: Option<u64>, v: &Value) {
         let Some(n) = n else { return };
         let key = thread_key(&self.repo, n);
-        let resolving = self.record.output_type == "resolve_pull_request_review_thread";
+        let resolving = matches!(
+            OutputType::from(self.record.output_type.as_str()),
+            OutputType::ResolvePullRequestReviewThread
+        );
         for (i, t) in items(v).iter().enumerate() {
             let thread_id = t.get("id").and_then(Value::as_str).unwrap_or_default();
             let file = t.get("path").and_then(Value::as_str).map(str::to_string);
