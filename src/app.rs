@@ -204,6 +204,7 @@ impl App {
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,
             ready: watch::channel(false).0,
+            output_tally: Arc::default(),
         });
         let (worker_tx, worker_rx) = std::sync::mpsc::channel();
         let mut threads = Vec::new();

@@ -6,6 +6,8 @@
 //! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
 //! override in a stored name is shown as `\u{…}`, never obeyed.
 
+pub mod tally;
+
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -16,6 +16,10 @@ use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
 use crate::pressure::IngestPressure;
+use crate::report::tally::OutputTally;
+
+/// A count of the outputs and when it was taken.
+pub type TallyAt = (Instant, Arc<OutputTally>);
 
 /// State shared by the handlers, the writer and the worker.
 pub struct Shared {
@@ -62,6 +66,8 @@ pub struct Shared {
     /// True once the worker has finished its start-up pass (backlog and
     /// checkpoints that came due while the App was down).
     pub(crate) ready: watch::Sender<bool>,
+    /// The last count of the outputs for `/metrics`, and when it was taken.
+    pub output_tally: Arc<Mutex<Option<TallyAt>>>,
 }
 
 impl Shared {

@@ -29,6 +29,7 @@ mod hostile_input;
 mod hostile_world;
 mod injection;
 mod metadata_outputs;
+mod metrics;
 mod oidc;
 mod order_property;
 mod read_api;
