@@ -24,6 +24,7 @@ pub mod reconciler;
 pub mod redelivery;
 pub mod retry;
 pub mod signals;
+pub mod task;
 
 pub use auth::{AppCredentials, ConfigError};
 pub use calls::ApiCalls;
