@@ -2,8 +2,8 @@
 //! workflows make to GitHub ("safe outputs").
 //!
 //! A map of the modules (docs/architecture.md tells the data flow and where
-//! each kind of change goes). Read top to bottom: a module imports only
-//! modules below its layer (`layers` tests that no two import each other).
+//! each kind of change goes). Roughly top to bottom; no two top-level
+//! modules import each other, directly or through others (`layers` tests it).
 //!
 //! - Entry points: `cli` (one file per command), `demo`, `bench`, `probe`.
 //! - Wiring: `app` (`App::launch` starts store, writer, worker and the

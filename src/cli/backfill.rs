@@ -3,6 +3,7 @@
 use anyhow::bail;
 use clap::Args;
 
+use super::ServerArgs;
 use crate::client::Client;
 
 #[derive(Args, Debug)]
@@ -14,22 +15,15 @@ pub struct BackfillArgs {
     /// active installations.
     #[arg(long)]
     pub repo: Option<String>,
-    /// Base URL of the running server.
-    #[arg(
-        long,
-        env = "SAFE_OUTCOMES_URL",
-        default_value = "http://127.0.0.1:3000"
-    )]
-    pub to: String,
-    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
 }
 
 /// Ask the running server to backfill: the server holds the store (and the
 /// App's credentials, token cache and rate-limit budget), so the command
 /// does not open the store itself.
 pub async fn request_backfill(args: BackfillArgs) -> anyhow::Result<()> {
-    let client = Client::new(&args.to, None, args.token.clone());
+    let client = Client::new(&args.server.to, None, args.server.token.clone());
     let mut body = serde_json::json!({ "days": args.days });
     if let Some(repo) = &args.repo {
         body["repo"] = serde_json::json!(repo);

@@ -14,7 +14,7 @@ mod serve;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use backfill::BackfillArgs;
 pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
@@ -79,6 +79,20 @@ pub enum Command {
     DeadLetters(DeadLettersArgs),
     /// Measure the performance targets (docs/architecture.md, "Performance targets") against baselines.
     Bench(crate::bench::BenchArgs),
+}
+
+/// Where a command that talks to a running server finds it.
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    /// Base URL of the running server.
+    #[arg(
+        long,
+        env = "SAFE_OUTCOMES_URL",
+        default_value = "http://127.0.0.1:3000"
+    )]
+    pub to: String,
+    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 /// Start logging to stderr at `level` (`LOG_LEVEL`: a level, or

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 
+use super::ServerArgs;
 use crate::client::Client;
 use crate::oidc::request_actions_token;
 
@@ -19,14 +20,8 @@ pub struct RecordArgs {
     pub run_id: u64,
     #[arg(long)]
     pub workflow: Option<String>,
-    #[arg(
-        long,
-        env = "SAFE_OUTCOMES_URL",
-        default_value = "http://127.0.0.1:3000"
-    )]
-    pub to: String,
-    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// Without a token, inside GitHub Actions: request an OIDC token for this
     /// audience (the server's OIDC_AUDIENCE) and post with it.
     #[arg(long, env = "SAFE_OUTCOMES_AUDIENCE")]
@@ -36,7 +31,7 @@ pub struct RecordArgs {
 pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
     let body = std::fs::read_to_string(&args.manifest)
         .with_context(|| format!("reading {}", args.manifest.display()))?;
-    let client = Client::new(&args.to, None, record_token(&args).await?);
+    let client = Client::new(&args.server.to, None, record_token(&args).await?);
     let answer = client
         .post_manifest(&args.repo, args.run_id, args.workflow.as_deref(), body)
         .await?;
@@ -50,7 +45,7 @@ pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
 /// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC
 /// token for `--audience` from the Actions runtime.
 pub async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
-    if let Some(token) = args.token.clone().filter(|t| !t.is_empty()) {
+    if let Some(token) = args.server.token.clone().filter(|t| !t.is_empty()) {
         return Ok(Some(token));
     }
     let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());

@@ -11,7 +11,7 @@ use common::{at, t0, user, TestApp};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::app::{App, AppConfig, GitHubConfig, Running};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
 use safe_outcomes::github::{
@@ -312,20 +312,9 @@ impl AppWithChecks {
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new("https://outcomes.example")
         });
-        let Running {
-            app,
-            publisher: Some(publisher),
-            ..
-        } = App::launch(AppConfig {
-            data_dir: dir.to_path_buf(),
-            clock: clock.clone(),
-            github: Some(github),
-        })
-        .unwrap()
-        else {
-            panic!("no publisher")
-        };
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        let running = common::launch(dir, &clock, github);
+        let publisher = running.publisher.expect("the publisher runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         AppWithChecks { t, gh, publisher }
     }
 

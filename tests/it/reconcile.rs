@@ -13,7 +13,7 @@ use fake_github::repos::{
     GET_TIMELINE, GRAPHQL,
 };
 use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
-use safe_outcomes::app::{App, AppConfig, GitHubConfig, Running};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::reconciler::{ReconcileStats, ReconcilerHandle, ReconcilerOptions};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
@@ -53,20 +53,9 @@ impl Rig {
             retry_min: Duration::from_secs(600),
             ..ReconcilerOptions::default()
         });
-        let Running {
-            app,
-            reconciler: Some(reconciler),
-            ..
-        } = App::launch(AppConfig {
-            data_dir: dir.to_path_buf(),
-            clock: clock.clone(),
-            github: Some(github),
-        })
-        .unwrap()
-        else {
-            panic!("no reconciler")
-        };
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        let running = common::launch(dir, &clock, github);
+        let reconciler = running.reconciler.expect("the reconciler runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         Rig {
             t,
             gh,
