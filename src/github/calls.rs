@@ -2,6 +2,7 @@
 //! for `/status` and `/metrics`. Installation ids only: no repository names.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// The installation label of App-level (JWT) calls.
@@ -10,6 +11,10 @@ pub const APP: &str = "app";
 #[derive(Debug, Default)]
 pub struct ApiCalls {
     counts: Mutex<BTreeMap<(String, &'static str), u64>>,
+    /// Calls that ended in an error (after the client's retries), by kind.
+    errors: Mutex<BTreeMap<&'static str, u64>>,
+    /// Check-run publishes that failed (`github::publisher`).
+    check_run_failures: AtomicU64,
 }
 
 impl ApiCalls {
@@ -50,6 +55,30 @@ impl ApiCalls {
         out
     }
 
+    /// A call ended in an error of this kind (`GitHubError::kind`).
+    pub fn failed(&self, kind: &'static str) {
+        *self
+            .errors
+            .lock()
+            .expect("api error counts lock")
+            .entry(kind)
+            .or_default() += 1;
+    }
+
+    /// Calls that ended in an error, by kind.
+    pub fn errors_by_kind(&self) -> BTreeMap<&'static str, u64> {
+        self.errors.lock().expect("api error counts lock").clone()
+    }
+
+    /// A check-run publish failed.
+    pub fn check_run_failed(&self) {
+        self.check_run_failures.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn check_run_failures(&self) -> u64 {
+        self.check_run_failures.load(Ordering::Relaxed)
+    }
+
     /// Requests to one endpoint label.
     pub fn of(&self, endpoint: &str) -> u64 {
         self.by_endpoint().get(endpoint).copied().unwrap_or(0)
@@ -58,6 +87,20 @@ impl ApiCalls {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn errors_are_counted_by_kind_and_check_run_failures_apart() {
+        let calls = super::ApiCalls::default();
+        calls.failed("transient");
+        calls.failed("transient");
+        calls.failed("not_found");
+        calls.check_run_failed();
+        let kinds = calls.errors_by_kind();
+        assert_eq!(kinds["transient"], 2);
+        assert_eq!(kinds["not_found"], 1);
+        assert_eq!(calls.check_run_failures(), 1);
+        assert_eq!(calls.total(), 0, "errors are not requests");
+    }
+
     use super::*;
 
     #[test]

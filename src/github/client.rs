@@ -158,6 +158,24 @@ impl GitHubClient {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
+        let result = self.attempts(installation, endpoint, attempt_once).await;
+        if let Err(e) = &result {
+            self.calls.failed(e.kind());
+        }
+        result
+    }
+
+    /// `run`'s attempts, until a value, a terminal error or the budget's end.
+    async fn attempts<T, F, Fut>(
+        &self,
+        installation: Option<u64>,
+        endpoint: Endpoint,
+        attempt_once: &F,
+    ) -> Result<T, GitHubError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = octocrab::Result<T>>,
+    {
         let p = &self.policy;
         let mut spent = Duration::ZERO;
         let mut attempts = 0u32;

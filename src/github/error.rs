@@ -79,6 +79,22 @@ pub enum GitHubError {
 }
 
 impl GitHubError {
+    /// The kind, as a metric label (`safe_outcomes_github_api_errors_total`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GitHubError::NotFound { .. } => "not_found",
+            GitHubError::Gone { .. } => "gone",
+            GitHubError::Unauthorized { .. } => "unauthorized",
+            GitHubError::Forbidden { .. } => "forbidden",
+            GitHubError::Unprocessable { .. } => "unprocessable",
+            GitHubError::Rejected { .. } => "rejected",
+            GitHubError::Transient { .. } => "transient",
+            GitHubError::BudgetExhausted { .. } => "budget_exhausted",
+            GitHubError::Decode { .. } => "decode",
+            GitHubError::Client { .. } => "client",
+        }
+    }
+
     /// True when trying again later can succeed without changing anything.
     pub fn is_transient(&self) -> bool {
         matches!(

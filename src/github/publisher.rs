@@ -261,6 +261,7 @@ impl Publisher {
             match self.publish(&pr, p.ambiguous_create).await {
                 Ok(done) => tracing::debug!(pr = %pr, ?done, "check run published"),
                 Err(e) => {
+                    self.client.calls().check_run_failed();
                     let mut at_least = Duration::ZERO;
                     if let PublishError::GitHub(g) = &e {
                         if matches!(g, GitHubError::Transient { endpoint, .. } if *endpoint == CREATE.label)

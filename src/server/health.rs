@@ -122,6 +122,8 @@ struct Snapshot {
     figures: Figures,
     reconcile: Vec<(String, u64)>,
     calls_by_installation: Vec<(String, u64)>,
+    api_errors: Vec<(&'static str, u64)>,
+    check_run_failures: u64,
     backfill: Option<crate::store::backfill::BackfillTotals>,
     outputs: Arc<OutputTally>,
 }
@@ -145,6 +147,13 @@ impl Snapshot {
                 .by_installation()
                 .into_iter()
                 .collect(),
+            api_errors: state
+                .shared
+                .github_calls
+                .errors_by_kind()
+                .into_iter()
+                .collect(),
+            check_run_failures: state.shared.github_calls.check_run_failures(),
             backfill: state.store.backfill_totals().ok(),
             outputs,
         }
@@ -280,6 +289,21 @@ impl Collector for Snapshot {
             self.calls_by_installation
                 .iter()
                 .map(|(i, n)| ([("installation", i.as_str())], counter(*n))),
+        )?;
+        family(
+            e,
+            "safe_outcomes_github_api_errors",
+            "GitHub API calls that failed after the client's retries, by kind.",
+            kind,
+            self.api_errors
+                .iter()
+                .map(|(k, n)| ([("kind", *k)], counter(*n))),
+        )?;
+        single(
+            e,
+            "safe_outcomes_check_run_failures",
+            "Check-run publishes that failed (retried later with backoff).",
+            counter(self.check_run_failures),
         )?;
         family(e, "safe_outcomes_outputs",
             "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and workflow (the busiest, the rest as \"other\").",

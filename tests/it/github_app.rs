@@ -479,6 +479,16 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     .await;
     w.settle().await;
     assert_eq!(gh.calls(CREATE_CHECK), 1);
+    let metrics = w.t.client.get("/metrics").await.unwrap().body;
+    let metrics = metrics.as_str().unwrap();
+    assert!(
+        metrics.contains("\nsafe_outcomes_check_run_failures_total 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("\nsafe_outcomes_github_api_errors_total{kind=\"transient\"} 1\n"),
+        "{metrics}"
+    );
     // Evaluation went on regardless.
     let evaluated =
         w.t.app
