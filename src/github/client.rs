@@ -72,6 +72,12 @@ impl GitHubClient {
         &self.calls
     }
 
+    /// Count a call that ended in `e` (after its retries), by kind.
+    fn failed(&self, e: GitHubError) -> GitHubError {
+        self.calls.failed(e.kind());
+        e
+    }
+
     /// The retry rules of this client (for requests outside the API, e.g.
     /// an artifact's blob, that follow the same backoff and sleeper).
     pub fn policy(&self) -> &RetryPolicy {
@@ -158,24 +164,6 @@ impl GitHubClient {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
-        let result = self.attempts(installation, endpoint, attempt_once).await;
-        if let Err(e) = &result {
-            self.calls.failed(e.kind());
-        }
-        result
-    }
-
-    /// `run`'s attempts, until a value, a terminal error or the budget's end.
-    async fn attempts<T, F, Fut>(
-        &self,
-        installation: Option<u64>,
-        endpoint: Endpoint,
-        attempt_once: &F,
-    ) -> Result<T, GitHubError>
-    where
-        F: Fn() -> Fut,
-        Fut: Future<Output = octocrab::Result<T>>,
-    {
         let p = &self.policy;
         let mut spent = Duration::ZERO;
         let mut attempts = 0u32;
@@ -193,7 +181,7 @@ impl GitHubClient {
             };
             let (wait, retry_at, unsent, reason) =
                 match classify(endpoint.label, &error, p.clock.now(), p) {
-                    Verdict::Terminal(e) => return Err(e),
+                    Verdict::Terminal(e) => return Err(self.failed(e)),
                     Verdict::Retry {
                         wait,
                         retry_at,
@@ -202,11 +190,11 @@ impl GitHubClient {
                     } => (wait, retry_at, unsent, reason),
                 };
             if !endpoint.idempotent && !unsent {
-                return Err(GitHubError::Transient {
+                return Err(self.failed(GitHubError::Transient {
                     endpoint: endpoint.label,
                     attempts,
                     last: reason,
-                });
+                }));
             }
             let wait = wait.unwrap_or_else(|| p.backoff(attempts));
             let exhausted = GitHubError::BudgetExhausted {
@@ -216,7 +204,7 @@ impl GitHubClient {
                 retry_at,
             };
             if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
-                return Err(exhausted);
+                return Err(self.failed(exhausted));
             }
             tracing::debug!(
                 endpoint = endpoint.label,
