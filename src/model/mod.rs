@@ -1,6 +1,7 @@
 //! The data model: what was executed (`ExecutionRecord`), what GitHub told us
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 
+pub mod actions;
 pub mod execution;
 pub mod ident;
 pub mod installation;
