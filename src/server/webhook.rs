@@ -21,7 +21,7 @@ use crate::webhook::{normalize, Normalized};
 /// `rejected`, logged with the delivery id and event it claimed).
 pub struct SignedDelivery {
     pub event: String,
-    pub delivery: String,
+    pub delivery: ident::DeliveryId,
     pub body: Bytes,
 }
 
@@ -83,7 +83,7 @@ impl From<ApiError> for Refusal {
 
 impl Refusal {
     fn with_delivery(mut self, d: &SignedDelivery) -> Refusal {
-        self.delivery = Some(d.delivery.clone());
+        self.delivery = Some(d.delivery.to_string());
         self.event = Some(d.event.clone());
         self
     }
@@ -110,10 +110,12 @@ async fn verify(state: &State, headers: &HeaderMap, body: Body) -> Result<Signed
     let delivery = header(headers, "x-github-delivery")
         .filter(|d| !d.is_empty())
         .ok_or_else(|| ApiError::bad_request("missing or invalid X-GitHub-Delivery"))?;
-    ident::delivery_id(delivery).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let delivery = delivery
+        .parse()
+        .map_err(|e: ident::IdentError| ApiError::bad_request(e.to_string()))?;
     Ok(SignedDelivery {
         event: event.to_string(),
-        delivery: delivery.to_string(),
+        delivery,
         body: bytes,
     })
 }
