@@ -205,8 +205,14 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
 /// field one level down, replaced in turn by each kind of junk (null, numbers,
 /// a string, an empty array or object) must normalize or be refused as a
 /// time out of range in that very field: never another error, never a panic.
+/// `extra`: deeper paths to mangle too (a number indexes an array).
 #[cfg(test)]
-pub(crate) fn assert_mangled_fields_normalize(event: &str, file: &str, base: &serde_json::Value) {
+pub(crate) fn assert_mangled_fields_normalize(
+    event: &str,
+    file: &str,
+    base: &serde_json::Value,
+    extra: &[&[&str]],
+) {
     let junk = [
         serde_json::Value::Null,
         42.into(),
@@ -222,12 +228,20 @@ pub(crate) fn assert_mangled_fields_normalize(event: &str, file: &str, base: &se
             paths.push(vec![k.clone(), k2.clone()]);
         }
     }
+    paths.extend(
+        extra
+            .iter()
+            .map(|p| p.iter().map(|k| k.to_string()).collect()),
+    );
     for path in paths {
         for j in &junk {
             let mut v = base.clone();
             let mut slot = &mut v;
             for k in &path {
-                slot = &mut slot[k.as_str()];
+                slot = match k.parse::<usize>() {
+                    Ok(i) if slot.is_array() => &mut slot[i],
+                    _ => &mut slot[k.as_str()],
+                };
             }
             *slot = j.clone();
             let got = normalize(event, "d", &serde_json::to_vec(&v).unwrap());
