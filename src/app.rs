@@ -2,6 +2,10 @@
 //! counters the status endpoint reads. Also the sync points tests and the demo
 //! wait on (`wait_idle`, `tick`) instead of sleeping.
 
+mod running;
+
+pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};
+
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,8 +14,10 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
+pub use crate::state::Shared;
+
 use crate::clock::Clock;
-use crate::github::backfill::BackfillRequests;
+use crate::github::backfill::{BackfillHost, BackfillRequests, CaughtUp};
 use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
@@ -20,105 +26,6 @@ use crate::pressure::IngestPressure;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, keys, Store, STORE_LOCK_WAIT};
 use crate::worker::{Worker, WorkerMsg};
-
-/// State shared by the handlers, the writer and the worker.
-pub struct Shared {
-    pub clock: Clock,
-    pub started: Instant,
-    pub outputs_tracked: AtomicU64,
-    /// Deliveries answered 2xx but not stored (unknown events and actions).
-    pub ignored: AtomicU64,
-    /// Requests refused (bad signature, malformed, too large, ...).
-    pub rejected: AtomicU64,
-    /// GitHub API requests made (App mode), for `/status` and `/metrics`.
-    pub github_calls: Arc<ApiCalls>,
-    /// What API reconciliation did (App mode; zeros when listening only).
-    pub reconcile_stats: Arc<ReconcileStats>,
-    /// Where the worker reports PRs whose outcomes changed (App mode only).
-    pub pr_changes: Option<PrChanges>,
-    /// Where the worker and the API ask for outputs to be reconciled from
-    /// the GitHub API (App mode only).
-    pub reconcile_requests: Option<ReconcileRequests>,
-    /// Where the worker sends completed gh-aw runs to harvest (App mode only).
-    pub harvest_requests: Option<HarvestRequests>,
-    /// Where new installations and repositories are handed to the backfill
-    /// of their recent gh-aw runs (App mode only).
-    pub backfill_requests: Option<BackfillRequests>,
-    /// Where the worker sends outputs a checkpoint made due, to read the
-    /// signals no webhook carries (`github::signals`; App mode, set once
-    /// after start).
-    pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
-    /// How hard deliveries are arriving; the worker gives way while ingest
-    /// is saturated.
-    pub pressure: IngestPressure,
-    /// In-memory mirrors of the store's counters, so `/status` and
-    /// `/metrics` never wait on sled (a large commit holds its lock).
-    pub received: AtomicU64,
-    pub processed_total: AtomicU64,
-    pub duplicates: AtomicU64,
-    /// Inbox items moved aside (`store::dead_letters`), now.
-    pub dead_letters: AtomicU64,
-    /// Why the worker thread died, once it has (`supervise`).
-    worker_death: Mutex<Option<String>>,
-    last_error: Mutex<Option<String>>,
-    stored: watch::Sender<u64>,
-    processed: watch::Sender<u64>,
-    /// True once the worker has finished its start-up pass (backlog and
-    /// checkpoints that came due while the App was down).
-    ready: watch::Sender<bool>,
-}
-
-impl Shared {
-    pub fn record_error(&self, message: String) {
-        tracing::error!("{message}");
-        *self.last_error.lock().expect("last_error lock") = Some(message);
-    }
-
-    pub fn last_error(&self) -> Option<String> {
-        self.last_error.lock().expect("last_error lock").clone()
-    }
-
-    /// An inbox item was moved to the dead letters.
-    pub fn dead_lettered(&self, seq: u64, error: &str) {
-        self.dead_letters.fetch_add(1, Ordering::Relaxed);
-        self.record_error(format!(
-            "inbox item {seq} moved to the dead letters: {error}"
-        ));
-    }
-
-    /// The worker thread is gone: `/status` reports not ready from now on,
-    /// and whoever waits on the worker is let go.
-    pub fn worker_died(&self, reason: String) {
-        self.record_error(format!("worker thread died: {reason}"));
-        *self.worker_death.lock().expect("worker_death lock") = Some(reason);
-        self.ready.send_replace(true);
-        self.processed.send_modify(|_| {});
-    }
-
-    /// Why the worker died, if it has.
-    pub fn worker_death(&self) -> Option<String> {
-        self.worker_death.lock().expect("worker_death lock").clone()
-    }
-
-    pub fn mark_ready(&self) {
-        self.ready.send_replace(true);
-    }
-
-    /// Wait until the worker has processed every item stored so far.
-    pub async fn wait_caught_up(&self) {
-        let stored = *self.stored.borrow();
-        let mut processed = self.processed.subscribe();
-        let _ = processed.wait_for(|p| *p >= stored).await;
-    }
-
-    pub fn publish_processed(&self, seq: u64) {
-        self.processed.send_if_modified(|v| {
-            let changed = seq > *v;
-            *v = (*v).max(seq);
-            changed
-        });
-    }
-}
 
 /// Run the worker's loop and report its death: a panic that escapes it
 /// (outside any one inbox item, which the worker catches itself) marks the
@@ -145,6 +52,67 @@ pub struct AppOptions {
     pub backfill_requests: Option<BackfillRequests>,
 }
 
+/// The file under `DATA_DIR` a running App holds locked, with its pid in it.
+pub const OWNER_FILE: &str = "safe-outcomes.pid";
+
+/// Lock `DATA_DIR` for this process. When another holds it, say at once
+/// which (its pid), wait up to `STORE_LOCK_WAIT` for it to let go (a
+/// restart while the previous instance shuts down), then fail naming it.
+fn lock_data_dir(data_dir: &Path) -> anyhow::Result<std::fs::File> {
+    use std::io::{Seek, Write};
+    let path = data_dir.join(OWNER_FILE);
+    let named = |e: std::io::Error| anyhow::anyhow!("DATA_DIR {}: {e}", path.display());
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(named)?;
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = holder(&mut file, data_dir);
+                if started.elapsed() >= STORE_LOCK_WAIT {
+                    anyhow::bail!(
+                        "opening store in {}: {holder}, holding its lock",
+                        data_dir.display()
+                    );
+                }
+                if !said {
+                    // Said at once; a previous instance still shutting down
+                    // gets STORE_LOCK_WAIT to let go.
+                    tracing::warn!("{holder}; waiting up to {STORE_LOCK_WAIT:?} for it to stop");
+                    said = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(named(e)),
+        }
+    }
+    file.set_len(0).map_err(named)?;
+    file.rewind().map_err(named)?;
+    write!(file, "{}", std::process::id()).map_err(named)?;
+    Ok(file)
+}
+
+/// "another safe-outcomes is running on DATA_DIR … (pid …)", from the pid
+/// the holder wrote into the owner file.
+fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
+    use std::io::{Read, Seek};
+    let mut pid = String::new();
+    let _ = file.rewind().and_then(|_| file.read_to_string(&mut pid));
+    let pid = pid.trim();
+    format!(
+        "another safe-outcomes is running on DATA_DIR {} (pid {})",
+        data_dir.display(),
+        if pid.is_empty() { "unknown" } else { pid }
+    )
+}
+
 /// Where the sled store lives under `DATA_DIR`.
 pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")
@@ -156,6 +124,8 @@ pub struct App {
     pub writer: InboxWriter,
     worker_tx: std::sync::mpsc::Sender<WorkerMsg>,
     threads: Vec<JoinHandle<()>>,
+    /// `DATA_DIR`'s owner lock, held while the App runs (`lock_data_dir`).
+    _owner: std::fs::File,
 }
 
 impl App {
@@ -182,7 +152,9 @@ impl App {
         run_worker: bool,
         options: AppOptions,
     ) -> anyhow::Result<App> {
-        std::fs::create_dir_all(data_dir)?;
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
+        let owner = lock_data_dir(data_dir)?;
         let store = Store::open_waiting(&store_path(data_dir), STORE_LOCK_WAIT)
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
         let received = store.counter(counter::RECEIVED);
@@ -232,6 +204,7 @@ impl App {
             stored: watch::channel(received).0,
             processed: watch::channel(processed_seq).0,
             ready: watch::channel(false).0,
+            output_tally: Arc::default(),
         });
         let (worker_tx, worker_rx) = std::sync::mpsc::channel();
         let mut threads = Vec::new();
@@ -263,6 +236,7 @@ impl App {
             writer,
             worker_tx,
             threads,
+            _owner: owner,
         })
     }
 
@@ -320,6 +294,24 @@ impl App {
     }
 }
 
+impl BackfillHost for App {
+    fn store(&self) -> Store {
+        self.store.clone()
+    }
+
+    fn writer(&self) -> InboxWriter {
+        self.writer.clone()
+    }
+
+    fn reconcile_stats(&self) -> Arc<ReconcileStats> {
+        self.shared.reconcile_stats.clone()
+    }
+
+    fn caught_up(&self) -> Arc<dyn CaughtUp> {
+        self.shared.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,5 +336,40 @@ mod tests {
         assert_eq!(app2.shared.worker_death(), None);
         app.shutdown();
         app2.shutdown();
+    }
+
+    #[test]
+    fn a_held_data_dir_is_named_with_its_pid() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = App::start(dir.path(), Clock::System).unwrap();
+        let e = App::start(dir.path(), Clock::System)
+            .err()
+            .unwrap()
+            .to_string();
+        let expected = format!(
+            "opening store in {0}: another safe-outcomes is running on DATA_DIR {0} (pid {1}), holding its lock",
+            dir.path().display(),
+            std::process::id()
+        );
+        assert_eq!(e, expected);
+        first.shutdown();
+        // Let go: the next start takes the directory.
+        App::start(dir.path(), Clock::System).unwrap().shutdown();
+    }
+
+    #[test]
+    fn a_data_dir_that_cannot_be_made_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let data_dir = file.join("data");
+        let e = App::start(&data_dir, Clock::System)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("DATA_DIR {}: ", data_dir.display())),
+            "{e}"
+        );
     }
 }

@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
+use sha2::Digest;
 
 use crate::signature;
 
@@ -219,7 +220,10 @@ pub fn load_delivery(path: &Path) -> anyhow::Result<(String, String, Vec<u8>)> {
     let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let value: Value =
         serde_json::from_slice(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let fallback_id = format!("replay-{}", path.display());
+    // A delivery id must be GUID-like (`model::ident`): one derived from the
+    // path, so replaying the same file again is a duplicate.
+    let path_hash = sha2::Sha256::digest(path.display().to_string().as_bytes());
+    let fallback_id = format!("replay-{}", &hex::encode(path_hash)[..32]);
     if let (Some(event), Some(payload)) = (
         value.get("event").and_then(Value::as_str),
         value.get("payload"),

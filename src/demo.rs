@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use sha2::{Digest, Sha256};
 
-use crate::app::App;
+use crate::app::{App, AppConfig};
 use crate::client::{parse_scenario, Client, Step};
 use crate::clock::Clock;
 use crate::model::OutcomeRecord;
@@ -69,11 +69,12 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         .map(Step::at)
         .context("the scenario is empty")?;
     let clock = Clock::manual(start);
-    let app = App::start(&options.data_dir, clock.clone())?;
+    let running = App::launch(AppConfig::listen_only(&options.data_dir, clock.clone()))?;
+    let app = &running.app;
     let secret = ephemeral_secret("webhook");
     let token = ephemeral_secret("api");
     let routes = router(
-        &app,
+        app,
         RouterOptions {
             webhook_path: "/api/github/webhooks".into(),
             secrets: vec![secret.clone()],
@@ -130,7 +131,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         window_reports.push(serde_json::from_value(r.body)?);
     }
     server.stop().await;
-    app.shutdown();
+    running.stop().await?;
     Ok(DemoResult {
         steps: steps.len(),
         outcomes,

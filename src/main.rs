@@ -1,16 +1,30 @@
 use clap::Parser;
-use safe_outcomes::cli::{init_logging, run, Cli, Command};
+use safe_outcomes::cli::{init_logging, load_dotenv, run, Cli, Command};
 
 #[tokio::main]
 async fn main() {
+    // `serve` reads `.env` before its settings are parsed (the environment wins).
+    if std::env::args().nth(1).as_deref() == Some("serve") {
+        if let Err(e) = load_dotenv(std::path::Path::new(".env")) {
+            eprintln!("error: {e:#}");
+            std::process::exit(1);
+        }
+    }
     let cli = Cli::parse();
     // The demo prints its own report; keep its logs to warnings.
     let level = match cli.command {
         Command::Demo(_) if std::env::var_os("LOG_LEVEL").is_none() => "warn".to_string(),
         _ => cli.log_level.clone(),
     };
-    init_logging(&level, cli.log_format);
+    if let Err(e) = init_logging(&level, cli.log_format) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
     if let Err(e) = run(cli).await {
+        if safe_outcomes::cli::is_broken_pipe(&e) {
+            // `safe-outcomes demo | head`: the reader had enough.
+            return;
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

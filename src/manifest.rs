@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
+use crate::model::output_type::OutputType;
 use crate::model::{ident, ExecutionRecord, Target, TargetKind};
 
 /// What the caller knows about the run the manifest came from.
@@ -291,7 +292,13 @@ fn parse_line(
     let before_state = object_field(&obj, "before_state");
     let labels_added = match obj.get("labelsAdded") {
         Some(v) => names(v),
-        None if output_type == "add_labels" => obj.get("labels").map(names).unwrap_or_default(),
+        None if matches!(
+            OutputType::from(output_type.as_str()),
+            OutputType::AddLabels
+        ) =>
+        {
+            obj.get("labels").map(names).unwrap_or_default()
+        }
         None => Vec::new(),
     };
     let labels_before = obj

@@ -1,10 +1,12 @@
-//! The report (DESIGN.md §6): totals and per-type rates. Three acceptance rates,
+//! The report (docs/architecture.md, "Report"): totals and per-type rates. Three acceptance rates,
 //! never one unlabeled number: strict (strong), human-check (strong + medium)
 //! and sticky (weak or exists-only), each over evaluable outputs.
 //!
 //! The terminal table prints repository, window and type names through
 //! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
 //! override in a stored name is shown as `\u{…}`, never obeyed.
+
+pub mod tally;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

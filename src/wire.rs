@@ -186,16 +186,7 @@ pub fn github_id(v: &Value) -> Option<u64> {
     .filter(|id| *id > 0)
 }
 
-/// Label names from `[{"name": ..}]` or `["..."]`.
-pub fn label_names(items: &[Value]) -> Vec<String> {
-    items
-        .iter()
-        .filter_map(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            other => other.get("name")?.as_str().map(str::to_string),
-        })
-        .collect()
-}
+pub use crate::model::execution::label_names;
 
 pub fn logins(users: Option<&[User]>) -> Vec<String> {
     users

@@ -12,13 +12,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::app::Shared;
 use crate::assess::{assess, next_checkpoint};
 use crate::github::checks::prs_touched;
 use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
+use crate::state::Shared;
 use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
 use crate::store::{counter, decode, encode, keys, staging, Result, Store, StoredOutput};

@@ -1,5 +1,5 @@
-//! `bench api`: GitHub API calls per output per evaluation window (DESIGN.md
-//! §8), counted by a fake GitHub (`fake_github`).
+//! `bench api`: GitHub API calls per output per evaluation window (docs/architecture.md,
+//! "Performance targets"), counted by a fake GitHub (`fake_github`).
 //!
 //! - Webhook-fed (ours): the bundled demo scenario replayed in App mode (the
 //!   check-run publisher and the reconciler pointed at the fake, a manual
@@ -23,13 +23,13 @@ use serde_json::{json, Value};
 
 use super::fake_github::{CallKind, Counts, FakeGitHub};
 use super::{Row, Table};
-use crate::app::{App, AppOptions};
+use crate::app::{App, AppConfig, GitHubConfig, Running};
 use crate::client::{parse_scenario, Client, Step};
 use crate::clock::Clock;
 use crate::github::fetch;
-use crate::github::publisher::{self, Publisher, PublisherOptions};
-use crate::github::reconciler::{self, Reconciler, ReconcilerOptions};
-use crate::github::signals::{self, SignalFetcher};
+use crate::github::publisher::PublisherOptions;
+use crate::github::reconciler::ReconcilerOptions;
+use crate::github::signals;
 use crate::github::{ApiCalls, AppCredentials, GitHubClient, RetryPolicy};
 use crate::model::{ExecutionRecord, TargetKind, CHECKPOINTS};
 use crate::server::{router, RouterOptions, RunningServer};
@@ -38,7 +38,7 @@ use crate::server::{router, RouterOptions, RunningServer};
 const TEST_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
 /// The installation the scenario's deliveries name.
 const INSTALLATION: u64 = 4242;
-/// DESIGN.md §8: evaluation calls per output per window, webhook-fed.
+/// docs/architecture.md, "Performance targets": evaluation calls per output per window, webhook-fed.
 pub const TARGET: f64 = 0.05;
 /// gh-aw's poller, per output per look (4 for a PR).
 const GH_AW_PER_LOOK: f64 = 1.6;
@@ -100,38 +100,28 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     let steps = parse_scenario(crate::demo::SCENARIO)?;
     let start = steps.first().map(Step::at).context("empty scenario")?;
     let clock = Clock::manual(start);
-    let (changes, publisher_inbox) = publisher::channel();
-    let (requests, reconciler_inbox) = reconciler::channel();
-    let app = App::start_with(
-        dir.path(),
-        clock.clone(),
-        AppOptions {
-            pr_changes: Some(changes.clone()),
-            reconcile_requests: Some(requests.clone()),
-            harvest_requests: None,
-            backfill_requests: None,
-        },
-    )?;
-    let client = new_client(app.shared.github_calls.clone())?;
-    let publisher = Publisher::new(
-        app.store.clone(),
-        clock.clone(),
-        client.clone(),
-        PublisherOptions::new("http://127.0.0.1"),
-    )
-    .spawn(&changes, publisher_inbox);
-    let reconciler = Reconciler::new(
-        app.store.clone(),
-        clock.clone(),
-        client.clone(),
-        app.writer.clone(),
-        ReconcilerOptions::default(),
-    )
-    .spawn(&requests, reconciler_inbox);
-    let (signal_requests, signals_inbox) = signals::channel();
-    let _ = app.shared.signal_requests.set(signal_requests.clone());
-    let signals = SignalFetcher::new(app.store.clone(), clock.clone(), client, app.writer.clone())
-        .spawn(&signal_requests, signals_inbox);
+    let key = creds.app_client(&fake.url)?;
+    let mut github = GitHubConfig::new(Box::new(move |calls| {
+        Ok(GitHubClient::new(key, calls, RetryPolicy::default()))
+    }));
+    github.publisher = Some(PublisherOptions::new("http://127.0.0.1"));
+    github.reconciler = Some(ReconcilerOptions::default());
+    github.signals = true;
+    let running = App::launch(AppConfig {
+        data_dir: dir.path().to_path_buf(),
+        clock: clock.clone(),
+        github: Some(github),
+    })?;
+    let Running {
+        app,
+        publisher: Some(publisher),
+        reconciler: Some(reconciler),
+        signals: Some(signals),
+        ..
+    } = running
+    else {
+        anyhow::bail!("App::launch started fewer tasks than asked for");
+    };
     let (secret, token) = ("bench-api-webhook-secret", "bench-api-token");
     let routes = router(
         &app,

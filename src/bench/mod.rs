@@ -1,4 +1,4 @@
-//! `safe-outcomes bench`: the performance figures of DESIGN.md §8, each measured
+//! `safe-outcomes bench`: the performance figures of docs/architecture.md ("Performance targets"), each measured
 //! against a baseline in the same run (the machine is shared and noisy, so
 //! ratios within one run are what count). One file per scenario.
 

@@ -1,6 +1,6 @@
 //! Day-one history: the gh-aw runs of the last N days of a repository,
 //! harvested and evaluated from API state, so an org that installs the App
-//! today gets last month's answer today (DESIGN.md §3, `backfill`).
+//! today gets last month's answer today (docs/architecture.md, "Commands"; docs/backfill.md).
 //!
 //! - **Jobs**: one per repository (`store::backfill`), planned by the worker
 //!   for `installation.created` / `installation_repositories.added` (in the
@@ -33,6 +33,8 @@
 //!   `runs_failed`) so one bad item never stops the queue.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,10 +49,12 @@ use super::harvest::{
     is_gh_aw_workflow, HarvestError, HarvestOptions, Harvested, Harvester, RunRef,
 };
 use super::installations::{self, installation_for_repo, InstallationAction, InstallationChange};
-use super::reconciler::{from_reconcile, Reconciled, Reconciler, ReconcilerOptions};
-use crate::app::{App, Shared};
+use super::reconciler::{
+    from_reconcile, ReconcileStats, Reconciled, Reconciler, ReconcilerOptions,
+};
 use crate::clock::Clock;
 use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
+use crate::store::inbox::InboxWriter;
 use crate::store::{Store, StoreError};
 
 const LIST_RUNS: Endpoint = Endpoint::idempotent("actions.list_runs");
@@ -103,6 +107,20 @@ pub struct BackfillRequests {
     tx: mpsc::UnboundedSender<BackfillMsg>,
     days: u32,
     slice: chrono::Duration,
+}
+
+/// What the backfill needs of the running App (`app::App` is one): the
+/// backfill sits below the App that starts it.
+pub trait BackfillHost {
+    fn store(&self) -> Store;
+    fn writer(&self) -> InboxWriter;
+    fn reconcile_stats(&self) -> Arc<ReconcileStats>;
+    fn caught_up(&self) -> Arc<dyn CaughtUp>;
+}
+
+/// Waits until the worker has processed every item stored so far.
+pub trait CaughtUp: Send + Sync {
+    fn wait_caught_up(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 /// The backfill's end of the channel.
@@ -273,7 +291,7 @@ pub struct Backfill {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,
-    shared: Arc<Shared>,
+    caught_up: Arc<dyn CaughtUp>,
     harvester: Harvester,
     reconciler: Reconciler,
     options: BackfillOptions,
@@ -304,32 +322,32 @@ impl Backfill {
     /// The backfill of `app`, harvesting with the harvester's code and
     /// evaluating with the reconciler's (counted in the App's reconcile stats).
     pub fn new(
-        app: &App,
+        app: &impl BackfillHost,
         clock: Clock,
         client: Arc<GitHubClient>,
         harvest: HarvestOptions,
         options: BackfillOptions,
     ) -> Backfill {
         let harvester = Harvester::new(
-            app.store.clone(),
+            app.store(),
             clock.clone(),
             client.clone(),
-            app.writer.clone(),
+            app.writer(),
             harvest,
         );
         let reconciler = Reconciler::new(
-            app.store.clone(),
+            app.store(),
             clock.clone(),
             client.clone(),
-            app.writer.clone(),
+            app.writer(),
             ReconcilerOptions::default(),
         )
-        .with_stats(app.shared.reconcile_stats.clone());
+        .with_stats(app.reconcile_stats());
         Backfill {
-            store: app.store.clone(),
+            store: app.store(),
             clock,
             client,
-            shared: app.shared.clone(),
+            caught_up: app.caught_up(),
             harvester,
             reconciler,
             options,
@@ -660,7 +678,7 @@ impl Backfill {
                 }
             }
             // The manifest is in the inbox: let the worker file its outputs.
-            self.shared.wait_caught_up().await;
+            self.caught_up.wait_caught_up().await;
             run.stage = RunStage::Harvested;
             self.store.backfill_run_moved(job, &run)?;
         }

@@ -159,6 +159,16 @@ impl ApiCalls {
         h.last_check_run_failure = Some((error, Utc::now()));
     }
 
+    /// Calls that ended in an error, by kind (404/410 included), for `/metrics`.
+    pub fn errors_by_kind(&self) -> BTreeMap<&'static str, u64> {
+        self.health().failures_by_kind
+    }
+
+    /// Check-run publications that failed, for `/metrics`.
+    pub fn check_run_failures(&self) -> u64 {
+        self.health().check_run_failures
+    }
+
     /// The App's health now.
     pub fn health(&self) -> ApiHealth {
         self.health.lock().expect("api health lock").clone()
@@ -172,6 +182,30 @@ impl ApiCalls {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn errors_are_counted_by_kind_and_check_run_failures_apart() {
+        use super::GitHubError;
+        let calls = super::ApiCalls::default();
+        let transient = GitHubError::Transient {
+            endpoint: "issues.get",
+            attempts: 3,
+            last: "502".into(),
+        };
+        let missing = GitHubError::NotFound {
+            endpoint: "issues.get",
+            message: "gone".into(),
+        };
+        calls.failed(Some(1), "issues.get", &transient);
+        calls.failed(Some(1), "issues.get", &transient);
+        calls.failed(Some(1), "issues.get", &missing);
+        calls.check_run_failed("503".into());
+        let kinds = calls.errors_by_kind();
+        assert_eq!(kinds["transient"], 2);
+        assert_eq!(kinds["not_found"], 1);
+        assert_eq!(calls.check_run_failures(), 1);
+        assert_eq!(calls.total(), 0, "errors are not requests");
+    }
+
     use super::*;
 
     #[test]

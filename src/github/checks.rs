@@ -18,7 +18,7 @@ use crate::model::target::{commit_key, ref_key, thread_key};
 use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
 use crate::store::{decode, encode, keys, Result, Store};
 
-/// The check run's name (DESIGN.md §2).
+/// The check run's name (docs/architecture.md, "Names users see").
 pub const CHECK_NAME: &str = "safe-outcomes";
 
 /// GitHub caps a check run's summary at 65535 characters.

@@ -79,15 +79,7 @@ pub enum GitHubError {
 }
 
 impl GitHubError {
-    /// True when trying again later can succeed without changing anything.
-    pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
-            GitHubError::Transient { .. } | GitHubError::BudgetExhausted { .. }
-        )
-    }
-
-    /// A short label of the failure's kind, for `/status` and `/metrics`.
+    /// The kind, as a metric label (`safe_outcomes_github_api_errors_total`).
     pub fn kind(&self) -> &'static str {
         match self {
             GitHubError::NotFound { .. } => "not_found",
@@ -101,6 +93,14 @@ impl GitHubError {
             GitHubError::Decode { .. } => "decode",
             GitHubError::Client { .. } => "client",
         }
+    }
+
+    /// True when trying again later can succeed without changing anything.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            GitHubError::Transient { .. } | GitHubError::BudgetExhausted { .. }
+        )
     }
 
     /// True for 404 and 410: the object is not there (any more).

@@ -36,18 +36,18 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::task;
 use chrono::{DateTime, Utc};
 use http_body_util::BodyExt;
 use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use crate::clock::Clock;
+use crate::ingress::manifest_stream::StreamedManifest;
 use crate::manifest::{LineParser, ManifestDefaults};
 use crate::model::{Observation, ObservationKind};
-use crate::server::manifest_stream::StreamedManifest;
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
 use crate::store::{counter, decode, encode, keys, Store, StoreError};
 
@@ -171,30 +171,21 @@ pub fn queue(store: &Store, run: &RunRef, batch: &mut sled::Batch) -> Result<boo
     Ok(true)
 }
 
-pub enum HarvestMsg {
-    Run(RunRef),
-    /// Harvest what is due (with `retry`: also what waits to retry); reply when done.
-    Flush {
-        reply: oneshot::Sender<()>,
-        retry: bool,
-    },
-}
-
 /// The worker's side of the channel. Cheap to clone.
 #[derive(Clone, Debug)]
-pub struct HarvestRequests(mpsc::UnboundedSender<HarvestMsg>);
+pub struct HarvestRequests(task::Sender<RunRef>);
 
 impl HarvestRequests {
     pub fn request(&self, run: RunRef) {
-        let _ = self.0.send(HarvestMsg::Run(run));
+        self.0.send(run);
     }
 }
 
 /// The harvester's end of the channel.
-pub struct HarvestInbox(mpsc::UnboundedReceiver<HarvestMsg>);
+pub struct HarvestInbox(task::Inbox<RunRef>);
 
 pub fn channel() -> (HarvestRequests, HarvestInbox) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = task::channel();
     (HarvestRequests(tx), HarvestInbox(rx))
 }
 
@@ -220,7 +211,7 @@ impl Default for HarvestOptions {
             retry_max: Duration::from_secs(30 * 60),
             max_failures: 6,
             blob_attempts: 3,
-            max_bytes: crate::server::MAX_BODY as u64,
+            max_bytes: crate::ingress::MAX_BODY as u64,
             blob_timeout: Duration::from_secs(60),
         }
     }
@@ -270,33 +261,48 @@ impl HarvestError {
 }
 
 /// Handle on the running harvester.
-pub struct HarvesterHandle {
-    tx: mpsc::UnboundedSender<HarvestMsg>,
-    task: tokio::task::JoinHandle<()>,
-}
+pub struct HarvesterHandle(task::Handle<RunRef>);
 
 impl HarvesterHandle {
     /// Harvest the runs sent so far (not those waiting out a failure) and
     /// wait: the tests' sync point.
     pub async fn flush(&self) {
-        self.flush_with(false).await
+        self.0.flush(false).await
     }
 
     /// Also retry the runs waiting out a failure, now.
     pub async fn retry_now(&self) {
-        self.flush_with(true).await
-    }
-
-    async fn flush_with(&self, retry: bool) {
-        let (reply, done) = oneshot::channel();
-        if self.tx.send(HarvestMsg::Flush { reply, retry }).is_ok() {
-            let _ = done.await;
-        }
+        self.0.flush(true).await
     }
 
     pub async fn stop(self) {
-        self.task.abort();
-        let _ = self.task.await;
+        self.0.stop().await
+    }
+}
+
+/// The harvester's queue: runs by reference, each with when it is due.
+struct HarvestQueue {
+    harvester: Harvester,
+    pending: BTreeMap<RunRef, Pending>,
+}
+
+impl task::Queue for HarvestQueue {
+    type Work = RunRef;
+
+    fn take(&mut self, run: RunRef) {
+        self.pending
+            .entry(run.clone())
+            .or_insert_with(|| Pending::now(run));
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.pending.values().map(|p| p.due).min()
+    }
+
+    /// A flush harvests what is due, and with `retry` also what waits to retry.
+    async fn run(&mut self, why: task::Run) {
+        let retry = matches!(why, task::Run::Flush { retry: true });
+        self.harvester.harvest_due(&mut self.pending, retry).await
     }
 }
 
@@ -369,56 +375,20 @@ impl Harvester {
         }
     }
 
-    /// Run on a tokio task. `requests` must be the sender paired with `inbox`.
+    /// Run on a tokio task, starting with the runs queued before a restart.
+    /// `requests` must be the sender paired with `inbox`.
     pub fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
-        let tx = requests.0.clone();
-        let task = tokio::spawn(self.run(inbox.0));
-        HarvesterHandle { tx, task }
-    }
-
-    async fn run(self, mut rx: mpsc::UnboundedReceiver<HarvestMsg>) {
-        let mut pending: BTreeMap<RunRef, Pending> = BTreeMap::new();
-        // Runs queued before a restart.
-        for run in self.queued() {
-            pending.insert(run.clone(), Pending::now(run));
-        }
-        loop {
-            let next = pending.values().map(|p| p.due).min();
-            let wake = async {
-                match next {
-                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                msg = rx.recv() => match msg {
-                    None => break,
-                    Some(HarvestMsg::Run(run)) => {
-                        pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
-                    }
-                    Some(HarvestMsg::Flush { reply, mut retry }) => {
-                        // Runs sent before the flush are in the channel ahead of it.
-                        let mut replies = vec![reply];
-                        while let Ok(m) = rx.try_recv() {
-                            match m {
-                                HarvestMsg::Run(run) => {
-                                    pending.entry(run.clone()).or_insert_with(|| Pending::now(run));
-                                }
-                                HarvestMsg::Flush { reply, retry: r } => {
-                                    replies.push(reply);
-                                    retry |= r;
-                                }
-                            }
-                        }
-                        self.harvest_due(&mut pending, retry).await;
-                        for r in replies {
-                            let _ = r.send(());
-                        }
-                    }
-                },
-                _ = wake => self.harvest_due(&mut pending, false).await,
+        HarvesterHandle(task::Handle::spawn(&requests.0, inbox.0, async move {
+            let pending = self
+                .queued()
+                .into_iter()
+                .map(|run| (run.clone(), Pending::now(run)))
+                .collect();
+            HarvestQueue {
+                harvester: self,
+                pending,
             }
-        }
+        }))
     }
 
     /// Runs in the durable queue.
@@ -566,10 +536,10 @@ impl Harvester {
         };
         // Staged in bounded chunks like a posted manifest: memory does not
         // grow with the artifact (docs/hostile-world.md "Big manifests").
-        let limits = crate::server::Limits::default();
+        let limits = crate::ingress::Limits::default();
         let parser = LineParser::new(defaults, now, limits.manifest_max_line_bytes);
         let anywhere = |_: &crate::model::ExecutionRecord| Ok(());
-        let refused = |e: crate::server::ApiError| {
+        let refused = |e: crate::ingress::ApiError| {
             HarvestError::Artifact(format!("artifact {}: {}", artifact.id, e.detail))
         };
         let mut manifest =

@@ -24,6 +24,7 @@ pub mod reconciler;
 pub mod redelivery;
 pub mod retry;
 pub mod signals;
+pub mod task;
 pub mod verify;
 
 pub use auth::{AppCredentials, ConfigError};

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use octocrab::params::checks::{CheckRunConclusion, CheckRunOutput, CheckRunStatus};
-use tokio::sync::{mpsc, oneshot};
 
 use super::checks::{self, CheckContent, CheckRunRecord, CHECK_NAME};
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
+use super::task;
 use crate::clock::Clock;
 use crate::store::{Store, StoreError};
 
@@ -26,28 +26,22 @@ const CREATE: Endpoint = Endpoint::create("checks.create");
 const UPDATE: Endpoint = Endpoint::idempotent("checks.update");
 const LIST: Endpoint = Endpoint::idempotent("checks.list_for_ref");
 
-pub enum PublisherMsg {
-    /// This PR thread key's outcomes may have changed.
-    Changed(String),
-    /// Publish everything pending now; reply when done (tests, shutdown).
-    Flush(oneshot::Sender<()>),
-}
-
 /// The worker's side: tell the publisher a PR changed. Cheap to clone.
 #[derive(Clone, Debug)]
-pub struct PrChanges(mpsc::UnboundedSender<PublisherMsg>);
+pub struct PrChanges(task::Sender<String>);
 
 impl PrChanges {
+    /// This PR thread key's outcomes may have changed.
     pub fn changed(&self, pr: String) {
-        let _ = self.0.send(PublisherMsg::Changed(pr));
+        self.0.send(pr);
     }
 }
 
 /// The publisher's end of the channel.
-pub struct PublisherInbox(mpsc::UnboundedReceiver<PublisherMsg>);
+pub struct PublisherInbox(task::Inbox<String>);
 
 pub fn channel() -> (PrChanges, PublisherInbox) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = task::channel();
     (PrChanges(tx), PublisherInbox(rx))
 }
 
@@ -191,25 +185,42 @@ pub enum PublishError {
 }
 
 /// Handle on the running publisher.
-pub struct PublisherHandle {
-    tx: mpsc::UnboundedSender<PublisherMsg>,
-    task: tokio::task::JoinHandle<()>,
-}
+pub struct PublisherHandle(task::Handle<String>);
 
 impl PublisherHandle {
     /// Publish every pending PR now and wait until done: the tests' sync point.
     pub async fn flush(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.tx.send(PublisherMsg::Flush(reply)).is_ok() {
-            let _ = done.await;
-        }
+        self.0.flush(false).await
     }
 
     /// Publish what is pending, then stop.
     pub async fn stop(self) {
         self.flush().await;
-        self.task.abort();
-        let _ = self.task.await;
+        self.0.stop().await;
+    }
+}
+
+/// The publisher's queue: PRs waiting out their debounce or a retry.
+struct PublisherQueue {
+    publisher: Publisher,
+    pending: PendingSet,
+}
+
+impl task::Queue for PublisherQueue {
+    type Work = String;
+
+    fn take(&mut self, pr: String) {
+        self.pending.mark(pr, Instant::now());
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.pending.next_due()
+    }
+
+    /// A flush publishes every pending PR, due or not.
+    async fn run(&mut self, why: task::Run) {
+        let all = matches!(why, task::Run::Flush { .. });
+        self.publisher.publish_due(&mut self.pending, all).await
     }
 }
 
@@ -237,43 +248,12 @@ impl Publisher {
 
     /// Run on a tokio task. `changes` must be the sender paired with `inbox`.
     pub fn spawn(self, changes: &PrChanges, inbox: PublisherInbox) -> PublisherHandle {
-        let tx = changes.0.clone();
-        let task = tokio::spawn(self.run(inbox.0));
-        PublisherHandle { tx, task }
-    }
-
-    async fn run(self, mut rx: mpsc::UnboundedReceiver<PublisherMsg>) {
-        let mut pending = PendingSet::new(self.options.clone());
-        loop {
-            let next = pending.next_due();
-            let wake = async {
-                match next {
-                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                msg = rx.recv() => match msg {
-                    None => break,
-                    Some(PublisherMsg::Changed(pr)) => pending.mark(pr, Instant::now()),
-                    Some(PublisherMsg::Flush(reply)) => {
-                        // Changes sent before the flush are in the channel ahead of it.
-                        let mut replies = vec![reply];
-                        while let Ok(m) = rx.try_recv() {
-                            match m {
-                                PublisherMsg::Changed(pr) => pending.mark(pr, Instant::now()),
-                                PublisherMsg::Flush(r) => replies.push(r),
-                            }
-                        }
-                        self.publish_due(&mut pending, true).await;
-                        for r in replies {
-                            let _ = r.send(());
-                        }
-                    }
-                },
-                _ = wake => self.publish_due(&mut pending, false).await,
-            }
-        }
+        let pending = PendingSet::new(self.options.clone());
+        let queue = PublisherQueue {
+            publisher: self,
+            pending,
+        };
+        PublisherHandle(task::Handle::spawn(&changes.0, inbox.0, async { queue }))
     }
 
     async fn publish_due(&self, pending: &mut PendingSet, all: bool) {

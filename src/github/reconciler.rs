@@ -28,17 +28,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
 
 use super::client::GitHubClient;
 use super::fetch;
 use super::installations::installation_for_repo;
+use super::task;
 use crate::clock::Clock;
 use crate::model::{Observation, ObservationKind, OutcomeStatus};
 use crate::reconcile::{judge, required_endpoints};
 use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::{Store, StoreError};
 
+/// What the reconciler is asked.
 pub enum ReconcileMsg {
     /// Reconcile this output (id or alias) as soon as possible.
     Request(String),
@@ -46,33 +47,29 @@ pub enum ReconcileMsg {
     /// period (its webhooks usually follow the manifest within seconds), and
     /// reconcile only if it is still unseen then.
     RequestIfUnseen(String),
-    /// Attempt everything queued now, due or not; reply when done (tests, shutdown).
-    Flush(oneshot::Sender<()>),
 }
 
 /// The worker's and the API's side: ask for an output to be reconciled.
 #[derive(Clone, Debug)]
-pub struct ReconcileRequests(mpsc::UnboundedSender<ReconcileMsg>);
+pub struct ReconcileRequests(task::Sender<ReconcileMsg>);
 
 impl ReconcileRequests {
     /// Queue an output; false when the reconciler has stopped.
     pub fn request(&self, output_id: String) -> bool {
-        self.0.send(ReconcileMsg::Request(output_id)).is_ok()
+        self.0.send(ReconcileMsg::Request(output_id))
     }
 
     /// Queue an output the App has seen nothing of yet (see `RequestIfUnseen`).
     pub fn request_if_unseen(&self, output_id: String) -> bool {
-        self.0
-            .send(ReconcileMsg::RequestIfUnseen(output_id))
-            .is_ok()
+        self.0.send(ReconcileMsg::RequestIfUnseen(output_id))
     }
 }
 
 /// The reconciler's end of the channel.
-pub struct ReconcilerInbox(mpsc::UnboundedReceiver<ReconcileMsg>);
+pub struct ReconcilerInbox(task::Inbox<ReconcileMsg>);
 
 pub fn channel() -> (ReconcileRequests, ReconcilerInbox) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = task::channel();
     (ReconcileRequests(tx), ReconcilerInbox(rx))
 }
 
@@ -174,18 +171,14 @@ struct Pending {
 
 /// Handle on the running reconciler.
 pub struct ReconcilerHandle {
-    tx: mpsc::UnboundedSender<ReconcileMsg>,
-    task: tokio::task::JoinHandle<()>,
+    task: task::Handle<ReconcileMsg>,
     stats: Arc<ReconcileStats>,
 }
 
 impl ReconcilerHandle {
     /// Attempt everything queued now and wait until done: the tests' sync point.
     pub async fn flush(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.tx.send(ReconcileMsg::Flush(reply)).is_ok() {
-            let _ = done.await;
-        }
+        self.task.flush(false).await
     }
 
     pub fn stats(&self) -> &Arc<ReconcileStats> {
@@ -194,8 +187,39 @@ impl ReconcilerHandle {
 
     /// Stop without draining the queue (the start-up scan finds it again).
     pub async fn stop(self) {
-        self.task.abort();
-        let _ = self.task.await;
+        self.task.stop().await
+    }
+}
+
+/// The reconciler's queue: outputs by id, each with when it is due.
+struct ReconcileQueue {
+    reconciler: Reconciler,
+    queue: BTreeMap<String, Pending>,
+}
+
+impl task::Queue for ReconcileQueue {
+    type Work = ReconcileMsg;
+
+    fn take(&mut self, msg: ReconcileMsg) {
+        match msg {
+            ReconcileMsg::Request(id) => {
+                self.queue.insert(id, fresh());
+            }
+            ReconcileMsg::RequestIfUnseen(id) => {
+                let later = self.reconciler.after_grace();
+                self.queue.entry(id).or_insert(later);
+            }
+        }
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.queue.values().map(|p| p.due).min()
+    }
+
+    /// A flush attempts everything queued, due or not.
+    async fn run(&mut self, why: task::Run) {
+        let all = matches!(why, task::Run::Flush { .. });
+        self.reconciler.attempt_due(&mut self.queue, all).await
     }
 }
 
@@ -236,14 +260,20 @@ impl Reconciler {
     /// Run on a tokio task, starting with the start-up scan. `requests`
     /// must be the sender paired with `inbox`.
     pub fn spawn(self, requests: &ReconcileRequests, inbox: ReconcilerInbox) -> ReconcilerHandle {
-        let tx = requests.0.clone();
         let stats = self.stats.clone();
-        let task = tokio::spawn(self.run(inbox.0));
-        ReconcilerHandle { tx, task, stats }
+        let task = task::Handle::spawn(&requests.0, inbox.0, async move {
+            let queue = self.startup_queue();
+            ReconcileQueue {
+                reconciler: self,
+                queue,
+            }
+        });
+        ReconcilerHandle { task, stats }
     }
 
-    async fn run(self, mut rx: mpsc::UnboundedReceiver<ReconcileMsg>) {
-        let mut queue: BTreeMap<String, Pending> = BTreeMap::new();
+    /// Outputs left unresolved and never seen through webhooks.
+    fn startup_queue(&self) -> BTreeMap<String, Pending> {
+        let mut queue = BTreeMap::new();
         match startup_candidates(&self.store, self.options.startup_batch) {
             Ok(ids) => {
                 if !ids.is_empty() {
@@ -258,48 +288,7 @@ impl Reconciler {
             }
             Err(e) => tracing::warn!(error = %e, "start-up reconciliation scan failed"),
         }
-        loop {
-            let next = queue.values().map(|p| p.due).min();
-            let wake = async {
-                match next {
-                    Some(at) => tokio::time::sleep_until(tokio::time::Instant::from_std(at)).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                msg = rx.recv() => match msg {
-                    None => break,
-                    Some(ReconcileMsg::Request(id)) => {
-                        queue.insert(id, fresh());
-                    }
-                    Some(ReconcileMsg::RequestIfUnseen(id)) => {
-                        let later = self.after_grace();
-                        queue.entry(id).or_insert(later);
-                    }
-                    Some(ReconcileMsg::Flush(reply)) => {
-                        // Requests sent before the flush are in the channel ahead of it.
-                        let mut replies = vec![reply];
-                        while let Ok(m) = rx.try_recv() {
-                            match m {
-                                ReconcileMsg::Request(id) => {
-                                    queue.insert(id, fresh());
-                                }
-                                ReconcileMsg::RequestIfUnseen(id) => {
-                                    let later = self.after_grace();
-                                    queue.entry(id).or_insert(later);
-                                }
-                                ReconcileMsg::Flush(r) => replies.push(r),
-                            }
-                        }
-                        self.attempt_due(&mut queue, true).await;
-                        for r in replies {
-                            let _ = r.send(());
-                        }
-                    }
-                },
-                _ = wake => self.attempt_due(&mut queue, false).await,
-            }
-        }
+        queue
     }
 
     async fn attempt_due(&self, queue: &mut BTreeMap<String, Pending>, all: bool) {

@@ -1,5 +1,5 @@
 //! Which GitHub failures are worth another try, how long to wait, and when to
-//! stop (DESIGN.md §7, seed 001: never an infinite retry).
+//! stop (docs/architecture.md, "Failure semantics"; seed 001: never an infinite retry).
 //!
 //! - **Transient**: 5xx, timeouts and connection errors, the primary rate
 //!   limit (403/429 with `x-ratelimit-remaining: 0`: wait until

@@ -80,7 +80,7 @@ impl ExecutionRecord {
     /// A list of strings from extra fields or metadata (`["a","b"]` or `"a,b"`).
     pub fn field_list(&self, name: &str) -> Vec<String> {
         match self.extra.get(name).or_else(|| self.metadata.get(name)) {
-            Some(Value::Array(items)) => crate::wire::label_names(items),
+            Some(Value::Array(items)) => label_names(items),
             Some(Value::String(s)) => s
                 .split(',')
                 .map(|p| p.trim().to_string())
@@ -184,4 +184,15 @@ impl ExecutionRecord {
         }
         self.labels_before = self.labels_before.take().or(other.labels_before);
     }
+}
+
+/// Label names from `[{"name": ..}]` or `["..."]`.
+pub fn label_names(items: &[Value]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            other => other.get("name")?.as_str().map(str::to_string),
+        })
+        .collect()
 }

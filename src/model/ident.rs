@@ -149,6 +149,40 @@ fn looks_numeric(s: &str) -> bool {
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
+/// A checked `X-GitHub-Delivery` id: only `FromStr` (which runs
+/// `delivery_id`) makes one, so holding one means it passed the check.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(transparent)]
+pub struct DeliveryId(String);
+
+impl DeliveryId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for DeliveryId {
+    type Err = IdentError;
+
+    fn from_str(value: &str) -> Result<DeliveryId, IdentError> {
+        delivery_id(value)?;
+        Ok(DeliveryId(value.to_string()))
+    }
+}
+
+impl std::fmt::Display for DeliveryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DeliveryId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DeliveryId, D::Error> {
+        let value = String::deserialize(d)?;
+        value.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// An `X-GitHub-Delivery` id: 1–64 of `[A-Za-z0-9-]` (a GUID fits).
 pub fn delivery_id(value: &str) -> Result<(), IdentError> {
     let ok = !value.is_empty()
@@ -320,5 +354,17 @@ mod tests {
         let e = repo("o/r\u{1b}[31m").unwrap_err().to_string();
         assert!(e.starts_with("repo \"o/r\\u{1b}[31m\""), "{e}");
         assert!(!e.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn a_delivery_id_is_made_only_by_passing_the_check() {
+        let id: DeliveryId = "72d3162e-cc78-11e3-81ab-4c9367dc0958".parse().unwrap();
+        assert_eq!(id.to_string(), "72d3162e-cc78-11e3-81ab-4c9367dc0958");
+        assert!("not a guid".parse::<DeliveryId>().is_err());
+        assert_eq!(
+            serde_json::to_string(&id).unwrap(),
+            "\"72d3162e-cc78-11e3-81ab-4c9367dc0958\""
+        );
+        assert!(serde_json::from_str::<DeliveryId>("\"x/y\"").is_err());
     }
 }

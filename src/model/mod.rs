@@ -1,10 +1,13 @@
 //! The data model: what was executed (`ExecutionRecord`), what GitHub told us
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 
+pub mod actions;
 pub mod execution;
 pub mod ident;
+pub mod installation;
 pub mod observation;
 pub mod outcome;
+pub mod output_type;
 pub mod target;
 pub mod vocabulary;
 

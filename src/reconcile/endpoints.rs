@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::{ApiState, Endpoint};
+use crate::model::output_type::OutputType;
 use crate::model::{ExecutionRecord, TargetKind};
 
 /// The endpoints for `record`, primary first. Empty when the record names
@@ -37,8 +38,8 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
         return Vec::new();
     };
     let mut out = Vec::new();
-    match record.output_type.as_str() {
-        "push_to_pull_request_branch" => {
+    match OutputType::from(record.output_type.as_str()) {
+        OutputType::PushToPullRequestBranch => {
             let pr = state.responses.get(&format!("pulls/{n}"));
             let merge = pr
                 .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
@@ -48,7 +49,7 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
                 out.push(supplementary(format!("compare/{sha}...{merge}")));
             }
         }
-        "assign_to_agent" => {
+        OutputType::AssignToAgent => {
             let timeline = state.responses.get(&format!("issues/{n}/timeline"));
             for e in timeline.map(super::rest::items).unwrap_or_default() {
                 let source = e.pointer("/source/issue");
@@ -115,8 +116,8 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             .or_else(|| record.extra.get(k))
             .and_then(crate::wire::github_id)
     };
-    Some(match record.output_type.as_str() {
-        "create_pull_request" if t.is_some_and(|t| t.kind == TargetKind::Issue) => {
+    Some(match OutputType::from(record.output_type.as_str()) {
+        OutputType::CreatePullRequest if t.is_some_and(|t| t.kind == TargetKind::Issue) => {
             let n = n?;
             vec![
                 format!("issues/{n}"),
@@ -124,12 +125,14 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        "create_pull_request" | "push_to_pull_request_branch" => pr_activity(n?),
-        "close_pull_request" | "update_pull_request" | "merge_pull_request" => {
+        OutputType::CreatePullRequest | OutputType::PushToPullRequestBranch => pr_activity(n?),
+        OutputType::ClosePullRequest
+        | OutputType::UpdatePullRequest
+        | OutputType::MergePullRequest => {
             let n = n?;
             vec![format!("pulls/{n}"), format!("issues/{n}/timeline")]
         }
-        "create_issue" => {
+        OutputType::CreateIssue => {
             let n = n?;
             vec![
                 format!("issues/{n}"),
@@ -137,7 +140,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        "add_comment" => {
+        OutputType::AddComment => {
             let id = t.and_then(|t| t.id)?;
             let mut v = vec![format!("issues/comments/{id}")];
             if let Some(p) = t.and_then(|t| t.parent_number) {
@@ -146,7 +149,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             }
             v
         }
-        "add_labels" | "remove_labels" | "replace_label" => {
+        OutputType::AddLabels | OutputType::RemoveLabels | OutputType::ReplaceLabel => {
             let n = n?;
             vec![
                 format!("issues/{n}/labels"),
@@ -154,7 +157,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        "add_reviewer" => {
+        OutputType::AddReviewer => {
             let n = n?;
             vec![
                 format!("pulls/{n}/requested_reviewers"),
@@ -164,10 +167,11 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             ]
         }
         // gh-aw judges these from the review list; the PR is context.
-        "submit_pull_request_review"
-        | "dismiss_pull_request_review"
-        | "mark_pull_request_as_ready_for_review" => reviews_first(n?),
-        "create_pull_request_review_comment" | "reply_to_pull_request_review_comment" => {
+        OutputType::SubmitPullRequestReview
+        | OutputType::DismissPullRequestReview
+        | OutputType::MarkPullRequestAsReadyForReview => reviews_first(n?),
+        OutputType::CreatePullRequestReviewComment
+        | OutputType::ReplyToPullRequestReviewComment => {
             let n = n?;
             let first = match t.filter(|t| t.kind == TargetKind::ReviewComment) {
                 Some(rc) => format!("pulls/comments/{}", rc.id?),
@@ -175,40 +179,47 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             };
             vec![first, format!("graphql/review_threads/{n}")]
         }
-        "resolve_pull_request_review_thread" => vec![format!("graphql/review_threads/{}", n?)],
-        "hide_comment" => {
+        OutputType::ResolvePullRequestReviewThread => {
+            vec![format!("graphql/review_threads/{}", n?)]
+        }
+        OutputType::HideComment => {
             let node = t
                 .and_then(|t| t.node_id.clone())
                 .or_else(|| meta_str("comment_id"))?;
             vec![format!("graphql/minimized/{node}")]
         }
-        "create_discussion" | "update_discussion" | "close_discussion" => {
+        OutputType::CreateDiscussion
+        | OutputType::UpdateDiscussion
+        | OutputType::CloseDiscussion => {
             vec![format!("graphql/discussion/{}", n?)]
         }
-        "dispatch_workflow" | "call_workflow" => {
+        OutputType::DispatchWorkflow | OutputType::CallWorkflow => {
             let run = meta_u64("run_id")
                 .or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id)?;
             vec![format!("actions/runs/{run}")]
         }
-        "create_check_run" => {
+        OutputType::CreateCheckRun => {
             let id = t.filter(|t| t.kind == TargetKind::CheckRun)?.id?;
             vec![format!("check-runs/{id}")]
         }
-        "create_code_scanning_alert" | "autofix_code_scanning_alert" => {
+        OutputType::CreateCodeScanningAlert | OutputType::AutofixCodeScanningAlert => {
             let alert = meta_u64("alert_number").or_else(|| {
                 let t = t.filter(|t| t.kind == TargetKind::CodeScanningAlert)?;
                 t.number.or(t.id)
             })?;
             vec![format!("code-scanning/alerts/{alert}")]
         }
-        "update_release" => {
+        OutputType::UpdateRelease => {
             let tag = t
                 .filter(|t| t.kind == TargetKind::Release)
                 .and_then(|t| t.name.clone())
                 .or_else(|| meta_str("tag"))?;
             vec![format!("releases/tags/{tag}")]
         }
-        "noop" | "missing_tool" | "missing_data" | "report_incomplete" => return None,
+        OutputType::Noop
+        | OutputType::MissingTool
+        | OutputType::MissingData
+        | OutputType::ReportIncomplete => return None,
         // Issue-side metadata, assignments, sub-issues and anything unknown on
         // a thread: the item and its timeline.
         _ => match t?.kind {

@@ -10,7 +10,9 @@ use serde_json::Value;
 
 use super::rest::{self, actor, items, time, view};
 use super::ApiState;
+use crate::model::actions::{thread_action, ActionFacts};
 use crate::model::observation::{body_hash, PushedCommit};
+use crate::model::output_type::OutputType;
 use crate::model::target::{commit_key, object_key, thread_key};
 use crate::model::{
     Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,
@@ -667,7 +669,10 @@ impl<'a> Mapper<'a> {
     fn review_threads(&mut self, path: &str, n: Option<u64>, v: &Value) {
         let Some(n) = n else { return };
         let key = thread_key(&self.repo, n);
-        let resolving = self.record.output_type == "resolve_pull_request_review_thread";
+        let resolving = matches!(
+            OutputType::from(self.record.output_type.as_str()),
+            OutputType::ResolvePullRequestReviewThread
+        );
         for (i, t) in items(v).iter().enumerate() {
             let thread_id = t.get("id").and_then(Value::as_str).unwrap_or_default();
             let file = t.get("path").and_then(Value::as_str).map(str::to_string);
@@ -948,75 +953,56 @@ fn event_kind(
     who: Option<Actor>,
 ) -> Option<(K, Option<Actor>)> {
     let login = |u: &Option<rest::User>| u.as_ref().and_then(|u| u.login.clone());
-    let kind = match name {
-        "closed" => K::Closed,
-        "reopened" => K::Reopened,
-        "labeled" => K::Labeled {
-            label: e.label.as_ref()?.name.clone()?,
-        },
-        "unlabeled" => K::Unlabeled {
-            label: e.label.as_ref()?.name.clone()?,
-        },
-        "assigned" => K::Assigned {
-            assignee: login(&e.assignee)?,
-        },
-        "unassigned" => K::Unassigned {
-            assignee: login(&e.assignee)?,
-        },
-        "milestoned" => K::Milestoned {
-            milestone: e.milestone.as_ref()?.label()?,
-        },
-        "demilestoned" => K::Demilestoned {
-            milestone: e.milestone.as_ref()?.label()?,
-        },
-        "renamed" => K::Edited {
-            title_from: e.rename.as_ref()?.from.clone(),
-            body_hash_from: None,
-            base_from: None,
-        },
-        "review_requested" | "review_request_removed" => {
-            let reviewer = login(&e.requested_reviewer);
-            let team = e
-                .requested_team
-                .as_ref()
-                .and_then(|t| t.slug.clone().or_else(|| t.login.clone()));
-            if reviewer.is_none() && team.is_none() {
-                return None;
+    let facts = ActionFacts {
+        label: e.label.as_ref().and_then(|l| l.name.clone()),
+        assignee: login(&e.assignee),
+        milestone: e.milestone.as_ref().and_then(|m| m.label()),
+        reviewer: login(&e.requested_reviewer),
+        team: e
+            .requested_team
+            .as_ref()
+            .and_then(|t| t.slug.clone().or_else(|| t.login.clone())),
+    };
+    // The timeline says `convert_to_draft` where the webhook says `converted_to_draft`.
+    let action = if name == "convert_to_draft" {
+        "converted_to_draft"
+    } else {
+        name
+    };
+    let kind = match thread_action(action, &facts) {
+        Some(kind) => kind?,
+        None => match name {
+            "renamed" => K::Edited {
+                title_from: e.rename.as_ref()?.from.clone(),
+                body_hash_from: None,
+                base_from: None,
+            },
+            "review_dismissed" => K::ReviewDismissed {
+                review_id: e.dismissed_review.as_ref()?.review_id?,
+            },
+            "issue_type_added" | "issue_type_changed" => K::IssueTyped {
+                issue_type: e.issue_type.as_ref()?.name.clone()?,
+            },
+            "issue_type_removed" => K::IssueUntyped {
+                issue_type: e.issue_type.as_ref()?.name.clone()?,
+            },
+            // The issue was mentioned from another issue or PR, attributed to
+            // whoever wrote the mentioning item.
+            "cross-referenced" => {
+                let source = raw.pointer("/source/issue")?;
+                let who = who.or_else(|| actor(source.get("user")));
+                return Some((
+                    K::CrossReferenced {
+                        source_number: source.get("number").and_then(Value::as_u64)?,
+                        source_is_pull_request: source.get("pull_request").is_some(),
+                    },
+                    who,
+                ));
             }
-            if name == "review_requested" {
-                K::ReviewRequested { reviewer, team }
-            } else {
-                K::ReviewRequestRemoved { reviewer, team }
-            }
-        }
-        "ready_for_review" => K::ReadyForReview,
-        "convert_to_draft" | "converted_to_draft" => K::ConvertedToDraft,
-        "review_dismissed" => K::ReviewDismissed {
-            review_id: e.dismissed_review.as_ref()?.review_id?,
-        },
-        "transferred" => K::Transferred,
-        "issue_type_added" | "issue_type_changed" => K::IssueTyped {
-            issue_type: e.issue_type.as_ref()?.name.clone()?,
-        },
-        "issue_type_removed" => K::IssueUntyped {
-            issue_type: e.issue_type.as_ref()?.name.clone()?,
-        },
-        // The issue was mentioned from another issue or PR, attributed to
-        // whoever wrote the mentioning item.
-        "cross-referenced" => {
-            let source = raw.pointer("/source/issue")?;
-            let who = who.or_else(|| actor(source.get("user")));
-            return Some((
-                K::CrossReferenced {
-                    source_number: source.get("number").and_then(Value::as_u64)?,
-                    source_is_pull_request: source.get("pull_request").is_some(),
-                },
-                who,
-            ));
-        }
-        other => K::Other {
-            event: "timeline".to_string(),
-            action: other.to_string(),
+            other => K::Other {
+                event: "timeline".to_string(),
+                action: other.to_string(),
+            },
         },
     };
     Some((kind, who))

@@ -2,12 +2,12 @@
 //! token, and the manifest's API_TOKEN-or-OIDC authentication.
 
 use axum::body::Body;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use bytes::Bytes;
 use subtle::ConstantTimeEq;
 
-use super::limits::DoorError;
 use super::{ApiError, ServerState, MAX_BODY};
+pub use crate::ingress::body_error;
 use crate::oidc::{looks_like_jwt, ActionsClaims, OidcError};
 
 /// Refuse a body whose `Content-Length` is over `MAX_BODY` before reading it.
@@ -35,26 +35,6 @@ pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiEr
             body_error(&e)
         }
     })
-}
-
-/// The answer to a body that could not be read: 408 when it was too slow,
-/// 503 when the body budget ran out (`limits`), else 400.
-pub fn body_error(e: &(dyn std::error::Error + 'static)) -> ApiError {
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        match c.downcast_ref::<DoorError>() {
-            Some(DoorError::BodyTimeout(_)) => {
-                return ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    c.to_string(),
-                )
-            }
-            Some(DoorError::BudgetSpent) => return ApiError::unavailable(c.to_string()),
-            None => cause = c.source(),
-        }
-    }
-    ApiError::bad_request(format!("could not read the body: {e}"))
 }
 
 /// Require one of the given media types (parameters like `charset` ignored).

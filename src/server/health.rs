@@ -1,4 +1,6 @@
-//! Health: `/ping`, `/status` and `/metrics`. No repository data here.
+//! Health: `/ping`, `/status` and `/metrics` (OpenMetrics through
+//! `prometheus-client`). No repository data here: the outputs gauge is
+//! labelled by type and workflow, never by repository.
 
 use std::sync::atomic::Ordering;
 
@@ -8,14 +10,25 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
+use std::sync::Arc;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+
 use super::State;
 use crate::github::calls::ApiHealth;
+use crate::model::OutcomeRecord;
+use crate::report::tally::OutputTally;
 use crate::store::counter;
 
 pub async fn ping() -> &'static str {
     "PONG"
 }
 
+#[derive(Debug)]
 struct Figures {
     received: u64,
     processed: u64,
@@ -133,138 +146,284 @@ fn credentials(listen_only: bool, health: &ApiHealth) -> serde_json::Value {
 }
 
 pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
-    let f = figures(&state);
-    let lines = [
-        (
-            "safe_outcomes_deliveries_received_total",
-            "counter",
-            "Deliveries stored in the inbox.",
-            f.received,
-        ),
-        (
-            "safe_outcomes_deliveries_processed_total",
-            "counter",
-            "Inbox items processed.",
-            f.processed,
-        ),
-        (
-            "safe_outcomes_deliveries_backlog",
-            "gauge",
-            "Inbox items not yet processed.",
-            f.received.saturating_sub(f.processed),
-        ),
-        (
-            "safe_outcomes_deliveries_duplicate_total",
-            "counter",
-            "Deliveries seen before.",
-            f.duplicates,
-        ),
-        (
-            "safe_outcomes_deliveries_ignored_total",
-            "counter",
-            "Deliveries of events or actions not used.",
-            f.ignored,
-        ),
-        (
-            "safe_outcomes_requests_rejected_total",
-            "counter",
-            "Requests refused as invalid.",
-            f.rejected,
-        ),
-        (
-            "safe_outcomes_worker_gave_way_total",
-            "counter",
-            "Pauses the worker took to give way to saturated ingest.",
-            f.gave_way,
-        ),
-        (
-            "safe_outcomes_dead_letters",
-            "gauge",
-            "Inbox items moved aside after failing (see `safe-outcomes dead-letters`).",
-            f.dead_letters,
-        ),
-        (
-            "safe_outcomes_worker_up",
-            "gauge",
-            "1 while the worker thread runs, 0 once it has died.",
-            u64::from(f.worker_death.is_none()),
-        ),
-        (
-            "safe_outcomes_outputs_tracked",
-            "gauge",
-            "Safe outputs tracked.",
-            f.outputs,
-        ),
-        (
-            "safe_outcomes_store_bytes",
-            "gauge",
-            "Size of the store on disk.",
-            f.store_bytes,
-        ),
-        (
-            "safe_outcomes_uptime_seconds",
-            "gauge",
-            "Seconds since start.",
-            f.uptime,
-        ),
-    ];
+    let snapshot = Snapshot::take(&state).await;
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(snapshot));
     let mut body = String::new();
-    for (name, kind, help, value) in lines {
-        body.push_str(&format!(
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
-        ));
-    }
-    let name = "safe_outcomes_reconcile_total";
-    body.push_str(&format!(
-        "# HELP {name} Outputs reconciled from the GitHub API, by result.\n# TYPE {name} counter\n"
-    ));
-    for (result, n) in state.shared.reconcile_stats.snapshot() {
-        body.push_str(&format!("{name}{{result=\"{result}\"}} {n}\n"));
-    }
-    backfill_metrics(&state, &mut body);
-    // Per installation id (no repository names).
-    let name = "safe_outcomes_github_api_calls_total";
-    body.push_str(&format!(
-        "# HELP {name} GitHub API requests made, per installation.\n# TYPE {name} counter\n"
-    ));
-    for (installation, n) in state.shared.github_calls.by_installation() {
-        body.push_str(&format!("{name}{{installation=\"{installation}\"}} {n}\n"));
-    }
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut body, &registry);
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        body,
+    )
 }
 
-/// The backfill's progress: runs and outputs counters, jobs per state.
-fn backfill_metrics(state: &State, body: &mut String) {
-    let Ok(t) = state.store.backfill_totals() else {
-        return;
-    };
-    let name = "safe_outcomes_backfill_runs_total";
-    body.push_str(&format!(
-        "# HELP {name} gh-aw runs the backfill found, harvested and gave up.\n# TYPE {name} counter\n"
-    ));
-    for (stage, n) in [
-        ("found", t.runs_found),
-        ("harvested", t.runs_harvested),
-        ("failed", t.runs_failed),
-    ] {
-        body.push_str(&format!("{name}{{stage=\"{stage}\"}} {n}\n"));
+/// Everything one scrape reports, read once (the store's figures off the
+/// async threads), then encoded by `prometheus-client`.
+#[derive(Debug)]
+struct Snapshot {
+    figures: Figures,
+    reconcile: Vec<(String, u64)>,
+    calls_by_installation: Vec<(String, u64)>,
+    api_errors: Vec<(&'static str, u64)>,
+    check_run_failures: u64,
+    backfill: Option<crate::store::backfill::BackfillTotals>,
+    outputs: Arc<OutputTally>,
+}
+
+impl Snapshot {
+    async fn take(state: &State) -> Snapshot {
+        let figures = figures(state);
+        let outputs = output_tally(state).await;
+        Snapshot {
+            figures,
+            reconcile: state
+                .shared
+                .reconcile_stats
+                .snapshot()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            calls_by_installation: state
+                .shared
+                .github_calls
+                .by_installation()
+                .into_iter()
+                .collect(),
+            api_errors: state
+                .shared
+                .github_calls
+                .errors_by_kind()
+                .into_iter()
+                .collect(),
+            check_run_failures: state.shared.github_calls.check_run_failures(),
+            backfill: state.store.backfill_totals().ok(),
+            outputs,
+        }
     }
-    let name = "safe_outcomes_backfill_outputs_total";
-    body.push_str(&format!(
-        "# HELP {name} Outputs the backfill evaluated from the API, or found observed.\n# TYPE {name} counter\n"
-    ));
-    for (how, n) in [
-        ("evaluated", t.outputs_evaluated),
-        ("observed", t.outputs_observed),
-    ] {
-        body.push_str(&format!("{name}{{result=\"{how}\"}} {n}\n"));
+}
+
+/// One metric with one value, no labels.
+fn single<M: EncodeMetric>(
+    e: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    metric: M,
+) -> Result<(), std::fmt::Error> {
+    metric.encode(e.encode_descriptor(name, help, None, metric.metric_type())?)
+}
+
+/// One metric with a value per label set.
+fn family<L: EncodeLabelSet, M: EncodeMetric>(
+    e: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    kind: prometheus_client::metrics::MetricType,
+    rows: impl IntoIterator<Item = (L, M)>,
+) -> Result<(), std::fmt::Error> {
+    let mut m = e.encode_descriptor(name, help, None, kind)?;
+    for (labels, metric) in rows {
+        metric.encode(m.encode_family(&labels)?)?;
     }
-    let name = "safe_outcomes_backfill_jobs";
-    body.push_str(&format!(
-        "# HELP {name} Backfill jobs (one per repository), by state.\n# TYPE {name} gauge\n"
-    ));
-    for s in ["listing", "harvesting", "paused", "done"] {
-        let n = t.jobs.get(s).copied().unwrap_or(0);
-        body.push_str(&format!("{name}{{state=\"{s}\"}} {n}\n"));
+    Ok(())
+}
+
+fn counter(n: u64) -> ConstCounter<u64> {
+    ConstCounter::new(n)
+}
+
+fn gauge(n: u64) -> ConstGauge<i64> {
+    ConstGauge::new(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+impl Collector for Snapshot {
+    fn encode(&self, mut e: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let f = &self.figures;
+        let e = &mut e;
+        single(
+            e,
+            "safe_outcomes_deliveries_received",
+            "Deliveries stored in the inbox.",
+            counter(f.received),
+        )?;
+        single(
+            e,
+            "safe_outcomes_deliveries_processed",
+            "Inbox items processed.",
+            counter(f.processed),
+        )?;
+        single(
+            e,
+            "safe_outcomes_deliveries_backlog",
+            "Inbox items not yet processed.",
+            gauge(f.received.saturating_sub(f.processed)),
+        )?;
+        single(
+            e,
+            "safe_outcomes_deliveries_duplicate",
+            "Deliveries seen before.",
+            counter(f.duplicates),
+        )?;
+        single(
+            e,
+            "safe_outcomes_deliveries_ignored",
+            "Deliveries of events or actions not used.",
+            counter(f.ignored),
+        )?;
+        single(
+            e,
+            "safe_outcomes_requests_rejected",
+            "Requests refused as invalid.",
+            counter(f.rejected),
+        )?;
+        single(
+            e,
+            "safe_outcomes_worker_gave_way",
+            "Pauses the worker took to give way to saturated ingest.",
+            counter(f.gave_way),
+        )?;
+        single(
+            e,
+            "safe_outcomes_dead_letters",
+            "Inbox items moved aside after failing (see `safe-outcomes dead-letters`).",
+            gauge(f.dead_letters),
+        )?;
+        single(
+            e,
+            "safe_outcomes_worker_up",
+            "1 while the worker thread runs, 0 once it has died.",
+            gauge(u64::from(f.worker_death.is_none())),
+        )?;
+        single(
+            e,
+            "safe_outcomes_outputs_tracked",
+            "Safe outputs tracked.",
+            gauge(f.outputs),
+        )?;
+        single(
+            e,
+            "safe_outcomes_store_bytes",
+            "Size of the store on disk.",
+            gauge(f.store_bytes),
+        )?;
+        single(
+            e,
+            "safe_outcomes_uptime_seconds",
+            "Seconds since start.",
+            gauge(f.uptime),
+        )?;
+        let kind = prometheus_client::metrics::MetricType::Counter;
+        family(
+            e,
+            "safe_outcomes_reconcile",
+            "Outputs reconciled from the GitHub API, by result.",
+            kind,
+            self.reconcile
+                .iter()
+                .map(|(r, n)| ([("result", r.as_str())], counter(*n))),
+        )?;
+        self.encode_backfill(e)?;
+        // Per installation id (no repository names).
+        family(
+            e,
+            "safe_outcomes_github_api_calls",
+            "GitHub API requests made, per installation.",
+            kind,
+            self.calls_by_installation
+                .iter()
+                .map(|(i, n)| ([("installation", i.as_str())], counter(*n))),
+        )?;
+        family(
+            e,
+            "safe_outcomes_github_api_errors",
+            "GitHub API calls that failed after the client's retries, by kind.",
+            kind,
+            self.api_errors
+                .iter()
+                .map(|(k, n)| ([("kind", *k)], counter(*n))),
+        )?;
+        single(
+            e,
+            "safe_outcomes_check_run_failures",
+            "Check-run publishes that failed (retried later with backoff).",
+            counter(self.check_run_failures),
+        )?;
+        family(e, "safe_outcomes_outputs",
+            "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and workflow (the busiest, the rest as \"other\").",
+            prometheus_client::metrics::MetricType::Gauge,
+            self.outputs.rows.iter().map(|(k, n)| {
+                ([("status", k.0.as_str()), ("strength", k.1.as_str()), ("type", k.2.as_str()), ("workflow", k.3.as_str())], gauge(*n))
+            }))
     }
+}
+
+impl Snapshot {
+    /// The backfill's progress: runs and outputs counters, jobs per state.
+    fn encode_backfill(&self, e: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Some(t) = &self.backfill else {
+            return Ok(());
+        };
+        let kind = prometheus_client::metrics::MetricType::Counter;
+        family(
+            e,
+            "safe_outcomes_backfill_runs",
+            "gh-aw runs the backfill found, harvested and gave up.",
+            kind,
+            [
+                ("found", t.runs_found),
+                ("harvested", t.runs_harvested),
+                ("failed", t.runs_failed),
+            ]
+            .map(|(stage, n)| ([("stage", stage)], counter(n))),
+        )?;
+        family(
+            e,
+            "safe_outcomes_backfill_outputs",
+            "Outputs the backfill evaluated from the API, or found observed.",
+            kind,
+            [
+                ("evaluated", t.outputs_evaluated),
+                ("observed", t.outputs_observed),
+            ]
+            .map(|(how, n)| ([("result", how)], counter(n))),
+        )?;
+        family(
+            e,
+            "safe_outcomes_backfill_jobs",
+            "Backfill jobs (one per repository), by state.",
+            prometheus_client::metrics::MetricType::Gauge,
+            ["listing", "harvesting", "paused", "done"]
+                .map(|s| ([("state", s)], gauge(t.jobs.get(s).copied().unwrap_or(0)))),
+        )
+    }
+}
+
+/// How long a count of the outputs serves scrapes before the store is read
+/// again (a scrape must not walk a million records every 15 s).
+pub const OUTPUT_TALLY_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The tally, from the cache while fresh, else read from the store on a
+/// blocking thread (one reader at a time: concurrent scrapes wait for it).
+async fn output_tally(state: &State) -> Arc<OutputTally> {
+    let cache = state.shared.output_tally.clone();
+    let store = state.store.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        let mut cached = cache.lock().expect("output tally lock");
+        if let Some((at, tally)) = cached.as_ref() {
+            if at.elapsed() < OUTPUT_TALLY_TTL {
+                return tally.clone();
+            }
+        }
+        let outcomes: Vec<OutcomeRecord> = store
+            .outputs("", None)
+            .filter_map(|o| o.ok()?.outcome)
+            .collect();
+        let tally = Arc::new(OutputTally::count(outcomes.iter()));
+        *cached = Some((std::time::Instant::now(), tally.clone()));
+        tally
+    });
+    read.await.unwrap_or_default()
 }

@@ -14,7 +14,8 @@
 //! query parameters.
 //!
 //! The query's `repo`, `run_id` and `workflow` are checked like a line's
-//! (`model::ident`): a bad one is a 400 and nothing is stored.
+//! (`model::ident`): a bad one is a 400 and nothing is stored. A post with
+//! no `run_id` (from the query or the OIDC token) is a 400 too.
 
 use axum::body::Body;
 use axum::extract::{Query, State as StateExtractor};
@@ -63,6 +64,13 @@ pub async fn ingest(
     if let ManifestAuth::Oidc(claims) = &auth {
         require_known_owner(&state, claims)?;
         defaults = oidc_defaults(defaults, claims)?;
+    }
+    if defaults.run_id.is_none() {
+        // Output ids are numbered within a run: without one, a second
+        // manifest would be taken for the first.
+        return Err(ApiError::bad_request(
+            "run_id is required: pass ?run_id= (the workflow run the manifest came from)",
+        ));
     }
     let now = state.shared.clock.now();
     let salt = format!(

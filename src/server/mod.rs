@@ -1,4 +1,4 @@
-//! The HTTP surface (DESIGN.md §4): webhook receiver, manifest ingest, read API,
+//! The HTTP surface (docs/architecture.md, "HTTP surface"): webhook receiver, manifest ingest, read API,
 //! health. One router; handlers live in their own modules. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 
@@ -6,10 +6,7 @@ mod accept;
 pub(crate) mod api;
 mod backfill;
 mod body;
-mod error;
 mod health;
-pub mod limits;
-pub(crate) mod manifest_stream;
 mod manifests;
 pub mod read;
 mod reconcile;
@@ -22,16 +19,12 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use axum::Router;
 
-pub use error::ApiError;
-pub use limits::Limits;
+pub use crate::ingress::{limits, manifest_stream, ApiError, Limits, MAX_BODY};
 
 use crate::app::{App, Shared};
 use crate::oidc::OidcVerifier;
 use crate::store::inbox::InboxWriter;
 use crate::store::Store;
-
-/// Largest body accepted anywhere (GitHub's own webhook cap).
-pub const MAX_BODY: usize = 25 * 1024 * 1024;
 
 /// What every handler can reach.
 pub struct ServerState {

@@ -1,7 +1,8 @@
-//! `POST {WEBHOOK_PATH}`: verify, normalize, store durably, then answer.
+//! `POST {WEBHOOK_PATH}`: verify (the `SignedDelivery` extractor), normalize,
+//! store durably, then answer.
 
-use axum::body::Body;
-use axum::extract::State as StateExtractor;
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Request, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -14,21 +15,77 @@ use crate::signature;
 use crate::store::inbox::{Enqueued, InboxItem};
 use crate::webhook::{normalize, Normalized};
 
+/// A delivery whose `X-Hub-Signature-256` matched the body under one of the
+/// configured secrets, with its event and delivery id checked. As an
+/// extractor it refuses anything else before the handler runs (counted in
+/// `rejected`, logged with the delivery id and event it claimed).
+pub struct SignedDelivery {
+    pub event: String,
+    pub delivery: ident::DeliveryId,
+    pub body: Bytes,
+}
+
+impl FromRequest<State> for SignedDelivery {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &State) -> Result<SignedDelivery, Response> {
+        let (parts, body) = req.into_parts();
+        verify(state, &parts.headers, body)
+            .await
+            .map_err(|e| refused(state, &parts.headers, e))
+    }
+}
+
 pub async fn receive(
     StateExtractor(state): StateExtractor<State>,
-    headers: HeaderMap,
-    body: Body,
+    delivery: SignedDelivery,
 ) -> Response {
-    match receive_inner(&state, &headers, body).await {
+    match store(&state, &delivery).await {
         Ok(response) => response,
-        Err(e) => {
-            state
-                .shared
-                .rejected
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            tracing::warn!(status = %e.status, error = e.error, detail = %e.detail, "webhook refused");
-            e.into_response()
+        Err(e) => refused(&state, &HeaderMap::new(), e.with_delivery(&delivery)),
+    }
+}
+
+/// Count and log a refusal, naming the delivery and event it claimed
+/// (quoted and cut short: they come from outside).
+fn refused(state: &State, headers: &HeaderMap, e: Refusal) -> Response {
+    state
+        .shared
+        .rejected
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let claimed = |named: Option<String>, header_name: &str| {
+        let value = named.or_else(|| header(headers, header_name).map(str::to_string));
+        value.map(|v| v.chars().take(100).collect::<String>())
+    };
+    let delivery = claimed(e.delivery, "x-github-delivery").unwrap_or_else(|| "-".into());
+    let event = claimed(e.event, "x-github-event").unwrap_or_else(|| "-".into());
+    let e = e.error;
+    tracing::warn!(delivery = ?delivery, event = ?event, status = %e.status, error = e.error, detail = %e.detail, "webhook refused");
+    e.into_response()
+}
+
+/// An `ApiError`, with the delivery it refused when known.
+struct Refusal {
+    error: ApiError,
+    delivery: Option<String>,
+    event: Option<String>,
+}
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Refusal {
+        Refusal {
+            error,
+            delivery: None,
+            event: None,
         }
+    }
+}
+
+impl Refusal {
+    fn with_delivery(mut self, d: &SignedDelivery) -> Refusal {
+        self.delivery = Some(d.delivery.to_string());
+        self.event = Some(d.event.clone());
+        self
     }
 }
 
@@ -36,21 +93,15 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-async fn receive_inner(
-    state: &State,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
+async fn verify(state: &State, headers: &HeaderMap, body: Body) -> Result<SignedDelivery, Refusal> {
     let bytes = read_capped(headers, body).await?;
     if state.secrets.is_empty() {
-        return Err(ApiError::unauthorized("WEBHOOK_SECRET is not configured"));
+        return Err(ApiError::unauthorized("WEBHOOK_SECRET is not configured").into());
     }
     let sig = header(headers, "x-hub-signature-256")
         .ok_or_else(|| ApiError::unauthorized("missing X-Hub-Signature-256"))?;
     if !signature::verify(&state.secrets, sig, &bytes) {
-        return Err(ApiError::unauthorized(
-            "X-Hub-Signature-256 does not match the body",
-        ));
+        return Err(ApiError::unauthorized("X-Hub-Signature-256 does not match the body").into());
     }
     require_content_type(headers, &["application/json"])?;
     let event = header(headers, "x-github-event")
@@ -59,9 +110,25 @@ async fn receive_inner(
     let delivery = header(headers, "x-github-delivery")
         .filter(|d| !d.is_empty())
         .ok_or_else(|| ApiError::bad_request("missing or invalid X-GitHub-Delivery"))?;
-    ident::delivery_id(delivery).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let delivery = delivery
+        .parse()
+        .map_err(|e: ident::IdentError| ApiError::bad_request(e.to_string()))?;
+    Ok(SignedDelivery {
+        event: event.to_string(),
+        delivery,
+        body: bytes,
+    })
+}
+
+/// Normalize a verified delivery and store it durably, then answer.
+async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refusal> {
+    let (event, delivery, bytes) = (
+        signed.event.as_str(),
+        signed.delivery.as_str(),
+        &signed.body,
+    );
     let normalized =
-        normalize(event, delivery, &bytes).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        normalize(event, delivery, bytes).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let delivery_norm = match normalized {
         Normalized::Ignored { reason } => {
             state
@@ -97,6 +164,6 @@ async fn receive_inner(
             Json(json!({"status": "duplicate", "delivery": delivery})),
         )
             .into_response()),
-        Err(e) => Err(ApiError::unavailable(e.to_string())),
+        Err(e) => Err(ApiError::unavailable(e.to_string()).into()),
     }
 }

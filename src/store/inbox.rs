@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{counter, encode, keys, Store};
-use crate::github::installations::InstallationChange;
+use crate::model::installation::InstallationChange;
 use crate::model::{ExecutionRecord, Observation};
 
 /// Most items written per flush.

@@ -4,7 +4,7 @@
 //! never scan sled themselves.
 
 use super::{decode, keys, Result, Store};
-use crate::github::installations::{InstallationRecord, InstallationStatus};
+use crate::model::installation::{InstallationRecord, InstallationStatus};
 
 impl Store {
     /// Every installation record, by id.

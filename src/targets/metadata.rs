@@ -25,6 +25,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
 pub(super) fn target_for(
@@ -33,24 +34,26 @@ pub(super) fn target_for(
     repo: &str,
     found: Option<&Target>,
 ) -> Option<Target> {
-    match output_type {
-        "assign_to_agent" => {
+    match OutputType::from(output_type) {
+        OutputType::AssignToAgent => {
             if let Some(n) = number(line, &["pull_number", "pull_request_number"]) {
                 return Some(Target::thread(repo, TargetKind::PullRequest, n));
             }
             thread(line, repo, found, &["issue_number"])
         }
-        "assign_to_user" | "unassign_from_user" | "assign_milestone" | "set_issue_type"
-        | "set_issue_field" | "replace_label" => {
-            thread(line, repo, found, &["issue_number", "item_number"])
-        }
-        "link_sub_issue" => link_sub_issue(line, repo, found),
-        "create_discussion" | "update_discussion" | "close_discussion" => {
-            discussion(line, repo, found)
-        }
-        "hide_comment" => hide_comment(line, repo, found),
-        "create_project" | "create_project_status_update" => project(line, found),
-        "update_project" => update_project(line, repo, found),
+        OutputType::AssignToUser
+        | OutputType::UnassignFromUser
+        | OutputType::AssignMilestone
+        | OutputType::SetIssueType
+        | OutputType::SetIssueField
+        | OutputType::ReplaceLabel => thread(line, repo, found, &["issue_number", "item_number"]),
+        OutputType::LinkSubIssue => link_sub_issue(line, repo, found),
+        OutputType::CreateDiscussion
+        | OutputType::UpdateDiscussion
+        | OutputType::CloseDiscussion => discussion(line, repo, found),
+        OutputType::HideComment => hide_comment(line, repo, found),
+        OutputType::CreateProject | OutputType::CreateProjectStatusUpdate => project(line, found),
+        OutputType::UpdateProject => update_project(line, repo, found),
         _ => None,
     }
 }

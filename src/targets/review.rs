@@ -15,6 +15,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
 pub(super) fn target_for(
@@ -26,18 +27,18 @@ pub(super) fn target_for(
     let pr = pr_number(line, found);
     let found_id = |kind: TargetKind| found.filter(|t| t.kind == kind).and_then(|t| t.id);
     let own_id = || u64_of(line, &["id", "commentId"]);
-    let mut target = match output_type {
-        "create_pull_request_review_comment" => {
+    let mut target = match OutputType::from(output_type) {
+        OutputType::CreatePullRequestReviewComment => {
             let id = own_id().or_else(|| found_id(TargetKind::ReviewComment))?;
             Target::comment(repo, TargetKind::ReviewComment, id, pr)
         }
-        "reply_to_pull_request_review_comment" => {
+        OutputType::ReplyToPullRequestReviewComment => {
             let id = own_id()
                 .or_else(|| found_id(TargetKind::ReviewComment))
                 .or_else(|| u64_of(line, &["comment_id"]))?;
             Target::comment(repo, TargetKind::ReviewComment, id, pr)
         }
-        "resolve_pull_request_review_thread" => {
+        OutputType::ResolvePullRequestReviewThread => {
             let node_id = str_of(line, "thread_id")?;
             Target {
                 number: None,
@@ -46,21 +47,21 @@ pub(super) fn target_for(
                 ..Target::thread(repo, TargetKind::ReviewThread, 0)
             }
         }
-        "submit_pull_request_review" => {
+        OutputType::SubmitPullRequestReview => {
             let id = metadata_u64(line, "review_id")
                 .or_else(own_id)
                 .or_else(|| found_id(TargetKind::Review))?;
             Target::comment(repo, TargetKind::Review, id, pr)
         }
-        "dismiss_pull_request_review" => {
+        OutputType::DismissPullRequestReview => {
             let id = u64_of(line, &["review_id"])
                 .or_else(|| metadata_u64(line, "review_id"))
                 .or_else(|| found_id(TargetKind::Review))?;
             Target::comment(repo, TargetKind::Review, id, pr)
         }
-        "add_reviewer" | "mark_pull_request_as_ready_for_review" | "merge_pull_request" => {
-            Target::thread(repo, TargetKind::PullRequest, pr?)
-        }
+        OutputType::AddReviewer
+        | OutputType::MarkPullRequestAsReadyForReview
+        | OutputType::MergePullRequest => Target::thread(repo, TargetKind::PullRequest, pr?),
         _ => return None,
     };
     target.url = found.and_then(|t| t.url.clone());

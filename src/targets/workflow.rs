@@ -25,6 +25,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
 pub(super) fn target_for(
@@ -35,36 +36,36 @@ pub(super) fn target_for(
 ) -> Option<Target> {
     let f = Fields { line };
     let url = found.and_then(|t| t.url.clone()).or_else(|| f.str("url"));
-    let target = match output_type {
-        "dispatch_workflow" | "call_workflow" => workflow_target(&f, repo)?,
+    let target = match OutputType::from(output_type) {
+        OutputType::DispatchWorkflow | OutputType::CallWorkflow => workflow_target(&f, repo)?,
         // The run whose approval the agent gave.
-        "approve_workflow_run" => Target {
+        OutputType::ApproveWorkflowRun => Target {
             id: Some(f.u64("run_id")?),
             ..Target::named(repo, TargetKind::WorkflowRun, "")
         }
         .without_name(),
-        "dispatch_repository" => {
+        OutputType::DispatchRepository => {
             let dispatched = f
                 .str("repository")
                 .filter(|r| r.contains('/'))
                 .unwrap_or_else(|| repo.to_string());
             Target::named(&dispatched, TargetKind::Workflow, "repository_dispatch")
         }
-        "create_check_run" => check_run_target(&f, repo, found)?,
-        "autofix_code_scanning_alert" => Target {
+        OutputType::CreateCheckRun => check_run_target(&f, repo, found)?,
+        OutputType::AutofixCodeScanningAlert => Target {
             number: Some(f.u64("alert_number")?),
             ..Target::named(repo, TargetKind::CodeScanningAlert, "")
         }
         .without_name(),
-        "create_code_scanning_alert" => {
+        OutputType::CreateCodeScanningAlert => {
             let file = f.str("file")?;
             let path = file.trim().trim_start_matches("./").trim_start_matches('/');
             (!path.is_empty()).then_some(())?;
             Target::named(repo, TargetKind::CodeScanningAlert, &format!("path:{path}"))
         }
-        "update_release" => Target::named(repo, TargetKind::Release, &f.str("tag")?),
+        OutputType::UpdateRelease => Target::named(repo, TargetKind::Release, &f.str("tag")?),
         // repo-memory lives on its own branch, like assets.
-        "upload_asset" | "push_repo_memory" => match f
+        OutputType::UploadAsset | OutputType::PushRepoMemory => match f
             .str("branch")
             .or_else(|| f.str("assets_branch"))
             .or_else(|| url.as_deref().and_then(assets_branch_of_url))
@@ -76,7 +77,7 @@ pub(super) fn target_for(
             .with_kind(TargetKind::Ref),
             None => repository(repo),
         },
-        "upload_artifact" | "upload_code_coverage" => repository(repo),
+        OutputType::UploadArtifact | OutputType::UploadCodeCoverage => repository(repo),
         _ => return None,
     };
     Some(Target { url, ..target })

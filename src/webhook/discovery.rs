@@ -8,6 +8,7 @@ use super::payload::{parse_time, Comment, Item};
 use super::Ctx;
 use crate::markers::{parse_marker, GhAwMarker, MarkerKind};
 use crate::model::execution::Sources;
+use crate::model::output_type::OutputType;
 use crate::model::{ExecutionRecord, Target, TargetKind};
 
 /// A `create_issue` / `create_pull_request` discovered from `opened`.
@@ -76,12 +77,12 @@ pub(super) fn for_review_comment(
     target.node_id = comment.node_id.clone();
     let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
     let output_type = match in_reply_to {
-        Some(_) => "reply_to_pull_request_review_comment",
-        None => "create_pull_request_review_comment",
+        Some(_) => OutputType::ReplyToPullRequestReviewComment,
+        None => OutputType::CreatePullRequestReviewComment,
     };
     let mut r = record(
         ctx,
-        output_type,
+        output_type.as_str(),
         &format!("review-comment-{id}"),
         marker,
         target,

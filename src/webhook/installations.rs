@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::github::installations::{InstallationAction, InstallationChange};
+use crate::model::installation::{InstallationAction, InstallationChange};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]

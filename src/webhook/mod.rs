@@ -23,7 +23,7 @@ mod workflows;
 
 use chrono::{DateTime, Utc};
 
-use crate::github::installations::{InstallationAction, InstallationChange};
+use crate::model::installation::{InstallationAction, InstallationChange};
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
 use serde::de::IgnoredAny;
@@ -199,6 +199,58 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             discoveries: out.discoveries,
         }),
     })
+}
+
+/// For the mangled-field tests: every top-level field of `base`, and every
+/// field one level down, replaced in turn by each kind of junk (null, numbers,
+/// a string, an empty array or object) must normalize or be refused as a
+/// time out of range in that very field: never another error, never a panic.
+/// `extra`: deeper paths to mangle too (a number indexes an array).
+#[cfg(test)]
+pub(crate) fn assert_mangled_fields_normalize(
+    event: &str,
+    file: &str,
+    base: &serde_json::Value,
+    extra: &[&[&str]],
+) {
+    let junk = [
+        serde_json::Value::Null,
+        42.into(),
+        (-1).into(),
+        "x".into(),
+        serde_json::json!([]),
+        serde_json::json!({}),
+    ];
+    let mut paths: Vec<Vec<String>> = Vec::new();
+    for (k, v) in base.as_object().unwrap() {
+        paths.push(vec![k.clone()]);
+        for k2 in v.as_object().into_iter().flat_map(|o| o.keys()) {
+            paths.push(vec![k.clone(), k2.clone()]);
+        }
+    }
+    paths.extend(
+        extra
+            .iter()
+            .map(|p| p.iter().map(|k| k.to_string()).collect()),
+    );
+    for path in paths {
+        for j in &junk {
+            let mut v = base.clone();
+            let mut slot = &mut v;
+            for k in &path {
+                slot = match k.parse::<usize>() {
+                    Ok(i) if slot.is_array() => &mut slot[i],
+                    _ => &mut slot[k.as_str()],
+                };
+            }
+            *slot = j.clone();
+            let got = normalize(event, "d", &serde_json::to_vec(&v).unwrap());
+            assert!(
+                ok_or_refused_time(&got, &path),
+                "{file} {path:?}={j}: {got:?}"
+            );
+        }
+    }
 }
 
 /// For the mangled-field tests: a normalization is fine when it succeeded,

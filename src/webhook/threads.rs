@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::payload::{parse_time, Item};
 use super::{discovery, Ctx, Fact, NormResult, Output};
+use crate::model::actions::{thread_action, ActionFacts};
 use crate::model::observation::body_hash;
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
@@ -108,10 +109,24 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
     use ObservationKind as K;
     let p = ctx.p;
     let login = |u: &Option<super::payload::User>| u.as_ref().and_then(|u| u.login.clone());
-    Some(match ctx.action() {
+    let action = ctx.action();
+    let milestone = match action {
+        // `milestoned` may name it only on the item.
+        "milestoned" => p.milestone.as_ref().or(item.milestone()),
+        _ => p.milestone.as_ref(),
+    };
+    let facts = ActionFacts {
+        label: p.label.as_ref().and_then(|l| l.name.clone()),
+        assignee: login(&p.assignee),
+        milestone: milestone.and_then(|m| m.title.clone()),
+        reviewer: login(&p.requested_reviewer),
+        team: p.requested_team.as_ref().and_then(|t| t.slug.clone()),
+    };
+    if let Some(kind) = thread_action(action, &facts) {
+        return kind;
+    }
+    Some(match action {
         "opened" => K::Opened,
-        "closed" => K::Closed,
-        "reopened" => K::Reopened,
         "edited" => {
             let changes = p.changes.as_ref();
             let from = |f: Option<&super::payload::From>| f.and_then(|f| f.from.clone());
@@ -125,24 +140,6 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
                 ),
             }
         }
-        "labeled" => K::Labeled {
-            label: p.label.as_ref()?.name.clone()?,
-        },
-        "unlabeled" => K::Unlabeled {
-            label: p.label.as_ref()?.name.clone()?,
-        },
-        "assigned" => K::Assigned {
-            assignee: login(&p.assignee)?,
-        },
-        "unassigned" => K::Unassigned {
-            assignee: login(&p.assignee)?,
-        },
-        "milestoned" => K::Milestoned {
-            milestone: p.milestone.as_ref().or(item.milestone())?.title.clone()?,
-        },
-        "demilestoned" => K::Demilestoned {
-            milestone: p.milestone.as_ref()?.title.clone()?,
-        },
         // The top-level `type` is the type set or removed; `issue.type` is
         // already cleared on `untyped`.
         "typed" => K::IssueTyped {
@@ -153,21 +150,6 @@ fn kind_of(ctx: &Ctx, item: &Item) -> Option<ObservationKind> {
             issue_type: type_name(ctx.raw().get("type"))?,
         },
         "deleted" => K::Deleted,
-        "transferred" => K::Transferred,
-        "review_requested" | "review_request_removed" => {
-            let reviewer = login(&p.requested_reviewer);
-            let team = p.requested_team.as_ref().and_then(|t| t.slug.clone());
-            if reviewer.is_none() && team.is_none() {
-                return None;
-            }
-            if ctx.action() == "review_requested" {
-                K::ReviewRequested { reviewer, team }
-            } else {
-                K::ReviewRequestRemoved { reviewer, team }
-            }
-        }
-        "ready_for_review" => K::ReadyForReview,
-        "converted_to_draft" => K::ConvertedToDraft,
         "synchronize" => K::Synchronize {
             before: p.before.clone()?,
             after: p.after.clone()?,

@@ -9,11 +9,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use safe_outcomes::app::App;
+use safe_outcomes::app::{App, AppConfig, GitHubConfig, Running};
 use safe_outcomes::client::{Client, Step};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::model::OutcomeRecord;
 use safe_outcomes::server::{router, RouterOptions, RunningServer};
+
+/// `App::launch` in App mode on `dir`, with the GitHub tasks `github` turns on.
+pub fn launch(dir: &Path, clock: &Clock, github: GitHubConfig) -> Running {
+    App::launch(AppConfig {
+        data_dir: dir.to_path_buf(),
+        clock: clock.clone(),
+        github: Some(github),
+    })
+    .expect("app starts")
+}
 
 pub const SECRET: &str = "test-webhook-secret";
 pub const TOKEN: &str = "test-api-token";

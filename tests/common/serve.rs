@@ -20,7 +20,18 @@ pub struct ServeChild {
 impl ServeChild {
     /// Start `serve` on `data_dir` with the given extra environment.
     pub async fn start(data_dir: &Path, env: &[(&str, &str)]) -> ServeChild {
+        Self::start_in(None, data_dir, env).await
+    }
+
+    /// `start` in the working directory `cwd` (where `serve` reads `.env`),
+    /// with no `API_TOKEN` or `WEBHOOK_SECRET` from the test's environment.
+    pub async fn start_in(cwd: Option<&Path>, data_dir: &Path, env: &[(&str, &str)]) -> ServeChild {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_safe-outcomes"));
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd)
+                .env_remove("API_TOKEN")
+                .env_remove("WEBHOOK_SECRET");
+        }
         cmd.arg("serve")
             .env("DATA_DIR", data_dir)
             .env("PORT", "0")

@@ -209,6 +209,26 @@ impl FakeGitHub {
         )
     }
 
+    /// `client`, for `App::launch`: built once the App's call counter exists.
+    pub fn client_factory(
+        &self,
+        policy: safe_outcomes::github::RetryPolicy,
+    ) -> safe_outcomes::app::ClientFactory {
+        let url = self.url.clone();
+        Box::new(move |calls| {
+            let creds = safe_outcomes::github::auth::AppCredentials::from_config(
+                "4242",
+                Some(PRIVATE_KEY.into()),
+                None,
+            )?;
+            Ok(safe_outcomes::github::client::GitHubClient::new(
+                creds.app_client(&url)?,
+                calls,
+                policy,
+            ))
+        })
+    }
+
     pub async fn start() -> FakeGitHub {
         let fake = Fake(Arc::new(Shared {
             inner: Mutex::new(Inner {

@@ -17,7 +17,7 @@ const LATER_TYPES: &[&str] = &[
 
 #[test]
 fn every_gh_aw_github_type_has_a_dedicated_evaluator() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/gh-aw");
+    let root = safe_outcomes::shared_data::shared_path("gh-aw").unwrap_or_default();
     let mut names: Vec<String> = LATER_TYPES.iter().map(|s| s.to_string()).collect();
     let snapshots: Vec<_> = std::fs::read_dir(&root)
         .map(|d| d.flatten().map(|e| e.path()).collect())

@@ -11,9 +11,9 @@ use common::{at, t0, user, TestApp};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
-use safe_outcomes::github::publisher::{self, Publisher, PublisherHandle, PublisherOptions};
+use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
@@ -305,26 +305,16 @@ impl AppWithChecks {
     async fn start(dir: &std::path::Path) -> AppWithChecks {
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0() + chrono::Duration::hours(4));
-        let (changes, inbox) = publisher::channel();
-        let app = App::start_with(
-            dir,
-            clock.clone(),
-            AppOptions {
-                pr_changes: Some(changes.clone()),
-                ..AppOptions::default()
-            },
-        )
-        .unwrap();
-        let client = gh.client(app.shared.github_calls.clone(), policy(&Sleeps::default()));
         // A long debounce: only the explicit flushes publish, so counts are exact.
-        let options = PublisherOptions {
+        let mut github = GitHubConfig::new(gh.client_factory(policy(&Sleeps::default())));
+        github.publisher = Some(PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new("https://outcomes.example")
-        };
-        let publisher = Publisher::new(app.store.clone(), clock.clone(), Arc::new(client), options)
-            .spawn(&changes, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        });
+        let running = common::launch(dir, &clock, github);
+        let publisher = running.publisher.expect("the publisher runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         AppWithChecks { t, gh, publisher }
     }
 
@@ -494,6 +484,16 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     .await;
     w.settle().await;
     assert_eq!(gh.calls(CREATE_CHECK), 1);
+    let metrics = w.t.client.get("/metrics").await.unwrap().body;
+    let metrics = metrics.as_str().unwrap();
+    assert!(
+        metrics.contains("\nsafe_outcomes_check_run_failures_total 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("\nsafe_outcomes_github_api_errors_total{kind=\"transient\"} 1\n"),
+        "{metrics}"
+    );
     // Evaluation went on regardless.
     let evaluated =
         w.t.app

@@ -6,11 +6,9 @@ use common::TestApp;
 
 #[tokio::test]
 async fn real_github_payloads_are_stored_or_ignored_never_refused() {
-    let root = common::manifest_dir().join("../shared/fixtures/webhooks");
-    if !root.is_dir() {
-        println!("skipped: {} absent", root.display());
+    let Some(root) = safe_outcomes::shared_data::shared_path("fixtures/webhooks") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), "2026-10-01T00:00:00Z".parse().unwrap()).await;
     let mut files = safe_outcomes::client::replay_files(&root).unwrap();

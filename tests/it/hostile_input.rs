@@ -1,6 +1,6 @@
 //! Hostile input at the webhook: truncated, mislabelled, oversized (declared
 //! and chunked), malformed, deeply nested, huge, or signed for something else.
-//! Each gets its documented status and a JSON error (DESIGN.md §4), the
+//! Each gets its documented status and a JSON error (docs/architecture.md, "HTTP surface"), the
 //! process stays up, and the store does not change.
 
 use crate::common;

@@ -4,14 +4,13 @@
 //! check run the fake GitHub receives and in the `report` a terminal prints.
 
 use crate::{common, fake_github};
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::{t0, user, TestApp, TOKEN};
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
-use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
-use safe_outcomes::github::publisher::{self, Publisher, PublisherHandle, PublisherOptions};
+use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
 use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
 use safe_outcomes::model::{ExecutionRecord, Target, TargetKind};
 use safe_outcomes::server::RouterOptions;
@@ -56,22 +55,16 @@ impl Harness {
     async fn start(dir: &std::path::Path) -> Harness {
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0() + chrono::Duration::hours(4));
-        let (changes, inbox) = publisher::channel();
-        let options = AppOptions {
-            pr_changes: Some(changes.clone()),
-            ..AppOptions::default()
-        };
-        let app = App::start_with(dir, clock.clone(), options).unwrap();
         let policy = recorded_policy(&Sleeps::default(), Clock::manual(t0()), 4);
-        let client = gh.client(app.shared.github_calls.clone(), policy);
-        let options = PublisherOptions {
+        let mut github = GitHubConfig::new(gh.client_factory(policy));
+        github.publisher = Some(PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new(PUBLIC_URL)
-        };
-        let publisher = Publisher::new(app.store.clone(), clock.clone(), Arc::new(client), options)
-            .spawn(&changes, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        });
+        let running = common::launch(dir, &clock, github);
+        let publisher = running.publisher.expect("the publisher runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         Harness { t, gh, publisher }
     }
 

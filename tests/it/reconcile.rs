@@ -5,7 +5,6 @@
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
 use crate::{common, fake_github};
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::{at, t0, user, TestApp, TOKEN};
@@ -14,11 +13,9 @@ use fake_github::repos::{
     GET_TIMELINE, GRAPHQL,
 };
 use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
-use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
-use safe_outcomes::github::reconciler::{
-    self, ReconcileStats, Reconciler, ReconcilerHandle, ReconcilerOptions,
-};
+use safe_outcomes::github::reconciler::{ReconcileStats, ReconcilerHandle, ReconcilerOptions};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
@@ -43,38 +40,22 @@ struct Rig {
 impl Rig {
     async fn start(dir: &std::path::Path, gh: FakeGitHub) -> Rig {
         let clock = Clock::manual(t0() + chrono::Duration::hours(48));
-        let (requests, inbox) = reconciler::channel();
-        let app = App::start_with(
-            dir,
-            clock.clone(),
-            AppOptions {
-                reconcile_requests: Some(requests.clone()),
-                ..AppOptions::default()
-            },
-        )
-        .unwrap();
         let sleeps = Sleeps::default();
-        let client = gh.client(
-            app.shared.github_calls.clone(),
-            recorded_policy(&sleeps, clock.clone(), CALL_ATTEMPTS),
-        );
+        let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
+            &sleeps,
+            clock.clone(),
+            CALL_ATTEMPTS,
+        )));
         // Long waits between tries: only the explicit flushes attempt, so
         // counts are exact.
-        let options = ReconcilerOptions {
+        github.reconciler = Some(ReconcilerOptions {
             max_attempts: RECONCILE_ATTEMPTS,
             retry_min: Duration::from_secs(600),
             ..ReconcilerOptions::default()
-        };
-        let reconciler = Reconciler::new(
-            app.store.clone(),
-            clock.clone(),
-            Arc::new(client),
-            app.writer.clone(),
-            options,
-        )
-        .with_stats(app.shared.reconcile_stats.clone())
-        .spawn(&requests, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+        });
+        let running = common::launch(dir, &clock, github);
+        let reconciler = running.reconciler.expect("the reconciler runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         Rig {
             t,
             gh,

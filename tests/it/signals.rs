@@ -5,14 +5,13 @@
 //! retry rules, and the worker files what it found as observations.
 
 use crate::{common, fake_github};
-use std::sync::Arc;
 
 use common::{at, t0, user, TestApp};
 use fake_github::repos::{GET_COMMENT_REACTIONS, GET_TEAM_MEMBERSHIP, GRAPHQL};
 use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
-use safe_outcomes::app::{App, AppOptions};
+use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::clock::Clock;
-use safe_outcomes::github::signals::{self, SignalFetcher, SignalsHandle};
+use safe_outcomes::github::signals::{self, SignalsHandle};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
@@ -39,21 +38,15 @@ impl Rig {
     async fn start(dir: &std::path::Path) -> Rig {
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0());
-        let app = App::start_with(dir, clock.clone(), AppOptions::default()).unwrap();
-        let client = gh.client(
-            app.shared.github_calls.clone(),
-            recorded_policy(&Sleeps::default(), clock.clone(), 3),
-        );
-        let (requests, inbox) = signals::channel();
-        app.shared.signal_requests.set(requests.clone()).unwrap();
-        let signals = SignalFetcher::new(
-            app.store.clone(),
+        let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
+            &Sleeps::default(),
             clock.clone(),
-            Arc::new(client),
-            app.writer.clone(),
-        )
-        .spawn(&requests, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
+            3,
+        )));
+        github.signals = true;
+        let running = common::launch(dir, &clock, github);
+        let signals = running.signals.expect("the signal fetcher runs");
+        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
         let rig = Rig { t, gh, signals };
         rig.send(
             "installation",

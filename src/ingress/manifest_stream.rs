@@ -9,7 +9,7 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::body::body_error;
+use super::body_error;
 use super::limits::Limits;
 use super::{ApiError, MAX_BODY};
 use crate::manifest::{LineParser, LineSplitter, RawLine, RejectedLine};

@@ -1,0 +1,78 @@
+//! `safe-outcomes dead-letters list|replay` on a stopped server's store.
+
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::{Args, Subcommand};
+
+use crate::store::Store;
+
+#[derive(Args, Debug)]
+pub struct DeadLettersArgs {
+    #[command(subcommand)]
+    pub action: DeadLetterAction,
+    #[arg(long, env = "DATA_DIR", default_value = "./data", global = true)]
+    pub data_dir: PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeadLetterAction {
+    /// One line per dead letter: id (inbox sequence), time, attempts, item, error.
+    List,
+    /// Move dead letters back to the tail of the inbox; the next start processes them.
+    Replay {
+        /// The dead letter's id (its inbox sequence, from `list`).
+        #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+        id: Option<u64>,
+        /// Every dead letter.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// `dead-letters list|replay`: on a stopped server's store only (sled's
+/// lock refuses a second opener; the inbox writer keeps its sequence in memory).
+pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
+    use crate::store::dead_letters::Replay;
+    let path = crate::app::store_path(&args.data_dir);
+    if !path.join("conf").is_file() {
+        bail!(
+            "no store at {} (set --data-dir or DATA_DIR)",
+            path.display()
+        );
+    }
+    let store = Store::open(&path).map_err(|e| {
+        anyhow::anyhow!(
+            "{e} — stop the server using {} first",
+            args.data_dir.display()
+        )
+    })?;
+    match &args.action {
+        DeadLetterAction::List => {
+            let letters = store.dead_letters()?;
+            for l in &letters {
+                println!(
+                    "{}\t{}\t{} attempt(s)\t{}\t{}",
+                    l.seq,
+                    l.failed_at.to_rfc3339(),
+                    l.attempts,
+                    l.summary(),
+                    l.error
+                );
+            }
+            println!("{} dead letter(s)", letters.len());
+        }
+        DeadLetterAction::Replay { id, all } => {
+            let which = match (id, all) {
+                (Some(id), false) => Replay::One(*id),
+                _ => Replay::All,
+            };
+            let queued = store.replay_dead_letters(which)?;
+            println!(
+                "{} dead letter(s) moved back to the inbox; the next start processes them",
+                queued.len()
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! `safe-outcomes demo`: the bundled scenario through an in-process server,
+//! then the report on the terminal.
+
+use std::path::PathBuf;
+
+use std::fmt::Write;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::demo::{self, DemoOptions};
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Where to keep the demo's store and JSONL (default: a new temporary folder).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Replay another scenario file instead of the bundled one.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+}
+
+pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
+    let data_dir = match args.data_dir {
+        Some(d) => d,
+        None => std::env::temp_dir().join(format!(
+            "safe-outcomes-demo-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp()
+        )),
+    };
+    let scenario = match &args.scenario {
+        Some(p) => {
+            Some(std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)
+        }
+        None => None,
+    };
+    let started = std::time::Instant::now();
+    let result = demo::run(DemoOptions { data_dir, scenario }).await?;
+    let mut out = String::new();
+    writeln!(
+        out,
+        "Replayed {} steps (signed webhook deliveries and gh-aw manifests) through the real HTTP path in {:.1}s.\n",
+        result.steps,
+        started.elapsed().as_secs_f64()
+    )?;
+    for answer in &result.manifest_answers {
+        if let Some(rejected) = answer
+            .get("rejected")
+            .and_then(|r| r.as_array())
+            .filter(|r| !r.is_empty())
+        {
+            for r in rejected {
+                writeln!(
+                    out,
+                    "manifest line {} skipped: {}",
+                    r["line"],
+                    r["error"].as_str().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    for r in &result.refusals {
+        writeln!(out, "step {} refused with {}: {}", r.step, r.status, r.body)?;
+    }
+    writeln!(out, "\n{}", result.report.to_table())?;
+    writeln!(out, "{}", demo::outcome_table(&result.outcomes))?;
+    writeln!(
+        out,
+        "Outcome records (JSONL): {}",
+        result.jsonl_path.display()
+    )?;
+    writeln!(
+        out,
+        "opentraces records: {}",
+        result.opentraces_path.display()
+    )?;
+    writeln!(
+        out,
+        "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
+        result.data_dir.display(),
+        result.data_dir.display()
+    )?;
+    super::emit(&out)
+}

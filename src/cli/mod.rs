@@ -1,0 +1,228 @@
+//! The command line: one file per command, the clap enum and the dispatch
+//! here. Every `serve` setting is also an env var.
+
+mod backfill;
+mod compact;
+mod conformance;
+mod dead_letters;
+mod demo;
+mod record;
+mod replay;
+mod report;
+mod serve;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use backfill::BackfillArgs;
+pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
+pub use demo::DemoArgs;
+pub use record::RecordArgs;
+pub use replay::ReplayArgs;
+pub use report::{ReportArgs, ReportFormat};
+pub use serve::ServeArgs;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "safe-outcomes",
+    version,
+    about = "What really became of your AI agents' writes to GitHub"
+)]
+pub struct Cli {
+    #[arg(long, env = "LOG_LEVEL", global = true, default_value = "info")]
+    pub log_level: String,
+    #[arg(long, env = "LOG_FORMAT", global = true, value_enum, default_value_t = LogFormat::Pretty)]
+    pub log_format: LogFormat,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+// Parsed once per process: the size of `serve`'s arguments does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum Command {
+    /// Run the App: webhook receiver, manifest ingest, evaluator, read API.
+    Serve(ServeArgs),
+    /// Replay the bundled scenario through an in-process server and print the report.
+    Demo(DemoArgs),
+    /// Send recorded deliveries (files, a folder, or a scenario .jsonl) to a server, signed.
+    Replay(ReplayArgs),
+    /// Post a gh-aw safe-output-items.jsonl to a server.
+    Record(RecordArgs),
+    /// Print the report from a store or a server.
+    Report(ReportArgs),
+    /// Run gh-aw-format conformance cases through the API-state evaluation path.
+    Conformance {
+        /// A JSON array of cases (item, responses, errors, expected).
+        file: PathBuf,
+    },
+    /// Print the evaluation spec (docs/evaluation.md), rendered from the code.
+    Spec,
+    /// Backfill the gh-aw runs of the last N days of an installation's
+    /// repositories, on a running server (POST /api/v1/backfill).
+    Backfill(BackfillArgs),
+    /// Rewrite the store's live records into a fresh store (the server must be stopped).
+    Compact {
+        #[arg(long, env = "DATA_DIR", default_value = "./data")]
+        data_dir: PathBuf,
+    },
+    /// List the inbox items moved aside after failing, or put them back in
+    /// the inbox once fixed (the server must be stopped).
+    DeadLetters(DeadLettersArgs),
+    /// Measure the performance targets (docs/architecture.md, "Performance targets") against baselines.
+    Bench(crate::bench::BenchArgs),
+}
+
+/// Where a command that talks to a running server finds it.
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    /// Base URL of the running server.
+    #[arg(
+        long,
+        env = "SAFE_OUTCOMES_URL",
+        default_value = "http://127.0.0.1:3000"
+    )]
+    pub to: String,
+    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+/// Start logging to stderr at `level` (`LOG_LEVEL`: a level, or
+/// comma-separated `target=level` directives). A level that is not one is
+/// refused, not silently replaced. Colours only on a terminal.
+pub fn init_logging(level: &str, format: LogFormat) -> anyhow::Result<()> {
+    check_log_level(level)?;
+    let filter = tracing_subscriber::EnvFilter::try_new(level)
+        .map_err(|e| anyhow::anyhow!("LOG_LEVEL {level:?}: {e}"))?;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+    Ok(())
+}
+
+const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+
+/// Every directive of `LOG_LEVEL` must end in a level: `info`, or
+/// `safe_outcomes=debug` (tracing would read a typo like `inof` as a target
+/// name and log nothing at all).
+pub fn check_log_level(level: &str) -> anyhow::Result<()> {
+    for directive in level.split(',').map(str::trim) {
+        let named = directive.rsplit('=').next().unwrap_or(directive);
+        if !LEVELS.contains(&named.to_ascii_lowercase().as_str()) {
+            anyhow::bail!(
+                "LOG_LEVEL {level:?}: {directive:?} is not a level ({}) or target=level",
+                LEVELS.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Load `path` (`.env`) into the environment if it exists; variables already
+/// set win. A file that cannot be read or parsed stops start-up, named.
+pub fn load_dotenv(path: &Path) -> anyhow::Result<()> {
+    match dotenvy::from_path(path) {
+        Ok(()) => Ok(()),
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+    }
+}
+
+/// Print to stdout; a reader that went away (`| head`) is a quiet
+/// `BrokenPipe` error the caller returns and `main` exits on without noise.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// True when `e` is stdout's reader having gone away.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve::serve(args).await,
+        Command::Demo(args) => demo::run_demo(args).await,
+        Command::Replay(args) => replay::replay(args).await,
+        Command::Record(args) => record::record(args).await,
+        Command::Report(args) => report::report(args).await,
+        Command::Conformance { file } => conformance::conformance(&file),
+        Command::Spec => {
+            print!("{}", crate::spec::render().map_err(anyhow::Error::msg)?);
+            Ok(())
+        }
+        Command::Backfill(args) => backfill::request_backfill(args).await,
+        Command::Compact { data_dir } => compact::compact(&data_dir),
+        Command::DeadLetters(args) => dead_letters::dead_letters(&args),
+        Command::Bench(args) => crate::bench::run(args).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_level_typos_are_refused() {
+        for good in [
+            "info",
+            "WARN",
+            "safe_outcomes=debug,info",
+            "off",
+            "a::b=trace, warn",
+        ] {
+            assert!(check_log_level(good).is_ok(), "{good}");
+        }
+        for bad in ["inof", "", "info,", "safe_outcomes=verbose", "debgu"] {
+            let e = check_log_level(bad).unwrap_err().to_string();
+            assert!(e.starts_with("LOG_LEVEL"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_dotenv_fills_in_and_the_environment_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".env");
+        std::fs::write(
+            &path,
+            "SO_TEST_DOTENV_ONLY=from-file\nSO_TEST_DOTENV_BOTH=from-file\n",
+        )
+        .unwrap();
+        std::env::set_var("SO_TEST_DOTENV_BOTH", "from-env");
+        load_dotenv(&path).unwrap();
+        assert_eq!(std::env::var("SO_TEST_DOTENV_ONLY").unwrap(), "from-file");
+        assert_eq!(std::env::var("SO_TEST_DOTENV_BOTH").unwrap(), "from-env");
+        // No file: nothing to do; a broken one is named.
+        load_dotenv(&dir.path().join("absent.env")).unwrap();
+        std::fs::write(&path, "NOT A VALID LINE\n").unwrap();
+        let e = load_dotenv(&path).unwrap_err().to_string();
+        assert!(e.contains(".env"), "{e}");
+    }
+
+    #[test]
+    fn a_broken_pipe_is_recognized_through_context() {
+        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let e = anyhow::Error::from(io).context("printing the report");
+        assert!(is_broken_pipe(&e));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+}

@@ -1,0 +1,65 @@
+//! `safe-outcomes record`: post a gh-aw safe-output-items.jsonl to a server,
+//! with an API token or, inside GitHub Actions, an OIDC token.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use super::ServerArgs;
+use crate::client::Client;
+use crate::oidc::request_actions_token;
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    #[arg(long)]
+    pub manifest: PathBuf,
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    pub repo: String,
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    pub run_id: u64,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Without a token, inside GitHub Actions: request an OIDC token for this
+    /// audience (the server's OIDC_AUDIENCE) and post with it.
+    #[arg(long, env = "SAFE_OUTCOMES_AUDIENCE")]
+    pub audience: Option<String>,
+}
+
+pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
+    let body = std::fs::read_to_string(&args.manifest)
+        .with_context(|| format!("reading {}", args.manifest.display()))?;
+    let client = Client::new(&args.server.to, None, record_token(&args).await?);
+    let answer = client
+        .post_manifest(&args.repo, args.run_id, args.workflow.as_deref(), body)
+        .await?;
+    println!("{}", serde_json::to_string_pretty(&answer.body)?);
+    if answer.status >= 300 {
+        bail!("the server answered {}", answer.status);
+    }
+    Ok(())
+}
+
+/// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC
+/// token for `--audience` from the Actions runtime.
+pub async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
+    if let Some(token) = args.server.token.clone().filter(|t| !t.is_empty()) {
+        return Ok(Some(token));
+    }
+    let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    let (Some(url), Some(request_token)) = (
+        env("ACTIONS_ID_TOKEN_REQUEST_URL"),
+        env("ACTIONS_ID_TOKEN_REQUEST_TOKEN"),
+    ) else {
+        eprintln!("warning: no --token / API_TOKEN and no GitHub Actions OIDC environment (permissions: id-token: write): posting without a token");
+        return Ok(None);
+    };
+    let audience = args.audience.as_deref().context(
+        "to use GitHub Actions OIDC, pass --audience (or SAFE_OUTCOMES_AUDIENCE): the server's OIDC_AUDIENCE",
+    )?;
+    Ok(Some(
+        request_actions_token(&url, &request_token, audience).await?,
+    ))
+}

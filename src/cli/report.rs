@@ -1,0 +1,120 @@
+//! `safe-outcomes report`: the report from a stopped server's store or
+//! from a running server's export.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+
+use crate::client::Client;
+use crate::model::OutcomeRecord;
+use crate::report::{parse_window, Report};
+use crate::store::Store;
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Jsonl,
+    /// One opentraces TraceRecord (schema 0.9.0) per output.
+    Opentraces,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// 1h, 24h, 7d or 30d: the outcome as of that checkpoint.
+    #[arg(long)]
+    pub window: Option<String>,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Read from a running server instead of the store.
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
+    if args.format == ReportFormat::Opentraces {
+        let (from, repo) = (args.from.as_deref(), args.repo.as_deref());
+        let out = &mut std::io::stdout().lock();
+        return crate::export::cli::report_opentraces(from, args.token, &args.data_dir, repo, out)
+            .await;
+    }
+    let window = match args.window.as_deref() {
+        Some(w) => Some(
+            parse_window(w)
+                .with_context(|| format!("--window {w:?} is not one of 1h, 24h, 7d, 30d"))?,
+        ),
+        None => None,
+    };
+    let outcomes: Vec<OutcomeRecord> = match &args.from {
+        Some(url) => {
+            let client = Client::new(url, None, args.token.clone());
+            let answer = client.get("/api/v1/export.jsonl").await?;
+            if answer.status != 200 {
+                bail!("{url} answered {}: {}", answer.status, answer.body);
+            }
+            answer
+                .body
+                .as_str()
+                .unwrap_or_default()
+                .lines()
+                .map(serde_json::from_str)
+                .collect::<Result<_, _>>()?
+        }
+        None => {
+            let path = crate::app::store_path(&args.data_dir);
+            if !path.exists() {
+                bail!(
+                    "no store at {} (set --data-dir or DATA_DIR)",
+                    path.display()
+                );
+            }
+            let store = Store::open(&path).map_err(|e| {
+                anyhow::anyhow!(
+                    "{e} — if a server is running on this DATA_DIR, use --from URL instead"
+                )
+            })?;
+            let prefix = args
+                .repo
+                .as_deref()
+                .map(|r| format!("{r}:"))
+                .unwrap_or_default();
+            let mut out = Vec::new();
+            for stored in store.outputs(&prefix, None) {
+                out.extend(stored?.outcome);
+            }
+            out
+        }
+    };
+    let report = Report::build(&outcomes, args.repo.as_deref(), window, chrono::Utc::now());
+    match args.format {
+        ReportFormat::Table => {
+            print!("{}", report.to_table());
+            if args.from.is_none() {
+                let (dir, repo) = (&args.data_dir, args.repo.as_deref());
+                print!(
+                    "{}",
+                    crate::attribution::report::table_for_data_dir(dir, repo)?
+                );
+            }
+        }
+        ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        ReportFormat::Opentraces => unreachable!("answered above"),
+        ReportFormat::Jsonl => {
+            for o in outcomes.iter().filter(|o| {
+                args.repo
+                    .as_deref()
+                    .is_none_or(|r| o.safe_output_id.starts_with(&format!("{r}:")))
+            }) {
+                println!("{}", serde_json::to_string(o)?);
+            }
+        }
+    }
+    Ok(())
+}

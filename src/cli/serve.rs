@@ -1,0 +1,249 @@
+//! `safe-outcomes serve`: the App behind the HTTP server until SIGINT/SIGTERM.
+//! Every setting is also an env var.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::app::{App, AppConfig, ClientFactory, GitHubConfig};
+use crate::clock::Clock;
+use crate::github::backfill::BackfillOptions;
+use crate::github::redelivery::RedeliveryOptions;
+use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
+use crate::oidc::{OidcConfig, OidcVerifier};
+use crate::server::{router, Limits, RouterOptions, RunningServer};
+use crate::signature::parse_secrets;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The GitHub App's numeric id; unset: listen-only mode.
+    #[arg(long, env = "APP_ID")]
+    pub app_id: Option<String>,
+    #[arg(long, env = "PRIVATE_KEY", hide_env_values = true)]
+    pub private_key: Option<String>,
+    #[arg(long, env = "PRIVATE_KEY_PATH")]
+    pub private_key_path: Option<PathBuf>,
+    /// Comma-separated: several secrets are accepted during rotation.
+    #[arg(long, env = "WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+    #[arg(long, env = "PORT", default_value_t = 3000)]
+    pub port: u16,
+    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    pub host: String,
+    #[arg(long, env = "WEBHOOK_PATH", default_value = "/api/github/webhooks")]
+    pub webhook_path: String,
+    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+    /// Bearer token for the read API and manifest ingest.
+    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
+    pub api_token: Option<String>,
+    /// Accept GitHub Actions OIDC tokens with this audience on manifest ingest
+    /// (unset: OIDC tokens are refused).
+    #[arg(long, env = "OIDC_AUDIENCE")]
+    pub oidc_audience: Option<String>,
+    /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
+    #[arg(long, env = "OIDC_ISSUER", default_value = crate::oidc::GITHUB_ACTIONS_ISSUER)]
+    pub oidc_issuer: String,
+    /// Repository owners (logins or numeric ids, comma-separated) whose OIDC
+    /// tokens are accepted besides the accounts the App is installed on.
+    #[arg(long, env = "OIDC_ALLOWED_OWNERS", value_delimiter = ',')]
+    pub oidc_allowed_owners: Vec<String>,
+    /// Base URL users reach this server at, for links in check runs
+    /// (default: http://HOST:PORT).
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Seconds between looks for missed webhook deliveries to redeliver
+    /// (App mode; 0: only at start-up).
+    #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
+    pub redelivery_interval_secs: u64,
+    /// Days of gh-aw runs backfilled for a new installation or repository.
+    #[arg(long, env = "BACKFILL_DAYS", default_value_t = 30)]
+    pub backfill_days: u32,
+    /// API requests kept in reserve: the backfill pauses at this many left
+    /// until the rate limit resets.
+    #[arg(long, env = "BACKFILL_RESERVE", default_value_t = 500)]
+    pub backfill_reserve: u64,
+    /// Longest wait, while paused, between looks at the rate limit (seconds).
+    #[arg(long, env = "BACKFILL_POLL_SECS", default_value_t = 60)]
+    pub backfill_poll_secs: u64,
+    /// Open connections served at once; more wait until one closes.
+    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Seconds a connection may take to send request headers, or stay idle
+    /// between requests, before it is closed.
+    #[arg(long, env = "HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may take to arrive (slower: 408).
+    #[arg(long, env = "BODY_TIMEOUT_SECS", default_value_t = 60)]
+    pub body_timeout_secs: u64,
+    /// Body bytes all requests together may hold in memory (over: 503 with
+    /// Retry-After).
+    #[arg(long, env = "BODY_BUDGET_BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub body_budget_bytes: usize,
+    /// Items (non-blank lines) a manifest may have (more: 413).
+    #[arg(long, env = "MANIFEST_MAX_LINES", default_value_t = 100_000)]
+    pub manifest_max_lines: usize,
+    /// Bytes a manifest line may have (longer: that line is rejected).
+    #[arg(long, env = "MANIFEST_MAX_LINE_BYTES", default_value_t = 64 * 1024)]
+    pub manifest_max_line_bytes: usize,
+    /// Sign-in with GitHub and the setup page.
+    #[command(flatten)]
+    pub auth: crate::auth::AuthArgs,
+}
+
+impl ServeArgs {
+    /// The HTTP limits these arguments set.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_connections: self.max_connections,
+            header_timeout: std::time::Duration::from_secs(self.header_timeout_secs),
+            body_timeout: std::time::Duration::from_secs(self.body_timeout_secs),
+            body_budget: self.body_budget_bytes,
+            manifest_max_lines: self.manifest_max_lines,
+            manifest_max_line_bytes: self.manifest_max_line_bytes,
+            ..Limits::default()
+        }
+    }
+}
+
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let secrets = args
+        .webhook_secret
+        .as_deref()
+        .map(parse_secrets)
+        .unwrap_or_default();
+    if secrets.is_empty() {
+        tracing::warn!(
+            "WEBHOOK_SECRET is not set: every webhook delivery will be refused with 401"
+        );
+    }
+    // A bad APP_ID, key or API URL stops start-up with an error naming it.
+    let github = match args.app_id.as_deref().filter(|id| !id.trim().is_empty()) {
+        None => None,
+        Some(id) => {
+            let creds = AppCredentials::from_config(
+                id,
+                args.private_key.clone(),
+                args.private_key_path.clone(),
+            )?;
+            Some((creds.app_id(), creds.app_client(&args.github_api_url)?))
+        }
+    };
+    let listen_only = github.is_none();
+    if listen_only {
+        tracing::info!("APP_ID is not set: listen-only mode (no GitHub API calls, no check runs)");
+    }
+    let oidc = oidc_verifier(&args);
+    let public_url = args
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}:{}", args.host, args.port));
+    let github = github.map(|(app_id, crab)| {
+        tracing::info!(
+            app_id,
+            api = %args.github_api_url,
+            "App mode: check runs are published, unseen outputs reconciled from the API, missed deliveries redelivered, gh-aw manifests harvested"
+        );
+        github_tasks(crab, &public_url, &args)
+    });
+    let running = App::launch(AppConfig {
+        data_dir: args.data_dir.clone(),
+        clock: Clock::System,
+        github,
+    })?;
+    let routes = router(
+        &running.app,
+        RouterOptions {
+            webhook_path: args.webhook_path.clone(),
+            secrets,
+            api_token: args.api_token.clone(),
+            listen_only,
+            oidc,
+            limits: args.limits(),
+            auth: args.auth.options(
+                &public_url,
+                &args.github_api_url,
+                &args.webhook_path,
+                !listen_only,
+            ),
+        },
+    );
+    let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)
+        .parse()
+        .with_context(|| {
+            format!(
+                "HOST {:?} / PORT {} is not an address",
+                args.host, args.port
+            )
+        })?;
+    let server = RunningServer::start_with(routes, addr, &args.limits())
+        .await
+        .with_context(|| format!("PORT {}: cannot listen on {addr}", args.port))?;
+    // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
+    println!("listening on {}", server.url());
+    tracing::info!(
+        "listening on {} (webhooks at {}, data in {})",
+        server.url(),
+        args.webhook_path,
+        args.data_dir.display()
+    );
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    server.stop().await;
+    running.stop().await
+}
+
+/// Every GitHub task, on one client (one token cache per installation, one
+/// call count), with the options `serve`'s arguments set.
+fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) -> GitHubConfig {
+    let client: ClientFactory =
+        Box::new(|calls| Ok(GitHubClient::new(crab, calls, RetryPolicy::default())));
+    GitHubConfig::everything(
+        client,
+        public_url,
+        BackfillOptions {
+            days: args.backfill_days,
+            reserve: args.backfill_reserve,
+            poll: std::time::Duration::from_secs(args.backfill_poll_secs.max(1)),
+            ..BackfillOptions::default()
+        },
+        RedeliveryOptions {
+            interval: std::time::Duration::from_secs(args.redelivery_interval_secs),
+            ..RedeliveryOptions::default()
+        },
+    )
+}
+
+/// The OIDC verifier for manifest ingest, when `OIDC_AUDIENCE` is set.
+fn oidc_verifier(args: &ServeArgs) -> Option<Arc<OidcVerifier>> {
+    args.oidc_audience.as_deref().map(|audience| {
+        let config = OidcConfig::new(&args.oidc_issuer, audience)
+            .with_allowed_owners(&args.oidc_allowed_owners);
+        tracing::info!(
+            "accepting GitHub Actions OIDC tokens from {} for audience {audience:?} on manifest ingest, \
+             from the App's installations and {:?}",
+            config.issuer,
+            config.allowed_owners
+        );
+        Arc::new(OidcVerifier::new(config))
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("install SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}

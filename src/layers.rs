@@ -1,0 +1,213 @@
+//! A test of the module layering: the top-level modules of `src/` must not
+//! import each other in a cycle (docs/architecture.md, "Layers"). It reads
+//! every `crate::NAME` path in the non-test code of each top-level module
+//! (test modules may reach up: a test of the worker starts an `App`) and
+//! fails naming the modules of any cycle and the files behind each edge.
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+
+    /// The top-level modules: `src/NAME.rs` and `src/NAME/`.
+    fn top_modules(src: &Path) -> BTreeSet<String> {
+        let mut mods = BTreeSet::new();
+        for entry in std::fs::read_dir(src).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+            if module && stem != "lib" && stem != "main" {
+                mods.insert(stem);
+            }
+        }
+        mods
+    }
+
+    fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).unwrap() {
+                rust_files(&entry.unwrap().path(), out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path.to_path_buf());
+        }
+    }
+
+    /// The file's code without its test parts: declared test-only module
+    /// files are listed in `test_files`, and an inline `#[cfg(test)] mod` cuts
+    /// the rest of the file (test modules sit at the end, by convention).
+    fn code_of(text: &str, dir: &Path, test_files: &mut BTreeSet<PathBuf>) -> String {
+        let mut out = String::new();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            let t = line.trim();
+            if t == "#[cfg(test)]" {
+                let next = lines.peek().map(|l| l.trim()).unwrap_or("");
+                if let Some(name) = next.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
+                    test_files.insert(dir.join(format!("{name}.rs")));
+                    lines.next();
+                    continue;
+                }
+                if next.starts_with("mod ") {
+                    break;
+                }
+            }
+            if !t.starts_with("//") {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn graph(src: &Path) -> Graph {
+        let mods = top_modules(src);
+        let mut files = Vec::new();
+        rust_files(src, &mut files);
+        files.sort();
+        let mut test_files = BTreeSet::new();
+        let mut code = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let dir = match file.file_stem().unwrap().to_str().unwrap() {
+                "mod" | "lib" => file.parent().unwrap().to_path_buf(),
+                stem => file.parent().unwrap().join(stem),
+            };
+            code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
+        }
+        let mut g = Graph::new();
+        for (file, text) in code {
+            if test_files.contains(&file) {
+                continue;
+            }
+            let rel = file.strip_prefix(src).unwrap();
+            let Some(from) = rel.iter().next().map(|c| {
+                let c = c.to_string_lossy();
+                c.strip_suffix(".rs").unwrap_or(&c).to_string()
+            }) else {
+                continue;
+            };
+            if !mods.contains(&from) {
+                continue;
+            }
+            for (i, _) in text.match_indices("crate::") {
+                let to: String = text[i + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if to != from && mods.contains(&to) {
+                    g.entry(from.clone())
+                        .or_default()
+                        .entry(to)
+                        .or_default()
+                        .insert(rel.display().to_string());
+                }
+            }
+        }
+        g
+    }
+
+    /// Strongly connected components with more than one module (Tarjan).
+    fn cycles(g: &Graph) -> Vec<Vec<String>> {
+        struct T<'a> {
+            g: &'a Graph,
+            index: BTreeMap<&'a str, usize>,
+            low: BTreeMap<&'a str, usize>,
+            stack: Vec<&'a str>,
+            found: Vec<Vec<String>>,
+        }
+        fn visit<'a>(t: &mut T<'a>, v: &'a str) {
+            let n = t.index.len();
+            t.index.insert(v, n);
+            t.low.insert(v, n);
+            t.stack.push(v);
+            for w in t.g.get(v).into_iter().flat_map(|e| e.keys()) {
+                if !t.index.contains_key(w.as_str()) {
+                    visit(t, w);
+                    let lw = t.low[w.as_str()];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if t.stack.contains(&w.as_str()) {
+                    let iw = t.index[w.as_str()];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if t.low[v] == t.index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = t.stack.pop() {
+                    scc.push(w.to_string());
+                    if w == v {
+                        break;
+                    }
+                }
+                if scc.len() > 1 {
+                    scc.sort();
+                    t.found.push(scc);
+                }
+            }
+        }
+        let mut t = T {
+            g,
+            index: BTreeMap::new(),
+            low: BTreeMap::new(),
+            stack: Vec::new(),
+            found: Vec::new(),
+        };
+        for v in g.keys() {
+            if !t.index.contains_key(v.as_str()) {
+                visit(&mut t, v);
+            }
+        }
+        t.found
+    }
+
+    fn explain(g: &Graph, scc: &[String]) -> String {
+        let mut out = format!("cycle among {scc:?}:\n");
+        for a in scc {
+            for (b, files) in g.get(a).into_iter().flatten() {
+                if scc.contains(b) {
+                    out.push_str(&format!("  {a} -> {b} ({files:?})\n"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn top_level_modules_import_each_other_without_cycles() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let g = graph(&src);
+        assert!(g.contains_key("app") && g["app"].contains_key("worker"));
+        let found = cycles(&g);
+        let report: Vec<String> = found.iter().map(|c| explain(&g, c)).collect();
+        assert!(found.is_empty(), "{}", report.join("\n"));
+    }
+
+    #[test]
+    fn the_check_sees_a_cycle() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path();
+        std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod b;\n").unwrap();
+        std::fs::write(src.join("a.rs"), "use crate::b::B;\n").unwrap();
+        std::fs::create_dir(src.join("b")).unwrap();
+        std::fs::write(
+            src.join("b/mod.rs"),
+            "pub struct B(crate::a::A);\n#[cfg(test)]\nmod tests;\n",
+        )
+        .unwrap();
+        // Test-only code may reach up without making a cycle.
+        std::fs::write(src.join("b/tests.rs"), "use crate::c::C;\n").unwrap();
+        std::fs::write(
+            src.join("c.rs"),
+            "use crate::a::A;\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n",
+        )
+        .unwrap();
+        let g = graph(src);
+        assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+        assert!(!g["b"].contains_key("c"), "{g:?}");
+        assert!(!g["c"].contains_key("b"), "{g:?}");
+    }
+}
