@@ -115,7 +115,7 @@ fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
 
 /// Where the sled store lives under `DATA_DIR`.
 pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
-    data_dir.join("store")
+    crate::store::path_in(data_dir)
 }
 
 pub struct App {

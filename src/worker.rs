@@ -558,7 +558,7 @@ impl Worker {
                 stored.execution.merge(record);
                 stored
                     .trace_id
-                    .get_or_insert_with(crate::export::new_trace_id);
+                    .get_or_insert_with(crate::model::ident::new_trace_id);
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
@@ -577,7 +577,7 @@ impl Worker {
                 StoredOutput {
                     execution: record,
                     outcome: None,
-                    trace_id: Some(crate::export::new_trace_id()),
+                    trace_id: Some(crate::model::ident::new_trace_id()),
                 }
             }
         };

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::diff::{AddedBlock, FileDiff};
 use super::record::{Contributor, FileAttribution, LineRange};
-use crate::export::murmur3::{hash128, range_hash};
+use crate::attribution::murmur3::{hash128, range_hash};
 
 /// Files attributed per output unless configured otherwise.
 pub const DEFAULT_MAX_FILES: usize = 50;

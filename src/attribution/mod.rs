@@ -16,7 +16,8 @@ pub mod dirty;
 pub mod driver;
 pub mod fetch;
 pub mod land;
-pub mod record;
+pub mod murmur3;
+pub use crate::model::attribution as record;
 pub mod report;
 pub mod survival;
 

@@ -113,7 +113,7 @@ pub fn table_for_data_dir(
     repo: Option<&str>,
 ) -> anyhow::Result<String> {
     let store = Store::open_waiting(
-        &crate::app::store_path(data_dir),
+        &crate::store::path_in(data_dir),
         crate::store::STORE_LOCK_WAIT,
     )?;
     let prefix = repo.map(|r| format!("{r}:")).unwrap_or_default();

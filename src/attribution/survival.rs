@@ -6,7 +6,7 @@
 use super::attribute::has_substance;
 use super::line_hash;
 use super::record::{FileAttribution, LineRange};
-use crate::export::murmur3::range_hash;
+use crate::attribution::murmur3::range_hash;
 
 /// Above this many cells the in-order count gives way to a plain count of
 /// the block's lines present anywhere in the file (memory and time bound).

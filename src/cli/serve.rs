@@ -92,7 +92,7 @@ pub struct ServeArgs {
     pub manifest_max_line_bytes: usize,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
-    pub auth: crate::auth::AuthArgs,
+    pub auth: crate::server::auth::AuthArgs,
 }
 
 impl ServeArgs {

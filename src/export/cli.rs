@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 
 use super::{write_lines, Format};
 use crate::client::Client;
-use crate::server::read::{ReadFilter, RepoScope};
+use crate::query::{ReadFilter, RepoScope};
 use crate::store::Store;
 
 /// Write one opentraces line per evaluated output (of `repo`, when given).
@@ -37,7 +37,7 @@ pub async fn report_opentraces(
             out.write_all(body.as_bytes())?;
         }
         None => {
-            let path = crate::app::store_path(data_dir);
+            let path = crate::store::path_in(data_dir);
             if !path.exists() {
                 bail!(
                     "no store at {} (set --data-dir or DATA_DIR)",

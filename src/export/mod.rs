@@ -4,13 +4,15 @@
 //! memory stays bounded by one record whatever the store holds.
 
 pub mod cli;
-pub mod http;
+
 pub mod mapping;
-pub mod murmur3;
+pub use crate::attribution::murmur3;
+pub use crate::model::ident::new_trace_id;
+use crate::model::ident::uuid_string;
 
 use sha2::{Digest, Sha256};
 
-use crate::server::read::{ReadFilter, RepoScope};
+use crate::query::{ReadFilter, RepoScope};
 use crate::store::{Store, StoreError, StoredOutput};
 pub use mapping::{trace_record, ExportInput, TraceRecord};
 
@@ -33,13 +35,6 @@ impl Format {
     }
 }
 
-/// A fresh random UUID (version 4), the form opentraces wants for `trace_id`.
-pub fn new_trace_id() -> String {
-    let mut b = [0u8; 16];
-    getrandom::getrandom(&mut b).expect("the OS random source works");
-    uuid_string(b)
-}
-
 /// The trace id of an output stored before trace ids were: derived from the
 /// output id, so it is the same on every export.
 fn derived_trace_id(output_id: &str) -> String {
@@ -47,21 +42,6 @@ fn derived_trace_id(output_id: &str) -> String {
     let mut b = [0u8; 16];
     b.copy_from_slice(&digest[..16]);
     uuid_string(b)
-}
-
-/// 16 bytes as a version-4, RFC 4122 variant UUID string.
-fn uuid_string(mut b: [u8; 16]) -> String {
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex::encode(b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
 }
 
 /// The trace id an output is exported under.

@@ -2,6 +2,7 @@
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 
 pub mod actions;
+pub mod attribution;
 pub mod execution;
 pub mod ident;
 pub mod installation;

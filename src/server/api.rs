@@ -1,6 +1,6 @@
 //! The read API: outputs, one output with its history, a run's outcomes shaped
 //! like `gh aw outcomes RUN --json`, and the report (the export is
-//! `export::http`). Every endpoint authenticates through `Reader` (what it may
+//! `server::export`). Every endpoint authenticates through `Reader` (what it may
 //! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
 //! parameter is a 400. The dashboard reads through the same functions
 //! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).

@@ -4,8 +4,11 @@
 
 mod accept;
 pub(crate) mod api;
+pub mod auth;
 mod backfill;
 mod body;
+pub mod dashboard;
+mod export;
 mod health;
 mod manifests;
 pub mod read;
@@ -38,7 +41,7 @@ pub struct ServerState {
     pub oidc: Option<Arc<OidcVerifier>>,
     pub limits: Limits,
     /// Setup page, sign-in with GitHub and sessions.
-    pub auth: Arc<crate::auth::Auth>,
+    pub auth: Arc<crate::server::auth::Auth>,
 }
 
 pub type State = Arc<ServerState>;
@@ -55,7 +58,7 @@ pub struct RouterOptions {
     /// `RunningServer::start_with`'s).
     pub limits: Limits,
     /// Setup page and sign-in with GitHub (default: neither).
-    pub auth: crate::auth::AuthOptions,
+    pub auth: crate::server::auth::AuthOptions,
 }
 
 pub fn router(app: &App, options: RouterOptions) -> Router {
@@ -68,7 +71,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         listen_only: options.listen_only,
         oidc: options.oidc,
         limits: options.limits.clone(),
-        auth: Arc::new(crate::auth::Auth::new(options.auth.clone())),
+        auth: Arc::new(crate::server::auth::Auth::new(options.auth.clone())),
     });
     let doors = limits::Doors::new(&options.limits);
     let buffered = from_fn_with_state(doors.clone(), limits::guard);
@@ -93,16 +96,16 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         .route("/api/v1/backfill", post(backfill::request))
         .route("/api/v1/report", get(api::report))
         .route("/api/v1/series", get(series::series))
-        .route("/api/v1/export", get(crate::export::http::export))
-        .route("/api/v1/export.jsonl", get(crate::export::http::export))
+        .route("/api/v1/export", get(crate::server::export::export))
+        .route("/api/v1/export.jsonl", get(crate::server::export::export))
         .route("/status", get(health::status))
         .route("/ping", get(health::ping))
         .route("/metrics", get(health::metrics))
-        .merge(crate::dashboard::routes())
-        .merge(crate::auth::routes())
+        .merge(crate::server::dashboard::routes())
+        .merge(crate::server::auth::routes())
         .layer(from_fn_with_state(
             state.clone(),
-            crate::auth::setup::intercept,
+            crate::server::auth::setup::intercept,
         ))
         .with_state(state)
 }

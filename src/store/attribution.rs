@@ -3,7 +3,7 @@
 //! + output id, value `LineAttribution` (ranges and survival results).
 
 use super::{decode, encode, Result, Store};
-use crate::attribution::record::LineAttribution;
+use crate::model::attribution::LineAttribution;
 
 const TREE: &str = "attribution";
 

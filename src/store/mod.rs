@@ -383,3 +383,8 @@ mod tests {
         );
     }
 }
+
+/// Where the store lives under `DATA_DIR`.
+pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("store")
+}

@@ -13,10 +13,10 @@ use fake_github::git::{Files, Git};
 use fake_github::repos::GET_COMPARE;
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::attribution::driver::pass;
+use safe_outcomes::attribution::murmur3::range_hash;
 use safe_outcomes::attribution::record::Contributor;
 use safe_outcomes::attribution::report::{by_workflow, to_table};
 use safe_outcomes::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
-use safe_outcomes::export::murmur3::range_hash;
 use safe_outcomes::github::calls::ApiCalls;
 use serde_json::{json, Value};
 

@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 
 use crate::common::{self, TestApp};
 use safe_outcomes::client::parse_scenario;
-use safe_outcomes::dashboard::chart;
 use safe_outcomes::demo::SCENARIO;
+use safe_outcomes::server::dashboard::chart;
 
 const PAGES: [(&str, &str); 5] = [
     ("overview", "/"),
@@ -426,7 +426,7 @@ async fn hostile_strings_in_the_store_render_inert_on_every_page() {
     ];
     for (n, h) in HOSTILE.iter().enumerate() {
         let id = format!("acme/widgets:9:{n}{h}");
-        paths.push(safe_outcomes::dashboard::output_path(&id));
+        paths.push(safe_outcomes::server::dashboard::output_path(&id));
         paths.push(format!(
             "/workflows/{}",
             safe_outcomes::escape::url_path(h).replace('/', "%2F")

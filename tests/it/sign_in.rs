@@ -11,9 +11,9 @@ use std::time::Duration;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::redirect::Policy;
 use safe_outcomes::app::App;
-use safe_outcomes::auth::{AuthOptions, OAuthApp, SetupOptions};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::github::{verify, ApiCalls, AppCredentials, GitHubClient};
+use safe_outcomes::server::auth::{AuthOptions, OAuthApp, SetupOptions};
 use safe_outcomes::server::{router, RouterOptions, RunningServer};
 use serde_json::Value;
 

@@ -20,7 +20,7 @@ use super::{envfile, github_web, signed, Auth};
 use crate::server::State;
 
 /// The manifest in the repository root.
-pub const MANIFEST: &str = include_str!("../../app-manifest.json");
+pub const MANIFEST: &str = include_str!("../../../app-manifest.json");
 const SETUP_COOKIE: &str = "so_setup";
 /// GitHub wants the three steps done within an hour.
 const STATE_TTL: i64 = 3600;

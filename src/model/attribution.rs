@@ -29,7 +29,7 @@ impl Contributor {
 pub struct LineRange {
     pub start_line: u64,
     pub end_line: u64,
-    /// `murmur3:` + 32 hex digits of the lines (see `export::murmur3`).
+    /// `murmur3:` + 32 hex digits of the lines (see `attribution::murmur3`).
     pub content_hash: String,
     pub contributor: Contributor,
     /// A 64-bit hash of each line (`attribution::line_hash`), to count the

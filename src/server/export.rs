@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http_body::Frame;
 use tokio::sync::mpsc;
 
-use super::{write_lines, Format};
+use crate::export::{write_lines, Format};
 use crate::server::read::{QueryPairs, ReadFilter, Reader};
 use crate::server::{ApiError, State};
 
