@@ -242,6 +242,28 @@ pub fn is_hidden_control(c: char) -> bool {
         )
 }
 
+/// A fresh random UUID (version 4), the form opentraces wants for `trace_id`.
+pub fn new_trace_id() -> String {
+    let mut b = [0u8; 16];
+    getrandom::getrandom(&mut b).expect("the OS random source works");
+    uuid_string(b)
+}
+
+/// 16 bytes as a version-4, RFC 4122 variant UUID string.
+pub fn uuid_string(mut b: [u8; 16]) -> String {
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex::encode(b);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,26 +389,4 @@ mod tests {
         );
         assert!(serde_json::from_str::<DeliveryId>("\"x/y\"").is_err());
     }
-}
-
-/// A fresh random UUID (version 4), the form opentraces wants for `trace_id`.
-pub fn new_trace_id() -> String {
-    let mut b = [0u8; 16];
-    getrandom::getrandom(&mut b).expect("the OS random source works");
-    uuid_string(b)
-}
-
-/// 16 bytes as a version-4, RFC 4122 variant UUID string.
-pub fn uuid_string(mut b: [u8; 16]) -> String {
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex::encode(b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
 }
