@@ -327,6 +327,11 @@ impl Store {
     }
 }
 
+/// Where the store lives under `DATA_DIR`.
+pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("store")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,9 +387,4 @@ mod tests {
             other
         );
     }
-}
-
-/// Where the store lives under `DATA_DIR`.
-pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
-    data_dir.join("store")
 }
