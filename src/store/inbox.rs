@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{counter, encode, keys, Store};
+use super::{counter, encode, keys, Store, StoreError};
 use crate::github::installations::InstallationChange;
 use crate::model::{ExecutionRecord, Observation};
 
@@ -206,7 +206,8 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         let written = store
             .db()
             .apply_batch(batch)
-            .and_then(|_| store.db().flush().map(|_| ()));
+            .map_err(StoreError::from)
+            .and_then(|_| store.flush());
         match written {
             Ok(()) => {
                 // Before the replies: once a client has its 2xx, `wait_idle`

@@ -63,6 +63,14 @@ pub fn inbox_queue(seq: u64) -> Vec<u8> {
     join(&[INBOX_QUEUE, &seq.to_be_bytes()])
 }
 
+/// The sequence of an inbox queue key (`None` for any other key).
+pub fn inbox_seq(key: &[u8]) -> Option<u64> {
+    key.strip_prefix(INBOX_QUEUE)?
+        .try_into()
+        .ok()
+        .map(u64::from_be_bytes)
+}
+
 pub fn dead_letter(seq: u64) -> Vec<u8> {
     join(&[DEAD_LETTER, &seq.to_be_bytes()])
 }

@@ -9,6 +9,9 @@ pub mod inbox;
 mod installations;
 pub mod keys;
 pub mod staging;
+pub mod unit;
+
+pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,6 +62,10 @@ const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Store {
     db: sled::Db,
     path: std::sync::Arc<std::path::PathBuf>,
+    /// When the store was last flushed (`Store::flush`), as milliseconds
+    /// after `opened`, plus one (0: never).
+    flushed_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    opened: std::time::Instant,
 }
 
 /// First byte of an LZ4-compressed record (JSON never starts with it).
@@ -125,11 +132,17 @@ impl Store {
             // sled caches up to 1 GiB by default; the inbox and the outputs
             // live on disk, and memory stays bounded whatever their size.
             .cache_capacity(CACHE_BYTES)
-            .flush_every_ms(Some(500))
+            // No background flusher: its flushes hold sled's lock while
+            // they write, which would make the inbox writer's commit (the
+            // acks) wait behind the worker's data. The inbox writer flushes
+            // every group commit and the worker flushes its own (`worker`).
+            .flush_every_ms(None)
             .open()?;
         Ok(Store {
             db,
             path: std::sync::Arc::new(path.to_path_buf()),
+            flushed_ms: Default::default(),
+            opened: std::time::Instant::now(),
         })
     }
 
@@ -148,13 +161,40 @@ impl Store {
         }
     }
 
+    /// Set a counter directly (tests: fault injection).
+    #[doc(hidden)]
+    pub fn set_counter_for_tests(&self, name: &str, value: u64) {
+        let _ = self.db.insert(keys::counter(name), &value.to_be_bytes());
+    }
+
+    /// The sled tree itself: for tests and diagnostics only; everything
+    /// else goes through typed methods and units of work (`unit`).
+    #[doc(hidden)]
     pub fn db(&self) -> &sled::Db {
         &self.db
     }
 
+    /// Make every write so far durable (see docs/store.md for what sled's
+    /// flush promises).
     pub fn flush(&self) -> Result<()> {
+        let started = self.opened.elapsed().as_millis() as u64 + 1;
         self.db.flush()?;
+        self.flushed_ms
+            .fetch_max(started, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Flush unless a flush began less than `age` ago (the inbox writer
+    /// flushes at every group commit, which carries the worker's commits
+    /// too). Returns whether it flushed.
+    pub fn flush_if_older(&self, age: std::time::Duration) -> Result<bool> {
+        let last = self.flushed_ms.load(std::sync::atomic::Ordering::Relaxed);
+        let now = self.opened.elapsed().as_millis() as u64 + 1;
+        if last != 0 && now.saturating_sub(last) < age.as_millis() as u64 {
+            return Ok(false);
+        }
+        self.flush()?;
+        Ok(true)
     }
 
     /// Bytes of the files under the store's directory (sled's own figure
