@@ -60,6 +60,8 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "mode": if state.listen_only { "listen-only" } else { "app" },
         "uptime_seconds": f.uptime,
         "store_bytes": f.store_bytes,
+        // What an acknowledged delivery survives (README "Durability").
+        "durability": state.store.durability().as_str(),
         "deliveries": {
             "received": f.received,
             "processed": f.processed,
