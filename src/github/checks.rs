@@ -16,7 +16,7 @@ use crate::escape;
 use crate::model::ident::is_hidden_control;
 use crate::model::target::{commit_key, ref_key, thread_key};
 use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
-use crate::store::{decode, encode, keys, Result, Store};
+use crate::store::{Result, Store};
 
 /// The check run's name (DESIGN.md §2).
 pub const CHECK_NAME: &str = "safe-outcomes";
@@ -51,23 +51,15 @@ pub struct CheckRunRecord {
 }
 
 pub fn check_run(store: &Store, pr: &str, head_sha: &str) -> Result<Option<CheckRunRecord>> {
-    let key = keys::check_run(pr, head_sha);
-    match store.db().get(&key)? {
-        Some(v) => Ok(Some(decode(&key, &v)?)),
-        None => Ok(None),
-    }
+    store.check_run_record(pr, head_sha)
 }
 
 pub fn save_check_run(store: &Store, pr: &str, head_sha: &str, r: &CheckRunRecord) -> Result<()> {
-    store
-        .db()
-        .insert(keys::check_run(pr, head_sha), encode(r))?;
-    Ok(())
+    store.save_check_run_record(pr, head_sha, r)
 }
 
 pub fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
-    store.db().remove(keys::check_run(pr, head_sha))?;
-    Ok(())
+    store.forget_check_run_record(pr, head_sha)
 }
 
 /// The thread keys of the PRs an output on `target` may bear on: the PR

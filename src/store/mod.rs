@@ -1,6 +1,7 @@
 //! The embedded sled store: inbox, outputs, observations, indexes, schedule and
 //! counters, all in one tree (see `keys` for the layout).
 
+mod app_records;
 pub mod backfill;
 pub mod cache;
 pub mod compact;
