@@ -71,10 +71,10 @@ const SCHEDULE_BATCH: usize = 512;
 const INBOX_READ: usize = 16;
 
 /// Most inbox items in one unit of work...
-const UNIT_ITEMS: usize = 256;
+const UNIT_ITEMS: usize = 64;
 /// ...and the longest a unit goes on taking items before it commits: short,
 /// so that the commit (sled's process-wide write lock) is short too.
-const UNIT_TIME: Duration = Duration::from_millis(3);
+const UNIT_TIME: Duration = Duration::from_millis(1);
 
 /// When the inbox is drained, the worker flushes its commits unless the
 /// store was flushed less than this long ago (the inbox writer's flushes

@@ -325,6 +325,9 @@ async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Res
     let stored = app.store.backlog();
     let server = serve(&app).await?;
     let url = format!("{}{HOOK}", server.url());
+    // Warm up as the idle run's server was (connections, sled's cache of the
+    // reopened store): 500 more items on the backlog.
+    closed_loop(&url, bodies.clone(), 500, args.concurrency, "warm-backlog").await;
     let load = fixed_rate(&url, bodies, args.rate, args.rate_seconds, "rate-backlog").await;
     let left = app.store.backlog();
     eprintln!("backlog: {stored} at the start of the rate run, {left} left at its end");
