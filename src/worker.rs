@@ -21,7 +21,7 @@ use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::state::Shared;
 use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, decode, encode, keys, staging, Result, Store, StoredOutput};
+use crate::store::{counter, decode, keys, staging, ReadStore, Result, Store, StoredOutput, Unit};
 
 /// Messages to the worker thread.
 pub enum WorkerMsg {
@@ -52,17 +52,11 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Test hook: a counter named `test_panic_at` holding an inbox sequence
-/// makes committing that item panic (unit tests of the dead-letter path).
+/// makes processing that item panic once its observations are filed (unit
+/// tests of the dead-letter path and of units of work failing midway).
 #[cfg(test)]
 fn fail_for_tests(store: &Store, seq: u64) {
-    if store
-        .db()
-        .get(keys::counter("test_panic_at"))
-        .ok()
-        .flatten()
-        .as_deref()
-        == Some(&seq.to_be_bytes()[..])
-    {
+    if store.counter("test_panic_at") == seq {
         panic!("injected failure at inbox item {seq}");
     }
 }
@@ -72,6 +66,59 @@ const SCHEDULE_POLL: Duration = Duration::from_secs(15);
 
 /// Most due checkpoints taken per batch.
 const SCHEDULE_BATCH: usize = 512;
+
+/// Inbox items read from the store at a time while a unit gathers them.
+const INBOX_READ: usize = 16;
+
+/// Most inbox items in one unit of work...
+const UNIT_ITEMS: usize = 64;
+/// ...and the longest a unit goes on taking items before it commits: short,
+/// so that the commit (sled's process-wide write lock) is short too.
+const UNIT_TIME: Duration = Duration::from_millis(1);
+
+/// When the inbox is drained, the worker flushes its commits unless the
+/// store was flushed less than this long ago (the inbox writer's flushes
+/// carry them too while deliveries arrive). While it drains it does not
+/// flush: after a crash, whatever was not flushed is redone from the inbox.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+/// The worker's thread runs at this nice value: the acceptor and the inbox
+/// writer get the cores first, by construction.
+const WORKER_NICE: i32 = 10;
+
+/// What processing items leaves to do once their unit is committed.
+#[derive(Default)]
+struct Effects {
+    changed: Vec<Target>,
+    new_heads: BTreeSet<String>,
+    unobserved: Vec<String>,
+    harvests: BTreeSet<RunRef>,
+    backfill: bool,
+    new_outputs: u64,
+    /// Items moved to the dead letters, with why.
+    dead: Vec<(u64, String)>,
+}
+
+impl Effects {
+    fn absorb(&mut self, other: Effects) {
+        self.changed.extend(other.changed);
+        self.new_heads.extend(other.new_heads);
+        self.unobserved.extend(other.unobserved);
+        self.harvests.extend(other.harvests);
+        self.backfill |= other.backfill;
+        self.new_outputs += other.new_outputs;
+        self.dead.extend(other.dead);
+    }
+}
+
+/// Lower the calling thread's scheduling priority (Linux: nice is per thread).
+fn lower_priority() {
+    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, WORKER_NICE) };
+    if rc != 0 {
+        tracing::debug!("could not lower the worker's priority");
+    }
+}
 
 pub struct Worker {
     store: Store,
@@ -103,6 +150,7 @@ impl Worker {
 
     /// Run until the message channel closes.
     pub fn run(mut self, rx: Receiver<WorkerMsg>) {
+        lower_priority();
         self.drain_inbox();
         self.take_due_checkpoints();
         self.shared.mark_ready();
@@ -125,80 +173,176 @@ impl Worker {
         }
     }
 
-    /// Process every stored inbox item, oldest first. While ingest is
-    /// saturated the worker works in slices and sleeps between them
-    /// (`pressure`): the deliveries are durable, the handlers need the cores.
-    /// An item that cannot be processed is moved to the dead letters and the
-    /// queue goes on; only a store that cannot even take that move stops it.
+    /// Process every stored inbox item, oldest first, many per unit of work.
+    /// While ingest is saturated the worker works in slices and sleeps
+    /// between them (`pressure`): the deliveries are durable, the handlers
+    /// need the cores. An item that cannot be processed is moved to the dead
+    /// letters and the queue goes on; only a store that cannot even take
+    /// that move stops it.
     pub fn drain_inbox(&mut self) {
         let mut slice = Instant::now();
         loop {
             self.shared.pressure.maybe_give_way(&mut slice);
-            let next = self
-                .store
-                .db()
-                .range(keys::inbox_queue(self.next_seq)..)
-                .next();
-            let (key, value) = match next {
-                Some(Ok(kv)) => kv,
-                Some(Err(e)) => {
-                    self.shared.record_error(format!("reading the inbox: {e}"));
-                    break;
-                }
-                None => break,
-            };
-            if !key.starts_with(keys::INBOX_QUEUE) {
-                break;
-            }
-            let seq = key[keys::INBOX_QUEUE.len()..]
-                .try_into()
-                .map(u64::from_be_bytes)
-                .unwrap_or(0);
-            self.next_seq = seq;
-            if let Err(failure) = self.process_guarded(seq, &key, &value) {
-                if let Err(e) = self.dead_letter(seq, &value, &failure) {
-                    self.shared.record_error(format!(
-                        "inbox item {seq} failed ({}) and could not be moved aside: {e}",
-                        failure.error
-                    ));
+            match self.process_unit() {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    self.shared.record_error(e);
                     break;
                 }
             }
-            self.shared.publish_processed(seq);
+        }
+        // Idle: make the worker's commits durable, unless a group commit of
+        // the inbox writer just did (sled's own flusher is off: `Store::open`).
+        if let Err(e) = self.store.flush_if_older(FLUSH_EVERY) {
+            self.shared.record_error(format!("flushing the store: {e}"));
         }
     }
 
-    /// Process one stored item, catching panics. An error is retried (it may
-    /// have been passing) up to `MAX_ATTEMPTS`; a panic or an undecodable
-    /// record is not.
+    /// Process inbox items in one unit of work, up to `UNIT_ITEMS` or
+    /// `UNIT_TIME`; an item that needs a unit of its own (it writes through
+    /// `github::` helpers, or commits chunk by chunk) ends the unit before
+    /// it, or is alone in it. Returns false when the inbox is empty, an
+    /// error when the inbox cannot be read or the unit could not be
+    /// committed (the store is failing: stop until woken again).
+    fn process_unit(&mut self) -> std::result::Result<bool, String> {
+        let started = Instant::now();
+        let mut unit = self.store.begin();
+        let mut effects = Effects::default();
+        let (mut count, mut last) = (0u64, None::<u64>);
+        let mut pending = std::collections::VecDeque::new();
+        loop {
+            if pending.is_empty() {
+                let from = last.map_or(self.next_seq, |l| l + 1);
+                pending.extend(
+                    self.store
+                        .inbox_items(from, INBOX_READ)
+                        .map_err(|e| format!("reading the inbox: {e}"))?,
+                );
+            }
+            let Some((seq, bytes)) = pending.pop_front() else {
+                break;
+            };
+            let item = decode::<InboxItem>(&keys::inbox_queue(seq), &bytes);
+            let alone = item.as_ref().is_ok_and(|i| self.needs_own_unit(i));
+            if alone && count > 0 {
+                break;
+            }
+            let sp = unit.savepoint();
+            let outcome = match item {
+                Ok(item) => self.process_guarded(&mut unit, seq, item),
+                Err(e) => Err(Failure {
+                    error: e.to_string(),
+                    attempts: 1,
+                }),
+            };
+            match outcome {
+                Ok(done) => effects.absorb(done),
+                Err(failure) => {
+                    // Nothing of the failed item is kept, only its move aside.
+                    unit.rollback_to(sp);
+                    self.forget_cached();
+                    let now = self.shared.clock.now();
+                    let error = failure.error.clone();
+                    unit.dead_letter(seq, &bytes, failure.error, failure.attempts, now);
+                    effects.dead.push((seq, error));
+                }
+            }
+            unit.remove_inbox_item(seq);
+            count += 1;
+            last = Some(seq);
+            if alone || count as usize >= UNIT_ITEMS || started.elapsed() >= UNIT_TIME {
+                break;
+            }
+        }
+        let Some(last) = last else {
+            return Ok(false);
+        };
+        unit.set_processed(self.processed + count);
+        if let Err(e) = unit.commit() {
+            self.forget_cached();
+            return Err(format!("committing inbox items up to {last}: {e}"));
+        }
+        self.processed += count;
+        self.shared
+            .processed_total
+            .store(self.processed, std::sync::atomic::Ordering::Relaxed);
+        self.next_seq = last + 1;
+        self.apply_effects(effects);
+        self.shared.publish_processed(last);
+        Ok(true)
+    }
+
+    /// Items whose processing writes through `github::` helpers that read
+    /// the store itself (installations, harvest, backfill), or commits
+    /// chunk by chunk: they get a unit of work of their own.
+    fn needs_own_unit(&self, item: &InboxItem) -> bool {
+        match item {
+            InboxItem::Delivery {
+                observations,
+                installation_change,
+                ..
+            } => {
+                installation_change.is_some()
+                    || (self.shared.harvest_requests.is_some()
+                        && observations
+                            .iter()
+                            .any(|o| RunRef::from_observation(o).is_some()))
+            }
+            InboxItem::ManifestChunks { .. } => true,
+            InboxItem::Manifest { .. } | InboxItem::Reconciled { .. } => false,
+        }
+    }
+
+    /// What a committed unit leaves to do: tell the hooks, count.
+    fn apply_effects(&mut self, effects: Effects) {
+        self.shared
+            .outputs_tracked
+            .fetch_add(effects.new_outputs, std::sync::atomic::Ordering::Relaxed);
+        for (seq, error) in &effects.dead {
+            self.shared.dead_lettered(*seq, error);
+        }
+        self.notify_prs(&effects.changed, effects.new_heads);
+        self.request_reconciles(effects.unobserved);
+        if let Some(hook) = &self.shared.harvest_requests {
+            for run in effects.harvests {
+                hook.request(run);
+            }
+        }
+        if let (true, Some(hook)) = (effects.backfill, &self.shared.backfill_requests) {
+            hook.wake();
+        }
+    }
+
+    /// Process one item into the unit, catching panics. An error is retried
+    /// (it may have been passing) up to `MAX_ATTEMPTS`, its writes undone
+    /// before each try; a panic is not retried.
     fn process_guarded(
         &mut self,
+        unit: &mut Unit,
         seq: u64,
-        key: &[u8],
-        value: &[u8],
-    ) -> std::result::Result<(), Failure> {
-        let item: InboxItem = decode(key, value).map_err(|e| Failure {
-            error: e.to_string(),
-            attempts: 1,
-        })?;
+        item: InboxItem,
+    ) -> std::result::Result<Effects, Failure> {
+        let sp = unit.savepoint();
         let mut attempts = 0;
         loop {
             attempts += 1;
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.process(seq, item.clone())
+                self.process(unit, seq, item.clone())
             }));
-            // The failed item's writes may be half done: forget what we cached.
+            // The failed item's writes may be half done: undo them, and
+            // forget what we cached.
             let error = match run {
-                Ok(Ok(())) => return Ok(()),
+                Ok(Ok(effects)) => return Ok(effects),
                 Ok(Err(e)) => e.to_string(),
                 Err(panic) => {
-                    self.forget_cached();
                     return Err(Failure {
                         error: format!("panicked: {}", panic_message(&*panic)),
                         attempts,
                     });
                 }
             };
+            unit.rollback_to(sp);
             self.forget_cached();
             if attempts >= MAX_ATTEMPTS {
                 return Err(Failure { error, attempts });
@@ -206,41 +350,11 @@ impl Worker {
         }
     }
 
-    /// Move item `seq` (its stored bytes) to the dead letters, in the commit
-    /// that removes it from the inbox.
-    fn dead_letter(&mut self, seq: u64, value: &[u8], failure: &Failure) -> Result<()> {
-        if !self.store.db().contains_key(keys::inbox_queue(seq))? {
-            // It failed after its commit (telling the publisher): it is done.
-            self.shared.record_error(format!(
-                "after processing inbox item {seq}: {}",
-                failure.error
-            ));
-            return Ok(());
-        }
-        let mut batch = sled::Batch::default();
-        Store::dead_letter_into(
-            &mut batch,
-            seq,
-            value,
-            failure.error.clone(),
-            failure.attempts,
-            self.shared.clock.now(),
-        );
-        self.finish(seq, batch)?;
-        self.shared.dead_lettered(seq, &failure.error);
-        Ok(())
-    }
-
-    fn process(&mut self, seq: u64, item: InboxItem) -> Result<()> {
-        #[cfg(test)]
-        fail_for_tests(&self.store, seq);
+    fn process(&mut self, unit: &mut Unit, seq: u64, item: InboxItem) -> Result<Effects> {
+        let _ = seq;
+        let mut fx = Effects::default();
         let mut outputs = BTreeSet::new();
         let mut touched = BTreeSet::new();
-        let mut batch = sled::Batch::default();
-        let mut new_heads = BTreeSet::new();
-        let mut unobserved = Vec::new();
-        let mut harvests = BTreeSet::new();
-        let mut backfill = false;
         match item {
             InboxItem::Delivery {
                 observations,
@@ -249,42 +363,43 @@ impl Worker {
                 ..
             } => {
                 if let Some(change) = installation_change {
-                    self.file_installation(&change, &mut batch)?;
+                    self.file_installation(&change, unit.external_batch())?;
                     if let Some(hook) = &self.shared.backfill_requests {
                         let now = self.shared.clock.now();
-                        backfill = hook.plan_change(&self.store, &change, now, &mut batch)?;
+                        fx.backfill =
+                            hook.plan_change(&self.store, &change, now, unit.external_batch())?;
                     }
                 }
                 // A new head commit needs its own check run even when no
                 // outcome changed.
-                new_heads.extend(
+                fx.new_heads.extend(
                     observations
                         .iter()
                         .filter(|o| matches!(o.event, ObservationKind::Synchronize { .. }))
                         .map(|o| o.target.clone()),
                 );
                 for record in discoveries {
-                    outputs.insert(self.upsert_output(record)?);
+                    outputs.insert(self.upsert_output(unit, record, &mut fx)?);
                 }
                 if self.shared.harvest_requests.is_some() {
                     for run in observations.iter().filter_map(RunRef::from_observation) {
-                        if harvest::queue(&self.store, &run, &mut batch)? {
-                            harvests.insert(run);
+                        if harvest::queue(&self.store, &run, unit.external_batch())? {
+                            fx.harvests.insert(run);
                         }
                     }
                 }
                 for obs in observations {
-                    self.file_observation(obs, &mut touched)?;
+                    self.file_observation(unit, obs, &mut touched)?;
                 }
             }
             InboxItem::Manifest { records, .. } => {
-                self.upsert_manifest_records(records, &mut outputs, &mut unobserved)?;
+                self.upsert_manifest_records(unit, records, &mut outputs, &mut fx)?;
             }
             InboxItem::ManifestChunks { upload, chunks, .. } => {
                 for chunk in 0..chunks {
                     self.process_chunk(upload, chunk)?;
                 }
-                batch.remove(keys::manifest_committed(upload));
+                unit.uncommit_upload(upload);
             }
             InboxItem::Reconciled {
                 output_id,
@@ -292,10 +407,10 @@ impl Worker {
                 observations,
                 failure,
             } => {
-                let id = self.store.canonical_id(&output_id)?;
-                if let Some(stored) = self.store.output(&id)? {
+                let id = unit.canonical(&output_id)?;
+                if let Some(stored) = unit.output(&id)? {
                     for obs in observations {
-                        self.file_observation(obs, &mut touched)?;
+                        self.file_observation(unit, obs, &mut touched)?;
                     }
                     let target = stored.execution.watch_keys().into_iter().next();
                     if let (Some(detail), Some(target)) = (failure, target) {
@@ -307,45 +422,38 @@ impl Worker {
                             event: ObservationKind::ReconcileFailed { detail },
                             snapshot: None,
                         };
-                        self.file_observation(failed, &mut touched)?;
+                        self.file_observation(unit, failed, &mut touched)?;
                     }
                     outputs.insert(id);
                 }
             }
         }
+        // After the item's observations are filed: a failure here is one
+        // midway through the item's writes.
+        #[cfg(test)]
+        fail_for_tests(&self.store, seq);
         for target in &touched {
-            outputs.extend(self.store.outputs_on(target)?);
+            outputs.extend(unit.outputs_on(target)?);
         }
-        let mut changed = Vec::new();
         for id in &outputs {
-            changed.extend(self.reassess(id, &mut batch)?);
+            fx.changed.extend(self.reassess(unit, id)?);
         }
-        self.finish(seq, batch)?;
-        self.notify_prs(&changed, new_heads);
-        self.request_reconciles(unobserved);
-        if let Some(hook) = &self.shared.harvest_requests {
-            for run in harvests {
-                hook.request(run);
-            }
-        }
-        if let (true, Some(hook)) = (backfill, &self.shared.backfill_requests) {
-            hook.wake();
-        }
-        Ok(())
+        Ok(fx)
     }
 
     /// Register a manifest's records; collects the outputs to re-assess and
     /// those never observed (to reconcile).
     fn upsert_manifest_records(
         &mut self,
+        unit: &mut Unit,
         records: Vec<ExecutionRecord>,
         outputs: &mut BTreeSet<String>,
-        unobserved: &mut Vec<String>,
+        fx: &mut Effects,
     ) -> Result<()> {
         for record in records {
-            let id = self.upsert_output(record)?;
-            if self.shared.reconcile_requests.is_some() && self.never_observed(&id)? {
-                unobserved.push(id.clone());
+            let id = self.upsert_output(unit, record, fx)?;
+            if self.shared.reconcile_requests.is_some() && self.never_observed(unit, &id)? {
+                fx.unobserved.push(id.clone());
             }
             outputs.insert(id);
         }
@@ -356,6 +464,7 @@ impl Worker {
     /// also removes the chunk: memory is one chunk's worth whatever the size
     /// of the manifest, and after a crash the applied chunks are not redone.
     fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
+        let mut unit = self.store.begin();
         let records = match staging::chunk(&self.store, upload, chunk) {
             Ok(Some(records)) => records,
             Ok(None) => return Ok(()),
@@ -364,22 +473,19 @@ impl Worker {
                 self.shared.record_error(format!(
                     "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
                 ));
-                self.store.db().remove(keys::staged_chunk(upload, chunk))?;
-                return Ok(());
+                unit.remove_staged_chunk(upload, chunk);
+                return unit.commit();
             }
             Err(e) => return Err(e),
         };
-        let (mut outputs, mut unobserved) = (BTreeSet::new(), Vec::new());
-        self.upsert_manifest_records(records, &mut outputs, &mut unobserved)?;
-        let mut batch = sled::Batch::default();
-        let mut changed = Vec::new();
+        let (mut outputs, mut fx) = (BTreeSet::new(), Effects::default());
+        self.upsert_manifest_records(&mut unit, records, &mut outputs, &mut fx)?;
         for id in &outputs {
-            changed.extend(self.reassess(id, &mut batch)?);
+            fx.changed.extend(self.reassess(&mut unit, id)?);
         }
-        batch.remove(keys::staged_chunk(upload, chunk));
-        self.store.db().apply_batch(batch)?;
-        self.notify_prs(&changed, BTreeSet::new());
-        self.request_reconciles(unobserved);
+        unit.remove_staged_chunk(upload, chunk);
+        unit.commit()?;
+        self.apply_effects(fx);
         Ok(())
     }
 
@@ -395,28 +501,27 @@ impl Worker {
     fn forget_cached(&mut self) {
         self.cache.clear();
         self.outputs.clear();
+        self.seen_installations.clear();
     }
 
     /// True when the API can be asked about an output and nothing at all
     /// has been filed under its watch keys (its target was never seen: the
     /// App was installed late, or webhooks were lost).
-    fn never_observed(&self, id: &str) -> Result<bool> {
-        let Some(stored) = self.store.output(id)? else {
+    fn never_observed(&self, unit: &Unit, id: &str) -> Result<bool> {
+        let Some(stored) = unit.output(id)? else {
             return Ok(false);
         };
         if crate::reconcile::required_endpoints(&stored.execution).is_empty() {
             return Ok(false);
         }
-        Ok(!self
-            .store
-            .has_observations(&stored.execution.watch_keys())?)
+        Ok(!unit.has_observations(&stored.execution.watch_keys())?)
     }
 
     /// File an installation change; a `Seen` already filed is skipped.
     fn file_installation(
         &mut self,
         change: &InstallationChange,
-        batch: &mut sled::Batch,
+        batch: &mut crate::store::ExternalBatch,
     ) -> Result<()> {
         let id = change.installation_id;
         let seen = change.action == InstallationAction::Seen;
@@ -455,30 +560,22 @@ impl Worker {
         }
     }
 
-    /// Commit the item's results together with its removal from the inbox.
-    fn finish(&mut self, seq: u64, mut batch: sled::Batch) -> Result<()> {
-        batch.remove(keys::inbox_queue(seq));
-        Store::set_counter(&mut batch, counter::PROCESSED, self.processed + 1);
-        self.store.db().apply_batch(batch)?;
-        self.processed += 1;
-        self.shared
-            .processed_total
-            .store(self.processed, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
     /// Store an observation under its target, and under the PRs whose head
     /// branch, head commit or merge commit it concerns. Idempotent: the key is
     /// deterministic.
-    fn file_observation(&mut self, obs: Observation, touched: &mut BTreeSet<String>) -> Result<()> {
-        let db = self.store.db().clone();
+    fn file_observation(
+        &mut self,
+        unit: &mut Unit,
+        obs: Observation,
+        touched: &mut BTreeSet<String>,
+    ) -> Result<()> {
         if is_linkable_key(&obs.target) {
-            for thread in self.store.threads_on_ref(&obs.target)? {
+            for thread in unit.threads_on_ref(&obs.target)? {
                 let copy = Observation {
                     target: thread.clone(),
                     ..obs.clone()
                 };
-                db.insert(keys::observation(&thread, copy.at, &copy.id), encode(&copy))?;
+                unit.put_observation(&thread, &copy);
                 self.cache.inserted(&thread, &copy);
                 touched.insert(thread);
             }
@@ -496,54 +593,51 @@ impl Worker {
                 merge_commit.map(|s| commit_key(repo, s)),
             ];
             for key in linked.into_iter().flatten() {
-                self.link_ref(&key, &obs.target)?;
+                self.link_ref(unit, &key, &obs.target)?;
             }
         }
-        db.insert(
-            keys::observation(&obs.target, obs.at, &obs.id),
-            encode(&obs),
-        )?;
+        unit.put_observation(&obs.target, &obs);
         self.cache.inserted(&obs.target, &obs);
         touched.insert(obs.target);
         Ok(())
     }
 
     /// Link a branch or commit to a PR, copying what was filed under it before.
-    fn link_ref(&mut self, ref_key: &str, thread: &str) -> Result<()> {
-        let db = self.store.db().clone();
-        let link = keys::ref_link(ref_key, thread);
-        if db.contains_key(&link)? {
+    fn link_ref(&mut self, unit: &mut Unit, ref_key: &str, thread: &str) -> Result<()> {
+        if unit.is_linked(ref_key, thread)? {
             return Ok(());
         }
-        for item in db.scan_prefix(keys::observations_of(ref_key)) {
-            let (k, v) = item?;
-            let obs: Observation = decode(&k, &v)?;
+        for obs in unit.observations_of(ref_key)? {
             let copy = Observation {
                 target: thread.to_string(),
                 ..obs
             };
-            db.insert(keys::observation(thread, copy.at, &copy.id), encode(&copy))?;
+            unit.put_observation(thread, &copy);
             self.cache.inserted(thread, &copy);
         }
-        db.insert(link, &[])?;
+        unit.link(ref_key, thread);
         Ok(())
     }
 
     /// Register an output, or merge it into the one already known for the same
     /// object (a webhook discovery and a manifest line are one output).
     /// Returns the canonical id.
-    fn upsert_output(&mut self, record: ExecutionRecord) -> Result<String> {
-        let db = self.store.db().clone();
+    fn upsert_output(
+        &mut self,
+        unit: &mut Unit,
+        record: ExecutionRecord,
+        fx: &mut Effects,
+    ) -> Result<String> {
         let target_key = record.target.as_ref().map(|t| t.key());
         let by_object = match &target_key {
-            Some(tk) => self.store.output_of_type_on(tk, &record.output_type)?,
+            Some(tk) => unit.output_of_type_on(tk, &record.output_type)?,
             None => None,
         };
-        let same_id = self.store.output(&record.id)?.map(|s| s.execution.id);
+        let same_id = unit.output(&record.id)?.map(|s| s.execution.id);
         let existing = match (same_id, by_object) {
             (Some(id), _) => Some(id),
             (None, Some(id)) => {
-                let other = self.store.output(&id)?;
+                let other = unit.output(&id)?;
                 // Two manifest lines on one object are two outputs; only a
                 // webhook discovery and a manifest line are one.
                 other
@@ -554,7 +648,7 @@ impl Worker {
         };
         let stored = match existing {
             Some(old_id) => {
-                let mut stored = self.store.output(&old_id)?.expect("looked up above");
+                let mut stored = unit.output(&old_id)?.expect("looked up above");
                 stored.execution.merge(record);
                 stored
                     .trace_id
@@ -562,18 +656,12 @@ impl Worker {
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
-                    db.remove(keys::output(&old_id))?;
-                    db.insert(keys::alias(&old_id), new_id.as_bytes())?;
-                    for key in stored.execution.watch_keys() {
-                        db.remove(keys::target_index(&key, &old_id))?;
-                    }
+                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys());
                 }
                 stored
             }
             None => {
-                self.shared
-                    .outputs_tracked
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                fx.new_outputs += 1;
                 StoredOutput {
                     execution: record,
                     outcome: None,
@@ -582,36 +670,27 @@ impl Worker {
             }
         };
         let id = stored.execution.id.clone();
-        for key in stored.execution.watch_keys() {
-            db.insert(keys::target_index(&key, &id), &[])?;
-        }
-        if let Some(t) = &stored.execution.target {
-            db.insert(
-                keys::type_index(&t.key(), &stored.execution.output_type),
-                id.as_bytes(),
-            )?;
-        }
-        db.insert(keys::output(&id), encode(&stored))?;
+        unit.put_output(&stored);
         self.outputs.written(&stored);
         Ok(id)
     }
 
     /// Recompute an output's outcome from its observations, as of now.
     /// Returns the output's target when its outcome changed.
-    fn reassess(&mut self, id: &str, batch: &mut sled::Batch) -> Result<Option<Target>> {
-        let Some(stored) = self.outputs.get_mut(&self.store, id)? else {
+    fn reassess(&mut self, unit: &mut Unit, id: &str) -> Result<Option<Target>> {
+        let Some(stored) = self.outputs.get_mut(&*unit, id)? else {
             return Ok(None);
         };
         let watch = stored.execution.watch_keys();
-        let observations = self.cache.observations(&self.store, &watch)?;
+        let observations = self.cache.observations(&*unit, &watch)?;
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
-            batch.insert(keys::schedule(due, &stored.execution.id), &[]);
+            unit.schedule(due, &stored.execution.id)?;
         }
         if stored.outcome.as_ref() != Some(&outcome) {
             stored.outcome = Some(outcome);
-            batch.insert(keys::output(&stored.execution.id), encode(&*stored));
+            unit.put_output_record(stored);
             return Ok(stored.execution.target.clone());
         }
         Ok(None)
@@ -619,11 +698,11 @@ impl Worker {
 
     /// A due output a signal could still change whose type reads signals no webhook
     /// carries (`github::signals`), when a signals fetcher is plugged in.
-    fn wants_signals(&mut self, id: &str) -> Result<bool> {
+    fn wants_signals(&mut self, unit: &Unit, id: &str) -> Result<bool> {
         if self.shared.signal_requests.get().is_none() {
             return Ok(false);
         }
-        let Some(stored) = self.outputs.get_mut(&self.store, id)? else {
+        let Some(stored) = self.outputs.get_mut(unit, id)? else {
             return Ok(false);
         };
         use crate::github::signals;
@@ -643,28 +722,27 @@ impl Worker {
     pub fn take_due_checkpoints(&mut self) {
         loop {
             let now = self.shared.clock.now();
-            let end = keys::schedule(now, "\u{10FFFF}");
-            let due: Vec<(sled::IVec, String)> = self
-                .store
-                .db()
-                .range(keys::SCHEDULE.to_vec()..end)
-                .take(SCHEDULE_BATCH)
-                .filter_map(|r| r.ok())
-                .filter_map(|(k, _)| keys::parse_schedule(&k).map(|(_, id)| (k, id)))
-                .collect();
+            let due = match self.store.due_checkpoints(now, SCHEDULE_BATCH) {
+                Ok(due) => due,
+                Err(e) => {
+                    self.shared
+                        .record_error(format!("reading the schedule: {e}"));
+                    return;
+                }
+            };
             if due.is_empty() {
                 return;
             }
-            let mut batch = sled::Batch::default();
+            let mut unit = self.store.begin();
             let mut result = Ok(());
             let mut changed = Vec::new();
             let mut signals = Vec::new();
-            for (key, id) in &due {
-                batch.remove(key.clone());
-                let canonical = self.store.canonical_id(id);
+            for (due_at, id) in &due {
+                unit.unschedule(*due_at, id);
+                let canonical = unit.canonical(id);
                 match canonical.and_then(|canonical| {
-                    let target = self.reassess(&canonical, &mut batch)?;
-                    if self.wants_signals(&canonical)? {
+                    let target = self.reassess(&mut unit, &canonical)?;
+                    if self.wants_signals(&unit, &canonical)? {
                         signals.push(canonical);
                     }
                     Ok(target)
@@ -673,7 +751,7 @@ impl Worker {
                     Err(e) => result = Err(e),
                 }
             }
-            if let Err(e) = result.and_then(|_| Ok(self.store.db().apply_batch(batch)?)) {
+            if let Err(e) = result.and_then(|_| unit.commit()) {
                 self.forget_cached();
                 self.shared.record_error(format!("taking checkpoints: {e}"));
                 return;
@@ -696,12 +774,28 @@ mod tests {
     use crate::store::inbox::Enqueued;
 
     fn delivery(id: &str) -> InboxItem {
+        delivery_observing(id, &[])
+    }
+
+    /// A delivery filing one observation (id `obs-<id>`) under each target.
+    fn delivery_observing(id: &str, targets: &[&str]) -> InboxItem {
+        let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         InboxItem::Delivery {
             delivery_id: id.into(),
             event: "issues".into(),
             action: Some("edited".into()),
-            received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
-            observations: Vec::new(),
+            received_at: at,
+            observations: targets
+                .iter()
+                .map(|t| Observation {
+                    id: format!("obs-{id}"),
+                    at,
+                    target: t.to_string(),
+                    actor: None,
+                    event: ObservationKind::Opened,
+                    snapshot: None,
+                })
+                .collect(),
             discoveries: Vec::new(),
             installation_change: None,
         }
@@ -713,10 +807,7 @@ mod tests {
         let app = App::start(dir.path(), Clock::System).unwrap();
         app.wait_ready().await;
         // The second item stored (sequence 2) panics when processed.
-        app.store
-            .db()
-            .insert(keys::counter("test_panic_at"), &2u64.to_be_bytes())
-            .unwrap();
+        app.store.set_counter_for_tests("test_panic_at", 2);
         for id in ["d-1", "d-2", "d-3"] {
             let stored = app.writer.enqueue(delivery(id)).await.unwrap();
             assert!(matches!(stored, Enqueued::Stored(_)));
@@ -733,6 +824,43 @@ mod tests {
         assert!(letters[0].error.contains("injected failure"), "{letters:?}");
         assert_eq!(letters[0].item(), Some(delivery("d-2")));
         assert!(app.shared.last_error().unwrap().contains("dead letters"));
+        app.shutdown();
+    }
+
+    /// Items stored while no worker runs are drained in one unit of work;
+    /// the middle one fails after filing its observations: none of its
+    /// writes are committed, and those of the items around it are.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_item_failing_midway_in_a_unit_leaves_nothing_half_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start_without_worker(dir.path(), Clock::System).unwrap();
+        for (id, targets) in [
+            ("d-1", &["acme/r#1"][..]),
+            ("d-2", &["acme/r#1", "acme/r#2"][..]),
+            ("d-3", &["acme/r#3"][..]),
+        ] {
+            let stored = app.writer.enqueue(delivery_observing(id, targets)).await;
+            assert!(matches!(stored, Ok(Enqueued::Stored(_))));
+        }
+        app.store.set_counter_for_tests("test_panic_at", 2);
+        let (store, shared) = (app.store.clone(), app.shared.clone());
+        let mut worker = Worker::new(store.clone(), shared);
+        worker.drain_inbox();
+        let ids = |t: &str| -> Vec<String> {
+            store
+                .observations(&[t.to_string()])
+                .unwrap()
+                .into_iter()
+                .map(|o| o.id)
+                .collect()
+        };
+        assert_eq!(ids("acme/r#1"), ["obs-d-1"], "d-2's copy is not kept");
+        assert!(ids("acme/r#2").is_empty(), "d-2 wrote nothing");
+        assert_eq!(ids("acme/r#3"), ["obs-d-3"]);
+        assert_eq!(store.backlog(), 0);
+        assert_eq!(store.counter(counter::PROCESSED), 3);
+        let letters = store.dead_letters().unwrap();
+        assert_eq!(letters.iter().map(|l| l.seq).collect::<Vec<_>>(), [2]);
         app.shutdown();
     }
 }

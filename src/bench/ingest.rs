@@ -48,6 +48,10 @@ pub struct IngestArgs {
     /// giving way (to measure what giving way is worth).
     #[arg(long)]
     pub worker_flat_out: bool,
+    /// Deliveries stored (worker stopped) before the second fixed-rate run,
+    /// which starts with the worker draining them; 0 skips that run.
+    #[arg(long, default_value_t = 100_000)]
+    pub backlog: usize,
 }
 
 const SECRET: &str = "bench-webhook-secret";
@@ -264,17 +268,11 @@ async fn bare_handler(
     }
 }
 
-pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
-    let bodies = Arc::new(bodies(args.bodies.max(1)));
-    let avg_kb =
-        bodies.iter().map(|b| b.body.len()).sum::<usize>() as f64 / bodies.len() as f64 / 1024.0;
-
-    let dir = tempfile::tempdir()?;
-    let app = App::start(dir.path(), Clock::System)?;
-    app.shared.pressure.set_enabled(!args.worker_flat_out);
-    let ours = RunningServer::start(
+/// Our server (the real router) on a loopback port.
+async fn serve(app: &App) -> anyhow::Result<RunningServer> {
+    Ok(RunningServer::start(
         router(
-            &app,
+            app,
             RouterOptions {
                 webhook_path: HOOK.into(),
                 secrets: vec![SECRET.into()],
@@ -285,7 +283,68 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         ),
         "127.0.0.1:0".parse()?,
     )
-    .await?;
+    .await?)
+}
+
+/// What the fixed-rate run over a backlog saw.
+struct BacklogRun {
+    load: LoadResult,
+    /// Items stored before the run.
+    stored: u64,
+    /// Items still unprocessed when the run ended.
+    left: u64,
+}
+
+/// Store `args.backlog` deliveries with no worker running, then start the
+/// App again (its worker drains them from the first moment) and measure
+/// acks at the fixed rate while it does.
+async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Result<BacklogRun> {
+    let dir = tempfile::tempdir()?;
+    let filler = App::start_without_worker(dir.path(), Clock::System)?;
+    let server = serve(&filler).await?;
+    let url = format!("{}{HOOK}", server.url());
+    let fill = closed_loop(
+        &url,
+        bodies.clone(),
+        args.backlog,
+        args.concurrency,
+        "backlog",
+    )
+    .await;
+    eprintln!(
+        "backlog: {} stored at {:.0}/s ({} failed)",
+        fill.ok,
+        fill.rate(),
+        fill.failed
+    );
+    server.stop().await;
+    tokio::task::spawn_blocking(move || filler.shutdown()).await?;
+
+    let app = App::start(dir.path(), Clock::System)?;
+    app.shared.pressure.set_enabled(!args.worker_flat_out);
+    let stored = app.store.backlog();
+    let server = serve(&app).await?;
+    let url = format!("{}{HOOK}", server.url());
+    // Warm up as the idle run's server was (connections, sled's cache of the
+    // reopened store): 500 more items on the backlog.
+    closed_loop(&url, bodies.clone(), 500, args.concurrency, "warm-backlog").await;
+    let load = fixed_rate(&url, bodies, args.rate, args.rate_seconds, "rate-backlog").await;
+    let left = app.store.backlog();
+    eprintln!("backlog: {stored} at the start of the rate run, {left} left at its end");
+    server.stop().await;
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    Ok(BacklogRun { load, stored, left })
+}
+
+pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
+    let bodies = Arc::new(bodies(args.bodies.max(1)));
+    let avg_kb =
+        bodies.iter().map(|b| b.body.len()).sum::<usize>() as f64 / bodies.len() as f64 / 1024.0;
+
+    let dir = tempfile::tempdir()?;
+    let app = App::start(dir.path(), Clock::System)?;
+    app.shared.pressure.set_enabled(!args.worker_flat_out);
+    let ours = serve(&app).await?;
     let bare = RunningServer::start(
         Router::new()
             .route(HOOK, post(bare_handler))
@@ -376,7 +435,15 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     .await;
     let _ = tokio::time::timeout(Duration::from_secs(300), app.wait_idle()).await;
     let store_bytes = app.store.size_on_disk();
+    let gave_way = app.shared.pressure.gave_way();
     let received = app.store.counter(crate::store::counter::RECEIVED);
+    ours.stop().await;
+    bare.stop().await;
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    let backlog = match args.backlog {
+        0 => None,
+        _ => Some(backlog_run(&args, bodies.clone()).await?),
+    };
 
     let mut t = Table::new(format!(
         "bench ingest — {} deliveries × {} rounds, concurrency {}, {:.1} KB pull_request bodies",
@@ -432,6 +499,9 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
             None,
         ),
     );
+    if let Some(run) = &backlog {
+        push_backlog_rows(&mut t, &args, run, &fixed_bare);
+    }
     t.push(Row::new(
         "worker caught up after a saturated round",
         format!("{:.1} s", worker_catch_up.as_secs_f64()),
@@ -441,7 +511,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         if args.worker_flat_out {
             "off (--worker-flat-out)".to_string()
         } else {
-            format!("{}", app.shared.pressure.gave_way())
+            format!("{}", gave_way)
         },
     ));
     t.push(Row::new(
@@ -452,8 +522,36 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         "Both servers run in this process on loopback, sharing the machine's cores with the load generator; the worker processes deliveries in the background while ours is loaded, and gives way (2 ms of work, then 8 ms asleep) while ingest is saturated unless `--worker-flat-out`. Latency is measured at the client (fixed-rate: from the scheduled send time)."
             .to_string(),
     );
-    ours.stop().await;
-    bare.stop().await;
-    tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(t)
+}
+
+/// Ack latency at the fixed rate while the worker drains the backlog.
+fn push_backlog_rows(t: &mut Table, args: &IngestArgs, run: &BacklogRun, bare: &LoadResult) {
+    for (name, q) in [("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999)] {
+        let (ol, bl) = (
+            quantile(&run.load.latencies, q),
+            quantile(&bare.latencies, q),
+        );
+        let mut row = Row::new(
+            format!(
+                "ack latency {name} at {}/s, worker draining a {}k backlog",
+                args.rate,
+                args.backlog / 1000
+            ),
+            ms(ol),
+        )
+        .baseline(ms(bl), Some(ol.as_secs_f64() / bl.as_secs_f64().max(1e-9)));
+        if name == "p99" {
+            row = row.target("≤ 5 ms", ol <= Duration::from_millis(5));
+        }
+        t.push(row);
+    }
+    t.push(Row::new(
+        format!("achieved rate at {}/s over the backlog (failed)", args.rate),
+        format!("{:.0}/s ({})", run.load.rate(), run.load.failed),
+    ));
+    t.push(Row::new(
+        "backlog at the start / end of that run",
+        format!("{} / {}", run.stored, run.left),
+    ));
 }

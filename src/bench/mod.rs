@@ -75,6 +75,21 @@ pub fn cpu_seconds() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// CPU seconds used by the calling thread (immune to other processes'
+/// load on a shared machine, unlike wall time).
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 /// The `q` quantile (0..=1) of sorted durations.
 pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
     if sorted.is_empty() {

@@ -179,13 +179,13 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let store = app.store.clone();
     let shared = app.shared.clone();
     // A named thread, so a profiler can tell the drain apart.
-    let drain = std::thread::Builder::new()
+    let (drain, drain_cpu) = std::thread::Builder::new()
         .name("bench-drain".into())
         .spawn(move || {
             let mut worker = Worker::new(store, shared);
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
             worker.drain_inbox();
-            t.elapsed()
+            (t.elapsed(), super::thread_cpu_seconds() - cpu)
         })?
         .join()
         .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
@@ -203,10 +203,10 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let dir2 = tempfile::tempdir()?;
     let app2 = fill(dir2.path(), &items, Clock::manual(now)).await?;
     let store2 = app2.store.clone();
-    let (ceiling, drained) = tokio::task::spawn_blocking(move || {
-        let t = Instant::now();
+    let (ceiling, drained, ceiling_cpu) = tokio::task::spawn_blocking(move || {
+        let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
         let drained = store_ceiling(&store2);
-        (t.elapsed(), drained)
+        (t.elapsed(), drained, super::thread_cpu_seconds() - cpu)
     })
     .await?;
     let drained = drained?;
@@ -246,6 +246,17 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
             drain.as_secs_f64() * 1e6 / n as f64
         ),
     ));
+    let drained_n = drained.max(1) as f64;
+    t.push(
+        Row::new(
+            "drain thread CPU per event (not wall time)",
+            format!("{:.1} µs", drain_cpu * 1e6 / n as f64),
+        )
+        .baseline(
+            format!("{:.1} µs (store ceiling)", ceiling_cpu * 1e6 / drained_n),
+            Some((drain_cpu / n as f64) / (ceiling_cpu / drained_n).max(1e-12)),
+        ),
+    );
     t.push(Row::new(
         "28 KB PR body: normalize / JSON → Value / JSON scan only",
         format!(

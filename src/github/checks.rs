@@ -9,14 +9,13 @@
 //! percent-encoded, so no input can plant a link, image, tag, mention or
 //! table break. The title is plain text on GitHub; controls are removed.
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::escape;
 use crate::model::ident::is_hidden_control;
 use crate::model::target::{commit_key, ref_key, thread_key};
 use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
-use crate::store::{decode, encode, keys, Result, Store};
+use crate::store::{Result, Store};
 
 /// The check run's name (docs/architecture.md, "Names users see").
 pub const CHECK_NAME: &str = "safe-outcomes";
@@ -48,32 +47,18 @@ impl CheckContent {
     }
 }
 
-/// The check run made for one (PR, head sha).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckRunRecord {
-    pub check_run_id: u64,
-    /// Digest of the content last sent.
-    pub digest: String,
-}
+pub use crate::store::CheckRunRecord;
 
 pub fn check_run(store: &Store, pr: &str, head_sha: &str) -> Result<Option<CheckRunRecord>> {
-    let key = keys::check_run(pr, head_sha);
-    match store.db().get(&key)? {
-        Some(v) => Ok(Some(decode(&key, &v)?)),
-        None => Ok(None),
-    }
+    store.check_run_record(pr, head_sha)
 }
 
 pub fn save_check_run(store: &Store, pr: &str, head_sha: &str, r: &CheckRunRecord) -> Result<()> {
-    store
-        .db()
-        .insert(keys::check_run(pr, head_sha), encode(r))?;
-    Ok(())
+    store.save_check_run_record(pr, head_sha, r)
 }
 
 pub fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
-    store.db().remove(keys::check_run(pr, head_sha))?;
-    Ok(())
+    store.forget_check_run_record(pr, head_sha)
 }
 
 /// The thread keys of the PRs an output on `target` may bear on: the PR

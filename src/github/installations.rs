@@ -8,18 +8,14 @@
 //! order; the last one applied wins, except that a plain `Seen` never revives
 //! a deleted or suspended installation.
 
-use crate::store::{decode, encode, keys, Result, Store};
+use crate::store::{encode, keys, Result, Store};
 
 pub use crate::model::installation::{
     InstallationAction, InstallationChange, InstallationRecord, InstallationStatus,
 };
 
 pub fn installation(store: &Store, id: u64) -> Result<Option<InstallationRecord>> {
-    let key = keys::installation(id);
-    match store.db().get(&key)? {
-        Some(v) => Ok(Some(decode(&key, &v)?)),
-        None => Ok(None),
-    }
+    store.installation_record(id)
 }
 
 /// Every installation we know, by id.
@@ -38,10 +34,7 @@ pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
 
 /// The installation a repository is mapped to, whatever its status.
 pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
-    Ok(store
-        .db()
-        .get(keys::installation_repo(repo))?
-        .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes)))
+    store.installation_of_repo(repo)
 }
 
 /// The accounts of the active installations, for deciding whose OIDC tokens
@@ -60,14 +53,7 @@ pub fn active_accounts(store: &Store) -> Result<Vec<crate::oidc::KnownAccount>> 
 
 /// Repositories mapped to an installation (scans the map: deletions are rare).
 pub fn repos_of(store: &Store, id: u64) -> Result<Vec<String>> {
-    let mut repos = Vec::new();
-    for item in store.db().scan_prefix(keys::INSTALLATION_REPO) {
-        let (k, v) = item?;
-        if v.as_ref() == id.to_be_bytes() {
-            repos.extend(keys::suffix(&k, keys::INSTALLATION_REPO));
-        }
-    }
-    Ok(repos)
+    store.repos_of_installation(id)
 }
 
 /// Apply a change into `batch` (committed with the inbox item that carried it).

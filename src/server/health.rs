@@ -79,6 +79,8 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "mode": mode(state.listen_only, &health),
         "uptime_seconds": f.uptime,
         "store_bytes": f.store_bytes,
+        // What an acknowledged delivery survives (README "Durability").
+        "durability": state.store.durability().as_str(),
         "deliveries": {
             "received": f.received,
             "processed": f.processed,

@@ -7,7 +7,10 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use super::{decode, keys, Result, Store, StoredOutput};
+use super::unit::ReadStore;
+#[cfg(test)]
+use super::{keys, Store};
+use super::{Result, StoredOutput};
 use crate::model::Observation;
 
 /// Targets kept (first in, first out): a few MiB.
@@ -84,13 +87,13 @@ impl ObservationCache {
         }
     }
 
-    fn load<'a>(&'a mut self, store: &Store, target: &str) -> Result<&'a [Observation]> {
+    fn load<'a>(
+        &'a mut self,
+        store: &(impl ReadStore + ?Sized),
+        target: &str,
+    ) -> Result<&'a [Observation]> {
         if !self.by_target.map.contains_key(target) {
-            let mut list = Vec::new();
-            for item in store.db().scan_prefix(keys::observations_of(target)) {
-                let (k, v) = item?;
-                list.push(decode(&k, &v)?);
-            }
+            let list = store.observations_of(target)?;
             self.by_target.insert(target, list);
         }
         Ok(&self.by_target.map[target])
@@ -102,7 +105,7 @@ impl ObservationCache {
     /// every event on it made the cost of an event grow with its history.
     pub fn observations<'a>(
         &'a mut self,
-        store: &Store,
+        store: &(impl ReadStore + ?Sized),
         target_keys: &[String],
     ) -> Result<Cow<'a, [Observation]>> {
         for target in target_keys {
@@ -115,7 +118,7 @@ impl ObservationCache {
         let Some(lists) = lists else {
             // Evicted while loading the others (more keys than the cache
             // holds): the store is the truth.
-            return Ok(Cow::Owned(store.observations(target_keys)?));
+            return Ok(Cow::Owned(store.observations_of_all(target_keys)?));
         };
         // Sorted as `Store::observations` sorts, with nothing its dedup drops.
         let in_order = |list: &[Observation]| {
@@ -158,13 +161,17 @@ impl OutputCache {
     /// The output, from the cache or else the store (`Store::output`).
     /// Entries are kept under canonical ids only, so an alias never shows
     /// a copy older than the canonical entry.
-    pub fn get_mut(&mut self, store: &Store, id: &str) -> Result<Option<&mut StoredOutput>> {
+    pub fn get_mut(
+        &mut self,
+        store: &(impl ReadStore + ?Sized),
+        id: &str,
+    ) -> Result<Option<&mut StoredOutput>> {
         let key = if self.by_id.map.contains_key(id) {
             id.to_string()
         } else {
-            let canonical = store.canonical_id(id)?;
+            let canonical = store.canonical(id)?;
             if !self.by_id.map.contains_key(&canonical) {
-                match store.output(&canonical)? {
+                match store.output_by_canonical(&canonical)? {
                     Some(stored) => self.by_id.insert(&canonical, stored),
                     None => return Ok(None),
                 }

@@ -29,6 +29,17 @@ pub struct DeadLetter {
 }
 
 impl DeadLetter {
+    /// The dead letter of inbox item `seq`, whose stored bytes are `bytes`.
+    pub fn new(seq: u64, bytes: &[u8], error: String, attempts: u32, now: DateTime<Utc>) -> Self {
+        DeadLetter {
+            seq,
+            error,
+            failed_at: now,
+            attempts,
+            item_hex: hex::encode(bytes),
+        }
+    }
+
     /// The item, if its record decodes.
     pub fn item(&self) -> Option<InboxItem> {
         let bytes = hex::decode(&self.item_hex).ok()?;
@@ -84,13 +95,7 @@ impl Store {
         attempts: u32,
         now: DateTime<Utc>,
     ) {
-        let letter = DeadLetter {
-            seq,
-            error,
-            failed_at: now,
-            attempts,
-            item_hex: hex::encode(bytes),
-        };
+        let letter = DeadLetter::new(seq, bytes, error, attempts, now);
         batch.insert(keys::dead_letter(seq), encode(&letter));
     }
 

@@ -13,12 +13,50 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{counter, encode, keys, Store};
+use super::{counter, encode, keys, Store, StoreError};
 use crate::model::installation::InstallationChange;
 use crate::model::{ExecutionRecord, Observation};
 
 /// Most items written per flush.
 const MAX_BATCH: usize = 2048;
+
+/// How long a webhook delivery's id is remembered to refuse a redelivery
+/// of it: GitHub lets a delivery be redelivered for 3 days; 8 leaves room.
+pub const DEFAULT_DEDUP_WINDOW: chrono::Duration = chrono::Duration::days(8);
+
+/// Environment variable overriding `DEFAULT_DEDUP_WINDOW`, in hours.
+pub const DEDUP_WINDOW_ENV: &str = "DEDUP_WINDOW_HOURS";
+
+/// Expired dedupe keys removed per group commit, at most.
+const PRUNE_BATCH: usize = 1024;
+
+/// How often (by the writer's clock) expired dedupe keys are looked for.
+const PRUNE_EVERY: chrono::Duration = chrono::Duration::seconds(60);
+
+/// The clock the writer dates dedupe keys with.
+pub type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
+
+/// How long delivery ids are remembered, and by which clock.
+#[derive(Clone)]
+pub struct Dedup {
+    pub window: chrono::Duration,
+    pub now: Now,
+}
+
+impl Default for Dedup {
+    /// The window from `DEDUP_WINDOW_HOURS` (else 8 days), system time.
+    fn default() -> Self {
+        let window = std::env::var(DEDUP_WINDOW_ENV)
+            .ok()
+            .and_then(|h| h.parse::<i64>().ok())
+            .filter(|h| *h > 0)
+            .map_or(DEFAULT_DEDUP_WINDOW, chrono::Duration::hours);
+        Dedup {
+            window,
+            now: Arc::new(Utc::now),
+        }
+    }
+}
 
 /// A unit of work, stored before it is acknowledged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,10 +165,19 @@ pub type OnStored = Arc<dyn Fn(u64, u64, u64) + Send + Sync>;
 
 impl InboxWriter {
     pub fn start(store: Store, on_stored: OnStored) -> (InboxWriter, JoinHandle<()>) {
+        Self::start_with(store, on_stored, Dedup::default())
+    }
+
+    /// `start`, with the dedupe window and clock given.
+    pub fn start_with(
+        store: Store,
+        on_stored: OnStored,
+        dedup: Dedup,
+    ) -> (InboxWriter, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(16 * 1024);
         let handle = std::thread::Builder::new()
             .name("inbox-writer".into())
-            .spawn(move || write_loop(store, rx, on_stored))
+            .spawn(move || write_loop(store, rx, on_stored, dedup))
             .expect("spawn inbox writer");
         (InboxWriter { tx }, handle)
     }
@@ -161,9 +208,61 @@ fn seen_before(
         .map_err(|e| InboxError::Write(format!("reading the dedupe index: {e}")))
 }
 
-fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored) {
+/// Give dedupe keys stored before they expired (8-byte values) an expiry
+/// entry dated now, so they expire one window from now.
+fn date_undated_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
+    let mut batch = sled::Batch::default();
+    let mut dated = 0;
+    for item in store.db().scan_prefix(keys::INBOX_DELIVERY) {
+        let (k, v) = item?;
+        let Some(id) = keys::suffix(&k, keys::INBOX_DELIVERY) else {
+            continue;
+        };
+        if v.len() == 8 && !id.starts_with("manifest") && !id.starts_with("reconcile:") {
+            let mut value = v.to_vec();
+            value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
+            batch.insert(k, value);
+            batch.insert(keys::dedup_expiry(now, &id), &[]);
+            dated += 1;
+        }
+    }
+    if dated > 0 {
+        store.db().apply_batch(batch)?;
+    }
+    Ok(dated)
+}
+
+/// Put into `batch` the removal of up to `PRUNE_BATCH` dedupe keys stored
+/// before `now - window`. Returns how many, and the ids.
+fn prune_expired(
+    store: &Store,
+    dedup: &Dedup,
+    now: DateTime<Utc>,
+    batch: &mut sled::Batch,
+) -> super::Result<HashSet<String>> {
+    let end = keys::dedup_expiry(now - dedup.window, "");
+    let mut pruned = HashSet::new();
+    for item in store.db().range(keys::DEDUP_EXPIRY.to_vec()..end) {
+        let (k, _) = item?;
+        if let Some((_, id)) = keys::parse_dedup_expiry(&k) {
+            batch.remove(keys::inbox_delivery(&id));
+            pruned.insert(id);
+        }
+        batch.remove(k);
+        if pruned.len() >= PRUNE_BATCH {
+            break;
+        }
+    }
+    Ok(pruned)
+}
+
+fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored, dedup: Dedup) {
     let mut seq = store.counter(counter::RECEIVED);
     let mut duplicates = store.counter(counter::DUPLICATES);
+    if let Err(e) = date_undated_dedup_keys(&store, (dedup.now)()) {
+        tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
+    }
+    let mut next_prune = (dedup.now)();
     while let Some(first) = rx.blocking_recv() {
         let mut requests = vec![first];
         while requests.len() < MAX_BATCH {
@@ -174,11 +273,28 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         }
         let (start_seq, start_dups) = (seq, duplicates);
         let mut batch = sled::Batch::default();
+        let now = (dedup.now)();
+        let mut pruned = HashSet::new();
+        if now >= next_prune {
+            match prune_expired(&store, &dedup, now, &mut batch) {
+                Ok(ids) => {
+                    next_prune = if ids.len() >= PRUNE_BATCH {
+                        now
+                    } else {
+                        now + PRUNE_EVERY
+                    };
+                    pruned = ids;
+                }
+                Err(e) => tracing::warn!(error = %e, "pruning expired dedupe keys"),
+            }
+        }
         let mut in_batch = HashSet::new();
         let mut results = Vec::with_capacity(requests.len());
         for req in &requests {
             let key = req.item.dedupe_key();
-            let seen = match seen_before(&in_batch, &key, |k| store.db().contains_key(k)) {
+            let seen = match seen_before(&in_batch, &key, |k| {
+                Ok(!pruned.contains(&key) && store.db().contains_key(k)?)
+            }) {
                 Ok(seen) => seen,
                 Err(e) => {
                     // Not knowing is not "not seen": refuse (503, GitHub retries).
@@ -193,7 +309,13 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
             seq += 1;
             batch.insert(keys::inbox_queue(seq), encode(&req.item));
-            batch.insert(keys::inbox_delivery(&key), &seq.to_be_bytes());
+            let mut dedupe_value = seq.to_be_bytes().to_vec();
+            if matches!(req.item, InboxItem::Delivery { .. }) {
+                // Webhook delivery ids expire after the dedupe window.
+                dedupe_value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
+                batch.insert(keys::dedup_expiry(now, &key), &[]);
+            }
+            batch.insert(keys::inbox_delivery(&key), dedupe_value);
             if let InboxItem::ManifestChunks { upload, .. } = &req.item {
                 // Its chunks are no longer swept at start-up.
                 batch.insert(keys::manifest_committed(*upload), &[]);
@@ -206,7 +328,8 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         let written = store
             .db()
             .apply_batch(batch)
-            .and_then(|_| store.db().flush().map(|_| ()));
+            .map_err(StoreError::from)
+            .and_then(|_| store.flush_durable());
         match written {
             Ok(()) => {
                 // Before the replies: once a client has its 2xx, `wait_idle`
@@ -232,6 +355,83 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    fn delivery(id: &str) -> InboxItem {
+        InboxItem::Delivery {
+            delivery_id: id.into(),
+            event: "issues".into(),
+            action: Some("edited".into()),
+            received_at: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            observations: Vec::new(),
+            discoveries: Vec::new(),
+            installation_change: None,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn delivery_ids_expire_after_the_window_and_not_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        // A dedupe key as an earlier version stored it: the sequence only.
+        store
+            .db()
+            .insert(keys::inbox_delivery("old-guid"), &7u64.to_be_bytes())
+            .unwrap();
+        let t0 = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let clock = Arc::new(Mutex::new(t0));
+        let now = clock.clone();
+        let dedup = Dedup {
+            window: chrono::Duration::hours(1),
+            now: Arc::new(move || *now.lock().unwrap()),
+        };
+        let (writer, thread) =
+            InboxWriter::start_with(store.clone(), Arc::new(|_, _, _| {}), dedup);
+        let set = |minutes: i64| *clock.lock().unwrap() = t0 + chrono::Duration::minutes(minutes);
+        assert!(matches!(
+            writer.enqueue(delivery("g-1")).await,
+            Ok(Enqueued::Stored(_))
+        ));
+        set(50);
+        // A redelivery inside the window is still a duplicate; so is a key
+        // of an earlier version (dated when this version first started).
+        assert_eq!(
+            writer.enqueue(delivery("g-1")).await.unwrap(),
+            Enqueued::Duplicate
+        );
+        assert_eq!(
+            writer.enqueue(delivery("old-guid")).await.unwrap(),
+            Enqueued::Duplicate
+        );
+        set(59);
+        assert_eq!(
+            writer.enqueue(delivery("g-1")).await.unwrap(),
+            Enqueued::Duplicate
+        );
+        // Past the window: pruned online by the next group commit.
+        set(65);
+        assert!(matches!(
+            writer.enqueue(delivery("g-1")).await,
+            Ok(Enqueued::Stored(_))
+        ));
+        assert!(matches!(
+            writer.enqueue(delivery("old-guid")).await,
+            Ok(Enqueued::Stored(_))
+        ));
+        assert!(
+            store.has_delivery("g-1").unwrap(),
+            "stored again, remembered again"
+        );
+        set(66);
+        assert_eq!(
+            writer.enqueue(delivery("g-1")).await.unwrap(),
+            Enqueued::Duplicate
+        );
+        let expiry_entries = store.db().scan_prefix(keys::DEDUP_EXPIRY).count();
+        assert_eq!(expiry_entries, 2, "the expired entries are gone");
+        drop(writer);
+        thread.join().unwrap();
+    }
 
     #[test]
     fn a_failed_dedupe_read_is_an_error_not_unseen() {

@@ -4,7 +4,8 @@
 //! | prefix | key | value |
 //! |---|---|---|
 //! | `i/q/` | inbox sequence (u64 BE) | `InboxItem` |
-//! | `i/d/` | delivery id | sequence |
+//! | `i/d/` | delivery id | sequence (u64 BE), then for a webhook delivery the time its dedupe key was stored (ms, i64 BE) |
+//! | `i/e/` | time stored (ms, BE, sign-flipped), delivery id | — (when a webhook delivery's dedupe key expires: `store::inbox`) |
 //! | `i/s/` | upload id (u64 BE), chunk number (u32 BE) | `Vec<ExecutionRecord>`: a streamed manifest's chunk (`store::staging`) |
 //! | `i/c/` | upload id (u64 BE) | — (the upload's inbox item is stored: its chunks are not swept) |
 //! | `d/` | inbox sequence (u64 BE) | `DeadLetter`: an item moved aside (`store::dead_letters`) |
@@ -30,6 +31,7 @@ use chrono::{DateTime, Utc};
 
 pub const INBOX_QUEUE: &[u8] = b"i/q/";
 pub const INBOX_DELIVERY: &[u8] = b"i/d/";
+pub const DEDUP_EXPIRY: &[u8] = b"i/e/";
 pub const MANIFEST_STAGED: &[u8] = b"i/s/";
 pub const MANIFEST_COMMITTED: &[u8] = b"i/c/";
 pub const DEAD_LETTER: &[u8] = b"d/";
@@ -63,12 +65,36 @@ pub fn inbox_queue(seq: u64) -> Vec<u8> {
     join(&[INBOX_QUEUE, &seq.to_be_bytes()])
 }
 
+/// The sequence of an inbox queue key (`None` for any other key).
+pub fn inbox_seq(key: &[u8]) -> Option<u64> {
+    key.strip_prefix(INBOX_QUEUE)?
+        .try_into()
+        .ok()
+        .map(u64::from_be_bytes)
+}
+
 pub fn dead_letter(seq: u64) -> Vec<u8> {
     join(&[DEAD_LETTER, &seq.to_be_bytes()])
 }
 
 pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
     join(&[INBOX_DELIVERY, delivery_id.as_bytes()])
+}
+
+/// The expiry index entry of a delivery's dedupe key stored at `at`.
+pub fn dedup_expiry(at: DateTime<Utc>, delivery_id: &str) -> Vec<u8> {
+    join(&[DEDUP_EXPIRY, &time_bytes(at), delivery_id.as_bytes()])
+}
+
+/// The time and delivery id of a `dedup_expiry` key.
+pub fn parse_dedup_expiry(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
+    let rest = key.strip_prefix(DEDUP_EXPIRY)?;
+    let (time, id) = rest.split_at_checked(8)?;
+    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
+    Some((
+        DateTime::from_timestamp_millis(ms)?,
+        String::from_utf8(id.to_vec()).ok()?,
+    ))
 }
 
 pub fn staged_upload(upload: u64) -> Vec<u8> {

@@ -1,6 +1,8 @@
 //! The embedded sled store: inbox, outputs, observations, indexes, schedule and
 //! counters, all in one tree (see `keys` for the layout).
 
+mod app_records;
+pub use app_records::CheckRunRecord;
 pub mod attribution;
 pub mod backfill;
 pub mod cache;
@@ -10,6 +12,9 @@ pub mod inbox;
 mod installations;
 pub mod keys;
 pub mod staging;
+pub mod unit;
+
+pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -54,6 +59,40 @@ pub mod counter {
     pub const HARVESTED: &str = "manifests_harvested";
 }
 
+/// What an acknowledged delivery survives (`/status` `durability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// sled's flush: written and `sync_file_range`d, which survives the
+    /// process being killed, not a power loss (the drive's write cache is
+    /// not flushed; sled issue #1452).
+    ProcessCrash,
+    /// sled's flush, then `fdatasync` of its log file at every group commit
+    /// of the inbox: the drive's cache is flushed before the 2xx.
+    PowerLoss,
+}
+
+impl Durability {
+    /// Environment variable choosing the durability: `power-loss` or
+    /// `process-crash` (the default).
+    pub const ENV: &'static str = "DURABILITY";
+
+    /// From `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
+    pub fn from_env() -> Durability {
+        match std::env::var(Self::ENV).as_deref() {
+            Ok("power-loss") => Durability::PowerLoss,
+            _ => Durability::ProcessCrash,
+        }
+    }
+
+    /// As `/status` shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::ProcessCrash => "process_crash",
+            Durability::PowerLoss => "power_loss",
+        }
+    }
+}
+
 /// How long to wait for a previous instance to let go of the store's lock.
 pub const STORE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -64,6 +103,15 @@ const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Store {
     db: sled::Db,
     path: std::sync::Arc<std::path::PathBuf>,
+    /// When the store was last flushed (`Store::flush`), as milliseconds
+    /// after `opened`, plus one (0: never).
+    flushed_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    opened: std::time::Instant,
+    durability: Durability,
+    /// sled's log file, for `fdatasync` (`Durability::PowerLoss`).
+    log: Option<std::sync::Arc<std::fs::File>>,
+    /// `fdatasync`s done, for tests and `/status`.
+    syncs: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// First byte of an LZ4-compressed record (JSON never starts with it).
@@ -121,6 +169,11 @@ pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T> {
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with(path, Durability::from_env())
+    }
+
+    /// Open with the given durability of acknowledged writes.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<Store> {
         // sled would create an empty store where a compaction left none.
         if let Some(message) = compact::interrupted_compaction(path) {
             return Err(StoreError::InterruptedCompaction(message));
@@ -130,11 +183,26 @@ impl Store {
             // sled caches up to 1 GiB by default; the inbox and the outputs
             // live on disk, and memory stays bounded whatever their size.
             .cache_capacity(CACHE_BYTES)
-            .flush_every_ms(Some(500))
+            // No background flusher: its flushes hold sled's lock while
+            // they write, which would make the inbox writer's commit (the
+            // acks) wait behind the worker's data. The inbox writer flushes
+            // every group commit and the worker flushes its own (`worker`).
+            .flush_every_ms(None)
             .open()?;
+        let log = match durability {
+            Durability::PowerLoss => Some(std::sync::Arc::new(
+                std::fs::File::open(path.join("db")).map_err(sled::Error::Io)?,
+            )),
+            Durability::ProcessCrash => None,
+        };
         Ok(Store {
             db,
             path: std::sync::Arc::new(path.to_path_buf()),
+            flushed_ms: Default::default(),
+            opened: std::time::Instant::now(),
+            durability,
+            log,
+            syncs: Default::default(),
         })
     }
 
@@ -153,13 +221,64 @@ impl Store {
         }
     }
 
+    /// Set a counter directly (tests: fault injection).
+    #[doc(hidden)]
+    pub fn set_counter_for_tests(&self, name: &str, value: u64) {
+        let _ = self.db.insert(keys::counter(name), &value.to_be_bytes());
+    }
+
+    /// The sled tree itself: for tests and diagnostics only; everything
+    /// else goes through typed methods and units of work (`unit`).
+    #[doc(hidden)]
     pub fn db(&self) -> &sled::Db {
         &self.db
     }
 
+    /// Make every write so far durable (see docs/store.md for what sled's
+    /// flush promises).
     pub fn flush(&self) -> Result<()> {
+        let started = self.opened.elapsed().as_millis() as u64 + 1;
         self.db.flush()?;
+        self.flushed_ms
+            .fetch_max(started, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Make what the acks depend on as durable as `durability()` says: a
+    /// flush, then with `PowerLoss` an `fdatasync` of sled's log file
+    /// (which also flushes the drive's write cache). The inbox writer calls
+    /// it once per group commit.
+    pub fn flush_durable(&self) -> Result<()> {
+        self.flush()?;
+        if let Some(log) = &self.log {
+            log.sync_data().map_err(sled::Error::Io)?;
+            self.syncs
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// What an acknowledged delivery survives.
+    pub fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    /// `fdatasync`s done since the store was opened.
+    pub fn syncs(&self) -> u64 {
+        self.syncs.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Flush unless a flush began less than `age` ago (the inbox writer
+    /// flushes at every group commit, which carries the worker's commits
+    /// too). Returns whether it flushed.
+    pub fn flush_if_older(&self, age: std::time::Duration) -> Result<bool> {
+        let last = self.flushed_ms.load(std::sync::atomic::Ordering::Relaxed);
+        let now = self.opened.elapsed().as_millis() as u64 + 1;
+        if last != 0 && now.saturating_sub(last) < age.as_millis() as u64 {
+            return Ok(false);
+        }
+        self.flush()?;
+        Ok(true)
     }
 
     /// Bytes of the files under the store's directory (sled's own figure
@@ -335,6 +454,23 @@ pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn power_loss_durability_fdatasyncs_the_log_at_each_durable_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_with(dir.path(), Durability::PowerLoss).unwrap();
+        assert_eq!(store.durability().as_str(), "power_loss");
+        store.set_counter_for_tests("x", 1);
+        store.flush_durable().unwrap();
+        store.flush_durable().unwrap();
+        assert_eq!(store.syncs(), 2);
+        drop(store);
+        let crash_only = Store::open_with(dir.path(), Durability::ProcessCrash).unwrap();
+        crash_only.flush_durable().unwrap();
+        assert_eq!(crash_only.syncs(), 0);
+        assert_eq!(crash_only.durability().as_str(), "process_crash");
+        assert_eq!(crash_only.counter("x"), 1);
+    }
 
     #[test]
     fn records_round_trip_small_plain_and_large_compressed() {

@@ -247,6 +247,9 @@ async fn send_all(serve: &ServeChild, todo: Vec<Send>, kill_after: Option<usize>
 async fn drained(client: &Client) -> (u64, u64) {
     for _ in 0..600 {
         let s = client.get("/status").await.unwrap().body;
+        // What this test demonstrates: acknowledged deliveries survive the
+        // process being killed (README "Durability").
+        assert_eq!(s["durability"], "process_crash");
         let d = &s["deliveries"];
         let (received, processed) = (
             d["received"].as_u64().unwrap(),

@@ -1,0 +1,470 @@
+//! A unit of work: typed reads and writes that see the unit's own
+//! uncommitted writes, committed all at once (one sled batch) or not at all.
+//!
+//! The worker processes many inbox items per unit: sled's `apply_batch` takes
+//! a process-wide write lock, so one commit per few hundred items instead of
+//! one per item keeps the inbox writer (the acks) from queueing behind the
+//! worker. A savepoint lets one item's writes be undone inside the unit when
+//! that item fails, so a failing item leaves nothing half-written while the
+//! items before it in the same unit still commit.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{counter, decode, encode, keys, Result, Store, StoredOutput};
+use crate::model::Observation;
+
+/// Reads shared by the store and a unit of work (which also sees its own
+/// writes): what the worker's caches load through.
+pub trait ReadStore {
+    /// The value under `key`.
+    #[doc(hidden)]
+    fn get_raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Every key and value under `prefix`, in key order.
+    #[doc(hidden)]
+    fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// Observations filed under one target, in stored order (time, id).
+    fn observations_of(&self, target: &str) -> Result<Vec<Observation>> {
+        self.scan_raw(&keys::observations_of(target))?
+            .iter()
+            .map(|(k, v)| decode(k, v))
+            .collect()
+    }
+
+    /// Observations of the given targets, sorted by (`at`, `id`), without repeats.
+    fn observations_of_all(&self, targets: &[String]) -> Result<Vec<Observation>> {
+        let mut all = Vec::new();
+        for target in targets {
+            all.extend(self.observations_of(target)?);
+        }
+        all.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        all.dedup_by(|a, b| a.id == b.id);
+        Ok(all)
+    }
+
+    /// Resolve an output id through aliases left by manifest merges.
+    fn canonical(&self, id: &str) -> Result<String> {
+        Ok(match self.get_raw(&keys::alias(id))? {
+            Some(v) => String::from_utf8_lossy(&v).into_owned(),
+            None => id.to_string(),
+        })
+    }
+
+    /// The stored output with this (canonical) id.
+    fn output_by_canonical(&self, id: &str) -> Result<Option<StoredOutput>> {
+        let key = keys::output(id);
+        self.get_raw(&key)?.map(|v| decode(&key, &v)).transpose()
+    }
+}
+
+impl ReadStore for Store {
+    fn get_raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.db.get(key)?.map(|v| v.to_vec()))
+    }
+
+    fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.db
+            .scan_prefix(prefix)
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).map_err(Into::into))
+            .collect()
+    }
+}
+
+/// A write as the unit holds it: a value, or a removal.
+type Write = Option<Vec<u8>>;
+
+/// Begun with `Store::begin`; nothing reaches the store before `commit`.
+pub struct Unit {
+    store: Store,
+    writes: BTreeMap<Vec<u8>, Write>,
+    /// For each write since the unit began: the key and what the unit held
+    /// under it before (`None`: nothing written yet), to roll back to a
+    /// savepoint.
+    undo: Vec<(Vec<u8>, Option<Write>)>,
+    /// Counter values to write once, at commit.
+    counters: BTreeMap<&'static str, u64>,
+    /// Writes made by `github::` helpers that still build a sled batch
+    /// themselves (installations, harvest, backfill), committed first.
+    external: sled::Batch,
+    /// The undo length when `external` was first handed out.
+    external_at: Option<usize>,
+}
+
+/// The batch `github::` helpers write into (see `Unit::external_batch`).
+pub type ExternalBatch = sled::Batch;
+
+/// A point inside a unit to roll back to (`Unit::rollback_to`).
+#[derive(Debug, Clone, Copy)]
+pub struct Savepoint(usize);
+
+impl Store {
+    /// Begin a unit of work.
+    pub fn begin(&self) -> Unit {
+        Unit {
+            store: self.clone(),
+            writes: BTreeMap::new(),
+            undo: Vec::new(),
+            counters: BTreeMap::new(),
+            external: sled::Batch::default(),
+            external_at: None,
+        }
+    }
+}
+
+impl ReadStore for Unit {
+    fn get_raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.writes.get(key) {
+            Some(w) => Ok(w.clone()),
+            None => self.store.get_raw(key),
+        }
+    }
+
+    fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut mine = self
+            .writes
+            .range(prefix.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .peekable();
+        if mine.peek().is_none() {
+            return self.store.scan_raw(prefix);
+        }
+        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> =
+            self.store.scan_raw(prefix)?.into_iter().collect();
+        for (k, w) in mine {
+            match w {
+                Some(v) => merged.insert(k.clone(), v.clone()),
+                None => merged.remove(k),
+            };
+        }
+        Ok(merged.into_iter().collect())
+    }
+}
+
+impl Unit {
+    fn put(&mut self, key: Vec<u8>, value: Write) {
+        let before = self.writes.insert(key.clone(), value);
+        self.undo.push((key, before));
+    }
+
+    fn insert(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.put(key, Some(value));
+    }
+
+    fn remove(&mut self, key: Vec<u8>) {
+        self.put(key, None);
+    }
+
+    /// Number of keys written so far.
+    pub fn writes(&self) -> usize {
+        self.writes.len()
+    }
+
+    /// Mark the current state, to undo what follows if it fails.
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint(self.undo.len())
+    }
+
+    /// The batch for helpers that write it themselves; it is committed with
+    /// the unit, and a rollback to before it was handed out empties it.
+    pub fn external_batch(&mut self) -> &mut ExternalBatch {
+        self.external_at.get_or_insert(self.undo.len());
+        &mut self.external
+    }
+
+    /// Undo every write made since `sp`.
+    pub fn rollback_to(&mut self, sp: Savepoint) {
+        if self.external_at.is_some_and(|at| at >= sp.0) {
+            self.external = sled::Batch::default();
+            self.external_at = None;
+        }
+        while self.undo.len() > sp.0 {
+            let (key, before) = self.undo.pop().expect("len checked");
+            match before {
+                Some(w) => self.writes.insert(key, w),
+                None => self.writes.remove(&key),
+            };
+        }
+    }
+
+    /// Write everything in one sled batch (atomic: all or nothing).
+    pub fn commit(self) -> Result<()> {
+        let mut batch = self.external;
+        for (k, w) in self.writes {
+            match w {
+                Some(v) => batch.insert(k, v),
+                None => batch.remove(k),
+            }
+        }
+        for (name, value) in self.counters {
+            batch.insert(keys::counter(name), &value.to_be_bytes());
+        }
+        self.store.db.apply_batch(batch)?;
+        Ok(())
+    }
+
+    /// Set a durable counter (written once, at commit).
+    pub fn set_counter(&mut self, name: &'static str, value: u64) {
+        self.counters.insert(name, value);
+    }
+
+    /// Remove a processed item from the inbox.
+    pub fn remove_inbox_item(&mut self, seq: u64) {
+        self.remove(keys::inbox_queue(seq));
+    }
+
+    /// True while item `seq` is still in the inbox.
+    pub fn has_inbox_item(&self, seq: u64) -> Result<bool> {
+        Ok(self.get_raw(&keys::inbox_queue(seq))?.is_some())
+    }
+
+    /// Mark all inbox items up to `processed` processed (the counter).
+    pub fn set_processed(&mut self, processed: u64) {
+        self.set_counter(counter::PROCESSED, processed);
+    }
+
+    /// File an observation under `target` (its key is deterministic:
+    /// filing it again overwrites it).
+    pub fn put_observation(&mut self, target: &str, obs: &Observation) {
+        self.insert(keys::observation(target, obs.at, &obs.id), encode(obs));
+    }
+
+    /// Threads (PRs) whose head is the given branch or commit.
+    pub fn threads_on_ref(&self, ref_key: &str) -> Result<Vec<String>> {
+        let prefix = keys::threads_on_ref(ref_key);
+        Ok(self
+            .scan_raw(&prefix)?
+            .iter()
+            .filter_map(|(k, _)| keys::suffix(k, &prefix))
+            .collect())
+    }
+
+    /// True when `ref_key` is already linked to `thread`.
+    pub fn is_linked(&self, ref_key: &str, thread: &str) -> Result<bool> {
+        Ok(self.get_raw(&keys::ref_link(ref_key, thread))?.is_some())
+    }
+
+    /// Link a branch or commit to a PR thread.
+    pub fn link(&mut self, ref_key: &str, thread: &str) {
+        self.insert(keys::ref_link(ref_key, thread), Vec::new());
+    }
+
+    /// Ids of the outputs watching a target.
+    pub fn outputs_on(&self, target: &str) -> Result<Vec<String>> {
+        let prefix = keys::outputs_on(target);
+        Ok(self
+            .scan_raw(&prefix)?
+            .iter()
+            .filter_map(|(k, _)| keys::suffix(k, &prefix))
+            .collect())
+    }
+
+    /// The output of a given type already filed on a target, if any.
+    pub fn output_of_type_on(&self, target: &str, output_type: &str) -> Result<Option<String>> {
+        Ok(self
+            .get_raw(&keys::type_index(target, output_type))?
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    /// The output under `id` or its alias.
+    pub fn output(&self, id: &str) -> Result<Option<StoredOutput>> {
+        self.output_by_canonical(&self.canonical(id)?)
+    }
+
+    /// True when anything has been filed under any of the keys.
+    pub fn has_observations(&self, targets: &[String]) -> Result<bool> {
+        for t in targets {
+            if !self.scan_raw(&keys::observations_of(t))?.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Store an output with its indexes (target → output, type on target).
+    pub fn put_output(&mut self, stored: &StoredOutput) {
+        let id = &stored.execution.id;
+        for key in stored.execution.watch_keys() {
+            let index = keys::target_index(&key, id);
+            if !matches!(self.writes.get(&index), Some(Some(_))) {
+                self.insert(index, Vec::new());
+            }
+        }
+        if let Some(t) = &stored.execution.target {
+            self.insert(
+                keys::type_index(&t.key(), &stored.execution.output_type),
+                id.as_bytes().to_vec(),
+            );
+        }
+        self.put_record(keys::output(id), stored);
+    }
+
+    /// Store only the output record (its indexes are unchanged).
+    pub fn put_output_record(&mut self, stored: &StoredOutput) {
+        self.put_record(keys::output(&stored.execution.id), stored);
+    }
+
+    fn put_record<T: Serialize>(&mut self, key: Vec<u8>, value: &T) {
+        self.insert(key, encode(value));
+    }
+
+    /// An output merged into another: `old_id` becomes an alias of `new_id`
+    /// and leaves the indexes of `watch_keys`.
+    pub fn retire_output(&mut self, old_id: &str, new_id: &str, watch_keys: &[String]) {
+        self.remove(keys::output(old_id));
+        self.insert(keys::alias(old_id), new_id.as_bytes().to_vec());
+        for key in watch_keys {
+            self.remove(keys::target_index(key, old_id));
+        }
+    }
+
+    /// Schedule an output's next checkpoint; a key already there is not
+    /// rewritten (a rewrite costs a log write and a leaf rewrite).
+    pub fn schedule(&mut self, due: DateTime<Utc>, output_id: &str) -> Result<()> {
+        let key = keys::schedule(due, output_id);
+        if self.get_raw(&key)?.is_none() {
+            self.insert(key, Vec::new());
+        }
+        Ok(())
+    }
+
+    /// Remove a taken checkpoint.
+    pub fn unschedule(&mut self, due: DateTime<Utc>, output_id: &str) {
+        self.remove(keys::schedule(due, output_id));
+    }
+
+    /// Move inbox item `seq` (its stored bytes) to the dead letters.
+    pub fn dead_letter(
+        &mut self,
+        seq: u64,
+        bytes: &[u8],
+        error: String,
+        attempts: u32,
+        now: DateTime<Utc>,
+    ) {
+        let letter = super::dead_letters::DeadLetter::new(seq, bytes, error, attempts, now);
+        self.put_record(keys::dead_letter(seq), &letter);
+        self.remove_inbox_item(seq);
+    }
+
+    /// Remove a staged manifest chunk (applied, or undecodable).
+    pub fn remove_staged_chunk(&mut self, upload: u64, chunk: u32) {
+        self.remove(keys::staged_chunk(upload, chunk));
+    }
+
+    /// The upload's inbox item is processed: its chunks may be swept.
+    pub fn uncommit_upload(&mut self, upload: u64) {
+        self.remove(keys::manifest_committed(upload));
+    }
+}
+
+/// The inbox items waiting, oldest first, from sequence `from`: at most
+/// `limit` of them, as (sequence, stored bytes).
+impl Store {
+    pub fn inbox_items(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for item in self.db.range(keys::inbox_queue(from)..) {
+            let (k, v) = item?;
+            let Some(seq) = keys::inbox_seq(&k) else {
+                break;
+            };
+            out.push((seq, v.to_vec()));
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checkpoints due at or before `now`, at most `limit`: (due, output id).
+    pub fn due_checkpoints(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<(DateTime<Utc>, String)>> {
+        let end = keys::schedule(now, "\u{10FFFF}");
+        let mut out = Vec::new();
+        for item in self.db.range(keys::SCHEDULE.to_vec()..end).take(limit) {
+            let (k, _) = item?;
+            out.extend(keys::parse_schedule(&k));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ObservationKind;
+
+    fn obs(id: &str, secs: i64) -> Observation {
+        Observation {
+            id: id.into(),
+            at: DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap(),
+            target: "o/r#1".into(),
+            actor: None,
+            event: ObservationKind::Opened,
+            snapshot: None,
+        }
+    }
+
+    #[test]
+    fn a_unit_reads_its_own_writes_and_commits_them_all_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut first = store.begin();
+        first.put_observation("o/r#1", &obs("a", 1));
+        first.commit().unwrap();
+        let mut unit = store.begin();
+        unit.put_observation("o/r#1", &obs("b", 2));
+        unit.link("o/r@main", "o/r#1");
+        let seen: Vec<String> = unit
+            .observations_of("o/r#1")
+            .unwrap()
+            .into_iter()
+            .map(|o| o.id)
+            .collect();
+        assert_eq!(seen, ["a", "b"], "committed and own writes, in order");
+        assert_eq!(unit.threads_on_ref("o/r@main").unwrap(), ["o/r#1"]);
+        assert_eq!(store.observations_of("o/r#1").unwrap().len(), 1);
+        unit.commit().unwrap();
+        assert_eq!(store.observations_of("o/r#1").unwrap().len(), 2);
+        assert_eq!(store.threads_on_ref("o/r@main").unwrap(), ["o/r#1"]);
+    }
+
+    #[test]
+    fn rolling_back_to_a_savepoint_undoes_only_what_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut unit = store.begin();
+        unit.put_observation("o/r#1", &obs("kept", 1));
+        let sp = unit.savepoint();
+        unit.put_observation("o/r#1", &obs("undone", 2));
+        unit.put_observation("o/r#1", &obs("kept", 1));
+        unit.link("o/r@x", "o/r#1");
+        unit.rollback_to(sp);
+        unit.commit().unwrap();
+        let ids: Vec<String> = store
+            .observations_of("o/r#1")
+            .unwrap()
+            .into_iter()
+            .map(|o| o.id)
+            .collect();
+        assert_eq!(ids, ["kept"]);
+        assert!(store.threads_on_ref("o/r@x").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_dropped_unit_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut unit = store.begin();
+        unit.put_observation("o/r#1", &obs("a", 1));
+        unit.set_processed(7);
+        drop(unit);
+        assert!(store.observations_of("o/r#1").unwrap().is_empty());
+        assert_eq!(store.counter(counter::PROCESSED), 0);
+    }
+}
