@@ -8,10 +8,14 @@
 //! - Entry points: `cli` (one file per command), `demo`, `bench`, `probe`.
 //! - Wiring: `app` (`App::launch` starts store, writer, worker and the
 //!   GitHub tasks: one wiring for `serve`, `demo`, `bench` and tests).
-//! - HTTP: `server` (router and handlers), `ingress` (errors, body limits
+//! - HTTP: `server` (router and handlers; `server::auth` setup and sign-in,
+//!   `server::dashboard` the pages, `server::read` who may read what),
+//!   `ingress` (errors, body limits
 //!   and manifest staging, shared with the harvester), `signature`, `oidc`,
 //!   `client` (the sending side: signed deliveries, manifest posts).
 //! - Processing: `worker` (inbox → observations → outcomes, checkpoints),
+//!   `attribution` (an agent's landed lines and their survival), `export`
+//!   (opentraces records),
 //!   `state` (what handlers, writer and worker share), `pressure`.
 //! - GitHub: `github` (App auth, the API client, check runs, reconciler,
 //!   harvester, backfill, signals, redelivery), `reconcile` (API state →
@@ -23,7 +27,8 @@
 //! - Judgement (pure): `evaluate` (one evaluator per output-type family and
 //!   the type registry), `assess` (record + observations → outcome),
 //!   `conformance`, `spec` (docs/evaluation.md rendered from the code).
-//! - Data: `model`, `store` (sled), `report`, `clock`, `sane_time`, `escape`.
+//! - Data: `model`, `store` (sled, units of work), `query` (read cuts and
+//!   scopes), `report`, `clock`, `sane_time`, `escape`.
 //! - Tests' helpers: `shared_data` (the `../shared` data CI requires).
 
 pub mod app;
