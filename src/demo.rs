@@ -1,13 +1,15 @@
 //! `safe-outcomes demo`: the bundled scenario (signed deliveries and gh-aw
 //! manifests spanning weeks) replayed through the real HTTP path into a fresh
 //! sled store, with a manual clock advanced through the evaluation windows.
+//! `run_and_serve` then keeps the server up for the dashboard, reached through
+//! a local sign-in link (`server::auth::local`).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use sha2::{Digest, Sha256};
 
-use crate::app::{App, AppConfig};
+use crate::app::{App, AppConfig, Running};
 use crate::client::{parse_scenario, Client, Step};
 use crate::clock::Clock;
 use crate::model::OutcomeRecord;
@@ -61,7 +63,49 @@ fn ephemeral_secret(label: &str) -> String {
     hex::encode(h.finalize())
 }
 
+/// Play the scenario, stop the server, return what came of it.
 pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
+    let (result, live) = play(options, "127.0.0.1:0".parse()?, None).await?;
+    live.stop().await?;
+    Ok(result)
+}
+
+/// The demo's server, kept running after the scenario (`demo --serve`).
+pub struct LiveDemo {
+    server: RunningServer,
+    running: Running,
+    local_key: Option<String>,
+}
+
+impl LiveDemo {
+    /// The one-time-printed local sign-in link (valid while the server runs).
+    pub fn sign_in_url(&self) -> Option<String> {
+        let key = self.local_key.as_ref()?;
+        Some(format!("{}/auth/local?key={key}", self.server.url()))
+    }
+
+    /// Stop the server, then the App.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        self.server.stop().await;
+        self.running.stop().await
+    }
+}
+
+/// Play the scenario on a server bound to 127.0.0.1:`port` (0: any) with a
+/// fresh local sign-in key, and keep it running.
+pub async fn run_and_serve(
+    options: DemoOptions,
+    port: u16,
+) -> anyhow::Result<(DemoResult, LiveDemo)> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    play(options, addr, Some(crate::server::auth::local::new_key())).await
+}
+
+async fn play(
+    options: DemoOptions,
+    addr: std::net::SocketAddr,
+    local_key: Option<String>,
+) -> anyhow::Result<(DemoResult, LiveDemo)> {
     let text = options.scenario.as_deref().unwrap_or(SCENARIO);
     let steps = parse_scenario(text)?;
     let start = steps
@@ -80,10 +124,16 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
             secrets: vec![secret.clone()],
             api_token: Some(token.clone()),
             listen_only: true,
+            auth: crate::server::auth::AuthOptions {
+                local_key: local_key.clone(),
+                ..Default::default()
+            },
             ..Default::default()
         },
     );
-    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
+    let server = RunningServer::start(routes, addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
     let client = Client::new(&server.url(), Some(secret), Some(token));
 
     let mut refusals = Vec::new();
@@ -130,9 +180,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         let r = client.get(&format!("/api/v1/report?window={name}")).await?;
         window_reports.push(serde_json::from_value(r.body)?);
     }
-    server.stop().await;
-    running.stop().await?;
-    Ok(DemoResult {
+    let result = DemoResult {
         steps: steps.len(),
         outcomes,
         report,
@@ -142,7 +190,13 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<DemoResult> {
         jsonl_path,
         opentraces_path,
         data_dir: options.data_dir,
-    })
+    };
+    let live = LiveDemo {
+        server,
+        running,
+        local_key,
+    };
+    Ok((result, live))
 }
 
 /// One line per output, for the terminal.

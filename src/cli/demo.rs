@@ -1,5 +1,6 @@
 //! `safe-outcomes demo`: the bundled scenario through an in-process server,
-//! then the report on the terminal.
+//! then the report on the terminal. With `--serve`, the server stays up on
+//! 127.0.0.1 for the dashboard, and a local sign-in link is printed.
 
 use std::path::PathBuf;
 
@@ -18,6 +19,13 @@ pub struct DemoArgs {
     /// Replay another scenario file instead of the bundled one.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// Keep the server running afterwards and print a sign-in link to the
+    /// dashboard (Ctrl-C stops it).
+    #[arg(long)]
+    pub serve: bool,
+    /// The port of `--serve` on 127.0.0.1 (0: any free one).
+    #[arg(long, default_value_t = 3000, requires = "serve")]
+    pub port: u16,
 }
 
 pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
@@ -36,7 +44,14 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
         None => None,
     };
     let started = std::time::Instant::now();
-    let result = demo::run(DemoOptions { data_dir, scenario }).await?;
+    let options = DemoOptions { data_dir, scenario };
+    let (result, live) = match args.serve {
+        true => {
+            let (result, live) = demo::run_and_serve(options, args.port).await?;
+            (result, Some(live))
+        }
+        false => (demo::run(options).await?, None),
+    };
     let mut out = String::new();
     writeln!(
         out,
@@ -81,5 +96,36 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
         result.data_dir.display(),
         result.data_dir.display()
     )?;
-    super::emit(&out)
+    super::emit(&out)?;
+    if let Some(live) = live {
+        serve_until_stopped(live).await?;
+    }
+    Ok(())
+}
+
+/// Print the dashboard's sign-in link, serve until Ctrl-C (or SIGTERM), stop.
+async fn serve_until_stopped(live: demo::LiveDemo) -> anyhow::Result<()> {
+    let url = live.sign_in_url().unwrap_or_default();
+    super::emit(&format!(
+        "\nDashboard: {url}\n(the link signs this browser in while the demo runs; Ctrl-C stops it)\n"
+    ))?;
+    stop_signal().await;
+    live.stop().await
+}
+
+async fn stop_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = ctrl_c.await;
 }

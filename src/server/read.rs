@@ -19,7 +19,8 @@ pub use crate::query::{ReadFilter, RepoScope, FILTER_PARAMS};
 ///   that installation's repositories;
 /// - else a valid session cookie (sign-in with GitHub, `auth`) gives
 ///   `RepoScope::Only` the repositories the viewer's GitHub account can see
-///   among the App's installations (asked of GitHub, cached briefly);
+///   among the App's installations (asked of GitHub, cached briefly); a local
+///   session (`demo --serve`'s link, `auth::local`) gives `RepoScope::All`;
 /// - else, or for a forged, expired or signed-out cookie, a 401 `ApiError`.
 ///
 /// A 503 when GitHub cannot say which repositories the viewer may see.
@@ -55,6 +56,11 @@ impl FromRequestParts<State> for Reader {
                 scope: RepoScope::All,
             });
         };
+        if session.kind == crate::server::auth::sessions::SessionKind::Local {
+            return Ok(Reader {
+                scope: RepoScope::All,
+            });
+        }
         let repos = state
             .auth
             .scope_of(&session)

@@ -22,6 +22,7 @@ mod coverage_of_types;
 mod crash;
 mod dashboard;
 mod demo_scenario;
+mod demo_serve;
 mod export;
 mod first_hour;
 mod github_app;

@@ -11,9 +11,13 @@
 //!   can see among the App's installations (`github_web::viewer_repos`),
 //!   cached for a short time; `server::read::Reader` turns a session into
 //!   `RepoScope::Only`.
+//! - **Local link** (`local`): `demo --serve` starts its server with a local
+//!   key; `/auth/local?key=…` opens a local session that sees everything
+//!   (`RepoScope::All`). `serve` never has one.
 
 pub mod envfile;
 pub mod github_web;
+pub mod local;
 mod page;
 pub mod sessions;
 pub mod setup;
@@ -34,7 +38,7 @@ use axum::Router;
 
 use crate::server::{ApiError, State};
 use github_web::WebError;
-use sessions::{Session, Sessions, ViewerScope};
+use sessions::{Session, SessionKind, Sessions, ViewerScope};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "so_session";
@@ -100,6 +104,7 @@ impl AuthArgs {
             }),
             scope_ttl: SCOPE_TTL,
             session_ttl: SESSION_TTL,
+            local_key: None,
         }
     }
 }
@@ -147,6 +152,8 @@ pub struct AuthOptions {
     pub setup: Option<SetupOptions>,
     pub scope_ttl: Duration,
     pub session_ttl: Duration,
+    /// The key of the local sign-in link (`demo --serve` only; `local`).
+    pub local_key: Option<String>,
 }
 
 /// Setup and sign-in at run time: the options, the signing key, the sessions.
@@ -211,6 +218,10 @@ impl Auth {
 
     /// The repositories a session may see, per installation.
     pub async fn installations_of(&self, session: &Session) -> Result<ViewerScope, ApiError> {
+        if session.kind == SessionKind::Local {
+            // No GitHub account behind it: no installation of its own.
+            return Ok(ViewerScope::new());
+        }
         if let Some(repos) = self
             .sessions
             .fresh_scope(&session.id, self.options.scope_ttl)
@@ -269,6 +280,7 @@ pub fn routes() -> Router<State> {
             get(signin::logout_page).post(signin::logout),
         )
         .route("/api/v1/me", get(signin::me))
+        .route("/auth/local", get(local::sign_in))
         .route(
             "/auth/tokens",
             get(tokens::page_of_tokens).post(tokens::issue_token),

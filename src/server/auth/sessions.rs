@@ -14,10 +14,21 @@ pub const MAX_SESSIONS: usize = 10_000;
 /// What a viewer can see: installation id → its repositories they can see.
 pub type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
 
+/// How a viewer signed in, which decides what they may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionKind {
+    /// Sign-in with GitHub: the repositories their account can see.
+    GitHub,
+    /// The one-time local link of `demo --serve` (`/auth/local`): everything
+    /// this server holds, no GitHub account behind it.
+    Local,
+}
+
 /// One signed-in viewer.
 #[derive(Clone)]
 pub struct Session {
     pub id: String,
+    pub kind: SessionKind,
     pub login: String,
     pub user_id: u64,
     /// The user-to-server token (`ghu_…`).
@@ -42,6 +53,22 @@ pub struct Sessions {
 impl Sessions {
     /// Open a session lasting `ttl`; returns its id.
     pub fn open(&self, login: String, user_id: u64, token: String, ttl: Duration) -> String {
+        self.insert(SessionKind::GitHub, login, user_id, token, ttl)
+    }
+
+    /// Open a local viewer's session (`SessionKind::Local`) lasting `ttl`.
+    pub fn open_local(&self, ttl: Duration) -> String {
+        self.insert(SessionKind::Local, "local".into(), 0, String::new(), ttl)
+    }
+
+    fn insert(
+        &self,
+        kind: SessionKind,
+        login: String,
+        user_id: u64,
+        token: String,
+        ttl: Duration,
+    ) -> String {
         let id = super::signed::random_token();
         let now = Instant::now();
         let mut map = self.map.lock().expect("sessions lock");
@@ -60,6 +87,7 @@ impl Sessions {
             id.clone(),
             Session {
                 id: id.clone(),
+                kind,
                 login,
                 user_id,
                 token,
@@ -130,5 +158,7 @@ mod tests {
         s.remove(&id);
         assert!(s.get(&id).is_none());
         assert!(s.is_empty());
+        let local = s.open_local(Duration::from_secs(60));
+        assert_eq!(s.get(&local).unwrap().kind, SessionKind::Local);
     }
 }

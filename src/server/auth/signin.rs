@@ -29,7 +29,7 @@ fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
     serde_urlencoded::from_str(query.unwrap_or("")).unwrap_or_default()
 }
 
-fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(super) fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     pairs
         .iter()
         .find(|(k, _)| k == name)
@@ -52,18 +52,18 @@ pub fn local_path(next: Option<&str>) -> String {
     }
 }
 
-fn secure(auth: &Auth) -> bool {
+pub(super) fn secure(auth: &Auth) -> bool {
     auth.options.public_url.starts_with("https://")
 }
 
-fn with_cookie(mut resp: Response, cookie: &str) -> Response {
+pub(super) fn with_cookie(mut resp: Response, cookie: &str) -> Response {
     if let Ok(v) = HeaderValue::from_str(cookie) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
     resp
 }
 
-fn redirect(to: &str) -> Response {
+pub(super) fn redirect(to: &str) -> Response {
     let mut resp = StatusCode::SEE_OTHER.into_response();
     if let Ok(v) = HeaderValue::from_str(to) {
         resp.headers_mut().insert(header::LOCATION, v);
