@@ -30,23 +30,11 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
     .or_else(|| parse_time(issue.updated_at.as_ref()))
     .ok_or_else(|| format!("`issue_comment.{action}` has no timestamp"))?;
 
-    let id = comment.and_then(|c| c.id);
-    let kind = match (action, id) {
-        ("created", Some(comment_id)) => {
-            let marker = comment
-                .and_then(|c| c.body.as_deref())
-                .and_then(parse_marker)
-                .map(|m| m.kind);
-            ObservationKind::CommentCreated {
-                comment_id,
-                agent_marker: marker == Some(MarkerKind::Output),
-                lifecycle_marker: marker == Some(MarkerKind::ExpiryClose),
-            }
-        }
-        ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },
-        ("deleted", Some(comment_id)) => ObservationKind::CommentDeleted { comment_id },
-        _ => ctx.other(),
-    };
+    let kind = comment_kind(
+        ctx,
+        comment.and_then(|c| c.id),
+        comment.and_then(|c| c.body.as_deref()),
+    );
 
     let mut out = Output::default();
     out.observations.push(Fact {
@@ -60,6 +48,24 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
             .extend(discovery::for_comment(ctx, c, number, at));
     }
     Ok(out)
+}
+
+/// What a comment event (`issue_comment` or `discussion_comment`) did to
+/// comment `id`, whose text is `body`; markers tell ours and expiry notices.
+pub(super) fn comment_kind(ctx: &Ctx, id: Option<u64>, body: Option<&str>) -> ObservationKind {
+    match (ctx.action(), id) {
+        ("created", Some(comment_id)) => {
+            let marker = body.and_then(parse_marker).map(|m| m.kind);
+            ObservationKind::CommentCreated {
+                comment_id,
+                agent_marker: marker == Some(MarkerKind::Output),
+                lifecycle_marker: marker == Some(MarkerKind::ExpiryClose),
+            }
+        }
+        ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },
+        ("deleted", Some(comment_id)) => ObservationKind::CommentDeleted { comment_id },
+        _ => ctx.other(),
+    }
 }
 
 fn review(ctx: &Ctx) -> NormResult {

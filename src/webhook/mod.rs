@@ -395,6 +395,22 @@ struct Output {
     discoveries: Vec<ExecutionRecord>,
 }
 
+impl Output {
+    /// The same fact (no snapshot) filed under several keys.
+    fn facts(at: DateTime<Utc>, keys: Vec<String>, kind: ObservationKind) -> Output {
+        let mut out = Output::default();
+        for target in keys {
+            out.observations.push(Fact {
+                at,
+                target,
+                kind: kind.clone(),
+                snapshot: None,
+            });
+        }
+        out
+    }
+}
+
 type NormResult = Result<Output, String>;
 
 #[cfg(test)]

@@ -159,24 +159,11 @@ fn review_thread(ctx: &Ctx, pr: &Item, number: u64, thread: Option<&Thread>) -> 
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use crate::model::{Actor, ObservationKind as K, Target, TargetKind};
-    use crate::webhook::{normalize, Normalized, NormalizedDelivery};
-
-    fn fixture(path: &str) -> Vec<u8> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/webhooks")
-            .join(path);
-        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-    }
-
-    fn relevant(event: &str, body: &[u8]) -> NormalizedDelivery {
-        match normalize(event, "d-1", body).expect("no error") {
-            Normalized::Relevant(d) => d,
-            Normalized::Ignored { reason } => panic!("ignored: {reason}"),
-        }
-    }
+    use crate::webhook::discussions::test_fixtures::{
+        own_fixture as fixture, relevant_delivery as relevant,
+    };
+    use crate::webhook::{normalize, Normalized};
 
     fn t(s: &str) -> chrono::DateTime<chrono::Utc> {
         s.parse().unwrap()
