@@ -2,7 +2,7 @@
 //! PR thread they sit on, with that item's state as the snapshot.
 
 use super::payload::parse_time;
-use super::{discovery, Ctx, Fact, NormResult, Output};
+use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::{parse_marker, MarkerKind};
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
@@ -36,13 +36,12 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
         comment.and_then(|c| c.body.as_deref()),
     );
 
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    let mut out = Output::one(
         at,
-        target: thread_key(ctx.repo, number),
+        thread_key(ctx.repo, number),
         kind,
-        snapshot: Some(issue.snapshot(issue.is_pr(false))),
-    });
+        Some(issue.snapshot(issue.is_pr(false))),
+    );
     if let (Some(c), "created") = (comment, action) {
         out.discoveries
             .extend(discovery::for_comment(ctx, c, number, at));
@@ -99,12 +98,10 @@ fn review(ctx: &Ctx) -> NormResult {
         ("dismissed", Some(review_id)) => ObservationKind::ReviewDismissed { review_id },
         _ => ctx.other(),
     };
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    Ok(Output::one(
         at,
-        target: thread_key(ctx.repo, number),
+        thread_key(ctx.repo, number),
         kind,
-        snapshot: Some(pr.snapshot(true)),
-    });
-    Ok(out)
+        Some(pr.snapshot(true)),
+    ))
 }

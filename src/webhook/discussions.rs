@@ -105,14 +105,7 @@ fn discussion_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> Norm
         "unanswered" => snapshot.answer_comment_id = None,
         _ => {}
     }
-    let mut out = Output::default();
-    out.observations.push(Fact {
-        at,
-        target: key,
-        kind,
-        snapshot: Some(snapshot),
-    });
-    Ok(out)
+    Ok(Output::one(at, key, kind, Some(snapshot)))
 }
 
 /// The observation kind; `None` (→ `Other`) for actions we keep but do not

@@ -293,14 +293,12 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         "deleted" => K::CommentDeleted { comment_id: id },
         _ => ctx.other(),
     };
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    Ok(Output::one(
         at,
-        target: object_key(owner, TargetKind::Project, &project),
+        object_key(owner, TargetKind::Project, &project),
         kind,
-        snapshot: None,
-    });
-    Ok(out)
+        None,
+    ))
 }
 
 #[cfg(test)]
