@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
-    missing_reference, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    missing_reference, precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -172,13 +172,7 @@ fn is_agent(login: &str, bot_account: bool, agent: Option<&str>) -> bool {
 
 /// Did the assigned agent produce useful downstream work?
 pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = precheck(ctx, false) {
         return e;
     }
     let agent = agent_named(ctx);
@@ -522,13 +516,7 @@ mod tests {
                 24.0,
                 (ACCEPTED, STRONG, "merged"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 
@@ -624,13 +612,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "missing_execution_state"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 

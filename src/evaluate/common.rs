@@ -52,6 +52,19 @@ pub fn missing_reference(ctx: &EvalContext) -> Option<Evaluation> {
     })
 }
 
+/// The checks most evaluators open with, in order: no target named
+/// ([`missing_reference`]), nothing seen of it yet ([`unobserved`]), or
+/// deleted or transferred away ([`gone`]).
+pub fn precheck(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluation> {
+    if let Some(e) = missing_reference(ctx) {
+        return Some(e);
+    }
+    if !ctx.target_seen() {
+        return Some(unobserved());
+    }
+    gone(ctx, human_deletion_rejects)
+}
+
 /// Nothing at all has been observed of the target yet.
 pub fn unobserved() -> Evaluation {
     Evaluation::new(O::Unknown, S::None, "target_unobserved")

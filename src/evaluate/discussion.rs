@@ -11,21 +11,15 @@
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
-    close_actor_unknown, closer, gone, hedge, human_after, is_closed, lifecycle, missing_reference,
-    unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    close_actor_unknown, closer, hedge, human_after, is_closed, lifecycle, precheck, window_passed,
+    Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
 
 /// Did the discussion get an answer or engagement, or get closed as unwanted?
 pub fn create_discussion(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, true) {
+    if let Some(e) = precheck(ctx, true) {
         return e;
     }
     let replies = human_after(ctx)
@@ -247,13 +241,7 @@ mod tests {
                 168.0,
                 (IGNORED, WEAK, "no_engagement"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 
@@ -342,13 +330,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 }

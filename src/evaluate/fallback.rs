@@ -30,13 +30,7 @@ mod tests {
     fn fallback_never_accepts() {
         let t = || record("custom_safe_job");
         run(vec![
-            case(
-                "nothing seen",
-                t(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", t()),
             case(
                 "seen, even with human activity",
                 t(),

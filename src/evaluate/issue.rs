@@ -7,9 +7,9 @@
 //! accepted/strong `completed` with `details.closed_by_pr`.
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, has_expiry_notice, hedge, human_after,
-    is_closed, last_close, lifecycle, missing_reference, unobserved, unseen_reversal,
-    window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    cite, class_name, close_actor_unknown, closer, has_expiry_notice, hedge, human_after,
+    is_closed, last_close, lifecycle, precheck, unseen_reversal, window_passed, Closer,
+    ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -19,13 +19,7 @@ use crate::model::{
 
 /// Did the issue get triaged, completed, or closed as unwanted?
 pub fn create_issue(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, true) {
+    if let Some(e) = precheck(ctx, true) {
         return e;
     }
     let comments = human_after(ctx)
@@ -164,13 +158,7 @@ pub fn close_issue(ctx: &EvalContext) -> Evaluation {
 /// Seed row "closed then referenced as mistakenly closed → rejected/medium" is
 /// not implemented: observations carry comment ids, not comment bodies.
 pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = precheck(ctx, false) {
         return e;
     }
     let reopen = ctx
@@ -517,20 +505,8 @@ mod tests {
                 24.0,
                 (PENDING, WEAK, "awaiting_triage"),
             ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("not yet observed", r()),
+            no_target_case(r()),
             case(
                 "as-of cuts off later evidence",
                 r(),
@@ -636,13 +612,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("not yet observed", r()),
         ]);
     }
 }

@@ -341,13 +341,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("not yet observed", r()),
         ]);
     }
 

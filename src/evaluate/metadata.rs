@@ -723,13 +723,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "target never seen",
-                titled(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("target never seen", titled()),
             case(
                 "no milestone recorded",
                 record("assign_milestone"),
@@ -1183,13 +1177,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "link_unobserved"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
             case(
                 "no parent recorded",
                 record("link_sub_issue"),

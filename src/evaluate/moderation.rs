@@ -160,20 +160,8 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "hidden_state_unobserved"),
             ),
-            case(
-                "gh-aw: nothing observed of the comment",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("gh-aw: nothing observed of the comment", r()),
+            no_target_case(r()),
         ]);
     }
 }

@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use super::common::{
     close_actor_unknown, closer, gone, human_after, is_closed, lifecycle, missing_reference,
-    unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
 use super::EvalContext;
@@ -157,13 +157,7 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
 
 /// Did people adopt the project, or close it?
 pub fn create_project(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, true) {
+    if let Some(e) = precheck(ctx, true) {
         return e;
     }
     if is_closed(ctx) {
@@ -194,13 +188,7 @@ pub fn create_project(ctx: &EvalContext) -> Evaluation {
 
 /// Did someone follow up on the status update, or delete it?
 pub fn create_project_status_update(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = precheck(ctx, false) {
         return e;
     }
     let recorded = ["status_update_id", "statusUpdateId", "id"]
@@ -413,13 +401,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "field_unreadable"),
             ),
-            case(
-                "project inaccessible",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("project inaccessible", r()),
             case(
                 "create_fields on the project",
                 record("update_project")
@@ -511,13 +493,7 @@ mod tests {
                 168.0,
                 (IGNORED, WEAK, "no_engagement"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 
@@ -596,13 +572,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "status_update_unobserved"),
             ),
-            case(
-                "nothing seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing seen", r()),
         ]);
     }
 }

@@ -596,20 +596,8 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("not yet observed", r()),
+            no_target_case(r()),
             case(
                 "dismissed approval is only activity",
                 r(),
@@ -794,13 +782,7 @@ mod tests {
                 48.0,
                 (UNKNOWN, NONE, "missing_execution_state"),
             ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("not yet observed", r()),
         ]);
     }
 
@@ -849,13 +831,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            no_target_case(r()),
         ]);
     }
 }

@@ -215,13 +215,7 @@ fn create_code_scanning_alert_table() {
             24.0,
             (UNKNOWN, NONE, "target_unobserved"),
         ),
-        case(
-            "nothing seen",
-            created(),
-            vec![],
-            24.0,
-            (UNKNOWN, NONE, "target_unobserved"),
-        ),
+        unobserved_case("nothing seen", created()),
     ]);
     // The correlation is weak: never high confidence.
     let e = eval(

@@ -332,6 +332,23 @@ pub fn case(
     }
 }
 
+/// The row for a record without a target: its reference is missing.
+pub fn no_target_case(record: ExecutionRecord) -> Case {
+    let want = (UNKNOWN, NONE, "missing_reference");
+    case("no target", record.no_target(), vec![], 24.0, want)
+}
+
+/// The row `name`: nothing of the target observed yet, a day on.
+pub fn unobserved_case(name: &'static str, record: ExecutionRecord) -> Case {
+    case(
+        name,
+        record,
+        vec![],
+        24.0,
+        (UNKNOWN, NONE, "target_unobserved"),
+    )
+}
+
 /// Run every row; panic listing all rows whose triple differs.
 pub fn run(cases: Vec<Case>) {
     assert!(!cases.is_empty(), "empty table");

@@ -513,20 +513,8 @@ mod tests {
                 24.0,
                 (ACCEPTED, MEDIUM, "state_retained"),
             ),
-            case(
-                "target not yet seen",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("target not yet seen", r()),
+            no_target_case(r()),
         ]);
     }
 

@@ -463,13 +463,7 @@ fn create_check_run_table() {
             24.0,
             (PENDING, WEAK, "target_exists_only"),
         ),
-        case(
-            "check never seen",
-            r(),
-            vec![],
-            24.0,
-            (UNKNOWN, NONE, "target_unobserved"),
-        ),
+        unobserved_case("check never seen", r()),
         case(
             "no id: matched by the recorded name",
             record("create_check_run")

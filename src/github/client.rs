@@ -147,7 +147,8 @@ impl GitHubClient {
     }
 
     /// One call with its retries, its result recorded in the App's health
-    /// (`ApiCalls::succeeded` / `failed`).
+    /// (`ApiCalls::succeeded` / `failed`). The retry loop is the one place
+    /// that decides what is retried, how long to wait and when to stop.
     async fn run<T, F, Fut>(
         &self,
         installation: Option<u64>,
@@ -158,77 +159,65 @@ impl GitHubClient {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
-        let result = self.attempts(installation, endpoint, attempt_once).await;
+        let result = async {
+            let p = &self.policy;
+            let mut spent = Duration::ZERO;
+            let mut attempts = 0u32;
+            loop {
+                attempts += 1;
+                let started = Instant::now();
+                let result = attempt_once().await;
+                spent += started.elapsed();
+                if endpoint != TOKEN {
+                    self.calls.record(installation, endpoint.label);
+                }
+                let error = match result {
+                    Ok(value) => return Ok(value),
+                    Err(e) => e,
+                };
+                let (wait, retry_at, unsent, reason) =
+                    match classify(endpoint.label, &error, p.clock.now(), p) {
+                        Verdict::Terminal(e) => return Err(e),
+                        Verdict::Retry {
+                            wait,
+                            retry_at,
+                            unsent,
+                            reason,
+                        } => (wait, retry_at, unsent, reason),
+                    };
+                if !endpoint.idempotent && !unsent {
+                    return Err(GitHubError::Transient {
+                        endpoint: endpoint.label,
+                        attempts,
+                        last: reason,
+                    });
+                }
+                let wait = wait.unwrap_or_else(|| p.backoff(attempts));
+                let exhausted = GitHubError::BudgetExhausted {
+                    endpoint: endpoint.label,
+                    attempts,
+                    last: reason.clone(),
+                    retry_at,
+                };
+                if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
+                    return Err(exhausted);
+                }
+                tracing::debug!(
+                    endpoint = endpoint.label,
+                    attempts,
+                    wait_ms = wait.as_millis() as u64,
+                    %reason,
+                    "transient GitHub failure, retrying"
+                );
+                (p.sleeper)(wait).await;
+                spent += wait;
+            }
+        }
+        .await;
         match &result {
             Ok(_) => self.calls.succeeded(endpoint.label),
             Err(e) => self.calls.failed(installation, endpoint.label, e),
         }
         result
-    }
-
-    /// The retry loop: one place decides what is retried, how long to wait
-    /// and when to stop.
-    async fn attempts<T, F, Fut>(
-        &self,
-        installation: Option<u64>,
-        endpoint: Endpoint,
-        attempt_once: &F,
-    ) -> Result<T, GitHubError>
-    where
-        F: Fn() -> Fut,
-        Fut: Future<Output = octocrab::Result<T>>,
-    {
-        let p = &self.policy;
-        let mut spent = Duration::ZERO;
-        let mut attempts = 0u32;
-        loop {
-            attempts += 1;
-            let started = Instant::now();
-            let result = attempt_once().await;
-            spent += started.elapsed();
-            if endpoint != TOKEN {
-                self.calls.record(installation, endpoint.label);
-            }
-            let error = match result {
-                Ok(value) => return Ok(value),
-                Err(e) => e,
-            };
-            let (wait, retry_at, unsent, reason) =
-                match classify(endpoint.label, &error, p.clock.now(), p) {
-                    Verdict::Terminal(e) => return Err(e),
-                    Verdict::Retry {
-                        wait,
-                        retry_at,
-                        unsent,
-                        reason,
-                    } => (wait, retry_at, unsent, reason),
-                };
-            if !endpoint.idempotent && !unsent {
-                return Err(GitHubError::Transient {
-                    endpoint: endpoint.label,
-                    attempts,
-                    last: reason,
-                });
-            }
-            let wait = wait.unwrap_or_else(|| p.backoff(attempts));
-            let exhausted = GitHubError::BudgetExhausted {
-                endpoint: endpoint.label,
-                attempts,
-                last: reason.clone(),
-                retry_at,
-            };
-            if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
-                return Err(exhausted);
-            }
-            tracing::debug!(
-                endpoint = endpoint.label,
-                attempts,
-                wait_ms = wait.as_millis() as u64,
-                %reason,
-                "transient GitHub failure, retrying"
-            );
-            (p.sleeper)(wait).await;
-            spent += wait;
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! PR thread they sit on, with that item's state as the snapshot.
 
 use super::payload::parse_time;
-use super::{discovery, Ctx, Fact, NormResult, Output};
+use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::{parse_marker, MarkerKind};
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
@@ -30,13 +30,31 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
     .or_else(|| parse_time(issue.updated_at.as_ref()))
     .ok_or_else(|| format!("`issue_comment.{action}` has no timestamp"))?;
 
-    let id = comment.and_then(|c| c.id);
-    let kind = match (action, id) {
+    let kind = comment_kind(
+        ctx,
+        comment.and_then(|c| c.id),
+        comment.and_then(|c| c.body.as_deref()),
+    );
+
+    let mut out = Output::one(
+        at,
+        thread_key(ctx.repo, number),
+        kind,
+        Some(issue.snapshot(issue.is_pr(false))),
+    );
+    if let (Some(c), "created") = (comment, action) {
+        out.discoveries
+            .extend(discovery::for_comment(ctx, c, number, at));
+    }
+    Ok(out)
+}
+
+/// What a comment event (`issue_comment` or `discussion_comment`) did to
+/// comment `id`, whose text is `body`; markers tell ours and expiry notices.
+pub(super) fn comment_kind(ctx: &Ctx, id: Option<u64>, body: Option<&str>) -> ObservationKind {
+    match (ctx.action(), id) {
         ("created", Some(comment_id)) => {
-            let marker = comment
-                .and_then(|c| c.body.as_deref())
-                .and_then(parse_marker)
-                .map(|m| m.kind);
+            let marker = body.and_then(parse_marker).map(|m| m.kind);
             ObservationKind::CommentCreated {
                 comment_id,
                 agent_marker: marker == Some(MarkerKind::Output),
@@ -46,20 +64,7 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
         ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },
         ("deleted", Some(comment_id)) => ObservationKind::CommentDeleted { comment_id },
         _ => ctx.other(),
-    };
-
-    let mut out = Output::default();
-    out.observations.push(Fact {
-        at,
-        target: thread_key(ctx.repo, number),
-        kind,
-        snapshot: Some(issue.snapshot(issue.is_pr(false))),
-    });
-    if let (Some(c), "created") = (comment, action) {
-        out.discoveries
-            .extend(discovery::for_comment(ctx, c, number, at));
     }
-    Ok(out)
 }
 
 fn review(ctx: &Ctx) -> NormResult {
@@ -93,12 +98,10 @@ fn review(ctx: &Ctx) -> NormResult {
         ("dismissed", Some(review_id)) => ObservationKind::ReviewDismissed { review_id },
         _ => ctx.other(),
     };
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    Ok(Output::one(
         at,
-        target: thread_key(ctx.repo, number),
+        thread_key(ctx.repo, number),
         kind,
-        snapshot: Some(pr.snapshot(true)),
-    });
-    Ok(out)
+        Some(pr.snapshot(true)),
+    ))
 }

@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use super::payload::{parse_time, Named, User};
 use super::{Ctx, Fact, NormResult, Output};
-use crate::markers::{parse_marker, MarkerKind};
 use crate::model::observation::body_hash;
 use crate::model::target::object_key;
 use crate::model::{ItemSnapshot, ObservationKind as K, TargetKind};
@@ -106,14 +105,7 @@ fn discussion_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> Norm
         "unanswered" => snapshot.answer_comment_id = None,
         _ => {}
     }
-    let mut out = Output::default();
-    out.observations.push(Fact {
-        at,
-        target: key,
-        kind,
-        snapshot: Some(snapshot),
-    });
-    Ok(out)
+    Ok(Output::one(at, key, kind, Some(snapshot)))
 }
 
 /// The observation kind; `None` (→ `Other`) for actions we keep but do not
@@ -158,22 +150,7 @@ fn comment_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> NormRes
         .or_else(|| parse_time(d.updated_at.as_ref()))
         .ok_or_else(|| format!("`discussion_comment.{action}` has no timestamp"))?;
     let id = comment.and_then(|c| c.id);
-    let kind = match (action, id) {
-        ("created", Some(comment_id)) => {
-            let marker = comment
-                .and_then(|c| c.body.as_deref())
-                .and_then(parse_marker)
-                .map(|m| m.kind);
-            K::CommentCreated {
-                comment_id,
-                agent_marker: marker == Some(MarkerKind::Output),
-                lifecycle_marker: marker == Some(MarkerKind::ExpiryClose),
-            }
-        }
-        ("edited", Some(comment_id)) => K::CommentEdited { comment_id },
-        ("deleted", Some(comment_id)) => K::CommentDeleted { comment_id },
-        _ => ctx.other(),
-    };
+    let kind = super::comments::comment_kind(ctx, id, comment.and_then(|c| c.body.as_deref()));
     let mut out = Output::default();
     out.observations.push(Fact {
         at,

@@ -395,6 +395,39 @@ struct Output {
     discoveries: Vec<ExecutionRecord>,
 }
 
+impl Output {
+    /// One fact under one key.
+    fn one(
+        at: DateTime<Utc>,
+        target: String,
+        kind: ObservationKind,
+        snapshot: Option<ItemSnapshot>,
+    ) -> Output {
+        let mut out = Output::default();
+        out.observations.push(Fact {
+            at,
+            target,
+            kind,
+            snapshot,
+        });
+        out
+    }
+
+    /// The same fact (no snapshot) filed under several keys.
+    fn facts(at: DateTime<Utc>, keys: Vec<String>, kind: ObservationKind) -> Output {
+        let mut out = Output::default();
+        for target in keys {
+            out.observations.push(Fact {
+                at,
+                target,
+                kind: kind.clone(),
+                snapshot: None,
+            });
+        }
+        out
+    }
+}
+
 type NormResult = Result<Output, String>;
 
 #[cfg(test)]

@@ -159,20 +159,11 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         // converted (draft → issue), reordered: kept, not interpreted.
         _ => ctx.other(),
     };
-    let mut out = Output::default();
     let mut keys = vec![object_key(owner, TargetKind::ProjectItem, &item_id)];
     if !project_id.is_empty() {
         keys.push(object_key(owner, TargetKind::Project, &project_id));
     }
-    for target in keys {
-        out.observations.push(Fact {
-            at,
-            target,
-            kind: kind.clone(),
-            snapshot: None,
-        });
-    }
-    Ok(out)
+    Ok(Output::facts(at, keys, kind))
 }
 
 /// A field value change. Older payloads name the field but carry no
@@ -302,14 +293,12 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         "deleted" => K::CommentDeleted { comment_id: id },
         _ => ctx.other(),
     };
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    Ok(Output::one(
         at,
-        target: object_key(owner, TargetKind::Project, &project),
+        object_key(owner, TargetKind::Project, &project),
         kind,
-        snapshot: None,
-    });
-    Ok(out)
+        None,
+    ))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::payload::{parse_time, Item};
-use super::{discovery, Ctx, Fact, NormResult, Output};
+use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::{parse_marker, MarkerKind};
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
@@ -99,13 +99,12 @@ fn review_comment(
         _ => ctx.other(),
     };
 
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    let mut out = Output::one(
         at,
-        target: thread_key(ctx.repo, number),
+        thread_key(ctx.repo, number),
         kind,
-        snapshot: Some(pr.snapshot(true)),
-    });
+        Some(pr.snapshot(true)),
+    );
     // `Payload` types the same `comment` object (id, body, url, times), which
     // is what discovery reads.
     if let (Some(c), "created") = (ctx.p.comment.as_ref(), action) {
@@ -147,36 +146,21 @@ fn review_thread(ctx: &Ctx, pr: &Item, number: u64, thread: Option<&Thread>) -> 
         },
         _ => ctx.other(),
     };
-    let mut out = Output::default();
-    out.observations.push(Fact {
+    Ok(Output::one(
         at,
-        target: thread_key(ctx.repo, number),
+        thread_key(ctx.repo, number),
         kind,
-        snapshot: Some(pr.snapshot(true)),
-    });
-    Ok(out)
+        Some(pr.snapshot(true)),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use crate::model::{Actor, ObservationKind as K, Target, TargetKind};
-    use crate::webhook::{normalize, Normalized, NormalizedDelivery};
-
-    fn fixture(path: &str) -> Vec<u8> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/webhooks")
-            .join(path);
-        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-    }
-
-    fn relevant(event: &str, body: &[u8]) -> NormalizedDelivery {
-        match normalize(event, "d-1", body).expect("no error") {
-            Normalized::Relevant(d) => d,
-            Normalized::Ignored { reason } => panic!("ignored: {reason}"),
-        }
-    }
+    use crate::webhook::discussions::test_fixtures::{
+        own_fixture as fixture, relevant_delivery as relevant,
+    };
+    use crate::webhook::{normalize, Normalized};
 
     fn t(s: &str) -> chrono::DateTime<chrono::Utc> {
         s.parse().unwrap()

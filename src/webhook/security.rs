@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::payload::parse_time;
-use super::{Ctx, Fact, NormResult, Output};
+use super::{Ctx, NormResult, Output};
 use crate::model::target::object_key;
 use crate::model::{ObservationKind, TargetKind};
 
@@ -118,14 +118,5 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         &number.to_string(),
     )];
     keys.extend(path.map(|p| alert_path_key(ctx.repo, &p)));
-    let mut out = Output::default();
-    for target in keys {
-        out.observations.push(Fact {
-            at,
-            target,
-            kind: kind.clone(),
-            snapshot: None,
-        });
-    }
-    Ok(out)
+    Ok(Output::facts(at, keys, kind))
 }

@@ -5,23 +5,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
 
+use super::discussions::test_fixtures::{own_fixture as own, relevant_delivery as relevant};
 use super::*;
 use crate::model::observation::{body_hash, PushedCommit};
 use crate::model::{Actor, Target, TargetKind};
-
-fn own(path: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/webhooks")
-        .join(path);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn relevant(event: &str, body: &[u8]) -> NormalizedDelivery {
-    match normalize(event, "d-1", body).expect("no error") {
-        Normalized::Relevant(d) => d,
-        Normalized::Ignored { reason } => panic!("ignored: {reason}"),
-    }
-}
 
 fn ignored_reason(event: &str, body: &str) -> String {
     match normalize(event, "d-1", body.as_bytes()).expect("no error") {

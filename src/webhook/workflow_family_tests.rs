@@ -2,27 +2,14 @@
 //! `code_scanning_alert`, `release`, and revert detection in `push` and
 //! `pull_request`: the project's own fixtures, and every shared example.
 
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 
 use crate::model::observation::body_hash;
 use crate::model::{Actor, ObservationKind as K};
+use crate::webhook::discussions::test_fixtures::{
+    own_fixture as own, relevant_delivery as relevant,
+};
 use crate::webhook::{normalize, Normalized, NormalizedDelivery};
-
-fn own(path: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/webhooks")
-        .join(path);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn relevant(event: &str, body: &[u8]) -> NormalizedDelivery {
-    match normalize(event, "d-1", body).expect("no error") {
-        Normalized::Relevant(d) => d,
-        Normalized::Ignored { reason } => panic!("ignored: {reason}"),
-    }
-}
 
 fn t(s: &str) -> DateTime<Utc> {
     s.parse().unwrap()

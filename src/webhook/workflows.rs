@@ -160,7 +160,7 @@ fn workflow_run(ctx: &Ctx, run: Option<Run>) -> NormResult {
             REPOSITORY_DISPATCH,
         ));
     }
-    Ok(facts(at, keys, kind))
+    Ok(Output::facts(at, keys, kind))
 }
 
 fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
@@ -186,7 +186,7 @@ fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
         _ => ctx.other(),
     };
     let own_key = object_key(ctx.repo, TargetKind::CheckRun, &id.to_string());
-    let mut out = facts(at, vec![commit_key(ctx.repo, &sha), own_key.clone()], kind);
+    let mut out = Output::facts(at, vec![commit_key(ctx.repo, &sha), own_key.clone()], kind);
     // `CheckRun` does not say who asked for what; a re-request (someone
     // disputing the result) is also kept as the action, on the check run only.
     if matches!(ctx.action(), "rerequested" | "requested_action") {
@@ -221,21 +221,7 @@ fn check_suite(ctx: &Ctx, suite: Option<Suite>) -> NormResult {
         },
         _ => ctx.other(),
     };
-    Ok(facts(at, vec![commit_key(ctx.repo, &sha)], kind))
-}
-
-/// The same fact filed under several keys.
-fn facts(at: chrono::DateTime<chrono::Utc>, keys: Vec<String>, kind: ObservationKind) -> Output {
-    let mut out = Output::default();
-    for target in keys {
-        out.observations.push(Fact {
-            at,
-            target,
-            kind: kind.clone(),
-            snapshot: None,
-        });
-    }
-    out
+    Ok(Output::facts(at, vec![commit_key(ctx.repo, &sha)], kind))
 }
 
 #[cfg(test)]

@@ -112,6 +112,28 @@ impl TestApp {
         );
     }
 
+    /// Post `lines`, one JSON object a line, as the manifest of run `run_id`
+    /// of `workflow` on `repo`; it must be accepted (202).
+    pub async fn post_manifest_ok(
+        &self,
+        repo: &str,
+        run_id: u64,
+        workflow: &str,
+        lines: &[serde_json::Value],
+    ) {
+        let body = lines
+            .iter()
+            .map(serde_json::Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let a = self
+            .client
+            .post_manifest(repo, run_id, Some(workflow), body)
+            .await
+            .unwrap();
+        assert_eq!(a.status, 202, "{}", a.body);
+    }
+
     /// Send scenario steps like the demo does: time moves with the steps.
     pub async fn play(&self, steps: &[Step]) {
         for step in steps {
@@ -194,6 +216,37 @@ impl TestApp {
 pub fn comparable(mut o: OutcomeRecord) -> OutcomeRecord {
     o.evaluated_at = DateTime::<Utc>::MIN_UTC;
     o
+}
+
+/// A finished process: whether it succeeded, and its stdout then its stderr as text.
+pub fn success_and_text(out: &std::process::Output) -> (bool, String) {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The built-in demo scenario, run into `dir`.
+pub async fn run_demo(dir: &Path) -> safe_outcomes::demo::DemoResult {
+    safe_outcomes::demo::run(safe_outcomes::demo::DemoOptions {
+        data_dir: dir.to_path_buf(),
+        scenario: None,
+    })
+    .await
+    .unwrap()
+}
+
+/// A deterministic shuffle (no RNG dependency): a seeded LCG Fisher–Yates.
+pub fn shuffle<T>(items: &mut [T], mut seed: u64) {
+    for i in (1..items.len()).rev() {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let j = (seed >> 33) as usize % (i + 1);
+        items.swap(i, j);
+    }
 }
 
 pub fn manifest_dir() -> PathBuf {

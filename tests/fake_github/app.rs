@@ -1,17 +1,14 @@
 //! App-level routes (JWT auth): `GET /app`, and installation tokens.
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::{require_jwt, Fake, APP_ID};
+use super::{AppJwt, Fake, APP_ID};
 
-pub async fn get_app(State(fake): State<Fake>, headers: HeaderMap) -> Response {
-    if let Err(r) = require_jwt(&fake, &headers) {
-        return r;
-    }
+pub async fn get_app(_jwt: AppJwt) -> Response {
     Json(json!({
         "id": APP_ID, "slug": "safe-outcomes-test", "node_id": "A_test", "name": "safe-outcomes test",
         "owner": {"login": "acme", "id": 1, "type": "Organization"},
@@ -22,14 +19,7 @@ pub async fn get_app(State(fake): State<Fake>, headers: HeaderMap) -> Response {
 }
 
 /// Mint an installation token (counted per installation).
-pub async fn access_token(
-    State(fake): State<Fake>,
-    Path(id): Path<u64>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = require_jwt(&fake, &headers) {
-        return r;
-    }
+pub async fn access_token(State(fake): State<Fake>, Path(id): Path<u64>, _jwt: AppJwt) -> Response {
     let mut inner = fake.lock();
     let n = inner.token_requests.entry(id).or_default();
     *n += 1;

@@ -13,7 +13,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{error, require_token, Fake, FakeGitHub};
+use super::{error, require_token, Authorized, Fake, FakeGitHub};
 
 pub const LIST_ARTIFACTS: &str = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts";
 pub const DOWNLOAD_ARTIFACT: &str = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip";
@@ -79,11 +79,8 @@ pub async fn list_for_run(
     State(fake): State<Fake>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
     Query(paging): Query<Paging>,
-    headers: HeaderMap,
+    _auth: Authorized,
 ) -> Response {
-    if let Err(r) = require_token(&fake, &headers) {
-        return r;
-    }
     let full = format!("{owner}/{repo}");
     let inner = fake.lock();
     let artifacts: Vec<_> = inner

@@ -4,7 +4,7 @@
 //! `FakeGitHub::serve_contents` (from a `git::Git` commit).
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::git::Git;
-use super::{error, require_token, Fake, FakeGitHub};
+use super::{error, Authorized, Fake, FakeGitHub};
 
 pub const GET_CONTENTS: &str = "GET /repos/{owner}/{repo}/contents/{*path}";
 
@@ -35,11 +35,8 @@ async fn contents(
     State(fake): State<Fake>,
     Path((owner, repo, path)): Path<(String, String, String)>,
     Query(q): Query<Ref>,
-    headers: HeaderMap,
+    _auth: Authorized,
 ) -> Response {
-    if let Err(r) = require_token(&fake, &headers) {
-        return r;
-    }
     let sha = q.git_ref.unwrap_or_else(|| "HEAD".into());
     let found = fake
         .lock()

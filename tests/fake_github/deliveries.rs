@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{error, require_jwt, Fake, FakeGitHub};
+use super::{error, require_jwt, AppJwt, Fake, FakeGitHub};
 
 pub const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
 pub const REDELIVER: &str = "POST /app/hook/deliveries/{id}/attempts";
@@ -111,14 +111,7 @@ pub async fn list(
     response
 }
 
-pub async fn redeliver(
-    State(fake): State<Fake>,
-    Path(id): Path<u64>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = require_jwt(&fake, &headers) {
-        return r;
-    }
+pub async fn redeliver(State(fake): State<Fake>, Path(id): Path<u64>, _jwt: AppJwt) -> Response {
     let mut inner = fake.lock();
     if !inner.deliveries.list.iter().any(|d| d.id == id) {
         return error(StatusCode::NOT_FOUND, "Not Found");

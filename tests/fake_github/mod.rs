@@ -446,3 +446,33 @@ pub fn require_token(fake: &Fake, headers: &HeaderMap) -> Result<u64, Response> 
         .copied()
         .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "Bad credentials"))
 }
+
+/// [`require_jwt`] as an extractor: the App's own JWT, or GitHub's 401.
+/// Put it after the other extractors, as the check was.
+pub struct AppJwt;
+
+impl axum::extract::FromRequestParts<Fake> for AppJwt {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        fake: &Fake,
+    ) -> Result<Self, Response> {
+        require_jwt(fake, &parts.headers).map(|()| AppJwt)
+    }
+}
+
+/// [`require_token`] as an extractor: the installation whose token came,
+/// or GitHub's 401. Put it after the other extractors, as the check was.
+pub struct Authorized(#[allow(dead_code)] pub u64);
+
+impl axum::extract::FromRequestParts<Fake> for Authorized {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        fake: &Fake,
+    ) -> Result<Self, Response> {
+        require_token(fake, &parts.headers).map(Authorized)
+    }
+}

@@ -10,14 +10,13 @@
 //!   `GET /rate_limit` costs nothing (github-facts-2 §7).
 
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{require_token, Fake, FakeGitHub};
+use super::{Authorized, Fake, FakeGitHub};
 
 pub const LIST_RUNS: &str = "GET /repos/{owner}/{repo}/actions/runs";
 pub const RATE_LIMIT: &str = "GET /rate_limit";
@@ -140,11 +139,8 @@ pub async fn list(
     State(fake): State<Fake>,
     Path((owner, repo)): Path<(String, String)>,
     Query(q): Query<ListQuery>,
-    headers: HeaderMap,
+    _auth: Authorized,
 ) -> Response {
-    if let Err(r) = require_token(&fake, &headers) {
-        return r;
-    }
     let full = format!("{owner}/{repo}");
     let inner = fake.lock();
     let mut runs = Vec::new();
@@ -197,10 +193,7 @@ pub async fn list(
     Json(json!({"total_count": total, "workflow_runs": page})).into_response()
 }
 
-pub async fn rate_limit(State(fake): State<Fake>, headers: HeaderMap) -> Response {
-    if let Err(r) = require_token(&fake, &headers) {
-        return r;
-    }
+pub async fn rate_limit(State(fake): State<Fake>, _auth: Authorized) -> Response {
     let rate = fake.lock().runs.rate.unwrap_or(RateLimit {
         limit: 5000,
         remaining: 5000,

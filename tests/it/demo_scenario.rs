@@ -6,9 +6,9 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use common::{comparable, TestApp};
+use common::{comparable, shuffle, TestApp};
 use safe_outcomes::client::{parse_scenario, Step};
-use safe_outcomes::demo::{self, DemoOptions, SCENARIO};
+use safe_outcomes::demo::SCENARIO;
 use safe_outcomes::model::OutcomeRecord;
 use safe_outcomes::store::counter;
 use serde_json::Value;
@@ -41,12 +41,7 @@ async fn reference_outcomes() -> BTreeMap<String, OutcomeRecord> {
 #[tokio::test]
 async fn the_demo_gives_the_expected_outcome_for_every_output() {
     let dir = tempfile::tempdir().unwrap();
-    let result = demo::run(DemoOptions {
-        data_dir: dir.path().to_path_buf(),
-        scenario: None,
-    })
-    .await
-    .unwrap();
+    let result = common::run_demo(dir.path()).await;
     assert!(result.refusals.is_empty(), "{:?}", result.refusals);
     let expected = expected();
     let expected = expected["outputs"].as_object().unwrap();
@@ -148,17 +143,6 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
     for r in &result.window_reports {
         assert_eq!(r.totals.total_safe_outputs as usize, expected.len());
         assert_eq!(r.not_yet_at_window, 0);
-    }
-}
-
-/// A deterministic shuffle (no RNG dependency): a seeded LCG Fisher–Yates.
-fn shuffle<T>(items: &mut [T], mut seed: u64) {
-    for i in (1..items.len()).rev() {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let j = (seed >> 33) as usize % (i + 1);
-        items.swap(i, j);
     }
 }
 

@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::common;
 use common::TestApp;
 use safe_outcomes::client::parse_scenario;
-use safe_outcomes::demo::{self, DemoOptions, SCENARIO};
+use safe_outcomes::demo::SCENARIO;
 use serde_json::Value;
 
 async fn demo_app(dir: &std::path::Path) -> TestApp {
@@ -211,13 +211,7 @@ fn opentraces_python() -> Option<PathBuf> {
 
 fn validate(python: &PathBuf, file: &std::path::Path) -> (bool, String) {
     let script = common::manifest_dir().join("scripts/validate-opentraces.py");
-    let out = Command::new(python).arg(script).arg(file).output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    common::success_and_text(&Command::new(python).arg(script).arg(file).output().unwrap())
 }
 
 #[tokio::test]
@@ -226,12 +220,7 @@ async fn every_record_of_the_demo_validates_with_the_official_schema() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let result = demo::run(DemoOptions {
-        data_dir: dir.path().to_path_buf(),
-        scenario: None,
-    })
-    .await
-    .unwrap();
+    let result = common::run_demo(dir.path()).await;
     let (ok, text) = validate(&python, &result.opentraces_path);
     assert!(ok, "{text}");
     assert!(

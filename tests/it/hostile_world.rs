@@ -59,12 +59,7 @@ fn run_cli(args: &[&str], dir: &std::path::Path) -> (bool, String) {
         .arg(dir)
         .output()
         .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    common::success_and_text(&out)
 }
 
 // ---------------------------------------------------------------------------

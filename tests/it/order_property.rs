@@ -9,7 +9,7 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
-use common::{comparable, TestApp};
+use common::{comparable, shuffle, TestApp};
 use proptest::prelude::*;
 use safe_outcomes::client::Step;
 use safe_outcomes::model::OutcomeRecord;
@@ -298,17 +298,6 @@ fn history(acts: &[(Act, usize)]) -> Vec<Step> {
         steps.extend(step);
     }
     steps
-}
-
-/// A deterministic shuffle driven by the generated seed.
-fn shuffle<T>(items: &mut [T], mut seed: u64) {
-    for i in (1..items.len()).rev() {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let j = (seed >> 33) as usize % (i + 1);
-        items.swap(i, j);
-    }
 }
 
 /// Send the steps as they are, on a fresh App, and read the outcomes once

@@ -79,18 +79,7 @@ impl Rig {
     }
 
     async fn post_manifest(&self, lines: &[Value]) {
-        let body = lines
-            .iter()
-            .map(Value::to_string)
-            .collect::<Vec<_>>()
-            .join("\n");
-        let a = self
-            .t
-            .client
-            .post_manifest(REPO, 900, Some("ci-coach"), body)
-            .await
-            .unwrap();
-        assert_eq!(a.status, 202, "{}", a.body);
+        self.t.post_manifest_ok(REPO, 900, "ci-coach", lines).await;
     }
 
     /// Let the worker file everything, attempt what is queued, file the results.

@@ -455,6 +455,25 @@ fn signin_options(session_ttl: Duration, scope_ttl: Duration) -> impl FnOnce(&st
     }
 }
 
+/// Alice sees acme's two repositories; bob sees acme/docs and globex's one.
+fn add_alice_and_bob(gh: &FakeGitHub) {
+    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+}
+
+/// A rig with sign-in configured (ten-minute sessions and scopes), seeded.
+async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
+    let rig = Rig::start(
+        dir,
+        gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+    )
+    .await;
+    seed(&rig).await;
+    rig
+}
+
 /// Three repositories of two organizations, one output each.
 async fn seed(rig: &Rig) {
     let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
@@ -505,14 +524,20 @@ async fn sign_in(rig: &Rig, login: &str) -> String {
     set_cookie(&done, "so_session").expect("a session cookie")
 }
 
-async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
-    let r = browser()
-        .get(format!("{}{path}", rig.url))
-        .header(COOKIE, format!("so_session={session}"))
-        .send()
-        .await
-        .unwrap();
+/// Send `request`; its status and body.
+async fn answer(request: reqwest::RequestBuilder) -> (u16, String) {
+    let r = request.send().await.unwrap();
     (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
+    let session = format!("so_session={session}");
+    answer(
+        browser()
+            .get(format!("{}{path}", rig.url))
+            .header(COOKIE, session),
+    )
+    .await
 }
 
 fn repos_of(body: &str) -> Vec<String> {
@@ -534,18 +559,10 @@ fn repos_of(body: &str) -> Vec<String> {
 async fn two_viewers_see_only_the_repositories_their_accounts_can_see() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    add_alice_and_bob(&gh);
     // One item per page: the lists are read through their `Link` headers.
     gh.set_max_per_page(1);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    let rig = seeded_rig(dir.path(), &gh).await;
 
     let alice = sign_in(&rig, "alice").await;
     let bob = sign_in(&rig, "bob").await;
@@ -692,40 +709,31 @@ async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
 }
 
 async fn post_form(rig: &Rig, path: &str, session: &str, form: &[(&str, &str)]) -> (u16, String) {
-    let r = browser()
-        .post(format!("{}{path}", rig.url))
-        .header(COOKIE, format!("so_session={session}"))
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.text().await.unwrap())
+    let session = format!("so_session={session}");
+    answer(
+        browser()
+            .post(format!("{}{path}", rig.url))
+            .header(COOKIE, session)
+            .form(form),
+    )
+    .await
 }
 
 async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
-    let r = reqwest::Client::new()
-        .get(format!("{}/api/v1/outputs", rig.url))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.text().await.unwrap())
+    answer(
+        reqwest::Client::new()
+            .get(format!("{}/api/v1/outputs", rig.url))
+            .bearer_auth(token),
+    )
+    .await
 }
 
 #[tokio::test]
 async fn an_installation_token_reads_exactly_its_installation() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    add_alice_and_bob(&gh);
+    let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     install(&rig, 2, "globex", &["globex/secret-plans"]).await;
 
@@ -834,16 +842,8 @@ async fn serve_without_credentials_offers_the_setup_page() {
 async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    add_alice_and_bob(&gh);
+    let rig = seeded_rig(dir.path(), &gh).await;
     // A second output on acme/widgets: alice sees three, bob two.
     let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
     let line = r#"{"type":"add_comment","url":"https://github.com/acme/widgets/issues/6#issuecomment-1","number":6,"repo":"acme/widgets","timestamp":"2026-10-02T00:00:00Z"}"#;

@@ -422,13 +422,7 @@ mod tests {
                 24.0,
                 (PENDING, WEAK, "awaiting_reply"),
             ),
-            case(
-                "nothing observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing observed", r()),
             case(
                 "no comment id",
                 record("create_pull_request_review_comment"),
@@ -436,13 +430,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "missing_execution_state"),
             ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            no_target_case(r()),
         ]);
     }
 

@@ -36,9 +36,8 @@
 //! reported in `details` only.
 
 use super::super::common::{
-    cite, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle, merge_obs,
-    missing_reference, unobserved, unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW,
-    RETENTION_WINDOW,
+    cite, close_actor_unknown, closer, is_closed, is_merged, lifecycle, merge_obs, precheck,
+    unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -47,13 +46,7 @@ use crate::model::{
 };
 
 pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = precheck(ctx, false) {
         return e;
     }
     let later_human = |o: &&Observation| o.at > ctx.record.executed_at && ctx.is_human(o);
@@ -119,13 +112,7 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
 }
 
 pub fn merge_pull_request(ctx: &EvalContext) -> Evaluation {
-    if let Some(e) = missing_reference(ctx) {
-        return e;
-    }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = precheck(ctx, false) {
         return e;
     }
     let Some(merge) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() else {
@@ -308,20 +295,8 @@ mod tests {
                 24.0,
                 (PENDING, WEAK, "awaiting_review"),
             ),
-            case(
-                "nothing observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("nothing observed", r()),
+            no_target_case(r()),
         ]);
     }
 
@@ -397,20 +372,8 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "nothing observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("nothing observed", r()),
+            no_target_case(r()),
         ]);
     }
 }

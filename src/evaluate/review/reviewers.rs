@@ -495,13 +495,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "missing_execution_state"),
             ),
-            case(
-                "nothing observed",
-                users(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing observed", users()),
         ]);
     }
 }

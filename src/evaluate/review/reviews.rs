@@ -596,20 +596,8 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "deleted"),
             ),
-            case(
-                "nothing observed",
-                r("APPROVE"),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r("APPROVE").no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
+            unobserved_case("nothing observed", r("APPROVE")),
+            no_target_case(r("APPROVE")),
         ]);
     }
 
@@ -694,13 +682,7 @@ mod tests {
                 24.0,
                 (PENDING, WEAK, "awaiting_merge"),
             ),
-            case(
-                "nothing observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing observed", r()),
         ]);
     }
 }

@@ -309,13 +309,7 @@ mod tests {
                 24.0,
                 (UNKNOWN, NONE, "missing_execution_state"),
             ),
-            case(
-                "nothing observed",
-                r(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
+            unobserved_case("nothing observed", r()),
         ]);
     }
 }

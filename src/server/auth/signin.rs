@@ -82,17 +82,21 @@ fn not_configured() -> Response {
     )
 }
 
+/// The sign-in settings and the OAuth app, when sign-in is configured.
+fn oauth_of(state: &State) -> Option<(&Auth, &super::OAuthApp)> {
+    let auth = &state.auth;
+    Some((auth, auth.options.oauth.as_ref()?))
+}
+
 /// `GET /auth/login?next=/path`: off to GitHub's authorize page.
 pub async fn login(
     StateExtractor(state): StateExtractor<State>,
     RawQuery(q): RawQuery,
 ) -> Response {
-    let auth = &state.auth;
-    let Some(oauth) = &auth.options.oauth else {
+    let Some((auth, oauth)) = oauth_of(&state) else {
         return not_configured();
     };
-    let pairs = query_pairs(q.as_deref());
-    let next = local_path(param(&pairs, "next"));
+    let next = local_path(param(&query_pairs(q.as_deref()), "next"));
     let csrf_state = signed::random_token();
     let verifier = signed::random_token();
     let redirect_uri = format!("{}/auth/callback", auth.options.public_url);
@@ -125,8 +129,7 @@ pub async fn callback(
     headers: HeaderMap,
     RawQuery(q): RawQuery,
 ) -> Response {
-    let auth = &state.auth;
-    let Some(oauth) = &auth.options.oauth else {
+    let Some((auth, oauth)) = oauth_of(&state) else {
         return not_configured();
     };
     let pairs = query_pairs(q.as_deref());
