@@ -589,5 +589,28 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     let own = RepoScope::only([REPO.to_uppercase()]);
     let seen = line_survival(&store, &all, &own).unwrap();
     assert_eq!(seen["coach"].lines_attributed, 5);
+    drop(store);
     rig.t.stop().await;
+
+    // The CLI, from the stopped server's store: the same section and table.
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
+            .args(["report", "--data-dir"])
+            .arg(rig._dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&cli(&["--format", "json"])).unwrap();
+    assert_eq!(json["line_survival"]["coach"], *coach);
+    let other: Value =
+        serde_json::from_str(&cli(&["--format", "json", "--repo", "other/repo"])).unwrap();
+    assert_eq!(other["line_survival"], json!({}));
+    let table = cli(&[]);
+    assert!(
+        table.contains("line survival") && table.contains("coach"),
+        "{table}"
+    );
 }
