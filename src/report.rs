@@ -74,6 +74,11 @@ pub struct Report {
     pub by_type: BTreeMap<String, TypeStats>,
     /// `accepted_at_1h`, `accepted_at_24h`, `accepted_at_7d`, `accepted_durable_at_30d`.
     pub checkpoints: BTreeMap<String, CheckpointStats>,
+    /// Per workflow, the agents' lines that landed and how many are still
+    /// there at 7 and 30 days (`attribution::report::line_survival`; filled
+    /// by whoever has the store, empty otherwise).
+    #[serde(default)]
+    pub line_survival: BTreeMap<String, crate::attribution::report::LineTotals>,
 }
 
 /// Window names accepted by `--window` and `?window=`.

@@ -1,13 +1,16 @@
 //! `safe-outcomes report`: the report from a stopped server's store or
 //! from a running server's export.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
+use crate::attribution::report::{line_survival, to_table, LineTotals};
 use crate::client::Client;
 use crate::model::OutcomeRecord;
+use crate::query::{ReadFilter, RepoScope};
 use crate::report::{parse_window, Report};
 use crate::store::Store;
 
@@ -52,20 +55,24 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let outcomes: Vec<OutcomeRecord> = match &args.from {
+    let (outcomes, line_survival): (Vec<OutcomeRecord>, _) = match &args.from {
         Some(url) => {
             let client = Client::new(url, None, args.token.clone());
             let answer = client.get("/api/v1/export.jsonl").await?;
             if answer.status != 200 {
                 bail!("{url} answered {}: {}", answer.status, answer.body);
             }
-            answer
+            let outcomes = answer
                 .body
                 .as_str()
                 .unwrap_or_default()
                 .lines()
                 .map(serde_json::from_str)
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, _>>()?;
+            (
+                outcomes,
+                remote_line_survival(&client, args.repo.as_deref()).await?,
+            )
         }
         None => {
             let path = crate::app::store_path(&args.data_dir);
@@ -80,29 +87,23 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
                     "{e} — if a server is running on this DATA_DIR, use --from URL instead"
                 )
             })?;
-            let prefix = args
-                .repo
-                .as_deref()
-                .map(|r| format!("{r}:"))
-                .unwrap_or_default();
+            let filter = ReadFilter {
+                repo: args.repo.clone(),
+                ..ReadFilter::default()
+            };
             let mut out = Vec::new();
-            for stored in store.outputs(&prefix, None) {
+            for stored in store.outputs(&filter.id_prefix(), None) {
                 out.extend(stored?.outcome);
             }
-            out
+            (out, line_survival(&store, &filter, &RepoScope::All)?)
         }
     };
-    let report = Report::build(&outcomes, args.repo.as_deref(), window, chrono::Utc::now());
+    let mut report = Report::build(&outcomes, args.repo.as_deref(), window, chrono::Utc::now());
+    report.line_survival = line_survival;
     match args.format {
         ReportFormat::Table => {
             print!("{}", report.to_table());
-            if args.from.is_none() {
-                let (dir, repo) = (&args.data_dir, args.repo.as_deref());
-                print!(
-                    "{}",
-                    crate::attribution::report::table_for_data_dir(dir, repo)?
-                );
-            }
+            print!("{}", to_table(&report.line_survival));
         }
         ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         ReportFormat::Opentraces => unreachable!("answered above"),
@@ -117,4 +118,31 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The running server's line survival per workflow (its report's section).
+async fn remote_line_survival(
+    client: &Client,
+    repo: Option<&str>,
+) -> anyhow::Result<BTreeMap<String, LineTotals>> {
+    let query = repo
+        .map(|r| {
+            format!(
+                "?{}",
+                serde_urlencoded::to_string([("repo", r)]).unwrap_or_default()
+            )
+        })
+        .unwrap_or_default();
+    let answer = client.get(&format!("/api/v1/report{query}")).await?;
+    if answer.status != 200 {
+        bail!(
+            "the server's report answered {}: {}",
+            answer.status,
+            answer.body
+        );
+    }
+    match answer.body.get("line_survival") {
+        None | Some(serde_json::Value::Null) => Ok(BTreeMap::new()),
+        Some(v) => Ok(serde_json::from_value(v.clone())?),
+    }
 }

@@ -5,6 +5,8 @@
 //! parameter is a 400. The dashboard reads through the same functions
 //! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
 
+use std::collections::BTreeMap;
+
 use axum::extract::{Path, State as StateExtractor};
 use axum::Json;
 use serde_json::{json, Value};
@@ -12,6 +14,7 @@ use serde_json::{json, Value};
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, State};
 use crate::assess::transitions;
+use crate::attribution::report::{line_survival, LineTotals};
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
 use crate::report::{parse_window, Report};
 use crate::store::StoredOutput;
@@ -224,12 +227,23 @@ pub(crate) async fn report_of(
     };
     let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
     let now = state.shared.clock.now();
-    Ok(Report::build(
-        &outcomes,
-        filter.repo.as_deref(),
-        window,
-        now,
-    ))
+    let mut report = Report::build(&outcomes, filter.repo.as_deref(), window, now);
+    report.line_survival = line_survival_of(state, filter, &reader.scope).await?;
+    Ok(report)
+}
+
+/// Line survival per workflow of what `scope` may see under `filter`.
+pub(crate) async fn line_survival_of(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<BTreeMap<String, LineTotals>, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || line_survival(&store, &filter, &scope))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(ApiError::from)
 }
 
 pub async fn report(

@@ -15,9 +15,10 @@ use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::attribution::driver::pass;
 use safe_outcomes::attribution::murmur3::range_hash;
 use safe_outcomes::attribution::record::Contributor;
-use safe_outcomes::attribution::report::{by_workflow, to_table};
+use safe_outcomes::attribution::report::{line_survival, to_table};
 use safe_outcomes::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
 use safe_outcomes::github::calls::ApiCalls;
+use safe_outcomes::query::{ReadFilter, RepoScope};
 use serde_json::{json, Value};
 
 const REPO: &str = "o/r";
@@ -480,7 +481,7 @@ async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     assert_eq!(rig.gh.calls(GET_COMPARE), 2);
     assert_eq!(rig.gh.calls(GET_CONTENTS), 0, "nothing touched the files");
 
-    let totals = by_workflow(&store, "").unwrap();
+    let totals = line_survival(&store, &ReadFilter::default(), &RepoScope::All).unwrap();
     let coach = &totals["coach"];
     assert_eq!((coach.outputs_attributed, coach.lines_attributed), (1, 5));
     assert_eq!((coach.lines_surviving_7d, coach.rate_7d()), (5, Some(1.0)));
@@ -501,4 +502,115 @@ async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     );
     assert_eq!(trace["git_links"][0]["content_alive"], true);
     rig.t.stop().await;
+}
+
+/// The `data-field` cell `field` in the HTML row that starts at `row`.
+fn cell(html: &str, row: &str, field: &str) -> String {
+    let start = html.find(row).unwrap_or_else(|| panic!("{row} in {html}"));
+    let rest = &html[start..];
+    let end = rest.find("</tr>").unwrap();
+    let rest = &rest[..end];
+    let at = rest
+        .find(&format!("data-field=\"{field}\""))
+        .unwrap_or_else(|| panic!("{field} in {rest}"));
+    let open = rest[at..].find('>').unwrap() + at + 1;
+    let close = rest[open..].find('<').unwrap() + open;
+    rest[open..close].to_string()
+}
+
+async fn html_page(t: &TestApp, path: &str) -> String {
+    let r = reqwest::Client::new()
+        .get(format!("{}{path}", t.server.url()))
+        .bearer_auth(common::TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{path}");
+    r.text().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_scope() {
+    let mut git = history();
+    git.commit(
+        "5a1e5a1e",
+        &["h1h1h1h1"],
+        landed_tree(&with_agent_fn(LIB), &[]),
+    );
+    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let store = rig.t.app.store.clone();
+    let day = |d: i64| t0() + chrono::Duration::days(d);
+    pass(&store, &rig.client, day(1), DEFAULT_MAX_FILES).await;
+    pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    // What the store holds for the one output.
+    let held = safe_outcomes::store::attribution::get(&store, OUTPUT)
+        .unwrap()
+        .unwrap();
+    let (lines, at_7d) = (held.lines_attributed(), held.lines_surviving("7d"));
+    assert_eq!((lines, at_7d), (5, Some(5)));
+
+    // The JSON report.
+    let report = rig.t.client.get("/api/v1/report").await.unwrap().body;
+    let coach = &report["line_survival"]["coach"];
+    assert_eq!(coach["lines_attributed"], lines, "{report}");
+    assert_eq!(coach["lines_surviving_7d"], 5);
+    assert_eq!(coach["survival_rate_7d"], 1.0);
+    assert_eq!(coach["lines_surviving_30d"], 0);
+    assert_eq!(coach["survival_rate_30d"], Value::Null, "not measured yet");
+    assert_eq!(coach["survival_unknown"], 0);
+    // The cuts apply: another repository or workflow has no lines.
+    for cut in ["repo=other/repo", "workflow=other"] {
+        let r = rig.t.client.get(&format!("/api/v1/report?{cut}")).await;
+        let body = r.unwrap().body;
+        assert_eq!(body["line_survival"], json!({}), "{cut}: {body}");
+    }
+
+    // The workflows page and the workflow page: the same numbers.
+    let html = html_page(&rig.t, "/workflows").await;
+    let row = "data-workflow=\"coach\"";
+    assert_eq!(cell(&html, row, "lines_attributed"), "5");
+    assert_eq!(cell(&html, row, "lines_surviving_7d"), "5 · 100%");
+    assert_eq!(cell(&html, row, "lines_surviving_30d"), "–");
+    assert_eq!(cell(&html, row, "survival_unknown"), "0");
+    let html = html_page(&rig.t, "/workflows/coach").await;
+    let row = "data-checkpoint=\"7d\"";
+    assert_eq!(cell(&html, row, "lines_attributed_measured_7d"), "5");
+    assert_eq!(cell(&html, row, "lines_surviving_7d"), "5");
+    assert_eq!(cell(&html, row, "survival_rate_7d"), "100%");
+    assert!(
+        html.contains("data-field=\"lines_attributed\">5<"),
+        "{html}"
+    );
+
+    // A viewer scope: only its repositories' lines.
+    let all = ReadFilter::default();
+    let other = RepoScope::only(["other/repo".to_string()]);
+    assert!(line_survival(&store, &all, &other).unwrap().is_empty());
+    let own = RepoScope::only([REPO.to_uppercase()]);
+    let seen = line_survival(&store, &all, &own).unwrap();
+    assert_eq!(seen["coach"].lines_attributed, 5);
+    drop(store);
+    rig.t.stop().await;
+
+    // The CLI, from the stopped server's store: the same section and table.
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
+            .args(["report", "--data-dir"])
+            .arg(rig._dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&cli(&["--format", "json"])).unwrap();
+    assert_eq!(json["line_survival"]["coach"], *coach);
+    let other: Value =
+        serde_json::from_str(&cli(&["--format", "json", "--repo", "other/repo"])).unwrap();
+    assert_eq!(other["line_survival"], json!({}));
+    let table = cli(&[]);
+    assert!(
+        table.contains("line survival") && table.contains("coach"),
+        "{table}"
+    );
 }

@@ -14,9 +14,10 @@ use serde_json::Value;
 use super::{
     chart, filter_form, gate, layout, output_path, page_filter, query, rate_cell, PageResult,
 };
+use crate::attribution::report::LineTotals;
 use crate::model::OutcomeRecord;
 use crate::report::{Report, Totals, TypeStats};
-use crate::server::api::{admitted_outcomes, output_detail, report_of, run_view};
+use crate::server::api::{admitted_outcomes, line_survival_of, output_detail, report_of, run_view};
 use crate::server::read::{QueryPairs, ReadFilter, Reader};
 use crate::server::series::{self, Period};
 use crate::server::{ApiError, State};
@@ -213,6 +214,77 @@ fn trend(records: &[OutcomeRecord]) -> &'static str {
     }
 }
 
+/// A count of surviving lines with its rate, `–` before any measure.
+fn surviving_cell(field: &str, label: &str, lines: u64, rate: Option<f64>) -> Markup {
+    let shown = rate.map_or("–".to_string(), |r| {
+        format!("{lines} · {:.0}%", r * 100.0)
+    });
+    html! {
+        td.num data-field=(field) data-label=(label) data-value=(lines)
+            data-rate=(rate.map(|r| r.to_string()).unwrap_or_default()) { (shown) }
+    }
+}
+
+/// The workflows table's line-survival cells (`–` when nothing is attributed).
+fn survival_cells(t: Option<&LineTotals>) -> Markup {
+    let t = t.cloned().unwrap_or_default();
+    html! {
+        td.num data-field="lines_attributed" data-label="agent lines" { (t.lines_attributed) }
+        (surviving_cell("lines_surviving_7d", "alive at 7d", t.lines_surviving_7d, t.survival_rate_7d))
+        (surviving_cell("lines_surviving_30d", "alive at 30d", t.lines_surviving_30d, t.survival_rate_30d))
+        td.num data-field="survival_unknown" data-label="survival unknown" { (t.survival_unknown) }
+    }
+}
+
+const SURVIVAL_NOTE: &str =
+    "Agent lines: lines of merged agent code attributed to the agent; alive at 7d/30d: \
+     those still on the default branch at the checkpoint, over the outputs measured there. \
+     Survival unknown: outputs whose lines could not be followed (kept apart).";
+
+/// One workflow's line survival, a row per checkpoint.
+fn survival_table(t: &LineTotals) -> Markup {
+    let rows = [
+        (
+            "7d",
+            t.outputs_measured_7d,
+            t.lines_attributed_measured_7d,
+            t.lines_surviving_7d,
+            t.survival_rate_7d,
+        ),
+        (
+            "30d",
+            t.outputs_measured_30d,
+            t.lines_attributed_measured_30d,
+            t.lines_surviving_30d,
+            t.survival_rate_30d,
+        ),
+    ];
+    html! {
+        section #survival-totals .cards {
+            div.card { "outputs attributed" b data-field="outputs_attributed" { (t.outputs_attributed) } }
+            div.card { "agent lines that landed" b data-field="lines_attributed" { (t.lines_attributed) } }
+            div.card.apart { "survival unknown (outputs)" b data-field="survival_unknown" { (t.survival_unknown) } }
+        }
+        div.scroll { table #line-survival.stack {
+            thead { tr {
+                th { "checkpoint" } th.num { "outputs measured" } th.num { "their lines" }
+                th.num { "still there" } th.num { "rate" }
+            } }
+            tbody {
+                @for (name, outputs, measured, surviving, rate) in rows {
+                    tr data-checkpoint=(name) {
+                        td { "T+" (name) }
+                        td.num data-field=(format!("outputs_measured_{name}")) data-label="outputs measured" { (outputs) }
+                        td.num data-field=(format!("lines_attributed_measured_{name}")) data-label="their lines" { (measured) }
+                        td.num data-field=(format!("lines_surviving_{name}")) data-label="still there" { (surviving) }
+                        (rate_cell(&format!("survival_rate_{name}"), "rate", rate))
+                    }
+                }
+            }
+        } }
+    }
+}
+
 pub async fn workflows(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
@@ -222,15 +294,19 @@ pub async fn workflows(
     let reader = gate(reader, &uri)?;
     let (filter, pairs) = page_filter(pairs)?;
     let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
     let link_query = query(&pairs, &["workflow"]);
     let page = html! {
         h1 { "Workflows" }
         (filter_form("/workflows", &pairs, &["workflow"]))
         p.muted { (RATES_NOTE) " Trend: strict rate of the four weeks up to the latest output against the four weeks before." }
+        p.muted { (SURVIVAL_NOTE) }
         div.scroll { table #workflows.stack {
             thead { tr {
                 th { "workflow" } th.num { "outputs" } th.num { "strict" } th.num { "human-check" }
                 th.num { "rejected" } th.num { "ignored" } th.num { "median h" } th { "trend" }
+                th.num { "agent lines" } th.num { "alive at 7d" } th.num { "alive at 30d" }
+                th.num { "survival unknown" }
             } }
             tbody {
                 @for (name, rs) in group_by_workflow(records) {
@@ -246,6 +322,7 @@ pub async fn workflows(
                             (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
                         }
                         td data-field="trend" data-label="trend" { (trend(&rs)) }
+                        (survival_cells(survival.get(&name)))
                     }
                 }
             }
@@ -273,6 +350,8 @@ pub async fn workflow(
     }
     let now = state.shared.clock.now();
     let report = Report::build(&records, filter.repo.as_deref(), None, now);
+    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
+    let lines = survival.get(&name).cloned().unwrap_or_default();
     let series = series::build(&state, &reader, filter).await?;
     let mut runs: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
     for r in &records {
@@ -296,6 +375,9 @@ pub async fn workflow(
         (totals_cards(&report.totals))
         h2 { "Its types" }
         (by_type_table(&report))
+        h2 { "Agent lines still there" }
+        p.muted { (SURVIVAL_NOTE) }
+        (survival_table(&lines))
         h2 { "Its runs" }
         div.scroll { table #runs.stack {
             thead { tr { th { "run" } th.num { "outputs" } th.num { "accepted" } th.num { "rejected" } th.num { "pending" } } }
