@@ -3,8 +3,11 @@
 
 mod app_records;
 pub use app_records::CheckRunRecord;
+mod app_state;
 pub mod attribution;
 pub mod backfill;
+#[cfg(test)]
+mod boundary;
 pub mod cache;
 pub mod compact;
 pub mod dead_letters;
@@ -227,10 +230,10 @@ impl Store {
         let _ = self.db.insert(keys::counter(name), &value.to_be_bytes());
     }
 
-    /// The sled tree itself: for tests and diagnostics only; everything
-    /// else goes through typed methods and units of work (`unit`).
-    #[doc(hidden)]
-    pub fn db(&self) -> &sled::Db {
+    /// The sled tree itself, for the store's own modules: everything
+    /// outside `store/` goes through typed methods and units of work
+    /// (`unit`); `store::boundary` tests that nothing else reaches sled.
+    pub(super) fn db(&self) -> &sled::Db {
         &self.db
     }
 
@@ -330,7 +333,7 @@ impl Store {
     }
 
     /// Put the new value of a counter into a batch (the caller tracks the value).
-    pub fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
+    pub(super) fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
         batch.insert(keys::counter(name), &value.to_be_bytes());
     }
 
