@@ -79,8 +79,12 @@ impl Durability {
     /// `process-crash` (the default).
     pub const ENV: &'static str = "DURABILITY";
 
-    /// From `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
+    /// As `serve --durability` set it (`configure`), else from
+    /// `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
     pub fn from_env() -> Durability {
+        if let Some(d) = SETTINGS.get().and_then(|s| s.durability) {
+            return d;
+        }
         match std::env::var(Self::ENV).as_deref() {
             Ok("power-loss") => Durability::PowerLoss,
             _ => Durability::ProcessCrash,
@@ -94,6 +98,29 @@ impl Durability {
             Durability::PowerLoss => "power_loss",
         }
     }
+}
+
+/// Store settings given on the command line (`serve --durability`,
+/// `--dedup-window-hours`), set once per process before the store opens;
+/// what is not set here is read from the environment as before.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings {
+    pub durability: Option<Durability>,
+    /// How long delivery ids are remembered, in hours (> 0).
+    pub dedup_window_hours: Option<i64>,
+}
+
+static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+
+/// Set the process's store settings; false when they were set already
+/// (the first ones stay).
+pub fn configure(settings: Settings) -> bool {
+    SETTINGS.set(settings).is_ok()
+}
+
+/// The settings `configure` set, if any.
+pub(crate) fn settings() -> Settings {
+    SETTINGS.get().copied().unwrap_or_default()
 }
 
 /// How long to wait for a previous instance to let go of the store's lock.
