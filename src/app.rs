@@ -24,7 +24,7 @@ use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
 use crate::pressure::IngestPressure;
 use crate::store::inbox::InboxWriter;
-use crate::store::{counter, keys, Store, STORE_LOCK_WAIT};
+use crate::store::{counter, Store, STORE_LOCK_WAIT};
 use crate::worker::{Worker, WorkerMsg};
 
 /// Run the worker's loop and report its death: a panic that escapes it
@@ -160,17 +160,7 @@ impl App {
         let received = store.counter(counter::RECEIVED);
         let processed = store.counter(counter::PROCESSED);
         // The highest processed sequence: everything below the oldest queued item.
-        let oldest_queued = store
-            .db()
-            .scan_prefix(keys::INBOX_QUEUE)
-            .next()
-            .and_then(|r| r.ok())
-            .and_then(|(k, _)| {
-                k[keys::INBOX_QUEUE.len()..]
-                    .try_into()
-                    .ok()
-                    .map(u64::from_be_bytes)
-            });
+        let oldest_queued = store.oldest_queued_seq();
         let processed_seq = oldest_queued.map_or(received, |s| s - 1);
         // Manifest chunks of a post the process died reading: never committed.
         let swept = crate::store::staging::sweep(&store)
@@ -178,7 +168,7 @@ impl App {
         if swept > 0 {
             tracing::info!(chunks = swept, "removed uncommitted manifest chunks");
         }
-        let outputs = store.db().scan_prefix(keys::OUTPUT).count() as u64;
+        let outputs = store.output_count();
         let dead_letters = store.dead_letter_count();
         tracing::debug!(received, processed, outputs, "store opened");
         let shared = Arc::new(Shared {

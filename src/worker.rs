@@ -21,7 +21,7 @@ use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::state::Shared;
 use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, decode, keys, staging, ReadStore, Result, Store, StoredOutput, Unit};
+use crate::store::{counter, staging, ReadStore, Result, Store, StoredOutput, Unit};
 
 /// Messages to the worker thread.
 pub enum WorkerMsg {
@@ -223,7 +223,7 @@ impl Worker {
             let Some((seq, bytes)) = pending.pop_front() else {
                 break;
             };
-            let item = decode::<InboxItem>(&keys::inbox_queue(seq), &bytes);
+            let item = crate::store::inbox::decode_item(seq, &bytes);
             let alone = item.as_ref().is_ok_and(|i| self.needs_own_unit(i));
             if alone && count > 0 {
                 break;

@@ -16,7 +16,7 @@ use super::{per_sec, Row, Table};
 use crate::app::App;
 use crate::clock::Clock;
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, decode, encode, keys, Store};
+use crate::store::{counter, Store};
 use crate::webhook::{normalize, Normalized};
 use crate::worker::Worker;
 
@@ -100,25 +100,10 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
 /// Drain the inbox doing only the store work: decode, file observations, remove.
 fn store_ceiling(store: &Store) -> anyhow::Result<usize> {
     let mut n = 0;
-    loop {
-        let Some(first) = store.db().scan_prefix(keys::INBOX_QUEUE).next() else {
-            return Ok(n);
-        };
-        let (key, value) = first?;
-        let item: InboxItem = decode(&key, &value)?;
-        let mut batch = sled::Batch::default();
-        if let InboxItem::Delivery { observations, .. } = item {
-            for obs in observations {
-                batch.insert(
-                    keys::observation(&obs.target, obs.at, &obs.id),
-                    encode(&obs),
-                );
-            }
-        }
-        batch.remove(key);
-        store.db().apply_batch(batch)?;
+    while store.bare_drain_one()? {
         n += 1;
     }
+    Ok(n)
 }
 
 /// Fill a fresh store's inbox with the normalized deliveries.

@@ -90,12 +90,39 @@ pub struct ServeArgs {
     /// Bytes a manifest line may have (longer: that line is rejected).
     #[arg(long, env = "MANIFEST_MAX_LINE_BYTES", default_value_t = 64 * 1024)]
     pub manifest_max_line_bytes: usize,
+    /// What an acknowledged delivery survives: `process-crash` (sled's
+    /// flush) or `power-loss` (also an `fdatasync` per group commit).
+    #[arg(long, env = "DURABILITY", value_enum, default_value_t = DurabilityArg::ProcessCrash)]
+    pub durability: DurabilityArg,
+    /// Hours a webhook delivery id is remembered to refuse a redelivery of
+    /// it (GitHub allows redelivery for 3 days).
+    #[arg(long, env = "DEDUP_WINDOW_HOURS", default_value_t = 192,
+          value_parser = clap::value_parser!(i64).range(1..))]
+    pub dedup_window_hours: i64,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
     pub auth: crate::server::auth::AuthArgs,
 }
 
+/// `--durability` / `DURABILITY`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DurabilityArg {
+    ProcessCrash,
+    PowerLoss,
+}
+
 impl ServeArgs {
+    /// The store settings these arguments set.
+    pub fn store_settings(&self) -> crate::store::Settings {
+        crate::store::Settings {
+            durability: Some(match self.durability {
+                DurabilityArg::ProcessCrash => crate::store::Durability::ProcessCrash,
+                DurabilityArg::PowerLoss => crate::store::Durability::PowerLoss,
+            }),
+            dedup_window_hours: Some(self.dedup_window_hours),
+        }
+    }
+
     /// The HTTP limits these arguments set.
     pub fn limits(&self) -> Limits {
         Limits {
@@ -150,6 +177,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         github_tasks(crab, &public_url, &args)
     });
+    crate::store::configure(args.store_settings());
     let running = App::launch(AppConfig {
         data_dir: args.data_dir.clone(),
         clock: Clock::System,
@@ -246,4 +274,46 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::store::Durability;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).map(|c| c.serve)
+    }
+
+    #[test]
+    fn store_flags_set_the_store_settings() {
+        let args = parse(&["--durability", "power-loss", "--dedup-window-hours", "24"]).unwrap();
+        let settings = args.store_settings();
+        assert_eq!(settings.durability, Some(Durability::PowerLoss));
+        assert_eq!(settings.dedup_window_hours, Some(24));
+    }
+
+    #[test]
+    fn bad_store_flags_are_refused() {
+        for bad in [
+            &["--durability", "disk"][..],
+            &["--dedup-window-hours", "0"],
+            &["--dedup-window-hours", "a week"],
+        ] {
+            let e = parse(bad).map(|_| ()).unwrap_err();
+            use clap::error::ErrorKind::{InvalidValue, ValueValidation};
+            assert!(
+                matches!(e.kind(), InvalidValue | ValueValidation),
+                "{bad:?}: {e}"
+            );
+        }
+    }
 }

@@ -55,7 +55,7 @@ use super::reconciler::{
 use crate::clock::Clock;
 use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use crate::store::inbox::InboxWriter;
-use crate::store::{Store, StoreError};
+use crate::store::{ExternalBatch, Store, StoreError};
 
 const LIST_RUNS: Endpoint = Endpoint::idempotent("actions.list_runs");
 const RATE_LIMIT: Endpoint = Endpoint::idempotent("rate_limit.get");
@@ -162,7 +162,7 @@ impl BackfillRequests {
         store: &Store,
         change: &InstallationChange,
         now: DateTime<Utc>,
-        batch: &mut sled::Batch,
+        batch: &mut ExternalBatch,
     ) -> Result<bool, StoreError> {
         if !matches!(
             change.action,
@@ -203,14 +203,14 @@ impl BackfillRequests {
             }
             None => covered_repos(store)?,
         };
-        let mut batch = sled::Batch::default();
+        let mut batch = ExternalBatch::default();
         let mut planned = Vec::new();
         for (id, repo) in targets {
             if store.plan_backfill(&self.job(id, &repo, now, days), &mut batch)? {
                 planned.push(repo);
             }
         }
-        store.db().apply_batch(batch).map_err(StoreError::from)?;
+        store.commit_batch(batch)?;
         store.flush()?;
         self.wake();
         Ok(planned)

@@ -49,7 +49,7 @@ use crate::ingress::manifest_stream::StreamedManifest;
 use crate::manifest::{LineParser, ManifestDefaults};
 use crate::model::{Observation, ObservationKind};
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
-use crate::store::{counter, decode, encode, keys, Store, StoreError};
+use crate::store::{counter, ExternalBatch, Store, StoreError};
 
 /// gh-aw's artifact name (`constants.SafeOutputItemsArtifactName`); under
 /// `workflow_call` it carries a prefix.
@@ -124,12 +124,9 @@ impl RunRef {
         )
     }
 
-    fn queue_key(&self) -> Vec<u8> {
-        keys::harvest_queue(&self.repo, self.run_id, self.run_attempt)
-    }
-
-    fn done_key(&self) -> Vec<u8> {
-        keys::harvest_done(&self.repo, self.run_id, self.run_attempt)
+    /// The run's identity in the store: repository, run id, attempt.
+    fn run_key(&self) -> (&str, u64, u64) {
+        (&self.repo, self.run_id, self.run_attempt)
     }
 }
 
@@ -154,20 +151,16 @@ pub fn harvested(
     run_id: u64,
     attempt: u64,
 ) -> Result<Option<HarvestRecord>, StoreError> {
-    let key = keys::harvest_done(repo, run_id, attempt);
-    match store.db().get(&key)? {
-        Some(v) => Ok(Some(decode(&key, &v)?)),
-        None => Ok(None),
-    }
+    store.harvest_record(repo, run_id, attempt)
 }
 
 /// The worker's part: queue `run` durably in `batch`, unless it was
 /// harvested already. Returns whether it was queued (then send it).
-pub fn queue(store: &Store, run: &RunRef, batch: &mut sled::Batch) -> Result<bool, StoreError> {
-    if store.db().contains_key(run.done_key())? {
+pub fn queue(store: &Store, run: &RunRef, batch: &mut ExternalBatch) -> Result<bool, StoreError> {
+    if store.harvest_done(&run.repo, run.run_id, run.run_attempt)? {
         return Ok(false);
     }
-    batch.insert(run.queue_key(), encode(run));
+    batch.queue_harvest(&run.repo, run.run_id, run.run_attempt, run);
     Ok(true)
 }
 
@@ -393,12 +386,7 @@ impl Harvester {
 
     /// Runs in the durable queue.
     fn queued(&self) -> Vec<RunRef> {
-        self.store
-            .db()
-            .scan_prefix(keys::HARVEST_QUEUE)
-            .filter_map(|r| r.ok())
-            .filter_map(|(k, v)| decode::<RunRef>(&k, &v).ok())
-            .collect()
+        self.store.harvest_queue()
     }
 
     async fn harvest_due(&self, pending: &mut BTreeMap<RunRef, Pending>, all: bool) {
@@ -443,7 +431,8 @@ impl Harvester {
     }
 
     fn unqueue(&self, run: &RunRef) {
-        if let Err(e) = self.store.db().remove(run.queue_key()) {
+        let (repo, id, attempt) = run.run_key();
+        if let Err(e) = self.store.unqueue_harvest(repo, id, attempt) {
             tracing::warn!(error = %e, "removing a harvest from the queue");
         }
     }
@@ -471,15 +460,8 @@ impl Harvester {
         record: &HarvestRecord,
         count: bool,
     ) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
-        batch.insert(run.done_key(), encode(record));
-        batch.remove(run.queue_key());
-        if count {
-            let n = self.store.counter(counter::HARVESTED) + 1;
-            Store::set_counter(&mut batch, counter::HARVESTED, n);
-        }
-        self.store.db().apply_batch(batch)?;
-        Ok(())
+        let counted = count.then_some(counter::HARVESTED);
+        self.store.mark_harvest_done(run.run_key(), record, counted)
     }
 
     /// Harvest one run: list its artifacts, download the manifest artifact,
@@ -487,9 +469,7 @@ impl Harvester {
     pub async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
         if self
             .store
-            .db()
-            .contains_key(run.done_key())
-            .map_err(StoreError::from)?
+            .harvest_done(&run.repo, run.run_id, run.run_attempt)?
         {
             self.unqueue(run);
             return Ok(Harvested::AlreadyDone);

@@ -3,12 +3,12 @@
 //! `installation.id` every other delivery carries), so the publisher can pick
 //! the installation client for a repository.
 //!
-//! Store keys (see `store::keys`): `n/i/{id}` → `InstallationRecord`,
-//! `n/r/{repo, lowercase}` → installation id. Deliveries can arrive out of
+//! Stored by the store (`ExternalBatch::put_installation`, `map_repo`): a
+//! record per installation and the installation of each repository. Deliveries can arrive out of
 //! order; the last one applied wins, except that a plain `Seen` never revives
 //! a deleted or suspended installation.
 
-use crate::store::{encode, keys, Result, Store};
+use crate::store::{ExternalBatch, Result, Store};
 
 pub use crate::model::installation::{
     InstallationAction, InstallationChange, InstallationRecord, InstallationStatus,
@@ -57,7 +57,7 @@ pub fn repos_of(store: &Store, id: u64) -> Result<Vec<String>> {
 }
 
 /// Apply a change into `batch` (committed with the inbox item that carried it).
-pub fn apply(store: &Store, change: &InstallationChange, batch: &mut sled::Batch) -> Result<()> {
+pub fn apply(store: &Store, change: &InstallationChange, batch: &mut ExternalBatch) -> Result<()> {
     use InstallationAction as A;
     let id = change.installation_id;
     let existing = installation(store, id)?;
@@ -80,19 +80,19 @@ pub fn apply(store: &Store, change: &InstallationChange, batch: &mut sled::Batch
             .or_else(|| existing.as_ref().and_then(|r| r.account_id)),
     };
     if existing.as_ref() != Some(&record) {
-        batch.insert(keys::installation(id), encode(&record));
+        batch.put_installation(&record);
     }
     for repo in &change.repos_added {
-        batch.insert(keys::installation_repo(repo), &id.to_be_bytes());
+        batch.map_repo(repo, id);
     }
     for repo in &change.repos_removed {
         if mapped_installation(store, repo)? == Some(id) {
-            batch.remove(keys::installation_repo(repo));
+            batch.unmap_repo(repo);
         }
     }
     if change.action == A::Deleted {
         for repo in repos_of(store, id)? {
-            batch.remove(keys::installation_repo(&repo));
+            batch.unmap_repo(&repo);
         }
     }
     Ok(())
@@ -114,9 +114,9 @@ mod tests {
     }
 
     fn run(store: &Store, c: InstallationChange) {
-        let mut batch = sled::Batch::default();
+        let mut batch = ExternalBatch::default();
         apply(store, &c, &mut batch).unwrap();
-        store.db().apply_batch(batch).unwrap();
+        store.commit_batch(batch).unwrap();
     }
 
     #[test]

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use crate::clock::Clock;
-use crate::store::{counter, decode, encode, keys, Store, StoreError};
+use crate::store::{counter, Store, StoreError};
 
 const LIST: Endpoint = Endpoint::idempotent("app.hook_deliveries");
 const REDELIVER: Endpoint = Endpoint::create("app.hook_delivery_redeliver");
@@ -243,12 +243,8 @@ impl Redeliverer {
         now: DateTime<Utc>,
         report: &mut PassReport,
     ) -> Result<(), RedeliveryError> {
-        let key = keys::redelivery(&d.guid);
         let mut record: RedeliveryRecord =
-            match self.store.db().get(&key).map_err(StoreError::from)? {
-                Some(v) => decode(&key, &v)?,
-                None => RedeliveryRecord::default(),
-            };
+            self.store.redelivery_record(&d.guid)?.unwrap_or_default();
         if record.requested.contains(&d.id) || record.requested.len() >= self.options.max_attempts {
             return Ok(());
         }
@@ -279,17 +275,11 @@ impl Redeliverer {
         if made {
             record.requested.push(d.id);
             record.last_requested_at = Some(now);
-            let mut batch = sled::Batch::default();
-            batch.insert(key, encode(&record));
+            let counted = result.is_ok().then_some(counter::REDELIVERIES);
             if result.is_ok() {
-                let n = self.store.counter(counter::REDELIVERIES) + 1;
-                Store::set_counter(&mut batch, counter::REDELIVERIES, n);
                 report.requested.push(d.id);
             }
-            self.store
-                .db()
-                .apply_batch(batch)
-                .map_err(StoreError::from)?;
+            self.store.save_redelivery(&d.guid, &record, counted)?;
         }
         Ok(())
     }

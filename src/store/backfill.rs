@@ -11,7 +11,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{decode, encode, keys, Result, Store};
+use super::{decode, encode, keys, ExternalBatch, Result, Store};
 
 /// The backfill of one repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,11 +158,11 @@ impl Store {
 
     /// Put `job` into `batch` unless the repository has a job still running.
     /// Returns whether it was put.
-    pub fn plan_backfill(&self, job: &BackfillJob, batch: &mut sled::Batch) -> Result<bool> {
+    pub fn plan_backfill(&self, job: &BackfillJob, batch: &mut ExternalBatch) -> Result<bool> {
         if self.backfill_job(&job.repo)?.is_some_and(|j| !j.done) {
             return Ok(false);
         }
-        batch.insert(keys::backfill_job(&job.repo), encode(job));
+        batch.0.insert(keys::backfill_job(&job.repo), encode(job));
         Ok(true)
     }
 
@@ -278,12 +278,12 @@ mod tests {
             chrono::Duration::days(7),
         );
         assert_eq!(job.slice_end, t("2026-10-08T00:00:00Z"));
-        let mut batch = sled::Batch::default();
+        let mut batch = ExternalBatch::default();
         assert!(store.plan_backfill(&job, &mut batch).unwrap());
-        store.db().apply_batch(batch).unwrap();
+        store.commit_batch(batch).unwrap();
         // A running job is not replaced.
         assert!(!store
-            .plan_backfill(&job, &mut sled::Batch::default())
+            .plan_backfill(&job, &mut ExternalBatch::default())
             .unwrap());
 
         job.next_page = 2;

@@ -44,11 +44,16 @@ pub struct Dedup {
 }
 
 impl Default for Dedup {
-    /// The window from `DEDUP_WINDOW_HOURS` (else 8 days), system time.
+    /// The window from `serve --dedup-window-hours` (`store::configure`),
+    /// else `DEDUP_WINDOW_HOURS`, else 8 days; system time.
     fn default() -> Self {
-        let window = std::env::var(DEDUP_WINDOW_ENV)
-            .ok()
-            .and_then(|h| h.parse::<i64>().ok())
+        let window = super::settings()
+            .dedup_window_hours
+            .or_else(|| {
+                std::env::var(DEDUP_WINDOW_ENV)
+                    .ok()
+                    .and_then(|h| h.parse::<i64>().ok())
+            })
             .filter(|h| *h > 0)
             .map_or(DEFAULT_DEDUP_WINDOW, chrono::Duration::hours);
         Dedup {
@@ -350,6 +355,11 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
         }
     }
+}
+
+/// Decode the inbox item stored under sequence `seq`.
+pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
+    super::decode(&super::keys::inbox_queue(seq), bytes)
 }
 
 #[cfg(test)]

@@ -3,8 +3,11 @@
 
 mod app_records;
 pub use app_records::CheckRunRecord;
+mod app_state;
 pub mod attribution;
 pub mod backfill;
+#[cfg(test)]
+mod boundary;
 pub mod cache;
 pub mod compact;
 pub mod dead_letters;
@@ -76,8 +79,12 @@ impl Durability {
     /// `process-crash` (the default).
     pub const ENV: &'static str = "DURABILITY";
 
-    /// From `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
+    /// As `serve --durability` set it (`configure`), else from
+    /// `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
     pub fn from_env() -> Durability {
+        if let Some(d) = SETTINGS.get().and_then(|s| s.durability) {
+            return d;
+        }
         match std::env::var(Self::ENV).as_deref() {
             Ok("power-loss") => Durability::PowerLoss,
             _ => Durability::ProcessCrash,
@@ -91,6 +98,29 @@ impl Durability {
             Durability::PowerLoss => "power_loss",
         }
     }
+}
+
+/// Store settings given on the command line (`serve --durability`,
+/// `--dedup-window-hours`), set once per process before the store opens;
+/// what is not set here is read from the environment as before.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings {
+    pub durability: Option<Durability>,
+    /// How long delivery ids are remembered, in hours (> 0).
+    pub dedup_window_hours: Option<i64>,
+}
+
+static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+
+/// Set the process's store settings; false when they were set already
+/// (the first ones stay).
+pub fn configure(settings: Settings) -> bool {
+    SETTINGS.set(settings).is_ok()
+}
+
+/// The settings `configure` set, if any.
+pub(crate) fn settings() -> Settings {
+    SETTINGS.get().copied().unwrap_or_default()
 }
 
 /// How long to wait for a previous instance to let go of the store's lock.
@@ -227,10 +257,10 @@ impl Store {
         let _ = self.db.insert(keys::counter(name), &value.to_be_bytes());
     }
 
-    /// The sled tree itself: for tests and diagnostics only; everything
-    /// else goes through typed methods and units of work (`unit`).
-    #[doc(hidden)]
-    pub fn db(&self) -> &sled::Db {
+    /// The sled tree itself, for the store's own modules: everything
+    /// outside `store/` goes through typed methods and units of work
+    /// (`unit`); `store::boundary` tests that nothing else reaches sled.
+    pub(super) fn db(&self) -> &sled::Db {
         &self.db
     }
 
@@ -330,7 +360,7 @@ impl Store {
     }
 
     /// Put the new value of a counter into a batch (the caller tracks the value).
-    pub fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
+    pub(super) fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
         batch.insert(keys::counter(name), &value.to_be_bytes());
     }
 

@@ -88,13 +88,16 @@ pub struct Unit {
     counters: BTreeMap<&'static str, u64>,
     /// Writes made by `github::` helpers that still build a sled batch
     /// themselves (installations, harvest, backfill), committed first.
-    external: sled::Batch,
+    external: ExternalBatch,
     /// The undo length when `external` was first handed out.
     external_at: Option<usize>,
 }
 
-/// The batch `github::` helpers write into (see `Unit::external_batch`).
-pub type ExternalBatch = sled::Batch;
+/// A batch of typed writes that `github::` helpers fill (see
+/// `Unit::external_batch`, `Store::commit_batch`); its keys and encodings
+/// stay inside the store.
+#[derive(Default)]
+pub struct ExternalBatch(pub(super) sled::Batch);
 
 /// A point inside a unit to roll back to (`Unit::rollback_to`).
 #[derive(Debug, Clone, Copy)]
@@ -108,7 +111,7 @@ impl Store {
             writes: BTreeMap::new(),
             undo: Vec::new(),
             counters: BTreeMap::new(),
-            external: sled::Batch::default(),
+            external: ExternalBatch::default(),
             external_at: None,
         }
     }
@@ -177,7 +180,7 @@ impl Unit {
     /// Undo every write made since `sp`.
     pub fn rollback_to(&mut self, sp: Savepoint) {
         if self.external_at.is_some_and(|at| at >= sp.0) {
-            self.external = sled::Batch::default();
+            self.external = ExternalBatch::default();
             self.external_at = None;
         }
         while self.undo.len() > sp.0 {
@@ -191,7 +194,7 @@ impl Unit {
 
     /// Write everything in one sled batch (atomic: all or nothing).
     pub fn commit(self) -> Result<()> {
-        let mut batch = self.external;
+        let mut batch = self.external.0;
         for (k, w) in self.writes {
             match w {
                 Some(v) => batch.insert(k, v),

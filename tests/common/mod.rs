@@ -14,6 +14,7 @@ use safe_outcomes::client::{Client, Step};
 use safe_outcomes::clock::Clock;
 use safe_outcomes::model::OutcomeRecord;
 use safe_outcomes::server::{router, RouterOptions, RunningServer};
+use safe_outcomes::store::ReadStore;
 
 /// `App::launch` in App mode on `dir`, with the GitHub tasks `github` turns on.
 pub fn launch(dir: &Path, clock: &Clock, github: GitHubConfig) -> Running {
@@ -186,9 +187,9 @@ impl TestApp {
     pub fn dump(&self) -> Vec<(String, String)> {
         self.app
             .store
-            .db()
-            .iter()
-            .map(|r| r.unwrap())
+            .scan_raw(b"")
+            .unwrap()
+            .into_iter()
             .map(|(k, v)| {
                 (
                     String::from_utf8_lossy(&k).into_owned(),

@@ -12,6 +12,7 @@ use tokio::net::TcpStream;
 
 use crate::closed_doors::serve_with;
 use crate::common::{TestApp, TOKEN};
+use safe_outcomes::store::ReadStore;
 
 fn start() -> chrono::DateTime<chrono::Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
@@ -183,20 +184,22 @@ async fn after_a_restart_committed_chunks_are_applied_orphans_swept_and_a_bad_ch
     let chunks: Vec<Vec<u8>> = t
         .app
         .store
-        .db()
-        .scan_prefix(b"i/s/")
-        .keys()
-        .map(|k| k.unwrap().to_vec())
+        .scan_raw(b"i/s/")
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
         .collect();
     assert_eq!(chunks.len(), 3, "1,200 lines are 3 chunks of at most 500");
-    let db = t.app.store.db();
+    let store = &t.app.store;
     // The second chunk went bad on disk; a post the process died reading
     // left a chunk with no commit.
-    db.insert(&chunks[1], b"\x02not a chunk".to_vec()).unwrap();
+    store
+        .put_raw_for_tests(&chunks[1], b"\x02not a chunk")
+        .unwrap();
     let mut orphan = b"i/s/".to_vec();
     orphan.extend_from_slice(&u64::MAX.to_be_bytes());
     orphan.extend_from_slice(&0u32.to_be_bytes());
-    db.insert(&orphan, chunks[0].clone()).unwrap();
+    store.put_raw_for_tests(&orphan, &chunks[0]).unwrap();
     t.app.store.flush().unwrap();
     t.stop().await;
 

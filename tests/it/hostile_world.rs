@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use proptest::prelude::*;
 use safe_outcomes::probe::{Input, Probe};
 use safe_outcomes::store::inbox::InboxItem;
-use safe_outcomes::store::{keys, Store};
+use safe_outcomes::store::{ReadStore, Store};
 use safe_outcomes::webhook::{normalize, Normalized};
 use serde_json::{json, Value};
 
@@ -177,10 +177,10 @@ async fn a_failing_item_is_dead_lettered_shown_and_replayed() {
     let path = safe_outcomes::app::store_path(dir.path());
     let good = {
         let store = Store::open_waiting(&path, std::time::Duration::from_secs(5)).unwrap();
-        let good = store.db().get(keys::output(&id)).unwrap().unwrap();
+        let key = Store::output_key_for_tests(&id);
+        let good = store.get_raw(&key).unwrap().unwrap();
         store
-            .db()
-            .insert(keys::output(&id), &b"\x02not a record"[..])
+            .put_raw_for_tests(&key, &b"\x02not a record"[..])
             .unwrap();
         store.flush().unwrap();
         good
@@ -231,7 +231,9 @@ async fn a_failing_item_is_dead_lettered_shown_and_replayed() {
     assert!(!ok && out.contains("no dead letter 9"), "{out}");
     {
         let store = Store::open_waiting(&path, std::time::Duration::from_secs(5)).unwrap();
-        store.db().insert(keys::output(&id), good).unwrap();
+        store
+            .put_raw_for_tests(&Store::output_key_for_tests(&id), &good)
+            .unwrap();
         store.flush().unwrap();
     }
     let (ok, out) = run_cli(&["dead-letters", "replay", "--id", "2"], dir.path());
