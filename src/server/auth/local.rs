@@ -12,8 +12,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::page::message;
-use super::signin::{param, redirect, secure, with_cookie};
-use super::{signed, SESSION_COOKIE};
+use super::signed;
+use super::signin::{param, redirect, session_cookie, with_cookie};
 use crate::server::State;
 
 /// A fresh local key: 32 random bytes, hex.
@@ -45,13 +45,6 @@ pub async fn sign_in(
     let ttl = auth.options.session_ttl;
     let sid = auth.sessions.open_local(ttl);
     tracing::info!("local viewer signed in");
-    let cookie = signed::set_cookie(
-        SESSION_COOKIE,
-        &auth
-            .key
-            .seal("session", &sid, signed::now() + ttl.as_secs() as i64),
-        ttl.as_secs() as i64,
-        secure(auth),
-    );
+    let cookie = session_cookie(auth, &sid, ttl);
     with_cookie(redirect("/"), &cookie)
 }

@@ -198,14 +198,7 @@ pub async fn callback(
     tracing::info!(%login, "signed in with GitHub");
     let ttl = auth.options.session_ttl;
     let sid = auth.sessions.open(login, id, token, ttl);
-    let cookie = signed::set_cookie(
-        SESSION_COOKIE,
-        &auth
-            .key
-            .seal("session", &sid, signed::now() + ttl.as_secs() as i64),
-        ttl.as_secs() as i64,
-        secure(auth),
-    );
+    let cookie = session_cookie(auth, &sid, ttl);
     let resp = with_cookie(redirect(&local_path(Some(next))), &cookie);
     with_cookie(resp, &signed::clear_cookie(OAUTH_COOKIE, secure(auth)))
 }
@@ -276,6 +269,18 @@ pub async fn me(
             json!({"login": login, "scope": "repositories", "repositories": repos})
         }
     }))
+}
+
+/// The `Set-Cookie` value of a new session `sid`: sealed, expiring with it.
+pub(super) fn session_cookie(auth: &Auth, sid: &str, ttl: std::time::Duration) -> String {
+    signed::set_cookie(
+        SESSION_COOKIE,
+        &auth
+            .key
+            .seal("session", sid, signed::now() + ttl.as_secs() as i64),
+        ttl.as_secs() as i64,
+        secure(auth),
+    )
 }
 
 #[cfg(test)]
