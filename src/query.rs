@@ -10,7 +10,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::ingress::ApiError;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
-use crate::store::StoredOutput;
+use crate::store::{Store, StoreError, StoredOutput};
 
 /// The repositories a reader may see.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,6 +129,21 @@ impl ReadFilter {
             .as_deref()
             .map(|r| format!("{r}:"))
             .unwrap_or_default()
+    }
+
+    /// The stored outputs under the id `prefix` (narrower than, or equal
+    /// to, `id_prefix()`), after `after`, that pass the cuts and `scope`: the
+    /// one scan behind every read (API, dashboard, export, line survival).
+    pub fn scan<'s>(
+        &'s self,
+        store: &'s Store,
+        scope: &'s RepoScope,
+        prefix: &str,
+        after: Option<&str>,
+    ) -> impl Iterator<Item = Result<StoredOutput, StoreError>> + 's {
+        store
+            .outputs(prefix, after)
+            .filter(move |r| r.as_ref().map_or(true, |s| self.admits(s, scope)))
     }
 
     /// Does this output pass the cuts and the reader's scope? Outputs not yet

@@ -56,11 +56,8 @@ pub fn line_survival(
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>> {
     let mut out: BTreeMap<String, LineTotals> = BTreeMap::new();
-    for stored in store.outputs(&filter.id_prefix(), None) {
+    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
         let stored = stored?;
-        if !filter.admits(&stored, scope) {
-            continue;
-        }
         let Some(a) = crate::store::attribution::get(store, &stored.execution.id)? else {
             continue;
         };

@@ -12,7 +12,6 @@ use crate::client::Client;
 use crate::model::OutcomeRecord;
 use crate::query::{ReadFilter, RepoScope};
 use crate::report::{parse_window, Report};
-use crate::store::Store;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ReportFormat {
@@ -75,24 +74,13 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
             )
         }
         None => {
-            let path = crate::app::store_path(&args.data_dir);
-            if !path.exists() {
-                bail!(
-                    "no store at {} (set --data-dir or DATA_DIR)",
-                    path.display()
-                );
-            }
-            let store = Store::open(&path).map_err(|e| {
-                anyhow::anyhow!(
-                    "{e} — if a server is running on this DATA_DIR, use --from URL instead"
-                )
-            })?;
+            let store = crate::store::open_for_reading(&args.data_dir)?;
             let filter = ReadFilter {
                 repo: args.repo.clone(),
                 ..ReadFilter::default()
             };
             let mut out = Vec::new();
-            for stored in store.outputs(&filter.id_prefix(), None) {
+            for stored in filter.scan(&store, &RepoScope::All, &filter.id_prefix(), None) {
                 out.extend(stored?.outcome);
             }
             (out, line_survival(&store, &filter, &RepoScope::All)?)

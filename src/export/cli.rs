@@ -9,7 +9,6 @@ use anyhow::{bail, Context};
 use super::{write_lines, Format};
 use crate::client::Client;
 use crate::query::{ReadFilter, RepoScope};
-use crate::store::Store;
 
 /// Write one opentraces line per evaluated output (of `repo`, when given).
 pub async fn report_opentraces(
@@ -37,18 +36,7 @@ pub async fn report_opentraces(
             out.write_all(body.as_bytes())?;
         }
         None => {
-            let path = crate::store::path_in(data_dir);
-            if !path.exists() {
-                bail!(
-                    "no store at {} (set --data-dir or DATA_DIR)",
-                    path.display()
-                );
-            }
-            let store = Store::open_waiting(&path, crate::store::STORE_LOCK_WAIT).map_err(|e| {
-                anyhow::anyhow!(
-                    "{e} — if a server is running on this DATA_DIR, use --from URL instead"
-                )
-            })?;
+            let store = crate::store::open_for_reading(data_dir)?;
             let filter = ReadFilter {
                 repo: repo.map(str::to_string),
                 ..Default::default()

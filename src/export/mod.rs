@@ -92,11 +92,8 @@ pub fn write_lines(
     mut emit: impl FnMut(Vec<u8>) -> bool,
 ) -> Result<u64, StoreError> {
     let mut written = 0;
-    for stored in store.outputs(&filter.id_prefix(), None) {
+    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
         let stored = stored?;
-        if !filter.admits(&stored, scope) {
-            continue;
-        }
         if let Some(mut bytes) = line(store, &stored, format)? {
             bytes.push(b'\n');
             if !emit(bytes) {

@@ -17,7 +17,6 @@ use crate::assess::transitions;
 use crate::attribution::report::{line_survival, LineTotals};
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
 use crate::report::{parse_window, Report};
-use crate::store::StoredOutput;
 
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
@@ -41,11 +40,9 @@ pub async fn list_outputs(
         let mut items = Vec::new();
         let mut last = None;
         let mut more = false;
-        for stored in store.outputs(&filter.id_prefix(), cursor.as_deref()) {
+        let prefix = filter.id_prefix();
+        for stored in filter.scan(&store, &reader.scope, &prefix, cursor.as_deref()) {
             let stored = stored?;
-            if !filter.admits(&stored, &reader.scope) {
-                continue;
-            }
             if items.len() == limit {
                 more = true;
                 break;
@@ -191,11 +188,8 @@ async fn collect(
     let (filter, scope) = (filter.clone(), scope.clone());
     tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
         let mut out = Vec::new();
-        for stored in store.outputs(&prefix, None) {
-            let stored: StoredOutput = stored?;
-            if filter.admits(&stored, &scope) {
-                out.extend(stored.outcome);
-            }
+        for stored in filter.scan(&store, &scope, &prefix, None) {
+            out.extend(stored?.outcome);
         }
         Ok(out)
     })

@@ -481,6 +481,21 @@ pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")
 }
 
+/// Open the store under `data_dir` for an offline read (`report`), waiting
+/// `STORE_LOCK_WAIT` for a previous instance; the error says what to do.
+pub fn open_for_reading(data_dir: &Path) -> anyhow::Result<Store> {
+    let path = path_in(data_dir);
+    if !path.exists() {
+        anyhow::bail!(
+            "no store at {} (set --data-dir or DATA_DIR)",
+            path.display()
+        );
+    }
+    Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| {
+        anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --from URL instead")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
