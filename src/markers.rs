@@ -63,6 +63,16 @@ struct Found {
     failure: bool,
 }
 
+/// What a comment's body says of it: (written by a gh-aw output, gh-aw's
+/// expiry-close notice).
+pub fn comment_flags(body: Option<&str>) -> (bool, bool) {
+    let kind = body.and_then(parse_marker).map(|m| m.kind);
+    (
+        kind == Some(MarkerKind::Output),
+        kind == Some(MarkerKind::ExpiryClose),
+    )
+}
+
 /// Parse the gh-aw markers in a body; `None` when it carries none.
 /// When a marker repeats (e.g. quoted footers), the first one wins.
 pub fn parse_marker(body: &str) -> Option<GhAwMarker> {

@@ -1,11 +1,12 @@
-//! GitHub's issue and pull-request objects as both webhooks and the REST API
-//! send them, and the `ItemSnapshot` taken from one. Everything is optional
+//! GitHub's issue, pull-request, comment and review objects as both webhooks
+//! and the REST API send them, and the `ItemSnapshot` taken from one. Everything is optional
 //! and unknown fields are ignored, so partial payloads (and conformance
 //! fixtures) still parse.
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::markers::comment_flags;
 use crate::model::observation::body_hash;
 use crate::model::{Actor, ItemSnapshot, TargetKind};
 
@@ -67,6 +68,37 @@ pub struct Branch {
     #[serde(rename = "ref")]
     pub git_ref: Option<String>,
     pub sha: Option<String>,
+}
+
+/// An issue comment, as a webhook (`comment`) and the REST API
+/// (`issues/N/comments`, `issues/comments/ID`, timeline `commented`) send it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Comment {
+    pub id: Option<u64>,
+    pub node_id: Option<String>,
+    pub html_url: Option<String>,
+    pub body: Option<String>,
+    pub user: Option<User>,
+    pub created_at: Option<Value>,
+    pub updated_at: Option<Value>,
+}
+
+impl Comment {
+    /// (agent-written, gh-aw expiry notice), from the body's markers.
+    pub fn markers(&self) -> (bool, bool) {
+        comment_flags(self.body.as_deref())
+    }
+}
+
+/// A pull-request review (webhook `review`, `pulls/N/reviews`, timeline
+/// `reviewed`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Review {
+    pub id: Option<u64>,
+    pub state: Option<String>,
+    pub submitted_at: Option<Value>,
 }
 
 /// An issue or a pull request.

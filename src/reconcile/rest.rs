@@ -6,9 +6,10 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::markers::{parse_marker, MarkerKind};
 use crate::model::Actor;
-pub use crate::wire::{label_names, logins, slugs, Branch, Item, Milestone, Named, User};
+pub use crate::wire::{
+    label_names, logins, slugs, Branch, Comment, Item, Milestone, Named, Review, User,
+};
 
 /// A GitHub time. Only RFC 3339 strings are times here (the REST and GraphQL
 /// APIs send nothing else); anything else, or a time outside the sane range
@@ -47,35 +48,6 @@ pub fn actor(v: Option<&Value>) -> Option<Actor> {
         u.login.as_deref().unwrap_or(""),
         u.account_type.as_deref().unwrap_or(""),
     ))
-}
-
-/// An issue comment (`issues/N/comments`, `issues/comments/ID`, timeline `commented`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Comment {
-    pub id: Option<u64>,
-    pub body: Option<String>,
-    pub created_at: Option<Value>,
-}
-
-impl Comment {
-    /// (agent-written, gh-aw expiry notice), from the body's markers.
-    pub fn markers(&self) -> (bool, bool) {
-        let kind = self.body.as_deref().and_then(parse_marker).map(|m| m.kind);
-        (
-            kind == Some(MarkerKind::Output),
-            kind == Some(MarkerKind::ExpiryClose),
-        )
-    }
-}
-
-/// A review (`pulls/N/reviews`, timeline `reviewed`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Review {
-    pub id: Option<u64>,
-    pub state: Option<String>,
-    pub submitted_at: Option<Value>,
 }
 
 /// A PR commit (`pulls/N/commits`).

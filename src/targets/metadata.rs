@@ -25,16 +25,13 @@
 
 use serde_json::{Map, Value};
 
+use super::Line;
 use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
-pub(super) fn target_for(
-    output_type: &str,
-    line: &Map<String, Value>,
-    repo: &str,
-    found: Option<&Target>,
-) -> Option<Target> {
-    match OutputType::from(output_type) {
+pub(super) fn target_for(l: &Line<'_>) -> Option<Target> {
+    let (line, repo, found) = (l.fields, l.repo, l.found);
+    match l.output_type {
         OutputType::AssignToAgent => {
             if let Some(n) = number(line, &["pull_number", "pull_request_number"]) {
                 return Some(Target::thread(repo, TargetKind::PullRequest, n));
@@ -449,7 +446,7 @@ mod tests {
         ];
         let mut failures = Vec::new();
         for (name, kind, l, found, want) in rows {
-            let got = target_for(kind, &line(l), "o/r", found.as_ref());
+            let got = target_for(&Line::new(kind, &line(l), found.as_ref()));
             if got != want {
                 failures.push(format!("{name}: want {want:?}, got {got:?}"));
             }
@@ -461,24 +458,24 @@ mod tests {
     fn target_keys_match_webhook_keys() {
         use crate::model::target::object_key;
         let l = line(json!({"project": "https://github.com/users/mona/projects/5"}));
-        let t = target_for("create_project", &l, "o/r", None).unwrap();
+        let t = target_for(&Line::new("create_project", &l, None)).unwrap();
         assert_eq!(t.key(), object_key("mona", TargetKind::Project, "5"));
         let l = line(
             json!({"project": "https://github.com/orgs/acme/projects/4", "item_id": "PVTI_x"}),
         );
-        let t = target_for("update_project", &l, "o/r", None).unwrap();
+        let t = target_for(&Line::new("update_project", &l, None)).unwrap();
         assert_eq!(
             t.key(),
             object_key("acme", TargetKind::ProjectItem, "PVTI_x")
         );
         let l = line(json!({"comment_id": "DC_kwDOAbc777"}));
-        let t = target_for("hide_comment", &l, "o/r", None).unwrap();
+        let t = target_for(&Line::new("hide_comment", &l, None)).unwrap();
         assert_eq!(
             t.key(),
             object_key("o/r", TargetKind::DiscussionComment, "DC_kwDOAbc777")
         );
         let l = line(json!({"parent_issue_number": 40, "sub_issue_number": 41}));
-        let t = target_for("link_sub_issue", &l, "o/r", None).unwrap();
+        let t = target_for(&Line::new("link_sub_issue", &l, None)).unwrap();
         assert_eq!(t.watch_keys(), vec!["o/r#41", "o/r#40"]);
     }
 

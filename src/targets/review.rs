@@ -15,19 +15,16 @@
 
 use serde_json::{Map, Value};
 
+use super::Line;
 use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
-pub(super) fn target_for(
-    output_type: &str,
-    line: &Map<String, Value>,
-    repo: &str,
-    found: Option<&Target>,
-) -> Option<Target> {
+pub(super) fn target_for(l: &Line<'_>) -> Option<Target> {
+    let (line, repo, found) = (l.fields, l.repo, l.found);
     let pr = pr_number(line, found);
     let found_id = |kind: TargetKind| found.filter(|t| t.kind == kind).and_then(|t| t.id);
     let own_id = || u64_of(line, &["id", "commentId"]);
-    let mut target = match OutputType::from(output_type) {
+    let mut target = match l.output_type {
         OutputType::CreatePullRequestReviewComment => {
             let id = own_id().or_else(|| found_id(TargetKind::ReviewComment))?;
             Target::comment(repo, TargetKind::ReviewComment, id, pr)
@@ -316,7 +313,7 @@ mod tests {
     fn other_types_are_left_alone() {
         let line = json!({"type": "create_issue"});
         assert_eq!(
-            target_for("create_issue", line.as_object().unwrap(), "o/r", None),
+            target_for(&Line::new("create_issue", line.as_object().unwrap(), None)),
             None
         );
     }

@@ -25,18 +25,15 @@
 
 use serde_json::{Map, Value};
 
+use super::Line;
 use crate::model::output_type::OutputType;
 use crate::model::{Target, TargetKind};
 
-pub(super) fn target_for(
-    output_type: &str,
-    line: &Map<String, Value>,
-    repo: &str,
-    found: Option<&Target>,
-) -> Option<Target> {
+pub(super) fn target_for(l: &Line<'_>) -> Option<Target> {
+    let (line, repo, found) = (l.fields, l.repo, l.found);
     let f = Fields { line };
     let url = found.and_then(|t| t.url.clone()).or_else(|| f.str("url"));
-    let target = match OutputType::from(output_type) {
+    let target = match l.output_type {
         OutputType::DispatchWorkflow | OutputType::CallWorkflow => workflow_target(&f, repo)?,
         // The run whose approval the agent gave.
         OutputType::ApproveWorkflowRun => Target {

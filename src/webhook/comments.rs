@@ -3,7 +3,7 @@
 
 use super::payload::parse_time;
 use super::{discovery, Ctx, NormResult, Output};
-use crate::markers::{parse_marker, MarkerKind};
+use crate::markers::comment_flags;
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
 
@@ -54,11 +54,11 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
 pub(super) fn comment_kind(ctx: &Ctx, id: Option<u64>, body: Option<&str>) -> ObservationKind {
     match (ctx.action(), id) {
         ("created", Some(comment_id)) => {
-            let marker = body.and_then(parse_marker).map(|m| m.kind);
+            let (agent_marker, lifecycle_marker) = comment_flags(body);
             ObservationKind::CommentCreated {
                 comment_id,
-                agent_marker: marker == Some(MarkerKind::Output),
-                lifecycle_marker: marker == Some(MarkerKind::ExpiryClose),
+                agent_marker,
+                lifecycle_marker,
             }
         }
         ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },

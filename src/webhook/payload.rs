@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::sane_time::OutOfRange;
 
-pub use crate::wire::{Item, Milestone, Named, User};
+pub use crate::wire::{Comment, Item, Milestone, Named, Review, User};
 
 /// Teams (`requested_team`) are users named by `slug`.
 pub type Team = User;
@@ -39,26 +39,6 @@ pub struct Payload {
     pub forced: Option<bool>,
     pub commits: Option<Vec<Commit>>,
     pub head_commit: Option<Commit>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Comment {
-    pub id: Option<u64>,
-    pub node_id: Option<String>,
-    pub html_url: Option<String>,
-    pub body: Option<String>,
-    pub user: Option<User>,
-    pub created_at: Option<Value>,
-    pub updated_at: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Review {
-    pub id: Option<u64>,
-    pub state: Option<String>,
-    pub submitted_at: Option<Value>,
 }
 
 /// `changes` of an `edited` event: previous values.
