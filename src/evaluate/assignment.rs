@@ -396,128 +396,117 @@ mod tests {
     fn assign_to_agent_table() {
         let r = || record("assign_to_agent").extra("agent", json!("copilot"));
         let ours = || obs(-0.01, workflow_actor(), assigned("Copilot")).snap(open());
-        run(vec![
-            case(
-                "gh-aw: agent PR from post-action link, merged",
-                record("assign_to_agent"),
-                vec![
-                    obs(-1.0, human("alice"), K::Opened).snap(open()),
-                    agent_pr(24.0, human("alice"), merged(human("alice"))),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "agent PR approved, not merged",
-                r(),
-                vec![
-                    ours(),
-                    agent_pr(5.0, human("alice"), open()),
-                    obs(6.0, human("alice"), review(1, "approved")),
-                ],
-                24.0,
-                (PENDING, MEDIUM, "review_approved"),
-            ),
-            case(
-                "issue closed as completed",
-                r(),
-                vec![
-                    ours(),
-                    obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "agent PR closed unmerged by a human",
-                r(),
-                vec![ours(), agent_pr(10.0, human("alice"), snapshot("closed"))],
-                24.0,
-                (REJECTED, STRONG, "closed_without_merge"),
-            ),
-            case(
-                "no PR or activity after 7 days",
-                r(),
-                vec![ours()],
-                168.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "assigned, still early",
-                r(),
-                vec![ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_agent"),
-            ),
-            case(
-                "solved by someone else",
-                r(),
-                vec![
-                    ours(),
-                    obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot {
-                        kind: Some(TargetKind::PullRequest),
-                        author: human("bob"),
-                        ..merged(human("alice"))
-                    }),
-                ],
-                48.0,
-                (ACCEPTED, MEDIUM, "completed_by_other_actor"),
-            ),
-            case(
-                "gh-aw: unattributed agent assignment",
-                record("assign_to_agent"),
-                vec![obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))],
-                48.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            case(
-                "agent assignment seen though not recorded",
-                record("assign_to_agent"),
-                vec![
-                    ours(),
-                    obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "closed as not planned by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
-                ],
-                48.0,
-                (REJECTED, MEDIUM, "closed_not_planned"),
-            ),
-            case(
-                "agent taken off by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), unassigned("Copilot")).snap(open()),
-                ],
-                48.0,
-                (REJECTED, MEDIUM, "agent_unassigned"),
-            ),
-            case(
-                "assigned to a PR that merged",
-                r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)),
-                vec![
-                    obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot {
-                        kind: Some(TargetKind::PullRequest),
-                        ..open()
-                    }),
-                    obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot {
-                        kind: Some(TargetKind::PullRequest),
-                        ..merged(human("alice"))
-                    }),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+        run_with(
+            r(),
+            48.0,
+            vec![
+                row(
+                    "gh-aw: agent PR from post-action link, merged",
+                    vec![
+                        obs(-1.0, human("alice"), K::Opened).snap(open()),
+                        agent_pr(24.0, human("alice"), merged(human("alice"))),
+                    ],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .on(record("assign_to_agent")),
+                row(
+                    "agent PR approved, not merged",
+                    vec![
+                        ours(),
+                        agent_pr(5.0, human("alice"), open()),
+                        obs(6.0, human("alice"), review(1, "approved")),
+                    ],
+                    (PENDING, MEDIUM, "review_approved"),
+                )
+                .at(24.0),
+                row(
+                    "issue closed as completed",
+                    vec![
+                        ours(),
+                        obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (ACCEPTED, STRONG, "completed"),
+                ),
+                row(
+                    "agent PR closed unmerged by a human",
+                    vec![ours(), agent_pr(10.0, human("alice"), snapshot("closed"))],
+                    (REJECTED, STRONG, "closed_without_merge"),
+                )
+                .at(24.0),
+                row(
+                    "no PR or activity after 7 days",
+                    vec![ours()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(168.0),
+                row(
+                    "assigned, still early",
+                    vec![ours()],
+                    (PENDING, WEAK, "awaiting_agent"),
+                )
+                .at(24.0),
+                row(
+                    "solved by someone else",
+                    vec![
+                        ours(),
+                        obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot {
+                            kind: Some(TargetKind::PullRequest),
+                            author: human("bob"),
+                            ..merged(human("alice"))
+                        }),
+                    ],
+                    (ACCEPTED, MEDIUM, "completed_by_other_actor"),
+                ),
+                row(
+                    "gh-aw: unattributed agent assignment",
+                    vec![obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("assign_to_agent")),
+                row(
+                    "agent assignment seen though not recorded",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (ACCEPTED, STRONG, "completed"),
+                )
+                .on(record("assign_to_agent")),
+                row(
+                    "closed as not planned by a human",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
+                    ],
+                    (REJECTED, MEDIUM, "closed_not_planned"),
+                ),
+                row(
+                    "agent taken off by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), unassigned("Copilot")).snap(open()),
+                    ],
+                    (REJECTED, MEDIUM, "agent_unassigned"),
+                ),
+                row(
+                    "assigned to a PR that merged",
+                    vec![
+                        obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot {
+                            kind: Some(TargetKind::PullRequest),
+                            ..open()
+                        }),
+                        obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot {
+                            kind: Some(TargetKind::PullRequest),
+                            ..merged(human("alice"))
+                        }),
+                    ],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .on(r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)))
+                .at(24.0),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 
     #[test]
@@ -525,163 +514,147 @@ mod tests {
         let r = || record("assign_to_user").extra("assignees", json!(["bob"]));
         let ours =
             || obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]));
-        run(vec![
-            case(
-                "assigned user comments",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"])),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "assignee_acted"),
-            ),
-            case(
-                "assigned user closes the item",
-                record("assign_to_user").extra("assignee", json!("bob")),
-                vec![
-                    ours(),
-                    obs(5.0, human("bob"), K::Closed)
-                        .snap(assignees(closed_as(Some("completed")), &["bob"])),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "assignee_acted"),
-            ),
-            case(
-                "assignment remains while open",
-                r(),
-                vec![ours()],
-                48.0,
-                (PENDING, WEAK, "assignment_retained"),
-            ),
-            case(
-                "user removed by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), unassigned("bob")).snap(open()),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "assignee_removed"),
-            ),
-            case(
-                "user removed by a bot",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open()),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "completed while assigned",
-                r(),
-                vec![
-                    ours(),
-                    obs(9.0, human("alice"), K::Closed)
-                        .snap(assignees(closed_as(Some("completed")), &["bob"])),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "completed_while_assigned"),
-            ),
-            case(
-                "closed without assignee action",
-                r(),
-                vec![
-                    ours(),
-                    obs(9.0, human("alice"), K::Closed)
-                        .snap(assignees(closed_as(Some("not_planned")), &["bob"])),
-                ],
-                24.0,
-                (IGNORED, WEAK, "closed_without_assignee_action"),
-            ),
-            case(
-                "assignee recorded only in after_state",
-                record("assign_to_user")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "assigned user comments",
+                    vec![
+                        ours(),
+                        obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"])),
+                    ],
+                    (ACCEPTED, STRONG, "assignee_acted"),
+                ),
+                row(
+                    "assigned user closes the item",
+                    vec![
+                        ours(),
+                        obs(5.0, human("bob"), K::Closed)
+                            .snap(assignees(closed_as(Some("completed")), &["bob"])),
+                    ],
+                    (ACCEPTED, STRONG, "assignee_acted"),
+                )
+                .on(record("assign_to_user").extra("assignee", json!("bob"))),
+                row(
+                    "assignment remains while open",
+                    vec![ours()],
+                    (PENDING, WEAK, "assignment_retained"),
+                )
+                .at(48.0),
+                row(
+                    "user removed by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), unassigned("bob")).snap(open()),
+                    ],
+                    (REJECTED, MEDIUM, "assignee_removed"),
+                ),
+                row(
+                    "user removed by a bot",
+                    vec![
+                        ours(),
+                        obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open()),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "completed while assigned",
+                    vec![
+                        ours(),
+                        obs(9.0, human("alice"), K::Closed)
+                            .snap(assignees(closed_as(Some("completed")), &["bob"])),
+                    ],
+                    (ACCEPTED, MEDIUM, "completed_while_assigned"),
+                ),
+                row(
+                    "closed without assignee action",
+                    vec![
+                        ours(),
+                        obs(9.0, human("alice"), K::Closed)
+                            .snap(assignees(closed_as(Some("not_planned")), &["bob"])),
+                    ],
+                    (IGNORED, WEAK, "closed_without_assignee_action"),
+                ),
+                row(
+                    "assignee recorded only in after_state",
+                    vec![ours()],
+                    (PENDING, WEAK, "assignment_retained"),
+                )
+                .on(record("assign_to_user")
                     .before(json!({"assignees": []}))
-                    .after(json!({"assignees": ["bob"]})),
-                vec![ours()],
-                24.0,
-                (PENDING, WEAK, "assignment_retained"),
-            ),
-            case(
-                "no assignee recorded",
-                record("assign_to_user"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+                    .after(json!({"assignees": ["bob"]}))),
+                row(
+                    "no assignee recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("assign_to_user")),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 
     #[test]
     fn unassign_from_user_table() {
         let r = || record("unassign_from_user").extra("assignees", json!(["bob"]));
         let ours = || obs(-0.01, workflow_actor(), unassigned("bob")).snap(open());
-        run(vec![
-            case(
-                "user remains unassigned after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "user remains unassigned, window not passed",
-                r(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "user re-assigned by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"])),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "user re-assigned by a bot",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, bot("auto-assign[bot]"), assigned("bob"))
-                        .snap(assignees(open(), &["bob"])),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "item closed after unassignment",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                4.0,
-                (ACCEPTED, MEDIUM, "closed_after_unassignment"),
-            ),
-            case(
-                "assignees not seen since execution",
-                r(),
-                vec![obs(-3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))],
-                24.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "removal recorded as a state delta",
-                record("unassign_from_user")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "user remains unassigned after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "user remains unassigned, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(2.0),
+                row(
+                    "user re-assigned by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"])),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "user re-assigned by a bot",
+                    vec![
+                        ours(),
+                        obs(3.0, bot("auto-assign[bot]"), assigned("bob"))
+                            .snap(assignees(open(), &["bob"])),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "item closed after unassignment",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (ACCEPTED, MEDIUM, "closed_after_unassignment"),
+                )
+                .at(4.0),
+                row(
+                    "assignees not seen since execution",
+                    vec![obs(-3.0, human("alice"), assigned("bob"))
+                        .snap(assignees(open(), &["bob"]))],
+                    (UNKNOWN, NONE, "target_unobserved"),
+                ),
+                row(
+                    "removal recorded as a state delta",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("unassign_from_user")
                     .before(json!({"assignees": ["bob", "carol"]}))
-                    .after(json!({"assignees": ["carol"]})),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-        ]);
+                    .after(json!({"assignees": ["carol"]}))),
+            ],
+        );
     }
 }

@@ -136,225 +136,187 @@ mod tests {
     #[test]
     fn add_comment_table() {
         let r = || record("add_comment");
-        run(vec![
-            case(
-                "human reply after the comment",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), comment(901))],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "human comment before ours is not a reply",
-                r(),
-                vec![obs(-1.0, human("alice"), comment(899)), ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "bot follow-up only",
-                r(),
-                vec![ours(), obs(3.0, bot("app[bot]"), comment(901))],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "workflow's own follow-up only",
-                r(),
-                vec![ours(), obs(3.0, workflow_actor(), comment(901))],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "human +1 on our comment",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), reacted("+1", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "human rocket on our comment",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), reacted("rocket", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "bot +1 on our comment is not human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, bot("app[bot]"), reacted("+1", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "workflow's own +1 on our comment is not human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, workflow_actor(), reacted("+1", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "human +1 on another comment is not on ours",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), reacted("+1", Some(5)))],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "human -1 on our comment",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), reacted("-1", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "reacted_negatively"),
-            ),
-            case(
-                "human confused, past 7 days, still a rejection",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), reacted("confused", Some(COMMENT_ID))),
-                ],
-                8.0 * 24.0,
-                (REJECTED, MEDIUM, "reacted_negatively"),
-            ),
-            case(
-                "-1 and +1 by people: positive engagement wins",
-                r(),
-                vec![
-                    ours(),
-                    obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
-                    obs(3.0, human("alice"), reacted("heart", Some(COMMENT_ID))),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "-1 and a human reply: the reply wins",
-                r(),
-                vec![
-                    ours(),
-                    obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
-                    obs(3.0, human("alice"), comment(901)),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "eyes says nothing",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), reacted("eyes", Some(COMMENT_ID))),
-                ],
-                8.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "deleted by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::CommentDeleted {
-                            comment_id: COMMENT_ID,
-                        },
-                    ),
-                ],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "deleted by the workflow",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        workflow_actor(),
-                        K::CommentDeleted {
-                            comment_id: COMMENT_ID,
-                        },
-                    ),
-                ],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "another comment deleted is not ours",
-                r(),
-                vec![
-                    ours(),
-                    obs(2.0, human("alice"), K::CommentDeleted { comment_id: 5 }),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "thread closed after the comment with no reply, past 7 days",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                7.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "thread closed with no reply, within 7 days",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "nothing within 7 days",
-                r(),
-                vec![ours()],
-                8.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "nothing yet",
-                r(),
-                vec![ours()],
-                1.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "not yet observed",
-                r(),
-                vec![],
-                1.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "no target",
-                r().no_target(),
-                vec![],
-                1.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "human reply after the comment",
+                    vec![ours(), obs(3.0, human("alice"), comment(901))],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "human comment before ours is not a reply",
+                    vec![obs(-1.0, human("alice"), comment(899)), ours()],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "bot follow-up only",
+                    vec![ours(), obs(3.0, bot("app[bot]"), comment(901))],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "workflow's own follow-up only",
+                    vec![ours(), obs(3.0, workflow_actor(), comment(901))],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "human +1 on our comment",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), reacted("+1", Some(COMMENT_ID))),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "human rocket on our comment",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), reacted("rocket", Some(COMMENT_ID))),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "bot +1 on our comment is not human",
+                    vec![
+                        ours(),
+                        obs(3.0, bot("app[bot]"), reacted("+1", Some(COMMENT_ID))),
+                    ],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "workflow's own +1 on our comment is not human",
+                    vec![
+                        ours(),
+                        obs(3.0, workflow_actor(), reacted("+1", Some(COMMENT_ID))),
+                    ],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "human +1 on another comment is not on ours",
+                    vec![ours(), obs(3.0, human("alice"), reacted("+1", Some(5)))],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "human -1 on our comment",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), reacted("-1", Some(COMMENT_ID))),
+                    ],
+                    (REJECTED, MEDIUM, "reacted_negatively"),
+                ),
+                row(
+                    "human confused, past 7 days, still a rejection",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), reacted("confused", Some(COMMENT_ID))),
+                    ],
+                    (REJECTED, MEDIUM, "reacted_negatively"),
+                )
+                .at(8.0 * 24.0),
+                row(
+                    "-1 and +1 by people: positive engagement wins",
+                    vec![
+                        ours(),
+                        obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
+                        obs(3.0, human("alice"), reacted("heart", Some(COMMENT_ID))),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "-1 and a human reply: the reply wins",
+                    vec![
+                        ours(),
+                        obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
+                        obs(3.0, human("alice"), comment(901)),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "eyes says nothing",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), reacted("eyes", Some(COMMENT_ID))),
+                    ],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(8.0 * 24.0),
+                row(
+                    "deleted by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::CommentDeleted {
+                                comment_id: COMMENT_ID,
+                            },
+                        ),
+                    ],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "deleted by the workflow",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            workflow_actor(),
+                            K::CommentDeleted {
+                                comment_id: COMMENT_ID,
+                            },
+                        ),
+                    ],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "another comment deleted is not ours",
+                    vec![
+                        ours(),
+                        obs(2.0, human("alice"), K::CommentDeleted { comment_id: 5 }),
+                    ],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "thread closed after the comment with no reply, past 7 days",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(7.0 * 24.0),
+                row(
+                    "thread closed with no reply, within 7 days",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "nothing within 7 days",
+                    vec![ours()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(8.0 * 24.0),
+                row(
+                    "nothing yet",
+                    vec![ours()],
+                    (PENDING, WEAK, "awaiting_reply"),
+                )
+                .at(1.0),
+                row(
+                    "not yet observed",
+                    vec![],
+                    (UNKNOWN, NONE, "target_unobserved"),
+                )
+                .at(1.0),
+                row("no target", vec![], (UNKNOWN, NONE, "missing_reference"))
+                    .on(r().no_target())
+                    .at(1.0),
+            ],
+        );
     }
 
     #[test]

@@ -148,101 +148,83 @@ mod tests {
     fn create_discussion_table() {
         let r = || discussion("create_discussion");
         let closed = |who, reason| obs(5.0, who, K::Closed).snap(d(closed_as(reason)));
-        run(vec![
-            case(
-                "a human heart on the discussion",
-                r(),
-                vec![created(), obs(3.0, human("bob"), reacted("heart", None))],
-                24.0,
-                (ACCEPTED, MEDIUM, "human_reply"),
-            ),
-            case(
-                "a bot heart on the discussion is not engagement",
-                r(),
-                vec![created(), obs(3.0, bot("app[bot]"), reacted("heart", None))],
-                24.0,
-                (PENDING, WEAK, "awaiting_engagement"),
-            ),
-            case(
-                "answer marked",
-                r(),
-                vec![
-                    created(),
-                    obs(4.0, human("bob"), comment(777)),
-                    obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "answered"),
-            ),
-            case(
-                "answer marked then unmarked",
-                r(),
-                vec![
-                    created(),
-                    obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
-                    obs(7.0, human("alice"), K::Unanswered { comment_id: 777 }),
-                ],
-                200.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "non-bot reply",
-                r(),
-                vec![created(), obs(3.0, human("bob"), comment(5))],
-                24.0,
-                (ACCEPTED, MEDIUM, "human_reply"),
-            ),
-            case(
-                "bot reply is not engagement",
-                r(),
-                vec![created(), obs(3.0, bot("helper[bot]"), comment(5))],
-                24.0,
-                (PENDING, WEAK, "awaiting_engagement"),
-            ),
-            case(
-                "closed as duplicate by a human",
-                r(),
-                vec![created(), closed(human("alice"), Some("duplicate"))],
-                24.0,
-                (REJECTED, STRONG, "closed_duplicate"),
-            ),
-            case(
-                "closed as outdated by a human",
-                r(),
-                vec![created(), closed(human("alice"), Some("outdated"))],
-                24.0,
-                (REJECTED, MEDIUM, "closed_outdated"),
-            ),
-            case(
-                "closed as resolved by a human",
-                r(),
-                vec![created(), closed(human("alice"), Some("resolved"))],
-                24.0,
-                (ACCEPTED, MEDIUM, "resolved"),
-            ),
-            case(
-                "closed by a bot",
-                r(),
-                vec![created(), closed(bot("stale[bot]"), Some("outdated"))],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "deleted (spam) by a human",
-                r(),
-                vec![created(), obs(2.0, human("alice"), K::Deleted)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "no engagement after the window",
-                r(),
-                vec![created()],
-                168.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "a human heart on the discussion",
+                    vec![created(), obs(3.0, human("bob"), reacted("heart", None))],
+                    (ACCEPTED, MEDIUM, "human_reply"),
+                ),
+                row(
+                    "a bot heart on the discussion is not engagement",
+                    vec![created(), obs(3.0, bot("app[bot]"), reacted("heart", None))],
+                    (PENDING, WEAK, "awaiting_engagement"),
+                ),
+                row(
+                    "answer marked",
+                    vec![
+                        created(),
+                        obs(4.0, human("bob"), comment(777)),
+                        obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
+                    ],
+                    (ACCEPTED, STRONG, "answered"),
+                ),
+                row(
+                    "answer marked then unmarked",
+                    vec![
+                        created(),
+                        obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
+                        obs(7.0, human("alice"), K::Unanswered { comment_id: 777 }),
+                    ],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(200.0),
+                row(
+                    "non-bot reply",
+                    vec![created(), obs(3.0, human("bob"), comment(5))],
+                    (ACCEPTED, MEDIUM, "human_reply"),
+                ),
+                row(
+                    "bot reply is not engagement",
+                    vec![created(), obs(3.0, bot("helper[bot]"), comment(5))],
+                    (PENDING, WEAK, "awaiting_engagement"),
+                ),
+                row(
+                    "closed as duplicate by a human",
+                    vec![created(), closed(human("alice"), Some("duplicate"))],
+                    (REJECTED, STRONG, "closed_duplicate"),
+                ),
+                row(
+                    "closed as outdated by a human",
+                    vec![created(), closed(human("alice"), Some("outdated"))],
+                    (REJECTED, MEDIUM, "closed_outdated"),
+                ),
+                row(
+                    "closed as resolved by a human",
+                    vec![created(), closed(human("alice"), Some("resolved"))],
+                    (ACCEPTED, MEDIUM, "resolved"),
+                ),
+                row(
+                    "closed by a bot",
+                    vec![created(), closed(bot("stale[bot]"), Some("outdated"))],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "deleted (spam) by a human",
+                    vec![created(), obs(2.0, human("alice"), K::Deleted)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "no engagement after the window",
+                    vec![created()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(168.0),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 
     #[test]
@@ -257,80 +239,76 @@ mod tests {
             ..d(open())
         };
         let ours = || obs(-0.01, workflow_actor(), title_edit("old")).snap(titled("new"));
-        run(vec![
-            case(
-                "retained after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "reverted by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(2.0, human("alice"), title_edit("new")).snap(titled("old")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "labels replaced by a human",
-                discussion("update_discussion")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "retained after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "reverted by a human",
+                    vec![
+                        ours(),
+                        obs(2.0, human("alice"), title_edit("new")).snap(titled("old")),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "labels replaced by a human",
+                    vec![obs(2.0, human("alice"), unlabeled("b"))
+                        .snap(with_labels(d(open()), &["c"]))],
+                    (REJECTED, STRONG, "state_replaced"),
+                )
+                .on(discussion("update_discussion")
                     .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["b"]})),
-                vec![obs(2.0, human("alice"), unlabeled("b")).snap(with_labels(d(open()), &["c"]))],
-                24.0,
-                (REJECTED, STRONG, "state_replaced"),
-            ),
-            case(
-                "no after state",
-                discussion("update_discussion"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+                    .after(json!({"labels": ["b"]}))),
+                row(
+                    "no after state",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(discussion("update_discussion")),
+            ],
+        );
     }
 
     #[test]
     fn close_discussion_table() {
         let r = || discussion("close_discussion");
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(d(closed_as(Some("resolved"))));
-        run(vec![
-            case(
-                "still closed after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "closed"),
-            ),
-            case(
-                "closed, window not passed",
-                r(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "closed"),
-            ),
-            case(
-                "reopened by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), K::Reopened).snap(d(open())),
-                ],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "deleted",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still closed after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "closed"),
+                ),
+                row(
+                    "closed, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "closed"),
+                )
+                .at(2.0),
+                row(
+                    "reopened by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), K::Reopened).snap(d(open())),
+                    ],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "deleted",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 }

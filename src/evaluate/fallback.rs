@@ -29,43 +29,41 @@ mod tests {
     #[test]
     fn fallback_never_accepts() {
         let t = || record("custom_safe_job");
-        run(vec![
-            unobserved_case("nothing seen", t()),
-            case(
-                "seen, even with human activity",
-                t(),
-                vec![
-                    obs(0.0, workflow_actor(), K::Opened).snap(open()),
-                    obs(2.0, human("alice"), comment(5)),
-                ],
-                720.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "deleted by a human",
-                t(),
-                vec![
-                    obs(0.0, workflow_actor(), K::Opened),
-                    obs(3.0, human("alice"), K::Deleted),
-                ],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "deleted by a bot",
-                t(),
-                vec![obs(3.0, bot("cleanup[bot]"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "no target named",
-                t().no_target(),
-                vec![],
-                24.0,
-                (UNKNOWN, NONE, "missing_reference"),
-            ),
-        ]);
+        run_with(
+            t(),
+            24.0,
+            vec![
+                unobserved_case("nothing seen", t()),
+                row(
+                    "seen, even with human activity",
+                    vec![
+                        obs(0.0, workflow_actor(), K::Opened).snap(open()),
+                        obs(2.0, human("alice"), comment(5)),
+                    ],
+                    (PENDING, WEAK, "target_exists_only"),
+                )
+                .at(720.0),
+                row(
+                    "deleted by a human",
+                    vec![
+                        obs(0.0, workflow_actor(), K::Opened),
+                        obs(3.0, human("alice"), K::Deleted),
+                    ],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "deleted by a bot",
+                    vec![obs(3.0, bot("cleanup[bot]"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "no target named",
+                    vec![],
+                    (UNKNOWN, NONE, "missing_reference"),
+                )
+                .on(t().no_target()),
+            ],
+        );
     }
 
     #[test]

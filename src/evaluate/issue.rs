@@ -252,269 +252,229 @@ mod tests {
     fn create_issue_table() {
         let r = || record("create_issue");
         let closed = |h: f64, who, reason| obs(h, who, K::Closed).snap(closed_as(reason));
-        run(vec![
-            case(
-                "closed as completed by a human",
-                r(),
-                vec![created(), closed(30.0, human("alice"), Some("completed"))],
-                48.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "closed by a merged linked PR",
-                r(),
-                vec![
-                    created(),
-                    closed(30.0, human("alice"), Some("completed")),
-                    obs(
-                        30.0,
-                        None,
-                        K::ClosedBy {
-                            pr: 12,
-                            merged: true,
-                        },
-                    ),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "closed by a merged linked PR the stale bot merged",
-                r(),
-                vec![
-                    created(),
-                    closed(30.0, bot("merge[bot]"), Some("completed")),
-                    obs(
-                        30.0,
-                        None,
-                        K::ClosedBy {
-                            pr: 12,
-                            merged: true,
-                        },
-                    ),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "closed by a bot, linked PR not merged: lifecycle as before",
-                r(),
-                vec![
-                    created(),
-                    closed(30.0, bot("merge[bot]"), Some("completed")),
-                    obs(
-                        30.0,
-                        None,
-                        K::ClosedBy {
-                            pr: 12,
-                            merged: false,
-                        },
-                    ),
-                ],
-                48.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "a human +1 on the open issue is engagement",
-                r(),
-                vec![created(), obs(2.0, human("alice"), reacted("+1", None))],
-                24.0,
-                (PENDING, MEDIUM, "acted_on"),
-            ),
-            case(
-                "a bot +1 on the open issue is not",
-                r(),
-                vec![created(), obs(2.0, bot("app[bot]"), reacted("+1", None))],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "a human -1 on the open issue is not engagement",
-                r(),
-                vec![created(), obs(2.0, human("alice"), reacted("-1", None))],
-                8.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "assigned by a human",
-                r(),
-                vec![
-                    created(),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::Assigned {
-                            assignee: "bob".into(),
-                        },
-                    )
-                    .snap(open()),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "triaged"),
-            ),
-            case(
-                "labeled by a human",
-                r(),
-                vec![
-                    created(),
-                    obs(2.0, human("alice"), labeled("bug")).snap(open()),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "triaged"),
-            ),
-            case(
-                "milestoned by a human",
-                r(),
-                vec![
-                    created(),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::Milestoned {
-                            milestone: "v1".into(),
-                        },
-                    )
-                    .snap(open()),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "triaged"),
-            ),
-            case(
-                "labeled by a bot is not triage",
-                r(),
-                vec![
-                    created(),
-                    obs(2.0, bot("triage[bot]"), labeled("bug")).snap(open()),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "open with a human comment",
-                r(),
-                vec![created(), obs(5.0, human("alice"), comment(1))],
-                24.0,
-                (PENDING, MEDIUM, "acted_on"),
-            ),
-            case(
-                "closed as not planned by a human",
-                r(),
-                vec![created(), closed(5.0, human("alice"), Some("not_planned"))],
-                24.0,
-                (REJECTED, STRONG, "closed_not_planned"),
-            ),
-            case(
-                "closed as duplicate by a human",
-                r(),
-                vec![created(), closed(5.0, human("alice"), Some("duplicate"))],
-                24.0,
-                (REJECTED, STRONG, "closed_not_planned"),
-            ),
-            case(
-                "closed without a reason by a human",
-                r(),
-                vec![created(), closed(5.0, human("alice"), None)],
-                24.0,
-                (UNKNOWN, WEAK, "closed"),
-            ),
-            case(
-                "closed by a stale bot",
-                r(),
-                vec![
-                    created(),
-                    closed(100.0, bot("stale[bot]"), Some("not_planned")),
-                ],
-                200.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "gh-aw expiry close is lifecycle even with a user token",
-                r().actor(Some("release-pat")),
-                vec![
-                    created(),
-                    obs(48.0, human("release-pat"), expiry_notice(2)),
-                    closed(48.0, human("release-pat"), Some("not_planned")),
-                ],
-                72.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "expiry close by a different PAT user is still lifecycle",
-                r(),
-                vec![
-                    created(),
-                    obs(48.0, human("maint-pat"), expiry_notice(2)),
-                    closed(48.02, human("maint-pat"), Some("not_planned")),
-                ],
-                72.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "closed as not planned, actor not visible",
-                r(),
-                vec![created(), closed(5.0, None, Some("not_planned"))],
-                24.0,
-                (UNKNOWN, WEAK, "evaluation_error"),
-            ),
-            case(
-                "closed as completed, actor not visible",
-                r(),
-                vec![created(), closed(5.0, None, Some("completed"))],
-                24.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "no interaction after 7 days",
-                r(),
-                vec![created(), obs(1.0, bot("ci[bot]"), comment(3))],
-                7.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "no interaction yet at 24h",
-                r(),
-                vec![created()],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "deleted by a human",
-                r(),
-                vec![created(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "deleted, deleter not visible",
-                r(),
-                vec![created(), obs(3.0, None, K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "transferred away",
-                r(),
-                vec![created(), obs(3.0, human("alice"), K::Transferred)],
-                24.0,
-                (UNKNOWN, NONE, "transferred"),
-            ),
-            case(
-                "the workflow's own comment is not engagement",
-                r(),
-                vec![created(), obs(1.0, workflow_actor(), comment(3))],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            unobserved_case("not yet observed", r()),
-            no_target_case(r()),
-            case(
-                "as-of cuts off later evidence",
-                r(),
-                vec![created(), closed(30.0, human("alice"), Some("completed"))],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "closed as completed by a human",
+                    vec![created(), closed(30.0, human("alice"), Some("completed"))],
+                    (ACCEPTED, STRONG, "completed"),
+                )
+                .at(48.0),
+                row(
+                    "closed by a merged linked PR",
+                    vec![
+                        created(),
+                        closed(30.0, human("alice"), Some("completed")),
+                        obs(
+                            30.0,
+                            None,
+                            K::ClosedBy {
+                                pr: 12,
+                                merged: true,
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, STRONG, "completed"),
+                )
+                .at(48.0),
+                row(
+                    "closed by a merged linked PR the stale bot merged",
+                    vec![
+                        created(),
+                        closed(30.0, bot("merge[bot]"), Some("completed")),
+                        obs(
+                            30.0,
+                            None,
+                            K::ClosedBy {
+                                pr: 12,
+                                merged: true,
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, STRONG, "completed"),
+                )
+                .at(48.0),
+                row(
+                    "closed by a bot, linked PR not merged: lifecycle as before",
+                    vec![
+                        created(),
+                        closed(30.0, bot("merge[bot]"), Some("completed")),
+                        obs(
+                            30.0,
+                            None,
+                            K::ClosedBy {
+                                pr: 12,
+                                merged: false,
+                            },
+                        ),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .at(48.0),
+                row(
+                    "a human +1 on the open issue is engagement",
+                    vec![created(), obs(2.0, human("alice"), reacted("+1", None))],
+                    (PENDING, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "a bot +1 on the open issue is not",
+                    vec![created(), obs(2.0, bot("app[bot]"), reacted("+1", None))],
+                    (PENDING, WEAK, "awaiting_triage"),
+                ),
+                row(
+                    "a human -1 on the open issue is not engagement",
+                    vec![created(), obs(2.0, human("alice"), reacted("-1", None))],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(8.0 * 24.0),
+                row(
+                    "assigned by a human",
+                    vec![
+                        created(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::Assigned {
+                                assignee: "bob".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (ACCEPTED, MEDIUM, "triaged"),
+                ),
+                row(
+                    "labeled by a human",
+                    vec![
+                        created(),
+                        obs(2.0, human("alice"), labeled("bug")).snap(open()),
+                    ],
+                    (ACCEPTED, MEDIUM, "triaged"),
+                ),
+                row(
+                    "milestoned by a human",
+                    vec![
+                        created(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::Milestoned {
+                                milestone: "v1".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (ACCEPTED, MEDIUM, "triaged"),
+                ),
+                row(
+                    "labeled by a bot is not triage",
+                    vec![
+                        created(),
+                        obs(2.0, bot("triage[bot]"), labeled("bug")).snap(open()),
+                    ],
+                    (PENDING, WEAK, "awaiting_triage"),
+                ),
+                row(
+                    "open with a human comment",
+                    vec![created(), obs(5.0, human("alice"), comment(1))],
+                    (PENDING, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "closed as not planned by a human",
+                    vec![created(), closed(5.0, human("alice"), Some("not_planned"))],
+                    (REJECTED, STRONG, "closed_not_planned"),
+                ),
+                row(
+                    "closed as duplicate by a human",
+                    vec![created(), closed(5.0, human("alice"), Some("duplicate"))],
+                    (REJECTED, STRONG, "closed_not_planned"),
+                ),
+                row(
+                    "closed without a reason by a human",
+                    vec![created(), closed(5.0, human("alice"), None)],
+                    (UNKNOWN, WEAK, "closed"),
+                ),
+                row(
+                    "closed by a stale bot",
+                    vec![
+                        created(),
+                        closed(100.0, bot("stale[bot]"), Some("not_planned")),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .at(200.0),
+                row(
+                    "gh-aw expiry close is lifecycle even with a user token",
+                    vec![
+                        created(),
+                        obs(48.0, human("release-pat"), expiry_notice(2)),
+                        closed(48.0, human("release-pat"), Some("not_planned")),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .on(r().actor(Some("release-pat")))
+                .at(72.0),
+                row(
+                    "expiry close by a different PAT user is still lifecycle",
+                    vec![
+                        created(),
+                        obs(48.0, human("maint-pat"), expiry_notice(2)),
+                        closed(48.02, human("maint-pat"), Some("not_planned")),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .at(72.0),
+                row(
+                    "closed as not planned, actor not visible",
+                    vec![created(), closed(5.0, None, Some("not_planned"))],
+                    (UNKNOWN, WEAK, "evaluation_error"),
+                ),
+                row(
+                    "closed as completed, actor not visible",
+                    vec![created(), closed(5.0, None, Some("completed"))],
+                    (ACCEPTED, STRONG, "completed"),
+                ),
+                row(
+                    "no interaction after 7 days",
+                    vec![created(), obs(1.0, bot("ci[bot]"), comment(3))],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(7.0 * 24.0),
+                row(
+                    "no interaction yet at 24h",
+                    vec![created()],
+                    (PENDING, WEAK, "awaiting_triage"),
+                ),
+                row(
+                    "deleted by a human",
+                    vec![created(), obs(3.0, human("alice"), K::Deleted)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "deleted, deleter not visible",
+                    vec![created(), obs(3.0, None, K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "transferred away",
+                    vec![created(), obs(3.0, human("alice"), K::Transferred)],
+                    (UNKNOWN, NONE, "transferred"),
+                ),
+                row(
+                    "the workflow's own comment is not engagement",
+                    vec![created(), obs(1.0, workflow_actor(), comment(3))],
+                    (PENDING, WEAK, "awaiting_triage"),
+                ),
+                unobserved_case("not yet observed", r()),
+                no_target_case(r()),
+                row(
+                    "as-of cuts off later evidence",
+                    vec![created(), closed(30.0, human("alice"), Some("completed"))],
+                    (PENDING, WEAK, "awaiting_triage"),
+                ),
+            ],
+        );
     }
 
     #[test]
@@ -533,86 +493,76 @@ mod tests {
         // The workflow's own close, just before the manifest timestamp.
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(closed_as(Some("completed")));
         let reopen = |h: f64, who| obs(h, who, K::Reopened).snap(open());
-        run(vec![
-            case(
-                "still closed after 24h",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "closed"),
-            ),
-            case(
-                "closed, window not passed",
-                r(),
-                vec![ours()],
-                1.0,
-                (PENDING, WEAK, "closed"),
-            ),
-            case(
-                "reopened by a human",
-                r(),
-                vec![ours(), reopen(5.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "reopened by a bot",
-                r(),
-                vec![ours(), reopen(5.0, bot("other[bot]"))],
-                24.0,
-                (UNKNOWN, WEAK, "reopened"),
-            ),
-            case(
-                "reopened by a human, re-closed by a bot",
-                r(),
-                vec![
-                    ours(),
-                    reopen(5.0, human("alice")),
-                    obs(50.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned"))),
-                ],
-                72.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "reopened and re-closed by humans",
-                r(),
-                vec![
-                    ours(),
-                    reopen(5.0, human("alice")),
-                    obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                8.0,
-                (ACCEPTED, MEDIUM, "closed"),
-            ),
-            case(
-                "closed by a lifecycle bot only",
-                r(),
-                vec![obs(-0.01, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "bot close counts as ours when the workflow actor is unknown",
-                r().actor(None),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "closed"),
-            ),
-            case(
-                "open, no reopen seen",
-                r(),
-                vec![obs(-5.0, human("alice"), K::Opened).snap(open())],
-                24.0,
-                (UNKNOWN, WEAK, "not_closed"),
-            ),
-            case(
-                "target missing",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("not yet observed", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still closed after 24h",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "closed"),
+                ),
+                row(
+                    "closed, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "closed"),
+                )
+                .at(1.0),
+                row(
+                    "reopened by a human",
+                    vec![ours(), reopen(5.0, human("alice"))],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "reopened by a bot",
+                    vec![ours(), reopen(5.0, bot("other[bot]"))],
+                    (UNKNOWN, WEAK, "reopened"),
+                ),
+                row(
+                    "reopened by a human, re-closed by a bot",
+                    vec![
+                        ours(),
+                        reopen(5.0, human("alice")),
+                        obs(50.0, bot("stale[bot]"), K::Closed)
+                            .snap(closed_as(Some("not_planned"))),
+                    ],
+                    (REJECTED, STRONG, "reopened"),
+                )
+                .at(72.0),
+                row(
+                    "reopened and re-closed by humans",
+                    vec![
+                        ours(),
+                        reopen(5.0, human("alice")),
+                        obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (ACCEPTED, MEDIUM, "closed"),
+                )
+                .at(8.0),
+                row(
+                    "closed by a lifecycle bot only",
+                    vec![obs(-0.01, bot("stale[bot]"), K::Closed)
+                        .snap(closed_as(Some("not_planned")))],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "bot close counts as ours when the workflow actor is unknown",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "closed"),
+                )
+                .on(r().actor(None)),
+                row(
+                    "open, no reopen seen",
+                    vec![obs(-5.0, human("alice"), K::Opened).snap(open())],
+                    (UNKNOWN, WEAK, "not_closed"),
+                ),
+                row(
+                    "target missing",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("not yet observed", r()),
+            ],
+        );
     }
 }

@@ -222,127 +222,113 @@ mod tests {
         let unlabel = |h: f64, who, l: &str, left: &[&str]| {
             obs(h, who, unlabeled(l)).snap(with_labels(open(), left))
         };
-        run(vec![
-            case(
-                "all retained after the triage window",
-                r(),
-                vec![applied(&["bug", "p1"])],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "retained, window not passed",
-                r(),
-                vec![applied(&["bug", "p1"])],
-                2.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "some retained, some removed by a human",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    unlabel(3.0, human("alice"), "p1", &["bug"]),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "partially_retained"),
-            ),
-            case(
-                "all removed by a human",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    unlabel(3.0, human("alice"), "p1", &["bug"]),
-                    unlabel(3.1, human("alice"), "bug", &[]),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_replaced"),
-            ),
-            case(
-                "target closed with labels retained",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    obs(2.0, human("alice"), K::Closed)
-                        .snap(with_labels(closed_as(Some("completed")), &["bug", "p1"])),
-                ],
-                3.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "removed by a bot only",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    unlabel(3.0, bot("labeler[bot]"), "p1", &["bug"]),
-                    unlabel(3.1, bot("labeler[bot]"), "bug", &[]),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "removed with no visible actor: a reversal, one step weaker (rule 4)",
-                r(),
-                vec![obs(
-                    3.0,
-                    None,
-                    K::Edited {
-                        title_from: None,
-                        body_hash_from: None,
-                        base_from: None,
-                    },
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "all retained after the triage window",
+                    vec![applied(&["bug", "p1"])],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "retained, window not passed",
+                    vec![applied(&["bug", "p1"])],
+                    (PENDING, WEAK, "awaiting_triage"),
                 )
-                .snap(with_labels(open(), &["old"]))],
-                24.0,
-                (REJECTED, MEDIUM, "state_replaced"),
-            ),
-            case(
-                "human adds an unrelated label and keeps ours",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    obs(1.0, human("alice"), labeled("x"))
-                        .snap(with_labels(open(), &["bug", "p1", "x"])),
-                ],
-                2.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "labels from before/after state",
-                record("add_labels")
+                .at(2.0),
+                row(
+                    "some retained, some removed by a human",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        unlabel(3.0, human("alice"), "p1", &["bug"]),
+                    ],
+                    (ACCEPTED, MEDIUM, "partially_retained"),
+                ),
+                row(
+                    "all removed by a human",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        unlabel(3.0, human("alice"), "p1", &["bug"]),
+                        unlabel(3.1, human("alice"), "bug", &[]),
+                    ],
+                    (REJECTED, STRONG, "state_replaced"),
+                ),
+                row(
+                    "target closed with labels retained",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        obs(2.0, human("alice"), K::Closed)
+                            .snap(with_labels(closed_as(Some("completed")), &["bug", "p1"])),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .at(3.0),
+                row(
+                    "removed by a bot only",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        unlabel(3.0, bot("labeler[bot]"), "p1", &["bug"]),
+                        unlabel(3.1, bot("labeler[bot]"), "bug", &[]),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "removed with no visible actor: a reversal, one step weaker (rule 4)",
+                    vec![obs(
+                        3.0,
+                        None,
+                        K::Edited {
+                            title_from: None,
+                            body_hash_from: None,
+                            base_from: None,
+                        },
+                    )
+                    .snap(with_labels(open(), &["old"]))],
+                    (REJECTED, MEDIUM, "state_replaced"),
+                ),
+                row(
+                    "human adds an unrelated label and keeps ours",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        obs(1.0, human("alice"), labeled("x"))
+                            .snap(with_labels(open(), &["bug", "p1", "x"])),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .at(2.0),
+                row(
+                    "labels from before/after state",
+                    vec![obs(-0.01, workflow_actor(), labeled("new"))
+                        .snap(with_labels(open(), &["old", "NEW"]))],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("add_labels")
                     .before(json!({"labels": ["old"]}))
-                    .after(json!({"labels": ["old", "new"]})),
-                vec![obs(-0.01, workflow_actor(), labeled("new"))
-                    .snap(with_labels(open(), &["old", "NEW"]))],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "labels from the tool arguments",
-                record("add_labels").extra("labels", json!(["bug"])),
-                vec![applied(&["bug"])],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "no labels recorded",
-                record("add_labels"),
-                vec![applied(&["bug"])],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            case(
-                "target deleted",
-                r(),
-                vec![
-                    applied(&["bug", "p1"]),
-                    obs(2.0, human("alice"), K::Deleted),
-                ],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("not yet observed", r()),
-        ]);
+                    .after(json!({"labels": ["old", "new"]}))),
+                row(
+                    "labels from the tool arguments",
+                    vec![applied(&["bug"])],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("add_labels").extra("labels", json!(["bug"]))),
+                row(
+                    "no labels recorded",
+                    vec![applied(&["bug"])],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("add_labels")),
+                row(
+                    "target deleted",
+                    vec![
+                        applied(&["bug", "p1"]),
+                        obs(2.0, human("alice"), K::Deleted),
+                    ],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("not yet observed", r()),
+            ],
+        );
     }
 
     #[test]
@@ -366,53 +352,49 @@ mod tests {
     fn remove_labels_table() {
         let r = || record("remove_labels").extra("labels", json!(["stale"]));
         let removed = || obs(-0.01, workflow_actor(), unlabeled("stale")).snap(open());
-        run(vec![
-            case(
-                "still absent after 24h",
-                r(),
-                vec![removed()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "absent, window not passed",
-                r(),
-                vec![removed()],
-                1.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "re-added by a human",
-                r(),
-                vec![
-                    removed(),
-                    obs(2.0, human("alice"), labeled("stale"))
-                        .snap(with_labels(open(), &["stale"])),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "re-added by a bot",
-                r(),
-                vec![
-                    removed(),
-                    obs(2.0, bot("stale[bot]"), labeled("stale"))
-                        .snap(with_labels(open(), &["stale"])),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "labels from before/after state",
-                record("remove_labels")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still absent after 24h",
+                    vec![removed()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "absent, window not passed",
+                    vec![removed()],
+                    (PENDING, WEAK, "awaiting_triage"),
+                )
+                .at(1.0),
+                row(
+                    "re-added by a human",
+                    vec![
+                        removed(),
+                        obs(2.0, human("alice"), labeled("stale"))
+                            .snap(with_labels(open(), &["stale"])),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "re-added by a bot",
+                    vec![
+                        removed(),
+                        obs(2.0, bot("stale[bot]"), labeled("stale"))
+                            .snap(with_labels(open(), &["stale"])),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "labels from before/after state",
+                    vec![obs(-0.01, workflow_actor(), unlabeled("stale"))
+                        .snap(with_labels(open(), &["a"]))],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("remove_labels")
                     .before(json!({"labels": ["a", "stale"]}))
-                    .after(json!({"labels": ["a"]})),
-                vec![obs(-0.01, workflow_actor(), unlabeled("stale"))
-                    .snap(with_labels(open(), &["a"]))],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-        ]);
+                    .after(json!({"labels": ["a"]}))),
+            ],
+        );
     }
 }

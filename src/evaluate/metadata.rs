@@ -639,99 +639,91 @@ mod tests {
         // The workflow's own milestoning, which names the title.
         let ours =
             || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
-        run(vec![
-            case(
-                "same milestone after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "milestone_assigned"),
-            ),
-            case(
-                "same milestone, window not passed",
-                titled(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "milestone_assigned"),
-            ),
-            case(
-                "changed by a human (gh-aw: different milestone not accepted)",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3")),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "milestone_removed"),
-            ),
-            case(
-                "removed by a human",
-                titled(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        human("alice"),
-                        K::Demilestoned {
-                            milestone: "v2".into(),
-                        },
-                    )
-                    .snap(open()),
-                ],
-                24.0,
-                (REJECTED, STRONG, "milestone_removed"),
-            ),
-            case(
-                "removed by a bot",
-                titled(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        bot("triage[bot]"),
-                        K::Demilestoned {
-                            milestone: "v2".into(),
-                        },
-                    )
-                    .snap(open()),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "completed under the milestone",
-                titled(),
-                vec![
-                    ours(),
-                    obs(30.0, human("alice"), K::Closed)
-                        .snap(in_milestone(closed_as(Some("completed")), "v2")),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "completed_under_milestone"),
-            ),
-            case(
-                "only a number, no change after: trusted, hedged",
-                r(),
-                vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
-                24.0,
-                (ACCEPTED, MEDIUM, "milestone_assigned"),
-            ),
-            case(
-                "target deleted",
-                titled(),
-                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("target never seen", titled()),
-            case(
-                "no milestone recorded",
-                record("assign_milestone"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+        run_with(
+            titled(),
+            24.0,
+            vec![
+                row(
+                    "same milestone after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "milestone_assigned"),
+                )
+                .on(r()),
+                row(
+                    "same milestone, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "milestone_assigned"),
+                )
+                .at(2.0),
+                row(
+                    "changed by a human (gh-aw: different milestone not accepted)",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3")),
+                    ],
+                    (REJECTED, MEDIUM, "milestone_removed"),
+                )
+                .on(r()),
+                row(
+                    "removed by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            K::Demilestoned {
+                                milestone: "v2".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (REJECTED, STRONG, "milestone_removed"),
+                ),
+                row(
+                    "removed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            bot("triage[bot]"),
+                            K::Demilestoned {
+                                milestone: "v2".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "completed under the milestone",
+                    vec![
+                        ours(),
+                        obs(30.0, human("alice"), K::Closed)
+                            .snap(in_milestone(closed_as(Some("completed")), "v2")),
+                    ],
+                    (ACCEPTED, STRONG, "completed_under_milestone"),
+                )
+                .at(48.0),
+                row(
+                    "only a number, no change after: trusted, hedged",
+                    vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
+                    (ACCEPTED, MEDIUM, "milestone_assigned"),
+                )
+                .on(r()),
+                row(
+                    "target deleted",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("target never seen", titled()),
+                row(
+                    "no milestone recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("assign_milestone")),
+            ],
+        );
         let hedged = eval(
             &r(),
             vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
@@ -760,112 +752,101 @@ mod tests {
             )
             .snap(typed(open(), Some("Bug")))
         };
-        run(vec![
-            case(
-                "type still set after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "type still set, window not passed",
-                r(),
-                vec![ours()],
-                3.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "changed by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::IssueTyped {
-                            issue_type: "Feature".into(),
-                        },
-                    )
-                    .snap(typed(open(), Some("Feature"))),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "issue_type_changed"),
-            ),
-            case(
-                "cleared by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        human("alice"),
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "type still set after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "type still set, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(3.0),
+                row(
+                    "changed by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::IssueTyped {
+                                issue_type: "Feature".into(),
+                            },
+                        )
+                        .snap(typed(open(), Some("Feature"))),
+                    ],
+                    (REJECTED, MEDIUM, "issue_type_changed"),
+                ),
+                row(
+                    "cleared by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::IssueUntyped {
+                                issue_type: "Bug".into(),
+                            },
+                        )
+                        .snap(typed(open(), None)),
+                    ],
+                    (REJECTED, STRONG, "issue_type_cleared"),
+                ),
+                row(
+                    "changed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            bot("triage[bot]"),
+                            K::IssueTyped {
+                                issue_type: "Task".into(),
+                            },
+                        )
+                        .snap(typed(open(), Some("Task"))),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "completed with the type",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed)
+                            .snap(typed(closed_as(Some("completed")), Some("bug"))),
+                    ],
+                    (ACCEPTED, STRONG, "completed_with_type"),
+                ),
+                row(
+                    "cannot read the type",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "issue_type_unreadable"),
+                ),
+                row(
+                    "clearing retained",
+                    vec![obs(
+                        0.0,
+                        workflow_actor(),
                         K::IssueUntyped {
                             issue_type: "Bug".into(),
                         },
                     )
-                    .snap(typed(open(), None)),
-                ],
-                24.0,
-                (REJECTED, STRONG, "issue_type_cleared"),
-            ),
-            case(
-                "changed by a bot",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        bot("triage[bot]"),
-                        K::IssueTyped {
-                            issue_type: "Task".into(),
-                        },
-                    )
-                    .snap(typed(open(), Some("Task"))),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "completed with the type",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("alice"), K::Closed)
-                        .snap(typed(closed_as(Some("completed")), Some("bug"))),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "completed_with_type"),
-            ),
-            case(
-                "cannot read the type",
-                r(),
-                vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                24.0,
-                (UNKNOWN, NONE, "issue_type_unreadable"),
-            ),
-            case(
-                "clearing retained",
-                record("set_issue_type").extra("issue_type", json!("")),
-                vec![obs(
-                    0.0,
-                    workflow_actor(),
-                    K::IssueUntyped {
-                        issue_type: "Bug".into(),
-                    },
+                    .snap(open())],
+                    (ACCEPTED, MEDIUM, "state_retained"),
                 )
-                .snap(open())],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "no type recorded",
-                record("set_issue_type"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+                .on(record("set_issue_type").extra("issue_type", json!(""))),
+                row(
+                    "no type recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("set_issue_type")),
+            ],
+        );
     }
 
     #[test]
@@ -887,120 +868,105 @@ mod tests {
                 field("Priority", Some("P3"), Some("P1")),
             )
         };
-        run(vec![
-            case(
-                "still the intended value",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "reconciled value equals the intended one, before the window",
-                r(),
-                vec![obs(2.0, None, field("priority", None, Some("p1")))],
-                2.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "advanced to a later stage by a human",
-                status(),
-                vec![
-                    obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))),
-                    obs(
-                        5.0,
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still the intended value",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "reconciled value equals the intended one, before the window",
+                    vec![obs(2.0, None, field("priority", None, Some("p1")))],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(2.0),
+                row(
+                    "advanced to a later stage by a human",
+                    vec![
+                        obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))),
+                        obs(
+                            5.0,
+                            human("alice"),
+                            field("Status", Some("Todo"), Some("In Progress")),
+                        ),
+                    ],
+                    (ACCEPTED, STRONG, "field_advanced"),
+                )
+                .on(status()),
+                row(
+                    "changed away by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            field("Priority", Some("P1"), Some("P2")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_replaced"),
+                ),
+                row(
+                    "reverted by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            field("Priority", Some("P1"), Some("P3")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_reverted"),
+                ),
+                row(
+                    "removed by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), field("Priority", Some("P1"), None)),
+                    ],
+                    (REJECTED, STRONG, "field_removed"),
+                ),
+                row(
+                    "changed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            bot("sync[bot]"),
+                            field("Priority", Some("P1"), Some("P2")),
+                        ),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "issue deleted by a human",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "cannot read the field",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "field_unreadable"),
+                ),
+                row(
+                    "only a value from before execution",
+                    vec![obs(
+                        -5.0,
                         human("alice"),
-                        field("Status", Some("Todo"), Some("In Progress")),
-                    ),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "field_advanced"),
-            ),
-            case(
-                "changed away by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        human("alice"),
-                        field("Priority", Some("P1"), Some("P2")),
-                    ),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "state_replaced"),
-            ),
-            case(
-                "reverted by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        human("alice"),
-                        field("Priority", Some("P1"), Some("P3")),
-                    ),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "state_reverted"),
-            ),
-            case(
-                "removed by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), field("Priority", Some("P1"), None)),
-                ],
-                24.0,
-                (REJECTED, STRONG, "field_removed"),
-            ),
-            case(
-                "changed by a bot",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        bot("sync[bot]"),
-                        field("Priority", Some("P1"), Some("P2")),
-                    ),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "issue deleted by a human",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "cannot read the field",
-                r(),
-                vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                24.0,
-                (UNKNOWN, NONE, "field_unreadable"),
-            ),
-            case(
-                "only a value from before execution",
-                r(),
-                vec![obs(
-                    -5.0,
-                    human("alice"),
-                    field("Priority", None, Some("P3")),
-                )],
-                24.0,
-                (UNKNOWN, NONE, "field_unreadable"),
-            ),
-            case(
-                "no value recorded",
-                record("set_issue_field").extra("field_name", json!("Priority")),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+                        field("Priority", None, Some("P3")),
+                    )],
+                    (UNKNOWN, NONE, "field_unreadable"),
+                ),
+                row(
+                    "no value recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("set_issue_field").extra("field_name", json!("Priority"))),
+            ],
+        );
     }
 
     #[test]
@@ -1017,66 +983,63 @@ mod tests {
         };
         let ours =
             || obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["new"]));
-        run(vec![
-            case(
-                "gh-aw: retained replacement with unrelated label",
-                r(),
-                vec![
-                    ours(),
-                    obs(2.0, human("alice"), labeled("unrelated"))
-                        .snap(with_labels(open(), &["new", "unrelated"])),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "retained, window not passed",
-                by_name(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "old label re-added and new removed by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), labeled("old"))
-                        .snap(with_labels(open(), &["new", "old"])),
-                    obs(3.1, human("alice"), unlabeled("new")).snap(with_labels(open(), &["old"])),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "new label removed by a human, old one not back: replaced (as add_labels)",
-                by_name(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), unlabeled("new")).snap(open()),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_replaced"),
-            ),
-            case(
-                "old label re-added by a bot",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, bot("triage[bot]"), labeled("old"))
-                        .snap(with_labels(open(), &["new", "old"])),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "nothing recorded",
-                record("replace_label"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "gh-aw: retained replacement with unrelated label",
+                    vec![
+                        ours(),
+                        obs(2.0, human("alice"), labeled("unrelated"))
+                            .snap(with_labels(open(), &["new", "unrelated"])),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "retained, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .on(by_name())
+                .at(2.0),
+                row(
+                    "old label re-added and new removed by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), labeled("old"))
+                            .snap(with_labels(open(), &["new", "old"])),
+                        obs(3.1, human("alice"), unlabeled("new"))
+                            .snap(with_labels(open(), &["old"])),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "new label removed by a human, old one not back: replaced (as add_labels)",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), unlabeled("new")).snap(open()),
+                    ],
+                    (REJECTED, STRONG, "state_replaced"),
+                )
+                .on(by_name()),
+                row(
+                    "old label re-added by a bot",
+                    vec![
+                        ours(),
+                        obs(3.0, bot("triage[bot]"), labeled("old"))
+                            .snap(with_labels(open(), &["new", "old"])),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "nothing recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("replace_label")),
+            ],
+        );
     }
 
     /// An observation filed under the parent issue (#40) instead of the child (#7).
@@ -1113,78 +1076,66 @@ mod tests {
             v.extend(extra);
             v
         };
-        run(vec![
-            case(
-                "link still present after the window",
-                r(),
-                ours(),
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "link present, window not passed",
-                r(),
-                ours(),
-                3.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "unlinked by a human",
-                r(),
-                with(vec![
-                    on_parent(obs(5.0, human("alice"), removed()).snap(open())),
-                    obs(5.0, human("alice"), removed()).snap(open()),
-                ]),
-                24.0,
-                (REJECTED, STRONG, "sub_issue_unlinked"),
-            ),
-            case(
-                "unlinked by a bot",
-                r(),
-                with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]),
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "sub-issue closed as duplicate by a human",
-                r(),
-                with(vec![
-                    obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))
-                ]),
-                24.0,
-                (REJECTED, MEDIUM, "closed_not_planned"),
-            ),
-            case(
-                "parent closed as not planned is not the sub-issue",
-                r(),
-                with(vec![on_parent(
-                    obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
-                )]),
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "parent deleted",
-                r(),
-                with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]),
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "link never seen",
-                r(),
-                vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                24.0,
-                (UNKNOWN, NONE, "link_unobserved"),
-            ),
-            unobserved_case("nothing seen", r()),
-            case(
-                "no parent recorded",
-                record("link_sub_issue"),
-                ours(),
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "link still present after the window",
+                    ours(),
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "link present, window not passed",
+                    ours(),
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(3.0),
+                row(
+                    "unlinked by a human",
+                    with(vec![
+                        on_parent(obs(5.0, human("alice"), removed()).snap(open())),
+                        obs(5.0, human("alice"), removed()).snap(open()),
+                    ]),
+                    (REJECTED, STRONG, "sub_issue_unlinked"),
+                ),
+                row(
+                    "unlinked by a bot",
+                    with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]),
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "sub-issue closed as duplicate by a human",
+                    with(vec![
+                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))
+                    ]),
+                    (REJECTED, MEDIUM, "closed_not_planned"),
+                ),
+                row(
+                    "parent closed as not planned is not the sub-issue",
+                    with(vec![on_parent(
+                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
+                    )]),
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "parent deleted",
+                    with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]),
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "link never seen",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "link_unobserved"),
+                ),
+                unobserved_case("nothing seen", r()),
+                row(
+                    "no parent recorded",
+                    ours(),
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("link_sub_issue")),
+            ],
+        );
     }
 }

@@ -114,54 +114,48 @@ mod tests {
 
     #[test]
     fn hide_comment_table() {
-        run(vec![
-            case(
-                "still hidden after the window",
-                r(),
-                vec![minimized(0.1, NODE), minimized(30.0, NODE)],
-                30.0,
-                (ACCEPTED, MEDIUM, "comment_hidden"),
-            ),
-            case(
-                "hidden, window not passed",
-                r(),
-                vec![minimized(0.1, NODE)],
-                2.0,
-                (PENDING, WEAK, "comment_hidden"),
-            ),
-            case(
-                "unhidden by a human",
-                r(),
-                vec![minimized(0.1, NODE), unminimized(5.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "comment_unhidden"),
-            ),
-            case(
-                "unhidden by a bot",
-                r(),
-                vec![minimized(0.1, NODE), unminimized(5.0, bot("mod[bot]"))],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "deleted after hiding",
-                r(),
-                vec![
-                    minimized(0.1, NODE),
-                    obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 }),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "comment_deleted"),
-            ),
-            case(
-                "another comment's state says nothing",
-                r(),
-                vec![minimized(0.1, "IC_other")],
-                24.0,
-                (UNKNOWN, NONE, "hidden_state_unobserved"),
-            ),
-            unobserved_case("gh-aw: nothing observed of the comment", r()),
-            no_target_case(r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still hidden after the window",
+                    vec![minimized(0.1, NODE), minimized(30.0, NODE)],
+                    (ACCEPTED, MEDIUM, "comment_hidden"),
+                )
+                .at(30.0),
+                row(
+                    "hidden, window not passed",
+                    vec![minimized(0.1, NODE)],
+                    (PENDING, WEAK, "comment_hidden"),
+                )
+                .at(2.0),
+                row(
+                    "unhidden by a human",
+                    vec![minimized(0.1, NODE), unminimized(5.0, human("alice"))],
+                    (REJECTED, STRONG, "comment_unhidden"),
+                ),
+                row(
+                    "unhidden by a bot",
+                    vec![minimized(0.1, NODE), unminimized(5.0, bot("mod[bot]"))],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "deleted after hiding",
+                    vec![
+                        minimized(0.1, NODE),
+                        obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 }),
+                    ],
+                    (ACCEPTED, MEDIUM, "comment_deleted"),
+                ),
+                row(
+                    "another comment's state says nothing",
+                    vec![minimized(0.1, "IC_other")],
+                    (UNKNOWN, NONE, "hidden_state_unobserved"),
+                ),
+                unobserved_case("gh-aw: nothing observed of the comment", r()),
+                no_target_case(r()),
+            ],
+        );
     }
 }

@@ -283,143 +283,133 @@ mod tests {
                 .extra("fields", json!({"Status": "Todo"}))
         };
         let ours = || obs(-0.01, workflow_actor(), field("Status", None, Some("Todo")));
-        run(vec![
-            case(
-                "field still the intended value",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "field moved forward by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        4.0,
-                        human("alice"),
-                        field("Status", Some("Todo"), Some("In Progress")),
-                    ),
-                    obs(
-                        30.0,
-                        human("alice"),
-                        field("Status", Some("In Progress"), Some("Done")),
-                    ),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "field_advanced"),
-            ),
-            case(
-                "field moved forward by project automation",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        30.0,
-                        bot("github-project-automation[bot]"),
-                        field("Status", Some("Todo"), Some("Done")),
-                    ),
-                ],
-                48.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "field reverted by a human",
-                r(),
-                vec![
-                    obs(
-                        0.0,
-                        workflow_actor(),
-                        field("Status", Some("Backlog"), Some("Todo")),
-                    ),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        field("Status", Some("Todo"), Some("Backlog")),
-                    ),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "state_reverted"),
-            ),
-            case(
-                "field changed away by a human",
-                record("update_project")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "field still the intended value",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "field moved forward by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            4.0,
+                            human("alice"),
+                            field("Status", Some("Todo"), Some("In Progress")),
+                        ),
+                        obs(
+                            30.0,
+                            human("alice"),
+                            field("Status", Some("In Progress"), Some("Done")),
+                        ),
+                    ],
+                    (ACCEPTED, STRONG, "field_advanced"),
+                )
+                .at(48.0),
+                row(
+                    "field moved forward by project automation",
+                    vec![
+                        ours(),
+                        obs(
+                            30.0,
+                            bot("github-project-automation[bot]"),
+                            field("Status", Some("Todo"), Some("Done")),
+                        ),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .at(48.0),
+                row(
+                    "field reverted by a human",
+                    vec![
+                        obs(
+                            0.0,
+                            workflow_actor(),
+                            field("Status", Some("Backlog"), Some("Todo")),
+                        ),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            field("Status", Some("Todo"), Some("Backlog")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_reverted"),
+                ),
+                row(
+                    "field changed away by a human",
+                    vec![
+                        obs(
+                            0.0,
+                            workflow_actor(),
+                            field("Priority", Some("Low"), Some("High")),
+                        ),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            field("Priority", Some("High"), Some("Medium")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_replaced"),
+                )
+                .on(record("update_project")
                     .target(on_item())
-                    .extra("fields", json!({"Priority": "High"})),
-                vec![
-                    obs(
+                    .extra("fields", json!({"Priority": "High"}))),
+                row(
+                    "project item archived by a human",
+                    vec![ours(), obs(5.0, human("alice"), removed("archived"))],
+                    (REJECTED, STRONG, "project_item_removed"),
+                ),
+                row(
+                    "item archived then restored",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), removed("archived")),
+                        obs(
+                            6.0,
+                            human("alice"),
+                            K::ProjectItemRestored {
+                                project_node_id: "PVT_1".into(),
+                                item_node_id: "PVTI_1".into(),
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "item added only, retained",
+                    vec![obs(-0.01, workflow_actor(), added())],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("update_project").target(on_item())),
+                row(
+                    "content thread seen, fields not (no reconciliation yet)",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "field_unreadable"),
+                )
+                .on(r().target(Target::thread(REPO, TargetKind::Issue, NUMBER))),
+                unobserved_case("project inaccessible", r()),
+                row(
+                    "create_fields on the project",
+                    vec![obs(
                         0.0,
                         workflow_actor(),
-                        field("Priority", Some("Low"), Some("High")),
-                    ),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        field("Priority", Some("High"), Some("Medium")),
-                    ),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "state_replaced"),
-            ),
-            case(
-                "project item archived by a human",
-                r(),
-                vec![ours(), obs(5.0, human("alice"), removed("archived"))],
-                24.0,
-                (REJECTED, STRONG, "project_item_removed"),
-            ),
-            case(
-                "item archived then restored",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), removed("archived")),
-                    obs(
-                        6.0,
-                        human("alice"),
-                        K::ProjectItemRestored {
-                            project_node_id: "PVT_1".into(),
-                            item_node_id: "PVTI_1".into(),
+                        K::Edited {
+                            title_from: None,
+                            body_hash_from: None,
+                            base_from: None,
                         },
-                    ),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "item added only, retained",
-                record("update_project").target(on_item()),
-                vec![obs(-0.01, workflow_actor(), added())],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "content thread seen, fields not (no reconciliation yet)",
-                r().target(Target::thread(REPO, TargetKind::Issue, NUMBER)),
-                vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                24.0,
-                (UNKNOWN, NONE, "field_unreadable"),
-            ),
-            unobserved_case("project inaccessible", r()),
-            case(
-                "create_fields on the project",
-                record("update_project")
+                    )],
+                    (PENDING, WEAK, "target_exists_only"),
+                )
+                .on(record("update_project")
                     .target(on_project())
-                    .extra("operation", json!("create_fields")),
-                vec![obs(
-                    0.0,
-                    workflow_actor(),
-                    K::Edited {
-                        title_from: None,
-                        body_hash_from: None,
-                        base_from: None,
-                    },
-                )],
-                24.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-        ]);
+                    .extra("operation", json!("create_fields"))),
+            ],
+        );
     }
 
     fn project_snap(state: &str) -> ItemSnapshot {
@@ -437,64 +427,55 @@ mod tests {
     fn create_project_table() {
         let r = || create("create_project");
         let ours = || opened_by_workflow(project_snap("open"));
-        run(vec![
-            case(
-                "open with items added by humans",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), added())],
-                24.0,
-                (ACCEPTED, MEDIUM, "human_items_added"),
-            ),
-            case(
-                "items added by a bot only",
-                r(),
-                vec![ours(), obs(3.0, bot("sync[bot]"), added())],
-                24.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "closed by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("alice"), K::Closed).snap(project_snap("closed")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "project_closed"),
-            ),
-            case(
-                "deleted by a human",
-                r(),
-                vec![ours(), obs(10.0, human("alice"), K::Deleted)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "closed by automation",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed")),
-                ],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "no activity, early",
-                r(),
-                vec![ours()],
-                24.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "no activity after 7 days",
-                r(),
-                vec![ours()],
-                168.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "open with items added by humans",
+                    vec![ours(), obs(3.0, human("alice"), added())],
+                    (ACCEPTED, MEDIUM, "human_items_added"),
+                ),
+                row(
+                    "items added by a bot only",
+                    vec![ours(), obs(3.0, bot("sync[bot]"), added())],
+                    (PENDING, WEAK, "target_exists_only"),
+                ),
+                row(
+                    "closed by a human",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed).snap(project_snap("closed")),
+                    ],
+                    (REJECTED, STRONG, "project_closed"),
+                ),
+                row(
+                    "deleted by a human",
+                    vec![ours(), obs(10.0, human("alice"), K::Deleted)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "closed by automation",
+                    vec![
+                        ours(),
+                        obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed")),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "no activity, early",
+                    vec![ours()],
+                    (PENDING, WEAK, "target_exists_only"),
+                ),
+                row(
+                    "no activity after 7 days",
+                    vec![ours()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(168.0),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 
     fn update(hours: f64, who: Option<crate::model::Actor>, id: u64) -> Observation {
@@ -513,66 +494,59 @@ mod tests {
     fn create_project_status_update_table() {
         let r = || create("create_project_status_update");
         let ours = || update(-0.01, workflow_actor(), 3301);
-        run(vec![
-            case(
-                "retained is existence only",
-                r(),
-                vec![ours()],
-                200.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "edited by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 }),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "status_update_followed_up"),
-            ),
-            case(
-                "followed by a human's new update",
-                r(),
-                vec![ours(), update(72.0, human("alice"), 3302)],
-                100.0,
-                (ACCEPTED, MEDIUM, "status_update_followed_up"),
-            ),
-            case(
-                "a human's update before ours is no follow-up",
-                r(),
-                vec![update(-5.0, human("alice"), 3300), ours()],
-                24.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "deleted by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 }),
-                ],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "recorded id, another update deleted",
-                r().extra("id", json!(3301)),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 }),
-                ],
-                24.0,
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            case(
-                "project seen, update not",
-                r(),
-                vec![obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))],
-                24.0,
-                (UNKNOWN, NONE, "status_update_unobserved"),
-            ),
-            unobserved_case("nothing seen", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "retained is existence only",
+                    vec![ours()],
+                    (PENDING, WEAK, "target_exists_only"),
+                )
+                .at(200.0),
+                row(
+                    "edited by a human",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 }),
+                    ],
+                    (ACCEPTED, MEDIUM, "status_update_followed_up"),
+                ),
+                row(
+                    "followed by a human's new update",
+                    vec![ours(), update(72.0, human("alice"), 3302)],
+                    (ACCEPTED, MEDIUM, "status_update_followed_up"),
+                )
+                .at(100.0),
+                row(
+                    "a human's update before ours is no follow-up",
+                    vec![update(-5.0, human("alice"), 3300), ours()],
+                    (PENDING, WEAK, "target_exists_only"),
+                ),
+                row(
+                    "deleted by a human",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 }),
+                    ],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "recorded id, another update deleted",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 }),
+                    ],
+                    (PENDING, WEAK, "target_exists_only"),
+                )
+                .on(r().extra("id", json!(3301))),
+                row(
+                    "project seen, update not",
+                    vec![obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))],
+                    (UNKNOWN, NONE, "status_update_unobserved"),
+                ),
+                unobserved_case("nothing seen", r()),
+            ],
+        );
     }
 }

@@ -468,148 +468,127 @@ mod tests {
     fn create_pull_request_table() {
         let r = || record("create_pull_request");
         let close = |h: f64, who| obs(h, who, K::Closed).snap(snapshot("closed"));
-        run(vec![
-            case(
-                "merged by a human",
-                r(),
-                vec![opened(), merge(30.0, human("alice"))],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "merged then reverted",
-                r(),
-                vec![
-                    opened(),
-                    merge(30.0, human("alice")),
-                    obs(
-                        60.0,
-                        human("bob"),
-                        push("m1", "m2", false, &["Revert \"Agent title\"", "x"]),
-                    ),
-                ],
-                100.0,
-                (REJECTED, STRONG, "accepted_then_reverted"),
-            ),
-            case(
-                "approved by a human, not merged",
-                r(),
-                vec![opened(), obs(5.0, human("alice"), review(1, "approved"))],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-            case(
-                "open with human review activity",
-                r(),
-                vec![opened(), obs(5.0, human("alice"), review(1, "commented"))],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-            case(
-                "open with a human comment",
-                r(),
-                vec![opened(), obs(5.0, human("alice"), comment(9))],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-            case(
-                "closed unmerged by a human",
-                r(),
-                vec![opened(), close(5.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "closed_without_merge"),
-            ),
-            case(
-                "closed unmerged by a bot",
-                r(),
-                vec![opened(), close(50.0, bot("stale[bot]"))],
-                72.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "gh-aw expiry close",
-                r(),
-                vec![
-                    opened(),
-                    obs(48.0, workflow_actor(), expiry_notice(4)),
-                    close(48.0, workflow_actor()),
-                ],
-                72.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "open with no activity after 30 days",
-                r(),
-                vec![opened(), obs(3.0, bot("ci[bot]"), comment(2))],
-                30.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "a human rocket on the open PR is engagement",
-                r(),
-                vec![opened(), obs(3.0, human("alice"), reacted("rocket", None))],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-            case(
-                "a bot rocket on the open PR is not",
-                r(),
-                vec![opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))],
-                30.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "open at 24h is pending, not ignored",
-                r(),
-                vec![opened()],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "open at 29 days is still pending",
-                r(),
-                vec![opened()],
-                29.0 * 24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "fell back to an issue",
-                r().target(Target::thread(REPO, TargetKind::Issue, NUMBER)),
-                vec![opened_by_workflow(open())],
-                24.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-            case(
-                "fallback flag, issue completed",
-                r().extra("fallback_used", json!(true)),
-                vec![
-                    opened(),
-                    obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "completed"),
-            ),
-            case(
-                "deleted",
-                r(),
-                vec![opened(), obs(5.0, human("alice"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("not yet observed", r()),
-            no_target_case(r()),
-            case(
-                "dismissed approval is only activity",
-                r(),
-                vec![
-                    opened(),
-                    obs(5.0, human("alice"), review(1, "approved")),
-                    obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 }),
-                ],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "merged by a human",
+                    vec![opened(), merge(30.0, human("alice"))],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(48.0),
+                row(
+                    "merged then reverted",
+                    vec![
+                        opened(),
+                        merge(30.0, human("alice")),
+                        obs(
+                            60.0,
+                            human("bob"),
+                            push("m1", "m2", false, &["Revert \"Agent title\"", "x"]),
+                        ),
+                    ],
+                    (REJECTED, STRONG, "accepted_then_reverted"),
+                )
+                .at(100.0),
+                row(
+                    "approved by a human, not merged",
+                    vec![opened(), obs(5.0, human("alice"), review(1, "approved"))],
+                    (PENDING, MEDIUM, "open"),
+                ),
+                row(
+                    "open with human review activity",
+                    vec![opened(), obs(5.0, human("alice"), review(1, "commented"))],
+                    (PENDING, MEDIUM, "open"),
+                ),
+                row(
+                    "open with a human comment",
+                    vec![opened(), obs(5.0, human("alice"), comment(9))],
+                    (PENDING, MEDIUM, "open"),
+                ),
+                row(
+                    "closed unmerged by a human",
+                    vec![opened(), close(5.0, human("alice"))],
+                    (REJECTED, STRONG, "closed_without_merge"),
+                ),
+                row(
+                    "closed unmerged by a bot",
+                    vec![opened(), close(50.0, bot("stale[bot]"))],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .at(72.0),
+                row(
+                    "gh-aw expiry close",
+                    vec![
+                        opened(),
+                        obs(48.0, workflow_actor(), expiry_notice(4)),
+                        close(48.0, workflow_actor()),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                )
+                .at(72.0),
+                row(
+                    "open with no activity after 30 days",
+                    vec![opened(), obs(3.0, bot("ci[bot]"), comment(2))],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(30.0 * 24.0),
+                row(
+                    "a human rocket on the open PR is engagement",
+                    vec![opened(), obs(3.0, human("alice"), reacted("rocket", None))],
+                    (PENDING, MEDIUM, "open"),
+                ),
+                row(
+                    "a bot rocket on the open PR is not",
+                    vec![opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(30.0 * 24.0),
+                row(
+                    "open at 24h is pending, not ignored",
+                    vec![opened()],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "open at 29 days is still pending",
+                    vec![opened()],
+                    (PENDING, WEAK, "awaiting_review"),
+                )
+                .at(29.0 * 24.0),
+                row(
+                    "fell back to an issue",
+                    vec![opened_by_workflow(open())],
+                    (PENDING, WEAK, "awaiting_triage"),
+                )
+                .on(r().target(Target::thread(REPO, TargetKind::Issue, NUMBER))),
+                row(
+                    "fallback flag, issue completed",
+                    vec![
+                        opened(),
+                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
+                    ],
+                    (ACCEPTED, STRONG, "completed"),
+                )
+                .on(r().extra("fallback_used", json!(true))),
+                row(
+                    "deleted",
+                    vec![opened(), obs(5.0, human("alice"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("not yet observed", r()),
+                no_target_case(r()),
+                row(
+                    "dismissed approval is only activity",
+                    vec![
+                        opened(),
+                        obs(5.0, human("alice"), review(1, "approved")),
+                        obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 }),
+                    ],
+                    (PENDING, MEDIUM, "open"),
+                ),
+            ],
+        );
     }
 
     #[test]
@@ -661,129 +640,116 @@ mod tests {
         let merge_at = |h: f64, sha: &str| {
             obs(h, human("alice"), K::Closed).snap(with_head(merged(human("alice")), sha))
         };
-        run(vec![
-            case(
-                "merged with the pushed commit as head",
-                r(),
-                vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "merged after later commits on top",
-                r(),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")),
-                    merge_at(30.0, "c2"),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "sha from after_state (May 2026 shape)",
-                record("push_to_pull_request_branch").after(json!({"head_sha": "c1"})),
-                vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "commit rewritten by a human force push, then merged",
-                r().extra("message", json!("fix: tidy")),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])),
-                    obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
-                    merge_at(30.0, "d1"),
-                ],
-                48.0,
-                (ACCEPTED, MEDIUM, "merged"),
-            ),
-            case(
-                "commit dropped by a human force push",
-                r().extra("message", json!("fix: tidy")),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(
-                        5.0,
-                        human("bob"),
-                        push("c1", "d1", true, &["something else"]),
-                    ),
-                    obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
-                    merge_at(30.0, "d1"),
-                ],
-                48.0,
-                (REJECTED, STRONG, "commit_dropped"),
-            ),
-            case(
-                "merged, commit never seen",
-                r(),
-                vec![merge_at(30.0, "zz")],
-                48.0,
-                (UNKNOWN, WEAK, "commit_retention_unknown"),
-            ),
-            case(
-                "merged, no head sha known",
-                r(),
-                vec![obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))],
-                48.0,
-                (UNKNOWN, WEAK, "commit_retention_unknown"),
-            ),
-            case(
-                "bot force push then merge cannot prove retention",
-                r(),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])),
-                    obs(5.0, bot("rebase[bot]"), sync("c1", "d1")).snap(with_head(open(), "d1")),
-                    merge_at(30.0, "d1"),
-                ],
-                48.0,
-                (UNKNOWN, WEAK, "commit_retention_unknown"),
-            ),
-            case(
-                "closed unmerged by a human",
-                r(),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(5.0, human("alice"), K::Closed).snap(snapshot("closed")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "closed_without_merge"),
-            ),
-            case(
-                "open with human review activity",
-                r(),
-                vec![
-                    head(-0.01, "c1"),
-                    obs(5.0, human("alice"), review(1, "changes_requested")),
-                ],
-                24.0,
-                (PENDING, MEDIUM, "open"),
-            ),
-            case(
-                "open with no activity after 30 days",
-                r(),
-                vec![head(-0.01, "c1")],
-                30.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "open with no activity yet",
-                r(),
-                vec![head(-0.01, "c1")],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "no commit sha recorded",
-                record("push_to_pull_request_branch"),
-                vec![merge_at(30.0, "c1")],
-                48.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            unobserved_case("not yet observed", r()),
-        ]);
+        run_with(
+            r(),
+            48.0,
+            vec![
+                row(
+                    "merged with the pushed commit as head",
+                    vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
+                    (ACCEPTED, STRONG, "merged"),
+                ),
+                row(
+                    "merged after later commits on top",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")),
+                        merge_at(30.0, "c2"),
+                    ],
+                    (ACCEPTED, STRONG, "merged"),
+                ),
+                row(
+                    "sha from after_state (May 2026 shape)",
+                    vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .on(record("push_to_pull_request_branch").after(json!({"head_sha": "c1"}))),
+                row(
+                    "commit rewritten by a human force push, then merged",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])),
+                        obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
+                        merge_at(30.0, "d1"),
+                    ],
+                    (ACCEPTED, MEDIUM, "merged"),
+                )
+                .on(r().extra("message", json!("fix: tidy"))),
+                row(
+                    "commit dropped by a human force push",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(
+                            5.0,
+                            human("bob"),
+                            push("c1", "d1", true, &["something else"]),
+                        ),
+                        obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
+                        merge_at(30.0, "d1"),
+                    ],
+                    (REJECTED, STRONG, "commit_dropped"),
+                )
+                .on(r().extra("message", json!("fix: tidy"))),
+                row(
+                    "merged, commit never seen",
+                    vec![merge_at(30.0, "zz")],
+                    (UNKNOWN, WEAK, "commit_retention_unknown"),
+                ),
+                row(
+                    "merged, no head sha known",
+                    vec![obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))],
+                    (UNKNOWN, WEAK, "commit_retention_unknown"),
+                ),
+                row(
+                    "bot force push then merge cannot prove retention",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])),
+                        obs(5.0, bot("rebase[bot]"), sync("c1", "d1"))
+                            .snap(with_head(open(), "d1")),
+                        merge_at(30.0, "d1"),
+                    ],
+                    (UNKNOWN, WEAK, "commit_retention_unknown"),
+                ),
+                row(
+                    "closed unmerged by a human",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(5.0, human("alice"), K::Closed).snap(snapshot("closed")),
+                    ],
+                    (REJECTED, STRONG, "closed_without_merge"),
+                )
+                .at(24.0),
+                row(
+                    "open with human review activity",
+                    vec![
+                        head(-0.01, "c1"),
+                        obs(5.0, human("alice"), review(1, "changes_requested")),
+                    ],
+                    (PENDING, MEDIUM, "open"),
+                )
+                .at(24.0),
+                row(
+                    "open with no activity after 30 days",
+                    vec![head(-0.01, "c1")],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(30.0 * 24.0),
+                row(
+                    "open with no activity yet",
+                    vec![head(-0.01, "c1")],
+                    (PENDING, WEAK, "awaiting_review"),
+                )
+                .at(24.0),
+                row(
+                    "no commit sha recorded",
+                    vec![merge_at(30.0, "c1")],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("push_to_pull_request_branch")),
+                unobserved_case("not yet observed", r()),
+            ],
+        );
     }
 
     #[test]
@@ -791,47 +757,42 @@ mod tests {
         let r = || record("close_pull_request");
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(snapshot("closed"));
         let reopen = |h: f64, who| obs(h, who, K::Reopened).snap(open());
-        run(vec![
-            case(
-                "still closed unmerged after 24h",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "closed"),
-            ),
-            case(
-                "closed, window not passed",
-                r(),
-                vec![ours()],
-                1.0,
-                (PENDING, WEAK, "closed"),
-            ),
-            case(
-                "reopened by a human",
-                r(),
-                vec![ours(), reopen(3.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "merged after reopening",
-                r(),
-                vec![
-                    ours(),
-                    reopen(3.0, human("alice")),
-                    merge(10.0, human("alice")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "closed_by_merge"),
-            ),
-            case(
-                "target missing",
-                r(),
-                vec![ours(), obs(3.0, None, K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            no_target_case(r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still closed unmerged after 24h",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "closed"),
+                ),
+                row(
+                    "closed, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "closed"),
+                )
+                .at(1.0),
+                row(
+                    "reopened by a human",
+                    vec![ours(), reopen(3.0, human("alice"))],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "merged after reopening",
+                    vec![
+                        ours(),
+                        reopen(3.0, human("alice")),
+                        merge(10.0, human("alice")),
+                    ],
+                    (REJECTED, STRONG, "closed_by_merge"),
+                ),
+                row(
+                    "target missing",
+                    vec![ours(), obs(3.0, None, K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                no_target_case(r()),
+            ],
+        );
     }
 }

@@ -61,50 +61,45 @@ mod tests {
         let pr = || record("create_pull_request");
         let opened = || opened_by_workflow(open());
         let merge = |h: f64| obs(h, human("alice"), K::Closed).snap(merged(human("alice")));
-        run(vec![
-            case(
-                "one failed reconcile, nothing else",
-                pr(),
-                vec![failed(1.0)],
-                2.0,
-                (UNKNOWN, WEAK, "evaluation_error"),
-            ),
-            case(
-                "several failed reconciles",
-                pr(),
-                vec![failed(1.0), failed(2.0), failed(4.0)],
-                5.0,
-                (UNKNOWN, WEAK, "evaluation_error"),
-            ),
-            case(
-                "a failure not yet happened at as-of is not seen",
-                pr(),
-                vec![failed(3.0)],
-                2.0,
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            case(
-                "a later successful reconcile supersedes the failure",
-                pr(),
-                vec![failed(1.0), opened(), merge(0.5)],
-                2.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "a webhook fact after the failure supersedes it",
-                pr(),
-                vec![opened(), failed(1.0), merge(3.0)],
-                4.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "facts before the failure still count",
-                record("create_issue"),
-                vec![opened_by_workflow(open()), failed(1.0)],
-                2.0,
-                (PENDING, WEAK, "awaiting_triage"),
-            ),
-        ]);
+        run_with(
+            pr(),
+            2.0,
+            vec![
+                row(
+                    "one failed reconcile, nothing else",
+                    vec![failed(1.0)],
+                    (UNKNOWN, WEAK, "evaluation_error"),
+                ),
+                row(
+                    "several failed reconciles",
+                    vec![failed(1.0), failed(2.0), failed(4.0)],
+                    (UNKNOWN, WEAK, "evaluation_error"),
+                )
+                .at(5.0),
+                row(
+                    "a failure not yet happened at as-of is not seen",
+                    vec![failed(3.0)],
+                    (UNKNOWN, NONE, "target_unobserved"),
+                ),
+                row(
+                    "a later successful reconcile supersedes the failure",
+                    vec![failed(1.0), opened(), merge(0.5)],
+                    (ACCEPTED, STRONG, "merged"),
+                ),
+                row(
+                    "a webhook fact after the failure supersedes it",
+                    vec![opened(), failed(1.0), merge(3.0)],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(4.0),
+                row(
+                    "facts before the failure still count",
+                    vec![opened_by_workflow(open()), failed(1.0)],
+                    (PENDING, WEAK, "awaiting_triage"),
+                )
+                .on(record("create_issue")),
+            ],
+        );
     }
 
     #[test]

@@ -62,97 +62,82 @@ fn update_release_table() {
     // Release edits are dated at the release's publication (no updated_at),
     // i.e. before execution: the rules must not depend on that order.
     let ours = || edit(-100.0, workflow_actor(), OLD, NEW);
-    run(vec![
-        case(
-            "fields still match after 24h",
-            r(),
-            ours(),
-            30.0,
-            (ACCEPTED, MEDIUM, "state_retained"),
-        ),
-        case(
-            "fields match, window not passed",
-            r(),
-            ours(),
-            2.0,
-            (PENDING, WEAK, "state_retained"),
-        ),
-        case(
-            "published by a human after the draft update",
-            r(),
-            cat(vec![
+    run_with(
+        r(),
+        30.0,
+        vec![
+            row(
+                "fields still match after 24h",
                 ours(),
-                vec![changed(5.0, human("alice"), "published", false, NEW)],
-            ]),
-            30.0,
-            (ACCEPTED, STRONG, "release_published"),
-        ),
-        case(
-            "edited back by a human",
-            r(),
-            cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]),
-            30.0,
-            (REJECTED, STRONG, "state_reverted"),
-        ),
-        case(
-            "rewritten by a human",
-            r(),
-            cat(vec![
+                (ACCEPTED, MEDIUM, "state_retained"),
+            ),
+            row(
+                "fields match, window not passed",
                 ours(),
-                edit(-100.0, human("alice"), NEW, "Other notes"),
-            ]),
-            30.0,
-            (REJECTED, MEDIUM, "state_replaced"),
-        ),
-        case(
-            "a human edit of something else does not undo ours",
-            r(),
-            cat(vec![edit(-200.0, human("alice"), "Older", OLD), ours()]),
-            30.0,
-            (ACCEPTED, MEDIUM, "state_retained"),
-        ),
-        case(
-            "deleted by a human",
-            r(),
-            cat(vec![
+                (PENDING, WEAK, "state_retained"),
+            )
+            .at(2.0),
+            row(
+                "published by a human after the draft update",
+                cat(vec![
+                    ours(),
+                    vec![changed(5.0, human("alice"), "published", false, NEW)],
+                ]),
+                (ACCEPTED, STRONG, "release_published"),
+            ),
+            row(
+                "edited back by a human",
+                cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]),
+                (REJECTED, STRONG, "state_reverted"),
+            ),
+            row(
+                "rewritten by a human",
+                cat(vec![
+                    ours(),
+                    edit(-100.0, human("alice"), NEW, "Other notes"),
+                ]),
+                (REJECTED, MEDIUM, "state_replaced"),
+            ),
+            row(
+                "a human edit of something else does not undo ours",
+                cat(vec![edit(-200.0, human("alice"), "Older", OLD), ours()]),
+                (ACCEPTED, MEDIUM, "state_retained"),
+            ),
+            row(
+                "deleted by a human",
+                cat(vec![
+                    ours(),
+                    vec![changed(-100.0, human("alice"), "deleted", false, NEW)],
+                ]),
+                (REJECTED, STRONG, "deleted"),
+            ),
+            row(
+                "deleted by a bot is no verdict",
+                cat(vec![
+                    ours(),
+                    vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)],
+                ]),
+                (UNKNOWN, NONE, "deleted"),
+            ),
+            row(
+                "append with no recorded result: judged by the workflow's own edit",
                 ours(),
-                vec![changed(-100.0, human("alice"), "deleted", false, NEW)],
-            ]),
-            30.0,
-            (REJECTED, STRONG, "deleted"),
-        ),
-        case(
-            "deleted by a bot is no verdict",
-            r(),
-            cat(vec![
-                ours(),
-                vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)],
-            ]),
-            30.0,
-            (UNKNOWN, NONE, "deleted"),
-        ),
-        case(
-            "append with no recorded result: judged by the workflow's own edit",
-            r().extra("operation", json!("append")),
-            ours(),
-            30.0,
-            (ACCEPTED, MEDIUM, "state_retained"),
-        ),
-        case(
-            "cannot compare fields",
-            r().extra("operation", json!("append")),
-            vec![changed(-100.0, human("alice"), "published", false, OLD)],
-            30.0,
-            (UNKNOWN, NONE, "missing_execution_state"),
-        ),
-        case(
-            "release never seen",
-            r(),
-            vec![],
-            30.0,
-            (UNKNOWN, NONE, "target_unobserved"),
-        ),
-    ]);
+                (ACCEPTED, MEDIUM, "state_retained"),
+            )
+            .on(r().extra("operation", json!("append"))),
+            row(
+                "cannot compare fields",
+                vec![changed(-100.0, human("alice"), "published", false, OLD)],
+                (UNKNOWN, NONE, "missing_execution_state"),
+            )
+            .on(r().extra("operation", json!("append"))),
+            row(
+                "release never seen",
+                vec![],
+                (UNKNOWN, NONE, "target_unobserved"),
+            ),
+        ],
+    );
 }
 
 #[test]
@@ -164,40 +149,38 @@ fn upload_asset_table() {
         record("upload_asset").target(t)
     };
     let null = "0000000000000000000000000000000000000000";
-    run(vec![
-        case(
-            "asset branch untouched",
-            branch(),
-            vec![obs(
-                0.0,
-                workflow_actor(),
-                push("a0", "a1", true, &["assets"]),
-            )],
-            48.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-        case(
-            "asset branch deleted by a human",
-            branch(),
-            vec![obs(5.0, human("alice"), push("a1", null, false, &[]))],
-            48.0,
-            (REJECTED, STRONG, "asset_branch_deleted"),
-        ),
-        case(
-            "asset branch force-pushed by a human",
-            branch(),
-            vec![obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))],
-            48.0,
-            (REJECTED, MEDIUM, "asset_branch_rewritten"),
-        ),
-        case(
-            "branch unknown: existence only, never accepted",
-            record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")),
-            vec![],
-            30.0 * 24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-    ]);
+    run_with(
+        branch(),
+        48.0,
+        vec![
+            row(
+                "asset branch untouched",
+                vec![obs(
+                    0.0,
+                    workflow_actor(),
+                    push("a0", "a1", true, &["assets"]),
+                )],
+                (PENDING, WEAK, "target_exists_only"),
+            ),
+            row(
+                "asset branch deleted by a human",
+                vec![obs(5.0, human("alice"), push("a1", null, false, &[]))],
+                (REJECTED, STRONG, "asset_branch_deleted"),
+            ),
+            row(
+                "asset branch force-pushed by a human",
+                vec![obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))],
+                (REJECTED, MEDIUM, "asset_branch_rewritten"),
+            ),
+            row(
+                "branch unknown: existence only, never accepted",
+                vec![],
+                (PENDING, WEAK, "target_exists_only"),
+            )
+            .on(record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")))
+            .at(30.0 * 24.0),
+        ],
+    );
 }
 
 #[test]

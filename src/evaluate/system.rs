@@ -37,36 +37,23 @@ mod tests {
 
     #[test]
     fn system_outputs_are_skipped() {
-        run(vec![
-            case(
-                "noop",
-                record("noop"),
-                vec![],
-                1.0,
-                (SKIPPED, NONE, "no_action_requested"),
-            ),
-            case(
-                "missing_tool",
-                record("missing_tool"),
-                vec![],
-                1.0,
-                (SKIPPED, NONE, "tool_unavailable"),
-            ),
-            case(
-                "missing_data",
-                record("missing_data"),
-                vec![],
-                1.0,
-                (SKIPPED, NONE, "data_unavailable"),
-            ),
-            case(
-                "report_incomplete",
-                record("report_incomplete"),
-                vec![],
-                1.0,
-                (SKIPPED, NONE, "report_incomplete"),
-            ),
-        ]);
+        run_with(
+            record("noop"),
+            1.0,
+            vec![
+                row("noop", vec![], (SKIPPED, NONE, "no_action_requested")),
+                row("missing_tool", vec![], (SKIPPED, NONE, "tool_unavailable"))
+                    .on(record("missing_tool")),
+                row("missing_data", vec![], (SKIPPED, NONE, "data_unavailable"))
+                    .on(record("missing_data")),
+                row(
+                    "report_incomplete",
+                    vec![],
+                    (SKIPPED, NONE, "report_incomplete"),
+                )
+                .on(record("report_incomplete")),
+            ],
+        );
     }
 
     #[test]

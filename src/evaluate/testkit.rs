@@ -307,15 +307,32 @@ pub fn eval(
     super::evaluate(record, &observations, at(as_of_hours))
 }
 
-/// One table row: a timeline and the outcome it must produce.
+/// One table row: a timeline and the outcome it must produce. A row made
+/// by [`row`] takes its table's record and as-of time ([`run_with`]) unless
+/// it names its own ([`Case::on`], [`Case::at`]).
 pub struct Case {
     pub name: &'static str,
-    pub record: ExecutionRecord,
+    pub record: Option<ExecutionRecord>,
     pub obs: Vec<Observation>,
-    pub as_of_hours: f64,
+    pub as_of_hours: Option<f64>,
     pub want: (OutcomeStatus, EvidenceStrength, &'static str),
 }
 
+impl Case {
+    /// This row's own record instead of the table's.
+    pub fn on(mut self, record: ExecutionRecord) -> Case {
+        self.record = Some(record);
+        self
+    }
+
+    /// This row's own as-of time (hours after execution).
+    pub fn at(mut self, as_of_hours: f64) -> Case {
+        self.as_of_hours = Some(as_of_hours);
+        self
+    }
+}
+
+/// A row that names everything.
 pub fn case(
     name: &'static str,
     record: ExecutionRecord,
@@ -323,11 +340,20 @@ pub fn case(
     as_of_hours: f64,
     want: (OutcomeStatus, EvidenceStrength, &'static str),
 ) -> Case {
+    row(name, obs, want).on(record).at(as_of_hours)
+}
+
+/// A row on its table's record and as-of time.
+pub fn row(
+    name: &'static str,
+    obs: Vec<Observation>,
+    want: (OutcomeStatus, EvidenceStrength, &'static str),
+) -> Case {
     Case {
         name,
-        record,
+        record: None,
         obs,
-        as_of_hours,
+        as_of_hours: None,
         want,
     }
 }
@@ -349,12 +375,32 @@ pub fn unobserved_case(name: &'static str, record: ExecutionRecord) -> Case {
     )
 }
 
-/// Run every row; panic listing all rows whose triple differs.
+/// Run every row (each names its record and time); panic listing all rows
+/// whose triple differs.
 pub fn run(cases: Vec<Case>) {
+    for c in &cases {
+        assert!(
+            c.record.is_some() && c.as_of_hours.is_some(),
+            "{}: a row of `run` names its record and time (or use `run_with`)",
+            c.name
+        );
+    }
+    run_table(None, cases);
+}
+
+/// Run every row, `record` and `as_of_hours` standing in for what a row does
+/// not name; panic listing all rows whose triple differs.
+pub fn run_with(record: ExecutionRecord, as_of_hours: f64, cases: Vec<Case>) {
+    run_table(Some((record, as_of_hours)), cases);
+}
+
+fn run_table(defaults: Option<(ExecutionRecord, f64)>, cases: Vec<Case>) {
     assert!(!cases.is_empty(), "empty table");
     let mut failures = Vec::new();
     for c in cases {
-        let got = eval(&c.record, c.obs, c.as_of_hours);
+        let record = c.record.or_else(|| defaults.as_ref().map(|d| d.0.clone()));
+        let as_of = c.as_of_hours.or(defaults.as_ref().map(|d| d.1));
+        let got = eval(&record.expect("a record"), c.obs, as_of.expect("a time"));
         let (status, strength, signal) = got.triple();
         if (status, strength, signal) != c.want {
             failures.push(format!(

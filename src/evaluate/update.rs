@@ -383,26 +383,11 @@ mod tests {
     #[test]
     fn update_issue_table() {
         let r = || edit("update_issue");
-        run(vec![
-            case(
-                "retained after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "retained, window not passed",
-                r(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "later human edit preserves the change",
-                r().before(json!({"title": "old", "body_hash": "b0"}))
-                    .after(json!({"title": "new", "body_hash": "b0"})),
-                vec![
+        run_with(r(), 24.0, vec![
+row("retained after the window", vec![ours()], (ACCEPTED, MEDIUM, "state_retained")),
+row("retained, window not passed", vec![ours()], (PENDING, WEAK, "state_retained"))
+.at(2.0),
+row("later human edit preserves the change", vec![
                     ours(),
                     obs(
                         1.0,
@@ -414,34 +399,19 @@ mod tests {
                         },
                     )
                     .snap(titled(open(), "new")),
-                ],
-                2.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "reverted by a human",
-                r(),
-                vec![
+                ], (ACCEPTED, MEDIUM, "state_retained"))
+.on(r().before(json!({"title": "old", "body_hash": "b0"}))
+                    .after(json!({"title": "new", "body_hash": "b0"})))
+.at(2.0),
+row("reverted by a human", vec![
                     ours(),
                     obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "replaced by a human",
-                r(),
-                vec![
+                ], (REJECTED, STRONG, "state_reverted")),
+row("replaced by a human", vec![
                     ours(),
                     obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_replaced"),
-            ),
-            case(
-                "reverted, mover not visible: a reversal, one step weaker (rule 4)",
-                r(),
-                vec![obs(
+                ], (REJECTED, STRONG, "state_replaced")),
+row("reverted, mover not visible: a reversal, one step weaker (rule 4)", vec![obs(
                     3.0,
                     None,
                     K::Other {
@@ -449,168 +419,118 @@ mod tests {
                         action: "x".into(),
                     },
                 )
-                .snap(titled(open(), "old"))],
-                24.0,
-                (REJECTED, MEDIUM, "state_reverted"),
-            ),
-            case(
-                "changed by a bot only",
-                r(),
-                vec![
+                .snap(titled(open(), "old"))], (REJECTED, MEDIUM, "state_reverted")),
+row("changed by a bot only", vec![
                     ours(),
                     obs(3.0, bot("title-linter[bot]"), title_edit("new"))
                         .snap(titled(open(), "fixed")),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "labels: unrelated human label keeps the update",
-                record("update_issue")
+                ], (UNKNOWN, WEAK, "state_changed_by_bot")),
+row("labels: unrelated human label keeps the update", vec![obs(3.0, human("alice"), labeled("c"))
+                    .snap(with_labels(open(), &["a", "B", "c"]))], (ACCEPTED, MEDIUM, "state_retained"))
+.on(record("update_issue")
                     .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["a", "b"]})),
-                vec![obs(3.0, human("alice"), labeled("c"))
-                    .snap(with_labels(open(), &["a", "B", "c"]))],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "labels: human removed the added label",
-                record("update_issue")
+                    .after(json!({"labels": ["a", "b"]}))),
+row("labels: human removed the added label", vec![obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))], (REJECTED, STRONG, "state_reverted"))
+.on(record("update_issue")
                     .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["a", "b"]})),
-                vec![obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "issue deleted",
-                r(),
-                vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "no after state",
-                record("update_issue").before(json!({"title": "old"})),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            case(
-                "before equals after",
-                record("update_issue")
+                    .after(json!({"labels": ["a", "b"]}))),
+row("issue deleted", vec![ours(), obs(3.0, human("alice"), K::Deleted)], (UNKNOWN, NONE, "deleted")),
+row("no after state", vec![ours()], (UNKNOWN, NONE, "missing_execution_state"))
+.on(record("update_issue").before(json!({"title": "old"}))),
+row("before equals after", vec![ours()], (UNKNOWN, NONE, "no_state_delta"))
+.on(record("update_issue")
                     .before(json!({"title": "same"}))
-                    .after(json!({"title": "same"})),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "no_state_delta"),
-            ),
-            case(
-                "after-only field retained",
-                record("update_issue").after(json!({"title": "new"})),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            unobserved_case("target not yet seen", r()),
-            no_target_case(r()),
-        ]);
+                    .after(json!({"title": "same"}))),
+row("after-only field retained", vec![ours()], (ACCEPTED, MEDIUM, "state_retained"))
+.on(record("update_issue").after(json!({"title": "new"}))),
+unobserved_case("target not yet seen", r()),
+no_target_case(r()),
+]);
     }
 
     #[test]
     fn update_pull_request_table() {
         let r = || edit("update_pull_request");
-        run(vec![
-            case(
-                "retained after the window",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "merged after the update, retained",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("alice"), K::Closed)
-                        .snap(titled(merged(human("alice")), "new")),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "state_retained_and_merged"),
-            ),
-            case(
-                "reverted by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "replaced by a human",
-                r(),
-                vec![
-                    ours(),
-                    obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_replaced"),
-            ),
-            case(
-                "closed unmerged by a human after the update",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new")),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "closed_without_merge"),
-            ),
-            case(
-                "closed by a bot after the update",
-                r(),
-                vec![
-                    ours(),
-                    obs(5.0, bot("stale[bot]"), K::Closed).snap(titled(snapshot("closed"), "new")),
-                ],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "draft flag reverted by a human",
-                record("update_pull_request")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "retained after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "merged after the update, retained",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed)
+                            .snap(titled(merged(human("alice")), "new")),
+                    ],
+                    (ACCEPTED, STRONG, "state_retained_and_merged"),
+                ),
+                row(
+                    "reverted by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old")),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "replaced by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other")),
+                    ],
+                    (REJECTED, STRONG, "state_replaced"),
+                ),
+                row(
+                    "closed unmerged by a human after the update",
+                    vec![
+                        ours(),
+                        obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new")),
+                    ],
+                    (REJECTED, MEDIUM, "closed_without_merge"),
+                ),
+                row(
+                    "closed by a bot after the update",
+                    vec![
+                        ours(),
+                        obs(5.0, bot("stale[bot]"), K::Closed)
+                            .snap(titled(snapshot("closed"), "new")),
+                    ],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "draft flag reverted by a human",
+                    vec![
+                        obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot {
+                            draft: true,
+                            ..open()
+                        }),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                )
+                .on(record("update_pull_request")
                     .before(json!({"draft": true}))
-                    .after(json!({"draft": false})),
-                vec![
-                    obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot {
-                        draft: true,
-                        ..open()
-                    }),
-                ],
-                24.0,
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            case(
-                "new commits after a head update are not a revert",
-                record("update_pull_request")
+                    .after(json!({"draft": false}))),
+                row(
+                    "new commits after a head update are not a revert",
+                    vec![obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("update_pull_request")
                     .before(json!({"head_sha": "a"}))
-                    .after(json!({"head_sha": "b"})),
-                vec![obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "cannot compare",
-                record("update_pull_request"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+                    .after(json!({"head_sha": "b"}))),
+                row(
+                    "cannot compare",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("update_pull_request")),
+            ],
+        );
     }
 
     #[test]

@@ -60,149 +60,129 @@ fn by_name(name: &str, git_ref: Option<&str>) -> crate::model::ExecutionRecord {
 
 #[test]
 fn dispatch_workflow_table() {
-    run(vec![
-        case(
-            "run completed successfully",
-            by_run_id(),
-            vec![
-                run9(0.0, "requested", None),
-                run9(0.2, "completed", Some("success")),
-            ],
-            1.0,
-            (ACCEPTED, STRONG, "workflow_success"),
-        ),
-        case(
-            "run failed",
-            by_run_id(),
-            vec![run9(0.2, "completed", Some("failure"))],
-            1.0,
-            (REJECTED, STRONG, "workflow_failed"),
-        ),
-        case(
-            "run cancelled",
-            by_run_id(),
-            vec![run9(0.2, "completed", Some("cancelled"))],
-            1.0,
-            (REJECTED, STRONG, "workflow_failed"),
-        ),
-        case(
-            "run timed out",
-            by_run_id(),
-            vec![run9(0.2, "completed", Some("timed_out"))],
-            1.0,
-            (REJECTED, STRONG, "workflow_failed"),
-        ),
-        case(
-            "run still in progress",
-            by_run_id(),
-            vec![run9(0.1, "in_progress", None)],
-            1.0,
-            (PENDING, MEDIUM, "workflow_pending"),
-        ),
-        case(
-            "success after the as-of time is not seen yet",
-            by_run_id(),
-            vec![
-                run9(0.1, "in_progress", None),
-                run9(5.0, "completed", Some("success")),
-            ],
-            1.0,
-            (PENDING, MEDIUM, "workflow_pending"),
-        ),
-        case(
-            "skipped run had no effect",
-            by_run_id(),
-            vec![run9(0.2, "completed", Some("skipped"))],
-            1.0,
-            (IGNORED, WEAK, "workflow_no_effect"),
-        ),
-        case(
-            "run id known, nothing seen yet",
-            by_run_id(),
-            vec![],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "run id known, nothing seen after a day",
-            by_run_id(),
-            vec![],
-            25.0,
-            (UNKNOWN, NONE, "target_unobserved"),
-        ),
-        case(
-            "no run id: matched by workflow, ref and time",
-            by_name("ci.yml", Some("main")),
-            vec![run9(0.05, "completed", Some("success"))],
-            1.0,
-            (ACCEPTED, STRONG, "workflow_success"),
-        ),
-        case(
-            "no run id: bare gh-aw name matches the lock file",
-            by_name("worker", Some("main")),
-            vec![run_obs(
-                0.05,
-                3,
-                "worker.lock.yml",
-                "workflow_dispatch",
-                "main",
-                "completed",
-                Some("failure"),
-            )],
-            1.0,
-            (REJECTED, STRONG, "workflow_failed"),
-        ),
-        case(
-            "no run id: a run on another ref does not match",
-            by_name("ci.yml", Some("release")),
-            vec![run9(0.05, "completed", Some("success"))],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "no run id: a push-triggered run does not match",
-            by_name("ci.yml", None),
-            vec![run_obs(
-                0.05,
-                4,
-                "ci.yml",
-                "push",
-                "main",
-                "completed",
-                Some("success"),
-            )],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "no run id: a run started before the dispatch does not match",
-            by_name("ci.yml", None),
-            vec![run9(-0.5, "completed", Some("success"))],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "no run id: a run first seen 11 minutes later does not match",
-            by_name("ci.yml", None),
-            vec![run9(11.0 / 60.0, "completed", Some("success"))],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "no matching run after 24h",
-            by_name("ci.yml", None),
-            vec![],
-            25.0,
-            (UNKNOWN, NONE, "missing_run_id"),
-        ),
-        case(
-            "no run id and no workflow: the record lacks its correlation (rule 1)",
-            record("dispatch_workflow").no_target(),
-            vec![],
-            1.0,
-            (UNKNOWN, NONE, "missing_execution_state"),
-        ),
-    ]);
+    run_with(
+        by_run_id(),
+        1.0,
+        vec![
+            row(
+                "run completed successfully",
+                vec![
+                    run9(0.0, "requested", None),
+                    run9(0.2, "completed", Some("success")),
+                ],
+                (ACCEPTED, STRONG, "workflow_success"),
+            ),
+            row(
+                "run failed",
+                vec![run9(0.2, "completed", Some("failure"))],
+                (REJECTED, STRONG, "workflow_failed"),
+            ),
+            row(
+                "run cancelled",
+                vec![run9(0.2, "completed", Some("cancelled"))],
+                (REJECTED, STRONG, "workflow_failed"),
+            ),
+            row(
+                "run timed out",
+                vec![run9(0.2, "completed", Some("timed_out"))],
+                (REJECTED, STRONG, "workflow_failed"),
+            ),
+            row(
+                "run still in progress",
+                vec![run9(0.1, "in_progress", None)],
+                (PENDING, MEDIUM, "workflow_pending"),
+            ),
+            row(
+                "success after the as-of time is not seen yet",
+                vec![
+                    run9(0.1, "in_progress", None),
+                    run9(5.0, "completed", Some("success")),
+                ],
+                (PENDING, MEDIUM, "workflow_pending"),
+            ),
+            row(
+                "skipped run had no effect",
+                vec![run9(0.2, "completed", Some("skipped"))],
+                (IGNORED, WEAK, "workflow_no_effect"),
+            ),
+            row(
+                "run id known, nothing seen yet",
+                vec![],
+                (PENDING, WEAK, "workflow_pending"),
+            ),
+            row(
+                "run id known, nothing seen after a day",
+                vec![],
+                (UNKNOWN, NONE, "target_unobserved"),
+            )
+            .at(25.0),
+            row(
+                "no run id: matched by workflow, ref and time",
+                vec![run9(0.05, "completed", Some("success"))],
+                (ACCEPTED, STRONG, "workflow_success"),
+            )
+            .on(by_name("ci.yml", Some("main"))),
+            row(
+                "no run id: bare gh-aw name matches the lock file",
+                vec![run_obs(
+                    0.05,
+                    3,
+                    "worker.lock.yml",
+                    "workflow_dispatch",
+                    "main",
+                    "completed",
+                    Some("failure"),
+                )],
+                (REJECTED, STRONG, "workflow_failed"),
+            )
+            .on(by_name("worker", Some("main"))),
+            row(
+                "no run id: a run on another ref does not match",
+                vec![run9(0.05, "completed", Some("success"))],
+                (PENDING, WEAK, "workflow_pending"),
+            )
+            .on(by_name("ci.yml", Some("release"))),
+            row(
+                "no run id: a push-triggered run does not match",
+                vec![run_obs(
+                    0.05,
+                    4,
+                    "ci.yml",
+                    "push",
+                    "main",
+                    "completed",
+                    Some("success"),
+                )],
+                (PENDING, WEAK, "workflow_pending"),
+            )
+            .on(by_name("ci.yml", None)),
+            row(
+                "no run id: a run started before the dispatch does not match",
+                vec![run9(-0.5, "completed", Some("success"))],
+                (PENDING, WEAK, "workflow_pending"),
+            )
+            .on(by_name("ci.yml", None)),
+            row(
+                "no run id: a run first seen 11 minutes later does not match",
+                vec![run9(11.0 / 60.0, "completed", Some("success"))],
+                (PENDING, WEAK, "workflow_pending"),
+            )
+            .on(by_name("ci.yml", None)),
+            row(
+                "no matching run after 24h",
+                vec![],
+                (UNKNOWN, NONE, "missing_run_id"),
+            )
+            .on(by_name("ci.yml", None))
+            .at(25.0),
+            row(
+                "no run id and no workflow: the record lacks its correlation (rule 1)",
+                vec![],
+                (UNKNOWN, NONE, "missing_execution_state"),
+            )
+            .on(record("dispatch_workflow").no_target()),
+        ],
+    );
 }
 
 #[test]
@@ -282,38 +262,36 @@ fn call_workflow_table() {
         || record("call_workflow").target(Target::named(REPO, TargetKind::Workflow, "worker"));
     let mut by_id = Target::named(REPO, TargetKind::WorkflowRun, "worker");
     by_id.id = Some(9);
-    run(vec![
-        case(
-            "by run id, success",
-            record("call_workflow")
+    run_with(
+        named(),
+        1.0,
+        vec![
+            row(
+                "by run id, success",
+                vec![run9(0.2, "completed", Some("success"))],
+                (ACCEPTED, STRONG, "workflow_success"),
+            )
+            .on(record("call_workflow")
                 .target(by_id.clone())
-                .meta("run_id", json!(9)),
-            vec![run9(0.2, "completed", Some("success"))],
-            1.0,
-            (ACCEPTED, STRONG, "workflow_success"),
-        ),
-        case(
-            "caller run succeeded",
-            named(),
-            vec![caller("success")],
-            1.0,
-            (ACCEPTED, MEDIUM, "workflow_success"),
-        ),
-        case(
-            "caller run failed",
-            named(),
-            vec![caller("failure")],
-            1.0,
-            (REJECTED, MEDIUM, "workflow_failed"),
-        ),
-        case(
-            "nothing seen after a day",
-            named(),
-            vec![],
-            25.0,
-            (UNKNOWN, NONE, "missing_run_id"),
-        ),
-    ]);
+                .meta("run_id", json!(9))),
+            row(
+                "caller run succeeded",
+                vec![caller("success")],
+                (ACCEPTED, MEDIUM, "workflow_success"),
+            ),
+            row(
+                "caller run failed",
+                vec![caller("failure")],
+                (REJECTED, MEDIUM, "workflow_failed"),
+            ),
+            row(
+                "nothing seen after a day",
+                vec![],
+                (UNKNOWN, NONE, "missing_run_id"),
+            )
+            .at(25.0),
+        ],
+    );
     let e = eval(&named(), vec![caller("success")], 1.0);
     assert_eq!(e.details["correlation"], "caller_run");
     assert_eq!(e.confidence, Confidence::Low);
@@ -331,39 +309,36 @@ fn dispatch_repository_table() {
     let rd = |h: f64, id: u64, wf: &str, status: &str, c: Option<&str>| {
         run_obs(h, id, wf, "repository_dispatch", "main", status, c)
     };
-    run(vec![
-        case(
-            "the dispatched run succeeded",
-            r(),
-            vec![rd(0.05, 1, "deploy.yml", "completed", Some("success"))],
-            1.0,
-            (ACCEPTED, STRONG, "workflow_success"),
-        ),
-        case(
-            "one of two listening workflows failed",
-            r(),
-            vec![
-                rd(0.05, 1, "deploy.yml", "completed", Some("success")),
-                rd(0.06, 2, "notify.yml", "completed", Some("failure")),
-            ],
-            1.0,
-            (REJECTED, STRONG, "workflow_failed"),
-        ),
-        case(
-            "still running",
-            r(),
-            vec![rd(0.05, 1, "deploy.yml", "in_progress", None)],
-            1.0,
-            (PENDING, MEDIUM, "workflow_pending"),
-        ),
-        case(
-            "an earlier dispatch's run does not count",
-            r(),
-            vec![rd(-2.0, 1, "deploy.yml", "completed", Some("success"))],
-            25.0,
-            (UNKNOWN, NONE, "missing_run_id"),
-        ),
-    ]);
+    run_with(
+        r(),
+        1.0,
+        vec![
+            row(
+                "the dispatched run succeeded",
+                vec![rd(0.05, 1, "deploy.yml", "completed", Some("success"))],
+                (ACCEPTED, STRONG, "workflow_success"),
+            ),
+            row(
+                "one of two listening workflows failed",
+                vec![
+                    rd(0.05, 1, "deploy.yml", "completed", Some("success")),
+                    rd(0.06, 2, "notify.yml", "completed", Some("failure")),
+                ],
+                (REJECTED, STRONG, "workflow_failed"),
+            ),
+            row(
+                "still running",
+                vec![rd(0.05, 1, "deploy.yml", "in_progress", None)],
+                (PENDING, MEDIUM, "workflow_pending"),
+            ),
+            row(
+                "an earlier dispatch's run does not count",
+                vec![rd(-2.0, 1, "deploy.yml", "completed", Some("success"))],
+                (UNKNOWN, NONE, "missing_run_id"),
+            )
+            .at(25.0),
+        ],
+    );
     let e = eval(
         &r(),
         vec![rd(0.05, 1, "deploy.yml", "completed", Some("success"))],
@@ -407,73 +382,62 @@ fn create_check_run_table() {
             },
         )
     };
-    run(vec![
-        case(
-            "passing check, PR merged",
-            r(),
-            vec![check(0.0, 55, "success"), merge(5.0, human("alice"))],
-            24.0,
-            (ACCEPTED, MEDIUM, "check_retained_and_merged"),
-        ),
-        case(
-            "failing check, PR merged anyway",
-            r(),
-            vec![check(0.0, 55, "failure"), merge(5.0, human("alice"))],
-            24.0,
-            (REJECTED, MEDIUM, "merged_over_failing_check"),
-        ),
-        case(
-            "re-requested by a human",
-            r(),
-            vec![check(-0.01, 55, "failure"), rerequest(-0.01, human("bob"))],
-            24.0,
-            (REJECTED, MEDIUM, "check_rerequested"),
-        ),
-        case(
-            "re-requested by a bot is no verdict",
-            r(),
-            vec![check(0.0, 55, "failure"), rerequest(1.0, bot("ci[bot]"))],
-            24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-        case(
-            "superseded by a later check of the same name",
-            r(),
-            vec![check(0.0, 55, "failure"), check(2.0, 56, "success")],
-            24.0,
-            (IGNORED, WEAK, "check_superseded"),
-        ),
-        case(
-            "failing check, PR closed unmerged by a human",
-            r(),
-            vec![
-                check(0.0, 55, "failure"),
-                obs(3.0, human("alice"), K::Closed).snap(snapshot("closed")),
-            ],
-            24.0,
-            (ACCEPTED, MEDIUM, "check_upheld"),
-        ),
-        case(
-            "check exists, PR open",
-            r(),
-            vec![
-                check(0.0, 55, "success"),
-                obs(1.0, human("bob"), comment(3)).snap(open()),
-            ],
-            24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-        unobserved_case("check never seen", r()),
-        case(
-            "no id: matched by the recorded name",
-            record("create_check_run")
+    run_with(
+        r(),
+        24.0,
+        vec![
+            row(
+                "passing check, PR merged",
+                vec![check(0.0, 55, "success"), merge(5.0, human("alice"))],
+                (ACCEPTED, MEDIUM, "check_retained_and_merged"),
+            ),
+            row(
+                "failing check, PR merged anyway",
+                vec![check(0.0, 55, "failure"), merge(5.0, human("alice"))],
+                (REJECTED, MEDIUM, "merged_over_failing_check"),
+            ),
+            row(
+                "re-requested by a human",
+                vec![check(-0.01, 55, "failure"), rerequest(-0.01, human("bob"))],
+                (REJECTED, MEDIUM, "check_rerequested"),
+            ),
+            row(
+                "re-requested by a bot is no verdict",
+                vec![check(0.0, 55, "failure"), rerequest(1.0, bot("ci[bot]"))],
+                (PENDING, WEAK, "target_exists_only"),
+            ),
+            row(
+                "superseded by a later check of the same name",
+                vec![check(0.0, 55, "failure"), check(2.0, 56, "success")],
+                (IGNORED, WEAK, "check_superseded"),
+            ),
+            row(
+                "failing check, PR closed unmerged by a human",
+                vec![
+                    check(0.0, 55, "failure"),
+                    obs(3.0, human("alice"), K::Closed).snap(snapshot("closed")),
+                ],
+                (ACCEPTED, MEDIUM, "check_upheld"),
+            ),
+            row(
+                "check exists, PR open",
+                vec![
+                    check(0.0, 55, "success"),
+                    obs(1.0, human("bob"), comment(3)).snap(open()),
+                ],
+                (PENDING, WEAK, "target_exists_only"),
+            ),
+            unobserved_case("check never seen", r()),
+            row(
+                "no id: matched by the recorded name",
+                vec![check(0.0, 77, "success")],
+                (PENDING, WEAK, "target_exists_only"),
+            )
+            .on(record("create_check_run")
                 .target(Target::named(REPO, TargetKind::Commit, "abc1234"))
-                .extra("name", json!("agent-review")),
-            vec![check(0.0, 77, "success")],
-            24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-    ]);
+                .extra("name", json!("agent-review"))),
+        ],
+    );
 }
 
 /// An approval of run 9 (e.g. a fork PR's run waiting for approval).
@@ -486,52 +450,48 @@ fn approval() -> crate::model::ExecutionRecord {
 
 #[test]
 fn approve_workflow_run_table() {
-    run(vec![
-        case(
-            "the approved run completed (whatever its result)",
-            approval(),
-            vec![run9(0.5, "completed", Some("failure"))],
-            1.0,
-            (ACCEPTED, MEDIUM, "run_proceeded"),
-        ),
-        case(
-            "the approved run was cancelled",
-            approval(),
-            vec![run9(0.5, "completed", Some("cancelled"))],
-            1.0,
-            (REJECTED, MEDIUM, "workflow_cancelled"),
-        ),
-        case(
-            "the approved run is still going",
-            approval(),
-            vec![run9(0.5, "in_progress", None)],
-            1.0,
-            (PENDING, WEAK, "workflow_pending"),
-        ),
-        case(
-            "another run completing says nothing",
-            approval(),
-            vec![run_obs(
-                0.5,
-                10,
-                "ci.yml",
-                "pull_request",
-                "main",
-                "completed",
-                Some("success"),
-            )],
-            30.0,
-            (UNKNOWN, NONE, "missing_run_id"),
-        ),
-        case(
-            "no record of which run",
-            crate::model::ExecutionRecord {
+    run_with(
+        approval(),
+        1.0,
+        vec![
+            row(
+                "the approved run completed (whatever its result)",
+                vec![run9(0.5, "completed", Some("failure"))],
+                (ACCEPTED, MEDIUM, "run_proceeded"),
+            ),
+            row(
+                "the approved run was cancelled",
+                vec![run9(0.5, "completed", Some("cancelled"))],
+                (REJECTED, MEDIUM, "workflow_cancelled"),
+            ),
+            row(
+                "the approved run is still going",
+                vec![run9(0.5, "in_progress", None)],
+                (PENDING, WEAK, "workflow_pending"),
+            ),
+            row(
+                "another run completing says nothing",
+                vec![run_obs(
+                    0.5,
+                    10,
+                    "ci.yml",
+                    "pull_request",
+                    "main",
+                    "completed",
+                    Some("success"),
+                )],
+                (UNKNOWN, NONE, "missing_run_id"),
+            )
+            .at(30.0),
+            row(
+                "no record of which run",
+                vec![],
+                (UNKNOWN, NONE, "missing_execution_state"),
+            )
+            .on(crate::model::ExecutionRecord {
                 target: None,
                 ..record("approve_workflow_run")
-            },
-            vec![],
-            1.0,
-            (UNKNOWN, NONE, "missing_execution_state"),
-        ),
-    ]);
+            }),
+        ],
+    );
 }

@@ -291,147 +291,123 @@ mod tests {
     fn create_pull_request_review_comment_table() {
         let r = || record("create_pull_request_review_comment").target(target(OURS));
         let ours = || created(-0.01, workflow_actor(), OURS, None);
-        run(vec![
-            case(
-                "thread resolved by a human",
-                r(),
-                vec![ours(), resolved(3.0, human("alice"), &[OURS])],
-                24.0,
-                (ACCEPTED, STRONG, "thread_resolved"),
-            ),
-            case(
-                "resolved after a human reply: resolution is stronger",
-                r(),
-                vec![
-                    ours(),
-                    created(2.0, human("alice"), 501, Some(OURS)),
-                    resolved(3.0, human("alice"), &[OURS, 501]),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "thread_resolved"),
-            ),
-            case(
-                "resolved by the workflow itself is not evidence",
-                r(),
-                vec![ours(), resolved(3.0, workflow_actor(), &[OURS])],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "resolved then unresolved by a human",
-                r(),
-                vec![
-                    ours(),
-                    resolved(3.0, human("alice"), &[OURS]),
-                    unresolved(4.0, human("bob"), &[OURS]),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "a different thread resolved",
-                r(),
-                vec![ours(), resolved(3.0, human("alice"), &[777])],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "human reply",
-                r(),
-                vec![ours(), created(2.0, human("alice"), 501, Some(OURS))],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "bot reply only",
-                r(),
-                vec![ours(), created(2.0, bot("ci[bot]"), 501, Some(OURS))],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "human comment on another thread is not a reply",
-                r(),
-                vec![ours(), created(2.0, human("alice"), 601, None)],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "deleted by a human",
-                r(),
-                vec![ours(), deleted(2.0, human("alice"), OURS)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "deleted by the workflow",
-                r(),
-                vec![ours(), deleted(2.0, workflow_actor(), OURS)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "minimized by a human",
-                r().target({
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "thread resolved by a human",
+                    vec![ours(), resolved(3.0, human("alice"), &[OURS])],
+                    (ACCEPTED, STRONG, "thread_resolved"),
+                ),
+                row(
+                    "resolved after a human reply: resolution is stronger",
+                    vec![
+                        ours(),
+                        created(2.0, human("alice"), 501, Some(OURS)),
+                        resolved(3.0, human("alice"), &[OURS, 501]),
+                    ],
+                    (ACCEPTED, STRONG, "thread_resolved"),
+                ),
+                row(
+                    "resolved by the workflow itself is not evidence",
+                    vec![ours(), resolved(3.0, workflow_actor(), &[OURS])],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "resolved then unresolved by a human",
+                    vec![
+                        ours(),
+                        resolved(3.0, human("alice"), &[OURS]),
+                        unresolved(4.0, human("bob"), &[OURS]),
+                    ],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "a different thread resolved",
+                    vec![ours(), resolved(3.0, human("alice"), &[777])],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "human reply",
+                    vec![ours(), created(2.0, human("alice"), 501, Some(OURS))],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "bot reply only",
+                    vec![ours(), created(2.0, bot("ci[bot]"), 501, Some(OURS))],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "human comment on another thread is not a reply",
+                    vec![ours(), created(2.0, human("alice"), 601, None)],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "deleted by a human",
+                    vec![ours(), deleted(2.0, human("alice"), OURS)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "deleted by the workflow",
+                    vec![ours(), deleted(2.0, workflow_actor(), OURS)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "minimized by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::CommentMinimized {
+                                comment_node_id: "PRRC_500".into(),
+                                reason: Some("off-topic".into()),
+                            },
+                        ),
+                    ],
+                    (REJECTED, STRONG, "minimized"),
+                )
+                .on(r().target({
                     let mut t = target(OURS);
                     t.node_id = Some("PRRC_500".into());
                     t
-                }),
-                vec![
-                    ours(),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::CommentMinimized {
-                            comment_node_id: "PRRC_500".into(),
-                            reason: Some("off-topic".into()),
-                        },
-                    ),
-                ],
-                24.0,
-                (REJECTED, STRONG, "minimized"),
-            ),
-            case(
-                "PR merged with no reply or resolution",
-                r(),
-                vec![ours(), merge(30.0)],
-                48.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "PR closed with no reply or resolution",
-                r(),
-                vec![
-                    ours(),
-                    obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                ],
-                48.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "PR open, thread unresolved",
-                r(),
-                vec![ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "reply after the as-of time is not seen",
-                r(),
-                vec![ours(), created(30.0, human("alice"), 501, Some(OURS))],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            unobserved_case("nothing observed", r()),
-            case(
-                "no comment id",
-                record("create_pull_request_review_comment"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            no_target_case(r()),
-        ]);
+                })),
+                row(
+                    "PR merged with no reply or resolution",
+                    vec![ours(), merge(30.0)],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(48.0),
+                row(
+                    "PR closed with no reply or resolution",
+                    vec![
+                        ours(),
+                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
+                    ],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(48.0),
+                row(
+                    "PR open, thread unresolved",
+                    vec![ours()],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "reply after the as-of time is not seen",
+                    vec![ours(), created(30.0, human("alice"), 501, Some(OURS))],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                unobserved_case("nothing observed", r()),
+                row(
+                    "no comment id",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("create_pull_request_review_comment")),
+                no_target_case(r()),
+            ],
+        );
     }
 
     #[test]
@@ -450,99 +426,83 @@ mod tests {
         };
         let root = || created(-5.0, human("alice"), ROOT, None);
         let ours = || created(-0.01, workflow_actor(), OURS, Some(ROOT));
-        run(vec![
-            case(
-                "thread resolved by a human after the reply",
-                r(),
-                vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT, OURS])],
-                24.0,
-                (ACCEPTED, STRONG, "thread_resolved"),
-            ),
-            case(
-                "resolution known only by the root comment's id",
-                r(),
-                vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT])],
-                24.0,
-                (ACCEPTED, STRONG, "thread_resolved"),
-            ),
-            case(
-                "reply id unknown, thread resolved by a human",
-                r_root(),
-                vec![root(), resolved(3.0, human("alice"), &[ROOT, OURS])],
-                24.0,
-                (ACCEPTED, STRONG, "thread_resolved"),
-            ),
-            case(
-                "human continues the thread",
-                r(),
-                vec![
-                    root(),
-                    ours(),
-                    created(2.0, human("alice"), 502, Some(ROOT)),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "human answers our reply directly",
-                r(),
-                vec![root(), ours(), created(2.0, human("bob"), 502, Some(OURS))],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "reply id unknown, human continues the thread",
-                r_root(),
-                vec![root(), created(2.0, human("alice"), 502, Some(ROOT))],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "human comment in the thread before our reply is not a response",
-                r(),
-                vec![root(), created(-3.0, human("bob"), 450, Some(ROOT)), ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "reply deleted by a human",
-                r(),
-                vec![root(), ours(), deleted(2.0, human("alice"), OURS)],
-                24.0,
-                (REJECTED, STRONG, "deleted"),
-            ),
-            case(
-                "the root deleted is not our reply deleted",
-                r(),
-                vec![root(), ours(), deleted(2.0, human("alice"), ROOT)],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "PR closed without action",
-                r(),
-                vec![
-                    root(),
-                    ours(),
-                    obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                ],
-                48.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "PR open",
-                r(),
-                vec![root(), ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_reply"),
-            ),
-            case(
-                "neither id known",
-                record("reply_to_pull_request_review_comment"),
-                vec![root()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "thread resolved by a human after the reply",
+                    vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT, OURS])],
+                    (ACCEPTED, STRONG, "thread_resolved"),
+                ),
+                row(
+                    "resolution known only by the root comment's id",
+                    vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT])],
+                    (ACCEPTED, STRONG, "thread_resolved"),
+                ),
+                row(
+                    "reply id unknown, thread resolved by a human",
+                    vec![root(), resolved(3.0, human("alice"), &[ROOT, OURS])],
+                    (ACCEPTED, STRONG, "thread_resolved"),
+                )
+                .on(r_root()),
+                row(
+                    "human continues the thread",
+                    vec![
+                        root(),
+                        ours(),
+                        created(2.0, human("alice"), 502, Some(ROOT)),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "human answers our reply directly",
+                    vec![root(), ours(), created(2.0, human("bob"), 502, Some(OURS))],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "reply id unknown, human continues the thread",
+                    vec![root(), created(2.0, human("alice"), 502, Some(ROOT))],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                )
+                .on(r_root()),
+                row(
+                    "human comment in the thread before our reply is not a response",
+                    vec![root(), created(-3.0, human("bob"), 450, Some(ROOT)), ours()],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "reply deleted by a human",
+                    vec![root(), ours(), deleted(2.0, human("alice"), OURS)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "the root deleted is not our reply deleted",
+                    vec![root(), ours(), deleted(2.0, human("alice"), ROOT)],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "PR closed without action",
+                    vec![
+                        root(),
+                        ours(),
+                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
+                    ],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(48.0),
+                row(
+                    "PR open",
+                    vec![root(), ours()],
+                    (PENDING, WEAK, "awaiting_reply"),
+                ),
+                row(
+                    "neither id known",
+                    vec![root()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("reply_to_pull_request_review_comment")),
+            ],
+        );
     }
 }

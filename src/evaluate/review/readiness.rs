@@ -187,117 +187,100 @@ mod tests {
     #[test]
     fn mark_pull_request_as_ready_for_review_table() {
         let r = || record("mark_pull_request_as_ready_for_review");
-        run(vec![
-            case(
-                "reviewed by a human after mark-ready",
-                r(),
-                vec![
-                    ready(),
-                    obs(3.0, human("alice"), review(1, "approved")).snap(open()),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "reviewed"),
-            ),
-            case(
-                "review at the same instant is not a follow-up",
-                r(),
-                vec![
-                    ready(),
-                    obs(0.0, human("alice"), review(1, "approved")).snap(open()),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "reviewed by a bot only",
-                r(),
-                vec![
-                    ready(),
-                    obs(3.0, bot("copilot[bot]"), review(1, "commented")).snap(open()),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "merged after mark-ready",
-                r(),
-                vec![ready(), merge(30.0, human("carol"))],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "converted back to draft by a human",
-                r(),
-                vec![
-                    ready(),
-                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                ],
-                24.0,
-                (REJECTED, STRONG, "converted_to_draft"),
-            ),
-            case(
-                "converted to draft by the workflow is not a verdict",
-                r(),
-                vec![
-                    ready(),
-                    obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(open()),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "reviewed, then converted to draft by a human",
-                r(),
-                vec![
-                    ready(),
-                    obs(2.0, human("alice"), review(1, "changes_requested")).snap(open()),
-                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                ],
-                24.0,
-                (REJECTED, STRONG, "converted_to_draft"),
-            ),
-            case(
-                "converted to draft, later merged",
-                r(),
-                vec![
-                    ready(),
-                    obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                    merge(40.0, human("carol")),
-                ],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "closed unmerged with no review",
-                r(),
-                vec![ready(), close(5.0, human("carol"))],
-                24.0,
-                (REJECTED, MEDIUM, "closed_without_merge"),
-            ),
-            case(
-                "closed by a bot",
-                r(),
-                vec![ready(), close(5.0, bot("stale[bot]"))],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "open with no review after 7 days",
-                r(),
-                vec![ready()],
-                7.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "open with no review yet",
-                r(),
-                vec![ready()],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            unobserved_case("nothing observed", r()),
-            no_target_case(r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "reviewed by a human after mark-ready",
+                    vec![
+                        ready(),
+                        obs(3.0, human("alice"), review(1, "approved")).snap(open()),
+                    ],
+                    (ACCEPTED, STRONG, "reviewed"),
+                ),
+                row(
+                    "review at the same instant is not a follow-up",
+                    vec![
+                        ready(),
+                        obs(0.0, human("alice"), review(1, "approved")).snap(open()),
+                    ],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "reviewed by a bot only",
+                    vec![
+                        ready(),
+                        obs(3.0, bot("copilot[bot]"), review(1, "commented")).snap(open()),
+                    ],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "merged after mark-ready",
+                    vec![ready(), merge(30.0, human("carol"))],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(48.0),
+                row(
+                    "converted back to draft by a human",
+                    vec![
+                        ready(),
+                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                    ],
+                    (REJECTED, STRONG, "converted_to_draft"),
+                ),
+                row(
+                    "converted to draft by the workflow is not a verdict",
+                    vec![
+                        ready(),
+                        obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(open()),
+                    ],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "reviewed, then converted to draft by a human",
+                    vec![
+                        ready(),
+                        obs(2.0, human("alice"), review(1, "changes_requested")).snap(open()),
+                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                    ],
+                    (REJECTED, STRONG, "converted_to_draft"),
+                ),
+                row(
+                    "converted to draft, later merged",
+                    vec![
+                        ready(),
+                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
+                        merge(40.0, human("carol")),
+                    ],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(48.0),
+                row(
+                    "closed unmerged with no review",
+                    vec![ready(), close(5.0, human("carol"))],
+                    (REJECTED, MEDIUM, "closed_without_merge"),
+                ),
+                row(
+                    "closed by a bot",
+                    vec![ready(), close(5.0, bot("stale[bot]"))],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "open with no review after 7 days",
+                    vec![ready()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(7.0 * 24.0),
+                row(
+                    "open with no review yet",
+                    vec![ready()],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                unobserved_case("nothing observed", r()),
+                no_target_case(r()),
+            ],
+        );
     }
 
     #[test]
@@ -315,65 +298,57 @@ mod tests {
                 },
             )
         };
-        run(vec![
-            case(
-                "merged and not reverted after 24h",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "merged, window not passed",
-                r(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "merged"),
-            ),
-            case(
-                "merged by a human",
-                r(),
-                vec![merge(0.5, human("carol"))],
-                2.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "merged then reverted",
-                r(),
-                vec![ours(), revert(30.0, true)],
-                48.0,
-                (REJECTED, STRONG, "accepted_then_reverted"),
-            ),
-            case(
-                "revert proposed, not landed",
-                r(),
-                vec![ours(), revert(30.0, false)],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "still open: the merge failed",
-                r(),
-                vec![obs(-1.0, human("alice"), K::Opened).snap(open())],
-                24.0,
-                (UNKNOWN, WEAK, "merge_not_observed"),
-            ),
-            case(
-                "closed unmerged",
-                r(),
-                vec![close(3.0, human("carol"))],
-                24.0,
-                (UNKNOWN, WEAK, "closed_without_merge"),
-            ),
-            case(
-                "PR deleted",
-                r(),
-                vec![ours(), obs(3.0, human("carol"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("nothing observed", r()),
-            no_target_case(r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "merged and not reverted after 24h",
+                    vec![ours()],
+                    (ACCEPTED, STRONG, "merged"),
+                ),
+                row(
+                    "merged, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "merged"),
+                )
+                .at(2.0),
+                row(
+                    "merged by a human",
+                    vec![merge(0.5, human("carol"))],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(2.0),
+                row(
+                    "merged then reverted",
+                    vec![ours(), revert(30.0, true)],
+                    (REJECTED, STRONG, "accepted_then_reverted"),
+                )
+                .at(48.0),
+                row(
+                    "revert proposed, not landed",
+                    vec![ours(), revert(30.0, false)],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(48.0),
+                row(
+                    "still open: the merge failed",
+                    vec![obs(-1.0, human("alice"), K::Opened).snap(open())],
+                    (UNKNOWN, WEAK, "merge_not_observed"),
+                ),
+                row(
+                    "closed unmerged",
+                    vec![close(3.0, human("carol"))],
+                    (UNKNOWN, WEAK, "closed_without_merge"),
+                ),
+                row(
+                    "PR deleted",
+                    vec![ours(), obs(3.0, human("carol"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("nothing observed", r()),
+                no_target_case(r()),
+            ],
+        );
     }
 }

@@ -292,210 +292,183 @@ mod tests {
         let team =
             || record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
         let asked = || requested_obs(-0.01, Some("alice"), None);
-        run(vec![
-            case(
-                "requested reviewer approved",
-                users(),
-                vec![asked(), reviewed(3.0, human("alice"), "approved")],
-                24.0,
-                (ACCEPTED, STRONG, "review_approved"),
-            ),
-            case(
-                "requested reviewer requested changes",
-                users(),
-                vec![asked(), reviewed(3.0, human("alice"), "changes_requested")],
-                24.0,
-                (ACCEPTED, STRONG, "review_submitted"),
-            ),
-            case(
-                "reviewers from the tool arguments",
-                record("add_reviewer").extra("reviewers", json!("@alice, bob")),
-                vec![asked(), reviewed(3.0, human("bob"), "commented")],
-                24.0,
-                (ACCEPTED, STRONG, "review_submitted"),
-            ),
-            case(
-                "requested reviewer commented on the PR",
-                users(),
-                vec![asked(), obs(3.0, human("alice"), comment(9)).snap(open())],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "requested reviewer commented on the diff",
-                users(),
-                vec![
-                    asked(),
-                    obs(
-                        3.0,
-                        human("alice"),
-                        K::ReviewCommentCreated {
-                            comment_id: 9,
-                            in_reply_to: None,
-                            review_id: None,
-                            path: None,
-                            agent_marker: false,
-                        },
-                    ),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "request removed by a human",
-                users(),
-                vec![asked(), removed(3.0, human("carol"), Some("alice"), None)],
-                24.0,
-                (REJECTED, MEDIUM, "review_request_removed"),
-            ),
-            case(
-                "request removed by a bot is not a verdict",
-                users(),
-                vec![asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "another reviewer's request removed",
-                users(),
-                vec![asked(), removed(3.0, human("carol"), Some("zed"), None)],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "review before the request does not count",
-                users(),
-                vec![reviewed(-2.0, human("alice"), "approved"), asked()],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "team request, someone reviewed",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    reviewed(3.0, human("frank"), "approved"),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "team_membership_unverified"),
-            ),
-            case(
-                "team request, a team member reviewed",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    member(1.0, "frank", true),
-                    reviewed(3.0, human("frank"), "approved"),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "review_approved"),
-            ),
-            case(
-                "team request, a team member commented",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    member(1.0, "frank", true),
-                    obs(3.0, human("frank"), comment(9)).snap(open()),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "team request, the reviewer is not a member",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    member(1.0, "frank", false),
-                    reviewed(3.0, human("frank"), "approved"),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "team request, the latest answer counts",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    member(1.0, "frank", false),
-                    member(2.0, "frank", true),
-                    reviewed(3.0, human("frank"), "approved"),
-                ],
-                24.0,
-                (ACCEPTED, STRONG, "review_approved"),
-            ),
-            case(
-                "team request, membership of another team says nothing",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    obs(
-                        1.0,
-                        None,
-                        K::TeamMember {
-                            org: "acme".into(),
-                            team: "web".into(),
-                            login: "frank".into(),
-                            member: true,
-                        },
-                    ),
-                    reviewed(3.0, human("frank"), "approved"),
-                ],
-                24.0,
-                (UNKNOWN, WEAK, "team_membership_unverified"),
-            ),
-            case(
-                "team request removed by a human",
-                team(),
-                vec![
-                    requested_obs(-0.01, None, Some("infra")),
-                    removed(3.0, human("carol"), None, Some("infra")),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "review_request_removed"),
-            ),
-            case(
-                "user review by someone else, no team requested",
-                users(),
-                vec![asked(), reviewed(3.0, human("frank"), "approved")],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "merged without the reviewer acting",
-                users(),
-                vec![
-                    asked(),
-                    obs(30.0, human("carol"), K::Closed).snap(merged(human("carol"))),
-                ],
-                48.0,
-                (IGNORED, WEAK, "review_missing"),
-            ),
-            case(
-                "closed unmerged without the reviewer acting",
-                users(),
-                vec![
-                    asked(),
-                    obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                ],
-                48.0,
-                (IGNORED, WEAK, "review_missing"),
-            ),
-            case(
-                "still open",
-                users(),
-                vec![asked()],
-                24.0,
-                (PENDING, WEAK, "awaiting_review"),
-            ),
-            case(
-                "nobody named",
-                record("add_reviewer"),
-                vec![asked()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            unobserved_case("nothing observed", users()),
-        ]);
+        run_with(
+            users(),
+            24.0,
+            vec![
+                row(
+                    "requested reviewer approved",
+                    vec![asked(), reviewed(3.0, human("alice"), "approved")],
+                    (ACCEPTED, STRONG, "review_approved"),
+                ),
+                row(
+                    "requested reviewer requested changes",
+                    vec![asked(), reviewed(3.0, human("alice"), "changes_requested")],
+                    (ACCEPTED, STRONG, "review_submitted"),
+                ),
+                row(
+                    "reviewers from the tool arguments",
+                    vec![asked(), reviewed(3.0, human("bob"), "commented")],
+                    (ACCEPTED, STRONG, "review_submitted"),
+                )
+                .on(record("add_reviewer").extra("reviewers", json!("@alice, bob"))),
+                row(
+                    "requested reviewer commented on the PR",
+                    vec![asked(), obs(3.0, human("alice"), comment(9)).snap(open())],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "requested reviewer commented on the diff",
+                    vec![
+                        asked(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            K::ReviewCommentCreated {
+                                comment_id: 9,
+                                in_reply_to: None,
+                                review_id: None,
+                                path: None,
+                                agent_marker: false,
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                ),
+                row(
+                    "request removed by a human",
+                    vec![asked(), removed(3.0, human("carol"), Some("alice"), None)],
+                    (REJECTED, MEDIUM, "review_request_removed"),
+                ),
+                row(
+                    "request removed by a bot is not a verdict",
+                    vec![asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "another reviewer's request removed",
+                    vec![asked(), removed(3.0, human("carol"), Some("zed"), None)],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "review before the request does not count",
+                    vec![reviewed(-2.0, human("alice"), "approved"), asked()],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "team request, someone reviewed",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        reviewed(3.0, human("frank"), "approved"),
+                    ],
+                    (UNKNOWN, WEAK, "team_membership_unverified"),
+                )
+                .on(team()),
+                row(
+                    "team request, a team member reviewed",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        member(1.0, "frank", true),
+                        reviewed(3.0, human("frank"), "approved"),
+                    ],
+                    (ACCEPTED, STRONG, "review_approved"),
+                )
+                .on(team()),
+                row(
+                    "team request, a team member commented",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        member(1.0, "frank", true),
+                        obs(3.0, human("frank"), comment(9)).snap(open()),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                )
+                .on(team()),
+                row(
+                    "team request, the reviewer is not a member",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        member(1.0, "frank", false),
+                        reviewed(3.0, human("frank"), "approved"),
+                    ],
+                    (PENDING, WEAK, "awaiting_review"),
+                )
+                .on(team()),
+                row(
+                    "team request, the latest answer counts",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        member(1.0, "frank", false),
+                        member(2.0, "frank", true),
+                        reviewed(3.0, human("frank"), "approved"),
+                    ],
+                    (ACCEPTED, STRONG, "review_approved"),
+                )
+                .on(team()),
+                row(
+                    "team request, membership of another team says nothing",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        obs(
+                            1.0,
+                            None,
+                            K::TeamMember {
+                                org: "acme".into(),
+                                team: "web".into(),
+                                login: "frank".into(),
+                                member: true,
+                            },
+                        ),
+                        reviewed(3.0, human("frank"), "approved"),
+                    ],
+                    (UNKNOWN, WEAK, "team_membership_unverified"),
+                )
+                .on(team()),
+                row(
+                    "team request removed by a human",
+                    vec![
+                        requested_obs(-0.01, None, Some("infra")),
+                        removed(3.0, human("carol"), None, Some("infra")),
+                    ],
+                    (REJECTED, MEDIUM, "review_request_removed"),
+                )
+                .on(team()),
+                row(
+                    "user review by someone else, no team requested",
+                    vec![asked(), reviewed(3.0, human("frank"), "approved")],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "merged without the reviewer acting",
+                    vec![
+                        asked(),
+                        obs(30.0, human("carol"), K::Closed).snap(merged(human("carol"))),
+                    ],
+                    (IGNORED, WEAK, "review_missing"),
+                )
+                .at(48.0),
+                row(
+                    "closed unmerged without the reviewer acting",
+                    vec![
+                        asked(),
+                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
+                    ],
+                    (IGNORED, WEAK, "review_missing"),
+                )
+                .at(48.0),
+                row(
+                    "still open",
+                    vec![asked()],
+                    (PENDING, WEAK, "awaiting_review"),
+                ),
+                row(
+                    "nobody named",
+                    vec![asked()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("add_reviewer")),
+                unobserved_case("nothing observed", users()),
+            ],
+        );
     }
 }

@@ -388,217 +388,189 @@ mod tests {
                 .meta("review_event", json!(event))
         };
         let ours = |state: &str| submitted(-0.01, workflow_actor(), OURS, state);
-        run(vec![
-            case(
-                "approved and merged",
-                r("APPROVE"),
-                vec![ours("approved"), merge(30.0)],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "changes requested, then human commits",
-                r("REQUEST_CHANGES"),
-                vec![ours("changes_requested"), pushed(5.0, human("alice"))],
-                24.0,
-                (ACCEPTED, MEDIUM, "changes_requested_addressed"),
-            ),
-            case(
-                "changes requested, then commits, then a human approval",
-                r("REQUEST_CHANGES"),
-                vec![
-                    ours("changes_requested"),
-                    pushed(5.0, human("alice")),
-                    submitted(6.0, human("bob"), 71, "approved"),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "changes_requested_addressed"),
-            ),
-            case(
-                "changes requested, commits by the workflow only",
-                r("REQUEST_CHANGES"),
-                vec![ours("changes_requested"), pushed(5.0, workflow_actor())],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "dismissed by a human",
-                r("APPROVE"),
-                vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
-                24.0,
-                (REJECTED, STRONG, "review_dismissed"),
-            ),
-            case(
-                "dismissed by someone unknown (API state without an actor)",
-                r("APPROVE"),
-                vec![ours("approved"), dismissed(3.0, None, OURS)],
-                24.0,
-                (REJECTED, MEDIUM, "review_dismissed"),
-            ),
-            case(
-                "dismissed by a bot is not a verdict",
-                r("APPROVE"),
-                vec![ours("approved"), dismissed(3.0, bot("policy[bot]"), OURS)],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "another review dismissed",
-                r("APPROVE"),
-                vec![ours("approved"), dismissed(3.0, human("bob"), 99)],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "approval contradicted by a human change request",
-                r("APPROVE"),
-                vec![
-                    ours("approved"),
-                    submitted(3.0, human("bob"), 71, "changes_requested"),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "review_contradicted"),
-            ),
-            case(
-                "contradiction wins over a later merge",
-                r("APPROVE"),
-                vec![
-                    ours("approved"),
-                    submitted(3.0, human("bob"), 71, "changes_requested"),
-                    merge(30.0),
-                ],
-                48.0,
-                (REJECTED, MEDIUM, "review_contradicted"),
-            ),
-            case(
-                "change request contradicted by a human approval without commits",
-                r("REQUEST_CHANGES"),
-                vec![
-                    ours("changes_requested"),
-                    submitted(3.0, human("bob"), 71, "approved"),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "review_contradicted"),
-            ),
-            case(
-                "a bot's opposite review is not a contradiction",
-                r("APPROVE"),
-                vec![
-                    ours("approved"),
-                    submitted(3.0, bot("lint[bot]"), 71, "changes_requested"),
-                ],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "human agrees: no contradiction",
-                r("APPROVE"),
-                vec![
-                    ours("approved"),
-                    submitted(3.0, human("bob"), 71, "approved"),
-                ],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "human replies to an inline comment of a comment-only review",
-                r("COMMENT"),
-                vec![
-                    ours("commented"),
-                    obs(
-                        -0.01,
-                        workflow_actor(),
-                        K::ReviewCommentCreated {
-                            comment_id: 800,
-                            in_reply_to: None,
-                            review_id: Some(OURS),
-                            path: None,
-                            agent_marker: true,
-                        },
-                    ),
-                    obs(
-                        2.0,
-                        human("alice"),
-                        K::ReviewCommentCreated {
-                            comment_id: 801,
-                            in_reply_to: Some(800),
-                            review_id: Some(72),
-                            path: None,
-                            agent_marker: false,
-                        },
-                    ),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "acted_on"),
-            ),
-            case(
-                "approved, PR closed unmerged by a human",
-                r("APPROVE"),
-                vec![ours("approved"), close(5.0, human("carol"))],
-                24.0,
-                (REJECTED, MEDIUM, "closed_without_merge_after_review"),
-            ),
-            case(
-                "changes requested, PR closed unmerged by a human",
-                r("REQUEST_CHANGES"),
-                vec![ours("changes_requested"), close(5.0, human("carol"))],
-                24.0,
-                (ACCEPTED, MEDIUM, "closed_without_merge_after_review"),
-            ),
-            case(
-                "comment review, PR closed unmerged by a human",
-                r("COMMENT"),
-                vec![ours("commented"), close(5.0, human("carol"))],
-                24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "approved, PR closed by a bot",
-                r("APPROVE"),
-                vec![ours("approved"), close(5.0, bot("stale[bot]"))],
-                24.0,
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            case(
-                "changes requested, merged without new commits",
-                r("REQUEST_CHANGES"),
-                vec![ours("changes_requested"), merge(30.0)],
-                48.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "still open",
-                r("APPROVE"),
-                vec![ours("approved")],
-                24.0,
-                (PENDING, MEDIUM, "review_submitted"),
-            ),
-            case(
-                "verdict from the observed review when the record has none",
-                record("submit_pull_request_review").target(review_target(OURS)),
-                vec![ours("approved"), merge(30.0)],
-                48.0,
-                (ACCEPTED, STRONG, "merged"),
-            ),
-            case(
-                "review id from metadata with a PR target",
-                record("submit_pull_request_review")
+        run_with(
+            r("APPROVE"),
+            24.0,
+            vec![
+                row(
+                    "approved and merged",
+                    vec![ours("approved"), merge(30.0)],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .at(48.0),
+                row(
+                    "changes requested, then human commits",
+                    vec![ours("changes_requested"), pushed(5.0, human("alice"))],
+                    (ACCEPTED, MEDIUM, "changes_requested_addressed"),
+                )
+                .on(r("REQUEST_CHANGES")),
+                row(
+                    "changes requested, then commits, then a human approval",
+                    vec![
+                        ours("changes_requested"),
+                        pushed(5.0, human("alice")),
+                        submitted(6.0, human("bob"), 71, "approved"),
+                    ],
+                    (ACCEPTED, MEDIUM, "changes_requested_addressed"),
+                )
+                .on(r("REQUEST_CHANGES")),
+                row(
+                    "changes requested, commits by the workflow only",
+                    vec![ours("changes_requested"), pushed(5.0, workflow_actor())],
+                    (PENDING, MEDIUM, "review_submitted"),
+                )
+                .on(r("REQUEST_CHANGES")),
+                row(
+                    "dismissed by a human",
+                    vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
+                    (REJECTED, STRONG, "review_dismissed"),
+                ),
+                row(
+                    "dismissed by someone unknown (API state without an actor)",
+                    vec![ours("approved"), dismissed(3.0, None, OURS)],
+                    (REJECTED, MEDIUM, "review_dismissed"),
+                ),
+                row(
+                    "dismissed by a bot is not a verdict",
+                    vec![ours("approved"), dismissed(3.0, bot("policy[bot]"), OURS)],
+                    (PENDING, MEDIUM, "review_submitted"),
+                ),
+                row(
+                    "another review dismissed",
+                    vec![ours("approved"), dismissed(3.0, human("bob"), 99)],
+                    (PENDING, MEDIUM, "review_submitted"),
+                ),
+                row(
+                    "approval contradicted by a human change request",
+                    vec![
+                        ours("approved"),
+                        submitted(3.0, human("bob"), 71, "changes_requested"),
+                    ],
+                    (REJECTED, MEDIUM, "review_contradicted"),
+                ),
+                row(
+                    "contradiction wins over a later merge",
+                    vec![
+                        ours("approved"),
+                        submitted(3.0, human("bob"), 71, "changes_requested"),
+                        merge(30.0),
+                    ],
+                    (REJECTED, MEDIUM, "review_contradicted"),
+                )
+                .at(48.0),
+                row(
+                    "change request contradicted by a human approval without commits",
+                    vec![
+                        ours("changes_requested"),
+                        submitted(3.0, human("bob"), 71, "approved"),
+                    ],
+                    (REJECTED, MEDIUM, "review_contradicted"),
+                )
+                .on(r("REQUEST_CHANGES")),
+                row(
+                    "a bot's opposite review is not a contradiction",
+                    vec![
+                        ours("approved"),
+                        submitted(3.0, bot("lint[bot]"), 71, "changes_requested"),
+                    ],
+                    (PENDING, MEDIUM, "review_submitted"),
+                ),
+                row(
+                    "human agrees: no contradiction",
+                    vec![
+                        ours("approved"),
+                        submitted(3.0, human("bob"), 71, "approved"),
+                    ],
+                    (PENDING, MEDIUM, "review_submitted"),
+                ),
+                row(
+                    "human replies to an inline comment of a comment-only review",
+                    vec![
+                        ours("commented"),
+                        obs(
+                            -0.01,
+                            workflow_actor(),
+                            K::ReviewCommentCreated {
+                                comment_id: 800,
+                                in_reply_to: None,
+                                review_id: Some(OURS),
+                                path: None,
+                                agent_marker: true,
+                            },
+                        ),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::ReviewCommentCreated {
+                                comment_id: 801,
+                                in_reply_to: Some(800),
+                                review_id: Some(72),
+                                path: None,
+                                agent_marker: false,
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, MEDIUM, "acted_on"),
+                )
+                .on(r("COMMENT")),
+                row(
+                    "approved, PR closed unmerged by a human",
+                    vec![ours("approved"), close(5.0, human("carol"))],
+                    (REJECTED, MEDIUM, "closed_without_merge_after_review"),
+                ),
+                row(
+                    "changes requested, PR closed unmerged by a human",
+                    vec![ours("changes_requested"), close(5.0, human("carol"))],
+                    (ACCEPTED, MEDIUM, "closed_without_merge_after_review"),
+                )
+                .on(r("REQUEST_CHANGES")),
+                row(
+                    "comment review, PR closed unmerged by a human",
+                    vec![ours("commented"), close(5.0, human("carol"))],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .on(r("COMMENT")),
+                row(
+                    "approved, PR closed by a bot",
+                    vec![ours("approved"), close(5.0, bot("stale[bot]"))],
+                    (IGNORED, WEAK, "lifecycle"),
+                ),
+                row(
+                    "changes requested, merged without new commits",
+                    vec![ours("changes_requested"), merge(30.0)],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .on(r("REQUEST_CHANGES"))
+                .at(48.0),
+                row(
+                    "still open",
+                    vec![ours("approved")],
+                    (PENDING, MEDIUM, "review_submitted"),
+                ),
+                row(
+                    "verdict from the observed review when the record has none",
+                    vec![ours("approved"), merge(30.0)],
+                    (ACCEPTED, STRONG, "merged"),
+                )
+                .on(record("submit_pull_request_review").target(review_target(OURS)))
+                .at(48.0),
+                row(
+                    "review id from metadata with a PR target",
+                    vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
+                    (REJECTED, STRONG, "review_dismissed"),
+                )
+                .on(record("submit_pull_request_review")
                     .meta("review_id", json!(OURS))
-                    .meta("review_event", json!("APPROVE")),
-                vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
-                24.0,
-                (REJECTED, STRONG, "review_dismissed"),
-            ),
-            case(
-                "PR deleted",
-                r("APPROVE"),
-                vec![ours("approved"), obs(3.0, human("bob"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            unobserved_case("nothing observed", r("APPROVE")),
-            no_target_case(r("APPROVE")),
-        ]);
+                    .meta("review_event", json!("APPROVE"))),
+                row(
+                    "PR deleted",
+                    vec![ours("approved"), obs(3.0, human("bob"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("nothing observed", r("APPROVE")),
+                no_target_case(r("APPROVE")),
+            ],
+        );
     }
 
     #[test]
@@ -607,82 +579,72 @@ mod tests {
         let r = || record("dismiss_pull_request_review").target(review_target(DISMISSED));
         let original = |state: &str| submitted(-10.0, human("dana"), DISMISSED, state);
         let ours = || dismissed(-0.01, workflow_actor(), DISMISSED);
-        run(vec![
-            case(
-                "author re-requests changes",
-                r(),
-                vec![
-                    original("changes_requested"),
-                    ours(),
-                    submitted(3.0, human("dana"), 61, "changes_requested"),
-                ],
-                24.0,
-                (REJECTED, MEDIUM, "review_resubmitted"),
-            ),
-            case(
-                "author now approves: not a resubmission",
-                r(),
-                vec![
-                    original("changes_requested"),
-                    ours(),
-                    submitted(3.0, human("dana"), 61, "approved"),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_merge"),
-            ),
-            case(
-                "someone else requests changes",
-                r(),
-                vec![
-                    original("changes_requested"),
-                    ours(),
-                    submitted(3.0, human("erin"), 61, "changes_requested"),
-                ],
-                24.0,
-                (PENDING, WEAK, "awaiting_merge"),
-            ),
-            case(
-                "author from the record, verdict unknown",
-                record("dismiss_pull_request_review")
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "author re-requests changes",
+                    vec![
+                        original("changes_requested"),
+                        ours(),
+                        submitted(3.0, human("dana"), 61, "changes_requested"),
+                    ],
+                    (REJECTED, MEDIUM, "review_resubmitted"),
+                ),
+                row(
+                    "author now approves: not a resubmission",
+                    vec![
+                        original("changes_requested"),
+                        ours(),
+                        submitted(3.0, human("dana"), 61, "approved"),
+                    ],
+                    (PENDING, WEAK, "awaiting_merge"),
+                ),
+                row(
+                    "someone else requests changes",
+                    vec![
+                        original("changes_requested"),
+                        ours(),
+                        submitted(3.0, human("erin"), 61, "changes_requested"),
+                    ],
+                    (PENDING, WEAK, "awaiting_merge"),
+                ),
+                row(
+                    "author from the record, verdict unknown",
+                    vec![ours(), submitted(3.0, human("dana"), 61, "approved")],
+                    (REJECTED, MEDIUM, "review_resubmitted"),
+                )
+                .on(record("dismiss_pull_request_review")
                     .target(review_target(DISMISSED))
-                    .extra("review_author", json!("dana")),
-                vec![ours(), submitted(3.0, human("dana"), 61, "approved")],
-                24.0,
-                (REJECTED, MEDIUM, "review_resubmitted"),
-            ),
-            case(
-                "PR merged after the dismissal",
-                r(),
-                vec![original("changes_requested"), ours(), merge(10.0)],
-                24.0,
-                (ACCEPTED, MEDIUM, "merged"),
-            ),
-            case(
-                "PR closed unmerged",
-                r(),
-                vec![
-                    original("changes_requested"),
-                    ours(),
-                    close(10.0, human("carol")),
-                ],
-                24.0,
-                (IGNORED, WEAK, "closed_without_merge"),
-            ),
-            case(
-                "open for 30 days",
-                r(),
-                vec![original("changes_requested"), ours()],
-                30.0 * 24.0,
-                (IGNORED, WEAK, "no_engagement"),
-            ),
-            case(
-                "open",
-                r(),
-                vec![original("changes_requested"), ours()],
-                24.0,
-                (PENDING, WEAK, "awaiting_merge"),
-            ),
-            unobserved_case("nothing observed", r()),
-        ]);
+                    .extra("review_author", json!("dana"))),
+                row(
+                    "PR merged after the dismissal",
+                    vec![original("changes_requested"), ours(), merge(10.0)],
+                    (ACCEPTED, MEDIUM, "merged"),
+                ),
+                row(
+                    "PR closed unmerged",
+                    vec![
+                        original("changes_requested"),
+                        ours(),
+                        close(10.0, human("carol")),
+                    ],
+                    (IGNORED, WEAK, "closed_without_merge"),
+                ),
+                row(
+                    "open for 30 days",
+                    vec![original("changes_requested"), ours()],
+                    (IGNORED, WEAK, "no_engagement"),
+                )
+                .at(30.0 * 24.0),
+                row(
+                    "open",
+                    vec![original("changes_requested"), ours()],
+                    (PENDING, WEAK, "awaiting_merge"),
+                ),
+                unobserved_case("nothing observed", r()),
+            ],
+        );
     }
 }

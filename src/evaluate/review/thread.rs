@@ -184,132 +184,114 @@ mod tests {
     fn resolve_pull_request_review_thread_table() {
         let r = || record("resolve_pull_request_review_thread").target(target());
         let ours = || resolved(-0.01, workflow_actor(), "PRRT_1");
-        run(vec![
-            case(
-                "still resolved after 24h",
-                r(),
-                vec![ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "resolved, window not passed",
-                r(),
-                vec![ours()],
-                2.0,
-                (PENDING, WEAK, "state_retained"),
-            ),
-            case(
-                "unresolved by a human",
-                r(),
-                vec![ours(), unresolved(3.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "unresolved by a human, timed before execution (lower-bound time)",
-                r(),
-                vec![
-                    resolved(-5.0, workflow_actor(), "PRRT_1"),
-                    unresolved(-5.0, human("alice")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "unresolved by a human before the workflow resolved it",
-                r(),
-                vec![unresolved(-8.0, human("alice")), ours()],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "unresolved by a human, then resolved again",
-                r(),
-                vec![
-                    ours(),
-                    unresolved(3.0, human("alice")),
-                    resolved(4.0, human("alice"), "PRRT_1"),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "unresolved by a bot",
-                r(),
-                vec![ours(), unresolved(3.0, bot("triage[bot]"))],
-                24.0,
-                (UNKNOWN, WEAK, "state_changed_by_bot"),
-            ),
-            case(
-                "another thread unresolved",
-                r(),
-                vec![
-                    ours(),
-                    obs(
-                        3.0,
-                        human("alice"),
-                        K::ThreadUnresolved {
-                            thread_id: "PRRT_2".into(),
-                            comment_ids: vec![],
-                        },
-                    ),
-                ],
-                24.0,
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            case(
-                "our resolution not delivered, human unresolve after",
-                r(),
-                vec![
-                    obs(-1.0, workflow_actor(), K::Opened).snap(open()),
-                    unresolved(3.0, human("alice")),
-                ],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "PR merged after the resolution",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("carol"), K::Closed).snap(merged(human("carol"))),
-                ],
-                12.0,
-                (ACCEPTED, STRONG, "state_retained_and_merged"),
-            ),
-            case(
-                "PR closed unmerged after the resolution",
-                r(),
-                vec![
-                    ours(),
-                    obs(10.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                ],
-                48.0,
-                (IGNORED, MEDIUM, "closed_without_merge"),
-            ),
-            case(
-                "PR deleted",
-                r(),
-                vec![ours(), obs(3.0, human("carol"), K::Deleted)],
-                24.0,
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            case(
-                "thread id from the line when the target is the PR",
-                record("resolve_pull_request_review_thread").extra("thread_id", json!("PRRT_1")),
-                vec![ours(), unresolved(3.0, human("alice"))],
-                24.0,
-                (REJECTED, STRONG, "reopened"),
-            ),
-            case(
-                "no thread id",
-                record("resolve_pull_request_review_thread"),
-                vec![ours()],
-                24.0,
-                (UNKNOWN, NONE, "missing_execution_state"),
-            ),
-            unobserved_case("nothing observed", r()),
-        ]);
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still resolved after 24h",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "resolved, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(2.0),
+                row(
+                    "unresolved by a human",
+                    vec![ours(), unresolved(3.0, human("alice"))],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "unresolved by a human, timed before execution (lower-bound time)",
+                    vec![
+                        resolved(-5.0, workflow_actor(), "PRRT_1"),
+                        unresolved(-5.0, human("alice")),
+                    ],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "unresolved by a human before the workflow resolved it",
+                    vec![unresolved(-8.0, human("alice")), ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "unresolved by a human, then resolved again",
+                    vec![
+                        ours(),
+                        unresolved(3.0, human("alice")),
+                        resolved(4.0, human("alice"), "PRRT_1"),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "unresolved by a bot",
+                    vec![ours(), unresolved(3.0, bot("triage[bot]"))],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "another thread unresolved",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            K::ThreadUnresolved {
+                                thread_id: "PRRT_2".into(),
+                                comment_ids: vec![],
+                            },
+                        ),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "our resolution not delivered, human unresolve after",
+                    vec![
+                        obs(-1.0, workflow_actor(), K::Opened).snap(open()),
+                        unresolved(3.0, human("alice")),
+                    ],
+                    (REJECTED, STRONG, "reopened"),
+                ),
+                row(
+                    "PR merged after the resolution",
+                    vec![
+                        ours(),
+                        obs(10.0, human("carol"), K::Closed).snap(merged(human("carol"))),
+                    ],
+                    (ACCEPTED, STRONG, "state_retained_and_merged"),
+                )
+                .at(12.0),
+                row(
+                    "PR closed unmerged after the resolution",
+                    vec![
+                        ours(),
+                        obs(10.0, human("carol"), K::Closed).snap(snapshot("closed")),
+                    ],
+                    (IGNORED, MEDIUM, "closed_without_merge"),
+                )
+                .at(48.0),
+                row(
+                    "PR deleted",
+                    vec![ours(), obs(3.0, human("carol"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "thread id from the line when the target is the PR",
+                    vec![ours(), unresolved(3.0, human("alice"))],
+                    (REJECTED, STRONG, "reopened"),
+                )
+                .on(record("resolve_pull_request_review_thread")
+                    .extra("thread_id", json!("PRRT_1"))),
+                row(
+                    "no thread id",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("resolve_pull_request_review_thread")),
+                unobserved_case("nothing observed", r()),
+            ],
+        );
     }
 }
