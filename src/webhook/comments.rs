@@ -19,16 +19,10 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
     let issue = ctx.p.issue.as_ref().ok_or("`issue_comment` has no issue")?;
     let number = issue.number.ok_or("`issue_comment` issue has no number")?;
     let comment = ctx.p.comment.as_ref();
-    let comment_time = |f: fn(&super::payload::Comment) -> Option<&serde_json::Value>| {
-        parse_time(comment.and_then(f))
-    };
     let action = ctx.action();
-    let at = match action {
-        "created" => comment_time(|c| c.created_at.as_ref()),
-        _ => comment_time(|c| c.updated_at.as_ref()),
-    }
-    .or_else(|| parse_time(issue.updated_at.as_ref()))
-    .ok_or_else(|| format!("`issue_comment.{action}` has no timestamp"))?;
+    let own = [("created", comment.and_then(|c| c.created_at.as_ref()))];
+    let updated = comment.and_then(|c| c.updated_at.as_ref());
+    let at = ctx.fact_time("issue_comment", &own, updated, issue.updated_at.as_ref())?;
 
     let kind = comment_kind(
         ctx,

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::{parse_time, Named, User};
+use super::payload::{Named, User};
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::observation::body_hash;
 use crate::model::target::object_key;
@@ -89,15 +89,13 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
 
 fn discussion_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> NormResult {
     let action = ctx.action();
-    let primary = match action {
-        "created" => d.created_at.as_ref(),
-        "answered" => d.answer_chosen_at.as_ref(),
-        "closed" => d.closed_at.as_ref(),
-        _ => d.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(d.updated_at.as_ref()))
-        .ok_or_else(|| format!("`discussion.{action}` has no timestamp"))?;
+    let own = [
+        ("created", d.created_at.as_ref()),
+        ("answered", d.answer_chosen_at.as_ref()),
+        ("closed", d.closed_at.as_ref()),
+    ];
+    let updated = d.updated_at.as_ref();
+    let at = ctx.fact_time("discussion", &own, updated, updated)?;
     let kind = discussion_kind(action, body).unwrap_or_else(|| ctx.other());
     let mut snapshot = snapshot(d);
     match action {
@@ -140,15 +138,10 @@ fn discussion_kind(action: &str, body: &Body) -> Option<K> {
 }
 
 fn comment_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> NormResult {
-    let action = ctx.action();
     let comment = body.comment.as_ref();
-    let primary = match action {
-        "created" => comment.and_then(|c| c.created_at.as_ref()),
-        _ => comment.and_then(|c| c.updated_at.as_ref()),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(d.updated_at.as_ref()))
-        .ok_or_else(|| format!("`discussion_comment.{action}` has no timestamp"))?;
+    let own = [("created", comment.and_then(|c| c.created_at.as_ref()))];
+    let updated = comment.and_then(|c| c.updated_at.as_ref());
+    let at = ctx.fact_time("discussion_comment", &own, updated, d.updated_at.as_ref())?;
     let id = comment.and_then(|c| c.id);
     let kind = super::comments::comment_kind(ctx, id, comment.and_then(|c| c.body.as_deref()));
     let mut out = Output::default();

@@ -5,7 +5,6 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::parse_time;
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::target::object_key;
 use crate::model::{ItemSnapshot, ObservationKind as K, TargetKind};
@@ -36,14 +35,12 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         .ok_or("`milestone` delivery carries no milestone")?;
     let number = m.number.ok_or("`milestone` has no number")?;
     let action = ctx.action();
-    let primary = match action {
-        "created" => m.created_at.as_ref(),
-        "closed" => m.closed_at.as_ref(),
-        _ => m.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(m.updated_at.as_ref()))
-        .ok_or_else(|| format!("`milestone.{action}` has no timestamp"))?;
+    let own = [
+        ("created", m.created_at.as_ref()),
+        ("closed", m.closed_at.as_ref()),
+    ];
+    let updated = m.updated_at.as_ref();
+    let at = ctx.fact_time("milestone", &own, updated, updated)?;
     let title = m.title.clone().unwrap_or_default();
     let kind = if action.is_empty() {
         ctx.other()

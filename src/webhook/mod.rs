@@ -359,6 +359,26 @@ impl Ctx<'_> {
         self.p.action.as_deref().unwrap_or("")
     }
 
+    /// The fact's time: the timestamp of its own action (`own`: action and
+    /// field; any other action is dated by `other`), else `fallback`; refused,
+    /// naming `what` and the action, when neither is a time.
+    fn fact_time(
+        &self,
+        what: &str,
+        own: &[(&str, Option<&Value>)],
+        other: Option<&Value>,
+        fallback: Option<&Value>,
+    ) -> Result<DateTime<Utc>, String> {
+        let action = self.action();
+        let primary = own
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or(other, |o| o.1);
+        payload::parse_time(primary)
+            .or_else(|| payload::parse_time(fallback))
+            .ok_or_else(|| format!("`{what}.{action}` has no timestamp"))
+    }
+
     fn other(&self) -> ObservationKind {
         ObservationKind::Other {
             event: self.event.to_string(),

@@ -18,7 +18,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::{parse_time, User};
+use super::payload::User;
 use super::{Ctx, Fact, NormResult, Output};
 use crate::markers::{parse_marker, MarkerKind};
 use crate::model::target::object_key;
@@ -131,14 +131,12 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         .clone()
         .ok_or("`projects_v2_item` item has no node id")?;
     let action = ctx.action();
-    let primary = match action {
-        "created" => item.created_at.as_ref(),
-        "archived" => item.archived_at.as_ref(),
-        _ => item.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(item.updated_at.as_ref()))
-        .ok_or_else(|| format!("`projects_v2_item.{action}` has no timestamp"))?;
+    let own = [
+        ("created", item.created_at.as_ref()),
+        ("archived", item.archived_at.as_ref()),
+    ];
+    let updated = item.updated_at.as_ref();
+    let at = ctx.fact_time("projects_v2_item", &own, updated, updated)?;
     let project_id = item.project_node_id.clone().unwrap_or_default();
     let kind = match action {
         "created" => K::ProjectItemAdded {
@@ -207,15 +205,13 @@ fn project_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         .as_ref()
         .ok_or("`projects_v2` delivery carries no project")?;
     let action = ctx.action();
-    let primary = match action {
-        "created" => p.created_at.as_ref(),
-        "closed" => p.closed_at.as_ref(),
-        "deleted" => p.deleted_at.as_ref(),
-        _ => p.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(p.updated_at.as_ref()))
-        .ok_or_else(|| format!("`projects_v2.{action}` has no timestamp"))?;
+    let own = [
+        ("created", p.created_at.as_ref()),
+        ("closed", p.closed_at.as_ref()),
+        ("deleted", p.deleted_at.as_ref()),
+    ];
+    let updated = p.updated_at.as_ref();
+    let at = ctx.fact_time("projects_v2", &own, updated, updated)?;
     let kind = match action {
         "created" => K::Opened,
         "closed" => K::Closed,
@@ -272,13 +268,9 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
         .ok_or("`projects_v2_status_update` names no project")?;
     let id = u.id.ok_or("`projects_v2_status_update` has no id")?;
     let action = ctx.action();
-    let primary = match action {
-        "created" => u.created_at.as_ref(),
-        _ => u.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(u.updated_at.as_ref()))
-        .ok_or_else(|| format!("`projects_v2_status_update.{action}` has no timestamp"))?;
+    let own = [("created", u.created_at.as_ref())];
+    let updated = u.updated_at.as_ref();
+    let at = ctx.fact_time("projects_v2_status_update", &own, updated, updated)?;
     let kind = match action {
         "created" => K::CommentCreated {
             comment_id: id,

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::payload::{parse_time, Item};
+use super::payload::Item;
 use super::{discovery, Ctx, Fact, NormResult, Output};
 use crate::model::actions::{thread_action, ActionFacts};
 use crate::model::observation::body_hash;
@@ -25,14 +25,12 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         .ok_or_else(|| format!("`{}` item has no number", ctx.event))?;
     let action = ctx.action();
     // The fact's own time: creation for opened, closing for closed.
-    let primary = match action {
-        "opened" => item.created_at.as_ref(),
-        "closed" => item.closed_at.as_ref(),
-        _ => item.updated_at.as_ref(),
-    };
-    let at = parse_time(primary)
-        .or_else(|| parse_time(item.updated_at.as_ref()))
-        .ok_or_else(|| format!("`{}.{action}` has no timestamp", ctx.event))?;
+    let own = [
+        ("opened", item.created_at.as_ref()),
+        ("closed", item.closed_at.as_ref()),
+    ];
+    let updated = item.updated_at.as_ref();
+    let at = ctx.fact_time(ctx.event, &own, updated, updated)?;
     let is_pr = item.is_pr(is_pr_event);
 
     let mut out = Output::default();
