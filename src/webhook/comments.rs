@@ -4,7 +4,6 @@
 use super::payload::parse_time;
 use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::comment_flags;
-use crate::model::target::thread_key;
 use crate::model::ObservationKind;
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
@@ -30,12 +29,7 @@ fn issue_comment(ctx: &Ctx) -> NormResult {
         comment.and_then(|c| c.body.as_deref()),
     );
 
-    let mut out = Output::one(
-        at,
-        thread_key(ctx.repo, number),
-        kind,
-        Some(issue.snapshot(issue.is_pr(false))),
-    );
+    let mut out = Output::on_thread(ctx, number, at, kind, issue.snapshot(issue.is_pr(false)));
     if let (Some(c), "created") = (comment, action) {
         out.discoveries
             .extend(discovery::for_comment(ctx, c, number, at));
@@ -92,10 +86,5 @@ fn review(ctx: &Ctx) -> NormResult {
         ("dismissed", Some(review_id)) => ObservationKind::ReviewDismissed { review_id },
         _ => ctx.other(),
     };
-    Ok(Output::one(
-        at,
-        thread_key(ctx.repo, number),
-        kind,
-        Some(pr.snapshot(true)),
-    ))
+    Ok(Output::on_thread(ctx, number, at, kind, pr.snapshot(true)))
 }

@@ -24,6 +24,7 @@ mod workflows;
 use chrono::{DateTime, Utc};
 
 use crate::model::installation::{InstallationAction, InstallationChange};
+use crate::model::target::thread_key;
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
 use payload::Payload;
 use serde::de::IgnoredAny;
@@ -431,6 +432,18 @@ impl Output {
             snapshot,
         });
         out
+    }
+
+    /// One fact about thread `number` of the delivery's repository, with the
+    /// thread's snapshot.
+    fn on_thread(
+        ctx: &Ctx,
+        number: u64,
+        at: DateTime<Utc>,
+        kind: ObservationKind,
+        snapshot: ItemSnapshot,
+    ) -> Output {
+        Output::one(at, thread_key(ctx.repo, number), kind, Some(snapshot))
     }
 
     /// The same fact (no snapshot) filed under several keys.

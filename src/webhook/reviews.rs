@@ -12,7 +12,6 @@ use serde_json::Value;
 use super::payload::{parse_time, Item};
 use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::{parse_marker, MarkerKind};
-use crate::model::target::thread_key;
 use crate::model::ObservationKind;
 
 /// The fields of these two events that `Payload` does not type.
@@ -99,12 +98,7 @@ fn review_comment(
         _ => ctx.other(),
     };
 
-    let mut out = Output::one(
-        at,
-        thread_key(ctx.repo, number),
-        kind,
-        Some(pr.snapshot(true)),
-    );
+    let mut out = Output::on_thread(ctx, number, at, kind, pr.snapshot(true));
     // `Payload` types the same `comment` object (id, body, url, times), which
     // is what discovery reads.
     if let (Some(c), "created") = (ctx.p.comment.as_ref(), action) {
@@ -146,12 +140,7 @@ fn review_thread(ctx: &Ctx, pr: &Item, number: u64, thread: Option<&Thread>) -> 
         },
         _ => ctx.other(),
     };
-    Ok(Output::one(
-        at,
-        thread_key(ctx.repo, number),
-        kind,
-        Some(pr.snapshot(true)),
-    ))
+    Ok(Output::on_thread(ctx, number, at, kind, pr.snapshot(true)))
 }
 
 #[cfg(test)]
