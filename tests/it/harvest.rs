@@ -92,6 +92,21 @@ impl Harness {
         self.t.deliver_ok(event, delivery, &body).await;
     }
 
+    /// Deliver `workflow_run.completed` for `run` of the workflow at `path`.
+    async fn run_completed(&self, delivery: &str, run: u64, path: &str, conclusion: &str) {
+        self.send(
+            "workflow_run",
+            delivery,
+            run_completed(run, path, conclusion),
+        )
+        .await;
+    }
+
+    async fn stop(self) {
+        self.harvester.stop().await;
+        self.t.stop().await;
+    }
+
     /// Process the deliveries, harvest what they queued, process the manifests.
     async fn settle(&self) {
         self.t.app.wait_idle().await;
@@ -161,12 +176,7 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // A partial run (failure) executed outputs too: it is harvested.
-    h.send(
-        "workflow_run",
-        "d-run-1",
-        run_completed(RUN, LOCK, "failure"),
-    )
-    .await;
+    h.run_completed("d-run-1", RUN, LOCK, "failure").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
@@ -187,18 +197,8 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     // Another delivery for the same run (GitHub sends `completed` per
     // attempt; a redelivery has the same GUID, which the inbox drops).
     let received = h.t.app.store.counter(counter::RECEIVED);
-    h.send(
-        "workflow_run",
-        "d-run-2",
-        run_completed(RUN, LOCK, "failure"),
-    )
-    .await;
-    h.send(
-        "workflow_run",
-        "d-run-1",
-        run_completed(RUN, LOCK, "failure"),
-    )
-    .await;
+    h.run_completed("d-run-2", RUN, LOCK, "failure").await;
+    h.run_completed("d-run-1", RUN, LOCK, "failure").await;
     h.settle().await;
     assert_eq!(
         h.t.app.store.counter(counter::RECEIVED),
@@ -247,8 +247,7 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     assert_eq!(status["github"]["manifests_harvested"], 1);
     // The list and the download (token mints and the blob are not counted).
     assert_eq!(status["github"]["api_calls"], 2);
-    h.harvester.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
@@ -261,12 +260,7 @@ async fn transient_failures_are_retried_and_still_ingest_once() {
     // fresh redirect.
     gh.fail_next(DOWNLOAD_ARTIFACT, 1, Failure::status(502));
     gh.fail_next(BLOB, 1, Failure::status(503));
-    h.send(
-        "workflow_run",
-        "d-run-1",
-        run_completed(RUN, LOCK, "success"),
-    )
-    .await;
+    h.run_completed("d-run-1", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 3);
     assert_eq!(gh.calls(BLOB), 2);
@@ -278,12 +272,7 @@ async fn transient_failures_are_retried_and_still_ingest_once() {
     let other = RUN + 1;
     gh.add_artifact(REPO, other, "safe-outputs-items", artifact_zip());
     gh.fail_next(LIST_ARTIFACTS, 3, Failure::status(500));
-    h.send(
-        "workflow_run",
-        "d-other",
-        run_completed(other, LOCK, "cancelled"),
-    )
-    .await;
+    h.run_completed("d-other", other, LOCK, "cancelled").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3);
     assert!(h.outputs_of_run(other).is_empty());
@@ -299,8 +288,7 @@ async fn transient_failures_are_retried_and_still_ingest_once() {
     assert_eq!(h.manifest_items(), 2);
     h.harvester.retry_now().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 5, "done is done");
-    h.harvester.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
@@ -310,12 +298,8 @@ async fn only_completed_gh_aw_runs_are_harvested() {
     let gh = &h.gh;
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // A plain workflow has no manifest.
-    h.send(
-        "workflow_run",
-        "d-ci",
-        run_completed(RUN, ".github/workflows/ci.yml", "success"),
-    )
-    .await;
+    h.run_completed("d-ci", RUN, ".github/workflows/ci.yml", "success")
+        .await;
     // A gh-aw run still in progress is not done writing.
     let mut running = run_completed(RUN, LOCK, "success");
     running["action"] = json!("in_progress");
@@ -331,8 +315,7 @@ async fn only_completed_gh_aw_runs_are_harvested() {
         0,
         "nothing queued"
     );
-    h.harvester.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
@@ -342,15 +325,13 @@ async fn a_run_without_a_manifest_artifact_is_marked_and_not_asked_again() {
     let gh = &h.gh;
     // A staged-mode run uploads no manifest.
     gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
-    h.send("workflow_run", "d-1", run_completed(RUN, LOCK, "success"))
-        .await;
+    h.run_completed("d-1", RUN, LOCK, "success").await;
     h.settle().await;
     let marker = harvest::harvested(&h.t.app.store, REPO, RUN, 1)
         .unwrap()
         .unwrap();
     assert!(marker.note.unwrap().contains("no `safe-outputs-items`"));
-    h.send("workflow_run", "d-2", run_completed(RUN, LOCK, "success"))
-        .await;
+    h.run_completed("d-2", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 0);
@@ -358,16 +339,10 @@ async fn a_run_without_a_manifest_artifact_is_marked_and_not_asked_again() {
     // Under workflow_call the artifact name carries a prefix.
     let called = RUN + 5;
     gh.add_artifact(REPO, called, "a1b2c3-safe-outputs-items", artifact_zip());
-    h.send(
-        "workflow_run",
-        "d-3",
-        run_completed(called, LOCK, "success"),
-    )
-    .await;
+    h.run_completed("d-3", called, LOCK, "success").await;
     h.settle().await;
     assert_eq!(h.outputs_of_run(called).len(), 2);
-    h.harvester.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
@@ -399,8 +374,7 @@ async fn a_run_queued_before_a_restart_is_harvested_after_it() {
     h.settle().await;
     assert_eq!(h.outputs_of_run(RUN).len(), 2);
     assert_eq!(h.t.app.store.scan_raw(b"n/q/").unwrap().len(), 0);
-    h.harvester.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
@@ -418,12 +392,7 @@ async fn the_manifest_artifact_is_found_past_the_first_page_of_artifacts() {
         );
     }
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
-    h.send(
-        "workflow_run",
-        "d-run-many",
-        run_completed(RUN, LOCK, "success"),
-    )
-    .await;
+    h.run_completed("d-run-many", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 2, "two pages of 100");
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);

@@ -89,6 +89,17 @@ impl Rig {
         self.t.app.wait_idle().await;
     }
 
+    /// The rig on `gh`, installed, handed a manifest naming PR 42, settled:
+    /// with the PR output's outcome as first judged.
+    async fn judge_pr(dir: &std::path::Path, gh: FakeGitHub) -> (Rig, OutcomeRecord) {
+        let r = Rig::start(dir, gh).await;
+        r.install().await;
+        r.post_manifest(&[pr_line(42)]).await;
+        r.settle().await;
+        let o = r.outcome(PR_OUTPUT).await;
+        (r, o)
+    }
+
     async fn outcome(&self, id: &str) -> OutcomeRecord {
         self.t.outcomes().await.remove(id).expect("output tracked")
     }
@@ -137,6 +148,13 @@ fn open_pr() -> Value {
 }
 
 /// The merged PR 42 with its activity; `comments` human comments.
+/// A fake GitHub serving PR 42 as `pr` with `comments` comments.
+async fn serving_pr(pr: Value, comments: usize) -> FakeGitHub {
+    let gh = FakeGitHub::start().await;
+    serve_pr(&gh, pr, comments);
+    gh
+}
+
 fn serve_pr(gh: &FakeGitHub, pr: Value, comments: usize) {
     gh.set_api(REPO, "pulls/42", pr);
     let comments: Vec<Value> = (1..=comments as u64)
@@ -191,12 +209,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     let gh = FakeGitHub::start().await;
     // 120 comments: two pages of 100, the second through the Link header.
     serve_pr(&gh, merged_pr(), 120);
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -268,14 +281,9 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
 #[tokio::test]
 async fn a_502_then_200_is_retried_and_succeeds() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 1);
+    let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1, Failure::status(502));
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(triple(&o), (O::Accepted, S::Strong, "merged"));
     assert_eq!(r.gh.calls(GET_PULL), 2);
     assert_eq!(*r.sleeps.lock().unwrap(), vec![Duration::from_secs(1)]);
@@ -285,14 +293,9 @@ async fn a_502_then_200_is_retried_and_succeeds() {
 #[tokio::test]
 async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 1);
+    let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "pulls/42");
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     // No human deleter is known: the evaluators' rule gives unknown, not rejected.
     assert_eq!(triple(&o), (O::Unknown, S::None, "deleted"), "{}", o.notes);
     assert_eq!(o.details["deleted_by_type"], "system_actor");
@@ -311,14 +314,9 @@ async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
 #[tokio::test]
 async fn a_404_on_comments_is_not_deletion() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 1);
+    let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "issues/42/comments");
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -332,14 +330,9 @@ async fn a_404_on_comments_is_not_deletion() {
 #[tokio::test]
 async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 1);
+    let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1000, Failure::status(503));
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(
         triple(&o),
         (O::Unknown, S::Weak, "evaluation_error"),
@@ -397,13 +390,8 @@ async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_
 #[tokio::test]
 async fn on_demand_reconcile_queues_and_the_outcome_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, open_pr(), 0);
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let gh = serving_pr(open_pr(), 0).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(o.outcome_status, O::Pending, "{}", o.human_check_signal);
 
     // Merged meanwhile, webhooks lost; reconcile on demand.
@@ -504,8 +492,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
         t.stop().await;
     }
     // Second run, as an App: the start-up scan reconciles PR 42 only.
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 0);
+    let gh = serving_pr(merged_pr(), 0).await;
     gh.set_api(
         REPO,
         "issues/43",
@@ -532,8 +519,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
 #[tokio::test]
 async fn without_an_installation_nothing_is_fetched() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 0);
+    let gh = serving_pr(merged_pr(), 0).await;
     let r = Rig::start(dir.path(), gh).await;
     r.post_manifest(&[pr_line(42)]).await;
     r.settle().await;
@@ -611,8 +597,7 @@ async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
 #[tokio::test]
 async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_later() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    serve_pr(&gh, merged_pr(), 0);
+    let gh = serving_pr(merged_pr(), 0).await;
     // Nothing left for an hour: more than the client sleeps, so no sleep at all.
     let now = t0() + chrono::Duration::hours(48);
     gh.fail_next(
@@ -620,11 +605,7 @@ async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_la
         1,
         Failure::primary_rate_limit(now.timestamp() + 3600),
     );
-    let r = Rig::start(dir.path(), gh).await;
-    r.install().await;
-    r.post_manifest(&[pr_line(42)]).await;
-    r.settle().await;
-    let o = r.outcome(PR_OUTPUT).await;
+    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
     assert_eq!(triple(&o), (O::Unknown, S::Weak, "evaluation_error"));
     assert!(o.details["reconcile_error"]
         .as_str()
