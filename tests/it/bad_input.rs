@@ -1,44 +1,16 @@
 //! Bad input gets a clear error and changes nothing.
 
 use crate::common;
+use crate::raw_webhook::{post, signed, with, Headers};
 use common::{TestApp, SECRET, TOKEN};
 use safe_outcomes::signature::sign;
-use serde_json::json;
 
 fn start() -> chrono::DateTime<chrono::Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
 }
 
-async fn post(t: &TestApp, headers: &[(&str, String)], body: Vec<u8>) -> (u16, serde_json::Value) {
-    let mut req = reqwest::Client::new().post(format!("{}/api/github/webhooks", t.server.url()));
-    for (k, v) in headers {
-        req = req.header(*k, v);
-    }
-    let resp = req.body(body).send().await.unwrap();
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(json!(text)))
-}
-
-fn good_headers(body: &[u8]) -> Vec<(&'static str, String)> {
-    vec![
-        ("content-type", "application/json".into()),
-        ("x-github-event", "issues".into()),
-        ("x-github-delivery", "d-1".into()),
-        ("x-hub-signature-256", sign(SECRET, body)),
-    ]
-}
-
-fn with(
-    mut headers: Vec<(&'static str, String)>,
-    name: &'static str,
-    value: Option<String>,
-) -> Vec<(&'static str, String)> {
-    headers.retain(|(k, _)| *k != name);
-    if let Some(v) = value {
-        headers.push((name, v));
-    }
-    headers
+fn good_headers(body: &[u8]) -> Headers {
+    signed(body, "issues", "d-1")
 }
 
 #[tokio::test]

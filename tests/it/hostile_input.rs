@@ -4,6 +4,7 @@
 //! process stays up, and the store does not change.
 
 use crate::common;
+use crate::raw_webhook::{self, post, with, Headers, HOOK};
 use std::time::Duration;
 
 use common::{TestApp, SECRET};
@@ -16,47 +17,22 @@ fn start() -> chrono::DateTime<chrono::Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
 }
 
-const HOOK: &str = "/api/github/webhooks";
-
 fn issue_body() -> Vec<u8> {
     std::fs::read(common::manifest_dir().join("fixtures/webhooks/issues/opened.gh-aw.json"))
         .unwrap()
 }
 
 /// Headers GitHub sends, signed over `body`.
-fn signed(body: &[u8], event: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("content-type", "application/json".into()),
-        ("x-github-event", event.into()),
-        ("x-github-delivery", "hostile-1".into()),
-        ("x-hub-signature-256", sign(SECRET, body)),
-    ]
+fn signed(body: &[u8], event: &str) -> Headers {
+    raw_webhook::signed(body, event, "hostile-1")
 }
 
-fn without(mut h: Vec<(&'static str, String)>, name: &str) -> Vec<(&'static str, String)> {
-    h.retain(|(k, _)| *k != name);
-    h
+fn without(h: Headers, name: &'static str) -> Headers {
+    with(h, name, None)
 }
 
-fn replaced(
-    h: Vec<(&'static str, String)>,
-    name: &'static str,
-    value: &str,
-) -> Vec<(&'static str, String)> {
-    let mut h = without(h, name);
-    h.push((name, value.to_string()));
-    h
-}
-
-async fn post(t: &TestApp, headers: &[(&str, String)], body: Vec<u8>) -> (u16, Value) {
-    let mut req = reqwest::Client::new().post(format!("{}{HOOK}", t.server.url()));
-    for (k, v) in headers {
-        req = req.header(*k, v);
-    }
-    let resp = req.body(body).send().await.unwrap();
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(json!(text)))
+fn replaced(h: Headers, name: &'static str, value: &str) -> Headers {
+    with(h, name, Some(value.to_string()))
 }
 
 /// Send raw bytes on a fresh connection; returns the status line's code, if any.

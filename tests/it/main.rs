@@ -36,6 +36,7 @@ mod metadata_outputs;
 mod metrics;
 mod oidc;
 mod order_property;
+mod raw_webhook;
 mod read_api;
 mod read_cuts;
 mod reconcile;
