@@ -317,10 +317,7 @@ impl<'a> Mapper<'a> {
             return;
         }
         let (agent_marker, lifecycle_marker) = c.markers();
-        let id = match c.id {
-            Some(id) => format!("api:issue_comment:{id}"),
-            None => format!("api:{path}:{i}"),
-        };
+        let id = api_id("issue_comment", c.id, format!("{path}:{i}"));
         let key = thread_key(&self.repo, n);
         self.push(
             id,
@@ -347,10 +344,7 @@ impl<'a> Mapper<'a> {
             None if state == "pending" => self.fallback,
             None => return,
         };
-        let id = match r.id {
-            Some(id) => format!("api:review:{id}"),
-            None => format!("api:{path}:{i}"),
-        };
+        let id = api_id("review", r.id, format!("{path}:{i}"));
         let key = thread_key(&self.repo, n);
         let review_id = r.id.unwrap_or(0);
         self.push(
@@ -456,15 +450,8 @@ impl<'a> Mapper<'a> {
         if !self.is_follow_up(at, own) {
             return;
         }
-        let marker = v
-            .get("body")
-            .and_then(Value::as_str)
-            .and_then(crate::markers::parse_marker)
-            .is_some_and(|m| m.kind == crate::markers::MarkerKind::Output);
-        let obs_id = match id {
-            Some(id) => format!("api:review_comment:{id}"),
-            None => format!("api:{path}:{i}"),
-        };
+        let (marker, _) = crate::markers::comment_flags(v.get("body").and_then(Value::as_str));
+        let obs_id = api_id("review_comment", id, format!("{path}:{i}"));
         let key = thread_key(&self.repo, n);
         self.push(
             obs_id,
@@ -514,10 +501,7 @@ impl<'a> Mapper<'a> {
             let Some((kind, who)) = event_kind(&name, &e, raw, who) else {
                 continue;
             };
-            let id = match e.id {
-                Some(id) => format!("api:event:{id}"),
-                None => format!("api:{path}:{i}"),
-            };
+            let id = api_id("event", e.id, format!("{path}:{i}"));
             self.push(id, at, key.clone(), who, kind);
         }
     }
@@ -589,10 +573,11 @@ impl<'a> Mapper<'a> {
             if !self.is_follow_up(at, false) {
                 continue;
             }
-            let id = match r.get("id").or(r.get("databaseId")).and_then(Value::as_u64) {
-                Some(id) => format!("api:reaction:{id}"),
-                None => format!("api:{path}:{i}"),
-            };
+            let id = api_id(
+                "reaction",
+                r.get("id").or(r.get("databaseId")).and_then(Value::as_u64),
+                format!("{path}:{i}"),
+            );
             let content = crate::model::observation::reaction_content(content);
             self.push(
                 id,
@@ -690,10 +675,7 @@ impl<'a> Mapper<'a> {
                 if !self.is_follow_up(at, own) {
                     continue;
                 }
-                let obs_id = match id {
-                    Some(id) => format!("api:review_comment:{id}"),
-                    None => format!("api:{path}:{i}:{j}"),
-                };
+                let obs_id = api_id("review_comment", id, format!("{path}:{i}:{j}"));
                 self.push(
                     obs_id,
                     at,
@@ -835,10 +817,7 @@ impl<'a> Mapper<'a> {
             }
             let body = c.get("body").and_then(Value::as_str).unwrap_or_default();
             let kind = crate::markers::parse_marker(body).map(|m| m.kind);
-            let obs_id = match id {
-                Some(id) => format!("api:discussion_comment:{id}"),
-                None => format!("api:{path}:comment:{i}"),
-            };
+            let obs_id = api_id("discussion_comment", id, format!("{path}:comment:{i}"));
             self.push(
                 obs_id,
                 at,
@@ -1025,4 +1004,13 @@ fn str_of(v: &Value, key: &str) -> String {
 
 fn segments(path: &str) -> Vec<&str> {
     path.trim_matches('/').split('/').collect()
+}
+
+/// An observation's id: `api:{kind}:{id}` by the API object's own id, else
+/// `api:{place}` by its place in the response.
+fn api_id(kind: &str, id: Option<u64>, place: String) -> String {
+    match id {
+        Some(id) => format!("api:{kind}:{id}"),
+        None => format!("api:{place}"),
+    }
 }
