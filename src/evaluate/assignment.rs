@@ -176,11 +176,7 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let agent = agent_named(ctx);
-    let target_is_pr = ctx
-        .record
-        .target
-        .as_ref()
-        .is_some_and(|t| t.kind == TargetKind::PullRequest);
+    let target_is_pr = ctx.targets(TargetKind::PullRequest);
     // PR states since execution: the agent's PR (or the PR the agent was put on).
     let pr_states: Vec<&Observation> = since_execution(ctx)
         .filter(|o| {

@@ -20,7 +20,7 @@
 //! reaction rollup without reactors is never read as human evidence.
 
 use super::common::{
-    cite, class_name, is_closed, missing_reference, unobserved, window_passed, ISSUE_IGNORE_WINDOW,
+    deletion, is_closed, missing_reference, unobserved, window_passed, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
@@ -108,20 +108,7 @@ fn deleted(ctx: &EvalContext, ours: u64) -> Option<Evaluation> {
         .observations
         .iter()
         .find(|o| matches!(o.event, K::CommentDeleted { comment_id } if comment_id == ours))?;
-    let class = class_name(ctx.actor_class(obs));
-    Some(if ctx.is_human(obs) {
-        Evaluation::new(O::Rejected, S::Strong, "deleted")
-            .decided_by(&obs.id, obs.at)
-            .detail("deleted_by_type", class)
-            .note("The comment was deleted by a visible non-bot actor.")
-    } else {
-        cite(
-            Evaluation::new(O::Unknown, S::None, "deleted")
-                .detail("deleted_by_type", class)
-                .note("The comment was deleted, but not by a visible non-bot actor."),
-            obs,
-        )
-    })
+    Some(deletion(ctx, obs, "comment"))
 }
 
 #[cfg(test)]

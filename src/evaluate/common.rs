@@ -101,6 +101,28 @@ pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluatio
     Some(cite(e, obs))
 }
 
+/// The `what` deleted (by `obs`): a rejection when a visible non-bot deleted
+/// it; otherwise (the workflow tidying up, a bot) it says nothing about
+/// reception.
+pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation {
+    let class = class_name(ctx.actor_class(obs));
+    if ctx.is_human(obs) {
+        Evaluation::new(O::Rejected, S::Strong, "deleted")
+            .decided_by(&obs.id, obs.at)
+            .detail("deleted_by_type", class)
+            .note(format!(
+                "The {what} was deleted by a visible non-bot actor."
+            ))
+    } else {
+        let e = Evaluation::new(O::Unknown, S::None, "deleted")
+            .detail("deleted_by_type", class)
+            .note(format!(
+                "The {what} was deleted, but not by a visible non-bot actor."
+            ));
+        cite(e, obs)
+    }
+}
+
 /// True when the latest snapshot says the item is closed.
 pub fn is_closed(ctx: &EvalContext) -> bool {
     ctx.latest_snapshot()

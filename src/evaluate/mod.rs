@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::model::{
-    ActorClass, ActorSummary, Evaluation, ExecutionRecord, ItemSnapshot, Observation,
+    ActorClass, ActorSummary, Evaluation, ExecutionRecord, ItemSnapshot, Observation, TargetKind,
 };
 
 mod assignment;
@@ -48,6 +48,11 @@ pub struct EvalContext<'a> {
 }
 
 impl<'a> EvalContext<'a> {
+    /// Whether the record's target is of `kind`.
+    pub fn targets(&self, kind: TargetKind) -> bool {
+        self.record.target.as_ref().is_some_and(|t| t.kind == kind)
+    }
+
     /// Time elapsed since execution.
     pub fn elapsed(&self) -> Duration {
         self.as_of - self.record.executed_at

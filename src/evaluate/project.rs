@@ -76,11 +76,7 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {
         return e;
     }
-    let on_project = ctx
-        .record
-        .target
-        .as_ref()
-        .is_some_and(|t| t.kind == TargetKind::Project);
+    let on_project = ctx.targets(TargetKind::Project);
     if on_project {
         // No item to follow: only the project itself.
         if let Some(e) = gone(ctx, true) {

@@ -60,12 +60,7 @@ fn fell_back_to_issue(ctx: &EvalContext) -> bool {
         .or_else(|| ctx.record.metadata.get("fallback_used"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    flagged
-        || ctx
-            .record
-            .target
-            .as_ref()
-            .is_some_and(|t| t.kind == TargetKind::Issue)
+    flagged || ctx.targets(TargetKind::Issue)
 }
 
 /// What the thread shows about the PR since execution.

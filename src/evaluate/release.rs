@@ -14,9 +14,7 @@
 
 use serde_json::Value;
 
-use super::common::{
-    cite, class_name, missing_reference, unobserved, window_passed, RETENTION_WINDOW,
-};
+use super::common::{deletion, missing_reference, unobserved, window_passed, RETENTION_WINDOW};
 use super::EvalContext;
 use crate::model::observation::body_hash;
 use crate::model::{
@@ -65,20 +63,7 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
         .iter()
         .find(|o| release_change(o).is_some_and(|c| c.0 == "deleted"))
     {
-        let class = class_name(ctx.actor_class(d));
-        return if ctx.is_human(d) {
-            Evaluation::new(O::Rejected, S::Strong, "deleted")
-                .decided_by(&d.id, d.at)
-                .detail("deleted_by_type", class)
-                .note("The release was deleted by a visible non-bot actor.")
-        } else {
-            cite(
-                Evaluation::new(O::Unknown, S::None, "deleted")
-                    .detail("deleted_by_type", class)
-                    .note("The release was deleted, but not by a visible non-bot actor."),
-                d,
-            )
-        };
+        return deletion(ctx, d, "release");
     }
     let own_edit = ctx.observations.iter().rev().find(|o| {
         matches!(o.event, K::Edited { .. }) && ctx.actor_class(o) == ActorClass::SameWorkflowActor
@@ -174,11 +159,7 @@ pub fn upload_asset(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {
         return e;
     }
-    let on_branch = ctx
-        .record
-        .target
-        .as_ref()
-        .is_some_and(|t| t.kind == TargetKind::Ref);
+    let on_branch = ctx.targets(TargetKind::Ref);
     if on_branch {
         let rewritten = ctx.after_execution().find(|o| {
             ctx.is_human(o) && matches!(&o.event, K::Pushed { forced, after, .. } if *forced || after == NULL_SHA)

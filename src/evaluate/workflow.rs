@@ -254,11 +254,7 @@ pub fn dispatch_workflow(ctx: &EvalContext) -> Evaluation {
 
 /// A `workflow_call` worker: by run id, else the calling run itself.
 pub fn call_workflow(ctx: &EvalContext) -> Evaluation {
-    let by_id = ctx
-        .record
-        .target
-        .as_ref()
-        .is_some_and(|t| t.kind == TargetKind::WorkflowRun);
+    let by_id = ctx.targets(TargetKind::WorkflowRun);
     if !by_id {
         let all = runs(ctx);
         if let Some(run) = ctx.record.run_id.and_then(|id| all.get(&id)) {
