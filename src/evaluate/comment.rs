@@ -20,7 +20,7 @@
 //! reaction rollup without reactors is never read as human evidence.
 
 use super::common::{
-    deletion, is_closed, missing_reference, unobserved, window_passed, ISSUE_IGNORE_WINDOW,
+    deletion, is_closed, missing_reference, no_engagement_yet, unobserved, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
@@ -86,14 +86,18 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         Evaluation::new(O::Rejected, S::Medium, "reacted_negatively")
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reacted negatively to the comment, and no one engaged positively.")
-    } else if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("No visible non-bot actor replied within 7 days.")
     } else {
         // gh-aw calls a bot follow-up pending/medium; a bot is not human
         // evidence (seed §6), so it stays weak here.
-        Evaluation::new(O::Pending, S::Weak, "awaiting_reply")
-            .note("No visible non-bot actor has replied yet.")
+        no_engagement_yet(
+            ctx,
+            ISSUE_IGNORE_WINDOW,
+            "No visible non-bot actor replied within 7 days.",
+            (
+                "awaiting_reply",
+                "No visible non-bot actor has replied yet.",
+            ),
+        )
     };
     e.detail("human_replies", human_replies.len())
         .detail("human_reactions", reactions.len())

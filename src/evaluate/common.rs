@@ -123,6 +123,21 @@ pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation 
     }
 }
 
+/// Nothing decided yet: once `window` hours have passed, ignored for want of
+/// engagement (`ignored`); before, pending on `waiting` (its note `pending`).
+pub fn no_engagement_yet(
+    ctx: &EvalContext,
+    window: i64,
+    ignored: &str,
+    (waiting, pending): (&str, &str),
+) -> Evaluation {
+    if window_passed(ctx, window) {
+        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(ignored)
+    } else {
+        Evaluation::new(O::Pending, S::Weak, waiting).note(pending)
+    }
+}
+
 /// True when the latest snapshot says the item is closed.
 pub fn is_closed(ctx: &EvalContext) -> bool {
     ctx.latest_snapshot()

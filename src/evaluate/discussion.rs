@@ -11,8 +11,8 @@
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
-    close_actor_unknown, closer, hedge, human_after, is_closed, lifecycle, precheck, window_passed,
-    Closer, ISSUE_IGNORE_WINDOW,
+    close_actor_unknown, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet,
+    precheck, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
@@ -108,12 +108,15 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
             .decided_by(&o.id, o.at)
             .note("A visible non-bot actor replied to, labeled, edited or reacted positively to the discussion.");
     }
-    if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("The discussion has had no visible non-bot engagement for 7 days.");
-    }
-    Evaluation::new(O::Pending, S::Weak, "awaiting_engagement")
-        .note("The discussion is open and has had no visible non-bot engagement yet.")
+    no_engagement_yet(
+        ctx,
+        ISSUE_IGNORE_WINDOW,
+        "The discussion has had no visible non-bot engagement for 7 days.",
+        (
+            "awaiting_engagement",
+            "The discussion is open and has had no visible non-bot engagement yet.",
+        ),
+    )
 }
 
 /// Did the discussion stay closed? Seed row "non-bot comments indicate the

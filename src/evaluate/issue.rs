@@ -8,8 +8,8 @@
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, has_expiry_notice, hedge, human_after,
-    is_closed, last_close, lifecycle, precheck, unseen_reversal, window_passed, Closer,
-    ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    is_closed, last_close, lifecycle, no_engagement_yet, precheck, unseen_reversal, window_passed,
+    Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -140,12 +140,15 @@ fn open_issue(ctx: &EvalContext) -> Evaluation {
             first,
         );
     }
-    if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("The issue has had no visible non-bot interaction for 7 days.");
-    }
-    Evaluation::new(O::Pending, S::Weak, "awaiting_triage")
-        .note("The issue is open and has had no visible non-bot interaction yet.")
+    no_engagement_yet(
+        ctx,
+        ISSUE_IGNORE_WINDOW,
+        "The issue has had no visible non-bot interaction for 7 days.",
+        (
+            "awaiting_triage",
+            "The issue is open and has had no visible non-bot interaction yet.",
+        ),
+    )
 }
 
 /// Did the issue stay closed?

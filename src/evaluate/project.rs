@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use super::common::{
     close_actor_unknown, closer, gone, human_after, is_closed, lifecycle, missing_reference,
-    precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    no_engagement_yet, precheck, unobserved, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
 use super::EvalContext;
@@ -174,12 +174,15 @@ pub fn create_project(ctx: &EvalContext) -> Evaluation {
             .detail("human_items_added", items.len())
             .note("Visible non-bot actors added items to the project.");
     }
-    if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("No visible non-bot actor added items to the project within 7 days.");
-    }
-    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
-        .note("The project exists and is open; nobody has added items to it yet.")
+    no_engagement_yet(
+        ctx,
+        ISSUE_IGNORE_WINDOW,
+        "No visible non-bot actor added items to the project within 7 days.",
+        (
+            "target_exists_only",
+            "The project exists and is open; nobody has added items to it yet.",
+        ),
+    )
 }
 
 /// Did someone follow up on the status update, or delete it?

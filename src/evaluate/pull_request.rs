@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, is_closed, is_merged,
-    lifecycle, merge_obs, missing_reference, unobserved, window_passed, Closer, PR_IGNORE_WINDOW,
+    lifecycle, merge_obs, missing_reference, no_engagement_yet, unobserved, Closer,
+    PR_IGNORE_WINDOW,
 };
 use super::issue;
 use super::{ci, revert, EvalContext};
@@ -212,12 +213,15 @@ fn open_pr(ctx: &EvalContext, facts: &PrFacts) -> Evaluation {
             first,
         );
     }
-    if window_passed(ctx, PR_IGNORE_WINDOW) {
-        return Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("The PR has been open for 30 days with no visible non-bot activity.");
-    }
-    Evaluation::new(O::Pending, S::Weak, "awaiting_review")
-        .note("The PR is open and has no visible non-bot activity yet.")
+    no_engagement_yet(
+        ctx,
+        PR_IGNORE_WINDOW,
+        "The PR has been open for 30 days with no visible non-bot activity.",
+        (
+            "awaiting_review",
+            "The PR is open and has no visible non-bot activity yet.",
+        ),
+    )
 }
 
 /// Did the pushed commit reach the base through the PR?

@@ -36,8 +36,9 @@
 //! reported in `details` only.
 
 use super::super::common::{
-    cite, close_actor_unknown, closer, is_closed, is_merged, lifecycle, merge_obs, precheck,
-    unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    cite, close_actor_unknown, closer, is_closed, is_merged, lifecycle, merge_obs,
+    no_engagement_yet, precheck, unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -97,13 +98,16 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
             Closer::Lifecycle(c) => lifecycle(ctx, c),
             Closer::Unknown(c) => close_actor_unknown(c),
         }
-    } else if window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(
-            "No visible non-bot actor reviewed the PR within 7 days of it being marked ready.",
-        )
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_review")
-            .note("The PR is ready for review and has not been reviewed yet.")
+        no_engagement_yet(
+            ctx,
+            ISSUE_IGNORE_WINDOW,
+            "No visible non-bot actor reviewed the PR within 7 days of it being marked ready.",
+            (
+                "awaiting_review",
+                "The PR is ready for review and has not been reviewed yet.",
+            ),
+        )
     };
     e.detail("reviewed", review.is_some())
         .detail("converted_to_draft", to_draft.is_some())

@@ -42,7 +42,7 @@ use chrono::{DateTime, Utc};
 
 use super::super::common::{
     cite, class_name, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle,
-    merge_obs, missing_reference, unobserved, unseen_reversal, window_passed, Closer,
+    merge_obs, missing_reference, no_engagement_yet, unobserved, unseen_reversal, Closer,
     PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
@@ -334,12 +334,16 @@ pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
     } else if is_closed(ctx) {
         Evaluation::new(O::Ignored, S::Weak, "closed_without_merge")
             .note("The PR was closed unmerged after the review was dismissed.")
-    } else if window_passed(ctx, PR_IGNORE_WINDOW) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement")
-            .note("The PR is still open 30 days after the review was dismissed.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_merge")
-            .note("The PR is open; the dismissal has neither been answered nor led to a merge.")
+        no_engagement_yet(
+            ctx,
+            PR_IGNORE_WINDOW,
+            "The PR is still open 30 days after the review was dismissed.",
+            (
+                "awaiting_merge",
+                "The PR is open; the dismissal has neither been answered nor led to a merge.",
+            ),
+        )
     };
     e.detail("review_id", id)
         .detail("review_author", author)
