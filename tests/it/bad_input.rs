@@ -1,5 +1,6 @@
 //! Bad input gets a clear error and changes nothing.
 
+use crate::answers;
 use crate::common;
 use crate::raw_webhook::{post, signed, with, Headers};
 use common::{TestApp, SECRET, TOKEN};
@@ -198,23 +199,10 @@ async fn the_read_api_and_manifest_ingest_require_the_bearer_token() {
         .unwrap();
     assert_eq!(resp.status(), 415);
     // Health endpoints are open and say nothing about repositories.
-    let status = http
-        .get(format!("{}/status", t.server.url()))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let status = answers::text(http.get(format!("{}/status", t.server.url()))).await;
     assert!(status.contains("\"backlog\""), "{status}");
     assert_eq!(
-        http.get(format!("{}/ping", t.server.url()))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap(),
+        answers::text(http.get(format!("{}/ping", t.server.url()))).await,
         "PONG"
     );
     t.app.wait_idle().await;

@@ -17,6 +17,7 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::answers;
 use crate::common::{self, TestApp};
 use safe_outcomes::client::parse_scenario;
 use safe_outcomes::demo::SCENARIO;
@@ -154,15 +155,7 @@ impl Browser {
             },
             "goog:loggingPrefs": {"browser": "ALL"}
         }}});
-        let r: Value = http
-            .post(format!("{root}/session"))
-            .json(&caps)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let r = answers::json(http.post(format!("{root}/session")).json(&caps)).await;
         let id = r["value"]["sessionId"]
             .as_str()
             .unwrap_or_else(|| panic!("no WebDriver session: {r}"));
@@ -174,16 +167,7 @@ impl Browser {
     }
 
     async fn call(&self, path: &str, body: Value) -> Value {
-        let r: Value = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let r = answers::json(self.http.post(format!("{}{path}", self.base)).json(&body)).await;
         assert!(r["value"]["error"].is_null(), "{path}: {r}");
         r["value"].clone()
     }

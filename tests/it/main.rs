@@ -10,6 +10,7 @@ mod common;
 #[path = "../fake_github/mod.rs"]
 mod fake_github;
 
+mod answers;
 mod attribution;
 mod backfill;
 mod bad_input;

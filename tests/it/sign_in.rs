@@ -17,6 +17,7 @@ use safe_outcomes::server::auth::{AuthOptions, OAuthApp, SetupOptions};
 use safe_outcomes::server::{router, RouterOptions, RunningServer};
 use serde_json::Value;
 
+use crate::answers;
 use crate::common::{self, serve::ServeChild};
 use crate::fake_github::users::{self, CLIENT_ID, CLIENT_SECRET};
 use crate::fake_github::{self, Failure, FakeGitHub, Sleeps, GET_APP};
@@ -72,15 +73,8 @@ impl Rig {
 
 /// GET `path` on `base` with the test API token; the body as text.
 async fn get_with_token(base: &str, path: &str) -> String {
-    reqwest::Client::new()
-        .get(format!("{base}{path}"))
-        .bearer_auth(common::TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    let req = reqwest::Client::new().get(format!("{base}{path}"));
+    answers::text(req.bearer_auth(common::TOKEN)).await
 }
 
 /// A browser that follows no redirect by itself.
@@ -417,14 +411,7 @@ async fn serve_with_wrong_credentials_is_not_reported_healthy() {
     let http = reqwest::Client::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
-        let s: Value = http
-            .get(format!("{}/status", serve.url))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let s = answers::json(http.get(format!("{}/status", serve.url))).await;
         if s["github"]["credentials"]["state"] == "refused" {
             break s;
         }
