@@ -366,42 +366,16 @@ const HOSTILE: [&str; 3] = [
 
 #[tokio::test]
 async fn hostile_strings_in_the_store_render_inert_on_every_page() {
-    use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
-    use safe_outcomes::model::ExecutionRecord;
-    use safe_outcomes::store::inbox::InboxItem;
+    use crate::injection;
 
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), common::t0()).await;
-    let defaults = ManifestDefaults {
-        repo: Some("acme/widgets".into()),
-        run_id: Some(9),
-        workflow: Some("w".into()),
-    };
-    let line = json!({"type": "create_issue", "number": 7,
-                      "url": "javascript:alert(1)"})
-    .to_string();
-    let template = parse_manifest(&line, &defaults, common::t0())
-        .records
-        .remove(0);
-    let mut target = template.target.clone().unwrap();
-    target.url = Some("javascript:alert(1)".into());
-    let records: Vec<ExecutionRecord> = HOSTILE
-        .iter()
-        .enumerate()
-        .map(|(n, h)| ExecutionRecord {
-            id: format!("acme/widgets:9:{n}{h}"),
-            output_type: h.to_string(),
-            workflow: Some(h.to_string()),
-            target: Some(target.clone()),
-            ..template.clone()
-        })
-        .collect();
-    let item = InboxItem::Manifest {
-        key: "hostile-records".into(),
-        received_at: common::t0(),
-        records,
-    };
-    t.app.writer.enqueue(item).await.unwrap();
+    let line = json!({"type": "create_issue", "number": 7, "url": "javascript:alert(1)"});
+    let mut records = injection::records_named(&line, &HOSTILE);
+    for r in &mut records {
+        r.target.as_mut().unwrap().url = Some("javascript:alert(1)".into());
+    }
+    injection::file_directly(&t, records).await;
     t.settle().await;
     let mut paths = vec![
         "/".to_string(),

@@ -95,27 +95,39 @@ impl Harness {
 /// Records on acme/widgets#42 whose id, type and workflow are hostile, as
 /// a store filed before the boundary checks could hold them.
 fn hostile_records() -> Vec<ExecutionRecord> {
+    let line = json!({"type": "update_pull_request", "number": 42});
+    let mut records = records_named(&line, HOSTILE);
+    for r in &mut records {
+        r.target = Some(Target::thread("acme/widgets", TargetKind::PullRequest, 42));
+    }
+    records
+}
+
+/// The record of manifest `line` (acme/widgets, run 9, workflow `w`) once
+/// per string of `names`, which it takes as its id's end, type and workflow.
+pub(crate) fn records_named(line: &Value, names: &[&str]) -> Vec<ExecutionRecord> {
     let defaults = ManifestDefaults {
         repo: Some("acme/widgets".into()),
         run_id: Some(9),
         workflow: Some("w".into()),
     };
-    let line = json!({"type": "update_pull_request", "number": 42}).to_string();
-    let template = parse_manifest(&line, &defaults, t0()).records.remove(0);
-    HOSTILE
+    let template = parse_manifest(&line.to_string(), &defaults, t0())
+        .records
+        .remove(0);
+    names
         .iter()
         .enumerate()
         .map(|(n, h)| ExecutionRecord {
             id: format!("acme/widgets:9:{n}{h}"),
             output_type: h.to_string(),
             workflow: Some(h.to_string()),
-            target: Some(Target::thread("acme/widgets", TargetKind::PullRequest, 42)),
             ..template.clone()
         })
         .collect()
 }
 
-async fn file_directly(t: &TestApp, records: Vec<ExecutionRecord>) {
+/// Enqueue `records` as one manifest item, past the HTTP boundary checks.
+pub(crate) async fn file_directly(t: &TestApp, records: Vec<ExecutionRecord>) {
     let item = InboxItem::Manifest {
         key: "hostile-records".into(),
         received_at: t0(),
