@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
-    missing_reference, precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    missing_reference, missing_state, precheck, unobserved, window_passed, Closer,
+    ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -62,10 +63,7 @@ fn preamble<'a>(ctx: &EvalContext<'a>, who: &[String]) -> Result<&'a ItemSnapsho
         return Err(e);
     }
     if who.is_empty() {
-        return Err(
-            Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-                .note("The record names no assignee."),
-        );
+        return Err(missing_state("The record names no assignee."));
     }
     if !ctx.target_seen() {
         return Err(unobserved());
@@ -221,8 +219,7 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
     });
     let attributed = agent.is_some() || agent_assigned || pr_states.iter().any(|o| agent_pr(&o));
     if !attributed {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("Neither the record nor the observations say which agent was assigned, so the issue's fate cannot be credited to it.");
+        return missing_state("Neither the record nor the observations say which agent was assigned, so the issue's fate cannot be credited to it.");
     }
     // Someone else's PR merged into the thread: solved, not by the agent.
     if let Some(other) = pr_states.iter().rfind(|o| {

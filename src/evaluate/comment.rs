@@ -20,7 +20,8 @@
 //! reaction rollup without reactors is never read as human evidence.
 
 use super::common::{
-    deletion, is_closed, missing_reference, no_engagement_yet, unobserved, ISSUE_IGNORE_WINDOW,
+    deletion, is_closed, missing_reference, missing_state, no_engagement_yet, unobserved,
+    ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
@@ -30,9 +31,7 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(ours) = ctx.record.target.as_ref().and_then(|t| t.id) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .unresolved()
-            .note("The record names the thread but not the comment's id, so the comment cannot be told from others.");
+        return missing_state("The record names the thread but not the comment's id, so the comment cannot be told from others.").unresolved();
     };
     if !ctx.target_seen() {
         return unobserved();

@@ -138,6 +138,12 @@ pub fn no_engagement_yet(
     }
 }
 
+/// The record lacks what the rule needs to tell its target's fate (`note`
+/// says what).
+pub fn missing_state(note: impl Into<String>) -> Evaluation {
+    Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(note)
+}
+
 /// True when the latest snapshot says the item is closed.
 pub fn is_closed(ctx: &EvalContext) -> bool {
     ctx.latest_snapshot()

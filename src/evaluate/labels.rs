@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::common::{
-    gone, hedge, human_after, is_closed, missing_reference, unobserved, unseen_reversal,
-    window_passed, RETENTION_WINDOW,
+    gone, hedge, human_after, is_closed, missing_reference, missing_state, unobserved,
+    unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -73,8 +73,7 @@ fn retention(ctx: &EvalContext, wanted: &[String], present: bool) -> Evaluation 
         return e;
     }
     if wanted.is_empty() {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record does not say which labels were changed.");
+        return missing_state("The record does not say which labels were changed.");
     }
     if !ctx.target_seen() {
         return unobserved();

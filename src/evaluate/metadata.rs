@@ -27,8 +27,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    cite, gone, hedge, missing_reference, unobserved, unseen_reversal, window_passed,
-    RETENTION_WINDOW,
+    cite, gone, hedge, missing_reference, missing_state, unobserved, unseen_reversal,
+    window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::target::thread_key;
@@ -355,8 +355,7 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
         given.as_deref() != Some(t.as_str())
     });
     if number.is_none() && title.is_none() {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record names no milestone to look for.");
+        return missing_state("The record names no milestone to look for.");
     }
     if !ctx.target_seen() {
         return unobserved();
@@ -436,8 +435,7 @@ pub fn set_issue_type(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(want) = intended_str(ctx.record, &["issue_type", "type_name"]) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record names no issue type.");
+        return missing_state("The record names no issue type.");
     };
     if !ctx.target_seen() {
         return unobserved();
@@ -491,8 +489,7 @@ pub fn set_issue_field(ctx: &EvalContext) -> Evaluation {
     let field = intended_str(ctx.record, &["field_name", "field_node_id", "field"]);
     let value = intended_str(ctx.record, &["value"]);
     let (Some(field), Some(value)) = (field, value) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record names no field or no value.");
+        return missing_state("The record names no field or no value.");
     };
     // Seed: "field removed or item removed → rejected/strong".
     if let Some(e) = gone(ctx, true) {
@@ -569,8 +566,7 @@ pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
         .parent_number
         .or_else(|| field("parent_issue_number"));
     let (Some(child), Some(parent)) = (child, parent) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record does not name both the parent and the sub-issue.");
+        return missing_state("The record does not name both the parent and the sub-issue.");
     };
     if !ctx.target_seen() {
         return unobserved();

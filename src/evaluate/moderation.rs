@@ -12,7 +12,7 @@
 //! unknown/none `target_unobserved`; seen, but never its hidden state →
 //! unknown/none `hidden_state_unobserved`.
 
-use super::common::{missing_reference, unobserved};
+use super::common::{missing_reference, missing_state, unobserved};
 use super::metadata::{execution_start, moved_away, retained, since_execution};
 use super::EvalContext;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
@@ -27,9 +27,10 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
         t.kind == crate::model::TargetKind::Comment && (t.id.is_some() || t.node_id.is_some())
     });
     if !names_comment {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .unresolved()
-            .note("The record does not name the hidden comment (its node id or database id).");
+        return missing_state(
+            "The record does not name the hidden comment (its node id or database id).",
+        )
+        .unresolved();
     }
     if !ctx.target_seen() {
         return unobserved();

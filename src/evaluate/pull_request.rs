@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, is_closed, is_merged,
-    lifecycle, merge_obs, missing_reference, no_engagement_yet, unobserved, Closer,
+    lifecycle, merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, Closer,
     PR_IGNORE_WINDOW,
 };
 use super::issue;
@@ -230,7 +230,7 @@ pub fn push_to_pull_request_branch(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(sha) = pushed_sha(ctx) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(
+        return missing_state(
             "The record has no pushed commit sha (metadata.commit_sha or after_state.head_sha).",
         );
     };

@@ -14,7 +14,9 @@
 
 use serde_json::Value;
 
-use super::common::{deletion, missing_reference, unobserved, window_passed, RETENTION_WINDOW};
+use super::common::{
+    deletion, missing_reference, missing_state, unobserved, window_passed, RETENTION_WINDOW,
+};
 use super::EvalContext;
 use crate::model::observation::body_hash;
 use crate::model::{
@@ -76,9 +78,7 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
         })
     });
     let Some(intended) = intended else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(
-            "Neither the record nor the workflow's own edit event says what the body became, so the fields cannot be compared.",
-        );
+        return missing_state("Neither the record nor the workflow's own edit event says what the body became, so the fields cannot be compared.");
     };
     // A human edit away from the agent's body, whenever it is dated.
     let undo = ctx.observations.iter().find(|o| {

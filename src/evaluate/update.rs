@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::common::{
     close_actor_unknown, closer, gone, human_after, is_closed, last_close, lifecycle, merge_obs,
-    missing_reference, unseen_reversal, window_passed, Closer, RETENTION_WINDOW,
+    missing_reference, missing_state, unseen_reversal, window_passed, Closer, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -75,8 +75,9 @@ fn judge(ctx: &EvalContext, fields: &[&'static str], is_pr: bool) -> Evaluation 
         .filter(|k| before.get(*k).map(|b| norm(k, b)) != Some(norm(k, &after[*k])))
         .collect();
     if recorded.is_empty() {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record has no after-state for fields this evaluator can compare.");
+        return missing_state(
+            "The record has no after-state for fields this evaluator can compare.",
+        );
     }
     if changed.is_empty() {
         return Evaluation::new(O::Unknown, S::None, "no_state_delta")

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use super::super::common::{
-    cite, class_name, gone, is_closed, is_merged, missing_reference, unobserved,
+    cite, class_name, gone, is_closed, is_merged, missing_reference, missing_state, unobserved,
 };
 use super::super::EvalContext;
 use super::{action_slack, target_id, u64_field};
@@ -56,9 +56,8 @@ pub fn reply_to_review_comment(ctx: &EvalContext) -> Evaluation {
 
 /// General rule 1: the PR is named, but not the output's own comment.
 fn no_comment_id() -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "missing_execution_state")
+    missing_state("The record names neither the review comment's id nor the comment it replies to.")
         .unresolved()
-        .note("The record names neither the review comment's id nor the comment it replies to.")
 }
 
 /// Our comment and the review thread it sits in, as far as observed.

@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::common::{
-    cite, gone, is_closed, is_merged, missing_reference, unobserved, unseen_reversal,
+    cite, gone, is_closed, is_merged, missing_reference, missing_state, unobserved, unseen_reversal,
 };
 use super::super::EvalContext;
 use super::Verdict;
@@ -46,8 +46,7 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         team_key,
     );
     if users.is_empty() && teams.is_empty() {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .note("The record names no requested reviewer or team.");
+        return missing_state("The record names no requested reviewer or team.");
     }
     if !ctx.target_seen() {
         return unobserved();

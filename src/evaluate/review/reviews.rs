@@ -42,8 +42,8 @@ use chrono::{DateTime, Utc};
 
 use super::super::common::{
     cite, class_name, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle,
-    merge_obs, missing_reference, no_engagement_yet, unobserved, unseen_reversal, Closer,
-    PR_IGNORE_WINDOW,
+    merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, unseen_reversal,
+    Closer, PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
@@ -85,9 +85,7 @@ fn review_id(ctx: &EvalContext) -> Option<u64> {
 /// from the other reviews on its PR.
 fn no_review_id(ctx: &EvalContext) -> Option<Evaluation> {
     review_id(ctx).is_none().then(|| {
-        Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(
-            "The record names no valid review id (metadata.review_id or the review URL), so the review cannot be told from others on the PR.",
-        )
+        missing_state("The record names no valid review id (metadata.review_id or the review URL), so the review cannot be told from others on the PR.")
     })
 }
 

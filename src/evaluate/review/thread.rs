@@ -24,8 +24,8 @@
 //! (else the first resolution at all), and only what follows it counts.
 
 use super::super::common::{
-    cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference, unobserved,
-    unseen_reversal, window_passed, RETENTION_WINDOW,
+    cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference, missing_state,
+    unobserved, unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -38,9 +38,7 @@ pub fn resolve_review_thread(ctx: &EvalContext) -> Evaluation {
         return e;
     }
     let Some(thread_id) = thread_id(ctx) else {
-        return Evaluation::new(O::Unknown, S::None, "missing_execution_state")
-            .unresolved()
-            .note("The record does not name the review thread's node id.");
+        return missing_state("The record does not name the review thread's node id.").unresolved();
     };
     if !ctx.target_seen() {
         return unobserved();
