@@ -2,13 +2,11 @@
 
 use crate::answers;
 use crate::common;
-use crate::raw_webhook::{post, signed, with, Headers};
-use common::{TestApp, SECRET, TOKEN};
+use crate::raw_webhook::{
+    assert_refused, assert_unchanged, fresh_app, post, signed, with, Headers,
+};
+use common::{SECRET, TOKEN};
 use safe_outcomes::signature::sign;
-
-fn start() -> chrono::DateTime<chrono::Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
 
 fn good_headers(body: &[u8]) -> Headers {
     signed(body, "issues", "d-1")
@@ -16,8 +14,7 @@ fn good_headers(body: &[u8]) -> Headers {
 
 #[tokio::test]
 async fn every_bad_webhook_is_refused_with_its_status_and_stores_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let body =
         std::fs::read(common::manifest_dir().join("fixtures/webhooks/issues/opened.gh-aw.json"))
             .unwrap();
@@ -106,19 +103,9 @@ async fn every_bad_webhook_is_refused_with_its_status_and_stores_nothing() {
         ("over 25 MiB", good_headers(&huge), huge.clone(), 413),
     ];
     for (name, headers, body, expected) in cases {
-        let (status, answer) = post(&t, &headers, body).await;
-        assert_eq!(status, expected, "{name}: {answer}");
-        assert!(
-            answer["error"].is_string() && answer["detail"].is_string(),
-            "{name}: JSON error body, got {answer}"
-        );
+        assert_refused(&t, name, &headers, body, expected).await;
     }
-    t.app.wait_idle().await;
-    assert_eq!(
-        t.dump(),
-        before,
-        "refused requests must not change the store"
-    );
+    assert_unchanged(&t, &before).await;
 
     // The process is still up and a good delivery still goes through.
     let (status, _) = post(&t, &good_headers(&body), body.clone()).await;
@@ -128,8 +115,7 @@ async fn every_bad_webhook_is_refused_with_its_status_and_stores_nothing() {
 
 #[tokio::test]
 async fn unknown_events_and_actions_are_acknowledged_and_ignored() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let before = t.dump();
     let body = br#"{"action":"created","sender":{"login":"x","type":"User"}}"#.to_vec();
     let headers = with(
@@ -140,15 +126,13 @@ async fn unknown_events_and_actions_are_acknowledged_and_ignored() {
     let (status, answer) = post(&t, &headers, body).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["status"], "ignored");
-    t.app.wait_idle().await;
-    assert_eq!(t.dump(), before);
+    assert_unchanged(&t, &before).await;
     t.stop().await;
 }
 
 #[tokio::test]
 async fn the_read_api_and_manifest_ingest_require_the_bearer_token() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let http = reqwest::Client::new();
     for path in [
         "/api/v1/outputs",
@@ -205,15 +189,13 @@ async fn the_read_api_and_manifest_ingest_require_the_bearer_token() {
         answers::text(http.get(format!("{}/ping", t.server.url()))).await,
         "PONG"
     );
-    t.app.wait_idle().await;
-    assert_eq!(t.dump(), before);
+    assert_unchanged(&t, &before).await;
     t.stop().await;
 }
 
 #[tokio::test]
 async fn a_manifest_line_that_does_not_parse_is_reported_and_the_rest_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let body = [
         r#"{"type":"create_issue","url":"https://github.com/o/r/issues/5","number":5,"repo":"o/r","timestamp":"2026-10-01T00:00:00Z"}"#,
         r#"{"type":"create_issue", "number": "#,
@@ -272,7 +254,6 @@ async fn a_manifest_line_that_does_not_parse_is_reported_and_the_rest_count() {
         .unwrap();
     assert_eq!(answer.status, 400, "{}", answer.body);
     assert_eq!(answer.body["rejected"].as_array().unwrap().len(), 2);
-    t.app.wait_idle().await;
-    assert_eq!(t.dump(), before);
+    assert_unchanged(&t, &before).await;
     t.stop().await;
 }

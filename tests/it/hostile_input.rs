@@ -4,7 +4,9 @@
 //! process stays up, and the store does not change.
 
 use crate::common;
-use crate::raw_webhook::{self, post, with, Headers, HOOK};
+use crate::raw_webhook::{
+    self, assert_refused, assert_unchanged, fresh_app, post, with, Headers, HOOK,
+};
 use std::time::Duration;
 
 use common::{TestApp, SECRET};
@@ -12,10 +14,6 @@ use safe_outcomes::signature::sign;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-fn start() -> chrono::DateTime<chrono::Utc> {
-    "2026-10-01T00:00:00Z".parse().unwrap()
-}
 
 fn issue_body() -> Vec<u8> {
     std::fs::read(common::manifest_dir().join("fixtures/webhooks/issues/opened.gh-aw.json"))
@@ -64,8 +62,7 @@ async fn assert_alive(t: &TestApp) {
 
 #[tokio::test]
 async fn hostile_bodies_and_headers_get_their_documented_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let body = issue_body();
     let before = t.dump();
 
@@ -196,27 +193,16 @@ async fn hostile_bodies_and_headers_get_their_documented_errors() {
         ),
     ];
     for (name, headers, body, expected) in cases {
-        let (status, answer) = post(&t, &headers, body).await;
-        assert_eq!(status, expected, "{name}: {answer}");
-        assert!(
-            answer["error"].is_string() && answer["detail"].is_string(),
-            "{name}: JSON error body, got {answer}"
-        );
+        assert_refused(&t, name, &headers, body, expected).await;
         assert_alive(&t).await;
     }
-    t.app.wait_idle().await;
-    assert_eq!(
-        t.dump(),
-        before,
-        "refused requests must not change the store"
-    );
+    assert_unchanged(&t, &before).await;
     t.stop().await;
 }
 
 #[tokio::test]
 async fn valid_but_unwanted_json_is_acknowledged_and_stores_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let before = t.dump();
     // A huge array inside an event we do not handle, and events we do not know.
     let labels: Vec<Value> = (0..200_000)
@@ -232,16 +218,14 @@ async fn valid_but_unwanted_json_is_acknowledged_and_stores_nothing() {
         assert_eq!(status, 200, "{event}: {answer}");
         assert_eq!(answer["status"], "ignored", "{event}: {answer}");
     }
-    t.app.wait_idle().await;
-    assert_eq!(t.dump(), before);
+    assert_unchanged(&t, &before).await;
     assert_alive(&t).await;
     t.stop().await;
 }
 
 #[tokio::test]
 async fn oversized_bodies_are_refused_declared_or_chunked() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), start()).await;
+    let (_dir, t) = fresh_app().await;
     let before = t.dump();
     let addr = t.server.addr;
     let head = |extra: &str| {
@@ -275,7 +259,6 @@ async fn oversized_bodies_are_refused_declared_or_chunked() {
     let short = raw_request(&t, &head("content-length: 100000\r\n"), vec![issue_body()]).await;
     assert!(short.is_none_or(|s| s >= 400), "{short:?}");
     assert_alive(&t).await;
-    t.app.wait_idle().await;
-    assert_eq!(t.dump(), before);
+    assert_unchanged(&t, &before).await;
     t.stop().await;
 }
