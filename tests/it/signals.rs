@@ -32,10 +32,14 @@ struct Rig {
     t: TestApp,
     gh: FakeGitHub,
     signals: SignalsHandle,
+    /// The App's data directory, removed after the App (fields drop in order).
+    _dir: tempfile::TempDir,
 }
 
 impl Rig {
-    async fn start(dir: &std::path::Path) -> Rig {
+    /// A fresh App, in a directory of its own, installed on acme.
+    async fn start() -> Rig {
+        let dir = tempfile::tempdir().unwrap();
         let gh = FakeGitHub::start().await;
         let clock = Clock::manual(t0());
         let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
@@ -44,10 +48,15 @@ impl Rig {
             3,
         )));
         github.signals = true;
-        let running = common::launch(dir, &clock, github);
+        let running = common::launch(dir.path(), &clock, github);
         let signals = running.signals.expect("the signal fetcher runs");
-        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
-        let rig = Rig { t, gh, signals };
+        let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
+        let rig = Rig {
+            t,
+            gh,
+            signals,
+            _dir: dir,
+        };
         rig.send(
             "installation",
             "i-1",
@@ -131,8 +140,7 @@ fn reaction(id: u64, content: &str, who: &str, minutes: i64) -> Value {
 
 #[tokio::test]
 async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+    let r = Rig::start().await;
     our_comment(&r, 3, 61).await;
     our_comment(&r, 4, 62).await;
     r.post_manifest(&[comment_line(3, 61), comment_line(4, 62)])
@@ -199,8 +207,7 @@ async fn team_review_by_frank(r: &Rig) {
 
 #[tokio::test]
 async fn team_membership_makes_a_team_review_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+    let r = Rig::start().await;
     team_review_by_frank(&r).await;
     r.t.settle().await;
     let id = "acme/widgets:900:0";
@@ -224,8 +231,7 @@ async fn team_membership_makes_a_team_review_count() {
 
 #[tokio::test]
 async fn a_404_membership_leaves_the_team_review_unverified() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+    let r = Rig::start().await;
     team_review_by_frank(&r).await;
     r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
@@ -256,8 +262,7 @@ fn issue_line(n: u64) -> Value {
 
 #[tokio::test]
 async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_and_is_retried() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+    let r = Rig::start().await;
     opened_issue(&r, 7).await;
     opened_issue(&r, 8).await;
     r.post_manifest(&[issue_line(7), issue_line(8)]).await;
@@ -340,8 +345,7 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
 
 #[tokio::test]
 async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = Rig::start(dir.path()).await;
+    let r = Rig::start().await;
     r.post_manifest(&[
         json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
                "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
