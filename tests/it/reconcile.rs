@@ -35,10 +35,18 @@ struct Rig {
     gh: FakeGitHub,
     reconciler: ReconcilerHandle,
     sleeps: Sleeps,
+    /// The App's data directory, removed after the App (fields drop in order).
+    _dir: tempfile::TempDir,
 }
 
 impl Rig {
-    async fn start(dir: &std::path::Path, gh: FakeGitHub) -> Rig {
+    /// A fresh App in a directory of its own.
+    async fn start(gh: FakeGitHub) -> Rig {
+        Rig::start_in(tempfile::tempdir().unwrap(), gh).await
+    }
+
+    /// The App on the data in `dir`.
+    async fn start_in(dir: tempfile::TempDir, gh: FakeGitHub) -> Rig {
         let clock = Clock::manual(t0() + chrono::Duration::hours(48));
         let sleeps = Sleeps::default();
         let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
@@ -53,14 +61,15 @@ impl Rig {
             retry_min: Duration::from_secs(600),
             ..ReconcilerOptions::default()
         });
-        let running = common::launch(dir, &clock, github);
+        let running = common::launch(dir.path(), &clock, github);
         let reconciler = running.reconciler.expect("the reconciler runs");
-        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
+        let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
         Rig {
             t,
             gh,
             reconciler,
             sleeps,
+            _dir: dir,
         }
     }
 
@@ -91,8 +100,8 @@ impl Rig {
 
     /// The rig on `gh`, installed, handed a manifest naming PR 42, settled:
     /// with the PR output's outcome as first judged.
-    async fn judge_pr(dir: &std::path::Path, gh: FakeGitHub) -> (Rig, OutcomeRecord) {
-        let r = Rig::start(dir, gh).await;
+    async fn judge_pr(gh: FakeGitHub) -> (Rig, OutcomeRecord) {
+        let r = Rig::start(gh).await;
         r.install().await;
         r.post_manifest(&[pr_line(42)]).await;
         r.settle().await;
@@ -205,11 +214,10 @@ async fn post(t: &TestApp, path: &str, token: Option<&str>) -> (u16, Value) {
 
 #[tokio::test]
 async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     // 120 comments: two pages of 100, the second through the Link header.
     serve_pr(&gh, merged_pr(), 120);
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -280,10 +288,9 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
 
 #[tokio::test]
 async fn a_502_then_200_is_retried_and_succeeds() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1, Failure::status(502));
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(triple(&o), (O::Accepted, S::Strong, "merged"));
     assert_eq!(r.gh.calls(GET_PULL), 2);
     assert_eq!(*r.sleeps.lock().unwrap(), vec![Duration::from_secs(1)]);
@@ -292,10 +299,9 @@ async fn a_502_then_200_is_retried_and_succeeds() {
 
 #[tokio::test]
 async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "pulls/42");
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     // No human deleter is known: the evaluators' rule gives unknown, not rejected.
     assert_eq!(triple(&o), (O::Unknown, S::None, "deleted"), "{}", o.notes);
     assert_eq!(o.details["deleted_by_type"], "system_actor");
@@ -313,10 +319,9 @@ async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
 
 #[tokio::test]
 async fn a_404_on_comments_is_not_deletion() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "issues/42/comments");
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -329,10 +334,9 @@ async fn a_404_on_comments_is_not_deletion() {
 
 #[tokio::test]
 async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1000, Failure::status(503));
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Unknown, S::Weak, "evaluation_error"),
@@ -389,9 +393,8 @@ async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_
 
 #[tokio::test]
 async fn on_demand_reconcile_queues_and_the_outcome_changes() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(open_pr(), 0).await;
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(o.outcome_status, O::Pending, "{}", o.human_check_signal);
 
     // Merged meanwhile, webhooks lost; reconcile on demand.
@@ -498,7 +501,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
         "issues/43",
         json!({"number": 43, "state": "open", "user": user(BOT), "created_at": at(0)}),
     );
-    let r = Rig::start(dir.path(), gh).await;
+    let r = Rig::start_in(dir, gh).await;
     r.settle().await;
     let o = r.outcome(PR_OUTPUT).await;
     assert_eq!(
@@ -518,9 +521,8 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
 
 #[tokio::test]
 async fn without_an_installation_nothing_is_fetched() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 0).await;
-    let r = Rig::start(dir.path(), gh).await;
+    let r = Rig::start(gh).await;
     r.post_manifest(&[pr_line(42)]).await;
     r.settle().await;
     assert_eq!(calls(&r.gh), [0; 5]);
@@ -537,7 +539,6 @@ async fn without_an_installation_nothing_is_fetched() {
 
 #[tokio::test]
 async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     // A hidden comment: GraphQL says it is (still) minimized as spam.
     gh.set_api(
@@ -562,7 +563,7 @@ async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
                     {"databaseId": 32, "createdAt": at(90), "author": {"login": "alice", "__typename": "User"}, "replyTo": {"databaseId": 31}}
                 ]}}]),
     );
-    let r = Rig::start(dir.path(), gh).await;
+    let r = Rig::start(gh).await;
     r.install().await;
     r.post_manifest(&[
         json!({"type": "hide_comment", "comment_id": "IC_77", "repo": REPO, "timestamp": at(0)}),
@@ -596,7 +597,6 @@ async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
 
 #[tokio::test]
 async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_later() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = serving_pr(merged_pr(), 0).await;
     // Nothing left for an hour: more than the client sleeps, so no sleep at all.
     let now = t0() + chrono::Duration::hours(48);
@@ -605,7 +605,7 @@ async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_la
         1,
         Failure::primary_rate_limit(now.timestamp() + 3600),
     );
-    let (r, o) = Rig::judge_pr(dir.path(), gh).await;
+    let (r, o) = Rig::judge_pr(gh).await;
     assert_eq!(triple(&o), (O::Unknown, S::Weak, "evaluation_error"));
     assert!(o.details["reconcile_error"]
         .as_str()
