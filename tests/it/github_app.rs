@@ -3,6 +3,7 @@
 //! helper's transient/terminal rules, and the `safe-outcomes` check run's
 //! lifecycle driven by signed deliveries through the real router.
 
+use crate::payloads::installation_created;
 use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
@@ -367,8 +368,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     w.send(
         "installation",
         "i-1",
-        json!({"action": "created", "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
-               "repositories": [{"full_name": "acme/widgets"}], "sender": user("alice")}),
+        installation_created(INSTALLATION, "acme/widgets"),
     )
     .await;
     w.send(
@@ -601,8 +601,7 @@ async fn serve_in_app_mode_publishes_a_check_run_from_its_environment_alone() {
         (
             "installation",
             "e2e-install",
-            json!({"action": "created", "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
-                   "repositories": [{"full_name": "acme/widgets"}], "sender": user("alice")}),
+            installation_created(INSTALLATION, "acme/widgets"),
         ),
         (
             "pull_request",

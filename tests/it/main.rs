@@ -37,6 +37,7 @@ mod metadata_outputs;
 mod metrics;
 mod oidc;
 mod order_property;
+mod payloads;
 mod raw_webhook;
 mod read_api;
 mod read_cuts;

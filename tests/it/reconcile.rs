@@ -4,6 +4,7 @@
 //! failures, the retry budget and its bounded later tries, the on-demand
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
+use crate::payloads::installation_created;
 use crate::{common, fake_github};
 use std::time::Duration;
 
@@ -81,8 +82,7 @@ impl Rig {
         self.send(
             "installation",
             "i-1",
-            json!({"action": "created", "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
-                   "repositories": [{"full_name": REPO}], "sender": user("alice")}),
+            installation_created(INSTALLATION, REPO),
         )
         .await;
     }

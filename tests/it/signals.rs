@@ -4,6 +4,7 @@
 //! closing PRs from the fake GitHub over real HTTP through octocrab and our
 //! retry rules, and the worker files what it found as observations.
 
+use crate::payloads::installation_created;
 use crate::{common, fake_github};
 
 use common::{at, t0, user, TestApp};
@@ -60,8 +61,7 @@ impl Rig {
         rig.send(
             "installation",
             "i-1",
-            json!({"action": "created", "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
-                   "repositories": [{"full_name": REPO}], "sender": user("alice")}),
+            installation_created(INSTALLATION, REPO),
         )
         .await;
         rig
