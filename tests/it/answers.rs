@@ -4,6 +4,14 @@
 use reqwest::RequestBuilder;
 use serde_json::Value;
 
+/// `req` with the bearer `token`, when there is one.
+pub fn bearer(req: RequestBuilder, token: Option<&str>) -> RequestBuilder {
+    match token {
+        Some(token) => req.bearer_auth(token),
+        None => req,
+    }
+}
+
 /// Send `req`; its body as JSON.
 pub async fn json(req: RequestBuilder) -> Value {
     req.send().await.unwrap().json().await.unwrap()

@@ -39,11 +39,8 @@ async fn demo_app(dir: &Path) -> TestApp {
 }
 
 async fn page(t: &TestApp, path: &str, token: Option<&str>) -> (u16, String) {
-    let mut req = reqwest::Client::new().get(format!("{}{path}", t.server.url()));
-    if let Some(token) = token {
-        req = req.bearer_auth(token);
-    }
-    let r = req.send().await.unwrap();
+    let req = reqwest::Client::new().get(format!("{}{path}", t.server.url()));
+    let r = answers::bearer(req, token).send().await.unwrap();
     let status = r.status().as_u16();
     let ct = r
         .headers()

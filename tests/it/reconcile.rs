@@ -4,6 +4,7 @@
 //! failures, the retry budget and its bounded later tries, the on-demand
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
+use crate::answers;
 use crate::payloads::installation_created;
 use crate::{common, fake_github};
 use std::time::Duration;
@@ -202,11 +203,8 @@ fn calls(gh: &FakeGitHub) -> [u64; 5] {
 }
 
 async fn post(t: &TestApp, path: &str, token: Option<&str>) -> (u16, Value) {
-    let mut req = reqwest::Client::new().post(format!("{}{path}", t.server.url()));
-    if let Some(token) = token {
-        req = req.bearer_auth(token);
-    }
-    let resp = req.send().await.unwrap();
+    let req = reqwest::Client::new().post(format!("{}{path}", t.server.url()));
+    let resp = answers::bearer(req, token).send().await.unwrap();
     let status = resp.status().as_u16();
     let body = resp.json().await.unwrap_or(Value::Null);
     (status, body)
