@@ -218,14 +218,18 @@ struct Rig {
     t: TestApp,
     gh: FakeGitHub,
     backfill: BackfillHandle,
+    /// The App's data directory, removed after the App (fields drop in order).
+    _dir: tempfile::TempDir,
 }
 
 impl Rig {
-    async fn start(dir: &std::path::Path, gh: FakeGitHub, options: BackfillOptions) -> Rig {
+    /// A fresh App, in a directory of its own, with a backfill on `gh`.
+    async fn start(gh: FakeGitHub, options: BackfillOptions) -> Rig {
+        let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(now());
         let (requests, inbox) = backfill::channel(&options);
         let app = App::start_with(
-            dir,
+            dir.path(),
             clock.clone(),
             AppOptions {
                 backfill_requests: Some(requests.clone()),
@@ -245,8 +249,13 @@ impl Rig {
             options,
         )
         .spawn(&requests, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
-        Rig { t, gh, backfill }
+        let t = TestApp::serve(app, clock, dir.path(), RouterOptions::default()).await;
+        Rig {
+            t,
+            gh,
+            backfill,
+            _dir: dir,
+        }
     }
 
     async fn status(&self) -> Value {
@@ -293,10 +302,9 @@ fn assert_month_evaluated(status: &Value) {
 
 #[tokio::test]
 async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());
-    let r = Rig::start(dir.path(), gh, test_options()).await;
+    let r = Rig::start(gh, test_options()).await;
     // Webhooks told us of one PR already (merged, day 3): no fetch for it.
     let merged = pull_request(&PrEvent {
         repo: REPO,
@@ -380,9 +388,8 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
 
 #[tokio::test]
 async fn backfill_requests_are_checked_and_refusals_change_nothing() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    let r = Rig::start(dir.path(), gh, test_options()).await;
+    let r = Rig::start(gh, test_options()).await;
     let post = |body: Value, token: Option<&str>| {
         let c = Client::new(&r.t.server.url(), None, token.map(String::from));
         async move { c.post_json("/api/v1/backfill", &body).await.unwrap() }
@@ -403,7 +410,6 @@ async fn backfill_requests_are_checked_and_refusals_change_nothing() {
 
 #[tokio::test]
 async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());
     const RESERVE: u64 = 40;
@@ -413,7 +419,7 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
         reserve: RESERVE,
         ..test_options()
     };
-    let r = Rig::start(dir.path(), gh, options).await;
+    let r = Rig::start(gh, options).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the pause", async || {
@@ -558,13 +564,12 @@ async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
 
 #[tokio::test]
 async fn a_rate_limit_answer_midway_pauses_and_the_run_is_harvested_after_the_reset() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());
     // Someone else spent the budget: an answer we did not expect.
     let reset = now().timestamp() + 3600;
     gh.fail_next(LIST_ARTIFACTS, 1, Failure::primary_rate_limit(reset));
-    let r = Rig::start(dir.path(), gh, test_options()).await;
+    let r = Rig::start(gh, test_options()).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
@@ -632,7 +637,6 @@ async fn outputs_left_to_a_backfill_are_not_reconciled_at_start_up_too() {
 
 #[tokio::test]
 async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     let busy = now() - chrono::Duration::days(10);
     // 1,500 runs of a plain workflow in one day, five gh-aw runs among them.
@@ -654,7 +658,7 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
         per_page: 100,
         ..test_options()
     };
-    let r = Rig::start(dir.path(), gh, options).await;
+    let r = Rig::start(gh, options).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
@@ -676,12 +680,11 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
 
 #[tokio::test]
 async fn repositories_added_later_are_backfilled_too() {
-    let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     let other = "acme/gadgets";
     let created = now() - chrono::Duration::days(2);
     gh.add_run(other, 9, LOCK, "completed", created);
-    let r = Rig::start(dir.path(), gh, test_options()).await;
+    let r = Rig::start(gh, test_options()).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the first", async || r.status().await["jobs"]["done"] == 1).await;
