@@ -43,12 +43,8 @@ pub(super) fn for_comment(
     parent: u64,
     at: DateTime<Utc>,
 ) -> Option<ExecutionRecord> {
-    let marker = output_marker(comment.body.as_deref())?;
-    let id = comment.id?;
-    let mut target = Target::comment(ctx.repo, TargetKind::Comment, id, Some(parent));
-    target.url = comment.html_url.clone();
-    target.node_id = comment.node_id.clone();
-    let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
+    let (marker, id, target, created) =
+        comment_output(ctx, comment, TargetKind::Comment, parent, at)?;
     Some(record(
         ctx,
         "add_comment",
@@ -70,12 +66,8 @@ pub(super) fn for_review_comment(
     parent: u64,
     at: DateTime<Utc>,
 ) -> Option<ExecutionRecord> {
-    let marker = output_marker(comment.body.as_deref())?;
-    let id = comment.id?;
-    let mut target = Target::comment(ctx.repo, TargetKind::ReviewComment, id, Some(parent));
-    target.url = comment.html_url.clone();
-    target.node_id = comment.node_id.clone();
-    let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
+    let (marker, id, target, created) =
+        comment_output(ctx, comment, TargetKind::ReviewComment, parent, at)?;
     let output_type = match in_reply_to {
         Some(_) => OutputType::ReplyToPullRequestReviewComment,
         None => OutputType::CreatePullRequestReviewComment,
@@ -92,6 +84,25 @@ pub(super) fn for_review_comment(
         r.extra.insert("comment_id".to_string(), root.into());
     }
     Some(r)
+}
+
+/// What a comment discovered as an agent output starts from: its marker, its
+/// id, its target (a comment of `kind` on thread `parent`) and when it was
+/// made (`at` when the comment does not say).
+fn comment_output(
+    ctx: &Ctx,
+    comment: &Comment,
+    kind: TargetKind,
+    parent: u64,
+    at: DateTime<Utc>,
+) -> Option<(GhAwMarker, u64, Target, DateTime<Utc>)> {
+    let marker = output_marker(comment.body.as_deref())?;
+    let id = comment.id?;
+    let mut target = Target::comment(ctx.repo, kind, id, Some(parent));
+    target.url = comment.html_url.clone();
+    target.node_id = comment.node_id.clone();
+    let created = parse_time(comment.created_at.as_ref()).unwrap_or(at);
+    Some((marker, id, target, created))
 }
 
 /// Only agent outputs count: not activation, expiry or failure notices.

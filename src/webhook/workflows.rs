@@ -163,14 +163,23 @@ fn workflow_run(ctx: &Ctx, run: Option<Run>) -> NormResult {
     Ok(Output::facts(at, keys, kind))
 }
 
+/// The id and head sha of a check run or suite (`what`); refused, naming
+/// what is missing, without them.
+fn id_and_head(
+    what: &str,
+    id: Option<u64>,
+    head_sha: Option<&String>,
+) -> Result<(u64, String), String> {
+    let id = id.ok_or_else(|| format!("`{what}` has no id"))?;
+    let sha = head_sha
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("`{what}` has no head sha"))?;
+    Ok((id, sha.clone()))
+}
+
 fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
     let check = check.ok_or("`check_run` delivery carries no check run")?;
-    let id = check.id.ok_or("`check_run` has no id")?;
-    let sha = check
-        .head_sha
-        .clone()
-        .filter(|s| !s.is_empty())
-        .ok_or("`check_run` has no head sha")?;
+    let (id, sha) = id_and_head("check_run", check.id, check.head_sha.as_ref())?;
     let at = parse_time(check.completed_at.as_ref())
         .or_else(|| parse_time(check.started_at.as_ref()))
         .ok_or("`check_run` has no timestamp")?;
@@ -202,12 +211,7 @@ fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
 
 fn check_suite(ctx: &Ctx, suite: Option<Suite>) -> NormResult {
     let suite = suite.ok_or("`check_suite` delivery carries no suite")?;
-    let id = suite.id.ok_or("`check_suite` has no id")?;
-    let sha = suite
-        .head_sha
-        .clone()
-        .filter(|s| !s.is_empty())
-        .ok_or("`check_suite` has no head sha")?;
+    let (id, sha) = id_and_head("check_suite", suite.id, suite.head_sha.as_ref())?;
     let at = parse_time(suite.updated_at.as_ref())
         .or_else(|| parse_time(suite.created_at.as_ref()))
         .ok_or("`check_suite` has no timestamp")?;
