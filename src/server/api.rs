@@ -8,11 +8,12 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
-use axum::Json;
+use axum::routing::get;
+use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
-use super::{ApiError, State};
+use super::{ApiError, Mount, State};
 use crate::assess::transitions;
 use crate::attribution::report::{line_survival, LineTotals};
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
@@ -20,6 +21,15 @@ use crate::report::{parse_window, Report};
 
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
+
+/// The read API's endpoints (an output's `POST` is `server::reconcile`'s).
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new()
+        .route("/api/v1/outputs", get(list_outputs))
+        .route("/api/v1/outputs/{*id}", get(get_output))
+        .route("/api/v1/runs/{owner}/{repo}/{run_id}", get(run_outcomes))
+        .route("/api/v1/report", get(report))
+}
 
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,

@@ -9,12 +9,13 @@
 use axum::body::Bytes;
 use axum::extract::State as StateExtractor;
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::body::require_token;
-use super::{ApiError, State};
+use super::{ApiError, Mount, State};
 use crate::github::backfill::RequestError;
 
 #[derive(Debug, Default, Deserialize)]
@@ -22,6 +23,11 @@ use crate::github::backfill::RequestError;
 struct Body {
     days: Option<u32>,
     repo: Option<String>,
+}
+
+/// `POST /api/v1/backfill`.
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new().route("/api/v1/backfill", post(request))
 }
 
 pub async fn request(

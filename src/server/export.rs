@@ -9,13 +9,15 @@ use axum::body::Body;
 use axum::extract::State as StateExtractor;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
 use bytes::Bytes;
 use http_body::Frame;
 use tokio::sync::mpsc;
 
 use crate::export::{write_lines, Format};
 use crate::server::read::{QueryPairs, ReadFilter, Reader};
-use crate::server::{ApiError, State};
+use crate::server::{ApiError, Mount, State};
 
 /// Chunks in flight between the store reader and the connection.
 const CHANNEL_CHUNKS: usize = 4;
@@ -42,6 +44,13 @@ impl http_body::Body for ChannelBody {
             .poll_recv(cx)
             .map(|chunk| chunk.map(|c| c.map(Frame::data)))
     }
+}
+
+/// `GET /api/v1/export`, and its older name `/api/v1/export.jsonl`.
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new()
+        .route("/api/v1/export", get(export))
+        .route("/api/v1/export.jsonl", get(export))
 }
 
 pub async fn export(

@@ -24,6 +24,15 @@ use crate::model::OutcomeRecord;
 use crate::report::tally::OutputTally;
 use crate::store::counter;
 
+/// `/status`, `/ping` and `/metrics`: no auth, no repository data.
+pub fn routes(_: &super::Mount) -> axum::Router<State> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/status", get(status))
+        .route("/ping", get(ping))
+        .route("/metrics", get(metrics))
+}
+
 pub async fn ping() -> &'static str {
     "PONG"
 }

@@ -20,8 +20,10 @@
 use axum::body::Body;
 use axum::extract::{Query, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -29,7 +31,7 @@ use super::body::{
     check_declared_length, require_content_type, require_manifest_auth, ManifestAuth,
 };
 use super::manifest_stream::StreamedManifest;
-use super::{ApiError, State};
+use super::{limits, ApiError, Mount, State};
 use crate::github::installations;
 use crate::manifest::{LineParser, ManifestDefaults};
 use crate::model::{ident, ExecutionRecord};
@@ -49,6 +51,12 @@ pub struct ManifestQuery {
     repo: Option<String>,
     run_id: Option<String>,
     workflow: Option<String>,
+}
+
+/// `POST /api/v1/manifests`, its body streamed under the shared budget.
+pub fn routes(mount: &Mount) -> Router<State> {
+    let guard = from_fn_with_state(mount.streamed(), limits::guard);
+    Router::new().route("/api/v1/manifests", post(ingest).layer(guard))
 }
 
 pub async fn ingest(

@@ -10,13 +10,20 @@
 
 use axum::extract::{Path, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::body::require_token;
-use super::{ApiError, State};
+use super::{ApiError, Mount, State};
 
 const SUFFIX: &str = "/reconcile";
+
+/// `POST /api/v1/outputs/{*id}` (the read API's `GET` of the same route is
+/// `server::api`'s; axum merges the two methods).
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new().route("/api/v1/outputs/{*id}", post(request))
+}
 
 pub async fn request(
     StateExtractor(state): StateExtractor<State>,

@@ -8,13 +8,14 @@
 //! are listed with zero counts and no rates, so a chart has one slot per week.
 
 use axum::extract::State as StateExtractor;
-use axum::Json;
+use axum::routing::get;
+use axum::{Json, Router};
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::api::admitted_outcomes;
 use super::read::{QueryPairs, ReadFilter, Reader};
-use super::{ApiError, State};
+use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;
 use crate::report::{Report, Totals, TypeStats};
 
@@ -111,6 +112,11 @@ pub async fn build(state: &State, reader: &Reader, filter: ReadFilter) -> Result
         generated_at: now,
         periods,
     })
+}
+
+/// `GET /api/v1/series`.
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new().route("/api/v1/series", get(series))
 }
 
 pub async fn series(

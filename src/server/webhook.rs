@@ -4,12 +4,14 @@
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Request, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use serde_json::json;
 
 use super::body::{read_capped, require_content_type};
-use super::{ApiError, State};
+use super::{limits, ApiError, Mount, State};
 use crate::model::ident;
 use crate::signature;
 use crate::store::inbox::{Enqueued, InboxItem};
@@ -34,6 +36,12 @@ impl FromRequest<State> for SignedDelivery {
             .await
             .map_err(|e| refused(state, &parts.headers, e))
     }
+}
+
+/// `POST {WEBHOOK_PATH}`, its whole body read under the shared budget.
+pub fn routes(mount: &Mount) -> Router<State> {
+    let guard = from_fn_with_state(mount.buffered(), limits::guard);
+    Router::new().route(&mount.webhook_path, post(receive).layer(guard))
 }
 
 pub async fn receive(

@@ -270,7 +270,7 @@ impl FromRequestParts<State> for SignedIn {
 }
 
 /// The routes of setup and sign-in.
-pub fn routes() -> Router<State> {
+pub fn routes(_: &crate::server::Mount) -> Router<State> {
     Router::new()
         .route("/setup", get(setup::callback))
         .route("/auth/login", get(signin::login))

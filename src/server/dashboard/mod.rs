@@ -19,7 +19,7 @@ use crate::server::read::{ReadFilter, Reader, FILTER_PARAMS};
 use crate::server::{ApiError, State};
 
 /// The dashboard's routes, merged into the server's router.
-pub fn routes() -> Router<State> {
+pub fn routes(_: &crate::server::Mount) -> Router<State> {
     Router::new()
         .route("/", get(pages::overview))
         .route("/workflows", get(pages::workflows))
