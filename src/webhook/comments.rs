@@ -6,6 +6,12 @@ use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::comment_flags;
 use crate::model::ObservationKind;
 
+/// The events this family normalizes: `issue_comment` and `pull_request_review`.
+pub(super) const EVENTS: super::Events = &[
+    ("issue_comment", normalize),
+    ("pull_request_review", normalize),
+];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     if ctx.event == "issue_comment" {
         issue_comment(ctx)

@@ -69,6 +69,10 @@ struct From {
     from: Option<String>,
 }
 
+/// The events this family normalizes: `discussion` and `discussion_comment`.
+pub(super) const EVENTS: super::Events =
+    &[("discussion", normalize), ("discussion_comment", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;

@@ -47,6 +47,10 @@ fn names(repos: Option<Vec<Repo>>) -> Vec<String> {
         .collect()
 }
 
+/// The events of this family (normalized before the other families: they
+/// change the App's installations, not a target).
+pub(super) const EVENTS: &[&str] = &["installation", "installation_repositories"];
+
 /// The change an installation event describes; `Err` is why it is ignored.
 pub(super) fn normalize(event: &str, raw: &Value) -> Result<InstallationChange, String> {
     let body =

@@ -65,28 +65,66 @@ pub enum WebhookError {
     TimeOutOfRange(#[from] crate::sane_time::OutOfRange),
 }
 
-/// The events normalized into observations; others are acknowledged and ignored.
-pub const HANDLED_EVENTS: &[&str] = &[
-    "issues",
-    "issue_comment",
-    "pull_request",
-    "pull_request_review",
-    "pull_request_review_comment",
-    "pull_request_review_thread",
-    "push",
-    "discussion",
-    "discussion_comment",
-    "projects_v2_item",
-    "projects_v2",
-    "projects_v2_status_update",
-    "sub_issues",
-    "milestone",
-    "workflow_run",
-    "check_run",
-    "check_suite",
-    "code_scanning_alert",
-    "release",
+/// A family's normalizer of one event; `Err` is why the delivery is ignored.
+type Normalizer = fn(&Ctx) -> NormResult;
+
+/// A family's table: each event it normalizes, with its normalizer.
+type Events = &'static [(&'static str, Normalizer)];
+
+/// Every family, named once. Each declares the events it normalizes in its
+/// own file (`EVENTS`), so a new event of a family is one row there. The
+/// installation events are `installations::EVENTS`: they change the App's
+/// installations rather than a target, and are read before the payload.
+const FAMILIES: &[Events] = &[
+    threads::EVENTS,
+    comments::EVENTS,
+    reviews::EVENTS,
+    push::EVENTS,
+    discussions::EVENTS,
+    projects::EVENTS,
+    sub_issues::EVENTS,
+    milestones::EVENTS,
+    workflows::EVENTS,
+    security::EVENTS,
+    releases::EVENTS,
 ];
+
+/// The events normalized into observations (every family's, in `FAMILIES`'
+/// order); others are acknowledged and ignored.
+pub const HANDLED_EVENTS: &[&str] = &handled_events();
+
+const HANDLED_COUNT: usize = {
+    let (mut n, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        n += FAMILIES[f].len();
+        f += 1;
+    }
+    n
+};
+
+const fn handled_events() -> [&'static str; HANDLED_COUNT] {
+    let mut out = [""; HANDLED_COUNT];
+    let (mut n, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        let mut e = 0;
+        while e < FAMILIES[f].len() {
+            out[n] = FAMILIES[f][e].0;
+            n += 1;
+            e += 1;
+        }
+        f += 1;
+    }
+    out
+}
+
+/// The normalizer of `event`, from the families' tables.
+fn normalizer_of(event: &str) -> Option<Normalizer> {
+    FAMILIES
+        .iter()
+        .flat_map(|family| family.iter())
+        .find(|(name, _)| *name == event)
+        .map(|(_, normalizer)| *normalizer)
+}
 
 /// Normalize a delivery (`X-GitHub-Event`, `X-GitHub-Delivery`, raw body).
 pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normalized, WebhookError> {
@@ -105,7 +143,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             Err(e) => WebhookError::MalformedJson(e.to_string()),
         });
     }
-    if event == "installation" || event == "installation_repositories" {
+    if installations::EVENTS.contains(&event) {
         let value: Value =
             serde_json::from_str(text).map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
         return Ok(match installations::normalize(event, &value) {
@@ -121,7 +159,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             }),
         });
     }
-    if !HANDLED_EVENTS.contains(&event) {
+    let Some(normalizer) = normalizer_of(event) else {
         // Still refuse a body that is not JSON at all.
         serde_json::from_str::<IgnoredAny>(text)
             .map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
@@ -130,7 +168,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             _ => format!("unknown event `{event}`"),
         };
         return Ok(ignored(reason));
-    }
+    };
     // Straight from the text into the few fields we read: building a
     // `serde_json::Value` of a 28 KB payload costs several times more.
     let payload: Payload = match serde_json::from_str(text) {
@@ -158,22 +196,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         p: &payload,
         raw,
     };
-    let result = match event {
-        "issues" | "pull_request" => threads::normalize(&ctx),
-        "issue_comment" | "pull_request_review" => comments::normalize(&ctx),
-        "push" => push::normalize(&ctx),
-        "pull_request_review_comment" | "pull_request_review_thread" => reviews::normalize(&ctx),
-        "discussion" | "discussion_comment" => discussions::normalize(&ctx),
-        "projects_v2_item" | "projects_v2" | "projects_v2_status_update" => {
-            projects::normalize(&ctx)
-        }
-        "sub_issues" => sub_issues::normalize(&ctx),
-        "milestone" => milestones::normalize(&ctx),
-        "workflow_run" | "check_run" | "check_suite" => workflows::normalize(&ctx),
-        "code_scanning_alert" => security::normalize(&ctx),
-        "release" => releases::normalize(&ctx),
-        _ => Err(format!("event `{event}` is not handled")),
-    };
+    let result = normalizer(&ctx);
     Ok(match result {
         Err(reason) => ignored(reason),
         Ok(out) => Normalized::Relevant(NormalizedDelivery {

@@ -105,6 +105,13 @@ pub(super) fn owner_without_repo(event: &str, raw: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The events this family normalizes: `projects_v2_item`, `projects_v2` and `projects_v2_status_update`.
+pub(super) const EVENTS: super::Events = &[
+    ("projects_v2_item", normalize),
+    ("projects_v2", normalize),
+    ("projects_v2_status_update", normalize),
+];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;

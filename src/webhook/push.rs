@@ -9,6 +9,9 @@ use crate::model::observation::{PushedCommit, MAX_COMMIT_PATHS};
 use crate::model::target::{commit_key, ref_key};
 use crate::model::ObservationKind;
 
+/// The events this family normalizes: `push`.
+pub(super) const EVENTS: super::Events = &[("push", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let p = ctx.p;
     let git_ref = p.git_ref.as_deref().ok_or("`push` has no ref")?;

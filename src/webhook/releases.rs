@@ -70,6 +70,9 @@ const ACTIONS: &[&str] = &[
     "unpublished",
 ];
 
+/// The events this family normalizes: `release`.
+pub(super) const EVENTS: super::Events = &[("release", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `release` payload shape: {e}"))?;

@@ -42,6 +42,12 @@ struct Thread {
     comments: Option<Vec<ReviewComment>>,
 }
 
+/// The events this family normalizes: `pull_request_review_comment` and `pull_request_review_thread`.
+pub(super) const EVENTS: super::Events = &[
+    ("pull_request_review_comment", normalize),
+    ("pull_request_review_thread", normalize),
+];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let pr = ctx
         .p

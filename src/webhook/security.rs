@@ -80,6 +80,9 @@ const ACTIONS: &[&str] = &[
     "updated_assignment",
 ];
 
+/// The events this family normalizes: `code_scanning_alert`.
+pub(super) const EVENTS: super::Events = &[("code_scanning_alert", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `code_scanning_alert` payload shape: {e}"))?;

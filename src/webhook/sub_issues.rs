@@ -21,6 +21,9 @@ struct Body {
     parent_issue_repo: Option<Repository>,
 }
 
+/// The events this family normalizes: `sub_issues`.
+pub(super) const EVENTS: super::Events = &[("sub_issues", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `sub_issues` payload shape: {e}"))?;

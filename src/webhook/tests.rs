@@ -612,3 +612,51 @@ fn a_time_outside_2000_to_2200_is_refused_naming_its_field() {
     v["issue"]["created_at"] = "2199-12-31T23:59:59Z".into();
     assert!(normalize("issues", "d", &serde_json::to_vec(&v).unwrap()).is_ok());
 }
+
+/// The events named by more than one of `tables`, each once.
+fn claimed_twice<'a>(tables: &[Vec<&'a str>]) -> Vec<&'a str> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut twice = std::collections::BTreeSet::new();
+    for event in tables.iter().flatten() {
+        if !seen.insert(*event) {
+            twice.insert(*event);
+        }
+    }
+    twice.into_iter().collect()
+}
+
+#[test]
+fn no_event_is_claimed_by_two_families() {
+    let mut tables: Vec<Vec<&str>> = FAMILIES
+        .iter()
+        .map(|family| family.iter().map(|(event, _)| *event).collect())
+        .collect();
+    tables.push(installations::EVENTS.to_vec());
+    assert_eq!(claimed_twice(&tables), Vec::<&str>::new());
+    // The check itself sees a second claim.
+    tables.push(vec!["push"]);
+    assert_eq!(claimed_twice(&tables), vec!["push"]);
+}
+
+/// The families' tables name exactly the events of fixtures/webhooks (one
+/// directory per handled event): an event dropped from a table, or a table
+/// row without a fixture, fails here.
+#[test]
+fn the_families_handle_exactly_the_events_with_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/webhooks");
+    let mut fixtures: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|d| d.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    fixtures.sort();
+    let mut handled: Vec<String> = HANDLED_EVENTS.iter().map(|e| e.to_string()).collect();
+    handled.sort();
+    assert_eq!(handled, fixtures);
+    for event in HANDLED_EVENTS {
+        assert!(normalizer_of(event).is_some(), "{event}");
+    }
+    for event in installations::EVENTS.iter().chain(&["ping", "star"]) {
+        assert!(normalizer_of(event).is_none(), "{event}");
+        assert!(!HANDLED_EVENTS.contains(event), "{event}");
+    }
+}

@@ -12,6 +12,9 @@ use crate::model::observation::body_hash;
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
 
+/// The events this family normalizes: `issues` and `pull_request`.
+pub(super) const EVENTS: super::Events = &[("issues", normalize), ("pull_request", normalize)];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let is_pr_event = ctx.event == "pull_request";
     let item = if is_pr_event {

@@ -82,6 +82,13 @@ struct Suite {
     updated_at: Option<Value>,
 }
 
+/// The events this family normalizes: `workflow_run`, `check_run` and `check_suite`.
+pub(super) const EVENTS: super::Events = &[
+    ("workflow_run", normalize),
+    ("check_run", normalize),
+    ("check_suite", normalize),
+];
+
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
