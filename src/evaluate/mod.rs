@@ -19,6 +19,7 @@ mod issue;
 mod labels;
 mod metadata;
 mod moderation;
+mod output_type;
 mod project;
 mod pull_request;
 mod reconcile_failed;
@@ -28,6 +29,7 @@ pub mod rules;
 mod rules_tests;
 
 pub use common::weaker;
+pub use registry::OutputType;
 mod release;
 mod revert;
 mod review;

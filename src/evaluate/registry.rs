@@ -6,9 +6,11 @@
 //! (`safe-outcomes spec`), so the code and the spec cannot drift apart.
 //!
 //! To add a safe-output type: write its evaluator in its family's file (or a
-//! new one), add one row here, and add example cases for its rows to
+//! new one), add one row here (its `OutputType` variant comes with it), and
+//! add example cases for its rows to
 //! `fixtures/conformance/cases.json` (see docs/evaluation.md).
 
+use super::output_type::output_types;
 use super::review::{comments, readiness, reviewers, reviews, thread};
 use super::{
     assignment, comment, discussion, issue, labels, metadata, moderation, project, pull_request,
@@ -57,131 +59,117 @@ pub struct TypeSpec {
     pub seed: &'static str,
 }
 
-macro_rules! spec {
-    ($name:literal, $family:literal, $eval:path, $effect:ident, $needs:literal, $seed:literal) => {
-        TypeSpec {
-            name: $name,
-            family: $family,
-            evaluator: $eval,
-            effect: Effect::$effect,
-            needs: $needs,
-            seed: $seed,
-        }
-    };
-}
-
-/// Every type with a dedicated evaluator. Anything else goes to the generic
-/// fallback (`pending/weak/target_exists_only` at best: existence is never
-/// acceptance).
-pub const TYPES: &[TypeSpec] = &[
+// Every type with a dedicated evaluator, and the `OutputType` enum naming
+// them (the variant is the camel-cased name).
+output_types! {
     // Pull requests.
-    spec!("create_pull_request", "pull_request.rs", pull_request::create_pull_request, Creates,
+    CreatePullRequest: spec!("create_pull_request", "pull_request.rs", pull_request::create_pull_request, Creates,
         "the PR number or URL", "§7 create_pull_request"),
-    spec!("push_to_pull_request_branch", "pull_request.rs", pull_request::push_to_pull_request_branch, Changes,
+    PushToPullRequestBranch: spec!("push_to_pull_request_branch", "pull_request.rs", pull_request::push_to_pull_request_branch, Changes,
         "the PR, and the pushed commit sha (`metadata.commit_sha` or `after_state.head_sha`)", "§7 push_to_pull_request_branch"),
-    spec!("close_pull_request", "pull_request.rs", pull_request::close_pull_request, Changes,
+    ClosePullRequest: spec!("close_pull_request", "pull_request.rs", pull_request::close_pull_request, Changes,
         "the PR", "§7 close_pull_request"),
-    spec!("update_pull_request", "update.rs", update::update_pull_request, Changes,
+    UpdatePullRequest: spec!("update_pull_request", "update.rs", update::update_pull_request, Changes,
         "the PR, and `after_state` for a field it compares (title, body_hash, state, base, draft, labels, assignees)", "§7 update_pull_request"),
-    spec!("merge_pull_request", "review/readiness.rs", readiness::merge_pull_request, Changes,
+    MergePullRequest: spec!("merge_pull_request", "review/readiness.rs", readiness::merge_pull_request, Changes,
         "the PR", "none (gh-aw type; judged like a merge by a person)"),
-    spec!("mark_pull_request_as_ready_for_review", "review/readiness.rs", readiness::mark_ready_for_review, Changes,
+    MarkPullRequestAsReadyForReview: spec!("mark_pull_request_as_ready_for_review", "review/readiness.rs", readiness::mark_ready_for_review, Changes,
         "the PR", "§7 mark_pull_request_as_ready_for_review"),
     // Reviews.
-    spec!("add_reviewer", "review/reviewers.rs", reviewers::add_reviewer, Changes,
+    AddReviewer: spec!("add_reviewer", "review/reviewers.rs", reviewers::add_reviewer, Changes,
         "the PR, and the requested reviewers or teams (`metadata.requested_reviewers` / `requested_team_reviewers`)", "§7 add_reviewer"),
-    spec!("submit_pull_request_review", "review/reviews.rs", reviews::submit_review, Creates,
+    SubmitPullRequestReview: spec!("submit_pull_request_review", "review/reviews.rs", reviews::submit_review, Creates,
         "the PR, and the review id (`metadata.review_id` or the review URL)", "§7 submit_pull_request_review"),
-    spec!("dismiss_pull_request_review", "review/reviews.rs", reviews::dismiss_review, Changes,
+    DismissPullRequestReview: spec!("dismiss_pull_request_review", "review/reviews.rs", reviews::dismiss_review, Changes,
         "the PR, and the dismissed review id", "none (gh-aw Oct 2026 type; in the spirit of the review rows)"),
-    spec!("create_pull_request_review_comment", "review/comments.rs", comments::create_review_comment, Creates,
+    CreatePullRequestReviewComment: spec!("create_pull_request_review_comment", "review/comments.rs", comments::create_review_comment, Creates,
         "the PR, and the comment id (its URL or `id`)", "§7 create_pull_request_review_comment"),
-    spec!("reply_to_pull_request_review_comment", "review/comments.rs", comments::reply_to_review_comment, Creates,
+    ReplyToPullRequestReviewComment: spec!("reply_to_pull_request_review_comment", "review/comments.rs", comments::reply_to_review_comment, Creates,
         "the PR, and the id of the reply or of the comment replied to", "§7 reply_to_pull_request_review_comment"),
-    spec!("resolve_pull_request_review_thread", "review/thread.rs", thread::resolve_review_thread, Changes,
+    ResolvePullRequestReviewThread: spec!("resolve_pull_request_review_thread", "review/thread.rs", thread::resolve_review_thread, Changes,
         "the PR, and the thread id", "§7 resolve_pull_request_review_thread"),
     // Issues and comments.
-    spec!("create_issue", "issue.rs", issue::create_issue, Creates,
+    CreateIssue: spec!("create_issue", "issue.rs", issue::create_issue, Creates,
         "the issue number or URL", "§7 create_issue"),
-    spec!("close_issue", "issue.rs", issue::close_issue, Changes,
+    CloseIssue: spec!("close_issue", "issue.rs", issue::close_issue, Changes,
         "the issue", "§7 close_issue"),
-    spec!("update_issue", "update.rs", update::update_issue, Changes,
+    UpdateIssue: spec!("update_issue", "update.rs", update::update_issue, Changes,
         "the issue, and `after_state` for a field it compares (title, body_hash, state, labels, assignees)", "§7 update_issue"),
-    spec!("add_comment", "comment.rs", comment::add_comment, Creates,
+    AddComment: spec!("add_comment", "comment.rs", comment::add_comment, Creates,
         "the comment id (the `#issuecomment-N` URL or `id`)", "§7 create_issue / create_discussion engagement rows (no add_comment table)"),
-    spec!("comment_memory", "comment.rs", comment::add_comment, Creates,
+    CommentMemory: spec!("comment_memory", "comment.rs", comment::add_comment, Creates,
         "the comment id", "as add_comment (a comment the workflow keeps editing)"),
-    spec!("add_labels", "labels.rs", labels::add_labels, Changes,
+    AddLabels: spec!("add_labels", "labels.rs", labels::add_labels, Changes,
         "the item, and the labels added (`labelsAdded`, `labels`, or `after_state.labels` − `before_state.labels`)", "§7 add_labels"),
-    spec!("remove_labels", "labels.rs", labels::remove_labels, Changes,
+    RemoveLabels: spec!("remove_labels", "labels.rs", labels::remove_labels, Changes,
         "the item, and the labels removed (`labels`, or `before_state.labels` − `after_state.labels`)", "§7 add_labels, mirrored"),
-    spec!("replace_label", "metadata.rs", metadata::replace_label, Changes,
+    ReplaceLabel: spec!("replace_label", "metadata.rs", metadata::replace_label, Changes,
         "the item, and the old and new labels", "§7 add_labels, mirrored for the old label"),
     // Metadata and planning.
-    spec!("assign_milestone", "metadata.rs", metadata::assign_milestone, Changes,
+    AssignMilestone: spec!("assign_milestone", "metadata.rs", metadata::assign_milestone, Changes,
         "the item, and the milestone (`metadata.milestone_number` > 0 or a title)", "§7 assign_milestone"),
-    spec!("set_issue_type", "metadata.rs", metadata::set_issue_type, Changes,
+    SetIssueType: spec!("set_issue_type", "metadata.rs", metadata::set_issue_type, Changes,
         "the issue, and the type set", "§7 set_issue_type"),
-    spec!("set_issue_field", "metadata.rs", metadata::set_issue_field, Changes,
+    SetIssueField: spec!("set_issue_field", "metadata.rs", metadata::set_issue_field, Changes,
         "the issue, the field and the value", "§7 set_issue_field"),
-    spec!("link_sub_issue", "metadata.rs", metadata::link_sub_issue, Changes,
+    LinkSubIssue: spec!("link_sub_issue", "metadata.rs", metadata::link_sub_issue, Changes,
         "the parent and the sub-issue", "§7 link_sub_issue"),
-    spec!("update_project", "project.rs", project::update_project, Changes,
+    UpdateProject: spec!("update_project", "project.rs", project::update_project, Changes,
         "the project, and the fields set", "§7 update_project"),
-    spec!("create_project", "project.rs", project::create_project, Creates,
+    CreateProject: spec!("create_project", "project.rs", project::create_project, Creates,
         "the project", "§7 update_project (creation rows)"),
-    spec!("create_project_status_update", "project.rs", project::create_project_status_update, Creates,
+    CreateProjectStatusUpdate: spec!("create_project_status_update", "project.rs", project::create_project_status_update, Creates,
         "the project", "§7 update_project (status rows)"),
     // Assignments.
-    spec!("assign_to_agent", "assignment.rs", assignment::assign_to_agent, Changes,
+    AssignToAgent: spec!("assign_to_agent", "assignment.rs", assignment::assign_to_agent, Changes,
         "the issue or PR, and which agent (named, or seen assigned / opening the PR)", "§7 assign_to_agent"),
-    spec!("create_agent_session", "assignment.rs", assignment::assign_to_agent, Changes,
+    CreateAgentSession: spec!("create_agent_session", "assignment.rs", assignment::assign_to_agent, Changes,
         "the issue, and which agent", "§7 assign_to_agent"),
-    spec!("assign_to_user", "assignment.rs", assignment::assign_to_user, Changes,
+    AssignToUser: spec!("assign_to_user", "assignment.rs", assignment::assign_to_user, Changes,
         "the item, and the assignees", "§7 assign_to_user"),
-    spec!("unassign_from_user", "assignment.rs", assignment::unassign_from_user, Changes,
+    UnassignFromUser: spec!("unassign_from_user", "assignment.rs", assignment::unassign_from_user, Changes,
         "the item, and the assignees removed", "§7 unassign_from_user"),
     // Discussions and moderation.
-    spec!("create_discussion", "discussion.rs", discussion::create_discussion, Creates,
+    CreateDiscussion: spec!("create_discussion", "discussion.rs", discussion::create_discussion, Creates,
         "the discussion number or URL", "§7 create_discussion"),
-    spec!("update_discussion", "update.rs", update::update_issue, Changes,
+    UpdateDiscussion: spec!("update_discussion", "update.rs", update::update_issue, Changes,
         "the discussion, and `after_state` for a field it compares", "§7 update_discussion (mirrors update_issue)"),
-    spec!("close_discussion", "discussion.rs", discussion::close_discussion, Changes,
+    CloseDiscussion: spec!("close_discussion", "discussion.rs", discussion::close_discussion, Changes,
         "the discussion", "§7 close_discussion"),
-    spec!("hide_comment", "moderation.rs", moderation::hide_comment, Changes,
+    HideComment: spec!("hide_comment", "moderation.rs", moderation::hide_comment, Changes,
         "the comment (node id or database id)", "§7 hide_comment"),
     // Workflows and checks.
-    spec!("dispatch_workflow", "workflow.rs", workflow::dispatch_workflow, Runs,
+    DispatchWorkflow: spec!("dispatch_workflow", "workflow.rs", workflow::dispatch_workflow, Runs,
         "the run id (`metadata.run_id` > 0), or the workflow's name to find its run by", "§7 dispatch_workflow"),
-    spec!("call_workflow", "workflow.rs", workflow::call_workflow, Runs,
+    CallWorkflow: spec!("call_workflow", "workflow.rs", workflow::call_workflow, Runs,
         "the run id, the workflow's name, or the calling run", "§7 dispatch_workflow"),
-    spec!("dispatch_repository", "workflow.rs", workflow::dispatch_repository, Runs,
+    DispatchRepository: spec!("dispatch_repository", "workflow.rs", workflow::dispatch_repository, Runs,
         "the repository", "§7 dispatch_workflow"),
-    spec!("approve_workflow_run", "workflow.rs", workflow::approve_workflow_run, Runs,
+    ApproveWorkflowRun: spec!("approve_workflow_run", "workflow.rs", workflow::approve_workflow_run, Runs,
         "the run id", "§7 dispatch_workflow (the approved run's fate)"),
-    spec!("create_check_run", "workflow.rs", workflow::create_check_run, Creates,
+    CreateCheckRun: spec!("create_check_run", "workflow.rs", workflow::create_check_run, Creates,
         "the check run id, or the commit it is on", "§7 dispatch_workflow (a run's own report)"),
     // Security and releases.
-    spec!("autofix_code_scanning_alert", "security.rs", security::autofix_code_scanning_alert, Changes,
+    AutofixCodeScanningAlert: spec!("autofix_code_scanning_alert", "security.rs", security::autofix_code_scanning_alert, Changes,
         "the alert number", "§7 autofix_code_scanning_alert"),
-    spec!("create_code_scanning_alert", "security.rs", security::create_code_scanning_alert, Creates,
+    CreateCodeScanningAlert: spec!("create_code_scanning_alert", "security.rs", security::create_code_scanning_alert, Creates,
         "the alert (number, or rule and location)", "§7 create_code_scanning_alert"),
-    spec!("update_release", "release.rs", release::update_release, Changes,
+    UpdateRelease: spec!("update_release", "release.rs", release::update_release, Changes,
         "the release tag, and what the body became", "§7 update_release"),
-    spec!("upload_asset", "release.rs", release::upload_asset, Creates,
+    UploadAsset: spec!("upload_asset", "release.rs", release::upload_asset, Creates,
         "the repository (the asset branch when named)", "none: an artifact for the workflow itself, no human check"),
-    spec!("push_repo_memory", "release.rs", release::upload_asset, Creates,
+    PushRepoMemory: spec!("push_repo_memory", "release.rs", release::upload_asset, Creates,
         "the repository (the memory branch when named)", "none: a branch the workflow writes for itself"),
-    spec!("upload_artifact", "release.rs", release::upload_artifact, Creates,
+    UploadArtifact: spec!("upload_artifact", "release.rs", release::upload_artifact, Creates,
         "the repository", "none: an artifact, no human check"),
-    spec!("upload_code_coverage", "release.rs", release::upload_artifact, Creates,
+    UploadCodeCoverage: spec!("upload_code_coverage", "release.rs", release::upload_artifact, Creates,
         "the repository", "none: an artifact, no human check"),
     // System outputs.
-    spec!("noop", "system.rs", system::skipped, Nothing, "nothing", "§7 noop"),
-    spec!("missing_tool", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
-    spec!("missing_data", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
-    spec!("report_incomplete", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
-];
+    Noop: spec!("noop", "system.rs", system::skipped, Nothing, "nothing", "§7 noop"),
+    MissingTool: spec!("missing_tool", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
+    MissingData: spec!("missing_data", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
+    ReportIncomplete: spec!("report_incomplete", "system.rs", system::skipped, Nothing, "nothing", "§7 missing_tool"),
+}
 
 /// The registry row of a type, if it has a dedicated evaluator.
 pub fn spec_of(output_type: &str) -> Option<&'static TypeSpec> {

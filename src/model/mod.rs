@@ -8,7 +8,6 @@ pub mod ident;
 pub mod installation;
 pub mod observation;
 pub mod outcome;
-pub mod output_type;
 pub mod target;
 pub mod vocabulary;
 

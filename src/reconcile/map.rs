@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::rest::{self, actor, items, time, view};
 use super::ApiState;
+use crate::evaluate::OutputType;
 use crate::model::actions::{thread_action, ActionFacts};
 use crate::model::observation::{body_hash, PushedCommit};
-use crate::model::output_type::OutputType;
 use crate::model::target::{commit_key, object_key, thread_key};
 use crate::model::{
     Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,

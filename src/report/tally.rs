@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::output_type::OutputType;
+use crate::evaluate::OutputType;
 use crate::model::OutcomeRecord;
 
 /// Workflows named in `safe_outcomes_outputs` (the busiest); the rest are

@@ -1,5 +1,6 @@
 //! The safe-output types as a type: `OutputType` names every gh-aw type with a
-//! dedicated evaluator (the rows of `evaluate::registry`), and keeps any other
+//! dedicated evaluator (the rows of `evaluate::registry`, which declares the
+//! enum and the rows in one list through `output_types!`), and keeps any other
 //! (a custom type) as `Unknown(name)`. It reads and writes as gh-aw's string
 //! (`create_issue`), in serde, `Display` and `FromStr`, so the stored records
 //! do not change; code matches on variants instead of strings.
@@ -9,8 +10,13 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::registry::OutputType;
+
+/// Declares the registry (`registry::TYPES`) and the enum from one list:
+/// each row is `Variant: spec!(name, family file, evaluator, effect, needs,
+/// seed)`, so a type is named once and the enum cannot miss a row.
 macro_rules! output_types {
-    ($($variant:ident = $name:literal,)*) => {
+    ($($variant:ident: spec!($name:literal, $family:literal, $eval:path, $effect:ident, $needs:literal, $seed:literal),)*) => {
         /// A safe-output type (gh-aw's item `type`).
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum OutputType {
@@ -31,69 +37,30 @@ macro_rules! output_types {
                 }
             }
 
-            fn named(name: &str) -> Option<OutputType> {
+            pub(super) fn named(name: &str) -> Option<OutputType> {
                 match name {
                     $($name => Some(OutputType::$variant),)*
                     _ => None,
                 }
             }
         }
+
+        /// Every type with a dedicated evaluator. Anything else goes to the
+        /// generic fallback (`pending/weak/target_exists_only` at best:
+        /// existence is never acceptance).
+        pub const TYPES: &[TypeSpec] = &[$(
+            TypeSpec {
+                name: $name,
+                family: $family,
+                evaluator: $eval,
+                effect: Effect::$effect,
+                needs: $needs,
+                seed: $seed,
+            },
+        )*];
     };
 }
-
-output_types! {
-    CreatePullRequest = "create_pull_request",
-    PushToPullRequestBranch = "push_to_pull_request_branch",
-    ClosePullRequest = "close_pull_request",
-    UpdatePullRequest = "update_pull_request",
-    MergePullRequest = "merge_pull_request",
-    MarkPullRequestAsReadyForReview = "mark_pull_request_as_ready_for_review",
-    AddReviewer = "add_reviewer",
-    SubmitPullRequestReview = "submit_pull_request_review",
-    DismissPullRequestReview = "dismiss_pull_request_review",
-    CreatePullRequestReviewComment = "create_pull_request_review_comment",
-    ReplyToPullRequestReviewComment = "reply_to_pull_request_review_comment",
-    ResolvePullRequestReviewThread = "resolve_pull_request_review_thread",
-    CreateIssue = "create_issue",
-    CloseIssue = "close_issue",
-    UpdateIssue = "update_issue",
-    AddComment = "add_comment",
-    CommentMemory = "comment_memory",
-    AddLabels = "add_labels",
-    RemoveLabels = "remove_labels",
-    ReplaceLabel = "replace_label",
-    AssignMilestone = "assign_milestone",
-    SetIssueType = "set_issue_type",
-    SetIssueField = "set_issue_field",
-    LinkSubIssue = "link_sub_issue",
-    UpdateProject = "update_project",
-    CreateProject = "create_project",
-    CreateProjectStatusUpdate = "create_project_status_update",
-    AssignToAgent = "assign_to_agent",
-    CreateAgentSession = "create_agent_session",
-    AssignToUser = "assign_to_user",
-    UnassignFromUser = "unassign_from_user",
-    CreateDiscussion = "create_discussion",
-    UpdateDiscussion = "update_discussion",
-    CloseDiscussion = "close_discussion",
-    HideComment = "hide_comment",
-    DispatchWorkflow = "dispatch_workflow",
-    CallWorkflow = "call_workflow",
-    DispatchRepository = "dispatch_repository",
-    ApproveWorkflowRun = "approve_workflow_run",
-    CreateCheckRun = "create_check_run",
-    AutofixCodeScanningAlert = "autofix_code_scanning_alert",
-    CreateCodeScanningAlert = "create_code_scanning_alert",
-    UpdateRelease = "update_release",
-    UploadAsset = "upload_asset",
-    PushRepoMemory = "push_repo_memory",
-    UploadArtifact = "upload_artifact",
-    UploadCodeCoverage = "upload_code_coverage",
-    Noop = "noop",
-    MissingTool = "missing_tool",
-    MissingData = "missing_data",
-    ReportIncomplete = "report_incomplete",
-}
+pub(super) use output_types;
 
 impl From<&str> for OutputType {
     fn from(name: &str) -> OutputType {
@@ -140,7 +107,7 @@ mod tests {
 
     #[test]
     fn every_registry_type_is_named_and_round_trips() {
-        let registry: Vec<&str> = crate::evaluate::registry::TYPES
+        let registry: Vec<&str> = super::super::registry::TYPES
             .iter()
             .map(|t| t.name)
             .collect();
