@@ -19,6 +19,13 @@ use crate::export::{write_lines, Format};
 use crate::server::read::{QueryPairs, ReadFilter, Reader};
 use crate::server::{ApiError, Mount, State};
 
+/// `GET /api/v1/export`, and its older name `/api/v1/export.jsonl`.
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new()
+        .route("/api/v1/export", get(export))
+        .route("/api/v1/export.jsonl", get(export))
+}
+
 /// Chunks in flight between the store reader and the connection.
 const CHANNEL_CHUNKS: usize = 4;
 /// Lines are gathered into chunks of about this size.
@@ -44,13 +51,6 @@ impl http_body::Body for ChannelBody {
             .poll_recv(cx)
             .map(|chunk| chunk.map(|c| c.map(Frame::data)))
     }
-}
-
-/// `GET /api/v1/export`, and its older name `/api/v1/export.jsonl`.
-pub fn routes(_: &Mount) -> Router<State> {
-    Router::new()
-        .route("/api/v1/export", get(export))
-        .route("/api/v1/export.jsonl", get(export))
 }
 
 pub async fn export(

@@ -6,12 +6,6 @@ use super::{discovery, Ctx, NormResult, Output};
 use crate::markers::comment_flags;
 use crate::model::ObservationKind;
 
-/// The events this family normalizes: `issue_comment` and `pull_request_review`.
-pub(super) const EVENTS: super::Events = &[
-    ("issue_comment", normalize),
-    ("pull_request_review", normalize),
-];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     if ctx.event == "issue_comment" {
         issue_comment(ctx)
@@ -19,6 +13,12 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         review(ctx)
     }
 }
+
+/// The events this family normalizes: `issue_comment` and `pull_request_review`.
+pub(super) const EVENTS: super::Events = &[
+    ("issue_comment", normalize),
+    ("pull_request_review", normalize),
+];
 
 fn issue_comment(ctx: &Ctx) -> NormResult {
     let issue = ctx.p.issue.as_ref().ok_or("`issue_comment` has no issue")?;

@@ -69,10 +69,6 @@ struct From {
     from: Option<String>,
 }
 
-/// The events this family normalizes: `discussion` and `discussion_comment`.
-pub(super) const EVENTS: super::Events =
-    &[("discussion", normalize), ("discussion_comment", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
@@ -90,6 +86,10 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         discussion_event(ctx, &body, discussion, key)
     }
 }
+
+/// The events this family normalizes: `discussion` and `discussion_comment`.
+pub(super) const EVENTS: super::Events =
+    &[("discussion", normalize), ("discussion_comment", normalize)];
 
 fn discussion_event(ctx: &Ctx, body: &Body, d: &Discussion, key: String) -> NormResult {
     let action = ctx.action();

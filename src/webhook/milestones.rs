@@ -26,9 +26,6 @@ struct Milestone {
     closed_at: Option<Value>,
 }
 
-/// The events this family normalizes: `milestone`.
-pub(super) const EVENTS: super::Events = &[("milestone", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `milestone` payload shape: {e}"))?;
@@ -67,6 +64,9 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     });
     Ok(out)
 }
+
+/// The events this family normalizes: `milestone`.
+pub(super) const EVENTS: super::Events = &[("milestone", normalize)];
 
 #[cfg(test)]
 mod tests {

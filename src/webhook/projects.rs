@@ -105,13 +105,6 @@ pub(super) fn owner_without_repo(event: &str, raw: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The events this family normalizes: `projects_v2_item`, `projects_v2` and `projects_v2_status_update`.
-pub(super) const EVENTS: super::Events = &[
-    ("projects_v2_item", normalize),
-    ("projects_v2", normalize),
-    ("projects_v2_status_update", normalize),
-];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
@@ -127,6 +120,13 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         _ => status_update_event(ctx, &body, &owner),
     }
 }
+
+/// The events this family normalizes: `projects_v2_item`, `projects_v2` and `projects_v2_status_update`.
+pub(super) const EVENTS: super::Events = &[
+    ("projects_v2_item", normalize),
+    ("projects_v2", normalize),
+    ("projects_v2_status_update", normalize),
+];
 
 fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
     let item = body

@@ -9,9 +9,6 @@ use crate::model::observation::{PushedCommit, MAX_COMMIT_PATHS};
 use crate::model::target::{commit_key, ref_key};
 use crate::model::ObservationKind;
 
-/// The events this family normalizes: `push`.
-pub(super) const EVENTS: super::Events = &[("push", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let p = ctx.p;
     let git_ref = p.git_ref.as_deref().ok_or("`push` has no ref")?;
@@ -79,6 +76,9 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     out.observations.extend(reverts);
     Ok(out)
 }
+
+/// The events this family normalizes: `push`.
+pub(super) const EVENTS: super::Events = &[("push", normalize)];
 
 /// The sha in `This reverts commit <sha>.`, lower-cased; at least 7 hex digits.
 pub fn reverted_sha(message: &str) -> Option<String> {

@@ -70,9 +70,6 @@ const ACTIONS: &[&str] = &[
     "unpublished",
 ];
 
-/// The events this family normalizes: `release`.
-pub(super) const EVENTS: super::Events = &[("release", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `release` payload shape: {e}"))?;
@@ -124,6 +121,9 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     }
     Ok(out)
 }
+
+/// The events this family normalizes: `release`.
+pub(super) const EVENTS: super::Events = &[("release", normalize)];
 
 /// GitHub's time for the action (see the module doc for `edited`/`deleted`).
 fn time_of(action: &str, r: &Release) -> Option<DateTime<Utc>> {

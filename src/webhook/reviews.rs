@@ -42,12 +42,6 @@ struct Thread {
     comments: Option<Vec<ReviewComment>>,
 }
 
-/// The events this family normalizes: `pull_request_review_comment` and `pull_request_review_thread`.
-pub(super) const EVENTS: super::Events = &[
-    ("pull_request_review_comment", normalize),
-    ("pull_request_review_thread", normalize),
-];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let pr = ctx
         .p
@@ -65,6 +59,12 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         review_thread(ctx, pr, number, event.thread.as_ref())
     }
 }
+
+/// The events this family normalizes: `pull_request_review_comment` and `pull_request_review_thread`.
+pub(super) const EVENTS: super::Events = &[
+    ("pull_request_review_comment", normalize),
+    ("pull_request_review_thread", normalize),
+];
 
 fn review_comment(
     ctx: &Ctx,

@@ -80,9 +80,6 @@ const ACTIONS: &[&str] = &[
     "updated_assignment",
 ];
 
-/// The events this family normalizes: `code_scanning_alert`.
-pub(super) const EVENTS: super::Events = &[("code_scanning_alert", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `code_scanning_alert` payload shape: {e}"))?;
@@ -123,3 +120,6 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     keys.extend(path.map(|p| alert_path_key(ctx.repo, &p)));
     Ok(Output::facts(at, keys, kind))
 }
+
+/// The events this family normalizes: `code_scanning_alert`.
+pub(super) const EVENTS: super::Events = &[("code_scanning_alert", normalize)];

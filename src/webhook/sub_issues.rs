@@ -21,9 +21,6 @@ struct Body {
     parent_issue_repo: Option<Repository>,
 }
 
-/// The events this family normalizes: `sub_issues`.
-pub(super) const EVENTS: super::Events = &[("sub_issues", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `sub_issues` payload shape: {e}"))?;
@@ -69,6 +66,9 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     }
     Ok(out)
 }
+
+/// The events this family normalizes: `sub_issues`.
+pub(super) const EVENTS: super::Events = &[("sub_issues", normalize)];
 
 /// `owner/repo` from `https://github.com/owner/repo/issues/N`.
 fn repo_from_url(url: &str) -> Option<String> {

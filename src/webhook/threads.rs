@@ -12,9 +12,6 @@ use crate::model::observation::body_hash;
 use crate::model::target::thread_key;
 use crate::model::ObservationKind;
 
-/// The events this family normalizes: `issues` and `pull_request`.
-pub(super) const EVENTS: super::Events = &[("issues", normalize), ("pull_request", normalize)];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let is_pr_event = ctx.event == "pull_request";
     let item = if is_pr_event {
@@ -52,6 +49,9 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     }
     Ok(out)
 }
+
+/// The events this family normalizes: `issues` and `pull_request`.
+pub(super) const EVENTS: super::Events = &[("issues", normalize), ("pull_request", normalize)];
 
 /// A merged `Revert "…"` PR: `Reverted` filed under the thread it reverts,
 /// named by the body's `Reverts owner/repo#N` (the revert button's body) or

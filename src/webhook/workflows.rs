@@ -82,13 +82,6 @@ struct Suite {
     updated_at: Option<Value>,
 }
 
-/// The events this family normalizes: `workflow_run`, `check_run` and `check_suite`.
-pub(super) const EVENTS: super::Events = &[
-    ("workflow_run", normalize),
-    ("check_run", normalize),
-    ("check_suite", normalize),
-];
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
@@ -98,6 +91,13 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         _ => check_suite(ctx, body.check_suite),
     }
 }
+
+/// The events this family normalizes: `workflow_run`, `check_run` and `check_suite`.
+pub(super) const EVENTS: super::Events = &[
+    ("workflow_run", normalize),
+    ("check_run", normalize),
+    ("check_suite", normalize),
+];
 
 /// The file name of a workflow path: `.github/workflows/ci.yml` → `ci.yml`.
 pub fn workflow_file(path: &str) -> &str {
