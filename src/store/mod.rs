@@ -15,6 +15,7 @@ pub mod engine;
 pub mod inbox;
 mod installations;
 pub mod keys;
+pub mod migrate;
 pub mod staging;
 pub mod unit;
 
@@ -568,6 +569,42 @@ impl Store {
     pub fn backlog(&self) -> u64 {
         self.counter(counter::RECEIVED)
             .saturating_sub(self.counter(counter::PROCESSED))
+    }
+}
+
+/// A lock held across replicas until dropped (`Store::try_lock`,
+/// `Store::leader`): nothing on sled, where one process owns the store.
+pub struct Held(#[allow(dead_code)] Option<pg::SessionLock>);
+
+impl Store {
+    /// Take the lock named `key` across replicas, if no one holds it: on
+    /// PostgreSQL a session advisory lock on a connection kept until the
+    /// guard drops; on sled always granted.
+    pub fn try_lock(&self, key: &str) -> Result<Option<Held>> {
+        match self.db.pg() {
+            Some(pg) => Ok(pg.try_session_lock(key)?.map(|l| Held(Some(l)))),
+            None => Ok(Some(Held(None))),
+        }
+    }
+
+    /// `try_lock`, waiting (asynchronously) up to `wait` for the holder.
+    pub async fn lock(&self, key: &str, wait: std::time::Duration) -> Result<Held> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            if let Some(held) = self.try_lock(key)? {
+                return Ok(held);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(StoreError::Busy(key.to_string()));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Lead the task named `task` for as long as the guard lives, if no
+    /// other replica does (`None`: another one leads; skip this round).
+    pub fn leader(&self, task: &str) -> Result<Option<Held>> {
+        self.try_lock(&format!("leader:{task}"))
     }
 }
 

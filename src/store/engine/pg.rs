@@ -530,6 +530,43 @@ impl Pg {
         })
     }
 
+    /// Where `migrate` stopped copying `source`: (last key, keys copied).
+    pub fn migrate_progress(&self, source: &str) -> Result<Option<(Vec<u8>, u64)>> {
+        let source = source.to_string();
+        self.run(move |c| {
+            let row = c.query_opt(
+                "SELECT last_key, copied FROM migrate_progress WHERE source = $1",
+                &[&source],
+            )?;
+            Ok(row.map(|r| (r.get::<_, Vec<u8>>(0), r.get::<_, i64>(1) as u64)))
+        })
+    }
+
+    /// Record how far `migrate` copied `source`.
+    pub fn save_migrate_progress(&self, source: &str, last_key: &[u8], copied: u64) -> Result<()> {
+        let (source, last_key, copied) = (source.to_string(), last_key.to_vec(), copied as i64);
+        self.run(move |c| {
+            c.execute(
+                "INSERT INTO migrate_progress (source, last_key, copied) VALUES ($1, $2, $3) \
+                 ON CONFLICT (source) DO UPDATE SET last_key = excluded.last_key, copied = excluded.copied",
+                &[&source, &last_key, &copied],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Move the upload id sequence to at least `id` (`migrate`).
+    pub fn raise_upload_ids(&self, id: u64) -> Result<()> {
+        let id = id.max(1) as i64;
+        self.run(move |c| {
+            c.execute(
+                "SELECT setval('upload_ids', GREATEST($1, (SELECT last_value FROM upload_ids)))",
+                &[&id],
+            )?;
+            Ok(())
+        })
+    }
+
     /// One group commit of the inbox, in one transaction: `prune` removed,
     /// each entry's dedupe key inserted unless present (`ON CONFLICT DO
     /// NOTHING`: a duplicate, `None`), the stored ones numbered from the
