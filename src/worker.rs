@@ -914,6 +914,47 @@ mod tests {
         app.shutdown();
     }
 
+    /// Two workers (two replicas' stores on one PostgreSQL database) drain
+    /// one inbox at once: every item is processed exactly once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_workers_on_one_database_process_every_item_exactly_once() {
+        if crate::store::pg::test_pg_from_env().is_none() {
+            return eprintln!("SKIPPED: set SAFE_OUTCOMES_TEST_PG to run on PostgreSQL");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start_without_worker(dir.path(), Clock::System).unwrap();
+        assert!(app.store.is_pg());
+        let n = 300;
+        for i in 0..n {
+            let target = format!("acme/r#{}", i % 7);
+            let item = delivery_observing(&format!("d-{i}"), &[target.as_str()]);
+            assert!(matches!(
+                app.writer.enqueue(item).await,
+                Ok(Enqueued::Stored(_))
+            ));
+        }
+        let other = Store::open(&dir.path().join("store")).unwrap();
+        let workers = [app.store.clone(), other].map(|store| {
+            let shared = app.shared.clone();
+            std::thread::spawn(move || {
+                let mut worker = Worker::new(store, shared);
+                worker.drain_inbox();
+                worker.processed
+            })
+        });
+        let counts: Vec<u64> = workers.map(|w| w.join().unwrap()).into();
+        let store = &app.store;
+        assert_eq!(store.counter(counter::PROCESSED), n, "{counts:?}");
+        assert_eq!(store.backlog(), 0);
+        assert_eq!(store.oldest_queued_seq(), None);
+        assert!(store.dead_letters().unwrap().is_empty());
+        let filed: usize = (0..7)
+            .map(|t| store.observations(&[format!("acme/r#{t}")]).unwrap().len())
+            .sum();
+        assert_eq!(filed as u64, n, "every item's observation, once");
+        app.shutdown();
+    }
+
     /// Items stored while no worker runs are drained in one unit of work;
     /// the middle one fails after filing its observations: none of its
     /// writes are committed, and those of the items around it are.
