@@ -159,7 +159,7 @@ impl Store {
             for obs in observations {
                 batch.insert(
                     keys::observation(&obs.target, obs.at, &obs.id),
-                    encode(&obs),
+                    super::codec::encode_observation(&obs),
                 );
             }
         }
