@@ -1,0 +1,166 @@
+//! What an ack waits on, measured from beside the inbox writer: a thread at
+//! the writer's priority that does what one group commit does (a one-key
+//! unit committed, then a flush) every few milliseconds, timing how late it
+//! woke (waiting for a core), how long the commit took (sled's write lock,
+//! which the worker's commits also take) and how long the flush took; and the
+//! CPU each named thread of the process used meanwhile.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::store::Store;
+
+/// How often the probe commits.
+const EVERY: Duration = Duration::from_millis(10);
+
+/// The counter the probe writes (nothing reads it).
+const PROBE_COUNTER: &str = "bench_probe";
+
+/// A running probe; `stop` returns what it measured.
+pub struct Probe {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Samples>,
+    threads: BTreeMap<String, f64>,
+    started: Instant,
+}
+
+#[derive(Default)]
+struct Samples {
+    wake: Vec<Duration>,
+    commit: Vec<Duration>,
+    flush: Vec<Duration>,
+}
+
+/// p50 / p99 of each probe step, and CPU seconds per thread name.
+pub struct ProbeFigures {
+    pub wake: (Duration, Duration),
+    pub commit: (Duration, Duration),
+    pub flush: (Duration, Duration),
+    pub samples: usize,
+    pub seconds: f64,
+    /// Thread name → CPU seconds used while the probe ran.
+    pub threads: BTreeMap<String, f64>,
+}
+
+impl Probe {
+    pub fn start(store: Store) -> Probe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("bench-probe".into())
+            .spawn(move || run(&store, &flag))
+            .expect("probe thread");
+        Probe {
+            stop,
+            handle,
+            threads: thread_cpu(),
+            started: Instant::now(),
+        }
+    }
+
+    pub fn stop(self) -> ProbeFigures {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut s = self.handle.join().unwrap_or_default();
+        let mut threads = thread_cpu();
+        for (name, cpu) in threads.iter_mut() {
+            *cpu -= self.threads.get(name).copied().unwrap_or(0.0);
+        }
+        ProbeFigures {
+            wake: p50_p99(&mut s.wake),
+            commit: p50_p99(&mut s.commit),
+            flush: p50_p99(&mut s.flush),
+            samples: s.commit.len(),
+            seconds: self.started.elapsed().as_secs_f64(),
+            threads,
+        }
+    }
+}
+
+fn run(store: &Store, stop: &AtomicBool) -> Samples {
+    let mut s = Samples::default();
+    let mut due = Instant::now() + EVERY;
+    let mut n = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        let woke = Instant::now();
+        s.wake.push(woke.saturating_duration_since(due));
+        let mut unit = store.begin();
+        n += 1;
+        unit.set_counter(PROBE_COUNTER, n);
+        if unit.commit().is_err() {
+            break;
+        }
+        let committed = Instant::now();
+        if store.flush().is_err() {
+            break;
+        }
+        s.commit.push(committed - woke);
+        s.flush.push(committed.elapsed());
+        due += EVERY;
+        if due < Instant::now() {
+            due = Instant::now() + EVERY;
+        }
+    }
+    s
+}
+
+fn p50_p99(v: &mut [Duration]) -> (Duration, Duration) {
+    v.sort();
+    let at = |q: f64| {
+        v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or_default()
+    };
+    (at(0.50), at(0.99))
+}
+
+/// CPU seconds of each thread of this process, summed by thread name
+/// (`/proc/self/task/*/stat`; tokio's workers share one name).
+fn thread_cpu() -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ticks = |i: usize| f.get(i).and_then(|t| t.parse::<u64>().ok()).unwrap_or(0);
+        *out.entry(name).or_insert(0.0) += (ticks(11) + ticks(12)) as f64 / 100.0;
+    }
+    out
+}
+
+impl ProbeFigures {
+    /// One line: the steps' p50/p99 and the busiest threads' share of a core.
+    pub fn summary(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let mut busy: Vec<(&String, &f64)> =
+            self.threads.iter().filter(|(_, c)| **c > 0.0).collect();
+        busy.sort_by(|a, b| b.1.total_cmp(a.1));
+        let cores: Vec<String> = busy
+            .iter()
+            .take(5)
+            .map(|(n, c)| format!("{n} {:.2}", *c / self.seconds))
+            .collect();
+        format!(
+            "wake late {:.2}/{:.2} ms, commit {:.2}/{:.2} ms, flush {:.2}/{:.2} ms (p50/p99, {} probes); cores used: {}",
+            ms(self.wake.0),
+            ms(self.wake.1),
+            ms(self.commit.0),
+            ms(self.commit.1),
+            ms(self.flush.0),
+            ms(self.flush.1),
+            self.samples,
+            cores.join(", ")
+        )
+    }
+}
