@@ -907,6 +907,45 @@ mod tests {
     }
 
     #[test]
+    fn a_store_written_by_the_previous_version_reads_and_upgrades_as_it_is_written() {
+        use crate::store::{keys, ReadStore, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let stored = typical_output();
+        let id = stored.execution.id.clone();
+        let obs = rich_observation();
+        // As the previous version wrote them: JSON, LZ4 against the v1 dictionary.
+        let db = store.db();
+        db.insert(keys::output(&id), super::super::encode(&stored))
+            .unwrap();
+        db.insert(
+            keys::observation(&obs.target, obs.at, &obs.id),
+            super::super::encode(&obs),
+        )
+        .unwrap();
+        drop(store);
+
+        let store = Store::open(dir.path()).unwrap();
+        let targets = [obs.target.clone()];
+        assert_eq!(store.output(&id).unwrap().as_ref(), Some(&stored));
+        assert_eq!(store.outputs("", None).next().unwrap().unwrap(), stored);
+        assert_eq!(store.observations(&targets).unwrap(), [obs.clone()]);
+        let unit = store.begin();
+        assert_eq!(unit.output(&id).unwrap().as_ref(), Some(&stored));
+        assert_eq!(unit.observations_of_all(&targets).unwrap(), [obs.clone()]);
+
+        // Written again, they take the v3 form and read the same.
+        let mut unit = store.begin();
+        unit.put_output_record(&stored);
+        unit.put_observation(&obs.target, &obs);
+        unit.commit().unwrap();
+        let raw = store.get_raw(&keys::output(&id)).unwrap().unwrap();
+        assert!(matches!(raw[0], POSTCARD_V3 | POSTCARD_V3_LZ4));
+        assert_eq!(store.output(&id).unwrap(), Some(stored));
+        assert_eq!(store.observations(&targets).unwrap(), [obs]);
+    }
+
+    #[test]
     fn corrupt_v3_records_are_decode_errors() {
         for bytes in [
             &[POSTCARD_V3, 0xff][..],
