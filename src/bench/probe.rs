@@ -25,6 +25,7 @@ pub struct Probe {
     handle: JoinHandle<Samples>,
     threads: BTreeMap<String, f64>,
     started: Instant,
+    written: u64,
 }
 
 #[derive(Default)]
@@ -43,6 +44,8 @@ pub struct ProbeFigures {
     pub seconds: f64,
     /// Thread name → CPU seconds used while the probe ran.
     pub threads: BTreeMap<String, f64>,
+    /// Bytes this process sent to storage while the probe ran.
+    pub written: u64,
 }
 
 impl Probe {
@@ -58,6 +61,7 @@ impl Probe {
             handle,
             threads: thread_cpu(),
             started: Instant::now(),
+            written: written_bytes(),
         }
     }
 
@@ -75,6 +79,7 @@ impl Probe {
             samples: s.commit.len(),
             seconds: self.started.elapsed().as_secs_f64(),
             threads,
+            written: written_bytes().saturating_sub(self.written),
         }
     }
 }
@@ -117,6 +122,19 @@ fn p50_p99(v: &mut [Duration]) -> (Duration, Duration) {
     (at(0.50), at(0.99))
 }
 
+/// Bytes this process has caused to be sent to storage (`write_bytes` of
+/// `/proc/self/io`): sled's log writes, the flushes' payload.
+fn written_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("write_bytes:"))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// CPU seconds of each thread of this process, summed by thread name
 /// (`/proc/self/task/*/stat`; tokio's workers share one name).
 fn thread_cpu() -> BTreeMap<String, f64> {
@@ -152,7 +170,7 @@ impl ProbeFigures {
             .map(|(n, c)| format!("{n} {:.2}", *c / self.seconds))
             .collect();
         format!(
-            "wake late {:.2}/{:.2} ms, commit {:.2}/{:.2} ms, flush {:.2}/{:.2} ms (p50/p99, {} probes); cores used: {}",
+            "wake late {:.2}/{:.2} ms, commit {:.2}/{:.2} ms, flush {:.2}/{:.2} ms (p50/p99, {} probes); written {:.1} MB/s; cores used: {}",
             ms(self.wake.0),
             ms(self.wake.1),
             ms(self.commit.0),
@@ -160,6 +178,7 @@ impl ProbeFigures {
             ms(self.flush.0),
             ms(self.flush.1),
             self.samples,
+            self.written as f64 / 1e6 / self.seconds.max(1e-9),
             cores.join(", ")
         )
     }

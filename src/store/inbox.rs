@@ -359,7 +359,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
 
 /// Decode the inbox item stored under sequence `seq`.
 pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
-    super::decode(&super::keys::inbox_queue(seq), bytes)
+    super::codec::decode_item(&super::keys::inbox_queue(seq), bytes)
 }
 
 #[cfg(test)]
