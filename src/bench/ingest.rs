@@ -333,7 +333,7 @@ async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Res
     closed_loop(&url, bodies.clone(), 500, args.concurrency, "warm-backlog").await;
     let probe = Probe::start(app.store.clone());
     let load = fixed_rate(&url, bodies, args.rate, args.rate_seconds, "rate-backlog").await;
-    let probe = probe.stop();
+    let probe = probe.stop().await;
     let left = app.store.backlog();
     eprintln!("backlog: {stored} at the start of the rate run, {left} left at its end");
     server.stop().await;
@@ -444,7 +444,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         "rate-ours",
     )
     .await;
-    let idle_probe = probe.stop();
+    let idle_probe = probe.stop().await;
     let _ = tokio::time::timeout(Duration::from_secs(300), app.wait_idle()).await;
     let store_bytes = app.store.size_on_disk();
     let gave_way = app.shared.pressure.gave_way();

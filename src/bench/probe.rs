@@ -23,6 +23,8 @@ const PROBE_COUNTER: &str = "bench_probe";
 pub struct Probe {
     stop: Arc<AtomicBool>,
     handle: JoinHandle<Samples>,
+    /// The same lateness measured by a task on the server's tokio runtime.
+    runtime: tokio::task::JoinHandle<Vec<Duration>>,
     threads: BTreeMap<String, f64>,
     started: Instant,
     written: u64,
@@ -35,11 +37,13 @@ struct Samples {
     flush: Vec<Duration>,
 }
 
-/// p50 / p99 of each probe step, and CPU seconds per thread name.
+/// p50 / p99 / max of each probe step, and CPU seconds per thread name.
 pub struct ProbeFigures {
-    pub wake: (Duration, Duration),
-    pub commit: (Duration, Duration),
-    pub flush: (Duration, Duration),
+    pub wake: (Duration, Duration, Duration),
+    /// How late a 10 ms timer fired on the runtime the handlers run on.
+    pub runtime: (Duration, Duration, Duration),
+    pub commit: (Duration, Duration, Duration),
+    pub flush: (Duration, Duration, Duration),
     pub samples: usize,
     pub seconds: f64,
     /// Thread name → CPU seconds used while the probe ran.
@@ -56,32 +60,49 @@ impl Probe {
             .name("bench-probe".into())
             .spawn(move || run(&store, &flag))
             .expect("probe thread");
+        let runtime = tokio::spawn(runtime_lateness(stop.clone()));
         Probe {
             stop,
             handle,
+            runtime,
             threads: thread_cpu(),
             started: Instant::now(),
             written: written_bytes(),
         }
     }
 
-    pub fn stop(self) -> ProbeFigures {
+    pub async fn stop(self) -> ProbeFigures {
         self.stop.store(true, Ordering::Relaxed);
+        let mut runtime = self.runtime.await.unwrap_or_default();
         let mut s = self.handle.join().unwrap_or_default();
         let mut threads = thread_cpu();
         for (name, cpu) in threads.iter_mut() {
             *cpu -= self.threads.get(name).copied().unwrap_or(0.0);
         }
         ProbeFigures {
-            wake: p50_p99(&mut s.wake),
-            commit: p50_p99(&mut s.commit),
-            flush: p50_p99(&mut s.flush),
+            wake: quantiles(&mut s.wake),
+            runtime: quantiles(&mut runtime),
+            commit: quantiles(&mut s.commit),
+            flush: quantiles(&mut s.flush),
             samples: s.commit.len(),
             seconds: self.started.elapsed().as_secs_f64(),
             threads,
             written: written_bytes().saturating_sub(self.written),
         }
     }
+}
+
+/// A timer every `EVERY` on the tokio runtime, and how late each fired: the
+/// handlers' own wait for a core (or for a blocked runtime thread).
+async fn runtime_lateness(stop: Arc<AtomicBool>) -> Vec<Duration> {
+    let mut late = Vec::new();
+    let mut due = tokio::time::Instant::now() + EVERY;
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep_until(due).await;
+        late.push(due.elapsed());
+        due += EVERY;
+    }
+    late
 }
 
 fn run(store: &Store, stop: &AtomicBool) -> Samples {
@@ -112,14 +133,16 @@ fn run(store: &Store, stop: &AtomicBool) -> Samples {
     s
 }
 
-fn p50_p99(v: &mut [Duration]) -> (Duration, Duration) {
+/// p50, p99 and the longest: one stall of the whole process shows as a
+/// single long sample, which a p99 of a thousand samples hides.
+fn quantiles(v: &mut [Duration]) -> (Duration, Duration, Duration) {
     v.sort();
     let at = |q: f64| {
         v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1)))
             .copied()
             .unwrap_or_default()
     };
-    (at(0.50), at(0.99))
+    (at(0.50), at(0.99), v.last().copied().unwrap_or_default())
 }
 
 /// Bytes this process has caused to be sent to storage (`write_bytes` of
@@ -169,14 +192,15 @@ impl ProbeFigures {
             .take(5)
             .map(|(n, c)| format!("{n} {:.2}", *c / self.seconds))
             .collect();
+        let q = |(p50, p99, max): (Duration, Duration, Duration)| {
+            format!("{:.2}/{:.2}/{:.0}", ms(p50), ms(p99), ms(max))
+        };
         format!(
-            "wake late {:.2}/{:.2} ms, commit {:.2}/{:.2} ms, flush {:.2}/{:.2} ms (p50/p99, {} probes); written {:.1} MB/s; cores used: {}",
-            ms(self.wake.0),
-            ms(self.wake.1),
-            ms(self.commit.0),
-            ms(self.commit.1),
-            ms(self.flush.0),
-            ms(self.flush.1),
+            "runtime timer late {} ms, thread wake late {} ms, commit {} ms, flush {} ms (p50/p99/max, {} probes); written {:.1} MB/s; cores used: {}",
+            q(self.runtime),
+            q(self.wake),
+            q(self.commit),
+            q(self.flush),
             self.samples,
             self.written as f64 / 1e6 / self.seconds.max(1e-9),
             cores.join(", ")
