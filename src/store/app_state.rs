@@ -153,7 +153,7 @@ impl Store {
             return Ok(false);
         };
         let (key, value) = first?;
-        let item: InboxItem = decode(&key, &value)?;
+        let item: InboxItem = super::codec::decode_item(&key, &value)?;
         let mut batch = sled::Batch::default();
         if let InboxItem::Delivery { observations, .. } = item {
             for obs in observations {
