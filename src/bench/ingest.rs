@@ -18,6 +18,7 @@ use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use clap::Args;
 
 use super::payloads::{pull_request, PrEvent};
+use super::probe::{Probe, ProbeFigures};
 use super::{cpu_seconds, ms, per_sec, quantile, Row, Table};
 use crate::app::App;
 use crate::clock::Clock;
@@ -289,6 +290,8 @@ async fn serve(app: &App) -> anyhow::Result<RunningServer> {
 /// What the fixed-rate run over a backlog saw.
 struct BacklogRun {
     load: LoadResult,
+    /// What a group commit waited on meanwhile.
+    probe: ProbeFigures,
     /// Items stored before the run.
     stored: u64,
     /// Items still unprocessed when the run ended.
@@ -328,12 +331,19 @@ async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Res
     // Warm up as the idle run's server was (connections, sled's cache of the
     // reopened store): 500 more items on the backlog.
     closed_loop(&url, bodies.clone(), 500, args.concurrency, "warm-backlog").await;
+    let probe = Probe::start(app.store.clone());
     let load = fixed_rate(&url, bodies, args.rate, args.rate_seconds, "rate-backlog").await;
+    let probe = probe.stop().await;
     let left = app.store.backlog();
     eprintln!("backlog: {stored} at the start of the rate run, {left} left at its end");
     server.stop().await;
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
-    Ok(BacklogRun { load, stored, left })
+    Ok(BacklogRun {
+        load,
+        probe,
+        stored,
+        left,
+    })
 }
 
 pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
@@ -425,6 +435,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         "rate-bare",
     )
     .await;
+    let probe = Probe::start(app.store.clone());
     let fixed_ours = fixed_rate(
         &ours_url,
         bodies.clone(),
@@ -433,6 +444,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
         "rate-ours",
     )
     .await;
+    let idle_probe = probe.stop().await;
     let _ = tokio::time::timeout(Duration::from_secs(300), app.wait_idle()).await;
     let store_bytes = app.store.size_on_disk();
     let gave_way = app.shared.pressure.gave_way();
@@ -499,6 +511,10 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
             None,
         ),
     );
+    t.push(Row::new(
+        format!("what a group commit waits on at {}/s (probe)", args.rate),
+        idle_probe.summary(),
+    ));
     if let Some(run) = &backlog {
         push_backlog_rows(&mut t, &args, run, &fixed_bare);
     }
@@ -553,5 +569,12 @@ fn push_backlog_rows(t: &mut Table, args: &IngestArgs, run: &BacklogRun, bare: &
     t.push(Row::new(
         "backlog at the start / end of that run",
         format!("{} / {}", run.stored, run.left),
+    ));
+    t.push(Row::new(
+        format!(
+            "what a group commit waits on at {}/s over the backlog (probe)",
+            args.rate
+        ),
+        run.probe.summary(),
     ));
 }

@@ -6,6 +6,7 @@ pub mod api;
 pub mod fake_github;
 mod ingest;
 pub mod payloads;
+mod probe;
 mod replay;
 mod scale;
 pub mod table;

@@ -16,7 +16,7 @@ use super::{per_sec, Row, Table};
 use crate::app::App;
 use crate::clock::Clock;
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, Store};
+use crate::store::{codec, counter, Store};
 use crate::webhook::{normalize, Normalized};
 use crate::worker::Worker;
 
@@ -243,6 +243,10 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         ),
     );
     t.push(Row::new(
+        "inbox item decode per event: as the writer stores it (JSON, LZ4 + dictionary v1) / v3 (`store::codec`), and bytes",
+        item_forms(&items),
+    ));
+    t.push(Row::new(
         "28 KB PR body: normalize / JSON → Value / JSON scan only",
         format!(
             "{:.1} µs / {:.1} µs / {:.1} µs",
@@ -250,6 +254,28 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         ),
     ));
     Ok(t)
+}
+
+/// Decoding the inbox items in the form the writer stores them and in the
+/// v3 form the worker also reads: µs per item and bytes per item.
+fn item_forms(items: &[InboxItem]) -> String {
+    let v2: Vec<Vec<u8>> = items.iter().map(crate::store::encode).collect();
+    let v3: Vec<Vec<u8>> = items.iter().map(codec::encode_item).collect();
+    let time = |all: &[Vec<u8>]| {
+        let t = Instant::now();
+        for bytes in all {
+            std::hint::black_box(codec::decode_item(b"bench", bytes).ok());
+        }
+        t.elapsed().as_secs_f64() * 1e6 / all.len().max(1) as f64
+    };
+    let size = |all: &[Vec<u8>]| all.iter().map(Vec::len).sum::<usize>() / all.len().max(1);
+    format!(
+        "{:.1} µs / {:.1} µs; {} B / {} B",
+        time(&v2),
+        time(&v3),
+        size(&v2),
+        size(&v3)
+    )
 }
 
 /// Where normalizing a large body goes: the whole of `normalize`, building a

@@ -50,6 +50,9 @@ pub struct SizeFigures {
     pub outputs: u64,
     pub seed_seconds: f64,
     pub per_event_us: f64,
+    /// The drain thread's CPU per event (other processes do not move it).
+    #[serde(default)]
+    pub per_event_cpu_us: f64,
     pub rss_bytes: u64,
     pub store_bytes: u64,
     /// Live key + value bytes and entries by key prefix.
@@ -158,7 +161,8 @@ fn delivery(id: String, observations: Vec<Observation>) -> InboxItem {
     }
 }
 
-async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<f64> {
+/// Enqueue the items, then drain them: (wall seconds, drain thread CPU seconds).
+async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(f64, f64)> {
     let mut tasks = tokio::task::JoinSet::new();
     for item in items {
         let writer = app.writer.clone();
@@ -168,10 +172,10 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<f
         r??;
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
-    let secs = tokio::task::spawn_blocking(move || {
-        let t = Instant::now();
+    let (secs, cpu) = tokio::task::spawn_blocking(move || {
+        let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
         Worker::new(store, shared).drain_inbox();
-        t.elapsed().as_secs_f64()
+        (t.elapsed().as_secs_f64(), super::thread_cpu_seconds() - cpu)
     })
     .await?;
     anyhow::ensure!(
@@ -179,7 +183,7 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<f
         "worker stopped: {:?}",
         app.shared.last_error()
     );
-    Ok(secs)
+    Ok((secs, cpu))
 }
 
 /// Seed `size` outputs with one observation each, then time `batch` events.
@@ -215,7 +219,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
     );
 
     let mut rng = Lcg(size ^ 0x5eed);
-    let mut timed = 0.0;
+    let (mut timed, mut timed_cpu) = (0.0, 0.0);
     for round in 0..2 {
         let items = (0..batch)
             .map(|n| {
@@ -227,13 +231,14 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             })
             .collect();
         // The first round warms up; the second is the figure.
-        timed = enqueue_and_drain(&app, items).await?;
+        (timed, timed_cpu) = enqueue_and_drain(&app, items).await?;
     }
     app.store.flush()?;
     let figures = SizeFigures {
         outputs: size,
         seed_seconds,
         per_event_us: timed * 1e6 / batch as f64,
+        per_event_cpu_us: timed_cpu * 1e6 / batch as f64,
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
@@ -300,6 +305,20 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
                     Some(ratio),
                 )
                 .target("≤ 1.5×", ratio <= 1.5);
+        }
+        t.push(row);
+    }
+    for f in &figures {
+        let ratio = f.per_event_cpu_us / base.per_event_cpu_us.max(1e-9);
+        let mut row = Row::new(
+            format!("drain thread CPU per event at {} outputs", human(f.outputs)),
+            format!("{:.1} µs", f.per_event_cpu_us),
+        );
+        if f.outputs != base.outputs {
+            row = row.baseline(
+                format!("{:.1} µs at {}", base.per_event_cpu_us, human(base.outputs)),
+                Some(ratio),
+            );
         }
         t.push(row);
     }

@@ -152,13 +152,13 @@ impl Store {
             return Ok(false);
         };
         let (key, value) = first?;
-        let item: InboxItem = decode(&key, &value)?;
+        let item: InboxItem = super::codec::decode_item(&key, &value)?;
         let mut batch = super::Batch::default();
         if let InboxItem::Delivery { observations, .. } = item {
             for obs in observations {
                 batch.insert(
                     keys::observation(&obs.target, obs.at, &obs.id),
-                    encode(&obs),
+                    super::codec::encode_observation(&obs),
                 );
             }
         }

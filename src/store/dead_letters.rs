@@ -43,7 +43,7 @@ impl DeadLetter {
     /// The item, if its record decodes.
     pub fn item(&self) -> Option<InboxItem> {
         let bytes = hex::decode(&self.item_hex).ok()?;
-        decode(&keys::inbox_queue(self.seq), &bytes).ok()
+        super::codec::decode_item(&keys::inbox_queue(self.seq), &bytes).ok()
     }
 
     /// A one-line description of the item: its kind and id.

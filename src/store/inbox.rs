@@ -316,7 +316,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
                 continue;
             }
             seq += 1;
-            batch.insert(keys::inbox_queue(seq), encode(&req.item));
+            batch.insert(keys::inbox_queue(seq), super::codec::encode_item(&req.item));
             let mut dedupe_value = seq.to_be_bytes().to_vec();
             if matches!(req.item, InboxItem::Delivery { .. }) {
                 // Webhook delivery ids expire after the dedupe window.
@@ -419,7 +419,7 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
             slots.push(Some(entries.len()));
             entries.push(super::pg::GroupEntry {
                 dedupe_key: keys::inbox_delivery(&key),
-                item: encode(&req.item),
+                item: super::codec::encode_item(&req.item),
                 expiry: delivery.then(|| (keys::dedup_expiry(now, &key), now.timestamp_millis())),
                 marker: match &req.item {
                     InboxItem::ManifestChunks { upload, .. } => {
@@ -466,7 +466,7 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
 
 /// Decode the inbox item stored under sequence `seq`.
 pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
-    super::decode(&super::keys::inbox_queue(seq), bytes)
+    super::codec::decode_item(&super::keys::inbox_queue(seq), bytes)
 }
 
 #[cfg(test)]

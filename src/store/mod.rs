@@ -9,6 +9,7 @@ pub mod backfill;
 #[cfg(test)]
 mod boundary;
 pub mod cache;
+pub mod codec;
 pub mod compact;
 pub mod dead_letters;
 pub mod engine;
@@ -16,6 +17,7 @@ pub mod inbox;
 mod installations;
 pub mod keys;
 pub mod migrate;
+mod repeats;
 pub mod staging;
 pub mod unit;
 
@@ -471,7 +473,7 @@ impl Store {
     pub fn output(&self, id: &str) -> Result<Option<StoredOutput>> {
         let key = keys::output(&self.canonical_id(id)?);
         match self.db.get(&key)? {
-            Some(v) => Ok(Some(decode(&key, &v)?)),
+            Some(v) => Ok(Some(codec::decode_output(&key, &v)?)),
             None => Ok(None),
         }
     }
@@ -496,7 +498,7 @@ impl Store {
             .take_while(move |r| r.as_ref().map_or(true, |(k, _)| k.starts_with(&prefix_key)))
             .map(|r| {
                 let (k, v) = r?;
-                decode(&k, &v)
+                codec::decode_output(&k, &v)
             })
     }
 
@@ -506,7 +508,7 @@ impl Store {
         for target in target_keys {
             for item in self.db.scan_prefix(keys::observations_of(target)) {
                 let (k, v) = item?;
-                all.push(decode(&k, &v)?);
+                all.push(codec::decode_observation(&k, &v)?);
             }
         }
         all.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{counter, decode, encode, keys, Result, Store, StoredOutput};
+use super::{counter, encode, keys, Result, Store, StoredOutput};
 use crate::model::Observation;
 
 /// Reads shared by the store and a unit of work (which also sees its own
@@ -30,7 +30,7 @@ pub trait ReadStore {
     fn observations_of(&self, target: &str) -> Result<Vec<Observation>> {
         self.scan_raw(&keys::observations_of(target))?
             .iter()
-            .map(|(k, v)| decode(k, v))
+            .map(|(k, v)| super::codec::decode_observation(k, v))
             .collect()
     }
 
@@ -56,7 +56,9 @@ pub trait ReadStore {
     /// The stored output with this (canonical) id.
     fn output_by_canonical(&self, id: &str) -> Result<Option<StoredOutput>> {
         let key = keys::output(id);
-        self.get_raw(&key)?.map(|v| decode(&key, &v)).transpose()
+        self.get_raw(&key)?
+            .map(|v| super::codec::decode_output(&key, &v))
+            .transpose()
     }
 }
 
@@ -306,7 +308,10 @@ impl Unit {
     /// File an observation under `target` (its key is deterministic:
     /// filing it again overwrites it).
     pub fn put_observation(&mut self, target: &str, obs: &Observation) {
-        self.insert(keys::observation(target, obs.at, &obs.id), encode(obs));
+        self.insert(
+            keys::observation(target, obs.at, &obs.id),
+            super::codec::encode_observation(obs),
+        );
     }
 
     /// Threads (PRs) whose head is the given branch or commit.
@@ -376,12 +381,15 @@ impl Unit {
                 id.as_bytes().to_vec(),
             );
         }
-        self.put_record(keys::output(id), stored);
+        self.insert(keys::output(id), super::codec::encode_output(stored));
     }
 
     /// Store only the output record (its indexes are unchanged).
     pub fn put_output_record(&mut self, stored: &StoredOutput) {
-        self.put_record(keys::output(&stored.execution.id), stored);
+        self.insert(
+            keys::output(&stored.execution.id),
+            super::codec::encode_output(stored),
+        );
     }
 
     fn put_record<T: Serialize>(&mut self, key: Vec<u8>, value: &T) {
