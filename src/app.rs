@@ -50,6 +50,8 @@ pub struct AppOptions {
     pub harvest_requests: Option<HarvestRequests>,
     /// The backfill's channel (`github::backfill::channel`).
     pub backfill_requests: Option<BackfillRequests>,
+    /// PostgreSQL instead of sled (`AppConfig::database_url`).
+    pub database_url: Option<String>,
 }
 
 /// The file under `DATA_DIR` a running App holds locked, with its pid in it.
@@ -155,13 +157,17 @@ impl App {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
         let owner = lock_data_dir(data_dir)?;
-        let store = Store::open_waiting(&store_path(data_dir), STORE_LOCK_WAIT)
+        let store = Store::open_engine(&store_path(data_dir), options.database_url.as_deref())
             .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
         let received = store.counter(counter::RECEIVED);
+        // The highest inbox number given (sled: the count received).
+        let last_seq = store
+            .last_inbox_seq()
+            .map_err(|e| anyhow::anyhow!("reading the inbox sequence: {e}"))?;
         let processed = store.counter(counter::PROCESSED);
         // The highest processed sequence: everything below the oldest queued item.
         let oldest_queued = store.oldest_queued_seq();
-        let processed_seq = oldest_queued.map_or(received, |s| s - 1);
+        let processed_seq = oldest_queued.map_or(last_seq, |s| s - 1);
         // Manifest chunks of a post the process died reading: never committed.
         let swept = crate::store::staging::sweep(&store)
             .map_err(|e| anyhow::anyhow!("sweeping uncommitted manifest chunks: {e}"))?;
@@ -191,7 +197,7 @@ impl App {
             dead_letters: AtomicU64::new(dead_letters),
             worker_death: Mutex::new(None),
             last_error: Mutex::new(None),
-            stored: watch::channel(received).0,
+            stored: watch::channel(last_seq).0,
             processed: watch::channel(processed_seq).0,
             ready: watch::channel(false).0,
             output_tally: Arc::default(),

@@ -21,7 +21,7 @@ use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::state::Shared;
 use crate::store::cache::{ObservationCache, OutputCache};
 use crate::store::inbox::InboxItem;
-use crate::store::{counter, staging, ReadStore, Result, Store, StoredOutput, Unit};
+use crate::store::{counter, staging, ReadStore, Result, Store, StoreError, StoredOutput, Unit};
 
 /// Messages to the worker thread.
 pub enum WorkerMsg {
@@ -40,6 +40,22 @@ const MAX_ATTEMPTS: u32 = 3;
 struct Failure {
     error: String,
     attempts: u32,
+    /// Another replica holds a lock the item needs (PostgreSQL): it is
+    /// left in the inbox for a later unit, not moved aside.
+    busy: bool,
+}
+
+/// How long the worker waits before it tries again items another replica
+/// held locked.
+const BUSY_PAUSE: Duration = Duration::from_millis(20);
+
+/// Take the lock on `key` for the unit, or fail the item as busy.
+fn lock(unit: &Unit, key: &str) -> Result<()> {
+    if unit.try_lock(key)? {
+        Ok(())
+    } else {
+        Err(StoreError::Busy(key.to_string()))
+    }
 }
 
 /// The message of a caught panic (`panic!` gives a `&str` or a `String`).
@@ -208,15 +224,23 @@ impl Worker {
     fn process_unit(&mut self) -> std::result::Result<bool, String> {
         let started = Instant::now();
         let mut unit = self.store.begin();
+        let shared = unit.is_shared();
+        if shared {
+            // Other replicas write too: nothing cached may outlive a unit.
+            self.forget_cached();
+        }
         let mut effects = Effects::default();
         let (mut count, mut last) = (0u64, None::<u64>);
+        let mut busy = false;
         let mut pending = std::collections::VecDeque::new();
         loop {
             if pending.is_empty() {
-                let from = last.map_or(self.next_seq, |l| l + 1);
+                // On PostgreSQL items are claimed (what other replicas hold
+                // is skipped), and items left busy lie below `next_seq`.
+                let first = if shared { 0 } else { self.next_seq };
+                let from = last.map_or(first, |l| l + 1);
                 pending.extend(
-                    self.store
-                        .inbox_items(from, INBOX_READ)
+                    unit.claim_inbox(from, INBOX_READ)
                         .map_err(|e| format!("reading the inbox: {e}"))?,
                 );
             }
@@ -234,10 +258,18 @@ impl Worker {
                 Err(e) => Err(Failure {
                     error: e.to_string(),
                     attempts: 1,
+                    busy: false,
                 }),
             };
             match outcome {
                 Ok(done) => effects.absorb(done),
+                Err(failure) if failure.busy => {
+                    // Left in the inbox: the commit lets go of its claim.
+                    unit.rollback_to(sp);
+                    self.forget_cached();
+                    busy = true;
+                    break;
+                }
                 Err(failure) => {
                     // Nothing of the failed item is kept, only its move aside.
                     unit.rollback_to(sp);
@@ -256,9 +288,14 @@ impl Worker {
             }
         }
         let Some(last) = last else {
-            return Ok(false);
+            drop(unit);
+            if busy {
+                // Another replica holds what the first item needs.
+                std::thread::sleep(BUSY_PAUSE);
+            }
+            return Ok(busy);
         };
-        unit.set_processed(self.processed + count);
+        unit.count_processed(self.processed, count);
         if let Err(e) = unit.commit() {
             self.forget_cached();
             return Err(format!("committing inbox items up to {last}: {e}"));
@@ -267,9 +304,18 @@ impl Worker {
         self.shared
             .processed_total
             .store(self.processed, std::sync::atomic::Ordering::Relaxed);
-        self.next_seq = last + 1;
+        let mut done_up_to = last;
+        if shared {
+            // Items may be processed out of order across replicas: what is
+            // done is everything below the oldest item still queued.
+            if let Some(oldest) = self.store.oldest_queued_seq() {
+                done_up_to = done_up_to.min(oldest.saturating_sub(1));
+            }
+        } else {
+            self.next_seq = last + 1;
+        }
         self.apply_effects(effects);
-        self.shared.publish_processed(last);
+        self.shared.publish_processed(done_up_to);
         Ok(true)
     }
 
@@ -334,18 +380,30 @@ impl Worker {
             // forget what we cached.
             let error = match run {
                 Ok(Ok(effects)) => return Ok(effects),
+                Ok(Err(e @ StoreError::Busy(_))) => {
+                    return Err(Failure {
+                        error: e.to_string(),
+                        attempts,
+                        busy: true,
+                    });
+                }
                 Ok(Err(e)) => e.to_string(),
                 Err(panic) => {
                     return Err(Failure {
                         error: format!("panicked: {}", panic_message(&*panic)),
                         attempts,
+                        busy: false,
                     });
                 }
             };
             unit.rollback_to(sp);
             self.forget_cached();
             if attempts >= MAX_ATTEMPTS {
-                return Err(Failure { error, attempts });
+                return Err(Failure {
+                    error,
+                    attempts,
+                    busy: false,
+                });
             }
         }
     }
@@ -433,6 +491,9 @@ impl Worker {
         #[cfg(test)]
         fail_for_tests(&self.store, seq);
         for target in &touched {
+            // A replica registering an output on this target waits for
+            // these observations, or they for it (`reassess` locks too).
+            lock(unit, target)?;
             outputs.extend(unit.outputs_on(target)?);
         }
         for id in &outputs {
@@ -629,6 +690,10 @@ impl Worker {
         fx: &mut Effects,
     ) -> Result<String> {
         let target_key = record.target.as_ref().map(|t| t.key());
+        lock(unit, &record.id)?;
+        if let Some(tk) = &target_key {
+            lock(unit, &format!("type:{tk}:{}", record.output_type))?;
+        }
         let by_object = match &target_key {
             Some(tk) => unit.output_of_type_on(tk, &record.output_type)?,
             None => None,
@@ -648,6 +713,7 @@ impl Worker {
         };
         let stored = match existing {
             Some(old_id) => {
+                lock(unit, &old_id)?;
                 let mut stored = unit.output(&old_id)?.expect("looked up above");
                 stored.execution.merge(record);
                 stored
@@ -678,10 +744,16 @@ impl Worker {
     /// Recompute an output's outcome from its observations, as of now.
     /// Returns the output's target when its outcome changed.
     fn reassess(&mut self, unit: &mut Unit, id: &str) -> Result<Option<Target>> {
+        // Replicas: whoever holds the output and its targets sees every
+        // committed observation of them; the other leaves its item for later.
+        lock(unit, id)?;
         let Some(stored) = self.outputs.get_mut(&*unit, id)? else {
             return Ok(None);
         };
         let watch = stored.execution.watch_keys();
+        for key in &watch {
+            lock(unit, key)?;
+        }
         let observations = self.cache.observations(&*unit, &watch)?;
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
@@ -719,10 +791,16 @@ impl Worker {
     }
 
     /// Re-assess every output whose next checkpoint is due.
+    /// On PostgreSQL the due checkpoints are claimed by the unit, and one
+    /// whose output another replica holds is left due for a later pass.
     pub fn take_due_checkpoints(&mut self) {
         loop {
             let now = self.shared.clock.now();
-            let due = match self.store.due_checkpoints(now, SCHEDULE_BATCH) {
+            let mut unit = self.store.begin();
+            if unit.is_shared() {
+                self.forget_cached();
+            }
+            let due = match unit.claim_due(now, SCHEDULE_BATCH) {
                 Ok(due) => due,
                 Err(e) => {
                     self.shared
@@ -733,11 +811,12 @@ impl Worker {
             if due.is_empty() {
                 return;
             }
-            let mut unit = self.store.begin();
             let mut result = Ok(());
             let mut changed = Vec::new();
             let mut signals = Vec::new();
+            let mut busy = false;
             for (due_at, id) in &due {
+                let sp = unit.savepoint();
                 unit.unschedule(*due_at, id);
                 let canonical = unit.canonical(id);
                 match canonical.and_then(|canonical| {
@@ -748,6 +827,11 @@ impl Worker {
                     Ok(target)
                 }) {
                     Ok(target) => changed.extend(target),
+                    Err(StoreError::Busy(_)) => {
+                        unit.rollback_to(sp);
+                        self.forget_cached();
+                        busy = true;
+                    }
                     Err(e) => result = Err(e),
                 }
             }
@@ -759,6 +843,9 @@ impl Worker {
             self.notify_prs(&changed, BTreeSet::new());
             if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
                 hook.due(signals);
+            }
+            if busy {
+                return;
             }
         }
     }
@@ -824,6 +911,47 @@ mod tests {
         assert!(letters[0].error.contains("injected failure"), "{letters:?}");
         assert_eq!(letters[0].item(), Some(delivery("d-2")));
         assert!(app.shared.last_error().unwrap().contains("dead letters"));
+        app.shutdown();
+    }
+
+    /// Two workers (two replicas' stores on one PostgreSQL database) drain
+    /// one inbox at once: every item is processed exactly once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_workers_on_one_database_process_every_item_exactly_once() {
+        if crate::store::pg::test_pg_from_env().is_none() {
+            return eprintln!("SKIPPED: set SAFE_OUTCOMES_TEST_PG to run on PostgreSQL");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start_without_worker(dir.path(), Clock::System).unwrap();
+        assert!(app.store.is_pg());
+        let n = 300;
+        for i in 0..n {
+            let target = format!("acme/r#{}", i % 7);
+            let item = delivery_observing(&format!("d-{i}"), &[target.as_str()]);
+            assert!(matches!(
+                app.writer.enqueue(item).await,
+                Ok(Enqueued::Stored(_))
+            ));
+        }
+        let other = Store::open(&dir.path().join("store")).unwrap();
+        let workers = [app.store.clone(), other].map(|store| {
+            let shared = app.shared.clone();
+            std::thread::spawn(move || {
+                let mut worker = Worker::new(store, shared);
+                worker.drain_inbox();
+                worker.processed
+            })
+        });
+        let counts: Vec<u64> = workers.map(|w| w.join().unwrap()).into();
+        let store = &app.store;
+        assert_eq!(store.counter(counter::PROCESSED), n, "{counts:?}");
+        assert_eq!(store.backlog(), 0);
+        assert_eq!(store.oldest_queued_seq(), None);
+        assert!(store.dead_letters().unwrap().is_empty());
+        let filed: usize = (0..7)
+            .map(|t| store.observations(&[format!("acme/r#{t}")]).unwrap().len())
+            .sum();
+        assert_eq!(filed as u64, n, "every item's observation, once");
         app.shutdown();
     }
 

@@ -30,6 +30,9 @@ pub struct AppConfig {
     pub clock: Clock,
     /// App mode (`None`: listen only, no GitHub API calls).
     pub github: Option<GitHubConfig>,
+    /// PostgreSQL (`DATABASE_URL`, `serve --database-url`); `None`: sled
+    /// under `data_dir` (or the test cluster, `SAFE_OUTCOMES_TEST_PG`).
+    pub database_url: Option<String>,
 }
 
 impl AppConfig {
@@ -39,6 +42,7 @@ impl AppConfig {
             data_dir: data_dir.into(),
             clock,
             github: None,
+            database_url: None,
         }
     }
 }
@@ -114,8 +118,13 @@ impl App {
     /// Start the App as `config` says. Must be called inside a tokio runtime
     /// (the GitHub tasks are tokio tasks).
     pub fn launch(config: AppConfig) -> anyhow::Result<Running> {
+        let database_url = config.database_url;
         let Some(github) = config.github else {
-            let app = App::start(&config.data_dir, config.clock)?;
+            let options = AppOptions {
+                database_url,
+                ..AppOptions::default()
+            };
+            let app = App::start_with(&config.data_dir, config.clock, options)?;
             return Ok(Running::bare(app));
         };
         let clock = config.clock;
@@ -128,6 +137,7 @@ impl App {
             reconcile_requests: reconciler.as_ref().map(|((tx, _), _)| tx.clone()),
             harvest_requests: harvester.as_ref().map(|((tx, _), _)| tx.clone()),
             backfill_requests: backfill.as_ref().map(|((tx, _), _, _)| tx.clone()),
+            database_url,
         };
         let app = App::start_with(&config.data_dir, clock.clone(), options)?;
         let client = Arc::new((github.client)(app.shared.github_calls.clone())?);

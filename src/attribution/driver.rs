@@ -128,7 +128,13 @@ pub fn spawn(
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
+            // One replica runs the pass at a time (the others skip it).
+            let Ok(Some(leader)) = store.leader("attribution") else {
+                tokio::time::sleep(options.interval).await;
+                continue;
+            };
             let stats = pass(&store, &client, clock.now(), options.max_files).await;
+            drop(leader);
             if !stats.errors.is_empty() {
                 tracing::warn!(errors = ?stats.errors, "line attribution: some outputs failed; the next pass tries again");
             }

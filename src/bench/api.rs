@@ -111,6 +111,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
         data_dir: dir.path().to_path_buf(),
         clock: clock.clone(),
         github: Some(github),
+        database_url: None,
     })?;
     let Running {
         app,

@@ -6,6 +6,7 @@ mod compact;
 mod conformance;
 mod dead_letters;
 mod demo;
+mod migrate;
 mod record;
 mod replay;
 mod report;
@@ -73,6 +74,15 @@ pub enum Command {
     Compact {
         #[arg(long, env = "DATA_DIR", default_value = "./data")]
         data_dir: PathBuf,
+    },
+    /// Copy a sled store (stopped) into PostgreSQL: idempotent, resumable.
+    Migrate {
+        /// DATA_DIR of the sled store.
+        #[arg(long)]
+        from: PathBuf,
+        /// The PostgreSQL URL (postgres://…).
+        #[arg(long)]
+        to: String,
     },
     /// List the inbox items moved aside after failing, or put them back in
     /// the inbox once fixed (the server must be stopped).
@@ -172,6 +182,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Backfill(args) => backfill::request_backfill(args).await,
         Command::Compact { data_dir } => compact::compact(&data_dir),
+        Command::Migrate { from, to } => migrate::migrate(&from, &to),
         Command::DeadLetters(args) => dead_letters::dead_letters(&args),
         Command::Bench(args) => crate::bench::run(args).await,
     }

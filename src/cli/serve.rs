@@ -99,6 +99,10 @@ pub struct ServeArgs {
     #[arg(long, env = "DEDUP_WINDOW_HOURS", default_value_t = 192,
           value_parser = clap::value_parser!(i64).range(1..))]
     pub dedup_window_hours: i64,
+    /// PostgreSQL URL (postgres://…): run on PostgreSQL, where several
+    /// replicas may share one database; without it, sled under DATA_DIR.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
     pub auth: crate::server::auth::AuthArgs,
@@ -182,6 +186,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         data_dir: args.data_dir.clone(),
         clock: Clock::System,
         github,
+        database_url: args.database_url.clone(),
     })?;
     let routes = router(
         &running.app,

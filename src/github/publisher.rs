@@ -307,6 +307,11 @@ impl Publisher {
         let digest = content.digest();
         let (owner, repo) = state.repo.split_once('/').unwrap_or((&state.repo, ""));
         let sha = state.head_sha.as_str();
+        // One check-run writer per (PR, head sha) across replicas.
+        let _writer = self
+            .store
+            .lock(&format!("check-run:{pr}:{sha}"), Duration::from_secs(30))
+            .await?;
         let mut known = checks::check_run(&self.store, pr, sha)?;
         if known.is_none() && ambiguous_create {
             known = self

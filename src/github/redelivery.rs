@@ -145,7 +145,21 @@ impl Redeliverer {
     pub fn spawn(mut self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
-                match self.pass().await {
+                // One replica sweeps at a time (the others skip the round).
+                let leader = match self.store.leader("redelivery") {
+                    Ok(Some(held)) => Some(held),
+                    Ok(None) => None,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "redelivery: taking the leader lock");
+                        None
+                    }
+                };
+                let result = match &leader {
+                    Some(_) => self.pass().await,
+                    None => Ok(Default::default()),
+                };
+                drop(leader);
+                match result {
                     Ok(r) if !r.requested.is_empty() || !r.errors.is_empty() => {
                         tracing::info!(
                             listed = r.listed,

@@ -65,10 +65,18 @@ fn figures(state: &State) -> Figures {
 /// 200, or 503 once the worker thread has died (`worker: "dead"`, with why).
 pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
     let f = figures(&state);
-    let code = match f.worker_death {
-        Some(_) => StatusCode::SERVICE_UNAVAILABLE,
-        None => StatusCode::OK,
+    // PostgreSQL: checked now; an unreachable database is a 503 with why.
+    let db_health = state.store.database_health();
+    let db_down = db_health.as_ref().is_some_and(|h| !h.reachable);
+    let code = match (&f.worker_death, db_down) {
+        (Some(_), _) | (None, true) => StatusCode::SERVICE_UNAVAILABLE,
+        (None, false) => StatusCode::OK,
     };
+    let database = json!({
+        "engine": state.store.engine_name(),
+        "reachable": db_health.as_ref().is_none_or(|h| h.reachable),
+        "last_error": db_health.and_then(|h| h.last_error),
+    });
     let health = state.shared.github_calls.health();
     let last_error = state
         .shared
@@ -81,6 +89,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "store_bytes": f.store_bytes,
         // What an acknowledged delivery survives (README "Durability").
         "durability": state.store.durability().as_str(),
+        "database": database,
         "deliveries": {
             "received": f.received,
             "processed": f.processed,

@@ -17,7 +17,7 @@ impl ExternalBatch {
     /// Map `repo` to installation `id` (`n/r/`).
     pub fn map_repo(&mut self, repo: &str, id: u64) {
         self.0
-            .insert(keys::installation_repo(repo), &id.to_be_bytes());
+            .insert(keys::installation_repo(repo), id.to_be_bytes());
     }
 
     /// Drop the installation mapping of `repo`.
@@ -52,9 +52,8 @@ impl Store {
 
     /// Whether the run has a harvest marker.
     pub fn harvest_done(&self, repo: &str, run_id: u64, attempt: u64) -> Result<bool> {
-        Ok(self
-            .db
-            .contains_key(keys::harvest_done(repo, run_id, attempt))?)
+        self.db
+            .contains_key(keys::harvest_done(repo, run_id, attempt))
     }
 
     /// The runs waiting in the harvest queue (records that no longer decode
@@ -87,7 +86,7 @@ impl Store {
             .insert(keys::harvest_done(repo, run_id, attempt), encode(record));
         batch.0.remove(keys::harvest_queue(repo, run_id, attempt));
         if let Some(name) = counter {
-            Store::set_counter(&mut batch.0, name, self.counter(name) + 1);
+            self.bump_counter(&mut batch.0, name, 1);
         }
         self.commit_batch(batch)
     }
@@ -109,7 +108,7 @@ impl Store {
         let mut batch = ExternalBatch::default();
         batch.0.insert(keys::redelivery(guid), encode(record));
         if let Some(name) = counter {
-            Store::set_counter(&mut batch.0, name, self.counter(name) + 1);
+            self.bump_counter(&mut batch.0, name, 1);
         }
         self.commit_batch(batch)
     }
@@ -154,7 +153,7 @@ impl Store {
         };
         let (key, value) = first?;
         let item: InboxItem = decode(&key, &value)?;
-        let mut batch = sled::Batch::default();
+        let mut batch = super::Batch::default();
         if let InboxItem::Delivery { observations, .. } = item {
             for obs in observations {
                 batch.insert(

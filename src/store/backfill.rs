@@ -174,7 +174,7 @@ impl Store {
 
     /// Apply and flush: sled keeps recent writes in memory for a while, and
     /// a cursor lost to SIGKILL would list or fetch again.
-    fn commit(&self, batch: sled::Batch) -> Result<()> {
+    fn commit(&self, batch: super::Batch) -> Result<()> {
         self.db.apply_batch(batch)?;
         self.db.flush()?;
         Ok(())
@@ -184,7 +184,7 @@ impl Store {
     /// moved on, in one batch. Returns how many runs were new (also added
     /// to `job.runs_found`).
     pub fn backfill_page_listed(&self, job: &mut BackfillJob, runs: &[BackfillRun]) -> Result<u64> {
-        let mut batch = sled::Batch::default();
+        let mut batch = super::Batch::default();
         let mut new = 0;
         for run in runs {
             let key = keys::backfill_run(&run.repo, run.run_id);
@@ -214,7 +214,7 @@ impl Store {
 
     /// Store a run's new stage together with its job.
     pub fn backfill_run_moved(&self, job: &BackfillJob, run: &BackfillRun) -> Result<()> {
-        let mut batch = sled::Batch::default();
+        let mut batch = super::Batch::default();
         batch.insert(keys::backfill_run(&run.repo, run.run_id), encode(run));
         batch.insert(keys::backfill_job(&job.repo), encode(job));
         self.commit(batch)
@@ -235,13 +235,13 @@ impl Store {
 
     /// True when the backfill has evaluated this output already.
     pub fn backfill_evaluated(&self, output_id: &str) -> Result<bool> {
-        Ok(self.db.contains_key(keys::backfill_output(output_id))?)
+        self.db.contains_key(keys::backfill_output(output_id))
     }
 
     /// Mark an output evaluated, together with its job's counts.
     pub fn backfill_output_done(&self, job: &BackfillJob, output_id: &str) -> Result<()> {
-        let mut batch = sled::Batch::default();
-        batch.insert(keys::backfill_output(output_id), &[]);
+        let mut batch = super::Batch::default();
+        batch.insert(keys::backfill_output(output_id), []);
         batch.insert(keys::backfill_job(&job.repo), encode(job));
         self.commit(batch)
     }

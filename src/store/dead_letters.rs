@@ -88,7 +88,7 @@ impl Store {
     /// Put into `batch` the move of inbox item `seq` (its stored `bytes`)
     /// to the dead letters; the caller commits it with the item's removal.
     pub fn dead_letter_into(
-        batch: &mut sled::Batch,
+        batch: &mut super::Batch,
         seq: u64,
         bytes: &[u8],
         error: String,
@@ -125,26 +125,35 @@ impl Store {
             Replay::All => self.dead_letters()?,
             Replay::One(seq) => {
                 let key = keys::dead_letter(seq);
-                let value = self.db().get(&key).map_err(StoreError::from)?;
+                let value = self.db().get(&key)?;
                 let value = value.ok_or(DeadLetterError::NotFound(seq))?;
                 vec![decode(&key, &value)?]
             }
         };
-        let mut seq = self.counter(counter::RECEIVED);
-        let mut batch = sled::Batch::default();
+        // On PostgreSQL new numbers come from the inbox sequence (a server
+        // may be running); on sled they follow the RECEIVED counter.
+        let mut seqs = match self.db().pg() {
+            Some(pg) => pg.next_inbox_seqs(letters.len())?,
+            None => {
+                let received = self.counter(counter::RECEIVED);
+                (received + 1..=received + letters.len() as u64).collect()
+            }
+        }
+        .into_iter();
+        let mut batch = super::Batch::default();
         let mut queued = Vec::new();
         for letter in letters {
             let bytes = hex::decode(&letter.item_hex).map_err(|e| StoreError::Decode {
                 key: format!("dead letter {}", letter.seq),
                 error: e.to_string(),
             })?;
-            seq += 1;
+            let seq = seqs.next().expect("one number per letter");
             batch.insert(keys::inbox_queue(seq), bytes);
             batch.remove(keys::dead_letter(letter.seq));
             queued.push(seq);
         }
-        Store::set_counter(&mut batch, counter::RECEIVED, seq);
-        self.db().apply_batch(batch).map_err(StoreError::from)?;
+        self.bump_counter(&mut batch, counter::RECEIVED, queued.len() as u64);
+        self.db().apply_batch(batch)?;
         self.flush()?;
         Ok(queued)
     }
@@ -171,11 +180,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let now = DateTime::from_timestamp(1_800_000_100, 0).unwrap();
-        let mut batch = sled::Batch::default();
+        let mut batch = crate::store::Batch::default();
         Store::set_counter(&mut batch, counter::RECEIVED, 7);
         Store::dead_letter_into(&mut batch, 3, &encode(&item("d-3")), "boom".into(), 2, now);
         Store::dead_letter_into(&mut batch, 5, b"\x02garbage", "undecodable".into(), 1, now);
         store.db().apply_batch(batch).unwrap();
+        if let Some(pg) = store.db().pg() {
+            // Seven items were numbered (PostgreSQL numbers from a sequence).
+            pg.raise_inbox_seq(7).unwrap();
+        }
 
         let letters = store.dead_letters().unwrap();
         assert_eq!(letters.len(), 2);

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{counter, encode, keys, Store, StoreError};
+use super::{counter, encode, keys, Store};
 use crate::model::installation::InstallationChange;
 use crate::model::{ExecutionRecord, Observation};
 
@@ -204,7 +204,7 @@ impl InboxWriter {
 fn seen_before(
     in_batch: &HashSet<String>,
     key: &str,
-    stored: impl Fn(Vec<u8>) -> sled::Result<bool>,
+    stored: impl Fn(Vec<u8>) -> super::Result<bool>,
 ) -> Result<bool, InboxError> {
     if in_batch.contains(key) {
         return Ok(true);
@@ -216,7 +216,7 @@ fn seen_before(
 /// Give dedupe keys stored before they expired (8-byte values) an expiry
 /// entry dated now, so they expire one window from now.
 fn date_undated_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
-    let mut batch = sled::Batch::default();
+    let mut batch = super::Batch::default();
     let mut dated = 0;
     for item in store.db().scan_prefix(keys::INBOX_DELIVERY) {
         let (k, v) = item?;
@@ -227,7 +227,7 @@ fn date_undated_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<u
             let mut value = v.to_vec();
             value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
             batch.insert(k, value);
-            batch.insert(keys::dedup_expiry(now, &id), &[]);
+            batch.insert(keys::dedup_expiry(now, &id), []);
             dated += 1;
         }
     }
@@ -243,7 +243,7 @@ fn prune_expired(
     store: &Store,
     dedup: &Dedup,
     now: DateTime<Utc>,
-    batch: &mut sled::Batch,
+    batch: &mut super::Batch,
 ) -> super::Result<HashSet<String>> {
     let end = keys::dedup_expiry(now - dedup.window, "");
     let mut pruned = HashSet::new();
@@ -262,6 +262,9 @@ fn prune_expired(
 }
 
 fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored, dedup: Dedup) {
+    if store.is_pg() {
+        return pg_write_loop(store, rx, on_stored, dedup);
+    }
     let mut seq = store.counter(counter::RECEIVED);
     let mut duplicates = store.counter(counter::DUPLICATES);
     if let Err(e) = date_undated_dedup_keys(&store, (dedup.now)()) {
@@ -277,7 +280,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
         }
         let (start_seq, start_dups) = (seq, duplicates);
-        let mut batch = sled::Batch::default();
+        let mut batch = super::Batch::default();
         let now = (dedup.now)();
         let mut pruned = HashSet::new();
         if now >= next_prune {
@@ -318,12 +321,12 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             if matches!(req.item, InboxItem::Delivery { .. }) {
                 // Webhook delivery ids expire after the dedupe window.
                 dedupe_value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
-                batch.insert(keys::dedup_expiry(now, &key), &[]);
+                batch.insert(keys::dedup_expiry(now, &key), []);
             }
             batch.insert(keys::inbox_delivery(&key), dedupe_value);
             if let InboxItem::ManifestChunks { upload, .. } = &req.item {
                 // Its chunks are no longer swept at start-up.
-                batch.insert(keys::manifest_committed(*upload), &[]);
+                batch.insert(keys::manifest_committed(*upload), []);
             }
             in_batch.insert(key);
             results.push(Ok(Enqueued::Stored(seq)));
@@ -333,7 +336,6 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         let written = store
             .db()
             .apply_batch(batch)
-            .map_err(StoreError::from)
             .and_then(|_| store.flush_durable());
         match written {
             Ok(()) => {
@@ -349,6 +351,111 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             Err(e) => {
                 tracing::error!(error = %e, "inbox write failed");
                 (seq, duplicates) = (start_seq, start_dups);
+                for req in requests {
+                    let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
+                }
+            }
+        }
+    }
+}
+
+/// The PostgreSQL writer: the same group commit as `write_loop`, in one
+/// transaction (`pg::Pg::enqueue_group`): the dedupe keys inserted with
+/// `ON CONFLICT DO NOTHING` (so two replicas given one delivery id store it
+/// once), numbers from the inbox sequence, counters added to; the replies
+/// go out after COMMIT.
+fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored, dedup: Dedup) {
+    let pg = store.db().pg().expect("a PostgreSQL store").clone();
+    let mut seq = store.last_inbox_seq().unwrap_or(0);
+    let mut duplicates = store.counter(counter::DUPLICATES);
+    if let Err(e) = date_undated_dedup_keys(&store, (dedup.now)()) {
+        tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
+    }
+    let mut next_prune = (dedup.now)();
+    while let Some(first) = rx.blocking_recv() {
+        let mut requests = vec![first];
+        while requests.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(r) => requests.push(r),
+                Err(_) => break,
+            }
+        }
+        let now = (dedup.now)();
+        let mut prune = super::Batch::default();
+        let mut pruned = HashSet::new();
+        if now >= next_prune {
+            match prune_expired(&store, &dedup, now, &mut prune) {
+                Ok(ids) => {
+                    next_prune = if ids.len() >= PRUNE_BATCH {
+                        now
+                    } else {
+                        now + PRUNE_EVERY
+                    };
+                    pruned = ids;
+                }
+                Err(e) => tracing::warn!(error = %e, "pruning expired dedupe keys"),
+            }
+        }
+        let _ = pruned;
+        let prune: Vec<Vec<u8>> = prune
+            .ops
+            .into_iter()
+            .filter_map(|op| match op {
+                super::engine::Op::Remove(k) => Some(k),
+                _ => None,
+            })
+            .collect();
+        // Repeats inside the group are duplicates of their first.
+        let mut in_batch = HashSet::new();
+        let mut entries = Vec::new();
+        let mut slots = Vec::with_capacity(requests.len());
+        for req in &requests {
+            let key = req.item.dedupe_key();
+            if !in_batch.insert(key.clone()) {
+                slots.push(None);
+                continue;
+            }
+            let delivery = matches!(req.item, InboxItem::Delivery { .. });
+            slots.push(Some(entries.len()));
+            entries.push(super::pg::GroupEntry {
+                dedupe_key: keys::inbox_delivery(&key),
+                item: encode(&req.item),
+                expiry: delivery.then(|| (keys::dedup_expiry(now, &key), now.timestamp_millis())),
+                marker: match &req.item {
+                    InboxItem::ManifestChunks { upload, .. } => {
+                        Some(keys::manifest_committed(*upload))
+                    }
+                    _ => None,
+                },
+            });
+        }
+        match pg.enqueue_group(prune, entries) {
+            Ok(numbers) => {
+                let (start_seq, start_dups) = (seq, duplicates);
+                let mut stored = 0;
+                let results: Vec<Enqueued> = slots
+                    .iter()
+                    .map(|slot| match slot.and_then(|i| numbers[i]) {
+                        Some(n) => {
+                            seq = seq.max(n);
+                            stored += 1;
+                            Enqueued::Stored(n)
+                        }
+                        None => {
+                            duplicates += 1;
+                            Enqueued::Duplicate
+                        }
+                    })
+                    .collect();
+                if stored > 0 || duplicates > start_dups {
+                    on_stored(seq.max(start_seq), stored, duplicates);
+                }
+                for (req, result) in requests.into_iter().zip(results) {
+                    let _ = req.reply.send(Ok(result));
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "inbox write failed");
                 for req in requests {
                     let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
                 }
@@ -386,7 +493,7 @@ mod tests {
         // A dedupe key as an earlier version stored it: the sequence only.
         store
             .db()
-            .insert(keys::inbox_delivery("old-guid"), &7u64.to_be_bytes())
+            .insert(keys::inbox_delivery("old-guid"), 7u64.to_be_bytes())
             .unwrap();
         let t0 = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let clock = Arc::new(Mutex::new(t0));
@@ -446,8 +553,8 @@ mod tests {
     #[test]
     fn a_failed_dedupe_read_is_an_error_not_unseen() {
         let none = HashSet::new();
-        let failing = |_: Vec<u8>| -> sled::Result<bool> {
-            Err(sled::Error::Io(std::io::Error::other("disk gone")))
+        let failing = |_: Vec<u8>| -> super::super::Result<bool> {
+            Err(sled::Error::Io(std::io::Error::other("disk gone")).into())
         };
         let e = seen_before(&none, "guid-1", failing).unwrap_err();
         assert!(e.to_string().contains("disk gone"), "{e}");

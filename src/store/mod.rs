@@ -11,12 +11,16 @@ mod boundary;
 pub mod cache;
 pub mod compact;
 pub mod dead_letters;
+pub mod engine;
 pub mod inbox;
 mod installations;
 pub mod keys;
+pub mod migrate;
 pub mod staging;
 pub mod unit;
 
+pub use engine::pg;
+pub use engine::{Batch, Engine};
 pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
 
 use std::collections::BTreeMap;
@@ -26,15 +30,22 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::model::{ExecutionRecord, Observation, OutcomeRecord};
 
-/// Store errors: sled I/O, or a record that no longer decodes.
+/// Store errors: sled I/O, PostgreSQL, or a record that no longer decodes.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("store I/O: {0}")]
     Sled(#[from] sled::Error),
+    /// The PostgreSQL engine failed (unreachable, timed out, refused).
+    #[error("{0}")]
+    Database(String),
     #[error("corrupt record under {key}: {error}")]
     Decode { key: String, error: String },
     #[error("{0}")]
     InterruptedCompaction(String),
+    /// Another replica's unit holds the lock on this key (PostgreSQL): the
+    /// item is left for a later unit.
+    #[error("busy: another replica holds {0}")]
+    Busy(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -131,7 +142,7 @@ const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct Store {
-    db: sled::Db,
+    db: Engine,
     path: std::sync::Arc<std::path::PathBuf>,
     /// When the store was last flushed (`Store::flush`), as milliseconds
     /// after `opened`, plus one (0: never).
@@ -198,11 +209,44 @@ pub fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T> {
 }
 
 impl Store {
+    /// Open the store at `path`: sled, or with `SAFE_OUTCOMES_TEST_PG` set
+    /// a PostgreSQL database standing for this path (`pg::test_database`).
     pub fn open(path: &Path) -> Result<Store> {
+        if let Some(admin) = pg::test_pg_from_env() {
+            return Ok(Store::on_pg(pg::test_database(&admin, path)?, path));
+        }
         Store::open_with(path, Durability::from_env())
     }
 
-    /// Open with the given durability of acknowledged writes.
+    /// Open the store: on PostgreSQL when `database_url` is given, else the
+    /// sled store at `path` (`open_waiting`). The one way `serve` opens it.
+    pub fn open_engine(path: &Path, database_url: Option<&str>) -> Result<Store> {
+        match database_url {
+            Some(url) => Ok(Store::on_pg(pg::Pg::connect(url)?, path)),
+            None => Store::open_waiting(path, STORE_LOCK_WAIT),
+        }
+    }
+
+    /// A store on a PostgreSQL database (`path` only names it in messages).
+    pub fn on_pg(pg: pg::Pg, path: &Path) -> Store {
+        Store {
+            db: Engine::Pg(pg),
+            path: std::sync::Arc::new(path.to_path_buf()),
+            flushed_ms: Default::default(),
+            opened: std::time::Instant::now(),
+            durability: Durability::ProcessCrash,
+            log: None,
+            syncs: Default::default(),
+        }
+    }
+
+    /// Open the sled store at `path`, whatever `SAFE_OUTCOMES_TEST_PG` says
+    /// (compaction and tests of sled's own files).
+    pub fn open_sled(path: &Path) -> Result<Store> {
+        Store::open_with(path, Durability::from_env())
+    }
+
+    /// Open the sled store with the given durability of acknowledged writes.
     pub fn open_with(path: &Path, durability: Durability) -> Result<Store> {
         // sled would create an empty store where a compaction left none.
         if let Some(message) = compact::interrupted_compaction(path) {
@@ -226,7 +270,7 @@ impl Store {
             Durability::ProcessCrash => None,
         };
         Ok(Store {
-            db,
+            db: Engine::Sled(db),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
             opened: std::time::Instant::now(),
@@ -240,9 +284,22 @@ impl Store {
     /// down (a restart) still holds the file lock: sled lets go of it only
     /// when its last background thread ends. Any other error is returned.
     pub fn open_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
+        Store::open_waiting_with(path, wait, Store::open)
+    }
+
+    /// `open_waiting` on sled, whatever `SAFE_OUTCOMES_TEST_PG` says.
+    pub fn open_sled_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
+        Store::open_waiting_with(path, wait, Store::open_sled)
+    }
+
+    fn open_waiting_with(
+        path: &Path,
+        wait: std::time::Duration,
+        open: fn(&Path) -> Result<Store>,
+    ) -> Result<Store> {
         let started = std::time::Instant::now();
         loop {
-            match Store::open(path) {
+            match open(path) {
                 Err(e) if e.to_string().contains("lock") && started.elapsed() < wait => {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -254,14 +311,43 @@ impl Store {
     /// Set a counter directly (tests: fault injection).
     #[doc(hidden)]
     pub fn set_counter_for_tests(&self, name: &str, value: u64) {
-        let _ = self.db.insert(keys::counter(name), &value.to_be_bytes());
+        let _ = self.db.insert(keys::counter(name), value.to_be_bytes());
     }
 
-    /// The sled tree itself, for the store's own modules: everything
+    /// The engine itself, for the store's own modules: everything
     /// outside `store/` goes through typed methods and units of work
     /// (`unit`); `store::boundary` tests that nothing else reaches sled.
-    pub(super) fn db(&self) -> &sled::Db {
+    pub(super) fn db(&self) -> &Engine {
         &self.db
+    }
+
+    /// True when the store is on PostgreSQL.
+    pub fn is_pg(&self) -> bool {
+        self.db.is_pg()
+    }
+
+    /// The engine's name, as `/status` shows it.
+    pub fn engine_name(&self) -> &'static str {
+        if self.is_pg() {
+            "postgres"
+        } else {
+            "sled"
+        }
+    }
+
+    /// The PostgreSQL engine's health (`None` on sled), checked now.
+    pub fn database_health(&self) -> Option<pg::Health> {
+        let pg = self.db.pg()?;
+        let _ = pg.ping();
+        Some(pg.health())
+    }
+
+    /// The highest inbox sequence number handed out.
+    pub fn last_inbox_seq(&self) -> Result<u64> {
+        match self.db.pg() {
+            Some(pg) => pg.last_inbox_seq(),
+            None => Ok(self.counter(counter::RECEIVED)),
+        }
     }
 
     /// Make every write so far durable (see docs/store.md for what sled's
@@ -360,8 +446,18 @@ impl Store {
     }
 
     /// Put the new value of a counter into a batch (the caller tracks the value).
-    pub(super) fn set_counter(batch: &mut sled::Batch, name: &str, value: u64) {
-        batch.insert(keys::counter(name), &value.to_be_bytes());
+    pub(super) fn set_counter(batch: &mut Batch, name: &str, value: u64) {
+        batch.insert(keys::counter(name), value.to_be_bytes());
+    }
+
+    /// Put `delta` more of a counter into a batch: on sled its new value
+    /// (read now), on PostgreSQL an addition (replicas add up).
+    pub(super) fn bump_counter(&self, batch: &mut Batch, name: &str, delta: u64) {
+        if self.is_pg() {
+            batch.add(keys::counter(name), delta as i64);
+        } else {
+            Store::set_counter(batch, name, self.counter(name) + delta);
+        }
     }
 
     /// Resolve an output id through aliases left by manifest merges.
@@ -466,13 +562,49 @@ impl Store {
     /// True when a webhook delivery with this `X-GitHub-Delivery` GUID was
     /// stored (its inbox dedupe key exists; processed or not). Read-only.
     pub fn has_delivery(&self, guid: &str) -> Result<bool> {
-        Ok(self.db.contains_key(keys::inbox_delivery(guid))?)
+        self.db.contains_key(keys::inbox_delivery(guid))
     }
 
     /// Number of inbox entries not yet processed.
     pub fn backlog(&self) -> u64 {
         self.counter(counter::RECEIVED)
             .saturating_sub(self.counter(counter::PROCESSED))
+    }
+}
+
+/// A lock held across replicas until dropped (`Store::try_lock`,
+/// `Store::leader`): nothing on sled, where one process owns the store.
+pub struct Held(#[allow(dead_code)] Option<pg::SessionLock>);
+
+impl Store {
+    /// Take the lock named `key` across replicas, if no one holds it: on
+    /// PostgreSQL a session advisory lock on a connection kept until the
+    /// guard drops; on sled always granted.
+    pub fn try_lock(&self, key: &str) -> Result<Option<Held>> {
+        match self.db.pg() {
+            Some(pg) => Ok(pg.try_session_lock(key)?.map(|l| Held(Some(l)))),
+            None => Ok(Some(Held(None))),
+        }
+    }
+
+    /// `try_lock`, waiting (asynchronously) up to `wait` for the holder.
+    pub async fn lock(&self, key: &str, wait: std::time::Duration) -> Result<Held> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            if let Some(held) = self.try_lock(key)? {
+                return Ok(held);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(StoreError::Busy(key.to_string()));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Lead the task named `task` for as long as the guard lives, if no
+    /// other replica does (`None`: another one leads; skip this round).
+    pub fn leader(&self, task: &str) -> Result<Option<Held>> {
+        self.try_lock(&format!("leader:{task}"))
     }
 }
 

@@ -15,7 +15,7 @@ use crate::model::ExecutionRecord;
 
 /// A new upload id, unique across restarts (sled's persistent id generator).
 pub fn new_upload(store: &Store) -> Result<u64> {
-    Ok(store.db().generate_id()?)
+    store.db().generate_id()
 }
 
 /// Store one chunk of an upload's records (not flushed: the inbox writer's
@@ -98,7 +98,7 @@ mod tests {
         }
         store
             .db()
-            .insert(keys::manifest_committed(kept), &[])
+            .insert(keys::manifest_committed(kept), [])
             .unwrap();
         assert_eq!(sweep(&store).unwrap(), 2);
         assert_eq!(chunk(&store, kept, 1).unwrap().unwrap().len(), 2);

@@ -68,7 +68,7 @@ impl ReadStore for Store {
     fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         self.db
             .scan_prefix(prefix)
-            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).map_err(Into::into))
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
             .collect()
     }
 }
@@ -86,6 +86,8 @@ pub struct Unit {
     undo: Vec<(Vec<u8>, Option<Write>)>,
     /// Counter values to write once, at commit.
     counters: BTreeMap<&'static str, u64>,
+    /// Counter additions to write once, at commit (PostgreSQL).
+    added: BTreeMap<&'static str, u64>,
     /// Writes made by `github::` helpers that still build a sled batch
     /// themselves (installations, harvest, backfill), committed first.
     external: ExternalBatch,
@@ -97,20 +99,27 @@ pub struct Unit {
 /// `Unit::external_batch`, `Store::commit_batch`); its keys and encodings
 /// stay inside the store.
 #[derive(Default)]
-pub struct ExternalBatch(pub(super) sled::Batch);
+pub struct ExternalBatch(pub(super) super::Batch);
 
 /// A point inside a unit to roll back to (`Unit::rollback_to`).
 #[derive(Debug, Clone, Copy)]
 pub struct Savepoint(usize);
 
 impl Store {
-    /// Begin a unit of work.
+    /// Begin a unit of work. On PostgreSQL the unit is a transaction on one
+    /// connection (begun at its first read): its reads, claims and locks
+    /// go through it, its writes are written at commit, then COMMIT.
     pub fn begin(&self) -> Unit {
+        let mut store = self.clone();
+        if let super::Engine::Pg(pg) = &self.db {
+            store.db = super::Engine::Pg(pg.pinned());
+        }
         Unit {
-            store: self.clone(),
+            store,
             writes: BTreeMap::new(),
             undo: Vec::new(),
             counters: BTreeMap::new(),
+            added: BTreeMap::new(),
             external: ExternalBatch::default(),
             external_at: None,
         }
@@ -192,7 +201,8 @@ impl Unit {
         }
     }
 
-    /// Write everything in one sled batch (atomic: all or nothing).
+    /// Write everything in one batch (atomic: all or nothing): one sled
+    /// batch, or the unit's transaction's writes and its COMMIT.
     pub fn commit(self) -> Result<()> {
         let mut batch = self.external.0;
         for (k, w) in self.writes {
@@ -202,15 +212,80 @@ impl Unit {
             }
         }
         for (name, value) in self.counters {
-            batch.insert(keys::counter(name), &value.to_be_bytes());
+            batch.insert(keys::counter(name), value.to_be_bytes());
+        }
+        for (name, delta) in self.added {
+            batch.add(keys::counter(name), delta as i64);
         }
         self.store.db.apply_batch(batch)?;
+        if let Some(pg) = self.store.db.pg() {
+            pg.commit()?;
+        }
         Ok(())
     }
 
     /// Set a durable counter (written once, at commit).
     pub fn set_counter(&mut self, name: &'static str, value: u64) {
         self.counters.insert(name, value);
+    }
+
+    /// True when the unit runs on PostgreSQL (shared with other replicas).
+    pub fn is_shared(&self) -> bool {
+        self.store.db.is_pg()
+    }
+
+    /// Take the lock on `key` (an output id, a target) for the rest of the
+    /// unit, if no other replica's unit holds it; never waits. Always true
+    /// on sled (one worker); on PostgreSQL a transaction-scoped advisory
+    /// lock (`pg_try_advisory_xact_lock`).
+    pub fn try_lock(&self, key: &str) -> Result<bool> {
+        match self.store.db.pg() {
+            Some(pg) => pg.try_xact_lock(key),
+            None => Ok(true),
+        }
+    }
+
+    /// Inbox items to process, oldest first, from `from`: on sled read
+    /// (`Store::inbox_items`); on PostgreSQL claimed for this unit with
+    /// `FOR UPDATE SKIP LOCKED` (what other replicas hold is skipped).
+    pub fn claim_inbox(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+        let Some(pg) = self.store.db.pg() else {
+            return self.store.inbox_items(from, limit);
+        };
+        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
+        Ok(pg
+            .claim(keys::inbox_queue(from), end, limit)?
+            .into_iter()
+            .filter_map(|(k, v)| keys::inbox_seq(&k).map(|seq| (seq, v)))
+            .collect())
+    }
+
+    /// Checkpoints due at or before `now`, at most `limit`, claimed for
+    /// this unit on PostgreSQL like `claim_inbox`.
+    pub fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<(DateTime<Utc>, String)>> {
+        let Some(pg) = self.store.db.pg() else {
+            return self.store.due_checkpoints(now, limit);
+        };
+        let end = keys::schedule(now, "\u{10FFFF}");
+        Ok(pg
+            .claim(keys::SCHEDULE.to_vec(), end, limit)?
+            .into_iter()
+            .filter_map(|(k, _)| keys::parse_schedule(&k))
+            .collect())
+    }
+
+    /// Count `count` more inbox items processed, `base` being the count
+    /// this worker knew: on sled the new total, on PostgreSQL an addition.
+    pub fn count_processed(&mut self, base: u64, count: u64) {
+        if self.is_shared() {
+            *self.added.entry(counter::PROCESSED).or_default() += count;
+        } else {
+            self.set_processed(base + count);
+        }
     }
 
     /// Remove a processed item from the inbox.

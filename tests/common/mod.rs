@@ -23,6 +23,7 @@ pub fn launch(dir: &Path, clock: &Clock, github: GitHubConfig) -> Running {
         data_dir: dir.to_path_buf(),
         clock: clock.clone(),
         github: Some(github),
+        database_url: None,
     })
     .expect("app starts")
 }

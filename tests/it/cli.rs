@@ -48,6 +48,11 @@ fn demo_then_report_from_its_store() {
     );
 
     // Compacting rewrites the store; the report reads the same from it.
+    // Compaction is of sled's files: nothing to compact on PostgreSQL.
+    if std::env::var("SAFE_OUTCOMES_TEST_PG").is_ok() {
+        eprintln!("SKIPPED the compaction half: the store is on PostgreSQL");
+        return;
+    }
     let out = bin()
         .args(["compact", "--data-dir"])
         .arg(dir.path())

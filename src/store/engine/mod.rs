@@ -1,0 +1,350 @@
+//! The store's engines: the ordered key space of `store::keys` kept either
+//! in one embedded sled tree (the default) or in a PostgreSQL table
+//! (`pg`, several replicas on one database). `Engine` mirrors the sled calls
+//! the typed methods make (get, insert, scans, batches), returning owned
+//! bytes, so every typed method and every record encoding is shared; what
+//! only PostgreSQL can do (row claims, advisory locks, a real sequence, unique
+//! keys across replicas) is asked of it through the store's own methods.
+
+pub mod pg;
+
+use std::ops::{Bound, Deref, RangeBounds};
+
+use super::{Result, StoreError};
+
+/// A key or value as read: sled's shared buffer, or bytes read from PostgreSQL.
+#[derive(Debug, Clone)]
+pub enum Bytes {
+    Sled(sled::IVec),
+    Owned(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Sled(v) => v,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq<[u8]> for Bytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        **self == *other
+    }
+}
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Insert(Vec<u8>, Vec<u8>),
+    Remove(Vec<u8>),
+    /// Add to the counter under this `m/` key (PostgreSQL: `value = value +
+    /// delta`, so replicas never lose each other's counts).
+    Add(Vec<u8>, i64),
+}
+
+/// Writes applied together, all or nothing (sled's `Batch`, engine-neutral).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Batch {
+    pub(crate) ops: Vec<Op>,
+}
+
+impl Batch {
+    pub fn insert(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        self.ops
+            .push(Op::Insert(key.as_ref().to_vec(), value.as_ref().to_vec()));
+    }
+
+    pub fn remove(&mut self, key: impl AsRef<[u8]>) {
+        self.ops.push(Op::Remove(key.as_ref().to_vec()));
+    }
+
+    /// Add `delta` to the counter under `key` (an `m/` key).
+    pub fn add(&mut self, key: impl AsRef<[u8]>, delta: i64) {
+        self.ops.push(Op::Add(key.as_ref().to_vec(), delta));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+}
+
+/// Which engine holds the store.
+#[derive(Clone)]
+pub enum Engine {
+    Sled(sled::Db),
+    Pg(pg::Pg),
+}
+
+/// Key-ordered (key, value) pairs of a scan.
+pub struct Iter(IterInner);
+
+enum IterInner {
+    Sled(sled::Iter),
+    Pg(pg::Pages),
+}
+
+impl Iterator for Iter {
+    type Item = Result<(Bytes, Bytes)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterInner::Sled(it) => it.next().map(|r| {
+                r.map(|(k, v)| (Bytes::Sled(k), Bytes::Sled(v)))
+                    .map_err(StoreError::from)
+            }),
+            IterInner::Pg(pages) => pages.next(),
+        }
+    }
+}
+
+impl Iter {
+    /// The keys only.
+    pub fn keys(self) -> impl Iterator<Item = Result<Bytes>> {
+        self.map(|r| r.map(|(k, _)| k))
+    }
+}
+
+/// Owned copies of a range's bounds.
+pub(crate) fn owned_bounds<K: AsRef<[u8]>, R: RangeBounds<K>>(
+    range: &R,
+) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let own = |b: Bound<&K>| match b {
+        Bound::Included(k) => Bound::Included(k.as_ref().to_vec()),
+        Bound::Excluded(k) => Bound::Excluded(k.as_ref().to_vec()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (own(range.start_bound()), own(range.end_bound()))
+}
+
+/// The smallest key greater than every key starting with `prefix` (`None`:
+/// no such key, the prefix is all 0xFF).
+pub(crate) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+impl Engine {
+    /// True on PostgreSQL.
+    pub fn is_pg(&self) -> bool {
+        matches!(self, Engine::Pg(_))
+    }
+
+    /// The PostgreSQL engine, if it is one.
+    pub fn pg(&self) -> Option<&pg::Pg> {
+        match self {
+            Engine::Pg(pg) => Some(pg),
+            Engine::Sled(_) => None,
+        }
+    }
+
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        match self {
+            Engine::Sled(db) => Ok(db.get(key)?.map(Bytes::Sled)),
+            Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.map(Bytes::Owned)),
+        }
+    }
+
+    pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        match self {
+            Engine::Sled(db) => Ok(db.contains_key(key)?),
+            Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.is_some()),
+        }
+    }
+
+    pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+        match self {
+            Engine::Sled(db) => {
+                db.insert(key.as_ref(), value.as_ref())?;
+                Ok(())
+            }
+            Engine::Pg(_) => {
+                let mut batch = Batch::default();
+                batch.insert(key, value);
+                self.apply_batch(batch)
+            }
+        }
+    }
+
+    pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<()> {
+        match self {
+            Engine::Sled(db) => {
+                db.remove(key)?;
+                Ok(())
+            }
+            Engine::Pg(_) => {
+                let mut batch = Batch::default();
+                batch.remove(key);
+                self.apply_batch(batch)
+            }
+        }
+    }
+
+    /// Every key starting with `prefix`, in key order.
+    pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+        match self {
+            Engine::Sled(db) => Iter(IterInner::Sled(db.scan_prefix(prefix))),
+            Engine::Pg(pg) => {
+                let start = Bound::Included(prefix.as_ref().to_vec());
+                let end = prefix_end(prefix.as_ref()).map_or(Bound::Unbounded, Bound::Excluded);
+                Iter(IterInner::Pg(pg.pages(start, end)))
+            }
+        }
+    }
+
+    /// The keys in `range`, in key order.
+    pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Iter {
+        match self {
+            Engine::Sled(db) => {
+                let (start, end) = owned_bounds(&range);
+                Iter(IterInner::Sled(db.range::<Vec<u8>, _>((start, end))))
+            }
+            Engine::Pg(pg) => {
+                let (start, end) = owned_bounds(&range);
+                Iter(IterInner::Pg(pg.pages(start, end)))
+            }
+        }
+    }
+
+    /// Every key of the store, in key order.
+    pub fn iter(&self) -> Iter {
+        match self {
+            Engine::Sled(db) => Iter(IterInner::Sled(db.iter())),
+            Engine::Pg(pg) => Iter(IterInner::Pg(pg.pages(Bound::Unbounded, Bound::Unbounded))),
+        }
+    }
+
+    /// Number of keys (a full count on PostgreSQL).
+    pub fn len(&self) -> usize {
+        match self {
+            Engine::Sled(db) => db.len(),
+            Engine::Pg(pg) => pg.len().unwrap_or(0),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Apply every write of `batch` at once.
+    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+        match self {
+            Engine::Sled(db) => {
+                let mut sled_batch = sled::Batch::default();
+                // Counter values as this batch leaves them so far.
+                let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
+                for op in batch.ops {
+                    match op {
+                        Op::Insert(k, v) => {
+                            if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
+                                counters.insert(k.clone(), u64::from_be_bytes(bytes));
+                            }
+                            sled_batch.insert(k, v)
+                        }
+                        Op::Remove(k) => {
+                            counters.insert(k.clone(), 0);
+                            sled_batch.remove(k)
+                        }
+                        Op::Add(k, delta) => {
+                            let now = match counters.get(&k) {
+                                Some(v) => *v,
+                                None => db
+                                    .get(&k)?
+                                    .and_then(|v| {
+                                        v.as_ref().try_into().ok().map(u64::from_be_bytes)
+                                    })
+                                    .unwrap_or(0),
+                            };
+                            let value = (now as i64).saturating_add(delta).max(0) as u64;
+                            counters.insert(k.clone(), value);
+                            sled_batch.insert(k, &value.to_be_bytes());
+                        }
+                    }
+                }
+                db.apply_batch(sled_batch)?;
+                Ok(())
+            }
+            Engine::Pg(pg) => pg.apply(batch),
+        }
+    }
+
+    /// Make every write durable (PostgreSQL: every commit already is).
+    pub fn flush(&self) -> Result<()> {
+        match self {
+            Engine::Sled(db) => {
+                db.flush()?;
+                Ok(())
+            }
+            Engine::Pg(_) => Ok(()),
+        }
+    }
+
+    /// A new id, unique across restarts (and replicas).
+    pub fn generate_id(&self) -> Result<u64> {
+        match self {
+            Engine::Sled(db) => Ok(db.generate_id()?),
+            Engine::Pg(pg) => pg.next_upload_id(),
+        }
+    }
+
+    /// A named keyspace apart from the main one.
+    pub fn open_tree(&self, name: &str) -> Result<Tree> {
+        match self {
+            Engine::Sled(db) => Ok(Tree::Sled(db.open_tree(name)?)),
+            Engine::Pg(pg) => Ok(Tree::Pg(pg.clone(), pg::tree_prefix(name))),
+        }
+    }
+}
+
+/// A named keyspace (sled: a tree of its own; PostgreSQL: keys under
+/// `pg::tree_prefix`, above the main key space).
+pub enum Tree {
+    Sled(sled::Tree),
+    Pg(pg::Pg, Vec<u8>),
+}
+
+impl Tree {
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        match self {
+            Tree::Sled(t) => Ok(t.get(key)?.map(Bytes::Sled)),
+            Tree::Pg(pg, prefix) => {
+                let k = [prefix.as_slice(), key.as_ref()].concat();
+                Ok(pg.get(&k)?.map(Bytes::Owned))
+            }
+        }
+    }
+
+    pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+        match self {
+            Tree::Sled(t) => {
+                t.insert(key.as_ref(), value.as_ref())?;
+                Ok(())
+            }
+            Tree::Pg(pg, prefix) => {
+                let mut batch = Batch::default();
+                batch.insert([prefix.as_slice(), key.as_ref()].concat(), value);
+                pg.apply(batch)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

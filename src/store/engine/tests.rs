@@ -1,0 +1,296 @@
+//! Engine conformance: the same table of key/value and unit-of-work cases
+//! run against sled and a real PostgreSQL (`SAFE_OUTCOMES_TEST_PG`, or a
+//! cluster this process starts with `scripts/pg-cluster`), plus what only
+//! PostgreSQL offers: claims, advisory locks, dedupe across writers.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::store::inbox::{Dedup, Enqueued, InboxItem, InboxWriter};
+use crate::store::{counter, keys, ReadStore, Store};
+
+/// A PostgreSQL store standing for `dir` (`pg::test_database`).
+fn pg_store(dir: &std::path::Path) -> Option<Store> {
+    match pg::test_admin_url() {
+        Ok(admin) => Some(Store::on_pg(pg::test_database(&admin, dir).unwrap(), dir)),
+        Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED the PostgreSQL half: {e}");
+            None
+        }
+    }
+}
+
+/// One store per engine, each in a directory of its own.
+fn stores() -> Vec<(tempfile::TempDir, Store)> {
+    let sled_dir = tempfile::tempdir().unwrap();
+    let sled = Store::open_sled(sled_dir.path()).unwrap();
+    let mut out = vec![(sled_dir, sled)];
+    let pg_dir = tempfile::tempdir().unwrap();
+    if let Some(pg) = pg_store(pg_dir.path()) {
+        out.push((pg_dir, pg));
+    }
+    out
+}
+
+fn collect(it: Iter) -> Vec<(Vec<u8>, Vec<u8>)> {
+    it.map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+        .collect()
+}
+
+#[test]
+fn point_reads_writes_and_removals_agree() {
+    for (_dir, store) in stores() {
+        let db = store.db();
+        let name = store.engine_name();
+        assert!(db.get(b"o/a").unwrap().is_none(), "{name}");
+        db.insert(b"o/a", b"1").unwrap();
+        db.insert(b"o/a", b"2").unwrap();
+        assert_eq!(&*db.get(b"o/a").unwrap().unwrap(), b"2", "{name}");
+        assert!(db.contains_key(b"o/a").unwrap(), "{name}");
+        db.remove(b"o/a").unwrap();
+        assert!(!db.contains_key(b"o/a").unwrap(), "{name}");
+        // Counters read as 8 big-endian bytes on both engines.
+        store.set_counter_for_tests("x", 41);
+        assert_eq!(store.counter("x"), 41, "{name}");
+        // A named tree is apart from the main key space.
+        let tree = db.open_tree("attribution").unwrap();
+        tree.insert(b"l/1", b"t").unwrap();
+        assert_eq!(&*tree.get(b"l/1").unwrap().unwrap(), b"t", "{name}");
+        assert!(db.get(b"l/1").unwrap().is_none(), "{name}");
+        let main = collect(db.iter());
+        assert!(
+            main.iter()
+                .all(|(k, _)| !k.starts_with(b"l/") && k[0] != 0xFF),
+            "{name}: the tree is not in iter()"
+        );
+    }
+}
+
+#[test]
+fn scans_and_ranges_page_through_in_key_order() {
+    for (_dir, store) in stores() {
+        let db = store.db();
+        let name = store.engine_name();
+        let mut batch = Batch::default();
+        // More than a page (256) under one prefix, and neighbours around it.
+        for i in 0..700u32 {
+            batch.insert(format!("b/t/{i:05}"), i.to_be_bytes());
+        }
+        batch.insert(b"b/s", b"before");
+        batch.insert(b"b/u", b"after");
+        db.apply_batch(batch).unwrap();
+        let scanned = collect(db.scan_prefix(b"b/t/"));
+        assert_eq!(scanned.len(), 700, "{name}");
+        assert!(
+            scanned.windows(2).all(|w| w[0].0 < w[1].0),
+            "{name}: ordered"
+        );
+        assert_eq!(scanned[699].1, 699u32.to_be_bytes(), "{name}");
+        let from: Vec<u8> = b"b/t/00690".to_vec();
+        let tail = collect(db.range(from..));
+        assert_eq!(tail.len(), 11, "{name}: 690..699 and b/u");
+        let bounded = collect(db.range(b"b/t/00010".to_vec()..b"b/t/00020".to_vec()));
+        assert_eq!(bounded.len(), 10, "{name}");
+        let inclusive = collect(db.range(b"b/t/00010".to_vec()..=b"b/t/00020".to_vec()));
+        assert_eq!(inclusive.len(), 11, "{name}");
+        assert_eq!(db.scan_prefix(b"b/").keys().count(), 702, "{name}");
+        assert_eq!(db.len(), 702, "{name}");
+    }
+}
+
+#[test]
+fn a_batch_is_all_or_nothing_and_its_last_write_wins() {
+    for (_dir, store) in stores() {
+        let db = store.db();
+        let name = store.engine_name();
+        let mut batch = Batch::default();
+        batch.insert(b"o/k", b"first");
+        batch.remove(b"o/k");
+        batch.insert(b"o/k", b"last");
+        batch.insert(b"o/gone", b"x");
+        batch.remove(b"o/gone");
+        batch.add(keys::counter("c"), 2);
+        batch.add(keys::counter("c"), 3);
+        db.apply_batch(batch).unwrap();
+        assert_eq!(&*db.get(b"o/k").unwrap().unwrap(), b"last", "{name}");
+        assert!(db.get(b"o/gone").unwrap().is_none(), "{name}");
+        assert_eq!(store.counter("c"), 5, "{name}");
+    }
+}
+
+fn obs(id: &str, secs: i64) -> crate::model::Observation {
+    crate::model::Observation {
+        id: id.into(),
+        at: chrono::DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap(),
+        target: "o/r#1".into(),
+        actor: None,
+        event: crate::model::ObservationKind::Opened,
+        snapshot: None,
+    }
+}
+
+fn ids(store: &impl ReadStore) -> Vec<String> {
+    store
+        .observations_of("o/r#1")
+        .unwrap()
+        .into_iter()
+        .map(|o| o.id)
+        .collect()
+}
+
+#[test]
+fn units_read_their_writes_roll_back_to_savepoints_and_commit_at_once() {
+    for (_dir, store) in stores() {
+        let name = store.engine_name();
+        let mut unit = store.begin();
+        unit.put_observation("o/r#1", &obs("kept", 1));
+        let sp = unit.savepoint();
+        unit.put_observation("o/r#1", &obs("undone", 2));
+        assert_eq!(ids(&unit), ["kept", "undone"], "{name}");
+        unit.rollback_to(sp);
+        assert_eq!(ids(&unit), ["kept"], "{name}");
+        assert!(ids(&store).is_empty(), "{name}: nothing before commit");
+        unit.count_processed(0, 2);
+        unit.commit().unwrap();
+        assert_eq!(ids(&store), ["kept"], "{name}");
+        assert_eq!(store.counter(counter::PROCESSED), 2, "{name}");
+
+        // A unit that fails midway (dropped: never committed) leaves nothing.
+        let mut failed = store.begin();
+        failed.put_observation("o/r#1", &obs("half", 3));
+        failed.count_processed(2, 1);
+        assert_eq!(ids(&failed), ["kept", "half"], "{name}");
+        drop(failed);
+        assert_eq!(ids(&store), ["kept"], "{name}");
+        assert_eq!(store.counter(counter::PROCESSED), 2, "{name}");
+    }
+}
+
+#[test]
+fn claims_and_locks_keep_two_units_apart_on_postgres() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = pg_store(dir.path()) else {
+        return;
+    };
+    let mut batch = Batch::default();
+    for seq in 1..=6u64 {
+        batch.insert(keys::inbox_queue(seq), b"item");
+    }
+    store.db().apply_batch(batch).unwrap();
+    let (a, b) = (store.begin(), store.begin());
+    let first: Vec<u64> = a
+        .claim_inbox(0, 4)
+        .unwrap()
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    let second: Vec<u64> = b
+        .claim_inbox(0, 4)
+        .unwrap()
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(first, [1, 2, 3, 4]);
+    assert_eq!(second, [5, 6], "rows the other unit claimed are skipped");
+    assert!(a.try_lock("acme/r:1:0").unwrap());
+    assert!(
+        a.try_lock("acme/r:1:0").unwrap(),
+        "a unit's own lock is its own"
+    );
+    assert!(!b.try_lock("acme/r:1:0").unwrap(), "never waits, says no");
+    drop(a);
+    assert!(b.try_lock("acme/r:1:0").unwrap(), "rolled back: let go");
+    let again: Vec<u64> = store
+        .begin()
+        .claim_inbox(0, 10)
+        .unwrap()
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(
+        again,
+        [1, 2, 3, 4],
+        "a's claims were let go; b still holds 5, 6"
+    );
+    // Session locks (publisher, leaders) are exclusive until dropped.
+    let pg = store.db().pg().unwrap();
+    let held = pg.try_session_lock("leader:redelivery").unwrap();
+    assert!(held.is_some());
+    assert!(pg.try_session_lock("leader:redelivery").unwrap().is_none());
+    drop(held);
+    assert!(pg.try_session_lock("leader:redelivery").unwrap().is_some());
+}
+
+fn delivery(id: &str) -> InboxItem {
+    InboxItem::Delivery {
+        delivery_id: id.into(),
+        event: "issues".into(),
+        action: Some("edited".into()),
+        received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        observations: Vec::new(),
+        discoveries: Vec::new(),
+        installation_change: None,
+    }
+}
+
+/// Two writers (two replicas' stores on one database) given the same
+/// delivery ids at once store each exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_delivery_id_sent_to_two_writers_at_once_is_stored_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(one) = pg_store(dir.path()) else {
+        return;
+    };
+    let two = pg_store(dir.path()).unwrap();
+    let writer =
+        |s: &Store| InboxWriter::start_with(s.clone(), Arc::new(|_, _, _| {}), Dedup::default());
+    let ((w1, t1), (w2, t2)) = (writer(&one), writer(&two));
+    let mut tasks = Vec::new();
+    for i in 0..50 {
+        for w in [w1.clone(), w2.clone()] {
+            tasks.push(tokio::spawn(async move {
+                w.enqueue(delivery(&format!("g-{i}"))).await
+            }));
+        }
+    }
+    let mut stored = Vec::new();
+    let mut duplicates = 0;
+    for t in tasks {
+        match t.await.unwrap().unwrap() {
+            Enqueued::Stored(seq) => stored.push(seq),
+            Enqueued::Duplicate => duplicates += 1,
+        }
+    }
+    stored.sort_unstable();
+    stored.dedup();
+    assert_eq!(
+        stored.len(),
+        50,
+        "each id stored once, under its own number"
+    );
+    assert_eq!(duplicates, 50);
+    assert_eq!(one.counter(counter::RECEIVED), 50);
+    assert_eq!(one.counter(counter::DUPLICATES), 50);
+    assert_eq!(one.db().scan_prefix(keys::INBOX_QUEUE).count(), 50);
+    drop((w1, w2));
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// The store API answers from inside a current-thread runtime (where the
+/// sync `postgres` client would panic): every call goes to a connection's
+/// own thread.
+#[tokio::test]
+async fn the_postgres_engine_works_from_a_current_thread_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = pg_store(dir.path()) else {
+        return;
+    };
+    store.db().insert(b"o/x", b"y").unwrap();
+    assert_eq!(&*store.db().get(b"o/x").unwrap().unwrap(), b"y");
+    let mut unit = store.begin();
+    unit.put_observation("o/r#1", &obs("a", 1));
+    unit.commit().unwrap();
+    assert_eq!(ids(&store), ["a"]);
+}
