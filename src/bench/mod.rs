@@ -20,6 +20,11 @@ pub use table::{Row, Table};
 pub struct BenchArgs {
     #[command(subcommand)]
     pub scenario: Scenario,
+    /// Run the stores on PostgreSQL: an admin URL of a cluster
+    /// (postgres://…/postgres); each store the bench makes gets a fresh
+    /// database of it (as under `SAFE_OUTCOMES_TEST_PG`).
+    #[arg(long, global = true)]
+    pub database_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -35,6 +40,10 @@ pub enum Scenario {
 }
 
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(url) = &args.database_url {
+        // Read by `Store::open` for every store opened by path from now on.
+        std::env::set_var(crate::store::pg::TEST_PG_ENV, url);
+    }
     let table = match args.scenario {
         Scenario::Ingest(a) => ingest::run(a).await?,
         Scenario::Replay(a) => replay::run(a).await?,

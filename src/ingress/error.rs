@@ -74,7 +74,37 @@ impl IntoResponse for ApiError {
 }
 
 impl From<crate::store::StoreError> for ApiError {
+    /// The database being away (PostgreSQL) is a 503 the client may retry;
+    /// anything else the store says is a 500.
     fn from(e: crate::store::StoreError) -> ApiError {
-        ApiError::internal(e.to_string())
+        match e {
+            crate::store::StoreError::Database(_) | crate::store::StoreError::Busy(_) => {
+                ApiError::unavailable(format!("the database is unavailable: {e}"))
+            }
+            e => ApiError::internal(e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod store_error_tests {
+    use super::*;
+    use crate::store::StoreError;
+
+    #[test]
+    fn a_database_error_is_a_503_and_a_corrupt_record_a_500() {
+        let away: ApiError = StoreError::Database("database: connection refused".into()).into();
+        assert_eq!(away.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            away.detail.contains("the database is unavailable"),
+            "{}",
+            away.detail
+        );
+        let corrupt: ApiError = StoreError::Decode {
+            key: "o/x".into(),
+            error: "bad".into(),
+        }
+        .into();
+        assert_eq!(corrupt.status, StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

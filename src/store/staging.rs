@@ -53,8 +53,18 @@ pub fn discard(store: &Store, upload: u64) -> Result<()> {
 /// Remove the chunks of uploads that were never committed (the process died
 /// while reading their body). Call before the server accepts requests.
 /// Returns the number of chunks removed.
+///
+/// On PostgreSQL another replica may be streaming an upload right now (its
+/// chunks have no marker yet): the sweep runs only when no other instance
+/// is connected to the database, and leaves orphans for a later start
+/// otherwise (they cost room, never a record).
 pub fn sweep(store: &Store) -> Result<usize> {
     let db = store.db();
+    if let Some(pg) = db.pg() {
+        if pg.others_connected()? {
+            return Ok(0);
+        }
+    }
     let mut removed = 0;
     for key in db.scan_prefix(keys::MANIFEST_STAGED).keys() {
         let key = key?;
@@ -105,5 +115,34 @@ mod tests {
         assert!(chunk(&store, dropped, 0).unwrap().is_none());
         discard(&store, kept).unwrap();
         assert!(chunk(&store, kept, 0).unwrap().is_none());
+    }
+
+    /// On PostgreSQL a replica's start-up sweep leaves alone the chunks of
+    /// an upload another replica may be streaming.
+    #[test]
+    fn the_sweep_waits_for_a_start_with_no_other_replica_on_postgres() {
+        let admin = match crate::store::pg::test_admin_url() {
+            Ok(url) => url,
+            Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
+            Err(e) => return eprintln!("SKIPPED: {e}"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let open = || {
+            let pg = crate::store::pg::test_database(&admin, dir.path()).unwrap();
+            Store::on_pg(pg, dir.path())
+        };
+        let (starting, streaming) = (open(), open());
+        let upload = new_upload(&streaming).unwrap();
+        put_chunk(&streaming, upload, 0, &[record(1)]).unwrap();
+        assert_eq!(sweep(&starting).unwrap(), 0, "another replica is connected");
+        assert!(chunk(&starting, upload, 0).unwrap().is_some());
+        drop(streaming);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut swept = 0;
+        while swept == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            swept = sweep(&starting).unwrap();
+        }
+        assert_eq!(swept, 1, "alone: the orphan is swept");
     }
 }

@@ -159,6 +159,9 @@ fn describe(e: postgres::Error) -> StoreError {
 
 struct Pool {
     config: postgres::Config,
+    /// This store's `application_name` (`safe-outcomes/<pid>-<random>`),
+    /// which tells its connections from other replicas'.
+    instance: String,
     idle: Mutex<(Vec<Conn>, usize)>,
     freed: Condvar,
     health: Mutex<Health>,
@@ -243,7 +246,15 @@ impl Pg {
     }
 
     fn with_config(mut config: postgres::Config) -> Result<Pg> {
+        let mut nonce = [0u8; 4];
+        let _ = getrandom::getrandom(&mut nonce);
+        let instance = format!(
+            "safe-outcomes/{}-{}",
+            std::process::id(),
+            hex::encode(nonce)
+        );
         config
+            .application_name(&instance)
             .connect_timeout(CONNECT_TIMEOUT)
             .keepalives(true)
             .keepalives_idle(Duration::from_secs(30))
@@ -254,6 +265,7 @@ impl Pg {
         let pg = Pg {
             pool: Arc::new(Pool {
                 config,
+                instance,
                 idle: Mutex::new((Vec::new(), 0)),
                 freed: Condvar::new(),
                 health: Mutex::default(),
@@ -296,6 +308,20 @@ impl Pg {
             })();
             c.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])?;
             result
+        })
+    }
+
+    /// True when another store (another replica, or another process)
+    /// has connections to this database.
+    pub fn others_connected(&self) -> Result<bool> {
+        let me = self.pool.instance.clone();
+        self.run(move |c| {
+            let row = c.query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND application_name LIKE 'safe-outcomes/%' AND application_name <> $1",
+                &[&me],
+            )?;
+            Ok(row.get::<_, i64>(0) > 0)
         })
     }
 
