@@ -91,6 +91,9 @@ const UNIT_ITEMS: usize = 64;
 /// ...and the longest a unit goes on taking items before it commits: short,
 /// so that the commit (sled's process-wide write lock) is short too.
 const UNIT_TIME: Duration = Duration::from_millis(1);
+/// On PostgreSQL there is no process-wide write lock, and every commit is a
+/// round trip and a WAL flush: a unit goes on for longer (up to `UNIT_ITEMS`).
+const UNIT_TIME_SHARED: Duration = Duration::from_millis(100);
 
 /// When the inbox is drained, the worker flushes its commits unless the
 /// store was flushed less than this long ago (the inbox writer's flushes
@@ -283,7 +286,8 @@ impl Worker {
             unit.remove_inbox_item(seq);
             count += 1;
             last = Some(seq);
-            if alone || count as usize >= UNIT_ITEMS || started.elapsed() >= UNIT_TIME {
+            let unit_time = if shared { UNIT_TIME_SHARED } else { UNIT_TIME };
+            if alone || count as usize >= UNIT_ITEMS || started.elapsed() >= unit_time {
                 break;
             }
         }

@@ -402,6 +402,16 @@ impl Backfill {
         let mut unfinished = false;
         for job in jobs.into_iter().filter(|j| !j.done) {
             let repo = job.repo.clone();
+            // One replica drives a job at a time; the others try it later.
+            let Ok(Some(_driving)) = self.store.try_lock(&format!("backfill:{repo}")) else {
+                unfinished = true;
+                continue;
+            };
+            // As the replica that held it last left it.
+            let job = match self.store.backfill_job(&repo) {
+                Ok(Some(job)) if !job.done => job,
+                _ => continue,
+            };
             if let Err(e) = self.drive(job).await {
                 tracing::warn!(%repo, error = %e, "backfill stopped; will try again");
                 unfinished = true;

@@ -467,6 +467,11 @@ impl Harvester {
     /// Harvest one run: list its artifacts, download the manifest artifact,
     /// ingest its lines, mark the run done.
     pub async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
+        // One replica harvests a run; it marks it done for the others.
+        let key = format!("harvest:{}:{}:{}", run.repo, run.run_id, run.run_attempt);
+        let Some(_harvesting) = self.store.try_lock(&key)? else {
+            return Ok(Harvested::Skipped("another replica is harvesting the run"));
+        };
         if self
             .store
             .harvest_done(&run.repo, run.run_id, run.run_attempt)?

@@ -32,8 +32,10 @@ const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../../../migrations/0001_
 /// Advisory lock key held while migrations run (any constant of our own).
 const MIGRATION_LOCK: i64 = 0x5afe_0001;
 
-/// Keys read per page of a scan.
+/// Keys read per page of a scan: the first page is small (a scan is often
+/// asked for its first key only), the next ones up to `PAGE`.
 const PAGE: i64 = 256;
+const FIRST_PAGE: i64 = 16;
 
 /// Connections per store, at most.
 const MAX_CONNECTIONS: usize = 8;
@@ -442,6 +444,7 @@ impl Pg {
             buf: VecDeque::new(),
             done: false,
             claim: false,
+            page: FIRST_PAGE,
         }
     }
 
@@ -460,6 +463,7 @@ impl Pg {
             buf: VecDeque::new(),
             done: false,
             claim: true,
+            page: FIRST_PAGE,
         };
         pages.fetch(limit as i64)?;
         Ok(pages.buf.into_iter().collect())
@@ -808,6 +812,8 @@ pub struct Pages {
     done: bool,
     /// Claim the rows (`FOR UPDATE SKIP LOCKED`).
     claim: bool,
+    /// Keys to read with the next page.
+    page: i64,
 }
 
 impl Pages {
@@ -857,7 +863,9 @@ impl Iterator for Pages {
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.buf.is_empty() && !self.done {
-            if let Err(e) = self.fetch(PAGE) {
+            let page = self.page;
+            self.page = (page * 4).min(PAGE);
+            if let Err(e) = self.fetch(page) {
                 self.done = true;
                 return Some(Err(e));
             }
