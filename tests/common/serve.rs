@@ -26,6 +26,25 @@ impl ServeChild {
     /// `start` in the working directory `cwd` (where `serve` reads `.env`),
     /// with no `API_TOKEN` or `WEBHOOK_SECRET` from the test's environment.
     pub async fn start_in(cwd: Option<&Path>, data_dir: &Path, env: &[(&str, &str)]) -> ServeChild {
+        Self::spawn(cwd, data_dir, env, &[]).await
+    }
+
+    /// `start` without the variables `remove` from the test's environment
+    /// (e.g. `DATABASE_URL`, `SAFE_OUTCOMES_TEST_PG` for a sled instance).
+    pub async fn start_without(
+        data_dir: &Path,
+        env: &[(&str, &str)],
+        remove: &[&str],
+    ) -> ServeChild {
+        Self::spawn(None, data_dir, env, remove).await
+    }
+
+    async fn spawn(
+        cwd: Option<&Path>,
+        data_dir: &Path,
+        env: &[(&str, &str)],
+        remove: &[&str],
+    ) -> ServeChild {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_safe-outcomes"));
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd)
@@ -43,6 +62,9 @@ impl ServeChild {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        for k in remove {
+            cmd.env_remove(k);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
