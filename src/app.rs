@@ -218,7 +218,10 @@ impl App {
         let (writer, writer_thread) = InboxWriter::start(
             store.clone(),
             Arc::new(move |seq, items, duplicates| {
-                wake_shared.received.store(seq, Ordering::Relaxed);
+                // A count, not the highest number: on PostgreSQL numbers
+                // taken by a transaction that never committed (a replica
+                // killed mid-commit) leave gaps in the sequence.
+                wake_shared.received.fetch_add(items, Ordering::Relaxed);
                 wake_shared.duplicates.store(duplicates, Ordering::Relaxed);
                 wake_shared.pressure.committed(items);
                 wake_shared.stored.send_replace(seq);

@@ -55,6 +55,23 @@ struct Figures {
 /// The figures, from memory: the inbox counters are mirrored by the writer
 /// and the worker, so `/status` answers while a large commit holds sled.
 fn figures(state: &State) -> Figures {
+    let mut f = memory_figures(state);
+    // PostgreSQL: replicas share one inbox, so the counts are the
+    // database's (each replica's memory knows only its own work).
+    if state.store.is_pg() {
+        let read = |name| state.store.try_counter(name).ok();
+        if let (Some(r), Some(p), Some(d)) = (
+            read(counter::RECEIVED),
+            read(counter::PROCESSED),
+            read(counter::DUPLICATES),
+        ) {
+            (f.received, f.processed, f.duplicates) = (r, p, d);
+        }
+    }
+    f
+}
+
+fn memory_figures(state: &State) -> Figures {
     let shared = &state.shared;
     Figures {
         received: shared.received.load(Ordering::Relaxed),

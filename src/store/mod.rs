@@ -231,12 +231,17 @@ impl Store {
 
     /// A store on a PostgreSQL database (`path` only names it in messages).
     pub fn on_pg(pg: pg::Pg, path: &Path) -> Store {
+        // An ack waits for COMMIT: as durable as the database's settings.
+        let durability = match pg.commits_are_synced() {
+            Ok(true) => Durability::PowerLoss,
+            _ => Durability::ProcessCrash,
+        };
         Store {
             db: Engine::Pg(pg),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
             opened: std::time::Instant::now(),
-            durability: Durability::ProcessCrash,
+            durability,
             log: None,
             syncs: Default::default(),
         }
@@ -439,12 +444,17 @@ impl Store {
     }
 
     pub fn counter(&self, name: &str) -> u64 {
-        self.db
-            .get(keys::counter(name))
-            .ok()
-            .flatten()
+        self.try_counter(name).ok().unwrap_or(0)
+    }
+
+    /// A counter, or the error that kept it from being read (a database
+    /// that is away is not a count of 0).
+    pub fn try_counter(&self, name: &str) -> Result<u64> {
+        Ok(self
+            .db
+            .get(keys::counter(name))?
             .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
-            .unwrap_or(0)
+            .unwrap_or(0))
     }
 
     /// Put the new value of a counter into a batch (the caller tracks the value).

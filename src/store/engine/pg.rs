@@ -333,6 +333,20 @@ impl Pg {
     }
 
     /// Check the database answers (for `/status`), noting the result.
+    /// True when a COMMIT reaches the disk before it returns (`fsync` and
+    /// `synchronous_commit` on, PostgreSQL's defaults): what is
+    /// acknowledged then survives a power loss of the database's machine.
+    pub fn commits_are_synced(&self) -> Result<bool> {
+        self.run(|c| {
+            let row = c.query_one(
+                "SELECT current_setting('fsync'), current_setting('synchronous_commit')",
+                &[],
+            )?;
+            let (fsync, sync_commit): (String, String) = (row.get(0), row.get(1));
+            Ok(fsync == "on" && !matches!(sync_commit.as_str(), "off" | "local"))
+        })
+    }
+
     pub fn ping(&self) -> Result<()> {
         self.run(|c| c.batch_execute("SELECT 1"))
     }
