@@ -42,6 +42,7 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
             let number = 10_000 + output as u64;
             let at = start + ChronoDuration::seconds(i as i64);
             let run = 100_000 + output as u64;
+            // The agent opens the thread (step 0); people and bots follow.
             let sender = match step % 3 {
                 0 => "github-actions[bot]",
                 1 => "maria-lopez",
@@ -60,11 +61,7 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
                     action,
                     at,
                     author: "github-actions[bot]",
-                    sender: if step == 0 {
-                        "github-actions[bot]"
-                    } else {
-                        sender
-                    },
+                    sender,
                     gh_aw_run: Some(run),
                     label,
                     merged: output % 4 == 1,
@@ -82,11 +79,7 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
                     number,
                     action,
                     at,
-                    sender: if step == 0 {
-                        "github-actions[bot]"
-                    } else {
-                        sender
-                    },
+                    sender,
                     gh_aw_run: Some(run),
                     label,
                     comment_id: comment,

@@ -263,16 +263,7 @@ mod tests {
     }
 
     fn output(id: &str, workflow: &str) -> StoredOutput {
-        let execution = serde_json::from_value(serde_json::json!({
-            "id": id, "output_type": "create_issue", "repo": "o/r", "run_id": 1,
-            "target": null, "executed_at": "2026-01-01T00:00:00Z", "workflow": workflow,
-        }))
-        .unwrap();
-        StoredOutput {
-            execution,
-            outcome: None,
-            trace_id: None,
-        }
+        crate::store::test_output(id, workflow)
     }
 
     #[test]

@@ -55,10 +55,7 @@ pub fn encode_observation(obs: &Observation) -> Vec<u8> {
 
 /// An observation in any stored form (v3, or the JSON forms before it).
 pub fn decode_observation(key: &[u8], bytes: &[u8]) -> Result<Observation> {
-    match unpack::<ObservationV3>(key, bytes)? {
-        Some(v3) => v3.into_model().map_err(|e| corrupt(key, e)),
-        None => super::decode(key, bytes),
-    }
+    decode_any::<ObservationV3, _>(key, bytes)
 }
 
 /// A stored output as stored.
@@ -68,22 +65,32 @@ pub fn encode_output(stored: &StoredOutput) -> Vec<u8> {
 
 /// A stored output in any stored form.
 pub fn decode_output(key: &[u8], bytes: &[u8]) -> Result<StoredOutput> {
-    match unpack::<OutputV3>(key, bytes)? {
-        Some(v3) => v3.into_model().map_err(|e| corrupt(key, e)),
-        None => super::decode(key, bytes),
-    }
+    decode_any::<OutputV3, _>(key, bytes)
 }
 
-/// An inbox item in v3 form. The inbox writer does not write it yet (its
-/// write loop is being reworked for a second engine; switching its
-/// `encode(&item)` to this is the whole change); `decode_item` reads it.
+/// An inbox item in v3 form, as the inbox writer stores it (sled and
+/// PostgreSQL); `decode_item` also reads the JSON forms before it.
 pub fn encode_item(item: &InboxItem) -> Vec<u8> {
     pack(&ItemV3::from(item))
 }
 
 /// An inbox item in any stored form.
 pub fn decode_item(key: &[u8], bytes: &[u8]) -> Result<InboxItem> {
-    match unpack::<ItemV3>(key, bytes)? {
+    decode_any::<ItemV3, _>(key, bytes)
+}
+
+/// A storage type of the v3 form, turned back into the model's type.
+trait Stored<T> {
+    fn into_model(self) -> std::result::Result<T, String>;
+}
+
+/// A record in its v3 form `V`, or in any of the JSON forms before it.
+fn decode_any<V, T>(key: &[u8], bytes: &[u8]) -> Result<T>
+where
+    V: Stored<T> + for<'de> Deserialize<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    match unpack::<V>(key, bytes)? {
         Some(v3) => v3.into_model().map_err(|e| corrupt(key, e)),
         None => super::decode(key, bytes),
     }
@@ -308,7 +315,7 @@ impl From<&Observation> for ObservationV3 {
     }
 }
 
-impl ObservationV3 {
+impl Stored<Observation> for ObservationV3 {
     fn into_model(self) -> std::result::Result<Observation, String> {
         Ok(Observation {
             id: self.id,
@@ -686,7 +693,7 @@ impl From<&StoredOutput> for OutputV3 {
     }
 }
 
-impl OutputV3 {
+impl Stored<StoredOutput> for OutputV3 {
     fn into_model(self) -> std::result::Result<StoredOutput, String> {
         let execution = self.execution.into_model()?;
         let outcome = self.outcome.map(|o| o.into_model(&execution)).transpose()?;
@@ -793,7 +800,7 @@ impl From<&InboxItem> for ItemV3 {
     }
 }
 
-impl ItemV3 {
+impl Stored<InboxItem> for ItemV3 {
     fn into_model(self) -> std::result::Result<InboxItem, String> {
         type Out<T> = std::result::Result<Vec<T>, String>;
         let records = |r: Vec<ExecutionV3>| -> Out<ExecutionRecord> {

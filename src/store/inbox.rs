@@ -261,6 +261,48 @@ fn prune_expired(
     Ok(pruned)
 }
 
+/// The next group of requests to commit together: the first to arrive and
+/// whatever else is already waiting, up to `MAX_BATCH`; None once closed.
+fn next_group(rx: &mut mpsc::Receiver<Request>) -> Option<Vec<Request>> {
+    let mut requests = vec![rx.blocking_recv()?];
+    while requests.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(r) => requests.push(r),
+            Err(_) => break,
+        }
+    }
+    Some(requests)
+}
+
+/// Put the removal of expired dedupe keys into `batch` when a prune is due
+/// (again at once while a full batch of them was found); returns what it
+/// removes. A failed prune is logged and tried again later.
+fn prune_when_due(
+    store: &Store,
+    dedup: &Dedup,
+    now: DateTime<Utc>,
+    next_prune: &mut DateTime<Utc>,
+    batch: &mut super::Batch,
+) -> HashSet<String> {
+    if now < *next_prune {
+        return HashSet::new();
+    }
+    match prune_expired(store, dedup, now, batch) {
+        Ok(ids) => {
+            *next_prune = if ids.len() >= PRUNE_BATCH {
+                now
+            } else {
+                now + PRUNE_EVERY
+            };
+            ids
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "pruning expired dedupe keys");
+            HashSet::new()
+        }
+    }
+}
+
 fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored, dedup: Dedup) {
     if store.is_pg() {
         return pg_write_loop(store, rx, on_stored, dedup);
@@ -271,31 +313,11 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
         tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
     }
     let mut next_prune = (dedup.now)();
-    while let Some(first) = rx.blocking_recv() {
-        let mut requests = vec![first];
-        while requests.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(r) => requests.push(r),
-                Err(_) => break,
-            }
-        }
+    while let Some(requests) = next_group(&mut rx) {
         let (start_seq, start_dups) = (seq, duplicates);
         let mut batch = super::Batch::default();
         let now = (dedup.now)();
-        let mut pruned = HashSet::new();
-        if now >= next_prune {
-            match prune_expired(&store, &dedup, now, &mut batch) {
-                Ok(ids) => {
-                    next_prune = if ids.len() >= PRUNE_BATCH {
-                        now
-                    } else {
-                        now + PRUNE_EVERY
-                    };
-                    pruned = ids;
-                }
-                Err(e) => tracing::warn!(error = %e, "pruning expired dedupe keys"),
-            }
-        }
+        let pruned = prune_when_due(&store, &dedup, now, &mut next_prune, &mut batch);
         let mut in_batch = HashSet::new();
         let mut results = Vec::with_capacity(requests.len());
         for req in &requests {
@@ -372,31 +394,10 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
         tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
     }
     let mut next_prune = (dedup.now)();
-    while let Some(first) = rx.blocking_recv() {
-        let mut requests = vec![first];
-        while requests.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(r) => requests.push(r),
-                Err(_) => break,
-            }
-        }
+    while let Some(requests) = next_group(&mut rx) {
         let now = (dedup.now)();
         let mut prune = super::Batch::default();
-        let mut pruned = HashSet::new();
-        if now >= next_prune {
-            match prune_expired(&store, &dedup, now, &mut prune) {
-                Ok(ids) => {
-                    next_prune = if ids.len() >= PRUNE_BATCH {
-                        now
-                    } else {
-                        now + PRUNE_EVERY
-                    };
-                    pruned = ids;
-                }
-                Err(e) => tracing::warn!(error = %e, "pruning expired dedupe keys"),
-            }
-        }
-        let _ = pruned;
+        prune_when_due(&store, &dedup, now, &mut next_prune, &mut prune);
         let prune: Vec<Vec<u8>> = prune
             .ops
             .into_iter()

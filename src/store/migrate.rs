@@ -101,16 +101,7 @@ mod tests {
     use crate::store::{counter, pg, StoredOutput};
 
     fn output(id: &str) -> StoredOutput {
-        let execution = serde_json::from_value(serde_json::json!({
-            "id": id, "output_type": "create_issue", "repo": "o/r", "run_id": 1,
-            "target": null, "executed_at": "2026-01-01T00:00:00Z", "workflow": "w",
-        }))
-        .unwrap();
-        StoredOutput {
-            execution,
-            outcome: None,
-            trace_id: None,
-        }
+        crate::store::test_output(id, "w")
     }
 
     #[test]

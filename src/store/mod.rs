@@ -539,15 +539,7 @@ impl Store {
 
     /// Ids of the outputs watching a target.
     pub fn outputs_on(&self, target_key: &str) -> Result<Vec<String>> {
-        let prefix = keys::outputs_on(target_key);
-        let mut ids = Vec::new();
-        for item in self.db.scan_prefix(&prefix) {
-            let (k, _) = item?;
-            if let Some(id) = keys::suffix(&k, &prefix) {
-                ids.push(id);
-            }
-        }
-        Ok(ids)
+        self.suffixes(&keys::outputs_on(target_key))
     }
 
     /// The output of a given type already filed on a target, if any.
@@ -560,15 +552,7 @@ impl Store {
 
     /// Threads (PRs) whose head is the given branch.
     pub fn threads_on_ref(&self, ref_key: &str) -> Result<Vec<String>> {
-        let prefix = keys::threads_on_ref(ref_key);
-        let mut threads = Vec::new();
-        for item in self.db.scan_prefix(&prefix) {
-            let (k, _) = item?;
-            if let Some(t) = keys::suffix(&k, &prefix) {
-                threads.push(t);
-            }
-        }
-        Ok(threads)
+        self.suffixes(&keys::threads_on_ref(ref_key))
     }
 
     /// True when a webhook delivery with this `X-GitHub-Delivery` GUID was
@@ -617,6 +601,21 @@ impl Store {
     /// other replica does (`None`: another one leads; skip this round).
     pub fn leader(&self, task: &str) -> Result<Option<Held>> {
         self.try_lock(&format!("leader:{task}"))
+    }
+}
+
+/// A stored output of workflow `workflow` not judged yet (tests).
+#[cfg(test)]
+pub(crate) fn test_output(id: &str, workflow: &str) -> StoredOutput {
+    let execution = serde_json::from_value(serde_json::json!({
+        "id": id, "output_type": "create_issue", "repo": "o/r", "run_id": 1,
+        "target": null, "executed_at": "2026-01-01T00:00:00Z", "workflow": workflow,
+    }))
+    .unwrap();
+    StoredOutput {
+        execution,
+        outcome: None,
+        trace_id: None,
     }
 }
 

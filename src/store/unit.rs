@@ -26,6 +26,16 @@ pub trait ReadStore {
     #[doc(hidden)]
     fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
 
+    /// What follows `prefix` in each key under it, as text: the entries of
+    /// an index (a target's outputs, the threads on a ref).
+    fn suffixes(&self, prefix: &[u8]) -> Result<Vec<String>> {
+        Ok(self
+            .scan_raw(prefix)?
+            .iter()
+            .filter_map(|(k, _)| keys::suffix(k, prefix))
+            .collect())
+    }
+
     /// Observations filed under one target, in stored order (time, id).
     fn observations_of(&self, target: &str) -> Result<Vec<Observation>> {
         self.scan_raw(&keys::observations_of(target))?
@@ -316,12 +326,7 @@ impl Unit {
 
     /// Threads (PRs) whose head is the given branch or commit.
     pub fn threads_on_ref(&self, ref_key: &str) -> Result<Vec<String>> {
-        let prefix = keys::threads_on_ref(ref_key);
-        Ok(self
-            .scan_raw(&prefix)?
-            .iter()
-            .filter_map(|(k, _)| keys::suffix(k, &prefix))
-            .collect())
+        self.suffixes(&keys::threads_on_ref(ref_key))
     }
 
     /// True when `ref_key` is already linked to `thread`.
@@ -336,12 +341,7 @@ impl Unit {
 
     /// Ids of the outputs watching a target.
     pub fn outputs_on(&self, target: &str) -> Result<Vec<String>> {
-        let prefix = keys::outputs_on(target);
-        Ok(self
-            .scan_raw(&prefix)?
-            .iter()
-            .filter_map(|(k, _)| keys::suffix(k, &prefix))
-            .collect())
+        self.suffixes(&keys::outputs_on(target))
     }
 
     /// The output of a given type already filed on a target, if any.
@@ -485,6 +485,19 @@ mod tests {
     use super::*;
     use crate::model::ObservationKind;
 
+    /// A new store in a directory of its own (dropped with it).
+    fn fresh() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        (dir, store)
+    }
+
+    /// The ids of what is filed under `target`, in stored order.
+    fn ids(reads: &impl ReadStore, target: &str) -> Vec<String> {
+        let all = reads.observations_of(target).unwrap();
+        all.into_iter().map(|o| o.id).collect()
+    }
+
     fn obs(id: &str, secs: i64) -> Observation {
         Observation {
             id: id.into(),
@@ -498,21 +511,18 @@ mod tests {
 
     #[test]
     fn a_unit_reads_its_own_writes_and_commits_them_all_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = fresh();
         let mut first = store.begin();
         first.put_observation("o/r#1", &obs("a", 1));
         first.commit().unwrap();
         let mut unit = store.begin();
         unit.put_observation("o/r#1", &obs("b", 2));
         unit.link("o/r@main", "o/r#1");
-        let seen: Vec<String> = unit
-            .observations_of("o/r#1")
-            .unwrap()
-            .into_iter()
-            .map(|o| o.id)
-            .collect();
-        assert_eq!(seen, ["a", "b"], "committed and own writes, in order");
+        assert_eq!(
+            ids(&unit, "o/r#1"),
+            ["a", "b"],
+            "committed and own writes, in order"
+        );
         assert_eq!(unit.threads_on_ref("o/r@main").unwrap(), ["o/r#1"]);
         assert_eq!(store.observations_of("o/r#1").unwrap().len(), 1);
         unit.commit().unwrap();
@@ -522,8 +532,7 @@ mod tests {
 
     #[test]
     fn rolling_back_to_a_savepoint_undoes_only_what_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = fresh();
         let mut unit = store.begin();
         unit.put_observation("o/r#1", &obs("kept", 1));
         let sp = unit.savepoint();
@@ -532,20 +541,13 @@ mod tests {
         unit.link("o/r@x", "o/r#1");
         unit.rollback_to(sp);
         unit.commit().unwrap();
-        let ids: Vec<String> = store
-            .observations_of("o/r#1")
-            .unwrap()
-            .into_iter()
-            .map(|o| o.id)
-            .collect();
-        assert_eq!(ids, ["kept"]);
+        assert_eq!(ids(&store, "o/r#1"), ["kept"]);
         assert!(store.threads_on_ref("o/r@x").unwrap().is_empty());
     }
 
     #[test]
     fn a_dropped_unit_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = fresh();
         let mut unit = store.begin();
         unit.put_observation("o/r#1", &obs("a", 1));
         unit.set_processed(7);

@@ -10,41 +10,19 @@
 use crate::common;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use common::comparable;
 use common::serve::ServeChild;
 use safe_outcomes::bench::payloads::{issue, pull_request, IssueEvent, PrEvent};
 use safe_outcomes::client::Client;
 use safe_outcomes::model::OutcomeRecord;
+
+use crate::load::{base, outcomes, send_spread, KillAt, Send, REPO};
 use serde_json::{json, Value};
 
 const SECRET: &str = "crash-test-secret";
 const TOKEN: &str = "crash-test-token";
-const REPO: &str = "acme/widgets";
-
-/// One request of the load.
-#[derive(Clone, Debug)]
-enum Send {
-    Webhook {
-        event: &'static str,
-        id: String,
-        body: Vec<u8>,
-    },
-    Manifest {
-        run: u64,
-        /// The same workflow id the body markers name (see `ExecutionRecord::merge`).
-        workflow: &'static str,
-        body: String,
-    },
-}
-
-fn base() -> DateTime<Utc> {
-    "2024-01-10T09:00:00Z".parse().unwrap()
-}
 
 fn manifest_line(kind: &str, path: &str, number: u64, at: DateTime<Utc>) -> Value {
     json!({
@@ -184,63 +162,13 @@ fn load() -> Vec<Send> {
     sends
 }
 
-async fn send_one(client: &Client, s: &Send) -> bool {
-    let answer = match s {
-        Send::Webhook { event, id, body } => client.deliver(event, id, body).await,
-        Send::Manifest {
-            run,
-            workflow,
-            body,
-        } => {
-            client
-                .post_manifest(REPO, *run, Some(workflow), body.clone())
-                .await
-        }
-    };
-    matches!(answer, Ok(a) if (200..300).contains(&a.status))
-}
-
 /// Send `todo` with 8 in flight; kill the server with SIGKILL once `kill_after`
 /// of them were acknowledged. Returns what did not get a 2xx.
 async fn send_all(serve: &ServeChild, todo: Vec<Send>, kill_after: Option<usize>) -> Vec<Send> {
     let client = Client::new(&serve.url, Some(SECRET.into()), Some(TOKEN.into()));
-    let todo = Arc::new(todo);
-    let next = Arc::new(AtomicUsize::new(0));
-    let acked = Arc::new(AtomicUsize::new(0));
-    let failed = Arc::new(Mutex::new(Vec::new()));
     let pid = serve.child.id().expect("child pid");
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..8 {
-        let (client, todo, next, acked, failed) = (
-            client.clone(),
-            todo.clone(),
-            next.clone(),
-            acked.clone(),
-            failed.clone(),
-        );
-        tasks.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(s) = todo.get(i) else { return };
-                if send_one(&client, s).await {
-                    let n = acked.fetch_add(1, Ordering::SeqCst) + 1;
-                    if Some(n) == kill_after {
-                        let _ = std::process::Command::new("kill")
-                            .args(["-KILL", &pid.to_string()])
-                            .status();
-                    }
-                } else {
-                    failed.lock().unwrap().push(i);
-                }
-            }
-        });
-    }
-    while let Some(r) = tasks.join_next().await {
-        r.unwrap();
-    }
-    let mut failed = failed.lock().unwrap().clone();
-    failed.sort();
-    failed.into_iter().map(|i| todo[i].clone()).collect()
+    let kill = kill_after.map(|after| KillAt { after, pid });
+    send_spread(8, &[client], todo, kill).await
 }
 
 /// Wait until the server processed everything it stored; returns (received, processed).
@@ -268,19 +196,6 @@ async fn drained(client: &Client) -> (u64, u64) {
     }
     let s = client.get("/status").await.unwrap().body;
     panic!("the backlog did not drain: {}", s);
-}
-
-async fn outcomes(client: &Client) -> BTreeMap<String, OutcomeRecord> {
-    let answer = client.get("/api/v1/export.jsonl").await.unwrap();
-    assert_eq!(answer.status, 200);
-    answer
-        .body
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<OutcomeRecord>(l).unwrap())
-        .map(|o| (o.safe_output_id.clone(), comparable(o)))
-        .collect()
 }
 
 fn env() -> Vec<(&'static str, &'static str)> {

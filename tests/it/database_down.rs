@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use common::pg::{self, Pg};
+use common::pg::Pg;
 use common::serve::ServeChild;
 use safe_outcomes::bench::payloads::{issue, IssueEvent};
 use safe_outcomes::client::Client;
@@ -54,18 +54,12 @@ fn manifest() -> String {
 
 /// `serve` in listen-only mode on `database`, or on sled under `dir` when None.
 async fn serve(dir: &Path, database: Option<&str>) -> ServeChild {
-    let mut env = vec![
+    let env = vec![
         ("WEBHOOK_SECRET", SECRET),
         ("API_TOKEN", TOKEN),
         ("LOG_LEVEL", "warn"),
     ];
-    match database {
-        Some(url) => {
-            env.push(("DATABASE_URL", url));
-            ServeChild::start_without(dir, &env, &[pg::TEST_PG]).await
-        }
-        None => ServeChild::start_without(dir, &env, &["DATABASE_URL", pg::TEST_PG]).await,
-    }
+    crate::load::serve_on(dir, env, database).await
 }
 
 /// The output's outcome once it is there (200), within 30 s.

@@ -20,45 +20,24 @@
 use crate::{common, fake_github};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use common::comparable;
 use common::pg::{self, Pg};
 use common::serve::ServeChild;
 use fake_github::FakeGitHub;
 use safe_outcomes::bench::payloads::{issue, pull_request, sha, IssueEvent, PrEvent};
 use safe_outcomes::client::Client;
 use safe_outcomes::model::OutcomeRecord;
+
+use crate::load::{base, outcomes, send_spread, serve_on, KillAt, Send, REPO};
 use serde_json::{json, Value};
 
 const SECRET: &str = "replicas-test-secret";
 const TOKEN: &str = "replicas-test-token";
-const REPO: &str = "acme/widgets";
 const PUBLIC_URL: &str = "https://outcomes.example";
 const ISSUES: u64 = 6;
 const PRS: u64 = 4;
-
-/// One request of the load.
-#[derive(Clone, Debug)]
-enum Send {
-    Webhook {
-        event: &'static str,
-        id: String,
-        body: Vec<u8>,
-    },
-    Manifest {
-        run: u64,
-        workflow: &'static str,
-        body: String,
-    },
-}
-
-fn base() -> DateTime<Utc> {
-    "2024-01-10T09:00:00Z".parse().unwrap()
-}
 
 fn manifest(kind: &str, path: &str, number: u64, run: u64, workflow: &'static str) -> Send {
     let at = match path {
@@ -221,86 +200,8 @@ fn load() -> [Vec<Send>; 3] {
     [opened, middle, closing]
 }
 
-async fn send_one(client: &Client, s: &Send) -> bool {
-    let answer = match s {
-        Send::Webhook { event, id, body } => client.deliver(event, id, body).await,
-        Send::Manifest {
-            run,
-            workflow,
-            body,
-        } => {
-            client
-                .post_manifest(REPO, *run, Some(workflow), body.clone())
-                .await
-        }
-    };
-    matches!(answer, Ok(a) if (200..300).contains(&a.status))
-}
-
-/// A SIGKILL for process `pid` once `after` requests were acknowledged.
-#[derive(Clone, Copy)]
-struct KillAt {
-    after: usize,
-    pid: u32,
-}
-
-/// Send `todo` spread round-robin over `clients`, 4 in flight; returns what
-/// got no 2xx (refused, or cut by the kill).
-async fn send_spread(clients: &[Client], todo: Vec<Send>, kill: Option<KillAt>) -> Vec<Send> {
-    let clients = Arc::new(clients.to_vec());
-    let todo = Arc::new(todo);
-    let next = Arc::new(AtomicUsize::new(0));
-    let acked = Arc::new(AtomicUsize::new(0));
-    let failed = Arc::new(Mutex::new(Vec::new()));
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..4 {
-        let (clients, todo, next, acked, failed) = (
-            clients.clone(),
-            todo.clone(),
-            next.clone(),
-            acked.clone(),
-            failed.clone(),
-        );
-        tasks.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(s) = todo.get(i) else { return };
-                if send_one(&clients[i % clients.len()], s).await {
-                    let n = acked.fetch_add(1, Ordering::SeqCst) + 1;
-                    if let Some(k) = kill.filter(|k| k.after == n) {
-                        let _ = std::process::Command::new("kill")
-                            .args(["-KILL", &k.pid.to_string()])
-                            .status();
-                    }
-                } else {
-                    failed.lock().unwrap().push(i);
-                }
-            }
-        });
-    }
-    while let Some(r) = tasks.join_next().await {
-        r.unwrap();
-    }
-    let mut failed = failed.lock().unwrap().clone();
-    failed.sort();
-    failed.into_iter().map(|i| todo[i].clone()).collect()
-}
-
 fn client(serve: &ServeChild) -> Client {
     Client::new(&serve.url, Some(SECRET.into()), Some(TOKEN.into()))
-}
-
-async fn outcomes(client: &Client) -> BTreeMap<String, OutcomeRecord> {
-    let answer = client.get("/api/v1/export.jsonl").await.unwrap();
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    answer
-        .body
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<OutcomeRecord>(l).unwrap())
-        .map(|o| (o.safe_output_id.clone(), comparable(o)))
-        .collect()
 }
 
 /// The sled instance: wait until it processed everything it stored.
@@ -353,7 +254,7 @@ async fn eventually(secs: u64, mut f: impl AsyncFnMut() -> bool) -> bool {
 /// None, on sled under `dir` whatever the test's environment says.
 async fn serve(dir: &Path, gh: &FakeGitHub, key: &Path, database: Option<&str>) -> ServeChild {
     let key = key.to_str().unwrap();
-    let mut env = vec![
+    let env = vec![
         ("APP_ID", "4242"),
         ("PRIVATE_KEY_PATH", key),
         ("GITHUB_API_URL", gh.url.as_str()),
@@ -363,13 +264,7 @@ async fn serve(dir: &Path, gh: &FakeGitHub, key: &Path, database: Option<&str>) 
         ("REDELIVERY_INTERVAL_SECS", "0"),
         ("LOG_LEVEL", "warn"),
     ];
-    match database {
-        Some(url) => {
-            env.push(("DATABASE_URL", url));
-            ServeChild::start_without(dir, &env, &[pg::TEST_PG]).await
-        }
-        None => ServeChild::start_without(dir, &env, &["DATABASE_URL", pg::TEST_PG]).await,
-    }
+    serve_on(dir, env, database).await
 }
 
 /// The reference: one sled instance, the three phases in order.
@@ -378,7 +273,7 @@ async fn reference(dir: &Path, key: &Path) -> (BTreeMap<String, OutcomeRecord>, 
     let mut one = serve(&dir.join("sled"), &gh, key, None).await;
     let c = client(&one);
     for phase in load() {
-        let left = send_spread(std::slice::from_ref(&c), phase, None).await;
+        let left = send_spread(4, std::slice::from_ref(&c), phase, None).await;
         assert!(left.is_empty(), "the sled instance refused {left:?}");
         drained(&c).await;
     }
@@ -419,7 +314,7 @@ async fn two_replicas_one_killed_midway_lose_nothing_and_match_sled() {
 
     // Phase 1, then a moment for it to be processed (pacing only: nothing
     // asserted here).
-    let left = send_spread(&[client(&a), client(&b)], opened, None).await;
+    let left = send_spread(4, &[client(&a), client(&b)], opened, None).await;
     assert!(left.is_empty(), "refused while both run: {left:?}");
     tokio::time::sleep(Duration::from_secs(1)).await;
 
@@ -429,7 +324,7 @@ async fn two_replicas_one_killed_midway_lose_nothing_and_match_sled() {
         after: total / 3,
         pid: b.child.id().expect("B's pid"),
     };
-    let left = send_spread(&[client(&a), client(&b)], middle, Some(kill)).await;
+    let left = send_spread(4, &[client(&a), client(&b)], middle, Some(kill)).await;
     b.kill9().await;
     eprintln!(
         "B killed after {} acks: {} of {total} to send again",
@@ -443,9 +338,9 @@ async fn two_replicas_one_killed_midway_lose_nothing_and_match_sled() {
     // then the last phase, across both.
     let b = serve(&dir_b, &gh, &key, Some(&database)).await;
     let both = [client(&a), client(&b)];
-    let left = send_spread(&both, left, None).await;
+    let left = send_spread(4, &both, left, None).await;
     assert!(left.is_empty(), "refused after the restart: {left:?}");
-    let left = send_spread(&both, closing, None).await;
+    let left = send_spread(4, &both, closing, None).await;
     assert!(left.is_empty(), "refused after the restart: {left:?}");
 
     // Every output converges to the sled instance's outcome, on both.
