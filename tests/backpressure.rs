@@ -180,8 +180,8 @@ async fn the_largest_accepted_manifest_takes_no_more_memory_than_a_small_one() {
     let dir = tempfile::tempdir().unwrap();
     let start = "2026-10-01T00:00:00Z".parse().unwrap();
     let t = TestApp::start(dir.path(), start).await;
-    let largest = safe_outcomes::server::Limits::default().manifest_max_lines;
-    assert!(manifest(largest).len() < safe_outcomes::server::MAX_BODY);
+    let largest = safe_outcomes::http::Limits::default().manifest_max_lines;
+    assert!(manifest(largest).len() < safe_outcomes::http::MAX_BODY);
     // Warm up allocator, store and connections.
     peak_growth_for(&t, 1, 1_000).await;
     let small = peak_growth_for(&t, 2, largest / 10).await;

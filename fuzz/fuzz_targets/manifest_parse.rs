@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
+use safe_outcomes::ingest::manifest::{parse_manifest, ManifestDefaults};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use safe_outcomes::markers::parse_marker;
+use safe_outcomes::model::markers::parse_marker;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(body) = std::str::from_utf8(data) {

@@ -1,4 +1,4 @@
-//! The whole pipeline on arbitrary input (`safe_outcomes::probe`): the first
+//! The whole pipeline on arbitrary input (`safe_outcomes::bench::pipeline`): the first
 //! byte picks a raw body or the gh-aw template, the next 40 bytes are times
 //! and numbers (any i64: far past, far future, chrono's ends), the rest is
 //! the body or the strings. normalize → inbox item → worker → assess →
@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use libfuzzer_sys::fuzz_target;
-use safe_outcomes::probe::{Input, Probe};
+use safe_outcomes::bench::pipeline::{Input, Probe};
 
 static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
 

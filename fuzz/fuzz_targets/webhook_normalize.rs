@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use safe_outcomes::webhook::{normalize, HANDLED_EVENTS};
+use safe_outcomes::ingest::webhook::{normalize, HANDLED_EVENTS};
 
 fuzz_target!(|data: &[u8]| {
     let Some((pick, body)) = data.split_first() else {

@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::app::{App, AppOptions};
-use crate::attribution::driver::DriverOptions;
-use crate::clock::Clock;
+use crate::github::attribution::driver::DriverOptions;
 use crate::github::backfill::{self, Backfill, BackfillHandle, BackfillOptions};
 use crate::github::calls::ApiCalls;
 use crate::github::harvest::{self, HarvestOptions, Harvester, HarvesterHandle};
@@ -20,6 +19,7 @@ use crate::github::reconciler::{self, Reconciler, ReconcilerHandle, ReconcilerOp
 use crate::github::redelivery::{Redeliverer, RedeliveryOptions};
 use crate::github::signals::{self, SignalFetcher, SignalsHandle};
 use crate::github::GitHubClient;
+use crate::model::clock::Clock;
 
 /// Builds the App's GitHub client around the App's call counter.
 pub type ClientFactory = Box<dyn FnOnce(Arc<ApiCalls>) -> anyhow::Result<GitHubClient> + Send>;
@@ -179,7 +179,8 @@ impl App {
         }
         if let Some(o) = github.attribution {
             let store = app.store.clone();
-            let pass = crate::attribution::driver::spawn(store, client.clone(), clock.clone(), o);
+            let pass =
+                crate::github::attribution::driver::spawn(store, client.clone(), clock.clone(), o);
             running.loops.push(pass);
         }
         Ok(running)

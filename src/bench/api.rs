@@ -24,15 +24,15 @@ use serde_json::{json, Value};
 use super::fake_github::{CallKind, Counts, FakeGitHub};
 use super::{Row, Table};
 use crate::app::{App, AppConfig, GitHubConfig, Running};
-use crate::client::{parse_scenario, Client, Step};
-use crate::clock::Clock;
 use crate::github::fetch;
 use crate::github::publisher::PublisherOptions;
 use crate::github::reconciler::ReconcilerOptions;
 use crate::github::signals;
 use crate::github::{ApiCalls, AppCredentials, GitHubClient, RetryPolicy};
+use crate::http::{router, RouterOptions, RunningServer};
+use crate::ingest::client::{parse_scenario, Client, Step};
+use crate::model::clock::Clock;
 use crate::model::{ExecutionRecord, TargetKind, CHECKPOINTS};
-use crate::server::{router, RouterOptions, RunningServer};
 
 /// The throwaway App key of the tests (not a secret: see fixtures/github/README.md).
 const TEST_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
@@ -97,7 +97,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
         )))
     };
 
-    let steps = parse_scenario(crate::demo::SCENARIO)?;
+    let steps = parse_scenario(crate::cli::demo::run::SCENARIO)?;
     let start = steps.first().map(Step::at).context("empty scenario")?;
     let clock = Clock::manual(start);
     let key = creds.app_client(&fake.url)?;

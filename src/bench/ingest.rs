@@ -21,9 +21,9 @@ use super::payloads::{pull_request, PrEvent};
 use super::probe::{Probe, ProbeFigures};
 use super::{cpu_seconds, ms, per_sec, quantile, Row, Table};
 use crate::app::App;
-use crate::clock::Clock;
-use crate::server::{router, RouterOptions, RunningServer, MAX_BODY};
-use crate::signature;
+use crate::http::{router, RouterOptions, RunningServer, MAX_BODY};
+use crate::ingest::signature;
+use crate::model::clock::Clock;
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {

@@ -6,6 +6,7 @@ pub mod api;
 pub mod fake_github;
 mod ingest;
 pub mod payloads;
+pub mod pipeline;
 mod probe;
 mod replay;
 mod scale;

@@ -358,7 +358,7 @@ pub fn issue(e: &IssueEvent) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhook::{normalize, Normalized};
+    use crate::ingest::webhook::{normalize, Normalized};
 
     fn at() -> DateTime<Utc> {
         "2026-10-01T09:00:00Z".parse().unwrap()

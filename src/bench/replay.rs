@@ -13,12 +13,12 @@ use clap::Args;
 
 use super::payloads::{issue, pull_request, IssueEvent, PrEvent};
 use super::{per_sec, Row, Table};
+use crate::app::worker::Worker;
 use crate::app::App;
-use crate::clock::Clock;
+use crate::ingest::webhook::{normalize, Normalized};
+use crate::model::clock::Clock;
 use crate::store::inbox::InboxItem;
 use crate::store::{codec, counter, Store};
-use crate::webhook::{normalize, Normalized};
-use crate::worker::Worker;
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {

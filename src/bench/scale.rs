@@ -14,15 +14,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
 use super::{mib, rss_bytes, Lcg, Row, Table};
+use crate::app::worker::Worker;
 use crate::app::App;
-use crate::clock::Clock;
+use crate::model::clock::Clock;
 use crate::model::execution::Sources;
 use crate::model::target::thread_key;
 use crate::model::{
     Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind, Target, TargetKind,
 };
 use crate::store::inbox::InboxItem;
-use crate::worker::Worker;
 
 #[derive(Args, Debug)]
 pub struct ScaleArgs {

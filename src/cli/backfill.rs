@@ -4,7 +4,7 @@ use anyhow::bail;
 use clap::Args;
 
 use super::ServerArgs;
-use crate::client::Client;
+use crate::ingest::client::Client;
 
 #[derive(Args, Debug)]
 pub struct BackfillArgs {

@@ -7,11 +7,11 @@ use anyhow::{bail, Context};
 pub fn conformance(file: &std::path::Path) -> anyhow::Result<()> {
     let json =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let results = crate::conformance::run_cases(&json).map_err(anyhow::Error::msg)?;
+    let results = crate::judge::conformance::run_cases(&json).map_err(anyhow::Error::msg)?;
     for r in &results {
         println!("{}", r.line);
     }
-    println!("{}", crate::conformance::summary(&results));
+    println!("{}", crate::judge::conformance::summary(&results));
     let failed = results.iter().filter(|r| !r.passed).count();
     if failed > 0 {
         bail!("{failed} conformance case(s) failed");

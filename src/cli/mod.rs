@@ -5,7 +5,7 @@ mod backfill;
 mod compact;
 mod conformance;
 mod dead_letters;
-mod demo;
+pub mod demo;
 mod migrate;
 mod record;
 mod replay;
@@ -177,7 +177,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Report(args) => report::report(args).await,
         Command::Conformance { file } => conformance::conformance(&file),
         Command::Spec => {
-            print!("{}", crate::spec::render().map_err(anyhow::Error::msg)?);
+            print!(
+                "{}",
+                crate::judge::spec::render().map_err(anyhow::Error::msg)?
+            );
             Ok(())
         }
         Command::Backfill(args) => backfill::request_backfill(args).await,

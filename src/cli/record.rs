@@ -7,8 +7,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::ServerArgs;
-use crate::client::Client;
-use crate::oidc::request_actions_token;
+use crate::ingest::client::Client;
+use crate::ingest::oidc::request_actions_token;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::Args;
 
-use crate::client::{load_delivery, parse_scenario, replay_files, Answer, Client};
+use crate::ingest::client::{load_delivery, parse_scenario, replay_files, Answer, Client};
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {

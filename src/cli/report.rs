@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use crate::attribution::report::{line_survival, to_table, LineTotals};
-use crate::client::Client;
+use crate::github::attribution::report::{line_survival, to_table, LineTotals};
+use crate::ingest::client::Client;
 use crate::model::OutcomeRecord;
-use crate::query::{ReadFilter, RepoScope};
-use crate::report::{parse_window, Report};
+use crate::read::query::{ReadFilter, RepoScope};
+use crate::read::report::{parse_window, Report};
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ReportFormat {
@@ -44,8 +44,14 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
     if args.format == ReportFormat::Opentraces {
         let (from, repo) = (args.from.as_deref(), args.repo.as_deref());
         let out = &mut std::io::stdout().lock();
-        return crate::export::cli::report_opentraces(from, args.token, &args.data_dir, repo, out)
-            .await;
+        return crate::read::export::cli::report_opentraces(
+            from,
+            args.token,
+            &args.data_dir,
+            repo,
+            out,
+        )
+        .await;
     }
     let window = match args.window.as_deref() {
         Some(w) => Some(

@@ -8,13 +8,13 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::app::{App, AppConfig, ClientFactory, GitHubConfig};
-use crate::clock::Clock;
 use crate::github::backfill::BackfillOptions;
 use crate::github::redelivery::RedeliveryOptions;
 use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
-use crate::oidc::{OidcConfig, OidcVerifier};
-use crate::server::{router, Limits, RouterOptions, RunningServer};
-use crate::signature::parse_secrets;
+use crate::http::{router, Limits, RouterOptions, RunningServer};
+use crate::ingest::oidc::{OidcConfig, OidcVerifier};
+use crate::ingest::signature::parse_secrets;
+use crate::model::clock::Clock;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -46,7 +46,7 @@ pub struct ServeArgs {
     #[arg(long, env = "OIDC_AUDIENCE")]
     pub oidc_audience: Option<String>,
     /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
-    #[arg(long, env = "OIDC_ISSUER", default_value = crate::oidc::GITHUB_ACTIONS_ISSUER)]
+    #[arg(long, env = "OIDC_ISSUER", default_value = crate::ingest::oidc::GITHUB_ACTIONS_ISSUER)]
     pub oidc_issuer: String,
     /// Repository owners (logins or numeric ids, comma-separated) whose OIDC
     /// tokens are accepted besides the accounts the App is installed on.
@@ -105,7 +105,7 @@ pub struct ServeArgs {
     pub database_url: Option<String>,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
-    pub auth: crate::server::auth::AuthArgs,
+    pub auth: crate::http::auth::AuthArgs,
 }
 
 /// `--durability` / `DURABILITY`.

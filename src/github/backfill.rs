@@ -52,7 +52,7 @@ use super::installations::{self, installation_for_repo, InstallationAction, Inst
 use super::reconciler::{
     from_reconcile, ReconcileStats, Reconciled, Reconciler, ReconcilerOptions,
 };
-use crate::clock::Clock;
+use crate::model::clock::Clock;
 use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use crate::store::inbox::InboxWriter;
 use crate::store::{ExternalBatch, Store, StoreError};
@@ -751,7 +751,7 @@ impl Backfill {
             .observations(&stored.execution.watch_keys())?
             .iter()
             .any(|o| !from_reconcile(o));
-        if observed || crate::reconcile::required_endpoints(&stored.execution).is_empty() {
+        if observed || crate::ingest::reconcile::required_endpoints(&stored.execution).is_empty() {
             job.outputs_observed += 1;
             return Ok(self.store.backfill_output_done(job, id)?);
         }

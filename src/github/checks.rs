@@ -11,7 +11,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::escape;
+use crate::model::escape;
 use crate::model::ident::is_hidden_control;
 use crate::model::target::{commit_key, ref_key, thread_key};
 use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};

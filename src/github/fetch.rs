@@ -30,10 +30,10 @@ use serde_json::{json, Map, Value};
 
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
-use crate::model::ExecutionRecord;
-use crate::reconcile::{
+use crate::ingest::reconcile::{
     follow_up_endpoints, is_transient_status, required_endpoints, ApiState, Endpoint as ApiPath,
 };
+use crate::model::ExecutionRecord;
 
 /// Most pages read of one list endpoint (100 items each).
 pub const MAX_PAGES: usize = 10;

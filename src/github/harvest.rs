@@ -44,9 +44,9 @@ use serde::{Deserialize, Serialize};
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
-use crate::clock::Clock;
-use crate::ingress::manifest_stream::StreamedManifest;
-use crate::manifest::{LineParser, ManifestDefaults};
+use crate::ingest::ingress::manifest_stream::StreamedManifest;
+use crate::ingest::manifest::{LineParser, ManifestDefaults};
+use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind};
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
 use crate::store::{counter, ExternalBatch, Store, StoreError};
@@ -204,7 +204,7 @@ impl Default for HarvestOptions {
             retry_max: Duration::from_secs(30 * 60),
             max_failures: 6,
             blob_attempts: 3,
-            max_bytes: crate::ingress::MAX_BODY as u64,
+            max_bytes: crate::ingest::ingress::MAX_BODY as u64,
             blob_timeout: Duration::from_secs(60),
         }
     }
@@ -521,10 +521,10 @@ impl Harvester {
         };
         // Staged in bounded chunks like a posted manifest: memory does not
         // grow with the artifact (docs/hostile-world.md "Big manifests").
-        let limits = crate::ingress::Limits::default();
+        let limits = crate::ingest::ingress::Limits::default();
         let parser = LineParser::new(defaults, now, limits.manifest_max_line_bytes);
         let anywhere = |_: &crate::model::ExecutionRecord| Ok(());
-        let refused = |e: crate::ingress::ApiError| {
+        let refused = |e: crate::ingest::ingress::ApiError| {
             HarvestError::Artifact(format!("artifact {}: {}", artifact.id, e.detail))
         };
         let mut manifest =

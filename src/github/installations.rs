@@ -39,12 +39,12 @@ pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
 
 /// The accounts of the active installations, for deciding whose OIDC tokens
 /// may post manifests (`oidc::authorize_owner`).
-pub fn active_accounts(store: &Store) -> Result<Vec<crate::oidc::KnownAccount>> {
+pub fn active_accounts(store: &Store) -> Result<Vec<crate::ingest::oidc::KnownAccount>> {
     Ok(store
         .active_installations()?
         .into_iter()
         .filter(|r| r.account.is_some() || r.account_id.is_some())
-        .map(|r| crate::oidc::KnownAccount {
+        .map(|r| crate::ingest::oidc::KnownAccount {
             login: r.account,
             id: r.account_id,
         })
@@ -153,7 +153,7 @@ mod tests {
         run(&store, change(5, A::Created, &[]));
         assert_eq!(
             active_accounts(&store).unwrap(),
-            vec![crate::oidc::KnownAccount {
+            vec![crate::ingest::oidc::KnownAccount {
                 login: Some("acme".into()),
                 id: Some(77)
             }]

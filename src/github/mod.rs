@@ -10,6 +10,7 @@
 //! for the runs of the last days of a new installation (`backfill`). Without `APP_ID` none of this runs
 //! (listen-only mode).
 
+pub mod attribution;
 pub mod auth;
 pub mod backfill;
 pub mod calls;

@@ -19,7 +19,7 @@ use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use super::task;
-use crate::clock::Clock;
+use crate::model::clock::Clock;
 use crate::store::{Store, StoreError};
 
 const CREATE: Endpoint = Endpoint::create("checks.create");

@@ -33,9 +33,9 @@ use super::client::GitHubClient;
 use super::fetch;
 use super::installations::installation_for_repo;
 use super::task;
-use crate::clock::Clock;
+use crate::ingest::reconcile::{judge, required_endpoints};
+use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind, OutcomeStatus};
-use crate::reconcile::{judge, required_endpoints};
 use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::{Store, StoreError};
 

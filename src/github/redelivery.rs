@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
-use crate::clock::Clock;
+use crate::model::clock::Clock;
 use crate::store::{counter, Store, StoreError};
 
 const LIST: Endpoint = Endpoint::idempotent("app.hook_deliveries");

@@ -29,7 +29,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::error::GitHubError;
-use crate::clock::Clock;
+use crate::model::clock::Clock;
 
 /// Sleeps for the given duration; injectable so tests never wait a minute.
 pub type Sleeper = Arc<dyn Fn(Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;

@@ -52,11 +52,11 @@ use tokio::sync::{mpsc, oneshot};
 use super::client::{Endpoint, GitHubClient};
 use super::fetch::{query, Failure};
 use super::installations::installation_for_repo;
-use crate::clock::Clock;
+use crate::ingest::reconcile::{observations_from_api, ApiState};
+use crate::model::clock::Clock;
 use crate::model::{
     ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord, OutcomeStatus, TargetKind,
 };
-use crate::reconcile::{observations_from_api, ApiState};
 use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::Store;
 
@@ -708,7 +708,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::evaluate::testkit::{human, obs, record, review, RecordExt};
+    use crate::judge::evaluate::testkit::{human, obs, record, review, RecordExt};
 
     #[test]
     fn each_type_needs_its_own_signals() {

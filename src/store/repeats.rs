@@ -54,7 +54,7 @@ mod tests {
     use chrono::{DateTime, Duration, Utc};
 
     use super::*;
-    use crate::assess::assess;
+    use crate::judge::assess::assess;
     use crate::model::{
         ExecutionRecord, ItemSnapshot, Observation, ObservationKind, Target, TargetKind,
     };

@@ -90,8 +90,8 @@ mod tests {
 
     fn record(i: u64) -> ExecutionRecord {
         let line = format!(r#"{{"type":"create_issue","repo":"o/r","number":{i}}}"#);
-        let defaults = crate::manifest::ManifestDefaults::default();
-        crate::manifest::parse_manifest(&line, &defaults, chrono::Utc::now())
+        let defaults = crate::ingest::manifest::ManifestDefaults::default();
+        crate::ingest::manifest::parse_manifest(&line, &defaults, chrono::Utc::now())
             .records
             .remove(0)
     }

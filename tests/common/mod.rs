@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use safe_outcomes::app::{App, AppConfig, GitHubConfig, Running};
-use safe_outcomes::client::{Client, Step};
-use safe_outcomes::clock::Clock;
+use safe_outcomes::http::{router, RouterOptions, RunningServer};
+use safe_outcomes::ingest::client::{Client, Step};
+use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::OutcomeRecord;
-use safe_outcomes::server::{router, RouterOptions, RunningServer};
 use safe_outcomes::store::ReadStore;
 
 /// `App::launch` in App mode on `dir`, with the GitHub tasks `github` turns on.
@@ -232,8 +232,8 @@ pub fn success_and_text(out: &std::process::Output) -> (bool, String) {
 }
 
 /// The built-in demo scenario, run into `dir`.
-pub async fn run_demo(dir: &Path) -> safe_outcomes::demo::DemoResult {
-    safe_outcomes::demo::run(safe_outcomes::demo::DemoOptions {
+pub async fn run_demo(dir: &Path) -> safe_outcomes::cli::demo::run::DemoResult {
+    safe_outcomes::cli::demo::run::run(safe_outcomes::cli::demo::run::DemoOptions {
         data_dir: dir.to_path_buf(),
         scenario: None,
     })

@@ -48,7 +48,7 @@ pub type Sleeps = Arc<Mutex<Vec<std::time::Duration>>>;
 /// recorded in `sleeps` instead of slept, on `clock`.
 pub fn recorded_policy(
     sleeps: &Sleeps,
-    clock: safe_outcomes::clock::Clock,
+    clock: safe_outcomes::model::clock::Clock,
     max_attempts: u32,
 ) -> safe_outcomes::github::RetryPolicy {
     use std::time::Duration;

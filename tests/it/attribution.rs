@@ -12,13 +12,13 @@ use fake_github::contents::GET_CONTENTS;
 use fake_github::git::{Files, Git};
 use fake_github::repos::GET_COMPARE;
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
-use safe_outcomes::attribution::driver::pass;
-use safe_outcomes::attribution::murmur3::range_hash;
-use safe_outcomes::attribution::record::Contributor;
-use safe_outcomes::attribution::report::{line_survival, to_table};
-use safe_outcomes::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
+use safe_outcomes::github::attribution::driver::pass;
+use safe_outcomes::github::attribution::murmur3::range_hash;
+use safe_outcomes::github::attribution::record::Contributor;
+use safe_outcomes::github::attribution::report::{line_survival, to_table};
+use safe_outcomes::github::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
 use safe_outcomes::github::calls::ApiCalls;
-use safe_outcomes::query::{ReadFilter, RepoScope};
+use safe_outcomes::read::query::{ReadFilter, RepoScope};
 use serde_json::{json, Value};
 
 const REPO: &str = "o/r";
@@ -118,7 +118,7 @@ fn push(before: &str, after: &str) -> Value {
 }
 
 struct Landed {
-    attribution: safe_outcomes::attribution::record::LineAttribution,
+    attribution: safe_outcomes::github::attribution::record::LineAttribution,
     compares: u64,
     trace: Value,
 }

@@ -17,13 +17,13 @@ use fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
 use fake_github::{Failure, LIST_ARTIFACTS};
 use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::bench::payloads::{pull_request, PrEvent};
-use safe_outcomes::client::Client;
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::backfill::{self, Backfill, BackfillHandle, BackfillOptions};
 use safe_outcomes::github::harvest::HarvestOptions;
 use safe_outcomes::github::reconciler::startup_candidates;
+use safe_outcomes::http::RouterOptions;
+use safe_outcomes::ingest::client::Client;
+use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::OutcomeStatus;
-use safe_outcomes::server::RouterOptions;
 use safe_outcomes::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use serde_json::{json, Value};
 

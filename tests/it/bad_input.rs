@@ -6,7 +6,7 @@ use crate::raw_webhook::{
     assert_refused, assert_unchanged, fresh_app, post, signed, with, Headers,
 };
 use common::{SECRET, TOKEN};
-use safe_outcomes::signature::sign;
+use safe_outcomes::ingest::signature::sign;
 
 fn good_headers(body: &[u8]) -> Headers {
     signed(body, "issues", "d-1")

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use safe_outcomes::server::Limits;
+use safe_outcomes::http::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use safe_outcomes::server::{Limits, RouterOptions};
+use safe_outcomes::http::{Limits, RouterOptions};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -213,7 +213,7 @@ async fn bodies_beyond_the_in_flight_budget_get_503_with_retry_after() {
             .header("x-github-delivery", "d-budget")
             .header(
                 "x-hub-signature-256",
-                safe_outcomes::signature::sign(SECRET, body.as_bytes()),
+                safe_outcomes::ingest::signature::sign(SECRET, body.as_bytes()),
             )
             .body(body.clone())
             .send()

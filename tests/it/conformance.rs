@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use safe_outcomes::conformance::{parse_cases, run_case, summary};
+use safe_outcomes::judge::conformance::{parse_cases, run_case, summary};
 
 fn own_file() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/conformance/cases.json")
@@ -70,7 +70,7 @@ fn shared_gh_aw_cases_all_pass() {
 /// The spec's example rows pass through the command-line path too.
 #[test]
 fn spec_rows_all_pass() {
-    let cases = parse_cases(safe_outcomes::spec::SPEC_CASES).unwrap();
+    let cases = parse_cases(safe_outcomes::judge::spec::SPEC_CASES).unwrap();
     assert!(cases.len() >= 70);
     for case in &cases {
         let r = run_case(case);

@@ -1,7 +1,7 @@
 //! Every GitHub safe-output type gh-aw defines has a dedicated evaluator: none
 //! falls to the generic fallback (`missing_type_specific_rule_count` is zero).
 
-use safe_outcomes::evaluate::has_dedicated_evaluator;
+use safe_outcomes::judge::evaluate::has_dedicated_evaluator;
 
 /// Types added to gh-aw after the May 2026 snapshot (gh-aw-facts §1.1).
 const LATER_TYPES: &[&str] = &[
@@ -17,7 +17,7 @@ const LATER_TYPES: &[&str] = &[
 
 #[test]
 fn every_gh_aw_github_type_has_a_dedicated_evaluator() {
-    let root = safe_outcomes::shared_data::shared_path("gh-aw").unwrap_or_default();
+    let root = safe_outcomes::model::shared_data::shared_path("gh-aw").unwrap_or_default();
     let mut names: Vec<String> = LATER_TYPES.iter().map(|s| s.to_string()).collect();
     let snapshots: Vec<_> = std::fs::read_dir(&root)
         .map(|d| d.flatten().map(|e| e.path()).collect())

@@ -15,7 +15,7 @@ use std::time::Duration;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use common::serve::ServeChild;
 use safe_outcomes::bench::payloads::{issue, pull_request, IssueEvent, PrEvent};
-use safe_outcomes::client::Client;
+use safe_outcomes::ingest::client::Client;
 use safe_outcomes::model::OutcomeRecord;
 
 use crate::load::{base, outcomes, send_spread, KillAt, Send, REPO};

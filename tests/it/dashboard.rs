@@ -19,9 +19,9 @@ use serde_json::{json, Value};
 
 use crate::answers;
 use crate::common::{self, TestApp};
-use safe_outcomes::client::parse_scenario;
-use safe_outcomes::demo::SCENARIO;
-use safe_outcomes::server::dashboard::chart;
+use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::http::dashboard::chart;
+use safe_outcomes::ingest::client::parse_scenario;
 
 const PAGES: [(&str, &str); 5] = [
     ("overview", "/"),
@@ -381,10 +381,10 @@ async fn hostile_strings_in_the_store_render_inert_on_every_page() {
     ];
     for (n, h) in HOSTILE.iter().enumerate() {
         let id = format!("acme/widgets:9:{n}{h}");
-        paths.push(safe_outcomes::server::dashboard::output_path(&id));
+        paths.push(safe_outcomes::http::dashboard::output_path(&id));
         paths.push(format!(
             "/workflows/{}",
-            safe_outcomes::escape::url_path(h).replace('/', "%2F")
+            safe_outcomes::model::escape::url_path(h).replace('/', "%2F")
         ));
     }
     for path in paths {

@@ -18,7 +18,7 @@ use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use common::pg::Pg;
 use common::serve::ServeChild;
 use safe_outcomes::bench::payloads::{issue, IssueEvent};
-use safe_outcomes::client::Client;
+use safe_outcomes::ingest::client::Client;
 use serde_json::{json, Value};
 
 const SECRET: &str = "db-down-secret";

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use common::{comparable, shuffle, TestApp};
-use safe_outcomes::client::{parse_scenario, Step};
-use safe_outcomes::demo::SCENARIO;
+use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::{parse_scenario, Step};
 use safe_outcomes::model::OutcomeRecord;
 use safe_outcomes::store::counter;
 use serde_json::Value;

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::client::parse_scenario;
-use safe_outcomes::demo::SCENARIO;
+use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::parse_scenario;
 use serde_json::Value;
 
 async fn demo_app(dir: &std::path::Path) -> TestApp {
@@ -122,7 +122,7 @@ async fn bad_export_requests_are_refused_with_the_reason() {
         assert_eq!(a.status, 400, "{query}: {}", a.body);
         assert!(a.body.to_string().contains(needle), "{query}: {}", a.body);
     }
-    let anonymous = safe_outcomes::client::Client::new(&t.server.url(), None, None);
+    let anonymous = safe_outcomes::ingest::client::Client::new(&t.server.url(), None, None);
     let a = anonymous
         .get("/api/v1/export?format=opentraces")
         .await
@@ -146,7 +146,7 @@ async fn report_format_opentraces_reads_the_store() {
     let mut out = Vec::new();
     let url = t.server.url();
     let token = Some(common::TOKEN.to_string());
-    safe_outcomes::export::cli::report_opentraces(
+    safe_outcomes::read::export::cli::report_opentraces(
         Some(&url),
         token,
         dir.path(),
@@ -161,7 +161,7 @@ async fn report_format_opentraces_reads_the_store() {
     );
     t.stop().await;
     let mut out = Vec::new();
-    safe_outcomes::export::cli::report_opentraces(
+    safe_outcomes::read::export::cli::report_opentraces(
         None,
         None,
         dir.path(),

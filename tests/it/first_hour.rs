@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::common::serve::ServeChild;
 use crate::common::{self, TestApp, SECRET, TOKEN};
-use safe_outcomes::client::Client;
+use safe_outcomes::ingest::client::Client;
 
 fn bin() -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"));

@@ -13,12 +13,12 @@ use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
 use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
-use safe_outcomes::server::RouterOptions;
+use safe_outcomes::http::RouterOptions;
+use safe_outcomes::model::clock::Clock;
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;
@@ -592,7 +592,7 @@ async fn serve_in_app_mode_publishes_a_check_run_from_its_environment_alone() {
         ],
     )
     .await;
-    let client = safe_outcomes::client::Client::new(
+    let client = safe_outcomes::ingest::client::Client::new(
         &serve.url,
         Some(common::SECRET.to_string()),
         Some(common::TOKEN.to_string()),

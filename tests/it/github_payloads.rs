@@ -6,12 +6,12 @@ use common::TestApp;
 
 #[tokio::test]
 async fn real_github_payloads_are_stored_or_ignored_never_refused() {
-    let Some(root) = safe_outcomes::shared_data::shared_path("fixtures/webhooks") else {
+    let Some(root) = safe_outcomes::model::shared_data::shared_path("fixtures/webhooks") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), "2026-10-01T00:00:00Z".parse().unwrap()).await;
-    let mut files = safe_outcomes::client::replay_files(&root).unwrap();
+    let mut files = safe_outcomes::ingest::client::replay_files(&root).unwrap();
     files.sort();
     let mut sent = 0;
     for (i, file) in files.iter().enumerate() {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::TestApp;
+use safe_outcomes::app::worker::Worker;
 use safe_outcomes::bench::payloads::{issue, IssueEvent};
-use safe_outcomes::worker::Worker;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog() {

@@ -14,11 +14,11 @@ use fake_github::{
     TOKENS,
 };
 use safe_outcomes::app::{App, AppOptions};
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::harvest::{
     self, HarvestOptions, HarvestRequests, Harvester, HarvesterHandle,
 };
-use safe_outcomes::server::RouterOptions;
+use safe_outcomes::http::RouterOptions;
+use safe_outcomes::model::clock::Clock;
 use safe_outcomes::store::{counter, ReadStore};
 use serde_json::{json, Value};
 

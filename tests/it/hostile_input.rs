@@ -10,7 +10,7 @@ use crate::raw_webhook::{
 use std::time::Duration;
 
 use common::{TestApp, SECRET};
-use safe_outcomes::signature::sign;
+use safe_outcomes::ingest::signature::sign;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -11,10 +11,10 @@ use std::process::Command;
 
 use chrono::{DateTime, Utc};
 use proptest::prelude::*;
-use safe_outcomes::probe::{Input, Probe};
+use safe_outcomes::bench::pipeline::{Input, Probe};
+use safe_outcomes::ingest::webhook::{normalize, Normalized};
 use safe_outcomes::store::inbox::InboxItem;
 use safe_outcomes::store::{ReadStore, Store};
-use safe_outcomes::webhook::{normalize, Normalized};
 use serde_json::{json, Value};
 
 use crate::common::{self, TestApp, TOKEN};

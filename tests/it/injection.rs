@@ -9,11 +9,11 @@ use std::time::Duration;
 use common::{t0, user, TestApp, TOKEN};
 use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
-use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
+use safe_outcomes::http::RouterOptions;
+use safe_outcomes::ingest::manifest::{parse_manifest, ManifestDefaults};
+use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::{ExecutionRecord, Target, TargetKind};
-use safe_outcomes::server::RouterOptions;
 use safe_outcomes::store::inbox::InboxItem;
 use serde_json::{json, Value};
 

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use common::comparable;
 use common::pg;
 use common::serve::ServeChild;
-use safe_outcomes::client::Client;
+use safe_outcomes::ingest::client::Client;
 use safe_outcomes::model::OutcomeRecord;
 
 pub const REPO: &str = "acme/widgets";

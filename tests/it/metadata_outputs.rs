@@ -6,11 +6,11 @@
 use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
-use safe_outcomes::manifest::{parse_manifest, ManifestDefaults};
+use safe_outcomes::ingest::manifest::{parse_manifest, ManifestDefaults};
+use safe_outcomes::ingest::webhook::{normalize, Normalized};
 use safe_outcomes::model::{
     Evaluation, EvidenceStrength, ExecutionRecord, Observation, OutcomeStatus,
 };
-use safe_outcomes::webhook::{normalize, Normalized};
 
 fn fixture(path: &str) -> serde_json::Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +50,7 @@ fn observations(r: &ExecutionRecord, deliveries: &[(&str, serde_json::Value)]) -
 }
 
 fn judge(r: &ExecutionRecord, obs: &[Observation], hours: i64) -> Evaluation {
-    safe_outcomes::evaluate::evaluate(r, obs, r.executed_at + Duration::hours(hours))
+    safe_outcomes::judge::evaluate::evaluate(r, obs, r.executed_at + Duration::hours(hours))
 }
 
 fn triple(e: &Evaluation) -> (OutcomeStatus, EvidenceStrength, &str) {

@@ -18,8 +18,8 @@ use axum::{Json, Router};
 use common::{TestApp, TOKEN};
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use safe_outcomes::oidc::{OidcConfig, OidcError, OidcVerifier};
-use safe_outcomes::server::{RouterOptions, RunningServer};
+use safe_outcomes::http::{RouterOptions, RunningServer};
+use safe_outcomes::ingest::oidc::{OidcConfig, OidcError, OidcVerifier};
 use serde_json::{json, Value};
 
 const AUDIENCE: &str = "safe-outcomes";
@@ -121,7 +121,7 @@ async fn actions_token(
 
 impl Issuer {
     async fn start() -> Issuer {
-        safe_outcomes::oidc::install_crypto_provider();
+        safe_outcomes::ingest::oidc::install_crypto_provider();
         let state = Arc::new(IssuerState {
             keys: Mutex::new(vec![jwk(&test_key(), KID)]),
             jwks_hits: AtomicUsize::new(0),

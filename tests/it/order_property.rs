@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Duration, Utc};
 use common::{comparable, shuffle, TestApp};
 use proptest::prelude::*;
-use safe_outcomes::client::Step;
+use safe_outcomes::ingest::client::Step;
 use safe_outcomes::model::OutcomeRecord;
 use serde_json::{json, Value};
 

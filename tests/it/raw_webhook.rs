@@ -4,7 +4,7 @@
 //! refusal stored nothing.
 
 use crate::common::{TestApp, SECRET};
-use safe_outcomes::signature::sign;
+use safe_outcomes::ingest::signature::sign;
 use serde_json::{json, Value};
 
 /// The webhook path the test App serves.

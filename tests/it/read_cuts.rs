@@ -5,8 +5,8 @@
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::client::{parse_scenario, Client};
-use safe_outcomes::demo::SCENARIO;
+use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::{parse_scenario, Client};
 use serde_json::Value;
 
 async fn demo_app(dir: &std::path::Path) -> TestApp {

@@ -27,7 +27,7 @@ use common::pg::{self, Pg};
 use common::serve::ServeChild;
 use fake_github::FakeGitHub;
 use safe_outcomes::bench::payloads::{issue, pull_request, sha, IssueEvent, PrEvent};
-use safe_outcomes::client::Client;
+use safe_outcomes::ingest::client::Client;
 use safe_outcomes::model::OutcomeRecord;
 
 use crate::load::{base, outcomes, send_spread, serve_on, KillAt, Send, REPO};

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use safe_outcomes::app::App;
-use safe_outcomes::clock::Clock;
+use safe_outcomes::model::clock::Clock;
 
 #[test]
 fn a_restart_waits_for_the_previous_instance_to_release_the_store() {

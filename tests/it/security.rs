@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 
 use common::serve::ServeChild;
 use common::{TestApp, TOKEN};
-use safe_outcomes::client::{parse_scenario, Client, Step};
-use safe_outcomes::demo::SCENARIO;
-use safe_outcomes::signature::sign;
+use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::{parse_scenario, Client, Step};
+use safe_outcomes::ingest::signature::sign;
 
 fn steps() -> Vec<Step> {
     parse_scenario(SCENARIO).unwrap()

@@ -11,10 +11,10 @@ use std::time::Duration;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::redirect::Policy;
 use safe_outcomes::app::App;
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::{verify, ApiCalls, AppCredentials, GitHubClient};
-use safe_outcomes::server::auth::{AuthOptions, OAuthApp, SetupOptions};
-use safe_outcomes::server::{router, RouterOptions, RunningServer};
+use safe_outcomes::http::auth::{AuthOptions, OAuthApp, SetupOptions};
+use safe_outcomes::http::{router, RouterOptions, RunningServer};
+use safe_outcomes::model::clock::Clock;
 use serde_json::Value;
 
 use crate::answers;
@@ -463,7 +463,8 @@ async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
 
 /// Three repositories of two organizations, one output each.
 async fn seed(rig: &Rig) {
-    let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+    let client =
+        safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
     for (i, repo) in ["acme/widgets", "acme/docs", "globex/secret-plans"]
         .iter()
         .enumerate()
@@ -676,7 +677,8 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
 
 /// The installations, as GitHub's `installation.created` deliveries tell the server.
 async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
-    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let client =
+        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
     let body = serde_json::json!({
         "action": "created",
         "installation": {"id": id, "account": {"login": account, "id": id + 100}},
@@ -773,7 +775,8 @@ async fn an_installation_token_reads_exactly_its_installation() {
     let last = if token.ends_with('x') { "y" } else { "x" };
     let tampered = format!("{}{last}", &token[..token.len() - 1]);
     assert_eq!(read_with_bearer(&rig, &tampered).await.0, 401);
-    let client = safe_outcomes::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+    let client =
+        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
     let deleted = serde_json::json!({"action": "deleted", "installation": {"id": 1, "account": {"login": "acme"}}, "sender": common::user("admin")});
     client
         .deliver(
@@ -832,7 +835,8 @@ async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
     add_alice_and_bob(&gh);
     let rig = seeded_rig(dir.path(), &gh).await;
     // A second output on acme/widgets: alice sees three, bob two.
-    let client = safe_outcomes::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+    let client =
+        safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
     let line = r#"{"type":"add_comment","url":"https://github.com/acme/widgets/issues/6#issuecomment-1","number":6,"repo":"acme/widgets","timestamp":"2026-10-02T00:00:00Z"}"#;
     let a = client
         .post_manifest("acme/widgets", 80, Some("triage"), line.to_string())

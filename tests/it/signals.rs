@@ -11,10 +11,10 @@ use common::{at, t0, user, TestApp};
 use fake_github::repos::{GET_COMMENT_REACTIONS, GET_TEAM_MEMBERSHIP, GRAPHQL};
 use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
 use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::clock::Clock;
 use safe_outcomes::github::signals::{self, SignalsHandle};
+use safe_outcomes::http::RouterOptions;
+use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
-use safe_outcomes::server::RouterOptions;
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;

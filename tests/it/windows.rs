@@ -5,7 +5,7 @@
 use crate::common;
 use chrono::{DateTime, Duration, Utc};
 use common::{comparable, TestApp};
-use safe_outcomes::client::Step;
+use safe_outcomes::ingest::client::Step;
 use safe_outcomes::model::OutcomeStatus;
 use serde_json::json;
 

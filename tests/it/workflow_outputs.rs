@@ -4,7 +4,7 @@
 use crate::common;
 use chrono::{DateTime, Utc};
 use common::TestApp;
-use safe_outcomes::client::Step;
+use safe_outcomes::ingest::client::Step;
 use serde_json::{json, Value};
 
 const REPO: &str = "acme/widgets";

@@ -1,0 +1,133 @@
+//! `safe-outcomes demo`: the bundled scenario through an in-process server,
+//! then the report on the terminal. With `--serve`, the server stays up on
+//! 127.0.0.1 for the dashboard, and a local sign-in link is printed.
+
+pub mod run;
+
+use std::path::PathBuf;
+
+use std::fmt::Write;
+
+use anyhow::Context;
+use clap::Args;
+
+use run::DemoOptions;
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Where to keep the demo's store and JSONL (default: a new temporary folder).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Replay another scenario file instead of the bundled one.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// Keep the server running afterwards and print a sign-in link to the
+    /// dashboard (Ctrl-C stops it).
+    #[arg(long)]
+    pub serve: bool,
+    /// The port of `--serve` on 127.0.0.1 (0: any free one).
+    #[arg(long, default_value_t = 3000, requires = "serve")]
+    pub port: u16,
+}
+
+pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
+    let data_dir = match args.data_dir {
+        Some(d) => d,
+        None => std::env::temp_dir().join(format!(
+            "safe-outcomes-demo-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp()
+        )),
+    };
+    let scenario = match &args.scenario {
+        Some(p) => {
+            Some(std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)
+        }
+        None => None,
+    };
+    let started = std::time::Instant::now();
+    let options = DemoOptions { data_dir, scenario };
+    let (result, live) = match args.serve {
+        true => {
+            let (result, live) = run::run_and_serve(options, args.port).await?;
+            (result, Some(live))
+        }
+        false => (run::run(options).await?, None),
+    };
+    let mut out = String::new();
+    writeln!(
+        out,
+        "Replayed {} steps (signed webhook deliveries and gh-aw manifests) through the real HTTP path in {:.1}s.\n",
+        result.steps,
+        started.elapsed().as_secs_f64()
+    )?;
+    for answer in &result.manifest_answers {
+        if let Some(rejected) = answer
+            .get("rejected")
+            .and_then(|r| r.as_array())
+            .filter(|r| !r.is_empty())
+        {
+            for r in rejected {
+                writeln!(
+                    out,
+                    "manifest line {} skipped: {}",
+                    r["line"],
+                    r["error"].as_str().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    for r in &result.refusals {
+        writeln!(out, "step {} refused with {}: {}", r.step, r.status, r.body)?;
+    }
+    writeln!(out, "\n{}", result.report.to_table())?;
+    writeln!(out, "{}", run::outcome_table(&result.outcomes))?;
+    writeln!(
+        out,
+        "Outcome records (JSONL): {}",
+        result.jsonl_path.display()
+    )?;
+    writeln!(
+        out,
+        "opentraces records: {}",
+        result.opentraces_path.display()
+    )?;
+    writeln!(
+        out,
+        "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
+        result.data_dir.display(),
+        result.data_dir.display()
+    )?;
+    super::emit(&out)?;
+    if let Some(live) = live {
+        serve_until_stopped(live).await?;
+    }
+    Ok(())
+}
+
+/// Print the dashboard's sign-in link, serve until Ctrl-C (or SIGTERM), stop.
+async fn serve_until_stopped(live: run::LiveDemo) -> anyhow::Result<()> {
+    let url = live.sign_in_url().unwrap_or_default();
+    super::emit(&format!(
+        "\nDashboard: {url}\n(the link signs this browser in while the demo runs; Ctrl-C stops it)\n"
+    ))?;
+    stop_signal().await;
+    live.stop().await
+}
+
+async fn stop_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = ctrl_c.await;
+}

@@ -1,0 +1,135 @@
+//! Line survival per workflow, for the report: of the agents' code that
+//! landed, how many lines are still there at 7 and 30 days. Computed once
+//! here (`line_survival`, over the store, the read cuts and the reader's
+//! scope) for the JSON report, the dashboard and the CLI table alike.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::read::query::{ReadFilter, RepoScope};
+use crate::store::{Result, Store, StoredOutput};
+
+/// One workflow's totals. The survival sums cover the outputs measured at
+/// that checkpoint with a known count (`outputs_measured_*`), and the rates
+/// compare them with the lines attributed to those same outputs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineTotals {
+    pub outputs_attributed: u64,
+    pub lines_attributed: u64,
+    pub outputs_measured_7d: u64,
+    pub lines_attributed_measured_7d: u64,
+    pub lines_surviving_7d: u64,
+    pub outputs_measured_30d: u64,
+    pub lines_attributed_measured_30d: u64,
+    pub lines_surviving_30d: u64,
+    /// Outputs whose survival is unknown (over the file bound, a possible
+    /// rename, a file not readable as text).
+    pub survival_unknown: u64,
+    /// `lines_surviving_7d / lines_attributed_measured_7d`; null before any
+    /// output of the workflow is measured at 7 days.
+    pub survival_rate_7d: Option<f64>,
+    /// The same at 30 days.
+    pub survival_rate_30d: Option<f64>,
+}
+
+impl LineTotals {
+    pub fn rate_7d(&self) -> Option<f64> {
+        rate(self.lines_surviving_7d, self.lines_attributed_measured_7d)
+    }
+
+    pub fn rate_30d(&self) -> Option<f64> {
+        rate(self.lines_surviving_30d, self.lines_attributed_measured_30d)
+    }
+}
+
+fn rate(n: u64, d: u64) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
+}
+
+/// Totals per workflow over the outputs `filter` admits within `scope` (the
+/// same outputs the report counts). The workflow is the outcome's, as the
+/// dashboard groups them; `(none)` when unnamed.
+pub fn line_survival(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<BTreeMap<String, LineTotals>> {
+    let mut out: BTreeMap<String, LineTotals> = BTreeMap::new();
+    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
+        let stored = stored?;
+        let Some(a) = crate::store::attribution::get(store, &stored.execution.id)? else {
+            continue;
+        };
+        add(out.entry(workflow_of(&stored)).or_default(), &a);
+    }
+    for t in out.values_mut() {
+        t.survival_rate_7d = t.rate_7d();
+        t.survival_rate_30d = t.rate_30d();
+    }
+    Ok(out)
+}
+
+fn workflow_of(stored: &StoredOutput) -> String {
+    stored
+        .outcome
+        .as_ref()
+        .and_then(|o| o.workflow.clone())
+        .or_else(|| stored.execution.workflow.clone())
+        .unwrap_or_else(|| "(none)".into())
+}
+
+/// One output's attribution added to its workflow's totals.
+fn add(t: &mut LineTotals, a: &crate::github::attribution::record::LineAttribution) {
+    let lines = a.lines_attributed();
+    t.outputs_attributed += 1;
+    t.lines_attributed += lines;
+    let mut unknown = a.unknown_reason.is_some();
+    for (name, survival) in &a.survival {
+        unknown |= survival.unknown_reason.is_some();
+        let Some(n) = survival.lines_surviving else {
+            continue;
+        };
+        let (outputs, measured, surviving) = match name.as_str() {
+            "7d" => (
+                &mut t.outputs_measured_7d,
+                &mut t.lines_attributed_measured_7d,
+                &mut t.lines_surviving_7d,
+            ),
+            "30d" => (
+                &mut t.outputs_measured_30d,
+                &mut t.lines_attributed_measured_30d,
+                &mut t.lines_surviving_30d,
+            ),
+            _ => continue,
+        };
+        *outputs += 1;
+        *measured += lines;
+        *surviving += n;
+    }
+    t.survival_unknown += u64::from(unknown);
+}
+
+/// The per-workflow table, or nothing when no output is attributed.
+pub fn to_table(totals: &BTreeMap<String, LineTotals>) -> String {
+    if totals.is_empty() {
+        return String::new();
+    }
+    let pct = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{:.0}%", r * 100.0));
+    let mut s = String::from(
+        "\nAgent lines that landed, and still there (line survival)\n\
+         workflow                       outputs    lines  surviving@7d  surviving@30d  unknown\n",
+    );
+    for (w, t) in totals {
+        s.push_str(&format!(
+            "{:<30} {:>8} {:>8} {:>13} {:>14} {:>8}\n",
+            crate::model::escape::terminal(w),
+            t.outputs_attributed,
+            t.lines_attributed,
+            pct(t.rate_7d()),
+            pct(t.rate_30d()),
+            t.survival_unknown
+        ));
+    }
+    s
+}

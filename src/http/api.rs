@@ -1,0 +1,261 @@
+//! The read API: outputs, one output with its history, a run's outcomes shaped
+//! like `gh aw outcomes RUN --json`, and the report (the export is
+//! `server::export`). Every endpoint authenticates through `Reader` (what it may
+//! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
+//! parameter is a 400. The dashboard reads through the same functions
+//! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State as StateExtractor};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
+use super::{ApiError, Mount, State};
+use crate::github::attribution::report::{line_survival, LineTotals};
+use crate::judge::assess::transitions;
+use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use crate::read::report::{parse_window, Report};
+
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 1000;
+
+/// The read API's endpoints (an output's `POST` is `server::reconcile`'s).
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new()
+        .route("/api/v1/outputs", get(list_outputs))
+        .route("/api/v1/outputs/{*id}", get(get_output))
+        .route("/api/v1/runs/{owner}/{repo}/{run_id}", get(run_outcomes))
+        .route("/api/v1/report", get(report))
+}
+
+pub async fn list_outputs(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+) -> Result<Json<Value>, ApiError> {
+    let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
+    let limit = match rest.get("limit") {
+        Some(l) => l
+            .parse::<usize>()
+            .map_err(|_| ApiError::bad_request(format!("limit {l:?} is not a number")))?,
+        None => DEFAULT_PAGE,
+    }
+    .clamp(1, MAX_PAGE);
+    let cursor = rest.get("cursor").cloned();
+    let store = state.store.clone();
+    let (items, next) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
+        let mut items = Vec::new();
+        let mut last = None;
+        let mut more = false;
+        let prefix = filter.id_prefix();
+        for stored in filter.scan(&store, &reader.scope, &prefix, cursor.as_deref()) {
+            let stored = stored?;
+            if items.len() == limit {
+                more = true;
+                break;
+            }
+            last = Some(stored.execution.id.clone());
+            items.extend(stored.outcome);
+        }
+        Ok((items, if more { last } else { None }))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(Json(json!({"items": items, "next_cursor": next})))
+}
+
+/// One output as `GET /api/v1/outputs/{id}` and the dashboard show it.
+pub(crate) async fn output_detail(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    id: &str,
+) -> Result<Value, ApiError> {
+    let missing = || ApiError::not_found(format!("no output {id:?}"));
+    let stored = state.store.output(id)?.ok_or_else(missing)?;
+    // Outside the reader's scope looks exactly like absent. An output not
+    // yet evaluated is shown (outcome null) unless a cut is asked for.
+    let visible = reader.scope.allows(&stored.execution.repo)
+        && (*filter == ReadFilter::default() || filter.admits(&stored, &reader.scope));
+    if !visible {
+        return Err(missing());
+    }
+    let watch = stored.execution.watch_keys();
+    let observations = state.store.observations(&watch)?;
+    let history = transitions(&stored.execution, &observations, state.shared.clock.now());
+    Ok(json!({
+        "outcome": stored.outcome,
+        "execution": stored.execution,
+        "transitions": history,
+        "observations": observations,
+    }))
+}
+
+pub async fn get_output(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let (filter, _) = ReadFilter::parse(&pairs, &[])?;
+    Ok(Json(output_detail(&state, &reader, &filter, &id).await?))
+}
+
+/// One item of `gh aw outcomes RUN --json`.
+fn gh_aw_item(o: &OutcomeRecord) -> Value {
+    json!({
+        "safe_output_id": o.safe_output_id,
+        "type": o.safe_output_type,
+        "object_url": o.target.as_ref().and_then(|t| t.url.clone()),
+        "object_number": o.target.as_ref().and_then(|t| t.number.or(t.parent_number)),
+        "repo": o.target.as_ref().map(|t| t.repo.clone()),
+        "outcome_status": o.outcome_status,
+        "evidence_strength": o.evidence_strength,
+        "signal": o.human_check_signal,
+        "detail": o.notes,
+        "time_to_outcome_hours": o.time_to_acceptance_hours,
+        "human_actor_count": o.actor_summary.visible_non_bot_actor_count,
+        "created_at": o.created_at,
+        "checked_at": o.evaluated_at,
+    })
+}
+
+/// A run's outcomes shaped like `gh aw outcomes RUN --json`; `None` when the
+/// reader sees no output of it under `filter`.
+pub(crate) async fn run_view(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    repo: &str,
+    run_id: u64,
+) -> Result<Option<Value>, ApiError> {
+    let run_filter = ReadFilter {
+        repo: Some(repo.to_string()),
+        ..filter.clone()
+    };
+    if filter.repo.as_deref().is_some_and(|r| r != repo) {
+        return Ok(None);
+    }
+    let prefix = format!("{repo}:{run_id}:");
+    let outcomes = collect(state, &run_filter, &reader.scope, prefix).await?;
+    if outcomes.is_empty() {
+        return Ok(None);
+    }
+    let count = |s: OutcomeStatus| outcomes.iter().filter(|o| o.outcome_status == s).count();
+    let accepted_with = |s: EvidenceStrength| {
+        outcomes
+            .iter()
+            .filter(|o| o.outcome_status == OutcomeStatus::Accepted && o.evidence_strength == s)
+            .count()
+    };
+    Ok(Some(json!({
+        "run_id": run_id,
+        "repo": repo,
+        "workflow": outcomes.iter().find_map(|o| o.workflow.clone()),
+        "items": outcomes.iter().map(gh_aw_item).collect::<Vec<_>>(),
+        "summary": {
+            "total": outcomes.len(),
+            "accepted": count(OutcomeStatus::Accepted),
+            "rejected": count(OutcomeStatus::Rejected),
+            "pending": count(OutcomeStatus::Pending),
+            "ignored": count(OutcomeStatus::Ignored),
+            "skipped": count(OutcomeStatus::Skipped),
+            "unknown": count(OutcomeStatus::Unknown),
+            "accepted_strong": accepted_with(EvidenceStrength::Strong),
+            "accepted_medium": accepted_with(EvidenceStrength::Medium),
+            "accepted_weak": accepted_with(EvidenceStrength::Weak),
+            "fallback_exists_only_count": outcomes.iter().filter(|o| o.is_exists_only()).count(),
+        },
+    })))
+}
+
+pub async fn run_outcomes(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+    Path((owner, repo, run_id)): Path<(String, String, u64)>,
+) -> Result<Json<Value>, ApiError> {
+    let (filter, _) = ReadFilter::parse(&pairs, &[])?;
+    let repo = format!("{owner}/{repo}");
+    run_view(&state, &reader, &filter, &repo, run_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("no outputs recorded for {repo} run {run_id}")))
+}
+
+/// The outcomes under `prefix` that pass `filter` and `scope`, read off the
+/// async workers.
+async fn collect(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    prefix: String,
+) -> Result<Vec<OutcomeRecord>, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
+        let mut out = Vec::new();
+        for stored in filter.scan(&store, &scope, &prefix, None) {
+            out.extend(stored?.outcome);
+        }
+        Ok(out)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+}
+
+/// Every outcome `scope` may see that passes `filter`.
+pub(crate) async fn admitted_outcomes(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Vec<OutcomeRecord>, ApiError> {
+    collect(state, filter, scope, filter.id_prefix()).await
+}
+
+/// The report of what `reader` may see under `filter`, at `window`.
+pub(crate) async fn report_of(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    window: Option<&str>,
+) -> Result<Report, ApiError> {
+    let window = match window {
+        Some(w) => Some(parse_window(w).ok_or_else(|| {
+            ApiError::bad_request(format!("window {w:?} is not one of 1h, 24h, 7d, 30d"))
+        })?),
+        None => None,
+    };
+    let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
+    let now = state.shared.clock.now();
+    let mut report = Report::build(&outcomes, filter.repo.as_deref(), window, now);
+    report.line_survival = line_survival_of(state, filter, &reader.scope).await?;
+    Ok(report)
+}
+
+/// Line survival per workflow of what `scope` may see under `filter`.
+pub(crate) async fn line_survival_of(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<BTreeMap<String, LineTotals>, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || line_survival(&store, &filter, &scope))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(ApiError::from)
+}
+
+pub async fn report(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+) -> Result<Json<Report>, ApiError> {
+    let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;
+    let window = rest.get("window").map(String::as_str);
+    Ok(Json(report_of(&state, &reader, &filter, window).await?))
+}

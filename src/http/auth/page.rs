@@ -1,0 +1,35 @@
+//! The small HTML pages of setup and sign-in: one shell, readable without
+//! JavaScript and on a phone. Every outside value goes through
+//! `escape::html` before it is written.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+pub use crate::model::escape::html as esc;
+
+/// A page: `title` (plain text) and `body` (HTML, already escaped).
+pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{t} · safe-outcomes</title>\
+         <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}\
+         button{{font-size:1rem;padding:.5rem 1rem}}code{{background:#f3f3f3;padding:0 .2rem}}</style>\
+         </head><body><h1>{t}</h1>\n{body}\n</body></html>\n",
+        t = esc(title)
+    );
+    let mut resp = (status, html).into_response();
+    let headers = resp.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    resp
+}
+
+/// A page with a status and one paragraph of plain text.
+pub fn message(status: StatusCode, title: &str, text: &str) -> Response {
+    page(status, title, &format!("<p>{}</p>", esc(text)))
+}

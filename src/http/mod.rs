@@ -1,0 +1,178 @@
+//! The HTTP surface (docs/architecture.md, "HTTP surface"): webhook receiver, manifest ingest, read API,
+//! health. Each area's file declares its routes (`routes(&Mount)`); `router`
+//! merges the areas of `AREAS` once. `RunningServer`
+//! serves it under the connection limits of `limits::Limits`.
+
+mod accept;
+pub(crate) mod api;
+pub mod auth;
+mod backfill;
+mod body;
+pub mod dashboard;
+mod export;
+mod health;
+mod manifests;
+pub mod read;
+mod reconcile;
+pub mod series;
+mod webhook;
+
+use std::sync::Arc;
+
+use axum::middleware::from_fn_with_state;
+use axum::Router;
+
+pub use crate::ingest::ingress::{limits, manifest_stream, ApiError, Limits, MAX_BODY};
+
+use crate::app::{App, Shared};
+use crate::ingest::oidc::OidcVerifier;
+use crate::store::inbox::InboxWriter;
+use crate::store::Store;
+
+/// What every handler can reach.
+pub struct ServerState {
+    pub store: Store,
+    pub shared: Arc<Shared>,
+    pub writer: InboxWriter,
+    pub secrets: Vec<String>,
+    pub api_token: Option<String>,
+    pub listen_only: bool,
+    /// Verifies GitHub Actions OIDC tokens on manifest ingest; `None`: refused.
+    pub oidc: Option<Arc<OidcVerifier>>,
+    pub limits: Limits,
+    /// Setup page, sign-in with GitHub and sessions.
+    pub auth: Arc<crate::http::auth::Auth>,
+}
+
+pub type State = Arc<ServerState>;
+
+/// Options of the HTTP surface.
+#[derive(Clone, Debug, Default)]
+pub struct RouterOptions {
+    pub webhook_path: String,
+    pub secrets: Vec<String>,
+    pub api_token: Option<String>,
+    pub listen_only: bool,
+    pub oidc: Option<Arc<OidcVerifier>>,
+    /// Body budget and timeout, manifest caps (the connection limits are
+    /// `RunningServer::start_with`'s).
+    pub limits: Limits,
+    /// Setup page and sign-in with GitHub (default: neither).
+    pub auth: crate::http::auth::AuthOptions,
+}
+
+/// What an area needs to mount its routes, besides `State`.
+pub struct Mount {
+    /// Where GitHub posts deliveries (`WEBHOOK_PATH`).
+    pub webhook_path: String,
+    /// The body budget every route that reads a body shares (`limits::guard`).
+    pub doors: limits::Doors,
+}
+
+impl Mount {
+    /// The guard of a route whose handler reads its whole body.
+    pub fn buffered(&self) -> limits::Doors {
+        self.doors.clone()
+    }
+
+    /// The guard of a route whose handler streams its body.
+    pub fn streamed(&self) -> limits::Doors {
+        self.doors.with_mode(limits::BodyMode::Streamed)
+    }
+}
+
+/// An area of the HTTP surface: its routes, declared in its own file.
+type Area = fn(&Mount) -> Router<State>;
+
+/// Every area, named once: a new endpoint goes into its area's `routes`, a
+/// new area gets a line here.
+const AREAS: &[Area] = &[
+    webhook::routes,
+    manifests::routes,
+    api::routes,
+    reconcile::routes,
+    backfill::routes,
+    series::routes,
+    export::routes,
+    health::routes,
+    dashboard::routes,
+    auth::routes,
+];
+
+pub fn router(app: &App, options: RouterOptions) -> Router {
+    let state = Arc::new(ServerState {
+        store: app.store.clone(),
+        shared: app.shared.clone(),
+        writer: app.writer.clone(),
+        secrets: options.secrets,
+        api_token: options.api_token,
+        listen_only: options.listen_only,
+        oidc: options.oidc,
+        limits: options.limits.clone(),
+        auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
+    });
+    let mount = Mount {
+        webhook_path: if options.webhook_path.is_empty() {
+            "/api/github/webhooks".to_string()
+        } else {
+            options.webhook_path
+        },
+        doors: limits::Doors::new(&options.limits),
+    };
+    AREAS
+        .iter()
+        .fold(Router::new(), |router, area| router.merge(area(&mount)))
+        .layer(from_fn_with_state(
+            state.clone(),
+            crate::http::auth::setup::intercept,
+        ))
+        .with_state(state)
+}
+
+/// A server running on a background task, for `serve`, the demo and tests.
+pub struct RunningServer {
+    pub addr: std::net::SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// Bind `addr` (port 0 picks a free one) and serve `router` until `stop`,
+    /// under the default connection limits.
+    pub async fn start(
+        router: Router,
+        addr: std::net::SocketAddr,
+    ) -> std::io::Result<RunningServer> {
+        Self::start_with(router, addr, &Limits::default()).await
+    }
+
+    /// As `start`, with `limits.max_connections` connections at most and
+    /// `limits.header_timeout` for headers and between requests.
+    pub async fn start_with(
+        router: Router,
+        addr: std::net::SocketAddr,
+        limits: &Limits,
+    ) -> std::io::Result<RunningServer> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(accept::serve(listener, router, limits.clone(), rx));
+        Ok(RunningServer {
+            addr,
+            shutdown: Some(tx),
+            task,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stop accepting, finish in-flight requests, and wait.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}

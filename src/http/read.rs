@@ -1,0 +1,98 @@
+//! What every read (API endpoint or dashboard page) shares: who may read and
+//! which repositories they may see (`Reader`, an extractor), and the cuts a
+//! reader asks for (`ReadFilter`: `repo`, `workflow`, `type`, `status`,
+//! `strength`, `since`, `until`). An unknown query parameter is a 400, never
+//! silently ignored; each endpoint names the extra parameters it takes
+//! (`cursor`, `window`, `format`, …).
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use super::body::require_token;
+use super::{ApiError, State};
+pub use crate::read::query::{ReadFilter, RepoScope, FILTER_PARAMS};
+
+/// Who is reading. Extracting it authenticates the request:
+/// - an `Authorization` header must carry the bearer `API_TOKEN`:
+///   `RepoScope::All` (a wrong token is refused, whatever cookie comes along),
+///   or an installation token (`auth::tokens`, `soi_…`): `RepoScope::Only`
+///   that installation's repositories;
+/// - else a valid session cookie (sign-in with GitHub, `auth`) gives
+///   `RepoScope::Only` the repositories the viewer's GitHub account can see
+///   among the App's installations (asked of GitHub, cached briefly); a local
+///   session (`demo --serve`'s link, `auth::local`) gives `RepoScope::All`;
+/// - else, or for a forged, expired or signed-out cookie, a 401 `ApiError`.
+///
+/// A 503 when GitHub cannot say which repositories the viewer may see.
+#[derive(Clone, Debug)]
+pub struct Reader {
+    pub scope: RepoScope,
+}
+
+impl FromRequestParts<State> for Reader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Reader, ApiError> {
+        let headers = &parts.headers;
+        let installation = crate::http::auth::tokens::scope_of_token(
+            &state.auth,
+            &state.store,
+            headers,
+            state.api_token.as_deref(),
+        )
+        .map_err(|e| refused(state, e))?;
+        if let Some(repos) = installation {
+            return Ok(Reader {
+                scope: RepoScope::only(repos),
+            });
+        }
+        let session = match headers.contains_key(axum::http::header::AUTHORIZATION) {
+            true => None,
+            false => state.auth.session(headers).map_err(|e| refused(state, e))?,
+        };
+        let Some(session) = session else {
+            require_token(headers, state)?;
+            return Ok(Reader {
+                scope: RepoScope::All,
+            });
+        };
+        if session.kind == crate::http::auth::sessions::SessionKind::Local {
+            return Ok(Reader {
+                scope: RepoScope::All,
+            });
+        }
+        let repos = state
+            .auth
+            .scope_of(&session)
+            .await
+            .map_err(|e| refused(state, e))?;
+        Ok(Reader {
+            scope: RepoScope::only(repos),
+        })
+    }
+}
+
+/// Count and log a refused read, like `require_token` does.
+fn refused(state: &State, e: ApiError) -> ApiError {
+    state
+        .shared
+        .rejected
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::warn!(status = %e.status, detail = %e.detail, "read request refused");
+    e
+}
+
+/// The query string as pairs, for `ReadFilter::parse`. Unlike `Query<T>`, a
+/// malformed query string is answered with our JSON error.
+pub struct QueryPairs(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryPairs {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<QueryPairs, ApiError> {
+        let query = parts.uri.query().unwrap_or("");
+        serde_urlencoded::from_str::<Vec<(String, String)>>(query)
+            .map(QueryPairs)
+            .map_err(|e| ApiError::bad_request(format!("malformed query string: {e}")))
+    }
+}

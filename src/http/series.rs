@@ -1,0 +1,183 @@
+//! `GET /api/v1/series?by=week&…`: the three acceptance rates (strict,
+//! human-check, sticky — never one blended number) and the counts of each
+//! status, per ISO week (Monday 00:00 UTC), by the execution time of the
+//! outputs. Field names are the report's (`Totals`, `TypeStats`).
+//!
+//! The weeks run from `since` (default: eleven weeks before the week of
+//! `until`, so twelve weeks) to `until` (default: now); weeks with no output
+//! are listed with zero counts and no rates, so a chart has one slot per week.
+
+use axum::extract::State as StateExtractor;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::api::admitted_outcomes;
+use super::read::{QueryPairs, ReadFilter, Reader};
+use super::{ApiError, Mount, State};
+use crate::model::OutcomeRecord;
+use crate::read::report::{Report, Totals, TypeStats};
+
+/// Weeks shown when `since` is not given.
+pub const DEFAULT_WEEKS: i64 = 12;
+/// The longest series answered (five years of weeks): memory stays bounded.
+pub const MAX_PERIODS: i64 = 260;
+
+/// One week.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Period {
+    /// ISO week, `2026-W45`.
+    pub week: String,
+    pub period_start: DateTime<Utc>,
+    pub period_end: DateTime<Utc>,
+    pub totals: Totals,
+    /// `count`, `evaluable` and the rates, named as in the report's `by_type`.
+    #[serde(flatten)]
+    pub rates: TypeStats,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub by: String,
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub generated_at: DateTime<Utc>,
+    pub periods: Vec<Period>,
+}
+
+/// Monday 00:00 UTC of the week holding `t`.
+pub fn week_start(t: DateTime<Utc>) -> DateTime<Utc> {
+    let day = t.date_naive() - Duration::days(t.weekday().num_days_from_monday() as i64);
+    day.and_time(NaiveTime::MIN).and_utc()
+}
+
+/// The weeks a series covers: the first Monday and the count of weeks.
+pub fn weeks_of(filter: &ReadFilter, now: DateTime<Utc>) -> Result<(DateTime<Utc>, i64), ApiError> {
+    let until = filter.until.unwrap_or(now);
+    let last = week_start(until - Duration::nanoseconds(1));
+    let first = match filter.since {
+        Some(since) => week_start(since),
+        None => last - Duration::weeks(DEFAULT_WEEKS - 1),
+    };
+    let weeks = (last - first).num_weeks() + 1;
+    if weeks > MAX_PERIODS {
+        return Err(ApiError::bad_request(format!(
+            "the series spans {weeks} weeks; at most {MAX_PERIODS} are answered (narrow since/until)"
+        )));
+    }
+    Ok((first, weeks.max(1)))
+}
+
+/// Bucket `records` into `weeks` weeks from `first`; records outside are left out.
+pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Vec<Period> {
+    let mut buckets: Vec<Vec<&OutcomeRecord>> = vec![Vec::new(); weeks as usize];
+    for r in records {
+        let i = (week_start(r.created_at) - first).num_weeks();
+        if r.created_at >= first && i < weeks {
+            buckets[i as usize].push(r);
+        }
+    }
+    buckets
+        .into_iter()
+        .enumerate()
+        .map(|(i, rs)| {
+            let start = first + Duration::weeks(i as i64);
+            let (totals, rates) = Report::overall(rs);
+            Period {
+                week: format!(
+                    "{}-W{:02}",
+                    start.iso_week().year(),
+                    start.iso_week().week()
+                ),
+                period_start: start,
+                period_end: start + Duration::weeks(1),
+                totals,
+                rates,
+            }
+        })
+        .collect()
+}
+
+/// The series of the outputs `reader` may see under `filter`.
+pub async fn build(state: &State, reader: &Reader, filter: ReadFilter) -> Result<Series, ApiError> {
+    let now = state.shared.clock.now();
+    let (first, weeks) = weeks_of(&filter, now)?;
+    let records = admitted_outcomes(state, &filter, &reader.scope).await?;
+    let periods = weekly(&records, first, weeks);
+    Ok(Series {
+        by: "week".into(),
+        since: first,
+        until: first + Duration::weeks(weeks),
+        generated_at: now,
+        periods,
+    })
+}
+
+/// `GET /api/v1/series`.
+pub fn routes(_: &Mount) -> Router<State> {
+    Router::new().route("/api/v1/series", get(series))
+}
+
+pub async fn series(
+    StateExtractor(state): StateExtractor<State>,
+    reader: Reader,
+    QueryPairs(pairs): QueryPairs,
+) -> Result<Json<Series>, ApiError> {
+    let (filter, rest) = ReadFilter::parse(&pairs, &["by"])?;
+    match rest.get("by").map(String::as_str) {
+        None | Some("week") => {}
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "by={other:?}: only by=week is offered"
+            )))
+        }
+    }
+    Ok(Json(build(&state, &reader, filter).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn weeks_start_on_monday_midnight_utc() {
+        assert_eq!(
+            week_start(at("2026-11-22T23:59:59Z")),
+            at("2026-11-16T00:00:00Z")
+        );
+        assert_eq!(
+            week_start(at("2026-11-16T00:00:00Z")),
+            at("2026-11-16T00:00:00Z")
+        );
+    }
+
+    #[test]
+    fn the_default_is_twelve_weeks_and_long_spans_are_refused() {
+        let now = at("2026-11-21T12:00:00Z");
+        let (first, weeks) = weeks_of(&ReadFilter::default(), now).unwrap();
+        assert_eq!(weeks, 12);
+        assert_eq!(first, at("2026-08-31T00:00:00Z"));
+        let long = ReadFilter {
+            since: Some(at("2000-01-01T00:00:00Z")),
+            ..ReadFilter::default()
+        };
+        assert_eq!(
+            weeks_of(&long, now).unwrap_err().status,
+            axum::http::StatusCode::BAD_REQUEST
+        );
+        let exact = ReadFilter {
+            since: Some(at("2026-11-02T00:00:00Z")),
+            until: Some(at("2026-11-16T00:00:00Z")),
+            ..ReadFilter::default()
+        };
+        assert_eq!(
+            weeks_of(&exact, now).unwrap(),
+            (at("2026-11-02T00:00:00Z"), 2)
+        );
+    }
+}

@@ -1,0 +1,1083 @@
+//! Ingest of gh-aw's `safe-output-items.jsonl` (the manifest): one
+//! `ExecutionRecord` per executed safe output.
+//!
+//! Both the May 2026 and the Oct 2026 line shapes are accepted. Every field is
+//! optional and the format only grows, so unknown fields and unknown `type`
+//! strings are kept (in `extra`), and one bad line never spoils the others.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::judge::evaluate::OutputType;
+use crate::model::{ident, ExecutionRecord, Target, TargetKind};
+
+/// What the caller knows about the run the manifest came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestDefaults {
+    pub repo: Option<String>,
+    pub run_id: Option<u64>,
+    pub workflow: Option<String>,
+}
+
+/// A line that could not become a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedLine {
+    /// 1-based line number in the body.
+    pub line: usize,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedManifest {
+    pub records: Vec<ExecutionRecord>,
+    pub rejected: Vec<RejectedLine>,
+}
+
+/// Fields mapped onto `ExecutionRecord` and so left out of `extra`. The target
+/// fields (`url`, `number`, `target`, `id`, ...) stay in `extra` as given,
+/// since the `Target` built from them is a lossy reading.
+const CONSUMED: &[&str] = &[
+    "type",
+    "repo",
+    "workflow_run_id",
+    "source_run_id",
+    "workflow",
+    "actor",
+    "provider",
+    "temporaryId",
+    "labelsAdded",
+    "labelsBefore",
+];
+
+/// Parse a manifest body. Blank lines are skipped; each other line counts for
+/// the index (even when rejected), so ids are stable across re-posts.
+pub fn parse_manifest(
+    body: &str,
+    defaults: &ManifestDefaults,
+    received_at: DateTime<Utc>,
+) -> ParsedManifest {
+    let mut out = ParsedManifest::default();
+    let mut parser = LineParser::new(defaults.clone(), received_at, usize::MAX);
+    let mut splitter = LineSplitter::new(usize::MAX);
+    let mut take = |line: RawLine<'_>| {
+        match parser.parse(line) {
+            Some(Ok(record)) => out.records.push(record),
+            Some(Err(rejected)) => out.rejected.push(rejected),
+            None => {}
+        }
+        Ok::<(), ()>(())
+    };
+    let _ = splitter.push(body.as_bytes(), &mut take);
+    let _ = splitter.finish(&mut take);
+    out
+}
+
+/// One line of a body as `LineSplitter` cuts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawLine<'a> {
+    /// 1-based line number in the body.
+    pub number: usize,
+    /// The line without its `\n`; `None` when it was longer than the cap
+    /// (its bytes were not kept).
+    pub bytes: Option<&'a [u8]>,
+    /// The line's length in bytes.
+    pub len: usize,
+}
+
+/// Cuts a body into lines as its bytes arrive, holding at most one line of
+/// up to `max_line` bytes: a longer line is skipped to its end and handed on
+/// without its bytes, so memory does not depend on the body.
+#[derive(Debug)]
+pub struct LineSplitter {
+    max_line: usize,
+    buf: Vec<u8>,
+    /// Bytes of the current line (kept or not).
+    len: usize,
+    number: usize,
+}
+
+impl LineSplitter {
+    pub fn new(max_line: usize) -> LineSplitter {
+        LineSplitter {
+            max_line,
+            buf: Vec::new(),
+            len: 0,
+            number: 0,
+        }
+    }
+
+    /// Feed bytes; `each` gets every line they complete, and may stop the
+    /// splitting by returning an error.
+    pub fn push<E>(
+        &mut self,
+        mut data: &[u8],
+        each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some(end) = memchr::memchr(b'\n', data) {
+            self.keep(&data[..end]);
+            data = &data[end + 1..];
+            self.emit(each)?;
+        }
+        self.keep(data);
+        Ok(())
+    }
+
+    /// The body ended: hand on its last line if it had no `\n`.
+    pub fn finish<E>(
+        &mut self,
+        each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.len > 0 {
+            self.emit(each)?;
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, part: &[u8]) {
+        self.len = self.len.saturating_add(part.len());
+        if self.len <= self.max_line {
+            self.buf.extend_from_slice(part);
+        } else {
+            self.buf = Vec::new();
+        }
+    }
+
+    fn emit<E>(&mut self, each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>) -> Result<(), E> {
+        self.number += 1;
+        let line = RawLine {
+            number: self.number,
+            bytes: (self.len <= self.max_line).then_some(self.buf.as_slice()),
+            len: self.len,
+        };
+        let result = each(line);
+        self.buf.clear();
+        self.len = 0;
+        result
+    }
+}
+
+/// Turns the lines of one manifest into records, numbering the items.
+#[derive(Debug)]
+pub struct LineParser {
+    defaults: ManifestDefaults,
+    received_at: DateTime<Utc>,
+    /// The splitter's cap, for the message of a line over it.
+    max_line: usize,
+    items: usize,
+}
+
+impl LineParser {
+    pub fn new(
+        defaults: ManifestDefaults,
+        received_at: DateTime<Utc>,
+        max_line: usize,
+    ) -> LineParser {
+        LineParser {
+            defaults,
+            received_at,
+            max_line,
+            items: 0,
+        }
+    }
+
+    /// Lines that were not blank so far (the manifest's items).
+    pub fn items(&self) -> usize {
+        self.items
+    }
+
+    /// The record of a line, why it was rejected, or `None` for a blank line.
+    pub fn parse(&mut self, line: RawLine<'_>) -> Option<Result<ExecutionRecord, RejectedLine>> {
+        let reject = |error: String| {
+            Some(Err(RejectedLine {
+                line: line.number,
+                error,
+            }))
+        };
+        let Some(bytes) = line.bytes else {
+            self.items += 1;
+            return reject(format!(
+                "the line is {} bytes, more than the {} bytes a line may have",
+                line.len, self.max_line
+            ));
+        };
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) if text.trim().is_empty() => return None,
+            Ok(text) => text,
+            Err(e) => {
+                self.items += 1;
+                return reject(format!("not UTF-8: {e}"));
+            }
+        };
+        let index = self.items;
+        self.items += 1;
+        match parse_line(text, index, &self.defaults, self.received_at) {
+            Ok(record) => Some(Ok(record)),
+            Err(error) => reject(error),
+        }
+    }
+}
+
+fn parse_line(
+    line: &str,
+    index: usize,
+    defaults: &ManifestDefaults,
+    received_at: DateTime<Utc>,
+) -> Result<ExecutionRecord, String> {
+    let value: Value =
+        serde_json::from_str(line.trim()).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(obj) = value else {
+        return Err("not a JSON object".to_string());
+    };
+    let output_type = match obj.get("type") {
+        Some(Value::String(t)) if !t.trim().is_empty() => t.trim().to_string(),
+        _ => return Err("no `type` string".to_string()),
+    };
+    ident::output_type(&output_type).map_err(|e| e.to_string())?;
+    check_numbers(&obj)?;
+
+    let provider = provider_of(&obj, &output_type);
+    let is_github = provider.is_none();
+    let url = first_str(
+        &obj,
+        &[
+            "url",
+            "html_url",
+            "issue_url",
+            "pull_request_url",
+            "review_url",
+        ],
+    );
+    // A Jira or Linear URL has no owner/repo in its path.
+    let parsed_url = url
+        .as_deref()
+        .filter(|_| is_github)
+        .and_then(parse_github_url);
+    let oct_target = obj.get("target").and_then(Value::as_object);
+
+    // Outside GitHub, `target.repository` names a Jira/Linear/ADO project.
+    let repo = str_field(&obj, "repo")
+        .or_else(|| {
+            oct_target
+                .filter(|_| is_github)
+                .and_then(|t| str_field(t, "repository"))
+        })
+        .or_else(|| parsed_url.as_ref().map(|t| t.repo.clone()))
+        .or_else(|| defaults.repo.clone())
+        .ok_or_else(|| {
+            "no repo: no `repo`, `target.repository`, GitHub URL, or default repo".to_string()
+        })?;
+
+    let run_id = ["workflow_run_id", "source_run_id"]
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(crate::model::wire::github_id))
+        .or(defaults.run_id);
+
+    let timestamp = obj.get("timestamp").and_then(Value::as_str).and_then(|s| {
+        DateTime::parse_from_rfc3339(s.trim())
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    });
+    // A time outside the sane range is refused, not stored (`sane_time`).
+    if let Some(t) = timestamp {
+        crate::model::sane_time::check("timestamp", t).map_err(|e| e.to_string())?;
+    }
+
+    let target = if is_github {
+        let found = build_target(&obj, &repo, &output_type, parsed_url, url, oct_target);
+        crate::ingest::targets::refine(&output_type, &obj, &repo, found)
+    } else {
+        None
+    };
+
+    let before_state = object_field(&obj, "before_state");
+    let labels_added = match obj.get("labelsAdded") {
+        Some(v) => names(v),
+        None if matches!(
+            OutputType::from(output_type.as_str()),
+            OutputType::AddLabels
+        ) =>
+        {
+            obj.get("labels").map(names).unwrap_or_default()
+        }
+        None => Vec::new(),
+    };
+    let labels_before = obj
+        .get("labelsBefore")
+        .map(names)
+        .or_else(|| before_state.get("labels").map(names));
+
+    let mut extra = Map::new();
+    for (k, v) in &obj {
+        let mapped = CONSUMED.contains(&k.as_str())
+            || (k == "timestamp" && timestamp.is_some())
+            || (matches!(k.as_str(), "before_state" | "after_state" | "metadata") && v.is_object());
+        if !mapped {
+            extra.insert(k.clone(), v.clone());
+        }
+    }
+
+    let workflow = str_field(&obj, "workflow").or_else(|| defaults.workflow.clone());
+    check_identifiers(&repo, run_id, workflow.as_deref(), target.as_ref())?;
+
+    Ok(ExecutionRecord {
+        id: ExecutionRecord::output_id(&repo, run_id, &index.to_string()),
+        output_type,
+        repo,
+        run_id,
+        index: Some(index as u64),
+        workflow,
+        target,
+        executed_at: timestamp.unwrap_or(received_at),
+        actor: obj.get("actor").and_then(login_of),
+        provider,
+        temporary_id: str_field(&obj, "temporaryId"),
+        before_state,
+        after_state: object_field(&obj, "after_state"),
+        metadata: object_field(&obj, "metadata"),
+        labels_added,
+        labels_before,
+        extra,
+        sources: crate::model::execution::Sources {
+            manifest: true,
+            webhook: false,
+        },
+    })
+}
+
+/// Fields that hold an issue, PR, comment or run number: when one is given
+/// as a number it must be in 1..=i64::MAX (a `0` or `-3` is refused, not read
+/// as "no number").
+const NUMBER_FIELDS: &[&str] = &[
+    "number",
+    "issue_number",
+    "pull_request_number",
+    "prNumber",
+    "itemNumber",
+    "commentId",
+    "id",
+    "workflow_run_id",
+    "source_run_id",
+];
+
+fn check_numbers(obj: &Map<String, Value>) -> Result<(), String> {
+    let target_number = obj
+        .get("target")
+        .and_then(Value::as_object)
+        .and_then(|t| t.get("number"));
+    let given = NUMBER_FIELDS
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|v| (*k, v)))
+        .chain(target_number.map(|v| ("target.number", v)));
+    for (key, value) in given {
+        ident::json_number("number", value).map_err(|e| format!("`{key}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The record's repository, run, workflow and target, checked before it is
+/// stored (see `model::ident`).
+fn check_identifiers(
+    repo: &str,
+    run_id: Option<u64>,
+    workflow: Option<&str>,
+    target: Option<&Target>,
+) -> Result<(), String> {
+    let shown = |e: ident::IdentError| e.to_string();
+    ident::repo(repo).map_err(shown)?;
+    if let Some(run) = run_id {
+        ident::number("run id", run).map_err(shown)?;
+    }
+    if let Some(w) = workflow {
+        ident::workflow_name(w).map_err(shown)?;
+    }
+    if let Some(t) = target {
+        // Org- and user-level objects (projects) are filed under the owner.
+        let checked = if t.repo.contains('/') {
+            ident::repo(&t.repo)
+        } else {
+            ident::owner(&t.repo)
+        };
+        checked.map_err(|e| format!("target {e}"))?;
+        for n in [t.number, t.id, t.parent_number].into_iter().flatten() {
+            ident::number("target number", n).map_err(shown)?;
+        }
+    }
+    Ok(())
+}
+
+/// `provider` or `target.provider`, else implied by a provider-prefixed type;
+/// `None` means GitHub.
+fn provider_of(obj: &Map<String, Value>, output_type: &str) -> Option<String> {
+    let given = str_field(obj, "provider").or_else(|| {
+        obj.get("target")
+            .and_then(Value::as_object)
+            .and_then(|t| str_field(t, "provider"))
+    });
+    let given = given.or_else(|| {
+        [
+            ("ado_", "azure-devops"),
+            ("jira_", "jira"),
+            ("linear_", "linear"),
+        ]
+        .iter()
+        .find(|(prefix, _)| output_type.starts_with(prefix))
+        .map(|(_, p)| p.to_string())
+    });
+    given.filter(|p| !p.eq_ignore_ascii_case("github"))
+}
+
+/// The target: from the URL, else the Oct `target` object, else `number`.
+fn build_target(
+    obj: &Map<String, Value>,
+    repo: &str,
+    output_type: &str,
+    parsed_url: Option<Target>,
+    url: Option<String>,
+    oct_target: Option<&Map<String, Value>>,
+) -> Option<Target> {
+    let comment_id = ["commentId", "id"]
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(crate::model::wire::github_id));
+    let number = [
+        "number",
+        "issue_number",
+        "pull_request_number",
+        "prNumber",
+        "itemNumber",
+    ]
+    .iter()
+    .find_map(|k| obj.get(*k).and_then(crate::model::wire::github_id));
+    let fallback_used = obj.get("fallback_used").and_then(Value::as_bool) == Some(true);
+    let pr_kind = if output_type.contains("pull_request") && !fallback_used {
+        TargetKind::PullRequest
+    } else {
+        TargetKind::Issue
+    };
+
+    let mut target = parsed_url
+        .or_else(|| oct_target.and_then(|t| from_oct_target(t, repo, number, comment_id, pr_kind)))
+        .or_else(|| number.map(|n| Target::thread(repo, pr_kind, n)));
+
+    // add_comment: the manifest names the comment by id; the URL or number is its thread.
+    if output_type == "add_comment" {
+        if let (Some(t), Some(id)) = (&target, comment_id) {
+            if t.kind.is_thread() {
+                target = Some(Target::comment(repo, TargetKind::Comment, id, t.number));
+            }
+        }
+    }
+    if let Some(t) = &mut target {
+        t.url = url;
+    }
+    target
+}
+
+/// The Oct 2026 `target: {repository, number, kind}` object.
+fn from_oct_target(
+    t: &Map<String, Value>,
+    repo: &str,
+    number: Option<u64>,
+    comment_id: Option<u64>,
+    default_kind: TargetKind,
+) -> Option<Target> {
+    let number = t
+        .get("number")
+        .and_then(crate::model::wire::github_id)
+        .or(number);
+    let kind = t
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(kind_from_str)
+        .unwrap_or(default_kind);
+    match kind {
+        TargetKind::Repository => Some(repo_target(repo)),
+        k if k.is_thread() || k == TargetKind::Discussion => Some(Target::thread(repo, k, number?)),
+        TargetKind::Ref => None,
+        k => Some(Target::comment(repo, k, comment_id?, number)),
+    }
+}
+
+fn kind_from_str(s: &str) -> Option<TargetKind> {
+    Some(match s.to_ascii_lowercase().replace('-', "_").as_str() {
+        "issue" => TargetKind::Issue,
+        "pull_request" | "pull" | "pr" => TargetKind::PullRequest,
+        "comment" | "issue_comment" => TargetKind::Comment,
+        "review" | "pull_request_review" => TargetKind::Review,
+        "review_comment" | "pull_request_review_comment" => TargetKind::ReviewComment,
+        "discussion" => TargetKind::Discussion,
+        "discussion_comment" => TargetKind::DiscussionComment,
+        "repository" | "repo" => TargetKind::Repository,
+        _ => return None,
+    })
+}
+
+/// Read a GitHub (or GHES) web or REST URL into a target; `url` is left unset.
+///
+/// Web: `/o/r/{pull|issues|discussions}/N[#fragment]`. REST:
+/// `[/api/v3]/repos/o/r/{pulls|issues}/N[/reviews/ID]` and
+/// `/repos/o/r/{issues|pulls}/comments/ID`. Any other `/o/r/...` path gives a
+/// `Repository` target.
+pub fn parse_github_url(url: &str) -> Option<Target> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let (path, fragment) = match rest.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (rest, None),
+    };
+    let path = path.split('?').next().unwrap_or("");
+    let mut segs: Vec<&str> = path.split('/').skip(1).filter(|s| !s.is_empty()).collect();
+    if segs.starts_with(&["api", "v3"]) {
+        segs.drain(..2);
+    }
+    if segs.first() == Some(&"repos") {
+        segs.remove(0);
+    }
+    let [owner, name, rest @ ..] = segs.as_slice() else {
+        return None;
+    };
+    let repo = format!("{owner}/{name}");
+    let num = |s: Option<&&str>| s.and_then(|s| s.parse::<u64>().ok());
+    let thread = |kind, n| Some(Target::thread(&repo, kind, n));
+    let target = match rest {
+        ["issues" | "pulls", "comments", id, ..] => {
+            let kind = if rest[0] == "pulls" {
+                TargetKind::ReviewComment
+            } else {
+                TargetKind::Comment
+            };
+            num(Some(id)).map(|id| Target::comment(&repo, kind, id, None))
+        }
+        ["pulls" | "pull", n, "reviews", id, ..] => {
+            num(Some(id)).map(|id| Target::comment(&repo, TargetKind::Review, id, num(Some(n))))
+        }
+        [kind @ ("pull" | "pulls" | "issues" | "discussions"), n, ..] => {
+            let Some(n) = num(Some(n)) else {
+                return Some(repo_target(&repo));
+            };
+            let kind = match *kind {
+                "issues" => TargetKind::Issue,
+                "discussions" => TargetKind::Discussion,
+                _ => TargetKind::PullRequest,
+            };
+            fragment
+                .and_then(|f| fragment_target(&repo, f, n))
+                .or_else(|| thread(kind, n))
+        }
+        _ => None,
+    };
+    Some(target.unwrap_or_else(|| repo_target(&repo)))
+}
+
+fn repo_target(repo: &str) -> Target {
+    Target {
+        number: None,
+        ..Target::thread(repo, TargetKind::Repository, 0)
+    }
+}
+
+fn fragment_target(repo: &str, fragment: &str, parent: u64) -> Option<Target> {
+    let kinds = [
+        ("issuecomment-", TargetKind::Comment),
+        ("discussion_r", TargetKind::ReviewComment),
+        ("pullrequestreview-", TargetKind::Review),
+        ("discussioncomment-", TargetKind::DiscussionComment),
+    ];
+    kinds.iter().find_map(|(prefix, kind)| {
+        let id = fragment.strip_prefix(prefix)?.parse().ok()?;
+        Some(Target::comment(repo, *kind, id, Some(parent)))
+    })
+}
+
+fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn first_str(obj: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| str_field(obj, k))
+}
+
+fn object_field(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
+    obj.get(key)
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Label names from `["a"]` or `[{"name":"a"}]`.
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|items| crate::model::wire::label_names(items))
+        .unwrap_or_default()
+}
+
+/// `"login"` or `{"login": ...}`.
+fn login_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Object(o) => str_field(o, "login"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 6, 1, 0, 0, 0).unwrap()
+    }
+
+    fn defaults() -> ManifestDefaults {
+        ManifestDefaults {
+            repo: Some("def/repo".into()),
+            run_id: Some(777),
+            workflow: Some("ci-coach".into()),
+        }
+    }
+
+    fn one(line: &str) -> ExecutionRecord {
+        let p = parse_manifest(line, &defaults(), now());
+        assert!(p.rejected.is_empty(), "{:?}", p.rejected);
+        assert_eq!(p.records.len(), 1);
+        p.records.into_iter().next().unwrap()
+    }
+
+    fn target(repo: &str, kind: TargetKind, number: Option<u64>, id: Option<u64>) -> Target {
+        Target {
+            repo: repo.into(),
+            kind,
+            number,
+            id,
+            node_id: None,
+            url: None,
+            parent_number: None,
+            git_ref: None,
+            name: None,
+        }
+    }
+
+    #[test]
+    fn may_2026_create_pull_request() {
+        let r = one(
+            r#"{"type":"create_pull_request","url":"https://github.com/org/repo/pull/1","repo":"org/repo","number":1,"temporaryId":"aw_x1","timestamp":"2024-01-01T10:00:00Z"}"#,
+        );
+        assert_eq!(r.id, "org/repo:777:0");
+        assert_eq!(r.output_type, "create_pull_request");
+        assert_eq!(r.repo, "org/repo", "the line's repo wins over the default");
+        assert_eq!(r.run_id, Some(777));
+        assert_eq!(r.index, Some(0));
+        assert_eq!(r.workflow.as_deref(), Some("ci-coach"));
+        assert_eq!(r.temporary_id.as_deref(), Some("aw_x1"));
+        assert_eq!(
+            r.executed_at,
+            Utc.with_ymd_and_hms(2024, 1, 1, 10, 0, 0).unwrap()
+        );
+        let t = r.target.unwrap();
+        assert_eq!((t.kind, t.number), (TargetKind::PullRequest, Some(1)));
+        assert_eq!(t.url.as_deref(), Some("https://github.com/org/repo/pull/1"));
+        assert!(r.sources.manifest && !r.sources.webhook);
+        assert!(!r.extra.contains_key("type") && !r.extra.contains_key("timestamp"));
+        assert_eq!(r.extra.get("number"), Some(&Value::from(1)));
+    }
+
+    #[test]
+    fn may_2026_targets_table() {
+        use TargetKind::*;
+        let cases: Vec<(&str, Target)> = vec![
+            // create_issue with only a number.
+            (
+                r#"{"type":"create_issue","repo":"github/gh-aw","number":101,"temporaryId":"aw_alpha"}"#,
+                target("github/gh-aw", Issue, Some(101), None),
+            ),
+            // add_comment: the comment, on its thread.
+            (
+                r#"{"type":"add_comment","commentId":555,"url":"https://github.com/o/r/issues/9#issuecomment-555","number":9,"repo":"o/r"}"#,
+                Target {
+                    parent_number: Some(9),
+                    ..target("o/r", Comment, None, Some(555))
+                },
+            ),
+            // add_comment on a PR, only number + commentId.
+            (
+                r#"{"type":"add_comment","commentId":"556","number":"10","repo":"o/r"}"#,
+                Target {
+                    parent_number: Some(10),
+                    ..target("o/r", Comment, None, Some(556))
+                },
+            ),
+            // A PR fallen back to an issue: the kind follows the URL.
+            (
+                r#"{"type":"create_pull_request","url":"https://github.com/o/r/issues/12","number":12,"fallback_used":true}"#,
+                target("o/r", Issue, Some(12), None),
+            ),
+            (
+                r#"{"type":"create_pull_request","issue_number":13,"issue_url":"https://github.com/o/r/issues/13","fallback_used":true}"#,
+                target("o/r", Issue, Some(13), None),
+            ),
+            // Review and review comment fragments; GHES host.
+            (
+                r#"{"type":"submit_pull_request_review","url":"https://ghe.corp.example/o/r/pull/4#pullrequestreview-88"}"#,
+                Target {
+                    parent_number: Some(4),
+                    ..target("o/r", Review, None, Some(88))
+                },
+            ),
+            (
+                r#"{"type":"create_pull_request_review_comment","url":"https://github.com/o/r/pull/4#discussion_r99"}"#,
+                Target {
+                    parent_number: Some(4),
+                    ..target("o/r", ReviewComment, None, Some(99))
+                },
+            ),
+            (
+                r#"{"type":"add_comment","url":"https://github.com/o/r/discussions/3#discussioncomment-7"}"#,
+                Target {
+                    parent_number: Some(3),
+                    ..target("o/r", DiscussionComment, None, Some(7))
+                },
+            ),
+            (
+                r#"{"type":"create_discussion","url":"https://github.com/o/r/discussions/3"}"#,
+                target("o/r", Discussion, Some(3), None),
+            ),
+            // REST URLs.
+            (
+                r#"{"type":"update_pull_request","url":"https://api.github.com/repos/o/r/pulls/5"}"#,
+                target("o/r", PullRequest, Some(5), None),
+            ),
+            (
+                r#"{"type":"update_issue","url":"https://ghe.corp/api/v3/repos/o/r/issues/6"}"#,
+                target("o/r", Issue, Some(6), None),
+            ),
+            // Number only: PR-ish types make PRs, others issues.
+            (
+                r#"{"type":"close_pull_request","number":8}"#,
+                target("def/repo", PullRequest, Some(8), None),
+            ),
+            (
+                r#"{"type":"add_labels","number":8}"#,
+                target("def/repo", Issue, Some(8), None),
+            ),
+            // A URL with no object gives the repository.
+            (
+                r#"{"type":"update_release","url":"https://github.com/o/r/releases/tag/v1"}"#,
+                target("o/r", Repository, None, None),
+            ),
+        ];
+        for (line, mut want) in cases {
+            let r = one(line);
+            let got = r
+                .target
+                .clone()
+                .unwrap_or_else(|| panic!("no target for {line}"));
+            want.url = got.url.clone();
+            assert_eq!(got, want, "{line}");
+            assert_eq!(r.repo, want.repo, "{line}");
+        }
+    }
+
+    #[test]
+    fn may_2026_labels_and_state() {
+        let r = one(
+            r#"{"type":"add_labels","url":"https://github.com/o/r/issues/2","labelsAdded":["bug","p1"],"before_state":{"labels":["triage"]},"after_state":{"labels":["triage","bug","p1"]},"metadata":{"x":1}}"#,
+        );
+        assert_eq!(r.labels_added, vec!["bug", "p1"]);
+        assert_eq!(r.labels_before, Some(vec!["triage".to_string()]));
+        assert_eq!(r.after_state["labels"].as_array().unwrap().len(), 3);
+        assert_eq!(r.metadata["x"], 1);
+        assert!(r.extra.is_empty() || !r.extra.contains_key("before_state"));
+        // Explicit labelsBefore wins over before_state.
+        let r = one(
+            r#"{"type":"add_labels","number":2,"labelsAdded":["a"],"labelsBefore":[],"before_state":{"labels":["x"]}}"#,
+        );
+        assert_eq!(r.labels_before, Some(vec![]));
+        // Non-object state fields are kept in extra, not read.
+        let r = one(r#"{"type":"update_issue","number":2,"before_state":"oops","metadata":[1]}"#);
+        assert!(r.before_state.is_empty() && r.metadata.is_empty());
+        assert_eq!(r.extra["before_state"], "oops");
+        assert_eq!(r.labels_before, None);
+    }
+
+    #[test]
+    fn oct_2026_shape() {
+        let r = one(
+            r#"{"type":"add_labels","provider":"github","id":4242,"target":{"provider":"github","repository":"o/r","number":5,"kind":"issue"},"labels":[{"name":"bug","database_id":1,"node_id":"LA_1"},{"name":"p2"}],"before_state":{"labels":[{"name":"triage"}]},"timestamp":"2026-10-10T08:00:00.000Z","actor":{"login":"my-app[bot]","type":"Bot"},"claim_id":"q-1"}"#,
+        );
+        assert_eq!(r.repo, "o/r");
+        assert_eq!(r.provider, None, "github means None");
+        assert_eq!(
+            r.target,
+            Some(target("o/r", TargetKind::Issue, Some(5), None))
+        );
+        assert_eq!(r.labels_added, vec!["bug", "p2"]);
+        assert_eq!(r.labels_before, Some(vec!["triage".to_string()]));
+        assert_eq!(r.actor.as_deref(), Some("my-app[bot]"));
+        assert_eq!(r.extra["claim_id"], "q-1");
+        assert_eq!(
+            r.executed_at,
+            Utc.with_ymd_and_hms(2026, 10, 10, 8, 0, 0).unwrap()
+        );
+
+        // A comment named by the Oct target.
+        let r = one(
+            r#"{"type":"add_comment","id":901,"target":{"repository":"o/r","number":5,"kind":"comment"}}"#,
+        );
+        assert_eq!(
+            r.target,
+            Some(Target {
+                parent_number: Some(5),
+                ..target("o/r", TargetKind::Comment, None, Some(901))
+            })
+        );
+
+        // metadata.run_id of dispatch_workflow is the dispatched run, not ours.
+        let r = one(
+            r#"{"type":"dispatch_workflow","metadata":{"run_id":123456,"workflow_name":"deploy.yml"}}"#,
+        );
+        assert_eq!(r.run_id, Some(777));
+        assert_eq!(r.metadata["run_id"], 123456);
+        // Its target is that run (src/ingest/targets/workflow.rs).
+        assert_eq!(
+            r.target.map(|t| t.key()).as_deref(),
+            Some("def/repo#workflow_run:123456")
+        );
+
+        let r = one(
+            r#"{"type":"push_to_pull_request_branch","url":"https://github.com/o/r/pull/3","metadata":{"commit_sha":"abc"},"before_state":{"head_sha":"000"},"after_state":{"head_sha":"abc"},"workflow_run_id":"31337","workflow":"other"}"#,
+        );
+        assert_eq!(r.run_id, Some(31337));
+        assert_eq!(r.id, "o/r:31337:0");
+        assert_eq!(r.workflow.as_deref(), Some("other"));
+        assert_eq!(r.field_str("commit_sha"), Some("abc"));
+    }
+
+    #[test]
+    fn non_github_provider() {
+        let r = one(
+            r#"{"type":"jira_create_issue","provider":"jira","url":"https://acme.atlassian.net/browse/PROJ-12","target":{"provider":"jira","repository":"PROJ","kind":"issue"},"identifier":"PROJ-12"}"#,
+        );
+        assert_eq!(r.provider.as_deref(), Some("jira"));
+        assert_eq!(r.repo, "def/repo", "a Jira project is not a repo");
+        assert_eq!(r.target, None);
+        assert_eq!(r.extra["url"], "https://acme.atlassian.net/browse/PROJ-12");
+        // Provider implied by the type prefix.
+        let r = one(r#"{"type":"linear_add_comment","url":"https://linear.app/acme/issue/ENG-1"}"#);
+        assert_eq!(r.provider.as_deref(), Some("linear"));
+        assert_eq!(r.target, None);
+    }
+
+    /// Feed `body` to a splitter in pieces of `step` bytes.
+    fn split(body: &[u8], step: usize, max_line: usize) -> Vec<(usize, Option<String>, usize)> {
+        let mut lines = Vec::new();
+        let mut each = |l: RawLine<'_>| {
+            let text = l.bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+            lines.push((l.number, text, l.len));
+            Ok::<(), ()>(())
+        };
+        let mut splitter = LineSplitter::new(max_line);
+        for piece in body.chunks(step) {
+            splitter.push(piece, &mut each).unwrap();
+        }
+        splitter.finish(&mut each).unwrap();
+        lines
+    }
+
+    #[test]
+    fn lines_are_the_same_however_the_body_is_cut_and_long_ones_are_not_kept() {
+        let body = b"{\"a\":1}\n\n0123456789abcdef\nlast";
+        let expected = vec![
+            (1, Some("{\"a\":1}".to_string()), 7),
+            (2, Some(String::new()), 0),
+            (3, None, 16),
+            (4, Some("last".to_string()), 4),
+        ];
+        for step in [1, 2, 3, 7, body.len()] {
+            assert_eq!(split(body, step, 8), expected, "pieces of {step}");
+        }
+        // A trailing newline ends the last line; nothing follows it.
+        assert_eq!(split(b"a\n", 1, 8), vec![(1, Some("a".to_string()), 1)]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_rejected_and_still_counts_for_the_index() {
+        let body = "{\"type\":\"noop\",\"repo\":\"o/r\"}\n{\"type\":\"noop\",\"repo\":\"o/r\",\"pad\":\"xxxxxxxxxxxxxxxx\"}\n\n{\"type\":\"noop\",\"repo\":\"o/r\"}";
+        let mut parser = LineParser::new(defaults(), now(), 40);
+        let mut results = Vec::new();
+        let mut splitter = LineSplitter::new(40);
+        let mut each = |l: RawLine<'_>| {
+            results.extend(parser.parse(l));
+            Ok::<(), ()>(())
+        };
+        splitter.push(body.as_bytes(), &mut each).unwrap();
+        splitter.finish(&mut each).unwrap();
+        assert_eq!(parser.items(), 3, "the blank line is not an item");
+        assert_eq!(results.len(), 3);
+        let rejected = results[1].as_ref().unwrap_err();
+        assert_eq!(rejected.line, 2);
+        assert!(
+            rejected.error.contains("more than the 40 bytes"),
+            "{}",
+            rejected.error
+        );
+        assert_eq!(results[2].as_ref().unwrap().index, Some(2));
+    }
+
+    #[test]
+    fn bad_lines_are_rejected_and_the_rest_counts() {
+        let body = concat!(
+            r#"{"type":"create_issue","number":1,"repo":"o/r","timestamp":"yesterday"}"#,
+            "\n",
+            "\n",
+            "   \n",
+            r#"{"type":"create_issue","number":2"#,
+            "\n",
+            "[1,2]\n",
+            r#"{"number":3}"#,
+            "\n",
+            r#"{"type":"frobnicate_widget","number":4,"widget":{"a":1}}"#,
+            "\n",
+        );
+        let p = parse_manifest(body, &defaults(), now());
+        let lines: Vec<usize> = p.rejected.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![4, 5, 6]);
+        assert!(p.rejected[0].error.contains("JSON"));
+        assert!(p.rejected[1].error.contains("object"));
+        assert!(p.rejected[2].error.contains("type"));
+        let ids: Vec<&str> = p.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, vec!["o/r:777:0", "def/repo:777:4"]);
+        assert_eq!(p.records[0].executed_at, now(), "unparseable timestamp");
+        assert_eq!(p.records[0].extra["timestamp"], "yesterday");
+        assert_eq!(p.records[1].output_type, "frobnicate_widget");
+        assert_eq!(p.records[1].extra["widget"]["a"], 1);
+        // Posting the same manifest again gives the same ids.
+        assert_eq!(parse_manifest(body, &defaults(), now()), p);
+    }
+
+    #[test]
+    fn a_timestamp_outside_2000_to_2200_rejects_its_line() {
+        let body = concat!(
+            r#"{"type":"create_issue","number":1,"repo":"o/r","timestamp":"9999-12-31T23:59:59Z"}"#,
+            "\n",
+            r#"{"type":"create_issue","number":2,"repo":"o/r","timestamp":"1970-01-01T00:00:00Z"}"#,
+            "\n",
+            r#"{"type":"create_issue","number":3,"repo":"o/r","timestamp":"2026-01-01T00:00:00Z"}"#,
+            "\n",
+        );
+        let p = parse_manifest(body, &defaults(), now());
+        let lines: Vec<usize> = p.rejected.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![1, 2]);
+        assert!(
+            p.rejected[0].error.contains("`timestamp`"),
+            "{:?}",
+            p.rejected
+        );
+        assert!(
+            p.rejected[0].error.contains("2200-01-01"),
+            "{:?}",
+            p.rejected
+        );
+        assert_eq!(p.records.len(), 1);
+    }
+
+    #[test]
+    fn missing_repo_is_rejected() {
+        let p = parse_manifest(
+            "{\"type\":\"create_issue\",\"number\":1}\n{\"type\":\"noop\",\"url\":\"https://github.com/o/r/issues/1\"}",
+            &ManifestDefaults::default(),
+            now(),
+        );
+        assert_eq!(p.rejected.len(), 1);
+        assert_eq!(p.rejected[0].line, 1);
+        assert!(p.rejected[0].error.contains("no repo"));
+        assert_eq!(p.records[0].id, "o/r:norun:1");
+        assert_eq!(p.records[0].workflow, None);
+    }
+
+    #[test]
+    fn hostile_identifiers_are_rejected_line_by_line() {
+        let hostile = [
+            (
+                r#"{"type":"create_issue","repo":"o/r](https://evil)","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"<img src=x>/r","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"-o/r","number":1}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"create_issue","repo":"o/..","number":1}"#,
+                "repo",
+            ),
+            (r#"{"type":"Create-Issue","number":1}"#, "type"),
+            (r#"{"type":"x\u001b[31m","number":1}"#, "type"),
+            (r#"{"type":"create_issue","number":0}"#, "number"),
+            (r#"{"type":"create_issue","number":-4}"#, "number"),
+            (
+                r#"{"type":"create_issue","number":"99999999999999999999"}"#,
+                "number",
+            ),
+            (
+                r#"{"type":"create_issue","number":1,"workflow_run_id":0}"#,
+                "workflow_run_id",
+            ),
+            (
+                r#"{"type":"add_comment","target":{"repository":"o/r","number":-1,"kind":"issue"}}"#,
+                "target.number",
+            ),
+            (
+                r#"{"type":"create_issue","number":1,"workflow":"ci\u001b]8;;https://evil\u0007"}"#,
+                "workflow",
+            ),
+            (
+                r#"{"type":"create_issue","url":"https://github.com/@org%2Fteam/x/issues/1"}"#,
+                "repo",
+            ),
+            (
+                r#"{"type":"add_comment","repo":"o/r","url":"https://github.com/o/r%3Ca%3E/issues/1"}"#,
+                "target repo",
+            ),
+        ];
+        let body: Vec<&str> = hostile.iter().map(|(l, _)| *l).collect();
+        let body = format!(
+            "{}\n{}",
+            body.join("\n"),
+            r#"{"type":"create_issue","number":2}"#
+        );
+        let p = parse_manifest(&body, &defaults(), now());
+        assert_eq!(p.records.len(), 1, "only the good line: {:?}", p.records);
+        assert_eq!(p.records[0].id, format!("def/repo:777:{}", hostile.len()));
+        assert_eq!(p.rejected.len(), hostile.len());
+        for (r, (line, what)) in p.rejected.iter().zip(hostile) {
+            assert!(r.error.contains(what), "{line} → {}", r.error);
+        }
+    }
+
+    #[test]
+    fn github_url_parsing_is_total() {
+        for url in [
+            "",
+            "https://",
+            "https://github.com",
+            "https://github.com/o",
+            "x/y/z",
+            "https://github.com/o/r/pull/x",
+            "https://github.com/o/r/issues/1#issuecomment-x",
+            "https://github.com/o/r/pulls/comments/",
+        ] {
+            let _ = parse_github_url(url);
+        }
+        assert_eq!(parse_github_url("https://github.com/o"), None);
+        let t = parse_github_url("https://github.com/o/r/issues/1#issuecomment-x").unwrap();
+        assert_eq!((t.kind, t.number), (TargetKind::Issue, Some(1)));
+        let t = parse_github_url("https://api.github.com/repos/o/r/pulls/comments/5").unwrap();
+        assert_eq!((t.kind, t.id), (TargetKind::ReviewComment, Some(5)));
+    }
+}

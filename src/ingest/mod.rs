@@ -1,0 +1,17 @@
+//! Ingest: what comes from outside, turned into our records and observations.
+//! A webhook delivery (`webhook`, checked by `signature`), a gh-aw manifest
+//! (`manifest`, `targets`, staged by `ingress`, or posted with an Actions
+//! token checked by `oidc`), and API state read back (`reconcile`: API answers
+//! → observations). `client` is the sending side (signed deliveries, manifest
+//! posts, the scenario format).
+//!
+//! May import: `model`, `store`.
+
+pub mod client;
+pub mod ingress;
+pub mod manifest;
+pub mod oidc;
+pub mod reconcile;
+pub mod signature;
+pub mod targets;
+pub mod webhook;

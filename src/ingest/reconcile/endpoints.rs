@@ -1,0 +1,234 @@
+//! Which API paths the fetcher must GET for an output, per type: the primary
+//! object first (its 404/410 means the object is gone), then supplementary
+//! lists (a 404 there is not deletion). Paths are relative to
+//! `repos/{owner}/{repo}/` of the target's repository; GraphQL results use the
+//! `graphql/...` keys documented in `super`.
+
+use serde_json::Value;
+
+use super::{ApiState, Endpoint};
+use crate::judge::evaluate::OutputType;
+use crate::model::{ExecutionRecord, TargetKind};
+
+/// The endpoints for `record`, primary first. Empty when the record names
+/// nothing the API can be asked about (the evaluator then decides alone).
+pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
+    let Some(paths) = paths_for(record) else {
+        return Vec::new();
+    };
+    paths
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| Endpoint {
+            path,
+            primary: i == 0,
+        })
+        .collect()
+}
+
+/// Endpoints that only the first responses reveal: the compare of a pushed
+/// commit with the merge commit, and the PRs a timeline cross-references (for
+/// `assign_to_agent`). All supplementary.
+pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
+    let supplementary = |path: String| Endpoint {
+        path,
+        primary: false,
+    };
+    let Some(n) = thread_number(record) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    match OutputType::from(record.output_type.as_str()) {
+        OutputType::PushToPullRequestBranch => {
+            let pr = state.responses.get(&format!("pulls/{n}"));
+            let merge = pr
+                .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
+                .and_then(|p| p.get("merge_commit_sha"))
+                .and_then(Value::as_str);
+            if let (Some(sha), Some(merge)) = (pushed_sha(record), merge) {
+                out.push(supplementary(format!("compare/{sha}...{merge}")));
+            }
+        }
+        OutputType::AssignToAgent => {
+            let timeline = state.responses.get(&format!("issues/{n}/timeline"));
+            for e in timeline.map(super::rest::items).unwrap_or_default() {
+                let source = e.pointer("/source/issue");
+                let is_pr = source.and_then(|s| s.get("pull_request")).is_some();
+                let number = source.and_then(|s| s.get("number")).and_then(Value::as_u64);
+                if let (Some("cross-referenced"), true, Some(m)) =
+                    (e.get("event").and_then(Value::as_str), is_pr, number)
+                {
+                    out.push(supplementary(format!("pulls/{m}")));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The commit a push recorded (Oct 2026 `metadata.commit_sha`, May 2026
+/// `after_state.head_sha`).
+pub fn pushed_sha(record: &ExecutionRecord) -> Option<&str> {
+    record
+        .metadata
+        .get("commit_sha")
+        .or_else(|| record.after_state.get("head_sha"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// The issue or PR number the output sits on (its own, or its parent's).
+pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
+    let t = record.target.as_ref()?;
+    match t.kind {
+        k if k.is_thread() => t.number,
+        TargetKind::Discussion => t.number,
+        _ => t.parent_number.or(t.number),
+    }
+}
+
+fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
+    let t = record.target.as_ref();
+    let n = thread_number(record);
+    let issue = |n: u64| vec![format!("issues/{n}"), format!("issues/{n}/timeline")];
+    let pr_activity = |n: u64| {
+        vec![
+            format!("pulls/{n}"),
+            format!("issues/{n}/comments"),
+            format!("pulls/{n}/reviews"),
+            format!("pulls/{n}/commits"),
+            format!("issues/{n}/timeline"),
+        ]
+    };
+    let reviews_first = |n: u64| {
+        vec![
+            format!("pulls/{n}/reviews"),
+            format!("pulls/{n}"),
+            format!("issues/{n}/timeline"),
+        ]
+    };
+    let meta_str = |k: &str| record.field_str(k).map(str::to_string);
+    let meta_u64 = |k: &str| {
+        record
+            .metadata
+            .get(k)
+            .or_else(|| record.extra.get(k))
+            .and_then(crate::model::wire::github_id)
+    };
+    Some(match OutputType::from(record.output_type.as_str()) {
+        OutputType::CreatePullRequest if t.is_some_and(|t| t.kind == TargetKind::Issue) => {
+            let n = n?;
+            vec![
+                format!("issues/{n}"),
+                format!("issues/{n}/comments"),
+                format!("issues/{n}/timeline"),
+            ]
+        }
+        OutputType::CreatePullRequest | OutputType::PushToPullRequestBranch => pr_activity(n?),
+        OutputType::ClosePullRequest
+        | OutputType::UpdatePullRequest
+        | OutputType::MergePullRequest => {
+            let n = n?;
+            vec![format!("pulls/{n}"), format!("issues/{n}/timeline")]
+        }
+        OutputType::CreateIssue => {
+            let n = n?;
+            vec![
+                format!("issues/{n}"),
+                format!("issues/{n}/comments"),
+                format!("issues/{n}/timeline"),
+            ]
+        }
+        OutputType::AddComment => {
+            let id = t.and_then(|t| t.id)?;
+            let mut v = vec![format!("issues/comments/{id}")];
+            if let Some(p) = t.and_then(|t| t.parent_number) {
+                v.push(format!("issues/{p}/comments"));
+                v.push(format!("issues/{p}"));
+            }
+            v
+        }
+        OutputType::AddLabels | OutputType::RemoveLabels | OutputType::ReplaceLabel => {
+            let n = n?;
+            vec![
+                format!("issues/{n}/labels"),
+                format!("issues/{n}"),
+                format!("issues/{n}/timeline"),
+            ]
+        }
+        OutputType::AddReviewer => {
+            let n = n?;
+            vec![
+                format!("pulls/{n}/requested_reviewers"),
+                format!("pulls/{n}/reviews"),
+                format!("pulls/{n}"),
+                format!("issues/{n}/timeline"),
+            ]
+        }
+        // gh-aw judges these from the review list; the PR is context.
+        OutputType::SubmitPullRequestReview
+        | OutputType::DismissPullRequestReview
+        | OutputType::MarkPullRequestAsReadyForReview => reviews_first(n?),
+        OutputType::CreatePullRequestReviewComment
+        | OutputType::ReplyToPullRequestReviewComment => {
+            let n = n?;
+            let first = match t.filter(|t| t.kind == TargetKind::ReviewComment) {
+                Some(rc) => format!("pulls/comments/{}", rc.id?),
+                None => format!("pulls/{n}/comments"),
+            };
+            vec![first, format!("graphql/review_threads/{n}")]
+        }
+        OutputType::ResolvePullRequestReviewThread => {
+            vec![format!("graphql/review_threads/{}", n?)]
+        }
+        OutputType::HideComment => {
+            let node = t
+                .and_then(|t| t.node_id.clone())
+                .or_else(|| meta_str("comment_id"))?;
+            vec![format!("graphql/minimized/{node}")]
+        }
+        OutputType::CreateDiscussion
+        | OutputType::UpdateDiscussion
+        | OutputType::CloseDiscussion => {
+            vec![format!("graphql/discussion/{}", n?)]
+        }
+        OutputType::DispatchWorkflow | OutputType::CallWorkflow => {
+            let run = meta_u64("run_id")
+                .or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id)?;
+            vec![format!("actions/runs/{run}")]
+        }
+        OutputType::CreateCheckRun => {
+            let id = t.filter(|t| t.kind == TargetKind::CheckRun)?.id?;
+            vec![format!("check-runs/{id}")]
+        }
+        OutputType::CreateCodeScanningAlert | OutputType::AutofixCodeScanningAlert => {
+            let alert = meta_u64("alert_number").or_else(|| {
+                let t = t.filter(|t| t.kind == TargetKind::CodeScanningAlert)?;
+                t.number.or(t.id)
+            })?;
+            vec![format!("code-scanning/alerts/{alert}")]
+        }
+        OutputType::UpdateRelease => {
+            let tag = t
+                .filter(|t| t.kind == TargetKind::Release)
+                .and_then(|t| t.name.clone())
+                .or_else(|| meta_str("tag"))?;
+            vec![format!("releases/tags/{tag}")]
+        }
+        OutputType::Noop
+        | OutputType::MissingTool
+        | OutputType::MissingData
+        | OutputType::ReportIncomplete => return None,
+        // Issue-side metadata, assignments, sub-issues and anything unknown on
+        // a thread: the item and its timeline.
+        _ => match t?.kind {
+            TargetKind::PullRequest => {
+                let n = n?;
+                vec![format!("pulls/{n}"), format!("issues/{n}/timeline")]
+            }
+            TargetKind::Issue => issue(n?),
+            _ => return None,
+        },
+    })
+}

@@ -1,0 +1,216 @@
+//! Reconciling from the GitHub API: when webhooks were missed (the App was
+//! installed late, deliveries were lost), the fetched REST/GraphQL state of a
+//! target is turned into observations of the same kinds webhooks give, and
+//! the same pure evaluators judge them.
+//!
+//! Pure: the fetcher fills an [`ApiState`] (GET the paths of
+//! [`required_endpoints`], then of [`follow_up_endpoints`]); nothing here does
+//! I/O or reads the clock.
+//!
+//! # Keys of `ApiState`
+//! REST responses are keyed by path relative to `repos/{owner}/{repo}/` of the
+//! target's repository, exactly as requested (`pulls/7`, `issues/7/timeline`,
+//! `compare/A...B`). GraphQL results, which have no REST path, use:
+//! - `graphql/review_threads/<pr number>`: `PullRequest.reviewThreads.nodes`
+//!   (a list, or `{nodes: [...]}`) of `{id, isResolved, resolvedBy{login},
+//!   path, comments{nodes: [{databaseId, author{login}, createdAt,
+//!   replyTo{databaseId}}]}}`.
+//! - `graphql/minimized/<comment node id>`: `node(id)` on a comment:
+//!   `{isMinimized, minimizedReason, updatedAt}`.
+//! - `graphql/discussion/<number>`: `Repository.discussion(number)`: `{id,
+//!   title, body, closed, closedAt, stateReason, createdAt, updatedAt,
+//!   author{login}, answer{databaseId}, answerChosenAt, answerChosenBy{login},
+//!   labels{nodes[{name}]}, comments{nodes[{databaseId, author{login},
+//!   createdAt, body}]}}`.
+//!   It may carry `reactions{nodes[{databaseId, content, createdAt,
+//!   user{login}}]}`: reactions on the discussion.
+//! - `graphql/discussion_reactions/<number>`: the discussion's
+//!   `reactions.nodes`, read alone (as `github::signals` does).
+//! - `graphql/closed_by/<issue number>`: the issue's latest `ClosedEvent`:
+//!   `{createdAt, closer{__typename, number, merged}}`.
+//!
+//! Signals no webhook carries (`github::signals` fetches them at the
+//! checkpoints; conformance cases can carry them as responses):
+//! - `issues/comments/<id>/reactions`, `issues/<n>/reactions`: lists of
+//!   `{id, user, content, created_at}` (REST), GraphQL names accepted.
+//! - `orgs/<org>/teams/<slug>/memberships/<login>` (the one key not relative
+//!   to the repository): `{state: active|pending}`, optionally `_fetched_at`.
+//!
+//! A failed GET is recorded in `errors` with its HTTP status (0 for a timeout
+//! or connection failure).
+
+mod attempt;
+mod endpoints;
+mod map;
+mod rest;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ExecutionRecord, Observation, OutcomeStatus as O,
+};
+
+pub use attempt::{is_transient_status, judge, Attempt};
+pub use endpoints::{follow_up_endpoints, required_endpoints};
+
+/// What the fetcher got: responses and failures, by path (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApiState {
+    #[serde(default)]
+    pub responses: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub errors: BTreeMap<String, u16>,
+}
+
+/// One path to GET. The primary one is the output's own object: its 404/410
+/// means the object is gone; a supplementary 404 does not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub path: String,
+    pub primary: bool,
+}
+
+/// The observations the fetched state shows, sorted by (`at`, `id`).
+///
+/// Ids are deterministic (`api:issue_comment:<id>`, `api:review:<id>`,
+/// `api:commit:<sha>`, `api:event:<id>`, else `api:<path>:<index>`) and targets
+/// are the keys webhooks use, so API- and webhook-derived observations of one
+/// fact sit side by side harmlessly. Facts without a valid time are skipped,
+/// except an object's current state, which must be placed somewhere: at its
+/// close/update time, else at the execution time (see `map`).
+pub fn observations_from_api(record: &ExecutionRecord, state: &ApiState) -> Vec<Observation> {
+    map::Mapper::new(record, state).run()
+}
+
+/// Judge an output from fetched API state as of `as_of`. API failures come
+/// first (DESIGN §7, gh-aw's Oct 2026 rules), then the record's own gaps, then
+/// the type's evaluator over `observations_from_api`.
+pub fn assess_from_api(
+    record: &ExecutionRecord,
+    state: &ApiState,
+    as_of: DateTime<Utc>,
+) -> Evaluation {
+    // General rule 1: what the record lacks decides before any fetch.
+    if let Some(gap) = crate::judge::evaluate::rules::execution_state(record) {
+        return gap;
+    }
+    let required = required_endpoints(record);
+    let primary = required.iter().find(|e| e.primary).map(|e| e.path.as_str());
+    if let Some(e) = failure(record, state, primary) {
+        return e;
+    }
+    let system = matches!(
+        record.output_type.as_str(),
+        "noop" | "missing_tool" | "missing_data" | "report_incomplete"
+    );
+    if record.target.is_none() && required.is_empty() && !system {
+        return Evaluation::new(O::Unknown, S::None, "missing_reference")
+            .unresolved()
+            .note("The execution record names no target object, so there is nothing to fetch.");
+    }
+    if let Some(p) = primary.filter(|p| !state.responses.contains_key(*p)) {
+        return evaluation_error(p, None)
+            .note("The output's own object was not fetched, so it cannot be judged.");
+    }
+    let observations = observations_from_api(record, state);
+    let e = crate::judge::evaluate::evaluate(record, &observations, as_of);
+    undated_rule(e, &undated_activity(state))
+}
+
+/// Signals that say nobody (or not the people asked) engaged.
+pub const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
+
+/// General rule 2: facts whose time is unknown are never dropped silently.
+/// A comment, review or commit by someone other than a bot that carries no
+/// valid time (or a review still `PENDING`) may be engagement after the
+/// output: a negative verdict ("ignored", "no engagement", "nobody asked
+/// reviewed") is then impossible, and the answer is unknown.
+fn undated_rule(e: Evaluation, undated: &[String]) -> Evaluation {
+    let negative = e.status == O::Ignored || NO_ENGAGEMENT.contains(&e.signal.as_str());
+    if !negative || undated.is_empty() {
+        return e;
+    }
+    Evaluation::new(O::Unknown, S::Weak, "activity_time_unknown")
+        .detail("would_be", format!("{}/{}/{}", e.status.as_str(), e.strength.as_str(), e.signal))
+        .detail("undated", undated.to_vec())
+        .note("Activity by someone other than a bot has no usable time, so no engagement cannot be concluded.")
+}
+
+/// The undated non-bot activity in the fetched lists, as `path[index]`.
+pub fn undated_activity(state: &ApiState) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, v) in &state.responses {
+        let (time_at, user_at): (&[&str], &str) = if path.ends_with("/comments") {
+            (&["/created_at"], "/user")
+        } else if path.ends_with("/reviews") {
+            (&["/submitted_at"], "/user")
+        } else if path.ends_with("/commits") {
+            (
+                &["/commit/committer/date", "/commit/author/date"],
+                "/author",
+            )
+        } else {
+            continue;
+        };
+        for (i, item) in rest::items(v).iter().enumerate() {
+            let pending = item.get("state").and_then(serde_json::Value::as_str) == Some("PENDING");
+            let dated = time_at
+                .iter()
+                .any(|p| rest::time(item.pointer(p)).is_some());
+            let bot = rest::actor(item.pointer(user_at)).is_some_and(|a| a.is_bot());
+            if (pending || !dated) && !bot {
+                out.push(format!("{path}[{i}]"));
+            }
+        }
+    }
+    out
+}
+
+/// A 404/410 on the primary object is its loss (general rule 6: deletion
+/// only for outputs that created it); any other failure (5xx,
+/// rate limit, timeout, or a 404 on a supplementary list) is an evaluation
+/// error, never a verdict.
+fn failure(
+    record: &ExecutionRecord,
+    state: &ApiState,
+    primary: Option<&str>,
+) -> Option<Evaluation> {
+    if let Some((path, status)) = primary
+        .and_then(|p| state.errors.get_key_value(p))
+        .filter(|(_, s)| matches!(**s, 404 | 410))
+    {
+        return Some(crate::judge::evaluate::rules::object_gone(
+            record, path, *status,
+        ));
+    }
+    let (path, status) = state
+        .errors
+        .iter()
+        .find(|(p, s)| !(200..300).contains(*s) && !is_answer_404(p, **s))?;
+    Some(evaluation_error(path, Some(*status)).note(if primary == Some(path.as_str()) {
+        "Fetching the output's own object failed; the outcome cannot be judged until it succeeds."
+    } else {
+        "Fetching supplementary state failed (a 404 there is not deletion); the outcome cannot be judged until it succeeds."
+    }))
+}
+
+/// A 404 that is an answer, not a failure: the team memberships endpoint
+/// says 404 for "not a member" and for "team not visible to the App" alike,
+/// so it leaves the membership unknown (nothing is filed) and the output is
+/// judged on the rest.
+pub fn is_answer_404(path: &str, status: u16) -> bool {
+    status == 404 && path.starts_with("orgs/") && path.contains("/memberships/")
+}
+
+/// gh-aw's `error`: our `unknown/weak/evaluation_error`.
+fn evaluation_error(path: &str, status: Option<u16>) -> Evaluation {
+    Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+        .unresolved()
+        .detail("endpoint", path)
+        .detail("http_status", status)
+}

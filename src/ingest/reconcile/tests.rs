@@ -1,0 +1,694 @@
+//! The mapping, one response kind at a time, and the failure rules.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::judge::evaluate::testkit::{exec_time, record, RecordExt, NUMBER, REPO};
+use crate::model::{ActorClass, ObservationKind as K, Target, TargetKind};
+
+fn state(responses: Value) -> ApiState {
+    ApiState {
+        responses: serde_json::from_value(responses).unwrap(),
+        errors: Default::default(),
+    }
+}
+
+fn obs_of(output_type: &str, responses: Value) -> Vec<Observation> {
+    observations_from_api(&record(output_type), &state(responses))
+}
+
+/// `hours` after the test execution time, as GitHub writes it.
+fn ts(hours: i64) -> String {
+    (exec_time() + chrono::Duration::hours(hours)).to_rfc3339()
+}
+
+fn kinds(obs: &[Observation]) -> Vec<&K> {
+    obs.iter().map(|o| &o.event).collect()
+}
+
+#[test]
+fn merged_pr_gives_opened_and_a_merge_close_with_the_snapshot() {
+    let o = obs_of(
+        "create_pull_request",
+        json!({"pulls/7": {
+            "state": "closed", "merged": true, "title": "T",
+            "user": {"login": "github-actions[bot]", "type": "Bot"},
+            "merged_by": {"login": "alice", "type": "User"},
+            "created_at": ts(0), "merged_at": ts(30), "closed_at": ts(30),
+            "head": {"ref": "b", "sha": "h1"}, "merge_commit_sha": "m1"
+        }}),
+    );
+    assert_eq!(kinds(&o), vec![&K::Opened, &K::Closed]);
+    assert_eq!(o[0].id, "api:pulls/7:opened");
+    assert_eq!(o[0].target, "o/r#7");
+    assert!(o[0].snapshot.is_none());
+    let merge = &o[1];
+    assert_eq!(merge.at, exec_time() + chrono::Duration::hours(30));
+    assert_eq!(merge.actor.as_ref().unwrap().login, "alice");
+    let snap = merge.snapshot.as_ref().unwrap();
+    assert!(snap.merged);
+    assert_eq!(snap.kind, Some(TargetKind::PullRequest));
+    assert_eq!(snap.head_sha.as_deref(), Some("h1"));
+    assert_eq!(snap.merge_commit_sha.as_deref(), Some("m1"));
+}
+
+#[test]
+fn a_close_names_its_actor_only_when_the_object_does() {
+    let with = obs_of(
+        "create_issue",
+        json!({"issues/7": {"state": "closed", "state_reason": "completed",
+            "closed_at": ts(5), "closed_by": {"login": "alice"}}}),
+    );
+    assert_eq!(kinds(&with), vec![&K::Closed]);
+    assert_eq!(with[0].actor.as_ref().unwrap().login, "alice");
+    let without = obs_of(
+        "create_issue",
+        json!({"issues/7": {"state": "closed", "closed_at": ts(5)}}),
+    );
+    assert_eq!(
+        without[0].event,
+        K::Other {
+            event: "api_state".into(),
+            action: "closed".into()
+        }
+    );
+    assert_eq!(without[0].actor, None);
+    let snap = without[0].snapshot.as_ref().unwrap();
+    assert_eq!(snap.state, "closed");
+    assert_eq!(snap.kind, Some(TargetKind::Issue));
+}
+
+#[test]
+fn an_object_without_times_is_placed_at_execution() {
+    let o = obs_of("create_issue", json!({"issues/7": {"state": "open"}}));
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0].at, exec_time());
+    assert_eq!(o[0].snapshot.as_ref().unwrap().state, "open");
+}
+
+#[test]
+fn comments_keep_their_author_and_time_and_skip_what_is_not_follow_up() {
+    let o = obs_of(
+        "create_issue",
+        json!({"issues/7/comments": [
+            {"id": 1, "user": {"login": "alice"}, "created_at": ts(2), "body": "hi"},
+            {"id": 2, "user": {}, "created_at": ts(3)},
+            {"id": 3, "created_at": ts(4)},
+            {"id": 4, "user": {"login": "bob"}, "created_at": ts(0)},
+            {"id": 5, "user": {"login": "bob"}, "created_at": "yesterday"},
+            {"user": {"login": "carol"}, "created_at": ts(6)}
+        ]}),
+    );
+    let ids: Vec<&str> = o.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec![
+            "api:issue_comment:1",
+            "api:issue_comment:2",
+            "api:issue_comment:3",
+            "api:issues/7/comments:5"
+        ]
+    );
+    assert!(matches!(
+        o[0].event,
+        K::CommentCreated { comment_id: 1, .. }
+    ));
+    assert_eq!(o[0].actor.as_ref().unwrap().login, "alice");
+    // `{}` is an actor we cannot see; no user at all is the system.
+    assert_eq!(
+        o[1].actor.as_ref().unwrap().classify(None),
+        ActorClass::UnknownActor
+    );
+    assert_eq!(o[2].actor, None);
+    assert!(matches!(
+        o[3].event,
+        K::CommentCreated { comment_id: 0, .. }
+    ));
+}
+
+#[test]
+fn the_output_s_own_comment_is_kept_and_read_once() {
+    let r = record("add_comment");
+    let s = state(json!({
+        "issues/comments/900": {"id": 900, "created_at": ts(-1), "user": {"login": "github-actions[bot]"},
+            "body": "x\n<!-- gh-aw-agentic-workflow: W, id: 1, run: https://github.com/o/r/actions/runs/1 -->"},
+        "issues/7/comments": [
+            {"id": 900, "created_at": ts(-1), "user": {"login": "github-actions[bot]"}},
+            {"id": 901, "created_at": ts(3), "user": {"login": "alice"}}
+        ]
+    }));
+    let o = observations_from_api(&r, &s);
+    assert_eq!(o.len(), 2);
+    assert_eq!(o[0].id, "api:issue_comment:900");
+    assert_eq!(o[0].target, "o/r#7");
+    assert!(matches!(
+        o[0].event,
+        K::CommentCreated {
+            comment_id: 900,
+            agent_marker: true,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn reviews_are_lower_cased_time_normalized_and_dismissals_kept() {
+    let o = obs_of(
+        "create_pull_request",
+        json!({"pulls/7/reviews": [
+            {"id": 1, "user": {"login": "alice"}, "state": "APPROVED", "submitted_at": "2026-06-01T15:00:00+02:00"},
+            {"id": 2, "user": {"login": "bob"}, "state": "CHANGES_REQUESTED", "submitted_at": "invalid"},
+            {"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(4)},
+            {"id": 4, "user": {"login": "bob"}, "state": "COMMENTED", "submitted_at": "2026-06-01T14:00:00+02:00"}
+        ]}),
+    );
+    assert_eq!(
+        kinds(&o),
+        vec![
+            &K::ReviewSubmitted {
+                review_id: 1,
+                state: "approved".into()
+            },
+            &K::ReviewSubmitted {
+                review_id: 3,
+                state: "dismissed".into()
+            },
+            &K::ReviewDismissed { review_id: 3 },
+        ]
+    );
+    assert_eq!(o[0].at, exec_time() + chrono::Duration::hours(1));
+}
+
+#[test]
+fn a_timeline_dismissal_replaces_the_lower_bound() {
+    let o = obs_of(
+        "create_pull_request",
+        json!({
+            "pulls/7/reviews": [{"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(4)}],
+            "issues/7/timeline": [{"id": 50, "event": "review_dismissed", "created_at": ts(9),
+                "actor": {"login": "carol"}, "dismissed_review": {"review_id": 3, "state": "approved"}}]
+        }),
+    );
+    let dismissals: Vec<&Observation> = o
+        .iter()
+        .filter(|o| matches!(o.event, K::ReviewDismissed { .. }))
+        .collect();
+    assert_eq!(dismissals.len(), 1);
+    assert_eq!(dismissals[0].actor.as_ref().unwrap().login, "carol");
+    assert_eq!(dismissals[0].id, "api:event:50");
+}
+
+#[test]
+fn timeline_events_become_webhook_kinds() {
+    let ev = |id: u64, name: &str, extra: Value| {
+        let mut e = json!({"id": id, "event": name, "created_at": ts(id as i64), "actor": {"login": "alice"}});
+        e.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        e
+    };
+    let o = obs_of(
+        "create_issue",
+        json!({"issues/7/timeline": [
+            ev(1, "labeled", json!({"label": {"name": "bug"}})),
+            ev(2, "unlabeled", json!({"label": {"name": "bug"}})),
+            ev(3, "assigned", json!({"assignee": {"login": "bob"}})),
+            ev(4, "renamed", json!({"rename": {"from": "old", "to": "new"}})),
+            ev(5, "review_requested", json!({"requested_team": {"slug": "core"}})),
+            ev(6, "convert_to_draft", json!({})),
+            ev(7, "ready_for_review", json!({})),
+            ev(8, "milestoned", json!({"milestone": {"title": "v1"}})),
+            ev(9, "closed", json!({})),
+            ev(10, "reopened", json!({})),
+            ev(11, "head_ref_deleted", json!({})),
+            ev(12, "labeled", json!({})),
+            {"event": "labeled", "label": {"name": "no-time"}}
+        ]}),
+    );
+    assert_eq!(
+        kinds(&o),
+        vec![
+            &K::Labeled {
+                label: "bug".into()
+            },
+            &K::Unlabeled {
+                label: "bug".into()
+            },
+            &K::Assigned {
+                assignee: "bob".into()
+            },
+            &K::Edited {
+                title_from: Some("old".into()),
+                body_hash_from: None,
+                base_from: None
+            },
+            &K::ReviewRequested {
+                reviewer: None,
+                team: Some("core".into())
+            },
+            &K::ConvertedToDraft,
+            &K::ReadyForReview,
+            &K::Milestoned {
+                milestone: "v1".into()
+            },
+            &K::Closed,
+            &K::Reopened,
+            &K::Other {
+                event: "timeline".into(),
+                action: "head_ref_deleted".into()
+            },
+        ]
+    );
+    assert!(o.iter().all(|o| o.actor.as_ref().unwrap().login == "alice"));
+    assert_eq!(o[0].id, "api:event:1");
+}
+
+#[test]
+fn a_close_event_without_time_takes_the_item_s_close_time_and_events_yield_to_the_timeline() {
+    let o = obs_of(
+        "close_issue",
+        json!({
+            "issues/7": {"state": "closed", "closed_at": ts(2)},
+            "issues/7/events": [{"event": "closed", "actor": {"login": "stale[bot]"}}]
+        }),
+    );
+    let close = o.iter().find(|o| o.event == K::Closed).unwrap();
+    assert_eq!(close.at, exec_time() + chrono::Duration::hours(2));
+    assert_eq!(close.actor.as_ref().unwrap().login, "stale[bot]");
+    let both = obs_of(
+        "close_issue",
+        json!({
+            "issues/7": {"state": "closed", "closed_at": ts(2)},
+            "issues/7/events": [{"id": 1, "event": "closed", "created_at": ts(2), "actor": {"login": "x"}}],
+            "issues/7/timeline": []
+        }),
+    );
+    assert!(both.iter().all(|o| o.event != K::Closed));
+}
+
+#[test]
+fn cross_references_name_the_mentioning_pr_and_its_author() {
+    let o = obs_of(
+        "assign_to_agent",
+        json!({"issues/7/timeline": [{"event": "cross-referenced", "created_at": ts(3),
+            "source": {"issue": {"number": 8, "pull_request": {}, "user": {"login": "copilot-swe-agent"}}}}]}),
+    );
+    assert_eq!(
+        o[0].event,
+        K::CrossReferenced {
+            source_number: 8,
+            source_is_pull_request: true
+        }
+    );
+    assert_eq!(o[0].actor.as_ref().unwrap().login, "copilot-swe-agent");
+}
+
+#[test]
+fn commits_are_pushes_by_their_author_after_the_action_only() {
+    let o = obs_of(
+        "push_to_pull_request_branch",
+        json!({
+            "pulls/7": {"state": "open", "head": {"ref": "feature", "sha": "c2"}},
+            "pulls/7/commits": [
+                {"sha": "c1", "author": {"login": "github-actions[bot]"}, "parents": [{"sha": "c0"}],
+                 "commit": {"message": "ours", "committer": {"date": ts(0)}}},
+                {"sha": "c2", "author": {"login": "alice"}, "parents": [{"sha": "c1"}],
+                 "commit": {"message": "fix", "committer": {"date": ts(2)}}}
+            ]
+        }),
+    );
+    let pushes: Vec<&Observation> = o
+        .iter()
+        .filter(|o| matches!(o.event, K::Pushed { .. }))
+        .collect();
+    assert_eq!(
+        pushes.len(),
+        1,
+        "the commit at the action time is not follow-up"
+    );
+    assert_eq!(pushes[0].id, "api:commit:c2");
+    assert_eq!(pushes[0].actor.as_ref().unwrap().login, "alice");
+    match &pushes[0].event {
+        K::Pushed {
+            git_ref,
+            before,
+            after,
+            forced,
+            commits,
+        } => {
+            assert_eq!(
+                (git_ref.as_str(), before.as_str(), after.as_str()),
+                ("feature", "c1", "c2")
+            );
+            assert!(!forced);
+            assert_eq!(commits[0].message, "fix");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn labels_and_requested_reviewers_overlay_the_snapshot_even_without_the_object() {
+    let o = obs_of(
+        "add_reviewer",
+        json!({
+            "issues/7/labels": [{"name": "a"}, {"name": "b"}],
+            "pulls/7/requested_reviewers": {"users": [{"login": "alice"}], "teams": [{"slug": "core"}]}
+        }),
+    );
+    assert_eq!(o.len(), 1);
+    let snap = o[0].snapshot.as_ref().unwrap();
+    assert_eq!(snap.labels, vec!["a", "b"]);
+    assert_eq!(snap.requested_reviewers, vec!["alice"]);
+    assert_eq!(snap.requested_teams, vec!["core"]);
+    assert_eq!(snap.kind, Some(TargetKind::PullRequest));
+    assert_eq!(snap.state, "");
+}
+
+#[test]
+fn milestones_without_a_title_are_named_by_number() {
+    let o = obs_of(
+        "assign_milestone",
+        json!({"issues/7": {"milestone": {"number": 2}}}),
+    );
+    assert_eq!(
+        o[0].snapshot.as_ref().unwrap().milestone.as_deref(),
+        Some("2")
+    );
+}
+
+#[test]
+fn workflow_runs_keep_status_and_conclusion() {
+    let r = record("dispatch_workflow")
+        .meta("run_id", json!(9))
+        .no_target();
+    let s = state(
+        json!({"actions/runs/9": {"id": 9, "path": ".github/workflows/ci.yml",
+        "event": "workflow_dispatch", "status": "completed", "conclusion": "failure",
+        "updated_at": ts(1), "head_branch": "main"}}),
+    );
+    let o = observations_from_api(&r, &s);
+    assert_eq!(o[0].target, "o/r#workflow_run:9");
+    assert_eq!(
+        o[0].event,
+        K::WorkflowRun {
+            run_id: 9,
+            workflow: ".github/workflows/ci.yml".into(),
+            head_branch: Some("main".into()),
+            head_sha: None,
+            trigger: "workflow_dispatch".into(),
+            status: "completed".into(),
+            conclusion: Some("failure".into()),
+            run_attempt: 1,
+        }
+    );
+}
+
+#[test]
+fn graphql_threads_minimized_comments_and_discussions() {
+    let threads = observations_from_api(
+        &record("resolve_pull_request_review_thread"),
+        &state(json!({"graphql/review_threads/7": {"nodes": [
+            {"id": "T1", "isResolved": true, "resolvedBy": {"login": "alice"}, "path": "a.rs",
+             "comments": {"nodes": [{"databaseId": 11, "author": {"login": "bob"}, "createdAt": ts(2)}]}},
+            {"id": "T2", "isResolved": false, "comments": {"nodes": []}}
+        ]}})),
+    );
+    assert!(threads.iter().any(|o| matches!(&o.event, K::ReviewCommentCreated { comment_id: 11, path: Some(p), .. } if p == "a.rs")));
+    let resolved = threads
+        .iter()
+        .find(|o| matches!(o.event, K::ThreadResolved { .. }))
+        .unwrap();
+    assert_eq!(
+        resolved.event,
+        K::ThreadResolved {
+            thread_id: "T1".into(),
+            comment_ids: vec![11]
+        }
+    );
+    assert_eq!(resolved.actor.as_ref().unwrap().login, "alice");
+    assert_eq!(resolved.at, exec_time() + chrono::Duration::hours(2));
+    assert!(threads
+        .iter()
+        .any(|o| matches!(&o.event, K::ThreadUnresolved { thread_id, .. } if thread_id == "T2")));
+
+    let hidden = observations_from_api(
+        &record("hide_comment"),
+        &state(json!({"graphql/minimized/IC_1": {"isMinimized": true, "minimizedReason": "SPAM"}})),
+    );
+    assert_eq!(
+        hidden[0].event,
+        K::CommentMinimized {
+            comment_node_id: "IC_1".into(),
+            reason: Some("spam".into())
+        }
+    );
+
+    let d = observations_from_api(
+        &record("create_discussion"),
+        &state(
+            json!({"graphql/discussion/7": {"closed": true, "closedAt": ts(5), "createdAt": ts(0),
+            "author": {"login": "github-actions[bot]"}, "answer": {"databaseId": 3},
+            "answerChosenAt": ts(4), "answerChosenBy": {"login": "alice"},
+            "comments": {"nodes": [{"databaseId": 3, "author": {"login": "alice"}, "createdAt": ts(2)}]}}}),
+        ),
+    );
+    assert!(d.iter().all(|o| o.target == "o/r#discussion:7"));
+    assert!(d.iter().any(|o| o.event == K::Answered { comment_id: 3 }));
+    let state_obs = d.iter().find(|o| o.snapshot.is_some()).unwrap();
+    assert_eq!(state_obs.snapshot.as_ref().unwrap().state, "closed");
+    assert_eq!(
+        state_obs.snapshot.as_ref().unwrap().answer_comment_id,
+        Some(3)
+    );
+}
+
+#[test]
+fn compare_is_kept_on_the_pushed_commit_it_watches() {
+    let r = record("push_to_pull_request_branch").meta("commit_sha", json!("a1"));
+    let o = observations_from_api(&r, &state(json!({"compare/a1...m1": {"status": "ahead"}})));
+    assert_eq!(o[0].target, "o/r#commit:a1");
+    assert!(r.watch_keys().contains(&o[0].target));
+    assert_eq!(
+        o[0].event,
+        K::Compared {
+            head: "m1".into(),
+            status: "ahead".into()
+        }
+    );
+}
+
+#[test]
+fn endpoints_put_the_primary_object_first() {
+    let paths = |r: &crate::model::ExecutionRecord| -> Vec<(String, bool)> {
+        required_endpoints(r)
+            .into_iter()
+            .map(|e| (e.path, e.primary))
+            .collect()
+    };
+    let p = |s: &str, primary: bool| (s.to_string(), primary);
+    assert_eq!(
+        paths(&record("create_pull_request")),
+        vec![
+            p("pulls/7", true),
+            p("issues/7/comments", false),
+            p("pulls/7/reviews", false),
+            p("pulls/7/commits", false),
+            p("issues/7/timeline", false)
+        ]
+    );
+    assert_eq!(
+        paths(&record("create_issue")),
+        vec![
+            p("issues/7", true),
+            p("issues/7/comments", false),
+            p("issues/7/timeline", false)
+        ]
+    );
+    assert_eq!(
+        paths(&record("add_comment")),
+        vec![
+            p("issues/comments/900", true),
+            p("issues/7/comments", false),
+            p("issues/7", false)
+        ]
+    );
+    assert_eq!(paths(&record("add_labels"))[0], p("issues/7/labels", true));
+    assert_eq!(paths(&record("update_pull_request"))[0], p("pulls/7", true));
+    assert_eq!(
+        paths(
+            &record("dispatch_workflow")
+                .no_target()
+                .meta("run_id", json!(9))
+        ),
+        vec![p("actions/runs/9", true)]
+    );
+    assert_eq!(
+        paths(&record("hide_comment").meta("comment_id", json!("IC_1"))),
+        vec![p("graphql/minimized/IC_1", true)]
+    );
+    assert!(paths(&record("noop")).is_empty());
+    assert!(paths(&record("create_issue").no_target()).is_empty());
+    // A PR that fell back to an issue is fetched as the issue.
+    let fallback =
+        record("create_pull_request").target(Target::thread(REPO, TargetKind::Issue, NUMBER));
+    assert_eq!(paths(&fallback)[0], p("issues/7", true));
+}
+
+#[test]
+fn follow_ups_come_from_the_first_responses() {
+    let push = record("push_to_pull_request_branch").meta("commit_sha", json!("a1"));
+    let s = state(json!({"pulls/7": {"merged": true, "merge_commit_sha": "m1"}}));
+    assert_eq!(follow_up_endpoints(&push, &s)[0].path, "compare/a1...m1");
+    let agent = record("assign_to_agent");
+    let s = state(json!({"issues/7/timeline": [
+        {"event": "cross-referenced", "source": {"issue": {"number": 8, "pull_request": {}}}},
+        {"event": "cross-referenced", "source": {"issue": {"number": 9}}}
+    ]}));
+    let f = follow_up_endpoints(&agent, &s);
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].path.as_str(), f[0].primary), ("pulls/8", false));
+}
+
+#[test]
+fn failures_come_before_evaluation() {
+    let as_of = exec_time() + chrono::Duration::hours(72);
+    let r = record("create_issue");
+    let with = |errors: &[(&str, u16)], responses: Value| {
+        let mut s = state(responses);
+        s.errors = errors.iter().map(|(p, c)| (p.to_string(), *c)).collect();
+        let e = assess_from_api(&r, &s, as_of);
+        (e.status.as_str(), e.strength.as_str(), e.signal)
+    };
+    let open = json!({"issues/7": {"state": "open"}});
+    assert_eq!(
+        with(&[("issues/7", 404)], json!({})),
+        ("rejected", "strong", "deleted".into())
+    );
+    assert_eq!(
+        with(&[("issues/7", 410), ("issues/7/comments", 404)], json!({})),
+        ("rejected", "strong", "deleted".into())
+    );
+    assert_eq!(
+        with(&[("issues/7/comments", 404)], open.clone()),
+        ("unknown", "weak", "evaluation_error".into())
+    );
+    assert_eq!(
+        with(&[("issues/7", 502)], json!({})),
+        ("unknown", "weak", "evaluation_error".into())
+    );
+    assert_eq!(
+        with(&[], json!({})),
+        ("unknown", "weak", "evaluation_error".into()),
+        "the primary object was not fetched"
+    );
+    assert_eq!(
+        with(&[], open),
+        ("pending", "weak", "awaiting_triage".into()),
+        "supplementary lists may be absent"
+    );
+    let none = assess_from_api(
+        &record("create_issue").no_target(),
+        &ApiState::default(),
+        as_of,
+    );
+    assert_eq!(none.triple(), (O::Unknown, S::None, "missing_reference"));
+    let noop = assess_from_api(&record("noop").no_target(), &ApiState::default(), as_of);
+    assert_eq!(noop.status, O::Skipped);
+}
+
+#[test]
+fn api_state_judges_like_webhooks() {
+    let as_of = exec_time() + chrono::Duration::hours(72);
+    let e = assess_from_api(
+        &record("create_pull_request"),
+        &state(json!({
+            "pulls/7": {"state": "open", "created_at": ts(0), "updated_at": ts(5)},
+            "pulls/7/reviews": [{"id": 1, "user": {"login": "alice"}, "state": "APPROVED", "submitted_at": ts(5)}]
+        })),
+        as_of,
+    );
+    assert_eq!(e.triple(), (O::Pending, S::Medium, "open"));
+    assert_eq!(e.details["approved"], true);
+}
+
+#[test]
+fn reactions_map_with_their_reactor_and_time_and_userless_ones_are_skipped() {
+    let o = obs_of(
+        "add_comment",
+        json!({"issues/comments/900/reactions": [
+            {"id": 1, "content": "+1", "created_at": ts(2), "user": {"login": "alice", "type": "User"}},
+            {"databaseId": 2, "content": "THUMBS_DOWN", "createdAt": ts(3), "user": {"login": "bob", "type": "User"}},
+            {"id": 3, "content": "heart", "created_at": ts(4), "user": null},
+            {"id": 4, "content": "rocket", "created_at": ts(-1), "user": {"login": "carol", "type": "User"}}
+        ]}),
+    );
+    let reacted: Vec<_> = o
+        .iter()
+        .filter(|o| matches!(o.event, K::Reacted { .. }))
+        .collect();
+    assert_eq!(
+        reacted.len(),
+        2,
+        "null user and pre-action reaction skipped"
+    );
+    assert_eq!(reacted[0].id, "api:reaction:1");
+    assert_eq!(reacted[0].target, format!("{REPO}#{NUMBER}"));
+    assert_eq!(reacted[0].actor.as_ref().unwrap().login, "alice");
+    assert_eq!(
+        reacted[1].event,
+        K::Reacted {
+            content: "-1".into(),
+            comment_id: Some(900)
+        }
+    );
+}
+
+#[test]
+fn team_membership_is_member_only_when_active_and_a_404_is_an_answer() {
+    let rec = record("add_reviewer").meta("requested_team_reviewers", json!(["infra"]));
+    let path = "orgs/o/teams/infra/memberships/frank";
+    let member = |state: &str| {
+        let s = state_of(json!({ path: {"state": state, "_fetched_at": ts(5)} }));
+        observations_from_api(&rec, &s)
+    };
+    let active = member("active");
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0].at, exec_time() + chrono::Duration::hours(5));
+    assert!(
+        matches!(&active[0].event, K::TeamMember { member: true, team, .. } if team == "infra")
+    );
+    assert!(matches!(
+        &member("pending")[0].event,
+        K::TeamMember { member: false, .. }
+    ));
+    assert!(is_answer_404(path, 404));
+    assert!(!is_answer_404("issues/7/comments", 404));
+    assert!(!is_answer_404(path, 500));
+}
+
+#[test]
+fn a_close_by_a_pull_request_names_it() {
+    let o = obs_of(
+        "create_issue",
+        json!({"graphql/closed_by/7": {"createdAt": ts(6),
+            "closer": {"__typename": "PullRequest", "number": 12, "merged": true}}}),
+    );
+    assert_eq!(
+        kinds(&o),
+        vec![&K::ClosedBy {
+            pr: 12,
+            merged: true
+        }]
+    );
+    let by_commit = obs_of(
+        "create_issue",
+        json!({"graphql/closed_by/7": {"createdAt": ts(6),
+            "closer": {"__typename": "Commit", "oid": "abc"}}}),
+    );
+    assert!(by_commit.is_empty());
+}
+
+fn state_of(responses: Value) -> ApiState {
+    state(responses)
+}

@@ -1,0 +1,1137 @@
+//! Metadata evaluators: `assign_milestone`, `set_issue_type`,
+//! `set_issue_field`, `replace_label`, `link_sub_issue` (seed 000 §7 "Labels,
+//! Metadata, and Planning"), and the helpers the assignment and project
+//! families share: who moved a value, retention over the 24h window, and field
+//! values compared with the intended one.
+//!
+//! Limits, by type:
+//! - `assign_milestone`: snapshots carry the milestone's title only. The
+//!   intended title comes from `milestone_title` (metadata or line), else the
+//!   recorded after-state, else the `Milestoned` event the workflow itself
+//!   caused. With only a number and no such event, a milestone still set with
+//!   no later change is taken as the intended one, with low confidence.
+//! - `set_issue_field`: issue fields have no documented webhook; the
+//!   `FieldValueChanged` observations come from reconciliation (GraphQL) or
+//!   any other source. Without one, the field is unreadable (`unknown`).
+//! - `replace_label` (no seed table) is judged like an `update_issue` of the
+//!   labels: the new label kept and the old one absent after 24h →
+//!   accepted/medium `state_retained`; the old one re-added or the new one
+//!   removed by a human → rejected/strong `state_reverted`; by automation →
+//!   unknown/weak `state_changed_by_bot`; nothing recorded →
+//!   unknown/none `missing_execution_state`.
+//! - `link_sub_issue`: the seed's "target closed as duplicate or invalid →
+//!   rejected or ignored" is rejected/medium when a human closed the
+//!   sub-issue as duplicate or not planned.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Map, Value};
+
+use super::common::{
+    cite, gone, hedge, missing_reference, missing_state, unobserved, unseen_reversal,
+    window_passed, RETENTION_WINDOW,
+};
+use super::EvalContext;
+use crate::model::target::thread_key;
+use crate::model::{
+    ActorClass, Evaluation, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
+    ObservationKind as K, OutcomeStatus as O,
+};
+
+// ---------------------------------------------------------------- helpers
+
+/// Who made a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mover {
+    Human,
+    /// A bot or the workflow's own actor: never a verdict.
+    Bot,
+    /// No event seen, or no visible actor (reconciled state).
+    Unseen,
+}
+
+pub(super) fn mover(ctx: &EvalContext, by: Option<&Observation>) -> Mover {
+    match by.map(|o| ctx.actor_class(o)) {
+        Some(ActorClass::VisibleNonBotActor) => Mover::Human,
+        Some(ActorClass::BotActor | ActorClass::SameWorkflowActor) => Mover::Bot,
+        _ => Mover::Unseen,
+    }
+}
+
+/// A change away from the output. A human's is the given verdict; one with no
+/// visible actor is the same verdict with less confidence (as `update_issue`
+/// does); automation's is no verdict.
+pub(super) fn moved_away(
+    ctx: &EvalContext,
+    by: Option<&Observation>,
+    verdict: (O, S, &str),
+    note: &str,
+) -> Evaluation {
+    let (status, strength, signal) = verdict;
+    match mover(ctx, by) {
+        Mover::Bot => {
+            let e = Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot")
+                .note("Automation changed what the output set; that is not a human verdict.");
+            by.map_or(e.clone(), |o| cite(e, o))
+        }
+        m => {
+            let e = Evaluation::new(status, strength, signal).note(note);
+            let e = match by {
+                Some(o) => e.decided_by(&o.id, o.at),
+                None => e,
+            };
+            if m == Mover::Unseen {
+                unseen_reversal(e)
+            } else {
+                e
+            }
+        }
+    }
+}
+
+/// gh-aw logs a line's `timestamp` after the API call, so the output's own
+/// event can carry a GitHub time a little before `executed_at`.
+const OWN_EVENT_SLACK_SECONDS: i64 = 600;
+
+/// The start of "since execution" for finding the output's own event and the
+/// state it left: `executed_at` less the slack.
+pub(super) fn execution_start(ctx: &EvalContext) -> DateTime<Utc> {
+    crate::model::sane_time::minus(
+        ctx.record.executed_at,
+        Duration::seconds(OWN_EVENT_SLACK_SECONDS),
+    )
+}
+
+/// Observations from `execution_start` on.
+pub(super) fn since_execution<'a, 'c>(
+    ctx: &'c EvalContext<'a>,
+) -> impl Iterator<Item = &'a Observation> + 'c {
+    let start = execution_start(ctx);
+    ctx.observations.iter().filter(move |o| o.at >= start)
+}
+
+/// Still as the output left it: accepted/medium once the 24h window passed,
+/// pending/weak before.
+pub(super) fn retained(ctx: &EvalContext, signal: &str, what: &str) -> Evaluation {
+    if window_passed(ctx, RETENTION_WINDOW) {
+        Evaluation::new(O::Accepted, S::Medium, signal)
+            .note(format!("{what} still holds after the 24h window."))
+    } else {
+        Evaluation::new(O::Pending, S::Weak, signal)
+            .note(format!("{what} holds; the 24h window has not passed."))
+    }
+}
+
+/// The latest state seen since execution (with the slack), among observations filed
+/// under `key` (any key when `None`). Earlier snapshots show the state before
+/// the output and say nothing about what became of it.
+pub(super) fn snapshot_since<'a>(
+    ctx: &EvalContext<'a>,
+    key: Option<&str>,
+) -> Option<&'a ItemSnapshot> {
+    since_execution(ctx)
+        .filter(|o| key.is_none_or(|k| o.target == k))
+        .filter_map(|o| o.snapshot.as_ref())
+        .last()
+}
+
+/// The latest state since execution that shows `shows` (general rule 2: a
+/// state without the field says nothing about it).
+pub(super) fn snapshot_showing<'a>(
+    ctx: &EvalContext<'a>,
+    shows: fn(&ItemSnapshot) -> bool,
+) -> Option<&'a ItemSnapshot> {
+    since_execution(ctx)
+        .filter_map(|o| o.snapshot.as_ref())
+        .filter(|s| shows(s))
+        .last()
+}
+
+/// Closed as completed, or merged.
+pub(super) fn completed(s: &ItemSnapshot) -> bool {
+    s.merged
+        || (s.state.eq_ignore_ascii_case("closed")
+            && s.state_reason.as_deref() == Some("completed"))
+}
+
+/// The last observation after execution matching `pred`.
+pub(super) fn last_after<'a>(
+    ctx: &EvalContext<'a>,
+    pred: impl Fn(&K) -> bool,
+) -> Option<&'a Observation> {
+    since_execution(ctx).filter(|o| pred(&o.event)).last()
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// A string field from the line, its metadata, or the recorded after-state.
+fn intended_str(record: &ExecutionRecord, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| {
+        let v = record
+            .extra
+            .get(*k)
+            .or_else(|| record.metadata.get(*k))
+            .or_else(|| record.after_state.get(*k))?;
+        match v {
+            Value::String(s) => Some(s.trim().to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Object(o) => o
+                .get("title")
+                .or_else(|| o.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        }
+    })
+}
+
+// ------------------------------------------------------------ field values
+
+/// Workflow stages in order, for "moved forward" (Todo → In Progress → Done).
+const STAGES: &[&[&str]] = &[
+    &["backlog", "icebox", "triage", "new"],
+    &["todo", "to do", "ready", "planned", "up next"],
+    &[
+        "in progress",
+        "doing",
+        "started",
+        "active",
+        "in development",
+    ],
+    &["in review", "review", "in qa", "qa", "testing", "blocked"],
+    &[
+        "done",
+        "complete",
+        "completed",
+        "closed",
+        "shipped",
+        "released",
+        "resolved",
+    ],
+];
+
+fn stage(value: &str) -> Option<usize> {
+    let v = value.trim().to_lowercase();
+    STAGES.iter().position(|names| names.contains(&v.as_str()))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FieldState {
+    Retained,
+    /// Moved to a later workflow stage.
+    Advanced,
+    Removed,
+    /// Back to the value before the output.
+    Reverted,
+    Replaced,
+}
+
+pub(super) struct FieldVerdict<'a> {
+    pub field: String,
+    pub state: FieldState,
+    /// The change that produced the current value.
+    pub by: Option<&'a Observation>,
+}
+
+/// The current value of `field` against `intended`, from `FieldValueChanged`
+/// observations; `None` when the field's value since execution is unknown.
+pub(super) fn field_verdict<'a>(
+    ctx: &EvalContext<'a>,
+    field: &str,
+    intended: &str,
+) -> Option<FieldVerdict<'a>> {
+    let changes: Vec<&Observation> = ctx
+        .observations
+        .iter()
+        .filter(|o| matches!(&o.event, K::FieldValueChanged { field: f, .. } if same(f, field)))
+        .collect();
+    let value = |o: &Observation| match &o.event {
+        K::FieldValueChanged { to, .. } => to.clone(),
+        _ => None,
+    };
+    let from = |o: &Observation| match &o.event {
+        K::FieldValueChanged { from, .. } => from.clone(),
+        _ => None,
+    };
+    let latest = *changes.last()?;
+    let current = value(latest);
+    let is_intended = current.as_deref().is_some_and(|c| same(c, intended));
+    let start = execution_start(ctx);
+    if latest.at < start && !is_intended {
+        return None;
+    }
+    // The value before the output: what our own change replaced, else the
+    // last value seen before execution.
+    let before = changes
+        .iter()
+        .find(|o| o.at >= start && !ctx.is_human(o))
+        .map(|o| from(o))
+        .or_else(|| changes.iter().rfind(|o| o.at < start).map(|o| value(o)))
+        .flatten();
+    let state = match current.as_deref() {
+        _ if is_intended => FieldState::Retained,
+        None => FieldState::Removed,
+        Some(c) if stage(c).zip(stage(intended)).is_some_and(|(c, i)| c > i) => {
+            FieldState::Advanced
+        }
+        Some(c) if before.as_deref().is_some_and(|b| same(b, c)) => FieldState::Reverted,
+        Some(_) => FieldState::Replaced,
+    };
+    Some(FieldVerdict {
+        field: field.to_string(),
+        state,
+        by: Some(latest).filter(|o| o.at >= start),
+    })
+}
+
+/// One evaluation from several field verdicts: the most severe wins.
+/// An advance by a human is strong acceptance; an advance by automation or an
+/// unseen actor still leaves the value past the intended one, so it counts as
+/// retained.
+pub(super) fn judge_fields(ctx: &EvalContext, verdicts: &[FieldVerdict]) -> Evaluation {
+    let find = |state| verdicts.iter().find(|v| v.state == state);
+    let e = if let Some(v) = find(FieldState::Removed) {
+        moved_away(
+            ctx,
+            v.by,
+            (O::Rejected, S::Strong, "field_removed"),
+            "The field value the output set was cleared.",
+        )
+    } else if let Some(v) = find(FieldState::Reverted) {
+        moved_away(
+            ctx,
+            v.by,
+            (O::Rejected, S::Medium, "state_reverted"),
+            "The field was set back to its value before the output.",
+        )
+    } else if let Some(v) = find(FieldState::Replaced) {
+        moved_away(
+            ctx,
+            v.by,
+            (O::Rejected, S::Medium, "state_replaced"),
+            "The field was changed to a different value.",
+        )
+    } else if let Some(v) = verdicts
+        .iter()
+        .find(|v| v.state == FieldState::Advanced && mover(ctx, v.by) == Mover::Human)
+    {
+        let by = v.by.expect("a human mover has an observation");
+        Evaluation::new(O::Accepted, S::Strong, "field_advanced")
+            .decided_by(&by.id, by.at)
+            .note("A visible non-bot actor moved the field forward in the workflow.")
+    } else {
+        retained(ctx, "state_retained", "The field value the output set")
+    };
+    let names = |want: FieldState| -> Vec<&str> {
+        verdicts
+            .iter()
+            .filter(|v| v.state == want)
+            .map(|v| v.field.as_str())
+            .collect()
+    };
+    e.detail("retained", names(FieldState::Retained))
+        .detail("advanced", names(FieldState::Advanced))
+        .detail("removed", names(FieldState::Removed))
+        .detail("reverted", names(FieldState::Reverted))
+        .detail("replaced", names(FieldState::Replaced))
+}
+
+// -------------------------------------------------------------- evaluators
+
+/// Did the milestone remain assigned?
+pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let record = ctx.record;
+    let given = intended_str(record, &["milestone_number"]);
+    // A milestone number is a correlation id: 0 or garbage names none.
+    let number = given
+        .clone()
+        .filter(|n| crate::model::wire::github_id(&Value::from(n.as_str())).is_some());
+    let title = intended_str(record, &["milestone_title", "milestone"]).filter(|t| {
+        // `after_state.milestone` may be the number.
+        given.as_deref() != Some(t.as_str())
+    });
+    if number.is_none() && title.is_none() {
+        return missing_state("The record names no milestone to look for.");
+    }
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let Some(snap) = snapshot_showing(ctx, |s| !s.milestone_absent) else {
+        return unobserved().note("No state of the target was seen since execution.");
+    };
+    let is_milestone_event = |k: &K| matches!(k, K::Milestoned { .. } | K::Demilestoned { .. });
+    let last_change = last_after(ctx, is_milestone_event);
+    // Without a title, the milestone the output set is the one its own event named.
+    let ours = title.clone().or_else(|| {
+        since_execution(ctx).find_map(|o| match &o.event {
+            K::Milestoned { milestone } if !ctx.is_human(o) => Some(milestone.clone()),
+            _ => None,
+        })
+    });
+    // Numbers, when both sides have one, settle it whatever the titles say.
+    let other_number = match (
+        number.as_deref().and_then(|n| n.parse::<u64>().ok()),
+        snap.milestone_number,
+    ) {
+        (Some(want), Some(have)) => want != have,
+        _ => false,
+    };
+    let e = match (&snap.milestone, &ours) {
+        (Some(_), _) if other_number => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Medium, "milestone_removed"),
+            "The target is now in a different milestone.",
+        ),
+        (None, _) => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Strong, "milestone_removed"),
+            "The milestone was removed from the target.",
+        ),
+        (Some(current), Some(want)) if !same(current, want) => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Medium, "milestone_removed"),
+            "The target is now in a different milestone.",
+        ),
+        (Some(_), None) if last_change.is_some_and(|o| ctx.is_human(o)) => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Medium, "milestone_removed"),
+            "A visible non-bot actor changed the milestone after the output.",
+        ),
+        (Some(current), _) => {
+            let e = if completed(snap) {
+                Evaluation::new(O::Accepted, S::Strong, "completed_under_milestone").note(
+                    "The target was completed (closed as completed or merged) under the milestone.",
+                )
+            } else {
+                retained(ctx, "milestone_assigned", "The milestone")
+            };
+            let e = e.detail("milestone", current.clone());
+            if ours.is_none() {
+                // Only the number was recorded: we trust that nobody changed it.
+                hedge(hedge(e))
+            } else {
+                e
+            }
+        }
+    };
+    e.detail("intended_milestone_number", number)
+        .detail("intended_milestone_title", ours)
+}
+
+/// Did the issue type remain set?
+pub fn set_issue_type(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let Some(want) = intended_str(ctx.record, &["issue_type", "type_name"]) else {
+        return missing_state("The record names no issue type.");
+    };
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let Some(snap) = snapshot_since(ctx, None) else {
+        return unobserved().note("No state of the target was seen since execution.");
+    };
+    let last_change = last_after(ctx, |k| {
+        matches!(k, K::IssueTyped { .. } | K::IssueUntyped { .. })
+    });
+    let clearing = want.is_empty();
+    let e = match snap.issue_type.as_deref() {
+        // A missing type is either cleared or not in the payload: only an
+        // `untyped` event tells them apart.
+        None if !clearing
+            && !last_change.is_some_and(|o| matches!(o.event, K::IssueUntyped { .. })) =>
+        {
+            return Evaluation::new(O::Unknown, S::None, "issue_type_unreadable")
+                .note("The target's state does not show an issue type.");
+        }
+        None if !clearing => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Strong, "issue_type_cleared"),
+            "The issue type was cleared.",
+        ),
+        Some(current) if clearing || !same(current, &want) => moved_away(
+            ctx,
+            last_change,
+            (O::Rejected, S::Medium, "issue_type_changed"),
+            "The issue type was changed to another type.",
+        ),
+        _ if completed(snap) && !clearing => {
+            Evaluation::new(O::Accepted, S::Strong, "completed_with_type")
+                .note("The issue was completed with the type still set.")
+        }
+        _ => retained(ctx, "state_retained", "The issue type"),
+    };
+    e.detail("intended_issue_type", want)
+        .detail("issue_type", snap.issue_type.clone())
+}
+
+/// Did the issue field keep its value?
+pub fn set_issue_field(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let field = intended_str(ctx.record, &["field_name", "field_node_id", "field"]);
+    let value = intended_str(ctx.record, &["value"]);
+    let (Some(field), Some(value)) = (field, value) else {
+        return missing_state("The record names no field or no value.");
+    };
+    // Seed: "field removed or item removed → rejected/strong".
+    if let Some(e) = gone(ctx, true) {
+        return e;
+    }
+    match field_verdict(ctx, &field, &value) {
+        Some(v) => judge_fields(ctx, &[v]),
+        None => Evaluation::new(O::Unknown, S::None, "field_unreadable")
+            .note("No value of the field has been seen since execution (issue fields come from reconciliation, not webhooks)."),
+    }
+    .detail("field", field)
+    .detail("intended_value", value)
+}
+
+/// `replace_label`: the recorded before/after labels (or the old/new label
+/// fields) judged as an `update_issue` of the labels.
+pub fn replace_label(ctx: &EvalContext) -> Evaluation {
+    let r = ctx.record;
+    let list = |state: &Map<String, Value>| state.get("labels").cloned();
+    let field = |keys: &[&str]| keys.iter().find_map(|k| r.field_str(k).map(str::to_string));
+    let old = field(&["old_label", "remove_label", "from_label", "label_to_remove"]);
+    let new = field(&["new_label", "add_label", "to_label", "label"]);
+    let (before, after) = match (list(&r.before_state), list(&r.after_state)) {
+        (before, Some(after)) => (before, after),
+        // Only the label names: before held the old one, after the new one.
+        (_, None) => match (&old, &new) {
+            (Some(o), Some(n)) => (Some(json!([o])), json!([n])),
+            _ => (None, Value::Null),
+        },
+    };
+    let mut labels_only = r.clone();
+    labels_only.before_state = Map::new();
+    labels_only.after_state = Map::new();
+    if let Some(b) = before {
+        labels_only.before_state.insert("labels".into(), b);
+    }
+    if !after.is_null() {
+        labels_only.after_state.insert("labels".into(), after);
+    }
+    let inner = EvalContext {
+        record: &labels_only,
+        observations: ctx.observations,
+        as_of: ctx.as_of,
+    };
+    let mut e = super::update::update_issue(&inner);
+    // The old label back is a revert of the replacement; the new one gone
+    // with the old one still away is a replacement by something else.
+    let old_labels: Vec<String> = labels_only
+        .before_state
+        .get("labels")
+        .and_then(Value::as_array)
+        .map(|l| crate::model::wire::label_names(l))
+        .unwrap_or_default();
+    let old_back = snapshot_since(ctx, None).is_some_and(|s| {
+        s.labels
+            .iter()
+            .any(|l| old_labels.iter().any(|o| same(o, l)))
+    });
+    if e.signal == "state_replaced" && old_back {
+        e.signal = "state_reverted".to_string();
+    }
+    e
+}
+
+/// Did the sub-issue link stick?
+pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
+    if let Some(e) = missing_reference(ctx) {
+        return e;
+    }
+    let target = ctx.record.target.as_ref().expect("checked above");
+    let field = |k: &str| ctx.record.field_str(k).and_then(|s| s.parse::<u64>().ok());
+    let child = target.number.or_else(|| field("sub_issue_number"));
+    let parent = target
+        .parent_number
+        .or_else(|| field("parent_issue_number"));
+    let (Some(child), Some(parent)) = (child, parent) else {
+        return missing_state("The record does not name both the parent and the sub-issue.");
+    };
+    if !ctx.target_seen() {
+        return unobserved();
+    }
+    if let Some(e) = gone(ctx, false) {
+        return e;
+    }
+    let ours = |k: &K| matches!(k, K::SubIssueAdded { parent: p, child: c } | K::SubIssueRemoved { parent: p, child: c } if *p == parent && *c == child);
+    let Some(link) = ctx.observations.iter().rfind(|o| ours(&o.event)) else {
+        return Evaluation::new(O::Unknown, S::None, "link_unobserved")
+            .note("No sub-issue event for this parent and child has been seen.");
+    };
+    let e = if matches!(link.event, K::SubIssueRemoved { .. }) {
+        moved_away(
+            ctx,
+            Some(link).filter(|o| o.at >= execution_start(ctx)),
+            (O::Rejected, S::Strong, "sub_issue_unlinked"),
+            "The sub-issue was unlinked from its parent.",
+        )
+    } else {
+        let child_key = thread_key(&target.repo, child);
+        let child_state = snapshot_since(ctx, Some(&child_key));
+        let reason = child_state
+            .filter(|s| s.state.eq_ignore_ascii_case("closed"))
+            .and_then(|s| s.state_reason.as_deref());
+        let close = last_after(ctx, |k| matches!(k, K::Closed))
+            .filter(|o| o.target == child_key && ctx.is_human(o));
+        match (reason, close) {
+            (Some("duplicate" | "not_planned"), Some(c)) => Evaluation::new(
+                O::Rejected,
+                S::Medium,
+                "closed_not_planned",
+            )
+            .decided_by(&c.id, c.at)
+            .note("A visible non-bot actor closed the sub-issue as a duplicate or not planned."),
+            _ => retained(ctx, "state_retained", "The sub-issue link"),
+        }
+    };
+    e.detail("parent", parent).detail("child", child)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::judge::evaluate::testkit::*;
+    use crate::model::{ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind};
+
+    fn milestoned(m: &str) -> K {
+        K::Milestoned {
+            milestone: m.into(),
+        }
+    }
+
+    fn in_milestone(s: ItemSnapshot, m: &str) -> ItemSnapshot {
+        ItemSnapshot {
+            milestone: Some(m.into()),
+            ..s
+        }
+    }
+
+    #[test]
+    fn assign_milestone_table() {
+        let r = || record("assign_milestone").meta("milestone_number", json!(2));
+        let titled = || r().meta("milestone_title", json!("v2"));
+        // The workflow's own milestoning, which names the title.
+        let ours =
+            || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
+        run_with(
+            titled(),
+            24.0,
+            vec![
+                row(
+                    "same milestone after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "milestone_assigned"),
+                )
+                .on(r()),
+                row(
+                    "same milestone, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "milestone_assigned"),
+                )
+                .at(2.0),
+                row(
+                    "changed by a human (gh-aw: different milestone not accepted)",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3")),
+                    ],
+                    (REJECTED, MEDIUM, "milestone_removed"),
+                )
+                .on(r()),
+                row(
+                    "removed by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            K::Demilestoned {
+                                milestone: "v2".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (REJECTED, STRONG, "milestone_removed"),
+                ),
+                row(
+                    "removed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            bot("triage[bot]"),
+                            K::Demilestoned {
+                                milestone: "v2".into(),
+                            },
+                        )
+                        .snap(open()),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "completed under the milestone",
+                    vec![
+                        ours(),
+                        obs(30.0, human("alice"), K::Closed)
+                            .snap(in_milestone(closed_as(Some("completed")), "v2")),
+                    ],
+                    (ACCEPTED, STRONG, "completed_under_milestone"),
+                )
+                .at(48.0),
+                row(
+                    "only a number, no change after: trusted, hedged",
+                    vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
+                    (ACCEPTED, MEDIUM, "milestone_assigned"),
+                )
+                .on(r()),
+                row(
+                    "target deleted",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                unobserved_case("target never seen", titled()),
+                row(
+                    "no milestone recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("assign_milestone")),
+            ],
+        );
+        let hedged = eval(
+            &r(),
+            vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
+            24.0,
+        );
+        assert_eq!(hedged.confidence, crate::model::Confidence::Low);
+    }
+
+    fn typed(s: ItemSnapshot, t: Option<&str>) -> ItemSnapshot {
+        ItemSnapshot {
+            issue_type: t.map(str::to_string),
+            ..s
+        }
+    }
+
+    #[test]
+    fn set_issue_type_table() {
+        let r = || record("set_issue_type").extra("issue_type", json!("Bug"));
+        let ours = || {
+            obs(
+                0.0,
+                workflow_actor(),
+                K::IssueTyped {
+                    issue_type: "Bug".into(),
+                },
+            )
+            .snap(typed(open(), Some("Bug")))
+        };
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "type still set after the window",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "type still set, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(3.0),
+                row(
+                    "changed by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::IssueTyped {
+                                issue_type: "Feature".into(),
+                            },
+                        )
+                        .snap(typed(open(), Some("Feature"))),
+                    ],
+                    (REJECTED, MEDIUM, "issue_type_changed"),
+                ),
+                row(
+                    "cleared by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            human("alice"),
+                            K::IssueUntyped {
+                                issue_type: "Bug".into(),
+                            },
+                        )
+                        .snap(typed(open(), None)),
+                    ],
+                    (REJECTED, STRONG, "issue_type_cleared"),
+                ),
+                row(
+                    "changed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            2.0,
+                            bot("triage[bot]"),
+                            K::IssueTyped {
+                                issue_type: "Task".into(),
+                            },
+                        )
+                        .snap(typed(open(), Some("Task"))),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "completed with the type",
+                    vec![
+                        ours(),
+                        obs(10.0, human("alice"), K::Closed)
+                            .snap(typed(closed_as(Some("completed")), Some("bug"))),
+                    ],
+                    (ACCEPTED, STRONG, "completed_with_type"),
+                ),
+                row(
+                    "cannot read the type",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "issue_type_unreadable"),
+                ),
+                row(
+                    "clearing retained",
+                    vec![obs(
+                        0.0,
+                        workflow_actor(),
+                        K::IssueUntyped {
+                            issue_type: "Bug".into(),
+                        },
+                    )
+                    .snap(open())],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                )
+                .on(record("set_issue_type").extra("issue_type", json!(""))),
+                row(
+                    "no type recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("set_issue_type")),
+            ],
+        );
+    }
+
+    #[test]
+    fn set_issue_field_table() {
+        let r = || {
+            record("set_issue_field")
+                .extra("field_name", json!("Priority"))
+                .extra("value", json!("P1"))
+        };
+        let status = || {
+            record("set_issue_field")
+                .extra("field_name", json!("Status"))
+                .extra("value", json!("Todo"))
+        };
+        let ours = || {
+            obs(
+                0.0,
+                workflow_actor(),
+                field("Priority", Some("P3"), Some("P1")),
+            )
+        };
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "still the intended value",
+                    vec![ours()],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "reconciled value equals the intended one, before the window",
+                    vec![obs(2.0, None, field("priority", None, Some("p1")))],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(2.0),
+                row(
+                    "advanced to a later stage by a human",
+                    vec![
+                        obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))),
+                        obs(
+                            5.0,
+                            human("alice"),
+                            field("Status", Some("Todo"), Some("In Progress")),
+                        ),
+                    ],
+                    (ACCEPTED, STRONG, "field_advanced"),
+                )
+                .on(status()),
+                row(
+                    "changed away by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            field("Priority", Some("P1"), Some("P2")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_replaced"),
+                ),
+                row(
+                    "reverted by a human",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            human("alice"),
+                            field("Priority", Some("P1"), Some("P3")),
+                        ),
+                    ],
+                    (REJECTED, MEDIUM, "state_reverted"),
+                ),
+                row(
+                    "removed by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), field("Priority", Some("P1"), None)),
+                    ],
+                    (REJECTED, STRONG, "field_removed"),
+                ),
+                row(
+                    "changed by a bot",
+                    vec![
+                        ours(),
+                        obs(
+                            3.0,
+                            bot("sync[bot]"),
+                            field("Priority", Some("P1"), Some("P2")),
+                        ),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "issue deleted by a human",
+                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
+                    (REJECTED, STRONG, "deleted"),
+                ),
+                row(
+                    "cannot read the field",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "field_unreadable"),
+                ),
+                row(
+                    "only a value from before execution",
+                    vec![obs(
+                        -5.0,
+                        human("alice"),
+                        field("Priority", None, Some("P3")),
+                    )],
+                    (UNKNOWN, NONE, "field_unreadable"),
+                ),
+                row(
+                    "no value recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("set_issue_field").extra("field_name", json!("Priority"))),
+            ],
+        );
+    }
+
+    #[test]
+    fn replace_label_table() {
+        let r = || {
+            record("replace_label")
+                .before(json!({"labels": ["old"]}))
+                .after(json!({"labels": ["new"]}))
+        };
+        let by_name = || {
+            record("replace_label")
+                .extra("old_label", json!("old"))
+                .extra("new_label", json!("new"))
+        };
+        let ours =
+            || obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["new"]));
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "gh-aw: retained replacement with unrelated label",
+                    vec![
+                        ours(),
+                        obs(2.0, human("alice"), labeled("unrelated"))
+                            .snap(with_labels(open(), &["new", "unrelated"])),
+                    ],
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "retained, window not passed",
+                    vec![ours()],
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .on(by_name())
+                .at(2.0),
+                row(
+                    "old label re-added and new removed by a human",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), labeled("old"))
+                            .snap(with_labels(open(), &["new", "old"])),
+                        obs(3.1, human("alice"), unlabeled("new"))
+                            .snap(with_labels(open(), &["old"])),
+                    ],
+                    (REJECTED, STRONG, "state_reverted"),
+                ),
+                row(
+                    "new label removed by a human, old one not back: replaced (as add_labels)",
+                    vec![
+                        ours(),
+                        obs(3.0, human("alice"), unlabeled("new")).snap(open()),
+                    ],
+                    (REJECTED, STRONG, "state_replaced"),
+                )
+                .on(by_name()),
+                row(
+                    "old label re-added by a bot",
+                    vec![
+                        ours(),
+                        obs(3.0, bot("triage[bot]"), labeled("old"))
+                            .snap(with_labels(open(), &["new", "old"])),
+                    ],
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "nothing recorded",
+                    vec![ours()],
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("replace_label")),
+            ],
+        );
+    }
+
+    /// An observation filed under the parent issue (#40) instead of the child (#7).
+    fn on_parent(mut o: Observation) -> Observation {
+        o.target = format!("{REPO}#40");
+        o
+    }
+
+    #[test]
+    fn link_sub_issue_table() {
+        let r = || {
+            record("link_sub_issue").target(Target {
+                parent_number: Some(40),
+                ..Target::thread(REPO, TargetKind::Issue, NUMBER)
+            })
+        };
+        let added = || K::SubIssueAdded {
+            parent: 40,
+            child: NUMBER,
+        };
+        let removed = || K::SubIssueRemoved {
+            parent: 40,
+            child: NUMBER,
+        };
+        // sub_issues events are filed under both issues.
+        let ours = || {
+            vec![
+                on_parent(obs(-0.01, workflow_actor(), added()).snap(open())),
+                obs(-0.01, workflow_actor(), added()).snap(open()),
+            ]
+        };
+        let with = |extra: Vec<Observation>| {
+            let mut v = ours();
+            v.extend(extra);
+            v
+        };
+        run_with(
+            r(),
+            24.0,
+            vec![
+                row(
+                    "link still present after the window",
+                    ours(),
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "link present, window not passed",
+                    ours(),
+                    (PENDING, WEAK, "state_retained"),
+                )
+                .at(3.0),
+                row(
+                    "unlinked by a human",
+                    with(vec![
+                        on_parent(obs(5.0, human("alice"), removed()).snap(open())),
+                        obs(5.0, human("alice"), removed()).snap(open()),
+                    ]),
+                    (REJECTED, STRONG, "sub_issue_unlinked"),
+                ),
+                row(
+                    "unlinked by a bot",
+                    with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]),
+                    (UNKNOWN, WEAK, "state_changed_by_bot"),
+                ),
+                row(
+                    "sub-issue closed as duplicate by a human",
+                    with(vec![
+                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))
+                    ]),
+                    (REJECTED, MEDIUM, "closed_not_planned"),
+                ),
+                row(
+                    "parent closed as not planned is not the sub-issue",
+                    with(vec![on_parent(
+                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
+                    )]),
+                    (ACCEPTED, MEDIUM, "state_retained"),
+                ),
+                row(
+                    "parent deleted",
+                    with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]),
+                    (UNKNOWN, NONE, "deleted"),
+                ),
+                row(
+                    "link never seen",
+                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
+                    (UNKNOWN, NONE, "link_unobserved"),
+                ),
+                unobserved_case("nothing seen", r()),
+                row(
+                    "no parent recorded",
+                    ours(),
+                    (UNKNOWN, NONE, "missing_execution_state"),
+                )
+                .on(record("link_sub_issue")),
+            ],
+        );
+    }
+}

@@ -1,0 +1,529 @@
+//! Property tests of the general rules (docs/evaluation.md), each run over
+//! **every** registered type: a complete manifest item per type (its needs
+//! met), and the spec's example rows.
+
+use std::collections::BTreeMap;
+
+use chrono::Duration;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use super::registry::{Effect, TYPES};
+use super::rules::{execution_state, RECORD_GAPS};
+use crate::ingest::reconcile::{assess_from_api, required_endpoints, ApiState, NO_ENGAGEMENT};
+use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
+use crate::model::{
+    Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,
+    OutcomeStatus as O,
+};
+
+/// A manifest item for `t` carrying everything its type needs, and the
+/// correlation field (a JSON pointer into the item) whose bad values must
+/// make it `missing_execution_state`.
+fn complete(t: &str) -> (Value, Option<&'static str>) {
+    let pr = "https://github.com/o/r/pull/7";
+    let issue = "https://github.com/o/r/issues/7";
+    match t {
+        "create_pull_request"
+        | "close_pull_request"
+        | "mark_pull_request_as_ready_for_review"
+        | "merge_pull_request" => (json!({"type": t, "url": pr, "number": 7}), None),
+        "push_to_pull_request_branch" => (
+            json!({"type": t, "number": 7, "metadata": {"commit_sha": "abc123"}}),
+            None,
+        ),
+        "update_pull_request" | "update_issue" | "update_discussion" => (
+            json!({"type": t, "number": 7, "before_state": {"title": "a"}, "after_state": {"title": "b"}}),
+            None,
+        ),
+        "add_reviewer" => (
+            json!({"type": t, "number": 7, "metadata": {"requested_reviewers": ["alice"]}}),
+            None,
+        ),
+        "submit_pull_request_review" | "dismiss_pull_request_review" => (
+            json!({"type": t, "number": 7, "metadata": {"review_id": 41}}),
+            Some("/metadata/review_id"),
+        ),
+        "create_pull_request_review_comment" | "reply_to_pull_request_review_comment" => (
+            json!({"type": t, "url": "https://github.com/o/r/pull/7#discussion_r55", "number": 7, "id": 55, "comment_id": 54}),
+            None,
+        ),
+        "resolve_pull_request_review_thread" => {
+            (json!({"type": t, "number": 7, "thread_id": "PRRT_1"}), None)
+        }
+        "add_comment" | "comment_memory" => (
+            json!({"type": t, "url": "https://github.com/o/r/issues/7#issuecomment-70", "id": 70}),
+            None,
+        ),
+        "add_labels" => (
+            json!({"type": t, "number": 7, "labelsAdded": ["bug"], "before_state": {"labels": []}}),
+            None,
+        ),
+        "remove_labels" => (json!({"type": t, "number": 7, "labels": ["bug"]}), None),
+        "replace_label" => (
+            json!({"type": t, "number": 7, "before_state": {"labels": ["a"]}, "after_state": {"labels": ["b"]}}),
+            None,
+        ),
+        "assign_milestone" => (
+            json!({"type": t, "number": 7, "metadata": {"milestone_number": 2}}),
+            Some("/metadata/milestone_number"),
+        ),
+        "set_issue_type" => (json!({"type": t, "number": 7, "issue_type": "Bug"}), None),
+        "set_issue_field" => (
+            json!({"type": t, "number": 7, "field_name": "Priority", "value": "P1"}),
+            None,
+        ),
+        "link_sub_issue" => (
+            json!({"type": t, "parent_issue_number": 7, "sub_issue_number": 8}),
+            None,
+        ),
+        "assign_to_user" | "unassign_from_user" => (
+            json!({"type": t, "number": 7, "assignees": ["alice"]}),
+            None,
+        ),
+        "assign_to_agent" | "create_agent_session" => (
+            json!({"type": t, "url": issue, "number": 7, "agent": "copilot"}),
+            None,
+        ),
+        "create_discussion" | "close_discussion" => (
+            json!({"type": t, "url": "https://github.com/o/r/discussions/7", "number": 7}),
+            None,
+        ),
+        "hide_comment" => (json!({"type": t, "number": 7, "comment_id": 70}), None),
+        // A workflow_call worker can also be judged by its calling run, so a
+        // bad run id alone is no gap for it.
+        "call_workflow" => (json!({"type": t, "metadata": {"run_id": 9}}), None),
+        "dispatch_workflow" | "approve_workflow_run" => (
+            json!({"type": t, "metadata": {"run_id": 9}}),
+            Some("/metadata/run_id"),
+        ),
+        "dispatch_repository" => (json!({"type": t, "repository": "o/r"}), None),
+        "create_check_run" => (
+            json!({"type": t, "url": "https://github.com/o/r/runs/31", "id": 31}),
+            None,
+        ),
+        "autofix_code_scanning_alert" => (
+            json!({"type": t, "metadata": {"alert_number": 3}, "alert_number": 3}),
+            None,
+        ),
+        "create_code_scanning_alert" => (
+            json!({"type": t, "file": "src/a.rs", "metadata": {"alert_number": 3}}),
+            None,
+        ),
+        "update_release" => (
+            json!({"type": t, "tag": "v1", "after_state": {"body_hash": "h"}}),
+            None,
+        ),
+        "update_project" | "create_project" | "create_project_status_update" => (
+            json!({"type": t, "project": "https://github.com/orgs/o/projects/1", "content_number": 7, "fields": {"Status": "Done"}}),
+            None,
+        ),
+        _ => (json!({"type": t, "url": issue, "number": 7}), None),
+    }
+}
+
+/// Every type that acts on GitHub (system outputs are skipped by design).
+fn acting_types() -> impl Iterator<Item = &'static str> {
+    TYPES
+        .iter()
+        .filter(|t| t.effect != Effect::Nothing)
+        .map(|t| t.name)
+}
+
+/// Types whose only need is the repository, which every record has.
+const NEEDS_ONLY_THE_REPOSITORY: &[&str] = &[
+    "dispatch_repository",
+    "upload_asset",
+    "push_repo_memory",
+    "upload_artifact",
+    "upload_code_coverage",
+];
+
+/// The bare item: no target, no state, no ids, and no calling run either.
+fn stripped(t: &str) -> ExecutionRecord {
+    let mut r = record_of(&json!({"type": t})).expect("a bare item parses");
+    r.run_id = None;
+    r
+}
+
+fn actor_strategy() -> impl Strategy<Value = Option<Actor>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(Actor::new("alice", "User"))),
+        Just(Some(Actor::new("", ""))),
+        Just(Some(Actor::new("ci[bot]", "Bot"))),
+        Just(Some(Actor::new("github-actions[bot]", "Bot"))),
+    ]
+}
+
+fn kind_strategy() -> impl Strategy<Value = K> {
+    prop_oneof![
+        Just(K::Opened),
+        Just(K::Closed),
+        Just(K::Reopened),
+        Just(K::Deleted),
+        Just(K::ConvertedToDraft),
+        (1u64..5).prop_map(|id| K::ReviewDismissed { review_id: id }),
+        (1u64..5).prop_map(|id| K::ReviewSubmitted {
+            review_id: id,
+            state: "approved".into()
+        }),
+        (1u64..5).prop_map(|id| K::CommentCreated {
+            comment_id: id,
+            agent_marker: false,
+            lifecycle_marker: false
+        }),
+        "[a-z]{1,6}".prop_map(|l| K::Labeled { label: l }),
+    ]
+}
+
+/// Arbitrary facts about the usual keys, at arbitrary times around execution.
+fn observations_strategy() -> impl Strategy<Value = Vec<Observation>> {
+    prop::collection::vec(
+        (
+            -100i64..2000,
+            actor_strategy(),
+            kind_strategy(),
+            prop::sample::select(vec!["o/r#7", "o/r#8", "o/r#commit:abc123"]),
+        ),
+        0..12,
+    )
+    .prop_map(|facts| {
+        let t0 = crate::judge::conformance::DEFAULT_EXECUTED_AT
+            .parse::<chrono::DateTime<chrono::Utc>>()
+            .unwrap();
+        let mut out: Vec<Observation> = facts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (h, actor, event, key))| Observation {
+                id: format!("p:{i}"),
+                at: t0 + Duration::hours(h),
+                target: key.to_string(),
+                actor,
+                event,
+                snapshot: None,
+            })
+            .collect();
+        out.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        out
+    })
+}
+
+fn errors_strategy() -> impl Strategy<Value = BTreeMap<String, u16>> {
+    prop::collection::btree_map(
+        prop::sample::select(vec![
+            "pulls/7".to_string(),
+            "issues/7".to_string(),
+            "actions/runs/9".to_string(),
+            "issues/7/comments".to_string(),
+        ]),
+        prop::sample::select(vec![0u16, 403, 404, 410, 429, 500, 502]),
+        0..3,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Rule 1: a record with nothing of what its type needs is a record gap
+    /// whatever was observed, whenever, and whatever the API answered.
+    #[test]
+    fn rule_1_a_record_without_its_execution_state_is_a_gap_on_both_paths(
+        observations in observations_strategy(),
+        errors in errors_strategy(),
+        days in 0i64..60,
+    ) {
+        for t in acting_types().filter(|t| !NEEDS_ONLY_THE_REPOSITORY.contains(t)) {
+            let r = stripped(t);
+            let as_of = r.executed_at + Duration::days(days);
+            let e = super::evaluate(&r, &observations, as_of);
+            prop_assert_eq!(e.status, O::Unknown, "{}: {:?}", t, e.triple());
+            prop_assert!(RECORD_GAPS.contains(&e.signal.as_str()), "{}: {:?}", t, e.triple());
+            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
+            let api = assess_from_api(&r, &state, as_of);
+            prop_assert_eq!(api.triple(), e.triple(), "{}", t);
+        }
+    }
+}
+
+#[test]
+fn rule_1_every_complete_item_meets_its_needs() {
+    for t in acting_types() {
+        let (item, _) = complete(t);
+        let r = record_of(&item).unwrap();
+        assert!(
+            execution_state(&r).is_none(),
+            "{t}: a complete item is still a gap: {:?}",
+            execution_state(&r).map(|e| e.notes)
+        );
+    }
+}
+
+#[test]
+fn rule_1_bad_correlation_ids_are_no_ids() {
+    for t in acting_types() {
+        let (item, Some(pointer)) = complete(t) else {
+            continue;
+        };
+        for bad in [json!(0), json!(-3), json!("abc"), json!(1.5), json!("")] {
+            let mut item = item.clone();
+            *item.pointer_mut(pointer).unwrap() = bad.clone();
+            let r = record_of(&item).unwrap();
+            let gap = execution_state(&r);
+            assert!(
+                gap.as_ref()
+                    .is_some_and(|e| e.signal == "missing_execution_state"),
+                "{t} with {pointer} = {bad}: {:?}",
+                gap.map(|e| e.signal)
+            );
+        }
+    }
+}
+
+/// Rule 6: the loss of the output's own object, by what the output did.
+#[test]
+fn rule_6_a_404_of_the_own_object_is_judged_by_the_effect() {
+    for spec in TYPES.iter().filter(|t| t.effect != Effect::Nothing) {
+        let (item, _) = complete(spec.name);
+        let r = record_of(&item).unwrap();
+        let Some(primary) = required_endpoints(&r).into_iter().find(|e| e.primary) else {
+            continue;
+        };
+        for status in [404u16, 410] {
+            let state = ApiState {
+                responses: BTreeMap::new(),
+                errors: BTreeMap::from([(primary.path.clone(), status)]),
+            };
+            let e = assess_from_api(&r, &state, r.executed_at + Duration::days(3));
+            let want = match spec.effect {
+                Effect::Creates => (O::Rejected, S::Strong, "deleted"),
+                Effect::Changes => (O::Unknown, S::None, "deleted"),
+                Effect::Runs => (O::Unknown, S::None, "workflow_run_missing"),
+                Effect::Nothing => unreachable!(),
+            };
+            assert_eq!(e.triple(), want, "{} ({})", spec.name, primary.path);
+        }
+    }
+}
+
+fn spec_cases() -> Vec<Case> {
+    parse_cases(crate::judge::spec::SPEC_CASES).unwrap()
+}
+
+/// Rewrites every JSON object under `v`.
+fn each_object(v: &mut Value, f: &mut impl FnMut(&mut serde_json::Map<String, Value>)) {
+    match v {
+        Value::Object(o) => {
+            for child in o.values_mut() {
+                each_object(child, f);
+            }
+            f(o);
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| each_object(c, f)),
+        _ => {}
+    }
+}
+
+/// Rule 2: fields nobody needs never change a verdict.
+#[test]
+fn rule_2_unknown_fields_never_change_a_verdict() {
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        let mut noisy = case.clone();
+        for v in noisy.responses.values_mut() {
+            each_object(v, &mut |o| {
+                o.insert("x_unrelated".into(), json!({"nested": [1, null, "z"]}));
+            });
+        }
+        each_object(&mut noisy.item, &mut |o| {
+            o.insert("x_unrelated".into(), json!(true));
+        });
+        let after = evaluate_case(&noisy).unwrap();
+        assert_eq!(after.triple(), before.triple(), "{}", case.name);
+    }
+}
+
+/// Rule 2: undated engagement by someone other than a bot makes every
+/// negative verdict impossible, for every type, at every window.
+#[test]
+fn rule_2_undated_activity_is_never_ignored() {
+    for case in spec_cases() {
+        let record = record_of(&case.item).unwrap();
+        let mut state = ApiState {
+            responses: case.responses.clone(),
+            errors: case.errors.clone(),
+        };
+        for ep in required_endpoints(&record) {
+            if ep.path.ends_with("/comments") || ep.path.ends_with("/reviews") {
+                let list = state.responses.entry(ep.path).or_insert_with(|| json!([]));
+                if let Value::Array(items) = list {
+                    items.push(json!({"id": 999, "user": {"login": "carol", "type": "User"}, "state": "COMMENTED"}));
+                }
+            }
+        }
+        let undated = crate::ingest::reconcile::undated_activity(&state);
+        for days in [1, 8, 31, 60] {
+            let e = assess_from_api(&record, &state, record.executed_at + Duration::days(days));
+            if !undated.is_empty() {
+                assert!(
+                    e.status != O::Ignored && !NO_ENGAGEMENT.contains(&e.signal.as_str()),
+                    "{} at {days}d: {:?}",
+                    case.name,
+                    e.triple()
+                );
+            }
+        }
+    }
+}
+
+fn rank(s: S) -> u8 {
+    match s {
+        S::None => 0,
+        S::Weak => 1,
+        S::Medium => 2,
+        S::Strong => 3,
+    }
+}
+
+/// Rule 4: an actor nobody can see is never stronger evidence than a
+/// visible person: hiding every person's identity never strengthens a
+/// verdict, and a rejection stays a rejection (or becomes unknown).
+#[test]
+fn rule_4_hiding_who_acted_never_strengthens_a_verdict() {
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        let mut hidden = case.clone();
+        for v in hidden.responses.values_mut() {
+            each_object(v, &mut |o| {
+                for k in ["user", "actor", "closed_by", "merged_by"] {
+                    if o.get(k).and_then(|u| u.get("type")).and_then(Value::as_str) == Some("User")
+                    {
+                        o.insert(k.into(), json!({}));
+                    }
+                }
+            });
+        }
+        let after = evaluate_case(&hidden).unwrap();
+        if after.status == before.status {
+            assert!(
+                rank(after.strength) <= rank(before.strength),
+                "{}: {:?} → {:?}",
+                case.name,
+                before.triple(),
+                after.triple()
+            );
+        }
+        if before.status == O::Rejected {
+            assert!(
+                matches!(after.status, O::Rejected | O::Unknown),
+                "{}: {:?} → {:?}",
+                case.name,
+                before.triple(),
+                after.triple()
+            );
+        }
+    }
+}
+
+/// Rule 3: evidence about other objects of the same kind on the same
+/// target is never borrowed: adding another review (dismissed) or another
+/// deleted comment never changes the verdict of an output naming its own.
+#[test]
+fn rule_3_other_objects_on_the_target_are_never_borrowed() {
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        let mut crowded = case.clone();
+        for (path, v) in crowded.responses.iter_mut() {
+            if let (true, Value::Array(items)) = (path.ends_with("/reviews"), &mut *v) {
+                items.push(json!({"id": 777, "user": {"login": "dave", "type": "User"}, "state": "DISMISSED", "submitted_at": "2026-01-01T05:00:00Z"}));
+            }
+        }
+        let own = ["submit_pull_request_review", "dismiss_pull_request_review"];
+        let t = case.item["type"].as_str().unwrap_or_default();
+        if own.contains(&t) {
+            let after = evaluate_case(&crowded).unwrap();
+            assert_eq!(after.triple(), before.triple(), "{}", case.name);
+        }
+    }
+}
+
+/// Rule 5: a reviewer's earlier reviews do not matter once a later one
+/// exists, in whatever order the list gives them.
+#[test]
+fn rule_5_the_latest_review_of_a_reviewer_decides() {
+    let item = json!({"type": "add_reviewer", "number": 7, "timestamp": "2026-01-01T00:00:00Z",
+        "metadata": {"requested_reviewers": ["alice"]}});
+    let review = |id: u64, state: &str, h: u32| {
+        json!({"id": id, "user": {"login": "alice", "type": "User"}, "state": state,
+               "submitted_at": format!("2026-01-01T{h:02}:00:00Z")})
+    };
+    let last = review(3, "COMMENTED", 9);
+    let earlier = [review(1, "APPROVED", 2), review(2, "CHANGES_REQUESTED", 5)];
+    let mut verdicts = Vec::new();
+    for order in [[0usize, 1], [1, 0]] {
+        let mut list: Vec<Value> = order.iter().map(|i| earlier[*i].clone()).collect();
+        list.insert(order[0] % 2, last.clone());
+        let case: Case = serde_json::from_value(json!({"name": "latest", "item": item,
+            "responses": {"pulls/7/requested_reviewers": {"users": [], "teams": []}, "pulls/7/reviews": list},
+            "expected": {"outcome_status": "x", "evidence_strength": "x", "signal": "x"}}))
+        .unwrap();
+        verdicts.push(evaluate_case(&case).unwrap().triple().2.to_string());
+    }
+    assert_eq!(verdicts, ["review_submitted", "review_submitted"]);
+}
+
+/// Rule 7: GitHub's compare decides retention of a pushed commit.
+#[test]
+fn rule_7_compare_status_decides_a_merged_push() {
+    for (status, want) in [
+        ("ahead", O::Accepted),
+        ("identical", O::Accepted),
+        ("behind", O::Unknown),
+        ("diverged", O::Unknown),
+    ] {
+        let case: Case = serde_json::from_value(json!({"name": status,
+            "item": {"type": "push_to_pull_request_branch", "number": 7, "metadata": {"commit_sha": "abc"}},
+            "responses": {"pulls/7": {"state": "closed", "merged": true, "merge_commit_sha": "fff",
+                                      "merged_by": {"login": "alice", "type": "User"}, "merged_at": "2026-01-02T00:00:00Z"},
+                          "compare/abc...fff": {"status": status}},
+            "expected": {"outcome_status": "x", "evidence_strength": "x", "signal": "x"}}))
+        .unwrap();
+        assert_eq!(evaluate_case(&case).unwrap().status, want, "{status}");
+    }
+}
+
+/// Rule 2: removing a field from an API answer never turns one definite
+/// verdict into another: the verdict stays, or becomes an `unknown` (the
+/// field was needed) or a `pending` (the evidence it carried is missing).
+#[test]
+fn rule_2_removing_a_field_never_flips_a_verdict() {
+    let mut flips = Vec::new();
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        if !matches!(before.status, O::Accepted | O::Rejected | O::Ignored) {
+            continue;
+        }
+        for (path, v) in &case.responses {
+            let Some(obj) = v.as_object() else { continue };
+            for field in obj.keys() {
+                let mut less = case.clone();
+                less.responses
+                    .get_mut(path)
+                    .and_then(Value::as_object_mut)
+                    .unwrap()
+                    .remove(field);
+                let after = evaluate_case(&less).unwrap();
+                let definite = matches!(after.status, O::Accepted | O::Rejected | O::Ignored);
+                if definite && after.status != before.status {
+                    flips.push(format!(
+                        "{} without {path}.{field}: {:?} → {:?}",
+                        case.name,
+                        before.triple(),
+                        after.triple()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(flips.is_empty(), "{flips:#?}");
+}

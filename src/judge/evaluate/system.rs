@@ -1,0 +1,66 @@
+//! System outputs (seed 000 §7 "System Outputs"): nothing human-facing to judge.
+
+use super::EvalContext;
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+
+/// `noop`, `missing_tool`, `missing_data`, `report_incomplete`: always
+/// `skipped/none`, with the signal naming why.
+pub fn skipped(ctx: &EvalContext) -> Evaluation {
+    let (signal, note) = match ctx.record.output_type.as_str() {
+        "noop" => ("no_action_requested", "The agent asked for no action."),
+        "missing_tool" => (
+            "tool_unavailable",
+            "The agent reported a tool it did not have.",
+        ),
+        "missing_data" => (
+            "data_unavailable",
+            "The agent reported data it could not get.",
+        ),
+        "report_incomplete" => (
+            "report_incomplete",
+            "The agent reported it could not finish.",
+        ),
+        _ => (
+            "no_action_requested",
+            "A system output with nothing to evaluate.",
+        ),
+    };
+    // No GitHub object is involved, so there is no target to resolve.
+    Evaluation::new(O::Skipped, S::None, signal)
+        .unresolved()
+        .note(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::judge::evaluate::testkit::*;
+
+    #[test]
+    fn system_outputs_are_skipped() {
+        run_with(
+            record("noop"),
+            1.0,
+            vec![
+                row("noop", vec![], (SKIPPED, NONE, "no_action_requested")),
+                row("missing_tool", vec![], (SKIPPED, NONE, "tool_unavailable"))
+                    .on(record("missing_tool")),
+                row("missing_data", vec![], (SKIPPED, NONE, "data_unavailable"))
+                    .on(record("missing_data")),
+                row(
+                    "report_incomplete",
+                    vec![],
+                    (SKIPPED, NONE, "report_incomplete"),
+                )
+                .on(record("report_incomplete")),
+            ],
+        );
+    }
+
+    #[test]
+    fn skipped_ignores_observations() {
+        let o = vec![obs(1.0, human("alice"), comment(1))];
+        let e = eval(&record("noop"), o, 24.0);
+        assert_eq!(e.triple(), (SKIPPED, NONE, "no_action_requested"));
+        assert!(!e.target_resolved);
+    }
+}

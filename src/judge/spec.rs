@@ -1,0 +1,157 @@
+//! `safe-outcomes spec`: renders docs/evaluation.md, the written evaluation
+//! spec, from the code itself: the type registry (`evaluate::registry`),
+//! the signal vocabulary and conformance mappings (`conformance`), and the
+//! example rows of `fixtures/conformance/spec.json`, each evaluated here by
+//! the same API-state path the App uses. A test compares the committed file
+//! with this rendering, so the spec and the code cannot drift.
+
+use std::fmt::Write;
+
+use crate::judge::conformance::{
+    evaluate_case, parse_cases, Case, Mapping, SEED_ROWS, SIGNAL_EQUIVALENCES,
+};
+use crate::judge::evaluate::registry::TYPES;
+
+/// The example rows, compiled in.
+pub const SPEC_CASES: &str = include_str!("../../fixtures/conformance/spec.json");
+
+const HEADER: &str = include_str!("spec_prose.md");
+
+/// The whole of docs/evaluation.md.
+pub fn render() -> Result<String, String> {
+    let cases = parse_cases(SPEC_CASES)?;
+    let mut out = String::from(HEADER);
+    types_table(&mut out);
+    rows(&mut out, &cases)?;
+    vocabulary(&mut out);
+    Ok(out)
+}
+
+fn types_table(out: &mut String) {
+    out.push_str("\n## The types\n\n");
+    out.push_str("Every type with a dedicated evaluator (`src/judge/evaluate/registry.rs`). Any other type goes to the generic fallback, which can say at most `pending/weak/target_exists_only`.\n\n");
+    out.push_str("| type | effect | the record must carry (rule 1) | evaluator | seed 000 |\n|---|---|---|---|---|\n");
+    for t in TYPES {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | `src/judge/evaluate/{}` | {} |",
+            t.name,
+            t.effect.as_str(),
+            t.needs,
+            t.family,
+            t.seed
+        );
+    }
+}
+
+fn rows(out: &mut String, cases: &[Case]) -> Result<(), String> {
+    out.push_str("\n## Rows, by type\n\n");
+    out.push_str("Each row is an example case in `fixtures/conformance/spec.json` (gh-aw's case format); the outcome column is what the code gives for it, computed when this file is rendered. Webhook observations of the same facts give the same outcome (the evaluators are shared). Rows are checked in the order the evaluator's own doc table lists.\n");
+    for t in TYPES {
+        let mine: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.item.get("type").and_then(|v| v.as_str()) == Some(t.name))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "\n### `{}`\n\n| target state | outcome | evidence | seed row / rule |\n|---|---|---|---|\n",
+            t.name
+        );
+        for c in mine {
+            let e = evaluate_case(c).map_err(|e| format!("{}: {e}", c.name))?;
+            let (state, source, seed) = match &c.row {
+                Some(r) => (r.state.as_str(), r.source.as_str(), r.seed.as_str()),
+                None => (c.name.as_str(), "", ""),
+            };
+            let _ = writeln!(
+                out,
+                "| {state} | {}/{}/`{}` | {source} | {seed} |",
+                e.status.as_str(),
+                e.strength.as_str(),
+                e.signal
+            );
+        }
+    }
+    let without: Vec<&str> = TYPES
+        .iter()
+        .filter(|t| {
+            !cases
+                .iter()
+                .any(|c| c.item.get("type").and_then(|v| v.as_str()) == Some(t.name))
+        })
+        .map(|t| t.name)
+        .collect();
+    let _ = write!(
+        out,
+        "\nTypes whose rows are so far only in their evaluator's doc table (the `//!` table at the top of the family file) and its table tests: {}.\n",
+        without
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}
+
+fn vocabulary(out: &mut String) {
+    out.push_str("\n## Signal vocabulary\n\nOne vocabulary: gh-aw's word wherever gh-aw has one for the same state; where the two name the same state differently, this table says so (`conformance::SIGNAL_EQUIVALENCES`, used by `conformance` and by the export).\n\n| gh-aw | ours | the state |\n|---|---|---|\n");
+    for (gh, ours, what) in SIGNAL_EQUIVALENCES {
+        let _ = writeln!(out, "| `{gh}` | `{ours}` | {what} |");
+    }
+    out.push_str("\n## Where ours differs from gh-aw on purpose\n\n`safe-outcomes conformance` compares gh-aw's expected triple with ours exactly, else through the one general mapping below that applies. Each is a rule for every type, with the seed line behind it; none names a case.\n\n| mapping | rule |\n|---|---|\n");
+    for m in [
+        Mapping::Error,
+        Mapping::Lifecycle,
+        Mapping::Unsupported,
+        Mapping::UnnamedUnknown,
+        Mapping::ExistenceOnly,
+        Mapping::UnseenReversal,
+        Mapping::NoHumanActivity,
+        Mapping::SeedRow,
+    ] {
+        let _ = writeln!(out, "| `{m:?}` | {} |", m.describe());
+    }
+    out.push_str("\nThe seed rows that rate a state differently from gh-aw (`conformance::SEED_ROWS`):\n\n| types | gh-aw | ours (seed) | seed 000 §7 row |\n|---|---|---|---|\n");
+    for row in SEED_ROWS {
+        let (gs, gg, gsig) = row.gh_aw;
+        let (os, og, osig) = row.ours;
+        let _ = writeln!(
+            out,
+            "| {} | {gs}/{gg}/`{gsig}` | {}/{}/`{osig}` | {} |",
+            row.types
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            os.as_str(),
+            og.as_str(),
+            row.seed
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn docs_evaluation_md_is_the_rendering_of_the_code() {
+        let rendered = super::render().expect("the spec renders");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evaluation.md");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == rendered,
+            "docs/evaluation.md is stale: run `cargo run -- spec > docs/evaluation.md` and commit it"
+        );
+    }
+
+    #[test]
+    fn every_example_row_gives_its_expected_triple() {
+        for c in crate::judge::conformance::parse_cases(super::SPEC_CASES).unwrap() {
+            let r = crate::judge::conformance::run_case(&c);
+            assert!(r.passed, "{}", r.line);
+            assert!(c.row.is_some(), "{}: a spec case names its row", c.name);
+        }
+    }
+}

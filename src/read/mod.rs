@@ -1,0 +1,10 @@
+//! Reads: the cuts a reader asks for and what a reader may see (`query`), the
+//! report with its three rates (`report`), and the exports (`export`:
+//! outcome records and opentraces records). Reads never wait on the worker:
+//! they read stored outcome records.
+//!
+//! May import: `model`, `store`, `ingest`, `judge`, `github`.
+
+pub mod export;
+pub mod query;
+pub mod report;

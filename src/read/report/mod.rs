@@ -1,0 +1,418 @@
+//! The report (docs/architecture.md, "Report"): totals and per-type rates. Three acceptance rates,
+//! never one unlabeled number: strict (strong), human-check (strong + medium)
+//! and sticky (weak or exists-only), each over evaluable outputs.
+//!
+//! The terminal table prints repository, window and type names through
+//! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
+//! override in a stored name is shown as `\u{…}`, never obeyed.
+
+pub mod tally;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::model::escape::terminal;
+use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, CHECKPOINTS};
+
+/// Totals over all outputs in scope.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub total_safe_outputs: u64,
+    /// All outputs but the skipped ones.
+    pub evaluable_outputs: u64,
+    pub accepted_strong: u64,
+    pub accepted_medium: u64,
+    pub accepted_weak: u64,
+    pub rejected: u64,
+    pub pending: u64,
+    pub ignored: u64,
+    pub unknown: u64,
+    pub skipped: u64,
+    pub fallback_exists_only_count: u64,
+    pub missing_type_specific_rule_count: u64,
+    pub durable_reversal_count: u64,
+}
+
+/// Rates per safe-output type; `None` when nothing is evaluable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TypeStats {
+    pub count: u64,
+    pub evaluable: u64,
+    pub strict_acceptance_rate: Option<f64>,
+    pub human_check_acceptance_rate: Option<f64>,
+    pub sticky_artifact_rate: Option<f64>,
+    pub rejection_rate: Option<f64>,
+    pub pending_rate: Option<f64>,
+    pub unknown_rate: Option<f64>,
+    /// Median hours from execution to the evidence of acceptance.
+    pub median_time_to_acceptance: Option<f64>,
+}
+
+/// Acceptance as of one checkpoint, over outputs that have reached it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointStats {
+    /// Outputs whose checkpoint has passed.
+    pub reached: u64,
+    pub accepted: u64,
+    pub accepted_strong: u64,
+    pub rejected: u64,
+    pub pending: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub generated_at: Option<DateTime<Utc>>,
+    pub repo: Option<String>,
+    /// The checkpoint the figures are taken at; `None` means the latest outcome.
+    pub window: Option<String>,
+    /// Outputs left out because they have not reached `window` yet.
+    pub not_yet_at_window: u64,
+    pub totals: Totals,
+    pub by_type: BTreeMap<String, TypeStats>,
+    /// `accepted_at_1h`, `accepted_at_24h`, `accepted_at_7d`, `accepted_durable_at_30d`.
+    pub checkpoints: BTreeMap<String, CheckpointStats>,
+    /// Per workflow, the agents' lines that landed and how many are still
+    /// there at 7 and 30 days (`attribution::report::line_survival`; filled
+    /// by whoever has the store, empty otherwise).
+    #[serde(default)]
+    pub line_survival: BTreeMap<String, crate::github::attribution::report::LineTotals>,
+}
+
+/// Window names accepted by `--window` and `?window=`.
+pub fn parse_window(value: &str) -> Option<&'static str> {
+    CHECKPOINTS
+        .iter()
+        .map(|(name, _)| *name)
+        .find(|name| *name == value)
+}
+
+/// Checkpoint keys of the report.
+fn checkpoint_label(name: &str) -> String {
+    match name {
+        "30d" => "accepted_durable_at_30d".to_string(),
+        other => format!("accepted_at_{other}"),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    totals: Totals,
+    times: Vec<f64>,
+}
+
+impl Report {
+    /// Build the report from outcome records.
+    pub fn build<'a>(
+        records: impl IntoIterator<Item = &'a OutcomeRecord>,
+        repo: Option<&str>,
+        window: Option<&str>,
+        generated_at: DateTime<Utc>,
+    ) -> Report {
+        let mut report = Report {
+            generated_at: Some(generated_at),
+            repo: repo.map(str::to_string),
+            window: window.map(str::to_string),
+            ..Report::default()
+        };
+        let mut all = Tally::default();
+        let mut per_type: BTreeMap<String, Tally> = BTreeMap::new();
+        for (name, _) in CHECKPOINTS {
+            report
+                .checkpoints
+                .insert(checkpoint_label(name), CheckpointStats::default());
+        }
+        for record in records {
+            if repo.is_some_and(|r| {
+                record.target.as_ref().map(|t| t.repo.as_str()) != Some(r)
+                    && !record.safe_output_id.starts_with(&format!("{r}:"))
+            }) {
+                continue;
+            }
+            for (name, snap) in &record.windows {
+                let c = report
+                    .checkpoints
+                    .entry(checkpoint_label(name))
+                    .or_default();
+                c.reached += 1;
+                match snap.outcome_status {
+                    OutcomeStatus::Accepted => {
+                        c.accepted += 1;
+                        if snap.evidence_strength == EvidenceStrength::Strong {
+                            c.accepted_strong += 1;
+                        }
+                    }
+                    OutcomeStatus::Rejected => c.rejected += 1,
+                    OutcomeStatus::Pending => c.pending += 1,
+                    _ => {}
+                }
+            }
+            let (status, strength, signal) = match window {
+                Some(w) => match record.windows.get(w) {
+                    Some(s) => (
+                        s.outcome_status,
+                        s.evidence_strength,
+                        s.human_check_signal.as_str(),
+                    ),
+                    None => {
+                        report.not_yet_at_window += 1;
+                        continue;
+                    }
+                },
+                None => (
+                    record.outcome_status,
+                    record.evidence_strength,
+                    record.human_check_signal.as_str(),
+                ),
+            };
+            let reversed = reversed(record);
+            let time = if window.is_none() {
+                record.time_to_acceptance_hours
+            } else {
+                None
+            };
+            for tally in [
+                &mut all,
+                per_type.entry(record.safe_output_type.clone()).or_default(),
+            ] {
+                tally.count(
+                    status,
+                    strength,
+                    signal,
+                    record.dedicated_evaluator,
+                    reversed,
+                    time,
+                );
+            }
+        }
+        report.totals = all.totals;
+        report.by_type = per_type
+            .into_iter()
+            .map(|(t, tally)| (t, tally.stats()))
+            .collect();
+        report
+    }
+
+    /// Totals and rates of all `records` together, as of their latest
+    /// outcome: one row of a series or of the dashboard's workflow table.
+    pub fn overall<'a>(
+        records: impl IntoIterator<Item = &'a OutcomeRecord>,
+    ) -> (Totals, TypeStats) {
+        let mut all = Tally::default();
+        for r in records {
+            all.count(
+                r.outcome_status,
+                r.evidence_strength,
+                &r.human_check_signal,
+                r.dedicated_evaluator,
+                reversed(r),
+                r.time_to_acceptance_hours,
+            );
+        }
+        let totals = all.totals.clone();
+        (totals, all.stats())
+    }
+
+    /// A readable table for terminals.
+    pub fn to_table(&self) -> String {
+        let t = &self.totals;
+        let mut out = String::new();
+        let scope = self
+            .repo
+            .as_deref()
+            .map_or("all repositories".to_string(), terminal);
+        let window = self
+            .window
+            .as_deref()
+            .map_or("latest outcome".to_string(), |w| {
+                format!("as of T+{}", terminal(w))
+            });
+        let _ = writeln!(out, "safe-outcomes report — {scope}, {window}");
+        let _ = writeln!(
+            out,
+            "{} safe outputs, {} evaluable ({} skipped){}",
+            t.total_safe_outputs,
+            t.evaluable_outputs,
+            t.skipped,
+            if self.not_yet_at_window > 0 {
+                format!(", {} not yet at this window", self.not_yet_at_window)
+            } else {
+                String::new()
+            }
+        );
+        let _ = writeln!(
+            out,
+            "accepted: {} strong, {} medium, {} weak | rejected {} | pending {} | ignored {} | unknown {}",
+            t.accepted_strong, t.accepted_medium, t.accepted_weak, t.rejected, t.pending, t.ignored, t.unknown
+        );
+        let _ = writeln!(
+            out,
+            "existence-only (never counted as accepted): {} | types without a dedicated rule: {} | durable reversals: {}",
+            t.fallback_exists_only_count, t.missing_type_specific_rule_count, t.durable_reversal_count
+        );
+        let _ = writeln!(out);
+        let names: Vec<String> = self.by_type.keys().map(|k| terminal(k)).collect();
+        let w = names
+            .iter()
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let _ = writeln!(
+            out,
+            "{:<w$} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
+            "type",
+            "count",
+            "strict",
+            "human-check",
+            "sticky",
+            "rejected",
+            "pending",
+            "unknown",
+            "median h"
+        );
+        for (name, s) in names.iter().zip(self.by_type.values()) {
+            let _ = writeln!(
+                out,
+                "{:<w$} {:>5} {:>8} {:>12} {:>8} {:>9} {:>8} {:>8} {:>10}",
+                name,
+                s.count,
+                pct(s.strict_acceptance_rate),
+                pct(s.human_check_acceptance_rate),
+                pct(s.sticky_artifact_rate),
+                pct(s.rejection_rate),
+                pct(s.pending_rate),
+                pct(s.unknown_rate),
+                s.median_time_to_acceptance
+                    .map_or("-".to_string(), |h| format!("{h:.1}")),
+            );
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{:<26} {:>8} {:>9} {:>8} {:>9} {:>8}",
+            "checkpoint", "reached", "accepted", "strong", "rejected", "pending"
+        );
+        for (name, _) in CHECKPOINTS {
+            let label = checkpoint_label(name);
+            if let Some(c) = self.checkpoints.get(&label) {
+                let _ = writeln!(
+                    out,
+                    "{:<26} {:>8} {:>9} {:>8} {:>9} {:>8}",
+                    label, c.reached, c.accepted, c.accepted_strong, c.rejected, c.pending
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\nstrict = strong / evaluable; human-check = (strong + medium) / evaluable; sticky = (weak or exists-only) / evaluable"
+        );
+        out
+    }
+}
+
+fn reversed(record: &OutcomeRecord) -> bool {
+    record
+        .details
+        .get("accepted_then_reverted")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+fn pct(rate: Option<f64>) -> String {
+    rate.map_or("-".to_string(), |r| format!("{:.0}%", r * 100.0))
+}
+
+impl Tally {
+    fn count(
+        &mut self,
+        status: OutcomeStatus,
+        strength: EvidenceStrength,
+        signal: &str,
+        dedicated: bool,
+        reversed: bool,
+        time: Option<f64>,
+    ) {
+        let t = &mut self.totals;
+        t.total_safe_outputs += 1;
+        if status != OutcomeStatus::Skipped {
+            t.evaluable_outputs += 1;
+        }
+        match (status, strength) {
+            (OutcomeStatus::Accepted, EvidenceStrength::Strong) => t.accepted_strong += 1,
+            (OutcomeStatus::Accepted, EvidenceStrength::Medium) => t.accepted_medium += 1,
+            (OutcomeStatus::Accepted, _) => t.accepted_weak += 1,
+            (OutcomeStatus::Rejected, _) => t.rejected += 1,
+            (OutcomeStatus::Pending, _) => t.pending += 1,
+            (OutcomeStatus::Ignored, _) => t.ignored += 1,
+            (OutcomeStatus::Unknown, _) => t.unknown += 1,
+            (OutcomeStatus::Skipped, _) => t.skipped += 1,
+        }
+        if signal == "target_exists_only" {
+            t.fallback_exists_only_count += 1;
+        }
+        if !dedicated {
+            t.missing_type_specific_rule_count += 1;
+        }
+        if reversed {
+            t.durable_reversal_count += 1;
+        }
+        if let (OutcomeStatus::Accepted, Some(h)) = (status, time) {
+            self.times.push(h);
+        }
+    }
+
+    fn stats(mut self) -> TypeStats {
+        let t = &self.totals;
+        let evaluable = t.evaluable_outputs;
+        let rate = |n: u64| (evaluable > 0).then(|| n as f64 / evaluable as f64);
+        self.times.sort_by(|a, b| a.total_cmp(b));
+        let median = match self.times.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(self.times[n / 2]),
+            n => Some((self.times[n / 2 - 1] + self.times[n / 2]) / 2.0),
+        };
+        TypeStats {
+            count: t.total_safe_outputs,
+            evaluable,
+            strict_acceptance_rate: rate(t.accepted_strong),
+            human_check_acceptance_rate: rate(t.accepted_strong + t.accepted_medium),
+            sticky_artifact_rate: rate(t.accepted_weak + t.fallback_exists_only_count),
+            rejection_rate: rate(t.rejected),
+            pending_rate: rate(t.pending),
+            unknown_rate: rate(t.unknown),
+            median_time_to_acceptance: median,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_controls_in_names_instead_of_obeying_them() {
+        let mut report = Report {
+            repo: Some("o/r\u{1b}]8;;https://evil\u{7}".into()),
+            window: Some("7d\r".into()),
+            ..Report::default()
+        };
+        for name in ["red\u{1b}[31m", "cba\u{202E}abc", "c1\u{9b}2J", "ok_type"] {
+            report.by_type.insert(name.into(), TypeStats::default());
+        }
+        let table = report.to_table();
+        let hidden = |c: char| c != '\n' && crate::model::ident::is_hidden_control(c);
+        assert!(!table.chars().any(hidden), "{table:?}");
+        assert!(
+            table.contains("o/r\\u{1b}]8;;https://evil\\u{7}"),
+            "{table}"
+        );
+        assert!(table.contains("red\\u{1b}[31m"), "{table}");
+        assert!(table.contains("cba\\u{202e}abc"), "{table}");
+        // Names are padded to one width, measured after escaping.
+        let row = |n: &str| table.lines().find(|l| l.starts_with(n)).unwrap().len();
+        assert_eq!(row("ok_type"), row("red"));
+    }
+}

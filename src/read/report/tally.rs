@@ -1,0 +1,110 @@
+//! The outputs counted for the `safe_outcomes_outputs` gauge: by status,
+//! evidence strength, type and workflow, with bounded label sets (a custom
+//! type is "custom", a workflow outside the busiest is "other").
+
+use std::collections::BTreeMap;
+
+use crate::judge::evaluate::OutputType;
+use crate::model::OutcomeRecord;
+
+/// Workflows named in `safe_outcomes_outputs` (the busiest); the rest are
+/// "other", so the label set stays bounded whatever the org runs.
+pub const METRIC_WORKFLOWS: usize = 20;
+
+/// Outputs counted by (status, strength, type, workflow).
+#[derive(Debug, Default)]
+pub struct OutputTally {
+    pub rows: BTreeMap<(String, String, String, String), u64>,
+}
+
+impl OutputTally {
+    /// Count the stored outcomes with bounded labels: a type is its gh-aw
+    /// name when the registry knows it, else "custom"; a workflow outside the
+    /// busiest `METRIC_WORKFLOWS` is "other".
+    pub fn count<'a>(outcomes: impl Iterator<Item = &'a OutcomeRecord> + Clone) -> OutputTally {
+        let mut per_workflow: BTreeMap<&str, u64> = BTreeMap::new();
+        for o in outcomes.clone() {
+            *per_workflow
+                .entry(o.workflow.as_deref().unwrap_or("none"))
+                .or_default() += 1;
+        }
+        let mut busiest: Vec<(&str, u64)> = per_workflow.into_iter().collect();
+        busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let named: std::collections::BTreeSet<&str> = busiest
+            .iter()
+            .take(METRIC_WORKFLOWS)
+            .map(|(w, _)| *w)
+            .collect();
+        let mut rows = BTreeMap::new();
+        for o in outcomes {
+            let kind = match OutputType::from(o.safe_output_type.as_str()) {
+                OutputType::Unknown(_) => "custom".to_string(),
+                known => known.to_string(),
+            };
+            let workflow = o.workflow.as_deref().unwrap_or("none");
+            let workflow = if named.contains(workflow) {
+                workflow
+            } else {
+                "other"
+            };
+            let key = (
+                o.outcome_status.as_str().to_string(),
+                o.evidence_strength.as_str().to_string(),
+                kind,
+                workflow.to_string(),
+            );
+            *rows.entry(key).or_default() += 1;
+        }
+        OutputTally { rows }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(kind: &str, workflow: &str) -> OutcomeRecord {
+        let mut o: OutcomeRecord = serde_json::from_value(serde_json::json!({
+            "safe_output_id": "o/r:1:1", "safe_output_type": kind, "target": null,
+            "run_id": 1, "workflow": workflow, "created_at": "2026-10-01T00:00:00Z",
+            "evaluated_at": "2026-10-01T00:00:00Z", "evaluation_window_hours": 24,
+            "outcome_status": "accepted", "evidence_strength": "strong",
+            "human_check_signal": "merged", "gh_aw_signal": "merged",
+            "target_resolved": true, "confidence": "high", "bot_aware": true,
+            "actor_summary": {"visible_non_bot_actor_count": 0, "bot_actor_count": 0},
+            "details": {}, "notes": "", "windows": {}, "dedicated_evaluator": true
+        }))
+        .unwrap();
+        o.workflow = Some(workflow.to_string());
+        o
+    }
+
+    #[test]
+    fn labels_stay_bounded() {
+        let mut all = Vec::new();
+        for w in 0..(METRIC_WORKFLOWS + 5) {
+            // Workflow w0 is the busiest; the last five have one output each.
+            let n = if w == 0 { 3 } else { 1 };
+            for _ in 0..n {
+                all.push(outcome("create_issue", &format!("w{w:02}")));
+            }
+        }
+        all.push(outcome("post_to_slack", "w00"));
+        let t = OutputTally::count(all.iter());
+        let workflows: std::collections::BTreeSet<&str> =
+            t.rows.keys().map(|k| k.3.as_str()).collect();
+        assert_eq!(workflows.len(), METRIC_WORKFLOWS + 1, "{workflows:?}");
+        assert!(workflows.contains("other"));
+        let key = |kind: &str| {
+            (
+                "accepted".to_string(),
+                "strong".to_string(),
+                kind.to_string(),
+                "w00".to_string(),
+            )
+        };
+        assert_eq!(t.rows[&key("create_issue")], 3);
+        assert_eq!(t.rows[&key("custom")], 1, "custom types share one label");
+        assert_eq!(t.rows.values().sum::<u64>(), all.len() as u64);
+    }
+}
