@@ -1,6 +1,12 @@
 //! The running App: store, inbox writer and worker threads, the clock, and the
 //! counters the status endpoint reads. Also the sync points tests and the demo
 //! wait on (`wait_idle`, `tick`) instead of sleeping.
+//! The room also holds the worker (`worker`: inbox → observations →
+//! outcomes, checkpoints, dead letters), the state handlers, writer and worker
+//! share (`state`), and ingest pressure (`pressure`). One wiring,
+//! `App::launch`, starts it all for `serve`, `demo`, `bench` and the tests.
+//!
+//! May import: `model`, `store`, `ingest`, `judge`, `github`, `read`.
 
 pub mod pressure;
 mod running;

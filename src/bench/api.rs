@@ -97,7 +97,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
         )))
     };
 
-    let steps = parse_scenario(crate::cli::demo::run::SCENARIO)?;
+    let steps = parse_scenario(crate::ingest::client::DEMO_SCENARIO)?;
     let start = steps.first().map(Step::at).context("empty scenario")?;
     let clock = Clock::manual(start);
     let key = creds.app_client(&fake.url)?;

@@ -1,6 +1,10 @@
 //! `safe-outcomes bench`: the performance figures of docs/architecture.md ("Performance targets"), each measured
 //! against a baseline in the same run (the machine is shared and noisy, so
 //! ratios within one run are what count). One file per scenario.
+//! Also `pipeline`: the whole pipeline on hostile input, for the fuzz target
+//! and the property tests.
+//!
+//! May import: every room below it (`model` … `http`).
 
 pub mod api;
 pub mod fake_github;

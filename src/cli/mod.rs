@@ -1,5 +1,9 @@
 //! The command line: one file per command, the clap enum and the dispatch
 //! here. Every `serve` setting is also an env var.
+//! The demo (`demo`: the bundled scenario through an in-process server)
+//! is a command too.
+//!
+//! May import: every room.
 
 mod backfill;
 mod compact;

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use crate::github::attribution::report::{line_survival, to_table, LineTotals};
 use crate::ingest::client::Client;
 use crate::model::OutcomeRecord;
+use crate::read::line_survival::{line_survival, to_table, LineTotals};
 use crate::read::query::{ReadFilter, RepoScope};
 use crate::read::report::{parse_window, Report};
 

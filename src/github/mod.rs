@@ -9,6 +9,10 @@
 //! and gh-aw manifests pulled from workflow run artifacts (`harvest`), also
 //! for the runs of the last days of a new installation (`backfill`). Without `APP_ID` none of this runs
 //! (listen-only mode).
+//! Line attribution (`attribution`: an agent's landed lines and their
+//! survival) lives here too: it reads commits and files through the same client.
+//!
+//! May import: `model`, `store`, `ingest`, `judge`.
 
 pub mod attribution;
 pub mod auth;

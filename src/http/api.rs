@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
-use crate::github::attribution::report::{line_survival, LineTotals};
 use crate::judge::assess::transitions;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use crate::read::line_survival::{line_survival, LineTotals};
 use crate::read::report::{parse_window, Report};
 
 const DEFAULT_PAGE: usize = 100;

@@ -2,6 +2,10 @@
 //! health. Each area's file declares its routes (`routes(&Mount)`); `router`
 //! merges the areas of `AREAS` once. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
+//! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
+//! `dashboard` (the HTML pages), `read` (who may read what).
+//!
+//! May import: every room below it (`model` … `app`).
 
 mod accept;
 pub(crate) mod api;

@@ -3,6 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// The bundled scenario the demo replays (and the tests and `bench api` reuse).
+pub const DEMO_SCENARIO: &str = include_str!("../../fixtures/demo/scenario.jsonl");
+
 use anyhow::{bail, Context};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;

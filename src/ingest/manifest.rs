@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::judge::evaluate::OutputType;
+use crate::model::OutputType;
 use crate::model::{ident, ExecutionRecord, Target, TargetKind};
 
 /// What the caller knows about the run the manifest came from.

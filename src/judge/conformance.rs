@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::ingest::manifest::{parse_manifest, ManifestDefaults};
-use crate::ingest::reconcile::{assess_from_api, ApiState};
+use crate::ingest::reconcile::ApiState;
+use crate::judge::api_state::assess_from_api;
 use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus};
 
 /// Execution time of an item with no `timestamp` (the cases' own epoch).

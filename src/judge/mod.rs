@@ -7,6 +7,7 @@
 //! May import: `model`, `ingest` (conformance parses gh-aw items and API state
 //! the way ingest does).
 
+pub mod api_state;
 pub mod assess;
 pub mod conformance;
 pub mod evaluate;

@@ -1,5 +1,13 @@
 //! The data model: what was executed (`ExecutionRecord`), what GitHub told us
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
+//!
+//! Also the words everything else shares: `OutputType`, identifiers
+//! (`ident`), GitHub's object shapes as webhooks and the API send them
+//! (`wire`), gh-aw body markers (`markers`), the clock, times from outside
+//! (`sane_time`), escaping for what people read (`escape`), and where tests
+//! find `../shared` (`shared_data`).
+//!
+//! May import: no other room (this is the bottom).
 
 pub mod actions;
 pub mod attribution;
@@ -11,6 +19,7 @@ pub mod installation;
 pub mod markers;
 pub mod observation;
 pub mod outcome;
+pub mod output_type;
 pub mod sane_time;
 pub mod shared_data;
 pub mod target;
@@ -23,4 +32,5 @@ pub use outcome::{
     ActorClass, ActorSummary, Confidence, Evaluation, EvidenceStrength, OutcomeRecord,
     OutcomeStatus, WindowSnapshot, CHECKPOINTS,
 };
+pub use output_type::OutputType;
 pub use target::{Target, TargetKind};

@@ -6,5 +6,6 @@
 //! May import: `model`, `store`, `ingest`, `judge`, `github`.
 
 pub mod export;
+pub mod line_survival;
 pub mod query;
 pub mod report;

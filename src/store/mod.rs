@@ -1,5 +1,10 @@
-//! The embedded sled store: inbox, outputs, observations, indexes, schedule and
+//! The store: inbox, outputs, observations, indexes, schedule and
 //! counters, all in one tree (see `keys` for the layout).
+//! On PostgreSQL the same key space, units of work and records live in the
+//! database (`engine`). Nothing outside this room names sled or PostgreSQL
+//! (`boundary` tests it).
+//!
+//! May import: `model`.
 
 mod app_records;
 pub use app_records::CheckRunRecord;

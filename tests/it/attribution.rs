@@ -15,9 +15,9 @@ use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::github::attribution::driver::pass;
 use safe_outcomes::github::attribution::murmur3::range_hash;
 use safe_outcomes::github::attribution::record::Contributor;
-use safe_outcomes::github::attribution::report::{line_survival, to_table};
 use safe_outcomes::github::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
 use safe_outcomes::github::calls::ApiCalls;
+use safe_outcomes::read::line_survival::{line_survival, to_table};
 use safe_outcomes::read::query::{ReadFilter, RepoScope};
 use serde_json::{json, Value};
 

@@ -19,9 +19,9 @@ use serde_json::{json, Value};
 
 use crate::answers;
 use crate::common::{self, TestApp};
-use safe_outcomes::cli::demo::run::SCENARIO;
 use safe_outcomes::http::dashboard::chart;
 use safe_outcomes::ingest::client::parse_scenario;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 
 const PAGES: [(&str, &str); 5] = [
     ("overview", "/"),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use common::{comparable, shuffle, TestApp};
-use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use safe_outcomes::ingest::client::{parse_scenario, Step};
 use safe_outcomes::model::OutcomeRecord;
 use safe_outcomes::store::counter;

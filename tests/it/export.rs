@@ -8,8 +8,8 @@ use std::process::Command;
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::cli::demo::run::SCENARIO;
 use safe_outcomes::ingest::client::parse_scenario;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use serde_json::Value;
 
 async fn demo_app(dir: &std::path::Path) -> TestApp {

@@ -1,10 +1,11 @@
-//! A test of the module layering: the top-level modules of `src/` must not
-//! import each other in a cycle (docs/architecture.md, "Layers"). It reads
-//! every `crate::NAME` path in the non-test code of each top-level module
-//! (test modules may reach up: a test of the worker starts an `App`) and
-//! fails naming the modules of any cycle and the files behind each edge.
+//! The rooms of `src/` and their directions (docs/architecture.md, "Rooms and
+//! layers"): `src/` holds only `lib.rs`, `main.rs` and the rooms in `ROOMS`,
+//! each a folder whose `mod.rs` opens with a doc saying what it owns and what
+//! it may import, and a room imports only the rooms below it. The test reads
+//! every `crate::NAME` path in the non-test code of each room (test modules
+//! may reach up: a test of the worker starts an `App`) and fails naming the
+//! rooms and the files behind each edge that points up or closes a cycle.
 
-#[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
@@ -176,14 +177,90 @@ mod tests {
         out
     }
 
+    /// The rooms, bottom to top: each may import only the rooms before it.
+    const ROOMS: &[&str] = &[
+        "model", "store", "ingest", "judge", "github", "read", "app", "http", "bench", "cli",
+    ];
+
+    fn src() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+    }
+
+    /// The edges that point up (or sideways to a room of the same rank,
+    /// which cannot happen: ranks are distinct), with their files.
+    fn upward(g: &Graph) -> Vec<String> {
+        let rank = |r: &str| ROOMS.iter().position(|x| *x == r);
+        let mut out = Vec::new();
+        for (from, edges) in g {
+            for (to, files) in edges {
+                match (rank(from), rank(to)) {
+                    (Some(a), Some(b)) if b < a => {}
+                    _ => out.push(format!("{from} -> {to} ({files:?})")),
+                }
+            }
+        }
+        out
+    }
+
     #[test]
-    fn top_level_modules_import_each_other_without_cycles() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let g = graph(&src);
-        assert!(g.contains_key("app") && g["app"].contains_key("worker"));
+    fn rooms_import_only_the_rooms_below_them() {
+        let g = graph(&src());
+        assert!(g.contains_key("app") && g["app"].contains_key("store"));
+        let up = upward(&g);
+        assert!(
+            up.is_empty(),
+            "imports against the rooms' order {ROOMS:?}:\n{}",
+            up.join("\n")
+        );
         let found = cycles(&g);
         let report: Vec<String> = found.iter().map(|c| explain(&g, c)).collect();
         assert!(found.is_empty(), "{}", report.join("\n"));
+    }
+
+    #[test]
+    fn src_holds_only_the_rooms_each_a_folder_with_its_doc() {
+        let mut loose = Vec::new();
+        for entry in std::fs::read_dir(src()).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                if !ROOMS.contains(&name.as_str()) {
+                    loose.push(format!("{name}/ is not a room of ROOMS"));
+                    continue;
+                }
+                let doc = std::fs::read_to_string(path.join("mod.rs")).unwrap_or_default();
+                if !doc.starts_with("//!") || !doc.contains("May import") {
+                    loose.push(format!("{name}/mod.rs must open with a doc naming what it owns and what it may import"));
+                }
+            } else if name != "lib.rs" && name != "main.rs" {
+                loose.push(format!("{name} is a loose file"));
+            }
+        }
+        let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+        for room in ROOMS {
+            if !lib.contains(&format!("| `{room}` |")) {
+                loose.push(format!("lib.rs's map does not name `{room}`"));
+            }
+        }
+        assert!(loose.is_empty(), "{}", loose.join("\n"));
+    }
+
+    #[test]
+    fn the_check_sees_an_upward_import() {
+        let mut g = Graph::new();
+        g.entry("store".into())
+            .or_default()
+            .entry("http".into())
+            .or_default()
+            .insert("store/x.rs".into());
+        assert_eq!(upward(&g).len(), 1);
+        g.clear();
+        g.entry("http".into())
+            .or_default()
+            .entry("store".into())
+            .or_default()
+            .insert("http/x.rs".into());
+        assert!(upward(&g).is_empty());
     }
 
     #[test]

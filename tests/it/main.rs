@@ -34,6 +34,7 @@ mod harvest;
 mod hostile_input;
 mod hostile_world;
 mod injection;
+mod layers;
 mod load;
 mod metadata_outputs;
 mod metrics;

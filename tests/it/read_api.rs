@@ -3,8 +3,8 @@
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::cli::demo::run::SCENARIO;
 use safe_outcomes::ingest::client::parse_scenario;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 
 async fn demo_app(dir: &std::path::Path) -> TestApp {
     let steps = parse_scenario(SCENARIO).unwrap();

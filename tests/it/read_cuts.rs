@@ -5,7 +5,7 @@
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use safe_outcomes::ingest::client::{parse_scenario, Client};
 use serde_json::Value;
 

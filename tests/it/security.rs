@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use common::serve::ServeChild;
 use common::{TestApp, TOKEN};
-use safe_outcomes::cli::demo::run::SCENARIO;
+use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use safe_outcomes::ingest::client::{parse_scenario, Client, Step};
 use safe_outcomes::ingest::signature::sign;
 

@@ -16,9 +16,6 @@ use crate::model::clock::Clock;
 use crate::model::OutcomeRecord;
 use crate::read::report::Report;
 
-/// The bundled scenario.
-pub const SCENARIO: &str = include_str!("../../../fixtures/demo/scenario.jsonl");
-
 pub struct DemoOptions {
     pub data_dir: PathBuf,
     /// Scenario text; `None` runs the bundled one.
@@ -106,7 +103,10 @@ async fn play(
     addr: std::net::SocketAddr,
     local_key: Option<String>,
 ) -> anyhow::Result<(DemoResult, LiveDemo)> {
-    let text = options.scenario.as_deref().unwrap_or(SCENARIO);
+    let text = options
+        .scenario
+        .as_deref()
+        .unwrap_or(crate::ingest::client::DEMO_SCENARIO);
     let steps = parse_scenario(text)?;
     let start = steps
         .first()

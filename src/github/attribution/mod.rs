@@ -18,7 +18,6 @@ pub mod fetch;
 pub mod land;
 pub mod murmur3;
 pub use crate::model::attribution as record;
-pub mod report;
 pub mod survival;
 
 pub use attribute::{line_hash, DEFAULT_MAX_FILES};

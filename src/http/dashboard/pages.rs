@@ -14,12 +14,12 @@ use serde_json::Value;
 use super::{
     chart, filter_form, gate, layout, output_path, page_filter, query, rate_cell, PageResult,
 };
-use crate::github::attribution::report::LineTotals;
 use crate::http::api::{admitted_outcomes, line_survival_of, output_detail, report_of, run_view};
 use crate::http::read::{QueryPairs, ReadFilter, Reader};
 use crate::http::series::{self, Period};
 use crate::http::{ApiError, State};
 use crate::model::OutcomeRecord;
+use crate::read::line_survival::LineTotals;
 use crate::read::report::{Report, Totals, TypeStats};
 
 type Gate = Result<Reader, ApiError>;

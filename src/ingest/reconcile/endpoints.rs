@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::{ApiState, Endpoint};
-use crate::judge::evaluate::OutputType;
+use crate::model::OutputType;
 use crate::model::{ExecutionRecord, TargetKind};
 
 /// The endpoints for `record`, primary first. Empty when the record names

@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::rest::{self, actor, items, time, view};
 use super::ApiState;
-use crate::judge::evaluate::OutputType;
 use crate::model::actions::{thread_action, ActionFacts};
 use crate::model::observation::{body_hash, PushedCommit};
 use crate::model::target::{commit_key, object_key, thread_key};
+use crate::model::OutputType;
 use crate::model::{
     Actor, ExecutionRecord, ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,
 };

@@ -48,12 +48,9 @@ mod tests;
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{
-    Evaluation, EvidenceStrength as S, ExecutionRecord, Observation, OutcomeStatus as O,
-};
+use crate::model::{ExecutionRecord, Observation};
 
 pub use attempt::{is_transient_status, judge, Attempt};
 pub use endpoints::{follow_up_endpoints, required_endpoints};
@@ -87,60 +84,6 @@ pub fn observations_from_api(record: &ExecutionRecord, state: &ApiState) -> Vec<
     map::Mapper::new(record, state).run()
 }
 
-/// Judge an output from fetched API state as of `as_of`. API failures come
-/// first (DESIGN §7, gh-aw's Oct 2026 rules), then the record's own gaps, then
-/// the type's evaluator over `observations_from_api`.
-pub fn assess_from_api(
-    record: &ExecutionRecord,
-    state: &ApiState,
-    as_of: DateTime<Utc>,
-) -> Evaluation {
-    // General rule 1: what the record lacks decides before any fetch.
-    if let Some(gap) = crate::judge::evaluate::rules::execution_state(record) {
-        return gap;
-    }
-    let required = required_endpoints(record);
-    let primary = required.iter().find(|e| e.primary).map(|e| e.path.as_str());
-    if let Some(e) = failure(record, state, primary) {
-        return e;
-    }
-    let system = matches!(
-        record.output_type.as_str(),
-        "noop" | "missing_tool" | "missing_data" | "report_incomplete"
-    );
-    if record.target.is_none() && required.is_empty() && !system {
-        return Evaluation::new(O::Unknown, S::None, "missing_reference")
-            .unresolved()
-            .note("The execution record names no target object, so there is nothing to fetch.");
-    }
-    if let Some(p) = primary.filter(|p| !state.responses.contains_key(*p)) {
-        return evaluation_error(p, None)
-            .note("The output's own object was not fetched, so it cannot be judged.");
-    }
-    let observations = observations_from_api(record, state);
-    let e = crate::judge::evaluate::evaluate(record, &observations, as_of);
-    undated_rule(e, &undated_activity(state))
-}
-
-/// Signals that say nobody (or not the people asked) engaged.
-pub const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
-
-/// General rule 2: facts whose time is unknown are never dropped silently.
-/// A comment, review or commit by someone other than a bot that carries no
-/// valid time (or a review still `PENDING`) may be engagement after the
-/// output: a negative verdict ("ignored", "no engagement", "nobody asked
-/// reviewed") is then impossible, and the answer is unknown.
-fn undated_rule(e: Evaluation, undated: &[String]) -> Evaluation {
-    let negative = e.status == O::Ignored || NO_ENGAGEMENT.contains(&e.signal.as_str());
-    if !negative || undated.is_empty() {
-        return e;
-    }
-    Evaluation::new(O::Unknown, S::Weak, "activity_time_unknown")
-        .detail("would_be", format!("{}/{}/{}", e.status.as_str(), e.strength.as_str(), e.signal))
-        .detail("undated", undated.to_vec())
-        .note("Activity by someone other than a bot has no usable time, so no engagement cannot be concluded.")
-}
-
 /// The undated non-bot activity in the fetched lists, as `path[index]`.
 pub fn undated_activity(state: &ApiState) -> Vec<String> {
     let mut out = Vec::new();
@@ -171,46 +114,10 @@ pub fn undated_activity(state: &ApiState) -> Vec<String> {
     out
 }
 
-/// A 404/410 on the primary object is its loss (general rule 6: deletion
-/// only for outputs that created it); any other failure (5xx,
-/// rate limit, timeout, or a 404 on a supplementary list) is an evaluation
-/// error, never a verdict.
-fn failure(
-    record: &ExecutionRecord,
-    state: &ApiState,
-    primary: Option<&str>,
-) -> Option<Evaluation> {
-    if let Some((path, status)) = primary
-        .and_then(|p| state.errors.get_key_value(p))
-        .filter(|(_, s)| matches!(**s, 404 | 410))
-    {
-        return Some(crate::judge::evaluate::rules::object_gone(
-            record, path, *status,
-        ));
-    }
-    let (path, status) = state
-        .errors
-        .iter()
-        .find(|(p, s)| !(200..300).contains(*s) && !is_answer_404(p, **s))?;
-    Some(evaluation_error(path, Some(*status)).note(if primary == Some(path.as_str()) {
-        "Fetching the output's own object failed; the outcome cannot be judged until it succeeds."
-    } else {
-        "Fetching supplementary state failed (a 404 there is not deletion); the outcome cannot be judged until it succeeds."
-    }))
-}
-
 /// A 404 that is an answer, not a failure: the team memberships endpoint
 /// says 404 for "not a member" and for "team not visible to the App" alike,
 /// so it leaves the membership unknown (nothing is filed) and the output is
 /// judged on the rest.
 pub fn is_answer_404(path: &str, status: u16) -> bool {
     status == 404 && path.starts_with("orgs/") && path.contains("/memberships/")
-}
-
-/// gh-aw's `error`: our `unknown/weak/evaluation_error`.
-fn evaluation_error(path: &str, status: Option<u16>) -> Evaluation {
-    Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
-        .unresolved()
-        .detail("endpoint", path)
-        .detail("http_status", status)
 }

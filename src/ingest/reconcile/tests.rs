@@ -3,8 +3,11 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::judge::api_state::assess_from_api;
 use crate::judge::evaluate::testkit::{exec_time, record, RecordExt, NUMBER, REPO};
-use crate::model::{ActorClass, ObservationKind as K, Target, TargetKind};
+use crate::model::{
+    ActorClass, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Target, TargetKind,
+};
 
 fn state(responses: Value) -> ApiState {
     ApiState {

@@ -10,7 +10,7 @@ mod workflow;
 
 use serde_json::{Map, Value};
 
-use crate::judge::evaluate::OutputType;
+use crate::model::OutputType;
 use crate::model::Target;
 
 /// One manifest line being refined, as every family reads it: its type, its

@@ -26,7 +26,7 @@
 use serde_json::{Map, Value};
 
 use super::Line;
-use crate::judge::evaluate::OutputType;
+use crate::model::OutputType;
 use crate::model::{Target, TargetKind};
 
 pub(super) fn target_for(l: &Line<'_>) -> Option<Target> {

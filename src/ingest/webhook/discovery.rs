@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 
 use super::payload::{parse_time, Comment, Item};
 use super::Ctx;
-use crate::judge::evaluate::OutputType;
 use crate::model::execution::Sources;
 use crate::model::markers::{parse_marker, GhAwMarker, MarkerKind};
+use crate::model::OutputType;
 use crate::model::{ExecutionRecord, Target, TargetKind};
 
 /// A `create_issue` / `create_pull_request` discovered from `opened`.

@@ -19,7 +19,6 @@ mod issue;
 mod labels;
 mod metadata;
 mod moderation;
-mod output_type;
 mod project;
 mod pull_request;
 mod reconcile_failed;
@@ -28,8 +27,8 @@ pub mod rules;
 #[cfg(test)]
 mod rules_tests;
 
+pub use crate::model::output_type::OutputType;
 pub use common::weaker;
-pub use registry::OutputType;
 mod release;
 mod revert;
 mod review;

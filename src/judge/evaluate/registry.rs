@@ -10,12 +10,36 @@
 //! add example cases for its rows to
 //! `fixtures/conformance/cases.json` (see docs/evaluation.md).
 
-use super::output_type::output_types;
 use super::review::{comments, readiness, reviewers, reviews, thread};
 use super::{
     assignment, comment, discussion, issue, labels, metadata, moderation, project, pull_request,
     release, security, system, update, workflow, Evaluator,
 };
+
+/// Declares the registry from one list: each row is `Variant: spec!(name,
+/// family file, evaluator, effect, needs, seed)`; the variant is the type's
+/// `OutputType` (declared in `model::output_type`, in the same order).
+macro_rules! output_types {
+    ($($variant:ident: spec!($name:literal, $family:literal, $eval:path, $effect:ident, $needs:literal, $seed:literal),)*) => {
+        /// Every type with a dedicated evaluator. Anything else goes to the
+        /// generic fallback (`pending/weak/target_exists_only` at best:
+        /// existence is never acceptance).
+        pub const TYPES: &[TypeSpec] = &[$(
+            TypeSpec {
+                name: $name,
+                family: $family,
+                evaluator: $eval,
+                effect: Effect::$effect,
+                needs: $needs,
+                seed: $seed,
+            },
+        )*];
+
+        #[cfg(test)]
+        const VARIANTS: &[crate::model::output_type::OutputType] =
+            &[$(crate::model::output_type::OutputType::$variant,)*];
+    };
+}
 
 /// What an output did to GitHub, which decides what the loss of its object
 /// means (general rule 6).
@@ -59,8 +83,7 @@ pub struct TypeSpec {
     pub seed: &'static str,
 }
 
-// Every type with a dedicated evaluator, and the `OutputType` enum naming
-// them (the variant is the camel-cased name).
+// Every type with a dedicated evaluator.
 output_types! {
     // Pull requests.
     CreatePullRequest: spec!("create_pull_request", "pull_request.rs", pull_request::create_pull_request, Creates,
@@ -179,6 +202,27 @@ pub fn spec_of(output_type: &str) -> Option<&'static TypeSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_registry_type_is_named_and_round_trips() {
+        use crate::model::output_type::OutputType;
+        assert_eq!(
+            VARIANTS,
+            OutputType::KNOWN,
+            "the rows name the variants in order"
+        );
+        let registry: Vec<&str> = TYPES.iter().map(|t| t.name).collect();
+        let known: Vec<&str> = OutputType::KNOWN.iter().map(OutputType::as_str).collect();
+        assert_eq!(
+            registry, known,
+            "the enum and the registry name the same types"
+        );
+        for t in OutputType::KNOWN {
+            let parsed: OutputType = t.to_string().parse().unwrap();
+            assert_eq!(&parsed, t);
+            assert!(!matches!(parsed, OutputType::Unknown(_)));
+        }
+    }
 
     #[test]
     fn every_type_is_registered_once() {

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use super::registry::{Effect, TYPES};
 use super::rules::{execution_state, RECORD_GAPS};
-use crate::ingest::reconcile::{assess_from_api, required_endpoints, ApiState, NO_ENGAGEMENT};
+use crate::ingest::reconcile::{required_endpoints, ApiState};
+use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::model::{
     Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,

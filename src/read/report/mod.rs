@@ -75,10 +75,10 @@ pub struct Report {
     /// `accepted_at_1h`, `accepted_at_24h`, `accepted_at_7d`, `accepted_durable_at_30d`.
     pub checkpoints: BTreeMap<String, CheckpointStats>,
     /// Per workflow, the agents' lines that landed and how many are still
-    /// there at 7 and 30 days (`attribution::report::line_survival`; filled
+    /// there at 7 and 30 days (`read::line_survival`; filled
     /// by whoever has the store, empty otherwise).
     #[serde(default)]
-    pub line_survival: BTreeMap<String, crate::github::attribution::report::LineTotals>,
+    pub line_survival: BTreeMap<String, crate::read::line_survival::LineTotals>,
 }
 
 /// Window names accepted by `--window` and `?window=`.

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::judge::evaluate::OutputType;
 use crate::model::OutcomeRecord;
+use crate::model::OutputType;
 
 /// Workflows named in `safe_outcomes_outputs` (the busiest); the rest are
 /// "other", so the label set stays bounded whatever the org runs.
