@@ -6,8 +6,8 @@
 //! only to relative routes or `api.github.com`, so pagination links (absolute
 //! URLs) are turned back into relative routes before they are followed.
 //!
-//! - REST paths of `reconcile::required_endpoints`, then of
-//!   `reconcile::follow_up_endpoints`, each GET as
+//! - REST paths of `ingest::reconcile::required_endpoints`, then of
+//!   `ingest::reconcile::follow_up_endpoints`, each GET as
 //!   `/repos/{owner}/{repo}/{path}`, raw JSON.
 //! - List endpoints are read 100 per page, following `Link: rel="next"` up
 //!   to [`MAX_PAGES`] pages (1,000 items); anything beyond is left out and

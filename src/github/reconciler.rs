@@ -13,7 +13,7 @@
 //!
 //! For each it picks the repository's installation (none: skipped, logged
 //! and counted), fetches the target's state (`fetch`), judges the attempt
-//! (`reconcile::judge`) and hands the result to the worker as an
+//! (`ingest::reconcile::judge`) and hands the result to the worker as an
 //! `InboxItem::Reconciled`, durable like a delivery. A transient failure
 //! (the client's retry budget ran out) is tried again later with backoff,
 //! at most `max_attempts` times per request; a terminal one (404 on the

@@ -1,6 +1,6 @@
 //! The read API: outputs, one output with its history, a run's outcomes shaped
 //! like `gh aw outcomes RUN --json`, and the report (the export is
-//! `server::export`). Every endpoint authenticates through `Reader` (what it may
+//! `http::export`). Every endpoint authenticates through `Reader` (what it may
 //! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
 //! parameter is a 400. The dashboard reads through the same functions
 //! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
@@ -22,7 +22,7 @@ use crate::read::report::{parse_window, Report};
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
 
-/// The read API's endpoints (an output's `POST` is `server::reconcile`'s).
+/// The read API's endpoints (an output's `POST` is `http::reconcile`'s).
 pub fn routes(_: &Mount) -> Router<State> {
     Router::new()
         .route("/api/v1/outputs", get(list_outputs))

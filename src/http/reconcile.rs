@@ -20,7 +20,7 @@ use super::{ApiError, Mount, State};
 const SUFFIX: &str = "/reconcile";
 
 /// `POST /api/v1/outputs/{*id}` (the read API's `GET` of the same route is
-/// `server::api`'s; axum merges the two methods).
+/// `http::api`'s; axum merges the two methods).
 pub fn routes(_: &Mount) -> Router<State> {
     Router::new().route("/api/v1/outputs/{*id}", post(request))
 }

@@ -1,5 +1,5 @@
 //! `safe-outcomes spec`: renders docs/evaluation.md, the written evaluation
-//! spec, from the code itself: the type registry (`evaluate::registry`),
+//! spec, from the code itself: the type registry (`judge::evaluate::registry`),
 //! the signal vocabulary and conformance mappings (`conformance`), and the
 //! example rows of `fixtures/conformance/spec.json`, each evaluated here by
 //! the same API-state path the App uses. A test compares the committed file

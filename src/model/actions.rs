@@ -1,6 +1,6 @@
 //! One table from a thread action to the observation it is, shared by the
-//! webhook path (`webhook::threads`: an `issues`/`pull_request` delivery's
-//! `action`) and the API path (`reconcile::map`: a timeline event's name).
+//! webhook path (`ingest::webhook::threads`: an `issues`/`pull_request` delivery's
+//! `action`) and the API path (`ingest::reconcile::map`: a timeline event's name).
 //! Each path reads the facts from its own payload model into `ActionFacts`;
 //! what only one path knows (an edit's old values, a push's SHAs, a
 //! cross-reference) stays with that path.

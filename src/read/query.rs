@@ -1,7 +1,7 @@
 //! The cuts a reader asks for (`ReadFilter`: `repo`, `workflow`, `type`,
 //! `status`, `strength`, `since`, `until`) and the repositories a reader may
 //! see (`RepoScope`). Below the HTTP surface, so the server, the dashboard
-//! and the export share one reading of them; `server::read::Reader` decides a
+//! and the export share one reading of them; `http::read::Reader` decides a
 //! request's scope.
 
 use std::collections::{BTreeMap, BTreeSet};

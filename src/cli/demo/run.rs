@@ -2,7 +2,7 @@
 //! manifests spanning weeks) replayed through the real HTTP path into a fresh
 //! sled store, with a manual clock advanced through the evaluation windows.
 //! `run_and_serve` then keeps the server up for the dashboard, reached through
-//! a local sign-in link (`server::auth::local`).
+//! a local sign-in link (`http::auth::local`).
 
 use std::path::PathBuf;
 

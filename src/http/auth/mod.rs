@@ -9,7 +9,7 @@
 //!   HttpOnly, SameSite=Lax session cookie (`signed`, `sessions`).
 //! - **Scope**: a signed-in viewer sees the repositories their GitHub account
 //!   can see among the App's installations (`github_web::viewer_repos`),
-//!   cached for a short time; `server::read::Reader` turns a session into
+//!   cached for a short time; `http::read::Reader` turns a session into
 //!   `RepoScope::Only`.
 //! - **Local link** (`local`): `demo --serve` starts its server with a local
 //!   key; `/auth/local?key=…` opens a local session that sees everything

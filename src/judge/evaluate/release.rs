@@ -2,7 +2,7 @@
 //! and `upload_artifact` (no seed rows).
 //!
 //! Release `edited`/`deleted` events carry no time of their own (see
-//! `webhook::releases`), so the release evaluator does not order edits by
+//! `ingest::webhook::releases`), so the release evaluator does not order edits by
 //! time: an edit undoes the agent's change when its `changes.body.from` is the
 //! agent's body, whenever it is dated. Publication has its own time.
 //!

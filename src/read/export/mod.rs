@@ -1,6 +1,6 @@
 //! Exports of the outcome records: plain JSONL (one `OutcomeRecord` a line)
 //! or opentraces (one `TraceRecord`, schema 0.9.0, a line; seed 004). Both
-//! stream from the store through the read filters of `server::read`, so
+//! stream from the store through the read filters of `http::read`, so
 //! memory stays bounded by one record whatever the store holds.
 
 pub mod cli;

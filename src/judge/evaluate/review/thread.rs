@@ -18,7 +18,7 @@
 //! lifecycle fact rather than mere silence.
 //!
 //! `pull_request_review_thread` payloads carry no resolution time, so
-//! (un)resolutions are timed by a lower bound (see `webhook::reviews`) that can
+//! (un)resolutions are timed by a lower bound (see `ingest::webhook::reviews`) that can
 //! fall before `executed_at`. Our own resolution is therefore found by
 //! order, not time: the first resolution of the thread by the workflow's actor
 //! (else the first resolution at all), and only what follows it counts.

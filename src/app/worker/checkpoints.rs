@@ -1,0 +1,66 @@
+//! The checkpoints (1h, 24h, 7d, 30d after execution) that came due on the
+//! schedule: each taken once, in due order, in batches.
+
+use super::*;
+
+impl Worker {
+    /// Re-assess every output whose next checkpoint is due.
+    /// On PostgreSQL the due checkpoints are claimed by the unit, and one
+    /// whose output another replica holds is left due for a later pass.
+    pub fn take_due_checkpoints(&mut self) {
+        loop {
+            let now = self.shared.clock.now();
+            let mut unit = self.store.begin();
+            if unit.is_shared() {
+                self.forget_cached();
+            }
+            let due = match unit.claim_due(now, SCHEDULE_BATCH) {
+                Ok(due) => due,
+                Err(e) => {
+                    self.shared
+                        .record_error(format!("reading the schedule: {e}"));
+                    return;
+                }
+            };
+            if due.is_empty() {
+                return;
+            }
+            let mut result = Ok(());
+            let mut changed = Vec::new();
+            let mut signals = Vec::new();
+            let mut busy = false;
+            for (due_at, id) in &due {
+                let sp = unit.savepoint();
+                unit.unschedule(*due_at, id);
+                let canonical = unit.canonical(id);
+                match canonical.and_then(|canonical| {
+                    let target = self.reassess(&mut unit, &canonical)?;
+                    if self.wants_signals(&unit, &canonical)? {
+                        signals.push(canonical);
+                    }
+                    Ok(target)
+                }) {
+                    Ok(target) => changed.extend(target),
+                    Err(StoreError::Busy(_)) => {
+                        unit.rollback_to(sp);
+                        self.forget_cached();
+                        busy = true;
+                    }
+                    Err(e) => result = Err(e),
+                }
+            }
+            if let Err(e) = result.and_then(|_| unit.commit()) {
+                self.forget_cached();
+                self.shared.record_error(format!("taking checkpoints: {e}"));
+                return;
+            }
+            self.notify_prs(&changed, BTreeSet::new());
+            if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
+                hook.due(signals);
+            }
+            if busy {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Dead letters: an inbox item whose processing fails (after `MAX_ATTEMPTS`
+//! tries, its writes undone before each) or panics is set aside, visible on
+//! `/status` and `/metrics` and replayable, and the worker goes on. An item
+//! another replica holds locked is not a failure: it stays in the inbox.
+
+use super::*;
+
+/// Tries of an item whose processing returns an error, before it is moved
+/// to the dead letters.
+pub(super) const MAX_ATTEMPTS: u32 = 3;
+
+/// Why an item was moved aside.
+#[derive(Debug)]
+pub(super) struct Failure {
+    pub(super) error: String,
+    pub(super) attempts: u32,
+    /// Another replica holds a lock the item needs (PostgreSQL): it is
+    /// left in the inbox for a later unit, not moved aside.
+    pub(super) busy: bool,
+}
+
+/// The message of a caught panic (`panic!` gives a `&str` or a `String`).
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string())
+}
+
+/// Test hook: a counter named `test_panic_at` holding an inbox sequence
+/// makes processing that item panic once its observations are filed (unit
+/// tests of the dead-letter path and of units of work failing midway).
+#[cfg(test)]
+pub(super) fn fail_for_tests(store: &Store, seq: u64) {
+    if store.counter("test_panic_at") == seq {
+        panic!("injected failure at inbox item {seq}");
+    }
+}
+
+impl Worker {
+    /// Process one item into the unit, catching panics. An error is retried
+    /// (it may have been passing) up to `MAX_ATTEMPTS`, its writes undone
+    /// before each try; a panic is not retried.
+    pub(super) fn process_guarded(
+        &mut self,
+        unit: &mut Unit,
+        seq: u64,
+        item: InboxItem,
+    ) -> std::result::Result<Effects, Failure> {
+        let sp = unit.savepoint();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.process(unit, seq, item.clone())
+            }));
+            // The failed item's writes may be half done: undo them, and
+            // forget what we cached.
+            let error = match run {
+                Ok(Ok(effects)) => return Ok(effects),
+                Ok(Err(e @ StoreError::Busy(_))) => {
+                    return Err(Failure {
+                        error: e.to_string(),
+                        attempts,
+                        busy: true,
+                    });
+                }
+                Ok(Err(e)) => e.to_string(),
+                Err(panic) => {
+                    return Err(Failure {
+                        error: format!("panicked: {}", panic_message(&*panic)),
+                        attempts,
+                        busy: false,
+                    });
+                }
+            };
+            unit.rollback_to(sp);
+            self.forget_cached();
+            if attempts >= MAX_ATTEMPTS {
+                return Err(Failure {
+                    error,
+                    attempts,
+                    busy: false,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Discovering and registering outputs: manifest records and chunks merged
+//! into stored outputs, and the reconciles asked for outputs whose targets
+//! were never observed.
+
+use super::*;
+
+impl Worker {
+    /// Register a manifest's records; collects the outputs to re-assess and
+    /// those never observed (to reconcile).
+    pub(super) fn upsert_manifest_records(
+        &mut self,
+        unit: &mut Unit,
+        records: Vec<ExecutionRecord>,
+        outputs: &mut BTreeSet<String>,
+        fx: &mut Effects,
+    ) -> Result<()> {
+        for record in records {
+            let id = self.upsert_output(unit, record, fx)?;
+            if self.shared.reconcile_requests.is_some() && self.never_observed(unit, &id)? {
+                fx.unobserved.push(id.clone());
+            }
+            outputs.insert(id);
+        }
+        Ok(())
+    }
+
+    /// Apply one staged chunk of a streamed manifest in its own commit, which
+    /// also removes the chunk: memory is one chunk's worth whatever the size
+    /// of the manifest, and after a crash the applied chunks are not redone.
+    pub(super) fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
+        let mut unit = self.store.begin();
+        let records = match staging::chunk(&self.store, upload, chunk) {
+            Ok(Some(records)) => records,
+            Ok(None) => return Ok(()),
+            Err(e @ crate::store::StoreError::Decode { .. }) => {
+                // A chunk that cannot decode would block the queue forever.
+                self.shared.record_error(format!(
+                    "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
+                ));
+                unit.remove_staged_chunk(upload, chunk);
+                return unit.commit();
+            }
+            Err(e) => return Err(e),
+        };
+        let (mut outputs, mut fx) = (BTreeSet::new(), Effects::default());
+        self.upsert_manifest_records(&mut unit, records, &mut outputs, &mut fx)?;
+        for id in &outputs {
+            fx.changed.extend(self.reassess(&mut unit, id)?);
+        }
+        unit.remove_staged_chunk(upload, chunk);
+        unit.commit()?;
+        self.apply_effects(fx);
+        Ok(())
+    }
+
+    pub(super) fn request_reconciles(&self, unobserved: Vec<String>) {
+        if let Some(hook) = &self.shared.reconcile_requests {
+            for id in unobserved {
+                hook.request_if_unseen(id);
+            }
+        }
+    }
+
+    /// After a failed write the store is the truth: drop the caches.
+    pub(super) fn forget_cached(&mut self) {
+        self.cache.clear();
+        self.outputs.clear();
+        self.seen_installations.clear();
+    }
+
+    /// True when the API can be asked about an output and nothing at all
+    /// has been filed under its watch keys (its target was never seen: the
+    /// App was installed late, or webhooks were lost).
+    pub(super) fn never_observed(&self, unit: &Unit, id: &str) -> Result<bool> {
+        let Some(stored) = unit.output(id)? else {
+            return Ok(false);
+        };
+        if crate::ingest::reconcile::required_endpoints(&stored.execution).is_empty() {
+            return Ok(false);
+        }
+        Ok(!unit.has_observations(&stored.execution.watch_keys())?)
+    }
+
+    /// Register an output, or merge it into the one already known for the same
+    /// object (a webhook discovery and a manifest line are one output).
+    /// Returns the canonical id.
+    pub(super) fn upsert_output(
+        &mut self,
+        unit: &mut Unit,
+        record: ExecutionRecord,
+        fx: &mut Effects,
+    ) -> Result<String> {
+        let target_key = record.target.as_ref().map(|t| t.key());
+        lock(unit, &record.id)?;
+        if let Some(tk) = &target_key {
+            lock(unit, &format!("type:{tk}:{}", record.output_type))?;
+        }
+        let by_object = match &target_key {
+            Some(tk) => unit.output_of_type_on(tk, &record.output_type)?,
+            None => None,
+        };
+        let same_id = unit.output(&record.id)?.map(|s| s.execution.id);
+        let existing = match (same_id, by_object) {
+            (Some(id), _) => Some(id),
+            (None, Some(id)) => {
+                let other = unit.output(&id)?;
+                // Two manifest lines on one object are two outputs; only a
+                // webhook discovery and a manifest line are one.
+                other
+                    .filter(|o| o.execution.sources.manifest != record.sources.manifest)
+                    .map(|o| o.execution.id)
+            }
+            (None, None) => None,
+        };
+        let stored = match existing {
+            Some(old_id) => {
+                lock(unit, &old_id)?;
+                let mut stored = unit.output(&old_id)?.expect("looked up above");
+                stored.execution.merge(record);
+                stored
+                    .trace_id
+                    .get_or_insert_with(crate::model::ident::new_trace_id);
+                let new_id = stored.execution.id.clone();
+                if new_id != old_id {
+                    self.outputs.forget(&old_id);
+                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys());
+                }
+                stored
+            }
+            None => {
+                fx.new_outputs += 1;
+                StoredOutput {
+                    execution: record,
+                    outcome: None,
+                    trace_id: Some(crate::model::ident::new_trace_id()),
+                }
+            }
+        };
+        let id = stored.execution.id.clone();
+        unit.put_output(&stored);
+        self.outputs.written(&stored);
+        Ok(id)
+    }
+}

@@ -1,0 +1,55 @@
+//! Re-assessing the outputs that watch a touched target, and whether an
+//! output wants the signals no webhook carries.
+
+use super::*;
+
+impl Worker {
+    /// Recompute an output's outcome from its observations, as of now.
+    /// Returns the output's target when its outcome changed.
+    pub(super) fn reassess(&mut self, unit: &mut Unit, id: &str) -> Result<Option<Target>> {
+        // Replicas: whoever holds the output and its targets sees every
+        // committed observation of them; the other leaves its item for later.
+        lock(unit, id)?;
+        let Some(stored) = self.outputs.get_mut(&*unit, id)? else {
+            return Ok(None);
+        };
+        let watch = stored.execution.watch_keys();
+        for key in &watch {
+            lock(unit, key)?;
+        }
+        let observations = self.cache.observations(&*unit, &watch)?;
+        let now = self.shared.clock.now();
+        let outcome = assess(&stored.execution, &observations, now);
+        if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
+            unit.schedule(due, &stored.execution.id)?;
+        }
+        if stored.outcome.as_ref() != Some(&outcome) {
+            stored.outcome = Some(outcome);
+            unit.put_output_record(stored);
+            return Ok(stored.execution.target.clone());
+        }
+        Ok(None)
+    }
+
+    /// A due output a signal could still change whose type reads signals no webhook
+    /// carries (`github::signals`), when a signals fetcher is plugged in.
+    pub(super) fn wants_signals(&mut self, unit: &Unit, id: &str) -> Result<bool> {
+        if self.shared.signal_requests.get().is_none() {
+            return Ok(false);
+        }
+        let Some(stored) = self.outputs.get_mut(unit, id)? else {
+            return Ok(false);
+        };
+        use crate::github::signals;
+        // The checkpoint just taken: the latest one passed.
+        let elapsed = self.shared.clock.now() - stored.execution.executed_at;
+        let taken = crate::model::CHECKPOINTS
+            .iter()
+            .map(|(_, h)| *h)
+            .filter(|h| chrono::Duration::hours(*h) <= elapsed)
+            .max();
+        Ok(signals::open_to_signals(stored.outcome.as_ref())
+            && signals::wants(&stored.execution)
+            && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)))
+    }
+}
