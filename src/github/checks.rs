@@ -1,16 +1,28 @@
 //! The `safe-outcomes` check run on a PR: which PRs an output bears on, what
-//! the check run says (title: the outcome summary; summary: a table of the
-//! outputs on the PR), and the record of the check run made for each
+//! the check run says, and the record of the check run made for each
 //! (PR, head sha). It informs and never blocks: conclusion `neutral`.
 //!
-//! Everything in the summary that came from a record (ids, types, signals)
-//! is rendered through `escape`: as code spans that cannot be left, and the
-//! one link per row is built by us from `PUBLIC_URL` with the id
-//! percent-encoded, so no input can plant a link, image, tag, mention or
-//! table break. The title is plain text on GitHub; controls are removed.
+//! What it says (`render`): a title that leads with what changed last (the
+//! output whose verdict moved most recently, in words) and counts the
+//! verdicts; a summary with a link to the PR's dashboard page and one row
+//! per output: its type (linking its page), workflow and run (linking the
+//! run's page), the verdict in words with its evidence, its progress through
+//! the windows ("24h: accepted; 7d due Dec 2", or "final"), and why. The
+//! content depends on the records alone (no clock), so an unchanged PR is not
+//! sent again. GitHub caps a summary at 65,535 characters: rows are added
+//! while they fit under `MAX_SUMMARY`, and the cut is stated with the count
+//! left out and the link to the PR page, which lists them all.
+//!
+//! Everything in the summary that came from a record (ids, types, signals,
+//! workflows, notes) is rendered through `escape`: as code spans that cannot
+//! be left, or as escaped text; the links are built by us from `PUBLIC_URL`
+//! with the parts percent-encoded, so no input can plant a link, image, tag,
+//! mention or table break. The title is plain text on GitHub; controls are
+//! removed.
 
 use sha2::{Digest, Sha256};
 
+use crate::judge::assess::checkpoints;
 use crate::model::escape;
 use crate::model::ident::is_hidden_control;
 use crate::model::target::{commit_key, ref_key, thread_key};
@@ -20,8 +32,12 @@ use crate::store::{Result, Store};
 /// The check run's name (docs/architecture.md, "Names users see").
 pub const CHECK_NAME: &str = "safe-outcomes";
 
-/// GitHub caps a check run's summary at 65535 characters.
-const MAX_SUMMARY: usize = 60_000;
+/// GitHub caps a check run's summary at 65,535 characters; the rows stop
+/// below this many bytes (a byte count bounds the character count), which
+/// leaves room for the statement of the cut.
+pub const MAX_SUMMARY: usize = 64_000;
+/// GitHub's own cap on a summary, in characters.
+pub const GITHUB_SUMMARY_LIMIT: usize = 65_535;
 
 /// What the check run shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,8 +45,8 @@ pub struct CheckContent {
     pub title: String,
     pub summary: String,
     /// The check run's details link: the output's dashboard page, or the
-    /// run's when several outputs of one run bear on the PR, else the
-    /// repository's overview. `None` without a `PUBLIC_URL`.
+    /// run's when several outputs of one run bear on the PR, else the PR's
+    /// page (several runs touched it). `None` without a `PUBLIC_URL`.
     pub details_url: Option<String>,
 }
 
@@ -86,6 +102,8 @@ pub struct PrState {
     pub repo: String,
     pub number: u64,
     pub head_sha: String,
+    /// The PR's title, from its latest snapshot.
+    pub title: String,
     pub outcomes: Vec<OutcomeRecord>,
 }
 
@@ -110,6 +128,7 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         return Ok(None);
     };
     let head_sha = snapshot.head_sha.clone().unwrap_or_default();
+    let title = snapshot.title.clone();
     let mut watch = vec![pr.to_string(), commit_key(repo, &head_sha)];
     watch.extend(snapshot.head_ref.as_deref().map(|r| ref_key(repo, r)));
     let mut ids: Vec<String> = Vec::new();
@@ -131,41 +150,133 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         repo: repo.to_string(),
         number,
         head_sha,
+        title,
         outcomes,
     }))
 }
 
-/// The check run's title and summary for the outcomes on one PR.
-/// `public_url` is the base of the links (`PUBLIC_URL`).
-pub fn render(outcomes: &[OutcomeRecord], public_url: &str) -> CheckContent {
+/// The check run's title, summary and details link for one PR.
+/// `public_url` is the base of the links (`PUBLIC_URL`; empty: no links).
+pub fn render(pr: &PrState, public_url: &str) -> CheckContent {
     let base = public_url.trim_end_matches('/');
     CheckContent {
-        title: title(outcomes),
-        summary: summary(outcomes, base),
-        details_url: details_url(outcomes, base),
+        title: title(&pr.outcomes),
+        summary: summary(pr, base),
+        details_url: details_url(pr, base),
     }
 }
 
-fn details_url(outcomes: &[OutcomeRecord], base: &str) -> Option<String> {
+/// The dashboard path of a PR's page.
+pub fn pr_path(repo: &str, number: u64) -> String {
+    format!("/prs/{}/{number}", escape::url_path(repo))
+}
+
+fn repo_of(o: &OutcomeRecord) -> &str {
+    o.safe_output_id.split(':').next().unwrap_or("")
+}
+
+fn details_url(pr: &PrState, base: &str) -> Option<String> {
     if base.is_empty() {
         return None;
     }
-    let repo_of = |o: &OutcomeRecord| o.safe_output_id.split(':').next().unwrap_or("").to_string();
-    let path = match outcomes {
-        [] => "/".to_string(),
+    let path = match pr.outcomes.as_slice() {
         [o] => format!("/outputs/{}", escape::url_path(&o.safe_output_id)),
-        [first, rest @ ..] => {
-            let (repo, run) = (repo_of(first), first.run_id);
-            if run.is_some() && rest.iter().all(|o| repo_of(o) == repo && o.run_id == run) {
-                format!("/runs/{}/{}", escape::url_path(&repo), run.unwrap_or(0))
-            } else {
-                format!("/?repo={}", escape::url_path(&repo))
-            }
+        [first, rest @ ..]
+            if first.run_id.is_some()
+                && rest
+                    .iter()
+                    .all(|o| repo_of(o) == repo_of(first) && o.run_id == first.run_id) =>
+        {
+            format!(
+                "/runs/{}/{}",
+                escape::url_path(repo_of(first)),
+                first.run_id.unwrap_or(0)
+            )
         }
+        _ => pr_path(&pr.repo, pr.number),
     };
     Some(format!("{base}{path}"))
 }
 
+/// A due time as the check run says it: `Dec 2` for 7d and 30d, with the
+/// hour (UTC) for the windows of the first day.
+fn due_words(window: &str, at: chrono::DateTime<chrono::Utc>) -> String {
+    match window {
+        "1h" | "24h" => at.format("%b %-d %H:%M UTC").to_string(),
+        _ => at.format("%b %-d").to_string(),
+    }
+}
+
+/// An output's way through its windows in words: the last window reached
+/// and its verdict, then the next window and when it is due, e.g.
+/// `24h: accepted; 7d due Dec 2`, or `30d: accepted (final)`.
+pub fn progress(o: &OutcomeRecord) -> String {
+    let mut reached = None;
+    let mut next = None;
+    for (name, due) in checkpoints(o.created_at) {
+        match o.windows.get(name) {
+            Some(w) => reached = Some((name, w.outcome_status)),
+            None => {
+                next = Some((name, due));
+                break;
+            }
+        }
+    }
+    match (reached, next) {
+        (Some((w, s)), None) => format!("{w}: {} (final)", s.as_str()),
+        (Some((w, s)), Some((n, due))) => {
+            format!("{w}: {}; {n} due {}", s.as_str(), due_words(n, due))
+        }
+        (None, Some((n, due))) => format!("{n} due {}", due_words(n, due)),
+        (None, None) => String::new(),
+    }
+}
+
+/// The verdict of `o` in words: `accepted · strong (merged)`.
+pub fn verdict_words(o: &OutcomeRecord) -> String {
+    format!(
+        "{} · {} ({})",
+        o.outcome_status.as_str(),
+        o.evidence_strength.as_str(),
+        o.human_check_signal.replace('_', " ")
+    )
+}
+
+/// When the verdict of `o` last moved, and to what: the last window whose
+/// verdict differs from the one before, or the latest verdict when it
+/// differs from the last window's (dated at acceptance when known, else just
+/// after that window). Deterministic: read from the record alone.
+fn last_change(o: &OutcomeRecord) -> Option<chrono::DateTime<chrono::Utc>> {
+    let mut seq: Vec<(chrono::DateTime<chrono::Utc>, OutcomeStatus)> = checkpoints(o.created_at)
+        .filter_map(|(name, due)| o.windows.get(name).map(|w| (due, w.outcome_status)))
+        .collect();
+    let latest_at = match (o.time_to_acceptance_hours, seq.last()) {
+        (Some(h), _) if o.outcome_status == OutcomeStatus::Accepted => {
+            o.created_at + chrono::Duration::seconds((h * 3600.0) as i64)
+        }
+        (_, Some((t, _))) => *t + chrono::Duration::seconds(1),
+        (_, None) => o.created_at,
+    };
+    seq.push((latest_at, o.outcome_status));
+    (1..seq.len())
+        .rev()
+        .find(|&i| seq[i].1 != seq[i - 1].1)
+        .map(|i| seq[i].0)
+}
+
+/// The outputs counted by status: `3 accepted, 1 pending`.
+fn counts(outcomes: &[OutcomeRecord]) -> String {
+    OutcomeStatus::ALL
+        .iter()
+        .filter_map(|s| {
+            let n = outcomes.iter().filter(|o| o.outcome_status == *s).count();
+            (n > 0).then(|| format!("{n} {}", s.as_str()))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The title: what changed last, then the counts.
 fn title(outcomes: &[OutcomeRecord]) -> String {
     let t = match outcomes {
         [] => "no tracked outputs".to_string(),
@@ -177,46 +288,102 @@ fn title(outcomes: &[OutcomeRecord]) -> String {
                 why.to_string()
             };
             format!(
-                "{} · {} — {why}",
+                "{} {} · {} — {why}",
+                o.safe_output_type.replace('_', " "),
                 o.outcome_status.as_str(),
                 o.evidence_strength.as_str()
             )
         }
         many => {
-            let counts: Vec<String> = OutcomeStatus::ALL
+            let latest = many
                 .iter()
-                .filter_map(|s| {
-                    let n = many.iter().filter(|o| o.outcome_status == *s).count();
-                    (n > 0).then(|| format!("{n} {}", s.as_str()))
-                })
-                .collect();
-            format!("{} outputs: {}", many.len(), counts.join(", "))
+                .filter_map(|o| last_change(o).map(|t| (t, o)))
+                .max_by(|a, b| {
+                    a.0.cmp(&b.0)
+                        .then(b.1.safe_output_id.cmp(&a.1.safe_output_id))
+                });
+            let n = format!("{} outputs: {}", many.len(), counts(many));
+            match latest {
+                Some((_, o)) => format!(
+                    "{}{} now {} · {n}",
+                    o.workflow
+                        .as_deref()
+                        .map(|w| format!("{w}'s "))
+                        .unwrap_or_default(),
+                    o.safe_output_type.replace('_', " "),
+                    verdict_words(o)
+                ),
+                None => n,
+            }
         }
     };
     truncate(&plain(&t), 200)
 }
 
-fn summary(outcomes: &[OutcomeRecord], base: &str) -> String {
-    let mut s = String::from(
-        "What became of the writes AI agent workflows made to this pull request. \
-         This check informs and never blocks.\n\n\
-         | output | type | status | strength | signal | record |\n\
-         |---|---|---|---|---|---|\n",
+/// A link when there is a base to build it on, else the text alone.
+fn link(text: &str, base: &str, path: &str) -> String {
+    if base.is_empty() {
+        text.to_string()
+    } else {
+        format!("[{text}]({base}{path})")
+    }
+}
+
+/// One row of the summary's table.
+fn row(o: &OutcomeRecord, base: &str) -> String {
+    let output = link(
+        &escape::markdown_code(&o.safe_output_type),
+        base,
+        &format!("/outputs/{}", escape::url_path(&o.safe_output_id)),
     );
-    for (n, o) in outcomes.iter().enumerate() {
-        let row = format!(
-            "| {} | {} | {} | {} | {} | [details]({base}/outputs/{}) |\n",
-            escape::markdown_code(&o.safe_output_id),
-            escape::markdown_code(&o.safe_output_type),
-            o.outcome_status.as_str(),
-            o.evidence_strength.as_str(),
-            escape::markdown_code(&o.human_check_signal),
-            escape::url_path(&o.safe_output_id),
-        );
+    let run = match o.run_id {
+        Some(run) => link(
+            &format!("run {run}"),
+            base,
+            &format!("/runs/{}/{run}", escape::url_path(repo_of(o))),
+        ),
+        None => "no run".to_string(),
+    };
+    let why = o.notes.trim();
+    let why = if why.is_empty() {
+        o.human_check_signal.replace('_', " ")
+    } else {
+        why.to_string()
+    };
+    // The progress is ours alone (window names, statuses, dates).
+    format!(
+        "| {output} {} | {} · {run} | **{}** · {} ({}) | {} | {} |\n",
+        escape::markdown_code(&o.safe_output_id),
+        escape::markdown_code(o.workflow.as_deref().unwrap_or("no workflow")),
+        o.outcome_status.as_str(),
+        o.evidence_strength.as_str(),
+        escape::markdown_text(&o.human_check_signal.replace('_', " ")),
+        progress(o),
+        escape::markdown_text(&why),
+    )
+}
+
+fn summary(pr: &PrState, base: &str) -> String {
+    let pr_page = link(
+        "this pull request's page",
+        base,
+        &pr_path(&pr.repo, pr.number),
+    );
+    let mut s = format!(
+        "What became of the writes AI agent workflows made to this pull request, \
+         judged at T+1h, 24h, 7d and 30d after each (final at 30d). This check informs \
+         and never blocks. Every output and its history: {pr_page}.\n\n\
+         | output | workflow · run | verdict | windows | why |\n\
+         |---|---|---|---|---|\n"
+    );
+    for (n, o) in pr.outcomes.iter().enumerate() {
+        let row = row(o, base);
         if s.len() + row.len() > MAX_SUMMARY {
             s.push_str(&format!(
-                "\n… and {} more outputs (see the API).\n",
-                outcomes.len() - n
+                "\n{} more of the {} outputs are not listed: GitHub cuts a check run's \
+                 summary at 65,535 characters. All of them are on {pr_page}.\n",
+                pr.outcomes.len() - n,
+                pr.outcomes.len()
             ));
             break;
         }
@@ -264,17 +431,47 @@ mod tests {
         o
     }
 
+    fn pr(outcomes: &[OutcomeRecord]) -> PrState {
+        PrState {
+            repo: "o/r".into(),
+            number: 7,
+            head_sha: "abc".into(),
+            title: "Fix it".into(),
+            outcomes: outcomes.to_vec(),
+        }
+    }
+
+    fn snapshot(status: OutcomeStatus, at: &str) -> crate::model::WindowSnapshot {
+        crate::model::WindowSnapshot {
+            outcome_status: status,
+            evidence_strength: EvidenceStrength::Weak,
+            human_check_signal: "open".into(),
+            evaluated_at: at.parse().unwrap(),
+        }
+    }
+
     #[test]
     fn one_output_titles_its_outcome_and_why() {
         let o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
-        let c = render(&[o], "https://so.example/");
+        let c = render(&pr(&[o]), "https://so.example/");
         assert_eq!(
             c.title,
-            "accepted · strong — PR was merged by a visible non-bot actor"
+            "create pull request accepted · strong — PR was merged by a visible non-bot actor"
         );
-        assert!(c
-            .summary
-            .contains("| `o/r:1:0` | `create_pull_request` | accepted | strong | `merged` | [details](https://so.example/outputs/o/r:1:0) |"));
+        assert!(
+            c.summary.contains(
+                "| [`create_pull_request`](https://so.example/outputs/o/r:1:0) `o/r:1:0` \
+                 | `w` · [run 1](https://so.example/runs/o/r/1) | **accepted** · strong (merged) \
+                 | 1h due Oct 1 01:00 UTC | PR was merged by a visible non\\-bot actor\\. |"
+            ),
+            "{}",
+            c.summary
+        );
+        assert!(
+            c.summary.contains("(https://so.example/prs/o/r/7)"),
+            "{}",
+            c.summary
+        );
         assert_eq!(
             c.details_url.as_deref(),
             Some("https://so.example/outputs/o/r:1:0")
@@ -282,24 +479,107 @@ mod tests {
     }
 
     #[test]
-    fn several_outputs_are_counted_by_status() {
-        let os = [
-            outcome("a", OutcomeStatus::Accepted, EvidenceStrength::Strong),
-            outcome("b", OutcomeStatus::Pending, EvidenceStrength::Weak),
-            outcome("c", OutcomeStatus::Accepted, EvidenceStrength::Medium),
-        ];
-        let c = render(&os, "http://x");
-        assert_eq!(c.title, "3 outputs: 2 accepted, 1 pending");
-        assert_eq!(c.summary.matches("[details]").count(), 3);
-        // One run (the helper's run 1 of repo "a"…"c" differ): the overview of the first's repo.
-        assert_eq!(c.details_url.as_deref(), Some("http://x/?repo=a"));
+    fn rows_say_where_each_output_is_in_its_windows() {
+        let mut o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
+        o.windows.insert(
+            "1h".into(),
+            snapshot(OutcomeStatus::Pending, "2026-10-01T01:00:00Z"),
+        );
+        o.windows.insert(
+            "24h".into(),
+            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
+        );
+        assert_eq!(progress(&o), "24h: accepted; 7d due Oct 8");
+        for (w, at) in [
+            ("7d", "2026-10-08T00:00:00Z"),
+            ("30d", "2026-10-31T00:00:00Z"),
+        ] {
+            o.windows
+                .insert(w.into(), snapshot(OutcomeStatus::Accepted, at));
+        }
+        assert_eq!(progress(&o), "30d: accepted (final)");
+    }
+
+    #[test]
+    fn several_outputs_title_what_changed_last_and_count_by_status() {
+        let mut a = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
+        a.windows.insert(
+            "1h".into(),
+            snapshot(OutcomeStatus::Pending, "2026-10-01T01:00:00Z"),
+        );
+        a.windows.insert(
+            "24h".into(),
+            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
+        );
+        let mut b = outcome("o/r:2:0", OutcomeStatus::Rejected, EvidenceStrength::Strong);
+        b.workflow = Some("triage".into());
+        b.run_id = Some(2);
+        b.safe_output_type = "add_labels".into();
+        b.human_check_signal = "removed".into();
+        b.windows.insert(
+            "1h".into(),
+            snapshot(OutcomeStatus::Accepted, "2026-10-01T01:00:00Z"),
+        );
+        b.windows.insert(
+            "24h".into(),
+            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
+        );
+        b.windows.insert(
+            "7d".into(),
+            snapshot(OutcomeStatus::Rejected, "2026-10-08T00:00:00Z"),
+        );
+        let c = outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak);
+        let content = render(&pr(&[a, b, c]), "http://x");
+        assert_eq!(
+            content.title,
+            "triage's add labels now rejected · strong (removed) · 3 outputs: 1 accepted, 1 rejected, 1 pending"
+        );
+        assert_eq!(content.summary.matches("](http://x/outputs/").count(), 3);
+        // Two runs touched the PR: the details link is the PR's page.
+        assert_eq!(content.details_url.as_deref(), Some("http://x/prs/o/r/7"));
         let same_run = [
             outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong),
             outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak),
         ];
-        let c = render(&same_run, "http://x/");
+        let c = render(&pr(&same_run), "http://x/");
+        assert_eq!(c.title, "2 outputs: 1 accepted, 1 pending");
         assert_eq!(c.details_url.as_deref(), Some("http://x/runs/o/r/1"));
-        assert_eq!(render(&same_run, "").details_url, None);
+        assert_eq!(render(&pr(&same_run), "").details_url, None);
+        assert!(!render(&pr(&same_run), "").summary.contains("]("));
+    }
+
+    #[test]
+    fn many_outputs_stay_within_githubs_limit_and_say_where_the_rest_are() {
+        for n in [1usize, 300, 5_000] {
+            let os: Vec<OutcomeRecord> = (0..n)
+                .map(|i| {
+                    let mut o = outcome(
+                        &format!("o/r:{i}:{}", "x".repeat(60)),
+                        OutcomeStatus::Pending,
+                        EvidenceStrength::Weak,
+                    );
+                    o.notes = "é|`<@team>".repeat(20);
+                    o
+                })
+                .collect();
+            let c = render(&pr(&os), "https://so.example");
+            assert!(c.summary.chars().count() <= GITHUB_SUMMARY_LIMIT, "{n}");
+            let rows = c.summary.lines().filter(|l| l.starts_with("| [")).count();
+            if rows < n {
+                let cut = format!("{} more of the {n} outputs are not listed", n - rows);
+                assert!(
+                    c.summary.contains(&cut),
+                    "{n}: {}",
+                    &c.summary[c.summary.len() - 400..]
+                );
+                assert!(c
+                    .summary
+                    .trim_end()
+                    .ends_with("(https://so.example/prs/o/r/7)."));
+            } else {
+                assert_eq!(rows, n);
+            }
+        }
     }
 
     /// Strings meant to plant a link, an image, a tag, a mention, a table
@@ -316,9 +596,20 @@ mod tests {
         "cba\u{202E}abc",
     ];
 
-    /// The text of `summary` outside code spans.
+    /// The text of `summary` outside code spans, backslash-escaped
+    /// characters (shown literally by GitHub) left out.
     fn outside_code(summary: &str) -> String {
-        summary.split('`').step_by(2).collect::<Vec<_>>().join(" ")
+        let text = summary.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                chars.next();
+            } else {
+                out.push(c);
+            }
+        }
+        out
     }
 
     #[test]
@@ -333,41 +624,45 @@ mod tests {
                 o
             })
             .collect();
-        let c = render(&os, "https://so.example");
+        let c = render(&pr(&os), "https://so.example");
         let text = outside_code(&c.summary);
         let links: Vec<&str> = text.split("](").skip(1).collect();
-        assert_eq!(links.len(), HOSTILE.len(), "{}", c.summary);
+        // Each row links its output and its run; one link to the PR page.
+        assert_eq!(links.len(), 2 * HOSTILE.len() + 1, "{}", c.summary);
         for link in links {
             let url = link.split(')').next().unwrap();
-            assert!(url.starts_with("https://so.example/outputs/"), "{url}");
+            assert!(url.starts_with("https://so.example/"), "{url}");
             assert!(!url.contains([' ', '(', '[', ']', '<', '"']), "{url}");
         }
-        for bad in ["<", "@", "![", "](https://evil"] {
+        for bad in ["<", "@org", "![", "](https://evil"] {
             assert!(!text.contains(bad), "{bad:?} outside code spans: {text}");
         }
         for row in c.summary.lines().filter(|l| l.starts_with('|')) {
-            assert_eq!(row.matches('|').count(), 7, "{row}");
+            let unescaped = row.replace("\\|", "");
+            assert_eq!(unescaped.matches('|').count(), 6, "{row}");
         }
         assert!(!c.summary.chars().any(is_hidden_control_or_cr));
         for o in &os {
-            let title = render(std::slice::from_ref(o), "https://so.example").title;
+            let title = render(&pr(std::slice::from_ref(o)), "https://so.example").title;
             assert!(!title.chars().any(is_hidden_control_or_cr), "{title:?}");
         }
     }
 
+    /// A hidden character, but for the word joiner `markdown_text` puts
+    /// after `@` so GitHub makes no mention.
     fn is_hidden_control_or_cr(c: char) -> bool {
-        c != '\n' && is_hidden_control(c)
+        c != '\n' && c != '\u{2060}' && is_hidden_control(c)
     }
 
     #[test]
     fn cells_cannot_break_the_table_and_content_digests_differ() {
         let mut o = outcome("a|b", OutcomeStatus::Pending, EvidenceStrength::Weak);
         o.safe_output_type = "x`y".into();
-        let c = render(std::slice::from_ref(&o), "http://x");
+        let c = render(&pr(std::slice::from_ref(&o)), "http://x");
         assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
         assert!(c.summary.contains("(http://x/outputs/a%7Cb)"));
         assert_eq!(c.details_url.as_deref(), Some("http://x/outputs/a%7Cb"));
         o.outcome_status = OutcomeStatus::Accepted;
-        assert_ne!(c.digest(), render(&[o], "http://x").digest());
+        assert_ne!(c.digest(), render(&pr(&[o]), "http://x").digest());
     }
 }

@@ -303,7 +303,7 @@ impl Publisher {
                 "no active installation for the repository",
             ));
         };
-        let content = checks::render(&state.outcomes, &self.options.public_url);
+        let content = checks::render(&state, &self.options.public_url);
         let digest = content.digest();
         let (owner, repo) = state.repo.split_once('/').unwrap_or((&state.repo, ""));
         let sha = state.head_sha.as_str();

@@ -14,10 +14,11 @@ use serde_json::{json, Value};
 
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
-use crate::judge::assess::transitions;
-use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use crate::judge::assess::{transitions, Transition};
+use crate::model::{EvidenceStrength, Observation, OutcomeRecord, OutcomeStatus};
 use crate::read::line_survival::{line_survival, LineTotals};
-use crate::read::report::{parse_window, Report};
+use crate::read::report::{awaiting, mature_window, parse_window, schedule, Report};
+use crate::store::StoredOutput;
 
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 1000;
@@ -68,12 +69,42 @@ pub async fn list_outputs(
 }
 
 /// One output as `GET /api/v1/outputs/{id}` and the dashboard show it.
+pub(crate) struct OutputDetail {
+    pub stored: StoredOutput,
+    /// The observations of its targets, in time order.
+    pub observations: Vec<Observation>,
+    /// Its changes of verdict, each with the observation that brought it.
+    pub transitions: Vec<Transition>,
+}
+
+impl OutputDetail {
+    /// The answer of `GET /api/v1/outputs/{id}`: the outcome record, the
+    /// execution record, the schedule of its windows (the next one and when
+    /// it is due; whether the verdict is final), its changes of verdict and
+    /// the observations behind them.
+    pub fn to_json(&self) -> Value {
+        let windows = self
+            .stored
+            .outcome
+            .as_ref()
+            .map(|o| o.windows.clone())
+            .unwrap_or_default();
+        json!({
+            "outcome": self.stored.outcome,
+            "execution": self.stored.execution,
+            "schedule": schedule(self.stored.execution.executed_at, &windows),
+            "transitions": self.transitions,
+            "observations": self.observations,
+        })
+    }
+}
+
 pub(crate) async fn output_detail(
     state: &State,
     reader: &Reader,
     filter: &ReadFilter,
     id: &str,
-) -> Result<Value, ApiError> {
+) -> Result<OutputDetail, ApiError> {
     let missing = || ApiError::not_found(format!("no output {id:?}"));
     let stored = state.store.output(id)?.ok_or_else(missing)?;
     // Outside the reader's scope looks exactly like absent. An output not
@@ -86,12 +117,11 @@ pub(crate) async fn output_detail(
     let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
     let history = transitions(&stored.execution, &observations, state.shared.clock.now());
-    Ok(json!({
-        "outcome": stored.outcome,
-        "execution": stored.execution,
-        "transitions": history,
-        "observations": observations,
-    }))
+    Ok(OutputDetail {
+        stored,
+        observations,
+        transitions: history,
+    })
 }
 
 pub async fn get_output(
@@ -101,7 +131,11 @@ pub async fn get_output(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let (filter, _) = ReadFilter::parse(&pairs, &[])?;
-    Ok(Json(output_detail(&state, &reader, &filter, &id).await?))
+    Ok(Json(
+        output_detail(&state, &reader, &filter, &id)
+            .await?
+            .to_json(),
+    ))
 }
 
 /// One item of `gh aw outcomes RUN --json`.
@@ -123,6 +157,26 @@ fn gh_aw_item(o: &OutcomeRecord) -> Value {
     })
 }
 
+/// The outcomes of one run that `reader` sees under `filter` (empty when
+/// none).
+pub(crate) async fn run_records(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+    repo: &str,
+    run_id: u64,
+) -> Result<Vec<OutcomeRecord>, ApiError> {
+    if filter.repo.as_deref().is_some_and(|r| r != repo) {
+        return Ok(Vec::new());
+    }
+    let run_filter = ReadFilter {
+        repo: Some(repo.to_string()),
+        ..filter.clone()
+    };
+    let prefix = format!("{repo}:{run_id}:");
+    collect(state, &run_filter, &reader.scope, prefix).await
+}
+
 /// A run's outcomes shaped like `gh aw outcomes RUN --json`; `None` when the
 /// reader sees no output of it under `filter`.
 pub(crate) async fn run_view(
@@ -132,18 +186,12 @@ pub(crate) async fn run_view(
     repo: &str,
     run_id: u64,
 ) -> Result<Option<Value>, ApiError> {
-    let run_filter = ReadFilter {
-        repo: Some(repo.to_string()),
-        ..filter.clone()
-    };
-    if filter.repo.as_deref().is_some_and(|r| r != repo) {
-        return Ok(None);
-    }
-    let prefix = format!("{repo}:{run_id}:");
-    let outcomes = collect(state, &run_filter, &reader.scope, prefix).await?;
-    if outcomes.is_empty() {
-        return Ok(None);
-    }
+    let outcomes = run_records(state, reader, filter, repo, run_id).await?;
+    Ok((!outcomes.is_empty()).then(|| run_view_of(repo, run_id, &outcomes)))
+}
+
+/// The run view of `outcomes`, all of `repo`'s run `run_id`.
+pub(crate) fn run_view_of(repo: &str, run_id: u64, outcomes: &[OutcomeRecord]) -> Value {
     let count = |s: OutcomeStatus| outcomes.iter().filter(|o| o.outcome_status == s).count();
     let accepted_with = |s: EvidenceStrength| {
         outcomes
@@ -151,7 +199,11 @@ pub(crate) async fn run_view(
             .filter(|o| o.outcome_status == OutcomeStatus::Accepted && o.evidence_strength == s)
             .count()
     };
-    Ok(Some(json!({
+    let waiting: serde_json::Map<String, Value> = awaiting(outcomes)
+        .into_iter()
+        .map(|(w, n)| (w.to_string(), json!(n)))
+        .collect();
+    json!({
         "run_id": run_id,
         "repo": repo,
         "workflow": outcomes.iter().find_map(|o| o.workflow.clone()),
@@ -169,7 +221,8 @@ pub(crate) async fn run_view(
             "accepted_weak": accepted_with(EvidenceStrength::Weak),
             "fallback_exists_only_count": outcomes.iter().filter(|o| o.is_exists_only()).count(),
         },
-    })))
+        "awaiting": waiting,
+    })
 }
 
 pub async fn run_outcomes(
@@ -216,24 +269,40 @@ pub(crate) async fn admitted_outcomes(
     collect(state, filter, scope, filter.id_prefix()).await
 }
 
-/// The report of what `reader` may see under `filter`, at `window`.
+/// The report of what `reader` may see under `filter`, at `window`: a
+/// checkpoint name, `latest` (the default: each output's latest outcome) or
+/// `mature` (the latest window every output in scope has reached).
 pub(crate) async fn report_of(
     state: &State,
     reader: &Reader,
     filter: &ReadFilter,
     window: Option<&str>,
 ) -> Result<Report, ApiError> {
-    let window = match window {
-        Some(w) => Some(parse_window(w).ok_or_else(|| {
-            ApiError::bad_request(format!("window {w:?} is not one of 1h, 24h, 7d, 30d"))
-        })?),
-        None => None,
-    };
     let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
-    let now = state.shared.clock.now();
-    let mut report = Report::build(&outcomes, filter.repo.as_deref(), window, now);
+    let mut report = report_of_records(state, filter, &outcomes, window)?;
     report.line_survival = line_survival_of(state, filter, &reader.scope).await?;
     Ok(report)
+}
+
+/// The report of `outcomes` (already cut by `filter`), at `window` (as
+/// `report_of`), without line survival.
+pub(crate) fn report_of_records(
+    state: &State,
+    filter: &ReadFilter,
+    outcomes: &[OutcomeRecord],
+    window: Option<&str>,
+) -> Result<Report, ApiError> {
+    let window = match window {
+        None | Some("latest") => None,
+        Some("mature") => Some(mature_window(outcomes)),
+        Some(w) => Some(parse_window(w).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "window {w:?} is not one of 1h, 24h, 7d, 30d, latest, mature"
+            ))
+        })?),
+    };
+    let now = state.shared.clock.now();
+    Ok(Report::build(outcomes, filter.repo.as_deref(), window, now))
 }
 
 /// Line survival per workflow of what `scope` may see under `filter`.
@@ -258,4 +327,68 @@ pub async fn report(
     let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;
     let window = rest.get("window").map(String::as_str);
     Ok(Json(report_of(&state, &reader, &filter, window).await?))
+}
+
+/// The issue or PR number an output's target is, or sits on.
+pub(crate) fn thread_of(t: &crate::model::Target) -> Option<u64> {
+    if t.kind.is_thread() {
+        t.number
+    } else {
+        t.parent_number
+    }
+}
+
+/// The title of each issue or PR named in `threads` (`(repo, number)`), from
+/// its latest snapshot that carries one.
+pub(crate) async fn thread_titles(
+    state: &State,
+    threads: std::collections::BTreeSet<(String, u64)>,
+) -> Result<BTreeMap<(String, u64), String>, ApiError> {
+    let store = state.store.clone();
+    tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
+        let mut titles = BTreeMap::new();
+        for (repo, number) in threads {
+            let key = crate::model::target::thread_key(&repo, number);
+            let title = store
+                .observations(&[key])?
+                .into_iter()
+                .rev()
+                .filter_map(|o| o.snapshot)
+                .map(|s| s.title)
+                .find(|t| !t.is_empty());
+            if let Some(t) = title {
+                titles.insert((repo, number), t);
+            }
+        }
+        Ok(titles)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+}
+
+/// A pull request with the outputs on it that `reader` may see, as its
+/// check run shows them; `None` when it is not a PR with tracked outputs
+/// the reader sees (outside the scope looks exactly like absent).
+pub(crate) async fn pull_request(
+    state: &State,
+    reader: &Reader,
+    repo: &str,
+    number: u64,
+) -> Result<Option<crate::github::checks::PrState>, ApiError> {
+    if !reader.scope.allows(repo) {
+        return Ok(None);
+    }
+    let store = state.store.clone();
+    let key = crate::model::target::thread_key(repo, number);
+    let scope = reader.scope.clone();
+    tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
+        let Some(mut pr) = crate::github::checks::pr_state(&store, &key)? else {
+            return Ok(None);
+        };
+        pr.outcomes
+            .retain(|o| scope.allows(o.safe_output_id.split(':').next().unwrap_or("")));
+        Ok((!pr.outcomes.is_empty()).then_some(pr))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
 }

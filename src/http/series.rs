@@ -3,6 +3,13 @@
 //! status, per ISO week (Monday 00:00 UTC), by the execution time of the
 //! outputs. Field names are the report's (`Totals`, `TypeStats`).
 //!
+//! The rates are read at one maturity, `window=` (`1h`, `24h`, `7d`, `30d`):
+//! each output counts with its verdict at T+window, so an old week and a
+//! recent one are compared at the same age. By default the window is the
+//! latest every output in the range has reached (`mature_window`). Outputs
+//! not at the window yet are left out of a week's rates and counted in its
+//! `not_yet_at_window`; such a week is `immature`.
+//!
 //! The weeks run from `since` (default: eleven weeks before the week of
 //! `until`, so twelve weeks) to `until` (default: now); weeks with no output
 //! are listed with zero counts and no rates, so a chart has one slot per week.
@@ -17,7 +24,7 @@ use super::api::admitted_outcomes;
 use super::read::{QueryPairs, ReadFilter, Reader};
 use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;
-use crate::read::report::{Report, Totals, TypeStats};
+use crate::read::report::{mature_window, parse_window, Report, Totals, TypeStats};
 
 /// Weeks shown when `since` is not given.
 pub const DEFAULT_WEEKS: i64 = 12;
@@ -31,15 +38,26 @@ pub struct Period {
     pub week: String,
     pub period_start: DateTime<Utc>,
     pub period_end: DateTime<Utc>,
+    /// Counts of the outputs at the window (those not there yet left out).
     pub totals: Totals,
     /// `count`, `evaluable` and the rates, named as in the report's `by_type`.
     #[serde(flatten)]
     pub rates: TypeStats,
+    /// Outputs of the week that have not reached the window yet.
+    pub not_yet_at_window: u64,
+    /// Some output of the week has not reached the window: its rates may
+    /// still change.
+    pub immature: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub by: String,
+    /// The maturity the rates are read at.
+    pub window: String,
+    /// `asked` (the `window` parameter) or `default` (the latest window
+    /// every output in the range has reached).
+    pub window_chosen: String,
     pub since: DateTime<Utc>,
     pub until: DateTime<Utc>,
     pub generated_at: DateTime<Utc>,
@@ -69,8 +87,14 @@ pub fn weeks_of(filter: &ReadFilter, now: DateTime<Utc>) -> Result<(DateTime<Utc
     Ok((first, weeks.max(1)))
 }
 
-/// Bucket `records` into `weeks` weeks from `first`; records outside are left out.
-pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Vec<Period> {
+/// Bucket `records` into `weeks` weeks from `first`, at `window`; records
+/// outside are left out.
+pub fn weekly(
+    records: &[OutcomeRecord],
+    first: DateTime<Utc>,
+    weeks: i64,
+    window: Option<&str>,
+) -> Vec<Period> {
     let mut buckets: Vec<Vec<&OutcomeRecord>> = vec![Vec::new(); weeks as usize];
     for r in records {
         let i = (week_start(r.created_at) - first).num_weeks();
@@ -83,7 +107,7 @@ pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Ve
         .enumerate()
         .map(|(i, rs)| {
             let start = first + Duration::weeks(i as i64);
-            let (totals, rates) = Report::overall(rs);
+            let (totals, rates, not_yet) = Report::at_window(rs, window);
             Period {
                 week: format!(
                     "{}-W{:02}",
@@ -94,19 +118,58 @@ pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Ve
                 period_end: start + Duration::weeks(1),
                 totals,
                 rates,
+                not_yet_at_window: not_yet,
+                immature: not_yet > 0,
             }
         })
         .collect()
 }
 
-/// The series of the outputs `reader` may see under `filter`.
-pub async fn build(state: &State, reader: &Reader, filter: ReadFilter) -> Result<Series, ApiError> {
+/// The window of `window=`: a checkpoint name, or `None` for the default.
+pub fn asked_window(value: Option<&str>) -> Result<Option<&'static str>, ApiError> {
+    value
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            parse_window(w).ok_or_else(|| {
+                ApiError::bad_request(format!("window {w:?} is not one of 1h, 24h, 7d, 30d"))
+            })
+        })
+        .transpose()
+}
+
+/// The series of the outputs `reader` may see under `filter`, at `window`
+/// (`None`: the latest window every output in the range has reached).
+pub async fn build(
+    state: &State,
+    reader: &Reader,
+    filter: ReadFilter,
+    window: Option<&'static str>,
+) -> Result<Series, ApiError> {
     let now = state.shared.clock.now();
-    let (first, weeks) = weeks_of(&filter, now)?;
+    // A range too long is refused before anything is read.
+    weeks_of(&filter, now)?;
     let records = admitted_outcomes(state, &filter, &reader.scope).await?;
-    let periods = weekly(&records, first, weeks);
+    of_records(&records, &filter, window, now)
+}
+
+/// The series of `records` (already cut by `filter`) at `window`.
+pub fn of_records(
+    records: &[OutcomeRecord],
+    filter: &ReadFilter,
+    window: Option<&'static str>,
+    now: DateTime<Utc>,
+) -> Result<Series, ApiError> {
+    let (first, weeks) = weeks_of(filter, now)?;
+    let end = first + Duration::weeks(weeks);
+    let in_range = records
+        .iter()
+        .filter(|r| r.created_at >= first && r.created_at < end);
+    let chosen = window.unwrap_or_else(|| mature_window(in_range));
+    let periods = weekly(records, first, weeks, Some(chosen));
     Ok(Series {
         by: "week".into(),
+        window: chosen.to_string(),
+        window_chosen: if window.is_some() { "asked" } else { "default" }.into(),
         since: first,
         until: first + Duration::weeks(weeks),
         generated_at: now,
@@ -124,7 +187,8 @@ pub async fn series(
     reader: Reader,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {
-    let (filter, rest) = ReadFilter::parse(&pairs, &["by"])?;
+    let (filter, rest) = ReadFilter::parse(&pairs, &["by", "window"])?;
+    let window = asked_window(rest.get("window").map(String::as_str))?;
     match rest.get("by").map(String::as_str) {
         None | Some("week") => {}
         Some(other) => {
@@ -133,7 +197,7 @@ pub async fn series(
             )))
         }
     }
-    Ok(Json(build(&state, &reader, filter).await?))
+    Ok(Json(build(&state, &reader, filter, window).await?))
 }
 
 #[cfg(test)]

@@ -1,40 +1,60 @@
 //! The dashboard over the demo scenario, through the real router.
 //!
-//! Without a browser: every page answers HTML with the report's numbers; a
+//! Without a browser: every page answers HTML with the report's numbers, in
+//! one template with a served stylesheet and no inline style or script; a
 //! request without a reader gets the HTML sign-in page; an unknown parameter
-//! is a 400 page. In headless Chromium (driven over the WebDriver protocol
-//! by chromedriver, with plain HTTP: no browser crate): every page loads at
-//! 1200 px and at 390 px with no console error and no horizontal scroll, the
-//! numbers in the DOM equal `/api/v1/report`'s and `/api/v1/series`', the
-//! chart has one point per rated week in each of its three series, and a
-//! screenshot of each page is saved under `target/dashboard-screenshots/`.
-//! Without Chromium the browser test fails when `CI` is set, else it skips
-//! loudly.
+//! is a 400 page; the read API says when each output's next window is due.
+//!
+//! In headless Chromium (`browser`): every page loads at 1200 px and at
+//! 390 px with no console error and no horizontal scroll (of the page or of
+//! a table), the numbers in the DOM equal `/api/v1/report`'s and
+//! `/api/v1/series`', and a screenshot of each page is saved under
+//! `target/dashboard-screenshots/`. Then the questions an admin comes with,
+//! asked as a person would, at both widths: from the overview, one click to
+//! the rejected outputs, counted against the API; a pending output's due
+//! time; the trend at a mature window, and immature weeks marked; the check
+//! run's link followed to the PR page.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::answers;
+use crate::browser::{screenshot_dir, Browser};
 use crate::common::{self, TestApp};
 use safe_outcomes::http::dashboard::chart;
 use safe_outcomes::ingest::client::parse_scenario;
 use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 
-const PAGES: [(&str, &str); 5] = [
+const PAGES: [(&str, &str); 7] = [
     ("overview", "/"),
     ("workflows", "/workflows"),
     ("workflow", "/workflows/ci-coach"),
-    ("run", "/runs/acme/widgets/2101"),
-    ("output", "/outputs/acme/widgets:2101:0"),
+    ("run", "/runs/acme/widgets/5101"),
+    ("output", "/outputs/acme/widgets:2106:0"),
+    ("outputs", "/outputs?status=rejected"),
+    ("pull-request", "/prs/acme/widgets/66"),
 ];
 
 async fn demo_app(dir: &Path) -> TestApp {
     let steps = parse_scenario(SCENARIO).unwrap();
     let t = TestApp::start(dir, steps[0].at()).await;
     t.play(&steps).await;
+    t
+}
+
+/// The demo stopped before its last jump in time (to Nov 21): its last
+/// outputs are hours old, many windows still to come.
+async fn young_demo_app(dir: &Path) -> TestApp {
+    let steps = parse_scenario(SCENARIO).unwrap();
+    let last = steps.len() - 1;
+    assert!(matches!(
+        steps[last],
+        safe_outcomes::ingest::client::Step::Advance { .. }
+    ));
+    let t = TestApp::start(dir, steps[0].at()).await;
+    t.play(&steps[..last]).await;
+    t.settle().await;
     t
 }
 
@@ -58,7 +78,18 @@ async fn every_page_answers_html_and_refusals_are_pages_too() {
     for (name, path) in PAGES {
         let (status, html) = page(&t, path, Some(common::TOKEN)).await;
         assert_eq!(status, 200, "{name}: {html}");
-        assert!(!html.contains("<script"), "{name}: no JavaScript");
+        // Under a strict CSP: no script, no inline style; the served sheet.
+        for inline in ["<script", "<style", "style=", "src=\"data:", "href=\"data:"] {
+            assert!(!html.contains(inline), "{name}: {inline}");
+        }
+        assert!(
+            html.contains("<link rel=\"stylesheet\" href=\"/assets/dashboard.css?v="),
+            "{name}"
+        );
+        assert!(
+            html.contains("Reading with the API token"),
+            "{name}: who is reading"
+        );
         let (status, html) = page(&t, path, None).await;
         assert_eq!(status, 401, "{name}");
         // The sign-in link comes back to this page.
@@ -88,174 +119,44 @@ async fn every_page_answers_html_and_refusals_are_pages_too() {
     }
     let (status, _) = page(&t, "/outputs/acme/widgets:9:9", Some(common::TOKEN)).await;
     assert_eq!(status, 404);
+    // A PR no output touched, and bad list parameters, are pages too.
+    let (status, _) = page(&t, "/prs/acme/widgets/9999", Some(common::TOKEN)).await;
+    assert_eq!(status, 404);
+    for path in [
+        "/outputs?count=merged",
+        "/outputs?awaiting=2d",
+        "/outputs?sort=size",
+        "/outputs?page=0",
+        "/?window=2d",
+    ] {
+        let (status, html) = page(&t, path, Some(common::TOKEN)).await;
+        assert_eq!(status, 400, "{path}");
+        assert!(html.contains("class=\"error\""), "{html}");
+    }
+    // The stylesheet is served, cacheable.
+    let css = reqwest::get(format!("{}/assets/dashboard.css", t.server.url()))
+        .await
+        .unwrap();
+    assert_eq!(css.status(), 200);
+    assert_eq!(css.headers()["content-type"], "text/css; charset=utf-8");
     // An empty field of the filter form is no cut.
     let (status, _) = page(&t, "/?repo=&since=&workflow=ci-coach", Some(common::TOKEN)).await;
     assert_eq!(status, 200);
     t.stop().await;
 }
 
-/// A chromedriver child and one browser session, spoken to over WebDriver.
-struct Browser {
-    http: reqwest::Client,
-    base: String,
-    driver: tokio::process::Child,
-}
-
-/// Chromium and chromedriver, when both are here.
-fn browser_binaries() -> Option<(PathBuf, PathBuf)> {
-    let find = |env: &str, names: &[&str]| -> Option<PathBuf> {
-        if let Ok(p) = std::env::var(env) {
-            return Some(PathBuf::from(p));
-        }
-        names
-            .iter()
-            .map(|n| PathBuf::from("/usr/bin").join(n))
-            .find(|p| p.exists())
-    };
-    Some((
-        find(
-            "CHROMIUM",
-            &["chromium", "chromium-browser", "google-chrome"],
-        )?,
-        find("CHROMEDRIVER", &["chromedriver"])?,
-    ))
-}
-
-impl Browser {
-    async fn start(chromium: &Path, chromedriver: &Path) -> Browser {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let driver = tokio::process::Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("chromedriver starts");
-        let http = reqwest::Client::new();
-        let root = format!("http://127.0.0.1:{port}");
-        for _ in 0..100 {
-            if http.get(format!("{root}/status")).send().await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1200,900"]
-            },
-            "goog:loggingPrefs": {"browser": "ALL"}
-        }}});
-        let r = answers::json(http.post(format!("{root}/session")).json(&caps)).await;
-        let id = r["value"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no WebDriver session: {r}"));
-        Browser {
-            http,
-            base: format!("{root}/session/{id}"),
-            driver,
-        }
-    }
-
-    async fn call(&self, path: &str, body: Value) -> Value {
-        let r = answers::json(self.http.post(format!("{}{path}", self.base)).json(&body)).await;
-        assert!(r["value"]["error"].is_null(), "{path}: {r}");
-        r["value"].clone()
-    }
-
-    async fn cdp(&self, cmd: &str, params: Value) -> Value {
-        self.call("/goog/cdp/execute", json!({"cmd": cmd, "params": params}))
-            .await
-    }
-
-    async fn js(&self, script: &str) -> Value {
-        self.call("/execute/sync", json!({"script": script, "args": []}))
-            .await
-    }
-
-    async fn width(&self, width: u32) {
-        self.cdp(
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}),
-        )
-        .await;
-    }
-
-    /// Console messages of level SEVERE since the last call.
-    async fn console_errors(&self) -> Vec<String> {
-        let log = self.call("/se/log", json!({"type": "browser"})).await;
-        log.as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["level"] == "SEVERE")
-            .map(|e| e["message"].to_string())
-            .collect()
-    }
-
-    async fn screenshot(&self, path: &Path) {
-        let shot = self
-            .cdp(
-                "Page.captureScreenshot",
-                json!({"format": "png", "captureBeyondViewport": true}),
-            )
-            .await;
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(shot["data"].as_str().unwrap())
-            .unwrap();
-        std::fs::write(path, png).unwrap();
-    }
-
-    async fn quit(mut self) {
-        let _ = self.http.delete(&self.base).send().await;
-        let _ = self.driver.kill().await;
-    }
-}
-
-fn screenshot_dir() -> PathBuf {
-    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target")
-            .display()
-            .to_string()
-    });
-    let dir = Path::new(&target).join("dashboard-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[tokio::test]
 async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_px() {
-    let Some((chromium, chromedriver)) = browser_binaries() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and chromium/chromedriver are missing (.ci/run installs them)"
-        );
-        eprintln!("\n!!! SKIPPED: chromium or chromedriver not found; the dashboard was not tested in a browser !!!\n");
+    let Some(browser) = Browser::with_token(common::TOKEN).await else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let t = demo_app(dir.path()).await;
-    let browser = Browser::start(&chromium, &chromedriver).await;
-    browser.cdp("Network.enable", json!({})).await;
-    browser
-        .cdp(
-            "Network.setExtraHTTPHeaders",
-            json!({"headers": {"Authorization": format!("Bearer {}", common::TOKEN)}}),
-        )
-        .await;
     let shots = screenshot_dir();
     for width in [1200u32, 390] {
         browser.width(width).await;
         for (name, path) in PAGES {
-            browser
-                .call("/url", json!({"url": format!("{}{path}", t.server.url())}))
-                .await;
+            browser.open(&format!("{}{path}", t.server.url())).await;
             let title = browser.js("return document.title").await;
             assert!(
                 !title.as_str().unwrap().starts_with("Sign in"),
@@ -266,17 +167,14 @@ async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_
                 Vec::<String>::new(),
                 "{name}"
             );
-            let widths = browser
-                .js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-                .await;
-            if widths[0].as_u64() > widths[1].as_u64() {
-                let wide = browser
-                    .js("return [...document.querySelectorAll('body *')]
-                           .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth)
-                           .slice(0, 5).map(e => e.tagName + ' ' + e.outerHTML.slice(0, 120))")
-                    .await;
-                panic!("{name} at {width} px scrolls sideways: {widths}; too wide: {wide}");
+            if let Some(wide) = browser.too_wide().await {
+                panic!("{name} at {width} px scrolls sideways: {wide}");
             }
+            // The served stylesheet applied (the template's header is a flex row).
+            let styled = browser
+                .js("return getComputedStyle(document.querySelector('header.top')).display")
+                .await;
+            assert_eq!(styled, "flex", "{name}: the stylesheet is not applied");
             browser
                 .screenshot(&shots.join(format!("{name}-{width}.png")))
                 .await;
@@ -330,28 +228,82 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
             }
         }
     }
-    let series = t.client.get("/api/v1/series?by=week").await.unwrap().body;
+    check_chart(t, browser, "").await;
+}
+
+/// The chart shown (wide or narrow) against `/api/v1/series?{query}`: one
+/// marker per rated week in each series, at the same window, each with a
+/// title; the table's rows with their counts; immature weeks marked alike.
+async fn check_chart(t: &TestApp, browser: &Browser, query: &str) -> Value {
+    let series = t
+        .client
+        .get(&format!("/api/v1/series?by=week&{query}"))
+        .await
+        .unwrap()
+        .body;
     let periods = series["periods"].as_array().unwrap();
-    assert_eq!(periods.len(), 12);
-    let weeks = browser
-        .js("return document.querySelectorAll('#weekly-chart svg').length + ':' + document.querySelectorAll('#weekly tr[data-week]').length")
+    let window = series["window"].as_str().unwrap();
+    let shown = browser
+        .js("return [...document.querySelectorAll('#weekly-chart svg.chart')].find(s => s.getBoundingClientRect().width > 0).classList[1]")
         .await;
-    assert_eq!(weeks, "1:12");
-    for (series_name, field) in [
-        ("strict", "strict_acceptance_rate"),
-        ("human_check", "human_check_acceptance_rate"),
-        ("sticky", "sticky_artifact_rate"),
-    ] {
-        let rated = periods.iter().filter(|p| !p[field].is_null()).count();
-        assert!(rated > 0, "the demo has rated weeks");
-        let fill = chart::colour_hex(series_name);
+    let svg = format!("#weekly-chart svg.{}", shown.as_str().unwrap());
+    let page = browser
+        .js(&format!(
+            "return {{window: document.querySelector('#weeks').dataset.window,
+                     rows: document.querySelectorAll('#weekly tr[data-week]').length,
+                     immature: [...document.querySelectorAll('#weekly tr[data-immature=true]')].map(r => r.dataset.week),
+                     titled: [...document.querySelectorAll('{svg} g.point')].every(g => g.querySelector('title').textContent.includes('at T+{window}')),
+                     role: document.querySelector('{svg}').getAttribute('role')}}"
+        ))
+        .await;
+    assert_eq!(page["window"], window, "{page}");
+    assert_eq!(page["rows"], periods.len());
+    assert_eq!(page["titled"], true, "every marker has its words");
+    assert_eq!(page["role"], "img");
+    let immature: Vec<&Value> = periods
+        .iter()
+        .filter(|p| p["immature"] == true)
+        .map(|p| &p["week"])
+        .collect();
+    assert_eq!(
+        page["immature"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>(),
+        immature
+    );
+    for line in chart::SERIES {
+        let rated: Vec<&Value> = periods
+            .iter()
+            .filter(|p| !p[line.field].is_null())
+            .map(|p| &p["week"])
+            .collect();
         let points = browser
             .js(&format!(
-                "return document.querySelectorAll('#weekly-chart svg circle[fill=\"{fill}\"]').length"
+                "return [...document.querySelectorAll('{svg} g[data-series={}] g.point')].map(g => g.dataset.week)",
+                line.name
             ))
             .await;
-        assert_eq!(points, rated, "{series_name}: one point per rated week");
+        assert_eq!(
+            points.as_array().unwrap().iter().collect::<Vec<_>>(),
+            rated,
+            "{}: one marker per rated week",
+            line.name
+        );
+        let hollow = browser
+            .js(&format!(
+                "return [...document.querySelectorAll('{svg} g[data-series={}] g.point[data-immature=true]')].length",
+                line.name
+            ))
+            .await;
+        let rated_immature = periods
+            .iter()
+            .filter(|p| !p[line.field].is_null() && p["immature"] == true)
+            .count();
+        assert_eq!(hollow, rated_immature, "{}", line.name);
     }
+    series
 }
 
 /// Strings in the store meant to plant markup or a script link on a page.
@@ -378,6 +330,8 @@ async fn hostile_strings_in_the_store_render_inert_on_every_page() {
         "/".to_string(),
         "/workflows".into(),
         "/runs/acme/widgets/9".into(),
+        "/outputs".into(),
+        "/outputs?repo=acme/widgets&run=9&window=1h".into(),
     ];
     for (n, h) in HOSTILE.iter().enumerate() {
         let id = format!("acme/widgets:9:{n}{h}");
@@ -395,4 +349,381 @@ async fn hostile_strings_in_the_store_render_inert_on_every_page() {
         }
     }
     t.stop().await;
+}
+
+/// The read API behind the pages: each output's schedule (its next window
+/// and when it is due, or that its verdict is final), the report per
+/// workflow, and rates at a fixed maturity — as rules over every output.
+#[tokio::test]
+async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = young_demo_app(dir.path()).await;
+    let now = t.clock.now();
+    let hours = |w: &str| match w {
+        "1h" => 1,
+        "24h" => 24,
+        "7d" => 168,
+        _ => 720,
+    };
+    let outcomes = t.outcomes().await;
+    let (mut waiting, mut finals) = (0, 0);
+    for (id, o) in &outcomes {
+        let path = format!(
+            "/api/v1/outputs/{}",
+            safe_outcomes::model::escape::url_path(id)
+        );
+        let s = t.client.get(&path).await.unwrap().body["schedule"].clone();
+        let next = ["1h", "24h", "7d", "30d"]
+            .into_iter()
+            .find(|w| !o.windows.contains_key(*w));
+        assert_eq!(s["next_window"].as_str(), next, "{id}: {s}");
+        assert_eq!(s["verdict_final"], next.is_none(), "{id}");
+        match next {
+            Some(w) => {
+                waiting += 1;
+                let due: chrono::DateTime<chrono::Utc> =
+                    s["next_window_due_at"].as_str().unwrap().parse().unwrap();
+                assert_eq!(
+                    due,
+                    o.created_at + chrono::Duration::hours(hours(w)),
+                    "{id}"
+                );
+                // Not yet recorded: due after now (the worker is idle).
+                assert!(due > now, "{id}: {due} <= {now}");
+            }
+            None => finals += 1,
+        }
+    }
+    assert!(
+        waiting > 0,
+        "the young demo has outputs to judge: {waiting} {finals}"
+    );
+    // The report per workflow adds up to its totals, at any window.
+    for window in ["", "window=7d", "window=mature", "window=latest"] {
+        let r = t
+            .client
+            .get(&format!("/api/v1/report?{window}"))
+            .await
+            .unwrap()
+            .body;
+        let per: u64 = r["by_workflow"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|s| s["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            per,
+            r["totals"]["total_safe_outputs"].as_u64().unwrap(),
+            "{window}"
+        );
+        let reached = r["totals"]["total_safe_outputs"].as_u64().unwrap()
+            + r["not_yet_at_window"].as_u64().unwrap();
+        assert_eq!(reached as usize, outcomes.len(), "{window}");
+    }
+    // The series: the default window is the latest every output in the range
+    // reached; immature weeks are those with outputs not at the window yet.
+    for query in ["", "window=24h", "window=30d"] {
+        let series = t
+            .client
+            .get(&format!("/api/v1/series?{query}"))
+            .await
+            .unwrap()
+            .body;
+        let window = series["window"].as_str().unwrap();
+        if query.is_empty() {
+            let all_reached = |w: &str| outcomes.values().all(|o| o.windows.contains_key(w));
+            let expected = ["30d", "7d", "24h", "1h"]
+                .into_iter()
+                .find(|w| all_reached(w))
+                .unwrap_or("1h");
+            assert_eq!(window, expected);
+            assert_eq!(series["window_chosen"], "default");
+        } else {
+            assert_eq!(format!("window={window}"), query);
+        }
+        for p in series["periods"].as_array().unwrap() {
+            let not_yet = p["not_yet_at_window"].as_u64().unwrap();
+            assert_eq!(p["immature"], not_yet > 0, "{p}");
+            assert_eq!(
+                p["count"].as_u64().unwrap() + not_yet,
+                outcomes
+                    .values()
+                    .filter(|o| o.created_at
+                        >= p["period_start"]
+                            .as_str()
+                            .unwrap()
+                            .parse::<chrono::DateTime<chrono::Utc>>()
+                            .unwrap()
+                        && o.created_at
+                            < p["period_end"]
+                                .as_str()
+                                .unwrap()
+                                .parse::<chrono::DateTime<chrono::Utc>>()
+                                .unwrap())
+                    .count() as u64
+            );
+        }
+    }
+    let bad = t.client.get("/api/v1/series?window=2d").await.unwrap();
+    assert_eq!(bad.status, 400);
+    t.stop().await;
+}
+
+/// Open the overview at `width`, as the API token's holder.
+async fn overview_at(browser: &Browser, t: &TestApp, width: u32) {
+    browser.width(width).await;
+    browser.open(&format!("{}/", t.server.url())).await;
+}
+
+/// The output ids a list page shows.
+async fn listed(browser: &Browser) -> Vec<String> {
+    let ids = browser
+        .js("return [...document.querySelectorAll('#outputs tbody tr')].map(r => r.dataset.output)")
+        .await;
+    let mut ids: Vec<String> = serde_json::from_value(ids).unwrap();
+    ids.sort();
+    ids
+}
+
+/// The ids `/api/v1/outputs?{query}` answers.
+async fn api_ids(t: &TestApp, query: &str) -> Vec<String> {
+    let items = t
+        .client
+        .get(&format!("/api/v1/outputs?limit=1000&{query}"))
+        .await
+        .unwrap()
+        .body;
+    let mut ids: Vec<String> = items["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["safe_output_id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
+    let Some(browser) = Browser::with_token(common::TOKEN).await else {
+        return;
+    };
+    let shots = screenshot_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let t = demo_app(dir.path()).await;
+    for width in [1200u32, 390] {
+        // "Show me the rejected ones": one click from the overview.
+        overview_at(&browser, &t, width).await;
+        browser
+            .click("#totals a.card:has(b[data-field=rejected])")
+            .await;
+        assert!(
+            browser.url().await.contains("/outputs?status=rejected"),
+            "{}",
+            browser.url().await
+        );
+        let rows = listed(&browser).await;
+        assert_eq!(rows, api_ids(&t, "status=rejected").await);
+        let report = t.client.get("/api/v1/report").await.unwrap().body;
+        assert_eq!(
+            rows.len() as u64,
+            report["totals"]["rejected"].as_u64().unwrap()
+        );
+        assert!(
+            browser.too_wide().await.is_none(),
+            "{:?}",
+            browser.too_wide().await
+        );
+        browser
+            .screenshot(&shots.join(format!("question-rejected-{width}.png")))
+            .await;
+        // Every count of the overview is a door: each list holds its count.
+        overview_at(&browser, &t, width).await;
+        let doors = browser
+            .js("return [...document.querySelectorAll('#totals a.card, #apart a.card')].map(a => [a.querySelector('b').dataset.field, Number(a.querySelector('b').textContent), a.getAttribute('href')])")
+            .await;
+        for door in doors.as_array().unwrap() {
+            browser
+                .open(&format!("{}{}", t.server.url(), door[2].as_str().unwrap()))
+                .await;
+            let total = browser
+                .js("return Number(document.querySelector('#total').dataset.total)")
+                .await;
+            assert_eq!(total, door[1], "{door}");
+        }
+        // "Is it getting better?": the trend at a mature window, then at 24h.
+        overview_at(&browser, &t, width).await;
+        let series = check_chart(&t, &browser, "").await;
+        assert_eq!(series["window"], "30d", "every demo output is past 30 days");
+        browser
+            .click("select[name=window] option[value='24h']")
+            .await;
+        browser.click("form.filters button[type=submit]").await;
+        assert!(browser.url().await.contains("window=24h"));
+        check_chart(&t, &browser, "window=24h").await;
+        browser
+            .screenshot(&shots.join(format!("question-trend-{width}.png")))
+            .await;
+    }
+    t.stop().await;
+
+    // "When will this be judged?": a pending output's due time, from the overview.
+    let dir = tempfile::tempdir().unwrap();
+    let t = young_demo_app(dir.path()).await;
+    for width in [1200u32, 390] {
+        overview_at(&browser, &t, width).await;
+        check_chart(&t, &browser, "").await;
+        // At 7d, the last days' outputs are not there yet: their week is
+        // marked immature in the chart and its table.
+        browser
+            .open(&format!("{}/?window=7d", t.server.url()))
+            .await;
+        let series = check_chart(&t, &browser, "window=7d").await;
+        assert!(series["periods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["immature"] == true));
+        browser
+            .screenshot(&shots.join(format!("question-immature-{width}.png")))
+            .await;
+        overview_at(&browser, &t, width).await;
+        browser
+            .click("#totals a.card:has(b[data-field=pending])")
+            .await;
+        let rows = listed(&browser).await;
+        assert_eq!(rows, api_ids(&t, "status=pending").await);
+        browser
+            .click("#outputs tbody tr:has([data-next-window]) td a[href^='/outputs/']")
+            .await;
+        let shown = browser
+            .js("const p = document.querySelector('#next-window'); return [document.querySelector('#output-id code').textContent, p.dataset.window, p.dataset.due, p.querySelector('.due').textContent]")
+            .await;
+        let id = shown[0].as_str().unwrap().to_string();
+        let api = t
+            .client
+            .get(&format!(
+                "/api/v1/outputs/{}",
+                safe_outcomes::model::escape::url_path(&id)
+            ))
+            .await
+            .unwrap()
+            .body;
+        assert_eq!(api["outcome"]["outcome_status"], "pending", "{id}");
+        assert_eq!(shown[1], api["schedule"]["next_window"], "{shown}");
+        let due: chrono::DateTime<chrono::Utc> = api["schedule"]["next_window_due_at"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let on_page: chrono::DateTime<chrono::Utc> = shown[2].as_str().unwrap().parse().unwrap();
+        assert_eq!(on_page, due);
+        assert!(
+            shown[3]
+                .as_str()
+                .unwrap()
+                .starts_with(&due.format("%b %-d").to_string()),
+            "{shown}"
+        );
+        assert!(browser.too_wide().await.is_none());
+        browser
+            .screenshot(&shots.join(format!("question-due-{width}.png")))
+            .await;
+    }
+    t.stop().await;
+    browser.quit().await;
+}
+
+/// The check run of a PR several runs touched links its PR page, and the
+/// page says what the check run says.
+#[tokio::test]
+async fn the_check_runs_link_opens_the_pull_request_page_in_chromium() {
+    use crate::fake_github::{recorded_policy, FakeGitHub, Sleeps};
+    use safe_outcomes::app::GitHubConfig;
+    use safe_outcomes::github::publisher::PublisherOptions;
+    use safe_outcomes::http::RouterOptions;
+    use safe_outcomes::model::clock::Clock;
+    use std::time::Duration;
+
+    const PUBLIC_URL: &str = "https://outcomes.example";
+    let Some(browser) = Browser::with_token(common::TOKEN).await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    let steps = parse_scenario(SCENARIO).unwrap();
+    let clock = Clock::manual(steps[0].at());
+    let sleeps = Sleeps::default();
+    let mut github =
+        GitHubConfig::new(gh.client_factory(recorded_policy(&sleeps, clock.clone(), 2)));
+    // Only the explicit flush publishes.
+    github.publisher = Some(PublisherOptions {
+        debounce: Duration::from_secs(3600),
+        retry_min: Duration::from_secs(3600),
+        ..PublisherOptions::new(PUBLIC_URL)
+    });
+    let running = common::launch(dir.path(), &clock, github);
+    let publisher = running.publisher.expect("the publisher runs");
+    let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
+    let install = crate::payloads::installation_created(4242, "acme/widgets");
+    t.deliver_ok("installation", "install-1", &install).await;
+    t.play(&steps).await;
+    t.settle().await;
+    publisher.flush().await;
+    let run = gh
+        .check_runs()
+        .into_iter()
+        .filter(|r| r.external_id.as_deref() == Some("acme/widgets#66"))
+        .max_by_key(|r| r.id)
+        .expect("PR 66 has a check run");
+    let summary = run.summary.clone().unwrap();
+    let pr_page = format!("{PUBLIC_URL}/prs/acme/widgets/66");
+    assert_eq!(
+        run.details_url.as_deref(),
+        Some(pr_page.as_str()),
+        "two runs touched PR 66"
+    );
+    assert!(summary.contains(&format!("]({pr_page})")), "{summary}");
+    let mut in_summary: Vec<String> = summary
+        .split(&format!("]({PUBLIC_URL}/outputs/"))
+        .skip(1)
+        .map(|rest| rest.split(')').next().unwrap().to_string())
+        .collect();
+    in_summary.sort();
+    assert!(in_summary.len() >= 2, "{summary}");
+    for width in [1200u32, 390] {
+        browser.width(width).await;
+        let link = run
+            .details_url
+            .as_deref()
+            .unwrap()
+            .replace(PUBLIC_URL, &t.server.url());
+        browser.open(&link).await;
+        let page = browser
+            .js("return [document.querySelector('#check-title').textContent,
+                         [...document.querySelectorAll('#check-rows tr[data-output]')].map(r => r.dataset.output).sort()]")
+            .await;
+        assert_eq!(page[0], run.title.clone().unwrap(), "the check run's title");
+        let rows: Vec<String> = serde_json::from_value(page[1].clone()).unwrap();
+        assert_eq!(rows, in_summary, "the check run's rows");
+        // Each row opens its output; the runs that touched the PR are linked.
+        let runs = browser
+            .js("return [...document.querySelectorAll('main a[href^=\"/runs/\"]')].map(a => a.getAttribute('href'))")
+            .await;
+        for r in ["/runs/acme/widgets/5101", "/runs/acme/widgets/5102"] {
+            assert!(
+                runs.as_array().unwrap().iter().any(|h| h == r),
+                "{r}: {runs}"
+            );
+        }
+        assert!(browser.too_wide().await.is_none());
+        assert_eq!(browser.console_errors().await, Vec::<String>::new());
+        browser
+            .screenshot(&screenshot_dir().join(format!("question-check-run-pr-{width}.png")))
+            .await;
+    }
+    publisher.stop().await;
+    t.stop().await;
+    browser.quit().await;
 }

@@ -392,7 +392,10 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(first.conclusion.as_deref(), Some("neutral"));
     assert_eq!(first.status.as_deref(), Some("completed"));
     let title = first.title.clone().unwrap();
-    assert!(title.starts_with("pending · weak — "), "{title}");
+    assert!(
+        title.starts_with("create pull request pending · weak — "),
+        "{title}"
+    );
     let summary = first.summary.clone().unwrap();
     assert!(
         summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
@@ -446,7 +449,10 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(runs[0].updates, 0, "the old head's check run is left alone");
     assert_eq!(runs[1].updates, 1);
     let title = runs[1].title.clone().unwrap();
-    assert!(title.starts_with("accepted · strong — "), "{title}");
+    assert!(
+        title.starts_with("create pull request accepted · strong — "),
+        "{title}"
+    );
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 
     // /status and /metrics count the calls per installation, without repositories.

@@ -1,23 +1,29 @@
-//! The small HTML pages of setup and sign-in: one shell, readable without
-//! JavaScript and on a phone. Every outside value goes through
-//! `escape::html` before it is written.
+//! The small HTML pages of setup and sign-in, in the dashboard's one
+//! template (`dashboard::shell`: served stylesheet, navigation, no inline
+//! style or script), readable without JavaScript and on a phone. Every
+//! outside value goes through `escape::html` before it is written.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use maud::{html, PreEscaped};
 
+use crate::http::dashboard::shell::{document, Viewer};
 pub use crate::model::escape::html as esc;
 
 /// A page: `title` (plain text) and `body` (HTML, already escaped).
 pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{t} · safe-outcomes</title>\
-         <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}\
-         button{{font-size:1rem;padding:.5rem 1rem}}code{{background:#f3f3f3;padding:0 .2rem}}</style>\
-         </head><body><h1>{t}</h1>\n{body}\n</body></html>\n",
-        t = esc(title)
-    );
+    page_for(status, title, body, &Viewer::Nobody)
+}
+
+/// A page that says who is signed in (`viewer`).
+pub fn page_for(status: StatusCode, title: &str, body: &str, viewer: &Viewer) -> Response {
+    let html = document(
+        title,
+        &[(title.to_string(), None)],
+        viewer,
+        html! { h1 { (title) } (PreEscaped(body)) },
+    )
+    .into_string();
     let mut resp = (status, html).into_response();
     let headers = resp.headers_mut();
     headers.insert(

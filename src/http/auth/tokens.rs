@@ -19,9 +19,10 @@ use axum::extract::State as StateExtractor;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::page::{esc, message, page};
+use super::page::{esc, message, page_for};
 use super::{signed, Auth};
 use crate::github::installations::{installation, repos_of, InstallationStatus};
+use crate::http::dashboard::shell::Viewer;
 use crate::http::{ApiError, State};
 use crate::store::Store;
 
@@ -135,14 +136,24 @@ pub async fn page_of_tokens(
     if rows.is_empty() {
         rows.push_str("<li>None of the App's installations is visible to your account.</li>");
     }
-    Ok(page(
+    Ok(page_for(
         StatusCode::OK,
         TITLE,
         &format!(
             "<p>A token reads the API (<code>Authorization: Bearer …</code>) for one \
              installation's repositories, for {TOKEN_TTL_DAYS} days.</p><ul>{rows}</ul>"
         ),
+        &signed_in(&session.login, csrf),
     ))
+}
+
+/// The viewer of a tokens page, for the navigation.
+fn signed_in(login: &str, csrf: String) -> Viewer {
+    Viewer::Session {
+        login: login.to_string(),
+        local: false,
+        csrf,
+    }
 }
 
 /// `POST /auth/tokens` with `csrf` and `installation`: show a new token once.
@@ -184,7 +195,7 @@ pub async fn issue_token(
     }
     let token = issue(auth, id, &session.login);
     tracing::info!(login = %session.login, installation = id, "installation read token issued");
-    Ok(page(
+    Ok(page_for(
         StatusCode::OK,
         TITLE,
         &format!(
@@ -192,6 +203,7 @@ pub async fn issue_token(
              <p><code>{}</code></p>",
             esc(&token)
         ),
+        &signed_in(&session.login, auth.key.csrf(&session.id)),
     ))
 }
 

@@ -6,6 +6,7 @@
 //! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
 //! override in a stored name is shown as `\u{…}`, never obeyed.
 
+pub mod maturity;
 pub mod tally;
 
 use std::collections::BTreeMap;
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::escape::terminal;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, CHECKPOINTS};
+pub use maturity::{awaiting, mature_window, schedule, schedule_of, Schedule};
 
 /// Totals over all outputs in scope.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -34,6 +36,103 @@ pub struct Totals {
     pub fallback_exists_only_count: u64,
     pub missing_type_specific_rule_count: u64,
     pub durable_reversal_count: u64,
+}
+
+impl Totals {
+    /// The names of the fields, in the order the dashboard shows them.
+    pub const FIELDS: [&'static str; 13] = [
+        "total_safe_outputs",
+        "evaluable_outputs",
+        "accepted_strong",
+        "accepted_medium",
+        "accepted_weak",
+        "rejected",
+        "pending",
+        "ignored",
+        "unknown",
+        "skipped",
+        "fallback_exists_only_count",
+        "missing_type_specific_rule_count",
+        "durable_reversal_count",
+    ];
+
+    /// The count named `field` (one of `FIELDS`).
+    pub fn get(&self, field: &str) -> Option<u64> {
+        Some(match field {
+            "total_safe_outputs" => self.total_safe_outputs,
+            "evaluable_outputs" => self.evaluable_outputs,
+            "accepted_strong" => self.accepted_strong,
+            "accepted_medium" => self.accepted_medium,
+            "accepted_weak" => self.accepted_weak,
+            "rejected" => self.rejected,
+            "pending" => self.pending,
+            "ignored" => self.ignored,
+            "unknown" => self.unknown,
+            "skipped" => self.skipped,
+            "fallback_exists_only_count" => self.fallback_exists_only_count,
+            "missing_type_specific_rule_count" => self.missing_type_specific_rule_count,
+            "durable_reversal_count" => self.durable_reversal_count,
+            _ => return None,
+        })
+    }
+}
+
+/// The workflow name a report groups an output under.
+pub fn workflow_name(record: &OutcomeRecord) -> &str {
+    record.workflow.as_deref().unwrap_or("(none)")
+}
+
+/// How one output is counted: its verdict as of a window (or the latest),
+/// and the facts the totals keep apart.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted<'a> {
+    pub status: OutcomeStatus,
+    pub strength: EvidenceStrength,
+    pub signal: &'a str,
+    pub dedicated: bool,
+    pub reversed: bool,
+    /// Hours to acceptance (only for the latest outcome).
+    pub time: Option<f64>,
+}
+
+impl<'a> Counted<'a> {
+    /// `record` as counted at `window` (`None`: its latest outcome); `None`
+    /// when it has not reached that window yet.
+    pub fn of(record: &'a OutcomeRecord, window: Option<&str>) -> Option<Counted<'a>> {
+        let (status, strength, signal, time) = match window {
+            Some(w) => {
+                let s = record.windows.get(w)?;
+                (
+                    s.outcome_status,
+                    s.evidence_strength,
+                    s.human_check_signal.as_str(),
+                    None,
+                )
+            }
+            None => (
+                record.outcome_status,
+                record.evidence_strength,
+                record.human_check_signal.as_str(),
+                record.time_to_acceptance_hours,
+            ),
+        };
+        Some(Counted {
+            status,
+            strength,
+            signal,
+            dedicated: record.dedicated_evaluator,
+            reversed: reversed(record),
+            time,
+        })
+    }
+
+    /// Does this output count in the totals' `field`? The same tally as the
+    /// report's, so a list of the outputs behind a count has that many rows.
+    pub fn counts_in(&self, field: &str) -> bool {
+        let mut one = Tally::default();
+        one.add(self);
+        one.totals.get(field).is_some_and(|n| n > 0)
+    }
 }
 
 /// Rates per safe-output type; `None` when nothing is evaluable.
@@ -72,6 +171,9 @@ pub struct Report {
     pub not_yet_at_window: u64,
     pub totals: Totals,
     pub by_type: BTreeMap<String, TypeStats>,
+    /// The same rates per workflow (`(none)` for outputs of no known workflow).
+    #[serde(default)]
+    pub by_workflow: BTreeMap<String, TypeStats>,
     /// `accepted_at_1h`, `accepted_at_24h`, `accepted_at_7d`, `accepted_durable_at_30d`.
     pub checkpoints: BTreeMap<String, CheckpointStats>,
     /// Per workflow, the agents' lines that landed and how many are still
@@ -124,6 +226,7 @@ impl Report {
                 .checkpoints
                 .insert(checkpoint_label(name), CheckpointStats::default());
         }
+        let mut per_workflow: BTreeMap<String, Tally> = BTreeMap::new();
         for record in records {
             if repo.is_some_and(|r| {
                 record.target.as_ref().map(|t| t.repo.as_str()) != Some(r)
@@ -149,42 +252,18 @@ impl Report {
                     _ => {}
                 }
             }
-            let (status, strength, signal) = match window {
-                Some(w) => match record.windows.get(w) {
-                    Some(s) => (
-                        s.outcome_status,
-                        s.evidence_strength,
-                        s.human_check_signal.as_str(),
-                    ),
-                    None => {
-                        report.not_yet_at_window += 1;
-                        continue;
-                    }
-                },
-                None => (
-                    record.outcome_status,
-                    record.evidence_strength,
-                    record.human_check_signal.as_str(),
-                ),
-            };
-            let reversed = reversed(record);
-            let time = if window.is_none() {
-                record.time_to_acceptance_hours
-            } else {
-                None
+            let Some(counted) = Counted::of(record, window) else {
+                report.not_yet_at_window += 1;
+                continue;
             };
             for tally in [
                 &mut all,
                 per_type.entry(record.safe_output_type.clone()).or_default(),
+                per_workflow
+                    .entry(workflow_name(record).to_string())
+                    .or_default(),
             ] {
-                tally.count(
-                    status,
-                    strength,
-                    signal,
-                    record.dedicated_evaluator,
-                    reversed,
-                    time,
-                );
+                tally.add(&counted);
             }
         }
         report.totals = all.totals;
@@ -192,27 +271,38 @@ impl Report {
             .into_iter()
             .map(|(t, tally)| (t, tally.stats()))
             .collect();
+        report.by_workflow = per_workflow
+            .into_iter()
+            .map(|(t, tally)| (t, tally.stats()))
+            .collect();
         report
     }
 
     /// Totals and rates of all `records` together, as of their latest
-    /// outcome: one row of a series or of the dashboard's workflow table.
+    /// outcome: one row of the dashboard's workflow table.
     pub fn overall<'a>(
         records: impl IntoIterator<Item = &'a OutcomeRecord>,
     ) -> (Totals, TypeStats) {
+        let (totals, stats, _) = Report::at_window(records, None);
+        (totals, stats)
+    }
+
+    /// Totals and rates of `records` as of `window` (`None`: the latest
+    /// outcome), and how many have not reached that window (left out).
+    pub fn at_window<'a>(
+        records: impl IntoIterator<Item = &'a OutcomeRecord>,
+        window: Option<&str>,
+    ) -> (Totals, TypeStats, u64) {
         let mut all = Tally::default();
+        let mut not_yet = 0;
         for r in records {
-            all.count(
-                r.outcome_status,
-                r.evidence_strength,
-                &r.human_check_signal,
-                r.dedicated_evaluator,
-                reversed(r),
-                r.time_to_acceptance_hours,
-            );
+            match Counted::of(r, window) {
+                Some(c) => all.add(&c),
+                None => not_yet += 1,
+            }
         }
         let totals = all.totals.clone();
-        (totals, all.stats())
+        (totals, all.stats(), not_yet)
     }
 
     /// A readable table for terminals.
@@ -326,21 +416,13 @@ fn pct(rate: Option<f64>) -> String {
 }
 
 impl Tally {
-    fn count(
-        &mut self,
-        status: OutcomeStatus,
-        strength: EvidenceStrength,
-        signal: &str,
-        dedicated: bool,
-        reversed: bool,
-        time: Option<f64>,
-    ) {
+    fn add(&mut self, c: &Counted) {
         let t = &mut self.totals;
         t.total_safe_outputs += 1;
-        if status != OutcomeStatus::Skipped {
+        if c.status != OutcomeStatus::Skipped {
             t.evaluable_outputs += 1;
         }
-        match (status, strength) {
+        match (c.status, c.strength) {
             (OutcomeStatus::Accepted, EvidenceStrength::Strong) => t.accepted_strong += 1,
             (OutcomeStatus::Accepted, EvidenceStrength::Medium) => t.accepted_medium += 1,
             (OutcomeStatus::Accepted, _) => t.accepted_weak += 1,
@@ -350,16 +432,16 @@ impl Tally {
             (OutcomeStatus::Unknown, _) => t.unknown += 1,
             (OutcomeStatus::Skipped, _) => t.skipped += 1,
         }
-        if signal == "target_exists_only" {
+        if c.signal == "target_exists_only" {
             t.fallback_exists_only_count += 1;
         }
-        if !dedicated {
+        if !c.dedicated {
             t.missing_type_specific_rule_count += 1;
         }
-        if reversed {
+        if c.reversed {
             t.durable_reversal_count += 1;
         }
-        if let (OutcomeStatus::Accepted, Some(h)) = (status, time) {
+        if let (OutcomeStatus::Accepted, Some(h)) = (c.status, c.time) {
             self.times.push(h);
         }
     }

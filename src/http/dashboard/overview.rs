@@ -1,0 +1,256 @@
+//! The overview (`GET /`) and the pieces other pages share: the counts by
+//! status as doors to the outputs behind them, the weekly chart at one
+//! maturity with its table, the rates per type, and how many outputs await
+//! which window.
+
+use axum::extract::State as StateExtractor;
+use axum::http::Uri;
+use maud::{html, Markup};
+
+use super::form::filters;
+use super::links::list_path;
+use super::shell::Viewer;
+use super::{chart, count_link, gate, page, page_filter, query, rate_cell, with, PageResult};
+use crate::http::api::{admitted_outcomes, report_of_records};
+use crate::http::read::{QueryPairs, Reader};
+use crate::http::series::{self, asked_window, Period};
+use crate::http::{ApiError, State};
+use crate::model::{OutcomeRecord, CHECKPOINTS};
+use crate::read::report::{awaiting, Report, Totals, TypeStats};
+
+pub(crate) type Gate = Result<Reader, ApiError>;
+
+/// The labels of the counts by status, in `Totals::FIELDS` order.
+fn label(field: &str) -> &'static str {
+    match field {
+        "total_safe_outputs" => "outputs",
+        "evaluable_outputs" => "evaluable",
+        "accepted_strong" => "accepted · strong",
+        "accepted_medium" => "accepted · medium",
+        "accepted_weak" => "accepted · weak",
+        "rejected" => "rejected",
+        "pending" => "pending",
+        "ignored" => "ignored",
+        "unknown" => "unknown",
+        "skipped" => "skipped",
+        "fallback_exists_only_count" => {
+            "target exists, no human signal (never counted as accepted)"
+        }
+        "missing_type_specific_rule_count" => "types without a dedicated rule",
+        _ => "accepted, then reverted",
+    }
+}
+
+/// The list of the outputs counted in `field` under the page's `pairs`:
+/// with the read API's own cuts when they say it (`status`, `strength`),
+/// else `count=field`.
+pub(crate) fn door(pairs: &[(String, String)], field: &str) -> String {
+    let cut = |k: &str| pairs.iter().any(|(n, _)| n == k);
+    let free = !cut("status") && !cut("strength");
+    let add: Vec<(&str, &str)> = match field {
+        "total_safe_outputs" => vec![],
+        "accepted_strong" if free => vec![("status", "accepted"), ("strength", "strong")],
+        "accepted_medium" if free => vec![("status", "accepted"), ("strength", "medium")],
+        "rejected" | "pending" | "ignored" | "unknown" | "skipped" if free => {
+            vec![("status", field)]
+        }
+        other => vec![("count", other)],
+    };
+    list_path(&with(pairs, &["window", "page", "sort"], &add))
+}
+
+/// The counts by status, each a link to its outputs; the facts kept apart.
+pub(crate) fn totals_cards(t: &Totals, pairs: &[(String, String)]) -> Markup {
+    let (main, apart) = Totals::FIELDS.split_at(10);
+    let card = |field: &str| {
+        html! {
+            a.card href=(door(pairs, field)) {
+                (label(field)) b data-field=(field) { (t.get(field).unwrap_or(0)) }
+            }
+        }
+    };
+    html! {
+        section #totals .cards { @for field in main { (card(field)) } }
+        h2 { "Existence only, kept apart" }
+        section #apart .cards {
+            @for field in apart {
+                @if *field == "fallback_exists_only_count" {
+                    a.card.apart href=(door(pairs, field)) {
+                        (label(field)) b data-field=(field) { (t.get(field).unwrap_or(0)) }
+                    }
+                } @else { (card(field)) }
+            }
+        }
+    }
+}
+
+/// How many outputs await which window, each a link to them in the list
+/// under `pairs` (`None`: the outputs are all on this page, no links).
+pub(crate) fn awaiting_line(
+    records: &[OutcomeRecord],
+    pairs: Option<&[(String, String)]>,
+) -> Markup {
+    let counts = awaiting(records);
+    html! {
+        ul.awaiting #awaiting {
+            li { b { "Awaiting:" } }
+            @for (window, n) in counts {
+                @let text = html! {
+                    @if window == "final" { "final verdict" } @else { "T+" (window) }
+                    ": " b data-field="awaiting" { (n) }
+                };
+                li data-window=(window) {
+                    @match pairs {
+                        Some(pairs) => a href=(list_path(&with(pairs, &["window", "page", "sort", "count"], &[("awaiting", window)]))) { (text) },
+                        None => (text),
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn rates_header(first: &str) -> Markup {
+    html! {
+        tr {
+            th { (first) } th.num { "count" } th.num { "strict" } th.num { "human-check" }
+            th.num { "sticky" } th.num { "rejected" } th.num { "pending" } th.num { "median h" }
+        }
+    }
+}
+
+pub(crate) fn rates_cells(s: &TypeStats, href: &str) -> Markup {
+    html! {
+        (count_link("count", "count", s.count, href))
+        (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
+        (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
+        (rate_cell("sticky_artifact_rate", "sticky", s.sticky_artifact_rate))
+        (rate_cell("rejection_rate", "rejected", s.rejection_rate))
+        (rate_cell("pending_rate", "pending", s.pending_rate))
+        td.num data-field="median_time_to_acceptance" data-label="median h" {
+            (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
+        }
+    }
+}
+
+pub(crate) fn by_type_table(report: &Report, pairs: &[(String, String)]) -> Markup {
+    html! {
+        div.scroll { table #by-type.stack {
+            thead { (rates_header("type")) }
+            tbody {
+                @for (name, s) in &report.by_type {
+                    tr data-type=(name) {
+                        td { code { (name) } }
+                        (rates_cells(s, &list_path(&with(pairs, &["window", "page", "sort"], &[("type", name)]))))
+                    }
+                }
+            }
+        } }
+    }
+}
+
+/// The chart at `window` and, under it, the same numbers as a table whose
+/// counts open the week's outputs.
+pub(crate) fn weekly(
+    periods: &[Period],
+    window: &str,
+    chosen: &str,
+    pairs: &[(String, String)],
+) -> Markup {
+    let day = |p: Option<&Period>, end: bool| {
+        p.map(|p| if end { p.period_end } else { p.period_start })
+            .map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_default()
+    };
+    let immature = periods.iter().filter(|p| p.immature).count();
+    let week_list = |p: &Period, add: &[(&str, &str)]| {
+        let (since, until) = (
+            p.period_start.format("%Y-%m-%d").to_string(),
+            p.period_end.format("%Y-%m-%d").to_string(),
+        );
+        let mut add = add.to_vec();
+        add.extend([
+            ("since", since.as_str()),
+            ("until", until.as_str()),
+            ("window", window),
+        ]);
+        list_path(&with(pairs, &["page", "sort"], &add))
+    };
+    html! {
+        p.muted #weeks data-window=(window) data-window-chosen=(chosen) {
+            "Rates as of " b { "T+" (window) } " after execution"
+            @if chosen == "default" { " (the latest window every output in the range has reached)" }
+            ". " (periods.len()) " weeks by execution time, from " (day(periods.first(), false))
+            " to " (day(periods.last(), true)) " (Mondays, UTC)."
+            @if immature > 0 {
+                " " (immature) " immature " (if immature == 1 { "week" } else { "weeks" })
+                " (shaded, hollow markers): some outputs have not reached T+" (window) " yet; their rates may change."
+            }
+        }
+        figure #weekly-chart data-weeks=(periods.len()) {
+            (chart::weekly(periods, window))
+        }
+        div.scroll { table #weekly.stack {
+            thead { tr {
+                th { "week" } th.num { "outputs" } th.num { "not yet at T+" (window) }
+                th.num { "strict" } th.num { "human-check" } th.num { "sticky" } th.num { "rejected" }
+            } }
+            tbody {
+                @for p in periods {
+                    tr data-week=(p.week) data-immature=(p.immature) {
+                        td { (p.week) @if p.immature { " " span.muted { "(immature)" } } }
+                        (count_link("outputs", "outputs", p.rates.count + p.not_yet_at_window, &week_list(p, &[])))
+                        td.num data-field="not_yet_at_window" data-label="not yet" { (p.not_yet_at_window) }
+                        (rate_cell("strict_acceptance_rate", "strict", p.rates.strict_acceptance_rate))
+                        (rate_cell("human_check_acceptance_rate", "human-check", p.rates.human_check_acceptance_rate))
+                        (rate_cell("sticky_artifact_rate", "sticky", p.rates.sticky_artifact_rate))
+                        (count_link("rejected", "rejected", p.totals.rejected, &week_list(p, &[("count", "rejected")])))
+                    }
+                }
+            }
+        } }
+    }
+}
+
+pub(crate) const RATES_NOTE: &str =
+    "strict = strong / evaluable; human-check = (strong + medium) / evaluable; \
+     sticky = (weak or exists-only) / evaluable. Three rates, never one blended number.";
+
+/// The window of a page's `window=` (`None`: the mature default).
+pub(crate) fn page_window(
+    rest: &std::collections::BTreeMap<String, String>,
+) -> Result<Option<&'static str>, ApiError> {
+    asked_window(rest.get("window").map(String::as_str))
+}
+
+pub async fn overview(
+    StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
+    reader: Gate,
+    viewer: Viewer,
+    QueryPairs(pairs): QueryPairs,
+) -> PageResult {
+    let reader = gate(reader, &uri)?;
+    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let window = page_window(&rest)?;
+    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let now = state.shared.clock.now();
+    let report = report_of_records(&state, &filter, &records, None)?;
+    let series = series::of_records(&records, &filter, window, now)?;
+    let content = html! {
+        h1 { "What became of the agents' writes" }
+        (filters("/", &pairs, &[], &records, Some(&series.window)))
+        (awaiting_line(&records, Some(&pairs)))
+        h2 { "Acceptance per week" }
+        p.muted { (RATES_NOTE) }
+        (weekly(&series.periods, &series.window, &series.window_chosen, &pairs))
+        h2 { "Counts by status" }
+        p.muted { "Each output's latest verdict. Every count opens the list of its outputs." }
+        (totals_cards(&report.totals, &pairs))
+        h2 { "By type" }
+        (by_type_table(&report, &pairs))
+        p { a href=(format!("/workflows{}", query(&pairs, &["workflow"]))) { "Per workflow →" } }
+        p.muted { "Windows: every output is judged at T+" (CHECKPOINTS.map(|(n, _)| n).join(", T+")) " after execution; after T+30d its verdict is final." }
+    };
+    page("Overview", &[], &viewer, content)
+}

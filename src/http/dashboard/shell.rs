@@ -1,0 +1,207 @@
+//! The one template of every HTML page (dashboard, sign-in, setup, tokens):
+//! the head with the served stylesheet (no inline `<style>` or `style=`, no
+//! script: a strict `Content-Security-Policy` blocks nothing), the
+//! navigation with who is signed in and a sign-out button, breadcrumbs, and
+//! the page.
+//!
+//! `GET /assets/dashboard.css` and `GET /assets/icon.svg` are served from
+//! the binary; the stylesheet's link carries a digest of its content, so a
+//! new release is never read with an old cached sheet.
+
+use std::sync::LazyLock;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use maud::{html, Markup, DOCTYPE};
+use sha2::{Digest, Sha256};
+
+use crate::http::auth::SignedIn;
+use crate::http::State;
+
+const STYLESHEET: &str = include_str!("dashboard.css");
+const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+<rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0969da\"/>\
+<path d=\"M4 8.5l2.5 2.5L12 5\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/></svg>";
+
+/// The stylesheet's path, with a digest of its content.
+static STYLESHEET_PATH: LazyLock<String> = LazyLock::new(|| {
+    let digest = hex::encode(Sha256::digest(STYLESHEET.as_bytes()));
+    format!("/assets/dashboard.css?v={}", &digest[..12])
+});
+
+/// The routes of the assets.
+pub fn routes() -> Router<State> {
+    Router::new()
+        .route(
+            "/assets/dashboard.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLESHEET) }),
+        )
+        .route(
+            "/assets/icon.svg",
+            get(|| async { asset("image/svg+xml", ICON) }),
+        )
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    r
+}
+
+/// Who is looking, as the navigation says it.
+#[derive(Clone, Debug, Default)]
+pub enum Viewer {
+    /// Nobody (a sign-in page), or not known to the page.
+    #[default]
+    Nobody,
+    /// A bearer token: the API token or an installation token.
+    Token { installation: bool },
+    /// A session: a GitHub login, or the local link of `demo --serve`.
+    Session {
+        login: String,
+        local: bool,
+        csrf: String,
+    },
+}
+
+impl FromRequestParts<State> for Viewer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &State,
+    ) -> Result<Viewer, Self::Rejection> {
+        if let Some(auth) = parts.headers.get(header::AUTHORIZATION) {
+            let token = auth.to_str().unwrap_or("").trim();
+            let token = token.split_once(' ').map_or("", |(_, t)| t.trim());
+            return Ok(Viewer::Token {
+                installation: token.starts_with(crate::http::auth::tokens::PREFIX),
+            });
+        }
+        let local = matches!(
+            state.auth.session(&parts.headers),
+            Ok(Some(s)) if s.kind == crate::http::auth::sessions::SessionKind::Local
+        );
+        Ok(match SignedIn::from_request_parts(parts, state).await {
+            Ok(s) => Viewer::Session {
+                login: s.login,
+                local,
+                csrf: s.csrf,
+            },
+            Err(_) => Viewer::Nobody,
+        })
+    }
+}
+
+/// One step of the breadcrumbs: its label and, but for the last, its link.
+pub type Crumb = (String, Option<String>);
+
+/// A crumb that links.
+pub fn crumb(label: impl Into<String>, href: impl Into<String>) -> Crumb {
+    (label.into(), Some(href.into()))
+}
+
+/// The page around `content`: `title` (plain text), the way here
+/// (`crumbs`, the overview first implied), who is looking.
+pub fn document(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                link rel="icon" href="/assets/icon.svg" type="image/svg+xml";
+                link rel="stylesheet" href=(STYLESHEET_PATH.as_str());
+                title { (title) " · safe-outcomes" }
+            }
+            body {
+                header.top {
+                    nav aria-label="Main" {
+                        a.brand href="/" { "safe-outcomes" }
+                        a href="/" { "Overview" }
+                        a href="/workflows" { "Workflows" }
+                        a href="/outputs" { "Outputs" }
+                    }
+                    (who(viewer))
+                }
+                @if !crumbs.is_empty() {
+                    nav.crumbs aria-label="Breadcrumb" {
+                        ol {
+                            li { a href="/" { "Overview" } }
+                            @for (label, href) in crumbs {
+                                li {
+                                    @match href {
+                                        Some(h) => a href=(h) { (label) },
+                                        None => span aria-current="page" { (label) },
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                main { (content) }
+            }
+        }
+    }
+}
+
+/// Who is signed in, and the way out.
+fn who(viewer: &Viewer) -> Markup {
+    html! {
+        div.who {
+            @match viewer {
+                Viewer::Nobody => {}
+                Viewer::Token { installation } => {
+                    span { "Reading with " (if *installation { "an installation token" } else { "the API token" }) }
+                }
+                Viewer::Session { login, local, csrf } => {
+                    span {
+                        "Signed in "
+                        @if *local { "with the local link" } @else { "as " b { (login) } }
+                    }
+                    form.inline method="post" action="/auth/logout" {
+                        input type="hidden" name="csrf" value=(csrf);
+                        button.link type="submit" { "Sign out" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_carry_no_inline_style_or_script() {
+        let page = document(
+            "t<x>",
+            &[crumb("a\"b", "/x"), ("last".into(), None)],
+            &Viewer::Session {
+                login: "<mona>".into(),
+                local: false,
+                csrf: "c".into(),
+            },
+            html! { p { "hi" } },
+        )
+        .into_string();
+        for inline in ["<style", "style=", "<script", "data:"] {
+            assert!(!page.contains(inline), "{inline}: {page}");
+        }
+        assert!(
+            page.contains("&lt;mona&gt;") && page.contains("t&lt;x&gt;"),
+            "{page}"
+        );
+        assert!(page.contains(STYLESHEET_PATH.as_str()));
+    }
+}

@@ -1,0 +1,290 @@
+//! The workflows table (`GET /workflows`: per workflow its counts, rates,
+//! a sparkline of its strict rate per week and the trend, line survival)
+//! and one workflow's page (`GET /workflows/{name}`: its weekly chart, its
+//! counts, types, agent lines and runs).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State as StateExtractor};
+use axum::http::Uri;
+use maud::{html, Markup};
+
+use super::form::filters;
+use super::links::{list_path, run_path, workflow_path};
+use super::overview::{
+    awaiting_line, by_type_table, door, page_window, totals_cards, weekly, Gate, RATES_NOTE,
+};
+use super::shell::{crumb, Viewer};
+use super::{chart, count_link, day, gate, page, page_filter, rate_cell, with, PageResult};
+use crate::http::api::{admitted_outcomes, line_survival_of, report_of_records};
+use crate::http::read::{QueryPairs, ReadFilter};
+use crate::http::series::{self, Period};
+use crate::http::{ApiError, State};
+use crate::model::OutcomeRecord;
+use crate::read::line_survival::LineTotals;
+use crate::read::report::{workflow_name, Report};
+
+fn group_by_workflow(records: &[OutcomeRecord]) -> BTreeMap<String, Vec<OutcomeRecord>> {
+    let mut groups: BTreeMap<String, Vec<OutcomeRecord>> = BTreeMap::new();
+    for r in records {
+        groups
+            .entry(workflow_name(r).to_string())
+            .or_default()
+            .push(r.clone());
+    }
+    groups
+}
+
+/// The trend of the strict rate over the mature weeks of a series: the
+/// later half of its rated weeks against the earlier half (the middle week
+/// of an odd count left out). Immature weeks are left out: their rates may
+/// still change.
+pub(crate) fn trend(periods: &[Period]) -> (String, &'static str) {
+    let rated: Vec<&Period> = periods
+        .iter()
+        .filter(|p| !p.immature && p.rates.evaluable > 0)
+        .collect();
+    if rated.len() < 2 {
+        return ("–".into(), "steady");
+    }
+    let half = rated.len() / 2;
+    let pooled = |ps: &[&Period]| {
+        let (strong, evaluable) = ps.iter().fold((0, 0), |(s, e), p| {
+            (s + p.totals.accepted_strong, e + p.rates.evaluable)
+        });
+        strong as f64 / evaluable as f64
+    };
+    let (before, after) = (pooled(&rated[..half]), pooled(&rated[rated.len() - half..]));
+    let points = ((after - before) * 100.0).round();
+    match points {
+        p if p > 5.0 => (format!("▲ better, +{p:.0} pts"), "better"),
+        p if p < -5.0 => (format!("▼ worse, {p:.0} pts"), "worse"),
+        p => (format!("→ steady, {p:+.0} pts"), "steady"),
+    }
+}
+
+/// A count of surviving lines with its rate, `–` before any measure.
+fn surviving_cell(field: &str, label: &str, lines: u64, rate: Option<f64>) -> Markup {
+    let shown = rate.map_or("–".to_string(), |r| {
+        format!("{lines} · {:.0}%", r * 100.0)
+    });
+    html! {
+        td.num data-field=(field) data-label=(label) data-value=(lines)
+            data-rate=(rate.map(|r| r.to_string()).unwrap_or_default()) { (shown) }
+    }
+}
+
+/// The workflows table's line-survival cells (`–` when nothing is attributed).
+fn survival_cells(t: Option<&LineTotals>) -> Markup {
+    let t = t.cloned().unwrap_or_default();
+    html! {
+        td.num data-field="lines_attributed" data-label="agent lines" { (t.lines_attributed) }
+        (surviving_cell("lines_surviving_7d", "alive at 7d", t.lines_surviving_7d, t.survival_rate_7d))
+        (surviving_cell("lines_surviving_30d", "alive at 30d", t.lines_surviving_30d, t.survival_rate_30d))
+        td.num data-field="survival_unknown" data-label="survival unknown" { (t.survival_unknown) }
+    }
+}
+
+const SURVIVAL_NOTE: &str =
+    "Agent lines: lines of merged agent code attributed to the agent; alive at 7d/30d: \
+     those still on the default branch at the checkpoint, over the outputs measured there. \
+     Survival unknown: outputs whose lines could not be followed (kept apart).";
+
+/// One workflow's line survival, a row per checkpoint.
+fn survival_table(t: &LineTotals) -> Markup {
+    let rows = [
+        (
+            "7d",
+            t.outputs_measured_7d,
+            t.lines_attributed_measured_7d,
+            t.lines_surviving_7d,
+            t.survival_rate_7d,
+        ),
+        (
+            "30d",
+            t.outputs_measured_30d,
+            t.lines_attributed_measured_30d,
+            t.lines_surviving_30d,
+            t.survival_rate_30d,
+        ),
+    ];
+    html! {
+        section #survival-totals .cards {
+            div.card { "outputs attributed" b data-field="outputs_attributed" { (t.outputs_attributed) } }
+            div.card { "agent lines that landed" b data-field="lines_attributed" { (t.lines_attributed) } }
+            div.card.apart { "survival unknown (outputs)" b data-field="survival_unknown" { (t.survival_unknown) } }
+        }
+        div.scroll { table #line-survival.stack {
+            thead { tr {
+                th { "checkpoint" } th.num { "outputs measured" } th.num { "their lines" }
+                th.num { "still there" } th.num { "rate" }
+            } }
+            tbody {
+                @for (name, outputs, measured, surviving, rate) in rows {
+                    tr data-checkpoint=(name) {
+                        td { "T+" (name) }
+                        td.num data-field=(format!("outputs_measured_{name}")) data-label="outputs measured" { (outputs) }
+                        td.num data-field=(format!("lines_attributed_measured_{name}")) data-label="their lines" { (measured) }
+                        td.num data-field=(format!("lines_surviving_{name}")) data-label="still there" { (surviving) }
+                        (rate_cell(&format!("survival_rate_{name}"), "rate", rate))
+                    }
+                }
+            }
+        } }
+    }
+}
+
+pub async fn workflows(
+    StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
+    reader: Gate,
+    viewer: Viewer,
+    QueryPairs(pairs): QueryPairs,
+) -> PageResult {
+    let reader = gate(reader, &uri)?;
+    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let asked = page_window(&rest)?;
+    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
+    let now = state.shared.clock.now();
+    // One maturity for every row, so the sparklines compare.
+    let window = series::of_records(&records, &filter, asked, now)?.window;
+    let w: &'static str = crate::read::report::parse_window(&window).unwrap_or("30d");
+    let link = |add: &[(&str, &str)]| list_path(&with(&pairs, &["window", "page", "sort"], add));
+    let keep = super::query(&pairs, &["workflow"]);
+    let mut rows = Vec::new();
+    for (name, rs) in group_by_workflow(&records) {
+        let weeks = series::of_records(&rs, &filter, Some(w), now)?.periods;
+        rows.push((name, rs, weeks));
+    }
+    let content = html! {
+        h1 { "Workflows" }
+        (filters("/workflows", &pairs, &["workflow"], &records, Some(&window)))
+        p.muted { (RATES_NOTE) " Counts and rates: each output's latest verdict. Per week: the strict rate at T+" (window)
+            " (hollow: immature week). Trend: its later mature weeks against its earlier ones." }
+        p.muted { (SURVIVAL_NOTE) }
+        div.scroll { table #workflows.stack {
+            thead { tr {
+                th { "workflow" } th.num { "outputs" } th.num { "strict" } th.num { "human-check" }
+                th.num { "rejected" } th.num { "ignored" } th.num { "median h" } th { "per week · trend" }
+                th.num { "agent lines" } th.num { "alive 7d" } th.num { "alive 30d" }
+                th.num { "survival unknown" }
+            } }
+            tbody {
+                @for (name, rs, weeks) in &rows {
+                    @let (t, s) = Report::overall(rs);
+                    @let (words, direction) = trend(weeks);
+                    tr data-workflow=(name) {
+                        td { a href=(format!("{}{keep}", workflow_path(name))) { (name) } }
+                        (count_link("total_safe_outputs", "outputs", t.total_safe_outputs, &link(&[("workflow", name)])))
+                        (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
+                        (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
+                        (count_link("rejected", "rejected", t.rejected, &door(&with(&pairs, &[], &[("workflow", name)]), "rejected")))
+                        (count_link("ignored", "ignored", t.ignored, &door(&with(&pairs, &[], &[("workflow", name)]), "ignored")))
+                        td.num data-field="median_time_to_acceptance" data-label="median h" {
+                            (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
+                        }
+                        td data-field="trend" data-label="per week · trend" data-trend=(direction) {
+                            (chart::sparkline(weeks, &window)) span.muted { (words) }
+                        }
+                        (survival_cells(survival.get(name)))
+                    }
+                }
+            }
+        } }
+    };
+    page("Workflows", &[("Workflows".into(), None)], &viewer, content)
+}
+
+pub async fn workflow(
+    StateExtractor(state): StateExtractor<State>,
+    uri: Uri,
+    reader: Gate,
+    viewer: Viewer,
+    QueryPairs(pairs): QueryPairs,
+    Path(name): Path<String>,
+) -> PageResult {
+    let reader = gate(reader, &uri)?;
+    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let window = page_window(&rest)?;
+    let filter = ReadFilter {
+        workflow: Some(name.clone()),
+        ..filter
+    };
+    let pairs = with(&pairs, &[], &[("workflow", &name)]);
+    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    if records.is_empty() {
+        return Err(ApiError::not_found(format!("no outputs of workflow {name:?} to show")).into());
+    }
+    let now = state.shared.clock.now();
+    let report = report_of_records(&state, &filter, &records, None)?;
+    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
+    let lines = survival.get(&name).cloned().unwrap_or_default();
+    let series = series::of_records(&records, &filter, window, now)?;
+    let mut runs: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
+    for r in &records {
+        let repo = r
+            .safe_output_id
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        runs.entry((repo, r.run_id.unwrap_or(0)))
+            .or_default()
+            .push(r);
+    }
+    let mut runs: Vec<_> = runs.into_iter().collect();
+    runs.sort_by_key(|(_, rs)| std::cmp::Reverse(rs.iter().map(|r| r.created_at).min()));
+    let gh = super::github(&state);
+    let content = html! {
+        h1 { "Workflow " code { (name) } }
+        (filters(&workflow_path(&name), &pairs, &["workflow"], &records, Some(&series.window)))
+        (awaiting_line(&records, Some(&pairs)))
+        h2 { "Acceptance per week" }
+        p.muted { (RATES_NOTE) }
+        (weekly(&series.periods, &series.window, &series.window_chosen, &pairs))
+        h2 { "Counts by status" }
+        (totals_cards(&report.totals, &pairs))
+        h2 { "Its types" }
+        (by_type_table(&report, &pairs))
+        h2 { "Agent lines still there" }
+        p.muted { (SURVIVAL_NOTE) }
+        (survival_table(&lines))
+        h2 { "Its runs" }
+        div.scroll { table #runs.stack {
+            thead { tr {
+                th { "run" } th { "executed" } th.num { "outputs" } th.num { "accepted" }
+                th.num { "rejected" } th.num { "pending" } th { "on GitHub" }
+            } }
+            tbody {
+                @for ((repo, run_id), rs) in &runs {
+                    @let (t, _) = Report::overall(rs.iter().copied());
+                    @let first = rs.iter().map(|r| r.created_at).min().unwrap_or(now);
+                    @let id = run_id.to_string();
+                    @let of_run = |add: &[(&str, &str)]| {
+                        let mut a = vec![("repo", repo.as_str()), ("run", id.as_str())];
+                        a.extend_from_slice(add);
+                        list_path(&a)
+                    };
+                    tr {
+                        td { a href=(run_path(repo, *run_id)) { (repo) " #" (run_id) } }
+                        td data-label="executed" { (day(first, now)) " " (first.format("%H:%M")) }
+                        (count_link("total", "outputs", t.total_safe_outputs, &of_run(&[])))
+                        (count_link("accepted", "accepted", t.accepted_strong + t.accepted_medium + t.accepted_weak, &of_run(&[("status", "accepted")])))
+                        (count_link("rejected", "rejected", t.rejected, &of_run(&[("status", "rejected")])))
+                        (count_link("pending", "pending", t.pending, &of_run(&[("status", "pending")])))
+                        td data-label="on GitHub" {
+                            a href=(gh.run(repo, *run_id)) rel="noopener noreferrer" { "Actions run" }
+                        }
+                    }
+                }
+            }
+        } }
+    };
+    page(
+        &format!("Workflow {name}"),
+        &[crumb("Workflows", "/workflows"), (name.clone(), None)],
+        &viewer,
+        content,
+    )
+}

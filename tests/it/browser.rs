@@ -1,0 +1,218 @@
+//! A real headless Chromium driven by chromedriver over the WebDriver
+//! protocol, with plain HTTP (no browser crate), for the dashboard's tests:
+//! load a page, run a script, click, read the console, take a screenshot.
+//! The bearer token is set as an extra header through Chrome's DevTools
+//! protocol. Without Chromium, `binaries` is `None` (the tests fail when
+//! `CI` is set, else skip loudly).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{json, Value};
+
+use crate::answers;
+
+/// A chromedriver child and one browser session, spoken to over WebDriver.
+pub struct Browser {
+    http: reqwest::Client,
+    base: String,
+    driver: tokio::process::Child,
+}
+
+/// Chromium and chromedriver, when both are here.
+pub fn binaries() -> Option<(PathBuf, PathBuf)> {
+    let find = |env: &str, names: &[&str]| -> Option<PathBuf> {
+        if let Ok(p) = std::env::var(env) {
+            return Some(PathBuf::from(p));
+        }
+        names
+            .iter()
+            .map(|n| PathBuf::from("/usr/bin").join(n))
+            .find(|p| p.exists())
+    };
+    Some((
+        find(
+            "CHROMIUM",
+            &["chromium", "chromium-browser", "google-chrome"],
+        )?,
+        find("CHROMEDRIVER", &["chromedriver"])?,
+    ))
+}
+
+impl Browser {
+    pub async fn start(chromium: &Path, chromedriver: &Path) -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let driver = tokio::process::Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("chromedriver starts");
+        let http = reqwest::Client::new();
+        let root = format!("http://127.0.0.1:{port}");
+        for _ in 0..100 {
+            if http.get(format!("{root}/status")).send().await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1200,900"]
+            },
+            "goog:loggingPrefs": {"browser": "ALL"}
+        }}});
+        let r = answers::json(http.post(format!("{root}/session")).json(&caps)).await;
+        let id = r["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no WebDriver session: {r}"));
+        Browser {
+            http,
+            base: format!("{root}/session/{id}"),
+            driver,
+        }
+    }
+
+    pub async fn call(&self, path: &str, body: Value) -> Value {
+        let r = answers::json(self.http.post(format!("{}{path}", self.base)).json(&body)).await;
+        assert!(r["value"]["error"].is_null(), "{path}: {r}");
+        r["value"].clone()
+    }
+
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.call("/goog/cdp/execute", json!({"cmd": cmd, "params": params}))
+            .await
+    }
+
+    pub async fn js(&self, script: &str) -> Value {
+        self.call("/execute/sync", json!({"script": script, "args": []}))
+            .await
+    }
+
+    pub async fn width(&self, width: u32) {
+        self.cdp(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}),
+        )
+        .await;
+    }
+
+    /// Console messages of level SEVERE since the last call.
+    pub async fn console_errors(&self) -> Vec<String> {
+        let log = self.call("/se/log", json!({"type": "browser"})).await;
+        log.as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].to_string())
+            .collect()
+    }
+
+    pub async fn screenshot(&self, path: &Path) {
+        let shot = self
+            .cdp(
+                "Page.captureScreenshot",
+                json!({"format": "png", "captureBeyondViewport": true}),
+            )
+            .await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+
+    pub async fn quit(mut self) {
+        let _ = self.http.delete(&self.base).send().await;
+        let _ = self.driver.kill().await;
+    }
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .display()
+            .to_string()
+    });
+    let dir = Path::new(&target).join("dashboard-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+impl Browser {
+    /// Start a browser that reads as the API token's holder.
+    pub async fn with_token(token: &str) -> Option<Browser> {
+        let Some((chromium, chromedriver)) = binaries() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set and chromium/chromedriver are missing (.ci/run installs them)"
+            );
+            eprintln!("\n!!! SKIPPED: chromium or chromedriver not found; the dashboard was not tested in a browser !!!\n");
+            return None;
+        };
+        let browser = Browser::start(&chromium, &chromedriver).await;
+        browser.cdp("Network.enable", json!({})).await;
+        browser
+            .cdp(
+                "Network.setExtraHTTPHeaders",
+                json!({"headers": {"Authorization": format!("Bearer {token}")}}),
+            )
+            .await;
+        Some(browser)
+    }
+
+    /// Open `url`.
+    pub async fn open(&self, url: &str) {
+        self.call("/url", json!({"url": url})).await;
+    }
+
+    /// The page's current URL.
+    pub async fn url(&self) -> String {
+        let r = answers::json(self.http.get(format!("{}/url", self.base))).await;
+        r["value"].as_str().unwrap_or_default().to_string()
+    }
+
+    /// Click the first element matching `css`, as a person would.
+    pub async fn click(&self, css: &str) {
+        let found = self
+            .call("/element", json!({"using": "css selector", "value": css}))
+            .await;
+        let id = found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string();
+        self.call(&format!("/element/{id}/click"), json!({})).await;
+    }
+
+    /// The page scrolls sideways at this width: the widest elements, else `None`.
+    pub async fn too_wide(&self) -> Option<Value> {
+        let widths = self
+            .js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            .await;
+        let scrolled = self
+            .js("return [...document.querySelectorAll('.scroll')].filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.firstElementChild && e.firstElementChild.id)")
+            .await;
+        if widths[0].as_u64() > widths[1].as_u64() || !scrolled.as_array().unwrap().is_empty() {
+            let wide = self
+                .js("return [...document.querySelectorAll('body *')]
+                       .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth)
+                       .slice(0, 5).map(e => e.tagName + ' ' + e.outerHTML.slice(0, 120))")
+                .await;
+            return Some(
+                json!({"widths": widths, "tables that scroll": scrolled, "too wide": wide}),
+            );
+        }
+        None
+    }
+}
