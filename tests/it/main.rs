@@ -17,6 +17,7 @@ mod bad_input;
 mod bench_api;
 mod big_manifests;
 mod browser;
+mod clean_hands;
 mod cli;
 mod closed_doors;
 mod conformance;
