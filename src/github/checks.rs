@@ -478,56 +478,36 @@ mod tests {
         );
     }
 
+    /// `o` judged at its first windows with these verdicts.
+    fn judged(o: &mut OutcomeRecord, verdicts: &[OutcomeStatus]) {
+        for ((name, due), status) in checkpoints(o.created_at).zip(verdicts) {
+            o.windows
+                .insert(name.into(), snapshot(*status, &due.to_rfc3339()));
+        }
+    }
+
     #[test]
     fn rows_say_where_each_output_is_in_its_windows() {
-        let mut o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
-        o.windows.insert(
-            "1h".into(),
-            snapshot(OutcomeStatus::Pending, "2026-10-01T01:00:00Z"),
-        );
-        o.windows.insert(
-            "24h".into(),
-            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
-        );
+        use OutcomeStatus::{Accepted, Pending};
+        let mut o = outcome("o/r:1:0", Accepted, EvidenceStrength::Strong);
+        judged(&mut o, &[Pending, Accepted]);
         assert_eq!(progress(&o), "24h: accepted; 7d due Oct 8");
-        for (w, at) in [
-            ("7d", "2026-10-08T00:00:00Z"),
-            ("30d", "2026-10-31T00:00:00Z"),
-        ] {
-            o.windows
-                .insert(w.into(), snapshot(OutcomeStatus::Accepted, at));
-        }
+        judged(&mut o, &[Pending, Accepted, Accepted, Accepted]);
         assert_eq!(progress(&o), "30d: accepted (final)");
     }
 
     #[test]
     fn several_outputs_title_what_changed_last_and_count_by_status() {
-        let mut a = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
-        a.windows.insert(
-            "1h".into(),
-            snapshot(OutcomeStatus::Pending, "2026-10-01T01:00:00Z"),
-        );
-        a.windows.insert(
-            "24h".into(),
-            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
-        );
-        let mut b = outcome("o/r:2:0", OutcomeStatus::Rejected, EvidenceStrength::Strong);
+        use OutcomeStatus::{Accepted, Pending, Rejected};
+        let mut a = outcome("o/r:1:0", Accepted, EvidenceStrength::Strong);
+        judged(&mut a, &[Pending, Accepted]);
+        let mut b = outcome("o/r:2:0", Rejected, EvidenceStrength::Strong);
         b.workflow = Some("triage".into());
         b.run_id = Some(2);
         b.safe_output_type = "add_labels".into();
         b.human_check_signal = "removed".into();
-        b.windows.insert(
-            "1h".into(),
-            snapshot(OutcomeStatus::Accepted, "2026-10-01T01:00:00Z"),
-        );
-        b.windows.insert(
-            "24h".into(),
-            snapshot(OutcomeStatus::Accepted, "2026-10-02T00:00:00Z"),
-        );
-        b.windows.insert(
-            "7d".into(),
-            snapshot(OutcomeStatus::Rejected, "2026-10-08T00:00:00Z"),
-        );
+        // Accepted at 1h and 24h, rejected at 7d: the latest change.
+        judged(&mut b, &[Accepted, Accepted, Rejected]);
         let c = outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak);
         let content = render(&pr(&[a, b, c]), "http://x");
         assert_eq!(

@@ -13,17 +13,13 @@
 //! target on GitHub, and says where it stands in its windows.
 
 use axum::extract::State as StateExtractor;
-use axum::http::Uri;
 use maud::{html, Markup};
 
 use super::form::filters;
 use super::links::{list_path, output_path, run_path, workflow_path};
-use super::overview::Gate;
-use super::shell::Viewer;
 use super::words::{signal, verdict};
-use super::{day, gate, page, page_filter, when, with, PageResult};
+use super::{day, page, when, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, run_records};
-use crate::http::read::QueryPairs;
 use crate::http::{ApiError, State};
 use crate::model::{OutcomeRecord, CHECKPOINTS};
 use crate::read::report::{parse_window, schedule_of, Counted, Totals};
@@ -224,20 +220,13 @@ pub(crate) fn words_of_kind(kind: &str) -> String {
     out
 }
 
-pub async fn outputs(
-    StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
-) -> PageResult {
-    let reader = gate(reader, &uri)?;
+pub async fn outputs(StateExtractor(state): StateExtractor<State>, mut visit: Visit) -> PageResult {
     let extra = ["run", "count", "window", "awaiting", "sort", "page"];
-    let (filter, rest, pairs) = page_filter(pairs, &extra)?;
+    let (filter, rest, pairs) = visit.query(&extra)?;
     let own = own(&rest)?;
     let mut records = match (own.run, filter.repo.as_deref()) {
-        (Some(run), Some(repo)) => run_records(&state, &reader, &filter, repo, run).await?,
-        _ => admitted_outcomes(&state, &filter, &reader.scope).await?,
+        (Some(run), Some(repo)) => run_records(&state, &visit.reader, &filter, repo, run).await?,
+        _ => admitted_outcomes(&state, &filter, &visit.reader.scope).await?,
     };
     records.retain(|r| own.keeps(r));
     own.sort(&mut records);
@@ -299,5 +288,10 @@ pub async fn outputs(
         }
         p.muted { "Windows: T+" (CHECKPOINTS.map(|(n, _)| n).join(", T+")) "; after T+30d a verdict is final." }
     };
-    page("Outputs", &[("Outputs".into(), None)], &viewer, content)
+    page(
+        "Outputs",
+        &[("Outputs".into(), None)],
+        &visit.viewer,
+        content,
+    )
 }

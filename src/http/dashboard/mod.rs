@@ -21,13 +21,15 @@ pub mod shell;
 mod words;
 mod workflows;
 
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use maud::{html, Markup};
 
-use crate::http::read::{ReadFilter, Reader};
+use crate::http::read::{QueryPairs, ReadFilter, Reader};
 use crate::http::{ApiError, State};
 pub use links::output_path;
 use shell::{Crumb, Viewer};
@@ -59,7 +61,7 @@ impl From<ApiError> for PageError {
 }
 
 /// The reader, or the sign-in page that comes back to `uri`.
-pub(crate) fn gate(reader: Result<Reader, ApiError>, uri: &Uri) -> Result<Reader, PageError> {
+fn gate(reader: Result<Reader, ApiError>, uri: &Uri) -> Result<Reader, PageError> {
     reader.map_err(|error| PageError {
         error,
         next: Some(uri.path_and_query().map_or("/", |p| p.as_str()).to_string()),
@@ -105,6 +107,38 @@ impl IntoResponse for PageError {
 
 pub type PageResult = Result<Html<String>, PageError>;
 
+/// What every page starts from: the reader (a refusal is the sign-in page
+/// that comes back here), who is looking, the query pairs.
+pub(crate) struct Visit {
+    pub reader: Reader,
+    pub viewer: Viewer,
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Visit {
+    /// The page's query: its cuts, its own parameters (`extra`), the pairs
+    /// kept for links (`page_filter`).
+    pub fn query(&mut self, extra: &[&str]) -> Result<PageQuery, ApiError> {
+        page_filter(std::mem::take(&mut self.pairs), extra)
+    }
+}
+
+impl FromRequestParts<State> for Visit {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Visit, PageError> {
+        let reader = Reader::from_request_parts(parts, state).await;
+        let reader = gate(reader, &parts.uri)?;
+        let Ok(viewer) = Viewer::from_request_parts(parts, state).await;
+        let QueryPairs(pairs) = QueryPairs::from_request_parts(parts, state).await?;
+        Ok(Visit {
+            reader,
+            viewer,
+            pairs,
+        })
+    }
+}
+
 /// A whole page.
 pub(crate) fn page(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Markup) -> PageResult {
     Ok(Html(
@@ -122,10 +156,7 @@ pub(crate) type PageQuery = (
 /// The query pairs of a page, empty values dropped (an empty field of the
 /// filter form means "no cut"): the cuts, the page's own parameters
 /// (`extra`), and the pairs kept for links.
-pub(crate) fn page_filter(
-    pairs: Vec<(String, String)>,
-    extra: &[&str],
-) -> Result<PageQuery, ApiError> {
+fn page_filter(pairs: Vec<(String, String)>, extra: &[&str]) -> Result<PageQuery, ApiError> {
     let pairs: Vec<(String, String)> = pairs.into_iter().filter(|(_, v)| !v.is_empty()).collect();
     let (filter, rest) = ReadFilter::parse(&pairs, extra)?;
     Ok((filter, rest, pairs))

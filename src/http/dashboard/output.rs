@@ -8,17 +8,14 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
-use axum::http::Uri;
 use maud::{html, Markup};
 
 use super::links::{outside_link, pr_path, run_path, workflow_path, GitHub};
 use super::list::words_of_kind;
-use super::overview::Gate;
-use super::shell::{crumb, Viewer};
+use super::shell::crumb;
 use super::words::{observation, signal, verdict};
-use super::{day, gate, page, page_filter, when, PageResult};
+use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{output_detail, pull_request, thread_of, OutputDetail};
-use crate::http::read::QueryPairs;
 use crate::http::State;
 use crate::model::{ExecutionRecord, CHECKPOINTS};
 use crate::read::report::schedule;
@@ -47,15 +44,11 @@ fn target(x: &ExecutionRecord, title: Option<&str>, gh: &GitHub) -> Markup {
 
 pub async fn output(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
     Path(id): Path<String>,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    let (filter, _, _) = page_filter(pairs, &[])?;
-    let detail = output_detail(&state, &reader, &filter, &id).await?;
+    let (filter, _, _) = visit.query(&[])?;
+    let detail = output_detail(&state, &visit.reader, &filter, &id).await?;
     let OutputDetail {
         stored,
         observations,
@@ -74,7 +67,7 @@ pub async fn output(
         .find(|t| !t.is_empty());
     let thread = x.target.as_ref().and_then(thread_of);
     let pr = match thread {
-        Some(n) => pull_request(&state, &reader, &x.repo, n).await?,
+        Some(n) => pull_request(&state, &visit.reader, &x.repo, n).await?,
         None => None,
     };
     // Observations are numbered for anchors; a change of verdict links its cause.
@@ -203,5 +196,5 @@ pub async fn output(
         crumbs.push(crumb(format!("Run #{r}"), run_path(&x.repo, r)));
     }
     crumbs.push((x.id.clone(), None));
-    page(&format!("Output {id}"), &crumbs, &viewer, content)
+    page(&format!("Output {id}"), &crumbs, &visit.viewer, content)
 }

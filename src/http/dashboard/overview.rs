@@ -4,21 +4,16 @@
 //! which window.
 
 use axum::extract::State as StateExtractor;
-use axum::http::Uri;
 use maud::{html, Markup};
 
 use super::form::filters;
 use super::links::list_path;
-use super::shell::Viewer;
-use super::{chart, count_link, gate, page, page_filter, query, rate_cell, with, PageResult};
+use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, report_of_records};
-use crate::http::read::{QueryPairs, Reader};
 use crate::http::series::{self, asked_window, Period};
 use crate::http::{ApiError, State};
 use crate::model::{OutcomeRecord, CHECKPOINTS};
 use crate::read::report::{awaiting, Report, Totals, TypeStats};
-
-pub(crate) type Gate = Result<Reader, ApiError>;
 
 /// The labels of the counts by status, in `Totals::FIELDS` order.
 fn label(field: &str) -> &'static str {
@@ -225,15 +220,11 @@ pub(crate) fn page_window(
 
 pub async fn overview(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let (filter, rest, pairs) = visit.query(&["window"])?;
     let window = page_window(&rest)?;
-    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
     let now = state.shared.clock.now();
     let report = report_of_records(&state, &filter, &records, None)?;
     let series = series::of_records(&records, &filter, window, now)?;
@@ -252,5 +243,5 @@ pub async fn overview(
         p { a href=(format!("/workflows{}", query(&pairs, &["workflow"]))) { "Per workflow →" } }
         p.muted { "Windows: every output is judged at T+" (CHECKPOINTS.map(|(n, _)| n).join(", T+")) " after execution; after T+30d its verdict is final." }
     };
-    page("Overview", &[], &viewer, content)
+    page("Overview", &[], &visit.viewer, content)
 }

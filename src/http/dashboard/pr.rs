@@ -7,31 +7,24 @@
 use std::collections::BTreeSet;
 
 use axum::extract::{Path, State as StateExtractor};
-use axum::http::Uri;
 use maud::html;
 
 use super::links::{output_path, run_path, workflow_path};
-use super::overview::{awaiting_line, Gate};
-use super::shell::Viewer;
+use super::overview::awaiting_line;
 use super::words::{signal, verdict};
-use super::{gate, page, page_filter, PageResult};
+use super::{page, PageResult, Visit};
 use crate::github::checks::{progress, render};
 use crate::http::api::pull_request;
-use crate::http::read::QueryPairs;
 use crate::http::{ApiError, State};
 
 pub async fn pull_request_page(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    page_filter(pairs, &[])?;
+    visit.query(&[])?;
     let repo = format!("{owner}/{repo}");
-    let pr = pull_request(&state, &reader, &repo, number)
+    let pr = pull_request(&state, &visit.reader, &repo, number)
         .await?
         .ok_or_else(|| {
             ApiError::not_found(format!(
@@ -97,7 +90,7 @@ pub async fn pull_request_page(
     page(
         &format!("PR #{number}"),
         &[(format!("{repo} #{number}"), None)],
-        &viewer,
+        &visit.viewer,
         content,
     )
 }

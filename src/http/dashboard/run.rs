@@ -4,17 +4,15 @@
 //! output with its target (and title), verdict, why and windows.
 
 use axum::extract::{Path, State as StateExtractor};
-use axum::http::Uri;
 use maud::html;
 
 use super::links::{list_path, output_path, workflow_path};
 use super::list::{standing, target_cell};
-use super::overview::{awaiting_line, Gate};
-use super::shell::{crumb, Viewer};
+use super::overview::awaiting_line;
+use super::shell::crumb;
 use super::words::{signal, verdict};
-use super::{day, gate, page, page_filter, when, PageResult};
+use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{run_records, run_view_of, thread_of, thread_titles};
-use crate::http::read::QueryPairs;
 use crate::http::{ApiError, State};
 
 /// The summary's counts, as the run view names them.
@@ -46,16 +44,12 @@ fn cut(field: &str) -> Vec<(&'static str, &str)> {
 
 pub async fn run(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    let (filter, _, pairs) = page_filter(pairs, &[])?;
+    let (filter, _, pairs) = visit.query(&[])?;
     let repo = format!("{owner}/{repo}");
-    let mut records = run_records(&state, &reader, &filter, &repo, run_id).await?;
+    let mut records = run_records(&state, &visit.reader, &filter, &repo, run_id).await?;
     if records.is_empty() {
         return Err(
             ApiError::not_found(format!("no outputs recorded for {repo} run {run_id}")).into(),
@@ -135,5 +129,5 @@ pub async fn run(
         crumbs.push(crumb(w.clone(), workflow_path(w)));
     }
     crumbs.push((format!("Run #{run_id}"), None));
-    page(&format!("Run {run_id}"), &crumbs, &viewer, content)
+    page(&format!("Run {run_id}"), &crumbs, &visit.viewer, content)
 }

@@ -6,18 +6,17 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
-use axum::http::Uri;
 use maud::{html, Markup};
 
 use super::form::filters;
 use super::links::{list_path, run_path, workflow_path};
 use super::overview::{
-    awaiting_line, by_type_table, door, page_window, totals_cards, weekly, Gate, RATES_NOTE,
+    awaiting_line, by_type_table, door, page_window, totals_cards, weekly, RATES_NOTE,
 };
-use super::shell::{crumb, Viewer};
-use super::{chart, count_link, day, gate, page, page_filter, rate_cell, with, PageResult};
+use super::shell::crumb;
+use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, line_survival_of, report_of_records};
-use crate::http::read::{QueryPairs, ReadFilter};
+use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
 use crate::http::{ApiError, State};
 use crate::model::OutcomeRecord;
@@ -136,16 +135,12 @@ fn survival_table(t: &LineTotals) -> Markup {
 
 pub async fn workflows(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let (filter, rest, pairs) = visit.query(&["window"])?;
     let asked = page_window(&rest)?;
-    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
-    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
+    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
+    let survival = line_survival_of(&state, &filter, &visit.reader.scope).await?;
     let now = state.shared.clock.now();
     // One maturity for every row, so the sparklines compare.
     let window = series::of_records(&records, &filter, asked, now)?.window;
@@ -193,32 +188,33 @@ pub async fn workflows(
             }
         } }
     };
-    page("Workflows", &[("Workflows".into(), None)], &viewer, content)
+    page(
+        "Workflows",
+        &[("Workflows".into(), None)],
+        &visit.viewer,
+        content,
+    )
 }
 
 pub async fn workflow(
     StateExtractor(state): StateExtractor<State>,
-    uri: Uri,
-    reader: Gate,
-    viewer: Viewer,
-    QueryPairs(pairs): QueryPairs,
+    mut visit: Visit,
     Path(name): Path<String>,
 ) -> PageResult {
-    let reader = gate(reader, &uri)?;
-    let (filter, rest, pairs) = page_filter(pairs, &["window"])?;
+    let (filter, rest, pairs) = visit.query(&["window"])?;
     let window = page_window(&rest)?;
     let filter = ReadFilter {
         workflow: Some(name.clone()),
         ..filter
     };
     let pairs = with(&pairs, &[], &[("workflow", &name)]);
-    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
     if records.is_empty() {
         return Err(ApiError::not_found(format!("no outputs of workflow {name:?} to show")).into());
     }
     let now = state.shared.clock.now();
     let report = report_of_records(&state, &filter, &records, None)?;
-    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
+    let survival = line_survival_of(&state, &filter, &visit.reader.scope).await?;
     let lines = survival.get(&name).cloned().unwrap_or_default();
     let series = series::of_records(&records, &filter, window, now)?;
     let mut runs: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
@@ -284,7 +280,7 @@ pub async fn workflow(
     page(
         &format!("Workflow {name}"),
         &[crumb("Workflows", "/workflows"), (name.clone(), None)],
-        &viewer,
+        &visit.viewer,
         content,
     )
 }
