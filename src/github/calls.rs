@@ -10,7 +10,175 @@ use std::sync::Mutex;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::error::GitHubError;
+use super::error::{FailureClass, GitHubError};
+
+/// Every GitHub operation the App calls, by the label its calls are counted
+/// under: `(label, method, path)`, the path as GitHub's OpenAPI description
+/// writes it (`tests/it/github_contract.rs` checks each one against the
+/// description). A label may stand for several operations of one kind.
+/// The log and `/status` name a failed request by its operation: method and
+/// path template, never a token, and no repository names on `/status`.
+pub const OPERATIONS: &[(&str, &str, &str)] = &[
+    ("app.get", "GET", "/app"),
+    (
+        "app.installation_token",
+        "POST",
+        "/app/installations/{installation_id}/access_tokens",
+    ),
+    ("app.hook_deliveries", "GET", "/app/hook/deliveries"),
+    (
+        "app.hook_delivery_redeliver",
+        "POST",
+        "/app/hook/deliveries/{delivery_id}/attempts",
+    ),
+    ("rate_limit.get", "GET", "/rate_limit"),
+    ("graphql.query", "POST", "/graphql"),
+    (
+        "actions.list_runs",
+        "GET",
+        "/repos/{owner}/{repo}/actions/runs",
+    ),
+    (
+        "actions.get_run",
+        "GET",
+        "/repos/{owner}/{repo}/actions/runs/{run_id}",
+    ),
+    (
+        "actions.list_run_artifacts",
+        "GET",
+        "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+    ),
+    (
+        "actions.download_artifact",
+        "GET",
+        "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
+    ),
+    ("checks.create", "POST", "/repos/{owner}/{repo}/check-runs"),
+    (
+        "checks.update",
+        "PATCH",
+        "/repos/{owner}/{repo}/check-runs/{check_run_id}",
+    ),
+    (
+        "checks.get",
+        "GET",
+        "/repos/{owner}/{repo}/check-runs/{check_run_id}",
+    ),
+    (
+        "checks.list_for_ref",
+        "GET",
+        "/repos/{owner}/{repo}/commits/{ref}/check-runs",
+    ),
+    (
+        "code_scanning.get_alert",
+        "GET",
+        "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
+    ),
+    (
+        "issues.get",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}",
+    ),
+    (
+        "issues.get_comment",
+        "GET",
+        "/repos/{owner}/{repo}/issues/comments/{comment_id}",
+    ),
+    (
+        "issues.list_comments",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+    ),
+    (
+        "issues.list_events",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}/events",
+    ),
+    (
+        "issues.list_labels",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}/labels",
+    ),
+    (
+        "issues.list_timeline",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}/timeline",
+    ),
+    (
+        "pulls.get",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}",
+    ),
+    (
+        "pulls.get_review_comment",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/comments/{comment_id}",
+    ),
+    (
+        "pulls.list_commits",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}/commits",
+    ),
+    (
+        "pulls.list_review_comments",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+    ),
+    (
+        "pulls.list_reviews",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+    ),
+    (
+        "pulls.requested_reviewers",
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+    ),
+    (
+        "reactions.list",
+        "GET",
+        "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+    ),
+    (
+        "reactions.list",
+        "GET",
+        "/repos/{owner}/{repo}/issues/{issue_number}/reactions",
+    ),
+    (
+        "releases.get_by_tag",
+        "GET",
+        "/repos/{owner}/{repo}/releases/tags/{tag}",
+    ),
+    (
+        "repos.compare",
+        "GET",
+        "/repos/{owner}/{repo}/compare/{basehead}",
+    ),
+    (
+        "repos.contents",
+        "GET",
+        "/repos/{owner}/{repo}/contents/{path}",
+    ),
+    (
+        "teams.get_membership",
+        "GET",
+        "/orgs/{org}/teams/{team_slug}/memberships/{username}",
+    ),
+];
+
+/// The request a label stands for, as the log and `/status` show it
+/// ("GET /app"); an unlisted label is shown as itself.
+pub fn request_of(label: &str) -> String {
+    let ops: Vec<String> = OPERATIONS
+        .iter()
+        .filter(|(l, _, _)| *l == label)
+        .map(|(_, method, path)| format!("{method} {path}"))
+        .collect();
+    match ops.as_slice() {
+        [] => format!("GitHub API call {label}"),
+        _ => ops.join(" or "),
+    }
+}
 
 /// The installation label of App-level (JWT) calls.
 pub const APP: &str = "app";
@@ -33,8 +201,13 @@ pub struct ApiCalls {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ApiFailure {
     pub endpoint: &'static str,
+    /// The operation: method and path template (`OPERATIONS`).
+    pub request: String,
     pub installation: String,
     pub kind: &'static str,
+    /// What it means for the operator, and what to do.
+    pub class: FailureClass,
+    pub what_to_do: &'static str,
     pub message: String,
     pub at: DateTime<Utc>,
 }
@@ -62,6 +235,10 @@ pub struct ApiHealth {
     /// Check-run publications that failed (after the client's retries).
     pub check_run_failures: u64,
     pub last_check_run_failure: Option<(String, DateTime<Utc>)>,
+    /// The class of failure last written to the log: the next failure of
+    /// the same class is not written again until a call succeeds.
+    #[serde(skip)]
+    logged: Option<FailureClass>,
 }
 
 impl ApiHealth {
@@ -116,6 +293,13 @@ impl ApiCalls {
         let mut h = self.health.lock().expect("api health lock");
         h.last_success_at = Some(now);
         h.consecutive_failures = 0;
+        if let Some(class) = h.logged.take() {
+            tracing::info!(
+                endpoint,
+                "GitHub answers again ({} before)",
+                class.summary().to_lowercase()
+            );
+        }
         if CREDENTIAL_ENDPOINTS.contains(&endpoint) {
             h.credentials = Some(CredentialCheck {
                 verified: true,
@@ -136,13 +320,21 @@ impl ApiCalls {
             return;
         }
         h.consecutive_failures += 1;
-        h.last_failure = Some(ApiFailure {
+        let failure = ApiFailure {
             endpoint,
+            request: request_of(endpoint),
             installation: installation.map_or_else(|| APP.to_string(), |i| i.to_string()),
             kind: error.kind(),
+            class: error.class(),
+            what_to_do: error.class().what_to_do(),
             message: error.to_string(),
             at: now,
-        });
+        };
+        if failure.class.is_fault() && h.logged != Some(failure.class) {
+            h.logged = Some(failure.class);
+            log_once(&failure);
+        }
+        h.last_failure = Some(failure);
         if own && matches!(error, GitHubError::Unauthorized { .. }) {
             h.credentials = Some(CredentialCheck {
                 verified: false,
@@ -180,6 +372,21 @@ impl ApiCalls {
     }
 }
 
+/// One line per class of failure, with the request and what to do (the
+/// next failure of the same class is quiet until a call succeeds again).
+fn log_once(f: &ApiFailure) {
+    tracing::error!(
+        class = ?f.class,
+        request = %f.request,
+        installation = %f.installation,
+        "{}: {} failed ({}); {}",
+        f.class.summary(),
+        f.request,
+        f.message,
+        f.what_to_do
+    );
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -190,6 +397,7 @@ mod tests {
             endpoint: "issues.get",
             attempts: 3,
             last: "502".into(),
+            class: super::super::error::FailureClass::ServerError,
         };
         let missing = GitHubError::NotFound {
             endpoint: "issues.get",

@@ -175,7 +175,7 @@ impl GitHubClient {
                     Ok(value) => return Ok(value),
                     Err(e) => e,
                 };
-                let (wait, retry_at, unsent, reason) =
+                let (wait, retry_at, unsent, reason, class) =
                     match classify(endpoint.label, &error, p.clock.now(), p) {
                         Verdict::Terminal(e) => return Err(e),
                         Verdict::Retry {
@@ -183,13 +183,15 @@ impl GitHubClient {
                             retry_at,
                             unsent,
                             reason,
-                        } => (wait, retry_at, unsent, reason),
+                            class,
+                        } => (wait, retry_at, unsent, reason, class),
                     };
                 if !endpoint.idempotent && !unsent {
                     return Err(GitHubError::Transient {
                         endpoint: endpoint.label,
                         attempts,
                         last: reason,
+                        class,
                     });
                 }
                 let wait = wait.unwrap_or_else(|| p.backoff(attempts));
@@ -198,6 +200,7 @@ impl GitHubClient {
                     attempts,
                     last: reason.clone(),
                     retry_at,
+                    class,
                 };
                 if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
                     return Err(exhausted);

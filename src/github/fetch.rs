@@ -477,6 +477,7 @@ mod tests {
             attempts: 3,
             last: last.into(),
             retry_at: None,
+            class: crate::github::error::FailureClass::ServerError,
         };
         assert_eq!(status(exhausted("server error 502: bad gateway")), 502);
         assert_eq!(status(exhausted("transport: connection reset")), 0);
