@@ -12,167 +12,87 @@ use serde::Serialize;
 
 use super::error::{FailureClass, GitHubError};
 
-/// Every GitHub operation the App calls, by the label its calls are counted
-/// under: `(label, method, path)`, the path as GitHub's OpenAPI description
-/// writes it (`tests/it/github_contract.rs` checks each one against the
-/// description). A label may stand for several operations of one kind.
-/// The log and `/status` name a failed request by its operation: method and
-/// path template, never a token, and no repository names on `/status`.
-pub const OPERATIONS: &[(&str, &str, &str)] = &[
-    ("app.get", "GET", "/app"),
-    (
-        "app.installation_token",
-        "POST",
-        "/app/installations/{installation_id}/access_tokens",
-    ),
-    ("app.hook_deliveries", "GET", "/app/hook/deliveries"),
-    (
-        "app.hook_delivery_redeliver",
-        "POST",
-        "/app/hook/deliveries/{delivery_id}/attempts",
-    ),
-    ("rate_limit.get", "GET", "/rate_limit"),
-    ("graphql.query", "POST", "/graphql"),
-    (
-        "actions.list_runs",
-        "GET",
-        "/repos/{owner}/{repo}/actions/runs",
-    ),
-    (
-        "actions.get_run",
-        "GET",
-        "/repos/{owner}/{repo}/actions/runs/{run_id}",
-    ),
-    (
-        "actions.list_run_artifacts",
-        "GET",
-        "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
-    ),
-    (
-        "actions.download_artifact",
-        "GET",
-        "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
-    ),
-    ("checks.create", "POST", "/repos/{owner}/{repo}/check-runs"),
-    (
-        "checks.update",
-        "PATCH",
-        "/repos/{owner}/{repo}/check-runs/{check_run_id}",
-    ),
-    (
-        "checks.get",
-        "GET",
-        "/repos/{owner}/{repo}/check-runs/{check_run_id}",
-    ),
-    (
-        "checks.list_for_ref",
-        "GET",
-        "/repos/{owner}/{repo}/commits/{ref}/check-runs",
-    ),
-    (
-        "code_scanning.get_alert",
-        "GET",
-        "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
-    ),
-    (
-        "issues.get",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}",
-    ),
-    (
-        "issues.get_comment",
-        "GET",
-        "/repos/{owner}/{repo}/issues/comments/{comment_id}",
-    ),
-    (
-        "issues.list_comments",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-    ),
-    (
-        "issues.list_events",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}/events",
-    ),
-    (
-        "issues.list_labels",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}/labels",
-    ),
-    (
-        "issues.list_timeline",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}/timeline",
-    ),
-    (
-        "pulls.get",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/{pull_number}",
-    ),
-    (
-        "pulls.get_review_comment",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/comments/{comment_id}",
-    ),
-    (
-        "pulls.list_commits",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/{pull_number}/commits",
-    ),
-    (
-        "pulls.list_review_comments",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-    ),
-    (
-        "pulls.list_reviews",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-    ),
-    (
-        "pulls.requested_reviewers",
-        "GET",
-        "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-    ),
-    (
-        "reactions.list",
-        "GET",
-        "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
-    ),
-    (
-        "reactions.list",
-        "GET",
-        "/repos/{owner}/{repo}/issues/{issue_number}/reactions",
-    ),
-    (
-        "releases.get_by_tag",
-        "GET",
-        "/repos/{owner}/{repo}/releases/tags/{tag}",
-    ),
-    (
-        "repos.compare",
-        "GET",
-        "/repos/{owner}/{repo}/compare/{basehead}",
-    ),
-    (
-        "repos.contents",
-        "GET",
-        "/repos/{owner}/{repo}/contents/{path}",
-    ),
-    (
-        "teams.get_membership",
-        "GET",
-        "/orgs/{org}/teams/{team_slug}/memberships/{username}",
-    ),
+/// One GitHub operation the App calls: the label its calls are counted
+/// under, the method, the path and the query parameters it sends, as
+/// GitHub's OpenAPI description writes them.
+#[derive(Debug, Clone, Copy)]
+pub struct Operation {
+    pub label: &'static str,
+    pub method: &'static str,
+    pub path: &'static str,
+    pub query: &'static [&'static str],
+}
+
+const fn op(
+    label: &'static str,
+    method: &'static str,
+    path: &'static str,
+    query: &'static [&'static str],
+) -> Operation {
+    Operation {
+        label,
+        method,
+        path,
+        query,
+    }
+}
+
+/// Every GitHub operation the App calls (`tests/it/github_contract.rs`
+/// checks each against GitHub's OpenAPI description: method, path, query
+/// parameters; `graphql.query` against GitHub's GraphQL schema). A label may
+/// stand for several operations of one kind. A call under a label that is
+/// not here fails in debug builds (`GitHubClient`), so a new call cannot
+/// skip the check. The log and `/status` name a failed request by its
+/// operation: method and path template, never a token, no repository names.
+#[rustfmt::skip]
+pub const OPERATIONS: &[Operation] = &[
+    op("app.get", "GET", "/app", &[]),
+    op("app.installation_token", "POST", "/app/installations/{installation_id}/access_tokens", &[]),
+    op("app.hook_deliveries", "GET", "/app/hook/deliveries", &["per_page", "cursor"]),
+    op("app.hook_delivery_redeliver", "POST", "/app/hook/deliveries/{delivery_id}/attempts", &[]),
+    op("rate_limit.get", "GET", "/rate_limit", &[]),
+    op("graphql.query", "POST", "/graphql", &[]),
+    op("actions.list_runs", "GET", "/repos/{owner}/{repo}/actions/runs", &["created", "status", "per_page", "page"]),
+    op("actions.get_run", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}", &[]),
+    op("actions.list_run_artifacts", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", &["per_page", "page"]),
+    op("actions.download_artifact", "GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", &[]),
+    op("checks.create", "POST", "/repos/{owner}/{repo}/check-runs", &[]),
+    op("checks.update", "PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", &[]),
+    op("checks.get", "GET", "/repos/{owner}/{repo}/check-runs/{check_run_id}", &[]),
+    op("checks.list_for_ref", "GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", &["check_name", "per_page"]),
+    op("code_scanning.get_alert", "GET", "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}", &[]),
+    op("issues.get", "GET", "/repos/{owner}/{repo}/issues/{issue_number}", &[]),
+    op("issues.get_comment", "GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}", &[]),
+    op("issues.list_comments", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", &["per_page"]),
+    op("issues.list_events", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/events", &["per_page"]),
+    op("issues.list_labels", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/labels", &["per_page"]),
+    op("issues.list_timeline", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/timeline", &["per_page"]),
+    op("pulls.get", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}", &[]),
+    op("pulls.get_review_comment", "GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", &[]),
+    op("pulls.list_commits", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits", &["per_page"]),
+    op("pulls.list_review_comments", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", &["per_page"]),
+    op("pulls.list_reviews", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", &["per_page"]),
+    op("pulls.requested_reviewers", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", &[]),
+    op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", &["per_page"]),
+    op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/reactions", &["per_page"]),
+    op("releases.get_by_tag", "GET", "/repos/{owner}/{repo}/releases/tags/{tag}", &[]),
+    op("repos.compare", "GET", "/repos/{owner}/{repo}/compare/{basehead}", &[]),
+    op("repos.contents", "GET", "/repos/{owner}/{repo}/contents/{path}", &["ref"]),
+    op("teams.get_membership", "GET", "/orgs/{org}/teams/{team_slug}/memberships/{username}", &[]),
 ];
+
+/// Is `label` an operation of `OPERATIONS` (the token mint included)?
+pub fn is_listed(label: &str) -> bool {
+    OPERATIONS.iter().any(|o| o.label == label)
+}
 
 /// The request a label stands for, as the log and `/status` show it
 /// ("GET /app"); an unlisted label is shown as itself.
 pub fn request_of(label: &str) -> String {
     let ops: Vec<String> = OPERATIONS
         .iter()
-        .filter(|(l, _, _)| *l == label)
-        .map(|(_, method, path)| format!("{method} {path}"))
+        .filter(|o| o.label == label)
+        .map(|o| format!("{} {}", o.method, o.path))
         .collect();
     match ops.as_slice() {
         [] => format!("GitHub API call {label}"),

@@ -159,6 +159,11 @@ impl GitHubClient {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
+        debug_assert!(
+            super::calls::is_listed(endpoint.label),
+            "GitHub call {:?} is not in github::calls::OPERATIONS (each call is checked against GitHub's description there)",
+            endpoint.label
+        );
         let result = async {
             let p = &self.policy;
             let mut spent = Duration::ZERO;
