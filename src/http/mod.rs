@@ -3,12 +3,14 @@
 //! merges the areas of `AREAS` once. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 //! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
-//! `dashboard` (the HTML pages), `read` (who may read what).
+//! `dashboard` (the HTML pages), `assets` (their stylesheet and icon),
+//! `read` (who may read what).
 //!
 //! May import: every room below it (`model` … `app`).
 
 mod accept;
 pub(crate) mod api;
+pub mod assets;
 pub mod auth;
 mod backfill;
 mod body;
@@ -100,6 +102,7 @@ const AREAS: &[Area] = &[
     export::routes,
     health::routes,
     dashboard::routes,
+    assets::routes,
     auth::routes,
 ];
 

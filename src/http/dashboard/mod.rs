@@ -44,7 +44,6 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
         .route("/outputs", get(list::outputs))
         .route("/outputs/{*id}", get(output::output))
         .route("/prs/{owner}/{repo}/{number}", get(pr::pull_request_page))
-        .merge(shell::routes())
 }
 
 /// A page that could not be shown, as HTML. `next`: the page to come back

@@ -4,58 +4,33 @@
 //! navigation with who is signed in and a sign-out button, breadcrumbs, and
 //! the page.
 //!
-//! `GET /assets/dashboard.css` and `GET /assets/icon.svg` are served from
-//! the binary; the stylesheet's link carries a digest of its content, so a
-//! new release is never read with an old cached sheet.
+//! The stylesheet and the icon are served by `http::assets`; the
+//! stylesheet's link carries a digest of its content, so a new release is
+//! never read with an old cached sheet.
 
 use std::sync::LazyLock;
 
 use axum::extract::FromRequestParts;
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
 use maud::{html, Markup, DOCTYPE};
 use sha2::{Digest, Sha256};
 
 use crate::http::auth::SignedIn;
 use crate::http::State;
 
-const STYLESHEET: &str = include_str!("dashboard.css");
-const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+/// The stylesheet of every page (served at `assets::DASHBOARD_CSS`).
+pub const STYLESHEET: &str = include_str!("dashboard.css");
+/// The pages' icon (served at `assets::ICON_SVG`).
+pub const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
 <rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0969da\"/>\
 <path d=\"M4 8.5l2.5 2.5L12 5\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/></svg>";
 
 /// The stylesheet's path, with a digest of its content.
 static STYLESHEET_PATH: LazyLock<String> = LazyLock::new(|| {
     let digest = hex::encode(Sha256::digest(STYLESHEET.as_bytes()));
-    format!("/assets/dashboard.css?v={}", &digest[..12])
+    format!("{}?v={}", crate::http::assets::DASHBOARD_CSS, &digest[..12])
 });
-
-/// The routes of the assets.
-pub fn routes() -> Router<State> {
-    Router::new()
-        .route(
-            "/assets/dashboard.css",
-            get(|| async { asset("text/css; charset=utf-8", STYLESHEET) }),
-        )
-        .route(
-            "/assets/icon.svg",
-            get(|| async { asset("image/svg+xml", ICON) }),
-        )
-}
-
-fn asset(content_type: &'static str, body: &'static str) -> Response {
-    let mut r = body.into_response();
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
-    );
-    r
-}
 
 /// Who is looking, as the navigation says it.
 #[derive(Clone, Debug, Default)]
@@ -119,7 +94,7 @@ pub fn document(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Markup)
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                link rel="icon" href="/assets/icon.svg" type="image/svg+xml";
+                link rel="icon" href=(crate::http::assets::ICON_SVG) type="image/svg+xml";
                 link rel="stylesheet" href=(STYLESHEET_PATH.as_str());
                 title { (title) " · safe-outcomes" }
             }
