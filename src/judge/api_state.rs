@@ -3,6 +3,7 @@
 //! then the record's own gaps, then the type's evaluator over the
 //! observations `ingest::reconcile` reads from the state.
 
+use crate::model::Signal;
 use chrono::{DateTime, Utc};
 
 use crate::ingest::reconcile::{
@@ -32,7 +33,7 @@ pub fn assess_from_api(
         "noop" | "missing_tool" | "missing_data" | "report_incomplete"
     );
     if record.target.is_none() && required.is_empty() && !system {
-        return Evaluation::new(O::Unknown, S::None, "missing_reference")
+        return Evaluation::new(O::Unknown, S::None, Signal::MissingReference)
             .unresolved()
             .note("The execution record names no target object, so there is nothing to fetch.");
     }
@@ -58,7 +59,7 @@ fn undated_rule(e: Evaluation, undated: &[String]) -> Evaluation {
     if !negative || undated.is_empty() {
         return e;
     }
-    Evaluation::new(O::Unknown, S::Weak, "activity_time_unknown")
+    Evaluation::new(O::Unknown, S::Weak, Signal::ActivityTimeUnknown)
         .detail("would_be", format!("{}/{}/{}", e.status.as_str(), e.strength.as_str(), e.signal))
         .detail("undated", undated.to_vec())
         .note("Activity by someone other than a bot has no usable time, so no engagement cannot be concluded.")
@@ -92,7 +93,7 @@ fn failure(
 
 /// gh-aw's `error`: our `unknown/weak/evaluation_error`.
 fn evaluation_error(path: &str, status: Option<u16>) -> Evaluation {
-    Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+    Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
         .unresolved()
         .detail("endpoint", path)
         .detail("http_status", status)

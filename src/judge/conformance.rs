@@ -10,6 +10,7 @@
 //!   `github-actions[bot]` (gh-aw-facts §2.2);
 //! - the evaluation time is the execution time plus [`EVALUATION_DELAY`].
 
+use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -76,8 +77,6 @@ pub struct CaseResult {
     pub line: String,
 }
 
-pub use crate::model::vocabulary::{our_signals, SIGNAL_EQUIVALENCES};
-
 /// The general mappings from gh-aw's model to ours (docs/conformance.md).
 /// Each is a rule that holds for every type; none names a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +121,7 @@ impl Mapping {
 pub struct SeedRow {
     pub types: &'static [&'static str],
     pub gh_aw: (&'static str, &'static str, &'static str),
-    pub ours: (OutcomeStatus, EvidenceStrength, &'static str),
+    pub ours: (OutcomeStatus, EvidenceStrength, Signal),
     pub seed: &'static str,
 }
 
@@ -130,19 +129,19 @@ pub const SEED_ROWS: &[SeedRow] = &[
     SeedRow {
         types: &["close_issue", "close_pull_request", "close_discussion"],
         gh_aw: ("accepted", "strong", "closed"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "closed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::Closed),
         seed: "close_issue / close_pull_request / close_discussion: \"Still closed after evaluation window — accepted — medium\"",
     },
     SeedRow {
         types: &["mark_pull_request_as_ready_for_review"],
         gh_aw: ("accepted", "medium", "reviewed"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, "reviewed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, Signal::Reviewed),
         seed: "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
     },
     SeedRow {
         types: &["create_issue"],
         gh_aw: ("pending", "medium", "acted_on"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "triaged"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::Triaged),
         seed: "create_issue: \"Assigned, labeled by non-bot, milestone added, linked to PR … — accepted — medium\" (gh-aw keeps every open issue pending)",
     },
 ];
@@ -270,10 +269,10 @@ fn compare(
     use OutcomeStatus as O;
     let strength = EvidenceStrength::parse(&exp.evidence_strength);
     // gh-aw's word, or our word for the same state.
-    let words = our_signals(&exp.signal);
-    let signal = words.last().copied().unwrap_or(exp.signal.as_str());
+    let words = Signal::from_gh_aw(&exp.signal);
+    let signal = words.last().map_or(exp.signal.as_str(), |s| s.as_str());
     let is = |status: O, strength: S| {
-        ours.status == status && ours.strength == strength && words.contains(&ours.signal.as_str())
+        ours.status == status && ours.strength == strength && words.contains(&ours.signal)
     };
     let show = |status: &str, strength: &str, signal: &str| format!("{status}/{strength}/{signal}");
     if let (Some(status), Some(strength)) = (OutcomeStatus::parse(&exp.outcome_status), strength) {
@@ -289,14 +288,14 @@ fn compare(
         "error" => {
             // Whatever gh-aw's signal, ours names the evaluation error.
             return mapped(
-                ours.triple() == (O::Unknown, strength, "evaluation_error"),
+                ours.triple() == (O::Unknown, strength, Signal::EvaluationError),
                 Mapping::Error,
                 show("unknown", strength.as_str(), "evaluation_error"),
             );
         }
         "lifecycle" | "lifecycle_close" => {
             return mapped(
-                ours.triple() == (O::Ignored, S::Weak, "lifecycle"),
+                ours.triple() == (O::Ignored, S::Weak, Signal::Lifecycle),
                 Mapping::Lifecycle,
                 show("ignored", "weak", "lifecycle"),
             )
@@ -308,7 +307,7 @@ fn compare(
     };
     let existence_only = ours.status == O::Pending
         && ours.strength == S::Weak
-        && ours.signal == "target_exists_only";
+        && ours.signal == Signal::TargetExistsOnly;
     if exp.signal == "unsupported_evaluator" {
         // Where we have no evaluator either, ours is the seed's existence-only
         // fallback, which is no verdict.
@@ -362,7 +361,7 @@ fn compare(
         return mapped(
             ours.status == st && ours.strength == sg && ours.signal == sig,
             Mapping::SeedRow,
-            show(st.as_str(), sg.as_str(), sig),
+            show(st.as_str(), sg.as_str(), sig.as_str()),
         );
     }
     (false, None, String::new())
@@ -396,7 +395,7 @@ mod tests {
         }
     }
 
-    fn ours(s: OutcomeStatus, g: EvidenceStrength, n: &str) -> Evaluation {
+    fn ours(s: OutcomeStatus, g: EvidenceStrength, n: Signal) -> Evaluation {
         Evaluation::new(s, g, n)
     }
 
@@ -413,7 +412,7 @@ mod tests {
         let r = check(
             "create_issue",
             &exp("accepted", "strong", "completed"),
-            &ours(O::Accepted, S::Strong, "completed"),
+            &ours(O::Accepted, S::Strong, Signal::Completed),
         );
         assert_eq!(r, (true, None));
     }
@@ -422,17 +421,24 @@ mod tests {
     fn gh_aw_error_keeps_its_strength() {
         let e = exp("error", "weak", "evaluation_error");
         let t = "create_issue";
-        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
-        assert!(!check(t, &e, &ours(O::Unknown, S::None, "evaluation_error")).0);
-        assert!(!check(t, &e, &ours(O::Unknown, S::Weak, "deleted")).0);
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, Signal::EvaluationError)).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::None, Signal::EvaluationError)).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::Weak, Signal::Deleted)).0);
         // gh-aw's error with another signal still means our evaluation error.
         let other = exp("error", "weak", "close_actor_unavailable");
-        assert!(check(t, &other, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(
+            check(
+                t,
+                &other,
+                &ours(O::Unknown, S::Weak, Signal::EvaluationError)
+            )
+            .0
+        );
         assert!(
             !check(
                 t,
                 &other,
-                &ours(O::Unknown, S::Weak, "close_actor_unavailable")
+                &ours(O::Unknown, S::Weak, Signal::StateUnreadable)
             )
             .0
         );
@@ -442,8 +448,22 @@ mod tests {
     fn lifecycle_is_our_weak_ignored() {
         for s in ["lifecycle", "lifecycle_close"] {
             let e = exp(s, "medium", s);
-            assert!(check("close_issue", &e, &ours(O::Ignored, S::Weak, "lifecycle")).0);
-            assert!(!check("close_issue", &e, &ours(O::Accepted, S::Medium, "closed")).0);
+            assert!(
+                check(
+                    "close_issue",
+                    &e,
+                    &ours(O::Ignored, S::Weak, Signal::Lifecycle)
+                )
+                .0
+            );
+            assert!(
+                !check(
+                    "close_issue",
+                    &e,
+                    &ours(O::Accepted, S::Medium, Signal::Closed)
+                )
+                .0
+            );
         }
     }
 
@@ -451,12 +471,19 @@ mod tests {
     fn unsupported_evaluator_requires_our_unknown() {
         let e = exp("unknown", "none", "unsupported_evaluator");
         let t = "hide_comment";
-        assert!(check(t, &e, &ours(O::Unknown, S::None, "missing_execution_state")).0);
-        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(
+            check(
+                t,
+                &e,
+                &ours(O::Unknown, S::None, Signal::MissingExecutionState)
+            )
+            .0
+        );
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, Signal::EvaluationError)).0);
         for verdict in [
-            ours(O::Pending, S::Weak, "target_exists_only"),
-            ours(O::Accepted, S::Medium, "comment_hidden"),
-            ours(O::Rejected, S::Strong, "unhidden"),
+            ours(O::Pending, S::Weak, Signal::TargetExistsOnly),
+            ours(O::Accepted, S::Medium, Signal::CommentHidden),
+            ours(O::Rejected, S::Strong, Signal::CommentUnhidden),
         ] {
             assert!(!check(t, &e, &verdict).0, "{verdict:?}");
         }
@@ -465,7 +492,8 @@ mod tests {
     #[test]
     fn an_unseen_reversal_is_one_step_weaker_only_when_ours_says_so() {
         let e = exp("rejected", "strong", "state_replaced");
-        let unseen = ours(O::Rejected, S::Medium, "state_replaced").detail("reversed_by", "unseen");
+        let unseen =
+            ours(O::Rejected, S::Medium, Signal::StateReplaced).detail("reversed_by", "unseen");
         assert_eq!(
             check("add_labels", &e, &unseen),
             (true, Some(Mapping::UnseenReversal))
@@ -475,30 +503,31 @@ mod tests {
             !check(
                 "add_labels",
                 &e,
-                &ours(O::Rejected, S::Medium, "state_replaced")
+                &ours(O::Rejected, S::Medium, Signal::StateReplaced)
             )
             .0
         );
         // Two steps weaker is wrong too.
-        let weak = ours(O::Rejected, S::Weak, "state_replaced").detail("reversed_by", "unseen");
+        let weak =
+            ours(O::Rejected, S::Weak, Signal::StateReplaced).detail("reversed_by", "unseen");
         assert!(!check("add_labels", &e, &weak).0);
     }
 
     #[test]
     fn no_human_activity_maps_medium_pending_to_weak_only_without_humans() {
         let e = exp("pending", "medium", "open");
-        let awaiting = ours(O::Pending, S::Weak, "awaiting_review");
+        let awaiting = ours(O::Pending, S::Weak, Signal::AwaitingReview);
         assert!(compare("create_pull_request", &e, &awaiting, false).0);
         assert!(!compare("create_pull_request", &e, &awaiting, true).0);
         // The vocabulary still has to agree.
-        let other = ours(O::Pending, S::Weak, "target_exists_only");
+        let other = ours(O::Pending, S::Weak, Signal::TargetExistsOnly);
         assert!(!compare("create_pull_request", &e, &other, false).0);
     }
 
     #[test]
     fn seed_strengths_apply_only_to_their_types() {
         let strong_close = exp("accepted", "strong", "closed");
-        let medium = ours(O::Accepted, S::Medium, "closed");
+        let medium = ours(O::Accepted, S::Medium, Signal::Closed);
         assert_eq!(
             check("close_issue", &strong_close, &medium),
             (true, Some(Mapping::SeedRow))
@@ -506,7 +535,7 @@ mod tests {
         assert!(!check("create_issue", &strong_close, &medium).0);
         // A person triaged the open issue: gh-aw keeps it pending, the seed accepts it.
         let engaged = exp("pending", "medium", "acted_on");
-        let triaged = ours(O::Accepted, S::Medium, "triaged");
+        let triaged = ours(O::Accepted, S::Medium, Signal::Triaged);
         assert!(compare("create_issue", &engaged, &triaged, true).0);
         assert!(!compare("create_pull_request", &engaged, &triaged, true).0);
     }
@@ -514,16 +543,16 @@ mod tests {
     #[test]
     fn signal_equivalences_are_words_for_the_same_state() {
         assert_eq!(
-            our_signals("missing_run_id"),
-            ["missing_run_id", "missing_execution_state"]
+            Signal::from_gh_aw("open"),
+            [Signal::Open, Signal::AwaitingReview, Signal::AwaitingTriage]
         );
-        assert_eq!(our_signals("merged"), ["merged"]);
+        assert_eq!(Signal::from_gh_aw("merged"), [Signal::Merged]);
         let e = exp("unknown", "none", "missing_run_id");
         assert!(
             check(
                 "dispatch_workflow",
                 &e,
-                &ours(O::Unknown, S::None, "missing_execution_state")
+                &ours(O::Unknown, S::None, Signal::MissingRunId)
             )
             .0
         );

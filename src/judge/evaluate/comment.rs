@@ -24,6 +24,7 @@ use super::common::{
     ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
+use crate::model::Signal;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
 
 pub fn add_comment(ctx: &EvalContext) -> Evaluation {
@@ -74,15 +75,15 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         .iter()
         .find(|o| o.event.reaction_polarity() == Some(false));
     let e = if let Some(first) = human_replies.first() {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&first.id, first.at)
             .note("A visible non-bot actor replied on the thread after the comment.")
     } else if let Some(r) = liked {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reacted positively to the comment.")
     } else if let Some(r) = disliked {
-        Evaluation::new(O::Rejected, S::Medium, "reacted_negatively")
+        Evaluation::new(O::Rejected, S::Medium, Signal::ReactedNegatively)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reacted negatively to the comment, and no one engaged positively.")
     } else {
@@ -93,7 +94,7 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
             ISSUE_IGNORE_WINDOW,
             "No visible non-bot actor replied within 7 days.",
             (
-                "awaiting_reply",
+                Signal::AwaitingReply,
                 "No visible non-bot actor has replied yet.",
             ),
         )

@@ -1,6 +1,7 @@
 //! Helpers shared by the evaluator families: windows, closers, deletion, and
 //! the small verdicts several types give the same way.
 
+use crate::model::Signal;
 use chrono::Duration;
 
 use super::EvalContext;
@@ -46,7 +47,7 @@ pub fn cite(mut e: Evaluation, obs: &Observation) -> Evaluation {
 /// gh-aw's `missing_reference`: the record names no object to look at.
 pub fn missing_reference(ctx: &EvalContext) -> Option<Evaluation> {
     ctx.record.target.is_none().then(|| {
-        Evaluation::new(O::Unknown, S::None, "missing_reference")
+        Evaluation::new(O::Unknown, S::None, Signal::MissingReference)
             .unresolved()
             .note("The execution record names no target object, so there is nothing to observe.")
     })
@@ -67,7 +68,7 @@ pub fn precheck(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evalu
 
 /// Nothing at all has been observed of the target yet.
 pub fn unobserved() -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "target_unobserved")
+    Evaluation::new(O::Unknown, S::None, Signal::TargetUnobserved)
         .unresolved()
         .note("The App has not yet seen any event for the target.")
 }
@@ -82,20 +83,20 @@ pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluatio
         .find(|o| matches!(o.event, K::Deleted | K::Transferred))?;
     let class = class_name(ctx.actor_class(obs));
     if matches!(obs.event, K::Transferred) {
-        let e = Evaluation::new(O::Unknown, S::None, "transferred")
+        let e = Evaluation::new(O::Unknown, S::None, Signal::Transferred)
             .detail("transferred_by_type", class)
             .note("The target was transferred to another repository and is no longer observable here.");
         return Some(cite(e, obs));
     }
     if human_deletion_rejects && ctx.is_human(obs) {
         return Some(
-            Evaluation::new(O::Rejected, S::Strong, "deleted")
+            Evaluation::new(O::Rejected, S::Strong, Signal::Deleted)
                 .detail("deleted_by_type", class)
                 .decided_by(&obs.id, obs.at)
                 .note("The target was deleted by a visible non-bot actor."),
         );
     }
-    let e = Evaluation::new(O::Unknown, S::None, "deleted")
+    let e = Evaluation::new(O::Unknown, S::None, Signal::Deleted)
         .detail("deleted_by_type", class)
         .note("The target was deleted; who deleted it does not make this a human verdict.");
     Some(cite(e, obs))
@@ -107,14 +108,14 @@ pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluatio
 pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation {
     let class = class_name(ctx.actor_class(obs));
     if ctx.is_human(obs) {
-        Evaluation::new(O::Rejected, S::Strong, "deleted")
+        Evaluation::new(O::Rejected, S::Strong, Signal::Deleted)
             .decided_by(&obs.id, obs.at)
             .detail("deleted_by_type", class)
             .note(format!(
                 "The {what} was deleted by a visible non-bot actor."
             ))
     } else {
-        let e = Evaluation::new(O::Unknown, S::None, "deleted")
+        let e = Evaluation::new(O::Unknown, S::None, Signal::Deleted)
             .detail("deleted_by_type", class)
             .note(format!(
                 "The {what} was deleted, but not by a visible non-bot actor."
@@ -129,10 +130,10 @@ pub fn no_engagement_yet(
     ctx: &EvalContext,
     window: i64,
     ignored: &str,
-    (waiting, pending): (&str, &str),
+    (waiting, pending): (Signal, &str),
 ) -> Evaluation {
     if window_passed(ctx, window) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(ignored)
+        Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(ignored)
     } else {
         Evaluation::new(O::Pending, S::Weak, waiting).note(pending)
     }
@@ -141,7 +142,7 @@ pub fn no_engagement_yet(
 /// The record lacks what the rule needs to tell its target's fate (`note`
 /// says what).
 pub fn missing_state(note: impl Into<String>) -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(note)
+    Evaluation::new(O::Unknown, S::None, Signal::MissingExecutionState).note(note)
 }
 
 /// True when the latest snapshot says the item is closed.
@@ -211,7 +212,7 @@ pub fn closer<'a>(ctx: &EvalContext<'a>) -> Closer<'a> {
 /// gh-aw's `lifecycle`: closed by automation, which is neither acceptance nor
 /// rejection. Our model has no `lifecycle` status, so it is `ignored/weak`.
 pub fn lifecycle(ctx: &EvalContext, close: &Observation) -> Evaluation {
-    let e = Evaluation::new(O::Ignored, S::Weak, "lifecycle")
+    let e = Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
         .detail("closed", true)
         .detail("closed_by_type", class_name(ctx.actor_class(close)))
         .detail("expiry_close", has_expiry_notice(ctx, close))
@@ -222,7 +223,7 @@ pub fn lifecycle(ctx: &EvalContext, close: &Observation) -> Evaluation {
 /// Closed, but we cannot tell by whom: gh-aw reports this as an evaluation
 /// error (DESIGN §5 maps gh-aw `error` to `unknown` + `evaluation_error`).
 pub fn close_actor_unknown(close: Option<&Observation>) -> Evaluation {
-    let e = Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+    let e = Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
         .detail("closed", true)
         .detail("reason", "close_actor_unknown")
         .note(

@@ -15,6 +15,7 @@ use super::common::{
     precheck, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
+use crate::model::Signal;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
 
 /// Did the discussion get an answer or engagement, or get closed as unwanted?
@@ -41,7 +42,7 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
     let K::Answered { comment_id } = last.event else {
         return None;
     };
-    let e = Evaluation::new(O::Accepted, S::Strong, "answered")
+    let e = Evaluation::new(O::Accepted, S::Strong, Signal::Answered)
         .decided_by(&last.id, last.at)
         .detail("answer_comment_id", comment_id)
         .note("A comment was marked as the discussion's answer.");
@@ -65,25 +66,25 @@ fn closed(ctx: &EvalContext) -> Evaluation {
                 Some("duplicate") => (
                     O::Rejected,
                     S::Strong,
-                    "closed_duplicate",
+                    Signal::ClosedDuplicate,
                     "A visible non-bot actor closed the discussion as a duplicate.",
                 ),
                 Some("outdated") => (
                     O::Rejected,
                     S::Medium,
-                    "closed_outdated",
+                    Signal::ClosedOutdated,
                     "A visible non-bot actor closed the discussion as outdated.",
                 ),
                 Some("resolved") => (
                     O::Accepted,
                     S::Medium,
-                    "resolved",
+                    Signal::Resolved,
                     "A visible non-bot actor closed the discussion as resolved.",
                 ),
                 _ => (
                     O::Unknown,
                     S::Weak,
-                    "closed",
+                    Signal::Closed,
                     "A visible non-bot actor closed the discussion without a reason.",
                 ),
             };
@@ -104,7 +105,7 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
         )
     });
     if let Some(o) = engaged {
-        return Evaluation::new(O::Accepted, S::Medium, "human_reply")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::HumanReply)
             .decided_by(&o.id, o.at)
             .note("A visible non-bot actor replied to, labeled, edited or reacted positively to the discussion.");
     }
@@ -113,7 +114,7 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
         ISSUE_IGNORE_WINDOW,
         "The discussion has had no visible non-bot engagement for 7 days.",
         (
-            "awaiting_engagement",
+            Signal::AwaitingEngagement,
             "The discussion is open and has had no visible non-bot engagement yet.",
         ),
     )

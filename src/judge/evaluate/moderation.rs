@@ -15,6 +15,7 @@
 use super::common::{missing_reference, missing_state, unobserved};
 use super::metadata::{execution_start, moved_away, retained, since_execution};
 use super::EvalContext;
+use crate::model::Signal;
 use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
 
 /// Did the hidden state persist?
@@ -43,7 +44,7 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
             K::CommentDeleted { .. } | K::ReviewCommentDeleted { .. } | K::Deleted
         )
     }) {
-        return Evaluation::new(O::Accepted, S::Medium, "comment_deleted")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::CommentDeleted)
             .decided_by(&del.id, del.at)
             .note("The comment was deleted after being hidden, which completes the moderation.");
     }
@@ -55,7 +56,7 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
         _ => false,
     });
     let unobserved_state = || {
-        Evaluation::new(O::Unknown, S::None, "hidden_state_unobserved").note(
+        Evaluation::new(O::Unknown, S::None, Signal::HiddenStateUnobserved).note(
             "The comment was seen, but not whether it is hidden (that comes from reconciliation).",
         )
     };
@@ -66,11 +67,11 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
         K::CommentUnminimized { .. } => moved_away(
             ctx,
             Some(last).filter(|o| o.at >= execution_start(ctx)),
-            (O::Rejected, S::Strong, "comment_unhidden"),
+            (O::Rejected, S::Strong, Signal::CommentUnhidden),
             "The comment was unhidden.",
         ),
         K::CommentMinimized { reason, .. } => {
-            retained(ctx, "comment_hidden", "The comment's hidden state")
+            retained(ctx, Signal::CommentHidden, "The comment's hidden state")
                 .detail("reason", reason.clone())
         }
         _ => unobserved_state(),

@@ -4,6 +4,7 @@
 //! known (a later successful reconcile, any webhook fact) they are dropped
 //! and the type's evaluator judges the rest.
 
+use crate::model::Signal;
 use std::borrow::Cow;
 
 use crate::model::{
@@ -34,7 +35,7 @@ pub fn screen(observations: &[Observation]) -> Result<Cow<'_, [Observation]>, Ev
         _ => String::new(),
     };
     let attempts = observations.iter().filter(|o| is_failure(o)).count();
-    Err(Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+    Err(Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
         .unresolved()
         .detail("reconcile_error", detail)
         .detail("reconcile_attempts", attempts)

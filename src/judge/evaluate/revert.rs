@@ -7,6 +7,7 @@
 //! reverse a given output, and say so with seed 000's `accepted_then_reverted`
 //! (the report's `durable_reversal_count` counts `details.accepted_then_reverted`).
 
+use crate::model::Signal;
 use chrono::{DateTime, Duration, Utc};
 
 use super::EvalContext;
@@ -77,7 +78,7 @@ pub fn accepted_then_reverted(revert: &Observation) -> Evaluation {
         K::Reverted { by, .. } => by.clone(),
         _ => String::new(),
     };
-    let e = Evaluation::new(O::Rejected, S::Strong, "accepted_then_reverted")
+    let e = Evaluation::new(O::Rejected, S::Strong, Signal::AcceptedThenReverted)
         .decided_by(&revert.id, revert.at)
         .detail("accepted_then_reverted", true)
         .note("The change was merged and later reverted within the durability window.");

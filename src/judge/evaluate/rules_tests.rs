@@ -2,6 +2,7 @@
 //! **every** registered type: a complete manifest item per type (its needs
 //! met), and the spec's example rows.
 
+use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::Duration;
@@ -297,9 +298,9 @@ fn rule_6_a_404_of_the_own_object_is_judged_by_the_effect() {
             };
             let e = assess_from_api(&r, &state, r.executed_at + Duration::days(3));
             let want = match spec.effect {
-                Effect::Creates => (O::Rejected, S::Strong, "deleted"),
-                Effect::Changes => (O::Unknown, S::None, "deleted"),
-                Effect::Runs => (O::Unknown, S::None, "workflow_run_missing"),
+                Effect::Creates => (O::Rejected, S::Strong, Signal::Deleted),
+                Effect::Changes => (O::Unknown, S::None, Signal::Deleted),
+                Effect::Runs => (O::Unknown, S::None, Signal::WorkflowRunMissing),
                 Effect::Nothing => unreachable!(),
             };
             assert_eq!(e.triple(), want, "{} ({})", spec.name, primary.path);

@@ -26,6 +26,7 @@
 //! no expected artifact" row cannot be observed from webhooks; a `neutral` or
 //! `skipped` run is the nearest thing (ignored/weak `workflow_no_effect`).
 
+use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -122,15 +123,17 @@ fn run_verdict(run: &Run, correlation: &str) -> Evaluation {
         run_fields(run.latest).expect("runs() holds only workflow runs");
     let completed = status == "completed";
     let e = match conclusion.filter(|_| completed) {
-        Some("success") => Evaluation::new(O::Accepted, S::Strong, "workflow_success")
+        Some("success") => Evaluation::new(O::Accepted, S::Strong, Signal::WorkflowSuccess)
             .note("The dispatched run completed successfully."),
         Some(c) if FAILED.contains(&c) => {
-            Evaluation::new(O::Rejected, S::Strong, "workflow_failed")
+            Evaluation::new(O::Rejected, S::Strong, Signal::WorkflowFailed)
                 .note("The dispatched run failed, was cancelled or timed out.")
         }
-        Some("neutral" | "skipped") => Evaluation::new(O::Ignored, S::Weak, "workflow_no_effect")
-            .note("The dispatched run completed without doing anything (neutral or skipped)."),
-        _ => Evaluation::new(O::Pending, S::Medium, "workflow_pending").note(
+        Some("neutral" | "skipped") => {
+            Evaluation::new(O::Ignored, S::Weak, Signal::WorkflowNoEffect)
+                .note("The dispatched run completed without doing anything (neutral or skipped).")
+        }
+        _ => Evaluation::new(O::Pending, S::Medium, Signal::WorkflowPending).note(
             "The dispatched run has not completed (queued, in progress or awaiting approval).",
         ),
     };
@@ -171,12 +174,12 @@ pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
         run_fields(run.latest).expect("runs() holds only workflow runs");
     let e = match (status, conclusion) {
         ("completed", Some("cancelled")) => {
-            Evaluation::new(O::Rejected, S::Medium, "workflow_cancelled")
+            Evaluation::new(O::Rejected, S::Medium, Signal::WorkflowCancelled)
                 .note("The approved run was cancelled.")
         }
-        ("completed", _) => Evaluation::new(O::Accepted, S::Medium, "run_proceeded")
+        ("completed", _) => Evaluation::new(O::Accepted, S::Medium, Signal::RunProceeded)
             .note("The approved run went on and completed."),
-        _ => Evaluation::new(O::Pending, S::Weak, "workflow_pending")
+        _ => Evaluation::new(O::Pending, S::Weak, Signal::WorkflowPending)
             .note("The approved run has not completed yet."),
     };
     let e = e
@@ -202,11 +205,11 @@ fn no_correlation() -> Evaluation {
 /// No run found: pending for a day, then gh-aw's `missing_run_id`.
 fn no_run(ctx: &EvalContext, what: &str) -> Evaluation {
     if ctx.elapsed() < Duration::hours(RUN_WAIT_HOURS) {
-        return Evaluation::new(O::Pending, S::Weak, "workflow_pending")
+        return Evaluation::new(O::Pending, S::Weak, Signal::WorkflowPending)
             .detail("run_found", false)
             .note(format!("No {what} has been seen yet."));
     }
-    Evaluation::new(O::Unknown, S::None, "missing_run_id")
+    Evaluation::new(O::Unknown, S::None, Signal::MissingRunId)
         .unresolved()
         .detail("run_found", false)
         .note(format!("No {what} was seen within 24 hours of execution."))
@@ -457,7 +460,7 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
         matches!(&o.event, K::Other { event, action } if event == "check_run" && action == "rerequested")
     });
     if let Some(r) = rerequest {
-        return Evaluation::new(O::Rejected, S::Medium, "check_rerequested")
+        return Evaluation::new(O::Rejected, S::Medium, Signal::CheckRerequested)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor re-requested the check run, disputing its result.");
     }
@@ -467,7 +470,7 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     });
     if let Some(s) = superseded {
         return cite(
-            Evaluation::new(O::Ignored, S::Weak, "check_superseded")
+            Evaluation::new(O::Ignored, S::Weak, Signal::CheckSuperseded)
                 .note("A later check run of the same name on the same commit replaced it."),
             s,
         );
@@ -475,10 +478,10 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     if let Some(m) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() {
         let by_human = ctx.is_human(m);
         let e = if failing {
-            Evaluation::new(O::Rejected, S::Medium, "merged_over_failing_check")
+            Evaluation::new(O::Rejected, S::Medium, Signal::MergedOverFailingCheck)
                 .note("The PR was merged although the check run failed.")
         } else {
-            Evaluation::new(O::Accepted, S::Medium, "check_retained_and_merged")
+            Evaluation::new(O::Accepted, S::Medium, Signal::CheckRetainedAndMerged)
                 .note("The check run's passing result stood and the PR was merged.")
         };
         let e = e.decided_by(&m.id, m.at);
@@ -493,18 +496,18 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     });
     if let Some(c) = human_close.filter(|_| is_closed(ctx)) {
         return if failing {
-            Evaluation::new(O::Accepted, S::Medium, "check_upheld")
+            Evaluation::new(O::Accepted, S::Medium, Signal::CheckUpheld)
                 .decided_by(&c.id, c.at)
                 .note("The PR was closed without merge after the check run failed.")
         } else {
             cite(
-                Evaluation::new(O::Ignored, S::Weak, "closed_without_merge")
+                Evaluation::new(O::Ignored, S::Weak, Signal::ClosedWithoutMerge)
                     .note("The PR was closed without merge; the passing check did not matter."),
                 c,
             )
         };
     }
-    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
+    Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly)
         .note("The check run exists; nothing yet shows whether its result was acted on.")
 }
 

@@ -221,7 +221,10 @@ fn correlation_and_confidence_are_reported() {
         ],
         1.0,
     );
-    assert_eq!(e.triple(), (ACCEPTED, STRONG, "workflow_success"));
+    assert_eq!(
+        e.triple(),
+        (ACCEPTED, STRONG, crate::model::Signal::WorkflowSuccess)
+    );
     assert_eq!(e.details["candidate_runs"], 2);
     assert_eq!(e.confidence, Confidence::Low);
 }
@@ -240,7 +243,10 @@ fn a_rerun_attempt_replaces_the_first() {
         vec![attempt(0.2, 1, "failure"), attempt(0.5, 2, "success")],
         1.0,
     );
-    assert_eq!(e.triple(), (ACCEPTED, STRONG, "workflow_success"));
+    assert_eq!(
+        e.triple(),
+        (ACCEPTED, STRONG, crate::model::Signal::WorkflowSuccess)
+    );
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);
 }
