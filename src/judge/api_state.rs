@@ -3,13 +3,14 @@
 //! then the record's own gaps, then the type's evaluator over the
 //! observations `ingest::reconcile` reads from the state.
 
-use crate::model::Signal;
 use chrono::{DateTime, Utc};
 
 use crate::ingest::reconcile::{
     is_answer_404, observations_from_api, required_endpoints, undated_activity, ApiState,
 };
-use crate::model::{Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O, Signal,
+};
 
 /// Judge an output from fetched API state as of `as_of`. API failures come
 /// first (DESIGN §7, gh-aw's Oct 2026 rules), then the record's own gaps, then
@@ -47,7 +48,11 @@ pub fn assess_from_api(
 }
 
 /// Signals that say nobody (or not the people asked) engaged.
-pub const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_request_removed"];
+pub const NO_ENGAGEMENT: &[Signal] = &[
+    Signal::NoEngagement,
+    Signal::ReviewMissing,
+    Signal::ReviewRequestRemoved,
+];
 
 /// General rule 2: facts whose time is unknown are never dropped silently.
 /// A comment, review or commit by someone other than a bot that carries no
@@ -55,7 +60,7 @@ pub const NO_ENGAGEMENT: &[&str] = &["no_engagement", "review_missing", "review_
 /// output: a negative verdict ("ignored", "no engagement", "nobody asked
 /// reviewed") is then impossible, and the answer is unknown.
 fn undated_rule(e: Evaluation, undated: &[String]) -> Evaluation {
-    let negative = e.status == O::Ignored || NO_ENGAGEMENT.contains(&e.signal.as_str());
+    let negative = e.status == O::Ignored || NO_ENGAGEMENT.contains(&e.signal);
     if !negative || undated.is_empty() {
         return e;
     }

@@ -10,7 +10,6 @@
 //!   `github-actions[bot]` (gh-aw-facts §2.2);
 //! - the evaluation time is the execution time plus [`EVALUATION_DELAY`].
 
-use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -20,7 +19,7 @@ use serde_json::Value;
 use crate::ingest::manifest::{parse_manifest, ManifestDefaults};
 use crate::ingest::reconcile::ApiState;
 use crate::judge::api_state::assess_from_api;
-use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus};
+use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus, Signal};
 
 /// Execution time of an item with no `timestamp` (the cases' own epoch).
 pub const DEFAULT_EXECUTED_AT: &str = "2026-01-01T00:00:00Z";

@@ -230,6 +230,6 @@ pub struct OutcomeRecord {
 impl OutcomeRecord {
     /// True when the outcome rests only on the target existing.
     pub fn is_exists_only(&self) -> bool {
-        self.human_check_signal == "target_exists_only"
+        self.human_check_signal == Signal::TargetExistsOnly.as_str()
     }
 }

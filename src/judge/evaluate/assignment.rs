@@ -8,7 +8,6 @@
 //! followed: with no agent named and no agent assignment or agent PR seen, a
 //! completed issue cannot be credited to the agent (`missing_execution_state`).
 
-use crate::model::Signal;
 use serde_json::Value;
 
 use super::common::{
@@ -20,7 +19,7 @@ use super::metadata::{completed, moved_away, retained, since_execution, snapshot
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Logins named by `assignees` / `assignee` (line or metadata), else the

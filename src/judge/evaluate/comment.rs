@@ -24,8 +24,9 @@ use super::common::{
     ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 pub fn add_comment(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {

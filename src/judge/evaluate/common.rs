@@ -1,13 +1,12 @@
 //! Helpers shared by the evaluator families: windows, closers, deletion, and
 //! the small verdicts several types give the same way.
 
-use crate::model::Signal;
 use chrono::Duration;
 
 use super::EvalContext;
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Seed 000 §5: T+24h is the primary signal, so retention (labels kept, close

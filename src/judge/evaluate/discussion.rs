@@ -15,8 +15,9 @@ use super::common::{
     precheck, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 /// Did the discussion get an answer or engagement, or get closed as unwanted?
 pub fn create_discussion(ctx: &EvalContext) -> Evaluation {

@@ -3,8 +3,7 @@
 
 use super::common::{gone, missing_reference, unobserved};
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O, Signal};
 
 /// Never `accepted`: deleted by a visible non-bot → rejected; seen → pending/weak
 /// `target_exists_only`; nothing seen → unknown.

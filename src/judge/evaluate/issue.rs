@@ -12,10 +12,9 @@ use super::common::{
     Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::EvalContext;
-use crate::model::Signal;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Did the issue get triaged, completed, or closed as unwanted?

@@ -1,6 +1,5 @@
 //! `add_labels` and `remove_labels`: did the label change stick?
 
-use crate::model::Signal;
 use serde_json::Value;
 
 use super::common::{
@@ -10,7 +9,7 @@ use super::common::{
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 pub fn add_labels(ctx: &EvalContext) -> Evaluation {

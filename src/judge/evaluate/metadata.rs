@@ -23,7 +23,6 @@
 //!   rejected or ignored" is rejected/medium when a human closed the
 //!   sub-issue as duplicate or not planned.
 
-use crate::model::Signal;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
@@ -35,7 +34,7 @@ use super::EvalContext;
 use crate::model::target::thread_key;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
-    ObservationKind as K, OutcomeStatus as O,
+    ObservationKind as K, OutcomeStatus as O, Signal,
 };
 
 // ---------------------------------------------------------------- helpers

@@ -15,8 +15,9 @@
 use super::common::{missing_reference, missing_state, unobserved};
 use super::metadata::{execution_start, moved_away, retained, since_execution};
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 /// Did the hidden state persist?
 pub fn hide_comment(ctx: &EvalContext) -> Evaluation {

@@ -29,7 +29,6 @@
 //! - deleted by a human → rejected/strong `deleted` (automation → unknown/weak);
 //! - not seen → unknown/none `status_update_unobserved` / `target_unobserved`.
 
-use crate::model::Signal;
 use serde_json::Value;
 
 use super::common::{
@@ -39,7 +38,7 @@ use super::common::{
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
 use super::EvalContext;
 use crate::model::{
-    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, TargetKind,
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// The intended field values: `fields` as `{name: value}` or `[{name, value}]`.

@@ -1,7 +1,6 @@
 //! Pull requests: `create_pull_request`, `push_to_pull_request_branch` and
 //! `close_pull_request` (seed 000 §7 "Pull Requests").
 
-use crate::model::Signal;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -15,7 +14,7 @@ use super::issue;
 use super::{ci, revert, EvalContext};
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Was the PR merged, closed unmerged, reviewed, or left alone?
@@ -111,7 +110,7 @@ impl<'a> PrFacts<'a> {
 
     /// Seed 000 §3 details: merged, merged_by_type, closed, reverted, approved.
     fn annotate(&self, ctx: &EvalContext, e: Evaluation) -> Evaluation {
-        let reverted = e.signal == "accepted_then_reverted";
+        let reverted = e.signal == Signal::AcceptedThenReverted;
         e.detail("merged", self.merged.is_some())
             .detail("merged_by_type", self.merged.map(merger_type))
             .detail("closed", is_closed(ctx))

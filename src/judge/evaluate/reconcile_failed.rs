@@ -4,11 +4,11 @@
 //! known (a later successful reconcile, any webhook fact) they are dropped
 //! and the type's evaluator judges the rest.
 
-use crate::model::Signal;
 use std::borrow::Cow;
 
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
+    Signal,
 };
 
 fn is_failure(o: &Observation) -> bool {

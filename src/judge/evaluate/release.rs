@@ -12,7 +12,6 @@
 //! accepted) or, for an asset, that a person deleted or force-pushed away
 //! its branch (rejected).
 
-use crate::model::Signal;
 use serde_json::Value;
 
 use super::common::{
@@ -22,7 +21,7 @@ use super::EvalContext;
 use crate::model::observation::body_hash;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// A deleted branch's `after` in a push.

@@ -7,13 +7,12 @@
 //! reverse a given output, and say so with seed 000's `accepted_then_reverted`
 //! (the report's `durable_reversal_count` counts `details.accepted_then_reverted`).
 
-use crate::model::Signal;
 use chrono::{DateTime, Duration, Utc};
 
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Seed 000 §5: a revert within 30 days of the merge undoes the acceptance.

@@ -23,11 +23,16 @@
 
 use super::registry::{spec_of, Effect};
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O, Signal,
+};
 
 /// Signals that say the record, not the world, is what is missing.
-pub const RECORD_GAPS: &[&str] = &["missing_reference", "missing_execution_state"];
+pub const RECORD_GAPS: &[Signal] = &[
+    Signal::MissingReference,
+    Signal::MissingExecutionState,
+    Signal::MissingRunId,
+];
 
 /// Rule 1: the verdict when the record lacks what its type needs, else
 /// `None`. Types without a dedicated evaluator need only a target, which the
@@ -48,7 +53,7 @@ pub fn execution_state(record: &ExecutionRecord) -> Option<Evaluation> {
     };
     let e = (spec.evaluator)(&ctx);
     RECORD_GAPS
-        .contains(&e.signal.as_str())
+        .contains(&e.signal)
         .then(|| e.detail("needs", spec.needs))
 }
 

@@ -2,7 +2,6 @@
 //! **every** registered type: a complete manifest item per type (its needs
 //! met), and the spec's example rows.
 
-use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::Duration;
@@ -16,7 +15,7 @@ use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::model::{
     Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// A manifest item for `t` carrying everything its type needs, and the
@@ -240,7 +239,7 @@ proptest! {
             let as_of = r.executed_at + Duration::days(days);
             let e = super::evaluate(&r, &observations, as_of);
             prop_assert_eq!(e.status, O::Unknown, "{}: {:?}", t, e.triple());
-            prop_assert!(RECORD_GAPS.contains(&e.signal.as_str()), "{}: {:?}", t, e.triple());
+            prop_assert!(RECORD_GAPS.contains(&e.signal), "{}: {:?}", t, e.triple());
             let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
             let api = assess_from_api(&r, &state, as_of);
             prop_assert_eq!(api.triple(), e.triple(), "{}", t);
@@ -274,7 +273,7 @@ fn rule_1_bad_correlation_ids_are_no_ids() {
             let gap = execution_state(&r);
             assert!(
                 gap.as_ref()
-                    .is_some_and(|e| e.signal == "missing_execution_state"),
+                    .is_some_and(|e| e.signal == Signal::MissingExecutionState),
                 "{t} with {pointer} = {bad}: {:?}",
                 gap.map(|e| e.signal)
             );
@@ -368,7 +367,7 @@ fn rule_2_undated_activity_is_never_ignored() {
             let e = assess_from_api(&record, &state, record.executed_at + Duration::days(days));
             if !undated.is_empty() {
                 assert!(
-                    e.status != O::Ignored && !NO_ENGAGEMENT.contains(&e.signal.as_str()),
+                    e.status != O::Ignored && !NO_ENGAGEMENT.contains(&e.signal),
                     "{} at {days}d: {:?}",
                     case.name,
                     e.triple()

@@ -10,14 +10,13 @@
 //! unmerged (the alert event does not name the PR that fixed it), an alert
 //! deleted or made invalid (no event), and an alert that disappeared.
 
-use crate::model::Signal;
 use chrono::Duration;
 
 use super::common::{cite, missing_reference, unobserved, window_passed};
 use super::EvalContext;
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Hours an autofixed alert may stay open before it is reported as such.

@@ -1,8 +1,7 @@
 //! System outputs (seed 000 §7 "System Outputs"): nothing human-facing to judge.
 
 use super::EvalContext;
-use crate::model::Signal;
-use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O, Signal};
 
 /// `noop`, `missing_tool`, `missing_data`, `report_incomplete`: always
 /// `skipped/none`, with the signal naming why.

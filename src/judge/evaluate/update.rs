@@ -2,7 +2,6 @@
 //! field (recorded `before_state` → `after_state`) is compared with its value
 //! in the latest snapshot, and the last event that touched it says who moved it.
 
-use crate::model::Signal;
 use serde_json::Value;
 
 use super::common::{
@@ -12,7 +11,7 @@ use super::common::{
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// The fields gh-aw records for issue edits.

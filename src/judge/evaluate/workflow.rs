@@ -26,7 +26,6 @@
 //! no expected artifact" row cannot be observed from webhooks; a `neutral` or
 //! `skipped` run is the nearest thing (ignored/weak `workflow_no_effect`).
 
-use crate::model::Signal;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -38,7 +37,7 @@ use super::EvalContext;
 use crate::model::sane_time::{minus, plus};
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Hours without a matching run before `missing_run_id`.
@@ -350,10 +349,10 @@ pub fn dispatch_repository(ctx: &EvalContext) -> Evaluation {
         .iter()
         .map(|r| run_verdict(r, "repository_dispatch_time"))
         .collect();
-    let rank = |e: &Evaluation| match e.signal.as_str() {
-        "workflow_failed" => 0,
-        "workflow_pending" => 1,
-        "workflow_success" => 2,
+    let rank = |e: &Evaluation| match e.signal {
+        Signal::WorkflowFailed => 0,
+        Signal::WorkflowPending => 1,
+        Signal::WorkflowSuccess => 2,
         _ => 3,
     };
     let worst = verdicts

@@ -15,7 +15,6 @@
 //! Not implementable from webhooks: "a follow-up commit touches the commented
 //! lines" (`synchronize` does not list files) and "outdated and merged".
 
-use crate::model::Signal;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
@@ -27,7 +26,7 @@ use super::super::EvalContext;
 use super::{action_slack, target_id, u64_field};
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
-    TargetKind,
+    Signal, TargetKind,
 };
 
 pub fn create_review_comment(ctx: &EvalContext) -> Evaluation {
@@ -187,7 +186,7 @@ fn judge(ctx: &EvalContext, thread: Thread) -> Evaluation {
         .detail("merged", is_merged(ctx))
         .detail("closed", is_closed(ctx));
     match resolved {
-        Some(r) if e.signal != "thread_resolved" => cite(e, r),
+        Some(r) if e.signal != Signal::ThreadResolved => cite(e, r),
         _ => e,
     }
 }

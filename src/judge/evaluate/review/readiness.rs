@@ -41,10 +41,9 @@ use super::super::common::{
     RETENTION_WINDOW,
 };
 use super::super::EvalContext;
-use crate::model::Signal;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {

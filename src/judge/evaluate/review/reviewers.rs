@@ -24,7 +24,6 @@
 //! gh-aw answers. For a merged PR the seed allows "ignored
 //! or accepted_weak"; a merge says nothing about the reviewer, so `ignored`.
 
-use crate::model::Signal;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::common::{
@@ -34,6 +33,7 @@ use super::super::EvalContext;
 use super::Verdict;
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
+    Signal,
 };
 
 pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {

@@ -36,7 +36,6 @@
 //! `review_author` / `reviewer` from the record; without one, resubmission
 //! cannot be seen and only the PR's fate counts.
 
-use crate::model::Signal;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
@@ -50,7 +49,7 @@ use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 pub fn submit_review(ctx: &EvalContext) -> Evaluation {

@@ -28,10 +28,9 @@ use super::super::common::{
     unobserved, unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
-use crate::model::Signal;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 pub fn resolve_review_thread(ctx: &EvalContext) -> Evaluation {
