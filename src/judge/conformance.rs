@@ -90,8 +90,9 @@ pub enum Mapping {
     UnnamedUnknown,
     /// Existence only: the seed's exact triple, whatever gh-aw's status.
     ExistenceOnly,
-    /// A reversal whose actor the state does not show: one step weaker.
-    UnseenReversal,
+    /// Evidence whose actor the state does not show, where the row asks for
+    /// a visible non-bot (a reversal, a reply, a reaction): one step weaker.
+    UnseenActor,
     /// Pending with no visible non-bot activity: weak, not medium.
     NoHumanActivity,
     /// A state seed 000 §7 rates differently from gh-aw.
@@ -104,15 +105,34 @@ impl Mapping {
         match self {
             Mapping::Error => "gh-aw error = ours unknown/evaluation_error (DESIGN §5)",
             Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
-            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator) = ours unknown for its own reason",
+            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator, or its generic fallback for a type its spec gives a proposed rule only) = ours unknown for its own reason",
             Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
             Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
-            Mapping::UnseenReversal => "reversal by an actor the state does not show: ours one step weaker (general rule 4; seed 000 §6)",
+            Mapping::UnseenActor => "evidence by an actor the state does not show (a reversal, a reaction counted without its reactor), where the row asks for a visible non-bot: ours one step weaker (general rules 4 and 8; seed 000 §6 \"A signal is stronger when it involves a visible non-bot actor\")",
             Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
             Mapping::SeedRow => "seed 000 §7 rates this state differently from gh-aw; ours follows the seed",
         }
     }
 }
+
+/// The types gh-aw's spec gives a "Proposed rule only" (§10, §11, §13,
+/// §15, §16, §21–§24, §26, §27): its runtime judges them by its generic
+/// fallback or not at all, so its answer for them (`unsupported_evaluator`,
+/// or the fallback's `unknown/weak/target_exists_only`) is no judgement, and
+/// ours must give none either (`Mapping::Unsupported`).
+pub const GH_AW_FALLBACK_TYPES: &[&str] = &[
+    "close_discussion",
+    "create_discussion",
+    "create_pull_request_review_comment",
+    "reply_to_pull_request_review_comment",
+    "resolve_pull_request_review_thread",
+    "autofix_code_scanning_alert",
+    "create_code_scanning_alert",
+    "link_sub_issue",
+    "hide_comment",
+    "update_project",
+    "update_release",
+];
 
 /// A seed 000 §7 row that rates a state differently from gh-aw: for these
 /// types, gh-aw's triple and ours name the same state, and ours follows the
@@ -136,6 +156,12 @@ pub const SEED_ROWS: &[SeedRow] = &[
         gh_aw: ("accepted", "medium", "reviewed"),
         ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, Signal::Reviewed),
         seed: "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
+    },
+    SeedRow {
+        types: &["dispatch_workflow", "call_workflow"],
+        gh_aw: ("pending", "none", "missing_run_id"),
+        ours: (OutcomeStatus::Unknown, EvidenceStrength::None, Signal::MissingRunId),
+        seed: "dispatch_workflow: \"No matching run found — unknown or rejected, depending dispatch API result — none or medium\"; a record naming no run cannot be matched (§4: \"Without execution-time metadata, mutable operations cannot be evaluated\")",
     },
     SeedRow {
         types: &["create_issue"],
@@ -307,7 +333,9 @@ fn compare(
     let existence_only = ours.status == O::Pending
         && ours.strength == S::Weak
         && ours.signal == Signal::TargetExistsOnly;
-    if exp.signal == "unsupported_evaluator" {
+    let gh_aw_fallback = GH_AW_FALLBACK_TYPES.contains(&output_type)
+        && exp.signal == Signal::TargetExistsOnly.as_str();
+    if exp.signal == "unsupported_evaluator" || gh_aw_fallback {
         // Where we have no evaluator either, ours is the seed's existence-only
         // fallback, which is no verdict.
         let ok = ours.status == O::Unknown || (!ours.dedicated && existence_only);
@@ -331,12 +359,14 @@ fn compare(
             show(status.as_str(), strength.as_str(), "<named reason>"),
         );
     }
-    let unseen = ours.details.get("reversed_by").and_then(Value::as_str) == Some("unseen");
-    if unseen && status == O::Rejected {
+    let unseen = ["reversed_by", "engaged_by"]
+        .iter()
+        .any(|k| ours.details.get(*k).and_then(Value::as_str) == Some("unseen"));
+    if unseen && matches!(status, O::Rejected | O::Accepted) {
         let weaker = crate::judge::evaluate::weaker(strength);
         return mapped(
             is(status, weaker),
-            Mapping::UnseenReversal,
+            Mapping::UnseenActor,
             show(status.as_str(), weaker.as_str(), signal),
         );
     }
@@ -495,7 +525,7 @@ mod tests {
             ours(O::Rejected, S::Medium, Signal::StateReplaced).detail("reversed_by", "unseen");
         assert_eq!(
             check("add_labels", &e, &unseen),
-            (true, Some(Mapping::UnseenReversal))
+            (true, Some(Mapping::UnseenActor))
         );
         // Without the unseen actor, medium is simply wrong.
         assert!(

@@ -116,7 +116,7 @@ fn vocabulary(out: &mut String) {
         Mapping::Unsupported,
         Mapping::UnnamedUnknown,
         Mapping::ExistenceOnly,
-        Mapping::UnseenReversal,
+        Mapping::UnseenActor,
         Mapping::NoHumanActivity,
         Mapping::SeedRow,
     ] {

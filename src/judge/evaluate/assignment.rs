@@ -11,9 +11,8 @@
 use serde_json::Value;
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
-    missing_reference, missing_state, precheck, unobserved, window_passed, Closer,
-    ISSUE_IGNORE_WINDOW,
+    actor_unseen, cite, class_name, closer, gone, hedge, human_after, lifecycle, missing_reference,
+    missing_state, precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -273,8 +272,10 @@ fn agent_pr_outcome(
         let e = Evaluation::new(O::Rejected, S::Strong, Signal::ClosedWithoutMerge)
             .decided_by(&pr.id, pr.at)
             .detail("closed_by_type", class_name(ctx.actor_class(pr)));
-        // A bot closing the agent's PR is housekeeping, not a verdict; a
-        // close whose actor is not visible cannot be judged (as for any PR).
+        // A bot closing the agent's PR is housekeeping, not a verdict. The
+        // seed's row ("Agent PR closed unmerged — rejected — strong") does not
+        // ask who closed it, so a closer nobody can see (the PR object names
+        // none) still rejects, with low confidence (rule 8), as for any PR.
         return Some(match ctx.actor_class(pr) {
             ActorClass::VisibleNonBotActor => e.note(
                 "The agent's pull request was closed without merge by a visible non-bot actor.",
@@ -283,7 +284,11 @@ fn agent_pr_outcome(
                 Evaluation::new(O::Unknown, S::Weak, Signal::ClosedWithoutMerge)
                     .note("The agent's pull request was closed without merge by automation.")
             }
-            ActorClass::UnknownActor | ActorClass::SystemActor => close_actor_unknown(Some(pr)),
+            ActorClass::UnknownActor | ActorClass::SystemActor => actor_unseen(
+                e.note("The agent's pull request was closed without merge."),
+                "closed",
+                None,
+            ),
         });
     }
     let approval = human_after(ctx).find(|o| {

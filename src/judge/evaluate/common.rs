@@ -125,17 +125,82 @@ pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation 
 
 /// Nothing decided yet: once `window` hours have passed, ignored for want of
 /// engagement (`ignored`); before, pending on `waiting` (its note `pending`).
+///
+/// Engagement by actors nobody can see ([`unseen_engagement`]) is not
+/// absence: it keeps the output pending past the window, never `ignored`.
 pub fn no_engagement_yet(
     ctx: &EvalContext,
     window: i64,
     ignored: &str,
     (waiting, pending): (Signal, &str),
 ) -> Evaluation {
-    if window_passed(ctx, window) {
+    let unseen = unseen_engagement(ctx).count();
+    if window_passed(ctx, window) && unseen == 0 {
         Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(ignored)
+    } else if unseen > 0 {
+        Evaluation::new(O::Pending, S::Weak, waiting)
+            .confidence(Confidence::Low)
+            .detail("unseen_engagement", unseen)
+            .note(format!(
+                "{pending} Engagement by actors nobody can see (a reaction count without reactors, an author not shown) is there, so its absence cannot be concluded."
+            ))
     } else {
         Evaluation::new(O::Pending, S::Weak, waiting).note(pending)
     }
+}
+
+/// Engagement after execution by an actor nobody can see: a reaction a
+/// rollup counts without its reactor (positive, or of unknown kind), a
+/// comment or review whose author the answer does not show. Evidence of
+/// unknown actors, never of absence (docs/evaluation.md, rule 8).
+pub fn unseen_engagement<'a, 'c>(
+    ctx: &'c EvalContext<'a>,
+) -> impl Iterator<Item = &'a Observation> + 'c {
+    ctx.after_execution().filter(move |o| {
+        ctx.actor_class(o) == ActorClass::UnknownActor
+            && match &o.event {
+                K::Reacted { content, .. } => {
+                    content == "any" || o.event.reaction_polarity() == Some(true)
+                }
+                K::CommentCreated { .. } | K::ReviewSubmitted { .. } => true,
+                _ => false,
+            }
+    })
+}
+
+/// Rule 8: evidence whose actor nobody can see, where the seed's row asks
+/// for a visible non-bot (a reply, a reaction): the row's verdict one step
+/// weaker, with low confidence and `details.engaged_by = "unseen"`.
+pub fn engaged_by_unseen(e: Evaluation, obs: &Observation) -> Evaluation {
+    let notes = format!(
+        "{} Who did it is not visible, so the evidence is one step weaker than a person's.",
+        e.notes
+    );
+    let strength = weaker(e.strength);
+    Evaluation { strength, ..e }
+        .decided_by(&obs.id, obs.at)
+        .confidence(Confidence::Low)
+        .detail("engaged_by", "unseen")
+        .note(notes.trim_start())
+}
+
+/// Rule 8: a state whose actor is not visible, where the seed's row does
+/// not ask who (a PR closed unmerged, a discussion closed as a duplicate):
+/// the state decides at the row's strength, with low confidence and
+/// `details.<role>_by = "unseen"`. Only an actor known to be automation
+/// makes it lifecycle instead.
+pub fn actor_unseen(e: Evaluation, role: &str, obs: Option<&Observation>) -> Evaluation {
+    let notes = format!(
+        "{} Who {role} it is not visible (automation cannot be excluded), so confidence is low.",
+        e.notes
+    );
+    let e = match obs {
+        Some(o) => e.decided_by(&o.id, o.at),
+        None => e,
+    };
+    e.confidence(Confidence::Low)
+        .detail(&format!("{role}_by"), "unseen")
+        .note(notes.trim_start())
 }
 
 /// The record lacks what the rule needs to tell its target's fate (`note`

@@ -11,8 +11,8 @@
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
-    close_actor_unknown, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet,
-    precheck, Closer, ISSUE_IGNORE_WINDOW,
+    actor_unseen, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet, precheck,
+    Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -57,41 +57,49 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
     }
 }
 
+/// Closed: the reason decides (seed 000 §7 create_discussion "Closed as
+/// duplicate, spam, or off-topic — rejected — strong"; `resolved` and
+/// `outdated`, which the seed does not list, as the module doc says).
+/// Automation's close is lifecycle. The rows do not ask who closed it, and
+/// GitHub's API never shows a discussion's closer (only the webhook's sender
+/// does), so a closer nobody can see still decides, with low confidence
+/// (rule 8).
 fn closed(ctx: &EvalContext) -> Evaluation {
     let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    let (status, strength, signal, note) = match reason.as_deref() {
+        Some("duplicate") => (
+            O::Rejected,
+            S::Strong,
+            Signal::ClosedDuplicate,
+            "The discussion was closed as a duplicate.",
+        ),
+        Some("outdated") => (
+            O::Rejected,
+            S::Medium,
+            Signal::ClosedOutdated,
+            "The discussion was closed as outdated.",
+        ),
+        Some("resolved") => (
+            O::Accepted,
+            S::Medium,
+            Signal::Resolved,
+            "The discussion was closed as resolved.",
+        ),
+        _ => (
+            O::Unknown,
+            S::Weak,
+            Signal::Closed,
+            "The discussion was closed without a reason.",
+        ),
+    };
+    let verdict = || Evaluation::new(status, strength, signal).note(note);
     let e = match closer(ctx) {
         Closer::Lifecycle(c) => lifecycle(ctx, c),
-        Closer::Unknown(c) => close_actor_unknown(c),
-        Closer::Human(c) => {
-            let (status, strength, signal, note) = match reason.as_deref() {
-                Some("duplicate") => (
-                    O::Rejected,
-                    S::Strong,
-                    Signal::ClosedDuplicate,
-                    "A visible non-bot actor closed the discussion as a duplicate.",
-                ),
-                Some("outdated") => (
-                    O::Rejected,
-                    S::Medium,
-                    Signal::ClosedOutdated,
-                    "A visible non-bot actor closed the discussion as outdated.",
-                ),
-                Some("resolved") => (
-                    O::Accepted,
-                    S::Medium,
-                    Signal::Resolved,
-                    "A visible non-bot actor closed the discussion as resolved.",
-                ),
-                _ => (
-                    O::Unknown,
-                    S::Weak,
-                    Signal::Closed,
-                    "A visible non-bot actor closed the discussion without a reason.",
-                ),
-            };
-            Evaluation::new(status, strength, signal)
-                .decided_by(&c.id, c.at)
-                .note(note)
+        Closer::Human(c) => verdict()
+            .decided_by(&c.id, c.at)
+            .detail("closed_by_type", "visible_non_bot_actor"),
+        Closer::Unknown(c) => {
+            actor_unseen(verdict(), "closed", c.or_else(|| ctx.latest_snapshot_obs()))
         }
     };
     e.detail("state_reason", reason)

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, is_closed, is_merged,
+    actor_unseen, cite, class_name, closer, gone, hedge, human_after, is_closed, is_merged,
     lifecycle, merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, Closer,
     PR_IGNORE_WINDOW,
 };
@@ -184,14 +184,21 @@ fn revert_of<'a>(ctx: &EvalContext<'a>, merge: &Observation) -> Option<&'a Obser
 }
 
 /// Closed without merge: a human close rejects (at `strength`), automation is
-/// lifecycle, an invisible closer cannot be judged.
+/// lifecycle. The seed's row ("Closed unmerged — rejected — strong") does not
+/// ask who closed it, so a closer nobody can see (no timeline read, an actor
+/// not shown) still rejects, with low confidence (rule 8).
 fn closed_unmerged(ctx: &EvalContext, strength: S) -> Evaluation {
+    let rejected = || Evaluation::new(O::Rejected, strength, Signal::ClosedWithoutMerge);
     match closer(ctx) {
-        Closer::Human(c) => Evaluation::new(O::Rejected, strength, Signal::ClosedWithoutMerge)
+        Closer::Human(c) => rejected()
             .decided_by(&c.id, c.at)
             .note("PR was closed without merge by a visible non-bot actor."),
         Closer::Lifecycle(c) => lifecycle(ctx, c),
-        Closer::Unknown(c) => close_actor_unknown(c),
+        Closer::Unknown(c) => actor_unseen(
+            rejected().note("PR was closed without merge."),
+            "closed",
+            c.or_else(|| ctx.latest_snapshot_obs()),
+        ),
     }
 }
 

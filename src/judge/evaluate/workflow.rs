@@ -30,9 +30,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::common::{
-    cite, is_closed, is_merged, merge_obs, missing_reference, missing_state, unobserved,
-};
+use super::common::{cite, is_closed, is_merged, merge_obs, missing_reference, unobserved};
 use super::EvalContext;
 use crate::model::sane_time::{minus, plus};
 use crate::model::{
@@ -195,10 +193,9 @@ pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
 /// General rule 1: a run output names its run (a valid run id) or at least
 /// the workflow to find its run by; without either it cannot be judged.
 fn no_correlation() -> Evaluation {
-    missing_state(
-        "The record names neither a valid run id nor the workflow, so no run can be matched to it.",
-    )
-    .unresolved()
+    Evaluation::new(O::Unknown, S::None, Signal::MissingRunId)
+        .note("The record names neither a valid run id nor the workflow, so no run can be matched to it.")
+        .unresolved()
 }
 
 /// No run found: pending for a day, then gh-aw's `missing_run_id`.

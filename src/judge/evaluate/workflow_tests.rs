@@ -178,7 +178,7 @@ fn dispatch_workflow_table() {
             row(
                 "no run id and no workflow: the record lacks its correlation (rule 1)",
                 vec![],
-                (UNKNOWN, NONE, "missing_execution_state"),
+                (UNKNOWN, NONE, "missing_run_id"),
             )
             .on(record("dispatch_workflow").no_target()),
         ],
@@ -492,7 +492,7 @@ fn approve_workflow_run_table() {
             row(
                 "no record of which run",
                 vec![],
-                (UNKNOWN, NONE, "missing_execution_state"),
+                (UNKNOWN, NONE, "missing_run_id"),
             )
             .on(crate::model::ExecutionRecord {
                 target: None,
