@@ -18,10 +18,13 @@ pub fn verdict(status: OutcomeStatus, strength: EvidenceStrength) -> Markup {
     }
 }
 
-/// A signal (`accepted_then_reverted`) in words, the exact name kept in
-/// `title`.
+/// A signal (`accepted_then_reverted`) in words; its `title` says the state
+/// it names (`model::Signal::what`) and its exact word.
 pub fn signal(name: &str) -> Markup {
-    html! { span.signal title=(name) { (name.replace('_', " ")) } }
+    let what = crate::model::Signal::parse(name)
+        .map(|s| format!("{} ({name})", s.what()))
+        .unwrap_or_else(|| name.to_string());
+    html! { span.signal title=(what) data-signal=(name) { (name.replace('_', " ")) } }
 }
 
 /// The first line of a commit message, at most 90 characters.
