@@ -260,7 +260,7 @@ pub async fn outputs(StateExtractor(state): StateExtractor<State>, mut visit: Vi
                             @if let Some(w) = &r.workflow { a href=(workflow_path(w)) { (w) } } @else { "–" }
                         }
                         td data-label="type" { code { (r.safe_output_type) } }
-                        td data-label="verdict" { (verdict(r.outcome_status, r.evidence_strength)) " " (signal(&r.human_check_signal)) }
+                        td data-label="verdict" { span { (verdict(r.outcome_status, r.evidence_strength)) " " (signal(&r.human_check_signal)) } }
                         @if let Some(w) = own.window {
                             td data-label=(format!("at T+{w}")) data-field="at_window" {
                                 @match r.windows.get(w) {

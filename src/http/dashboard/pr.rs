@@ -70,11 +70,11 @@ pub async fn pull_request_page(
                     @for o in &pr.outcomes {
                         tr data-output=(o.safe_output_id) {
                             td { a href=(output_path(&o.safe_output_id)) { code { (o.safe_output_type) } } br; span.muted { (o.safe_output_id) } }
-                            td data-label="workflow · run" {
+                            td data-label="workflow · run" { span {
                                 @match &o.workflow { Some(w) => a href=(workflow_path(w)) { (w) }, None => "–" }
                                 @if let Some(r) = o.run_id { " · " a href=(run_path(o.safe_output_id.split(':').next().unwrap_or(""), r)) { "run " (r) } }
-                            }
-                            td data-label="verdict" { (verdict(o.outcome_status, o.evidence_strength)) " " (signal(&o.human_check_signal)) }
+                            } }
+                            td data-label="verdict" { span { (verdict(o.outcome_status, o.evidence_strength)) " " (signal(&o.human_check_signal)) } }
                             td data-label="windows" { (progress(o)) }
                             td data-label="why" { (o.notes) }
                         }

@@ -112,10 +112,10 @@ pub async fn run(
                         td { a href=(output_path(&r.safe_output_id)) { (r.safe_output_id) } }
                         td data-label="executed" { (day(r.created_at, now)) " " (r.created_at.format("%H:%M")) }
                         td data-label="type" { code { (r.safe_output_type) } }
-                        td data-label="target" {
+                        td data-label="target" { span {
                             (target_cell(r))
                             @if let Some(t) = title { br; span.muted { "“" (t) "”" } }
-                        }
+                        } }
                         td data-label="verdict" { (verdict(r.outcome_status, r.evidence_strength)) }
                         td data-label="why" { (signal(&r.human_check_signal)) }
                         td data-label="windows" { (standing(r, now)) }
