@@ -32,6 +32,7 @@ use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
+use crate::ingest::tenancy::TenancyStats;
 use crate::model::clock::Clock;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, Store, STORE_LOCK_WAIT};
@@ -194,6 +195,7 @@ impl App {
             rejected: AtomicU64::new(0),
             github_calls: Arc::new(ApiCalls::default()),
             reconcile_stats: Arc::default(),
+            tenancy: Arc::default(),
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
@@ -313,6 +315,10 @@ impl BackfillHost for App {
 
     fn reconcile_stats(&self) -> Arc<ReconcileStats> {
         self.shared.reconcile_stats.clone()
+    }
+
+    fn tenancy_stats(&self) -> Arc<TenancyStats> {
+        self.shared.tenancy.clone()
     }
 
     fn caught_up(&self) -> Arc<dyn CaughtUp> {

@@ -150,6 +150,7 @@ impl App {
             let writer = app.writer.clone();
             Reconciler::new(app.store.clone(), clock.clone(), client.clone(), writer, o)
                 .with_stats(app.shared.reconcile_stats.clone())
+                .with_tenancy(app.shared.tenancy.clone())
                 .spawn(&tx, inbox)
         });
         if github.signals {
@@ -164,6 +165,7 @@ impl App {
         running.harvester = harvester.map(|((tx, inbox), o)| {
             let writer = app.writer.clone();
             Harvester::new(app.store.clone(), clock.clone(), client.clone(), writer, o)
+                .with_tenancy(app.shared.tenancy.clone())
                 .spawn(&tx, inbox)
         });
         running.backfill = backfill.map(|((tx, inbox), h, o)| {

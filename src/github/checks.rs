@@ -120,8 +120,14 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
     ids.dedup();
     let mut outcomes = Vec::new();
     for id in ids {
-        if let Some(o) = store.output(&id)?.and_then(|s| s.outcome) {
-            outcomes.push(o);
+        let Some(stored) = store.output(&id)? else {
+            continue;
+        };
+        // Only outputs of this repository's installation (the tenancy
+        // rule; one stored before it may name another's).
+        if crate::ingest::tenancy::check(store, &stored.execution.repo, &stored.execution)?.is_ok()
+        {
+            outcomes.extend(stored.outcome);
         }
     }
     if outcomes.is_empty() {

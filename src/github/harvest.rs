@@ -30,6 +30,10 @@
 //!   done with a note, so it is not asked again.
 //! - The run's workflow is recorded as the lock file's stem (`ci-coach`),
 //!   gh-aw's `workflow_id`, the name its body markers carry.
+//! - **Tenancy**: the run's repository is the anchor of every line
+//!   (`ingest::tenancy`): a line whose own repository or target lies outside
+//!   the run's installation is rejected and counted (`Where::Harvest`),
+//!   never staged.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -46,6 +50,7 @@ use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use crate::ingest::ingress::manifest_stream::StreamedManifest;
 use crate::ingest::manifest::{LineParser, ManifestDefaults};
+use crate::ingest::tenancy::{TenancyStats, Where};
 use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind};
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
@@ -313,6 +318,7 @@ pub struct Harvester {
     writer: InboxWriter,
     http: reqwest::Client,
     options: HarvestOptions,
+    tenancy: Arc<TenancyStats>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -365,7 +371,15 @@ impl Harvester {
             writer,
             http,
             options,
+            tenancy: Arc::default(),
         }
+    }
+
+    /// Count the lines the tenancy rule refuses into these stats (the
+    /// App's, on `/status` and `/metrics`) instead of the harvester's own.
+    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Harvester {
+        self.tenancy = stats;
+        self
     }
 
     /// Run on a tokio task, starting with the runs queued before a restart.
@@ -537,6 +551,12 @@ impl Harvester {
             ));
         }
         let (accepted, rejected) = (manifest.accepted, manifest.rejected_total);
+        for (kind, n) in &manifest.outside_installation {
+            self.tenancy.add(Where::Harvest, kind, *n as u64);
+        }
+        if manifest.outside_installation_total() > 0 {
+            tracing::warn!(repo = %run.repo, run = run.run_id, refused = manifest.outside_installation_total(), "harvested manifest lines outside the run's installation refused");
+        }
         if rejected > 0 {
             tracing::info!(repo = %run.repo, run = run.run_id, rejected, lines = %manifest.rejected_json(), "harvested manifest lines skipped");
         }

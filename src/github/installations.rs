@@ -8,6 +8,8 @@
 //! order; the last one applied wins, except that a plain `Seen` never revives
 //! a deleted or suspended installation.
 
+use crate::model::tenancy::Refusal;
+use crate::model::ExecutionRecord;
 use crate::store::{ExternalBatch, Result, Store};
 
 pub use crate::model::installation::{
@@ -30,6 +32,27 @@ pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
     };
     let active = installation(store, id)?.is_none_or(|r| r.status == InstallationStatus::Active);
     Ok(active.then_some(id))
+}
+
+/// The installation an output's reads of GitHub go through (its target's
+/// repository's; its own for an owner-level target or none), once the
+/// output passes the tenancy rule (`ingest::tenancy`). `Ok(None)`: no
+/// active installation covers it; `Err(refusal)`: it names a repository
+/// outside its installation and nothing may be read for it.
+pub fn reading_installation(
+    store: &Store,
+    record: &ExecutionRecord,
+) -> Result<std::result::Result<Option<u64>, Refusal>> {
+    if let Err(refusal) = crate::ingest::tenancy::check(store, &record.repo, record)? {
+        return Ok(Err(refusal));
+    }
+    let repo = record
+        .target
+        .as_ref()
+        .map(|t| t.repo.as_str())
+        .filter(|r| r.contains('/'))
+        .unwrap_or(&record.repo);
+    Ok(Ok(installation_for_repo(store, repo)?))
 }
 
 /// The installation a repository is mapped to, whatever its status.

@@ -11,8 +11,9 @@
 //!   observed at all first, then those known only from earlier reconciles;
 //! - on demand, `POST /api/v1/outputs/{id}/reconcile`.
 //!
-//! For each it picks the repository's installation (none: skipped, logged
-//! and counted), fetches the target's state (`fetch`), judges the attempt
+//! For each it picks the installation its reads go through
+//! (`installations::reading_installation`: none, or an output outside its
+//! own installation by the tenancy rule: skipped, logged and counted), fetches the target's state (`fetch`), judges the attempt
 //! (`ingest::reconcile::judge`) and hands the result to the worker as an
 //! `InboxItem::Reconciled`, durable like a delivery. A transient failure
 //! (the client's retry budget ran out) is tried again later with backoff,
@@ -31,9 +32,10 @@ use serde::Serialize;
 
 use super::client::GitHubClient;
 use super::fetch;
-use super::installations::installation_for_repo;
+use super::installations::reading_installation;
 use super::task;
 use crate::ingest::reconcile::{judge, required_endpoints};
+use crate::ingest::tenancy::{TenancyStats, Where};
 use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind, OutcomeStatus};
 use crate::store::inbox::{InboxItem, InboxWriter};
@@ -230,6 +232,7 @@ pub struct Reconciler {
     writer: InboxWriter,
     options: ReconcilerOptions,
     stats: Arc<ReconcileStats>,
+    tenancy: Arc<TenancyStats>,
 }
 
 impl Reconciler {
@@ -247,7 +250,15 @@ impl Reconciler {
             writer,
             options,
             stats: Arc::default(),
+            tenancy: Arc::default(),
         }
+    }
+
+    /// Count outputs the tenancy rule refuses to read for into these stats
+    /// (the App's) instead of the reconciler's own.
+    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Reconciler {
+        self.tenancy = stats;
+        self
     }
 
     /// Count into these stats (the App's, shown on `/status` and `/metrics`)
@@ -401,11 +412,19 @@ impl Reconciler {
                 None,
             ));
         }
-        let repo = record
-            .target
-            .as_ref()
-            .map_or(record.repo.as_str(), |t| t.repo.as_str());
-        let Some(installation) = installation_for_repo(&self.store, repo)? else {
+        let installation = match reading_installation(&self.store, &record)? {
+            Ok(installation) => installation,
+            Err(refusal) => {
+                // Stored before the rule, or the installations changed: an
+                // installation's token never reads for another's output.
+                self.tenancy.refused(Where::Reconcile, &record.id, &refusal);
+                return Ok((
+                    Reconciled::Skipped("the output names a repository outside its installation"),
+                    None,
+                ));
+            }
+        };
+        let Some(installation) = installation else {
             bump(&self.stats.skipped_no_installation);
             tracing::info!(output = %record.id, "not reconciled: no active installation covers its repository");
             return Ok((

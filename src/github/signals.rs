@@ -51,7 +51,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Endpoint, GitHubClient};
 use super::fetch::{query, Failure};
-use super::installations::installation_for_repo;
+use super::installations::reading_installation;
 use crate::ingest::reconcile::{observations_from_api, ApiState};
 use crate::model::clock::Clock;
 use crate::model::{
@@ -406,14 +406,13 @@ impl SignalFetcher {
         }
         let observations = self.store.observations(&record.watch_keys())?;
         let need = needs(&record, &observations);
-        let repo = record
-            .target
-            .as_ref()
-            .map_or(record.repo.as_str(), |t| t.repo.as_str());
         if need.is_empty() {
             return Ok(None);
         }
-        Ok(installation_for_repo(&self.store, repo)?.map(|i| (i, record, need)))
+        // An output outside its own installation (the tenancy rule) is
+        // never read for (the reconciler counts it).
+        let installation = reading_installation(&self.store, &record)?.ok().flatten();
+        Ok(installation.map(|i| (i, record, need)))
     }
 
     /// One GraphQL query for the chunk's items, then the REST reads; each

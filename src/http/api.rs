@@ -78,7 +78,7 @@ pub(crate) async fn output_detail(
     let stored = state.store.output(id)?.ok_or_else(missing)?;
     // Outside the reader's scope looks exactly like absent. An output not
     // yet evaluated is shown (outcome null) unless a cut is asked for.
-    let visible = reader.scope.allows(&stored.execution.repo)
+    let visible = reader.scope.sees(&stored.execution)
         && (*filter == ReadFilter::default() || filter.admits(&stored, &reader.scope));
     if !visible {
         return Err(missing());

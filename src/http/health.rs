@@ -129,6 +129,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "worker": if f.worker_death.is_some() { "dead" } else { "running" },
         "worker_error": f.worker_death,
         "dead_letters": f.dead_letters,
+        "tenancy": tenancy(&state),
         "last_error": last_error,
         "github": {
             "credentials": credentials(state.listen_only, &health),
@@ -151,6 +152,21 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         },
     }));
     (code, body)
+}
+
+/// What the tenancy rule refused (docs/auth.md, "Tenancy"): counts by
+/// where and why, never a repository name.
+fn tenancy(state: &State) -> serde_json::Value {
+    let rows = state.shared.tenancy.rows();
+    let mut refused = serde_json::Map::new();
+    for (at, kind, n) in &rows {
+        let entry = refused.entry(*at).or_insert_with(|| json!({}));
+        entry[*kind] = json!(n);
+    }
+    json!({
+        "refused_total": rows.iter().map(|(_, _, n)| n).sum::<u64>(),
+        "refused": refused,
+    })
 }
 
 /// `listen-only` without `APP_ID`; with it, `app` only while GitHub is not
@@ -207,6 +223,7 @@ struct Snapshot {
     calls_by_installation: Vec<(String, u64)>,
     api_errors: Vec<(&'static str, u64)>,
     check_run_failures: u64,
+    tenancy: Vec<(&'static str, &'static str, u64)>,
     backfill: Option<crate::store::backfill::BackfillTotals>,
     outputs: Arc<OutputTally>,
 }
@@ -237,6 +254,7 @@ impl Snapshot {
                 .into_iter()
                 .collect(),
             check_run_failures: state.shared.github_calls.check_run_failures(),
+            tenancy: state.shared.tenancy.rows(),
             backfill: state.store.backfill_totals().ok(),
             outputs,
         }
@@ -381,6 +399,15 @@ impl Collector for Snapshot {
             self.api_errors
                 .iter()
                 .map(|(k, n)| ([("kind", *k)], counter(*n))),
+        )?;
+        family(
+            e,
+            "safe_outcomes_tenancy_refused",
+            "Manifest lines, outputs and reads refused as outside the output's installation, by where and why.",
+            kind,
+            self.tenancy
+                .iter()
+                .map(|(at, why, n)| ([("path", *at), ("reason", *why)], counter(*n))),
         )?;
         single(
             e,

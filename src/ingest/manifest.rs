@@ -180,6 +180,12 @@ impl LineParser {
         }
     }
 
+    /// The run's repository, when the caller knows it (the post's `repo`,
+    /// the OIDC token's, the harvested run's).
+    pub fn run_repo(&self) -> Option<&str> {
+        self.defaults.repo.as_deref()
+    }
+
     /// Lines that were not blank so far (the manifest's items).
     pub fn items(&self) -> usize {
         self.items

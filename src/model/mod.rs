@@ -23,6 +23,7 @@ pub mod output_type;
 pub mod sane_time;
 pub mod shared_data;
 pub mod target;
+pub mod tenancy;
 pub mod vocabulary;
 pub mod wire;
 

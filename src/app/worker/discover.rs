@@ -1,8 +1,11 @@
 //! Discovering and registering outputs: manifest records and chunks merged
 //! into stored outputs, and the reconciles asked for outputs whose targets
-//! were never observed.
+//! were never observed. Registration is where the tenancy rule
+//! (`ingest::tenancy`) is the last word: an output naming a repository
+//! outside its installation is never stored, whatever brought it.
 
 use super::*;
+use crate::ingest::tenancy;
 
 impl Worker {
     /// Register a manifest's records; collects the outputs to re-assess and
@@ -15,7 +18,9 @@ impl Worker {
         fx: &mut Effects,
     ) -> Result<()> {
         for record in records {
-            let id = self.upsert_output(unit, record, fx)?;
+            let Some(id) = self.upsert_output(unit, record, fx)? else {
+                continue;
+            };
             if self.shared.reconcile_requests.is_some() && self.never_observed(unit, &id)? {
                 fx.unobserved.push(id.clone());
             }
@@ -83,13 +88,19 @@ impl Worker {
 
     /// Register an output, or merge it into the one already known for the same
     /// object (a webhook discovery and a manifest line are one output).
-    /// Returns the canonical id.
+    /// Returns the canonical id; `None` when the tenancy rule refuses it
+    /// (counted and logged, nothing stored).
     pub(super) fn upsert_output(
         &mut self,
         unit: &mut Unit,
         record: ExecutionRecord,
         fx: &mut Effects,
-    ) -> Result<String> {
+    ) -> Result<Option<String>> {
+        if let Err(refusal) = tenancy::check(&self.store, &record.repo, &record)? {
+            let at = tenancy::Where::Registration;
+            self.shared.tenancy.refused(at, &record.id, &refusal);
+            return Ok(None);
+        }
         let target_key = record.target.as_ref().map(|t| t.key());
         lock(unit, &record.id)?;
         if let Some(tk) = &target_key {
@@ -139,6 +150,6 @@ impl Worker {
         let id = stored.execution.id.clone();
         unit.put_output(&stored);
         self.outputs.written(&stored);
-        Ok(id)
+        Ok(Some(id))
     }
 }

@@ -211,7 +211,7 @@ impl Worker {
                         .map(|o| o.target.clone()),
                 );
                 for record in discoveries {
-                    outputs.insert(self.upsert_output(unit, record, &mut fx)?);
+                    outputs.extend(self.upsert_output(unit, record, &mut fx)?);
                 }
                 if self.shared.harvest_requests.is_some() {
                     for run in observations.iter().filter_map(RunRef::from_observation) {
@@ -242,6 +242,13 @@ impl Worker {
                 let id = unit.canonical(&output_id)?;
                 if let Some(stored) = unit.output(&id)? {
                     for obs in observations {
+                        // What a read for an output brings back is filed
+                        // for it only within its own repositories.
+                        if !crate::ingest::tenancy::within_reach(&stored.execution, &obs.target) {
+                            let at = crate::ingest::tenancy::Where::Reconcile;
+                            self.shared.tenancy.add(at, "outside_reach", 1);
+                            continue;
+                        }
                         self.file_observation(unit, obs, &mut touched)?;
                     }
                     let target = stored.execution.watch_keys().into_iter().next();
