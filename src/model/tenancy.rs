@@ -28,6 +28,7 @@
 
 use std::fmt;
 
+pub use super::ident::owner_of;
 use super::ExecutionRecord;
 
 /// Which of an output's repositories a check is about.
@@ -104,11 +105,6 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
-
-/// The owner of `owner/name` (or the whole string when it names an owner).
-pub fn owner_of(repo: &str) -> &str {
-    repo.split_once('/').map_or(repo, |(owner, _)| owner)
-}
 
 /// GitHub's names are case-insensitive.
 pub fn same(a: &str, b: &str) -> bool {
