@@ -3,17 +3,21 @@
 //! merges the areas of `AREAS` once. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 //! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
-//! `dashboard` (the HTML pages), `read` (who may read what).
+//! `dashboard` (the HTML pages), `read` (who may read what). One layer,
+//! `headers::secure`, sets the security headers on every answer; the
+//! pages' stylesheets are files (`assets`).
 //!
 //! May import: every room below it (`model` … `app`).
 
 mod accept;
 pub(crate) mod api;
+mod assets;
 pub mod auth;
 mod backfill;
 mod body;
 pub mod dashboard;
 mod export;
+mod headers;
 mod health;
 mod manifests;
 pub mod read;
@@ -101,6 +105,7 @@ const AREAS: &[Area] = &[
     health::routes,
     dashboard::routes,
     auth::routes,
+    assets::routes,
 ];
 
 pub fn router(app: &App, options: RouterOptions) -> Router {
@@ -123,6 +128,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         },
         doors: limits::Doors::new(&options.limits),
     };
+    let policy = Arc::new(headers::Policy::new(&options.auth.web_url));
     AREAS
         .iter()
         .fold(Router::new(), |router, area| router.merge(area(&mount)))
@@ -130,6 +136,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
             state.clone(),
             crate::http::auth::setup::intercept,
         ))
+        .layer(from_fn_with_state(policy, headers::secure))
         .with_state(state)
 }
 

@@ -4,7 +4,9 @@
 //! request without a reader gets the HTML sign-in page; an unknown parameter
 //! is a 400 page. In headless Chromium (driven over the WebDriver protocol
 //! by chromedriver, with plain HTTP: no browser crate): every page loads at
-//! 1200 px and at 390 px with no console error and no horizontal scroll, the
+//! 1200 px and at 390 px with no console error (a Content-Security-Policy
+//! violation is one: the pages hold no inline script or style) and with
+//! their stylesheet applied, no horizontal scroll, the
 //! numbers in the DOM equal `/api/v1/report`'s and `/api/v1/series`', the
 //! chart has one point per rated week in each of its three series, and a
 //! screenshot of each page is saved under `target/dashboard-screenshots/`.
@@ -264,8 +266,13 @@ async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_
             assert_eq!(
                 browser.console_errors().await,
                 Vec::<String>::new(),
-                "{name}"
+                "{name}: no console error (a CSP violation is one)"
             );
+            // The stylesheet is a file the page's CSP allows: it applied.
+            let styled = browser
+                .js("return getComputedStyle(document.querySelector('nav')).display")
+                .await;
+            assert_eq!(styled, "flex", "{name}: the dashboard's stylesheet applied");
             let widths = browser
                 .js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
                 .await;

@@ -18,7 +18,7 @@
 pub mod envfile;
 pub mod github_web;
 pub mod local;
-mod page;
+pub(crate) mod page;
 pub mod sessions;
 pub mod setup;
 pub mod signed;

@@ -7,16 +7,21 @@ use axum::response::{IntoResponse, Response};
 
 pub use crate::model::escape::html as esc;
 
+/// The pages' stylesheet, served at `assets::PAGE_CSS` (no inline style:
+/// the pages' Content-Security-Policy allows none).
+pub const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}\
+button{font-size:1rem;padding:.5rem 1rem}code{background:#f3f3f3;padding:0 .2rem}\n";
+
 /// A page: `title` (plain text) and `body` (HTML, already escaped).
 pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{t} · safe-outcomes</title>\
-         <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}\
-         button{{font-size:1rem;padding:.5rem 1rem}}code{{background:#f3f3f3;padding:0 .2rem}}</style>\
+         <link rel=\"stylesheet\" href=\"{css}\">\
          </head><body><h1>{t}</h1>\n{body}\n</body></html>\n",
-        t = esc(title)
+        t = esc(title),
+        css = crate::http::assets::PAGE_CSS,
     );
     let mut resp = (status, html).into_response();
     let headers = resp.headers_mut();
@@ -25,7 +30,6 @@ pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
     resp
 }
 

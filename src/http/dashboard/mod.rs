@@ -13,7 +13,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use maud::{html, Markup, PreEscaped, DOCTYPE};
+use maud::{html, Markup, DOCTYPE};
 
 use crate::http::read::{ReadFilter, Reader, FILTER_PARAMS};
 use crate::http::{ApiError, State};
@@ -187,6 +187,17 @@ table.stack td:first-child::before{content:none}
 }
 ";
 
+/// The dashboard's stylesheet, served at `assets::DASHBOARD_CSS`: the
+/// pages hold no inline style (their Content-Security-Policy allows none),
+/// so the chart legend's swatches are classes, one per series.
+pub fn stylesheet() -> String {
+    let mut css = STYLE.to_string();
+    for (name, _, (r, g, b)) in chart::SERIES {
+        css.push_str(&format!(".swatch-{name}{{background:rgb({r},{g},{b})}}\n"));
+    }
+    css
+}
+
 /// The page around `content`.
 pub(crate) fn layout(title: &str, content: Markup) -> Markup {
     html! {
@@ -197,7 +208,7 @@ pub(crate) fn layout(title: &str, content: Markup) -> Markup {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 link rel="icon" href="data:,";
                 title { (title) " · safe-outcomes" }
-                style { (PreEscaped(STYLE)) }
+                link rel="stylesheet" href=(crate::http::assets::DASHBOARD_CSS);
             }
             body {
                 nav {

@@ -126,8 +126,8 @@ fn weekly(periods: &[Period]) -> Result<Markup, ApiError> {
         figure #weekly-chart data-weeks=(periods.len()) {
             (PreEscaped(svg))
             ul.legend {
-                @for (_, label, (r, g, b)) in chart::SERIES {
-                    li { span style=(format!("background:rgb({r},{g},{b})")) {} (label) }
+                @for (name, label, _) in chart::SERIES {
+                    li { span class=(format!("swatch-{name}")) {} (label) }
                 }
             }
         }
