@@ -103,6 +103,19 @@ pub struct ServeArgs {
     /// replicas may share one database; without it, sled under DATA_DIR.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+    /// The bearer token `/metrics` requires (unset: the API_TOKEN; neither:
+    /// `/metrics` refuses everyone on the main listener).
+    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+    /// Serve `/metrics` on this address of its own (host:port, the
+    /// Prometheus convention) instead of the main listener; there it needs
+    /// METRICS_TOKEN only when one is set.
+    #[arg(long, env = "METRICS_ADDR")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// Label the outputs gauge by workflow (the busiest 20, the rest as
+    /// "other"); off by default: workflow names say what an org automates.
+    #[arg(long, env = "METRICS_WORKFLOW_LABELS", value_parser = clap::builder::BoolishValueParser::new())]
+    pub metrics_workflow_labels: bool,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
     pub auth: crate::http::auth::AuthArgs,
@@ -124,6 +137,15 @@ impl ServeArgs {
                 DurabilityArg::PowerLoss => crate::store::Durability::PowerLoss,
             }),
             dedup_window_hours: Some(self.dedup_window_hours),
+        }
+    }
+
+    /// Who may read `/metrics`, where, with which labels.
+    pub fn metrics(&self) -> crate::http::MetricsOptions {
+        crate::http::MetricsOptions {
+            token: self.metrics_token.clone().filter(|t| !t.is_empty()),
+            own_listener: self.metrics_addr.is_some(),
+            workflow_labels: self.metrics_workflow_labels,
         }
     }
 
@@ -188,23 +210,38 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         github,
         database_url: args.database_url.clone(),
     })?;
-    let routes = router(
-        &running.app,
-        RouterOptions {
-            webhook_path: args.webhook_path.clone(),
-            secrets,
-            api_token: args.api_token.clone(),
-            listen_only,
-            oidc,
-            limits: args.limits(),
-            auth: args.auth.options(
-                &public_url,
-                &args.github_api_url,
-                &args.webhook_path,
-                !listen_only,
-            ),
-        },
-    );
+    let options = RouterOptions {
+        webhook_path: args.webhook_path.clone(),
+        secrets,
+        api_token: args.api_token.clone(),
+        listen_only,
+        oidc,
+        limits: args.limits(),
+        auth: args.auth.options(
+            &public_url,
+            &args.github_api_url,
+            &args.webhook_path,
+            !listen_only,
+        ),
+        metrics: args.metrics(),
+    };
+    let metrics = match args.metrics_addr {
+        Some(addr) => {
+            let routes = crate::http::metrics_router(&running.app, &options);
+            let server = RunningServer::start_with(routes, addr, &args.limits())
+                .await
+                .with_context(|| format!("METRICS_ADDR {addr}: cannot listen"))?;
+            println!("metrics on {}/metrics", server.url());
+            Some(server)
+        }
+        None => {
+            if args.metrics_token.is_none() && args.api_token.is_none() {
+                tracing::info!("/metrics refuses every scrape: set METRICS_TOKEN (a bearer) or METRICS_ADDR (a listener of its own)");
+            }
+            None
+        }
+    };
+    let routes = router(&running.app, options);
     let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .with_context(|| {
@@ -227,6 +264,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
+    if let Some(metrics) = metrics {
+        metrics.stop().await;
+    }
     running.stop().await
 }
 
@@ -304,6 +344,27 @@ mod tests {
         let settings = args.store_settings();
         assert_eq!(settings.durability, Some(Durability::PowerLoss));
         assert_eq!(settings.dedup_window_hours, Some(24));
+    }
+
+    #[test]
+    fn metrics_flags_set_the_metrics_options() {
+        let m = parse(&[]).unwrap().metrics();
+        assert_eq!(
+            (m.token, m.own_listener, m.workflow_labels),
+            (None, false, false)
+        );
+        let args = parse(&[
+            "--metrics-token",
+            "s3",
+            "--metrics-addr",
+            "127.0.0.1:9464",
+            "--metrics-workflow-labels",
+        ])
+        .unwrap();
+        let m = args.metrics();
+        assert_eq!(m.token.as_deref(), Some("s3"));
+        assert!(m.own_listener && m.workflow_labels);
+        assert!(parse(&["--metrics-addr", "nowhere"]).is_err());
     }
 
     #[test]

@@ -1,12 +1,19 @@
 //! Health: `/ping`, `/status` and `/metrics` (OpenMetrics through
 //! `prometheus-client`). No repository data here: the outputs gauge is
-//! labelled by type and workflow, never by repository.
+//! labelled by status, strength and type, by workflow only when the operator
+//! opts in (`METRICS_WORKFLOW_LABELS`), never by repository.
+//!
+//! Who may scrape (`MetricsOptions`, docs/auth.md "Metrics"): on the main
+//! listener, a bearer `METRICS_TOKEN` (unset: the `API_TOKEN`; neither:
+//! nobody); with `METRICS_ADDR`, `/metrics` moves to that listener of its
+//! own (`metrics_router`; the Prometheus convention), where it needs
+//! `METRICS_TOKEN` only when one is set, and the main listener answers 404.
 
 use std::sync::atomic::Ordering;
 
 use axum::extract::State as StateExtractor;
-use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
@@ -18,13 +25,28 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use super::State;
+use super::body::require_bearer;
+use super::{ApiError, State};
 use crate::github::calls::ApiHealth;
 use crate::model::OutcomeRecord;
 use crate::read::report::tally::OutputTally;
 use crate::store::counter;
 
-/// `/status`, `/ping` and `/metrics`: no auth, no repository data.
+/// Who may read `/metrics`, and what it says.
+#[derive(Clone, Debug, Default)]
+pub struct MetricsOptions {
+    /// The bearer `/metrics` requires (`METRICS_TOKEN`); unset: the API
+    /// token on the main listener, nothing on its own listener.
+    pub token: Option<String>,
+    /// `/metrics` is served on a listener of its own (`METRICS_ADDR`): the
+    /// main listener's answers 404.
+    pub own_listener: bool,
+    /// Label the outputs gauge by workflow (`METRICS_WORKFLOW_LABELS`).
+    pub workflow_labels: bool,
+}
+
+/// `/status` and `/ping` (no auth, no repository data) and `/metrics`
+/// (a bearer; see the module's docs).
 pub fn routes(_: &super::Mount) -> axum::Router<State> {
     use axum::routing::get;
     axum::Router::new()
@@ -198,8 +220,47 @@ fn credentials(listen_only: bool, health: &ApiHealth) -> serde_json::Value {
     }
 }
 
-pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
-    let snapshot = Snapshot::take(&state).await;
+/// `/metrics` on the main listener: 404 when it has a listener of its own,
+/// else the bearer `METRICS_TOKEN` (or, unset, the `API_TOKEN`).
+pub async fn metrics(StateExtractor(state): StateExtractor<State>, headers: HeaderMap) -> Response {
+    if state.metrics.own_listener {
+        return ApiError::not_found("/metrics is served on METRICS_ADDR").into_response();
+    }
+    let token = state
+        .metrics
+        .token
+        .as_deref()
+        .or(state.api_token.as_deref());
+    match require_bearer(&headers, token, "METRICS_TOKEN (or API_TOKEN)") {
+        Ok(()) => scrape(&state).await.into_response(),
+        Err(e) => refused(&state, e),
+    }
+}
+
+/// `/metrics` on its own listener (`METRICS_ADDR`): `METRICS_TOKEN` when one
+/// is set, else whoever reaches the listener.
+pub async fn metrics_on_own_listener(
+    StateExtractor(state): StateExtractor<State>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(token) = state.metrics.token.as_deref() {
+        if let Err(e) = require_bearer(&headers, Some(token), "METRICS_TOKEN") {
+            return refused(&state, e);
+        }
+    }
+    scrape(&state).await.into_response()
+}
+
+/// Count and log a refused scrape like any refused request.
+fn refused(state: &State, e: ApiError) -> Response {
+    state.shared.rejected.fetch_add(1, Ordering::Relaxed);
+    tracing::warn!(status = %e.status, detail = %e.detail, "metrics scrape refused");
+    e.into_response()
+}
+
+/// The OpenMetrics text of one scrape.
+async fn scrape(state: &State) -> impl IntoResponse {
+    let snapshot = Snapshot::take(state).await;
     let mut registry = Registry::default();
     registry.register_collector(Box::new(snapshot));
     let mut body = String::new();
@@ -231,7 +292,7 @@ struct Snapshot {
 impl Snapshot {
     async fn take(state: &State) -> Snapshot {
         let figures = figures(state);
-        let outputs = output_tally(state).await;
+        let outputs = output_tally(state, state.metrics.workflow_labels).await;
         Snapshot {
             figures,
             reconcile: state
@@ -416,10 +477,12 @@ impl Collector for Snapshot {
             counter(self.check_run_failures),
         )?;
         family(e, "safe_outcomes_outputs",
-            "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and workflow (the busiest, the rest as \"other\").",
+            "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and, when METRICS_WORKFLOW_LABELS is on, workflow (the busiest, the rest as \"other\").",
             prometheus_client::metrics::MetricType::Gauge,
             self.outputs.rows.iter().map(|(k, n)| {
-                ([("status", k.0.as_str()), ("strength", k.1.as_str()), ("type", k.2.as_str()), ("workflow", k.3.as_str())], gauge(*n))
+                let mut labels = vec![("status", k.0.as_str()), ("strength", k.1.as_str()), ("type", k.2.as_str())];
+                labels.extend(k.3.as_deref().map(|w| ("workflow", w)));
+                (labels, gauge(*n))
             }))
     }
 }
@@ -471,7 +534,7 @@ pub const OUTPUT_TALLY_TTL: std::time::Duration = std::time::Duration::from_secs
 
 /// The tally, from the cache while fresh, else read from the store on a
 /// blocking thread (one reader at a time: concurrent scrapes wait for it).
-async fn output_tally(state: &State) -> Arc<OutputTally> {
+async fn output_tally(state: &State, workflows: bool) -> Arc<OutputTally> {
     let cache = state.shared.output_tally.clone();
     let store = state.store.clone();
     let read = tokio::task::spawn_blocking(move || {
@@ -485,7 +548,7 @@ async fn output_tally(state: &State) -> Arc<OutputTally> {
             .outputs("", None)
             .filter_map(|o| o.ok()?.outcome)
             .collect();
-        let tally = Arc::new(OutputTally::count(outcomes.iter()));
+        let tally = Arc::new(OutputTally::count(outcomes.iter(), workflows));
         *cached = Some((std::time::Instant::now(), tally.clone()));
         tally
     });

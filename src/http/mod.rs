@@ -31,6 +31,7 @@ use axum::middleware::from_fn_with_state;
 use axum::Router;
 
 pub use crate::ingest::ingress::{limits, manifest_stream, ApiError, Limits, MAX_BODY};
+pub use health::MetricsOptions;
 
 use crate::app::{App, Shared};
 use crate::ingest::oidc::OidcVerifier;
@@ -50,6 +51,8 @@ pub struct ServerState {
     pub limits: Limits,
     /// Setup page, sign-in with GitHub and sessions.
     pub auth: Arc<crate::http::auth::Auth>,
+    /// Who may read `/metrics`, where, and with which labels.
+    pub metrics: MetricsOptions,
 }
 
 pub type State = Arc<ServerState>;
@@ -67,6 +70,8 @@ pub struct RouterOptions {
     pub limits: Limits,
     /// Setup page and sign-in with GitHub (default: neither).
     pub auth: crate::http::auth::AuthOptions,
+    /// `/metrics`: its bearer, its listener, its labels.
+    pub metrics: MetricsOptions,
 }
 
 /// What an area needs to mount its routes, besides `State`.
@@ -108,18 +113,37 @@ const AREAS: &[Area] = &[
     assets::routes,
 ];
 
-pub fn router(app: &App, options: RouterOptions) -> Router {
-    let state = Arc::new(ServerState {
+/// What every handler of a router over `app` reaches.
+fn server_state(app: &App, options: &RouterOptions) -> State {
+    Arc::new(ServerState {
         store: app.store.clone(),
         shared: app.shared.clone(),
         writer: app.writer.clone(),
-        secrets: options.secrets,
-        api_token: options.api_token,
+        secrets: options.secrets.clone(),
+        api_token: options.api_token.clone(),
         listen_only: options.listen_only,
-        oidc: options.oidc,
+        oidc: options.oidc.clone(),
         limits: options.limits.clone(),
         auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
-    });
+        metrics: options.metrics.clone(),
+    })
+}
+
+/// `/metrics` alone, for its own listener (`METRICS_ADDR`; the main router
+/// is built with `MetricsOptions::own_listener`), with the same headers.
+pub fn metrics_router(app: &App, options: &RouterOptions) -> Router {
+    let policy = Arc::new(headers::Policy::new(&options.auth.web_url));
+    Router::new()
+        .route(
+            "/metrics",
+            axum::routing::get(health::metrics_on_own_listener),
+        )
+        .layer(from_fn_with_state(policy, headers::secure))
+        .with_state(server_state(app, options))
+}
+
+pub fn router(app: &App, options: RouterOptions) -> Router {
+    let state = server_state(app, &options);
     let mount = Mount {
         webhook_path: if options.webhook_path.is_empty() {
             "/api/github/webhooks".to_string()

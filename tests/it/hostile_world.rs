@@ -42,7 +42,10 @@ async fn status(t: &TestApp) -> (u16, Value) {
 }
 
 async fn metrics(t: &TestApp) -> String {
-    let resp = reqwest::get(format!("{}/metrics", t.server.url()))
+    let resp = reqwest::Client::new()
+        .get(format!("{}/metrics", t.server.url()))
+        .bearer_auth(crate::common::TOKEN)
+        .send()
         .await
         .unwrap();
     resp.text().await.unwrap()

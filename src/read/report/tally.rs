@@ -1,6 +1,8 @@
 //! The outputs counted for the `safe_outcomes_outputs` gauge: by status,
-//! evidence strength, type and workflow, with bounded label sets (a custom
-//! type is "custom", a workflow outside the busiest is "other").
+//! evidence strength, type and — only when the operator opts in
+//! (`METRICS_WORKFLOW_LABELS`) — workflow, with bounded label sets (a custom
+//! type is "custom", a workflow outside the busiest is "other"). Never by
+//! repository.
 
 use std::collections::BTreeMap;
 
@@ -11,17 +13,22 @@ use crate::model::OutputType;
 /// "other", so the label set stays bounded whatever the org runs.
 pub const METRIC_WORKFLOWS: usize = 20;
 
-/// Outputs counted by (status, strength, type, workflow).
+/// Outputs counted by (status, strength, type, workflow); the workflow is
+/// `None` for every row unless workflows were asked for.
 #[derive(Debug, Default)]
 pub struct OutputTally {
-    pub rows: BTreeMap<(String, String, String, String), u64>,
+    pub rows: BTreeMap<(String, String, String, Option<String>), u64>,
 }
 
 impl OutputTally {
     /// Count the stored outcomes with bounded labels: a type is its gh-aw
-    /// name when the registry knows it, else "custom"; a workflow outside the
-    /// busiest `METRIC_WORKFLOWS` is "other".
-    pub fn count<'a>(outcomes: impl Iterator<Item = &'a OutcomeRecord> + Clone) -> OutputTally {
+    /// name when the registry knows it, else "custom"; with `workflows`, a
+    /// workflow outside the busiest `METRIC_WORKFLOWS` is "other" (without,
+    /// no workflow is named at all).
+    pub fn count<'a>(
+        outcomes: impl Iterator<Item = &'a OutcomeRecord> + Clone,
+        workflows: bool,
+    ) -> OutputTally {
         let mut per_workflow: BTreeMap<&str, u64> = BTreeMap::new();
         for o in outcomes.clone() {
             *per_workflow
@@ -51,7 +58,7 @@ impl OutputTally {
                 o.outcome_status.as_str().to_string(),
                 o.evidence_strength.as_str().to_string(),
                 kind,
-                workflow.to_string(),
+                workflows.then(|| workflow.to_string()),
             );
             *rows.entry(key).or_default() += 1;
         }
@@ -90,9 +97,9 @@ mod tests {
             }
         }
         all.push(outcome("post_to_slack", "w00"));
-        let t = OutputTally::count(all.iter());
+        let t = OutputTally::count(all.iter(), true);
         let workflows: std::collections::BTreeSet<&str> =
-            t.rows.keys().map(|k| k.3.as_str()).collect();
+            t.rows.keys().filter_map(|k| k.3.as_deref()).collect();
         assert_eq!(workflows.len(), METRIC_WORKFLOWS + 1, "{workflows:?}");
         assert!(workflows.contains("other"));
         let key = |kind: &str| {
@@ -100,11 +107,15 @@ mod tests {
                 "accepted".to_string(),
                 "strong".to_string(),
                 kind.to_string(),
-                "w00".to_string(),
+                Some("w00".to_string()),
             )
         };
         assert_eq!(t.rows[&key("create_issue")], 3);
         assert_eq!(t.rows[&key("custom")], 1, "custom types share one label");
+        assert_eq!(t.rows.values().sum::<u64>(), all.len() as u64);
+        // Without the opt-in no workflow is named at all.
+        let t = OutputTally::count(all.iter(), false);
+        assert!(t.rows.keys().all(|k| k.3.is_none()));
         assert_eq!(t.rows.values().sum::<u64>(), all.len() as u64);
     }
 }
