@@ -54,5 +54,6 @@ mod security;
 mod security_headers;
 mod sign_in;
 mod signals;
+mod tenancy;
 mod windows;
 mod workflow_outputs;
