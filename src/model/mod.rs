@@ -1,8 +1,9 @@
 //! The data model: what was executed (`ExecutionRecord`), what GitHub told us
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 //!
-//! Also the words everything else shares: `OutputType`, identifiers
-//! (`ident`), GitHub's object shapes as webhooks and the API send them
+//! Also the words everything else shares: `OutputType`, the tenancy rule
+//! (`tenancy`: an output and what it reads lie in one installation),
+//! identifiers (`ident`), GitHub's object shapes as webhooks and the API send them
 //! (`wire`), gh-aw body markers (`markers`), the clock, times from outside
 //! (`sane_time`), escaping for what people read (`escape`), and where tests
 //! find `../shared` (`shared_data`).
