@@ -28,6 +28,7 @@ use safe_outcomes::store::inbox::InboxItem;
 use safe_outcomes::store::StoredOutput;
 use serde_json::{json, Value};
 
+use crate::answers;
 use crate::common::{self, TestApp, TOKEN};
 use crate::fake_github::users::{CLIENT_ID, CLIENT_SECRET};
 use crate::fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
@@ -241,6 +242,24 @@ async fn store_a_legacy_output(r: &Rig) {
     unit.commit().unwrap();
 }
 
+/// Ask for `id` to be reconciled: it is queued, and no repository is read.
+async fn reconcile_reads_nothing(r: &Rig, id: &str) {
+    let before = r.gh.log().len();
+    let path = format!("/api/v1/outputs/{id}/reconcile");
+    let a = r.t.client.post_json(&path, &json!({})).await.unwrap();
+    assert_eq!(a.status, 202, "{}", a.body);
+    r.settle().await;
+    let log = r.gh.log();
+    let reads: Vec<&String> = log[before..]
+        .iter()
+        .filter(|l| l.contains("/repos/"))
+        .collect();
+    assert!(
+        reads.is_empty(),
+        "GitHub was read for {id}, outside its installation: {reads:?}"
+    );
+}
+
 /// A manifest post: status and answer.
 async fn post_manifest(r: &Rig, query: &str, bearer: &str, lines: &[Value]) -> (u16, Value) {
     let resp = reqwest::Client::new()
@@ -381,41 +400,11 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     r.t.deliver_ok("installation_repositories", "inst-a-removed", &removed)
         .await;
     r.settle().await;
-    let before = r.gh.log().len();
-    let id = format!("{A_APP}:100:1");
-    let a =
-        r.t.client
-            .post_json(&format!("/api/v1/outputs/{id}/reconcile"), &json!({}))
-            .await
-            .unwrap();
-    assert_eq!(a.status, 202, "{}", a.body);
-    r.settle().await;
-    let reads: Vec<String> = r.gh.log()[before..]
-        .iter()
-        .filter(|l| l.contains("/repos/"))
-        .cloned()
-        .collect();
-    assert!(
-        reads.is_empty(),
-        "GitHub was read for an output outside its installation: {reads:?}"
-    );
-
+    reconcile_reads_nothing(&r, &format!("{A_APP}:100:1")).await;
     // The legacy output was judged on B's activity; GitHub is not read for it.
     let legacy = r.t.app.store.output(LEGACY).unwrap().unwrap();
     assert!(legacy.outcome.is_some(), "B's deliveries judged it");
-    let before = r.gh.log().len();
-    let a =
-        r.t.client
-            .post_json(&format!("/api/v1/outputs/{LEGACY}/reconcile"), &json!({}))
-            .await
-            .unwrap();
-    assert_eq!(a.status, 202, "{}", a.body);
-    r.settle().await;
-    assert!(
-        !r.gh.log()[before..].iter().any(|l| l.contains("/repos/")),
-        "{:?}",
-        r.gh.log()
-    );
+    reconcile_reads_nothing(&r, LEGACY).await;
 
     // Nothing foreign was stored, whatever the path; what lies within A was.
     let stored = r.stored();
@@ -518,32 +507,22 @@ async fn sign_in(r: &Rig, login: &str) -> String {
     cookie.split(';').next().unwrap().to_string()
 }
 
+/// GET `url` with the session cookie `session`; the body.
+async fn read_as(url: String, session: &str) -> String {
+    answers::text(browser().get(url).header(COOKIE, session)).await
+}
+
 /// Issue installation A's read token as `session` (who sees all of A).
 async fn issue_token(r: &Rig, session: &str) -> String {
     let base = r.t.server.url();
-    let page = browser()
-        .get(format!("{base}/auth/tokens"))
-        .header(COOKIE, session)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = read_as(format!("{base}/auth/tokens"), session).await;
     let at = page.find("name=\"csrf\"").expect("a token form");
     let value = &page[at..];
     let value = &value[value.find("value=\"").unwrap() + 7..];
     let csrf = &value[..value.find('"').unwrap()];
-    let issued = browser()
-        .post(format!("{base}/auth/tokens"))
-        .header(COOKIE, session)
-        .form(&[("csrf", csrf), ("installation", &A.to_string())])
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let form = [("csrf", csrf), ("installation", &A.to_string())];
+    let post = browser().post(format!("{base}/auth/tokens"));
+    let issued = answers::text(post.header(COOKIE, session).form(&form)).await;
     let start = issued.find("<code>soi_").expect("a token") + "<code>".len();
     issued[start..start + issued[start..].find('<').unwrap()].to_string()
 }
@@ -588,13 +567,7 @@ async fn readers_of_a_see_nothing_of_b(r: &Rig) {
         &dyn Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
     ); 2] = [("A's viewer", &as_alice), ("A's token", &as_token)];
     for (who, auth) in readers {
-        let mine = auth(reqwest::Client::new().get(format!("{base}/api/v1/outputs")))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let mine = answers::text(auth(browser().get(format!("{base}/api/v1/outputs")))).await;
         assert!(
             mine.contains(&format!("{A_APP}:100:0")),
             "{who} reads A: {mine}"
@@ -623,15 +596,7 @@ async fn readers_of_a_see_nothing_of_b(r: &Rig) {
     }
     assert!(read >= 40, "{read} reads");
     let bob = sign_in(r, "bob").await;
-    let theirs = browser()
-        .get(format!("{base}/api/v1/outputs"))
-        .header(COOKIE, bob)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let theirs = read_as(format!("{base}/api/v1/outputs"), &bob).await;
     assert!(theirs.contains("orgb/secret:900:issue-7"), "{theirs}");
     assert!(!theirs.contains("orga/"), "{theirs}");
 }
