@@ -9,6 +9,8 @@
 //! - every output the worker registers (`app::worker`'s `upsert_output`,
 //!   whatever brought it: webhook discovery, a manifest chunk, an item
 //!   stored before this rule): a refused output is not stored;
+//! - every fact a webhook delivery files (`http::webhook`, `check_key`):
+//!   one under a repository outside the delivery's installation is dropped;
 //! - every read of GitHub for an output (`github::installations::reading_installation`:
 //!   reconciler, backfill, signals) and every observation a reconcile brings
 //!   back (`within_reach`).
@@ -32,11 +34,24 @@ pub fn check(
     tenancy::check(run_repo, record, |repo| store.installation_of_repo(repo))
 }
 
+/// The repository (or owner) part of a key (`{repo}#…`).
+fn repo_of_key(key: &str) -> &str {
+    key.split_once('#').map_or(key, |(repo, _)| repo)
+}
+
+/// May a delivery from `repo` file a fact under `key`? Only within `repo`'s
+/// installation (a sub-issue of another repository is a fact about that
+/// repository: it is kept only when the same installation covers it).
+pub fn check_key(store: &Store, repo: &str, key: &str) -> Result<Result<(), Refusal>, StoreError> {
+    let part = std::iter::once((tenancy::Part::Target, repo_of_key(key)));
+    tenancy::check_parts(repo, part, |r| store.installation_of_repo(r))
+}
+
 /// True when an observation filed under `key` (`{repo}#…`) lies in one of
 /// the repositories `record` reads: what a read for an output brings back
 /// may be filed for it only there.
 pub fn within_reach(record: &ExecutionRecord, key: &str) -> bool {
-    let repo = key.split_once('#').map_or(key, |(repo, _)| repo);
+    let repo = repo_of_key(key);
     tenancy::parts(record).any(|(_, mine)| tenancy::same(mine, repo))
 }
 
@@ -81,6 +96,9 @@ impl ManifestTenancy {
 /// Where an output (or a line, or a read) was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Where {
+    /// A fact a webhook delivery would file under another installation's
+    /// repository (`http::webhook`).
+    Webhook,
     /// A line of a posted manifest (`POST /api/v1/manifests`).
     Manifest,
     /// A line of a harvested manifest artifact (webhook-fed or backfill).
@@ -94,6 +112,7 @@ pub enum Where {
 impl Where {
     pub fn as_str(self) -> &'static str {
         match self {
+            Where::Webhook => "webhook",
             Where::Manifest => "manifest",
             Where::Harvest => "harvest",
             Where::Registration => "registration",

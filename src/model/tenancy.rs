@@ -130,12 +130,21 @@ pub fn parts(record: &ExecutionRecord) -> impl Iterator<Item = (Part, &str)> {
 pub fn check<E>(
     run_repo: &str,
     record: &ExecutionRecord,
+    installation_of: impl FnMut(&str) -> Result<Option<u64>, E>,
+) -> Result<Result<(), Refusal>, E> {
+    check_parts(run_repo, parts(record), installation_of)
+}
+
+/// The rule over any repositories (`parts`): what `check` does for an
+/// output's, and the webhook handler for the keys a delivery files facts
+/// under (`Part::Target`).
+pub fn check_parts<'a, E>(
+    run_repo: &str,
+    parts: impl Iterator<Item = (Part, &'a str)>,
     mut installation_of: impl FnMut(&str) -> Result<Option<u64>, E>,
 ) -> Result<Result<(), Refusal>, E> {
     let run_owner = owner_of(run_repo);
-    let foreign: Vec<(Part, &str)> = parts(record)
-        .filter(|(_, repo)| !same(repo, run_repo))
-        .collect();
+    let foreign: Vec<(Part, &str)> = parts.filter(|(_, repo)| !same(repo, run_repo)).collect();
     if foreign.is_empty() {
         return Ok(Ok(()));
     }

@@ -3,7 +3,8 @@
 //! repositories) and B on `orgb` (one private repository with private
 //! activity). A's runs name B's repository, an unlisted repository of A's
 //! own owner and a stranger's, through a manifest posted with the API
-//! token, an OIDC manifest, a harvested artifact, a backfilled run, inbox
+//! token, an OIDC manifest, a harvested artifact, a backfilled run, a
+//! webhook naming B's issue as a sub-issue, inbox
 //! items that reach registration directly (a webhook discovery, a manifest
 //! stored before the rule) and a reconcile after A loses a repository.
 //! Every foreign line or output is refused with its reason (in the answer,
@@ -301,6 +302,28 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     b_private_activity(&r).await;
     r.settle().await;
 
+    // 0. A delivery of A naming B's issue as a sub-issue: the fact is not
+    //    filed under B's issue; the one under A's own is.
+    let issue = |repo: &str, n: u64, title: &str| {
+        json!({"number": n, "title": title,
+        "html_url": format!("https://github.com/{repo}/issues/{n}"), "state": "open",
+        "updated_at": common::at(3), "created_at": common::at(0)})
+    };
+    let sub = json!({"action": "sub_issue_added",
+        "parent_issue": issue(A_APP, 5, "A epic"), "sub_issue": issue(B_SECRET, 7, "A names B"),
+        "repository": {"full_name": A_APP}, "installation": {"id": A},
+        "sender": common::user("alice")});
+    r.t.deliver_ok("sub_issues", "a-sub-issue", &sub).await;
+    r.t.app.wait_idle().await;
+    let filed = |key: &str| -> usize {
+        let found = r.t.app.store.observations(&[key.to_string()]).unwrap();
+        found
+            .iter()
+            .filter(|o| o.id.contains("a-sub-issue"))
+            .count()
+    };
+    assert_eq!((filed("orga/app#5"), filed("orgb/secret#7")), (1, 0));
+
     // 1. A manifest posted with the API token, for A's run 100.
     let (status, answer) = post_manifest(
         &r,
@@ -441,6 +464,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
         }
     }
     assert_eq!(refused["registration"]["other_installation"], 2, "{status}");
+    assert_eq!(refused["webhook"]["other_installation"], 1, "{status}");
     assert_eq!(refused["reconcile"]["not_in_installation"], 1, "{status}");
     assert_eq!(refused["reconcile"]["other_installation"], 1, "{status}");
     let metrics = r.t.client.get("/metrics").await.unwrap().body;
