@@ -243,12 +243,19 @@ async fn store_a_legacy_output(r: &Rig) {
     unit.commit().unwrap();
 }
 
-/// Ask for `id` to be reconciled: it is queued, and no repository is read.
+/// Ask for `id` to be reconciled: refused with the reason (409), and no
+/// repository is read, not even by the tasks that had it queued.
 async fn reconcile_reads_nothing(r: &Rig, id: &str) {
     let before = r.gh.log().len();
     let path = format!("/api/v1/outputs/{id}/reconcile");
     let a = r.t.client.post_json(&path, &json!({})).await.unwrap();
-    assert_eq!(a.status, 202, "{}", a.body);
+    assert_eq!(a.status, 409, "{}", a.body);
+    assert_eq!(a.body["error"], "outside_installation", "{}", a.body);
+    assert!(
+        a.body["detail"].as_str().unwrap().contains("installation"),
+        "{}",
+        a.body
+    );
     r.settle().await;
     let log = r.gh.log();
     let reads: Vec<&String> = log[before..]
@@ -295,8 +302,11 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
         "completed",
         Utc::now() - chrono::Duration::hours(2),
     );
-    r.install(A, "orga", &[A_APP, A_TOOLS]).await;
+    // B first: A's backfill starts as soon as A is filed, and must find
+    // B's repository already mapped to B (else the reason differs).
     r.install(B, "orgb", &[B_SECRET]).await;
+    r.settle().await;
+    r.install(A, "orga", &[A_APP, A_TOOLS]).await;
     r.settle().await;
     store_a_legacy_output(&r).await;
     b_private_activity(&r).await;
@@ -623,4 +633,74 @@ async fn readers_of_a_see_nothing_of_b(r: &Rig) {
     let theirs = read_as(format!("{base}/api/v1/outputs"), &bob).await;
     assert!(theirs.contains("orgb/secret:900:issue-7"), "{theirs}");
     assert!(!theirs.contains("orga/"), "{theirs}");
+}
+
+/// Listen-only, with no installation known (no App credentials, only the
+/// API token): the owner of the run's repository decides. Lines under that
+/// owner are kept, whatever their repository; another owner's repository or
+/// project, and a webhook fact under another owner's repository, are
+/// refused with the reason and counted.
+#[tokio::test]
+async fn without_a_known_installation_the_owner_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TestApp::start(dir.path(), common::t0()).await;
+    let lines = [
+        json!({"type": "create_issue", "repo": "acme/widgets", "number": 1,
+               "url": "https://github.com/acme/widgets/issues/1"}),
+        json!({"type": "add_comment", "repo": "acme/widgets", "commentId": 9, "number": 2,
+               "url": "https://github.com/acme/docs/issues/2#issuecomment-9"}),
+        json!({"type": "create_issue", "repo": "acme/widgets", "number": 3,
+               "url": "https://github.com/globex/plans/issues/3"}),
+        json!({"type": "update_project", "repo": "acme/widgets",
+               "project": "https://github.com/orgs/globex/projects/4", "item_id": "PVTI_1"}),
+        json!({"type": "update_project", "repo": "acme/widgets",
+               "project": "https://github.com/orgs/acme/projects/5", "item_id": "PVTI_2"}),
+    ];
+    let a = t
+        .client
+        .post_manifest("acme/widgets", 7, Some("triage"), jsonl(&lines))
+        .await
+        .unwrap();
+    assert_eq!(a.status, 202, "{}", a.body);
+    assert_eq!(a.body["accepted"], 3, "{}", a.body);
+    assert_eq!(a.body["outside_installation"], 2, "{}", a.body);
+    for entry in a.body["rejected"].as_array().unwrap() {
+        let error = entry["error"].as_str().unwrap();
+        assert!(
+            error.contains("globex") && error.contains("is not under acme"),
+            "{entry}"
+        );
+    }
+    let issue = |repo: &str, n: u64| {
+        json!({"number": n, "title": "t",
+        "html_url": format!("https://github.com/{repo}/issues/{n}"), "state": "open",
+        "updated_at": common::at(3), "created_at": common::at(0)})
+    };
+    let sub = json!({"action": "sub_issue_added",
+        "parent_issue": issue("acme/widgets", 5), "sub_issue": issue("globex/plans", 6),
+        "repository": {"full_name": "acme/widgets"}, "sender": common::user("alice")});
+    t.deliver_ok("sub_issues", "sub-1", &sub).await;
+    t.settle().await;
+    let stored: Vec<String> = t
+        .app
+        .store
+        .outputs("", None)
+        .map(|o| o.unwrap().execution.id)
+        .collect();
+    assert_eq!(
+        stored,
+        ["acme/widgets:7:0", "acme/widgets:7:1", "acme/widgets:7:4"],
+        "{stored:?}"
+    );
+    let filed = t
+        .app
+        .store
+        .observations(&["globex/plans#6".into()])
+        .unwrap();
+    assert!(filed.is_empty(), "{filed:?}");
+    let status = t.client.get("/status").await.unwrap().body;
+    let refused = &status["tenancy"]["refused"];
+    assert_eq!(refused["manifest"]["other_owner"], 2, "{status}");
+    assert_eq!(refused["webhook"]["other_owner"], 1, "{status}");
+    t.stop().await;
 }
