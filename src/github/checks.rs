@@ -125,8 +125,7 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         };
         // Only outputs of this repository's installation (the tenancy
         // rule; one stored before it may name another's).
-        if crate::ingest::tenancy::check(store, &stored.execution.repo, &stored.execution)?.is_ok()
-        {
+        if crate::ingest::tenancy::check_output(store, &stored.execution)?.is_ok() {
             outcomes.extend(stored.outcome);
         }
     }

@@ -43,7 +43,7 @@ pub fn reading_installation(
     store: &Store,
     record: &ExecutionRecord,
 ) -> Result<std::result::Result<Option<u64>, Refusal>> {
-    if let Err(refusal) = crate::ingest::tenancy::check(store, &record.repo, record)? {
+    if let Err(refusal) = crate::ingest::tenancy::check_output(store, record)? {
         return Ok(Err(refusal));
     }
     let repo = record

@@ -55,9 +55,7 @@ pub async fn request(
     // An output naming a repository outside its installation (stored
     // before the tenancy rule, or its installation lost the repository) is
     // never read for: say so rather than queue it.
-    if let Err(refusal) =
-        crate::ingest::tenancy::check(&state.store, &stored.execution.repo, &stored.execution)?
-    {
+    if let Err(refusal) = crate::ingest::tenancy::check_output(&state.store, &stored.execution)? {
         let at = crate::ingest::tenancy::Where::Reconcile;
         state
             .shared

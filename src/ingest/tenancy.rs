@@ -34,6 +34,16 @@ pub fn check(
     tenancy::check(run_repo, record, |repo| store.installation_of_repo(repo))
 }
 
+/// Check an output on its own: anchored to its own repository, the run's
+/// as far as a stored record knows (registration, and every reader of a
+/// stored output: reads of GitHub, the check run, line attribution).
+pub fn check_output(
+    store: &Store,
+    record: &ExecutionRecord,
+) -> Result<Result<(), Refusal>, StoreError> {
+    check(store, &record.repo, record)
+}
+
 /// The repository (or owner) part of a key (`{repo}#…`).
 fn repo_of_key(key: &str) -> &str {
     key.split_once('#').map_or(key, |(repo, _)| repo)

@@ -96,7 +96,7 @@ impl Worker {
         record: ExecutionRecord,
         fx: &mut Effects,
     ) -> Result<Option<String>> {
-        if let Err(refusal) = tenancy::check(&self.store, &record.repo, &record)? {
+        if let Err(refusal) = tenancy::check_output(&self.store, &record)? {
             let at = tenancy::Where::Registration;
             self.shared.tenancy.refused(at, &record.id, &refusal);
             return Ok(None);

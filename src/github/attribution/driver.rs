@@ -91,7 +91,7 @@ pub async fn pass(
 /// The output passes the tenancy rule (`ingest::tenancy`); a store that
 /// cannot say counts as no.
 fn within_installation(store: &Store, record: &crate::model::ExecutionRecord) -> bool {
-    crate::ingest::tenancy::check(store, &record.repo, record).is_ok_and(|r| r.is_ok())
+    crate::ingest::tenancy::check_output(store, record).is_ok_and(|r| r.is_ok())
 }
 
 #[allow(clippy::too_many_arguments)]
