@@ -42,6 +42,13 @@ impl fmt::Display for IdentError {
 
 impl std::error::Error for IdentError {}
 
+impl IdentError {
+    /// A refusal of `value` (quoted and truncated for showing) as `what`.
+    pub fn new(what: &'static str, value: &str, why: &'static str) -> IdentError {
+        refuse(what, value, why)
+    }
+}
+
 fn refuse(what: &'static str, value: &str, why: &'static str) -> IdentError {
     let shown: String = value.chars().take(80).collect();
     IdentError {

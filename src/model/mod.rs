@@ -17,6 +17,7 @@ pub mod clock;
 pub mod escape;
 pub mod execution;
 pub mod ident;
+pub mod ids;
 pub mod installation;
 pub mod markers;
 pub mod observation;

@@ -174,6 +174,13 @@ pub fn ref_key(repo: &str, git_ref: &str) -> String {
     format!("{repo}#ref:{}", git_ref.trim_start_matches("refs/heads/"))
 }
 
+impl TargetKind {
+    /// The kind's name in target keys (`comment` in `o/r#comment:12`).
+    pub fn key_name(self) -> &'static str {
+        kind_name(self)
+    }
+}
+
 fn kind_name(kind: TargetKind) -> &'static str {
     match kind {
         TargetKind::Issue => "issue",

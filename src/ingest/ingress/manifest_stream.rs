@@ -22,10 +22,7 @@ use crate::ingest::tenancy::ManifestTenancy;
 use crate::model::ExecutionRecord;
 use crate::store::{staging, Store};
 
-/// Records per staged chunk, at most.
-pub const CHUNK_RECORDS: usize = 500;
-/// Line bytes per staged chunk, at most (plus one line).
-pub const CHUNK_LINE_BYTES: usize = 256 * 1024;
+pub use super::limits::{CHUNK_LINE_BYTES, CHUNK_RECORDS};
 /// Bytes fed to the splitter at a time, so a chunk is staged before the
 /// next piece is parsed whatever the size of the frames.
 const PIECE: usize = 16 * 1024;
