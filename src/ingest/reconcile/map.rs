@@ -541,6 +541,9 @@ impl<'a> Mapper<'a> {
             // A close or reopen with no time of its own is (at the latest)
             // what produced the item's current state: it takes that state's
             // time rather than being dropped (general rule 2).
+            if name == "cross-referenced" {
+                self.revert_pr(path, n, raw);
+            }
             let at = time(e.created_at.as_ref()).or_else(|| {
                 matches!(name.as_str(), "closed" | "reopened")
                     .then(|| self.state_time.get(&n).copied())
@@ -554,6 +557,38 @@ impl<'a> Mapper<'a> {
             let id = api_id("event", e.id, format!("{path}:{i}"));
             self.push(id, at, key.clone(), who, kind);
         }
+    }
+
+    /// A timeline `cross-referenced` event whose source is a merged
+    /// `Revert "…"` PR naming thread `n` (the revert button's body `Reverts
+    /// owner/repo#N`): `Reverted`, landed at the revert's merge, filed under
+    /// `n`, as the revert PR's `pull_request.closed` delivery gives it. The
+    /// merger is not in the answer: the revert's author stands in.
+    fn revert_pr(&mut self, path: &str, n: u64, raw: &Value) {
+        let Some(source) = raw.pointer("/source/issue") else {
+            return;
+        };
+        let title = source.get("title").and_then(Value::as_str).unwrap_or("");
+        let body = source.get("body").and_then(Value::as_str).unwrap_or("");
+        let merged_at = time(source.pointer("/pull_request/merged_at"));
+        let number = source.get("number").and_then(Value::as_u64);
+        let (Some(at), Some(m), true) = (merged_at, number, title.starts_with("Revert \"")) else {
+            return;
+        };
+        if crate::ingest::webhook::reverted_pr(body, &self.repo) != Some(n) || m == n {
+            return;
+        }
+        self.push(
+            format!("api:{path}:revert:{m}"),
+            at,
+            thread_key(&self.repo, n),
+            actor(source.get("user")),
+            K::Reverted {
+                by: format!("#{m}"),
+                reverted_sha: None,
+                landed: true,
+            },
+        );
     }
 
     fn run_state(&mut self, path: &str, id: Option<u64>, v: &Value) {
@@ -602,6 +637,44 @@ impl<'a> Mapper<'a> {
                 status: status.to_string(),
             },
         );
+        self.reverting_commits(v);
+    }
+
+    /// Commits of a compare (what landed on the base branch after a merge)
+    /// whose message says `This reverts commit <sha>`: `Reverted`, landed,
+    /// as a default-branch `push` delivery gives it, filed under the
+    /// output's thread (where the worker copies commit facts), at the
+    /// commit's time, by its GitHub author.
+    fn reverting_commits(&mut self, v: &Value) {
+        let Some(n) = super::endpoints::thread_number(self.record) else {
+            return;
+        };
+        for c in v.get("commits").map(items).unwrap_or_default() {
+            let commit: rest::Commit = view(c);
+            let git = commit.commit.unwrap_or_default();
+            let message = git.message.unwrap_or_default();
+            let Some(reverted) = crate::ingest::webhook::reverted_sha(&message) else {
+                continue;
+            };
+            let at = git
+                .committer
+                .and_then(|p| time(p.date.as_ref()))
+                .or_else(|| git.author.and_then(|p| time(p.date.as_ref())));
+            let (Some(at), Some(sha)) = (at, commit.sha) else {
+                continue;
+            };
+            self.push(
+                format!("api:revert:{sha}"),
+                at,
+                thread_key(&self.repo, n),
+                actor(c.get("author")),
+                K::Reverted {
+                    by: sha,
+                    reverted_sha: Some(reverted),
+                    landed: true,
+                },
+            );
+        }
     }
 
     /// Reactions (`issues/comments/ID/reactions`, `issues/N/reactions`, or a

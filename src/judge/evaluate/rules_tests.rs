@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::registry::{Effect, TYPES};
 use super::rules::{execution_state, RECORD_GAPS};
-use crate::ingest::reconcile::{required_endpoints, ApiState};
+use crate::ingest::reconcile::{observations_from_api, required_endpoints, ApiState};
 use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::model::{
@@ -758,4 +758,131 @@ fn rule_8_a_state_decides_when_the_row_does_not_ask_who() {
         seen += 1;
     }
     assert!(seen >= 4, "only {seen} rows decided by a close or merge");
+}
+
+/// The webhook observations of one delivery (`event`, JSON body).
+fn delivered(event: &str, body: Value) -> Vec<Observation> {
+    match crate::ingest::webhook::normalize(event, "d", body.to_string().as_bytes()).unwrap() {
+        crate::ingest::webhook::Normalized::Relevant(d) => d.observations,
+        crate::ingest::webhook::Normalized::Ignored { reason } => panic!("{event}: {reason}"),
+    }
+}
+
+/// Rule 10: reverts are read from the API as completely as from webhooks.
+/// For every type a revert can undo (its merged row is accepted and a
+/// webhook revert rejects it), a merged revert PR naming the PR (the
+/// timeline's `cross-referenced` event) and a base-branch commit `This
+/// reverts commit <merge>` (the compare of what landed after the merge)
+/// give exactly the verdict their webhook deliveries give, by a person or
+/// a bot, inside the durability window and after it, at every window.
+#[test]
+fn rule_10_reverts_are_read_from_the_api_as_from_webhooks() {
+    let t0 = "2026-01-01T00:00:00Z";
+    let pr = json!({"number": 7, "state": "closed", "merged": true, "merge_commit_sha": "fff9999",
+        "head": {"sha": "abc1234", "ref": "agent"}, "base": {"ref": "main"}, "title": "Fix it",
+        "created_at": "2025-12-31T23:54:00Z", "merged_at": "2026-01-01T06:00:00Z",
+        "merged_by": {"login": "alice", "type": "User"}, "user": {"login": "github-actions[bot]", "type": "Bot"}});
+    let mut types = Vec::new();
+    for spec in TYPES {
+        let (mut item, _) = complete(spec.name);
+        item["timestamp"] = json!(t0);
+        let Ok(record) = record_of(&item) else {
+            continue;
+        };
+        let base = ApiState {
+            responses: BTreeMap::from([
+                ("pulls/7".to_string(), pr.clone()),
+                (
+                    "compare/abc123...fff9999".to_string(),
+                    json!({"status": "ahead"}),
+                ),
+            ]),
+            errors: BTreeMap::new(),
+        };
+        let day = |d| record.executed_at + Duration::days(d);
+        if assess_from_api(&record, &base, day(3)).status != O::Accepted {
+            continue;
+        }
+        for (who, kind) in [("carol", "User"), ("revert[bot]", "Bot")] {
+            for merged_day in [2i64, 40] {
+                let at = format!("2026-01-{:02}T00:00:00Z", 1 + merged_day.min(30));
+                let at = if merged_day > 30 {
+                    "2026-02-10T00:00:00Z".to_string()
+                } else {
+                    at
+                };
+                let user = json!({"login": who, "type": kind});
+                let revert_pr = json!({"number": 9, "title": "Revert \"Fix it\"", "body": "Reverts o/r#7",
+                    "state": "closed", "user": user, "pull_request": {"merged_at": at}});
+                let commit = json!({"sha": "bbb2222", "author": user,
+                    "commit": {"message": "Revert \"Fix it\"\n\nThis reverts commit fff9999.",
+                               "committer": {"date": at}}});
+                let forms = [
+                    (
+                        "issues/7/timeline",
+                        json!([{"event": "cross-referenced", "created_at": at, "actor": user,
+                                "source": {"type": "issue", "issue": revert_pr}}]),
+                        delivered(
+                            "pull_request",
+                            json!({"action": "closed", "number": 9,
+                            "repository": {"full_name": "o/r", "default_branch": "main"}, "sender": user,
+                            "pull_request": {"number": 9, "state": "closed", "merged": true, "merged_at": at,
+                                "closed_at": at, "updated_at": at, "title": "Revert \"Fix it\"",
+                                "body": "Reverts o/r#7", "user": user}}),
+                        ),
+                    ),
+                    (
+                        "compare/fff9999...main",
+                        json!({"status": "ahead", "commits": [commit]}),
+                        delivered(
+                            "push",
+                            json!({"ref": "refs/heads/main", "before": "fff9999", "after": "bbb2222",
+                            "repository": {"full_name": "o/r", "default_branch": "main"}, "sender": user,
+                            "head_commit": {"timestamp": at},
+                            "commits": [{"id": "bbb2222", "timestamp": at,
+                                "message": "Revert \"Fix it\"\n\nThis reverts commit fff9999."}]}),
+                        ),
+                    ),
+                ];
+                for (path, answer, webhook) in forms {
+                    let mut api = base.clone();
+                    api.responses.insert(path.to_string(), answer);
+                    let mut hooked = observations_from_api(&record, &base);
+                    hooked.extend(
+                        webhook
+                            .into_iter()
+                            .filter(|o| matches!(o.event, K::Reverted { .. })),
+                    );
+                    hooked.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+                    for d in [1, 3, 8, 45] {
+                        let from_api = assess_from_api(&record, &api, day(d));
+                        let from_webhooks = super::evaluate(&record, &hooked, day(d));
+                        assert_eq!(
+                            from_api.triple(),
+                            from_webhooks.triple(),
+                            "{} via {path} by {who}, merged day {merged_day}, at {d}d",
+                            spec.name
+                        );
+                    }
+                    let late = assess_from_api(&record, &api, day(45));
+                    if kind == "User" && merged_day == 2 {
+                        assert_eq!(
+                            late.signal,
+                            Signal::AcceptedThenReverted,
+                            "{} via {path}",
+                            spec.name
+                        );
+                    }
+                }
+            }
+        }
+        types.push(spec.name);
+    }
+    for t in [
+        "create_pull_request",
+        "push_to_pull_request_branch",
+        "merge_pull_request",
+    ] {
+        assert!(types.contains(&t), "{t} was not checked: {types:?}");
+    }
 }
