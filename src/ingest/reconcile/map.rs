@@ -123,6 +123,64 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// The sub-issue link the issue object shows, for a `link_sub_issue`
+    /// output, when no timeline of the issue was read (its
+    /// `parent_issue_added`/`_removed` events name who and when, and
+    /// decide): the child's `parent_issue_url` naming the output's parent is
+    /// the link in place; a child whose `parent_issue_url` is null (present,
+    /// not absent), or a parent whose `sub_issues_summary.total` is 0, shows
+    /// the link gone, by someone nobody can see (general rules 4 and 10).
+    fn sub_issue_state(&mut self, n: u64, raw: &Value, at: DateTime<Utc>) {
+        if !matches!(
+            OutputType::from(self.record.output_type.as_str()),
+            OutputType::LinkSubIssue
+        ) {
+            return;
+        }
+        let timeline = ["timeline", "events"].iter().any(|k| {
+            self.state
+                .responses
+                .contains_key(&format!("issues/{n}/{k}"))
+        });
+        let Some((parent, child)) = link_of(self.record) else {
+            return;
+        };
+        if timeline {
+            return;
+        }
+        let kind = if n == child && raw.get("parent_issue_url").is_some() {
+            let named = raw
+                .get("parent_issue_url")
+                .and_then(Value::as_str)
+                .and_then(|u| u.rsplit('/').next()?.parse::<u64>().ok());
+            match named {
+                Some(p) if p == parent => K::SubIssueAdded { parent, child },
+                _ => K::SubIssueRemoved { parent, child },
+            }
+        } else if n == parent
+            && raw
+                .pointer("/sub_issues_summary/total")
+                .and_then(Value::as_u64)
+                == Some(0)
+        {
+            K::SubIssueRemoved { parent, child }
+        } else {
+            return;
+        };
+        let at = match kind {
+            // The link the output made: at the action.
+            K::SubIssueAdded { .. } => self.fallback,
+            _ => at,
+        };
+        self.push(
+            format!("api:issues/{n}:sub_issue_link"),
+            at,
+            thread_key(&self.repo, n),
+            None,
+            kind,
+        );
+    }
+
     /// True when the output created thread `n` (an issue, a discussion, or
     /// the issue a PR fell back to): reactions on it answer the output.
     fn created_thread(&self, n: u64) -> bool {
@@ -316,6 +374,9 @@ impl<'a> Mapper<'a> {
             event,
             Some(snap),
         );
+        if let Some(raw) = raw {
+            self.sub_issue_state(n, raw, at);
+        }
         if self.created_thread(n) {
             let when = time(item.created_at.as_ref())
                 .unwrap_or(self.fallback)
@@ -543,6 +604,13 @@ impl<'a> Mapper<'a> {
             // time rather than being dropped (general rule 2).
             if name == "cross-referenced" {
                 self.revert_pr(path, n, raw);
+            }
+            if let Some(kind) = sub_issue_event(&name, n, raw) {
+                if let Some(at) = time(e.created_at.as_ref()) {
+                    let id = api_id("event", e.id, format!("{path}:{i}"));
+                    self.push(id, at, key.clone(), actor(raw.get("actor")), kind);
+                }
+                continue;
             }
             let at = time(e.created_at.as_ref()).or_else(|| {
                 matches!(name.as_str(), "closed" | "reopened")
@@ -1261,4 +1329,31 @@ fn database_id(object: Option<&Value>) -> Option<u64> {
                 .get("databaseId")
                 .and_then(crate::model::wire::github_id)
         })
+}
+
+/// A timeline's sub-issue event on thread `n`: `sub_issue_added`/`_removed`
+/// (on the parent, naming `sub_issue`) and `parent_issue_added`/`_removed`
+/// (on the child, naming `parent_issue`), as the `sub_issues` webhook gives
+/// them.
+fn sub_issue_event(name: &str, n: u64, raw: &Value) -> Option<K> {
+    let number = |k: &str| raw.pointer(&format!("/{k}/number")).and_then(Value::as_u64);
+    let (parent, child) = match name {
+        "sub_issue_added" | "sub_issue_removed" => (n, number("sub_issue")?),
+        "parent_issue_added" | "parent_issue_removed" => (number("parent_issue")?, n),
+        _ => return None,
+    };
+    Some(if name.ends_with("_added") {
+        K::SubIssueAdded { parent, child }
+    } else {
+        K::SubIssueRemoved { parent, child }
+    })
+}
+
+/// The (parent, child) a `link_sub_issue` record names.
+fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
+    let t = record.target.as_ref()?;
+    let field = |k: &str| record.field_str(k).and_then(|s| s.parse::<u64>().ok());
+    let child = t.number.or_else(|| field("sub_issue_number"))?;
+    let parent = t.parent_number.or_else(|| field("parent_issue_number"))?;
+    Some((parent, child))
 }

@@ -886,3 +886,80 @@ fn rule_10_reverts_are_read_from_the_api_as_from_webhooks() {
         assert!(types.contains(&t), "{t} was not checked: {types:?}");
     }
 }
+
+/// Rule 10, sub-issue links, for every type judged on a link
+/// (`link_sub_issue`): the child's timeline events (`parent_issue_added`,
+/// `parent_issue_removed`) give the verdict the `sub_issues` deliveries
+/// give, by a person or a bot, at every window; without a timeline, the
+/// child's `parent_issue_url` still shows the link kept (naming the parent)
+/// or gone (null: one step weaker, nobody seen), never "unobserved".
+#[test]
+fn rule_10_sub_issue_links_are_read_from_the_api_as_from_webhooks() {
+    let mut checked = Vec::new();
+    for spec in TYPES {
+        let (mut item, _) = complete(spec.name);
+        item["timestamp"] = json!("2026-01-01T00:00:00Z");
+        let Ok(record) = record_of(&item) else {
+            continue;
+        };
+        let Some(t) = record.target.clone() else {
+            continue;
+        };
+        let (Some(child), Some(parent)) = (t.number, t.parent_number) else {
+            continue;
+        };
+        let day = |d| record.executed_at + Duration::days(d);
+        let child_issue = |parent_url: Value| {
+            json!({"number": child, "state": "open", "created_at": "2025-12-30T00:00:00Z",
+                   "updated_at": "2026-01-03T00:00:00Z", "parent_issue_url": parent_url})
+        };
+        let linked = json!(format!("https://api.github.com/repos/o/r/issues/{parent}"));
+        let kept = ApiState {
+            responses: BTreeMap::from([(format!("issues/{child}"), child_issue(linked.clone()))]),
+            errors: BTreeMap::new(),
+        };
+        if assess_from_api(&record, &kept, day(3)).status != O::Accepted {
+            continue;
+        }
+        let gone = ApiState {
+            responses: BTreeMap::from([(format!("issues/{child}"), child_issue(Value::Null))]),
+            errors: BTreeMap::new(),
+        };
+        let e = assess_from_api(&record, &gone, day(3));
+        assert_eq!(
+            (e.status, e.strength),
+            (O::Rejected, S::Medium),
+            "{}: link gone, nobody seen: {:?}",
+            spec.name,
+            e.triple()
+        );
+        for (who, kind) in [("carol", "User"), ("ci[bot]", "Bot")] {
+            let user = json!({"login": who, "type": kind});
+            let timeline = json!([{"id": 301, "event": "parent_issue_removed", "actor": user,
+                "created_at": "2026-01-03T00:00:00Z", "parent_issue": {"number": parent}}]);
+            let mut api = kept.clone();
+            api.responses
+                .insert(format!("issues/{child}/timeline"), timeline);
+            let mut hooked = observations_from_api(&record, &kept);
+            hooked.retain(|o| !matches!(o.event, K::SubIssueAdded { .. }));
+            hooked.extend(delivered(
+                "sub_issues",
+                json!({"action": "parent_issue_removed",
+                "repository": {"full_name": "o/r"}, "sender": user,
+                "parent_issue": {"number": parent, "updated_at": "2026-01-03T00:00:00Z"},
+                "sub_issue": {"number": child, "updated_at": "2026-01-03T00:00:00Z"}}),
+            ));
+            hooked.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+            for d in [1, 3, 8] {
+                assert_eq!(
+                    assess_from_api(&record, &api, day(d)).triple(),
+                    super::evaluate(&record, &hooked, day(d)).triple(),
+                    "{} removed by {who} at {d}d",
+                    spec.name
+                );
+            }
+        }
+        checked.push(spec.name);
+    }
+    assert!(checked.contains(&"link_sub_issue"), "{checked:?}");
+}
