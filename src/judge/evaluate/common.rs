@@ -343,3 +343,69 @@ pub fn hedge(e: Evaluation) -> Evaluation {
     };
     e.confidence(lower)
 }
+
+/// Rule 11: the names among `wanted` (labels, assignees) the output really
+/// changed, as the record shows them: with a recorded before-state of `key`
+/// (`labelsBefore` or `before_state.labels`; `before_state.assignees`),
+/// those not already there when adding, those there when removing.
+/// Without a recorded before-state every name counts.
+pub fn with_delta(
+    record: &crate::model::ExecutionRecord,
+    key: &str,
+    wanted: &[String],
+    adding: bool,
+) -> Vec<String> {
+    let recorded = record
+        .before_state
+        .get(key)
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| {
+                    v.as_str()
+                        .or_else(|| v.get("name")?.as_str())
+                        .or_else(|| v.get("login")?.as_str())
+                })
+                .map(str::to_string)
+                .collect::<Vec<String>>()
+        });
+    let before = match key {
+        "labels" => record.labels_before.clone().or(recorded),
+        _ => recorded,
+    };
+    let Some(before) = before else {
+        return wanted.to_vec();
+    };
+    wanted
+        .iter()
+        .filter(|w| before.iter().any(|b| b.eq_ignore_ascii_case(w)) != adding)
+        .cloned()
+        .collect()
+}
+
+/// Rule 11: the record's before-state of `key` already held `wanted` (a
+/// milestone by number or title, an issue type by name).
+pub fn already_so(record: &crate::model::ExecutionRecord, key: &str, wanted: &str) -> bool {
+    let Some(v) = record.before_state.get(key) else {
+        return false;
+    };
+    let text = match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Object(o) => ["number", "title", "name"].iter().find_map(|k| {
+            o.get(*k).map(|x| match x {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+        }),
+        _ => None,
+    };
+    text.is_some_and(|t| t.trim().eq_ignore_ascii_case(wanted.trim()))
+}
+
+/// Rule 11: no recorded delta, nothing to retain.
+pub fn no_delta(what: &str) -> Evaluation {
+    Evaluation::new(O::Unknown, S::None, Signal::NoStateDelta).note(format!(
+        "The record shows {what} already as the output set it: the output changed nothing, so there is nothing to retain."
+    ))
+}

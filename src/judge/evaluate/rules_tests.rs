@@ -963,3 +963,87 @@ fn rule_10_sub_issue_links_are_read_from_the_api_as_from_webhooks() {
     }
     assert!(checked.contains(&"link_sub_issue"), "{checked:?}");
 }
+
+/// The complete item of `t` whose recorded before-state already held what
+/// the output set (rule 11), for every type that records one.
+fn unchanged(t: &str) -> Option<Value> {
+    let (mut item, _) = complete(t);
+    let before = match t {
+        "add_labels" => json!({"labels": ["bug", "other"]}),
+        "remove_labels" => json!({"labels": ["other"]}),
+        "replace_label" => {
+            item["after_state"] = json!({"labels": ["b"]});
+            json!({"labels": ["b"]})
+        }
+        "update_issue" | "update_pull_request" | "update_discussion" => json!({"title": "b"}),
+        "assign_to_user" => json!({"assignees": ["alice", "bob"]}),
+        "unassign_from_user" => json!({"assignees": ["bob"]}),
+        "assign_milestone" => json!({"milestone": {"number": 2, "title": "v1"}}),
+        "set_issue_type" => json!({"issue_type": "Bug"}),
+        _ => return None,
+    };
+    item["before_state"] = before;
+    Some(item)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Rule 11: no recorded delta means nothing to retain. For every type
+    /// whose record shows its before-state, a record whose before-state
+    /// already held what the output set is `unknown/none/no_state_delta`
+    /// whatever was observed, whenever, and whatever the API answered.
+    #[test]
+    fn rule_11_no_recorded_delta_is_nothing_to_retain_on_both_paths(
+        observations in observations_strategy(),
+        errors in errors_strategy(),
+        days in 0i64..60,
+    ) {
+        for t in acting_types() {
+            let Some(item) = unchanged(t) else { continue };
+            let r = record_of(&item).unwrap();
+            let as_of = r.executed_at + Duration::days(days);
+            let e = super::evaluate(&r, &observations, as_of);
+            prop_assert_eq!(e.triple(), (O::Unknown, S::None, Signal::NoStateDelta), "{}", t);
+            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
+            prop_assert_eq!(assess_from_api(&r, &state, as_of).triple(), e.triple(), "{}", t);
+        }
+    }
+
+    /// Rule 11, in part: of several names the output set, one already so
+    /// changes nothing: the verdict is the one for the others alone.
+    #[test]
+    fn rule_11_a_name_already_so_is_not_judged(
+        observations in observations_strategy(),
+        days in 0i64..60,
+    ) {
+        let cases = [
+            ("add_labels", json!({"labelsAdded": ["bug", "ready"], "before_state": {"labels": ["ready"]}}),
+                json!({"labelsAdded": ["bug"], "before_state": {"labels": ["ready"]}})),
+            ("remove_labels", json!({"labels": ["bug", "gone"], "before_state": {"labels": ["bug"]}}),
+                json!({"labels": ["bug"], "before_state": {"labels": ["bug"]}})),
+            ("assign_to_user", json!({"assignees": ["alice", "bob"], "before_state": {"assignees": ["bob"]}}),
+                json!({"assignees": ["alice"], "before_state": {"assignees": ["bob"]}})),
+        ];
+        for (t, both, one) in cases {
+            let item = |extra: &Value| {
+                let mut i = json!({"type": t, "number": 7});
+                for (k, v) in extra.as_object().unwrap() {
+                    i[k] = v.clone();
+                }
+                record_of(&i).unwrap()
+            };
+            let (both, one) = (item(&both), item(&one));
+            let as_of = both.executed_at + Duration::days(days);
+            let a = super::evaluate(&both, &observations, as_of);
+            let b = super::evaluate(&one, &observations, as_of);
+            prop_assert_eq!((a.status, a.strength, a.signal), (b.status, b.strength, b.signal), "{}", t);
+        }
+    }
+}
+
+#[test]
+fn rule_11_covers_every_type_that_records_a_before_state() {
+    let covered: Vec<&str> = acting_types().filter(|t| unchanged(t).is_some()).collect();
+    assert_eq!(covered.len(), 10, "{covered:?}");
+}
