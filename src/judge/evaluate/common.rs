@@ -184,6 +184,20 @@ pub fn engaged_by_unseen(e: Evaluation, obs: &Observation) -> Evaluation {
         .note(notes.trim_start())
 }
 
+/// A close's verdict by who closed it, where the seed's row does not ask
+/// who: a visible non-bot's close decides (`verdict`, decided by the
+/// close); automation's is lifecycle; a closer nobody can see still decides,
+/// with low confidence (rule 8).
+pub fn by_closer(ctx: &EvalContext, verdict: Evaluation) -> Evaluation {
+    match closer(ctx) {
+        Closer::Human(c) => verdict.decided_by(&c.id, c.at),
+        Closer::Lifecycle(c) => lifecycle(ctx, c),
+        Closer::Unknown(c) => {
+            actor_unseen(verdict, "closed", c.or_else(|| ctx.latest_snapshot_obs()))
+        }
+    }
+}
+
 /// Rule 8: a state whose actor is not visible, where the seed's row does
 /// not ask who (a PR closed unmerged, a discussion closed as a duplicate):
 /// the state decides at the row's strength, with low confidence and
