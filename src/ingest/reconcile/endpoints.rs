@@ -26,9 +26,10 @@ pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
         .collect()
 }
 
-/// Endpoints that only the first responses reveal: the compare of a pushed
-/// commit with the merge commit, and the PRs a timeline cross-references (for
-/// `assign_to_agent`). All supplementary.
+/// Endpoints that only the first responses reveal: what landed on the base
+/// branch after a merged PR (`compare/MERGE...BASE`, for reverts), the
+/// compare of a pushed commit with the merge commit, and the PRs a timeline
+/// cross-references (for `assign_to_agent`). All supplementary.
 pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
     let supplementary = |path: String| Endpoint {
         path,
@@ -38,13 +39,32 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
         return Vec::new();
     };
     let mut out = Vec::new();
-    match OutputType::from(record.output_type.as_str()) {
+    let output_type = OutputType::from(record.output_type.as_str());
+    let pr = state.responses.get(&format!("pulls/{n}"));
+    let merge = pr
+        .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
+        .and_then(|p| p.get("merge_commit_sha"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let base = pr
+        .and_then(|p| p.pointer("/base/ref"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    // What landed on the base branch after a merged PR (the compare's
+    // commits), where a `This reverts commit …` of its merge or of a pushed
+    // commit would be: a revert is read from the API as from `push` webhooks.
+    if let (
+        OutputType::CreatePullRequest
+        | OutputType::PushToPullRequestBranch
+        | OutputType::MergePullRequest,
+        Some(m),
+        Some(b),
+    ) = (&output_type, merge, base)
+    {
+        out.push(supplementary(format!("compare/{m}...{b}")));
+    }
+    match output_type {
         OutputType::PushToPullRequestBranch => {
-            let pr = state.responses.get(&format!("pulls/{n}"));
-            let merge = pr
-                .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
-                .and_then(|p| p.get("merge_commit_sha"))
-                .and_then(Value::as_str);
             if let (Some(sha), Some(merge)) = (pushed_sha(record), merge) {
                 out.push(supplementary(format!("compare/{sha}...{merge}")));
             }

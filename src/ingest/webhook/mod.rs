@@ -21,6 +21,11 @@ mod sub_issues;
 mod threads;
 mod workflows;
 
+/// What a commit message or a revert PR's body says it reverts: the API
+/// answers (`ingest::reconcile`) read reverts with the same words.
+pub use push::reverted_sha;
+pub use threads::reverted_pr;
+
 use chrono::{DateTime, Utc};
 
 use crate::model::ident;
