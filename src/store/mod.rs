@@ -632,6 +632,32 @@ pub(crate) fn test_output(id: &str, workflow: &str) -> StoredOutput {
     }
 }
 
+/// A stored output of workflow `workflow` judged `status` (tests).
+#[cfg(test)]
+pub(crate) fn test_judged_output(id: &str, workflow: &str, status: &str) -> StoredOutput {
+    let mut stored = test_output(id, workflow);
+    stored.outcome = Some(
+        serde_json::from_value(serde_json::json!({
+            "safe_output_id": id, "safe_output_type": "create_issue",
+            "target": {"repo": "o/r", "kind": "issue", "number": 7,
+                       "url": "https://github.com/o/r/issues/7"},
+            "run_id": 1, "workflow": workflow,
+            "created_at": "2026-01-01T00:00:00Z", "evaluated_at": "2026-01-02T00:00:00Z",
+            "evaluation_window_hours": 24, "outcome_status": status,
+            "evidence_strength": "strong", "human_check_signal": "issue_closed_completed",
+            "target_resolved": true, "confidence": "high", "bot_aware": true,
+            "actor_summary": {"visible_non_bot_actor_count": 1, "bot_actor_count": 0},
+            "details": {}, "notes": "",
+            "windows": {"24h": {"outcome_status": status, "evidence_strength": "strong",
+                                "human_check_signal": "issue_closed_completed",
+                                "evaluated_at": "2026-01-02T00:00:00Z"}},
+            "dedicated_evaluator": true
+        }))
+        .unwrap(),
+    );
+    stored
+}
+
 /// Where the store lives under `DATA_DIR`.
 pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")

@@ -294,3 +294,66 @@ async fn the_postgres_engine_works_from_a_current_thread_runtime() {
     unit.commit().unwrap();
     assert_eq!(ids(&store), ["a"]);
 }
+
+/// A store left at schema version 1 (only `kv`, counters and sequences)
+/// upgrades in place when opened: version 2 is applied and `outcomes` is
+/// filled from the outcome records it already holds, the rest untouched.
+#[test]
+fn a_store_on_schema_version_1_upgrades_in_place() {
+    let admin = match pg::test_admin_url() {
+        Ok(url) => url,
+        Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
+        Err(e) => return eprintln!("SKIPPED: {e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let old = pg::test_database_at(&admin, dir.path(), 1).unwrap();
+    assert_eq!(old.schema_version().unwrap(), 1);
+    // What version 1 wrote: records in `kv` only (written here as raw SQL,
+    // since this version's statements need version 2's relations).
+    let mut values = Vec::new();
+    for i in 0..1200 {
+        let id = format!("o/r:{i}:0");
+        let stored = match i % 3 {
+            0 => crate::store::test_output(&id, "w"),
+            1 => crate::store::test_judged_output(&id, "w", "accepted"),
+            _ => crate::store::test_judged_output(&id, "w", "rejected"),
+        };
+        let key = hex::encode(keys::output(&id));
+        let value = hex::encode(crate::store::codec::encode_output(&stored));
+        values.push(format!("('\\x{key}', '\\x{value}')"));
+    }
+    old.execute_for_tests(&format!(
+        "INSERT INTO kv (k, v) VALUES {}",
+        values.join(",")
+    ))
+    .unwrap();
+    old.execute_for_tests("INSERT INTO counters VALUES ('deliveries_received', 5)")
+        .unwrap();
+    drop(old);
+
+    let store = Store::on_pg(pg::test_database(&admin, dir.path()).unwrap(), dir.path());
+    let pg = store.db().pg().unwrap();
+    assert_eq!(pg.schema_version().unwrap(), 2);
+    let rows = pg.outcome_rows().unwrap();
+    assert_eq!(rows.len(), 800, "every judged output, none of the others");
+    for (id, record) in &rows {
+        let outcome = store.output(id).unwrap().unwrap().outcome.unwrap();
+        assert_eq!(record, &serde_json::to_value(&outcome).unwrap(), "{id}");
+    }
+    assert_eq!(store.output_count(), 1200);
+    assert_eq!(store.counter(counter::RECEIVED), 5);
+    // And the upgraded store goes on writing both together.
+    let mut unit = store.begin();
+    unit.put_output(&crate::store::test_output("o/r:0:0", "w"));
+    unit.put_output(&crate::store::test_judged_output(
+        "o/r:9999:0",
+        "w",
+        "pending",
+    ));
+    unit.commit().unwrap();
+    let rows = pg.outcome_rows().unwrap();
+    assert_eq!(rows.len(), 801);
+    assert!(rows
+        .iter()
+        .any(|(id, r)| id == "o/r:9999:0" && r["outcome_status"] == "pending"));
+}

@@ -33,7 +33,9 @@ mod writes;
 
 pub use inbox::GroupEntry;
 pub use reads::{Pages, Prefetch};
-pub use testing::{create_database, test_admin_url, test_database, test_pg_from_env, TEST_PG_ENV};
+pub use testing::{
+    create_database, test_admin_url, test_database, test_database_at, test_pg_from_env, TEST_PG_ENV,
+};
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -203,10 +205,12 @@ impl Pg {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::Database(format!("DATABASE_URL: {e}")))?;
-        Pg::with_config(config)
+        Pg::with_config(config, i64::MAX)
     }
 
-    fn with_config(mut config: tokio_postgres::Config) -> Result<Pg> {
+    /// A handle on the database `config` names, its schema brought up to
+    /// `version` (every migration: `i64::MAX`).
+    fn with_config(mut config: tokio_postgres::Config, version: i64) -> Result<Pg> {
         let mut nonce = [0u8; 4];
         let _ = getrandom::getrandom(&mut nonce);
         let instance = format!(
@@ -246,7 +250,7 @@ impl Pg {
             }),
             pinned: None,
         };
-        pg.migrate()?;
+        pg.migrate_to(version)?;
         Ok(pg)
     }
 

@@ -23,11 +23,6 @@ const MIGRATION_LOCK: i64 = 0x5afe_0001;
 const FILL_PAGE: i64 = 500;
 
 impl Pg {
-    /// Apply the migrations not applied yet.
-    pub(super) fn migrate(&self) -> Result<()> {
-        self.migrate_to(i64::MAX)
-    }
-
     /// Apply the migrations up to `version` (tests: a store left at an
     /// older version, to upgrade).
     #[doc(hidden)]
@@ -40,6 +35,27 @@ impl Pg {
                 .await?;
             result
         })
+    }
+
+    /// Every row of `outcomes`: (id, record) in id order (tests).
+    #[doc(hidden)]
+    pub fn outcome_rows(&self) -> Result<Vec<(String, serde_json::Value)>> {
+        self.run(|c| async move {
+            let rows = c
+                .query(
+                    "SELECT safe_output_id, record FROM outcomes ORDER BY 1",
+                    &[],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+    }
+
+    /// Run SQL as it is (tests: a store as an older version left it).
+    #[doc(hidden)]
+    pub fn execute_for_tests(&self, sql: &str) -> Result<()> {
+        let sql = sql.to_string();
+        self.run(move |c| async move { c.batch_execute(&sql).await })
     }
 
     /// The schema version the database is at.

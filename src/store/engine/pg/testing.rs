@@ -52,6 +52,13 @@ pub fn test_admin_url() -> std::result::Result<String, String> {
 /// created if missing. Reopening the same path reaches the same database.
 #[doc(hidden)]
 pub fn test_database(admin_url: &str, path: &std::path::Path) -> Result<Pg> {
+    test_database_at(admin_url, path, i64::MAX)
+}
+
+/// `test_database` with its schema brought up to `version` only (a store
+/// an older version left, to upgrade).
+#[doc(hidden)]
+pub fn test_database_at(admin_url: &str, path: &std::path::Path, version: i64) -> Result<Pg> {
     use sha2::{Digest, Sha256};
     let _ = std::fs::create_dir_all(path);
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
@@ -62,7 +69,7 @@ pub fn test_database(admin_url: &str, path: &std::path::Path) -> Result<Pg> {
         .parse()
         .map_err(|e| StoreError::Database(format!("{TEST_PG_ENV}: {e}")))?;
     config.dbname(&name);
-    Pg::with_config(config)
+    Pg::with_config(config, version)
 }
 
 /// Create database `name` on the cluster of `admin_url` unless it exists.
