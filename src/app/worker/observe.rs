@@ -13,12 +13,7 @@ impl Worker {
     ) -> Result<()> {
         let id = change.installation_id;
         let seen = change.action == InstallationAction::Seen;
-        if seen
-            && change
-                .repos_added
-                .iter()
-                .all(|r| self.seen_installations.get(r) == Some(&id))
-        {
+        if self.already_filed(change) {
             return Ok(());
         }
         installations::apply(&self.store, change, batch)?;
@@ -30,6 +25,17 @@ impl Worker {
             self.seen_installations.clear();
         }
         Ok(())
+    }
+
+    /// True for a `Seen` change whose repositories are filed under its
+    /// installation already: nothing to write (nor to plan: a backfill is
+    /// planned only for created installations and added repositories).
+    pub(super) fn already_filed(&self, change: &InstallationChange) -> bool {
+        change.action == InstallationAction::Seen
+            && change
+                .repos_added
+                .iter()
+                .all(|r| self.seen_installations.get(r) == Some(&change.installation_id))
     }
 
     /// Tell the check-run publisher which PRs the changed outputs bear on.

@@ -70,10 +70,11 @@ impl Worker {
                     })
                     .collect();
                 if shared && !claimed.is_empty() {
-                    let items: Vec<&InboxItem> = claimed
+                    let decoded: Vec<&InboxItem> = claimed
                         .iter()
                         .filter_map(|(_, _, i)| i.as_ref().ok())
                         .collect();
+                    let items = self.processed_together(&decoded, count == 0);
                     let at_start = self
                         .prefetch(&unit, &items)
                         .map_err(|e| format!("reading ahead: {e}"))?;
@@ -164,6 +165,22 @@ impl Worker {
         Ok(true)
     }
 
+    /// Of the items claimed, those this unit will process: up to the first
+    /// that needs a unit of its own, or that one alone when it comes first
+    /// (`first`). A manifest's chunks are applied in units of their own,
+    /// which must not find their locks held by this one: nothing of them.
+    fn processed_together<'a>(&self, items: &[&'a InboxItem], first: bool) -> Vec<&'a InboxItem> {
+        match items.iter().position(|i| self.needs_own_unit(i)) {
+            Some(0) if first => items[..1]
+                .iter()
+                .copied()
+                .filter(|i| !matches!(i, InboxItem::ManifestChunks { .. }))
+                .collect(),
+            Some(n) => items[..n].to_vec(),
+            None => items.to_vec(),
+        }
+    }
+
     /// Items whose processing writes through `github::` helpers that read
     /// the store itself (installations, harvest, backfill), or commits
     /// chunk by chunk: they get a unit of work of their own.
@@ -174,7 +191,9 @@ impl Worker {
                 installation_change,
                 ..
             } => {
-                installation_change.is_some()
+                installation_change
+                    .as_ref()
+                    .is_some_and(|c| !self.already_filed(c))
                     || (self.shared.harvest_requests.is_some()
                         && observations
                             .iter()
