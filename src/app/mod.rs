@@ -157,6 +157,15 @@ impl App {
         Self::open(data_dir, clock, false, AppOptions::default())
     }
 
+    /// `start_without_worker` with options (a bench's replicas on one database).
+    pub fn start_without_worker_with(
+        data_dir: &Path,
+        clock: Clock,
+        options: AppOptions,
+    ) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, false, options)
+    }
+
     fn open(
         data_dir: &Path,
         clock: Clock,

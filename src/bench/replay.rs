@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use clap::Args;
 
@@ -157,6 +158,60 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
     Ok(Drain { wall, cpu, outputs })
 }
 
+/// Two replicas on one database (two Apps, two pools, two workers on
+/// threads of their own) drain one inbox together: the wall time until
+/// both are done, and their drain threads' CPU seconds.
+async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyhow::Result<Drain> {
+    use crate::store::pg;
+    let admin = pg::test_pg_from_env().context("two replicas need --database-url")?;
+    let mut nonce = [0u8; 6];
+    let _ = getrandom::getrandom(&mut nonce);
+    let name = format!("so_bench_{}", hex::encode(nonce));
+    pg::create_database(&admin, &name)?;
+    let options = || crate::app::AppOptions {
+        database_url: Some(pg::database_url(&admin, &name)),
+        ..Default::default()
+    };
+    let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    let a = App::start_without_worker_with(dir_a.path(), Clock::manual(now), options())?;
+    fill_app(&a, items).await?;
+    let b = App::start_without_worker_with(dir_b.path(), Clock::manual(now), options())?;
+    let started = Instant::now();
+    let drains: Vec<_> = [&a, &b]
+        .iter()
+        .map(|app| {
+            let (store, shared) = (app.store.clone(), app.shared.clone());
+            std::thread::Builder::new()
+                .name("bench-drain".into())
+                .spawn(move || {
+                    let cpu = super::thread_cpu_seconds();
+                    Worker::new(store, shared).drain_inbox();
+                    super::thread_cpu_seconds() - cpu
+                })
+        })
+        .collect::<std::io::Result<_>>()?;
+    let mut cpu = 0.0;
+    for drain in drains {
+        cpu += drain
+            .join()
+            .map_err(|_| anyhow::anyhow!("a drain panicked"))?;
+    }
+    let wall = started.elapsed();
+    let processed = a.store.counter(counter::PROCESSED);
+    let outputs = a.store.output_count();
+    let last_errors = (a.shared.last_error(), b.shared.last_error());
+    tokio::task::spawn_blocking(move || {
+        a.shutdown();
+        b.shutdown();
+    })
+    .await?;
+    anyhow::ensure!(
+        processed == n as u64,
+        "two replicas processed {processed} of {n} (last errors: {last_errors:?})"
+    );
+    Ok(Drain { wall, cpu, outputs })
+}
+
 pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let n = args.events.max(EVENTS_PER_OUTPUT);
     let start: DateTime<Utc> = "2026-09-01T09:00:00Z".parse()?;
@@ -230,6 +285,10 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let ours = rate(drain, n);
     let base = rate(ceiling, drained);
     let engine = if super::on_pg() { "PostgreSQL" } else { "sled" };
+    let pair = match super::on_pg() {
+        true => Some(two_replicas(&items, now, n).await?),
+        false => None,
+    };
     let mut t = Table::new(format!(
         "bench replay — {n} events ({} gh-aw outputs, {} events each; half PRs with {:.1} KB bodies)",
         outputs,
@@ -257,6 +316,23 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
             .baseline(format!("{} (sled)", per_sec(on_sled)), Some(ours / on_sled))
             .target("within 2× of sled (≥ 0.5×)", ours >= on_sled / 2.0),
         );
+        if let Some(pair) = &pair {
+            let both = rate(pair.wall, n);
+            t.push(
+                Row::new(
+                    "two replicas on one database (2 workers, 2 pools), events/s",
+                    per_sec(both),
+                )
+                .baseline(
+                    format!("{} (one replica)", per_sec(ours)),
+                    Some(both / ours),
+                ),
+            );
+            t.push(Row::new(
+                "two replicas: drain CPU per event (both threads), outputs",
+                format!("{:.1} µs, {}", pair.cpu * 1e6 / n as f64, pair.outputs),
+            ));
+        }
         t.push(Row::new(
             "drain thread CPU per event: PostgreSQL / sled",
             format!(

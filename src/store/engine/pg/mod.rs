@@ -34,7 +34,8 @@ mod writes;
 pub use inbox::GroupEntry;
 pub use reads::{Pages, Prefetch};
 pub use testing::{
-    create_database, test_admin_url, test_database, test_database_at, test_pg_from_env, TEST_PG_ENV,
+    create_database, database_url, test_admin_url, test_database, test_database_at,
+    test_database_url, test_pg_from_env, TEST_PG_ENV,
 };
 
 use std::future::Future;

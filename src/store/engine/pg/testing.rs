@@ -59,17 +59,37 @@ pub fn test_database(admin_url: &str, path: &std::path::Path) -> Result<Pg> {
 /// an older version left, to upgrade).
 #[doc(hidden)]
 pub fn test_database_at(admin_url: &str, path: &std::path::Path, version: i64) -> Result<Pg> {
-    use sha2::{Digest, Sha256};
-    let _ = std::fs::create_dir_all(path);
-    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
-    let name = format!("so_{}", hex::encode(&digest[..8]));
+    let name = test_database_name(path);
     create_database(admin_url, &name)?;
     let mut config: tokio_postgres::Config = admin_url
         .parse()
         .map_err(|e| StoreError::Database(format!("{TEST_PG_ENV}: {e}")))?;
     config.dbname(&name);
     Pg::with_config(config, version)
+}
+
+/// The name of the test database standing for the store at `path`.
+fn test_database_name(path: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    let _ = std::fs::create_dir_all(path);
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
+    format!("so_{}", hex::encode(&digest[..8]))
+}
+
+/// The URL of the test database standing for the store at `path` on the
+/// cluster of `admin_url` (for a command given `--database-url`).
+#[doc(hidden)]
+pub fn test_database_url(admin_url: &str, path: &std::path::Path) -> String {
+    database_url(admin_url, &test_database_name(path))
+}
+
+/// The URL of database `name` on the cluster of `admin_url`.
+#[doc(hidden)]
+pub fn database_url(admin_url: &str, name: &str) -> String {
+    let base = admin_url.split('?').next().unwrap_or(admin_url);
+    let root = base.rsplit_once('/').map_or(base, |(root, _)| root);
+    format!("{root}/{name}")
 }
 
 /// Create database `name` on the cluster of `admin_url` unless it exists.
