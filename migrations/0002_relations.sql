@@ -15,20 +15,20 @@ CREATE TABLE outcomes (
     repo                     text NOT NULL,
     workflow                 text,
     safe_output_type         text NOT NULL,
-    run_id                   bigint,
+    run_id                   numeric(20, 0),
     outcome_status           text NOT NULL,
     evidence_strength        text NOT NULL,
     human_check_signal       text NOT NULL,
     confidence               text,
     target_kind              text,
-    target_number            bigint,
+    target_number            numeric(20, 0),
     target_url               text,
     target_resolved          boolean,
     -- When the output was executed (the record's `created_at`).
     executed_at              timestamptz NOT NULL,
     created_at               timestamptz NOT NULL,
     evaluated_at             timestamptz NOT NULL,
-    evaluation_window_hours  integer,
+    evaluation_window_hours  bigint,
     time_to_acceptance_hours double precision,
     record                   jsonb NOT NULL
 );
@@ -55,12 +55,16 @@ SELECT o.safe_output_id,
        w.value ->> 'outcome_status'           AS outcome_status,
        w.value ->> 'evidence_strength'        AS evidence_strength,
        w.value ->> 'human_check_signal'       AS human_check_signal,
-       (w.value ->> 'evaluated_at')::timestamptz AS evaluated_at
+       -- A year past 9999 (which timestamptz does not read as written) is NULL.
+       CASE WHEN w.value ->> 'evaluated_at' ~ '^[0-9]{4}-'
+            THEN (w.value ->> 'evaluated_at')::timestamptz END AS evaluated_at
 FROM outcomes o
 CROSS JOIN LATERAL jsonb_each(o.record -> 'windows') AS w;
 
 -- Rows of `outcomes` from the App's input: a JSON array of
--- {"id", "repo", "record"} (the record as the read API shows it).
+-- {"id", "repo", "record", "executed_at", "evaluated_at"}: the record as the
+-- read API shows it, and its two times as timestamptz reads them (the App
+-- writes `infinity` for a year past 9999).
 CREATE FUNCTION upsert_outcomes(input jsonb) RETURNS void LANGUAGE sql AS $$
     INSERT INTO outcomes AS o (
         safe_output_id, repo, workflow, safe_output_type, run_id,
@@ -69,13 +73,14 @@ CREATE FUNCTION upsert_outcomes(input jsonb) RETURNS void LANGUAGE sql AS $$
         executed_at, created_at, evaluated_at, evaluation_window_hours,
         time_to_acceptance_hours, record)
     SELECT e ->> 'id', e ->> 'repo', r ->> 'workflow', r ->> 'safe_output_type',
-           (r ->> 'run_id')::bigint,
+           (r ->> 'run_id')::numeric,
            r ->> 'outcome_status', r ->> 'evidence_strength', r ->> 'human_check_signal',
            r ->> 'confidence',
-           r -> 'target' ->> 'kind', (r -> 'target' ->> 'number')::bigint,
+           r -> 'target' ->> 'kind', (r -> 'target' ->> 'number')::numeric,
            r -> 'target' ->> 'url', (r ->> 'target_resolved')::boolean,
-           (r ->> 'created_at')::timestamptz, (r ->> 'created_at')::timestamptz,
-           (r ->> 'evaluated_at')::timestamptz, (r ->> 'evaluation_window_hours')::integer,
+           (e ->> 'executed_at')::timestamptz, (e ->> 'executed_at')::timestamptz,
+           (e ->> 'evaluated_at')::timestamptz,
+           (r ->> 'evaluation_window_hours')::bigint,
            (r ->> 'time_to_acceptance_hours')::double precision, r
     FROM jsonb_array_elements(input) AS e
     CROSS JOIN LATERAL (SELECT e -> 'record') AS x(r)

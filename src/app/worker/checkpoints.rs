@@ -22,7 +22,8 @@ impl Worker {
             if due.is_empty() {
                 return;
             }
-            let expect = match self.prefetch(&unit, &[]) {
+            let ids: Vec<String> = due.iter().map(|(_, id)| id.clone()).collect();
+            let expect = match self.prefetch(&unit, &[], &ids) {
                 Ok(expect) => expect,
                 Err(e) => {
                     self.shared.record_error(format!("reading ahead: {e}"));

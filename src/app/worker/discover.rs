@@ -29,7 +29,7 @@ impl Worker {
     /// of the manifest, and after a crash the applied chunks are not redone.
     pub(super) fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
         let mut unit = self.store.begin();
-        let expect = self.prefetch(&unit, &[])?;
+        let expect = self.prefetch(&unit, &[], &[])?;
         let records = match staging::chunk(&self.store, upload, chunk) {
             Ok(Some(records)) => records,
             Ok(None) => return Ok(()),

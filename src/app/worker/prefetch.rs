@@ -11,10 +11,15 @@ use crate::store::ReadPlan;
 impl Worker {
     /// Read ahead what `items` will ask for, in two rounds: what the items
     /// name (their outputs, targets, refs), then the outputs watching those
-    /// targets and what those outputs watch. Drops the caches when another
+    /// targets — and the `due` outputs (checkpoints) — and what they watch. Drops the caches when another
     /// replica committed since this worker's last commit. Returns the epoch
     /// the unit's commit must still find (`None`: nothing cached is relied on).
-    pub(super) fn prefetch(&mut self, unit: &Unit, items: &[&InboxItem]) -> Result<Option<u64>> {
+    pub(super) fn prefetch(
+        &mut self,
+        unit: &Unit,
+        items: &[&InboxItem],
+        due: &[String],
+    ) -> Result<Option<u64>> {
         if !unit.is_shared() {
             return Ok(None);
         }
@@ -28,7 +33,7 @@ impl Worker {
             self.forget_cached();
         }
         let mut plan = ReadPlan::default();
-        let mut ids = BTreeSet::new();
+        let mut ids: BTreeSet<String> = due.iter().cloned().collect();
         for target in &targets {
             ids.extend(unit.outputs_on(target)?);
             if is_linkable_key(target) {

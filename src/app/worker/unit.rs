@@ -76,7 +76,7 @@ impl Worker {
                         .collect();
                     let items = self.processed_together(&decoded, count == 0);
                     let at_start = self
-                        .prefetch(&unit, &items)
+                        .prefetch(&unit, &items, &[])
                         .map_err(|e| format!("reading ahead: {e}"))?;
                     if count == 0 {
                         expect = at_start;

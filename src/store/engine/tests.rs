@@ -278,9 +278,9 @@ async fn one_delivery_id_sent_to_two_writers_at_once_is_stored_once() {
     t2.join().unwrap();
 }
 
-/// The store API answers from inside a current-thread runtime (where the
-/// sync `postgres` client would panic): every call goes to a connection's
-/// own thread.
+/// The store API answers from inside a current-thread runtime (where a
+/// `block_on` would panic): the statement runs on the engine's own runtime
+/// and the caller waits for its answer.
 #[tokio::test]
 async fn the_postgres_engine_works_from_a_current_thread_runtime() {
     let dir = tempfile::tempdir().unwrap();
@@ -356,4 +356,38 @@ fn a_store_on_schema_version_1_upgrades_in_place() {
     assert!(rows
         .iter()
         .any(|(id, r)| id == "o/r:9999:0" && r["outcome_status"] == "pending"));
+}
+
+/// What PostgreSQL's types cannot hold as the App may have it — a NUL in a
+/// workflow name, a year past 9999, a run id past `bigint` — never fails
+/// the commit of an outcome: the row is written, the record in `kv` whole.
+#[test]
+fn hostile_values_in_an_outcome_never_fail_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(store) = pg_store(dir.path()) else {
+        return;
+    };
+    let mut stored = crate::store::test_judged_output("o/r:\0:1", "evil\0flow", "accepted");
+    let far = chrono::DateTime::from_timestamp(8_210_266_012_799, 0).unwrap();
+    let outcome = stored.outcome.as_mut().unwrap();
+    outcome.created_at = far;
+    outcome.evaluated_at = far;
+    outcome.run_id = Some(u64::MAX);
+    if let Some(t) = outcome.target.as_mut() {
+        t.number = Some(u64::MAX);
+    }
+    stored.execution.id = "o/r:\0:1".into();
+    let mut unit = store.begin();
+    unit.put_output(&stored);
+    unit.commit().unwrap();
+    assert_eq!(store.output("o/r:\0:1").unwrap().unwrap(), stored);
+    let rows = store.db().pg().unwrap().outcome_rows().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].0, "o/r:\u{FFFD}:1");
+    assert_eq!(rows[0].1["workflow"], "evil\u{FFFD}flow");
+    // And it leaves the relation when the output does.
+    let mut unit = store.begin();
+    unit.retire_output("o/r:\0:1", "o/r:2:0", &[]);
+    unit.commit().unwrap();
+    assert!(store.db().pg().unwrap().outcome_rows().unwrap().is_empty());
 }

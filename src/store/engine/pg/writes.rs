@@ -81,12 +81,54 @@ struct Params {
 /// no row). A record that does not decode has no row (the read API fails
 /// on it too, and says so).
 pub(super) fn outcome_row(key: &[u8], value: &[u8]) -> (String, Option<serde_json::Value>) {
-    let id = String::from_utf8_lossy(&key[keys::OUTPUT.len()..]).into_owned();
+    // As `scrub` writes it in the row, for the removals too.
+    let id = String::from_utf8_lossy(&key[keys::OUTPUT.len()..]).replace('\0', "\u{FFFD}");
     let row = codec::decode_output(key, value).ok().and_then(|stored| {
-        let record = serde_json::to_value(stored.outcome?).ok()?;
-        Some(serde_json::json!({"id": id, "repo": stored.execution.repo, "record": record}))
+        let outcome = stored.outcome?;
+        let (executed, evaluated) = (time(outcome.created_at), time(outcome.evaluated_at));
+        let record = serde_json::to_value(outcome).ok()?;
+        let mut row = serde_json::json!({
+            "id": id, "repo": stored.execution.repo, "record": record,
+            "executed_at": executed, "evaluated_at": evaluated,
+        });
+        scrub(&mut row);
+        Some(row)
     });
     (id, row)
+}
+
+/// Replace NUL characters, which PostgreSQL's `text` and `jsonb` cannot
+/// hold, with U+FFFD in every string and key (a hostile workflow name must
+/// not fail the commit; `kv` keeps the record's own bytes).
+fn scrub(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    let clean = |s: &str| s.replace('\0', "\u{FFFD}");
+    match value {
+        Value::String(s) if s.contains('\0') => *s = clean(s),
+        Value::Array(items) => items.iter_mut().for_each(scrub),
+        Value::Object(map) if map.keys().any(|k| k.contains('\0')) => {
+            let entries = std::mem::take(map);
+            for (k, mut v) in entries {
+                scrub(&mut v);
+                map.insert(clean(&k), v);
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(scrub),
+        _ => {}
+    }
+}
+
+/// A time as `upsert_outcomes` reads it into a `timestamptz`: RFC 3339
+/// for the years 0 to 9999, `infinity` / `-infinity` past them (chrono
+/// writes such years in a form PostgreSQL does not read), so that no time
+/// the App accepted fails the commit.
+fn time(at: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Datelike;
+    match at.year() {
+        y if y > 9999 => "infinity".into(),
+        y if y < 0 => "-infinity".into(),
+        _ => at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+    }
 }
 
 impl Writes {
