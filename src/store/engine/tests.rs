@@ -11,14 +11,8 @@ use crate::store::{counter, keys, ReadStore, Store};
 
 /// A PostgreSQL store standing for `dir` (`pg::test_database`).
 fn pg_store(dir: &std::path::Path) -> Option<Store> {
-    match pg::test_admin_url() {
-        Ok(admin) => Some(Store::on_pg(pg::test_database(&admin, dir).unwrap(), dir)),
-        Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED the PostgreSQL half: {e}");
-            None
-        }
-    }
+    let admin = pg::test_admin_or_skip()?;
+    Some(Store::on_pg(pg::test_database(&admin, dir).unwrap(), dir))
 }
 
 /// One store per engine, each in a directory of its own.
@@ -300,10 +294,8 @@ async fn the_postgres_engine_works_from_a_current_thread_runtime() {
 /// filled from the outcome records it already holds, the rest untouched.
 #[test]
 fn a_store_on_schema_version_1_upgrades_in_place() {
-    let admin = match pg::test_admin_url() {
-        Ok(url) => url,
-        Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
-        Err(e) => return eprintln!("SKIPPED: {e}"),
+    let Some(admin) = pg::test_admin_or_skip() else {
+        return;
     };
     let dir = tempfile::tempdir().unwrap();
     let old = pg::test_database_at(&admin, dir.path(), 1).unwrap();

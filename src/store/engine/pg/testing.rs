@@ -50,6 +50,20 @@ pub fn test_admin_url() -> std::result::Result<String, String> {
         .clone()
 }
 
+/// `test_admin_url` for a test that needs PostgreSQL: `None` (said loudly)
+/// when there is none, a failure under CI.
+#[cfg(test)]
+pub(crate) fn test_admin_or_skip() -> Option<String> {
+    match test_admin_url() {
+        Ok(url) => Some(url),
+        Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED: {e}");
+            None
+        }
+    }
+}
+
 /// The database of the test cluster `admin_url` that stands for the store
 /// at `path`: `so_` + 16 hex digits of a hash of the canonical path,
 /// created if missing. Reopening the same path reaches the same database.
