@@ -195,6 +195,8 @@ pub struct HarvestOptions {
     pub max_bytes: u64,
     /// Timeout of one blob fetch.
     pub blob_timeout: Duration,
+    /// How often the durable queue is read for runs no live lease holds.
+    pub rescan_every: Duration,
 }
 
 impl Default for HarvestOptions {
@@ -206,6 +208,7 @@ impl Default for HarvestOptions {
             blob_attempts: 3,
             max_bytes: crate::ingest::ingress::MAX_BODY as u64,
             blob_timeout: Duration::from_secs(60),
+            rescan_every: RESCAN_EVERY,
         }
     }
 }
@@ -308,7 +311,7 @@ impl task::Queue for HarvestQueue {
     /// retry; when a scan is due, the durable queue's runs join first.
     async fn run(&mut self, why: task::Run) {
         if Instant::now() >= self.next_scan {
-            self.next_scan = Instant::now() + RESCAN_EVERY;
+            self.next_scan = Instant::now() + self.harvester.options.rescan_every;
             for run in self.harvester.queued() {
                 self.pending
                     .entry(run.clone())
