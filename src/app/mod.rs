@@ -159,6 +159,15 @@ impl App {
         Self::open(data_dir, clock, false, AppOptions::default())
     }
 
+    /// `start_without_worker` with options (a bench's replicas on one database).
+    pub fn start_without_worker_with(
+        data_dir: &Path,
+        clock: Clock,
+        options: AppOptions,
+    ) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, false, options)
+    }
+
     fn open(
         data_dir: &Path,
         clock: Clock,
@@ -179,12 +188,6 @@ impl App {
         // The highest processed sequence: everything below the oldest queued item.
         let oldest_queued = store.oldest_queued_seq();
         let processed_seq = oldest_queued.map_or(last_seq, |s| s - 1);
-        // Manifest chunks of a post the process died reading: never committed.
-        let swept = crate::store::staging::sweep(&store)
-            .map_err(|e| anyhow::anyhow!("sweeping uncommitted manifest chunks: {e}"))?;
-        if swept > 0 {
-            tracing::info!(chunks = swept, "removed uncommitted manifest chunks");
-        }
         let outputs = store.output_count();
         let dead_letters = store.dead_letter_count();
         tracing::debug!(received, processed, outputs, "store opened");

@@ -63,6 +63,23 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// True when `--database-url` put the bench's stores on PostgreSQL.
+pub(crate) fn on_pg() -> bool {
+    crate::store::pg::test_pg_from_env().is_some()
+}
+
+/// Run `open` with stores opened on sled whatever `--database-url` says
+/// (the sled figures measured beside PostgreSQL's in the same run).
+pub(crate) fn on_sled<T>(open: impl FnOnce() -> T) -> T {
+    let pg = crate::store::pg::test_pg_from_env();
+    std::env::remove_var(crate::store::pg::TEST_PG_ENV);
+    let result = open();
+    if let Some(url) = pg {
+        std::env::set_var(crate::store::pg::TEST_PG_ENV, url);
+    }
+    result
+}
+
 /// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.
 pub fn rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")

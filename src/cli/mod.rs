@@ -78,6 +78,10 @@ pub enum Command {
     Compact {
         #[arg(long, env = "DATA_DIR", default_value = "./data")]
         data_dir: PathBuf,
+        /// A PostgreSQL store has nothing to compact (VACUUM is PostgreSQL's):
+        /// given, the command says so and changes nothing.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        database_url: Option<String>,
     },
     /// Copy a sled store (stopped) into PostgreSQL: idempotent, resumable.
     Migrate {
@@ -85,7 +89,7 @@ pub enum Command {
         #[arg(long)]
         from: PathBuf,
         /// The PostgreSQL URL (postgres://…).
-        #[arg(long)]
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         to: String,
     },
     /// List the inbox items moved aside after failing, or put them back in
@@ -188,7 +192,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Backfill(args) => backfill::request_backfill(args).await,
-        Command::Compact { data_dir } => compact::compact(&data_dir),
+        Command::Compact {
+            data_dir,
+            database_url,
+        } => match database_url {
+            Some(_) => anyhow::bail!(
+                "compact rewrites a sled store; on PostgreSQL the database reclaims room \
+                 itself (autovacuum; VACUUM FULL by hand) — nothing done"
+            ),
+            None => compact::compact(&data_dir),
+        },
         Command::Migrate { from, to } => migrate::migrate(&from, &to),
         Command::DeadLetters(args) => dead_letters::dead_letters(&args),
         Command::Bench(args) => crate::bench::run(args).await,

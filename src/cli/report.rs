@@ -33,6 +33,9 @@ pub struct ReportArgs {
     pub format: ReportFormat,
     #[arg(long, env = "DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// Read the store on PostgreSQL (instead of sled under --data-dir).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// Read from a running server instead of the store.
     #[arg(long)]
     pub from: Option<String>,
@@ -47,7 +50,7 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
         return crate::read::export::cli::report_opentraces(
             from,
             args.token,
-            &args.data_dir,
+            (&args.data_dir, args.database_url.as_deref()),
             repo,
             out,
         )
@@ -80,7 +83,8 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
             )
         }
         None => {
-            let store = crate::store::open_for_reading(&args.data_dir)?;
+            let store =
+                crate::store::open_for_reading(&args.data_dir, args.database_url.as_deref())?;
             let filter = ReadFilter {
                 repo: args.repo.clone(),
                 ..ReadFilter::default()

@@ -199,7 +199,7 @@ async fn store_manifest(
         chunks: manifest.chunks,
     };
     // From here the writer may commit the upload: only it decides. A failed
-    // write leaves the chunks uncommitted, for the start-up sweep.
+    // write leaves the chunks uncommitted, for the sweep once its lease runs out.
     manifest.keep();
     match state.writer.enqueue(item).await {
         Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),

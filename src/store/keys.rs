@@ -26,6 +26,7 @@
 //! | `n/b/` | repository (lowercase) | `BackfillJob`: day-one history of a repository (`github::backfill`) |
 //! | `n/g/` | repository (lowercase), NUL, run id (u64 BE) | `BackfillRun`: a run the backfill found |
 //! | `n/e/` | output id | — (the backfill evaluated the output) |
+//! | `n/l/` | lease name | expiry (ms, i64 BE), then the holder: a lease (`store::leases`; sled only, PostgreSQL has a `leases` table) |
 
 use chrono::{DateTime, Utc};
 
@@ -52,6 +53,7 @@ pub const HARVEST_DONE: &[u8] = b"n/h/";
 pub const BACKFILL_JOB: &[u8] = b"n/b/";
 pub const BACKFILL_RUN: &[u8] = b"n/g/";
 pub const BACKFILL_OUTPUT: &[u8] = b"n/e/";
+pub const LEASE: &[u8] = b"n/l/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -222,6 +224,10 @@ pub fn backfill_runs_of(repo: &str) -> Vec<u8> {
 
 pub fn backfill_run(repo: &str, run_id: u64) -> Vec<u8> {
     join(&[&backfill_runs_of(repo), &run_id.to_be_bytes()])
+}
+
+pub fn lease(name: &str) -> Vec<u8> {
+    join(&[LEASE, name.as_bytes()])
 }
 
 pub fn backfill_output(output_id: &str) -> Vec<u8> {

@@ -21,13 +21,16 @@ pub mod engine;
 pub mod inbox;
 mod installations;
 pub mod keys;
+pub mod leases;
 pub mod migrate;
+pub mod prefetch;
 mod repeats;
 pub mod staging;
 pub mod unit;
 
 pub use engine::pg;
 pub use engine::{Batch, Engine};
+pub use prefetch::ReadPlan;
 pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
 
 use std::collections::BTreeMap;
@@ -53,6 +56,11 @@ pub enum StoreError {
     /// item is left for a later unit.
     #[error("busy: another replica holds {0}")]
     Busy(String),
+    /// Another replica's unit committed while this unit relied on what the
+    /// worker had cached (PostgreSQL): the unit was rolled back, to be done
+    /// again with the caches dropped.
+    #[error("stale: another replica committed while this unit used cached records")]
+    Stale,
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -624,15 +632,46 @@ pub(crate) fn test_output(id: &str, workflow: &str) -> StoredOutput {
     }
 }
 
+/// A stored output of workflow `workflow` judged `status` (tests).
+#[cfg(test)]
+pub(crate) fn test_judged_output(id: &str, workflow: &str, status: &str) -> StoredOutput {
+    let mut stored = test_output(id, workflow);
+    stored.outcome = Some(
+        serde_json::from_value(serde_json::json!({
+            "safe_output_id": id, "safe_output_type": "create_issue",
+            "target": {"repo": "o/r", "kind": "issue", "number": 7,
+                       "url": "https://github.com/o/r/issues/7"},
+            "run_id": 1, "workflow": workflow,
+            "created_at": "2026-01-01T00:00:00Z", "evaluated_at": "2026-01-02T00:00:00Z",
+            "evaluation_window_hours": 24, "outcome_status": status,
+            "evidence_strength": "strong", "human_check_signal": "issue_closed_completed",
+            "target_resolved": true, "confidence": "high", "bot_aware": true,
+            "actor_summary": {"visible_non_bot_actor_count": 1, "bot_actor_count": 0},
+            "details": {}, "notes": "",
+            "windows": {"24h": {"outcome_status": status, "evidence_strength": "strong",
+                                "human_check_signal": "issue_closed_completed",
+                                "evaluated_at": "2026-01-02T00:00:00Z"}},
+            "dedicated_evaluator": true
+        }))
+        .unwrap(),
+    );
+    stored
+}
+
 /// Where the store lives under `DATA_DIR`.
 pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")
 }
 
-/// Open the store under `data_dir` for an offline read (`report`), waiting
-/// `STORE_LOCK_WAIT` for a previous instance; the error says what to do.
-pub fn open_for_reading(data_dir: &Path) -> anyhow::Result<Store> {
+/// Open the store for an offline read (`report`): on PostgreSQL at
+/// `database_url` (servers may run meanwhile), else the sled store under
+/// `data_dir`, waiting `STORE_LOCK_WAIT` for a previous instance; the error
+/// says what to do.
+pub fn open_for_reading(data_dir: &Path, database_url: Option<&str>) -> anyhow::Result<Store> {
     let path = path_in(data_dir);
+    if let Some(url) = database_url {
+        return Ok(Store::on_pg(pg::Pg::connect(url)?, &path));
+    }
     if !path.exists() {
         anyhow::bail!(
             "no store at {} (set --data-dir or DATA_DIR)",

@@ -216,6 +216,16 @@ impl Unit {
     /// Write everything in one batch (atomic: all or nothing): one sled
     /// batch, or the unit's transaction's writes and its COMMIT.
     pub fn commit(self) -> Result<()> {
+        self.commit_after(None).map(|_| ())
+    }
+
+    /// `commit`, for a caller whose caches outlive its units: on PostgreSQL
+    /// the commit bumps the unit epoch and, with `expect`, fails with
+    /// `StoreError::Stale` (nothing written) unless the epoch still stood
+    /// at `expect` — no other unit committed since the caller's last one.
+    /// Returns the new epoch (PostgreSQL; `None` on sled, where the worker
+    /// is the only writer and its caches never go stale).
+    pub fn commit_after(self, expect: Option<u64>) -> Result<Option<u64>> {
         let mut batch = self.external.0;
         for (k, w) in self.writes {
             match w {
@@ -229,11 +239,15 @@ impl Unit {
         for (name, delta) in self.added {
             batch.add(keys::counter(name), delta as i64);
         }
-        self.store.db.apply_batch(batch)?;
-        if let Some(pg) = self.store.db.pg() {
-            pg.commit()?;
+        match self.store.db.pg() {
+            Some(pg) => pg.commit_unit(batch, expect),
+            None => self.store.db.apply_batch(batch).map(|_| None),
         }
-        Ok(())
+    }
+
+    /// The engine the unit runs on (`store::prefetch`).
+    pub(super) fn engine(&self) -> &super::Engine {
+        &self.store.db
     }
 
     /// Set a durable counter (written once, at commit).
@@ -406,11 +420,13 @@ impl Unit {
         }
     }
 
-    /// Schedule an output's next checkpoint; a key already there is not
-    /// rewritten (a rewrite costs a log write and a leaf rewrite).
+    /// Schedule an output's next checkpoint; on sled a key already there
+    /// is not rewritten (a rewrite costs a log write and a leaf rewrite);
+    /// on PostgreSQL it is not read first (a round trip), its empty value
+    /// is written with `ON CONFLICT DO NOTHING`.
     pub fn schedule(&mut self, due: DateTime<Utc>, output_id: &str) -> Result<()> {
         let key = keys::schedule(due, output_id);
-        if self.get_raw(&key)?.is_none() {
+        if self.is_shared() || self.get_raw(&key)?.is_none() {
             self.insert(key, Vec::new());
         }
         Ok(())

@@ -149,7 +149,7 @@ async fn report_format_opentraces_reads_the_store() {
     safe_outcomes::read::export::cli::report_opentraces(
         Some(&url),
         token,
-        dir.path(),
+        (dir.path(), None),
         Some("acme/docs"),
         &mut out,
     )
@@ -164,7 +164,7 @@ async fn report_format_opentraces_reads_the_store() {
     safe_outcomes::read::export::cli::report_opentraces(
         None,
         None,
-        dir.path(),
+        (dir.path(), None),
         Some("acme/docs"),
         &mut out,
     )

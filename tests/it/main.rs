@@ -43,6 +43,7 @@ mod metadata_outputs;
 mod metrics;
 mod oidc;
 mod order_property;
+mod outcomes_sql;
 mod payloads;
 mod raw_webhook;
 mod read_api;

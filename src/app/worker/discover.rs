@@ -34,6 +34,7 @@ impl Worker {
     /// of the manifest, and after a crash the applied chunks are not redone.
     pub(super) fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
         let mut unit = self.store.begin();
+        let expect = self.prefetch(&unit, &[], &[])?;
         let records = match staging::chunk(&self.store, upload, chunk) {
             Ok(Some(records)) => records,
             Ok(None) => return Ok(()),
@@ -43,7 +44,7 @@ impl Worker {
                     "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
                 ));
                 unit.remove_staged_chunk(upload, chunk);
-                return unit.commit();
+                return self.commit(unit, expect);
             }
             Err(e) => return Err(e),
         };
@@ -53,7 +54,7 @@ impl Worker {
             fx.changed.extend(self.reassess(&mut unit, id)?);
         }
         unit.remove_staged_chunk(upload, chunk);
-        unit.commit()?;
+        self.commit(unit, expect)?;
         self.apply_effects(fx);
         Ok(())
     }
@@ -71,6 +72,7 @@ impl Worker {
         self.cache.clear();
         self.outputs.clear();
         self.seen_installations.clear();
+        self.epoch = None;
     }
 
     /// True when the API can be asked about an output and nothing at all

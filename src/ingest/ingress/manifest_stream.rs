@@ -238,7 +238,7 @@ impl<'a> StreamedManifest<'a> {
         let (store, upload) = (self.store.clone(), self.upload);
         let removed = tokio::task::spawn_blocking(move || staging::discard(&store, upload)).await;
         if !matches!(removed, Ok(Ok(()))) {
-            // Left for the start-up sweep: the upload is not committed.
+            // Left for the sweep once its lease runs out: not committed.
             tracing::warn!(upload, "could not discard a refused manifest's chunks");
         }
     }

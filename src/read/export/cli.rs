@@ -1,5 +1,6 @@
 //! `safe-outcomes report --format opentraces`: the opentraces export from the
-//! store (`--data-dir`) or from a running server (`--from URL`).
+//! store (`--data-dir`, or `--database-url` on PostgreSQL) or from a
+//! running server (`--from URL`).
 
 use std::io::Write;
 use std::path::Path;
@@ -14,7 +15,7 @@ use crate::read::query::{ReadFilter, RepoScope};
 pub async fn report_opentraces(
     from: Option<&str>,
     token: Option<String>,
-    data_dir: &Path,
+    (data_dir, database_url): (&Path, Option<&str>),
     repo: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
@@ -36,7 +37,7 @@ pub async fn report_opentraces(
             out.write_all(body.as_bytes())?;
         }
         None => {
-            let store = crate::store::open_for_reading(data_dir)?;
+            let store = crate::store::open_for_reading(data_dir, database_url)?;
             let filter = ReadFilter {
                 repo: repo.map(str::to_string),
                 ..Default::default()

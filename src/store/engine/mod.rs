@@ -201,11 +201,7 @@ impl Engine {
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         match self {
             Engine::Sled(db) => Iter(IterInner::Sled(db.scan_prefix(prefix))),
-            Engine::Pg(pg) => {
-                let start = Bound::Included(prefix.as_ref().to_vec());
-                let end = prefix_end(prefix.as_ref()).map_or(Bound::Unbounded, Bound::Excluded);
-                Iter(IterInner::Pg(pg.pages(start, end)))
-            }
+            Engine::Pg(pg) => Iter(IterInner::Pg(pg.scan_prefix(prefix.as_ref()))),
         }
     }
 
