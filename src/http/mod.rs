@@ -109,11 +109,15 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         shared: app.shared.clone(),
         writer: app.writer.clone(),
         secrets: options.secrets,
+        auth: Arc::new(crate::http::auth::Auth::new(
+            options.auth.clone(),
+            app.store.clone(),
+            options.api_token.clone(),
+        )),
         api_token: options.api_token,
         listen_only: options.listen_only,
         oidc: options.oidc,
         limits: options.limits.clone(),
-        auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
     });
     let mount = Mount {
         webhook_path: if options.webhook_path.is_empty() {

@@ -28,8 +28,8 @@
 //! | `n/e/` | output id | — (the backfill evaluated the output) |
 //! | `n/k/` | name | a secret or marker of the web side: the signing key, the setup key, the registered App (`store::web_state`) |
 //! | `n/v/` | space, NUL, id | an expiring record (session, sign-in or setup flow, read token, issuer access, audit event) with its expiry and group |
-//! | `n/y/` | space, NUL, expiry (ms, BE, sign-flipped), id | — (when the record expires: sweeps, oldest first) |
-//! | `n/u/` | space, NUL, group, NUL, expiry (ms, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
+//! | `n/y/` | space, NUL, expiry (µs, BE, sign-flipped), id | — (when the record expires: sweeps, oldest first) |
+//! | `n/u/` | space, NUL, group, NUL, expiry (µs, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
 //! | `n/t/` | installation id (u64 BE) | a mark (u64 BE) that changes when the installation's cached API token must be minted again (`github::client`) |
 
 use chrono::{DateTime, Utc};
@@ -132,7 +132,8 @@ fn time_bytes(at: DateTime<Utc>) -> [u8; 8] {
     ms_bytes(at.timestamp_millis())
 }
 
-/// Order-preserving encoding of milliseconds since 1970 (sign bit flipped).
+/// Order-preserving encoding of a count since 1970 (milliseconds,
+/// microseconds), sign bit flipped.
 fn ms_bytes(ms: i64) -> [u8; 8] {
     ((ms as u64) ^ (1 << 63)).to_be_bytes()
 }
@@ -256,8 +257,8 @@ pub fn web_expiry_of(space: &str) -> Vec<u8> {
     join(&[WEB_EXPIRY, space.as_bytes(), b"\0"])
 }
 
-pub fn web_expiry(space: &str, expires_ms: i64, id: &str) -> Vec<u8> {
-    join(&[&web_expiry_of(space), &ms_bytes(expires_ms), id.as_bytes()])
+pub fn web_expiry(space: &str, expires_us: i64, id: &str) -> Vec<u8> {
+    join(&[&web_expiry_of(space), &ms_bytes(expires_us), id.as_bytes()])
 }
 
 /// The prefix of one group's index in a space (a NUL in `group` would
@@ -272,15 +273,15 @@ pub fn web_group_of(space: &str, group: &str) -> Vec<u8> {
     ])
 }
 
-pub fn web_group(space: &str, group: &str, expires_ms: i64, id: &str) -> Vec<u8> {
+pub fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8> {
     join(&[
         &web_group_of(space, group),
-        &ms_bytes(expires_ms),
+        &ms_bytes(expires_us),
         id.as_bytes(),
     ])
 }
 
-/// The expiry (ms) and id of an index key under `prefix` (`web_expiry_of`,
+/// The expiry (µs) and id of an index key under `prefix` (`web_expiry_of`,
 /// `web_group_of`).
 pub fn parse_web_index(key: &[u8], prefix: &[u8]) -> Option<(i64, String)> {
     let rest = key.strip_prefix(prefix)?;

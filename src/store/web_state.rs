@@ -49,7 +49,7 @@ impl Space {
 /// A record as stored: the value with its expiry and group.
 #[derive(Serialize, Deserialize)]
 struct Envelope<T> {
-    expires_ms: i64,
+    expires_us: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     group: Option<String>,
     value: T,
@@ -58,7 +58,7 @@ struct Envelope<T> {
 /// The head of an envelope (to drop its index entries without knowing `T`).
 #[derive(Deserialize)]
 struct Head {
-    expires_ms: i64,
+    expires_us: i64,
     #[serde(default)]
     group: Option<String>,
 }
@@ -75,12 +75,14 @@ pub struct Expiring<T> {
 /// take the store's lock as well).
 static SECRETS: Mutex<()> = Mutex::new(());
 
-fn ms(at: DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
+/// Expiries are kept to the microsecond, so that one account's sessions
+/// opened one after another keep their order.
+fn us(at: DateTime<Utc>) -> i64 {
+    at.timestamp_micros()
 }
 
-fn time(ms: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp_millis(ms).unwrap_or_default()
+fn time(us: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
 impl Store {
@@ -101,14 +103,14 @@ impl Store {
             unindex(&mut batch, tag, id, &decode::<Head>(&key, &old)?);
         }
         let envelope = Envelope {
-            expires_ms: ms(expires),
+            expires_us: us(expires),
             group: group.map(str::to_string),
             value,
         };
         batch.insert(&key, encode(&envelope));
-        batch.insert(keys::web_expiry(tag, envelope.expires_ms, id), []);
+        batch.insert(keys::web_expiry(tag, envelope.expires_us, id), []);
         if let Some(g) = group {
-            batch.insert(keys::web_group(tag, g, envelope.expires_ms, id), []);
+            batch.insert(keys::web_group(tag, g, envelope.expires_us, id), []);
         }
         self.db().apply_batch(batch)
     }
@@ -125,10 +127,10 @@ impl Store {
             return Ok(None);
         };
         let envelope: Envelope<T> = decode(&key, &bytes)?;
-        Ok((envelope.expires_ms > ms(now)).then(|| Expiring {
+        Ok((envelope.expires_us > us(now)).then(|| Expiring {
             id: id.to_string(),
             value: envelope.value,
-            expires: time(envelope.expires_ms),
+            expires: time(envelope.expires_us),
         }))
     }
 
@@ -153,12 +155,12 @@ impl Store {
             tag,
             id,
             &Head {
-                expires_ms: envelope.expires_ms,
+                expires_us: envelope.expires_us,
                 group: envelope.group,
             },
         );
         self.db().apply_batch(batch)?;
-        Ok((envelope.expires_ms > ms(now)).then_some(envelope.value))
+        Ok((envelope.expires_us > us(now)).then_some(envelope.value))
     }
 
     /// Remove the record under (`space`, `id`); true if there was one.
@@ -184,7 +186,7 @@ impl Store {
         for item in self.db().scan_prefix(&prefix).keys().take(limit) {
             let key = item?;
             match keys::parse_web_index(&key, &prefix) {
-                Some((at, id)) if at <= ms(now) => expired.push((key.to_vec(), id)),
+                Some((at, id)) if at <= us(now) => expired.push((key.to_vec(), id)),
                 Some(_) => break,
                 None => expired.push((key.to_vec(), String::new())),
             }
@@ -316,9 +318,9 @@ impl super::ExternalBatch {
 
 /// Remove the index entries of a record.
 fn unindex(batch: &mut Batch, tag: &str, id: &str, head: &Head) {
-    batch.remove(keys::web_expiry(tag, head.expires_ms, id));
+    batch.remove(keys::web_expiry(tag, head.expires_us, id));
     if let Some(g) = &head.group {
-        batch.remove(keys::web_group(tag, g, head.expires_ms, id));
+        batch.remove(keys::web_group(tag, g, head.expires_us, id));
     }
 }
 
