@@ -16,6 +16,7 @@ mod backfill;
 mod bad_input;
 mod bench_api;
 mod big_manifests;
+mod clean_hands;
 mod cli;
 mod closed_doors;
 mod conformance;
