@@ -52,6 +52,7 @@ mod redelivery;
 mod replicas;
 mod restart;
 mod security;
+mod shared_sessions;
 mod sign_in;
 mod signals;
 mod windows;
