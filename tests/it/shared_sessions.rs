@@ -333,3 +333,46 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
     front.stop().await;
     pg.drop_database(&name);
 }
+
+/// The per-installation token cache's invalidation is shared: two clients
+/// on one store (two replicas) each mint once; when one forgets the
+/// installation (or an installation change marks it), the other mints
+/// anew at its next call.
+#[tokio::test]
+async fn a_stale_installation_token_is_minted_again_by_every_replica() {
+    use safe_outcomes::github::client::Endpoint;
+    use safe_outcomes::github::RetryPolicy;
+    let dir = tempfile::tempdir().unwrap();
+    let store = safe_outcomes::store::Store::open(dir.path()).unwrap();
+    let gh = FakeGitHub::start().await;
+    let replica = || {
+        let c = gh.client(Default::default(), RetryPolicy::default());
+        c.watch_marks(store.clone());
+        c
+    };
+    let (a, b) = (replica(), replica());
+    async fn call(c: &safe_outcomes::github::client::GitHubClient) {
+        const RATE: Endpoint = Endpoint::idempotent("rate_limit.get");
+        c.call(1, RATE, |crab| async move {
+            crab._get("/rate_limit").await.map(|_| ())
+        })
+        .await
+        .unwrap();
+    }
+    for _ in 0..2 {
+        call(&a).await;
+        call(&b).await;
+    }
+    assert_eq!(gh.calls(fake_github::TOKENS), 2, "one token per replica");
+    a.forget(1);
+    call(&b).await;
+    assert_eq!(
+        gh.calls(fake_github::TOKENS),
+        3,
+        "the other replica mints anew"
+    );
+    call(&a).await;
+    call(&a).await;
+    call(&b).await;
+    assert_eq!(gh.calls(fake_github::TOKENS), 4);
+}
