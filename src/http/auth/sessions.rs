@@ -148,34 +148,44 @@ pub struct Sessions {
     store: Store,
     /// Session digest → (what the viewer sees, when it was asked).
     scopes: Mutex<HashMap<String, (ViewerScope, Instant)>>,
+    /// The caps: per account, and of all (`PER_ACCOUNT`, `MAX_SESSIONS`).
+    per_account: usize,
+    max: usize,
 }
 
 impl Sessions {
     pub fn new(store: Store) -> Sessions {
+        Sessions::with_caps(store, PER_ACCOUNT, MAX_SESSIONS)
+    }
+
+    /// Sessions kept under other caps (tests).
+    pub fn with_caps(store: Store, per_account: usize, max: usize) -> Sessions {
         Sessions {
             store,
             scopes: Mutex::default(),
+            per_account: per_account.max(1),
+            max: max.max(1),
         }
     }
 
     /// Open a session for `who` lasting `ttl`; returns its id. Makes room
     /// first: expired sessions, then `who`'s account's oldest beyond
-    /// `PER_ACCOUNT - 1`, then the oldest of all beyond `MAX_SESSIONS - 1`.
+    /// `per_account - 1`, then the oldest of all beyond `max - 1`.
     pub fn open(&self, who: Who, ttl: Duration) -> Result<String> {
         let now = Utc::now();
         let group = account(who.kind, who.user_id);
         self.store.sweep_expiring(Space::Session, now, SWEEP)?;
         let mine = self
             .store
-            .expiring_ids(Space::Session, Some(&group), PER_ACCOUNT + SWEEP)?;
+            .expiring_ids(Space::Session, Some(&group), self.per_account + SWEEP)?;
         for old in mine
             .iter()
-            .take((mine.len() + 1).saturating_sub(PER_ACCOUNT))
+            .take((mine.len() + 1).saturating_sub(self.per_account))
         {
             self.forget(old)?;
         }
-        let all = self.store.count_expiring(Space::Session, MAX_SESSIONS)?;
-        let over = (all + 1).saturating_sub(MAX_SESSIONS);
+        let all = self.store.count_expiring(Space::Session, self.max)?;
+        let over = (all + 1).saturating_sub(self.max);
         for old in self.store.expiring_ids(Space::Session, None, over)? {
             self.forget(&old)?;
         }
@@ -243,9 +253,9 @@ impl Sessions {
     /// cache outgrows the sessions it could belong to).
     pub fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration) {
         let mut scopes = self.scopes.lock().expect("scopes lock");
-        if scopes.len() >= MAX_SESSIONS {
+        if scopes.len() >= self.max {
             scopes.retain(|_, (_, at)| at.elapsed() < ttl);
-            if scopes.len() >= MAX_SESSIONS {
+            if scopes.len() >= self.max {
                 scopes.clear();
             }
         }
@@ -307,5 +317,53 @@ mod tests {
             assert!(s.get(new).unwrap().is_some());
         }
         assert!(s.get(&bob).unwrap().is_some());
+    }
+
+    #[test]
+    fn ten_thousand_sign_ins_of_one_github_account_leave_another_alive() {
+        let (_d, s) = sessions();
+        let ttl = Duration::from_secs(600);
+        let bob = s
+            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
+            .unwrap();
+        let mut last = String::new();
+        for _ in 0..10_100 {
+            last = s.open(alice(), ttl).unwrap();
+        }
+        assert!(s.get(&bob).unwrap().is_some());
+        assert!(s.get(&last).unwrap().is_some());
+        assert_eq!(s.count_of("github:1").unwrap(), PER_ACCOUNT);
+        assert_eq!(s.count_of("github:2").unwrap(), 1);
+    }
+
+    #[test]
+    fn at_the_global_cap_the_oldest_of_all_go_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_sled(dir.path()).unwrap();
+        let s = Sessions::with_caps(store, 3, 10);
+        let ttl = Duration::from_secs(600);
+        let ids: Vec<String> = (0..15)
+            .map(|n| {
+                s.open(Who::github(format!("u{n}"), n, String::new()), ttl)
+                    .unwrap()
+            })
+            .collect();
+        for (n, id) in ids.iter().enumerate() {
+            assert_eq!(s.get(id).unwrap().is_some(), n >= 5, "{n}");
+        }
+        // Expired sessions are swept before anyone live is pushed out.
+        let (_d2, s) = sessions();
+        let s = Sessions::with_caps(s.store.clone(), 3, 4);
+        let keep = s.open(alice(), ttl).unwrap();
+        for n in 0..3 {
+            s.open(
+                Who::github(format!("gone{n}"), 10 + n, String::new()),
+                Duration::ZERO,
+            )
+            .unwrap();
+        }
+        let new = s.open(Who::local(), ttl).unwrap();
+        assert!(s.get(&keep).unwrap().is_some());
+        assert!(s.get(&new).unwrap().is_some());
     }
 }
