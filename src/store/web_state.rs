@@ -96,12 +96,30 @@ impl Store {
         expires: DateTime<Utc>,
         value: &T,
     ) -> Result<()> {
+        self.put_expiring_evicting(space, id, group, expires, value, &[])
+    }
+
+    /// `put_expiring`, removing the records `evict` of the same space in
+    /// the same commit (the room a cap makes).
+    pub fn put_expiring_evicting<T: Serialize>(
+        &self,
+        space: Space,
+        id: &str,
+        group: Option<&str>,
+        expires: DateTime<Utc>,
+        value: &T,
+        evict: &[String],
+    ) -> Result<()> {
         let tag = space.tag();
-        let key = keys::web_record(tag, id);
         let mut batch = Batch::default();
-        if let Some(old) = self.db().get(&key)? {
-            unindex(&mut batch, tag, id, &decode::<Head>(&key, &old)?);
+        for old in evict.iter().map(String::as_str).chain([id]) {
+            let key = keys::web_record(tag, old);
+            if let Some(bytes) = self.db().get(&key)? {
+                unindex(&mut batch, tag, old, &decode::<Head>(&key, &bytes)?);
+                batch.remove(&key);
+            }
         }
+        let key = keys::web_record(tag, id);
         let envelope = Envelope {
             expires_us: us(expires),
             group: group.map(str::to_string),

@@ -903,13 +903,20 @@ async fn serve_without_credentials_offers_the_setup_page() {
         ],
     )
     .await;
-    // The setup link, printed on stdout with its key.
-    let link = serve
-        .output()
-        .lines()
-        .find_map(|l| l.strip_prefix("setup: register the GitHub App at "))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no setup link in {}", serve.output()));
+    // The setup link, printed on stdout with its key (after "listening on").
+    let mut link = None;
+    for _ in 0..300 {
+        link = serve
+            .output()
+            .lines()
+            .find_map(|l| l.strip_prefix("setup: register the GitHub App at "))
+            .map(str::to_string);
+        if link.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let link = link.unwrap_or_else(|| panic!("no setup link in {}", serve.output()));
     assert!(
         link.starts_with("https://outcomes.example/?setup_key="),
         "{link}"

@@ -175,19 +175,33 @@ impl Sessions {
         let now = Utc::now();
         let group = account(who.kind, who.user_id);
         self.store.sweep_expiring(Space::Session, now, SWEEP)?;
-        let mine = self
-            .store
-            .expiring_ids(Space::Session, Some(&group), self.per_account + SWEEP)?;
-        for old in mine
-            .iter()
-            .take((mine.len() + 1).saturating_sub(self.per_account))
-        {
-            self.forget(old)?;
+        // The account's oldest beyond its cap, then the oldest of all
+        // beyond the server's: removed in the same commit as the new one.
+        let mine =
+            self.store
+                .expiring_ids(Space::Session, Some(&group), self.per_account + SWEEP)?;
+        let account_over = (mine.len() + 1).saturating_sub(self.per_account);
+        let mut evict: Vec<String> = mine[..account_over].to_vec();
+        let all = self.store.count_expiring(Space::Session, self.max + 1)?;
+        let global_over = (all + 1).saturating_sub(account_over + self.max);
+        if global_over > 0 {
+            let oldest =
+                self.store
+                    .expiring_ids(Space::Session, None, global_over + account_over)?;
+            for old in oldest {
+                if evict.len() >= account_over + global_over {
+                    break;
+                }
+                if !evict.contains(&old) {
+                    evict.push(old);
+                }
+            }
         }
-        let all = self.store.count_expiring(Space::Session, self.max)?;
-        let over = (all + 1).saturating_sub(self.max);
-        for old in self.store.expiring_ids(Space::Session, None, over)? {
-            self.forget(&old)?;
+        {
+            let mut scopes = self.scopes.lock().expect("scopes lock");
+            for old in &evict {
+                scopes.remove(old);
+            }
         }
         let id = signed::random_token();
         let stored = Stored {
@@ -198,12 +212,13 @@ impl Sessions {
             created_ms: now.timestamp_millis(),
         };
         let expires = now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::zero());
-        self.store.put_expiring(
+        self.store.put_expiring_evicting(
             Space::Session,
             &signed::digest(&id),
             Some(&group),
             expires,
             &stored,
+            &evict,
         )?;
         Ok(id)
     }
