@@ -18,7 +18,7 @@ use crate::fake_github::users::{self, TOKEN_EXCHANGE};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
     add_alice_and_bob, attribute_after, browser, install, location, post_form, read,
-    read_with_bearer, repos_of, seed, set_cookie, sign_in, signin_options, token_in, Rig,
+    read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in, signin_options, Rig,
 };
 
 /// The sign-in page's nonce cookie and CSRF field, for `next`.
@@ -145,12 +145,7 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     add_alice_and_bob(&gh);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
+    let rig = seeded_rig(dir.path(), &gh).await;
     let web = browser();
     let start = web
         .get(format!("{}/auth/login/github?next=/api/v1/me", rig.url))
@@ -205,13 +200,7 @@ async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     add_alice_and_bob(&gh);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    let rig = seeded_rig(dir.path(), &gh).await;
     let alice = sign_in(&rig, "alice").await;
     assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 200);
 
@@ -275,26 +264,13 @@ async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     add_alice_and_bob(&gh);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let op = operator(&rig.url).await;
-    let (_, html) = read(&rig, "/auth/tokens", &alice).await;
-    let csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    let (_, html) = post_form(
-        &rig,
-        "/auth/tokens",
-        &alice,
-        &[("csrf", &csrf), ("installation", "1")],
-    )
-    .await;
-    let token = token_in(&html);
+    let token = crate::read_tokens::issue(&rig, &alice, "1").await;
+    let (_, form) = read(&rig, "/auth/logout", &alice).await;
+    let csrf = attribute_after(&form, "name=\"csrf\"", "value");
     rig.stop().await;
 
     // The same store, a new process's worth of state: nobody signed out.

@@ -15,8 +15,8 @@ use crate::common;
 use crate::fake_github::users::CLIENT_SECRET;
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed, sign_in,
-    signin_options, token_in, Rig,
+    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
+    seeded_rig, sign_in, signin_options, token_in, Rig,
 };
 
 /// A manifest line on `repo`, posted with the API token.
@@ -59,7 +59,7 @@ async fn add_repos(rig: &Rig, id: u64, repos: &[&str]) {
 }
 
 /// Issue a read token for installation `id` as the session `session`.
-async fn issue(rig: &Rig, session: &str, id: &str) -> String {
+pub(crate) async fn issue(rig: &Rig, session: &str, id: &str) -> String {
     let (status, html) = read(rig, "/auth/tokens", session).await;
     assert_eq!(status, 200, "{html}");
     let csrf = attribute_after(&html, "name=\"csrf\"", "value");
@@ -147,13 +147,7 @@ async fn a_token_revoked_while_in_use_reads_nothing_from_the_revoke_on() {
     let gh = FakeGitHub::start().await;
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
     gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let kept = issue(&rig, &alice, "1").await;
@@ -257,13 +251,7 @@ async fn knowing_the_oauth_client_secret_mints_nothing() {
     let gh = FakeGitHub::start().await;
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
     // No SESSION_SECRET: the key is the store's own.
-    let rig = Rig::start(
-        dir.path(),
-        &gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
-    seed(&rig).await;
+    let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let real = issue(&rig, &alice, "1").await;

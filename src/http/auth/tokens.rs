@@ -428,12 +428,26 @@ fn field<'a>(form: &'a [(String, String)], name: &str) -> &'a str {
     super::signin::param(form, name).unwrap_or("")
 }
 
-fn csrf_refused() -> Response {
-    message(
-        StatusCode::FORBIDDEN,
-        TITLE,
-        "The form's CSRF token does not match this session.",
-    )
+/// A form post on the tokens page whose CSRF token matched its session.
+type Checked = (Session, Vec<(String, String)>);
+
+/// The session and fields of a form post on the tokens page, or the
+/// page that refuses it (no session: 401; another CSRF token: 403).
+fn checked_form(
+    auth: &Auth,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Result<Checked, Response>, ApiError> {
+    let session = session_of(auth, headers)?;
+    let form = form_of(body);
+    if !auth.key.csrf_matches(&session.id, field(&form, "csrf")) {
+        return Ok(Err(message(
+            StatusCode::FORBIDDEN,
+            TITLE,
+            "The form's CSRF token does not match this session.",
+        )));
+    }
+    Ok(Ok((session, form)))
 }
 
 /// `POST /auth/tokens` with `csrf` and `installation`: show a new token once.
@@ -443,11 +457,10 @@ pub async fn issue_token(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let auth = &state.auth;
-    let session = session_of(auth, &headers)?;
-    let form = form_of(&body);
-    if !auth.key.csrf_matches(&session.id, field(&form, "csrf")) {
-        return Ok(csrf_refused());
-    }
+    let (session, form) = match checked_form(auth, &headers, &body)? {
+        Ok(checked) => checked,
+        Err(refused) => return Ok(refused),
+    };
     let Ok(id) = field(&form, "installation").parse::<u64>() else {
         return Err(ApiError::bad_request("installation must be an id"));
     };
@@ -496,12 +509,10 @@ pub async fn revoke_token(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let auth = &state.auth;
-    let session = session_of(auth, &headers)?;
-    let form = form_of(&body);
-    if !auth.key.csrf_matches(&session.id, field(&form, "csrf")) {
-        return Ok(csrf_refused());
-    }
+    let (session, form) = match checked_form(&state.auth, &headers, &body)? {
+        Ok(checked) => checked,
+        Err(refused) => return Ok(refused),
+    };
     let digest = field(&form, "token");
     let record = state
         .store
