@@ -29,6 +29,8 @@ mod demo_serve;
 mod export;
 mod first_hour;
 mod github_app;
+mod github_contract;
+mod github_failures;
 mod github_payloads;
 mod give_way;
 mod harvest;

@@ -674,7 +674,7 @@ impl<'a> Mapper<'a> {
                 let Some(at) = time(c.get("createdAt")) else {
                     continue;
                 };
-                let id = c.get("databaseId").and_then(Value::as_u64);
+                let id = database_id(Some(c));
                 ids.extend(id);
                 last = last.max(Some(at));
                 let own = id.is_some() && id == self.own_comment;
@@ -689,10 +689,8 @@ impl<'a> Mapper<'a> {
                     actor(c.get("author")),
                     K::ReviewCommentCreated {
                         comment_id: id.unwrap_or(0),
-                        in_reply_to: c.pointer("/replyTo/databaseId").and_then(Value::as_u64),
-                        review_id: c
-                            .pointer("/pullRequestReview/databaseId")
-                            .and_then(Value::as_u64),
+                        in_reply_to: database_id(c.get("replyTo")),
+                        review_id: database_id(c.get("pullRequestReview")),
                         path: file.clone(),
                         agent_marker: false,
                     },
@@ -1019,4 +1017,19 @@ fn api_id(kind: &str, id: Option<u64>, place: String) -> String {
         Some(id) => format!("api:{kind}:{id}"),
         None => format!("api:{place}"),
     }
+}
+
+/// A GraphQL object's database id: `fullDatabaseId` (a BigInt, sent as a
+/// string: review comment ids are past 2^31, where GitHub's deprecated
+/// `databaseId` cannot hold them), else `databaseId`.
+fn database_id(object: Option<&Value>) -> Option<u64> {
+    let object = object?;
+    object
+        .get("fullDatabaseId")
+        .and_then(crate::model::wire::github_id)
+        .or_else(|| {
+            object
+                .get("databaseId")
+                .and_then(crate::model::wire::github_id)
+        })
 }

@@ -695,3 +695,25 @@ fn a_close_by_a_pull_request_names_it() {
 fn state_of(responses: Value) -> ApiState {
     state(responses)
 }
+
+#[test]
+fn review_thread_ids_past_2_to_the_31_come_from_full_database_id() {
+    // GitHub sends `fullDatabaseId` as a BigInt string; review comment ids
+    // are past 2^31, which the deprecated `databaseId` cannot hold.
+    let big = 3_000_000_000_123u64;
+    let threads = observations_from_api(
+        &record("resolve_pull_request_review_thread"),
+        &state(json!({"graphql/review_threads/7": {"nodes": [
+            {"id": "T1", "isResolved": true, "resolvedBy": {"login": "alice"}, "path": "a.rs",
+             "comments": {"nodes": [
+                {"fullDatabaseId": big.to_string(), "author": {"login": "bob"}, "createdAt": ts(2),
+                 "replyTo": {"fullDatabaseId": "2999999999999"},
+                 "pullRequestReview": {"fullDatabaseId": "4000000000001"}}]}}
+        ]}})),
+    );
+    assert!(threads.iter().any(|o| matches!(&o.event,
+        K::ReviewCommentCreated { comment_id, in_reply_to: Some(2_999_999_999_999), review_id: Some(4_000_000_000_001), .. }
+            if *comment_id == big)));
+    assert!(threads.iter().any(|o| matches!(&o.event,
+        K::ThreadResolved { comment_ids, .. } if comment_ids == &vec![big])));
+}
