@@ -3,7 +3,8 @@
 //! rate-limited form (a session like any other), "Sign in with GitHub" shows
 //! only with an OAuth client, a replayed sign-in state never reaches GitHub,
 //! one account's 10,100 sign-ins leave another viewer's session alive, a
-//! restart of a sled server signs nobody out and keeps its tokens, `serve`
+//! restart of a sled server signs nobody out and keeps its tokens (but a
+//! rotated `API_TOKEN` ends the operator's sessions), `serve`
 //! warns of a missing or local `PUBLIC_URL` and a missing `API_TOKEN`, and
 //! the demo's dashboard opened without its link is no dead end.
 
@@ -294,6 +295,19 @@ async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
     let (status, _) = post_form(&rig, "/auth/logout", &alice, &[("csrf", &after)]).await;
     assert_eq!(status, 303);
     assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 401);
+    rig.stop().await;
+
+    // With the API token rotated, the operator's session ends with it.
+    let rig = Rig::start_with_token(
+        dir.path(),
+        &gh,
+        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
+        "a-new-token",
+    )
+    .await;
+    let (status, body) = read(&rig, "/api/v1/outputs", &op).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("no longer the server's"), "{body}");
     rig.stop().await;
 }
 

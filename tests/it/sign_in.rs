@@ -36,6 +36,16 @@ impl Rig {
         gh: &FakeGitHub,
         auth: impl FnOnce(&str) -> AuthOptions,
     ) -> Rig {
+        Rig::start_with_token(dir, gh, auth, common::TOKEN).await
+    }
+
+    /// `start` with another `API_TOKEN`.
+    pub(crate) async fn start_with_token(
+        dir: &std::path::Path,
+        gh: &FakeGitHub,
+        auth: impl FnOnce(&str) -> AuthOptions,
+        api_token: &str,
+    ) -> Rig {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -52,7 +62,7 @@ impl Rig {
             RouterOptions {
                 webhook_path: "/api/github/webhooks".into(),
                 secrets: vec![common::SECRET.into()],
-                api_token: Some(common::TOKEN.into()),
+                api_token: Some(api_token.into()),
                 auth: options,
                 ..RouterOptions::default()
             },

@@ -43,7 +43,7 @@ pub async fn sign_in(
             "This link's key is wrong: use the Dashboard link printed by `safe-outcomes demo --serve`.",
         );
     }
-    let cookie = match auth.open_session(Who::local()) {
+    let cookie = match auth.open_session(Who::local(given)) {
         Ok(c) => c,
         Err(e) => return e.into_response(),
     };

@@ -228,9 +228,9 @@ pub async fn with_token(
             .is_some_and(|t| !t.is_empty() && signed::same(t, given))
     };
     let who = if matches(&auth.api_token) {
-        Who::operator()
+        Who::operator(given)
     } else if matches(&auth.options.local_key) {
-        Who::local()
+        Who::local(given)
     } else {
         auth.failures.failed();
         tracing::warn!("sign-in with a token refused: wrong token");

@@ -226,11 +226,27 @@ impl Auth {
             .key
             .open("session", &raw)
             .map_err(|e| ApiError::unauthorized(format!("session cookie refused: {e}")))?;
-        self.sessions
+        let session = self
+            .sessions
             .get(&sid)
             .map_err(store_error)?
-            .map(Some)
-            .ok_or_else(|| ApiError::unauthorized("session expired or signed out; sign in again"))
+            .ok_or_else(|| {
+                ApiError::unauthorized("session expired or signed out; sign in again")
+            })?;
+        // The operator's and the local viewer's sessions last only while
+        // the token or key they signed in with is still the server's.
+        let credential = match session.kind {
+            SessionKind::GitHub => return Ok(Some(session)),
+            SessionKind::Operator => self.api_token.as_deref(),
+            SessionKind::Local => self.options.local_key.as_deref(),
+        };
+        if !credential.is_some_and(|c| signed::same(&signed::digest(c), &session.token)) {
+            let _ = self.sessions.remove(&sid);
+            return Err(ApiError::unauthorized(
+                "the token this session signed in with is no longer the server's; sign in again",
+            ));
+        }
+        Ok(Some(session))
     }
 
     /// Open a session for `who`; the `Set-Cookie` value that carries it.

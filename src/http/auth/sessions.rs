@@ -61,7 +61,8 @@ struct Stored {
     kind: SessionKind,
     login: String,
     user_id: u64,
-    /// The user-to-server token (`ghu_…`); empty for other kinds.
+    /// The user-to-server token (`ghu_…`); for the operator and the local
+    /// viewer, the digest of the token or key they signed in with.
     #[serde(default)]
     token: String,
     created_ms: i64,
@@ -75,7 +76,9 @@ pub struct Session {
     pub kind: SessionKind,
     pub login: String,
     pub user_id: u64,
-    /// The user-to-server token (`ghu_…`).
+    /// The user-to-server token (`ghu_…`); for the operator and the local
+    /// viewer, the digest of the token or key they signed in with (a session
+    /// ends when that token or key changes: `Auth::session`).
     pub token: String,
     pub expires: chrono::DateTime<Utc>,
 }
@@ -125,21 +128,23 @@ impl Who {
         }
     }
 
-    pub fn local() -> Who {
+    /// The demo's local viewer, signed in with the key `key`.
+    pub fn local(key: &str) -> Who {
         Who {
             kind: SessionKind::Local,
             login: "local".into(),
             user_id: 0,
-            token: String::new(),
+            token: signed::digest(key),
         }
     }
 
-    pub fn operator() -> Who {
+    /// The operator, signed in with the `API_TOKEN` `api_token`.
+    pub fn operator(api_token: &str) -> Who {
         Who {
             kind: SessionKind::Operator,
             login: "operator".into(),
             user_id: 0,
-            token: String::new(),
+            token: signed::digest(api_token),
         }
     }
 }
@@ -309,7 +314,7 @@ mod tests {
         s.remove(&id).unwrap();
         assert!(s.get(&id).unwrap().is_none());
         assert!(s.fresh_scope(&id, ttl).is_none());
-        let local = s.open(Who::local(), ttl).unwrap();
+        let local = s.open(Who::local("k"), ttl).unwrap();
         assert_eq!(s.get(&local).unwrap().unwrap().kind, SessionKind::Local);
         assert!(s.get("no-such-session").unwrap().is_none());
     }
@@ -377,7 +382,7 @@ mod tests {
             )
             .unwrap();
         }
-        let new = s.open(Who::local(), ttl).unwrap();
+        let new = s.open(Who::local("k"), ttl).unwrap();
         assert!(s.get(&keep).unwrap().is_some());
         assert!(s.get(&new).unwrap().is_some());
     }
