@@ -32,6 +32,9 @@ pub enum Space {
     Access,
     /// Tokens issued and revoked (grouped by issuer).
     Audit,
+    /// Failed attempts (wrong tokens, wrong setup keys), for a rate limit
+    /// every replica shares.
+    Attempt,
 }
 
 impl Space {
@@ -42,6 +45,7 @@ impl Space {
             Space::Token => "token",
             Space::Access => "access",
             Space::Audit => "audit",
+            Space::Attempt => "attempt",
         }
     }
 }
@@ -254,6 +258,30 @@ impl Store {
             }
         }
         Ok(ids)
+    }
+
+    /// When the live records of one group expire, soonest first (at most
+    /// `limit`; read from the index alone).
+    pub fn expiries_in_group(
+        &self,
+        space: Space,
+        group: &str,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<DateTime<Utc>>> {
+        let prefix = keys::web_group_of(space.tag(), group);
+        let mut out = Vec::new();
+        for item in self.db().scan_prefix(&prefix).keys() {
+            if out.len() >= limit {
+                break;
+            }
+            if let Some((at, _)) = keys::parse_web_index(&item?, &prefix) {
+                if at > us(now) {
+                    out.push(time(at));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The live records of one group, soonest to expire first (at most

@@ -10,12 +10,11 @@
 //! The form is CSRF-checked before any session exists: the page sets a
 //! signed `so_login` cookie holding a random nonce, and the form carries a
 //! MAC of it; a post without both is refused. Wrong tokens are
-//! rate-limited (`Limiter`: `MAX_FAILURES` per `WINDOW` per process, then
-//! 429 with `Retry-After`; the setup key shares it).
+//! rate-limited (`Limiter`: `MAX_FAILURES` per `WINDOW` across every
+//! replica, counted in the store, then 429 with `Retry-After`; the setup key
+//! shares it).
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State as StateExtractor};
@@ -27,6 +26,7 @@ use super::sessions::Who;
 use super::signin::{local_path, param, redirect, secure, with_cookie};
 use super::{signed, Auth};
 use crate::http::State;
+use crate::store::{Space, Store};
 
 const LOGIN_COOKIE: &str = "so_login";
 const LOGIN_PURPOSE: &str = "login";
@@ -38,31 +38,54 @@ const TITLE: &str = "Sign in";
 pub const MAX_FAILURES: usize = 10;
 pub const WINDOW: Duration = Duration::from_secs(60);
 
-/// Recent failed attempts (tokens, keys), for the rate limit.
-#[derive(Default)]
+/// Failed attempts (tokens, keys) of the last `WINDOW`, kept in the store
+/// (space `Attempt`, each expiring after `WINDOW`), so every replica counts
+/// the same ones.
 pub struct Limiter {
-    failures: Mutex<VecDeque<Instant>>,
+    store: Store,
 }
 
+/// The group failed attempts count in.
+const ATTEMPTS: &str = "sign-in";
+
 impl Limiter {
-    /// How long to wait before trying again, when the limit is reached.
+    pub fn new(store: Store) -> Limiter {
+        Limiter { store }
+    }
+
+    /// How long to wait before trying again, when the limit is reached (a
+    /// store that cannot be read limits nothing: sign-in then fails anyway).
     pub fn retry_after(&self) -> Option<Duration> {
-        let mut failures = self.failures.lock().expect("limiter lock");
-        while failures.front().is_some_and(|at| at.elapsed() >= WINDOW) {
-            failures.pop_front();
-        }
-        (failures.len() >= MAX_FAILURES).then(|| {
-            let oldest = failures.front().copied().unwrap_or_else(Instant::now);
-            WINDOW.saturating_sub(oldest.elapsed()) + Duration::from_secs(1)
+        let now = chrono::Utc::now();
+        let live = self
+            .store
+            .expiries_in_group(Space::Attempt, ATTEMPTS, now, MAX_FAILURES)
+            .inspect_err(|e| tracing::warn!(error = %e, "cannot count failed sign-ins"))
+            .ok()?;
+        (live.len() >= MAX_FAILURES).then(|| {
+            let first = live.first().copied().unwrap_or(now);
+            (first - now).to_std().unwrap_or_default() + Duration::from_secs(1)
         })
     }
 
     /// Count one failed attempt.
     pub fn failed(&self) {
-        let mut failures = self.failures.lock().expect("limiter lock");
-        failures.push_back(Instant::now());
-        while failures.len() > MAX_FAILURES {
-            failures.pop_front();
+        let now = chrono::Utc::now();
+        let window = chrono::Duration::from_std(WINDOW).unwrap_or_default();
+        let kept = self
+            .store
+            .sweep_expiring(Space::Attempt, now, MAX_FAILURES)
+            .and_then(|_| {
+                self.store.put_expiring(
+                    Space::Attempt,
+                    &signed::random_token(),
+                    Some(ATTEMPTS),
+                    now + window,
+                    &(),
+                )
+            });
+        if let Err(e) = kept {
+            tracing::warn!(error = %e, "cannot count a failed sign-in");
         }
     }
 }
@@ -256,14 +279,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_limiter_closes_after_the_failures_of_a_window() {
-        let l = Limiter::default();
-        for _ in 0..MAX_FAILURES - 1 {
-            l.failed();
-            assert!(l.retry_after().is_none());
+    fn the_limiter_closes_after_the_failures_of_a_window_for_every_replica() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_sled(dir.path()).unwrap();
+        let (one, other) = (Limiter::new(store.clone()), Limiter::new(store));
+        for n in 0..MAX_FAILURES - 1 {
+            [&one, &other][n % 2].failed();
+            assert!(one.retry_after().is_none());
         }
-        l.failed();
-        let wait = l.retry_after().unwrap();
-        assert!(wait > Duration::ZERO && wait <= WINDOW + Duration::from_secs(1));
+        other.failed();
+        for l in [&one, &other] {
+            let wait = l.retry_after().unwrap();
+            assert!(wait > Duration::ZERO && wait <= WINDOW + Duration::from_secs(1));
+        }
     }
 }

@@ -205,10 +205,10 @@ impl Auth {
         Auth {
             options,
             sessions: Sessions::new(store.clone()),
+            failures: login::Limiter::new(store.clone()),
             store,
             key,
             api_token: api_token.filter(|t| !t.is_empty()),
-            failures: login::Limiter::default(),
             http: github_web::http_client(),
         }
     }
