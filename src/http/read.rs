@@ -36,10 +36,11 @@ impl FromRequestParts<State> for Reader {
     async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Reader, ApiError> {
         let headers = &parts.headers;
         let installation = crate::http::auth::tokens::scope_of_token(
-            &state.store,
+            &state.auth,
             headers,
             state.api_token.as_deref(),
         )
+        .await
         .map_err(|e| refused(state, e))?;
         if let Some(repos) = installation {
             return Ok(Reader {

@@ -1,7 +1,9 @@
 //! Issue 20 §2 through the real router, the fake GitHub and a real store:
 //! a `soi_` read token sees only what its issuer could see when it was issued
 //! and can still see (a repository added to the installation later stays
-//! invisible, one the issuer loses goes dark), a token revoked while a
+//! invisible, one the issuer loses goes dark — at the issuer's next page
+//! load, or at the token's next read, asked of GitHub with the issuer's live
+//! session), a token revoked while a
 //! machine is reading with it reads nothing from the revoke's answer on, and
 //! nothing about tokens or sessions can be made from `GITHUB_CLIENT_SECRET`.
 
@@ -12,7 +14,7 @@ use reqwest::header::COOKIE;
 use safe_outcomes::http::auth::signed::Key;
 
 use crate::common;
-use crate::fake_github::users::CLIENT_SECRET;
+use crate::fake_github::users::{self, CLIENT_SECRET};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
     attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
@@ -125,6 +127,12 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/new"]);
     assert_eq!(read(&rig, "/api/v1/me", &alice).await.0, 200);
     assert_eq!(token_reads(&rig, &token).await, ["acme/widgets"]);
+    // Alice loses acme/widgets too and loads no page: the token's next read
+    // asks GitHub again, with her live session.
+    gh.add_user("alice", 1, "acme", &["acme/new"]);
+    let asked = gh.calls(users::USER_INSTALLATIONS);
+    assert!(token_reads(&rig, &token).await.is_empty());
+    assert_eq!(gh.calls(users::USER_INSTALLATIONS), asked + 1);
     for path in ["/api/v1/outputs", "/api/v1/export.jsonl", "/api/v1/report"] {
         let r = reqwest::Client::new()
             .get(format!("{}{path}", rig.url))
@@ -134,7 +142,13 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
             .unwrap();
         assert_eq!(r.status(), 200, "{path}");
         let body = r.text().await.unwrap();
-        for hidden in ["acme/ops", "acme/new", "acme/docs", "globex"] {
+        for hidden in [
+            "acme/ops",
+            "acme/new",
+            "acme/docs",
+            "acme/widgets",
+            "globex",
+        ] {
             assert!(!body.contains(hidden), "{path} shows {hidden}: {body}");
         }
     }

@@ -243,6 +243,17 @@ impl Sessions {
         }))
     }
 
+    /// The GitHub user token of the live session filed under `digest`.
+    pub fn github_token(&self, digest: &str) -> Result<Option<String>> {
+        let found = self
+            .store
+            .expiring::<Stored>(Space::Session, digest, Utc::now())?;
+        Ok(found
+            .map(|s| s.value)
+            .filter(|s| s.kind == SessionKind::GitHub && !s.token.is_empty())
+            .map(|s| s.token))
+    }
+
     /// End the session with id `id` (on every replica).
     pub fn remove(&self, id: &str) -> Result<()> {
         self.forget(&signed::digest(id))

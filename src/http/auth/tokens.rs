@@ -9,9 +9,11 @@
 //! its expiry (`TOKEN_TTL_DAYS`). At each read its scope is
 //! - those repositories,
 //! - that are still the installation's (and the installation still active),
-//! - and that the issuer could still see when last seen (`note_access`: each
-//!   time a signed-in account's repositories are asked of GitHub, the store
-//!   keeps them; a token never sees what its issuer has since lost).
+//! - and that the issuer can still see (`note_access`: each time a
+//!   signed-in account's repositories are asked of GitHub, the store keeps
+//!   them; when that is older than the scope's cache, a read asks GitHub
+//!   again with one of the issuer's live sessions; with none, what was last
+//!   seen stands). A token never sees what its issuer has since lost.
 //!
 //! So a repository added to the installation later stays invisible, and
 //! nothing outside the issuer's view ever shows. Nothing about a token can be
@@ -30,8 +32,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::page::{esc, message, page};
-use super::sessions::{account, Session, SessionKind, ViewerScope};
-use super::{signed, store_error, Auth};
+use super::sessions::{self, account, Session, SessionKind, ViewerScope};
+use super::{github_web, signed, store_error, Auth};
 use crate::github::installations::{installation, repos_of, InstallationStatus};
 use crate::http::{ApiError, State};
 use crate::store::{Space, Store};
@@ -205,8 +207,13 @@ fn installation_bearer<'a>(headers: &'a HeaderMap, api_token: Option<&str>) -> O
         .then_some(token)
 }
 
-/// The repositories `record` may read now (see the module's docs).
-pub fn scope_now(store: &Store, record: &TokenRecord) -> Result<BTreeSet<String>, ApiError> {
+/// The repositories `record` may read now (see the module's docs), its
+/// issuer's access as last seen being `seen`.
+pub fn scope_now(
+    store: &Store,
+    record: &TokenRecord,
+    seen: Option<&ViewerScope>,
+) -> Result<BTreeSet<String>, ApiError> {
     let id = record.installation;
     let active = installation(store, id)?.is_some_and(|r| r.status == InstallationStatus::Active);
     if !active {
@@ -218,39 +225,74 @@ pub fn scope_now(store: &Store, record: &TokenRecord) -> Result<BTreeSet<String>
         .into_iter()
         .map(|r| r.to_ascii_lowercase())
         .collect();
-    let seen = store
-        .expiring::<Access>(Space::Access, &record.issuer_id.to_string(), Utc::now())
-        .map_err(store_error)?
-        .map(|a| a.value)
-        .filter(|a| a.at >= record.issued_at);
     Ok(record
         .repos
         .iter()
         .filter(|r| current.contains(*r))
-        .filter(|r| {
-            seen.as_ref()
-                .is_none_or(|a| a.scope.get(&id).is_some_and(|s| s.contains(*r)))
-        })
+        .filter(|r| seen.is_none_or(|a| a.get(&id).is_some_and(|s| s.contains(*r))))
         .cloned()
         .collect())
+}
+
+/// What the issuer of `record` can see, as fresh as can be known: the
+/// access last seen, asked of GitHub again with one of the issuer's live
+/// sessions when it is older than the scope's cache (`SCOPE_TTL`). `None`:
+/// nothing seen since the token was issued (its repositories then stand).
+async fn issuer_access(auth: &Auth, record: &TokenRecord) -> Result<Option<ViewerScope>, ApiError> {
+    let store = &auth.store;
+    let now = Utc::now();
+    let seen = store
+        .expiring::<Access>(Space::Access, &record.issuer_id.to_string(), now)
+        .map_err(store_error)?
+        .map(|a| a.value)
+        .filter(|a| a.at >= record.issued_at);
+    let ttl = chrono::Duration::from_std(auth.options.scope_ttl).unwrap_or_default();
+    if seen.as_ref().is_some_and(|a| now - a.at < ttl) {
+        return Ok(seen.map(|a| a.scope));
+    }
+    // Ask GitHub again, with the issuer's newest live session, if any.
+    let group = account(SessionKind::GitHub, record.issuer_id);
+    let digests = store
+        .expiring_ids(Space::Session, Some(&group), sessions::PER_ACCOUNT + 1)
+        .map_err(store_error)?;
+    for digest in digests.iter().rev() {
+        let Some(token) = auth.sessions.github_token(digest).map_err(store_error)? else {
+            continue;
+        };
+        match github_web::viewer_repos(&auth.http, &auth.options.api_url, &token).await {
+            Ok(scope) => {
+                note_access(store, record.issuer_id, &scope).map_err(store_error)?;
+                return Ok(Some(scope));
+            }
+            Err(github_web::WebError::Unauthorized(_)) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, issuer = %record.issuer_login, "could not ask GitHub what a token's issuer sees; using what was last seen");
+                break;
+            }
+        }
+    }
+    Ok(seen.map(|a| a.scope))
 }
 
 /// The scope of a read token in `headers`: `None` when the request carries
 /// none; a 401 when it is unknown (made up, revoked), expired or its
 /// installation is gone.
-pub fn scope_of_token(
-    store: &Store,
+pub async fn scope_of_token(
+    auth: &Auth,
     headers: &HeaderMap,
     api_token: Option<&str>,
 ) -> Result<Option<BTreeSet<String>>, ApiError> {
     let Some(token) = installation_bearer(headers, api_token) else {
         return Ok(None);
     };
-    let record = store
+    let record = auth
+        .store
         .expiring::<TokenRecord>(Space::Token, &signed::digest(token), Utc::now())
         .map_err(store_error)?
-        .ok_or_else(|| ApiError::unauthorized("read token refused: unknown, revoked or expired"))?;
-    scope_now(store, &record.value).map(Some)
+        .ok_or_else(|| ApiError::unauthorized("read token refused: unknown, revoked or expired"))?
+        .value;
+    let seen = issuer_access(auth, &record).await?;
+    scope_now(&auth.store, &record, seen.as_ref()).map(Some)
 }
 
 /// The repositories of installation `id` a viewer who sees `viewer` of it
