@@ -566,28 +566,28 @@ fn failures_come_before_evaluation() {
     let open = json!({"issues/7": {"state": "open"}});
     assert_eq!(
         with(&[("issues/7", 404)], json!({})),
-        ("rejected", "strong", "deleted".into())
+        ("rejected", "strong", crate::model::Signal::Deleted)
     );
     assert_eq!(
         with(&[("issues/7", 410), ("issues/7/comments", 404)], json!({})),
-        ("rejected", "strong", "deleted".into())
+        ("rejected", "strong", crate::model::Signal::Deleted)
     );
     assert_eq!(
         with(&[("issues/7/comments", 404)], open.clone()),
-        ("unknown", "weak", "evaluation_error".into())
+        ("unknown", "weak", crate::model::Signal::EvaluationError)
     );
     assert_eq!(
         with(&[("issues/7", 502)], json!({})),
-        ("unknown", "weak", "evaluation_error".into())
+        ("unknown", "weak", crate::model::Signal::EvaluationError)
     );
     assert_eq!(
         with(&[], json!({})),
-        ("unknown", "weak", "evaluation_error".into()),
+        ("unknown", "weak", crate::model::Signal::EvaluationError),
         "the primary object was not fetched"
     );
     assert_eq!(
         with(&[], open),
-        ("pending", "weak", "awaiting_triage".into()),
+        ("pending", "weak", crate::model::Signal::AwaitingTriage),
         "supplementary lists may be absent"
     );
     let none = assess_from_api(
@@ -595,7 +595,10 @@ fn failures_come_before_evaluation() {
         &ApiState::default(),
         as_of,
     );
-    assert_eq!(none.triple(), (O::Unknown, S::None, "missing_reference"));
+    assert_eq!(
+        none.triple(),
+        (O::Unknown, S::None, crate::model::Signal::MissingReference)
+    );
     let noop = assess_from_api(&record("noop").no_target(), &ApiState::default(), as_of);
     assert_eq!(noop.status, O::Skipped);
 }
@@ -611,7 +614,10 @@ fn api_state_judges_like_webhooks() {
         })),
         as_of,
     );
-    assert_eq!(e.triple(), (O::Pending, S::Medium, "open"));
+    assert_eq!(
+        e.triple(),
+        (O::Pending, S::Medium, crate::model::Signal::Open)
+    );
     assert_eq!(e.details["approved"], true);
 }
 
