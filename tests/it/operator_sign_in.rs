@@ -196,7 +196,9 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
     rig.stop().await;
 }
 
-#[tokio::test]
+/// Several runtime threads: on PostgreSQL each sign-in waits on the
+/// database, and the concurrent ones overlap their waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
