@@ -210,6 +210,23 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         github,
         database_url: args.database_url.clone(),
     })?;
+    let mut auth = args.auth.options(
+        &public_url,
+        &args.github_api_url,
+        &args.webhook_path,
+        !listen_only,
+    );
+    auth.warnings = crate::http::auth::warnings::startup(
+        args.public_url.as_deref(),
+        &public_url,
+        args.api_token
+            .as_deref()
+            .is_some_and(|t| !t.trim().is_empty()),
+    );
+    for warning in &auth.warnings {
+        tracing::warn!("{warning}");
+    }
+    let setup = auth.setup.is_some();
     let options = RouterOptions {
         webhook_path: args.webhook_path.clone(),
         secrets,
@@ -217,12 +234,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         listen_only,
         oidc,
         limits: args.limits(),
-        auth: args.auth.options(
-            &public_url,
-            &args.github_api_url,
-            &args.webhook_path,
-            !listen_only,
-        ),
+        auth,
         metrics: args.metrics(),
     };
     let metrics = match args.metrics_addr {
@@ -266,6 +278,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.webhook_path,
         args.data_dir.display()
     );
+    if setup {
+        print_setup_link(
+            &running.app.store,
+            args.public_url.as_deref(),
+            &server.url(),
+        )?;
+    }
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
@@ -273,6 +292,29 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         metrics.stop().await;
     }
     running.stop().await
+}
+
+/// Print the one-time setup link (its key only on stdout, this terminal's,
+/// like Jupyter's token; the log says where it is).
+fn print_setup_link(
+    store: &crate::store::Store,
+    public_url: Option<&str>,
+    bound: &str,
+) -> anyhow::Result<()> {
+    let key = crate::http::auth::setup::begin(store).context("the setup key")?;
+    let base = public_url
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .unwrap_or(bound);
+    println!(
+        "setup: register the GitHub App at {}",
+        crate::http::auth::setup::setup_link(base, &key)
+    );
+    tracing::info!(
+        "no App credentials: the setup page at {base}/ registers a GitHub App for whoever opens \
+         the setup link printed on stdout (it holds a one-time key)"
+    );
+    Ok(())
 }
 
 /// Every GitHub task, on one client (one token cache per installation, one

@@ -105,6 +105,13 @@ pub fn apply(store: &Store, change: &InstallationChange, batch: &mut ExternalBat
     if existing.as_ref() != Some(&record) {
         batch.put_installation(&record);
     }
+    if matches!(
+        change.action,
+        A::Deleted | A::Suspend | A::Unsuspend | A::NewPermissionsAccepted
+    ) {
+        // Its API token changes what it may do: every replica mints anew.
+        batch.mark_token(id, super::client::new_mark());
+    }
     for repo in &change.repos_added {
         batch.map_repo(repo, id);
     }
@@ -181,6 +188,29 @@ mod tests {
                 id: Some(77)
             }]
         );
+    }
+
+    #[test]
+    fn a_change_of_what_the_token_may_do_marks_it_stale_for_every_replica() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        use InstallationAction as A;
+        run(&store, change(5, A::Created, &["acme/a"]));
+        run(&store, change(5, A::ReposAdded, &["acme/b"]));
+        assert_eq!(store.token_mark(5).unwrap(), 0, "no change of the token");
+        let mut seen = vec![0];
+        for action in [
+            A::Suspend,
+            A::Unsuspend,
+            A::NewPermissionsAccepted,
+            A::Deleted,
+        ] {
+            run(&store, change(5, action, &[]));
+            let mark = store.token_mark(5).unwrap();
+            assert!(!seen.contains(&mark), "{action:?}: a new mark");
+            seen.push(mark);
+        }
+        assert_eq!(store.token_mark(6).unwrap(), 0);
     }
 
     #[test]

@@ -120,11 +120,15 @@ fn server_state(app: &App, options: &RouterOptions) -> State {
         shared: app.shared.clone(),
         writer: app.writer.clone(),
         secrets: options.secrets.clone(),
+        auth: Arc::new(crate::http::auth::Auth::new(
+            options.auth.clone(),
+            app.store.clone(),
+            options.api_token.clone(),
+        )),
         api_token: options.api_token.clone(),
         listen_only: options.listen_only,
         oidc: options.oidc.clone(),
         limits: options.limits.clone(),
-        auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
         metrics: options.metrics.clone(),
     })
 }

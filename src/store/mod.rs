@@ -27,11 +27,13 @@ pub mod prefetch;
 mod repeats;
 pub mod staging;
 pub mod unit;
+pub mod web_state;
 
 pub use engine::pg;
 pub use engine::{Batch, Engine};
 pub use prefetch::ReadPlan;
 pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
+pub use web_state::{Expiring, Space};
 
 use std::collections::BTreeMap;
 use std::path::Path;

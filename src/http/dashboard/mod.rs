@@ -4,7 +4,8 @@
 //! output. The cuts are `ReadFilter`'s, in the URL, as on the read API; every
 //! page reads through the read API's own functions, so a page shows the
 //! numbers the API answers. Every page is gated by the `Reader` extractor;
-//! a refusal is an HTML page with a "Sign in with GitHub" link.
+//! a refusal is an HTML page with a "Sign in" link to the sign-in page
+//! (`http::auth::login`), which comes back to the refused page.
 
 pub mod chart;
 mod pages;
@@ -69,8 +70,8 @@ impl IntoResponse for PageError {
                 "Sign in",
                 html! {
                     h1 { "Sign in to see the outcomes" }
-                    p { "The dashboard shows the repositories your GitHub account can see among this App's installations." }
-                    p { a.button href=(login) { "Sign in with GitHub" } }
+                    p { "Sign in with GitHub to see the repositories your account can see among this App's installations, or with the server's API token to see everything." }
+                    p { a.button href=(login) { "Sign in" } }
                 },
             )
         } else {

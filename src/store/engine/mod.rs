@@ -197,6 +197,32 @@ impl Engine {
         }
     }
 
+    /// Remove `key` and return what it held, with one winner when several
+    /// callers (threads, replicas) take the same key at once: sled's own
+    /// atomic remove; on PostgreSQL a transaction that takes the key's
+    /// advisory lock, reads and deletes (a caller that finds the lock held
+    /// gets `None`: another one is taking it).
+    pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        match self {
+            Engine::Sled(db) => Ok(db.remove(key)?.map(Bytes::Sled)),
+            Engine::Pg(pg) => {
+                let key = key.as_ref();
+                let tx = pg.pinned();
+                if !tx.try_xact_lock(&format!("take:{}", hex::encode(key)))? {
+                    return Ok(None);
+                }
+                let value = tx.get(key)?;
+                if value.is_some() {
+                    let mut batch = Batch::default();
+                    batch.remove(key);
+                    tx.apply(batch)?;
+                }
+                tx.commit()?;
+                Ok(value.map(Bytes::Owned))
+            }
+        }
+    }
+
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         match self {

@@ -36,8 +36,8 @@
 //! reported in `details` only.
 
 use super::super::common::{
-    by_closer, cite, closer, is_closed, is_merged, lifecycle, merge_obs, no_engagement_yet,
-    precheck, unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    by_closer, cite, is_closed, is_merged, merge_obs, no_engagement_yet, precheck, unseen_reversal,
+    window_passed, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{

@@ -41,9 +41,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use super::super::common::{
-    by_closer, cite, class_name, closer, gone, is_closed, is_merged, lifecycle, merge_obs,
-    missing_reference, missing_state, no_engagement_yet, unobserved, unseen_reversal, Closer,
-    PR_IGNORE_WINDOW,
+    by_closer, cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference,
+    missing_state, no_engagement_yet, unobserved, unseen_reversal, PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
