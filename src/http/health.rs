@@ -20,7 +20,6 @@ use prometheus_client::registry::Registry;
 
 use super::State;
 use crate::github::calls::ApiHealth;
-use crate::model::OutcomeRecord;
 use crate::read::report::tally::OutputTally;
 use crate::store::counter;
 
@@ -454,11 +453,8 @@ async fn output_tally(state: &State) -> Arc<OutputTally> {
                 return tally.clone();
             }
         }
-        let outcomes: Vec<OutcomeRecord> = store
-            .outputs("", None)
-            .filter_map(|o| o.ok()?.outcome)
-            .collect();
-        let tally = Arc::new(OutputTally::count(outcomes.iter()));
+        let rows = crate::read::rollup::metric_rows(&store).unwrap_or_default();
+        let tally = Arc::new(OutputTally::from_rows(rows));
         *cached = Some((std::time::Instant::now(), tally.clone()));
         tally
     });

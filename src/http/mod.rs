@@ -12,6 +12,7 @@ pub(crate) mod api;
 pub mod auth;
 mod backfill;
 mod body;
+pub mod budget;
 pub mod dashboard;
 mod export;
 mod health;
@@ -46,6 +47,8 @@ pub struct ServerState {
     pub limits: Limits,
     /// Setup page, sign-in with GitHub and sessions.
     pub auth: Arc<crate::http::auth::Auth>,
+    /// The places reads share (`budget`).
+    pub reads: budget::ReadBudget,
 }
 
 pub type State = Arc<ServerState>;
@@ -114,6 +117,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         oidc: options.oidc,
         limits: options.limits.clone(),
         auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
+        reads: budget::ReadBudget::from_env(),
     });
     let mount = Mount {
         webhook_path: if options.webhook_path.is_empty() {

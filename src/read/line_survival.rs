@@ -56,12 +56,17 @@ pub fn line_survival(
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>> {
     let mut out: BTreeMap<String, LineTotals> = BTreeMap::new();
-    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
-        let stored = stored?;
-        let Some(a) = crate::store::attribution::get(store, &stored.execution.id)? else {
-            continue;
-        };
-        add(out.entry(workflow_of(&stored)).or_default(), &a);
+    let repos = crate::read::rollup::repositories(store, filter, scope)?;
+    for repo in repos.into_iter().flat_map(|(_, exact)| exact) {
+        for a in crate::store::attribution::of_repo(store, &repo)? {
+            let a = a?;
+            let Some(stored) = store.output(&a.output_id)? else {
+                continue;
+            };
+            if filter.admits(&stored, scope) {
+                add(out.entry(workflow_of(&stored)).or_default(), &a);
+            }
+        }
     }
     for t in out.values_mut() {
         t.survival_rate_7d = t.rate_7d();

@@ -30,3 +30,13 @@ pub fn put(store: &Store, a: &LineAttribution) -> Result<()> {
         .insert(key(&a.output_id), encode(a))?;
     Ok(())
 }
+
+/// The attributions of the outputs of one repository (as written), in
+/// output id order.
+pub fn of_repo(store: &Store, repo: &str) -> Result<impl Iterator<Item = Result<LineAttribution>>> {
+    let tree = store.db().open_tree(TREE)?;
+    Ok(tree.scan_prefix(key(&format!("{repo}:"))).map(|item| {
+        let (k, v) = item?;
+        decode(&k, &v)
+    }))
+}

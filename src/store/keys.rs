@@ -26,6 +26,10 @@
 //! | `n/b/` | repository (lowercase) | `BackfillJob`: day-one history of a repository (`github::backfill`) |
 //! | `n/g/` | repository (lowercase), NUL, run id (u64 BE) | `BackfillRun`: a run the backfill found |
 //! | `n/e/` | output id | — (the backfill evaluated the output) |
+//! | `g/d`, `g/w`, `g/a` | level, repository (lowercase), NUL, period, the cell's coordinates (`store::rollup::Cell::key`) | packed counts (`engine::pack`), added to |
+//! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
+//! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
+//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | — (time index of the outputs with an outcome) |
 
 use chrono::{DateTime, Utc};
 
@@ -52,6 +56,10 @@ pub const HARVEST_DONE: &[u8] = b"n/h/";
 pub const BACKFILL_JOB: &[u8] = b"n/b/";
 pub const BACKFILL_RUN: &[u8] = b"n/g/";
 pub const BACKFILL_OUTPUT: &[u8] = b"n/e/";
+pub const ROLLUP: &[u8] = b"g/";
+pub const ROLLUP_REPOS: &[u8] = b"g/r";
+pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
+pub const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());

@@ -23,6 +23,7 @@ mod installations;
 pub mod keys;
 pub mod migrate;
 mod repeats;
+pub mod rollup;
 pub mod staging;
 pub mod unit;
 
@@ -220,7 +221,9 @@ impl Store {
     /// a PostgreSQL database standing for this path (`pg::test_database`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
-            return Ok(Store::on_pg(pg::test_database(&admin, path)?, path));
+            let store = Store::on_pg(pg::test_database(&admin, path)?, path);
+            store.ensure_rollups()?;
+            return Ok(store);
         }
         Store::open_with(path, Durability::from_env())
     }
@@ -229,7 +232,11 @@ impl Store {
     /// sled store at `path` (`open_waiting`). The one way `serve` opens it.
     pub fn open_engine(path: &Path, database_url: Option<&str>) -> Result<Store> {
         match database_url {
-            Some(url) => Ok(Store::on_pg(pg::Pg::connect(url)?, path)),
+            Some(url) => {
+                let store = Store::on_pg(pg::Pg::connect(url)?, path);
+                store.ensure_rollups()?;
+                Ok(store)
+            }
             None => Store::open_waiting(path, STORE_LOCK_WAIT),
         }
     }
@@ -281,7 +288,7 @@ impl Store {
             )),
             Durability::ProcessCrash => None,
         };
-        Ok(Store {
+        let store = Store {
             db: Engine::Sled(db),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
@@ -289,7 +296,9 @@ impl Store {
             durability,
             log,
             syncs: Default::default(),
-        })
+        };
+        store.ensure_rollups()?;
+        Ok(store)
     }
 
     /// Open, waiting up to `wait` while another instance that is shutting

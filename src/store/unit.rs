@@ -105,6 +105,8 @@ pub struct Unit {
     external: ExternalBatch,
     /// The undo length when `external` was first handed out.
     external_at: Option<usize>,
+    /// Additions to the rollups (`store::rollup`), folded at commit.
+    rollups: Vec<(Vec<u8>, super::rollup::Counts)>,
 }
 
 /// A batch of typed writes that `github::` helpers fill (see
@@ -115,7 +117,10 @@ pub struct ExternalBatch(pub(super) super::Batch);
 
 /// A point inside a unit to roll back to (`Unit::rollback_to`).
 #[derive(Debug, Clone, Copy)]
-pub struct Savepoint(usize);
+pub struct Savepoint {
+    undo: usize,
+    rollups: usize,
+}
 
 impl Store {
     /// Begin a unit of work. On PostgreSQL the unit is a transaction on one
@@ -134,6 +139,7 @@ impl Store {
             added: BTreeMap::new(),
             external: ExternalBatch::default(),
             external_at: None,
+            rollups: Vec::new(),
         }
     }
 }
@@ -188,7 +194,10 @@ impl Unit {
 
     /// Mark the current state, to undo what follows if it fails.
     pub fn savepoint(&self) -> Savepoint {
-        Savepoint(self.undo.len())
+        Savepoint {
+            undo: self.undo.len(),
+            rollups: self.rollups.len(),
+        }
     }
 
     /// The batch for helpers that write it themselves; it is committed with
@@ -200,11 +209,12 @@ impl Unit {
 
     /// Undo every write made since `sp`.
     pub fn rollback_to(&mut self, sp: Savepoint) {
-        if self.external_at.is_some_and(|at| at >= sp.0) {
+        if self.external_at.is_some_and(|at| at >= sp.undo) {
             self.external = ExternalBatch::default();
             self.external_at = None;
         }
-        while self.undo.len() > sp.0 {
+        self.rollups.truncate(sp.rollups);
+        while self.undo.len() > sp.undo {
             let (key, before) = self.undo.pop().expect("len checked");
             match before {
                 Some(w) => self.writes.insert(key, w),
@@ -229,6 +239,7 @@ impl Unit {
         for (name, delta) in self.added {
             batch.add(keys::counter(name), delta as i64);
         }
+        super::rollup::add_to_batch(&mut batch, self.rollups);
         self.store.db.apply_batch(batch)?;
         if let Some(pg) = self.store.db.pg() {
             pg.commit()?;
@@ -366,8 +377,25 @@ impl Unit {
         Ok(false)
     }
 
-    /// Store an output with its indexes (target → output, type on target).
-    pub fn put_output(&mut self, stored: &StoredOutput) {
+    /// Count an output's change into the rollups and move its time index
+    /// entry: from what the unit holds under its key now to `new`.
+    fn roll(&mut self, id: &str, new: Option<&StoredOutput>) -> Result<()> {
+        let old = self.output_by_canonical(id)?;
+        let change = super::rollup::change(old.as_ref(), new);
+        self.rollups.extend(change.adds);
+        if let Some(k) = change.index_removed {
+            self.remove(k);
+        }
+        if let Some((k, v)) = change.index_added {
+            self.insert(k, v);
+        }
+        Ok(())
+    }
+
+    /// Store an output with its indexes (target → output, type on target),
+    /// and its outcome in the rollups.
+    pub fn put_output(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.roll(&stored.execution.id, Some(stored))?;
         let id = &stored.execution.id;
         for key in stored.execution.watch_keys() {
             let index = keys::target_index(&key, id);
@@ -382,14 +410,18 @@ impl Unit {
             );
         }
         self.insert(keys::output(id), super::codec::encode_output(stored));
+        Ok(())
     }
 
-    /// Store only the output record (its indexes are unchanged).
-    pub fn put_output_record(&mut self, stored: &StoredOutput) {
+    /// Store only the output record (its indexes are unchanged; its outcome
+    /// is counted in the rollups).
+    pub fn put_output_record(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.roll(&stored.execution.id, Some(stored))?;
         self.insert(
             keys::output(&stored.execution.id),
             super::codec::encode_output(stored),
         );
+        Ok(())
     }
 
     fn put_record<T: Serialize>(&mut self, key: Vec<u8>, value: &T) {
@@ -398,12 +430,19 @@ impl Unit {
 
     /// An output merged into another: `old_id` becomes an alias of `new_id`
     /// and leaves the indexes of `watch_keys`.
-    pub fn retire_output(&mut self, old_id: &str, new_id: &str, watch_keys: &[String]) {
+    pub fn retire_output(
+        &mut self,
+        old_id: &str,
+        new_id: &str,
+        watch_keys: &[String],
+    ) -> Result<()> {
+        self.roll(old_id, None)?;
         self.remove(keys::output(old_id));
         self.insert(keys::alias(old_id), new_id.as_bytes().to_vec());
         for key in watch_keys {
             self.remove(keys::target_index(key, old_id));
         }
+        Ok(())
     }
 
     /// Schedule an output's next checkpoint; a key already there is not

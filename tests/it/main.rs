@@ -48,6 +48,7 @@ mod reconcile;
 mod redelivery;
 mod replicas;
 mod restart;
+mod rollups;
 mod security;
 mod sign_in;
 mod signals;

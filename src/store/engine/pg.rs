@@ -27,7 +27,13 @@ use super::{Batch, Op};
 use crate::store::{keys, Result, StoreError};
 
 /// The schema, oldest first: (version, SQL).
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../../../migrations/0001_kv.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../../migrations/0001_kv.sql")),
+    (
+        2,
+        include_str!("../../../migrations/0002_packed_counts.sql"),
+    ),
+];
 
 /// Advisory lock key held while migrations run (any constant of our own).
 const MIGRATION_LOCK: i64 = 0x5afe_0001;
@@ -733,6 +739,8 @@ struct Writes {
     kv: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// Counter name → (value set, then added).
     counters: BTreeMap<String, (Option<i64>, i64)>,
+    /// Packed counts added to (`Op::AddAll`), by key.
+    sums: BTreeMap<Vec<u8>, Vec<i64>>,
 }
 
 impl From<Batch> for Writes {
@@ -762,6 +770,15 @@ impl From<Batch> for Writes {
                         counter_name(&k).unwrap_or_else(|| String::from_utf8_lossy(&k).into());
                     w.counters.entry(name).or_default().1 += delta;
                 }
+                Op::AddAll(k, delta) => {
+                    let sum = w.sums.entry(k).or_default();
+                    if sum.len() < delta.len() {
+                        sum.resize(delta.len(), 0);
+                    }
+                    for (s, d) in sum.iter_mut().zip(delta) {
+                        *s += d;
+                    }
+                }
             }
         }
         w
@@ -770,7 +787,7 @@ impl From<Batch> for Writes {
 
 impl Writes {
     fn is_empty(&self) -> bool {
-        self.kv.is_empty() && self.counters.is_empty()
+        self.kv.is_empty() && self.counters.is_empty() && self.sums.is_empty()
     }
 
     fn execute(
@@ -795,6 +812,20 @@ impl Writes {
                 "INSERT INTO kv (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) \
                  ON CONFLICT (k) DO UPDATE SET v = excluded.v",
                 &[&put_k, &put_v],
+            )?;
+        }
+        // In key order, so two replicas lock the rows in the same order.
+        let (sum_k, sum_v): (Vec<Vec<u8>>, Vec<Vec<u8>>) = self
+            .sums
+            .into_iter()
+            .filter(|(_, d)| d.iter().any(|v| *v != 0))
+            .map(|(k, d)| (k, super::pack(&d)))
+            .unzip();
+        if !sum_k.is_empty() {
+            c.execute(
+                "INSERT INTO kv (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) \
+                 ON CONFLICT (k) DO UPDATE SET v = so_add_packed(kv.v, excluded.v)",
+                &[&sum_k, &sum_v],
             )?;
         }
         for (name, (set, add)) in self.counters {
