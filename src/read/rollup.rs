@@ -185,6 +185,59 @@ pub fn fold<G: Ord>(
     Ok(out)
 }
 
+/// Line-survival counts per workflow (`store::attribution::line_field`)
+/// of the outputs `filter` and `scope` admit, from the line-survival cells;
+/// `None` when `filter` cuts on status or strength (which the cells do not
+/// hold: the caller counts from the attributions).
+pub fn lines_by_workflow(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Option<BTreeMap<String, Counts>>> {
+    use crate::store::attribution;
+    if filter.status.is_some() || filter.strength.is_some() {
+        return Ok(None);
+    }
+    let mut out: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut add = |cell: &Cell, counts: &Counts| {
+        let name = cell.workflow.clone().unwrap_or_else(|| "(none)".into());
+        out.entry(name).or_default().add(counts);
+    };
+    let parts = segments(filter.since, filter.until);
+    for (lc, repos) in repositories(store, filter, scope)? {
+        for part in &parts {
+            match part {
+                Segment::Cells(level, from, to) => {
+                    for (cell, counts) in attribution::cells(store, *level, &lc, *from, *to)? {
+                        if admits(filter, &repos, &cell) {
+                            add(&cell, &counts);
+                        }
+                    }
+                }
+                Segment::Edge(from, to) => {
+                    for entry in store.outputs_by_time(&lc, *from, *to) {
+                        let entry = entry?;
+                        let Some(stored) = store.output(&entry.output_id)? else {
+                            continue;
+                        };
+                        let (Some([day, ..]), Some(a)) = (
+                            attribution::line_cells(&stored),
+                            attribution::get(store, &entry.output_id)?,
+                        ) else {
+                            continue;
+                        };
+                        if admits(filter, &repos, &day) {
+                            add(&day, &attribution::survival_counts(&a));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.retain(|_, c| c.get(attribution::line_field::OUTPUTS_ATTRIBUTED) != 0);
+    Ok(Some(out))
+}
+
 /// The report (without line survival) of what `scope` sees under `filter`.
 pub fn report(
     store: &Store,

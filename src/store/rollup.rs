@@ -374,6 +374,16 @@ impl Cell {
     }
 }
 
+/// The keys of a repository's (lowercase) cells at `level` with periods in
+/// `from..to`: (start, end).
+pub fn cell_range(level: Level, repo_lc: &str, from: i64, to: i64) -> (Vec<u8>, Vec<u8>) {
+    let prefix = cells_of_repo(level, repo_lc);
+    (
+        [prefix.as_slice(), &period_bytes(from)].concat(),
+        [prefix.as_slice(), &period_bytes(to)].concat(),
+    )
+}
+
 /// `g/r<repo lowercase>\0<repo>`: the directory of repositories.
 fn directory_key(repo: &str) -> Vec<u8> {
     let mut k = keys::ROLLUP_REPOS.to_vec();
@@ -537,9 +547,7 @@ impl Store {
         from: i64,
         to: i64,
     ) -> impl Iterator<Item = Result<(Cell, Counts)>> + '_ {
-        let prefix = cells_of_repo(level, repo_lc);
-        let start = [prefix.as_slice(), &period_bytes(from)].concat();
-        let end = [prefix.as_slice(), &period_bytes(to)].concat();
+        let (start, end) = cell_range(level, repo_lc, from, to);
         self.db.range(start..end).filter_map(|item| match item {
             Err(e) => Some(Err(e)),
             Ok((k, v)) => Cell::parse(&k).map(|c| Ok((c, Counts(super::engine::unpack(&v))))),
@@ -593,9 +601,17 @@ impl Store {
             let mut batch = Batch::default();
             let mut adds = Vec::new();
             let mut last = None;
+            let mut lines = Vec::new();
             for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
                 let (k, v) = item?;
                 let stored = codec::decode_output(&k, &v)?;
+                if let (Some(cells), Some(a)) = (
+                    super::attribution::line_cells(&stored),
+                    super::attribution::get(self, &stored.execution.id)?,
+                ) {
+                    let counts = super::attribution::survival_counts(&a);
+                    lines.extend(cells.map(|cell| (cell.key(), counts.clone())));
+                }
                 let c = change(None, Some(&stored));
                 adds.extend(c.adds);
                 if let Some((key, value)) = c.index_added {
@@ -604,6 +620,13 @@ impl Store {
                 last = Some(k.to_vec());
             }
             add_to_batch(&mut batch, adds);
+            if !lines.is_empty() {
+                // The attributions' tree first: a crash before the progress
+                // is written counts this chunk's lines again (rare, small).
+                let mut tree = Batch::default();
+                add_to_batch(&mut tree, lines);
+                self.db.open_tree("attribution")?.apply_batch(tree)?;
+            }
             match last {
                 Some(last) => {
                     batch.insert(keys::ROLLUP_PROGRESS, &last);
@@ -632,7 +655,13 @@ impl Store {
             }
         }
         batch.remove(keys::counter(BUILT));
-        self.db.apply_batch(batch)
+        self.db.apply_batch(batch)?;
+        let tree = self.db.open_tree("attribution")?;
+        let mut lines = Batch::default();
+        for item in tree.scan_prefix(keys::ROLLUP) {
+            lines.remove(tree.strip(&item?.0));
+        }
+        tree.apply_batch(lines)
     }
 }
 

@@ -107,6 +107,10 @@ pub struct Unit {
     external_at: Option<usize>,
     /// Additions to the rollups (`store::rollup`), folded at commit.
     rollups: Vec<(Vec<u8>, super::rollup::Counts)>,
+    /// Outputs whose line-survival cells change (a first outcome, a merge
+    /// away): their landed lines move after the commit
+    /// (`attribution::move_lines`).
+    line_moves: Vec<(Option<StoredOutput>, Option<StoredOutput>)>,
 }
 
 /// A batch of typed writes that `github::` helpers fill (see
@@ -120,6 +124,7 @@ pub struct ExternalBatch(pub(super) super::Batch);
 pub struct Savepoint {
     undo: usize,
     rollups: usize,
+    line_moves: usize,
 }
 
 impl Store {
@@ -140,6 +145,7 @@ impl Store {
             external: ExternalBatch::default(),
             external_at: None,
             rollups: Vec::new(),
+            line_moves: Vec::new(),
         }
     }
 }
@@ -197,6 +203,7 @@ impl Unit {
         Savepoint {
             undo: self.undo.len(),
             rollups: self.rollups.len(),
+            line_moves: self.line_moves.len(),
         }
     }
 
@@ -214,6 +221,7 @@ impl Unit {
             self.external_at = None;
         }
         self.rollups.truncate(sp.rollups);
+        self.line_moves.truncate(sp.line_moves);
         while self.undo.len() > sp.undo {
             let (key, before) = self.undo.pop().expect("len checked");
             match before {
@@ -243,6 +251,9 @@ impl Unit {
         self.store.db.apply_batch(batch)?;
         if let Some(pg) = self.store.db.pg() {
             pg.commit()?;
+        }
+        for (old, new) in &self.line_moves {
+            super::attribution::move_lines(&self.store, old.as_ref(), new.as_ref())?;
         }
         Ok(())
     }
@@ -382,6 +393,10 @@ impl Unit {
     fn roll(&mut self, id: &str, new: Option<&StoredOutput>) -> Result<()> {
         let old = self.output_by_canonical(id)?;
         let change = super::rollup::change(old.as_ref(), new);
+        let cells = |o: Option<&StoredOutput>| o.and_then(super::attribution::line_cells);
+        if cells(old.as_ref()) != cells(new) {
+            self.line_moves.push((old.clone(), new.cloned()));
+        }
         self.rollups.extend(change.adds);
         if let Some(k) = change.index_removed {
             self.remove(k);

@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use safe_outcomes::bench::synthetic::{mix, output, repo_name, Shape};
 use safe_outcomes::http::series;
 use safe_outcomes::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use safe_outcomes::read::line_survival::{line_survival, LineTotals};
 use safe_outcomes::read::query::{ReadFilter, RepoScope};
 use safe_outcomes::read::report::tally::OutputTally;
 use safe_outcomes::read::report::Report;
@@ -47,6 +48,7 @@ fn fill(store: &Store, n: u64) {
         }
         unit.commit().unwrap();
     }
+    attribute(store, n, 1);
     let mut unit = store.begin();
     for i in (0..n).filter(|i| mix(*i, 77).is_multiple_of(3)) {
         let mut again = output(&shape, i, 2);
@@ -78,6 +80,45 @@ fn fill(store: &Store, n: u64) {
         unit.put_output(&merged).unwrap();
     }
     unit.commit().unwrap();
+    // Survival measured later: attributions replaced.
+    attribute(store, n, 2);
+}
+
+/// Attribute landed lines to every fifth output (some measured at 7 and 30
+/// days, some unknown); `round` 2 replaces some of them.
+fn attribute(store: &Store, n: u64, round: u64) {
+    let shape = shape();
+    for i in (0..n).filter(|i| mix(*i, 90).is_multiple_of(5)) {
+        if round == 2 && !mix(i, 91).is_multiple_of(2) {
+            continue;
+        }
+        let o = output(&shape, i, 1);
+        let lines = 1 + mix(i, 92 + round) % 40;
+        let mut survival = serde_json::Map::new();
+        if round == 2 || mix(i, 93).is_multiple_of(2) {
+            survival.insert(
+                "7d".into(),
+                serde_json::json!({"lines_surviving": mix(i, 94 + round) % (lines + 1)}),
+            );
+        }
+        if round == 2 && mix(i, 95).is_multiple_of(3) {
+            survival.insert(
+                "30d".into(),
+                serde_json::json!({"unknown_reason": "renamed"}),
+            );
+        }
+        let a = serde_json::from_value(serde_json::json!({
+            "output_id": o.execution.id, "repo": o.execution.repo, "branch": "main",
+            "landed_commit": "a".repeat(40), "landed_at": o.execution.executed_at,
+            "files": [{"path": "src/lib.rs", "ranges": [{
+                "start_line": 10, "end_line": 9 + lines,
+                "content_hash": "murmur3:00000000000000000000000000000000", "contributor": "ai",
+            }]}],
+            "survival": survival,
+        }))
+        .unwrap();
+        safe_outcomes::store::attribution::put(store, &a).unwrap();
+    }
 }
 
 /// What a scan of every output admits.
@@ -199,6 +240,12 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
                 "trend: {case}"
             );
 
+            assert_eq!(
+                line_survival(&store, &filter, &scope).unwrap(),
+                lines_by_scan(&store, &records),
+                "line survival: {case}"
+            );
+
             let mut ids = Vec::new();
             let mut cursor: Option<String> = None;
             loop {
@@ -229,6 +276,43 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
         .map(|k| (k, a.get(k), b.get(k)))
         .collect();
     assert!(differ.is_empty(), "metrics: {differ:?}");
+}
+
+/// Line survival per workflow from the attributions of `records`.
+fn lines_by_scan(store: &Store, records: &[OutcomeRecord]) -> BTreeMap<String, LineTotals> {
+    let mut out: BTreeMap<String, LineTotals> = BTreeMap::new();
+    for r in records {
+        let Some(a) = safe_outcomes::store::attribution::get(store, &r.safe_output_id).unwrap()
+        else {
+            continue;
+        };
+        let t = out
+            .entry(r.workflow.clone().unwrap_or_else(|| "(none)".into()))
+            .or_default();
+        let lines = a.lines_attributed();
+        t.outputs_attributed += 1;
+        t.lines_attributed += lines;
+        let mut unknown = a.unknown_reason.is_some();
+        for (name, s) in &a.survival {
+            unknown |= s.unknown_reason.is_some();
+            let Some(k) = s.lines_surviving else { continue };
+            if name == "7d" {
+                t.outputs_measured_7d += 1;
+                t.lines_attributed_measured_7d += lines;
+                t.lines_surviving_7d += k;
+            } else if name == "30d" {
+                t.outputs_measured_30d += 1;
+                t.lines_attributed_measured_30d += lines;
+                t.lines_surviving_30d += k;
+            }
+        }
+        t.survival_unknown += u64::from(unknown);
+    }
+    for t in out.values_mut() {
+        t.survival_rate_7d = t.rate_7d();
+        t.survival_rate_30d = t.rate_30d();
+    }
+    out
 }
 
 /// The trend per workflow from the outputs themselves.

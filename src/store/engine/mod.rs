@@ -284,59 +284,7 @@ impl Engine {
     /// Apply every write of `batch` at once.
     pub fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
-            Engine::Sled(db) => {
-                let mut sled_batch = sled::Batch::default();
-                // Counter values as this batch leaves them so far.
-                let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
-                // Packed counts as this batch leaves them so far.
-                let mut sums: std::collections::HashMap<Vec<u8>, Vec<u8>> = Default::default();
-                for op in batch.ops {
-                    match op {
-                        Op::Insert(k, v) => {
-                            if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
-                                counters.insert(k.clone(), u64::from_be_bytes(bytes));
-                            }
-                            sums.insert(k.clone(), v.clone());
-                            sled_batch.insert(k, v)
-                        }
-                        Op::Remove(k) => {
-                            counters.insert(k.clone(), 0);
-                            sums.insert(k.clone(), Vec::new());
-                            sled_batch.remove(k)
-                        }
-                        Op::AddAll(k, delta) => {
-                            let now = match sums.get(&k) {
-                                Some(v) => v.clone(),
-                                None => db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default(),
-                            };
-                            let value = add_packed(&now, &delta);
-                            sums.insert(k.clone(), value.clone());
-                            if value.is_empty() {
-                                // Every count back to 0: nothing left to keep.
-                                sled_batch.remove(k);
-                            } else {
-                                sled_batch.insert(k, value);
-                            }
-                        }
-                        Op::Add(k, delta) => {
-                            let now = match counters.get(&k) {
-                                Some(v) => *v,
-                                None => db
-                                    .get(&k)?
-                                    .and_then(|v| {
-                                        v.as_ref().try_into().ok().map(u64::from_be_bytes)
-                                    })
-                                    .unwrap_or(0),
-                            };
-                            let value = (now as i64).saturating_add(delta).max(0) as u64;
-                            counters.insert(k.clone(), value);
-                            sled_batch.insert(k, &value.to_be_bytes());
-                        }
-                    }
-                }
-                db.apply_batch(sled_batch)?;
-                Ok(())
-            }
+            Engine::Sled(db) => apply_sled(db, batch),
             Engine::Pg(pg) => pg.apply(batch),
         }
     }
@@ -369,6 +317,60 @@ impl Engine {
     }
 }
 
+/// Apply a batch to one sled tree (the main one or a named one), with
+/// the additions of `Op::Add` and `Op::AddAll` read and summed first.
+fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+    let mut sled_batch = sled::Batch::default();
+    // Counter values as this batch leaves them so far.
+    let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
+    // Packed counts as this batch leaves them so far.
+    let mut sums: std::collections::HashMap<Vec<u8>, Vec<u8>> = Default::default();
+    for op in batch.ops {
+        match op {
+            Op::Insert(k, v) => {
+                if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
+                    counters.insert(k.clone(), u64::from_be_bytes(bytes));
+                }
+                sums.insert(k.clone(), v.clone());
+                sled_batch.insert(k, v)
+            }
+            Op::Remove(k) => {
+                counters.insert(k.clone(), 0);
+                sums.insert(k.clone(), Vec::new());
+                sled_batch.remove(k)
+            }
+            Op::AddAll(k, delta) => {
+                let now = match sums.get(&k) {
+                    Some(v) => v.clone(),
+                    None => db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default(),
+                };
+                let value = add_packed(&now, &delta);
+                sums.insert(k.clone(), value.clone());
+                if value.is_empty() {
+                    // Every count back to 0: nothing left to keep.
+                    sled_batch.remove(k);
+                } else {
+                    sled_batch.insert(k, value);
+                }
+            }
+            Op::Add(k, delta) => {
+                let now = match counters.get(&k) {
+                    Some(v) => *v,
+                    None => db
+                        .get(&k)?
+                        .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
+                        .unwrap_or(0),
+                };
+                let value = (now as i64).saturating_add(delta).max(0) as u64;
+                counters.insert(k.clone(), value);
+                sled_batch.insert(k, &value.to_be_bytes());
+            }
+        }
+    }
+    db.apply_batch(sled_batch)?;
+    Ok(())
+}
+
 /// A named keyspace (sled: a tree of its own; PostgreSQL: keys under
 /// `pg::tree_prefix`, above the main key space).
 pub enum Tree {
@@ -377,6 +379,47 @@ pub enum Tree {
 }
 
 impl Tree {
+    /// The keys in `start..end` of the tree, in key order (on PostgreSQL
+    /// with the tree's prefix in front: `strip` takes it off).
+    pub fn range(&self, start: Vec<u8>, end: Vec<u8>) -> Iter {
+        match self {
+            Tree::Sled(t) => Iter(IterInner::Sled(t.range(start..end))),
+            Tree::Pg(pg, tree) => Iter(IterInner::Pg(pg.pages(
+                Bound::Included([tree.as_slice(), &start].concat()),
+                Bound::Excluded([tree.as_slice(), &end].concat()),
+            ))),
+        }
+    }
+
+    /// A key as read from the tree, without the tree's own prefix.
+    pub fn strip<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        match self {
+            Tree::Sled(_) => key,
+            Tree::Pg(_, tree) => key.strip_prefix(tree.as_slice()).unwrap_or(key),
+        }
+    }
+
+    /// Apply every write of `batch` to the tree at once.
+    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+        match self {
+            Tree::Sled(t) => apply_sled(t, batch),
+            Tree::Pg(pg, prefix) => {
+                let inside = |k: Vec<u8>| [prefix.as_slice(), &k].concat();
+                let ops = batch
+                    .ops
+                    .into_iter()
+                    .map(|op| match op {
+                        Op::Insert(k, v) => Op::Insert(inside(k), v),
+                        Op::Remove(k) => Op::Remove(inside(k)),
+                        Op::Add(k, d) => Op::Add(inside(k), d),
+                        Op::AddAll(k, d) => Op::AddAll(inside(k), d),
+                    })
+                    .collect();
+                pg.apply(Batch { ops })
+            }
+        }
+    }
+
     /// Every key under `prefix` in the tree, in key order (on PostgreSQL
     /// the keys come with the tree's own prefix in front).
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
