@@ -317,9 +317,28 @@ impl Engine {
     }
 }
 
+/// Whether `apply_sled` pages a batch's leaves in before taking sled's lock:
+/// yes, unless `SAFE_OUTCOMES_PAGE_IN=0` (for `bench ingest`'s before/after
+/// on one build).
+fn page_in_first() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SAFE_OUTCOMES_PAGE_IN").as_deref() != Ok("0"))
+}
+
 /// Apply a batch to one sled tree (the main one or a named one), with
 /// the additions of `Op::Add` and `Op::AddAll` read and summed first.
 fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+    if page_in_first() {
+        // sled's `apply_batch` holds its process-wide write lock while it
+        // pages in every leaf the batch writes into, and the acks' commits
+        // queue behind it: read each key first, outside the lock, so the
+        // leaves are in the cache when the lock is taken (docs/store.md).
+        for op in &batch.ops {
+            if let Op::Insert(k, _) | Op::Remove(k) = op {
+                db.get(k)?;
+            }
+        }
+    }
     let mut sled_batch = sled::Batch::default();
     // Counter values as this batch leaves them so far.
     let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
