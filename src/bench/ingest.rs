@@ -56,17 +56,17 @@ pub struct IngestArgs {
 }
 
 const SECRET: &str = "bench-webhook-secret";
-const HOOK: &str = "/api/github/webhooks";
+pub(super) const HOOK: &str = "/api/github/webhooks";
 
 /// A pre-signed delivery body.
-struct Signed {
+pub(super) struct Signed {
     body: Bytes,
     signature: String,
 }
 
 /// Real-shaped `pull_request` deliveries: opened (a quarter by gh-aw), labeled,
 /// ready_for_review and closed, on distinct PRs.
-fn bodies(count: usize) -> Vec<Signed> {
+pub(super) fn bodies(count: usize) -> Vec<Signed> {
     let start: DateTime<Utc> = "2026-10-01T09:00:00Z".parse().expect("time");
     let actions = ["opened", "labeled", "ready_for_review", "closed"];
     (0..count)
@@ -98,14 +98,14 @@ fn bodies(count: usize) -> Vec<Signed> {
 }
 
 /// What one load run saw.
-struct LoadResult {
+pub(super) struct LoadResult {
     /// Process CPU seconds (servers, worker and load generator) during the run.
-    cpu: f64,
-    ok: usize,
-    failed: usize,
-    elapsed: Duration,
+    pub cpu: f64,
+    pub ok: usize,
+    pub failed: usize,
+    pub elapsed: Duration,
     /// Sorted ack latencies of the successful requests.
-    latencies: Vec<Duration>,
+    pub latencies: Vec<Duration>,
 }
 
 impl LoadResult {
@@ -149,7 +149,7 @@ async fn send(
 }
 
 /// Closed loop: `concurrency` workers send `n` deliveries as fast as answered.
-async fn closed_loop(
+pub(super) async fn closed_loop(
     url: &str,
     bodies: Arc<Vec<Signed>>,
     n: usize,
@@ -208,7 +208,7 @@ async fn closed_loop(
 
 /// Open loop: one delivery every `1/rate` s for `seconds`; latency is counted
 /// from the scheduled send time, so a stall is not hidden by waiting for it.
-async fn fixed_rate(
+pub(super) async fn fixed_rate(
     url: &str,
     bodies: Arc<Vec<Signed>>,
     rate: u64,
@@ -270,7 +270,7 @@ async fn bare_handler(
 }
 
 /// Our server (the real router) on a loopback port.
-async fn serve(app: &App) -> anyhow::Result<RunningServer> {
+pub(super) async fn serve(app: &App) -> anyhow::Result<RunningServer> {
     Ok(RunningServer::start(
         router(
             app,

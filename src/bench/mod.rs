@@ -12,8 +12,10 @@ mod ingest;
 pub mod payloads;
 pub mod pipeline;
 mod probe;
+mod reads;
 mod replay;
 mod scale;
+pub mod synthetic;
 pub mod table;
 
 use std::time::Duration;
@@ -43,6 +45,9 @@ pub enum Scenario {
     Scale(scale::ScaleArgs),
     /// GitHub API calls per output per window, webhook-fed vs reconciled (a built-in fake GitHub).
     Api,
+    /// Every dashboard page and API read at 1M outputs (p50/p99, RSS), and
+    /// ack p99 at 1,000/s beside 16 dashboard readers vs none.
+    Reads(reads::ReadsArgs),
 }
 
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -58,6 +63,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             None => return Ok(()),
         },
         Scenario::Api => api::run().await?,
+        Scenario::Reads(a) => reads::run(a).await?,
     };
     print!("{}", table.render());
     Ok(())

@@ -12,6 +12,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
+use super::budget::ReadPermit;
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
 use crate::judge::assess::transitions;
@@ -20,7 +21,11 @@ use crate::read::line_survival::{line_survival, LineTotals};
 use crate::read::report::{parse_window, Report};
 
 const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 1000;
+pub const MAX_PAGE: usize = 1000;
+/// Outputs a page of `GET /api/v1/outputs` looks at, at most: when the cuts
+/// leave fewer than a page among them, the page is shorter and its
+/// `next_cursor` goes on from where it stopped.
+pub const PAGE_SCAN: usize = 20_000;
 
 /// The read API's endpoints (an output's `POST` is `http::reconcile`'s).
 pub fn routes(_: &Mount) -> Router<State> {
@@ -34,6 +39,7 @@ pub fn routes(_: &Mount) -> Router<State> {
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Value>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
@@ -47,20 +53,14 @@ pub async fn list_outputs(
     let cursor = rest.get("cursor").cloned();
     let store = state.store.clone();
     let (items, next) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let mut items = Vec::new();
-        let mut last = None;
-        let mut more = false;
-        let prefix = filter.id_prefix();
-        for stored in filter.scan(&store, &reader.scope, &prefix, cursor.as_deref()) {
-            let stored = stored?;
-            if items.len() == limit {
-                more = true;
-                break;
-            }
-            last = Some(stored.execution.id.clone());
-            items.extend(stored.outcome);
-        }
-        Ok((items, if more { last } else { None }))
+        Ok(crate::read::rollup::page_of_outputs(
+            &store,
+            &filter,
+            &reader.scope,
+            cursor.as_deref(),
+            limit,
+            PAGE_SCAN,
+        )?)
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
@@ -97,6 +97,7 @@ pub(crate) async fn output_detail(
 pub async fn get_output(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
@@ -136,7 +137,7 @@ pub(crate) async fn run_view(
         repo: Some(repo.to_string()),
         ..filter.clone()
     };
-    if filter.repo.as_deref().is_some_and(|r| r != repo) {
+    if filter.repo.as_deref().is_some_and(|r| r != repo) || !reader.scope.allows(repo) {
         return Ok(None);
     }
     let prefix = format!("{repo}:{run_id}:");
@@ -175,6 +176,7 @@ pub(crate) async fn run_view(
 pub async fn run_outcomes(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> Result<Json<Value>, ApiError> {
@@ -207,13 +209,21 @@ async fn collect(
     .map_err(|e| ApiError::internal(e.to_string()))?
 }
 
-/// Every outcome `scope` may see that passes `filter`.
-pub(crate) async fn admitted_outcomes(
+/// Run `read` on the blocking pool with the store, the cuts and the scope.
+pub(crate) async fn blocking<T: Send + 'static>(
     state: &State,
     filter: &ReadFilter,
     scope: &RepoScope,
-) -> Result<Vec<OutcomeRecord>, ApiError> {
-    collect(state, filter, scope, filter.id_prefix()).await
+    read: impl FnOnce(&crate::store::Store, &ReadFilter, &RepoScope) -> crate::store::Result<T>
+        + Send
+        + 'static,
+) -> Result<T, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || read(&store, &filter, &scope))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(ApiError::from)
 }
 
 /// The report of what `reader` may see under `filter`, at `window`.
@@ -229,11 +239,68 @@ pub(crate) async fn report_of(
         })?),
         None => None,
     };
-    let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
     let now = state.shared.clock.now();
-    let mut report = Report::build(&outcomes, filter.repo.as_deref(), window, now);
+    let mut report = blocking(state, filter, &reader.scope, move |store, f, scope| {
+        crate::read::rollup::report(store, f, scope, window, now)
+    })
+    .await?;
     report.line_survival = line_survival_of(state, filter, &reader.scope).await?;
     Ok(report)
+}
+
+/// One row of the workflows table.
+pub(crate) struct WorkflowRow {
+    pub name: String,
+    pub totals: crate::read::report::Totals,
+    pub rates: crate::read::report::TypeStats,
+    /// `read::rollup::trend_of` its last four weeks against the four before.
+    pub trend: &'static str,
+}
+
+/// The workflows `reader` sees under `filter`, by name.
+pub(crate) async fn workflow_rows(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+) -> Result<Vec<WorkflowRow>, ApiError> {
+    let now = state.shared.clock.now();
+    let (sums, trends) = blocking(state, filter, &reader.scope, move |store, f, scope| {
+        Ok((
+            crate::read::rollup::by_workflow(store, f, scope)?,
+            crate::read::rollup::trends(store, f, scope, now)?,
+        ))
+    })
+    .await?;
+    Ok(sums
+        .into_iter()
+        .map(|(name, s)| {
+            let (totals, rates) = s.overall();
+            let trend = trends.get(&name).copied().unwrap_or("–");
+            WorkflowRow {
+                name,
+                totals,
+                rates,
+                trend,
+            }
+        })
+        .collect())
+}
+
+/// Runs shown on a workflow's page, at most.
+pub const RUNS_SHOWN: usize = 50;
+
+/// The most recent runs `reader` sees under `filter` (`read::rollup::recent_runs`),
+/// and whether older ones exist unshown.
+pub(crate) async fn recent_runs(
+    state: &State,
+    reader: &Reader,
+    filter: &ReadFilter,
+) -> Result<(Vec<crate::read::rollup::RunRow>, bool), ApiError> {
+    let now = state.shared.clock.now();
+    blocking(state, filter, &reader.scope, move |store, f, scope| {
+        crate::read::rollup::recent_runs(store, f, scope, now, RUNS_SHOWN, PAGE_SCAN)
+    })
+    .await
 }
 
 /// Line survival per workflow of what `scope` may see under `filter`.
@@ -242,17 +309,13 @@ pub(crate) async fn line_survival_of(
     filter: &ReadFilter,
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>, ApiError> {
-    let store = state.store.clone();
-    let (filter, scope) = (filter.clone(), scope.clone());
-    tokio::task::spawn_blocking(move || line_survival(&store, &filter, &scope))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(ApiError::from)
+    blocking(state, filter, scope, line_survival).await
 }
 
 pub async fn report(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Report>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;

@@ -28,7 +28,6 @@ use prometheus_client::registry::Registry;
 use super::body::require_bearer;
 use super::{ApiError, State};
 use crate::github::calls::ApiHealth;
-use crate::model::OutcomeRecord;
 use crate::read::report::tally::OutputTally;
 use crate::store::counter;
 
@@ -544,11 +543,8 @@ async fn output_tally(state: &State, workflows: bool) -> Arc<OutputTally> {
                 return tally.clone();
             }
         }
-        let outcomes: Vec<OutcomeRecord> = store
-            .outputs("", None)
-            .filter_map(|o| o.ok()?.outcome)
-            .collect();
-        let tally = Arc::new(OutputTally::count(outcomes.iter(), workflows));
+        let rows = crate::read::rollup::metric_rows(&store).unwrap_or_default();
+        let tally = Arc::new(OutputTally::from_rows(rows, workflows));
         *cached = Some((std::time::Instant::now(), tally.clone()));
         tally
     });

@@ -15,6 +15,7 @@ mod assets;
 pub mod auth;
 mod backfill;
 mod body;
+pub mod budget;
 pub mod dashboard;
 mod export;
 mod headers;
@@ -53,6 +54,8 @@ pub struct ServerState {
     pub auth: Arc<crate::http::auth::Auth>,
     /// Who may read `/metrics`, where, and with which labels.
     pub metrics: MetricsOptions,
+    /// The places reads share (`budget`).
+    pub reads: budget::ReadBudget,
 }
 
 pub type State = Arc<ServerState>;
@@ -130,6 +133,7 @@ fn server_state(app: &App, options: &RouterOptions) -> State {
         oidc: options.oidc.clone(),
         limits: options.limits.clone(),
         metrics: options.metrics.clone(),
+        reads: budget::ReadBudget::from_env(),
     })
 }
 

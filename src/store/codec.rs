@@ -1125,7 +1125,7 @@ mod tests {
 
         // Written again, they take the v3 form and read the same.
         let mut unit = store.begin();
-        unit.put_output_record(&stored);
+        unit.put_output_record(&stored).unwrap();
         unit.put_observation(&obs.target, &obs);
         unit.commit().unwrap();
         let raw = store.get_raw(&keys::output(&id)).unwrap().unwrap();

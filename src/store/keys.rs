@@ -32,6 +32,10 @@
 //! | `n/y/` | space, NUL, expiry (µs, BE, sign-flipped), id | — (when the record expires: sweeps, oldest first) |
 //! | `n/u/` | space, NUL, group, NUL, expiry (µs, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
 //! | `n/t/` | installation id (u64 BE) | a mark (u64 BE) that changes when the installation's cached API token must be minted again (`github::client`) |
+//! | `g/d`, `g/w`, `g/a` | level, repository (lowercase), NUL, period, the cell's coordinates (`store::rollup::Cell::key`) | packed counts (`engine::pack`), added to |
+//! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
+//! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
+//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | — (time index of the outputs with an outcome) |
 
 use chrono::{DateTime, Utc};
 
@@ -64,6 +68,10 @@ pub const WEB_RECORD: &[u8] = b"n/v/";
 pub const WEB_EXPIRY: &[u8] = b"n/y/";
 pub const WEB_GROUP: &[u8] = b"n/u/";
 pub const TOKEN_MARK: &[u8] = b"n/t/";
+pub const ROLLUP: &[u8] = b"g/";
+pub const ROLLUP_REPOS: &[u8] = b"g/r";
+pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
+pub const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());

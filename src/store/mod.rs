@@ -25,6 +25,7 @@ pub mod leases;
 pub mod migrate;
 pub mod prefetch;
 mod repeats;
+pub mod rollup;
 pub mod staging;
 pub mod unit;
 pub mod web_state;
@@ -230,7 +231,9 @@ impl Store {
     /// a PostgreSQL database standing for this path (`pg::test_database`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
-            return Ok(Store::on_pg(pg::test_database(&admin, path)?, path));
+            let store = Store::on_pg(pg::test_database(&admin, path)?, path);
+            store.ensure_rollups()?;
+            return Ok(store);
         }
         Store::open_with(path, Durability::from_env())
     }
@@ -239,7 +242,11 @@ impl Store {
     /// sled store at `path` (`open_waiting`). The one way `serve` opens it.
     pub fn open_engine(path: &Path, database_url: Option<&str>) -> Result<Store> {
         match database_url {
-            Some(url) => Ok(Store::on_pg(pg::Pg::connect(url)?, path)),
+            Some(url) => {
+                let store = Store::on_pg(pg::Pg::connect(url)?, path);
+                store.ensure_rollups()?;
+                Ok(store)
+            }
             None => Store::open_waiting(path, STORE_LOCK_WAIT),
         }
     }
@@ -291,7 +298,7 @@ impl Store {
             )),
             Durability::ProcessCrash => None,
         };
-        Ok(Store {
+        let store = Store {
             db: Engine::Sled(db),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
@@ -299,7 +306,9 @@ impl Store {
             durability,
             log,
             syncs: Default::default(),
-        })
+        };
+        store.ensure_rollups()?;
+        Ok(store)
     }
 
     /// Open, waiting up to `wait` while another instance that is shutting

@@ -54,6 +54,7 @@ mod reconcile;
 mod redelivery;
 mod replicas;
 mod restart;
+mod rollups;
 mod routes;
 mod security;
 mod security_headers;

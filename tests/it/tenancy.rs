@@ -239,7 +239,8 @@ async fn store_a_legacy_output(r: &Rig) {
         execution,
         outcome: None,
         trace_id: None,
-    });
+    })
+    .unwrap();
     unit.commit().unwrap();
 }
 

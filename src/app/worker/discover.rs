@@ -136,7 +136,7 @@ impl Worker {
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
-                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys());
+                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys())?;
                 }
                 stored
             }
@@ -150,7 +150,7 @@ impl Worker {
             }
         };
         let id = stored.execution.id.clone();
-        unit.put_output(&stored);
+        unit.put_output(&stored)?;
         self.outputs.written(&stored);
         Ok(Some(id))
     }

@@ -25,7 +25,7 @@ impl Worker {
         }
         if stored.outcome.as_ref() != Some(&outcome) {
             stored.outcome = Some(outcome);
-            unit.put_output_record(stored);
+            unit.put_output_record(stored)?;
             return Ok(stored.execution.target.clone());
         }
         Ok(None)

@@ -2,23 +2,22 @@
 //! sign-in page), the cuts in the URL, and renders what the read API's own
 //! functions answer.
 
-use std::collections::BTreeMap;
-
 use axum::extract::{Path, State as StateExtractor};
 use axum::http::Uri;
 use axum::response::Html;
-use chrono::Duration;
 use maud::{html, Markup, PreEscaped};
 use serde_json::Value;
 
 use super::{
     chart, filter_form, gate, layout, output_path, page_filter, query, rate_cell, PageResult,
 };
-use crate::http::api::{admitted_outcomes, line_survival_of, output_detail, report_of, run_view};
+use crate::http::api::{
+    line_survival_of, output_detail, recent_runs, report_of, run_view, workflow_rows,
+};
+use crate::http::budget::ReadPermit;
 use crate::http::read::{QueryPairs, ReadFilter, Reader};
 use crate::http::series::{self, Period};
 use crate::http::{ApiError, State};
-use crate::model::OutcomeRecord;
 use crate::read::line_survival::LineTotals;
 use crate::read::report::{Report, Totals, TypeStats};
 
@@ -160,6 +159,7 @@ pub async fn overview(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
     reader: Gate,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> PageResult {
     let reader = gate(reader, &uri)?;
@@ -179,39 +179,6 @@ pub async fn overview(
         p { a href=(format!("/workflows{}", query(&pairs, &["workflow"]))) { "Per workflow →" } }
     };
     Ok(Html(layout("Overview", page).into_string()))
-}
-
-fn group_by_workflow(records: Vec<OutcomeRecord>) -> BTreeMap<String, Vec<OutcomeRecord>> {
-    let mut groups: BTreeMap<String, Vec<OutcomeRecord>> = BTreeMap::new();
-    for r in records {
-        let name = r.workflow.clone().unwrap_or_else(|| "(none)".into());
-        groups.entry(name).or_default().push(r);
-    }
-    groups
-}
-
-/// The strict rate of the four weeks up to the latest output against the
-/// four weeks before.
-fn trend(records: &[OutcomeRecord]) -> &'static str {
-    let Some(latest) = records.iter().map(|r| r.created_at).max() else {
-        return "–";
-    };
-    let end = latest + Duration::seconds(1);
-    let rate_between = |from: i64, to: i64| {
-        let (a, b) = (end - Duration::weeks(from), end - Duration::weeks(to));
-        let (_, s) = Report::overall(
-            records
-                .iter()
-                .filter(|r| r.created_at >= a && r.created_at < b),
-        );
-        s.strict_acceptance_rate
-    };
-    match (rate_between(8, 4), rate_between(4, 0)) {
-        (Some(before), Some(after)) if after > before + 0.05 => "▲ better",
-        (Some(before), Some(after)) if after + 0.05 < before => "▼ worse",
-        (Some(_), Some(_)) => "→ steady",
-        _ => "–",
-    }
 }
 
 /// A count of surviving lines with its rate, `–` before any measure.
@@ -289,17 +256,18 @@ pub async fn workflows(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
     reader: Gate,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> PageResult {
     let reader = gate(reader, &uri)?;
     let (filter, pairs) = page_filter(pairs)?;
-    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
+    let rows = workflow_rows(&state, &reader, &filter).await?;
     let survival = line_survival_of(&state, &filter, &reader.scope).await?;
     let link_query = query(&pairs, &["workflow"]);
     let page = html! {
         h1 { "Workflows" }
         (filter_form("/workflows", &pairs, &["workflow"]))
-        p.muted { (RATES_NOTE) " Trend: strict rate of the four weeks up to the latest output against the four weeks before." }
+        p.muted { (RATES_NOTE) " Trend: strict rate of the last four weeks (up to the week of until, else this week) against the four weeks before." }
         p.muted { (SURVIVAL_NOTE) }
         div.scroll { table #workflows.stack {
             thead { tr {
@@ -309,10 +277,10 @@ pub async fn workflows(
                 th.num { "survival unknown" }
             } }
             tbody {
-                @for (name, rs) in group_by_workflow(records) {
-                    @let (t, s) = Report::overall(&rs);
+                @for row in &rows {
+                    @let (name, t, s) = (&row.name, &row.totals, &row.rates);
                     tr data-workflow=(name) {
-                        td { a href=(format!("/workflows/{}{link_query}", crate::model::escape::url_path(&name))) { (name) } }
+                        td { a href=(format!("/workflows/{}{link_query}", crate::model::escape::url_path(name))) { (name) } }
                         td.num data-field="total_safe_outputs" data-label="outputs" { (t.total_safe_outputs) }
                         (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
                         (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
@@ -321,8 +289,8 @@ pub async fn workflows(
                         td.num data-field="median_time_to_acceptance" data-label="median h" {
                             (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
                         }
-                        td data-field="trend" data-label="trend" { (trend(&rs)) }
-                        (survival_cells(survival.get(&name)))
+                        td data-field="trend" data-label="trend" { (row.trend) }
+                        (survival_cells(survival.get(name)))
                     }
                 }
             }
@@ -335,6 +303,7 @@ pub async fn workflow(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
     reader: Gate,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path(name): Path<String>,
 ) -> PageResult {
@@ -344,27 +313,13 @@ pub async fn workflow(
         workflow: Some(name.clone()),
         ..filter
     };
-    let records = admitted_outcomes(&state, &filter, &reader.scope).await?;
-    if records.is_empty() {
+    let report = report_of(&state, &reader, &filter, None).await?;
+    if report.totals.total_safe_outputs == 0 {
         return Err(ApiError::not_found(format!("no outputs of workflow {name:?} to show")).into());
     }
-    let now = state.shared.clock.now();
-    let report = Report::build(&records, filter.repo.as_deref(), None, now);
-    let survival = line_survival_of(&state, &filter, &reader.scope).await?;
-    let lines = survival.get(&name).cloned().unwrap_or_default();
+    let lines = report.line_survival.get(&name).cloned().unwrap_or_default();
+    let (runs, older) = recent_runs(&state, &reader, &filter).await?;
     let series = series::build(&state, &reader, filter).await?;
-    let mut runs: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
-    for r in &records {
-        let repo = r
-            .safe_output_id
-            .split(':')
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        runs.entry((repo, r.run_id.unwrap_or(0)))
-            .or_default()
-            .push(r);
-    }
     let page = html! {
         h1 { "Workflow " code { (name) } }
         (filter_form(&format!("/workflows/{}", crate::model::escape::url_path(&name)), &pairs, &["workflow"]))
@@ -382,8 +337,8 @@ pub async fn workflow(
         div.scroll { table #runs.stack {
             thead { tr { th { "run" } th.num { "outputs" } th.num { "accepted" } th.num { "rejected" } th.num { "pending" } } }
             tbody {
-                @for ((repo, run_id), rs) in runs.iter().rev() {
-                    @let (t, _) = Report::overall(rs.iter().copied());
+                @for run in &runs {
+                    @let (t, repo, run_id) = (&run.totals, &run.repo, run.run_id);
                     tr {
                         td { a href=(format!("/runs/{repo}/{run_id}")) { (repo) " #" (run_id) } }
                         td.num data-label="outputs" { (t.total_safe_outputs) }
@@ -394,6 +349,9 @@ pub async fn workflow(
                 }
             }
         } }
+        @if older {
+            p.muted #older-runs { "The " (runs.len()) " most recent runs are shown; older runs are in the read API (" code { "/api/v1/runs/…" } ")." }
+        }
     };
     Ok(Html(
         layout(&format!("Workflow {name}"), page).into_string(),
@@ -434,6 +392,7 @@ pub async fn run(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
     reader: Gate,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
@@ -523,6 +482,7 @@ pub async fn output(
     StateExtractor(state): StateExtractor<State>,
     uri: Uri,
     reader: Gate,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
 ) -> PageResult {

@@ -26,14 +26,32 @@ impl OutputTally {
     /// workflow outside the busiest `METRIC_WORKFLOWS` is "other" (without,
     /// no workflow is named at all).
     pub fn count<'a>(
-        outcomes: impl Iterator<Item = &'a OutcomeRecord> + Clone,
+        outcomes: impl Iterator<Item = &'a OutcomeRecord>,
+        workflows: bool,
+    ) -> OutputTally {
+        let mut rows: BTreeMap<(String, String, String, String), u64> = BTreeMap::new();
+        for o in outcomes {
+            let key = (
+                o.outcome_status.as_str().to_string(),
+                o.evidence_strength.as_str().to_string(),
+                o.safe_output_type.clone(),
+                o.workflow.clone().unwrap_or_else(|| "none".into()),
+            );
+            *rows.entry(key).or_default() += 1;
+        }
+        OutputTally::from_rows(rows, workflows)
+    }
+
+    /// The tally from counts by (status, strength, type, workflow) with
+    /// the names as stored (`read::rollup::metric_rows`): labels bounded,
+    /// workflows named only with `workflows`.
+    pub fn from_rows(
+        counted: BTreeMap<(String, String, String, String), u64>,
         workflows: bool,
     ) -> OutputTally {
         let mut per_workflow: BTreeMap<&str, u64> = BTreeMap::new();
-        for o in outcomes.clone() {
-            *per_workflow
-                .entry(o.workflow.as_deref().unwrap_or("none"))
-                .or_default() += 1;
+        for ((_, _, _, w), n) in &counted {
+            *per_workflow.entry(w.as_str()).or_default() += n;
         }
         let mut busiest: Vec<(&str, u64)> = per_workflow.into_iter().collect();
         busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -43,24 +61,23 @@ impl OutputTally {
             .map(|(w, _)| *w)
             .collect();
         let mut rows = BTreeMap::new();
-        for o in outcomes {
-            let kind = match OutputType::from(o.safe_output_type.as_str()) {
+        for ((status, strength, output_type, workflow), n) in &counted {
+            let kind = match OutputType::from(output_type.as_str()) {
                 OutputType::Unknown(_) => "custom".to_string(),
                 known => known.to_string(),
             };
-            let workflow = o.workflow.as_deref().unwrap_or("none");
-            let workflow = if named.contains(workflow) {
-                workflow
+            let workflow = if named.contains(workflow.as_str()) {
+                workflow.as_str()
             } else {
                 "other"
             };
             let key = (
-                o.outcome_status.as_str().to_string(),
-                o.evidence_strength.as_str().to_string(),
+                status.clone(),
+                strength.clone(),
                 kind,
                 workflows.then(|| workflow.to_string()),
             );
-            *rows.entry(key).or_default() += 1;
+            *rows.entry(key).or_default() += n;
         }
         OutputTally { rows }
     }

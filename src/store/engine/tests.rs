@@ -83,13 +83,15 @@ fn scans_and_ranges_page_through_in_key_order() {
         assert_eq!(scanned[699].1, 699u32.to_be_bytes(), "{name}");
         let from: Vec<u8> = b"b/t/00690".to_vec();
         let tail = collect(db.range(from..));
-        assert_eq!(tail.len(), 11, "{name}: 690..699 and b/u");
+        // On sled the rollups' marker (a counter, `m/`) is a key of its own.
+        let marker = usize::from(!db.is_pg());
+        assert_eq!(tail.len(), 11 + marker, "{name}: 690..699, b/u (and m/)");
         let bounded = collect(db.range(b"b/t/00010".to_vec()..b"b/t/00020".to_vec()));
         assert_eq!(bounded.len(), 10, "{name}");
         let inclusive = collect(db.range(b"b/t/00010".to_vec()..=b"b/t/00020".to_vec()));
         assert_eq!(inclusive.len(), 11, "{name}");
         assert_eq!(db.scan_prefix(b"b/").keys().count(), 702, "{name}");
-        assert_eq!(db.len(), 702, "{name}");
+        assert_eq!(db.len(), 702 + marker, "{name}");
     }
 }
 
@@ -336,12 +338,14 @@ fn a_store_on_schema_version_1_upgrades_in_place() {
     assert_eq!(store.counter(counter::RECEIVED), 5);
     // And the upgraded store goes on writing both together.
     let mut unit = store.begin();
-    unit.put_output(&crate::store::test_output("o/r:0:0", "w"));
+    unit.put_output(&crate::store::test_output("o/r:0:0", "w"))
+        .unwrap();
     unit.put_output(&crate::store::test_judged_output(
         "o/r:9999:0",
         "w",
         "pending",
-    ));
+    ))
+    .unwrap();
     unit.commit().unwrap();
     let rows = pg.outcome_rows().unwrap();
     assert_eq!(rows.len(), 801);
@@ -370,7 +374,7 @@ fn hostile_values_in_an_outcome_never_fail_its_commit() {
     }
     stored.execution.id = "o/r:\0:1".into();
     let mut unit = store.begin();
-    unit.put_output(&stored);
+    unit.put_output(&stored).unwrap();
     unit.commit().unwrap();
     assert_eq!(store.output("o/r:\0:1").unwrap().unwrap(), stored);
     let rows = store.db().pg().unwrap().outcome_rows().unwrap();
@@ -379,7 +383,7 @@ fn hostile_values_in_an_outcome_never_fail_its_commit() {
     assert_eq!(rows[0].1["workflow"], "evil\u{FFFD}flow");
     // And it leaves the relation when the output does.
     let mut unit = store.begin();
-    unit.retire_output("o/r:\0:1", "o/r:2:0", &[]);
+    unit.retire_output("o/r:\0:1", "o/r:2:0", &[]).unwrap();
     unit.commit().unwrap();
     assert!(store.db().pg().unwrap().outcome_rows().unwrap().is_empty());
 }

@@ -14,6 +14,10 @@ use crate::store::{keys, Result};
 pub(super) const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../../../migrations/0001_kv.sql")),
     (2, include_str!("../../../../migrations/0002_relations.sql")),
+    (
+        3,
+        include_str!("../../../../migrations/0003_packed_counts.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrations run (any constant of our own).

@@ -23,6 +23,8 @@ pub(super) struct Writes {
     kv: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// Counter name → (value set, then added).
     counters: BTreeMap<String, (Option<i64>, i64)>,
+    /// Packed counts added to (`Op::AddAll`: the rollups), by key.
+    sums: BTreeMap<Vec<u8>, Vec<i64>>,
 }
 
 impl From<Batch> for Writes {
@@ -52,6 +54,15 @@ impl From<Batch> for Writes {
                         counter_name(&k).unwrap_or_else(|| String::from_utf8_lossy(&k).into());
                     w.counters.entry(name).or_default().1 += delta;
                 }
+                Op::AddAll(k, delta) => {
+                    let sum = w.sums.entry(k).or_default();
+                    if sum.len() < delta.len() {
+                        sum.resize(delta.len(), 0);
+                    }
+                    for (s, d) in sum.iter_mut().zip(delta) {
+                        *s += d;
+                    }
+                }
             }
         }
         w
@@ -71,6 +82,10 @@ struct Params {
     set_values: Vec<i64>,
     add_names: Vec<String>,
     add_values: Vec<i64>,
+    /// Packed counts added in place (`so_add_packed`), in key order so two
+    /// replicas lock the rows in the same order.
+    sum_k: Vec<Vec<u8>>,
+    sum_v: Vec<Vec<u8>>,
     /// Outcome rows to upsert (`upsert_outcomes`), and output ids whose row goes.
     outcomes: serde_json::Value,
     outcomes_gone: Vec<String>,
@@ -133,7 +148,7 @@ fn time(at: chrono::DateTime<chrono::Utc>) -> String {
 
 impl Writes {
     pub(super) fn is_empty(&self) -> bool {
-        self.kv.is_empty() && self.counters.is_empty()
+        self.kv.is_empty() && self.counters.is_empty() && self.sums.is_empty()
     }
 
     fn params(self) -> Params {
@@ -171,6 +186,12 @@ impl Writes {
                 p.add_values.push(add);
             }
         }
+        for (k, d) in self.sums {
+            if d.iter().any(|v| *v != 0) {
+                p.sum_k.push(k);
+                p.sum_v.push(crate::store::engine::pack(&d));
+            }
+        }
         p.outcomes = serde_json::Value::Array(rows);
         p
     }
@@ -198,7 +219,7 @@ type Step<'a> = Pin<Box<dyn Future<Output = PgResult<Option<i64>>> + Send + 'a>>
 /// prepared first (cached per connection), so they go out in order and the
 /// answers come back together. Returns the bumped epoch, if bumped.
 async fn pipeline(c: &Client, p: &Params, frame: Frame) -> PgResult<Option<i64>> {
-    let (del, schedule, put, set, add, out_del, out_put, bump) = tokio::try_join!(
+    let (del, schedule, put, set, add, sum, out_del, out_put, bump) = tokio::try_join!(
         c.prepare_cached("DELETE FROM kv WHERE k = ANY($1)"),
         c.prepare_cached(
             "INSERT INTO kv (k, v) SELECT k, '' FROM unnest($1::bytea[]) AS k \
@@ -215,6 +236,10 @@ async fn pipeline(c: &Client, p: &Params, frame: Frame) -> PgResult<Option<i64>>
         c.prepare_cached(
             "INSERT INTO counters (name, value) SELECT * FROM unnest($1::text[], $2::bigint[]) \
              ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value"
+        ),
+        c.prepare_cached(
+            "INSERT INTO kv (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) \
+             ON CONFLICT (k) DO UPDATE SET v = so_add_packed(kv.v, excluded.v)"
         ),
         c.prepare_cached("DELETE FROM outcomes WHERE safe_output_id = ANY($1)"),
         c.prepare_cached("SELECT upsert_outcomes($1::jsonb)"),
@@ -247,6 +272,11 @@ async fn pipeline(c: &Client, p: &Params, frame: Frame) -> PgResult<Option<i64>>
     if !p.add_names.is_empty() {
         steps.push(Box::pin(async {
             none(c.execute(&add, &[&p.add_names, &p.add_values]).await)
+        }));
+    }
+    if !p.sum_k.is_empty() {
+        steps.push(Box::pin(async {
+            none(c.execute(&sum, &[&p.sum_k, &p.sum_v]).await)
         }));
     }
     if !p.outcomes_gone.is_empty() {
