@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod fake_github;
+pub mod github_model;
 mod ingest;
 pub mod payloads;
 pub mod pipeline;
