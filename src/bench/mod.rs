@@ -7,7 +7,6 @@
 //! May import: every room below it (`model` … `http`).
 
 pub mod api;
-pub mod fake_github;
 pub mod github_model;
 mod ingest;
 pub mod payloads;

@@ -15,8 +15,10 @@ mod app;
 mod artifacts;
 mod checks;
 pub mod contents;
+pub mod counts;
 mod deliveries;
 pub mod git;
+pub mod lenient;
 pub mod repos;
 pub mod runs;
 pub mod users;
@@ -36,6 +38,7 @@ use serde_json::{json, Value};
 
 pub use artifacts::{zip_of, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS};
 pub use checks::CheckRun;
+pub use counts::{CallKind, Counts};
 pub use deliveries::{Delivery, LIST_DELIVERIES, REDELIVER};
 
 /// Waits a retry policy asked for: the tests' sleeper records them and
@@ -157,6 +160,11 @@ pub struct Inner {
     pub not_modified: u64,
     /// GitHub users, the manifest flow and OAuth (`users`).
     pub users: users::Users,
+    /// Requests by what they were for (`counts`).
+    pub counts: Counts,
+    /// Answer for unknown repository objects as if they existed, open and
+    /// untouched (`lenient`).
+    pub lenient: bool,
 }
 
 #[derive(Clone)]
@@ -272,6 +280,17 @@ impl FakeGitHub {
     pub fn check_runs(&self) -> Vec<CheckRun> {
         self.fake.lock().check_runs.clone()
     }
+
+    /// Requests so far, by what they were for.
+    pub fn counts(&self) -> Counts {
+        self.fake.lock().counts.clone()
+    }
+
+    /// Answer for repository objects the model holds nothing about as if
+    /// they existed, open and untouched (see `lenient`).
+    pub fn lenient(&self) {
+        self.fake.lock().lenient = true;
+    }
 }
 
 impl Drop for FakeGitHub {
@@ -333,6 +352,7 @@ async fn count_and_inject(State(fake): State<Fake>, req: Request, next: Next) ->
     let (injected, metered, logged) = {
         let mut inner = fake.lock();
         *inner.calls.entry(key.clone()).or_default() += 1;
+        inner.counts.note(req.method(), req.uri().path());
         let uri = req.uri();
         let line = format!(
             "{} {}",
