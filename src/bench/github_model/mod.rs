@@ -11,17 +11,24 @@
 // Auth helpers return the error response itself for handlers to pass on.
 #![allow(clippy::result_large_err)]
 
+pub mod answers;
 mod app;
 mod artifacts;
 mod checks;
 pub mod contents;
 pub mod counts;
 mod deliveries;
+pub mod generate;
 pub mod git;
+pub mod history;
 pub mod lenient;
+pub mod objects;
+mod replay;
 pub mod repos;
 pub mod runs;
 pub mod users;
+pub mod webhooks;
+pub mod world;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -165,6 +172,10 @@ pub struct Inner {
     /// Answer for unknown repository objects as if they existed, open and
     /// untouched (`lenient`).
     pub lenient: bool,
+    /// The histories served, by repository (lower case; `replay`).
+    pub histories: BTreeMap<String, history::History>,
+    /// The moment the answers are about (default: the wall clock).
+    pub clock: Option<crate::model::clock::Clock>,
 }
 
 #[derive(Clone)]

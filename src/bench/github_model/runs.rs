@@ -142,14 +142,9 @@ pub async fn list(
     _auth: Authorized,
 ) -> Response {
     let full = format!("{owner}/{repo}");
-    let inner = fake.lock();
+    let all = fake.all_runs();
     let mut runs = Vec::new();
-    for r in inner
-        .runs
-        .all
-        .iter()
-        .filter(|r| r.repo.eq_ignore_ascii_case(&full))
-    {
+    for r in all.iter().filter(|r| r.repo.eq_ignore_ascii_case(&full)) {
         if let Some(filter) = &q.created {
             match created_matches(filter, r.created_at) {
                 Some(true) => {}
