@@ -175,6 +175,11 @@ impl<'a> Mapper<'a> {
             }
             ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
             ["actions", "runs", id] => self.run_state(path, num(id), v),
+            ["actions", listed] if listed.starts_with("runs?") => {
+                for run in v.get("workflow_runs").map(items).unwrap_or_default() {
+                    self.listed_run(path, run);
+                }
+            }
             ["compare", spec] => self.compare(path, spec, v),
             ["issues", "comments", id, "reactions"] => {
                 let key =
@@ -504,11 +509,68 @@ impl<'a> Mapper<'a> {
             });
             let Some(at) = at else { continue };
             let who = actor(raw.get("actor"));
+            if let Some(kind) = sub_issue_link(&name, n, raw) {
+                let id = api_id("event", e.id, format!("{path}:{i}"));
+                self.push(id, at, key.clone(), who, kind);
+                continue;
+            }
+            if let Some((by, merged_at)) = landed_revert(&name, n, raw, &self.repo) {
+                let kind = K::Reverted {
+                    by: format!("#{by}"),
+                    reverted_sha: None,
+                    landed: true,
+                };
+                let id = format!("api:revert:{n}:{by}");
+                self.push(id, merged_at, key.clone(), who, kind);
+                continue;
+            }
             let Some((kind, who)) = event_kind(&name, &e, raw, who) else {
                 continue;
             };
             let id = api_id("event", e.id, format!("{path}:{i}"));
             self.push(id, at, key.clone(), who, kind);
+        }
+    }
+
+    /// A run of a runs listing (`dispatched_runs`), filed as the
+    /// `workflow_run` webhook files it: under the run, and under its
+    /// workflow file and trigger (`repository_dispatch`).
+    fn listed_run(&mut self, path: &str, v: &Value) {
+        let r: rest::Run = view(v);
+        let Some(run_id) = r.id else { return };
+        let at = time(r.updated_at.as_ref())
+            .or(time(r.created_at.as_ref()))
+            .unwrap_or(self.fallback);
+        let mut keys = vec![object_key(
+            &self.repo,
+            TargetKind::WorkflowRun,
+            &run_id.to_string(),
+        )];
+        let trigger = r.event.clone().unwrap_or_default();
+        if trigger == "repository_dispatch" {
+            keys.push(object_key(
+                &self.repo,
+                TargetKind::Workflow,
+                "repository_dispatch",
+            ));
+        }
+        for key in keys {
+            self.push(
+                format!("api:{path}:{run_id}:{key}"),
+                at,
+                key,
+                actor(v.get("actor")),
+                K::WorkflowRun {
+                    run_id,
+                    workflow: r.path.clone().unwrap_or_default(),
+                    head_branch: r.head_branch.clone(),
+                    head_sha: r.head_sha.clone(),
+                    trigger: trigger.clone(),
+                    status: r.status.clone().unwrap_or_default(),
+                    conclusion: r.conclusion.clone(),
+                    run_attempt: r.run_attempt.unwrap_or(1),
+                },
+            );
         }
     }
 
@@ -698,8 +760,25 @@ impl<'a> Mapper<'a> {
                     },
                 );
             }
-            let at = last.unwrap_or(self.fallback);
             let resolved = t.get("isResolved").and_then(Value::as_bool);
+            // GitHub gives no time for a resolution. The output's own (the
+            // thread it resolved, resolved now by no person) is dated by its
+            // record; any other by the thread's last activity.
+            let own_resolution = resolving
+                && resolved == Some(true)
+                && self
+                    .record
+                    .field_str("thread_id")
+                    .is_none_or(|id| id == thread_id)
+                && actor(t.get("resolvedBy")).is_none_or(|a| {
+                    a.classify(self.record.actor.as_deref())
+                        != crate::model::ActorClass::VisibleNonBotActor
+                });
+            let at = if own_resolution {
+                self.record.executed_at
+            } else {
+                last.unwrap_or(self.fallback)
+            };
             let (event, who) = match resolved {
                 Some(true) => (
                     K::ThreadResolved {
@@ -991,6 +1070,52 @@ fn event_kind(
         },
     };
     Some((kind, who))
+}
+
+/// A merged `Revert "…"` PR that names thread `n` (`Reverts owner/repo#n`),
+/// as the timeline's `cross-referenced` event shows it: its number and when
+/// it landed. The same fact the `pull_request.closed` webhook of the revert
+/// PR files (`ingest::webhook`'s revert rule), dated by its merge.
+fn landed_revert(name: &str, n: u64, raw: &Value, repo: &str) -> Option<(u64, DateTime<Utc>)> {
+    if name != "cross-referenced" {
+        return None;
+    }
+    let source = raw.pointer("/source/issue")?;
+    let merged_at = time(source.pointer("/pull_request/merged_at"))?;
+    let title = source.get("title").and_then(Value::as_str)?;
+    if !title.starts_with("Revert \"") {
+        return None;
+    }
+    let body = source.get("body").and_then(Value::as_str)?;
+    let number = source.get("number").and_then(Value::as_u64)?;
+    (crate::ingest::webhook::reverted_pr(body, repo) == Some(n) && number != n)
+        .then_some((number, merged_at))
+}
+
+/// A sub-issue link on thread `n`'s timeline, as the `sub_issues` webhook
+/// tells it: `sub_issue_added` on the parent names the child,
+/// `parent_issue_added` on the child names the parent.
+fn sub_issue_link(name: &str, n: u64, raw: &Value) -> Option<K> {
+    let other = |key: &str| raw.pointer(key).and_then(Value::as_u64);
+    Some(match name {
+        "sub_issue_added" => K::SubIssueAdded {
+            parent: n,
+            child: other("/sub_issue/number")?,
+        },
+        "sub_issue_removed" => K::SubIssueRemoved {
+            parent: n,
+            child: other("/sub_issue/number")?,
+        },
+        "parent_issue_added" => K::SubIssueAdded {
+            parent: other("/parent_issue/number")?,
+            child: n,
+        },
+        "parent_issue_removed" => K::SubIssueRemoved {
+            parent: other("/parent_issue/number")?,
+            child: n,
+        },
+        _ => return None,
+    })
 }
 
 /// The fact that carries a current snapshot without claiming who made it.

@@ -21,6 +21,8 @@ mod sub_issues;
 mod threads;
 mod workflows;
 
+pub use threads::reverted_pr;
+
 use chrono::{DateTime, Utc};
 
 use crate::model::installation::{InstallationAction, InstallationChange};
