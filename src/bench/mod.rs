@@ -7,6 +7,7 @@
 //! May import: every room below it (`model` … `http`).
 
 pub mod api;
+pub mod backfill;
 pub mod github_model;
 mod ingest;
 pub mod payloads;
@@ -43,6 +44,8 @@ pub enum Scenario {
     Scale(scale::ScaleArgs),
     /// GitHub API calls per output per window, webhook-fed vs reconciled (a built-in fake GitHub).
     Api,
+    /// GitHub API calls per output of a day-one backfill of a generated 30-day org (the model of GitHub).
+    Backfill(backfill::BackfillArgs),
 }
 
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -58,6 +61,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             None => return Ok(()),
         },
         Scenario::Api => api::run().await?,
+        Scenario::Backfill(a) => backfill::run(a).await?,
     };
     print!("{}", table.render());
     Ok(())

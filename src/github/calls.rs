@@ -26,6 +26,8 @@ pub const FAILING_AFTER: u64 = 3;
 pub struct ApiCalls {
     counts: Mutex<BTreeMap<(String, &'static str), u64>>,
     health: Mutex<ApiHealth>,
+    /// The content-creating calls' pacing (`pacing`), shown on `/status`.
+    pub pacing: super::pacing::Pacer,
 }
 
 /// One failed call, as `/status` shows it (no repository names: the

@@ -122,24 +122,30 @@ pub fn wants(record: &ExecutionRecord) -> bool {
 /// from that read on. Reading at every window would cost one call per open
 /// output per window, over the budget (`bench api`).
 pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
-    let window = match record.output_type.as_str() {
+    hours == reading_hours(record)
+}
+
+/// The checkpoint (hours after execution) at which `record`'s signals are read.
+pub fn reading_hours(record: &ExecutionRecord) -> i64 {
+    match record.output_type.as_str() {
         "create_pull_request" => 720,
         "add_reviewer" => 24,
         _ => 168,
-    };
-    hours == window
+    }
 }
 
 /// An outcome a signal could still change: none yet, `pending`, `unknown`,
 /// or `ignored` (silence, or a close by automation, which a reaction or a
 /// merged closing PR overrides). Accepted and rejected outputs are not read.
 pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
-    outcome.is_none_or(|o| {
-        matches!(
-            o.outcome_status,
-            OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
-        )
-    })
+    outcome.is_none_or(|o| open_status(o.outcome_status))
+}
+
+fn open_status(status: OutcomeStatus) -> bool {
+    matches!(
+        status,
+        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
+    )
 }
 
 /// What `record` needs read, given what is known of it.
@@ -648,8 +654,11 @@ async fn read_need(
 
 /// The signals `record` needs, read now for an evaluation from the API
 /// (a backfilled or reconciled output: its past windows need the reactions
-/// and memberships the checkpoint reads would have read). Observations as
-/// the API shows them, with GitHub's times; `Err` when a read failed.
+/// and memberships the checkpoint reads would have read). Read exactly when
+/// the fetcher would have: the output's reading checkpoint has passed and,
+/// judged from `observations` at that checkpoint, a signal could still
+/// change it ([`open_to_signals`]). Observations as the API shows them, with
+/// GitHub's times; `Err` when a read failed.
 pub async fn read_now(
     client: &GitHubClient,
     installation: u64,
@@ -658,6 +667,18 @@ pub async fn read_now(
     now: DateTime<Utc>,
 ) -> Result<Vec<Observation>, String> {
     if !wants(record) {
+        return Ok(Vec::new());
+    }
+    let due = crate::model::sane_time::plus(
+        record.executed_at,
+        chrono::Duration::hours(reading_hours(record)),
+    );
+    if now < due {
+        // Not yet: the fetcher reads at the checkpoint.
+        return Ok(Vec::new());
+    }
+    let then = crate::judge::evaluate::evaluate(record, observations, due);
+    if !open_status(then.status) {
         return Ok(Vec::new());
     }
     let need = needs(record, observations);

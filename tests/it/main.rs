@@ -25,6 +25,7 @@ mod dashboard;
 mod database_down;
 mod demo_scenario;
 mod demo_serve;
+mod differential;
 mod export;
 mod first_hour;
 mod github_app;

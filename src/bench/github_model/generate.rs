@@ -741,7 +741,15 @@ impl Builder<'_, '_> {
                         event: event.into(),
                     },
                 );
-                self.line(t, json!({"workflow_name": "deploy", "run_id": id, "metadata": {"run_id": id}, "event_type": "deploy"}));
+                if *t == T::DispatchRepository {
+                    // GitHub answers a repository dispatch with no run id.
+                    self.line(
+                        t,
+                        json!({"event_type": "deploy", "repository": self.h.repo}),
+                    );
+                } else {
+                    self.line(t, json!({"workflow_name": "deploy", "run_id": id, "metadata": {"run_id": id}}));
+                }
                 let conclusion = ["", "success", "failure", "cancelled"][self.c.pick(4)];
                 if !conclusion.is_empty() {
                     let at = t0 + Duration::minutes(3 + self.c.pick(300) as i64);
@@ -876,6 +884,7 @@ impl Builder<'_, '_> {
     }
 
     fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {
+        let mut merged = false;
         for _ in 0..self.count() {
             let at = self.later();
             let who = self.who();
@@ -895,10 +904,13 @@ impl Builder<'_, '_> {
                     ][self.c.pick(3)],
                     body: "review".into(),
                 },
-                2 => Fact::Merge {
-                    number: n,
-                    merge_sha: sha(n, 99),
-                },
+                2 => {
+                    merged = true;
+                    Fact::Merge {
+                        number: n,
+                        merge_sha: sha(n, 99),
+                    }
+                }
                 3 => Fact::Close {
                     number: n,
                     reason: CloseReason::NotPlanned,
@@ -923,7 +935,8 @@ impl Builder<'_, '_> {
             };
             self.h.push(at, &who, fact);
         }
-        if may_revert {
+        // People revert what was merged.
+        if may_revert && merged {
             self.revert_follow_up(n);
         }
     }

@@ -176,6 +176,8 @@ pub struct Inner {
     pub histories: BTreeMap<String, history::History>,
     /// The moment the answers are about (default: the wall clock).
     pub clock: Option<crate::model::clock::Clock>,
+    /// The world last replayed: repository, moment, objects (`replay`).
+    pub world_cache: Option<(String, chrono::DateTime<chrono::Utc>, Arc<world::World>)>,
 }
 
 #[derive(Clone)]

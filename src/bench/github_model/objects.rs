@@ -276,7 +276,7 @@ pub fn review_comment(w: &World, c: &ReviewComment) -> Value {
     let url = format!("{}/pulls/comments/{}", api(w), c.id);
     let mut o = json!({
         "url": url, "id": c.id, "node_id": node_id("PRRC", c.id),
-        "pull_request_review_id": Value::Null, "diff_hunk": "@@ -1,3 +1,4 @@",
+        "pull_request_review_id": super::world::review_of_comment(c.id), "diff_hunk": "@@ -1,3 +1,4 @@",
         "path": c.path, "position": 1, "original_position": 1, "commit_id": c.commit_id,
         "original_commit_id": c.commit_id, "user": user(&c.user), "body": c.body,
         "created_at": iso(c.created_at), "updated_at": iso(c.created_at),
@@ -381,17 +381,19 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
                                            "dismissal_message": "outdated"});
             o
         }
-        Item::SubIssueAdded(_)
-        | Item::SubIssueRemoved(_)
-        | Item::ParentIssueAdded(_)
-        | Item::ParentIssueRemoved(_) => {
-            let name = match e.item {
-                Item::SubIssueAdded(_) => "sub_issue_added",
-                Item::SubIssueRemoved(_) => "sub_issue_removed",
-                Item::ParentIssueAdded(_) => "parent_issue_added",
-                _ => "parent_issue_removed",
+        Item::SubIssueAdded(other)
+        | Item::SubIssueRemoved(other)
+        | Item::ParentIssueAdded(other)
+        | Item::ParentIssueRemoved(other) => {
+            let (name, field) = match e.item {
+                Item::SubIssueAdded(_) => ("sub_issue_added", "sub_issue"),
+                Item::SubIssueRemoved(_) => ("sub_issue_removed", "sub_issue"),
+                Item::ParentIssueAdded(_) => ("parent_issue_added", "parent_issue"),
+                _ => ("parent_issue_removed", "parent_issue"),
             };
-            base(name)
+            let mut o = base(name);
+            o[field] = issue_reference(w, *other);
+            o
         }
         Item::CrossReferenced(source) => {
             let src = w.threads.get(source)?;
@@ -434,6 +436,17 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
         }
     }
     Some(o)
+}
+
+/// `issue-reference`: the other issue of a sub-issue event.
+fn issue_reference(w: &World, n: u64) -> Value {
+    let Some(t) = w.threads.get(&n) else {
+        return Value::Null;
+    };
+    json!({"number": n, "title": t.title,
+           "state": if t.closed.is_some() { "closed" } else { "open" },
+           "state_reason": t.closed.as_ref().and_then(|c| c.2).map(|r| r.rest()),
+           "repository": {"full_name": w.repo}})
 }
 
 pub fn reaction(r: &Reaction) -> Value {

@@ -3,6 +3,8 @@
 //! and GraphQL answers are rendered from. An explicit answer set with
 //! `set_api` wins over the history's (a test pinning one odd answer).
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use super::history::History;
@@ -13,8 +15,9 @@ use crate::model::clock::Clock;
 impl FakeGitHub {
     /// Serve `history` for its repository (replacing an earlier one).
     pub fn set_history(&self, history: History) {
-        self.fake
-            .lock()
+        let mut inner = self.fake.lock();
+        inner.world_cache = None;
+        inner
             .histories
             .insert(history.repo.to_ascii_lowercase(), history);
     }
@@ -25,7 +28,7 @@ impl FakeGitHub {
     }
 
     /// The world of `repo` as of the model's clock.
-    pub fn world(&self, repo: &str) -> Option<World> {
+    pub fn world(&self, repo: &str) -> Option<Arc<World>> {
         self.fake.world(repo)
     }
 }
@@ -35,12 +38,21 @@ impl Fake {
         self.lock().clock.as_ref().map_or_else(Utc::now, Clock::now)
     }
 
-    /// The world of `repo` (`owner/name`) now, when a history is set for it.
-    pub(super) fn world(&self, repo: &str) -> Option<World> {
+    /// The world of `repo` (`owner/name`) now, when a history is set for
+    /// it (the last one replayed is kept while the clock stands still).
+    pub(super) fn world(&self, repo: &str) -> Option<Arc<World>> {
         let now = self.now();
-        let inner = self.lock();
-        let history = inner.histories.get(&repo.to_ascii_lowercase())?;
-        Some(World::at(history, now))
+        let repo = repo.to_ascii_lowercase();
+        let mut inner = self.lock();
+        if let Some((r, at, w)) = &inner.world_cache {
+            if *r == repo && *at == now {
+                return Some(w.clone());
+            }
+        }
+        let history = inner.histories.get(&repo)?;
+        let world = Arc::new(World::at(history, now));
+        inner.world_cache = Some((repo, now, world.clone()));
+        Some(world)
     }
 
     /// Every repository with a history.
@@ -65,6 +77,9 @@ impl Fake {
                     "queued".into()
                 },
                 created_at: r.created_at,
+                event: r.event.clone(),
+                conclusion: r.conclusion.clone(),
+                updated_at: r.updated_at,
             }));
         }
         all

@@ -234,7 +234,7 @@ fn batch_answer(fake: &Fake, query: &str) -> Response {
         let key = format!("{owner}/{name}/graphql/item/{field}/{n}");
         let set = fake.lock().api.get(&key).cloned();
         let answer = set.or_else(|| {
-            super::answers::signal_item(&fake.world(&format!("{owner}/{name}"))?, field, n)
+            super::answers::signal_item(&*fake.world(&format!("{owner}/{name}"))?, field, n)
         });
         match answer {
             Some(v) => {
@@ -330,7 +330,7 @@ async fn graphql(
         let node = set.or_else(|| {
             fake.history_repos()
                 .iter()
-                .find_map(|r| super::answers::minimized(&fake.world(r)?, &id))
+                .find_map(|r| super::answers::minimized(&*fake.world(r)?, &id))
         });
         return match node {
             Some(node) => Json(json!({"data": {"node": node}})).into_response(),

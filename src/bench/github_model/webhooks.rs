@@ -99,7 +99,15 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
             one("pull_request_review", review(w, *id, "dismissed"))
         }
         (Fact::ReviewComment { .. }, Changed::ReviewComment(id)) => {
-            one("pull_request_review_comment", review_comment(w, *id))
+            // GitHub sends the comment, then the review it makes.
+            let review_id = super::world::review_of_comment(*id);
+            vec![
+                ("pull_request_review_comment".into(), review_comment(w, *id)),
+                (
+                    "pull_request_review".into(),
+                    review(w, review_id, "submitted"),
+                ),
+            ]
         }
         (Fact::ResolveThread { resolved, .. }, Changed::ReviewThread(n, root)) => one(
             "pull_request_review_thread",

@@ -183,6 +183,11 @@ pub struct Reaction {
     pub at: DateTime<Utc>,
 }
 
+/// The id of the review a single review comment makes.
+pub fn review_of_comment(comment: u64) -> u64 {
+    comment + 500_000_000_000
+}
+
 /// The issue numbers a body mentions (`#12`, `owner/repo#12`).
 fn mentions(body: &str) -> Vec<u64> {
     body.split('#')
@@ -341,9 +346,15 @@ impl World {
             }
             Fact::Close { number, reason } => self.close(*number, *reason, who, at),
             Fact::Reopen { number } => {
-                if let Some(t) = self.thread(*number) {
-                    t.closed = None;
+                // Reopening an open item (or a merged PR) changes nothing.
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                let merged = t.pr.as_ref().is_some_and(|p| p.merged.is_some());
+                if t.closed.is_none() || merged {
+                    return Changed::Nothing;
                 }
+                t.closed = None;
                 self.note(*number, at, who, Item::Reopened);
                 Changed::Thread(*number)
             }
@@ -427,7 +438,9 @@ impl World {
                 root,
                 resolved,
             } => match self.review_threads.get_mut(root) {
-                Some(t) if t.number == *number => {
+                // Resolving a resolved thread (or unresolving an open one)
+                // changes nothing and sends nothing.
+                Some(t) if t.number == *number && t.resolved_by.is_some() != *resolved => {
                     t.resolved_by = resolved.then(|| who.clone());
                     Changed::ReviewThread(*number, *root)
                 }
@@ -699,6 +712,10 @@ impl World {
         let Some(t) = self.thread(number) else {
             return Changed::Nothing;
         };
+        if t.closed.is_some() {
+            // Closing a closed item changes nothing.
+            return Changed::Nothing;
+        }
         let reason = t.pr.is_none().then_some(reason);
         t.closed = Some((at, who.clone(), reason));
         self.note(number, at, who, Item::Closed(reason));
@@ -709,6 +726,10 @@ impl World {
         let Some(t) = self.thread(number) else {
             return Changed::Nothing;
         };
+        if t.closed.is_some() {
+            // A closed PR cannot be merged.
+            return Changed::Nothing;
+        }
         let Some(pr) = t.pr.as_mut() else {
             return Changed::Nothing;
         };
@@ -850,9 +871,15 @@ impl World {
             path,
             resolved_by: None,
         });
-        if let Some(t) = self.thread(number) {
-            t.updated_at = at;
-        }
+        // On GitHub a single review comment is a review of its own, COMMENTED.
+        self.review(
+            number,
+            review_of_comment(id),
+            ReviewState::Commented,
+            "",
+            who,
+            at,
+        );
         Changed::ReviewComment(id)
     }
 
