@@ -11,6 +11,7 @@
 pub mod pressure;
 mod running;
 pub mod state;
+pub mod temp;
 pub mod worker;
 
 pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};

@@ -87,7 +87,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     let fake = FakeGitHub::start().await;
     // The demo scenario's objects live only in its deliveries.
     fake.lenient();
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let creds = AppCredentials::from_config(&APP_ID.to_string(), Some(PRIVATE_KEY.into()), None)?;
     let new_client = |calls: Arc<ApiCalls>| -> anyhow::Result<Arc<GitHubClient>> {
         Ok(Arc::new(GitHubClient::new(
