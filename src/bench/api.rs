@@ -78,6 +78,25 @@ impl ApiFigures {
     }
 }
 
+/// The App behind its real router on a loopback port, in App mode, and a
+/// client that signs deliveries for it.
+pub(super) async fn serve(app: &App) -> anyhow::Result<(RunningServer, Client)> {
+    let (secret, token) = ("bench-webhook-secret", "bench-api-token");
+    let routes = router(
+        app,
+        RouterOptions {
+            webhook_path: "/api/github/webhooks".into(),
+            secrets: vec![secret.into()],
+            api_token: Some(token.into()),
+            listen_only: false,
+            ..Default::default()
+        },
+    );
+    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
+    let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
+    Ok((server, sender))
+}
+
 pub async fn run() -> anyhow::Result<Table> {
     Ok(table(&measure().await?))
 }
@@ -123,19 +142,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     else {
         anyhow::bail!("App::launch started fewer tasks than asked for");
     };
-    let (secret, token) = ("bench-api-webhook-secret", "bench-api-token");
-    let routes = router(
-        &app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.into()],
-            api_token: Some(token.into()),
-            listen_only: false,
-            ..Default::default()
-        },
-    );
-    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
-    let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
+    let (server, sender) = serve(&app).await?;
 
     // Settle: deliveries processed and check runs sent (the publisher's
     // debounce stands for "same moment"; time moves per step). Reconciles are

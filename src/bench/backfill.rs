@@ -21,8 +21,6 @@ use crate::github::backfill::BackfillOptions;
 use crate::github::harvest::HarvestOptions;
 use crate::github::publisher::PublisherOptions;
 use crate::github::{AppCredentials, GitHubClient, RetryPolicy};
-use crate::http::{router, RouterOptions, RunningServer};
-use crate::ingest::client::Client;
 use crate::judge::evaluate::registry::TYPES;
 use crate::model::clock::Clock;
 use crate::model::OutputType;
@@ -121,19 +119,7 @@ pub async fn measure(days: u32, seed: u64) -> anyhow::Result<BackfillFigures> {
     })?;
     let app = &running.app;
     let backfill = running.backfill.as_ref().context("the backfill runs")?;
-    let (secret, token) = ("bench-backfill-secret", "bench-backfill-token");
-    let routes = router(
-        app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.into()],
-            api_token: Some(token.into()),
-            listen_only: false,
-            ..Default::default()
-        },
-    );
-    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
-    let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
+    let (server, sender) = super::api::serve(app).await?;
     let installed = serde_json::json!({"action": "created",
         "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
         "repositories": [{"full_name": REPO}], "sender": {"login": "alice", "type": "User"}});

@@ -748,26 +748,8 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
-        let Some(t) = self.thread(number) else {
-            return Changed::Nothing;
-        };
-        let had = t.labels.iter().any(|l| l == name);
-        if add == had {
-            // GitHub records nothing for a label already there (or absent).
-            return Changed::Nothing;
-        }
-        if add {
-            t.labels.push(name.to_string());
-        } else {
-            t.labels.retain(|l| l != name);
-        }
-        let item = if add {
-            Item::Labeled(name.to_string())
-        } else {
-            Item::Unlabeled(name.to_string())
-        };
-        self.note(number, at, who, item);
-        Changed::Thread(number)
+        let item = if add { Item::Labeled } else { Item::Unlabeled };
+        self.set_member(number, |t| &mut t.labels, name, add, who, at, item)
     }
 
     fn assign(
@@ -778,24 +760,36 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
+        let item = if add { Item::Assigned } else { Item::Unassigned };
+        self.set_member(number, |t| &mut t.assignees, login, add, who, at, item)
+    }
+
+    /// Add `value` to (or remove it from) one of a thread's sets; GitHub
+    /// records nothing when it was already there (or absent).
+    #[allow(clippy::too_many_arguments)]
+    fn set_member(
+        &mut self,
+        number: u64,
+        set: fn(&mut Thread) -> &mut Vec<String>,
+        value: &str,
+        add: bool,
+        who: &Actor,
+        at: DateTime<Utc>,
+        item: fn(String) -> Item,
+    ) -> Changed {
         let Some(t) = self.thread(number) else {
             return Changed::Nothing;
         };
-        let had = t.assignees.iter().any(|l| l == login);
-        if add == had {
+        let members = set(t);
+        if add == members.iter().any(|m| m == value) {
             return Changed::Nothing;
         }
         if add {
-            t.assignees.push(login.to_string());
+            members.push(value.to_string());
         } else {
-            t.assignees.retain(|l| l != login);
+            members.retain(|m| m != value);
         }
-        let item = if add {
-            Item::Assigned(login.to_string())
-        } else {
-            Item::Unassigned(login.to_string())
-        };
-        self.note(number, at, who, item);
+        self.note(number, at, who, item(value.to_string()));
         Changed::Thread(number)
     }
 

@@ -131,24 +131,25 @@ proptest! {
     fn the_same_history_gives_the_same_verdict_whichever_way_it_arrived(
         bytes in proptest::collection::vec(any::<u8>(), 0..600)
     ) {
-        let g = generated(&bytes);
-        let diffs = verdicts_differ(&g);
-        prop_assert!(diffs.is_empty(), "{} differences:\n{}", diffs.len(), explain(&g, &diffs));
+        let found = differences_in(&bytes);
+        prop_assert!(found.is_none(), "{}", found.unwrap_or_default());
     }
+}
+
+/// The differences of the history `bytes` make, explained (`None`: none).
+fn differences_in(bytes: &[u8]) -> Option<String> {
+    let g = generated(bytes);
+    let diffs = verdicts_differ(&g);
+    (!diffs.is_empty()).then(|| format!("{} differences:\n{}", diffs.len(), explain(&g, &diffs)))
 }
 
 /// The quiet history (no follow-ups at all) first: every type written and
 /// left alone must be judged alike on every path.
 #[test]
 fn a_history_where_nothing_follows_is_judged_alike_on_every_path() {
-    let g = generated(&[]);
-    let diffs = verdicts_differ(&g);
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        explain(&g, &diffs)
-    );
+    if let Some(found) = differences_in(&[]) {
+        panic!("{found}");
+    }
 }
 
 /// Replays one case by its choice bytes (`SAFE_OUTCOMES_DIFFERENTIAL_BYTES`,
@@ -163,12 +164,7 @@ fn one_case_replayed_by_its_bytes() {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|b| b.parse().ok())
         .collect();
-    let g = generated(&bytes);
-    let diffs = verdicts_differ(&g);
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        explain(&g, &diffs)
-    );
+    if let Some(found) = differences_in(&bytes) {
+        panic!("{found}");
+    }
 }
