@@ -7,7 +7,8 @@
 //! May import: every room below it (`model` … `http`).
 
 pub mod api;
-pub mod fake_github;
+pub mod backfill;
+pub mod github_model;
 mod ingest;
 pub mod payloads;
 pub mod pipeline;
@@ -48,6 +49,8 @@ pub enum Scenario {
     /// Every dashboard page and API read at 1M outputs (p50/p99, RSS), and
     /// ack p99 at 1,000/s beside 16 dashboard readers vs none.
     Reads(reads::ReadsArgs),
+    /// GitHub API calls per output of a day-one backfill of a generated 30-day org (the model of GitHub).
+    Backfill(backfill::BackfillArgs),
 }
 
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -64,6 +67,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         },
         Scenario::Api => api::run().await?,
         Scenario::Reads(a) => reads::run(a).await?,
+        Scenario::Backfill(a) => backfill::run(a).await?,
     };
     print!("{}", table.render());
     Ok(())

@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// (App mode; 0: only at start-up).
     #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
     pub redelivery_interval_secs: u64,
+    /// Create check runs on PRs already closed when the App first learned of
+    /// them (backfilled or reconciled ones); by default they get none.
+    #[arg(long, env = "CHECK_RUNS_ON_CLOSED_PRS", default_value_t = false)]
+    pub check_runs_on_closed_prs: bool,
     /// Days of gh-aw runs backfilled for a new installation or repository.
     #[arg(long, env = "BACKFILL_DAYS", default_value_t = 30)]
     pub backfill_days: u32,
@@ -322,7 +326,7 @@ fn print_setup_link(
 fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) -> GitHubConfig {
     let client: ClientFactory =
         Box::new(|calls| Ok(GitHubClient::new(crab, calls, RetryPolicy::default())));
-    GitHubConfig::everything(
+    let mut config = GitHubConfig::everything(
         client,
         public_url,
         BackfillOptions {
@@ -335,7 +339,11 @@ fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) ->
             interval: std::time::Duration::from_secs(args.redelivery_interval_secs),
             ..RedeliveryOptions::default()
         },
-    )
+    );
+    if let Some(p) = config.publisher.as_mut() {
+        p.closed_prs = args.check_runs_on_closed_prs;
+    }
+    config
 }
 
 /// The OIDC verifier for manifest ingest, when `OIDC_AUDIENCE` is set.

@@ -87,6 +87,8 @@ pub struct PrState {
     pub number: u64,
     pub head_sha: String,
     pub outcomes: Vec<OutcomeRecord>,
+    /// Closed (merged or not) as the latest snapshot says.
+    pub closed: bool,
 }
 
 /// The PR behind a thread key, from its latest PR snapshot, with the outcomes
@@ -137,6 +139,7 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         number,
         head_sha,
         outcomes,
+        closed: snapshot.state == "closed",
     }))
 }
 

@@ -13,8 +13,12 @@
 //!
 //! For each it picks the installation its reads go through
 //! (`installations::reading_installation`: none, or an output outside its
-//! own installation by the tenancy rule: skipped, logged and counted), fetches the target's state (`fetch`), judges the attempt
-//! (`ingest::reconcile::judge`) and hands the result to the worker as an
+//! own installation by the tenancy rule: skipped, logged and counted),
+//! fetches the target's state (`fetch`), judges the attempt
+//! (`ingest::reconcile::judge`), adds the signals no webhook carries that
+//! the output's past windows need (`signals::read_now`: an output judged
+//! after the fact has passed the checkpoints where the signal fetcher reads
+//! them) and hands the result to the worker as an
 //! `InboxItem::Reconciled`, durable like a delivery. A transient failure
 //! (the client's retry budget ran out) is tried again later with backoff,
 //! at most `max_attempts` times per request; a terminal one (404 on the
@@ -33,6 +37,7 @@ use serde::Serialize;
 use super::client::GitHubClient;
 use super::fetch;
 use super::installations::reading_installation;
+use super::signals;
 use super::task;
 use crate::ingest::reconcile::{judge, required_endpoints};
 use crate::ingest::tenancy::{TenancyStats, Where};
@@ -434,7 +439,11 @@ impl Reconciler {
         };
         let fetched = fetch::fetch(&self.client, installation, &record).await;
         let fetched_at = self.clock.now();
-        let attempt = judge(&record, &fetched.state, fetched_at);
+        let mut attempt = judge(&record, &fetched.state, fetched_at);
+        if attempt.failure.is_none() {
+            self.add_signals(installation, &record, &mut attempt.observations)
+                .await;
+        }
         let result = match &attempt.failure {
             Some(detail) => {
                 bump(&self.stats.failed);
@@ -470,6 +479,35 @@ impl Reconciler {
             .map_err(|e| ReconcileError::Inbox(e.to_string()))?;
         bump(&self.stats.attempts);
         Ok((result, fetched.retry_at))
+    }
+}
+
+impl Reconciler {
+    /// The signals no webhook carries (reactions, team memberships), read
+    /// at this evaluation: an output judged from the API after the fact has
+    /// passed the checkpoints where the signal fetcher would have read them,
+    /// and its past windows need them. A failed read is logged and left out
+    /// (the fetcher tries again at the checkpoints still ahead).
+    async fn add_signals(
+        &self,
+        installation: u64,
+        record: &crate::model::ExecutionRecord,
+        observations: &mut Vec<Observation>,
+    ) {
+        let now = self.clock.now();
+        match signals::read_now(&self.client, installation, record, observations, now).await {
+            Ok(found) => {
+                for o in found {
+                    if !observations.iter().any(|x| x.id == o.id) {
+                        observations.push(o);
+                    }
+                }
+                observations.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+            }
+            Err(e) => {
+                tracing::info!(output = %record.id, error = %e, "signals not read with the reconcile")
+            }
+        }
     }
 }
 

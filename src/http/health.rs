@@ -163,6 +163,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
                 "failures": health.check_run_failures,
                 "last_failure": health.last_check_run_failure.as_ref().map(|(e, _)| e),
                 "last_failure_at": health.last_check_run_failure.as_ref().map(|(_, at)| at),
+                "pacing": state.shared.github_calls.pacing.status(std::time::Instant::now()),
             },
             "api_calls": state.shared.github_calls.total(),
             "api_calls_by_installation": state.shared.github_calls.by_installation(),

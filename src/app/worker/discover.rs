@@ -105,13 +105,21 @@ impl Worker {
         }
         let target_key = record.target.as_ref().map(|t| t.key());
         lock(unit, &record.id)?;
+        let types = one_object_types(&record.output_type);
         if let Some(tk) = &target_key {
-            lock(unit, &format!("type:{tk}:{}", record.output_type))?;
+            for t in &types {
+                lock(unit, &format!("type:{tk}:{t}"))?;
+            }
         }
-        let by_object = match &target_key {
-            Some(tk) => unit.output_of_type_on(tk, &record.output_type)?,
-            None => None,
-        };
+        let mut by_object = None;
+        if let Some(tk) = &target_key {
+            for t in &types {
+                by_object = unit.output_of_type_on(tk, t)?;
+                if by_object.is_some() {
+                    break;
+                }
+            }
+        }
         let same_id = unit.output(&record.id)?.map(|s| s.execution.id);
         let existing = match (same_id, by_object) {
             (Some(id), _) => Some(id),
@@ -153,5 +161,19 @@ impl Worker {
         unit.put_output(&stored)?;
         self.outputs.written(&stored);
         Ok(Some(id))
+    }
+}
+
+/// The types one object can be the output of, `output_type` first: a
+/// comment discovered from its gh-aw marker is taken for an `add_comment`,
+/// and is the same output as a manifest's `comment_memory` on it.
+fn one_object_types(output_type: &str) -> Vec<&str> {
+    const COMMENTS: [&str; 2] = ["add_comment", "comment_memory"];
+    if COMMENTS.contains(&output_type) {
+        let mut types = vec![output_type];
+        types.extend(COMMENTS.iter().filter(|t| **t != output_type));
+        types
+    } else {
+        vec![output_type]
     }
 }

@@ -108,6 +108,15 @@ pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
     }
 }
 
+/// The runs a repository dispatch may have started: `repository_dispatch`
+/// runs created from the execution on (the newest 100).
+pub fn dispatched_runs(record: &ExecutionRecord) -> String {
+    let since = record
+        .executed_at
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}&per_page=100")
+}
+
 fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     let t = record.target.as_ref();
     let n = thread_number(record);
@@ -160,7 +169,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        OutputType::AddComment => {
+        OutputType::AddComment | OutputType::CommentMemory => {
             let id = t.and_then(|t| t.id)?;
             let mut v = vec![format!("issues/comments/{id}")];
             if let Some(p) = t.and_then(|t| t.parent_number) {
@@ -197,10 +206,17 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 Some(rc) => format!("pulls/comments/{}", rc.id?),
                 None => format!("pulls/{n}/comments"),
             };
-            vec![first, format!("graphql/review_threads/{n}")]
+            // The PR too: a comment on a PR merged or closed since is judged
+            // with it, as the webhook path judges it.
+            vec![
+                first,
+                format!("graphql/review_threads/{n}"),
+                format!("pulls/{n}"),
+            ]
         }
         OutputType::ResolvePullRequestReviewThread => {
-            vec![format!("graphql/review_threads/{}", n?)]
+            let n = n?;
+            vec![format!("graphql/review_threads/{n}"), format!("pulls/{n}")]
         }
         OutputType::HideComment => {
             let node = t
@@ -213,10 +229,19 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
         | OutputType::CloseDiscussion => {
             vec![format!("graphql/discussion/{}", n?)]
         }
-        OutputType::DispatchWorkflow | OutputType::CallWorkflow => {
-            let run = meta_u64("run_id")
-                .or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id)?;
-            vec![format!("actions/runs/{run}")]
+        OutputType::DispatchWorkflow
+        | OutputType::CallWorkflow
+        | OutputType::ApproveWorkflowRun
+        | OutputType::DispatchRepository => {
+            let run =
+                meta_u64("run_id").or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id);
+            match (run, OutputType::from(record.output_type.as_str())) {
+                (Some(run), _) => vec![format!("actions/runs/{run}")],
+                // A repository dispatch answers no run id: the runs it
+                // started are listed by their trigger, from execution on.
+                (None, OutputType::DispatchRepository) => vec![dispatched_runs(record)],
+                (None, _) => return None,
+            }
         }
         OutputType::CreateCheckRun => {
             let id = t.filter(|t| t.kind == TargetKind::CheckRun)?.id?;

@@ -246,6 +246,11 @@ impl<'a> Mapper<'a> {
             }
             ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
             ["actions", "runs", id] => self.run_state(path, num(id), v),
+            ["actions", listed] if listed.starts_with("runs?") => {
+                for run in v.get("workflow_runs").map(items).unwrap_or_default() {
+                    self.listed_run(path, run);
+                }
+            }
             ["compare", spec] => self.compare(path, spec, v),
             ["issues", "comments", id, "reactions"] => {
                 let key =
@@ -659,6 +664,48 @@ impl<'a> Mapper<'a> {
         );
     }
 
+    /// A run of a runs listing (`dispatched_runs`), filed as the
+    /// `workflow_run` webhook files it: under the run, and under its
+    /// workflow file and trigger (`repository_dispatch`).
+    fn listed_run(&mut self, path: &str, v: &Value) {
+        let r: rest::Run = view(v);
+        let Some(run_id) = r.id else { return };
+        let at = time(r.updated_at.as_ref())
+            .or(time(r.created_at.as_ref()))
+            .unwrap_or(self.fallback);
+        let mut keys = vec![object_key(
+            &self.repo,
+            TargetKind::WorkflowRun,
+            &run_id.to_string(),
+        )];
+        let trigger = r.event.clone().unwrap_or_default();
+        if trigger == "repository_dispatch" {
+            keys.push(object_key(
+                &self.repo,
+                TargetKind::Workflow,
+                "repository_dispatch",
+            ));
+        }
+        for key in keys {
+            self.push(
+                format!("api:{path}:{run_id}:{key}"),
+                at,
+                key,
+                actor(v.get("actor")),
+                K::WorkflowRun {
+                    run_id,
+                    workflow: r.path.clone().unwrap_or_default(),
+                    head_branch: r.head_branch.clone(),
+                    head_sha: r.head_sha.clone(),
+                    trigger: trigger.clone(),
+                    status: r.status.clone().unwrap_or_default(),
+                    conclusion: r.conclusion.clone(),
+                    run_attempt: r.run_attempt.unwrap_or(1),
+                },
+            );
+        }
+    }
+
     fn run_state(&mut self, path: &str, id: Option<u64>, v: &Value) {
         let r: rest::Run = view(v);
         let Some(run_id) = r.id.or(id) else { return };
@@ -937,8 +984,25 @@ impl<'a> Mapper<'a> {
                     },
                 );
             }
-            let at = last.unwrap_or(self.fallback);
             let resolved = t.get("isResolved").and_then(Value::as_bool);
+            // GitHub gives no time for a resolution. The output's own (the
+            // thread it resolved, resolved now by no person) is dated by its
+            // record; any other by the thread's last activity.
+            let own_resolution = resolving
+                && resolved == Some(true)
+                && self
+                    .record
+                    .field_str("thread_id")
+                    .is_none_or(|id| id == thread_id)
+                && actor(t.get("resolvedBy")).is_none_or(|a| {
+                    a.classify(self.record.actor.as_deref())
+                        != crate::model::ActorClass::VisibleNonBotActor
+                });
+            let at = if own_resolution {
+                self.record.executed_at
+            } else {
+                last.unwrap_or(self.fallback)
+            };
             let (event, who) = match resolved {
                 Some(true) => (
                     K::ThreadResolved {
