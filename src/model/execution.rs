@@ -23,6 +23,9 @@ pub struct ExecutionRecord {
     /// `{repo}:{run_id}:{index}` (see `output_id`).
     pub id: String,
     /// The gh-aw `type`, e.g. `create_pull_request`; unknown strings are kept.
+    /// Named `safe_output_type` as in the outcome record (one vocabulary);
+    /// records stored as JSON before were written `output_type`, read too.
+    #[serde(rename = "safe_output_type", alias = "output_type")]
     pub output_type: String,
     pub repo: String,
     pub run_id: Option<u64>,
@@ -195,4 +198,26 @@ pub fn label_names(items: &[Value]) -> Vec<String> {
             other => other.get("name")?.as_str().map(str::to_string),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The type is written under the outcome record's name, and a record
+    /// stored as JSON under the old name reads the same.
+    #[test]
+    fn the_type_is_safe_output_type_and_the_old_name_still_reads() {
+        let old = serde_json::json!({
+            "id": "o/r:1:0", "output_type": "create_issue", "repo": "o/r",
+            "run_id": 1, "target": null, "executed_at": "2026-11-01T00:00:00Z"
+        });
+        let record: ExecutionRecord = serde_json::from_value(old).unwrap();
+        assert_eq!(record.output_type, "create_issue");
+        let written = serde_json::to_value(&record).unwrap();
+        assert_eq!(written["safe_output_type"], "create_issue");
+        assert!(written.get("output_type").is_none(), "{written}");
+        let again: ExecutionRecord = serde_json::from_value(written).unwrap();
+        assert_eq!(again, record);
+    }
 }

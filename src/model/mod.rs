@@ -24,6 +24,7 @@ pub mod sane_time;
 pub mod shared_data;
 pub mod target;
 pub mod vocabulary;
+pub mod windows;
 pub mod wire;
 
 pub use execution::ExecutionRecord;
@@ -34,3 +35,4 @@ pub use outcome::{
 };
 pub use output_type::OutputType;
 pub use target::{Target, TargetKind};
+pub use windows::Windows;

@@ -1,13 +1,12 @@
 //! The outcome model of seed 000 §2–3: status, evidence strength, confidence,
 //! actor classes, and the normalized record users read.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::target::Target;
+use super::windows::Windows;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
@@ -217,8 +216,8 @@ pub struct OutcomeRecord {
     pub actor_summary: ActorSummary,
     pub details: Map<String, Value>,
     pub notes: String,
-    /// Snapshots at each checkpoint already passed (`1h`, `24h`, `7d`, `30d`).
-    pub windows: BTreeMap<String, WindowSnapshot>,
+    /// Snapshots at each checkpoint already passed, in time order (`1h`, `24h`, `7d`, `30d`).
+    pub windows: Windows,
     /// Hours from execution to the evidence that made it accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_acceptance_hours: Option<f64>,

@@ -546,7 +546,7 @@ pub async fn output(
         section #execution {
             h2 { "What was executed" }
             table { tbody {
-                tr { th { "type" } td { code { (text(&x["output_type"])) } } }
+                tr { th { "type" } td { code { (text(&x["safe_output_type"])) } } }
                 tr { th { "repository" } td { (repo) } }
                 tr { th { "workflow" } td { (text(&x["workflow"])) } }
                 tr { th { "run" } td {
