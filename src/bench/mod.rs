@@ -59,7 +59,8 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         },
         Scenario::Api => api::run().await?,
     };
-    print!("{}", table.render());
+    // An error, not a panic, when stdout's reader went away (`| head`).
+    std::io::Write::write_all(&mut std::io::stdout().lock(), table.render().as_bytes())?;
     Ok(())
 }
 

@@ -10,12 +10,13 @@
 mod accept;
 pub(crate) mod api;
 pub mod auth;
-mod backfill;
+pub mod backfill;
 mod body;
 pub mod dashboard;
 mod export;
 mod health;
 mod manifests;
+pub mod openapi;
 pub mod read;
 mod reconcile;
 pub mod series;
@@ -99,6 +100,7 @@ const AREAS: &[Area] = &[
     series::routes,
     export::routes,
     health::routes,
+    openapi::routes,
     dashboard::routes,
     auth::routes,
 ];

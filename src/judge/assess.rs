@@ -102,7 +102,7 @@ fn build_record(
 }
 
 /// One change of outcome, for the history shown by `GET /api/v1/outputs/{id}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Transition {
     pub at: DateTime<Utc>,
     pub outcome_status: OutcomeStatus,

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::target::{commit_key, object_key, Target, TargetKind};
 
 /// Where we learned of an output.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Sources {
     #[serde(default)]
     pub manifest: bool,
@@ -18,7 +18,7 @@ pub struct Sources {
 
 /// One executed safe-output item. Fields that are empty or absent are left
 /// out when it is stored or shown: most lines carry few of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ExecutionRecord {
     /// `{repo}:{run_id}:{index}` (see `output_id`).
     pub id: String,
@@ -47,10 +47,13 @@ pub struct ExecutionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temporary_id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub before_state: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub after_state: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels_added: Vec<String>,
@@ -58,6 +61,7 @@ pub struct ExecutionRecord {
     pub labels_before: Option<Vec<String>>,
     /// The remaining fields of the manifest line (tool arguments and anything new).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub extra: Map<String, Value>,
     #[serde(default)]
     pub sources: Sources,

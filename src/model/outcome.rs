@@ -4,11 +4,14 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 use super::target::Target;
 use super::windows::Windows;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
     Accepted,
@@ -45,7 +48,9 @@ impl OutcomeStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceStrength {
     Strong,
@@ -76,7 +81,7 @@ impl EvidenceStrength {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     High,
@@ -107,7 +112,7 @@ pub enum ActorClass {
     SystemActor,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ActorSummary {
     pub visible_non_bot_actor_count: u32,
     pub bot_actor_count: u32,
@@ -185,7 +190,7 @@ impl Evaluation {
 pub const CHECKPOINTS: [(&str, i64); 4] = [("1h", 1), ("24h", 24), ("7d", 168), ("30d", 720)];
 
 /// An output's outcome as of one checkpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WindowSnapshot {
     pub outcome_status: OutcomeStatus,
     pub evidence_strength: EvidenceStrength,
@@ -194,7 +199,7 @@ pub struct WindowSnapshot {
 }
 
 /// The normalized outcome record of seed 000 §3, as users read it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct OutcomeRecord {
     pub safe_output_id: String,
     pub safe_output_type: String,
@@ -214,6 +219,7 @@ pub struct OutcomeRecord {
     pub confidence: Confidence,
     pub bot_aware: bool,
     pub actor_summary: ActorSummary,
+    #[schema(value_type = Object)]
     pub details: Map<String, Value>,
     pub notes: String,
     /// Snapshots at each checkpoint already passed, in time order (`1h`, `24h`, `7d`, `30d`).

@@ -140,6 +140,35 @@ impl<'de> Deserialize<'de> for Windows {
     }
 }
 
+/// In the OpenAPI document: an object with an optional snapshot per
+/// checkpoint, in time order.
+impl utoipa::PartialSchema for Windows {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Ref, Type};
+        let snapshot = || Ref::from_schema_name("WindowSnapshot");
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(
+            "The outcome at each checkpoint already passed (T+1h, T+24h, T+7d, T+30d), in time order.",
+        ));
+        for (name, _) in CHECKPOINTS {
+            object = object.property(name, snapshot());
+        }
+        object.additional_properties(Some(snapshot())).into()
+    }
+}
+
+impl utoipa::ToSchema for Windows {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push(("WindowSnapshot".into(), WindowSnapshot::schema()));
+        <WindowSnapshot as utoipa::ToSchema>::schemas(schemas);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::{TimeZone, Utc};
