@@ -12,6 +12,7 @@ pub mod otlp;
 pub mod pressure;
 mod running;
 pub mod state;
+pub mod temp;
 pub mod worker;
 
 pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};

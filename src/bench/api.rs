@@ -87,7 +87,7 @@ pub async fn run() -> anyhow::Result<Table> {
 /// Replay the demo scenario webhook-fed, then fetch every output per window.
 pub async fn measure() -> anyhow::Result<ApiFigures> {
     let fake = FakeGitHub::start().await?;
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let creds = AppCredentials::from_config("1", Some(TEST_KEY.into()), None)?;
     let new_client = |calls: Arc<ApiCalls>| -> anyhow::Result<Arc<GitHubClient>> {
         Ok(Arc::new(GitHubClient::new(

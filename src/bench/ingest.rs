@@ -302,7 +302,7 @@ struct BacklogRun {
 /// App again (its worker drains them from the first moment) and measure
 /// acks at the fixed rate while it does.
 async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Result<BacklogRun> {
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let filler = App::start_without_worker(dir.path(), Clock::System)?;
     let server = serve(&filler).await?;
     let url = format!("{}{HOOK}", server.url());
@@ -351,7 +351,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     let avg_kb =
         bodies.iter().map(|b| b.body.len()).sum::<usize>() as f64 / bodies.len() as f64 / 1024.0;
 
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app = App::start(dir.path(), Clock::System)?;
     app.shared.pressure.set_enabled(!args.worker_flat_out);
     let ours = serve(&app).await?;

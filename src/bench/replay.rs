@@ -152,7 +152,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let now = start + ChronoDuration::seconds(n as i64) + ChronoDuration::hours(2);
 
     // Ours: a worker drains the inbox.
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app = fill(dir.path(), &items, Clock::manual(now)).await?;
     let store = app.store.clone();
     let shared = app.shared.clone();
@@ -178,7 +178,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     );
 
     // Baseline: the store ceiling on an identical inbox.
-    let dir2 = tempfile::tempdir()?;
+    let dir2 = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app2 = fill(dir2.path(), &items, Clock::manual(now)).await?;
     let store2 = app2.store.clone();
     let (ceiling, drained, ceiling_cpu) = tokio::task::spawn_blocking(move || {

@@ -188,7 +188,7 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(
 
 /// Seed `size` outputs with one observation each, then time `batch` events.
 pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
-    let dir = tempfile::tempdir()?;
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let now = executed_at(size) + ChronoDuration::hours(2);
     let app = App::start_without_worker(dir.path(), Clock::manual(now))?;
     let started = Instant::now();

@@ -189,7 +189,7 @@ fn as_of(line: &[u8], window: &str) -> anyhow::Result<Option<Vec<u8>>> {
     record.outcome_status = snapshot.outcome_status;
     record.evidence_strength = snapshot.evidence_strength;
     record.gh_aw_signal =
-        crate::model::vocabulary::gh_aw_signal(&snapshot.human_check_signal).to_string();
+        crate::model::signal::gh_aw_word(&snapshot.human_check_signal).to_string();
     record.human_check_signal = snapshot.human_check_signal;
     record.evaluated_at = snapshot.evaluated_at;
     if record.outcome_status != crate::model::OutcomeStatus::Accepted {

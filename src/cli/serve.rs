@@ -237,7 +237,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         })?;
     let server = RunningServer::start_with(routes, addr, &args.limits())
         .await
-        .with_context(|| format!("PORT {}: cannot listen on {addr}", args.port))?;
+        .with_context(|| match args.port {
+            0 => format!("PORT 0: cannot listen on {addr}"),
+            port => format!(
+                "PORT {port}: cannot listen on {addr} (is another process using it? PORT=0 picks a free one)"
+            ),
+        })?;
     // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
     // A closed stdout must not stop the server: the line is only a courtesy.
     let _ = super::exit::emit_line(format!("listening on {}", server.url()));

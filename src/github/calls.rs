@@ -10,7 +10,95 @@ use std::sync::Mutex;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::error::GitHubError;
+use super::error::{FailureClass, GitHubError};
+
+/// One GitHub operation the App calls: the label its calls are counted
+/// under, the method, the path and the query parameters it sends, as
+/// GitHub's OpenAPI description writes them.
+#[derive(Debug, Clone, Copy)]
+pub struct Operation {
+    pub label: &'static str,
+    pub method: &'static str,
+    pub path: &'static str,
+    pub query: &'static [&'static str],
+}
+
+const fn op(
+    label: &'static str,
+    method: &'static str,
+    path: &'static str,
+    query: &'static [&'static str],
+) -> Operation {
+    Operation {
+        label,
+        method,
+        path,
+        query,
+    }
+}
+
+/// Every GitHub operation the App calls (`tests/it/github_contract.rs`
+/// checks each against GitHub's OpenAPI description: method, path, query
+/// parameters; `graphql.query` against GitHub's GraphQL schema). A label may
+/// stand for several operations of one kind. A call under a label that is
+/// not here fails in debug builds (`GitHubClient`), so a new call cannot
+/// skip the check. The log and `/status` name a failed request by its
+/// operation: method and path template, never a token, no repository names.
+#[rustfmt::skip]
+pub const OPERATIONS: &[Operation] = &[
+    op("app.get", "GET", "/app", &[]),
+    op("app.installation_token", "POST", "/app/installations/{installation_id}/access_tokens", &[]),
+    op("app.hook_deliveries", "GET", "/app/hook/deliveries", &["per_page", "cursor"]),
+    op("app.hook_delivery_redeliver", "POST", "/app/hook/deliveries/{delivery_id}/attempts", &[]),
+    op("rate_limit.get", "GET", "/rate_limit", &[]),
+    op("graphql.query", "POST", "/graphql", &[]),
+    op("actions.list_runs", "GET", "/repos/{owner}/{repo}/actions/runs", &["created", "status", "per_page", "page"]),
+    op("actions.get_run", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}", &[]),
+    op("actions.list_run_artifacts", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", &["per_page", "page"]),
+    op("actions.download_artifact", "GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", &[]),
+    op("checks.create", "POST", "/repos/{owner}/{repo}/check-runs", &[]),
+    op("checks.update", "PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", &[]),
+    op("checks.get", "GET", "/repos/{owner}/{repo}/check-runs/{check_run_id}", &[]),
+    op("checks.list_for_ref", "GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", &["check_name", "per_page"]),
+    op("code_scanning.get_alert", "GET", "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}", &[]),
+    op("issues.get", "GET", "/repos/{owner}/{repo}/issues/{issue_number}", &[]),
+    op("issues.get_comment", "GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}", &[]),
+    op("issues.list_comments", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", &["per_page"]),
+    op("issues.list_events", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/events", &["per_page"]),
+    op("issues.list_labels", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/labels", &["per_page"]),
+    op("issues.list_timeline", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/timeline", &["per_page"]),
+    op("pulls.get", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}", &[]),
+    op("pulls.get_review_comment", "GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", &[]),
+    op("pulls.list_commits", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits", &["per_page"]),
+    op("pulls.list_review_comments", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", &["per_page"]),
+    op("pulls.list_reviews", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", &["per_page"]),
+    op("pulls.requested_reviewers", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", &[]),
+    op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", &["per_page"]),
+    op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/reactions", &["per_page"]),
+    op("releases.get_by_tag", "GET", "/repos/{owner}/{repo}/releases/tags/{tag}", &[]),
+    op("repos.compare", "GET", "/repos/{owner}/{repo}/compare/{basehead}", &[]),
+    op("repos.contents", "GET", "/repos/{owner}/{repo}/contents/{path}", &["ref"]),
+    op("teams.get_membership", "GET", "/orgs/{org}/teams/{team_slug}/memberships/{username}", &[]),
+];
+
+/// Is `label` an operation of `OPERATIONS` (the token mint included)?
+pub fn is_listed(label: &str) -> bool {
+    OPERATIONS.iter().any(|o| o.label == label)
+}
+
+/// The request a label stands for, as the log and `/status` show it
+/// ("GET /app"); an unlisted label is shown as itself.
+pub fn request_of(label: &str) -> String {
+    let ops: Vec<String> = OPERATIONS
+        .iter()
+        .filter(|o| o.label == label)
+        .map(|o| format!("{} {}", o.method, o.path))
+        .collect();
+    match ops.as_slice() {
+        [] => format!("GitHub API call {label}"),
+        _ => ops.join(" or "),
+    }
+}
 
 /// The installation label of App-level (JWT) calls.
 pub const APP: &str = "app";
@@ -33,8 +121,13 @@ pub struct ApiCalls {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ApiFailure {
     pub endpoint: &'static str,
+    /// The operation: method and path template (`OPERATIONS`).
+    pub request: String,
     pub installation: String,
     pub kind: &'static str,
+    /// What it means for the operator, and what to do.
+    pub class: FailureClass,
+    pub what_to_do: &'static str,
     pub message: String,
     pub at: DateTime<Utc>,
 }
@@ -62,6 +155,10 @@ pub struct ApiHealth {
     /// Check-run publications that failed (after the client's retries).
     pub check_run_failures: u64,
     pub last_check_run_failure: Option<(String, DateTime<Utc>)>,
+    /// The class of failure last written to the log: the next failure of
+    /// the same class is not written again until a call succeeds.
+    #[serde(skip)]
+    logged: Option<FailureClass>,
 }
 
 impl ApiHealth {
@@ -116,6 +213,13 @@ impl ApiCalls {
         let mut h = self.health.lock().expect("api health lock");
         h.last_success_at = Some(now);
         h.consecutive_failures = 0;
+        if let Some(class) = h.logged.take() {
+            tracing::info!(
+                endpoint,
+                "GitHub answers again ({} before)",
+                class.summary().to_lowercase()
+            );
+        }
         if CREDENTIAL_ENDPOINTS.contains(&endpoint) {
             h.credentials = Some(CredentialCheck {
                 verified: true,
@@ -136,13 +240,21 @@ impl ApiCalls {
             return;
         }
         h.consecutive_failures += 1;
-        h.last_failure = Some(ApiFailure {
+        let failure = ApiFailure {
             endpoint,
+            request: request_of(endpoint),
             installation: installation.map_or_else(|| APP.to_string(), |i| i.to_string()),
             kind: error.kind(),
+            class: error.class(),
+            what_to_do: error.class().what_to_do(),
             message: error.to_string(),
             at: now,
-        });
+        };
+        if failure.class.is_fault() && h.logged != Some(failure.class) {
+            h.logged = Some(failure.class);
+            log_once(&failure);
+        }
+        h.last_failure = Some(failure);
         if own && matches!(error, GitHubError::Unauthorized { .. }) {
             h.credentials = Some(CredentialCheck {
                 verified: false,
@@ -180,6 +292,21 @@ impl ApiCalls {
     }
 }
 
+/// One line per class of failure, with the request and what to do (the
+/// next failure of the same class is quiet until a call succeeds again).
+fn log_once(f: &ApiFailure) {
+    tracing::error!(
+        class = ?f.class,
+        request = %f.request,
+        installation = %f.installation,
+        "{}: {} failed ({}); {}",
+        f.class.summary(),
+        f.request,
+        f.message,
+        f.what_to_do
+    );
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -190,6 +317,7 @@ mod tests {
             endpoint: "issues.get",
             attempts: 3,
             last: "502".into(),
+            class: super::super::error::FailureClass::ServerError,
         };
         let missing = GitHubError::NotFound {
             endpoint: "issues.get",

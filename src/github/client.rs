@@ -159,6 +159,11 @@ impl GitHubClient {
         F: Fn() -> Fut,
         Fut: Future<Output = octocrab::Result<T>>,
     {
+        debug_assert!(
+            super::calls::is_listed(endpoint.label),
+            "GitHub call {:?} is not in github::calls::OPERATIONS (each call is checked against GitHub's description there)",
+            endpoint.label
+        );
         let result = async {
             let p = &self.policy;
             let mut spent = Duration::ZERO;
@@ -175,7 +180,7 @@ impl GitHubClient {
                     Ok(value) => return Ok(value),
                     Err(e) => e,
                 };
-                let (wait, retry_at, unsent, reason) =
+                let (wait, retry_at, unsent, reason, class) =
                     match classify(endpoint.label, &error, p.clock.now(), p) {
                         Verdict::Terminal(e) => return Err(e),
                         Verdict::Retry {
@@ -183,13 +188,15 @@ impl GitHubClient {
                             retry_at,
                             unsent,
                             reason,
-                        } => (wait, retry_at, unsent, reason),
+                            class,
+                        } => (wait, retry_at, unsent, reason, class),
                     };
                 if !endpoint.idempotent && !unsent {
                     return Err(GitHubError::Transient {
                         endpoint: endpoint.label,
                         attempts,
                         last: reason,
+                        class,
                     });
                 }
                 let wait = wait.unwrap_or_else(|| p.backoff(attempts));
@@ -198,6 +205,7 @@ impl GitHubClient {
                     attempts,
                     last: reason.clone(),
                     retry_at,
+                    class,
                 };
                 if attempts >= p.max_attempts || wait > p.max_sleep || spent + wait > p.budget {
                     return Err(exhausted);

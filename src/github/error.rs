@@ -4,6 +4,64 @@
 //! retry would not be safe (see `retry`).
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// What a failed call means for the operator: each class reads differently
+/// in the log and on `/status`, with what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// No answer: the connection failed or timed out.
+    Unreachable,
+    /// 401: GitHub refused the App's credentials (or a token minted from them).
+    CredentialsRefused,
+    /// 403 that is not a rate limit: the App lacks a permission.
+    PermissionMissing,
+    /// A primary or secondary rate limit.
+    RateLimited,
+    /// 5xx: a failure on GitHub's side.
+    ServerError,
+    /// Our side: the JWT could not be signed, an answer could not be read.
+    Local,
+    /// An answer about an object (404, 410, 422, another 4xx): not a fault
+    /// of the App or of GitHub.
+    Answer,
+}
+
+impl FailureClass {
+    /// How the log and `/status` name it.
+    pub fn summary(self) -> &'static str {
+        match self {
+            FailureClass::Unreachable => "GitHub could not be reached",
+            FailureClass::CredentialsRefused => "GitHub refused the App's credentials",
+            FailureClass::PermissionMissing => {
+                "GitHub refused a request the App has no permission for"
+            }
+            FailureClass::RateLimited => "GitHub rate-limited the App",
+            FailureClass::ServerError => "GitHub failed on its side",
+            FailureClass::Local => "a request to GitHub could not be made or read",
+            FailureClass::Answer => "GitHub answered about an object",
+        }
+    }
+
+    /// What the operator must do.
+    pub fn what_to_do(self) -> &'static str {
+        match self {
+            FailureClass::Unreachable => "check GITHUB_API_URL, DNS, proxies and the firewall between this server and GitHub; calls are retried with backoff",
+            FailureClass::CredentialsRefused => "check APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH): the id of this App and a current private key from its settings page",
+            FailureClass::PermissionMissing => "grant the permission in the App's settings and accept it on the installation (the message names what was refused)",
+            FailureClass::RateLimited => "nothing unless it lasts: calls wait for the limit's reset; a shorter backfill (--days) spends less",
+            FailureClass::ServerError => "nothing unless it lasts (see githubstatus.com): calls are retried with backoff",
+            FailureClass::Local => "check PRIVATE_KEY's format (PEM) and GITHUB_API_URL; the message says which",
+            FailureClass::Answer => "nothing: the object is gone or the request does not apply to it",
+        }
+    }
+
+    /// Does this class say something about the App's health?
+    pub fn is_fault(self) -> bool {
+        self != FailureClass::Answer
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GitHubError {
@@ -53,6 +111,8 @@ pub enum GitHubError {
         endpoint: &'static str,
         attempts: u32,
         last: String,
+        /// Unreachable, rate limited or a server error.
+        class: FailureClass,
     },
     /// Transient failures until the attempts or the time budget ran out, or
     /// a rate limit asked for a longer wait than we accept.
@@ -63,6 +123,8 @@ pub enum GitHubError {
         last: String,
         /// When GitHub said trying again makes sense (rate limits).
         retry_at: Option<DateTime<Utc>>,
+        /// Unreachable, rate limited or a server error.
+        class: FailureClass,
     },
     /// A 2xx whose body we could not read.
     #[error("{endpoint}: unexpected response: {message}")]
@@ -92,6 +154,22 @@ impl GitHubError {
             GitHubError::BudgetExhausted { .. } => "budget_exhausted",
             GitHubError::Decode { .. } => "decode",
             GitHubError::Client { .. } => "client",
+        }
+    }
+
+    /// What the failure means for the operator.
+    pub fn class(&self) -> FailureClass {
+        match self {
+            GitHubError::Unauthorized { .. } => FailureClass::CredentialsRefused,
+            GitHubError::Forbidden { .. } => FailureClass::PermissionMissing,
+            GitHubError::Transient { class, .. } | GitHubError::BudgetExhausted { class, .. } => {
+                *class
+            }
+            GitHubError::Decode { .. } | GitHubError::Client { .. } => FailureClass::Local,
+            GitHubError::NotFound { .. }
+            | GitHubError::Gone { .. }
+            | GitHubError::Unprocessable { .. }
+            | GitHubError::Rejected { .. } => FailureClass::Answer,
         }
     }
 

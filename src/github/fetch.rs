@@ -251,7 +251,7 @@ const REVIEW_THREADS: &str = "query($owner: String!, $repo: String!, $number: In
           id isResolved path
           resolvedBy { login __typename }
           comments(first: 100) {
-            nodes { databaseId createdAt author { login __typename } replyTo { databaseId } pullRequestReview { databaseId } }
+            nodes { fullDatabaseId createdAt author { login __typename } replyTo { fullDatabaseId } pullRequestReview { fullDatabaseId } }
           }
         }
       }
@@ -283,6 +283,19 @@ const DISCUSSION: &str = "query($owner: String!, $repo: String!, $number: Int!) 
 }";
 
 const GRAPHQL: Endpoint = Endpoint::idempotent("graphql.query");
+
+/// The GraphQL documents this file sends, by name (checked against GitHub's
+/// schema by `tests/it/github_contract.rs`).
+pub fn graphql_documents() -> Vec<(String, String)> {
+    [
+        ("fetch::REVIEW_THREADS", REVIEW_THREADS),
+        ("fetch::MINIMIZED", MINIMIZED),
+        ("fetch::DISCUSSION", DISCUSSION),
+    ]
+    .into_iter()
+    .map(|(n, q)| (n.to_string(), q.to_string()))
+    .collect()
+}
 
 /// Answer one `graphql/...` key with the query documented in `reconcile`.
 async fn graphql(
@@ -477,6 +490,7 @@ mod tests {
             attempts: 3,
             last: last.into(),
             retry_at: None,
+            class: crate::github::error::FailureClass::ServerError,
         };
         assert_eq!(status(exhausted("server error 502: bad gateway")), 502);
         assert_eq!(status(exhausted("transport: connection reset")), 0);

@@ -170,6 +170,11 @@ impl Redeliverer {
                         )
                     }
                     Ok(r) => tracing::debug!(listed = r.listed, "no missed webhook deliveries"),
+                    // A fault of GitHub or of our credentials was logged
+                    // once by the client, with what to do.
+                    Err(RedeliveryError::GitHub(e)) if e.class().is_fault() => {
+                        tracing::debug!(error = %e, "listing webhook deliveries failed; next pass will try again")
+                    }
                     Err(e) => {
                         tracing::warn!(error = %e, "listing webhook deliveries failed; next pass will try again")
                     }

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::error::GitHubError;
+use super::error::{FailureClass, GitHubError};
 use crate::model::clock::Clock;
 
 /// Sleeps for the given duration; injectable so tests never wait a minute.
@@ -110,6 +110,8 @@ pub enum Verdict {
         /// True when the failure proves the request was not processed.
         unsent: bool,
         reason: String,
+        /// Unreachable, rate limited or a server error.
+        class: FailureClass,
     },
     Terminal(GitHubError),
 }
@@ -128,6 +130,7 @@ pub fn classify(
             retry_at: None,
             unsent: connection_never_made(error),
             reason: format!("transport: {}", chain(error)),
+            class: FailureClass::Unreachable,
         },
         octocrab::Error::Serde { .. } | octocrab::Error::Json { .. } => {
             Verdict::Terminal(GitHubError::Decode {
@@ -172,6 +175,7 @@ fn classify_status(
                     .and_then(|d| now.checked_add_signed(d)),
                 unsent: true,
                 reason: format!("{kind} rate limit ({status}): {message}"),
+                class: FailureClass::RateLimited,
             }
         };
         if let Some(secs) = retry_after {
@@ -194,6 +198,7 @@ fn classify_status(
             retry_at: None,
             unsent: false,
             reason: format!("server error {status}: {message}"),
+            class: FailureClass::ServerError,
         },
         401 => Verdict::Terminal(GitHubError::Unauthorized { endpoint, message }),
         404 => Verdict::Terminal(GitHubError::NotFound { endpoint, message }),

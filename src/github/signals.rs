@@ -681,6 +681,30 @@ const REACTIONS: &str =
     "reactions(first: 100) { nodes { databaseId content createdAt user { login __typename } } }";
 const CLOSED_BY: &str = "timelineItems(itemTypes: [CLOSED_EVENT], last: 1) { nodes { ... on ClosedEvent { createdAt closer { __typename ... on PullRequest { number merged } } } } }";
 
+/// The GraphQL documents this file sends, by name: a batch over one item of
+/// each kind (checked against GitHub's schema by
+/// `tests/it/github_contract.rs`).
+pub fn graphql_documents() -> Vec<(String, String)> {
+    [
+        TargetKind::Issue,
+        TargetKind::PullRequest,
+        TargetKind::Discussion,
+    ]
+    .into_iter()
+    .map(|kind| {
+        let item = Item {
+            repo: "octo/hello".into(),
+            kind,
+            number: 1,
+        };
+        (
+            format!("signals::batch_query({kind:?})"),
+            batch_query(&[&item]),
+        )
+    })
+    .collect()
+}
+
 /// One query, one alias (`s0`, `s1`, ...) per item, one line each.
 pub fn batch_query(items: &[&Item]) -> String {
     let mut q = String::from("query {\n");

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::client::{Endpoint, GitHubClient};
-use super::error::GitHubError;
+use super::error::{FailureClass, GitHubError};
 
 pub const GET_APP: Endpoint = Endpoint::idempotent("app.get");
 
@@ -38,11 +38,19 @@ pub fn spawn(client: Arc<GitHubClient>) -> tokio::task::JoinHandle<()> {
                     tracing::info!(app = %slug, "GitHub accepted the App's credentials (GET /app)");
                     return;
                 }
-                Err(e) => tracing::error!(
-                    error = %e,
-                    "GitHub did not accept the App's credentials (GET /app); check APP_ID, PRIVATE_KEY and GITHUB_API_URL; trying again in {} s",
-                    pause.as_secs()
-                ),
+                // The client has logged the failure once, by its class; this
+                // line only says what the check concluded and when it runs again.
+                Err(e) => match e.class() {
+                    FailureClass::CredentialsRefused => tracing::error!(
+                        "GitHub did not accept the App's credentials (GET /app); check APP_ID and PRIVATE_KEY; checking again in {} s",
+                        pause.as_secs()
+                    ),
+                    class => tracing::warn!(
+                        "the App's credentials are not checked yet ({}); checking again in {} s",
+                        class.summary().to_lowercase(),
+                        pause.as_secs()
+                    ),
+                },
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(LONGEST_PAUSE);

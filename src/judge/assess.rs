@@ -31,7 +31,7 @@ pub fn assess(
                 WindowSnapshot {
                     outcome_status: e.status,
                     evidence_strength: e.strength,
-                    human_check_signal: e.signal,
+                    human_check_signal: e.signal.into(),
                     evaluated_at: due,
                 },
             );
@@ -87,8 +87,8 @@ fn build_record(
         evaluation_window_hours: window_hours,
         outcome_status: e.status,
         evidence_strength: e.strength,
-        gh_aw_signal: crate::model::vocabulary::gh_aw_signal(&e.signal).to_string(),
-        human_check_signal: e.signal,
+        gh_aw_signal: e.signal.gh_aw().to_string(),
+        human_check_signal: e.signal.into(),
         target_resolved: e.target_resolved,
         confidence: e.confidence,
         bot_aware: true,
@@ -140,14 +140,14 @@ pub fn transitions(
                 t.outcome_status,
                 t.evidence_strength,
                 t.human_check_signal.as_str(),
-            ) != e.triple()
+            ) != (e.status, e.strength, e.signal.as_str())
         });
         if changed {
             out.push(Transition {
                 at,
                 outcome_status: e.status,
                 evidence_strength: e.strength,
-                human_check_signal: e.signal,
+                human_check_signal: e.signal.into(),
                 observation: obs.map(str::to_string),
             });
         }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::ingest::manifest::{parse_manifest, ManifestDefaults};
 use crate::ingest::reconcile::ApiState;
 use crate::judge::api_state::assess_from_api;
-use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus};
+use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus, Signal};
 
 /// Execution time of an item with no `timestamp` (the cases' own epoch).
 pub const DEFAULT_EXECUTED_AT: &str = "2026-01-01T00:00:00Z";
@@ -76,8 +76,6 @@ pub struct CaseResult {
     pub line: String,
 }
 
-pub use crate::model::vocabulary::{our_signals, SIGNAL_EQUIVALENCES};
-
 /// The general mappings from gh-aw's model to ours (docs/conformance.md).
 /// Each is a rule that holds for every type; none names a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +90,9 @@ pub enum Mapping {
     UnnamedUnknown,
     /// Existence only: the seed's exact triple, whatever gh-aw's status.
     ExistenceOnly,
-    /// A reversal whose actor the state does not show: one step weaker.
-    UnseenReversal,
+    /// Evidence whose actor the state does not show, where the row asks for
+    /// a visible non-bot (a reversal, a reply, a reaction): one step weaker.
+    UnseenActor,
     /// Pending with no visible non-bot activity: weak, not medium.
     NoHumanActivity,
     /// A state seed 000 §7 rates differently from gh-aw.
@@ -106,15 +105,34 @@ impl Mapping {
         match self {
             Mapping::Error => "gh-aw error = ours unknown/evaluation_error (DESIGN §5)",
             Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
-            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator) = ours unknown for its own reason",
+            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator, or its generic fallback for a type its spec gives a proposed rule only) = ours unknown for its own reason",
             Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
             Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
-            Mapping::UnseenReversal => "reversal by an actor the state does not show: ours one step weaker (general rule 4; seed 000 §6)",
+            Mapping::UnseenActor => "evidence by an actor the state does not show (a reversal, a reaction counted without its reactor), where the row asks for a visible non-bot: ours one step weaker (general rules 4 and 8; seed 000 §6 \"A signal is stronger when it involves a visible non-bot actor\")",
             Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
             Mapping::SeedRow => "seed 000 §7 rates this state differently from gh-aw; ours follows the seed",
         }
     }
 }
+
+/// The types gh-aw's spec gives a "Proposed rule only" (§10, §11, §13,
+/// §15, §16, §21–§24, §26, §27): its runtime judges them by its generic
+/// fallback or not at all, so its answer for them (`unsupported_evaluator`,
+/// or the fallback's `unknown/weak/target_exists_only`) is no judgement, and
+/// ours must give none either (`Mapping::Unsupported`).
+pub const GH_AW_FALLBACK_TYPES: &[&str] = &[
+    "close_discussion",
+    "create_discussion",
+    "create_pull_request_review_comment",
+    "reply_to_pull_request_review_comment",
+    "resolve_pull_request_review_thread",
+    "autofix_code_scanning_alert",
+    "create_code_scanning_alert",
+    "link_sub_issue",
+    "hide_comment",
+    "update_project",
+    "update_release",
+];
 
 /// A seed 000 §7 row that rates a state differently from gh-aw: for these
 /// types, gh-aw's triple and ours name the same state, and ours follows the
@@ -122,7 +140,7 @@ impl Mapping {
 pub struct SeedRow {
     pub types: &'static [&'static str],
     pub gh_aw: (&'static str, &'static str, &'static str),
-    pub ours: (OutcomeStatus, EvidenceStrength, &'static str),
+    pub ours: (OutcomeStatus, EvidenceStrength, Signal),
     pub seed: &'static str,
 }
 
@@ -130,19 +148,25 @@ pub const SEED_ROWS: &[SeedRow] = &[
     SeedRow {
         types: &["close_issue", "close_pull_request", "close_discussion"],
         gh_aw: ("accepted", "strong", "closed"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "closed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::Closed),
         seed: "close_issue / close_pull_request / close_discussion: \"Still closed after evaluation window — accepted — medium\"",
     },
     SeedRow {
         types: &["mark_pull_request_as_ready_for_review"],
         gh_aw: ("accepted", "medium", "reviewed"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, "reviewed"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Strong, Signal::Reviewed),
         seed: "mark_pull_request_as_ready_for_review: \"Reviewed by visible non-bot after mark-ready — accepted — strong\"",
+    },
+    SeedRow {
+        types: &["dispatch_workflow", "call_workflow"],
+        gh_aw: ("pending", "none", "missing_run_id"),
+        ours: (OutcomeStatus::Unknown, EvidenceStrength::None, Signal::MissingRunId),
+        seed: "dispatch_workflow: \"No matching run found — unknown or rejected, depending dispatch API result — none or medium\"; a record naming no run cannot be matched (§4: \"Without execution-time metadata, mutable operations cannot be evaluated\")",
     },
     SeedRow {
         types: &["create_issue"],
         gh_aw: ("pending", "medium", "acted_on"),
-        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, "triaged"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::Triaged),
         seed: "create_issue: \"Assigned, labeled by non-bot, milestone added, linked to PR … — accepted — medium\" (gh-aw keeps every open issue pending)",
     },
 ];
@@ -270,10 +294,10 @@ fn compare(
     use OutcomeStatus as O;
     let strength = EvidenceStrength::parse(&exp.evidence_strength);
     // gh-aw's word, or our word for the same state.
-    let words = our_signals(&exp.signal);
-    let signal = words.last().copied().unwrap_or(exp.signal.as_str());
+    let words = Signal::from_gh_aw(&exp.signal);
+    let signal = words.last().map_or(exp.signal.as_str(), |s| s.as_str());
     let is = |status: O, strength: S| {
-        ours.status == status && ours.strength == strength && words.contains(&ours.signal.as_str())
+        ours.status == status && ours.strength == strength && words.contains(&ours.signal)
     };
     let show = |status: &str, strength: &str, signal: &str| format!("{status}/{strength}/{signal}");
     if let (Some(status), Some(strength)) = (OutcomeStatus::parse(&exp.outcome_status), strength) {
@@ -289,14 +313,14 @@ fn compare(
         "error" => {
             // Whatever gh-aw's signal, ours names the evaluation error.
             return mapped(
-                ours.triple() == (O::Unknown, strength, "evaluation_error"),
+                ours.triple() == (O::Unknown, strength, Signal::EvaluationError),
                 Mapping::Error,
                 show("unknown", strength.as_str(), "evaluation_error"),
             );
         }
         "lifecycle" | "lifecycle_close" => {
             return mapped(
-                ours.triple() == (O::Ignored, S::Weak, "lifecycle"),
+                ours.triple() == (O::Ignored, S::Weak, Signal::Lifecycle),
                 Mapping::Lifecycle,
                 show("ignored", "weak", "lifecycle"),
             )
@@ -308,8 +332,10 @@ fn compare(
     };
     let existence_only = ours.status == O::Pending
         && ours.strength == S::Weak
-        && ours.signal == "target_exists_only";
-    if exp.signal == "unsupported_evaluator" {
+        && ours.signal == Signal::TargetExistsOnly;
+    let gh_aw_fallback = GH_AW_FALLBACK_TYPES.contains(&output_type)
+        && exp.signal == Signal::TargetExistsOnly.as_str();
+    if exp.signal == "unsupported_evaluator" || gh_aw_fallback {
         // Where we have no evaluator either, ours is the seed's existence-only
         // fallback, which is no verdict.
         let ok = ours.status == O::Unknown || (!ours.dedicated && existence_only);
@@ -333,12 +359,14 @@ fn compare(
             show(status.as_str(), strength.as_str(), "<named reason>"),
         );
     }
-    let unseen = ours.details.get("reversed_by").and_then(Value::as_str) == Some("unseen");
-    if unseen && status == O::Rejected {
+    let unseen = ["reversed_by", "engaged_by"]
+        .iter()
+        .any(|k| ours.details.get(*k).and_then(Value::as_str) == Some("unseen"));
+    if unseen && matches!(status, O::Rejected | O::Accepted) {
         let weaker = crate::judge::evaluate::weaker(strength);
         return mapped(
             is(status, weaker),
-            Mapping::UnseenReversal,
+            Mapping::UnseenActor,
             show(status.as_str(), weaker.as_str(), signal),
         );
     }
@@ -362,7 +390,7 @@ fn compare(
         return mapped(
             ours.status == st && ours.strength == sg && ours.signal == sig,
             Mapping::SeedRow,
-            show(st.as_str(), sg.as_str(), sig),
+            show(st.as_str(), sg.as_str(), sig.as_str()),
         );
     }
     (false, None, String::new())
@@ -396,7 +424,7 @@ mod tests {
         }
     }
 
-    fn ours(s: OutcomeStatus, g: EvidenceStrength, n: &str) -> Evaluation {
+    fn ours(s: OutcomeStatus, g: EvidenceStrength, n: Signal) -> Evaluation {
         Evaluation::new(s, g, n)
     }
 
@@ -413,7 +441,7 @@ mod tests {
         let r = check(
             "create_issue",
             &exp("accepted", "strong", "completed"),
-            &ours(O::Accepted, S::Strong, "completed"),
+            &ours(O::Accepted, S::Strong, Signal::Completed),
         );
         assert_eq!(r, (true, None));
     }
@@ -422,17 +450,24 @@ mod tests {
     fn gh_aw_error_keeps_its_strength() {
         let e = exp("error", "weak", "evaluation_error");
         let t = "create_issue";
-        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
-        assert!(!check(t, &e, &ours(O::Unknown, S::None, "evaluation_error")).0);
-        assert!(!check(t, &e, &ours(O::Unknown, S::Weak, "deleted")).0);
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, Signal::EvaluationError)).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::None, Signal::EvaluationError)).0);
+        assert!(!check(t, &e, &ours(O::Unknown, S::Weak, Signal::Deleted)).0);
         // gh-aw's error with another signal still means our evaluation error.
         let other = exp("error", "weak", "close_actor_unavailable");
-        assert!(check(t, &other, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(
+            check(
+                t,
+                &other,
+                &ours(O::Unknown, S::Weak, Signal::EvaluationError)
+            )
+            .0
+        );
         assert!(
             !check(
                 t,
                 &other,
-                &ours(O::Unknown, S::Weak, "close_actor_unavailable")
+                &ours(O::Unknown, S::Weak, Signal::StateUnreadable)
             )
             .0
         );
@@ -442,8 +477,22 @@ mod tests {
     fn lifecycle_is_our_weak_ignored() {
         for s in ["lifecycle", "lifecycle_close"] {
             let e = exp(s, "medium", s);
-            assert!(check("close_issue", &e, &ours(O::Ignored, S::Weak, "lifecycle")).0);
-            assert!(!check("close_issue", &e, &ours(O::Accepted, S::Medium, "closed")).0);
+            assert!(
+                check(
+                    "close_issue",
+                    &e,
+                    &ours(O::Ignored, S::Weak, Signal::Lifecycle)
+                )
+                .0
+            );
+            assert!(
+                !check(
+                    "close_issue",
+                    &e,
+                    &ours(O::Accepted, S::Medium, Signal::Closed)
+                )
+                .0
+            );
         }
     }
 
@@ -451,12 +500,19 @@ mod tests {
     fn unsupported_evaluator_requires_our_unknown() {
         let e = exp("unknown", "none", "unsupported_evaluator");
         let t = "hide_comment";
-        assert!(check(t, &e, &ours(O::Unknown, S::None, "missing_execution_state")).0);
-        assert!(check(t, &e, &ours(O::Unknown, S::Weak, "evaluation_error")).0);
+        assert!(
+            check(
+                t,
+                &e,
+                &ours(O::Unknown, S::None, Signal::MissingExecutionState)
+            )
+            .0
+        );
+        assert!(check(t, &e, &ours(O::Unknown, S::Weak, Signal::EvaluationError)).0);
         for verdict in [
-            ours(O::Pending, S::Weak, "target_exists_only"),
-            ours(O::Accepted, S::Medium, "comment_hidden"),
-            ours(O::Rejected, S::Strong, "unhidden"),
+            ours(O::Pending, S::Weak, Signal::TargetExistsOnly),
+            ours(O::Accepted, S::Medium, Signal::CommentHidden),
+            ours(O::Rejected, S::Strong, Signal::CommentUnhidden),
         ] {
             assert!(!check(t, &e, &verdict).0, "{verdict:?}");
         }
@@ -465,40 +521,42 @@ mod tests {
     #[test]
     fn an_unseen_reversal_is_one_step_weaker_only_when_ours_says_so() {
         let e = exp("rejected", "strong", "state_replaced");
-        let unseen = ours(O::Rejected, S::Medium, "state_replaced").detail("reversed_by", "unseen");
+        let unseen =
+            ours(O::Rejected, S::Medium, Signal::StateReplaced).detail("reversed_by", "unseen");
         assert_eq!(
             check("add_labels", &e, &unseen),
-            (true, Some(Mapping::UnseenReversal))
+            (true, Some(Mapping::UnseenActor))
         );
         // Without the unseen actor, medium is simply wrong.
         assert!(
             !check(
                 "add_labels",
                 &e,
-                &ours(O::Rejected, S::Medium, "state_replaced")
+                &ours(O::Rejected, S::Medium, Signal::StateReplaced)
             )
             .0
         );
         // Two steps weaker is wrong too.
-        let weak = ours(O::Rejected, S::Weak, "state_replaced").detail("reversed_by", "unseen");
+        let weak =
+            ours(O::Rejected, S::Weak, Signal::StateReplaced).detail("reversed_by", "unseen");
         assert!(!check("add_labels", &e, &weak).0);
     }
 
     #[test]
     fn no_human_activity_maps_medium_pending_to_weak_only_without_humans() {
         let e = exp("pending", "medium", "open");
-        let awaiting = ours(O::Pending, S::Weak, "awaiting_review");
+        let awaiting = ours(O::Pending, S::Weak, Signal::AwaitingReview);
         assert!(compare("create_pull_request", &e, &awaiting, false).0);
         assert!(!compare("create_pull_request", &e, &awaiting, true).0);
         // The vocabulary still has to agree.
-        let other = ours(O::Pending, S::Weak, "target_exists_only");
+        let other = ours(O::Pending, S::Weak, Signal::TargetExistsOnly);
         assert!(!compare("create_pull_request", &e, &other, false).0);
     }
 
     #[test]
     fn seed_strengths_apply_only_to_their_types() {
         let strong_close = exp("accepted", "strong", "closed");
-        let medium = ours(O::Accepted, S::Medium, "closed");
+        let medium = ours(O::Accepted, S::Medium, Signal::Closed);
         assert_eq!(
             check("close_issue", &strong_close, &medium),
             (true, Some(Mapping::SeedRow))
@@ -506,7 +564,7 @@ mod tests {
         assert!(!check("create_issue", &strong_close, &medium).0);
         // A person triaged the open issue: gh-aw keeps it pending, the seed accepts it.
         let engaged = exp("pending", "medium", "acted_on");
-        let triaged = ours(O::Accepted, S::Medium, "triaged");
+        let triaged = ours(O::Accepted, S::Medium, Signal::Triaged);
         assert!(compare("create_issue", &engaged, &triaged, true).0);
         assert!(!compare("create_pull_request", &engaged, &triaged, true).0);
     }
@@ -514,16 +572,16 @@ mod tests {
     #[test]
     fn signal_equivalences_are_words_for_the_same_state() {
         assert_eq!(
-            our_signals("missing_run_id"),
-            ["missing_run_id", "missing_execution_state"]
+            Signal::from_gh_aw("open"),
+            [Signal::Open, Signal::AwaitingReview, Signal::AwaitingTriage]
         );
-        assert_eq!(our_signals("merged"), ["merged"]);
+        assert_eq!(Signal::from_gh_aw("merged"), [Signal::Merged]);
         let e = exp("unknown", "none", "missing_run_id");
         assert!(
             check(
                 "dispatch_workflow",
                 &e,
-                &ours(O::Unknown, S::None, "missing_execution_state")
+                &ours(O::Unknown, S::None, Signal::MissingRunId)
             )
             .0
         );

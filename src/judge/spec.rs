@@ -7,10 +7,9 @@
 
 use std::fmt::Write;
 
-use crate::judge::conformance::{
-    evaluate_case, parse_cases, Case, Mapping, SEED_ROWS, SIGNAL_EQUIVALENCES,
-};
+use crate::judge::conformance::{evaluate_case, parse_cases, Case, Mapping, SEED_ROWS};
 use crate::judge::evaluate::registry::TYPES;
+use crate::model::signal::{Signal, Twin, GH_AW_ONLY};
 
 /// The example rows, compiled in.
 pub const SPEC_CASES: &str = include_str!("../../fixtures/conformance/spec.json");
@@ -97,9 +96,18 @@ fn rows(out: &mut String, cases: &[Case]) -> Result<(), String> {
 }
 
 fn vocabulary(out: &mut String) {
-    out.push_str("\n## Signal vocabulary\n\nOne vocabulary: gh-aw's word wherever gh-aw has one for the same state; where the two name the same state differently, this table says so (`conformance::SIGNAL_EQUIVALENCES`, used by `conformance` and by the export).\n\n| gh-aw | ours | the state |\n|---|---|---|\n");
-    for (gh, ours, what) in SIGNAL_EQUIVALENCES {
-        let _ = writeln!(out, "| `{gh}` | `{ours}` | {what} |");
+    out.push_str("\n## Signal vocabulary\n\nOne vocabulary, `model::Signal`: every evaluator passes one of these, `conformance` compares through it and the export carries both words (`human_check_signal`, `gh_aw_signal`). The gh-aw column is gh-aw's word for the same state: \"same\" when it is ours, — when gh-aw has no signal for it.\n\n| signal | gh-aw | the state |\n|---|---|---|\n");
+    for s in Signal::ALL {
+        let twin = match s.twin() {
+            Twin::Same => "same".to_string(),
+            Twin::Named(gh) => format!("`{gh}`"),
+            Twin::Ours => "—".to_string(),
+        };
+        let _ = writeln!(out, "| `{s}` | {twin} | {} |", s.what());
+    }
+    out.push_str("\ngh-aw's words with no signal of ours (a case expecting one is compared through a mapping below):\n\n");
+    for (word, why) in GH_AW_ONLY {
+        let _ = writeln!(out, "- `{word}`: {why}.");
     }
     out.push_str("\n## Where ours differs from gh-aw on purpose\n\n`safe-outcomes conformance` compares gh-aw's expected triple with ours exactly, else through the one general mapping below that applies. Each is a rule for every type, with the seed line behind it; none names a case.\n\n| mapping | rule |\n|---|---|\n");
     for m in [
@@ -108,7 +116,7 @@ fn vocabulary(out: &mut String) {
         Mapping::Unsupported,
         Mapping::UnnamedUnknown,
         Mapping::ExistenceOnly,
-        Mapping::UnseenReversal,
+        Mapping::UnseenActor,
         Mapping::NoHumanActivity,
         Mapping::SeedRow,
     ] {

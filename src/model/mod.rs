@@ -1,7 +1,8 @@
 //! The data model: what was executed (`ExecutionRecord`), what GitHub told us
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 //!
-//! Also the words everything else shares: `OutputType`, identifiers
+//! Also the words everything else shares: `OutputType`, `Signal` (every
+//! human-check signal with its gh-aw twin), identifiers
 //! (`ident`), GitHub's object shapes as webhooks and the API send them
 //! (`wire`), gh-aw body markers (`markers`), the clock, times from outside
 //! (`sane_time`), escaping for what people read (`escape`), and where tests
@@ -22,8 +23,8 @@ pub mod outcome;
 pub mod output_type;
 pub mod sane_time;
 pub mod shared_data;
+pub mod signal;
 pub mod target;
-pub mod vocabulary;
 pub mod windows;
 pub mod wire;
 
@@ -34,5 +35,6 @@ pub use outcome::{
     OutcomeStatus, WindowSnapshot, CHECKPOINTS,
 };
 pub use output_type::OutputType;
+pub use signal::Signal;
 pub use target::{Target, TargetKind};
 pub use windows::Windows;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::signal::Signal;
 use super::target::Target;
 use super::windows::Windows;
 
@@ -124,7 +125,7 @@ pub struct Evaluation {
     pub status: OutcomeStatus,
     pub strength: EvidenceStrength,
     /// The concrete thing a human would check (`human_check_signal`).
-    pub signal: String,
+    pub signal: Signal,
     pub confidence: Confidence,
     pub target_resolved: bool,
     pub details: Map<String, Value>,
@@ -138,11 +139,11 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    pub fn new(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) -> Evaluation {
+    pub fn new(status: OutcomeStatus, strength: EvidenceStrength, signal: Signal) -> Evaluation {
         Evaluation {
             status,
             strength,
-            signal: signal.to_string(),
+            signal,
             confidence: Confidence::for_strength(strength),
             target_resolved: true,
             details: Map::new(),
@@ -181,8 +182,8 @@ impl Evaluation {
     }
 
     /// Status, strength and signal: what a transition is about.
-    pub fn triple(&self) -> (OutcomeStatus, EvidenceStrength, &str) {
-        (self.status, self.strength, &self.signal)
+    pub fn triple(&self) -> (OutcomeStatus, EvidenceStrength, Signal) {
+        (self.status, self.strength, self.signal)
     }
 }
 
@@ -212,7 +213,7 @@ pub struct OutcomeRecord {
     pub outcome_status: OutcomeStatus,
     pub evidence_strength: EvidenceStrength,
     pub human_check_signal: String,
-    /// The same signal in gh-aw's vocabulary (`model::vocabulary`).
+    /// The same signal in gh-aw's vocabulary (`model::signal`).
     #[serde(default)]
     pub gh_aw_signal: String,
     pub target_resolved: bool,
@@ -234,6 +235,6 @@ pub struct OutcomeRecord {
 impl OutcomeRecord {
     /// True when the outcome rests only on the target existing.
     pub fn is_exists_only(&self) -> bool {
-        self.human_check_signal == "target_exists_only"
+        self.human_check_signal == Signal::TargetExistsOnly.as_str()
     }
 }

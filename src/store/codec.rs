@@ -604,7 +604,7 @@ fn unless_same<T: PartialEq + Clone>(value: &T, derived: &T) -> Option<T> {
 
 impl OutcomeV3 {
     fn new(o: &OutcomeRecord, e: &ExecutionRecord) -> OutcomeV3 {
-        let derived_signal = crate::model::vocabulary::gh_aw_signal(&o.human_check_signal);
+        let derived_signal = crate::model::signal::gh_aw_word(&o.human_check_signal);
         OutcomeV3 {
             safe_output_id: unless_same(&o.safe_output_id, &e.id),
             safe_output_type: unless_same(&o.safe_output_type, &e.output_type),
@@ -639,7 +639,7 @@ impl OutcomeV3 {
             None => e.target.clone(),
         };
         let gh_aw_signal = self.gh_aw_signal.unwrap_or_else(|| {
-            crate::model::vocabulary::gh_aw_signal(&self.human_check_signal).to_string()
+            crate::model::signal::gh_aw_word(&self.human_check_signal).to_string()
         });
         let mut windows = crate::model::Windows::new();
         for (name, w) in self.windows {

@@ -3,6 +3,7 @@
 //! `wait_idle`/`tick` instead of sleeping.
 #![allow(dead_code)]
 
+pub mod guard;
 pub mod pg;
 pub mod serve;
 

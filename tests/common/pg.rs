@@ -42,6 +42,16 @@ impl Pg {
         Self::own(test)
     }
 
+    /// Can this test start a cluster of its own? False after a loud skip
+    /// notice (a failure under CI) when the binaries are missing.
+    pub fn available(test: &str) -> bool {
+        if binaries_present() {
+            return true;
+        }
+        skip_or_fail(test);
+        false
+    }
+
     /// Always a cluster of our own (a test that stops and starts it).
     pub fn own(test: &str) -> Option<Pg> {
         if !binaries_present() {
@@ -59,6 +69,11 @@ impl Pg {
     /// The cluster we started (None when the server came from the env).
     pub fn cluster(&self) -> Option<&Cluster> {
         self.cluster.as_ref()
+    }
+
+    /// The cluster's directory (None when the server came from the env).
+    pub fn cluster_dir(&self) -> Option<&Path> {
+        self.cluster.as_ref().map(|c| c.dir.as_path())
     }
 
     /// A fresh, empty database (dropped first if a previous run left it);
@@ -132,10 +147,14 @@ impl Cluster {
     }
 
     fn run(&self, cmd: &str) -> String {
-        let out = Command::new(script())
-            .args([cmd, self.dir.to_str().unwrap()])
-            .output()
-            .expect("run scripts/pg-cluster");
+        let mut command = Command::new(script());
+        command.args([cmd, self.dir.to_str().unwrap()]);
+        if cmd == "start" {
+            // Held by this process: destroyed by a watcher if the process
+            // ends without dropping the cluster (Ctrl-C, SIGKILL).
+            command.args(["--holder", &std::process::id().to_string()]);
+        }
+        let out = command.output().expect("run scripts/pg-cluster");
         assert!(
             out.status.success(),
             "scripts/pg-cluster {cmd}: {}",
@@ -157,14 +176,7 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pg-cluster")
 }
 
-/// The target directory: the test binary is target/<profile>/deps/it-….
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors()
-        .nth(3)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(std::env::temp_dir)
-}
+use super::guard::target_dir;
 
 /// The directory of the PostgreSQL binaries, newest version first
 /// (Debian's layout), or None to use PATH.

@@ -12,6 +12,8 @@ use tokio::process::{Child, Command};
 
 pub struct ServeChild {
     pub child: Child,
+    /// Kills the process if the test process ends without dropping us.
+    _reaper: super::guard::Reaper,
     pub url: String,
     /// Everything the process wrote so far, stdout and stderr interleaved.
     pub output: Arc<Mutex<String>>,
@@ -69,6 +71,10 @@ impl ServeChild {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().expect("spawn safe-outcomes serve");
+        let reaper = super::guard::Reaper::new(
+            super::guard::Target::Process(child.id().expect("a running child")),
+            false,
+        );
         let output = Arc::new(Mutex::new(String::new()));
         let (url_tx, url_rx) = tokio::sync::oneshot::channel();
         let stdout = child.stdout.take().unwrap();
@@ -97,7 +103,12 @@ impl ServeChild {
             .await
             .expect("serve printed its address within 60 s")
             .expect("serve printed its address");
-        ServeChild { child, url, output }
+        ServeChild {
+            child,
+            _reaper: reaper,
+            url,
+            output,
+        }
     }
 
     pub fn output(&self) -> String {

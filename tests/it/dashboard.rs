@@ -18,6 +18,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::answers;
+use crate::common::guard::{Reaper, Target};
 use crate::common::{self, TestApp};
 use safe_outcomes::http::dashboard::chart;
 use safe_outcomes::ingest::client::parse_scenario;
@@ -99,6 +100,8 @@ struct Browser {
     http: reqwest::Client,
     base: String,
     driver: tokio::process::Child,
+    /// chromedriver's process group: the driver and the Chromium it starts.
+    group: Option<Reaper>,
 }
 
 /// Chromium and chromedriver, when both are here.
@@ -133,8 +136,10 @@ impl Browser {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
+            .process_group(0)
             .spawn()
             .expect("chromedriver starts");
+        let group = Reaper::new(Target::Group(driver.id().expect("chromedriver runs")), true);
         let http = reqwest::Client::new();
         let root = format!("http://127.0.0.1:{port}");
         for _ in 0..100 {
@@ -160,6 +165,7 @@ impl Browser {
             http,
             base: format!("{root}/session/{id}"),
             driver,
+            group: Some(group),
         }
     }
 
@@ -213,6 +219,8 @@ impl Browser {
 
     async fn quit(mut self) {
         let _ = self.http.delete(&self.base).send().await;
+        // The whole group, Chromium's processes too, before the driver is reaped.
+        drop(self.group.take());
         let _ = self.driver.kill().await;
     }
 }

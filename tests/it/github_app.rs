@@ -228,10 +228,13 @@ async fn a_post_that_could_not_connect_is_retried() {
     let sleeps = Sleeps::default();
     let client = client_for(&format!("http://{closed}"), policy(&sleeps));
     let e = client
-        .call_app(Endpoint::create("test.create"), |crab| async move {
-            crab.post::<_, Value>("/app/hook/deliveries/1/attempts", None::<&()>)
-                .await
-        })
+        .call_app(
+            Endpoint::create("app.hook_delivery_redeliver"),
+            |crab| async move {
+                crab.post::<_, Value>("/app/hook/deliveries/1/attempts", None::<&()>)
+                    .await
+            },
+        )
         .await
         .unwrap_err();
     assert!(

@@ -54,7 +54,7 @@ fn judge(r: &ExecutionRecord, obs: &[Observation], hours: i64) -> Evaluation {
 }
 
 fn triple(e: &Evaluation) -> (OutcomeStatus, EvidenceStrength, &str) {
-    e.triple()
+    (e.status, e.strength, e.signal.as_str())
 }
 
 fn at(s: &str) -> serde_json::Value {

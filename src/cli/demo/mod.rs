@@ -11,13 +11,18 @@ use std::fmt::Write;
 use anyhow::Context;
 use clap::Args;
 
+use crate::app::temp::TempFolder;
 use run::DemoOptions;
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Where to keep the demo's store and JSONL (default: a new temporary folder).
+    /// Where to keep the demo's store and JSONL (default: a new temporary
+    /// folder, removed when the demo ends — on errors and Ctrl-C too).
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// Keep the temporary folder (store and JSONL) after the demo ends.
+    #[arg(long, conflicts_with = "data_dir")]
+    pub keep: bool,
     /// Replay another scenario file instead of the bundled one.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
@@ -31,13 +36,16 @@ pub struct DemoArgs {
 }
 
 pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
-    let data_dir = match args.data_dir {
-        Some(d) => d,
-        None => std::env::temp_dir().join(format!(
-            "safe-outcomes-demo-{}-{}",
-            std::process::id(),
-            chrono::Utc::now().timestamp()
-        )),
+    // A temporary folder unless the user named one: removed on every exit
+    // path (`app::temp`), unless `--keep`.
+    let temp = match &args.data_dir {
+        Some(_) => None,
+        None => Some(TempFolder::new("safe-outcomes-demo-").context("a temporary folder")?),
+    };
+    let data_dir = match (&args.data_dir, &temp) {
+        (Some(d), _) => d.clone(),
+        (None, Some(t)) => t.path().to_path_buf(),
+        (None, None) => unreachable!("a temporary folder is made when none is named"),
     };
     let scenario = match &args.scenario {
         Some(p) => {
@@ -70,8 +78,12 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
             for r in rejected {
                 writeln!(
                     out,
-                    "manifest line {} skipped: {}",
+                    "manifest line {} skipped{}: {}",
                     r["line"],
+                    match args.scenario {
+                        None => " (the bundled scenario carries this bad line on purpose, to show a rejection)",
+                        Some(_) => "",
+                    },
                     r["error"].as_str().unwrap_or("")
                 )?;
             }
@@ -98,10 +110,24 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
         result.data_dir.display(),
         result.data_dir.display()
     )?;
+    let temp = match (temp, args.keep) {
+        (Some(t), true) => {
+            t.keep();
+            None
+        }
+        (t, _) => t,
+    };
+    if temp.is_some() {
+        writeln!(
+            out,
+            "(a temporary folder, removed when the demo ends: --keep or --data-dir DIR keeps it)"
+        )?;
+    }
     super::emit(&out)?;
     if let Some(live) = live {
         serve_until_stopped(live).await?;
     }
+    drop(temp);
     Ok(())
 }
 

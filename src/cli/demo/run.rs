@@ -133,7 +133,12 @@ async fn play(
     );
     let server = RunningServer::start(routes, addr)
         .await
-        .with_context(|| format!("listening on {addr}"))?;
+        .with_context(|| match addr.port() {
+            0 => format!("cannot listen on {addr}"),
+            port => format!(
+                "cannot listen on {addr}: is port {port} taken (another demo or server)? `--port 0` picks a free one"
+            ),
+        })?;
     let client = Client::new(&server.url(), Some(secret), Some(token));
 
     let mut refusals = Vec::new();

@@ -5,9 +5,13 @@
 //!   observation (no actor: the API does not say who deleted it), so the
 //!   evaluators' own rule applies (rejected only where a visible human
 //!   deleted it, else `unknown/deleted`). Not tried again.
-//! - A transient failure anywhere (rate limit, 5xx, timeout, after the retry
-//!   budget): no observations, a failure (filed as `ReconcileFailed`), and
-//!   another attempt later.
+//! - A transient failure of the primary endpoint (rate limit, 5xx, timeout,
+//!   after the retry budget): no observations, a failure (filed as
+//!   `ReconcileFailed`), and another attempt later.
+//! - A transient failure of a supplementary endpoint only: the observations
+//!   of the rest (gh-aw Norm 2: a failed supplementary read never undoes what
+//!   the primary object shows), the failure with them, and another attempt
+//!   later.
 //! - Any other failure of the primary endpoint (401, 403, 422): a failure,
 //!   not tried again (a permission does not come back by waiting).
 //! - Otherwise the observations of `observations_from_api`; a failed
@@ -51,11 +55,8 @@ pub fn judge(record: &ExecutionRecord, state: &ApiState, fetched_at: DateTime<Ut
             retry: false,
         };
     }
-    if let Some((path, status)) = state.errors.iter().find(|(_, s)| is_transient_status(**s)) {
-        return failed(describe(path, *status), true);
-    }
     if let Some((path, status)) = primary_error {
-        return failed(describe(path, status), false);
+        return failed(describe(path, status), is_transient_status(status));
     }
     if let Some(path) = primary
         .as_ref()
@@ -63,10 +64,17 @@ pub fn judge(record: &ExecutionRecord, state: &ApiState, fetched_at: DateTime<Ut
     {
         return failed(format!("{path}: not fetched"), false);
     }
+    // gh-aw Norm 2: a supplementary read that failed never undoes what the
+    // primary object shows; its observations are filed, and the failure with
+    // them, to be read again later.
+    let transient = state
+        .errors
+        .iter()
+        .find(|(p, s)| is_transient_status(**s) && Some(p.as_str()) != primary.as_deref());
     Attempt {
         observations: observations_from_api(record, state),
-        failure: None,
-        retry: false,
+        failure: transient.map(|(path, status)| describe(path, *status)),
+        retry: transient.is_some(),
     }
 }
 
@@ -185,8 +193,11 @@ mod tests {
         ] {
             let a = judge(&pr, &state(merged_pr(), &[(path, status)]), at(9.0));
             assert!(a.retry, "{path} {status}");
-            assert!(a.observations.is_empty(), "no partial state is filed");
             assert!(a.failure.unwrap().starts_with(path));
+            // gh-aw Norm 2: only the primary's failure files nothing; a failed
+            // supplementary read never undoes the merge the PR object shows.
+            let merge_filed = a.observations.iter().any(|o| o.event == K::Closed);
+            assert_eq!(merge_filed, path != "pulls/7", "{path} {status}");
         }
     }
 

@@ -123,6 +123,19 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// True when the output created thread `n` (an issue, a discussion, or
+    /// the issue a PR fell back to): reactions on it answer the output.
+    fn created_thread(&self, n: u64) -> bool {
+        let creates = matches!(
+            OutputType::from(self.record.output_type.as_str()),
+            OutputType::CreateIssue | OutputType::CreateDiscussion | OutputType::CreatePullRequest
+        );
+        creates
+            && self.record.target.as_ref().is_some_and(|t| {
+                (t.kind.is_thread() || t.kind == TargetKind::Discussion) && t.number == Some(n)
+            })
+    }
+
     /// Activity at or before the action is not follow-up to it (gh-aw's
     /// boundary rule: a commit or review at exactly the action time does not
     /// count), except the output's own comment or review.
@@ -295,7 +308,26 @@ impl<'a> Mapper<'a> {
             (at, None, api_state(state))
         };
         self.state_time.insert(n, at);
-        self.push_snap(format!("api:{base}:state"), at, key, who, event, Some(snap));
+        self.push_snap(
+            format!("api:{base}:state"),
+            at,
+            key.clone(),
+            who,
+            event,
+            Some(snap),
+        );
+        if self.created_thread(n) {
+            let when = time(item.created_at.as_ref())
+                .unwrap_or(self.fallback)
+                .max(self.fallback);
+            let listed = self
+                .state
+                .responses
+                .get(&format!("issues/{n}/reactions"))
+                .map(items);
+            let rollup = issue.and_then(|i| i.get("reactions"));
+            self.rollup(&format!("issues/{n}"), key, None, rollup, when, listed);
+        }
     }
 
     fn single_comment(&mut self, path: &str, id: Option<u64>, v: &Value) {
@@ -314,12 +346,24 @@ impl<'a> Mapper<'a> {
 
     fn comment(&mut self, path: &str, i: usize, n: u64, v: &Value) {
         let c: rest::Comment = view(v);
-        let Some(at) = time(c.created_at.as_ref()) else {
-            return;
-        };
         let own = c.id.is_some() && c.id == self.own_comment;
+        // The output's own comment, answered by the API, exists: with no
+        // time of its own it is placed at the execution time, like any
+        // current state (only synthetic answers lack times).
+        let at = match time(c.created_at.as_ref()) {
+            Some(at) => at,
+            None if own => self.fallback,
+            None => return,
+        };
         if !self.is_follow_up(at, own) {
             return;
+        }
+        if own {
+            let key = thread_key(&self.repo, n);
+            let when = at;
+            let listed = format!("issues/comments/{}/reactions", c.id.unwrap_or(0));
+            let listed = self.state.responses.get(&listed).map(items);
+            self.rollup(path, key, c.id, v.get("reactions"), when, listed);
         }
         let (agent_marker, lifecycle_marker) = c.markers();
         let id = api_id("issue_comment", c.id, format!("{path}:{i}"));
@@ -598,6 +642,62 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// A reaction rollup (`reactions: {total_count, "+1": n, …}` on a REST
+    /// issue or comment, GraphQL `reactionGroups`): counts without reactors.
+    /// Reactions the rollup counts beyond those the reactor list (`listed`,
+    /// when it was read) shows are reactions by actors nobody can see: one
+    /// `Reacted` per content with an unknown actor (login ""), at `at`, so
+    /// they are evidence of unknown actors, never of absence. A total beyond
+    /// the per-content counts is content `any` (a reaction of unknown kind).
+    /// A count has no time: it is placed at the earliest moment its
+    /// reactions can have happened (the object's creation, never before the
+    /// action), so no window after it can conclude nobody engaged (rule 2).
+    fn rollup(
+        &mut self,
+        path: &str,
+        key: String,
+        comment_id: Option<u64>,
+        rollup: Option<&Value>,
+        at: DateTime<Utc>,
+        listed: Option<&[Value]>,
+    ) {
+        let counts = rollup_counts(rollup);
+        if counts.is_empty() {
+            return;
+        }
+        let seen = listed.map(|l| {
+            let mut by: BTreeMap<String, u64> = BTreeMap::new();
+            for r in l {
+                if let Some(c) = r.get("content").and_then(Value::as_str) {
+                    *by.entry(crate::model::observation::reaction_content(c))
+                        .or_default() += 1;
+                }
+            }
+            by
+        });
+        let listed_total: u64 = seen.as_ref().map_or(0, |s| s.values().sum());
+        for (content, count) in counts {
+            let shown = match (&seen, content.as_str()) {
+                (Some(_), "any") => listed_total,
+                (Some(s), c) => s.get(c).copied().unwrap_or(0),
+                (None, _) => 0,
+            };
+            if count <= shown {
+                continue;
+            }
+            self.push(
+                format!("api:{path}:rollup:{content}"),
+                at,
+                key.clone(),
+                Some(Actor::new("", "")),
+                K::Reacted {
+                    content,
+                    comment_id,
+                },
+            );
+        }
+    }
+
     /// `orgs/ORG/teams/SLUG/memberships/LOGIN` (not repository-relative):
     /// 200 `{state: active|pending}` means member iff `active`. A 404 is not
     /// a response, so nothing is filed: it means "not a member" or "team not
@@ -674,7 +774,7 @@ impl<'a> Mapper<'a> {
                 let Some(at) = time(c.get("createdAt")) else {
                     continue;
                 };
-                let id = c.get("databaseId").and_then(Value::as_u64);
+                let id = database_id(Some(c));
                 ids.extend(id);
                 last = last.max(Some(at));
                 let own = id.is_some() && id == self.own_comment;
@@ -689,10 +789,8 @@ impl<'a> Mapper<'a> {
                     actor(c.get("author")),
                     K::ReviewCommentCreated {
                         comment_id: id.unwrap_or(0),
-                        in_reply_to: c.pointer("/replyTo/databaseId").and_then(Value::as_u64),
-                        review_id: c
-                            .pointer("/pullRequestReview/databaseId")
-                            .and_then(Value::as_u64),
+                        in_reply_to: database_id(c.get("replyTo")),
+                        review_id: database_id(c.get("pullRequestReview")),
                         path: file.clone(),
                         agent_marker: false,
                     },
@@ -806,6 +904,19 @@ impl<'a> Mapper<'a> {
         }
         let reactions = v.get("reactions").map(items).unwrap_or_default();
         self.reactions(&format!("{path}/reactions"), key.clone(), None, reactions);
+        if self.created_thread(n) {
+            let alone = self
+                .state
+                .responses
+                .get(&format!("graphql/discussion_reactions/{n}"))
+                .map(items);
+            let listed = alone.or(v.pointer("/reactions/nodes").map(|_| reactions));
+            let rollup = v.get("reactionGroups").or(v.get("reactions"));
+            let when = time(v.get("createdAt"))
+                .unwrap_or(self.fallback)
+                .max(self.fallback);
+            self.rollup(path, key.clone(), None, rollup, when, listed);
+        }
         for (i, c) in v
             .get("comments")
             .map(items)
@@ -1019,4 +1130,62 @@ fn api_id(kind: &str, id: Option<u64>, place: String) -> String {
         Some(id) => format!("api:{kind}:{id}"),
         None => format!("api:{place}"),
     }
+}
+
+/// A GraphQL object's database id: `fullDatabaseId` (a BigInt, sent as a
+/// string: review comment ids are past 2^31, where GitHub's deprecated
+/// `databaseId` cannot hold them), else `databaseId`.
+fn database_id(object: Option<&Value>) -> Option<u64> {
+    let object = object?;
+    object
+        .get("fullDatabaseId")
+        .and_then(crate::model::wire::github_id)
+        .or_else(|| {
+            object
+                .get("databaseId")
+                .and_then(crate::model::wire::github_id)
+        })
+}
+
+/// The counts of a reaction rollup by content (REST names), plus `any` for
+/// a total beyond the per-content counts. REST: `{total_count, "+1": n,
+/// "-1": n, laugh, hooray, confused, heart, rocket, eyes}`; GraphQL:
+/// `reactionGroups: [{content, reactors{totalCount}}]` (or `users`), or
+/// `reactions{totalCount}`.
+fn rollup_counts(v: Option<&Value>) -> Vec<(String, u64)> {
+    const REST: [&str; 8] = [
+        "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes",
+    ];
+    let Some(v) = v else { return Vec::new() };
+    let mut out: Vec<(String, u64)> = Vec::new();
+    let total = match v {
+        Value::Array(groups) => {
+            for g in groups {
+                let content = g.get("content").and_then(Value::as_str);
+                let n = ["/reactors/totalCount", "/users/totalCount"]
+                    .iter()
+                    .find_map(|p| g.pointer(p).and_then(Value::as_u64));
+                if let (Some(c), Some(n)) = (content, n.filter(|n| *n > 0)) {
+                    out.push((crate::model::observation::reaction_content(c), n));
+                }
+            }
+            None
+        }
+        Value::Object(o) => {
+            for c in REST {
+                if let Some(n) = o.get(c).and_then(Value::as_u64).filter(|n| *n > 0) {
+                    out.push((c.to_string(), n));
+                }
+            }
+            o.get("total_count")
+                .or(o.get("totalCount"))
+                .and_then(Value::as_u64)
+        }
+        _ => None,
+    };
+    let counted: u64 = out.iter().map(|(_, n)| n).sum();
+    if let Some(extra) = total.filter(|t| *t > counted).map(|t| t - counted) {
+        out.push(("any".to_string(), extra));
+    }
+    out
 }

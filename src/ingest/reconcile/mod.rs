@@ -13,8 +13,10 @@
 //! `compare/A...B`). GraphQL results, which have no REST path, use:
 //! - `graphql/review_threads/<pr number>`: `PullRequest.reviewThreads.nodes`
 //!   (a list, or `{nodes: [...]}`) of `{id, isResolved, resolvedBy{login},
-//!   path, comments{nodes: [{databaseId, author{login}, createdAt,
-//!   replyTo{databaseId}}]}}`.
+//!   path, comments{nodes: [{fullDatabaseId, author{login}, createdAt,
+//!   replyTo{fullDatabaseId}, pullRequestReview{fullDatabaseId}}]}}`
+//!   (`fullDatabaseId` is a BigInt, sent as a string; `databaseId`, which
+//!   GitHub deprecated because it cannot hold 64-bit ids, is still read).
 //! - `graphql/minimized/<comment node id>`: `node(id)` on a comment:
 //!   `{isMinimized, minimizedReason, updatedAt}`.
 //! - `graphql/discussion/<number>`: `Repository.discussion(number)`: `{id,

@@ -566,28 +566,28 @@ fn failures_come_before_evaluation() {
     let open = json!({"issues/7": {"state": "open"}});
     assert_eq!(
         with(&[("issues/7", 404)], json!({})),
-        ("rejected", "strong", "deleted".into())
+        ("rejected", "strong", crate::model::Signal::Deleted)
     );
     assert_eq!(
         with(&[("issues/7", 410), ("issues/7/comments", 404)], json!({})),
-        ("rejected", "strong", "deleted".into())
+        ("rejected", "strong", crate::model::Signal::Deleted)
     );
     assert_eq!(
         with(&[("issues/7/comments", 404)], open.clone()),
-        ("unknown", "weak", "evaluation_error".into())
+        ("unknown", "weak", crate::model::Signal::EvaluationError)
     );
     assert_eq!(
         with(&[("issues/7", 502)], json!({})),
-        ("unknown", "weak", "evaluation_error".into())
+        ("unknown", "weak", crate::model::Signal::EvaluationError)
     );
     assert_eq!(
         with(&[], json!({})),
-        ("unknown", "weak", "evaluation_error".into()),
+        ("unknown", "weak", crate::model::Signal::EvaluationError),
         "the primary object was not fetched"
     );
     assert_eq!(
         with(&[], open),
-        ("pending", "weak", "awaiting_triage".into()),
+        ("pending", "weak", crate::model::Signal::AwaitingTriage),
         "supplementary lists may be absent"
     );
     let none = assess_from_api(
@@ -595,7 +595,10 @@ fn failures_come_before_evaluation() {
         &ApiState::default(),
         as_of,
     );
-    assert_eq!(none.triple(), (O::Unknown, S::None, "missing_reference"));
+    assert_eq!(
+        none.triple(),
+        (O::Unknown, S::None, crate::model::Signal::MissingReference)
+    );
     let noop = assess_from_api(&record("noop").no_target(), &ApiState::default(), as_of);
     assert_eq!(noop.status, O::Skipped);
 }
@@ -611,7 +614,10 @@ fn api_state_judges_like_webhooks() {
         })),
         as_of,
     );
-    assert_eq!(e.triple(), (O::Pending, S::Medium, "open"));
+    assert_eq!(
+        e.triple(),
+        (O::Pending, S::Medium, crate::model::Signal::Open)
+    );
     assert_eq!(e.details["approved"], true);
 }
 
@@ -694,4 +700,26 @@ fn a_close_by_a_pull_request_names_it() {
 
 fn state_of(responses: Value) -> ApiState {
     state(responses)
+}
+
+#[test]
+fn review_thread_ids_past_2_to_the_31_come_from_full_database_id() {
+    // GitHub sends `fullDatabaseId` as a BigInt string; review comment ids
+    // are past 2^31, which the deprecated `databaseId` cannot hold.
+    let big = 3_000_000_000_123u64;
+    let threads = observations_from_api(
+        &record("resolve_pull_request_review_thread"),
+        &state(json!({"graphql/review_threads/7": {"nodes": [
+            {"id": "T1", "isResolved": true, "resolvedBy": {"login": "alice"}, "path": "a.rs",
+             "comments": {"nodes": [
+                {"fullDatabaseId": big.to_string(), "author": {"login": "bob"}, "createdAt": ts(2),
+                 "replyTo": {"fullDatabaseId": "2999999999999"},
+                 "pullRequestReview": {"fullDatabaseId": "4000000000001"}}]}}
+        ]}})),
+    );
+    assert!(threads.iter().any(|o| matches!(&o.event,
+        K::ReviewCommentCreated { comment_id, in_reply_to: Some(2_999_999_999_999), review_id: Some(4_000_000_000_001), .. }
+            if *comment_id == big)));
+    assert!(threads.iter().any(|o| matches!(&o.event,
+        K::ThreadResolved { comment_ids, .. } if comment_ids == &vec![big])));
 }

@@ -410,11 +410,11 @@ mod tests {
         use crate::model::{EvidenceStrength as S, OutcomeStatus as O};
         assert_eq!(
             judge("2026-05-30T14:30:00Z"),
-            (O::Pending, S::Weak, "awaiting_reply".to_string())
+            (O::Pending, S::Weak, crate::model::Signal::AwaitingReply)
         );
         assert_eq!(
             judge("2026-05-30T15:10:00Z"),
-            (O::Accepted, S::Strong, "thread_resolved".to_string())
+            (O::Accepted, S::Strong, crate::model::Signal::ThreadResolved)
         );
     }
 

@@ -11,15 +11,14 @@
 use serde_json::Value;
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, lifecycle,
-    missing_reference, missing_state, precheck, unobserved, window_passed, Closer,
-    ISSUE_IGNORE_WINDOW,
+    actor_unseen, cite, class_name, closer, gone, hedge, human_after, lifecycle, missing_reference,
+    missing_state, precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Logins named by `assignees` / `assignee` (line or metadata), else the
@@ -88,7 +87,7 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
             && !matches!(o.event, K::Assigned { .. } | K::Unassigned { .. })
     };
     let e = if let Some(act) = human_after(ctx).find(by_assignee) {
-        Evaluation::new(O::Accepted, S::Strong, "assignee_acted")
+        Evaluation::new(O::Accepted, S::Strong, Signal::AssigneeActed)
             .decided_by(&act.id, act.at)
             .note("An assigned user acted on the item (commented, reviewed, pushed, edited or closed it).")
     } else if let Some(gone_user) = who.iter().find(|u| !contains(&snap.assignees, u)) {
@@ -98,19 +97,19 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
         moved_away(
             ctx,
             removal,
-            (O::Rejected, S::Medium, "assignee_removed"),
+            (O::Rejected, S::Medium, Signal::AssigneeRemoved),
             "An assigned user was removed from the item.",
         )
         .detail("removed", gone_user.clone())
     } else if completed(snap) {
-        Evaluation::new(O::Accepted, S::Medium, "completed_while_assigned").note(
+        Evaluation::new(O::Accepted, S::Medium, Signal::CompletedWhileAssigned).note(
             "The item was completed (closed as completed or merged) while the user was assigned.",
         )
     } else if snap.state.eq_ignore_ascii_case("closed") {
-        Evaluation::new(O::Ignored, S::Weak, "closed_without_assignee_action")
+        Evaluation::new(O::Ignored, S::Weak, Signal::ClosedWithoutAssigneeAction)
             .note("The item was closed without the assigned user acting on it.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "assignment_retained")
+        Evaluation::new(O::Pending, S::Weak, Signal::AssignmentRetained)
             .note("The assignment remains while the item is open; the user has not acted yet.")
     };
     e.detail("assignees", who)
@@ -134,17 +133,17 @@ pub fn unassign_from_user(ctx: &EvalContext) -> Evaluation {
         moved_away(
             ctx,
             reassign,
-            (O::Rejected, S::Strong, "state_reverted"),
+            (O::Rejected, S::Strong, Signal::StateReverted),
             "The user was assigned again after the output removed them.",
         )
         .detail("reassigned", (*user).clone())
     } else if snap.state.eq_ignore_ascii_case("closed")
         && since_execution(ctx).any(|o| matches!(o.event, K::Closed))
     {
-        Evaluation::new(O::Accepted, S::Medium, "closed_after_unassignment")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ClosedAfterUnassignment)
             .note("The item was closed after the unassignment, with the user still unassigned.")
     } else {
-        retained(ctx, "state_retained", "The unassignment")
+        retained(ctx, Signal::StateRetained, "The unassignment")
     };
     e.detail("unassigned", who)
 }
@@ -230,7 +229,7 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
                     .is_some_and(|a| !is_agent(&a.login, a.is_bot(), agent.as_deref()))
         })
     }) {
-        return Evaluation::new(O::Accepted, S::Medium, "completed_by_other_actor")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::CompletedByOtherActor)
             .decided_by(&other.id, other.at)
             .note("The work was completed by a PR from someone other than the agent.");
     }
@@ -242,10 +241,10 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
         .filter(|o| ctx.actor_class(o) != crate::model::ActorClass::SameWorkflowActor)
         .count();
     let e = if activity == 0 && window_passed(ctx, ISSUE_IGNORE_WINDOW) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement")
+        Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement)
             .note("No PR or activity followed the agent assignment within 7 days.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_agent")
+        Evaluation::new(O::Pending, S::Weak, Signal::AwaitingAgent)
             .note("The agent is assigned; no PR outcome has been seen yet.")
     };
     e.detail("activity_after_assignment", activity)
@@ -264,26 +263,32 @@ fn agent_pr_outcome(
             .find(|o| o.target == pr.target && o.snapshot.as_ref().is_some_and(|s| s.merged))
             .unwrap_or(&pr);
         return Some(
-            Evaluation::new(O::Accepted, S::Strong, "merged")
+            Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
                 .decided_by(&merge.id, merge.at)
                 .note("The agent's pull request was merged."),
         );
     }
     if s.state.eq_ignore_ascii_case("closed") {
-        let e = Evaluation::new(O::Rejected, S::Strong, "closed_without_merge")
+        let e = Evaluation::new(O::Rejected, S::Strong, Signal::ClosedWithoutMerge)
             .decided_by(&pr.id, pr.at)
             .detail("closed_by_type", class_name(ctx.actor_class(pr)));
-        // A bot closing the agent's PR is housekeeping, not a verdict; a
-        // close whose actor is not visible cannot be judged (as for any PR).
+        // A bot closing the agent's PR is housekeeping, not a verdict. The
+        // seed's row ("Agent PR closed unmerged — rejected — strong") does not
+        // ask who closed it, so a closer nobody can see (the PR object names
+        // none) still rejects, with low confidence (rule 8), as for any PR.
         return Some(match ctx.actor_class(pr) {
             ActorClass::VisibleNonBotActor => e.note(
                 "The agent's pull request was closed without merge by a visible non-bot actor.",
             ),
             ActorClass::BotActor | ActorClass::SameWorkflowActor => {
-                Evaluation::new(O::Unknown, S::Weak, "closed_without_merge")
+                Evaluation::new(O::Unknown, S::Weak, Signal::ClosedWithoutMerge)
                     .note("The agent's pull request was closed without merge by automation.")
             }
-            ActorClass::UnknownActor | ActorClass::SystemActor => close_actor_unknown(Some(pr)),
+            ActorClass::UnknownActor | ActorClass::SystemActor => actor_unseen(
+                e.note("The agent's pull request was closed without merge."),
+                "closed",
+                None,
+            ),
         });
     }
     let approval = human_after(ctx).find(|o| {
@@ -291,12 +296,12 @@ fn agent_pr_outcome(
             && o.target == pr.target
     });
     Some(match approval {
-        Some(a) => Evaluation::new(O::Pending, S::Medium, "review_approved")
+        Some(a) => Evaluation::new(O::Pending, S::Medium, Signal::ReviewApproved)
             .decided_by(&a.id, a.at)
             .note("The agent's pull request was approved and is awaiting merge."),
         // Open, nobody approved it yet: the same as any open PR.
         None => cite(
-            Evaluation::new(O::Pending, S::Weak, "awaiting_review").note(
+            Evaluation::new(O::Pending, S::Weak, Signal::AwaitingReview).note(
                 "The agent's pull request is open; no visible non-bot actor has approved it yet.",
             ),
             pr,
@@ -317,12 +322,12 @@ fn thread_outcome(ctx: &EvalContext, agent: Option<&str>) -> Option<Evaluation> 
         return Some(match (closer(ctx), reason) {
             (Closer::Lifecycle(c), _) => lifecycle(ctx, c),
             (Closer::Human(c), Some("completed")) => {
-                Evaluation::new(O::Accepted, S::Strong, "completed")
+                Evaluation::new(O::Accepted, S::Strong, Signal::Completed)
                     .decided_by(&c.id, c.at)
                     .note("The issue was closed as completed after the agent assignment.")
             }
             (Closer::Unknown(c), Some("completed")) => {
-                let e = Evaluation::new(O::Accepted, S::Strong, "completed")
+                let e = Evaluation::new(O::Accepted, S::Strong, Signal::Completed)
                     .note("The issue was closed as completed; who closed it was not visible.");
                 hedge(match c {
                     Some(c) => e.decided_by(&c.id, c.at),
@@ -330,11 +335,11 @@ fn thread_outcome(ctx: &EvalContext, agent: Option<&str>) -> Option<Evaluation> 
                 })
             }
             (Closer::Human(c), Some("not_planned" | "duplicate")) => {
-                Evaluation::new(O::Rejected, S::Medium, "closed_not_planned")
+                Evaluation::new(O::Rejected, S::Medium, Signal::ClosedNotPlanned)
                     .decided_by(&c.id, c.at)
                     .note("A visible non-bot actor closed the issue as not planned or duplicate.")
             }
-            _ => Evaluation::new(O::Unknown, S::Weak, "closed")
+            _ => Evaluation::new(O::Unknown, S::Weak, Signal::Closed)
                 .note("The issue was closed without a reason that says whether the agent's work was wanted."),
         });
     }
@@ -342,7 +347,7 @@ fn thread_outcome(ctx: &EvalContext, agent: Option<&str>) -> Option<Evaluation> 
         |o| matches!(&o.event, K::Unassigned { assignee } if is_agent(assignee, false, agent)),
     )?;
     Some(
-        Evaluation::new(O::Rejected, S::Medium, "agent_unassigned")
+        Evaluation::new(O::Rejected, S::Medium, Signal::AgentUnassigned)
             .decided_by(&taken_off.id, taken_off.at)
             .note("A visible non-bot actor removed the agent from the issue."),
     )

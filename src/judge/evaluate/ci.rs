@@ -344,7 +344,7 @@ mod tests {
             Evaluation::new(
                 crate::model::OutcomeStatus::Pending,
                 crate::model::EvidenceStrength::Weak,
-                "x",
+                crate::model::Signal::Open,
             ),
             ci.as_ref(),
         );
@@ -358,7 +358,7 @@ mod tests {
             Evaluation::new(
                 crate::model::OutcomeStatus::Pending,
                 crate::model::EvidenceStrength::Weak,
-                "x",
+                crate::model::Signal::Open,
             ),
             None,
         );
@@ -413,7 +413,7 @@ mod pr_tests {
             ],
             24.0,
         );
-        assert_eq!(e.triple(), (ACCEPTED, STRONG, "merged"));
+        assert_eq!(e.triple(), (ACCEPTED, STRONG, crate::model::Signal::Merged));
         assert_eq!(e.details["ci"], "failure");
         assert_eq!(e.details["ci_checks"], 1);
         assert_eq!(e.details["merged_over_red_ci"], true);
@@ -448,7 +448,10 @@ mod pr_tests {
             ],
             24.0,
         );
-        assert_eq!(e.triple(), (REJECTED, STRONG, "closed_without_merge"));
+        assert_eq!(
+            e.triple(),
+            (REJECTED, STRONG, crate::model::Signal::ClosedWithoutMerge)
+        );
         assert_eq!(e.details["deferred_nondeterministic"], json!(["test"]));
     }
 
@@ -463,7 +466,10 @@ mod pr_tests {
             ],
             24.0,
         );
-        assert_eq!(e.triple(), (PENDING, WEAK, "awaiting_review"));
+        assert_eq!(
+            e.triple(),
+            (PENDING, WEAK, crate::model::Signal::AwaitingReview)
+        );
         assert_eq!(e.details["ci"], "pending");
     }
 

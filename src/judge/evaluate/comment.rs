@@ -12,19 +12,25 @@
 //! | a visible non-bot replied on the thread after the comment | accepted/medium `acted_on` |
 //! | a visible non-bot reacted to our comment with +1, heart, hooray or rocket after it was posted | accepted/medium `acted_on` |
 //! | a visible non-bot reacted with -1 or confused, and no positive human engagement | rejected/medium `reacted_negatively` |
+//! | someone nobody can see replied or reacted (positive, or of unknown kind: a rollup's count without reactors) | accepted/weak `acted_on`, `details.engaged_by = "unseen"` (rule 8) |
+//! | someone nobody can see reacted negatively | rejected/weak `reacted_negatively` (rule 8) |
 //! | nothing human for 7 days | ignored/weak `no_engagement` |
 //! | otherwise | pending/weak `awaiting_reply` |
 //!
 //! Reactions come from the API (no webhook carries them), read at the
-//! window checkpoints by `github::signals`; bot reactors never count, and a
-//! reaction rollup without reactors is never read as human evidence.
+//! window checkpoints by `github::signals`; bot reactors never count. A
+//! reaction rollup on the comment object (`reactions.total_count` and the
+//! per-content counts) names no reactors: what it counts beyond the reactor
+//! list is evidence of actors nobody can see (rule 8), never of absence.
 
 use super::common::{
-    deletion, is_closed, missing_reference, missing_state, no_engagement_yet, unobserved,
-    ISSUE_IGNORE_WINDOW,
+    deletion, engaged_by_unseen, is_closed, missing_reference, missing_state, no_engagement_yet,
+    unobserved, unseen_engagement, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    ActorClass, Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 pub fn add_comment(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {
@@ -73,18 +79,44 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
     let disliked = reactions
         .iter()
         .find(|o| o.event.reaction_polarity() == Some(false));
+    // Rule 8: replies and reactions on ours by actors nobody can see (a
+    // rollup's counts, an author not shown).
+    let unseen = |o: &&crate::model::Observation| ctx.actor_class(o) == ActorClass::UnknownActor;
+    let on_ours = |o: &&crate::model::Observation| {
+        is_reply(o)
+            || matches!(o.event, K::Reacted { comment_id: Some(c), .. } if c == ours && o.at >= posted)
+    };
+    let unseen_engaged = unseen_engagement(ctx).filter(on_ours).find(unseen);
+    let unseen_disliked = ctx
+        .observations
+        .iter()
+        .filter(on_ours)
+        .filter(unseen)
+        .find(|o| o.event.reaction_polarity() == Some(false));
     let e = if let Some(first) = human_replies.first() {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&first.id, first.at)
             .note("A visible non-bot actor replied on the thread after the comment.")
     } else if let Some(r) = liked {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reacted positively to the comment.")
     } else if let Some(r) = disliked {
-        Evaluation::new(O::Rejected, S::Medium, "reacted_negatively")
+        Evaluation::new(O::Rejected, S::Medium, Signal::ReactedNegatively)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reacted negatively to the comment, and no one engaged positively.")
+    } else if let Some(o) = unseen_engaged {
+        engaged_by_unseen(
+            Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
+                .note("Someone replied to or reacted to the comment."),
+            o,
+        )
+    } else if let Some(o) = unseen_disliked {
+        engaged_by_unseen(
+            Evaluation::new(O::Rejected, S::Medium, Signal::ReactedNegatively)
+                .note("Someone reacted negatively to the comment, and no one engaged positively."),
+            o,
+        )
     } else {
         // gh-aw calls a bot follow-up pending/medium; a bot is not human
         // evidence (seed §6), so it stays weak here.
@@ -93,7 +125,7 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
             ISSUE_IGNORE_WINDOW,
             "No visible non-bot actor replied within 7 days.",
             (
-                "awaiting_reply",
+                Signal::AwaitingReply,
                 "No visible non-bot actor has replied yet.",
             ),
         )

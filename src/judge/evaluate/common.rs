@@ -6,7 +6,7 @@ use chrono::Duration;
 use super::EvalContext;
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Seed 000 §5: T+24h is the primary signal, so retention (labels kept, close
@@ -46,7 +46,7 @@ pub fn cite(mut e: Evaluation, obs: &Observation) -> Evaluation {
 /// gh-aw's `missing_reference`: the record names no object to look at.
 pub fn missing_reference(ctx: &EvalContext) -> Option<Evaluation> {
     ctx.record.target.is_none().then(|| {
-        Evaluation::new(O::Unknown, S::None, "missing_reference")
+        Evaluation::new(O::Unknown, S::None, Signal::MissingReference)
             .unresolved()
             .note("The execution record names no target object, so there is nothing to observe.")
     })
@@ -67,7 +67,7 @@ pub fn precheck(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evalu
 
 /// Nothing at all has been observed of the target yet.
 pub fn unobserved() -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "target_unobserved")
+    Evaluation::new(O::Unknown, S::None, Signal::TargetUnobserved)
         .unresolved()
         .note("The App has not yet seen any event for the target.")
 }
@@ -82,20 +82,20 @@ pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluatio
         .find(|o| matches!(o.event, K::Deleted | K::Transferred))?;
     let class = class_name(ctx.actor_class(obs));
     if matches!(obs.event, K::Transferred) {
-        let e = Evaluation::new(O::Unknown, S::None, "transferred")
+        let e = Evaluation::new(O::Unknown, S::None, Signal::Transferred)
             .detail("transferred_by_type", class)
             .note("The target was transferred to another repository and is no longer observable here.");
         return Some(cite(e, obs));
     }
     if human_deletion_rejects && ctx.is_human(obs) {
         return Some(
-            Evaluation::new(O::Rejected, S::Strong, "deleted")
+            Evaluation::new(O::Rejected, S::Strong, Signal::Deleted)
                 .detail("deleted_by_type", class)
                 .decided_by(&obs.id, obs.at)
                 .note("The target was deleted by a visible non-bot actor."),
         );
     }
-    let e = Evaluation::new(O::Unknown, S::None, "deleted")
+    let e = Evaluation::new(O::Unknown, S::None, Signal::Deleted)
         .detail("deleted_by_type", class)
         .note("The target was deleted; who deleted it does not make this a human verdict.");
     Some(cite(e, obs))
@@ -107,14 +107,14 @@ pub fn gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluatio
 pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation {
     let class = class_name(ctx.actor_class(obs));
     if ctx.is_human(obs) {
-        Evaluation::new(O::Rejected, S::Strong, "deleted")
+        Evaluation::new(O::Rejected, S::Strong, Signal::Deleted)
             .decided_by(&obs.id, obs.at)
             .detail("deleted_by_type", class)
             .note(format!(
                 "The {what} was deleted by a visible non-bot actor."
             ))
     } else {
-        let e = Evaluation::new(O::Unknown, S::None, "deleted")
+        let e = Evaluation::new(O::Unknown, S::None, Signal::Deleted)
             .detail("deleted_by_type", class)
             .note(format!(
                 "The {what} was deleted, but not by a visible non-bot actor."
@@ -125,23 +125,88 @@ pub fn deletion(ctx: &EvalContext, obs: &Observation, what: &str) -> Evaluation 
 
 /// Nothing decided yet: once `window` hours have passed, ignored for want of
 /// engagement (`ignored`); before, pending on `waiting` (its note `pending`).
+///
+/// Engagement by actors nobody can see ([`unseen_engagement`]) is not
+/// absence: it keeps the output pending past the window, never `ignored`.
 pub fn no_engagement_yet(
     ctx: &EvalContext,
     window: i64,
     ignored: &str,
-    (waiting, pending): (&str, &str),
+    (waiting, pending): (Signal, &str),
 ) -> Evaluation {
-    if window_passed(ctx, window) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(ignored)
+    let unseen = unseen_engagement(ctx).count();
+    if window_passed(ctx, window) && unseen == 0 {
+        Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(ignored)
+    } else if unseen > 0 {
+        Evaluation::new(O::Pending, S::Weak, waiting)
+            .confidence(Confidence::Low)
+            .detail("unseen_engagement", unseen)
+            .note(format!(
+                "{pending} Engagement by actors nobody can see (a reaction count without reactors, an author not shown) is there, so its absence cannot be concluded."
+            ))
     } else {
         Evaluation::new(O::Pending, S::Weak, waiting).note(pending)
     }
 }
 
+/// Engagement after execution by an actor nobody can see: a reaction a
+/// rollup counts without its reactor (positive, or of unknown kind), a
+/// comment or review whose author the answer does not show. Evidence of
+/// unknown actors, never of absence (docs/evaluation.md, rule 8).
+pub fn unseen_engagement<'a, 'c>(
+    ctx: &'c EvalContext<'a>,
+) -> impl Iterator<Item = &'a Observation> + 'c {
+    ctx.after_execution().filter(move |o| {
+        ctx.actor_class(o) == ActorClass::UnknownActor
+            && match &o.event {
+                K::Reacted { content, .. } => {
+                    content == "any" || o.event.reaction_polarity() == Some(true)
+                }
+                K::CommentCreated { .. } | K::ReviewSubmitted { .. } => true,
+                _ => false,
+            }
+    })
+}
+
+/// Rule 8: evidence whose actor nobody can see, where the seed's row asks
+/// for a visible non-bot (a reply, a reaction): the row's verdict one step
+/// weaker, with low confidence and `details.engaged_by = "unseen"`.
+pub fn engaged_by_unseen(e: Evaluation, obs: &Observation) -> Evaluation {
+    let notes = format!(
+        "{} Who did it is not visible, so the evidence is one step weaker than a person's.",
+        e.notes
+    );
+    let strength = weaker(e.strength);
+    Evaluation { strength, ..e }
+        .decided_by(&obs.id, obs.at)
+        .confidence(Confidence::Low)
+        .detail("engaged_by", "unseen")
+        .note(notes.trim_start())
+}
+
+/// Rule 8: a state whose actor is not visible, where the seed's row does
+/// not ask who (a PR closed unmerged, a discussion closed as a duplicate):
+/// the state decides at the row's strength, with low confidence and
+/// `details.<role>_by = "unseen"`. Only an actor known to be automation
+/// makes it lifecycle instead.
+pub fn actor_unseen(e: Evaluation, role: &str, obs: Option<&Observation>) -> Evaluation {
+    let notes = format!(
+        "{} Who {role} it is not visible (automation cannot be excluded), so confidence is low.",
+        e.notes
+    );
+    let e = match obs {
+        Some(o) => e.decided_by(&o.id, o.at),
+        None => e,
+    };
+    e.confidence(Confidence::Low)
+        .detail(&format!("{role}_by"), "unseen")
+        .note(notes.trim_start())
+}
+
 /// The record lacks what the rule needs to tell its target's fate (`note`
 /// says what).
 pub fn missing_state(note: impl Into<String>) -> Evaluation {
-    Evaluation::new(O::Unknown, S::None, "missing_execution_state").note(note)
+    Evaluation::new(O::Unknown, S::None, Signal::MissingExecutionState).note(note)
 }
 
 /// True when the latest snapshot says the item is closed.
@@ -211,7 +276,7 @@ pub fn closer<'a>(ctx: &EvalContext<'a>) -> Closer<'a> {
 /// gh-aw's `lifecycle`: closed by automation, which is neither acceptance nor
 /// rejection. Our model has no `lifecycle` status, so it is `ignored/weak`.
 pub fn lifecycle(ctx: &EvalContext, close: &Observation) -> Evaluation {
-    let e = Evaluation::new(O::Ignored, S::Weak, "lifecycle")
+    let e = Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
         .detail("closed", true)
         .detail("closed_by_type", class_name(ctx.actor_class(close)))
         .detail("expiry_close", has_expiry_notice(ctx, close))
@@ -222,7 +287,7 @@ pub fn lifecycle(ctx: &EvalContext, close: &Observation) -> Evaluation {
 /// Closed, but we cannot tell by whom: gh-aw reports this as an evaluation
 /// error (DESIGN §5 maps gh-aw `error` to `unknown` + `evaluation_error`).
 pub fn close_actor_unknown(close: Option<&Observation>) -> Evaluation {
-    let e = Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+    let e = Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
         .detail("closed", true)
         .detail("reason", "close_actor_unknown")
         .note(

@@ -11,11 +11,13 @@
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
-    close_actor_unknown, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet,
-    precheck, Closer, ISSUE_IGNORE_WINDOW,
+    actor_unseen, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet, precheck,
+    Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 /// Did the discussion get an answer or engagement, or get closed as unwanted?
 pub fn create_discussion(ctx: &EvalContext) -> Evaluation {
@@ -41,7 +43,7 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
     let K::Answered { comment_id } = last.event else {
         return None;
     };
-    let e = Evaluation::new(O::Accepted, S::Strong, "answered")
+    let e = Evaluation::new(O::Accepted, S::Strong, Signal::Answered)
         .decided_by(&last.id, last.at)
         .detail("answer_comment_id", comment_id)
         .note("A comment was marked as the discussion's answer.");
@@ -55,41 +57,49 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
     }
 }
 
+/// Closed: the reason decides (seed 000 §7 create_discussion "Closed as
+/// duplicate, spam, or off-topic — rejected — strong"; `resolved` and
+/// `outdated`, which the seed does not list, as the module doc says).
+/// Automation's close is lifecycle. The rows do not ask who closed it, and
+/// GitHub's API never shows a discussion's closer (only the webhook's sender
+/// does), so a closer nobody can see still decides, with low confidence
+/// (rule 8).
 fn closed(ctx: &EvalContext) -> Evaluation {
     let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    let (status, strength, signal, note) = match reason.as_deref() {
+        Some("duplicate") => (
+            O::Rejected,
+            S::Strong,
+            Signal::ClosedDuplicate,
+            "The discussion was closed as a duplicate.",
+        ),
+        Some("outdated") => (
+            O::Rejected,
+            S::Medium,
+            Signal::ClosedOutdated,
+            "The discussion was closed as outdated.",
+        ),
+        Some("resolved") => (
+            O::Accepted,
+            S::Medium,
+            Signal::Resolved,
+            "The discussion was closed as resolved.",
+        ),
+        _ => (
+            O::Unknown,
+            S::Weak,
+            Signal::Closed,
+            "The discussion was closed without a reason.",
+        ),
+    };
+    let verdict = || Evaluation::new(status, strength, signal).note(note);
     let e = match closer(ctx) {
         Closer::Lifecycle(c) => lifecycle(ctx, c),
-        Closer::Unknown(c) => close_actor_unknown(c),
-        Closer::Human(c) => {
-            let (status, strength, signal, note) = match reason.as_deref() {
-                Some("duplicate") => (
-                    O::Rejected,
-                    S::Strong,
-                    "closed_duplicate",
-                    "A visible non-bot actor closed the discussion as a duplicate.",
-                ),
-                Some("outdated") => (
-                    O::Rejected,
-                    S::Medium,
-                    "closed_outdated",
-                    "A visible non-bot actor closed the discussion as outdated.",
-                ),
-                Some("resolved") => (
-                    O::Accepted,
-                    S::Medium,
-                    "resolved",
-                    "A visible non-bot actor closed the discussion as resolved.",
-                ),
-                _ => (
-                    O::Unknown,
-                    S::Weak,
-                    "closed",
-                    "A visible non-bot actor closed the discussion without a reason.",
-                ),
-            };
-            Evaluation::new(status, strength, signal)
-                .decided_by(&c.id, c.at)
-                .note(note)
+        Closer::Human(c) => verdict()
+            .decided_by(&c.id, c.at)
+            .detail("closed_by_type", "visible_non_bot_actor"),
+        Closer::Unknown(c) => {
+            actor_unseen(verdict(), "closed", c.or_else(|| ctx.latest_snapshot_obs()))
         }
     };
     e.detail("state_reason", reason)
@@ -104,7 +114,7 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
         )
     });
     if let Some(o) = engaged {
-        return Evaluation::new(O::Accepted, S::Medium, "human_reply")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::HumanReply)
             .decided_by(&o.id, o.at)
             .note("A visible non-bot actor replied to, labeled, edited or reacted positively to the discussion.");
     }
@@ -113,7 +123,7 @@ fn engagement(ctx: &EvalContext) -> Evaluation {
         ISSUE_IGNORE_WINDOW,
         "The discussion has had no visible non-bot engagement for 7 days.",
         (
-            "awaiting_engagement",
+            Signal::AwaitingEngagement,
             "The discussion is open and has had no visible non-bot engagement yet.",
         ),
     )

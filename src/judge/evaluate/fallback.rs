@@ -3,7 +3,7 @@
 
 use super::common::{gone, missing_reference, unobserved};
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O, Signal};
 
 /// Never `accepted`: deleted by a visible non-bot → rejected; seen → pending/weak
 /// `target_exists_only`; nothing seen → unknown.
@@ -17,7 +17,7 @@ pub fn generic(ctx: &EvalContext) -> Evaluation {
     if !ctx.target_seen() {
         return unobserved();
     }
-    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
+    Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly)
         .note("The target exists; no type-specific rule judges it, and existence alone is not acceptance.")
 }
 

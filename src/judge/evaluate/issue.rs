@@ -14,7 +14,7 @@ use super::common::{
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Did the issue get triaged, completed, or closed as unwanted?
@@ -46,7 +46,7 @@ fn closed_issue(ctx: &EvalContext) -> Evaluation {
         // gh-aw accepts a `completed` close even when the actor is not visible;
         // we do too, with less confidence. Other reasons need the actor.
         Closer::Unknown(close) if reason.as_deref() == Some("completed") => {
-            let e = Evaluation::new(O::Accepted, S::Strong, "completed")
+            let e = Evaluation::new(O::Accepted, S::Strong, Signal::Completed)
                 .note("The issue was closed as completed; who closed it was not visible.");
             hedge(match close {
                 Some(c) => e.decided_by(&c.id, c.at),
@@ -71,7 +71,7 @@ fn closed_by_merged_pr(ctx: &EvalContext) -> Option<Evaluation> {
     let K::ClosedBy { pr, .. } = by.event else {
         return None;
     };
-    let e = Evaluation::new(O::Accepted, S::Strong, "completed")
+    let e = Evaluation::new(O::Accepted, S::Strong, Signal::Completed)
         .decided_by(&by.id, by.at)
         .detail("closed_by_pr", pr)
         .note("The issue was closed by a linked pull request that was merged.");
@@ -90,24 +90,24 @@ fn human_close(reason: Option<&str>, close: &Observation) -> Evaluation {
     match reason {
         Some("completed") => decided(
             O::Accepted,
-            "completed",
+            Signal::Completed,
             "The issue was closed as completed by a visible non-bot actor.",
         ),
         Some("not_planned") => decided(
             O::Rejected,
-            "closed_not_planned",
+            Signal::ClosedNotPlanned,
             "The issue was closed as not planned by a visible non-bot actor.",
         ),
         // Seed 000 §7 create_issue has one row for "duplicate, not planned,
         // invalid, or spam": one signal (gh-aw's word); `state_reason` says which.
         Some("duplicate") => decided(
             O::Rejected,
-            "closed_not_planned",
+            Signal::ClosedNotPlanned,
             "The issue was closed as a duplicate by a visible non-bot actor.",
         ),
         // No reason (older events) says nothing about whether it was wanted.
         _ => cite(
-            Evaluation::new(O::Unknown, S::Weak, "closed")
+            Evaluation::new(O::Unknown, S::Weak, Signal::Closed)
                 .note("A visible non-bot actor closed the issue without a close reason."),
             close,
         ),
@@ -127,7 +127,7 @@ fn open_issue(ctx: &EvalContext) -> Evaluation {
         )
     });
     if let Some(t) = triage {
-        return Evaluation::new(O::Accepted, S::Medium, "triaged")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::Triaged)
             .decided_by(&t.id, t.at)
             .note(
                 "A visible non-bot actor triaged the issue (assigned, labeled or milestoned it).",
@@ -135,7 +135,7 @@ fn open_issue(ctx: &EvalContext) -> Evaluation {
     }
     if let Some(first) = human_after(ctx).next() {
         return cite(
-            Evaluation::new(O::Pending, S::Medium, "acted_on")
+            Evaluation::new(O::Pending, S::Medium, Signal::ActedOn)
                 .note("A visible non-bot actor engaged with the open issue, but has not triaged or closed it."),
             first,
         );
@@ -145,7 +145,7 @@ fn open_issue(ctx: &EvalContext) -> Evaluation {
         ISSUE_IGNORE_WINDOW,
         "The issue has had no visible non-bot interaction for 7 days.",
         (
-            "awaiting_triage",
+            Signal::AwaitingTriage,
             "The issue is open and has had no visible non-bot interaction yet.",
         ),
     )
@@ -176,7 +176,7 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
         return match reopen {
             Some(r) if ctx.is_human(r) => reopened(r, what),
             Some(r) => cite(
-                Evaluation::new(O::Unknown, S::Weak, "reopened")
+                Evaluation::new(O::Unknown, S::Weak, Signal::Reopened)
                     .detail("reopened_by_type", class_name(ctx.actor_class(r)))
                     .note(format!("The {what} was reopened by automation, not by a person.")),
                 r,
@@ -184,10 +184,10 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
             // General rule 4: open again after the close, with no reopen
             // event seen: still a reversal, by someone not visible.
             None if open_since_execution(ctx) => unseen_reversal(
-                Evaluation::new(O::Rejected, S::Strong, "reopened")
+                Evaluation::new(O::Rejected, S::Strong, Signal::Reopened)
                     .note(format!("The {what} the output closed is open now.")),
             ),
-            None => Evaluation::new(O::Unknown, S::Weak, "not_closed")
+            None => Evaluation::new(O::Unknown, S::Weak, Signal::NotClosed)
                 .note(format!("The {what} is open and no reopen was observed; the close may not have been seen yet.")),
         };
     }
@@ -205,10 +205,10 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
     // Strength follows the seed (medium); gh-aw's "closed action retained"
     // case says accepted/strong. The seed also says "after window".
     let e = if window_passed(ctx, RETENTION_WINDOW) || human_reopen.is_some() {
-        Evaluation::new(O::Accepted, S::Medium, "closed")
+        Evaluation::new(O::Accepted, S::Medium, Signal::Closed)
             .note(format!("The {what} stayed closed through the 24h window."))
     } else {
-        Evaluation::new(O::Pending, S::Weak, "closed").note(format!(
+        Evaluation::new(O::Pending, S::Weak, Signal::Closed).note(format!(
             "The {what} is closed; the 24h retention window has not passed."
         ))
     };
@@ -227,7 +227,7 @@ fn open_since_execution(ctx: &EvalContext) -> bool {
 }
 
 fn reopened(r: &Observation, what: &str) -> Evaluation {
-    Evaluation::new(O::Rejected, S::Strong, "reopened")
+    Evaluation::new(O::Rejected, S::Strong, Signal::Reopened)
         .decided_by(&r.id, r.at)
         .note(format!(
             "The {what} was reopened by a visible non-bot actor."

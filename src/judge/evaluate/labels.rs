@@ -9,7 +9,7 @@ use super::common::{
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 pub fn add_labels(ctx: &EvalContext) -> Evaluation {
@@ -102,16 +102,16 @@ fn retention(ctx: &EvalContext, wanted: &[String], present: bool) -> Evaluation 
         ("re_added", "re-added")
     };
     let e = if judged == 0 {
-        Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot").note(format!(
+        Evaluation::new(O::Unknown, S::Weak, Signal::StateChangedByBot).note(format!(
             "Every label was {verb} by automation, which is not a human verdict."
         ))
     } else if undone.is_empty() {
         all_kept(ctx)
     } else if kept.is_empty() {
         let signal = if present {
-            "state_replaced"
+            Signal::StateReplaced
         } else {
-            "state_reverted"
+            Signal::StateReverted
         };
         let e = decided(
             Evaluation::new(O::Rejected, S::Strong, signal)
@@ -126,7 +126,7 @@ fn retention(ctx: &EvalContext, wanted: &[String], present: bool) -> Evaluation 
     } else {
         // Issue 3: mixed is reported with the kept fraction, not silently.
         decided(
-            Evaluation::new(O::Accepted, S::Medium, "partially_retained")
+            Evaluation::new(O::Accepted, S::Medium, Signal::PartiallyRetained)
                 .detail("mixed", true)
                 .note(format!(
                     "{} of {} labels were kept; the rest were {verb} by a visible non-bot actor.",
@@ -149,16 +149,16 @@ fn all_kept(ctx: &EvalContext) -> Evaluation {
     let human_triage =
         human_after(ctx).any(|o| matches!(o.event, K::Labeled { .. } | K::Unlabeled { .. }));
     let e = if is_closed(ctx) {
-        Evaluation::new(O::Accepted, S::Medium, "state_retained")
+        Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained)
             .note("The target was closed or merged with the labels retained.")
     } else if window_passed(ctx, RETENTION_WINDOW) {
-        Evaluation::new(O::Accepted, S::Medium, "state_retained")
+        Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained)
             .note("The labels were retained through the 24h triage window.")
     } else if human_triage {
-        Evaluation::new(O::Accepted, S::Medium, "state_retained")
+        Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained)
             .note("A visible non-bot actor changed other labels and kept these.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_triage")
+        Evaluation::new(O::Pending, S::Weak, Signal::AwaitingTriage)
             .note("The labels are in place; the 24h triage window has not passed.")
     };
     e.detail("human_triage", human_triage)

@@ -34,7 +34,7 @@ use super::EvalContext;
 use crate::model::target::thread_key;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
-    ObservationKind as K, OutcomeStatus as O,
+    ObservationKind as K, OutcomeStatus as O, Signal,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -63,13 +63,13 @@ pub(super) fn mover(ctx: &EvalContext, by: Option<&Observation>) -> Mover {
 pub(super) fn moved_away(
     ctx: &EvalContext,
     by: Option<&Observation>,
-    verdict: (O, S, &str),
+    verdict: (O, S, Signal),
     note: &str,
 ) -> Evaluation {
     let (status, strength, signal) = verdict;
     match mover(ctx, by) {
         Mover::Bot => {
-            let e = Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot")
+            let e = Evaluation::new(O::Unknown, S::Weak, Signal::StateChangedByBot)
                 .note("Automation changed what the output set; that is not a human verdict.");
             by.map_or(e.clone(), |o| cite(e, o))
         }
@@ -111,7 +111,7 @@ pub(super) fn since_execution<'a, 'c>(
 
 /// Still as the output left it: accepted/medium once the 24h window passed,
 /// pending/weak before.
-pub(super) fn retained(ctx: &EvalContext, signal: &str, what: &str) -> Evaluation {
+pub(super) fn retained(ctx: &EvalContext, signal: Signal, what: &str) -> Evaluation {
     if window_passed(ctx, RETENTION_WINDOW) {
         Evaluation::new(O::Accepted, S::Medium, signal)
             .note(format!("{what} still holds after the 24h window."))
@@ -295,21 +295,21 @@ pub(super) fn judge_fields(ctx: &EvalContext, verdicts: &[FieldVerdict]) -> Eval
         moved_away(
             ctx,
             v.by,
-            (O::Rejected, S::Strong, "field_removed"),
+            (O::Rejected, S::Strong, Signal::FieldRemoved),
             "The field value the output set was cleared.",
         )
     } else if let Some(v) = find(FieldState::Reverted) {
         moved_away(
             ctx,
             v.by,
-            (O::Rejected, S::Medium, "state_reverted"),
+            (O::Rejected, S::Medium, Signal::StateReverted),
             "The field was set back to its value before the output.",
         )
     } else if let Some(v) = find(FieldState::Replaced) {
         moved_away(
             ctx,
             v.by,
-            (O::Rejected, S::Medium, "state_replaced"),
+            (O::Rejected, S::Medium, Signal::StateReplaced),
             "The field was changed to a different value.",
         )
     } else if let Some(v) = verdicts
@@ -317,11 +317,11 @@ pub(super) fn judge_fields(ctx: &EvalContext, verdicts: &[FieldVerdict]) -> Eval
         .find(|v| v.state == FieldState::Advanced && mover(ctx, v.by) == Mover::Human)
     {
         let by = v.by.expect("a human mover has an observation");
-        Evaluation::new(O::Accepted, S::Strong, "field_advanced")
+        Evaluation::new(O::Accepted, S::Strong, Signal::FieldAdvanced)
             .decided_by(&by.id, by.at)
             .note("A visible non-bot actor moved the field forward in the workflow.")
     } else {
-        retained(ctx, "state_retained", "The field value the output set")
+        retained(ctx, Signal::StateRetained, "The field value the output set")
     };
     let names = |want: FieldState| -> Vec<&str> {
         verdicts
@@ -387,34 +387,34 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
         (Some(_), _) if other_number => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Medium, "milestone_removed"),
+            (O::Rejected, S::Medium, Signal::MilestoneRemoved),
             "The target is now in a different milestone.",
         ),
         (None, _) => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Strong, "milestone_removed"),
+            (O::Rejected, S::Strong, Signal::MilestoneRemoved),
             "The milestone was removed from the target.",
         ),
         (Some(current), Some(want)) if !same(current, want) => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Medium, "milestone_removed"),
+            (O::Rejected, S::Medium, Signal::MilestoneRemoved),
             "The target is now in a different milestone.",
         ),
         (Some(_), None) if last_change.is_some_and(|o| ctx.is_human(o)) => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Medium, "milestone_removed"),
+            (O::Rejected, S::Medium, Signal::MilestoneRemoved),
             "A visible non-bot actor changed the milestone after the output.",
         ),
         (Some(current), _) => {
             let e = if completed(snap) {
-                Evaluation::new(O::Accepted, S::Strong, "completed_under_milestone").note(
+                Evaluation::new(O::Accepted, S::Strong, Signal::CompletedUnderMilestone).note(
                     "The target was completed (closed as completed or merged) under the milestone.",
                 )
             } else {
-                retained(ctx, "milestone_assigned", "The milestone")
+                retained(ctx, Signal::MilestoneAssigned, "The milestone")
             };
             let e = e.detail("milestone", current.clone());
             if ours.is_none() {
@@ -456,26 +456,26 @@ pub fn set_issue_type(ctx: &EvalContext) -> Evaluation {
         None if !clearing
             && !last_change.is_some_and(|o| matches!(o.event, K::IssueUntyped { .. })) =>
         {
-            return Evaluation::new(O::Unknown, S::None, "issue_type_unreadable")
+            return Evaluation::new(O::Unknown, S::None, Signal::IssueTypeUnreadable)
                 .note("The target's state does not show an issue type.");
         }
         None if !clearing => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Strong, "issue_type_cleared"),
+            (O::Rejected, S::Strong, Signal::IssueTypeCleared),
             "The issue type was cleared.",
         ),
         Some(current) if clearing || !same(current, &want) => moved_away(
             ctx,
             last_change,
-            (O::Rejected, S::Medium, "issue_type_changed"),
+            (O::Rejected, S::Medium, Signal::IssueTypeChanged),
             "The issue type was changed to another type.",
         ),
         _ if completed(snap) && !clearing => {
-            Evaluation::new(O::Accepted, S::Strong, "completed_with_type")
+            Evaluation::new(O::Accepted, S::Strong, Signal::CompletedWithType)
                 .note("The issue was completed with the type still set.")
         }
-        _ => retained(ctx, "state_retained", "The issue type"),
+        _ => retained(ctx, Signal::StateRetained, "The issue type"),
     };
     e.detail("intended_issue_type", want)
         .detail("issue_type", snap.issue_type.clone())
@@ -497,7 +497,7 @@ pub fn set_issue_field(ctx: &EvalContext) -> Evaluation {
     }
     match field_verdict(ctx, &field, &value) {
         Some(v) => judge_fields(ctx, &[v]),
-        None => Evaluation::new(O::Unknown, S::None, "field_unreadable")
+        None => Evaluation::new(O::Unknown, S::None, Signal::FieldUnreadable)
             .note("No value of the field has been seen since execution (issue fields come from reconciliation, not webhooks)."),
     }
     .detail("field", field)
@@ -548,8 +548,8 @@ pub fn replace_label(ctx: &EvalContext) -> Evaluation {
             .iter()
             .any(|l| old_labels.iter().any(|o| same(o, l)))
     });
-    if e.signal == "state_replaced" && old_back {
-        e.signal = "state_reverted".to_string();
+    if e.signal == Signal::StateReplaced && old_back {
+        e.signal = Signal::StateReverted;
     }
     e
 }
@@ -576,14 +576,14 @@ pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
     }
     let ours = |k: &K| matches!(k, K::SubIssueAdded { parent: p, child: c } | K::SubIssueRemoved { parent: p, child: c } if *p == parent && *c == child);
     let Some(link) = ctx.observations.iter().rfind(|o| ours(&o.event)) else {
-        return Evaluation::new(O::Unknown, S::None, "link_unobserved")
+        return Evaluation::new(O::Unknown, S::None, Signal::LinkUnobserved)
             .note("No sub-issue event for this parent and child has been seen.");
     };
     let e = if matches!(link.event, K::SubIssueRemoved { .. }) {
         moved_away(
             ctx,
             Some(link).filter(|o| o.at >= execution_start(ctx)),
-            (O::Rejected, S::Strong, "sub_issue_unlinked"),
+            (O::Rejected, S::Strong, Signal::SubIssueUnlinked),
             "The sub-issue was unlinked from its parent.",
         )
     } else {
@@ -598,11 +598,11 @@ pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
             (Some("duplicate" | "not_planned"), Some(c)) => Evaluation::new(
                 O::Rejected,
                 S::Medium,
-                "closed_not_planned",
+                Signal::ClosedNotPlanned,
             )
             .decided_by(&c.id, c.at)
             .note("A visible non-bot actor closed the sub-issue as a duplicate or not planned."),
-            _ => retained(ctx, "state_retained", "The sub-issue link"),
+            _ => retained(ctx, Signal::StateRetained, "The sub-issue link"),
         }
     };
     e.detail("parent", parent).detail("child", child)

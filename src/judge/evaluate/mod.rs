@@ -28,7 +28,7 @@ pub mod rules;
 mod rules_tests;
 
 pub use crate::model::output_type::OutputType;
-pub use common::weaker;
+pub use common::{hedge, weaker};
 mod release;
 mod revert;
 mod review;

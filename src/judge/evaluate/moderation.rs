@@ -15,7 +15,9 @@
 use super::common::{missing_reference, missing_state, unobserved};
 use super::metadata::{execution_start, moved_away, retained, since_execution};
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal,
+};
 
 /// Did the hidden state persist?
 pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
@@ -43,7 +45,7 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
             K::CommentDeleted { .. } | K::ReviewCommentDeleted { .. } | K::Deleted
         )
     }) {
-        return Evaluation::new(O::Accepted, S::Medium, "comment_deleted")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::CommentDeleted)
             .decided_by(&del.id, del.at)
             .note("The comment was deleted after being hidden, which completes the moderation.");
     }
@@ -55,7 +57,7 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
         _ => false,
     });
     let unobserved_state = || {
-        Evaluation::new(O::Unknown, S::None, "hidden_state_unobserved").note(
+        Evaluation::new(O::Unknown, S::None, Signal::HiddenStateUnobserved).note(
             "The comment was seen, but not whether it is hidden (that comes from reconciliation).",
         )
     };
@@ -66,11 +68,11 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
         K::CommentUnminimized { .. } => moved_away(
             ctx,
             Some(last).filter(|o| o.at >= execution_start(ctx)),
-            (O::Rejected, S::Strong, "comment_unhidden"),
+            (O::Rejected, S::Strong, Signal::CommentUnhidden),
             "The comment was unhidden.",
         ),
         K::CommentMinimized { reason, .. } => {
-            retained(ctx, "comment_hidden", "The comment's hidden state")
+            retained(ctx, Signal::CommentHidden, "The comment's hidden state")
                 .detail("reason", reason.clone())
         }
         _ => unobserved_state(),

@@ -38,7 +38,7 @@ use super::common::{
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
 use super::EvalContext;
 use crate::model::{
-    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, TargetKind,
+    Evaluation, EvidenceStrength as S, ObservationKind as K, OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// The intended field values: `fields` as `{name: value}` or `[{name, value}]`.
@@ -85,7 +85,7 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
         if !ctx.target_seen() {
             return unobserved();
         }
-        return Evaluation::new(O::Pending, S::Weak, "target_exists_only").note(
+        return Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly).note(
             "The update created fields, a view or a draft item that webhooks do not report; the project exists.",
         );
     }
@@ -106,7 +106,7 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
         return moved_away(
             ctx,
             Some(removal),
-            (O::Rejected, S::Strong, "project_item_removed"),
+            (O::Rejected, S::Strong, Signal::ProjectItemRemoved),
             "The project item was archived or deleted.",
         )
         .detail("how", how);
@@ -122,11 +122,11 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
             )
         });
         return if added {
-            retained(ctx, "state_retained", "The project item")
+            retained(ctx, Signal::StateRetained, "The project item")
         } else if !ctx.target_seen() {
             unobserved()
         } else {
-            Evaluation::new(O::Unknown, S::None, "project_item_unobserved").note(
+            Evaluation::new(O::Unknown, S::None, Signal::ProjectItemUnobserved).note(
                 "The project item has not been seen (item webhooks name content by node id only).",
             )
         };
@@ -144,7 +144,7 @@ pub fn update_project(ctx: &EvalContext) -> Evaluation {
         if !ctx.target_seen() {
             return unobserved();
         }
-        return Evaluation::new(O::Unknown, S::None, "field_unreadable")
+        return Evaluation::new(O::Unknown, S::None, Signal::FieldUnreadable)
             .detail("unread_fields", unread)
             .note("No value of the updated fields has been seen since execution.");
     }
@@ -158,7 +158,7 @@ pub fn create_project(ctx: &EvalContext) -> Evaluation {
     }
     if is_closed(ctx) {
         return match closer(ctx) {
-            Closer::Human(c) => Evaluation::new(O::Rejected, S::Strong, "project_closed")
+            Closer::Human(c) => Evaluation::new(O::Rejected, S::Strong, Signal::ProjectClosed)
                 .decided_by(&c.id, c.at)
                 .note("A visible non-bot actor closed the project."),
             Closer::Lifecycle(c) => lifecycle(ctx, c),
@@ -169,7 +169,7 @@ pub fn create_project(ctx: &EvalContext) -> Evaluation {
         .filter(|o| matches!(o.event, K::ProjectItemAdded { .. }))
         .collect::<Vec<_>>();
     if let Some(first) = items.first() {
-        return Evaluation::new(O::Accepted, S::Medium, "human_items_added")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::HumanItemsAdded)
             .decided_by(&first.id, first.at)
             .detail("human_items_added", items.len())
             .note("Visible non-bot actors added items to the project.");
@@ -179,7 +179,7 @@ pub fn create_project(ctx: &EvalContext) -> Evaluation {
         ISSUE_IGNORE_WINDOW,
         "No visible non-bot actor added items to the project within 7 days.",
         (
-            "target_exists_only",
+            Signal::TargetExistsOnly,
             "The project exists and is open; nobody has added items to it yet.",
         ),
     )
@@ -201,7 +201,7 @@ pub fn create_project_status_update(ctx: &EvalContext) -> Evaluation {
         })
     });
     let Some(ours) = ours else {
-        return Evaluation::new(O::Unknown, S::None, "status_update_unobserved")
+        return Evaluation::new(O::Unknown, S::None, Signal::StatusUpdateUnobserved)
             .note("The project was seen, but not the status update.");
     };
     if let Some(del) = since_execution(ctx)
@@ -210,7 +210,7 @@ pub fn create_project_status_update(ctx: &EvalContext) -> Evaluation {
         return moved_away(
             ctx,
             Some(del),
-            (O::Rejected, S::Strong, "deleted"),
+            (O::Rejected, S::Strong, Signal::Deleted),
             "The status update was deleted.",
         );
     }
@@ -223,11 +223,11 @@ pub fn create_project_status_update(ctx: &EvalContext) -> Evaluation {
         _ => false,
     });
     if let Some(f) = follow_up {
-        return Evaluation::new(O::Accepted, S::Medium, "status_update_followed_up")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::StatusUpdateFollowedUp)
             .decided_by(&f.id, f.at)
             .note("A visible non-bot actor edited the status update or posted the next one.");
     }
-    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
+    Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly)
         .detail("status_update_id", ours)
         .note("The status update exists; nobody has followed up on it yet.")
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, hedge, human_after, is_closed, is_merged,
+    actor_unseen, cite, class_name, closer, gone, hedge, human_after, is_closed, is_merged,
     lifecycle, merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, Closer,
     PR_IGNORE_WINDOW,
 };
@@ -14,7 +14,7 @@ use super::issue;
 use super::{ci, revert, EvalContext};
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Was the PR merged, closed unmerged, reviewed, or left alone?
@@ -110,7 +110,7 @@ impl<'a> PrFacts<'a> {
 
     /// Seed 000 §3 details: merged, merged_by_type, closed, reverted, approved.
     fn annotate(&self, ctx: &EvalContext, e: Evaluation) -> Evaluation {
-        let reverted = e.signal == "accepted_then_reverted";
+        let reverted = e.signal == Signal::AcceptedThenReverted;
         e.detail("merged", self.merged.is_some())
             .detail("merged_by_type", self.merged.map(merger_type))
             .detail("closed", is_closed(ctx))
@@ -153,7 +153,7 @@ fn merged(ctx: &EvalContext, merge: &Observation) -> Evaluation {
     let class = merger(merge).map_or(ActorClass::SystemActor, |a| {
         a.classify(ctx.record.actor.as_deref())
     });
-    let e = Evaluation::new(O::Accepted, S::Strong, "merged")
+    let e = Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
         .decided_by(&merge.id, merge.at)
         .detail("merged_by_class", class_name(class));
     if class == ActorClass::VisibleNonBotActor {
@@ -184,14 +184,21 @@ fn revert_of<'a>(ctx: &EvalContext<'a>, merge: &Observation) -> Option<&'a Obser
 }
 
 /// Closed without merge: a human close rejects (at `strength`), automation is
-/// lifecycle, an invisible closer cannot be judged.
+/// lifecycle. The seed's row ("Closed unmerged — rejected — strong") does not
+/// ask who closed it, so a closer nobody can see (no timeline read, an actor
+/// not shown) still rejects, with low confidence (rule 8).
 fn closed_unmerged(ctx: &EvalContext, strength: S) -> Evaluation {
+    let rejected = || Evaluation::new(O::Rejected, strength, Signal::ClosedWithoutMerge);
     match closer(ctx) {
-        Closer::Human(c) => Evaluation::new(O::Rejected, strength, "closed_without_merge")
+        Closer::Human(c) => rejected()
             .decided_by(&c.id, c.at)
             .note("PR was closed without merge by a visible non-bot actor."),
         Closer::Lifecycle(c) => lifecycle(ctx, c),
-        Closer::Unknown(c) => close_actor_unknown(c),
+        Closer::Unknown(c) => actor_unseen(
+            rejected().note("PR was closed without merge."),
+            "closed",
+            c.or_else(|| ctx.latest_snapshot_obs()),
+        ),
     }
 }
 
@@ -201,14 +208,14 @@ fn closed_unmerged(ctx: &EvalContext, strength: S) -> Evaluation {
 fn open_pr(ctx: &EvalContext, facts: &PrFacts) -> Evaluation {
     if let Some(a) = facts.approved {
         return cite(
-            Evaluation::new(O::Pending, S::Medium, "open")
+            Evaluation::new(O::Pending, S::Medium, Signal::Open)
                 .note("The PR was approved by a visible non-bot actor but is not merged yet."),
             a,
         );
     }
     if let Some(first) = human_after(ctx).next() {
         return cite(
-            Evaluation::new(O::Pending, S::Medium, "open")
+            Evaluation::new(O::Pending, S::Medium, Signal::Open)
                 .note("The PR is open and has visible non-bot activity."),
             first,
         );
@@ -218,7 +225,7 @@ fn open_pr(ctx: &EvalContext, facts: &PrFacts) -> Evaluation {
         PR_IGNORE_WINDOW,
         "The PR has been open for 30 days with no visible non-bot activity.",
         (
-            "awaiting_review",
+            Signal::AwaitingReview,
             "The PR is open and has no visible non-bot activity yet.",
         ),
     )
@@ -244,14 +251,14 @@ pub fn push_to_pull_request_branch(ctx: &EvalContext) -> Evaluation {
     let facts = PrFacts::gather(ctx);
     let reverted = pushed_commit_reverted(ctx, &sha, facts.merged);
     let e = if let Some(d) = trail.dropped_by {
-        Evaluation::new(O::Rejected, S::Strong, "commit_dropped")
+        Evaluation::new(O::Rejected, S::Strong, Signal::CommitDropped)
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor force-pushed the PR branch without the pushed commit.")
     } else if let Some((rv, after_merge)) = reverted {
         if after_merge {
             revert::accepted_then_reverted(rv)
         } else {
-            Evaluation::new(O::Rejected, S::Strong, "commit_reverted")
+            Evaluation::new(O::Rejected, S::Strong, Signal::CommitReverted)
                 .decided_by(&rv.id, rv.at)
                 .note("The pushed commit was reverted before the PR was merged.")
         }
@@ -334,12 +341,12 @@ fn merged_push(ctx: &EvalContext, trail: &CommitTrail, merge: &Observation) -> E
         }
         // Seed: "pushed commits later modified but PR merged → accepted/medium".
         Some(h) if trail.heads.contains(&h) => {
-            Evaluation::new(O::Accepted, S::Medium, "merged")
+            Evaluation::new(O::Accepted, S::Medium, Signal::Merged)
                 .decided_by(&merge.id, merge.at)
                 .note("The PR was merged after the pushed commit was rewritten (force-pushed with the same message).")
         }
         _ => hedge(cite(
-            Evaluation::new(O::Unknown, S::Weak, "commit_retention_unknown")
+            Evaluation::new(O::Unknown, S::Weak, Signal::CommitRetentionUnknown)
                 .note("The PR was merged, but the observations do not show the pushed commit in the merged head."),
             merge,
         )),
@@ -439,7 +446,7 @@ impl<'a> CommitTrail<'a> {
 pub fn close_pull_request(ctx: &EvalContext) -> Evaluation {
     if ctx.record.target.is_some() {
         if let Some(m) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() {
-            return Evaluation::new(O::Rejected, S::Strong, "closed_by_merge")
+            return Evaluation::new(O::Rejected, S::Strong, Signal::ClosedByMerge)
                 .decided_by(&m.id, m.at)
                 .detail("merged", true)
                 .note("The PR the workflow closed was later merged.");
@@ -614,7 +621,7 @@ mod tests {
             vec![opened(), merge(30.0, bot("github-merge-queue[bot]"))],
             48.0,
         );
-        assert_eq!(q.triple(), (ACCEPTED, STRONG, "merged"));
+        assert_eq!(q.triple(), (ACCEPTED, STRONG, crate::model::Signal::Merged));
         assert_eq!(q.confidence, crate::model::Confidence::Medium);
         assert_eq!(q.details["merged_by_type"], "Bot");
     }

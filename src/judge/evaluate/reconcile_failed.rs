@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
+    Signal,
 };
 
 fn is_failure(o: &Observation) -> bool {
@@ -34,7 +35,7 @@ pub fn screen(observations: &[Observation]) -> Result<Cow<'_, [Observation]>, Ev
         _ => String::new(),
     };
     let attempts = observations.iter().filter(|o| is_failure(o)).count();
-    Err(Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+    Err(Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
         .unresolved()
         .detail("reconcile_error", detail)
         .detail("reconcile_attempts", attempts)

@@ -21,7 +21,7 @@ use super::EvalContext;
 use crate::model::observation::body_hash;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// A deleted branch's `after` in a push.
@@ -88,11 +88,11 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
     if let Some(u) = undo {
         let now = body_after(ctx, u);
         let e = if now.is_some() && now == before.as_deref() {
-            Evaluation::new(O::Rejected, S::Strong, "state_reverted").note(
+            Evaluation::new(O::Rejected, S::Strong, Signal::StateReverted).note(
                 "A visible non-bot edited the release body back to what it was before the update.",
             )
         } else {
-            Evaluation::new(O::Rejected, S::Medium, "state_replaced")
+            Evaluation::new(O::Rejected, S::Medium, Signal::StateReplaced)
                 .note("A visible non-bot replaced the body the update wrote.")
         };
         return e.decided_by(&u.id, u.at);
@@ -102,7 +102,7 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
             && release_change(o).is_some_and(|c| matches!(c.0, "published" | "released"))
     });
     if let Some(p) = published {
-        return Evaluation::new(O::Accepted, S::Strong, "release_published")
+        return Evaluation::new(O::Accepted, S::Strong, Signal::ReleasePublished)
             .decided_by(&p.id, p.at)
             .detail("body_hash", intended)
             .note("A visible non-bot published the release after the update.");
@@ -113,15 +113,15 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
         .rev()
         .find_map(|o| release_change(o).map(|c| c.2));
     if latest.is_some_and(|h| h != intended) {
-        return Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot").note(
+        return Evaluation::new(O::Unknown, S::Weak, Signal::StateChangedByBot).note(
             "The release body differs from the update, and no visible non-bot edit explains it.",
         );
     }
     if window_passed(ctx, RETENTION_WINDOW) {
-        Evaluation::new(O::Accepted, S::Medium, "state_retained")
+        Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained)
             .note("The release body still matches the update.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "state_retained")
+        Evaluation::new(O::Pending, S::Weak, Signal::StateRetained)
             .note("The release body matches the update; the retention window has not passed.")
     }
 }
@@ -167,10 +167,10 @@ pub fn upload_asset(ctx: &EvalContext) -> Evaluation {
         if let Some(o) = rewritten {
             let deleted = matches!(&o.event, K::Pushed { after, .. } if after == NULL_SHA);
             let e = if deleted {
-                Evaluation::new(O::Rejected, S::Strong, "asset_branch_deleted")
+                Evaluation::new(O::Rejected, S::Strong, Signal::AssetBranchDeleted)
                     .note("A visible non-bot deleted the assets branch.")
             } else {
-                Evaluation::new(O::Rejected, S::Medium, "asset_branch_rewritten").note(
+                Evaluation::new(O::Rejected, S::Medium, Signal::AssetBranchRewritten).note(
                     "A visible non-bot force-pushed the assets branch, which may drop the asset.",
                 )
             };
@@ -196,7 +196,7 @@ pub fn upload_artifact(ctx: &EvalContext) -> Evaluation {
 }
 
 fn exists_only(resolved: bool, note: &str) -> Evaluation {
-    let e = Evaluation::new(O::Pending, S::Weak, "target_exists_only").note(note);
+    let e = Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly).note(note);
     if resolved {
         e
     } else {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Seed 000 §5: a revert within 30 days of the merge undoes the acceptance.
@@ -77,7 +77,7 @@ pub fn accepted_then_reverted(revert: &Observation) -> Evaluation {
         K::Reverted { by, .. } => by.clone(),
         _ => String::new(),
     };
-    let e = Evaluation::new(O::Rejected, S::Strong, "accepted_then_reverted")
+    let e = Evaluation::new(O::Rejected, S::Strong, Signal::AcceptedThenReverted)
         .decided_by(&revert.id, revert.at)
         .detail("accepted_then_reverted", true)
         .note("The change was merged and later reverted within the durability window.");

@@ -23,10 +23,16 @@
 
 use super::registry::{spec_of, Effect};
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O};
+use crate::model::{
+    Evaluation, EvidenceStrength as S, ExecutionRecord, OutcomeStatus as O, Signal,
+};
 
 /// Signals that say the record, not the world, is what is missing.
-pub const RECORD_GAPS: &[&str] = &["missing_reference", "missing_execution_state"];
+pub const RECORD_GAPS: &[Signal] = &[
+    Signal::MissingReference,
+    Signal::MissingExecutionState,
+    Signal::MissingRunId,
+];
 
 /// Rule 1: the verdict when the record lacks what its type needs, else
 /// `None`. Types without a dedicated evaluator need only a target, which the
@@ -34,7 +40,7 @@ pub const RECORD_GAPS: &[&str] = &["missing_reference", "missing_execution_state
 pub fn execution_state(record: &ExecutionRecord) -> Option<Evaluation> {
     if record.provider.as_deref().is_some_and(|p| p != "github") {
         return Some(
-            Evaluation::new(O::Unknown, S::None, "external_provider")
+            Evaluation::new(O::Unknown, S::None, Signal::ExternalProvider)
                 .unresolved()
                 .note("The output went to a non-GitHub provider, which this App cannot observe."),
         );
@@ -47,7 +53,7 @@ pub fn execution_state(record: &ExecutionRecord) -> Option<Evaluation> {
     };
     let e = (spec.evaluator)(&ctx);
     RECORD_GAPS
-        .contains(&e.signal.as_str())
+        .contains(&e.signal)
         .then(|| e.detail("needs", spec.needs))
 }
 
@@ -56,11 +62,11 @@ pub fn execution_state(record: &ExecutionRecord) -> Option<Evaluation> {
 pub fn object_gone(record: &ExecutionRecord, path: &str, status: u16) -> Evaluation {
     let effect = spec_of(&record.output_type).map_or(Effect::Changes, |t| t.effect);
     let e = match effect {
-        Effect::Creates => Evaluation::new(O::Rejected, S::Strong, "deleted")
+        Effect::Creates => Evaluation::new(O::Rejected, S::Strong, Signal::Deleted)
             .note("The output's own object is gone (the API answers 404/410 for it): what it created was removed."),
-        Effect::Runs => Evaluation::new(O::Unknown, S::None, "workflow_run_missing")
+        Effect::Runs => Evaluation::new(O::Unknown, S::None, Signal::WorkflowRunMissing)
             .note("The workflow run the output started cannot be found (404/410): whether it ran cannot be judged."),
-        Effect::Changes | Effect::Nothing => Evaluation::new(O::Unknown, S::None, "deleted")
+        Effect::Changes | Effect::Nothing => Evaluation::new(O::Unknown, S::None, Signal::Deleted)
             .note("The object the output changed is gone (404/410); its deletion says nothing about whether the change was right."),
     };
     e.unresolved()

@@ -15,7 +15,7 @@ use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::model::{
     Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// A manifest item for `t` carrying everything its type needs, and the
@@ -239,7 +239,7 @@ proptest! {
             let as_of = r.executed_at + Duration::days(days);
             let e = super::evaluate(&r, &observations, as_of);
             prop_assert_eq!(e.status, O::Unknown, "{}: {:?}", t, e.triple());
-            prop_assert!(RECORD_GAPS.contains(&e.signal.as_str()), "{}: {:?}", t, e.triple());
+            prop_assert!(RECORD_GAPS.contains(&e.signal), "{}: {:?}", t, e.triple());
             let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
             let api = assess_from_api(&r, &state, as_of);
             prop_assert_eq!(api.triple(), e.triple(), "{}", t);
@@ -273,7 +273,7 @@ fn rule_1_bad_correlation_ids_are_no_ids() {
             let gap = execution_state(&r);
             assert!(
                 gap.as_ref()
-                    .is_some_and(|e| e.signal == "missing_execution_state"),
+                    .is_some_and(|e| RECORD_GAPS.contains(&e.signal)),
                 "{t} with {pointer} = {bad}: {:?}",
                 gap.map(|e| e.signal)
             );
@@ -297,9 +297,9 @@ fn rule_6_a_404_of_the_own_object_is_judged_by_the_effect() {
             };
             let e = assess_from_api(&r, &state, r.executed_at + Duration::days(3));
             let want = match spec.effect {
-                Effect::Creates => (O::Rejected, S::Strong, "deleted"),
-                Effect::Changes => (O::Unknown, S::None, "deleted"),
-                Effect::Runs => (O::Unknown, S::None, "workflow_run_missing"),
+                Effect::Creates => (O::Rejected, S::Strong, Signal::Deleted),
+                Effect::Changes => (O::Unknown, S::None, Signal::Deleted),
+                Effect::Runs => (O::Unknown, S::None, Signal::WorkflowRunMissing),
                 Effect::Nothing => unreachable!(),
             };
             assert_eq!(e.triple(), want, "{} ({})", spec.name, primary.path);
@@ -367,7 +367,7 @@ fn rule_2_undated_activity_is_never_ignored() {
             let e = assess_from_api(&record, &state, record.executed_at + Duration::days(days));
             if !undated.is_empty() {
                 assert!(
-                    e.status != O::Ignored && !NO_ENGAGEMENT.contains(&e.signal.as_str()),
+                    e.status != O::Ignored && !NO_ENGAGEMENT.contains(&e.signal),
                     "{} at {days}d: {:?}",
                     case.name,
                     e.triple()
@@ -527,4 +527,235 @@ fn rule_2_removing_a_field_never_flips_a_verdict() {
         }
     }
     assert!(flips.is_empty(), "{flips:#?}");
+}
+
+/// The state of a case with its responses and errors.
+fn state_of(case: &Case) -> ApiState {
+    ApiState {
+        responses: case.responses.clone(),
+        errors: case.errors.clone(),
+    }
+}
+
+fn judged(case: &Case, state: &ApiState, days: i64) -> crate::model::Evaluation {
+    let record = record_of(&case.item).unwrap();
+    assess_from_api(&record, state, record.executed_at + Duration::days(days))
+}
+
+fn confidence_rank(c: crate::model::Confidence) -> u8 {
+    match c {
+        crate::model::Confidence::Low => 0,
+        crate::model::Confidence::Medium => 1,
+        crate::model::Confidence::High => 2,
+    }
+}
+
+/// Rule 9 (gh-aw Norm 2), for every type's example rows and every
+/// supplementary read of each: a read that fails (timeout, 404, rate
+/// limit, 5xx) gives exactly the verdict of the same state without that
+/// read when that verdict is decided by a fact, one step less confident and
+/// naming the read; otherwise an evaluation error. And where the primary
+/// object alone decides, no failed supplementary read is ever an error.
+#[test]
+fn rule_9_a_failed_supplementary_read_never_overrides_the_deciding_fact() {
+    use crate::judge::api_state::decided_by_a_fact;
+    let mut checked = 0;
+    for case in spec_cases() {
+        let record = record_of(&case.item).unwrap();
+        let Some(primary) = required_endpoints(&record).into_iter().find(|e| e.primary) else {
+            continue;
+        };
+        if !case.responses.contains_key(&primary.path) || !case.errors.is_empty() {
+            continue;
+        }
+        let mut alone = ApiState::default();
+        alone
+            .responses
+            .insert(primary.path.clone(), case.responses[&primary.path].clone());
+        let supplementary: Vec<String> = case
+            .responses
+            .keys()
+            .filter(|p| **p != primary.path)
+            .cloned()
+            .collect();
+        for path in supplementary {
+            let mut without = state_of(&case);
+            without.responses.remove(&path);
+            for status in [0u16, 404, 429, 500, 502] {
+                let mut failing = without.clone();
+                failing.errors.insert(path.clone(), status);
+                for days in [1, 8, 31] {
+                    let absent = judged(&case, &without, days);
+                    let failed = judged(&case, &failing, days);
+                    let what = format!("{} with {path} failing {status} at {days}d", case.name);
+                    if execution_state(&record).is_some() {
+                        // Rule 1 decides before anything is read.
+                        assert_eq!(failed.triple(), absent.triple(), "{what}");
+                    } else if decided_by_a_fact(&absent) {
+                        assert_eq!(failed.triple(), absent.triple(), "{what}");
+                        assert!(
+                            confidence_rank(failed.confidence)
+                                <= confidence_rank(absent.confidence)
+                                && failed.confidence != crate::model::Confidence::High,
+                            "{what}: {:?}",
+                            failed.confidence
+                        );
+                        assert!(
+                            failed.details["unread"].to_string().contains(&path),
+                            "{what}"
+                        );
+                    } else {
+                        assert_eq!(
+                            failed.triple(),
+                            (O::Unknown, S::Weak, Signal::EvaluationError),
+                            "{what}: would be {:?}",
+                            absent.triple()
+                        );
+                    }
+                    if decided_by_a_fact(&judged(&case, &alone, days)) {
+                        assert_ne!(failed.signal, Signal::EvaluationError, "{what}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} failed reads were checked");
+}
+
+/// Puts a reaction rollup on the output's own objects in `case`'s answers:
+/// its comment (`issues/comments/ID`), the thread it created (`issues/N`),
+/// the discussion it created (`graphql/discussion/N`). True when there was
+/// one to put it on.
+fn with_rollup(case: &mut Case, rollup: &Value, groups: &Value) -> bool {
+    let t = case.item["type"].as_str().unwrap_or_default().to_string();
+    let creates = ["create_issue", "create_discussion", "create_pull_request"];
+    let mut put = false;
+    for (path, v) in case.responses.iter_mut() {
+        let own_comment = path.starts_with("issues/comments/") && !path.ends_with("/reactions");
+        let own_thread = creates.contains(&t.as_str())
+            && (path.starts_with("issues/") || path.starts_with("graphql/discussion/"))
+            && path.matches('/').count() == 1 + usize::from(path.starts_with("graphql/"));
+        if let (true, Some(o)) = (own_comment || own_thread, v.as_object_mut()) {
+            let (key, value) = if path.starts_with("graphql/") {
+                ("reactionGroups", groups.clone())
+            } else {
+                ("reactions", rollup.clone())
+            };
+            o.insert(key.into(), value);
+            put = true;
+        }
+    }
+    put
+}
+
+/// Rule 8, rollups, for every type with an object of its own that carries
+/// one: a reaction count without reactors is evidence of actors nobody can
+/// see. With a positive count put on its own object, no example row is
+/// ever `target_unobserved`, `ignored` or "no engagement" at any window,
+/// and none is stronger than what a visible person's reaction gives.
+#[test]
+fn rule_8_a_reaction_count_is_evidence_of_unknown_actors_never_of_absence() {
+    let mut put = 0;
+    for case in spec_cases() {
+        let mut counted = case.clone();
+        let rollup = json!({"total_count": 2, "+1": 2});
+        let groups = json!([{"content": "THUMBS_UP", "reactors": {"totalCount": 2}}]);
+        if !with_rollup(&mut counted, &rollup, &groups) {
+            continue;
+        }
+        put += 1;
+        for days in [1, 8, 31, 60] {
+            let e = judged(&counted, &state_of(&counted), days);
+            let what = format!("{} at {days}d: {:?}", case.name, e.triple());
+            assert_ne!(e.signal, Signal::TargetUnobserved, "{what}");
+            let absence = |e: &crate::model::Evaluation| NO_ENGAGEMENT.contains(&e.signal);
+            assert!(!absence(&e), "{what}");
+        }
+    }
+    assert!(put >= 3, "only {put} rows have an own object to count on");
+}
+
+/// Rule 8, rollups: reactions the reactor list shows are not counted twice.
+/// When the list read with the rollup accounts for every reaction it counts,
+/// the rollup adds nothing: the verdict is the list's alone, for every row.
+#[test]
+fn rule_8_a_count_the_reactor_list_explains_adds_nothing() {
+    for case in spec_cases() {
+        let mut listed = case.clone();
+        let Some(comment) = listed
+            .responses
+            .keys()
+            .find(|p| p.starts_with("issues/comments/"))
+            .cloned()
+        else {
+            continue;
+        };
+        let bot = json!([{"id": 5, "user": {"login": "ci[bot]", "type": "Bot"}, "content": "+1",
+                          "created_at": "2026-01-01T05:00:00Z"}]);
+        listed.responses.insert(format!("{comment}/reactions"), bot);
+        let before = judged(&listed, &state_of(&listed), 8);
+        let mut counted = listed.clone();
+        with_rollup(
+            &mut counted,
+            &json!({"total_count": 1, "+1": 1}),
+            &json!([]),
+        );
+        let after = judged(&counted, &state_of(&counted), 8);
+        assert_eq!(after.triple(), before.triple(), "{}", case.name);
+    }
+}
+
+/// Rule 8, who did it where the row does not ask: for every type that
+/// creates a PR or discussion (or is judged by one, `assign_to_agent`), an
+/// example row decided by its close or merge keeps its status and strength
+/// when nobody can see who closed it (no timeline, no closer on the object);
+/// only the confidence drops.
+#[test]
+fn rule_8_a_state_decides_when_the_row_does_not_ask_who() {
+    let rows_not_asking = [
+        Signal::ClosedWithoutMerge,
+        Signal::Merged,
+        Signal::ClosedDuplicate,
+        Signal::ClosedOutdated,
+        Signal::Resolved,
+    ];
+    let mut seen = 0;
+    for case in spec_cases() {
+        let before = evaluate_case(&case).unwrap();
+        if !rows_not_asking.contains(&before.signal) {
+            continue;
+        }
+        let mut hidden = case.clone();
+        for (p, v) in hidden.responses.iter_mut() {
+            if let (true, Value::Array(events)) =
+                (p.ends_with("/timeline") || p.ends_with("/events"), v)
+            {
+                events.retain(|e| !matches!(e["event"].as_str(), Some("closed" | "merged")));
+            }
+        }
+        for v in hidden.responses.values_mut() {
+            each_object(v, &mut |o| {
+                for k in ["closed_by", "merged_by"] {
+                    if o.contains_key(k) {
+                        o.insert(k.into(), json!({}));
+                    }
+                }
+            });
+        }
+        let after = evaluate_case(&hidden).unwrap();
+        assert_eq!(
+            (after.status, after.strength, after.signal),
+            (before.status, before.strength, before.signal),
+            "{}",
+            case.name
+        );
+        assert!(
+            confidence_rank(after.confidence) <= confidence_rank(before.confidence),
+            "{}",
+            case.name
+        );
+        seen += 1;
+    }
+    assert!(seen >= 4, "only {seen} rows decided by a close or merge");
 }

@@ -16,7 +16,7 @@ use super::common::{cite, missing_reference, unobserved, window_passed};
 use super::EvalContext;
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// Hours an autofixed alert may stay open before it is reported as such.
@@ -94,7 +94,7 @@ fn state_of<'a>(ctx: &EvalContext<'a>, latest: &Change<'a>) -> AlertState<'a> {
 /// with the missing fact named, as for a close whose actor is not shown.
 fn unjudged_dismissal(o: &Observation, why: &'static str) -> Evaluation {
     cite(
-        Evaluation::new(O::Unknown, S::Weak, "evaluation_error")
+        Evaluation::new(O::Unknown, S::Weak, Signal::EvaluationError)
             .detail("reason", why)
             .note("The alert was dismissed, but the state does not show what the verdict needs (who dismissed it, or why)."),
         o,
@@ -119,17 +119,17 @@ pub fn autofix_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         );
     };
     let e = match state_of(ctx, &latest) {
-        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, "alert_fixed")
+        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, Signal::AlertFixed)
             .decided_by(&o.id, o.at)
             .note("The alert was fixed by a code change."),
         AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, "dismissed_triaged")
+            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
                 .decided_by(&o.id, o.at)
                 .detail("dismissed_reason", reason)
                 .note("A visible non-bot dismissed the alert: triage, not a fix.")
         }
         AlertState::DismissedByAutomation(o) => cite(
-            Evaluation::new(O::Ignored, S::Weak, "lifecycle")
+            Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
                 .note("The alert was dismissed by automation, not by a person."),
             o,
         ),
@@ -144,10 +144,10 @@ pub fn autofix_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
 /// is not the repository's, so overdue stays pending rather than rejected.
 fn open_alert(ctx: &EvalContext, last: Option<&Observation>) -> Evaluation {
     let e = if window_passed(ctx, AUTOFIX_SLA_HOURS) {
-        Evaluation::new(O::Pending, S::Weak, "alert_open")
+        Evaluation::new(O::Pending, S::Weak, Signal::AlertOpen)
             .note("The alert is still open 7 days after the autofix.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_fix")
+        Evaluation::new(O::Pending, S::Weak, Signal::AwaitingFix)
             .note("The alert is open; the autofix has not landed yet.")
     };
     match last {
@@ -205,26 +205,26 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         Confidence::Low
     };
     let e = match state_of(ctx, latest) {
-        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, "alert_fixed")
+        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, Signal::AlertFixed)
             .decided_by(&o.id, o.at)
             .note("The alert was fixed by a code change."),
         // The reason decides between a rejection and triage: without it,
         // nothing can be said (general rule 2).
         AlertState::Dismissed(o, None) => unjudged_dismissal(o, "dismissed_reason_unknown"),
         AlertState::Dismissed(o, reason) if is_false_positive(reason) => {
-            Evaluation::new(O::Rejected, S::Medium, "dismissed_false_positive")
+            Evaluation::new(O::Rejected, S::Medium, Signal::DismissedFalsePositive)
                 .decided_by(&o.id, o.at)
                 .detail("dismissed_reason", reason)
                 .note("A visible non-bot dismissed the alert as a false positive.")
         }
         AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, "dismissed_triaged")
+            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
                 .decided_by(&o.id, o.at)
                 .detail("dismissed_reason", reason)
                 .note("A visible non-bot dismissed the alert with a reason that acknowledges it.")
         }
         AlertState::DismissedByAutomation(o) => cite(
-            Evaluation::new(O::Ignored, S::Weak, "lifecycle")
+            Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
                 .note("The alert was dismissed by automation, not by a person."),
             o,
         ),
@@ -265,19 +265,19 @@ fn triaged_or_open(ctx: &EvalContext, alert: &Change, last: &Observation) -> Eva
             })
     });
     if let Some(t) = triage {
-        return Evaluation::new(O::Accepted, S::Medium, "triaged")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::Triaged)
             .decided_by(&t.id, t.at)
             .note("A visible non-bot triaged the alert (assignment or reopening).");
     }
     if window_passed(ctx, ALERT_IGNORE_HOURS) {
         return cite(
-            Evaluation::new(O::Ignored, S::Weak, "no_engagement")
+            Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement)
                 .note("The alert has had no activity for 30 days."),
             last,
         );
     }
     cite(
-        Evaluation::new(O::Pending, S::Weak, "alert_open")
+        Evaluation::new(O::Pending, S::Weak, Signal::AlertOpen)
             .note("The alert is open with no triage yet."),
         last,
     )

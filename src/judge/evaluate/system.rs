@@ -1,27 +1,27 @@
 //! System outputs (seed 000 §7 "System Outputs"): nothing human-facing to judge.
 
 use super::EvalContext;
-use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O};
+use crate::model::{Evaluation, EvidenceStrength as S, OutcomeStatus as O, Signal};
 
 /// `noop`, `missing_tool`, `missing_data`, `report_incomplete`: always
 /// `skipped/none`, with the signal naming why.
 pub fn skipped(ctx: &EvalContext) -> Evaluation {
     let (signal, note) = match ctx.record.output_type.as_str() {
-        "noop" => ("no_action_requested", "The agent asked for no action."),
+        "noop" => (Signal::NoActionRequested, "The agent asked for no action."),
         "missing_tool" => (
-            "tool_unavailable",
+            Signal::ToolUnavailable,
             "The agent reported a tool it did not have.",
         ),
         "missing_data" => (
-            "data_unavailable",
+            Signal::DataUnavailable,
             "The agent reported data it could not get.",
         ),
         "report_incomplete" => (
-            "report_incomplete",
+            Signal::ReportIncomplete,
             "The agent reported it could not finish.",
         ),
         _ => (
-            "no_action_requested",
+            Signal::NoActionRequested,
             "A system output with nothing to evaluate.",
         ),
     };
@@ -60,7 +60,10 @@ mod tests {
     fn skipped_ignores_observations() {
         let o = vec![obs(1.0, human("alice"), comment(1))];
         let e = eval(&record("noop"), o, 24.0);
-        assert_eq!(e.triple(), (SKIPPED, NONE, "no_action_requested"));
+        assert_eq!(
+            e.triple(),
+            (SKIPPED, NONE, crate::model::Signal::NoActionRequested)
+        );
         assert!(!e.target_resolved);
     }
 }

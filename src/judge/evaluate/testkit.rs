@@ -402,7 +402,7 @@ fn run_table(defaults: Option<(ExecutionRecord, f64)>, cases: Vec<Case>) {
         let as_of = c.as_of_hours.or(defaults.as_ref().map(|d| d.1));
         let got = eval(&record.expect("a record"), c.obs, as_of.expect("a time"));
         let (status, strength, signal) = got.triple();
-        if (status, strength, signal) != c.want {
+        if (status, strength, signal.as_str()) != c.want {
             failures.push(format!(
                 "{}: want {:?}, got ({:?}, {:?}, {:?}) — {}",
                 c.name, c.want, status, strength, signal, got.notes

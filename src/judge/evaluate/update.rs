@@ -11,7 +11,7 @@ use super::common::{
 use super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, ItemSnapshot, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 /// The fields gh-aw records for issue edits.
@@ -80,11 +80,11 @@ fn judge(ctx: &EvalContext, fields: &[&'static str], is_pr: bool) -> Evaluation 
         );
     }
     if changed.is_empty() {
-        return Evaluation::new(O::Unknown, S::None, "no_state_delta")
+        return Evaluation::new(O::Unknown, S::None, Signal::NoStateDelta)
             .note("The recorded before and after states are equal: the update changed nothing.");
     }
     let Some(snap) = ctx.latest_snapshot() else {
-        return Evaluation::new(O::Unknown, S::None, "target_unobserved")
+        return Evaluation::new(O::Unknown, S::None, Signal::TargetUnobserved)
             .unresolved()
             .note("The App has not yet seen the target's state.");
     };
@@ -96,7 +96,7 @@ fn judge(ctx: &EvalContext, fields: &[&'static str], is_pr: bool) -> Evaluation 
         .filter_map(|k| verdict(ctx, snap, k))
         .collect();
     if verdicts.is_empty() {
-        return Evaluation::new(O::Unknown, S::None, "state_unreadable").note(
+        return Evaluation::new(O::Unknown, S::None, Signal::StateUnreadable).note(
             "The target's state does not show the changed fields, so they cannot be compared.",
         );
     }
@@ -161,7 +161,7 @@ fn contested(verdicts: &[Verdict]) -> Option<Evaluation> {
             .iter()
             .find(|v| v.state == state && v.mover != Mover::Bot)
     };
-    let reject = |v: &Verdict, signal: &str, note: &str| {
+    let reject = |v: &Verdict, signal: Signal, note: &str| {
         let e = Evaluation::new(O::Rejected, S::Strong, signal).note(note);
         let e = match v.by {
             Some(o) => e.decided_by(&o.id, o.at),
@@ -176,14 +176,14 @@ fn contested(verdicts: &[Verdict]) -> Option<Evaluation> {
     if let Some(v) = human(FieldState::Reverted) {
         return Some(reject(
             v,
-            "state_reverted",
+            Signal::StateReverted,
             "A changed field was set back to its value before the update.",
         ));
     }
     if let Some(v) = human(FieldState::Replaced) {
         return Some(reject(
             v,
-            "state_replaced",
+            Signal::StateReplaced,
             "A changed field was later set to a different value.",
         ));
     }
@@ -191,7 +191,7 @@ fn contested(verdicts: &[Verdict]) -> Option<Evaluation> {
         .iter()
         .any(|v| v.state != FieldState::Retained)
         .then(|| {
-            Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot")
+            Evaluation::new(O::Unknown, S::Weak, Signal::StateChangedByBot)
                 .note("Automation changed an updated field; that is not a human verdict.")
         })
 }
@@ -204,7 +204,7 @@ fn retained(ctx: &EvalContext, fields: &[&str], is_pr: bool, changed: &[&str]) -
             .filter(|s| s.merged)
             .and(merge_obs(ctx))
         {
-            return Evaluation::new(O::Accepted, S::Strong, "state_retained_and_merged")
+            return Evaluation::new(O::Accepted, S::Strong, Signal::StateRetainedAndMerged)
                 .decided_by(&m.id, m.at)
                 .detail("merged", true)
                 .note("The PR was merged with the update still in place.");
@@ -216,9 +216,15 @@ fn retained(ctx: &EvalContext, fields: &[&str], is_pr: bool, changed: &[&str]) -
             && last_close(ctx).is_some_and(|c| c.at >= ctx.record.executed_at);
         if closed_after {
             return match closer(ctx) {
-                Closer::Human(c) => Evaluation::new(O::Rejected, S::Medium, "closed_without_merge")
-                    .decided_by(&c.id, c.at)
-                    .note("The PR was closed without merge by a visible non-bot actor after the update."),
+                Closer::Human(c) => Evaluation::new(
+                    O::Rejected,
+                    S::Medium,
+                    Signal::ClosedWithoutMerge,
+                )
+                .decided_by(&c.id, c.at)
+                .note(
+                    "The PR was closed without merge by a visible non-bot actor after the update.",
+                ),
                 Closer::Lifecycle(c) => lifecycle(ctx, c),
                 Closer::Unknown(c) => close_actor_unknown(c),
             };
@@ -226,13 +232,13 @@ fn retained(ctx: &EvalContext, fields: &[&str], is_pr: bool, changed: &[&str]) -
     }
     let later_human_edit = human_after(ctx).any(|o| fields.iter().any(|k| touches(k, &o.event)));
     let e = if later_human_edit || window_passed(ctx, RETENTION_WINDOW) {
-        Evaluation::new(O::Accepted, S::Medium, "state_retained").note(if later_human_edit {
+        Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained).note(if later_human_edit {
             "A visible non-bot actor edited the target later and kept the update."
         } else {
             "The updated fields still hold their new values after the 24h window."
         })
     } else {
-        Evaluation::new(O::Pending, S::Weak, "state_retained")
+        Evaluation::new(O::Pending, S::Weak, Signal::StateRetained)
             .note("The updated fields hold their new values; the 24h window has not passed.")
     };
     e.detail("later_human_edit", later_human_edit)

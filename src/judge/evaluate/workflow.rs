@@ -30,14 +30,12 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::common::{
-    cite, is_closed, is_merged, merge_obs, missing_reference, missing_state, unobserved,
-};
+use super::common::{cite, is_closed, is_merged, merge_obs, missing_reference, unobserved};
 use super::EvalContext;
 use crate::model::sane_time::{minus, plus};
 use crate::model::{
     ActorClass, Confidence, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 /// Hours without a matching run before `missing_run_id`.
@@ -122,15 +120,17 @@ fn run_verdict(run: &Run, correlation: &str) -> Evaluation {
         run_fields(run.latest).expect("runs() holds only workflow runs");
     let completed = status == "completed";
     let e = match conclusion.filter(|_| completed) {
-        Some("success") => Evaluation::new(O::Accepted, S::Strong, "workflow_success")
+        Some("success") => Evaluation::new(O::Accepted, S::Strong, Signal::WorkflowSuccess)
             .note("The dispatched run completed successfully."),
         Some(c) if FAILED.contains(&c) => {
-            Evaluation::new(O::Rejected, S::Strong, "workflow_failed")
+            Evaluation::new(O::Rejected, S::Strong, Signal::WorkflowFailed)
                 .note("The dispatched run failed, was cancelled or timed out.")
         }
-        Some("neutral" | "skipped") => Evaluation::new(O::Ignored, S::Weak, "workflow_no_effect")
-            .note("The dispatched run completed without doing anything (neutral or skipped)."),
-        _ => Evaluation::new(O::Pending, S::Medium, "workflow_pending").note(
+        Some("neutral" | "skipped") => {
+            Evaluation::new(O::Ignored, S::Weak, Signal::WorkflowNoEffect)
+                .note("The dispatched run completed without doing anything (neutral or skipped).")
+        }
+        _ => Evaluation::new(O::Pending, S::Medium, Signal::WorkflowPending).note(
             "The dispatched run has not completed (queued, in progress or awaiting approval).",
         ),
     };
@@ -171,12 +171,12 @@ pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
         run_fields(run.latest).expect("runs() holds only workflow runs");
     let e = match (status, conclusion) {
         ("completed", Some("cancelled")) => {
-            Evaluation::new(O::Rejected, S::Medium, "workflow_cancelled")
+            Evaluation::new(O::Rejected, S::Medium, Signal::WorkflowCancelled)
                 .note("The approved run was cancelled.")
         }
-        ("completed", _) => Evaluation::new(O::Accepted, S::Medium, "run_proceeded")
+        ("completed", _) => Evaluation::new(O::Accepted, S::Medium, Signal::RunProceeded)
             .note("The approved run went on and completed."),
-        _ => Evaluation::new(O::Pending, S::Weak, "workflow_pending")
+        _ => Evaluation::new(O::Pending, S::Weak, Signal::WorkflowPending)
             .note("The approved run has not completed yet."),
     };
     let e = e
@@ -193,20 +193,19 @@ pub fn approve_workflow_run(ctx: &EvalContext) -> Evaluation {
 /// General rule 1: a run output names its run (a valid run id) or at least
 /// the workflow to find its run by; without either it cannot be judged.
 fn no_correlation() -> Evaluation {
-    missing_state(
-        "The record names neither a valid run id nor the workflow, so no run can be matched to it.",
-    )
-    .unresolved()
+    Evaluation::new(O::Unknown, S::None, Signal::MissingRunId)
+        .note("The record names neither a valid run id nor the workflow, so no run can be matched to it.")
+        .unresolved()
 }
 
 /// No run found: pending for a day, then gh-aw's `missing_run_id`.
 fn no_run(ctx: &EvalContext, what: &str) -> Evaluation {
     if ctx.elapsed() < Duration::hours(RUN_WAIT_HOURS) {
-        return Evaluation::new(O::Pending, S::Weak, "workflow_pending")
+        return Evaluation::new(O::Pending, S::Weak, Signal::WorkflowPending)
             .detail("run_found", false)
             .note(format!("No {what} has been seen yet."));
     }
-    Evaluation::new(O::Unknown, S::None, "missing_run_id")
+    Evaluation::new(O::Unknown, S::None, Signal::MissingRunId)
         .unresolved()
         .detail("run_found", false)
         .note(format!("No {what} was seen within 24 hours of execution."))
@@ -347,10 +346,10 @@ pub fn dispatch_repository(ctx: &EvalContext) -> Evaluation {
         .iter()
         .map(|r| run_verdict(r, "repository_dispatch_time"))
         .collect();
-    let rank = |e: &Evaluation| match e.signal.as_str() {
-        "workflow_failed" => 0,
-        "workflow_pending" => 1,
-        "workflow_success" => 2,
+    let rank = |e: &Evaluation| match e.signal {
+        Signal::WorkflowFailed => 0,
+        Signal::WorkflowPending => 1,
+        Signal::WorkflowSuccess => 2,
         _ => 3,
     };
     let worst = verdicts
@@ -457,7 +456,7 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
         matches!(&o.event, K::Other { event, action } if event == "check_run" && action == "rerequested")
     });
     if let Some(r) = rerequest {
-        return Evaluation::new(O::Rejected, S::Medium, "check_rerequested")
+        return Evaluation::new(O::Rejected, S::Medium, Signal::CheckRerequested)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor re-requested the check run, disputing its result.");
     }
@@ -467,7 +466,7 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     });
     if let Some(s) = superseded {
         return cite(
-            Evaluation::new(O::Ignored, S::Weak, "check_superseded")
+            Evaluation::new(O::Ignored, S::Weak, Signal::CheckSuperseded)
                 .note("A later check run of the same name on the same commit replaced it."),
             s,
         );
@@ -475,10 +474,10 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     if let Some(m) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() {
         let by_human = ctx.is_human(m);
         let e = if failing {
-            Evaluation::new(O::Rejected, S::Medium, "merged_over_failing_check")
+            Evaluation::new(O::Rejected, S::Medium, Signal::MergedOverFailingCheck)
                 .note("The PR was merged although the check run failed.")
         } else {
-            Evaluation::new(O::Accepted, S::Medium, "check_retained_and_merged")
+            Evaluation::new(O::Accepted, S::Medium, Signal::CheckRetainedAndMerged)
                 .note("The check run's passing result stood and the PR was merged.")
         };
         let e = e.decided_by(&m.id, m.at);
@@ -493,18 +492,18 @@ fn check_verdict(ctx: &EvalContext, check: &OurCheck, failing: bool) -> Evaluati
     });
     if let Some(c) = human_close.filter(|_| is_closed(ctx)) {
         return if failing {
-            Evaluation::new(O::Accepted, S::Medium, "check_upheld")
+            Evaluation::new(O::Accepted, S::Medium, Signal::CheckUpheld)
                 .decided_by(&c.id, c.at)
                 .note("The PR was closed without merge after the check run failed.")
         } else {
             cite(
-                Evaluation::new(O::Ignored, S::Weak, "closed_without_merge")
+                Evaluation::new(O::Ignored, S::Weak, Signal::ClosedWithoutMerge)
                     .note("The PR was closed without merge; the passing check did not matter."),
                 c,
             )
         };
     }
-    Evaluation::new(O::Pending, S::Weak, "target_exists_only")
+    Evaluation::new(O::Pending, S::Weak, Signal::TargetExistsOnly)
         .note("The check run exists; nothing yet shows whether its result was acted on.")
 }
 

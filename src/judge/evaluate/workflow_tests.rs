@@ -178,7 +178,7 @@ fn dispatch_workflow_table() {
             row(
                 "no run id and no workflow: the record lacks its correlation (rule 1)",
                 vec![],
-                (UNKNOWN, NONE, "missing_execution_state"),
+                (UNKNOWN, NONE, "missing_run_id"),
             )
             .on(record("dispatch_workflow").no_target()),
         ],
@@ -221,7 +221,10 @@ fn correlation_and_confidence_are_reported() {
         ],
         1.0,
     );
-    assert_eq!(e.triple(), (ACCEPTED, STRONG, "workflow_success"));
+    assert_eq!(
+        e.triple(),
+        (ACCEPTED, STRONG, crate::model::Signal::WorkflowSuccess)
+    );
     assert_eq!(e.details["candidate_runs"], 2);
     assert_eq!(e.confidence, Confidence::Low);
 }
@@ -240,7 +243,10 @@ fn a_rerun_attempt_replaces_the_first() {
         vec![attempt(0.2, 1, "failure"), attempt(0.5, 2, "success")],
         1.0,
     );
-    assert_eq!(e.triple(), (ACCEPTED, STRONG, "workflow_success"));
+    assert_eq!(
+        e.triple(),
+        (ACCEPTED, STRONG, crate::model::Signal::WorkflowSuccess)
+    );
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);
 }
@@ -486,7 +492,7 @@ fn approve_workflow_run_table() {
             row(
                 "no record of which run",
                 vec![],
-                (UNKNOWN, NONE, "missing_execution_state"),
+                (UNKNOWN, NONE, "missing_run_id"),
             )
             .on(crate::model::ExecutionRecord {
                 target: None,

@@ -914,9 +914,12 @@ pub fn test_admin_url() -> std::result::Result<String, String> {
     STARTED
         .get_or_init(|| {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+            // Held by this process: the cluster is destroyed once every
+            // process holding it has exited (however it ended).
             let out = std::process::Command::new(root.join("scripts/pg-cluster"))
                 .arg("start")
                 .arg(root.join("target/test-pg"))
+                .args(["--holder", &std::process::id().to_string()])
                 .output()
                 .map_err(|e| format!("scripts/pg-cluster: {e}"))?;
             let stdout = String::from_utf8_lossy(&out.stdout);

@@ -26,7 +26,7 @@ use super::super::EvalContext;
 use super::{action_slack, target_id, u64_field};
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
-    TargetKind,
+    Signal, TargetKind,
 };
 
 pub fn create_review_comment(ctx: &EvalContext) -> Evaluation {
@@ -161,19 +161,19 @@ fn judge(ctx: &EvalContext, thread: Thread) -> Evaluation {
     let resolution = thread.last_resolution(ctx);
     let resolved = resolution.filter(|o| matches!(o.event, K::ThreadResolved { .. }));
     let e = if let Some(r) = resolved.filter(|o| ctx.is_human(o)) {
-        Evaluation::new(O::Accepted, S::Strong, "thread_resolved")
+        Evaluation::new(O::Accepted, S::Strong, Signal::ThreadResolved)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor resolved the review thread holding the comment.")
     } else if let Some(first) = human_replies.first() {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&first.id, first.at)
             .note("A visible non-bot actor replied in the review thread after the comment.")
     } else if is_merged(ctx) || is_closed(ctx) {
-        Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(
+        Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(
             "The PR was merged or closed with no visible non-bot reply or resolution in the thread.",
         )
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_reply")
+        Evaluation::new(O::Pending, S::Weak, Signal::AwaitingReply)
             .note("The PR is open and no visible non-bot actor has replied or resolved the thread.")
     };
     let e = e
@@ -186,7 +186,7 @@ fn judge(ctx: &EvalContext, thread: Thread) -> Evaluation {
         .detail("merged", is_merged(ctx))
         .detail("closed", is_closed(ctx));
     match resolved {
-        Some(r) if e.signal != "thread_resolved" => cite(e, r),
+        Some(r) if e.signal != Signal::ThreadResolved => cite(e, r),
         _ => e,
     }
 }
@@ -208,8 +208,8 @@ fn removed(ctx: &EvalContext, thread: &Thread) -> Option<Evaluation> {
         _ => false,
     })?;
     let signal = match obs.event {
-        K::ReviewCommentDeleted { .. } => "deleted",
-        _ => "minimized",
+        K::ReviewCommentDeleted { .. } => Signal::Deleted,
+        _ => Signal::Minimized,
     };
     let class = class_name(ctx.actor_class(obs));
     Some(if ctx.is_human(obs) {

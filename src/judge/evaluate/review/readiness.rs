@@ -43,7 +43,7 @@ use super::super::common::{
 use super::super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O,
+    OutcomeStatus as O, Signal,
 };
 
 pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
@@ -73,26 +73,26 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
         .filter(|o| o.at >= ctx.record.executed_at)
         .filter(|o| o.snapshot.as_ref().is_some_and(|s| s.draft && !s.merged));
     let e = if let Some(m) = merge {
-        Evaluation::new(O::Accepted, S::Strong, "merged")
+        Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
             .decided_by(&m.id, m.at)
             .note("The PR was merged after it was marked ready for review.")
     } else if let Some(d) = to_draft {
-        Evaluation::new(O::Rejected, S::Strong, "converted_to_draft")
+        Evaluation::new(O::Rejected, S::Strong, Signal::ConvertedToDraft)
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor converted the PR back to draft.")
     } else if let (Some(d), None) = (draft_now, review) {
         unseen_reversal(cite(
-            Evaluation::new(O::Rejected, S::Strong, "converted_to_draft")
+            Evaluation::new(O::Rejected, S::Strong, Signal::ConvertedToDraft)
                 .note("The PR marked ready for review is a draft again."),
             d,
         ))
     } else if let Some(r) = review {
-        Evaluation::new(O::Accepted, S::Strong, "reviewed")
+        Evaluation::new(O::Accepted, S::Strong, Signal::Reviewed)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reviewed the PR after it was marked ready.")
     } else if is_closed(ctx) {
         match closer(ctx) {
-            Closer::Human(c) => Evaluation::new(O::Rejected, S::Medium, "closed_without_merge")
+            Closer::Human(c) => Evaluation::new(O::Rejected, S::Medium, Signal::ClosedWithoutMerge)
                 .decided_by(&c.id, c.at)
                 .note("A visible non-bot actor closed the PR unmerged, with no review."),
             Closer::Lifecycle(c) => lifecycle(ctx, c),
@@ -104,7 +104,7 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
             ISSUE_IGNORE_WINDOW,
             "No visible non-bot actor reviewed the PR within 7 days of it being marked ready.",
             (
-                "awaiting_review",
+                Signal::AwaitingReview,
                 "The PR is ready for review and has not been reviewed yet.",
             ),
         )
@@ -121,10 +121,10 @@ pub fn merge_pull_request(ctx: &EvalContext) -> Evaluation {
     }
     let Some(merge) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() else {
         let e = if is_closed(ctx) {
-            Evaluation::new(O::Unknown, S::Weak, "closed_without_merge")
+            Evaluation::new(O::Unknown, S::Weak, Signal::ClosedWithoutMerge)
                 .note("The PR was closed without merge: the workflow's merge did not happen.")
         } else {
-            Evaluation::new(O::Unknown, S::Weak, "merge_not_observed")
+            Evaluation::new(O::Unknown, S::Weak, Signal::MergeNotObserved)
                 .note("The PR is still open: the merge failed or has not been observed yet.")
         };
         return e.detail("merged", false);
@@ -136,19 +136,19 @@ pub fn merge_pull_request(ctx: &EvalContext) -> Evaluation {
     };
     let proposed = reverts(false);
     let e = if let Some(rv) = reverts(true) {
-        Evaluation::new(O::Rejected, S::Strong, "accepted_then_reverted")
+        Evaluation::new(O::Rejected, S::Strong, Signal::AcceptedThenReverted)
             .decided_by(&rv.id, rv.at)
             .note("The merge was later reverted.")
     } else if merged_by_human(ctx, merge) && merge.at >= ctx.record.executed_at {
-        Evaluation::new(O::Accepted, S::Strong, "merged")
+        Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
             .decided_by(&merge.id, merge.at)
             .note("A visible non-bot actor merged the PR.")
     } else if window_passed(ctx, RETENTION_WINDOW) {
-        Evaluation::new(O::Accepted, S::Strong, "merged")
+        Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
             .decided_by(&merge.id, merge.at)
             .note("The PR was merged and not reverted within 24 hours.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "merged")
+        Evaluation::new(O::Pending, S::Weak, Signal::Merged)
             .note("The PR was merged; the 24-hour window for a revert has not passed.")
     };
     let e = e

@@ -33,6 +33,7 @@ use super::super::EvalContext;
 use super::Verdict;
 use crate::model::{
     Evaluation, EvidenceStrength as S, Observation, ObservationKind as K, OutcomeStatus as O,
+    Signal,
 };
 
 pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
@@ -98,41 +99,41 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
 
     let e = if let Some(r) = pending {
         // Rule 5: their latest review is still being written.
-        Evaluation::new(O::Pending, S::Weak, "latest_review_pending")
+        Evaluation::new(O::Pending, S::Weak, Signal::LatestReviewPending)
             .decided_by(&r.id, r.at)
             .note("A requested reviewer's latest review is still pending (started, not submitted).")
     } else if let Some(r) = review {
         let approved = matches!(&r.event, K::ReviewSubmitted { state, .. } if Verdict::parse(state) == Some(Verdict::Approved));
         let signal = if approved {
-            "review_approved"
+            Signal::ReviewApproved
         } else {
-            "review_submitted"
+            Signal::ReviewSubmitted
         };
         Evaluation::new(O::Accepted, S::Strong, signal)
             .decided_by(&r.id, r.at)
             .note("A requested reviewer submitted a review.")
     } else if let Some(c) = comment {
-        Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&c.id, c.at)
             .note("A requested reviewer commented on the PR.")
     } else if let Some(r) = removal {
-        Evaluation::new(O::Rejected, S::Medium, "review_request_removed")
+        Evaluation::new(O::Rejected, S::Medium, Signal::ReviewRequestRemoved)
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor removed the review request.")
     } else if let (false, Some(r)) = (teams.is_empty(), other_review) {
-        Evaluation::new(O::Unknown, S::Weak, "team_membership_unverified")
+        Evaluation::new(O::Unknown, S::Weak, Signal::TeamMembershipUnverified)
             .decided_by(&r.id, r.at)
             .note("Someone reviewed who may belong to a requested team; webhooks do not show team membership.")
     } else if let Some(now) = requests_gone(ctx, &users, &teams) {
         // General rule 4: no longer requested, and no review from them.
-        let e = Evaluation::new(O::Rejected, S::Medium, "review_request_removed")
+        let e = Evaluation::new(O::Rejected, S::Medium, Signal::ReviewRequestRemoved)
             .note("None of the requested reviewers is requested any more, and none of them reviewed or commented.");
         unseen_reversal(cite(e, now))
     } else if is_merged(ctx) || is_closed(ctx) {
-        Evaluation::new(O::Ignored, S::Weak, "review_missing")
+        Evaluation::new(O::Ignored, S::Weak, Signal::ReviewMissing)
             .note("The PR was merged or closed without a requested reviewer acting.")
     } else {
-        Evaluation::new(O::Pending, S::Weak, "awaiting_review")
+        Evaluation::new(O::Pending, S::Weak, Signal::AwaitingReview)
             .note("The review request is pending and the PR is open.")
     };
     e.detail("requested_reviewers", users)

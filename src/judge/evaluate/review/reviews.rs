@@ -49,7 +49,7 @@ use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 pub fn submit_review(ctx: &EvalContext) -> Evaluation {
@@ -65,7 +65,7 @@ pub fn submit_review(ctx: &EvalContext) -> Evaluation {
     let review = OurReview::gather(ctx);
     // General rule 3: judged on its own review only.
     if !review.seen {
-        return Evaluation::new(O::Unknown, S::Weak, "review_missing")
+        return Evaluation::new(O::Unknown, S::Weak, Signal::ReviewMissing)
             .detail("review_id", review.id)
             .note("The PR was observed, but not the review the output submitted: nothing about other reviews is borrowed for it.");
     }
@@ -132,7 +132,7 @@ impl<'a> OurReview<'a> {
 
 fn judge_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
     if let Some(d) = review.dismissal.filter(|d| ctx.is_human(d)) {
-        return Evaluation::new(O::Rejected, S::Strong, "review_dismissed")
+        return Evaluation::new(O::Rejected, S::Strong, Signal::ReviewDismissed)
             .decided_by(&d.id, d.at)
             .note("A visible non-bot actor dismissed the review.");
     }
@@ -147,7 +147,7 @@ fn judge_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
     };
     if let Some(d) = review.dismissal.filter(unknown_dismisser) {
         return unseen_reversal(
-            Evaluation::new(O::Rejected, S::Strong, "review_dismissed")
+            Evaluation::new(O::Rejected, S::Strong, Signal::ReviewDismissed)
                 .decided_by(&d.id, d.at)
                 .note("The review was dismissed."),
         );
@@ -185,35 +185,35 @@ fn judge_standing_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
         })
     });
     if let Some(c) = contradiction {
-        return Evaluation::new(O::Rejected, S::Medium, "review_contradicted")
+        return Evaluation::new(O::Rejected, S::Medium, Signal::ReviewContradicted)
             .decided_by(&c.id, c.at)
             .note("A visible non-bot actor later submitted a review with the opposite verdict.");
     }
     let merge = is_merged(ctx).then(|| merge_obs(ctx)).flatten();
     if let (Some(m), Some(Verdict::Approved)) = (merge, verdict) {
-        return Evaluation::new(O::Accepted, S::Strong, "merged")
+        return Evaluation::new(O::Accepted, S::Strong, Signal::Merged)
             .decided_by(&m.id, m.at)
             .note("The review approved the PR and the PR was merged.");
     }
     if let (Some(p), Some(Verdict::ChangesRequested)) = (human_pushes.first(), verdict) {
-        return Evaluation::new(O::Accepted, S::Medium, "changes_requested_addressed")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::ChangesRequestedAddressed)
             .decided_by(&p.id, p.at)
             .note("A visible non-bot actor pushed commits after the review requested changes.");
     }
     if let Some(reply) = human_reply_to_review(ctx, review) {
-        return Evaluation::new(O::Accepted, S::Medium, "acted_on")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::ActedOn)
             .decided_by(&reply.id, reply.at)
             .note("A visible non-bot actor replied to one of the review's inline comments.");
     }
     if merge.is_some() {
-        return Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(
+        return Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(
             "The PR was merged, but nothing shows the review (not an approval) was acted on.",
         );
     }
     if is_closed(ctx) {
         return closed_after_review(ctx, verdict);
     }
-    Evaluation::new(O::Pending, S::Medium, "review_submitted")
+    Evaluation::new(O::Pending, S::Medium, Signal::ReviewSubmitted)
         .note("The review stands and the PR is still open.")
 }
 
@@ -246,19 +246,21 @@ fn closed_after_review(ctx: &EvalContext, verdict: Option<Verdict>) -> Evaluatio
         Closer::Unknown(c) => return close_actor_unknown(c),
     };
     let e = match verdict {
-        Some(Verdict::Approved) => {
-            Evaluation::new(O::Rejected, S::Medium, "closed_without_merge_after_review").note(
-                "A visible non-bot actor closed the PR the review approved, without merging it.",
-            )
-        }
-        Some(Verdict::ChangesRequested) => {
-            Evaluation::new(O::Accepted, S::Medium, "closed_without_merge_after_review").note(
-                "The review requested changes and a visible non-bot actor closed the PR unmerged.",
-            )
-        }
+        Some(Verdict::Approved) => Evaluation::new(
+            O::Rejected,
+            S::Medium,
+            Signal::ClosedWithoutMergeAfterReview,
+        )
+        .note("A visible non-bot actor closed the PR the review approved, without merging it."),
+        Some(Verdict::ChangesRequested) => Evaluation::new(
+            O::Accepted,
+            S::Medium,
+            Signal::ClosedWithoutMergeAfterReview,
+        )
+        .note("The review requested changes and a visible non-bot actor closed the PR unmerged."),
         _ => {
             return cite(
-                Evaluation::new(O::Ignored, S::Weak, "no_engagement").note(
+                Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(
                     "The PR was closed unmerged; the comment-only review was not engaged with.",
                 ),
                 close,
@@ -322,15 +324,15 @@ pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
     });
     let merge = is_merged(ctx).then(|| merge_obs(ctx)).flatten();
     let e = if let Some(r) = resubmitted {
-        Evaluation::new(O::Rejected, S::Medium, "review_resubmitted")
+        Evaluation::new(O::Rejected, S::Medium, Signal::ReviewResubmitted)
             .decided_by(&r.id, r.at)
             .note("The dismissed review's author submitted the same verdict again.")
     } else if let Some(m) = merge {
-        Evaluation::new(O::Accepted, S::Medium, "merged")
+        Evaluation::new(O::Accepted, S::Medium, Signal::Merged)
             .decided_by(&m.id, m.at)
             .note("The PR was merged after the review was dismissed.")
     } else if is_closed(ctx) {
-        Evaluation::new(O::Ignored, S::Weak, "closed_without_merge")
+        Evaluation::new(O::Ignored, S::Weak, Signal::ClosedWithoutMerge)
             .note("The PR was closed unmerged after the review was dismissed.")
     } else {
         no_engagement_yet(
@@ -338,7 +340,7 @@ pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
             PR_IGNORE_WINDOW,
             "The PR is still open 30 days after the review was dismissed.",
             (
-                "awaiting_merge",
+                Signal::AwaitingMerge,
                 "The PR is open; the dismissal has neither been answered nor led to a merge.",
             ),
         )

@@ -30,7 +30,7 @@ use super::super::common::{
 use super::super::EvalContext;
 use crate::model::{
     ActorClass, Evaluation, EvidenceStrength as S, Observation, ObservationKind as K,
-    OutcomeStatus as O, TargetKind,
+    OutcomeStatus as O, Signal, TargetKind,
 };
 
 pub fn resolve_review_thread(ctx: &EvalContext) -> Evaluation {
@@ -101,7 +101,7 @@ fn thread_events<'a>(ctx: &EvalContext<'a>, wanted: &str) -> Vec<&'a Observation
 fn reopened(ctx: &EvalContext, unresolve: &Observation) -> Evaluation {
     let class = class_name(ctx.actor_class(unresolve));
     if ctx.is_human(unresolve) {
-        return Evaluation::new(O::Rejected, S::Strong, "reopened")
+        return Evaluation::new(O::Rejected, S::Strong, Signal::Reopened)
             .decided_by(&unresolve.id, unresolve.at)
             .detail("reopened_by_type", class)
             .note("A visible non-bot actor unresolved the thread after the workflow resolved it.");
@@ -109,10 +109,10 @@ fn reopened(ctx: &EvalContext, unresolve: &Observation) -> Evaluation {
     let e = match ctx.actor_class(unresolve) {
         // General rule 4: unresolved again by someone nobody can see.
         ActorClass::UnknownActor | ActorClass::SystemActor => unseen_reversal(
-            Evaluation::new(O::Rejected, S::Strong, "reopened")
+            Evaluation::new(O::Rejected, S::Strong, Signal::Reopened)
                 .note("The thread the workflow resolved is unresolved now."),
         ),
-        _ => Evaluation::new(O::Unknown, S::Weak, "state_changed_by_bot")
+        _ => Evaluation::new(O::Unknown, S::Weak, Signal::StateChangedByBot)
             .note("The thread was unresolved again by automation, which is not a human verdict."),
     };
     cite(e.detail("reopened_by_type", class), unresolve)
@@ -121,20 +121,20 @@ fn reopened(ctx: &EvalContext, unresolve: &Observation) -> Evaluation {
 fn retained(ctx: &EvalContext) -> Evaluation {
     if let Some(m) = is_merged(ctx).then(|| merge_obs(ctx)).flatten() {
         if m.at >= ctx.record.executed_at {
-            return Evaluation::new(O::Accepted, S::Strong, "state_retained_and_merged")
+            return Evaluation::new(O::Accepted, S::Strong, Signal::StateRetainedAndMerged)
                 .decided_by(&m.id, m.at)
                 .note("The thread stayed resolved and the PR was merged.");
         }
     }
     if is_closed(ctx) && !is_merged(ctx) {
-        return Evaluation::new(O::Ignored, S::Medium, "closed_without_merge")
+        return Evaluation::new(O::Ignored, S::Medium, Signal::ClosedWithoutMerge)
             .note("The thread stayed resolved, but the PR was closed without merge.");
     }
     if window_passed(ctx, RETENTION_WINDOW) {
-        return Evaluation::new(O::Accepted, S::Medium, "state_retained")
+        return Evaluation::new(O::Accepted, S::Medium, Signal::StateRetained)
             .note("The thread is still resolved 24 hours after the workflow resolved it.");
     }
-    Evaluation::new(O::Pending, S::Weak, "state_retained")
+    Evaluation::new(O::Pending, S::Weak, Signal::StateRetained)
         .note("The thread is resolved; the 24-hour retention window has not passed.")
 }
 
