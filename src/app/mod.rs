@@ -8,6 +8,7 @@
 //!
 //! May import: `model`, `store`, `ingest`, `judge`, `github`, `read`.
 
+pub mod otlp;
 pub mod pressure;
 mod running;
 pub mod state;
@@ -205,6 +206,7 @@ impl App {
             harvest_requests: options.harvest_requests,
             backfill_requests: options.backfill_requests,
             signal_requests: std::sync::OnceLock::new(),
+            outcome_spans: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
             received: AtomicU64::new(received),
             processed_total: AtomicU64::new(processed),

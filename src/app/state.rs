@@ -51,6 +51,9 @@ pub struct Shared {
     /// signals no webhook carries (`github::signals`; App mode, set once
     /// after start).
     pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
+    /// Where the worker hands changed outcomes to the OTLP exporter
+    /// (`app::otlp`; set once after start, when an OTLP endpoint is set).
+    pub outcome_spans: std::sync::OnceLock<crate::app::otlp::SpanSink>,
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,

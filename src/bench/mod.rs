@@ -69,7 +69,8 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         Scenario::Reads(a) => reads::run(a).await?,
         Scenario::Backfill(a) => backfill::run(a).await?,
     };
-    print!("{}", table.render());
+    // An error, not a panic, when stdout's reader went away (`| head`).
+    std::io::Write::write_all(&mut std::io::stdout().lock(), table.render().as_bytes())?;
     Ok(())
 }
 

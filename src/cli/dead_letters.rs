@@ -14,6 +14,7 @@ use crate::store::Store;
 pub struct DeadLettersArgs {
     #[command(subcommand)]
     pub action: DeadLetterAction,
+    /// The store's folder (the server must be stopped).
     #[arg(long, env = "DATA_DIR", default_value = "./data", global = true)]
     pub data_dir: PathBuf,
     /// The store on PostgreSQL (instead of sled under --data-dir).
@@ -63,16 +64,16 @@ pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
         DeadLetterAction::List => {
             let letters = store.dead_letters()?;
             for l in &letters {
-                println!(
+                super::exit::emit_line(format!(
                     "{}\t{}\t{} attempt(s)\t{}\t{}",
                     l.seq,
                     l.failed_at.to_rfc3339(),
                     l.attempts,
                     l.summary(),
                     l.error
-                );
+                ))?;
             }
-            println!("{} dead letter(s)", letters.len());
+            super::exit::emit_line(format!("{} dead letter(s)", letters.len()))?;
         }
         DeadLetterAction::Replay { id, all } => {
             let which = match (id, all) {
@@ -80,10 +81,10 @@ pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
                 _ => Replay::All,
             };
             let queued = store.replay_dead_letters(which)?;
-            println!(
+            super::exit::emit_line(format!(
                 "{} dead letter(s) moved back to the inbox; the next start processes them",
                 queued.len()
-            );
+            ))?;
         }
     }
     Ok(())

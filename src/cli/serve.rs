@@ -21,21 +21,28 @@ pub struct ServeArgs {
     /// The GitHub App's numeric id; unset: listen-only mode.
     #[arg(long, env = "APP_ID")]
     pub app_id: Option<String>,
+    /// The App's private key (PEM), inline.
     #[arg(long, env = "PRIVATE_KEY", hide_env_values = true)]
     pub private_key: Option<String>,
+    /// The App's private key (PEM), as a file.
     #[arg(long, env = "PRIVATE_KEY_PATH")]
     pub private_key_path: Option<PathBuf>,
     /// Comma-separated: several secrets are accepted during rotation.
     #[arg(long, env = "WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
+    /// The port to listen on (0: any free one).
     #[arg(long, env = "PORT", default_value_t = 3000)]
     pub port: u16,
+    /// The address to listen on.
     #[arg(long, env = "HOST", default_value = "127.0.0.1")]
     pub host: String,
+    /// The route GitHub posts webhook deliveries to.
     #[arg(long, env = "WEBHOOK_PATH", default_value = "/api/github/webhooks")]
     pub webhook_path: String,
+    /// Where the sled store lives (unless DATABASE_URL is set).
     #[arg(long, env = "DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// GitHub's REST API (GHES: https://HOST/api/v3).
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
     pub github_api_url: String,
     /// Bearer token for the read API and manifest ingest.
@@ -120,6 +127,10 @@ pub struct ServeArgs {
     /// "other"); off by default: workflow names say what an org automates.
     #[arg(long, env = "METRICS_WORKFLOW_LABELS", value_parser = clap::builder::BoolishValueParser::new())]
     pub metrics_workflow_labels: bool,
+    /// Export outcome spans over OTLP (HTTP/protobuf) to this collector:
+    /// URL/v1/traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, a full URL, wins).
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
     pub auth: crate::http::auth::AuthArgs,
@@ -214,6 +225,17 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         github,
         database_url: args.database_url.clone(),
     })?;
+    let traces_url = crate::app::otlp::traces_url_from_env()
+        .filter(|_| std::env::var_os("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some())
+        .or_else(|| {
+            args.otlp_endpoint
+                .as_deref()
+                .map(crate::app::otlp::traces_url)
+        });
+    let otlp = match traces_url {
+        Some(url) => Some(crate::app::otlp::start(&running.app.shared, &url)?),
+        None => None,
+    };
     let mut auth = args.auth.options(
         &public_url,
         &args.github_api_url,
@@ -275,7 +297,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             ),
         })?;
     // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
-    println!("listening on {}", server.url());
+    // A closed stdout must not stop the server: the line is only a courtesy.
+    let _ = super::exit::emit_line(format!("listening on {}", server.url()));
     tracing::info!(
         "listening on {} (webhooks at {}, data in {})",
         server.url(),
@@ -295,7 +318,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(metrics) = metrics {
         metrics.stop().await;
     }
-    running.stop().await
+    let stopped = running.stop().await;
+    if let Some(otlp) = otlp {
+        otlp.stop().await;
+    }
+    stopped
 }
 
 /// Print the one-time setup link (its key only on stdout, this terminal's,

@@ -4,21 +4,27 @@
 //! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
 //! parameter is a 400. The dashboard reads through the same functions
 //! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
+//!
+//! Every answer is a type here (or the record's own), so the OpenAPI document
+//! (`http::openapi`) is generated from what is sent, and the outcome record's
+//! field names are the names everywhere (docs/export.md, "One vocabulary").
 
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::budget::ReadPermit;
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
-use crate::judge::assess::transitions;
-use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use crate::judge::assess::{transitions, Transition};
+use crate::model::{ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus};
 use crate::read::line_survival::{line_survival, LineTotals};
-use crate::read::report::{parse_window, Report};
+use crate::read::report::{parse_window, Report, Totals};
 
 const DEFAULT_PAGE: usize = 100;
 pub const MAX_PAGE: usize = 1000;
@@ -36,12 +42,34 @@ pub fn routes(_: &Mount) -> Router<State> {
         .route("/api/v1/report", get(report))
 }
 
+/// A page of `GET /api/v1/outputs`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OutputsPage {
+    /// Outcome records, in output id order.
+    pub items: Vec<OutcomeRecord>,
+    /// Pass as `cursor=` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// `GET /api/v1/outputs/{id}`: one output with its history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OutputDetail {
+    /// Null until the output is first evaluated.
+    pub outcome: Option<OutcomeRecord>,
+    pub execution: ExecutionRecord,
+    /// Each change of verdict, with the observation that caused it.
+    pub transitions: Vec<Transition>,
+    /// The facts observed on the output's targets, in time order.
+    #[schema(value_type = Vec<crate::http::openapi::ObservationDoc>)]
+    pub observations: Vec<Observation>,
+}
+
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
     _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OutputsPage>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
     let limit = match rest.get("limit") {
         Some(l) => l
@@ -64,7 +92,10 @@ pub async fn list_outputs(
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(Json(json!({"items": items, "next_cursor": next})))
+    Ok(Json(OutputsPage {
+        items,
+        next_cursor: next,
+    }))
 }
 
 /// One output as `GET /api/v1/outputs/{id}` and the dashboard show it.
@@ -73,7 +104,7 @@ pub(crate) async fn output_detail(
     reader: &Reader,
     filter: &ReadFilter,
     id: &str,
-) -> Result<Value, ApiError> {
+) -> Result<OutputDetail, ApiError> {
     let missing = || ApiError::not_found(format!("no output {id:?}"));
     let stored = state.store.output(id)?.ok_or_else(missing)?;
     // Outside the reader's scope looks exactly like absent. An output not
@@ -86,12 +117,12 @@ pub(crate) async fn output_detail(
     let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
     let history = transitions(&stored.execution, &observations, state.shared.clock.now());
-    Ok(json!({
-        "outcome": stored.outcome,
-        "execution": stored.execution,
-        "transitions": history,
-        "observations": observations,
-    }))
+    Ok(OutputDetail {
+        outcome: stored.outcome,
+        execution: stored.execution,
+        transitions: history,
+        observations,
+    })
 }
 
 pub async fn get_output(
@@ -100,28 +131,87 @@ pub async fn get_output(
     _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OutputDetail>, ApiError> {
     let (filter, _) = ReadFilter::parse(&pairs, &[])?;
     Ok(Json(output_detail(&state, &reader, &filter, &id).await?))
 }
 
-/// One item of `gh aw outcomes RUN --json`.
-fn gh_aw_item(o: &OutcomeRecord) -> Value {
-    json!({
-        "safe_output_id": o.safe_output_id,
-        "type": o.safe_output_type,
-        "object_url": o.target.as_ref().and_then(|t| t.url.clone()),
-        "object_number": o.target.as_ref().and_then(|t| t.number.or(t.parent_number)),
-        "repo": o.target.as_ref().map(|t| t.repo.clone()),
-        "outcome_status": o.outcome_status,
-        "evidence_strength": o.evidence_strength,
-        "signal": o.human_check_signal,
-        "detail": o.notes,
-        "time_to_outcome_hours": o.time_to_acceptance_hours,
-        "human_actor_count": o.actor_summary.visible_non_bot_actor_count,
-        "created_at": o.created_at,
-        "checked_at": o.evaluated_at,
-    })
+/// One item of a run: the outcome record itself, and, for `/api/v1` only,
+/// the names `gh aw outcomes RUN --json` gives the same facts (deprecated
+/// aliases: read the record's names).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunItem {
+    #[serde(flatten)]
+    pub record: OutcomeRecord,
+    /// Deprecated alias of `safe_output_type`.
+    #[serde(rename = "type")]
+    #[schema(deprecated)]
+    pub type_alias: String,
+    /// Deprecated alias of `target.url`.
+    #[schema(deprecated)]
+    pub object_url: Option<String>,
+    /// Deprecated alias of `target.number` (or `target.parent_number`).
+    #[schema(deprecated)]
+    pub object_number: Option<u64>,
+    /// Deprecated alias of `target.repo`.
+    #[schema(deprecated)]
+    pub repo: Option<String>,
+    /// Deprecated alias of `human_check_signal`.
+    #[schema(deprecated)]
+    pub signal: String,
+    /// Deprecated alias of `notes`.
+    #[schema(deprecated)]
+    pub detail: String,
+    /// Deprecated alias of `time_to_acceptance_hours`.
+    #[schema(deprecated)]
+    pub time_to_outcome_hours: Option<f64>,
+    /// Deprecated alias of `actor_summary.visible_non_bot_actor_count`.
+    #[schema(deprecated)]
+    pub human_actor_count: u32,
+    /// Deprecated alias of `evaluated_at`.
+    #[schema(deprecated)]
+    pub checked_at: DateTime<Utc>,
+}
+
+impl RunItem {
+    fn of(o: &OutcomeRecord) -> RunItem {
+        let target = o.target.as_ref();
+        RunItem {
+            type_alias: o.safe_output_type.clone(),
+            object_url: target.and_then(|t| t.url.clone()),
+            object_number: target.and_then(|t| t.number.or(t.parent_number)),
+            repo: target.map(|t| t.repo.clone()),
+            signal: o.human_check_signal.clone(),
+            detail: o.notes.clone(),
+            time_to_outcome_hours: o.time_to_acceptance_hours,
+            human_actor_count: o.actor_summary.visible_non_bot_actor_count,
+            checked_at: o.evaluated_at,
+            record: o.clone(),
+        }
+    }
+}
+
+/// A run's counts: the report's totals (same names), and `accepted`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunSummary {
+    #[serde(flatten)]
+    pub totals: Totals,
+    /// Accepted at any strength (`accepted_strong + accepted_medium + accepted_weak`).
+    pub accepted: u64,
+    /// Deprecated alias of `total_safe_outputs`.
+    #[schema(deprecated)]
+    pub total: u64,
+}
+
+/// `GET /api/v1/runs/{owner}/{repo}/{run_id}`, shaped like
+/// `gh aw outcomes RUN --json`: `{run_id, workflow, items, summary}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunView {
+    pub run_id: u64,
+    pub repo: String,
+    pub workflow: Option<String>,
+    pub items: Vec<RunItem>,
+    pub summary: RunSummary,
 }
 
 /// A run's outcomes shaped like `gh aw outcomes RUN --json`; `None` when the
@@ -132,7 +222,7 @@ pub(crate) async fn run_view(
     filter: &ReadFilter,
     repo: &str,
     run_id: u64,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<RunView>, ApiError> {
     let run_filter = ReadFilter {
         repo: Some(repo.to_string()),
         ..filter.clone()
@@ -145,32 +235,22 @@ pub(crate) async fn run_view(
     if outcomes.is_empty() {
         return Ok(None);
     }
-    let count = |s: OutcomeStatus| outcomes.iter().filter(|o| o.outcome_status == s).count();
-    let accepted_with = |s: EvidenceStrength| {
-        outcomes
-            .iter()
-            .filter(|o| o.outcome_status == OutcomeStatus::Accepted && o.evidence_strength == s)
-            .count()
-    };
-    Ok(Some(json!({
-        "run_id": run_id,
-        "repo": repo,
-        "workflow": outcomes.iter().find_map(|o| o.workflow.clone()),
-        "items": outcomes.iter().map(gh_aw_item).collect::<Vec<_>>(),
-        "summary": {
-            "total": outcomes.len(),
-            "accepted": count(OutcomeStatus::Accepted),
-            "rejected": count(OutcomeStatus::Rejected),
-            "pending": count(OutcomeStatus::Pending),
-            "ignored": count(OutcomeStatus::Ignored),
-            "skipped": count(OutcomeStatus::Skipped),
-            "unknown": count(OutcomeStatus::Unknown),
-            "accepted_strong": accepted_with(EvidenceStrength::Strong),
-            "accepted_medium": accepted_with(EvidenceStrength::Medium),
-            "accepted_weak": accepted_with(EvidenceStrength::Weak),
-            "fallback_exists_only_count": outcomes.iter().filter(|o| o.is_exists_only()).count(),
+    let (totals, _) = Report::overall(&outcomes);
+    let accepted = outcomes
+        .iter()
+        .filter(|o| o.outcome_status == OutcomeStatus::Accepted)
+        .count() as u64;
+    Ok(Some(RunView {
+        run_id,
+        repo: repo.to_string(),
+        workflow: outcomes.iter().find_map(|o| o.workflow.clone()),
+        items: outcomes.iter().map(RunItem::of).collect(),
+        summary: RunSummary {
+            total: totals.total_safe_outputs,
+            totals,
+            accepted,
         },
-    })))
+    }))
 }
 
 pub async fn run_outcomes(
@@ -179,7 +259,7 @@ pub async fn run_outcomes(
     _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RunView>, ApiError> {
     let (filter, _) = ReadFilter::parse(&pairs, &[])?;
     let repo = format!("{owner}/{repo}");
     run_view(&state, &reader, &filter, &repo, run_id)

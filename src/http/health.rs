@@ -477,10 +477,10 @@ impl Collector for Snapshot {
             counter(self.check_run_failures),
         )?;
         family(e, "safe_outcomes_outputs",
-            "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and, when METRICS_WORKFLOW_LABELS is on, workflow (the busiest, the rest as \"other\").",
+            "Safe outputs by latest outcome: outcome_status, evidence_strength, safe_output_type (custom types as \"custom\") and, when METRICS_WORKFLOW_LABELS is on, workflow (the busiest, the rest as \"other\").",
             prometheus_client::metrics::MetricType::Gauge,
             self.outputs.rows.iter().map(|(k, n)| {
-                let mut labels = vec![("status", k.0.as_str()), ("strength", k.1.as_str()), ("type", k.2.as_str())];
+                let mut labels = vec![("outcome_status", k.0.as_str()), ("evidence_strength", k.1.as_str()), ("safe_output_type", k.2.as_str())];
                 labels.extend(k.3.as_deref().map(|w| ("workflow", w)));
                 (labels, gauge(*n))
             }))

@@ -13,7 +13,7 @@ mod accept;
 pub(crate) mod api;
 mod assets;
 pub mod auth;
-mod backfill;
+pub mod backfill;
 mod body;
 pub mod budget;
 pub mod dashboard;
@@ -21,6 +21,7 @@ mod export;
 mod headers;
 mod health;
 mod manifests;
+pub mod openapi;
 pub mod read;
 mod reconcile;
 pub mod series;
@@ -111,6 +112,7 @@ const AREAS: &[Area] = &[
     series::routes,
     export::routes,
     health::routes,
+    openapi::routes,
     dashboard::routes,
     auth::routes,
     assets::routes,

@@ -27,19 +27,19 @@ pub const DEFAULT_WEEKS: i64 = 12;
 pub const MAX_PERIODS: i64 = 260;
 
 /// One week.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Period {
     /// ISO week, `2026-W45`.
     pub week: String,
     pub period_start: DateTime<Utc>,
     pub period_end: DateTime<Utc>,
     pub totals: Totals,
-    /// `count`, `evaluable` and the rates, named as in the report's `by_type`.
+    /// `total_safe_outputs`, `evaluable_outputs` and the rates, named as in the report's `by_type`.
     #[serde(flatten)]
     pub rates: TypeStats,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Series {
     pub by: String,
     pub since: DateTime<Utc>,

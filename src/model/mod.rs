@@ -28,6 +28,7 @@ pub mod shared_data;
 pub mod signal;
 pub mod target;
 pub mod tenancy;
+pub mod windows;
 pub mod wire;
 
 pub use execution::ExecutionRecord;
@@ -39,3 +40,4 @@ pub use outcome::{
 pub use output_type::OutputType;
 pub use signal::Signal;
 pub use target::{Target, TargetKind};
+pub use windows::Windows;

@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of GitHub object a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     Issue,
@@ -50,7 +62,7 @@ impl TargetKind {
 }
 
 /// The object a safe output affected, keyed by `(repo, kind, number|node_id)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Target {
     pub repo: String,
     pub kind: TargetKind,

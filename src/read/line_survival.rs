@@ -13,7 +13,7 @@ use crate::store::{ReadStore, Result, Store, StoredOutput};
 /// One workflow's totals. The survival sums cover the outputs measured at
 /// that checkpoint with a known count (`outputs_measured_*`), and the rates
 /// compare them with the lines attributed to those same outputs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct LineTotals {
     pub outputs_attributed: u64,
     pub lines_attributed: u64,

@@ -332,7 +332,7 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
     assert_eq!(types.as_object().unwrap().len(), by_type.len(), "{types}");
     for (name, stats) in by_type {
         for field in [
-            "count",
+            "total_safe_outputs",
             "strict_acceptance_rate",
             "human_check_acceptance_rate",
             "sticky_artifact_rate",

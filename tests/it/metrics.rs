@@ -64,7 +64,7 @@ async fn outputs_are_counted_by_status_strength_type_and_workflow() {
         text.lines()
             .filter(|l| {
                 l.starts_with("safe_outcomes_outputs{")
-                    && l.contains(&format!("type=\"{kind}\""))
+                    && l.contains(&format!("safe_output_type=\"{kind}\""))
                     && l.contains("workflow=\"triage\"")
             })
             .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())

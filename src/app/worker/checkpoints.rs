@@ -64,6 +64,9 @@ impl Worker {
                 }
             }
             self.notify_prs(&changed, BTreeSet::new());
+            if let Some(spans) = self.shared.outcome_spans.get() {
+                spans.release();
+            }
             if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
                 hook.due(signals);
             }

@@ -69,6 +69,9 @@ impl Worker {
 
     /// After a failed write the store is the truth: drop the caches.
     pub(super) fn forget_cached(&mut self) {
+        if let Some(spans) = self.shared.outcome_spans.get() {
+            spans.discard();
+        }
         self.cache.clear();
         self.outputs.clear();
         self.seen_installations.clear();

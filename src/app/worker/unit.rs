@@ -213,6 +213,9 @@ impl Worker {
             self.shared.dead_lettered(*seq, error);
         }
         self.notify_prs(&effects.changed, effects.new_heads);
+        if let Some(spans) = self.shared.outcome_spans.get() {
+            spans.release();
+        }
         self.request_reconciles(effects.unobserved);
         if let Some(hook) = &self.shared.harvest_requests {
             for run in effects.harvests {

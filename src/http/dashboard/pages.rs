@@ -84,7 +84,7 @@ fn rates_header(first: &str) -> Markup {
 
 fn rates_cells(s: &TypeStats) -> Markup {
     html! {
-        td.num data-field="count" data-label="count" { (s.count) }
+        td.num data-field="total_safe_outputs" data-label="count" { (s.count) }
         (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
         (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
         (rate_cell("sticky_artifact_rate", "sticky", s.sticky_artifact_rate))
@@ -404,6 +404,7 @@ pub async fn run(
         .ok_or_else(|| {
             ApiError::not_found(format!("no outputs recorded for {repo} run {run_id}"))
         })?;
+    let view = serde_json::to_value(view).map_err(|e| ApiError::internal(e.to_string()))?;
     let summary = &view["summary"];
     let fields = [
         "total",
@@ -489,6 +490,7 @@ pub async fn output(
     let reader = gate(reader, &uri)?;
     let (filter, _) = page_filter(pairs)?;
     let detail = output_detail(&state, &reader, &filter, &id).await?;
+    let detail = serde_json::to_value(detail).map_err(|e| ApiError::internal(e.to_string()))?;
     let (o, x) = (&detail["outcome"], &detail["execution"]);
     let empty = Vec::new();
     let repo = text(&x["repo"]);
@@ -506,7 +508,7 @@ pub async fn output(
         section #execution {
             h2 { "What was executed" }
             table { tbody {
-                tr { th { "type" } td { code { (text(&x["output_type"])) } } }
+                tr { th { "type" } td { code { (text(&x["safe_output_type"])) } } }
                 tr { th { "repository" } td { (repo) } }
                 tr { th { "workflow" } td { (text(&x["workflow"])) } }
                 tr { th { "run" } td {

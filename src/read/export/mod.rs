@@ -3,8 +3,6 @@
 //! stream from the store through the read filters of `http::read`, so
 //! memory stays bounded by one record whatever the store holds.
 
-pub mod cli;
-
 pub mod mapping;
 pub use crate::github::attribution::murmur3;
 pub use crate::model::ident::new_trace_id;

@@ -13,13 +13,14 @@ use std::fmt::Write;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::model::escape::terminal;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, CHECKPOINTS};
 use crate::store::rollup::{field, histogram_median, time_bin, Counts, CLASSES};
 
 /// Totals over all outputs in scope.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Totals {
     pub total_safe_outputs: u64,
     /// All outputs but the skipped ones.
@@ -37,10 +38,14 @@ pub struct Totals {
     pub durable_reversal_count: u64,
 }
 
-/// Rates per safe-output type; `None` when nothing is evaluable.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Rates per safe-output type; `None` when nothing is evaluable. The
+/// counts are named as in `Totals` (one vocabulary); the names before
+/// (`count`, `evaluable`) are still read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TypeStats {
+    #[serde(rename = "total_safe_outputs", alias = "count")]
     pub count: u64,
+    #[serde(rename = "evaluable_outputs", alias = "evaluable")]
     pub evaluable: u64,
     pub strict_acceptance_rate: Option<f64>,
     pub human_check_acceptance_rate: Option<f64>,
@@ -55,7 +60,7 @@ pub struct TypeStats {
 }
 
 /// Acceptance as of one checkpoint, over outputs that have reached it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CheckpointStats {
     /// Outputs whose checkpoint has passed.
     pub reached: u64,
@@ -65,7 +70,7 @@ pub struct CheckpointStats {
     pub pending: u64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Report {
     pub generated_at: Option<DateTime<Utc>>,
     pub repo: Option<String>,

@@ -137,7 +137,10 @@ fn windows(o: &safe_outcomes::model::OutcomeRecord) -> BTreeMap<String, Verdict>
             } else {
                 s.human_check_signal.clone()
             };
-            (w.clone(), (s.outcome_status, s.evidence_strength, signal))
+            (
+                w.to_string(),
+                (s.outcome_status, s.evidence_strength, signal),
+            )
         })
         .collect()
 }
