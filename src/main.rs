@@ -1,8 +1,12 @@
 use clap::Parser;
-use safe_outcomes::cli::{init_logging, load_dotenv, run, Cli, Command};
+use safe_outcomes::cli::{
+    exit_code, init_logging, is_broken_pipe, load_dotenv, quiet_on_closed_pipe, run, Cli, Command,
+};
 
 #[tokio::main]
 async fn main() {
+    // A closed stdout ends any command quietly (`cli::exit`).
+    quiet_on_closed_pipe();
     // `serve` reads `.env` before its settings are parsed (the environment wins).
     if std::env::args().nth(1).as_deref() == Some("serve") {
         if let Err(e) = load_dotenv(std::path::Path::new(".env")) {
@@ -18,14 +22,14 @@ async fn main() {
     };
     if let Err(e) = init_logging(&level, cli.log_format) {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(2);
     }
     if let Err(e) = run(cli).await {
-        if safe_outcomes::cli::is_broken_pipe(&e) {
-            // `safe-outcomes demo | head`: the reader had enough.
+        if is_broken_pipe(&e) {
+            // `safe-outcomes report | head`: the reader had enough.
             return;
         }
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(exit_code(&e));
     }
 }

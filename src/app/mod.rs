@@ -8,6 +8,7 @@
 //!
 //! May import: `model`, `store`, `ingest`, `judge`, `github`, `read`.
 
+pub mod otlp;
 pub mod pressure;
 mod running;
 pub mod state;
@@ -33,6 +34,7 @@ use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
+use crate::ingest::tenancy::TenancyStats;
 use crate::model::clock::Clock;
 use crate::store::inbox::InboxWriter;
 use crate::store::{counter, Store, STORE_LOCK_WAIT};
@@ -158,6 +160,15 @@ impl App {
         Self::open(data_dir, clock, false, AppOptions::default())
     }
 
+    /// `start_without_worker` with options (a bench's replicas on one database).
+    pub fn start_without_worker_with(
+        data_dir: &Path,
+        clock: Clock,
+        options: AppOptions,
+    ) -> anyhow::Result<App> {
+        Self::open(data_dir, clock, false, options)
+    }
+
     fn open(
         data_dir: &Path,
         clock: Clock,
@@ -178,12 +189,6 @@ impl App {
         // The highest processed sequence: everything below the oldest queued item.
         let oldest_queued = store.oldest_queued_seq();
         let processed_seq = oldest_queued.map_or(last_seq, |s| s - 1);
-        // Manifest chunks of a post the process died reading: never committed.
-        let swept = crate::store::staging::sweep(&store)
-            .map_err(|e| anyhow::anyhow!("sweeping uncommitted manifest chunks: {e}"))?;
-        if swept > 0 {
-            tracing::info!(chunks = swept, "removed uncommitted manifest chunks");
-        }
         let outputs = store.output_count();
         let dead_letters = store.dead_letter_count();
         tracing::debug!(received, processed, outputs, "store opened");
@@ -195,11 +200,13 @@ impl App {
             rejected: AtomicU64::new(0),
             github_calls: Arc::new(ApiCalls::default()),
             reconcile_stats: Arc::default(),
+            tenancy: Arc::default(),
             pr_changes: options.pr_changes,
             reconcile_requests: options.reconcile_requests,
             harvest_requests: options.harvest_requests,
             backfill_requests: options.backfill_requests,
             signal_requests: std::sync::OnceLock::new(),
+            outcome_spans: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
             received: AtomicU64::new(received),
             processed_total: AtomicU64::new(processed),
@@ -314,6 +321,10 @@ impl BackfillHost for App {
 
     fn reconcile_stats(&self) -> Arc<ReconcileStats> {
         self.shared.reconcile_stats.clone()
+    }
+
+    fn tenancy_stats(&self) -> Arc<TenancyStats> {
+        self.shared.tenancy.clone()
     }
 
     fn caught_up(&self) -> Arc<dyn CaughtUp> {

@@ -141,6 +141,7 @@ impl App {
         };
         let app = App::start_with(&config.data_dir, clock.clone(), options)?;
         let client = Arc::new((github.client)(app.shared.github_calls.clone())?);
+        client.watch_marks(app.store.clone());
         let mut running = Running::bare(app);
         let app = &running.app;
         running.publisher = publisher.map(|((tx, inbox), o)| {
@@ -150,6 +151,7 @@ impl App {
             let writer = app.writer.clone();
             Reconciler::new(app.store.clone(), clock.clone(), client.clone(), writer, o)
                 .with_stats(app.shared.reconcile_stats.clone())
+                .with_tenancy(app.shared.tenancy.clone())
                 .spawn(&tx, inbox)
         });
         if github.signals {
@@ -164,6 +166,7 @@ impl App {
         running.harvester = harvester.map(|((tx, inbox), o)| {
             let writer = app.writer.clone();
             Harvester::new(app.store.clone(), clock.clone(), client.clone(), writer, o)
+                .with_tenancy(app.shared.tenancy.clone())
                 .spawn(&tx, inbox)
         });
         running.backfill = backfill.map(|((tx, inbox), h, o)| {

@@ -15,6 +15,7 @@ use crate::github::calls::ApiCalls;
 use crate::github::harvest::HarvestRequests;
 use crate::github::publisher::PrChanges;
 use crate::github::reconciler::{ReconcileRequests, ReconcileStats};
+use crate::ingest::tenancy::TenancyStats;
 use crate::model::clock::Clock;
 use crate::read::report::tally::OutputTally;
 
@@ -34,6 +35,8 @@ pub struct Shared {
     pub github_calls: Arc<ApiCalls>,
     /// What API reconciliation did (App mode; zeros when listening only).
     pub reconcile_stats: Arc<ReconcileStats>,
+    /// What the tenancy rule refused, by where and why (`ingest::tenancy`).
+    pub tenancy: Arc<TenancyStats>,
     /// Where the worker reports PRs whose outcomes changed (App mode only).
     pub pr_changes: Option<PrChanges>,
     /// Where the worker and the API ask for outputs to be reconciled from
@@ -48,6 +51,9 @@ pub struct Shared {
     /// signals no webhook carries (`github::signals`; App mode, set once
     /// after start).
     pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
+    /// Where the worker hands changed outcomes to the OTLP exporter
+    /// (`app::otlp`; set once after start, when an OTLP endpoint is set).
+    pub outcome_spans: std::sync::OnceLock<crate::app::otlp::SpanSink>,
     /// How hard deliveries are arriving; the worker gives way while ingest
     /// is saturated.
     pub pressure: IngestPressure,

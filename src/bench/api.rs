@@ -1,5 +1,5 @@
 //! `bench api`: GitHub API calls per output per evaluation window (docs/architecture.md,
-//! "Performance targets"), counted by a fake GitHub (`fake_github`).
+//! "Performance targets"), counted by the model of GitHub (`github_model`, lenient).
 //!
 //! - Webhook-fed (ours): the bundled demo scenario replayed in App mode (the
 //!   check-run publisher and the reconciler pointed at the fake, a manual
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde_json::{json, Value};
 
-use super::fake_github::{CallKind, Counts, FakeGitHub};
+use super::github_model::{CallKind, Counts, FakeGitHub, APP_ID, PRIVATE_KEY};
 use super::{Row, Table};
 use crate::app::{App, AppConfig, GitHubConfig, Running};
 use crate::github::fetch;
@@ -34,8 +34,6 @@ use crate::ingest::client::{parse_scenario, Client, Step};
 use crate::model::clock::Clock;
 use crate::model::{ExecutionRecord, TargetKind, CHECKPOINTS};
 
-/// The throwaway App key of the tests (not a secret: see fixtures/github/README.md).
-const TEST_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
 /// The installation the scenario's deliveries name.
 const INSTALLATION: u64 = 4242;
 /// docs/architecture.md, "Performance targets": evaluation calls per output per window, webhook-fed.
@@ -80,15 +78,36 @@ impl ApiFigures {
     }
 }
 
+/// The App behind its real router on a loopback port, in App mode, and a
+/// client that signs deliveries for it.
+pub(super) async fn serve(app: &App) -> anyhow::Result<(RunningServer, Client)> {
+    let (secret, token) = ("bench-webhook-secret", "bench-api-token");
+    let routes = router(
+        app,
+        RouterOptions {
+            webhook_path: "/api/github/webhooks".into(),
+            secrets: vec![secret.into()],
+            api_token: Some(token.into()),
+            listen_only: false,
+            ..Default::default()
+        },
+    );
+    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
+    let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
+    Ok((server, sender))
+}
+
 pub async fn run() -> anyhow::Result<Table> {
     Ok(table(&measure().await?))
 }
 
 /// Replay the demo scenario webhook-fed, then fetch every output per window.
 pub async fn measure() -> anyhow::Result<ApiFigures> {
-    let fake = FakeGitHub::start().await?;
+    let fake = FakeGitHub::start().await;
+    // The demo scenario's objects live only in its deliveries.
+    fake.lenient();
     let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
-    let creds = AppCredentials::from_config("1", Some(TEST_KEY.into()), None)?;
+    let creds = AppCredentials::from_config(&APP_ID.to_string(), Some(PRIVATE_KEY.into()), None)?;
     let new_client = |calls: Arc<ApiCalls>| -> anyhow::Result<Arc<GitHubClient>> {
         Ok(Arc::new(GitHubClient::new(
             creds.app_client(&fake.url)?,
@@ -123,19 +142,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     else {
         anyhow::bail!("App::launch started fewer tasks than asked for");
     };
-    let (secret, token) = ("bench-api-webhook-secret", "bench-api-token");
-    let routes = router(
-        &app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.into()],
-            api_token: Some(token.into()),
-            listen_only: false,
-            ..Default::default()
-        },
-    );
-    let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
-    let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
+    let (server, sender) = serve(&app).await?;
 
     // Settle: deliveries processed and check runs sent (the publisher's
     // debounce stands for "same moment"; time moves per step). Reconciles are
@@ -365,7 +372,7 @@ pub fn table(f: &ApiFigures) -> Table {
             .join(", ")
     };
     t.notes.push(format!(
-        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed ({} here, since every target's webhooks follow its manifest within seconds), and the signals no webhook carries (reactions, team membership, closing PRs: `github::signals`), read for the outputs a signal could still change at the one checkpoint where it decides (7d for issues, comments and discussions, 30d for PRs, 24h for team membership), due outputs waiting up to an hour to share one GraphQL query; REST for comment reactions and team memberships (this fake answers no 304s, so every REST read is counted). Manifest harvesting and redelivery are off.",
+        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed ({} here, since every target's webhooks follow its manifest within seconds), and the signals no webhook carries (reactions, team membership, closing PRs: `github::signals`), read for the outputs a signal could still change at the one checkpoint where it decides (7d for issues, comments and discussions, 30d for PRs, 24h for team membership), due outputs waiting up to an hour to share one GraphQL query; REST for comment reactions and team memberships (a conditional read answered 304 is counted as a call too). Manifest harvesting and redelivery are off.",
         f.webhook_reconciles
     ));
     t.notes
@@ -373,7 +380,7 @@ pub fn table(f: &ApiFigures) -> Table {
     t.notes
         .push(format!("Reconciled requests: {}.", routes(&f.reconciled)));
     t.notes.push(
-        "Counted by the bench's fake GitHub; counts do not depend on speed (a debug build gives the same figures)."
+        "Counted by the model of GitHub (`bench::github_model`); counts do not depend on speed (a debug build gives the same figures)."
             .into(),
     );
     t

@@ -7,13 +7,16 @@
 //! May import: every room below it (`model` … `http`).
 
 pub mod api;
-pub mod fake_github;
+pub mod backfill;
+pub mod github_model;
 mod ingest;
 pub mod payloads;
 pub mod pipeline;
 mod probe;
+mod reads;
 mod replay;
 mod scale;
+pub mod synthetic;
 pub mod table;
 
 use std::time::Duration;
@@ -43,6 +46,11 @@ pub enum Scenario {
     Scale(scale::ScaleArgs),
     /// GitHub API calls per output per window, webhook-fed vs reconciled (a built-in fake GitHub).
     Api,
+    /// Every dashboard page and API read at 1M outputs (p50/p99, RSS), and
+    /// ack p99 at 1,000/s beside 16 dashboard readers vs none.
+    Reads(reads::ReadsArgs),
+    /// GitHub API calls per output of a day-one backfill of a generated 30-day org (the model of GitHub).
+    Backfill(backfill::BackfillArgs),
 }
 
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -58,9 +66,29 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             None => return Ok(()),
         },
         Scenario::Api => api::run().await?,
+        Scenario::Reads(a) => reads::run(a).await?,
+        Scenario::Backfill(a) => backfill::run(a).await?,
     };
-    print!("{}", table.render());
+    // An error, not a panic, when stdout's reader went away (`| head`).
+    std::io::Write::write_all(&mut std::io::stdout().lock(), table.render().as_bytes())?;
     Ok(())
+}
+
+/// True when `--database-url` put the bench's stores on PostgreSQL.
+pub(crate) fn on_pg() -> bool {
+    crate::store::pg::test_pg_from_env().is_some()
+}
+
+/// Run `open` with stores opened on sled whatever `--database-url` says
+/// (the sled figures measured beside PostgreSQL's in the same run).
+pub(crate) fn on_sled<T>(open: impl FnOnce() -> T) -> T {
+    let pg = crate::store::pg::test_pg_from_env();
+    std::env::remove_var(crate::store::pg::TEST_PG_ENV);
+    let result = open();
+    if let Some(url) = pg {
+        std::env::set_var(crate::store::pg::TEST_PG_ENV, url);
+    }
+    result
 }
 
 /// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use clap::Args;
 
@@ -102,6 +103,11 @@ fn store_ceiling(store: &Store) -> anyhow::Result<usize> {
 /// Fill a fresh store's inbox with the normalized deliveries.
 async fn fill(dir: &std::path::Path, items: &[InboxItem], clock: Clock) -> anyhow::Result<App> {
     let app = App::start_without_worker(dir, clock)?;
+    fill_app(&app, items).await?;
+    Ok(app)
+}
+
+async fn fill_app(app: &App, items: &[InboxItem]) -> anyhow::Result<()> {
     let mut tasks = tokio::task::JoinSet::new();
     for chunk in items.chunks(1024) {
         for item in chunk {
@@ -113,7 +119,97 @@ async fn fill(dir: &std::path::Path, items: &[InboxItem], clock: Clock) -> anyho
             r??;
         }
     }
-    Ok(app)
+    Ok(())
+}
+
+/// A worker's drain of an App's filled inbox.
+struct Drain {
+    wall: Duration,
+    /// The drain thread's CPU seconds.
+    cpu: f64,
+    outputs: u64,
+}
+
+/// Drain `app`'s inbox with a worker on a thread of its own, and check
+/// that everything was processed.
+async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
+    let store = app.store.clone();
+    let shared = app.shared.clone();
+    // A named thread, so a profiler can tell the drain apart.
+    let (wall, cpu) = std::thread::Builder::new()
+        .name("bench-drain".into())
+        .spawn(move || {
+            let mut worker = Worker::new(store, shared);
+            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
+            worker.drain_inbox();
+            (t.elapsed(), super::thread_cpu_seconds() - cpu)
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
+    let processed = app.store.counter(counter::PROCESSED);
+    let outputs = app.outputs_tracked();
+    let backlog = app.store.backlog();
+    let last_error = app.shared.last_error();
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    anyhow::ensure!(
+        processed == n as u64 && backlog == 0,
+        "processed {processed} of {n} (last error: {last_error:?})"
+    );
+    Ok(Drain { wall, cpu, outputs })
+}
+
+/// Two replicas on one database (two Apps, two pools, two workers on
+/// threads of their own) drain one inbox together: the wall time until
+/// both are done, and their drain threads' CPU seconds.
+async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyhow::Result<Drain> {
+    use crate::store::pg;
+    let admin = pg::test_pg_from_env().context("two replicas need --database-url")?;
+    let mut nonce = [0u8; 6];
+    let _ = getrandom::getrandom(&mut nonce);
+    let name = format!("so_bench_{}", hex::encode(nonce));
+    pg::create_database(&admin, &name)?;
+    let options = || crate::app::AppOptions {
+        database_url: Some(pg::database_url(&admin, &name)),
+        ..Default::default()
+    };
+    let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    let a = App::start_without_worker_with(dir_a.path(), Clock::manual(now), options())?;
+    fill_app(&a, items).await?;
+    let b = App::start_without_worker_with(dir_b.path(), Clock::manual(now), options())?;
+    let started = Instant::now();
+    let drains: Vec<_> = [&a, &b]
+        .iter()
+        .map(|app| {
+            let (store, shared) = (app.store.clone(), app.shared.clone());
+            std::thread::Builder::new()
+                .name("bench-drain".into())
+                .spawn(move || {
+                    let cpu = super::thread_cpu_seconds();
+                    Worker::new(store, shared).drain_inbox();
+                    super::thread_cpu_seconds() - cpu
+                })
+        })
+        .collect::<std::io::Result<_>>()?;
+    let mut cpu = 0.0;
+    for drain in drains {
+        cpu += drain
+            .join()
+            .map_err(|_| anyhow::anyhow!("a drain panicked"))?;
+    }
+    let wall = started.elapsed();
+    let processed = a.store.counter(counter::PROCESSED);
+    let outputs = a.store.output_count();
+    let last_errors = (a.shared.last_error(), b.shared.last_error());
+    tokio::task::spawn_blocking(move || {
+        a.shutdown();
+        b.shutdown();
+    })
+    .await?;
+    anyhow::ensure!(
+        processed == n as u64,
+        "two replicas processed {processed} of {n} (last errors: {last_errors:?})"
+    );
+    Ok(Drain { wall, cpu, outputs })
 }
 
 pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
@@ -151,31 +247,26 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     // As of well after the last event, so every output is evaluated mid-life.
     let now = start + ChronoDuration::seconds(n as i64) + ChronoDuration::hours(2);
 
+    // With --database-url, sled's drain of the same inbox first (the
+    // PostgreSQL target is relative to it).
+    let sled = match super::on_pg() {
+        true => {
+            let dir = tempfile::tempdir()?;
+            let app = super::on_sled(|| App::start_without_worker(dir.path(), Clock::manual(now)))?;
+            fill_app(&app, &items).await?;
+            Some(drain(app, n).await?)
+        }
+        false => None,
+    };
+
     // Ours: a worker drains the inbox.
     let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app = fill(dir.path(), &items, Clock::manual(now)).await?;
-    let store = app.store.clone();
-    let shared = app.shared.clone();
-    // A named thread, so a profiler can tell the drain apart.
-    let (drain, drain_cpu) = std::thread::Builder::new()
-        .name("bench-drain".into())
-        .spawn(move || {
-            let mut worker = Worker::new(store, shared);
-            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-            worker.drain_inbox();
-            (t.elapsed(), super::thread_cpu_seconds() - cpu)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
-    let processed = app.store.counter(counter::PROCESSED);
-    let outputs = app.outputs_tracked();
-    let backlog = app.store.backlog();
-    let last_error = app.shared.last_error();
-    tokio::task::spawn_blocking(move || app.shutdown()).await?;
-    anyhow::ensure!(
-        processed == n as u64 && backlog == 0,
-        "processed {processed} of {n} (last error: {last_error:?})"
-    );
+    let Drain {
+        wall: drain,
+        cpu: drain_cpu,
+        outputs,
+    } = self::drain(app, n).await?;
 
     // Baseline: the store ceiling on an identical inbox.
     let dir2 = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
@@ -193,6 +284,11 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let rate = |d: Duration, count: usize| count as f64 / d.as_secs_f64();
     let ours = rate(drain, n);
     let base = rate(ceiling, drained);
+    let engine = if super::on_pg() { "PostgreSQL" } else { "sled" };
+    let pair = match super::on_pg() {
+        true => Some(two_replicas(&items, now, n).await?),
+        false => None,
+    };
     let mut t = Table::new(format!(
         "bench replay — {n} events ({} gh-aw outputs, {} events each; half PRs with {:.1} KB bodies)",
         outputs,
@@ -200,13 +296,52 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         raw_bytes as f64 / n as f64 / 1024.0
     ));
     t.push(
-        Row::new("inbox → stored outcomes, events/s", per_sec(ours))
-            .baseline(
-                format!("{} (store ceiling)", per_sec(base)),
-                Some(ours / base),
-            )
-            .target("≥ 50,000/s", ours >= 50_000.0),
+        Row::new(
+            format!("inbox → stored outcomes ({engine}), events/s"),
+            per_sec(ours),
+        )
+        .baseline(
+            format!("{} (store ceiling)", per_sec(base)),
+            Some(ours / base),
+        )
+        .target("≥ 50,000/s", ours >= 50_000.0),
     );
+    if let Some(sled) = &sled {
+        let on_sled = rate(sled.wall, n);
+        t.push(
+            Row::new(
+                "PostgreSQL beside sled (same inbox, same run), events/s",
+                per_sec(ours),
+            )
+            .baseline(format!("{} (sled)", per_sec(on_sled)), Some(ours / on_sled))
+            .target("within 2× of sled (≥ 0.5×)", ours >= on_sled / 2.0),
+        );
+        if let Some(pair) = &pair {
+            let both = rate(pair.wall, n);
+            t.push(
+                Row::new(
+                    "two replicas on one database (2 workers, 2 pools), events/s",
+                    per_sec(both),
+                )
+                .baseline(
+                    format!("{} (one replica)", per_sec(ours)),
+                    Some(both / ours),
+                ),
+            );
+            t.push(Row::new(
+                "two replicas: drain CPU per event (both threads), outputs",
+                format!("{:.1} µs, {}", pair.cpu * 1e6 / n as f64, pair.outputs),
+            ));
+        }
+        t.push(Row::new(
+            "drain thread CPU per event: PostgreSQL / sled",
+            format!(
+                "{:.1} µs / {:.1} µs",
+                drain_cpu * 1e6 / n as f64,
+                sled.cpu * 1e6 / n as f64
+            ),
+        ));
+    }
     let end_to_end = n as f64 / (parse + drain).as_secs_f64();
     t.push(Row::new(
         "raw body → normalized (parse), events/s",

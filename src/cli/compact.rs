@@ -6,12 +6,12 @@ use anyhow::Context;
 pub fn compact(data_dir: &std::path::Path) -> anyhow::Result<()> {
     let done = crate::store::compact::compact(&crate::app::store_path(data_dir))
         .with_context(|| format!("compacting the store in {}", data_dir.display()))?;
-    println!(
+    super::exit::emit_line(format!(
         "compacted {}: {} records, {:.1} MiB → {:.1} MiB",
         data_dir.display(),
         done.records,
         done.bytes_before as f64 / 1048576.0,
         done.bytes_after as f64 / 1048576.0
-    );
+    ))?;
     Ok(())
 }

@@ -1,4 +1,7 @@
-//! `safe-outcomes dead-letters list|replay` on a stopped server's store.
+//! `safe-outcomes dead-letters list|replay`: on a stopped server's sled
+//! store, or on PostgreSQL (`--database-url`), where replicas may be
+//! running: a replayed letter gets a new number from the inbox sequence and
+//! is claimed by whichever replica's worker comes first.
 
 use std::path::PathBuf;
 
@@ -11,8 +14,12 @@ use crate::store::Store;
 pub struct DeadLettersArgs {
     #[command(subcommand)]
     pub action: DeadLetterAction,
+    /// The store's folder (the server must be stopped).
     #[arg(long, env = "DATA_DIR", default_value = "./data", global = true)]
     pub data_dir: PathBuf,
+    /// The store on PostgreSQL (instead of sled under --data-dir).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, global = true)]
+    pub database_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -30,37 +37,43 @@ pub enum DeadLetterAction {
     },
 }
 
-/// `dead-letters list|replay`: on a stopped server's store only (sled's
-/// lock refuses a second opener; the inbox writer keeps its sequence in memory).
+/// `dead-letters list|replay`: on sled on a stopped server's store only
+/// (sled's lock refuses a second opener; the inbox writer keeps its
+/// sequence in memory); on PostgreSQL at any time.
 pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
     use crate::store::dead_letters::Replay;
     let path = crate::app::store_path(&args.data_dir);
-    if !path.join("conf").is_file() {
-        bail!(
-            "no store at {} (set --data-dir or DATA_DIR)",
-            path.display()
-        );
-    }
-    let store = Store::open(&path).map_err(|e| {
-        anyhow::anyhow!(
-            "{e} — stop the server using {} first",
-            args.data_dir.display()
-        )
-    })?;
+    let store = match &args.database_url {
+        Some(url) => Store::on_pg(crate::store::pg::Pg::connect(url)?, &path),
+        None => {
+            if !path.join("conf").is_file() {
+                bail!(
+                    "no store at {} (set --data-dir or DATA_DIR, or --database-url)",
+                    path.display()
+                );
+            }
+            Store::open(&path).map_err(|e| {
+                anyhow::anyhow!(
+                    "{e} — stop the server using {} first",
+                    args.data_dir.display()
+                )
+            })?
+        }
+    };
     match &args.action {
         DeadLetterAction::List => {
             let letters = store.dead_letters()?;
             for l in &letters {
-                println!(
+                super::exit::emit_line(format!(
                     "{}\t{}\t{} attempt(s)\t{}\t{}",
                     l.seq,
                     l.failed_at.to_rfc3339(),
                     l.attempts,
                     l.summary(),
                     l.error
-                );
+                ))?;
             }
-            println!("{} dead letter(s)", letters.len());
+            super::exit::emit_line(format!("{} dead letter(s)", letters.len()))?;
         }
         DeadLetterAction::Replay { id, all } => {
             let which = match (id, all) {
@@ -68,10 +81,10 @@ pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
                 _ => Replay::All,
             };
             let queued = store.replay_dead_letters(which)?;
-            println!(
+            super::exit::emit_line(format!(
                 "{} dead letter(s) moved back to the inbox; the next start processes them",
                 queued.len()
-            );
+            ))?;
         }
     }
     Ok(())

@@ -23,7 +23,7 @@ pub fn migrate(data_dir: &Path, url: &str) -> anyhow::Result<()> {
         .display()
         .to_string();
     let done = store::migrate::migrate(&source, &target, &name).context("migrating")?;
-    println!(
+    super::exit::emit_line(format!(
         "migrated {}: {} keys copied{} ({} counters), {} attribution records; inbox sequence at {}",
         path.display(),
         done.copied,
@@ -35,6 +35,6 @@ pub fn migrate(data_dir: &Path, url: &str) -> anyhow::Result<()> {
         done.counters,
         done.attribution,
         done.inbox_seq
-    );
+    ))?;
     Ok(())
 }

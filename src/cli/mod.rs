@@ -3,6 +3,14 @@
 //! The demo (`demo`: the bundled scenario through an in-process server)
 //! is a command too.
 //!
+//! In the `gh` style: the reading commands take the read API's cuts
+//! (`-R/--repo`, `--workflow`, `--status`, `--since`, …: `source`) and
+//! `--json FIELDS`/`--jq` (`json`); every command that talks to a server
+//! names it `--server URL` (`SAFE_OUTCOMES_URL`); exit codes mean something
+//! and a closed stdout ends a command quietly (`exit`); long work shows
+//! progress on a terminal (`progress`); every flag has help (a test walks
+//! the tree).
+//!
 //! May import: every room.
 
 mod backfill;
@@ -10,13 +18,18 @@ mod compact;
 mod conformance;
 mod dead_letters;
 pub mod demo;
+pub mod exit;
+mod json;
 mod migrate;
+mod outputs;
+mod progress;
 mod record;
 mod replay;
 mod report;
 mod serve;
+mod source;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -24,6 +37,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use backfill::BackfillArgs;
 pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
 pub use demo::DemoArgs;
+pub use exit::{emit, exit_code, is_broken_pipe, quiet_on_closed_pipe};
+pub use outputs::OutputsArgs;
 pub use record::RecordArgs;
 pub use replay::ReplayArgs;
 pub use report::{ReportArgs, ReportFormat};
@@ -36,8 +51,10 @@ pub use serve::ServeArgs;
     about = "What really became of your AI agents' writes to GitHub"
 )]
 pub struct Cli {
+    /// What to log on stderr: a level (trace, debug, info, warn, error, off) or target=level directives.
     #[arg(long, env = "LOG_LEVEL", global = true, default_value = "info")]
     pub log_level: String,
+    /// How logs are written: pretty (colours on a terminal) or json.
     #[arg(long, env = "LOG_FORMAT", global = true, value_enum, default_value_t = LogFormat::Pretty)]
     pub log_format: LogFormat,
     #[command(subcommand)]
@@ -46,7 +63,9 @@ pub struct Cli {
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum LogFormat {
+    /// Lines for people (colours only on a terminal).
     Pretty,
+    /// One JSON object a line.
     Json,
 }
 
@@ -64,6 +83,8 @@ pub enum Command {
     Record(RecordArgs),
     /// Print the report from a store or a server.
     Report(ReportArgs),
+    /// List outputs with their outcome, from a store or a server (like `gh run list`).
+    Outputs(OutputsArgs),
     /// Run gh-aw-format conformance cases through the API-state evaluation path.
     Conformance {
         /// A JSON array of cases (item, responses, errors, expected).
@@ -76,8 +97,13 @@ pub enum Command {
     Backfill(BackfillArgs),
     /// Rewrite the store's live records into a fresh store (the server must be stopped).
     Compact {
+        /// The store's folder.
         #[arg(long, env = "DATA_DIR", default_value = "./data")]
         data_dir: PathBuf,
+        /// A PostgreSQL store has nothing to compact (VACUUM is PostgreSQL's):
+        /// given, the command says so and changes nothing.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        database_url: Option<String>,
     },
     /// Copy a sled store (stopped) into PostgreSQL: idempotent, resumable.
     Migrate {
@@ -85,7 +111,7 @@ pub enum Command {
         #[arg(long)]
         from: PathBuf,
         /// The PostgreSQL URL (postgres://…).
-        #[arg(long)]
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         to: String,
     },
     /// List the inbox items moved aside after failing, or put them back in
@@ -95,16 +121,20 @@ pub enum Command {
     Bench(crate::bench::BenchArgs),
 }
 
-/// Where a command that talks to a running server finds it.
+/// Where a command that talks to a running server finds it: the same flag
+/// everywhere (`--server`; `--to` is its older spelling, kept for one version).
 #[derive(Args, Debug)]
 pub struct ServerArgs {
     /// Base URL of the running server.
     #[arg(
-        long,
+        long = "server",
+        alias = "to",
+        value_name = "URL",
         env = "SAFE_OUTCOMES_URL",
         default_value = "http://127.0.0.1:3000"
     )]
-    pub to: String,
+    pub url: String,
+    /// Bearer token for the server's API.
     #[arg(long, env = "API_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 }
@@ -155,23 +185,6 @@ pub fn load_dotenv(path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Print to stdout; a reader that went away (`| head`) is a quiet
-/// `BrokenPipe` error the caller returns and `main` exits on without noise.
-pub fn emit(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
-}
-
-/// True when `e` is stdout's reader having gone away.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
@@ -179,16 +192,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::replay(args).await,
         Command::Record(args) => record::record(args).await,
         Command::Report(args) => report::report(args).await,
+        Command::Outputs(args) => outputs::outputs(args).await,
         Command::Conformance { file } => conformance::conformance(&file),
-        Command::Spec => {
-            print!(
-                "{}",
-                crate::judge::spec::render().map_err(anyhow::Error::msg)?
-            );
-            Ok(())
-        }
+        Command::Spec => emit(&crate::judge::spec::render().map_err(anyhow::Error::msg)?),
         Command::Backfill(args) => backfill::request_backfill(args).await,
-        Command::Compact { data_dir } => compact::compact(&data_dir),
+        Command::Compact {
+            data_dir,
+            database_url,
+        } => match database_url {
+            Some(_) => anyhow::bail!(
+                "compact rewrites a sled store; on PostgreSQL the database reclaims room \
+                 itself (autovacuum; VACUUM FULL by hand) — nothing done"
+            ),
+            None => compact::compact(&data_dir),
+        },
         Command::Migrate { from, to } => migrate::migrate(&from, &to),
         Command::DeadLetters(args) => dead_letters::dead_letters(&args),
         Command::Bench(args) => crate::bench::run(args).await,
@@ -236,11 +253,36 @@ mod tests {
         assert!(e.contains(".env"), "{e}");
     }
 
+    /// Every flag and argument of every command has help text.
     #[test]
-    fn a_broken_pipe_is_recognized_through_context() {
-        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
-        let e = anyhow::Error::from(io).context("printing the report");
-        assert!(is_broken_pipe(&e));
-        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    fn every_flag_has_help() {
+        use clap::CommandFactory;
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", cmd.get_name());
+            if cmd.get_about().is_none() && cmd.get_long_about().is_none() && path.contains(' ') {
+                missing.push(format!("{path} (the command)"));
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_name() != "help" {
+                    walk(sub, &path, missing);
+                }
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "flags without help:\n  {}",
+            missing.join("\n  ")
+        );
     }
 }

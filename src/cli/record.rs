@@ -1,24 +1,33 @@
 //! `safe-outcomes record`: post a gh-aw safe-output-items.jsonl to a server,
-//! with an API token or, inside GitHub Actions, an OIDC token.
+//! with an API token or, inside GitHub Actions, an OIDC token. Prints the
+//! server's answer (JSON); exit 3 when lines were rejected (the others are
+//! stored), and the exit code of the server's refusal otherwise
+//! (`cli::exit`).
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
+use super::exit::{emit_line, fail, Exit};
+use super::source::{parse_repo, refused};
 use super::ServerArgs;
 use crate::ingest::client::Client;
 use crate::ingest::oidc::request_actions_token;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    #[arg(long)]
+    /// The manifest: gh-aw's safe-output-items.jsonl.
+    #[arg(long, value_name = "FILE")]
     pub manifest: PathBuf,
-    #[arg(long, env = "GITHUB_REPOSITORY")]
+    /// The repository the run belongs to (lines naming their own repo keep it).
+    #[arg(short = 'R', long, env = "GITHUB_REPOSITORY", value_name = "OWNER/NAME", value_parser = parse_repo)]
     pub repo: String,
+    /// The workflow run's id.
     #[arg(long, env = "GITHUB_RUN_ID")]
     pub run_id: u64,
-    #[arg(long)]
+    /// The workflow's name.
+    #[arg(long, value_name = "NAME")]
     pub workflow: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
@@ -31,15 +40,25 @@ pub struct RecordArgs {
 pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
     let body = std::fs::read_to_string(&args.manifest)
         .with_context(|| format!("reading {}", args.manifest.display()))?;
-    let client = Client::new(&args.server.to, None, record_token(&args).await?);
+    let client = Client::new(&args.server.url, None, record_token(&args).await?);
     let answer = client
         .post_manifest(&args.repo, args.run_id, args.workflow.as_deref(), body)
-        .await?;
-    println!("{}", serde_json::to_string_pretty(&answer.body)?);
+        .await
+        .with_context(|| format!("posting to {}", args.server.url))?;
+    // The exit code says what the server did, whether or not stdout is read.
+    let printed = emit_line(serde_json::to_string_pretty(&answer.body)?);
     if answer.status >= 300 {
-        bail!("the server answered {}", answer.status);
+        return Err(refused(&args.server.url, answer.status, &answer.body));
     }
-    Ok(())
+    let rejected = answer.body["rejected_total"].as_u64().unwrap_or(0);
+    if rejected > 0 {
+        let accepted = answer.body["accepted"].as_u64().unwrap_or(0);
+        return Err(fail(
+            Exit::Rejected,
+            format!("{rejected} manifest line(s) rejected ({accepted} recorded); see \"rejected\" above"),
+        ));
+    }
+    printed
 }
 
 /// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC

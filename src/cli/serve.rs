@@ -21,21 +21,28 @@ pub struct ServeArgs {
     /// The GitHub App's numeric id; unset: listen-only mode.
     #[arg(long, env = "APP_ID")]
     pub app_id: Option<String>,
+    /// The App's private key (PEM), inline.
     #[arg(long, env = "PRIVATE_KEY", hide_env_values = true)]
     pub private_key: Option<String>,
+    /// The App's private key (PEM), as a file.
     #[arg(long, env = "PRIVATE_KEY_PATH")]
     pub private_key_path: Option<PathBuf>,
     /// Comma-separated: several secrets are accepted during rotation.
     #[arg(long, env = "WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
+    /// The port to listen on (0: any free one).
     #[arg(long, env = "PORT", default_value_t = 3000)]
     pub port: u16,
+    /// The address to listen on.
     #[arg(long, env = "HOST", default_value = "127.0.0.1")]
     pub host: String,
+    /// The route GitHub posts webhook deliveries to.
     #[arg(long, env = "WEBHOOK_PATH", default_value = "/api/github/webhooks")]
     pub webhook_path: String,
+    /// Where the sled store lives (unless DATABASE_URL is set).
     #[arg(long, env = "DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// GitHub's REST API (GHES: https://HOST/api/v3).
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
     pub github_api_url: String,
     /// Bearer token for the read API and manifest ingest.
@@ -60,6 +67,10 @@ pub struct ServeArgs {
     /// (App mode; 0: only at start-up).
     #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
     pub redelivery_interval_secs: u64,
+    /// Create check runs on PRs already closed when the App first learned of
+    /// them (backfilled or reconciled ones); by default they get none.
+    #[arg(long, env = "CHECK_RUNS_ON_CLOSED_PRS", default_value_t = false)]
+    pub check_runs_on_closed_prs: bool,
     /// Days of gh-aw runs backfilled for a new installation or repository.
     #[arg(long, env = "BACKFILL_DAYS", default_value_t = 30)]
     pub backfill_days: u32,
@@ -103,6 +114,23 @@ pub struct ServeArgs {
     /// replicas may share one database; without it, sled under DATA_DIR.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+    /// The bearer token `/metrics` requires (unset: the API_TOKEN; neither:
+    /// `/metrics` refuses everyone on the main listener).
+    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+    /// Serve `/metrics` on this address of its own (host:port, the
+    /// Prometheus convention) instead of the main listener; there it needs
+    /// METRICS_TOKEN only when one is set.
+    #[arg(long, env = "METRICS_ADDR")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// Label the outputs gauge by workflow (the busiest 20, the rest as
+    /// "other"); off by default: workflow names say what an org automates.
+    #[arg(long, env = "METRICS_WORKFLOW_LABELS", value_parser = clap::builder::BoolishValueParser::new())]
+    pub metrics_workflow_labels: bool,
+    /// Export outcome spans over OTLP (HTTP/protobuf) to this collector:
+    /// URL/v1/traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, a full URL, wins).
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
     pub auth: crate::http::auth::AuthArgs,
@@ -124,6 +152,15 @@ impl ServeArgs {
                 DurabilityArg::PowerLoss => crate::store::Durability::PowerLoss,
             }),
             dedup_window_hours: Some(self.dedup_window_hours),
+        }
+    }
+
+    /// Who may read `/metrics`, where, with which labels.
+    pub fn metrics(&self) -> crate::http::MetricsOptions {
+        crate::http::MetricsOptions {
+            token: self.metrics_token.clone().filter(|t| !t.is_empty()),
+            own_listener: self.metrics_addr.is_some(),
+            workflow_labels: self.metrics_workflow_labels,
         }
     }
 
@@ -188,23 +225,61 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         github,
         database_url: args.database_url.clone(),
     })?;
-    let routes = router(
-        &running.app,
-        RouterOptions {
-            webhook_path: args.webhook_path.clone(),
-            secrets,
-            api_token: args.api_token.clone(),
-            listen_only,
-            oidc,
-            limits: args.limits(),
-            auth: args.auth.options(
-                &public_url,
-                &args.github_api_url,
-                &args.webhook_path,
-                !listen_only,
-            ),
-        },
+    let traces_url = crate::app::otlp::traces_url_from_env()
+        .filter(|_| std::env::var_os("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some())
+        .or_else(|| {
+            args.otlp_endpoint
+                .as_deref()
+                .map(crate::app::otlp::traces_url)
+        });
+    let otlp = match traces_url {
+        Some(url) => Some(crate::app::otlp::start(&running.app.shared, &url)?),
+        None => None,
+    };
+    let mut auth = args.auth.options(
+        &public_url,
+        &args.github_api_url,
+        &args.webhook_path,
+        !listen_only,
     );
+    auth.warnings = crate::http::auth::warnings::startup(
+        args.public_url.as_deref(),
+        &public_url,
+        args.api_token
+            .as_deref()
+            .is_some_and(|t| !t.trim().is_empty()),
+    );
+    for warning in &auth.warnings {
+        tracing::warn!("{warning}");
+    }
+    let setup = auth.setup.is_some();
+    let options = RouterOptions {
+        webhook_path: args.webhook_path.clone(),
+        secrets,
+        api_token: args.api_token.clone(),
+        listen_only,
+        oidc,
+        limits: args.limits(),
+        auth,
+        metrics: args.metrics(),
+    };
+    let metrics = match args.metrics_addr {
+        Some(addr) => {
+            let routes = crate::http::metrics_router(&running.app, &options);
+            let server = RunningServer::start_with(routes, addr, &args.limits())
+                .await
+                .with_context(|| format!("METRICS_ADDR {addr}: cannot listen"))?;
+            println!("metrics on {}/metrics", server.url());
+            Some(server)
+        }
+        None => {
+            if args.metrics_token.is_none() && args.api_token.is_none() {
+                tracing::info!("/metrics refuses every scrape: set METRICS_TOKEN (a bearer) or METRICS_ADDR (a listener of its own)");
+            }
+            None
+        }
+    };
+    let routes = router(&running.app, options);
     let addr: std::net::SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()
         .with_context(|| {
@@ -222,17 +297,55 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             ),
         })?;
     // On stdout too, so a supervisor (or a test) that asked for PORT=0 learns the port.
-    println!("listening on {}", server.url());
+    // A closed stdout must not stop the server: the line is only a courtesy.
+    let _ = super::exit::emit_line(format!("listening on {}", server.url()));
     tracing::info!(
         "listening on {} (webhooks at {}, data in {})",
         server.url(),
         args.webhook_path,
         args.data_dir.display()
     );
+    if setup {
+        print_setup_link(
+            &running.app.store,
+            args.public_url.as_deref(),
+            &server.url(),
+        )?;
+    }
     shutdown_signal().await;
     tracing::info!("shutting down");
     server.stop().await;
-    running.stop().await
+    if let Some(metrics) = metrics {
+        metrics.stop().await;
+    }
+    let stopped = running.stop().await;
+    if let Some(otlp) = otlp {
+        otlp.stop().await;
+    }
+    stopped
+}
+
+/// Print the one-time setup link (its key only on stdout, this terminal's,
+/// like Jupyter's token; the log says where it is).
+fn print_setup_link(
+    store: &crate::store::Store,
+    public_url: Option<&str>,
+    bound: &str,
+) -> anyhow::Result<()> {
+    let key = crate::http::auth::setup::begin(store).context("the setup key")?;
+    let base = public_url
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .unwrap_or(bound);
+    println!(
+        "setup: register the GitHub App at {}",
+        crate::http::auth::setup::setup_link(base, &key)
+    );
+    tracing::info!(
+        "no App credentials: the setup page at {base}/ registers a GitHub App for whoever opens \
+         the setup link printed on stdout (it holds a one-time key)"
+    );
+    Ok(())
 }
 
 /// Every GitHub task, on one client (one token cache per installation, one
@@ -240,7 +353,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) -> GitHubConfig {
     let client: ClientFactory =
         Box::new(|calls| Ok(GitHubClient::new(crab, calls, RetryPolicy::default())));
-    GitHubConfig::everything(
+    let mut config = GitHubConfig::everything(
         client,
         public_url,
         BackfillOptions {
@@ -253,7 +366,11 @@ fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) ->
             interval: std::time::Duration::from_secs(args.redelivery_interval_secs),
             ..RedeliveryOptions::default()
         },
-    )
+    );
+    if let Some(p) = config.publisher.as_mut() {
+        p.closed_prs = args.check_runs_on_closed_prs;
+    }
+    config
 }
 
 /// The OIDC verifier for manifest ingest, when `OIDC_AUDIENCE` is set.
@@ -309,6 +426,27 @@ mod tests {
         let settings = args.store_settings();
         assert_eq!(settings.durability, Some(Durability::PowerLoss));
         assert_eq!(settings.dedup_window_hours, Some(24));
+    }
+
+    #[test]
+    fn metrics_flags_set_the_metrics_options() {
+        let m = parse(&[]).unwrap().metrics();
+        assert_eq!(
+            (m.token, m.own_listener, m.workflow_labels),
+            (None, false, false)
+        );
+        let args = parse(&[
+            "--metrics-token",
+            "s3",
+            "--metrics-addr",
+            "127.0.0.1:9464",
+            "--metrics-workflow-labels",
+        ])
+        .unwrap();
+        let m = args.metrics();
+        assert_eq!(m.token.as_deref(), Some("s3"));
+        assert!(m.own_listener && m.workflow_labels);
+        assert!(parse(&["--metrics-addr", "nowhere"]).is_err());
     }
 
     #[test]

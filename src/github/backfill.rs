@@ -52,6 +52,7 @@ use super::installations::{self, installation_for_repo, InstallationAction, Inst
 use super::reconciler::{
     from_reconcile, ReconcileStats, Reconciled, Reconciler, ReconcilerOptions,
 };
+use crate::ingest::tenancy::TenancyStats;
 use crate::model::clock::Clock;
 use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use crate::store::inbox::InboxWriter;
@@ -115,6 +116,8 @@ pub trait BackfillHost {
     fn store(&self) -> Store;
     fn writer(&self) -> InboxWriter;
     fn reconcile_stats(&self) -> Arc<ReconcileStats>;
+    /// Where the tenancy rule's refusals are counted (`ingest::tenancy`).
+    fn tenancy_stats(&self) -> Arc<TenancyStats>;
     fn caught_up(&self) -> Arc<dyn CaughtUp>;
 }
 
@@ -334,7 +337,8 @@ impl Backfill {
             client.clone(),
             app.writer(),
             harvest,
-        );
+        )
+        .with_tenancy(app.tenancy_stats());
         let reconciler = Reconciler::new(
             app.store(),
             clock.clone(),
@@ -342,7 +346,8 @@ impl Backfill {
             app.writer(),
             ReconcilerOptions::default(),
         )
-        .with_stats(app.reconcile_stats());
+        .with_stats(app.reconcile_stats())
+        .with_tenancy(app.tenancy_stats());
         Backfill {
             store: app.store(),
             clock,

@@ -52,7 +52,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("app.hook_delivery_redeliver", "POST", "/app/hook/deliveries/{delivery_id}/attempts", &[]),
     op("rate_limit.get", "GET", "/rate_limit", &[]),
     op("graphql.query", "POST", "/graphql", &[]),
-    op("actions.list_runs", "GET", "/repos/{owner}/{repo}/actions/runs", &["created", "status", "per_page", "page"]),
+    op("actions.list_runs", "GET", "/repos/{owner}/{repo}/actions/runs", &["created", "status", "event", "per_page", "page"]),
     op("actions.get_run", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}", &[]),
     op("actions.list_run_artifacts", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", &["per_page", "page"]),
     op("actions.download_artifact", "GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", &[]),
@@ -114,6 +114,8 @@ pub const FAILING_AFTER: u64 = 3;
 pub struct ApiCalls {
     counts: Mutex<BTreeMap<(String, &'static str), u64>>,
     health: Mutex<ApiHealth>,
+    /// The content-creating calls' pacing (`pacing`), shown on `/status`.
+    pub pacing: super::pacing::Pacer,
 }
 
 /// One failed call, as `/status` shows it (no repository names: the

@@ -105,6 +105,8 @@ pub struct PrState {
     /// The PR's title, from its latest snapshot.
     pub title: String,
     pub outcomes: Vec<OutcomeRecord>,
+    /// Closed (merged or not) as the latest snapshot says.
+    pub closed: bool,
 }
 
 /// The PR behind a thread key, from its latest PR snapshot, with the outcomes
@@ -139,8 +141,13 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
     ids.dedup();
     let mut outcomes = Vec::new();
     for id in ids {
-        if let Some(o) = store.output(&id)?.and_then(|s| s.outcome) {
-            outcomes.push(o);
+        let Some(stored) = store.output(&id)? else {
+            continue;
+        };
+        // Only outputs of this repository's installation (the tenancy
+        // rule; one stored before it may name another's).
+        if crate::ingest::tenancy::check_output(store, &stored.execution)?.is_ok() {
+            outcomes.extend(stored.outcome);
         }
     }
     if outcomes.is_empty() {
@@ -152,6 +159,7 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         head_sha,
         title,
         outcomes,
+        closed: snapshot.state == "closed",
     }))
 }
 
@@ -438,6 +446,7 @@ mod tests {
             head_sha: "abc".into(),
             title: "Fix it".into(),
             outcomes: outcomes.to_vec(),
+            closed: false,
         }
     }
 
@@ -481,8 +490,7 @@ mod tests {
     /// `o` judged at its first windows with these verdicts.
     fn judged(o: &mut OutcomeRecord, verdicts: &[OutcomeStatus]) {
         for ((name, due), status) in checkpoints(o.created_at).zip(verdicts) {
-            o.windows
-                .insert(name.into(), snapshot(*status, &due.to_rfc3339()));
+            o.windows.insert(name, snapshot(*status, &due.to_rfc3339()));
         }
     }
 

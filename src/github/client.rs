@@ -6,6 +6,12 @@
 //!
 //! Clones of an installation `Octocrab` copy its token cache instead of
 //! sharing it, so the clients are kept behind `Arc` and never cloned.
+//!
+//! The cache's invalidation is shared through the store (`watch_marks`):
+//! each installation has a mark there, changed when its token must be
+//! minted again (the installation deleted, suspended, unsuspended, or its
+//! new permissions accepted: `installations::apply`; `forget`). A client
+//! made under another mark is dropped at its next call, on every replica.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -46,15 +52,25 @@ impl Endpoint {
     }
 }
 
+/// A fresh token mark: random, never 0 (0 is "never marked").
+pub fn new_mark() -> u64 {
+    let mut b = [0u8; 8];
+    let _ = getrandom::getrandom(&mut b);
+    u64::from_be_bytes(b).max(1)
+}
+
 /// Minting an installation token: a POST, but a repeated mint only gives
 /// another token, so it is retried like a read.
 const TOKEN: Endpoint = Endpoint::idempotent("app.installation_token");
 
 pub struct GitHubClient {
     app: Arc<Octocrab>,
-    installations: Mutex<HashMap<u64, Arc<Octocrab>>>,
+    /// Installation id → its client and the store's mark it was made under.
+    installations: Mutex<HashMap<u64, (Arc<Octocrab>, u64)>>,
     calls: Arc<ApiCalls>,
     policy: RetryPolicy,
+    /// Where the installations' token marks are kept (`watch_marks`).
+    marks: std::sync::OnceLock<crate::store::Store>,
 }
 
 impl GitHubClient {
@@ -65,7 +81,21 @@ impl GitHubClient {
             installations: Mutex::new(HashMap::new()),
             calls,
             policy,
+            marks: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Follow the token marks kept in `store` (`App::launch` does): a mark
+    /// changed by any replica drops this client's cached token.
+    pub fn watch_marks(&self, store: crate::store::Store) {
+        let _ = self.marks.set(store);
+    }
+
+    /// The store's mark of installation `id` (0 when not watched or unreadable).
+    fn mark(&self, id: u64) -> u64 {
+        self.marks
+            .get()
+            .map_or(0, |s| s.token_mark(id).unwrap_or(0))
     }
 
     pub fn calls(&self) -> &Arc<ApiCalls> {
@@ -78,14 +108,18 @@ impl GitHubClient {
         &self.policy
     }
 
-    /// The client of one installation, made once and kept.
+    /// The client of one installation, made once and kept while the
+    /// store's mark of it stays the same.
     fn installation(&self, id: u64) -> Result<Arc<Octocrab>, GitHubError> {
+        let mark = self.mark(id);
         let mut map = self
             .installations
             .lock()
             .expect("installation clients lock");
-        if let Some(c) = map.get(&id) {
-            return Ok(c.clone());
+        if let Some((c, made_under)) = map.get(&id) {
+            if *made_under == mark {
+                return Ok(c.clone());
+            }
         }
         let crab = self
             .app
@@ -95,16 +129,24 @@ impl GitHubClient {
                 message: e.to_string(),
             })?;
         let crab = Arc::new(crab);
-        map.insert(id, crab.clone());
+        map.insert(id, (crab.clone(), mark));
         Ok(crab)
     }
 
-    /// Forget an installation's client (deleted or suspended installation).
+    /// Forget an installation's client, here and (through its mark in the
+    /// store) on every replica.
     pub fn forget(&self, id: u64) {
         self.installations
             .lock()
             .expect("installation clients lock")
             .remove(&id);
+        if let Some(store) = self.marks.get() {
+            let mut batch = crate::store::ExternalBatch::default();
+            batch.mark_token(id, new_mark());
+            if let Err(e) = store.commit_batch(batch) {
+                tracing::warn!(installation = id, error = %e, "could not mark the installation's token stale");
+            }
+        }
     }
 
     /// Call `endpoint` as installation `installation_id`. `request` builds the

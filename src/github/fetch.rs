@@ -181,6 +181,7 @@ fn label(path: &str) -> &'static str {
         ["pulls", _, "comments"] => "pulls.list_review_comments",
         ["pulls", _, "requested_reviewers"] => "pulls.requested_reviewers",
         ["actions", "runs", _] => "actions.get_run",
+        ["actions", listed] if listed.starts_with("runs?") => "actions.list_runs",
         ["compare", _] => "repos.compare",
         ["check-runs", _] => "checks.get",
         ["code-scanning", "alerts", _] => "code_scanning.get_alert",

@@ -30,6 +30,10 @@
 //!   done with a note, so it is not asked again.
 //! - The run's workflow is recorded as the lock file's stem (`ci-coach`),
 //!   gh-aw's `workflow_id`, the name its body markers carry.
+//! - **Tenancy**: the run's repository is the anchor of every line
+//!   (`ingest::tenancy`): a line whose own repository or target lies outside
+//!   the run's installation is rejected and counted (`Where::Harvest`),
+//!   never staged.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -46,6 +50,7 @@ use super::error::GitHubError;
 use super::installations::installation_for_repo;
 use crate::ingest::ingress::manifest_stream::StreamedManifest;
 use crate::ingest::manifest::{LineParser, ManifestDefaults};
+use crate::ingest::tenancy::{TenancyStats, Where};
 use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind};
 use crate::store::inbox::{Enqueued, InboxError, InboxItem, InboxWriter};
@@ -195,6 +200,8 @@ pub struct HarvestOptions {
     pub max_bytes: u64,
     /// Timeout of one blob fetch.
     pub blob_timeout: Duration,
+    /// How often the durable queue is read for runs no live lease holds.
+    pub rescan_every: Duration,
 }
 
 impl Default for HarvestOptions {
@@ -206,6 +213,7 @@ impl Default for HarvestOptions {
             blob_attempts: 3,
             max_bytes: crate::ingest::ingress::MAX_BODY as u64,
             blob_timeout: Duration::from_secs(60),
+            rescan_every: RESCAN_EVERY,
         }
     }
 }
@@ -273,10 +281,21 @@ impl HarvesterHandle {
     }
 }
 
+/// How long a harvest's lease lasts: a replica killed mid-harvest leaves
+/// the run to another once it runs out.
+pub const HARVEST_LEASE: Duration = Duration::from_secs(300);
+
+/// How often the harvester reads the durable queue for runs nobody holds
+/// (the first time when it starts): queued before a restart, or left by a
+/// replica that died harvesting them.
+const RESCAN_EVERY: Duration = Duration::from_secs(60);
+
 /// The harvester's queue: runs by reference, each with when it is due.
 struct HarvestQueue {
     harvester: Harvester,
     pending: BTreeMap<RunRef, Pending>,
+    /// When the durable queue is read next.
+    next_scan: Instant,
 }
 
 impl task::Queue for HarvestQueue {
@@ -289,11 +308,21 @@ impl task::Queue for HarvestQueue {
     }
 
     fn next_due(&self) -> Option<Instant> {
-        self.pending.values().map(|p| p.due).min()
+        let due = self.pending.values().map(|p| p.due).min();
+        Some(due.map_or(self.next_scan, |d| d.min(self.next_scan)))
     }
 
-    /// A flush harvests what is due, and with `retry` also what waits to retry.
+    /// A flush harvests what is due, and with `retry` also what waits to
+    /// retry; when a scan is due, the durable queue's runs join first.
     async fn run(&mut self, why: task::Run) {
+        if Instant::now() >= self.next_scan {
+            self.next_scan = Instant::now() + self.harvester.options.rescan_every;
+            for run in self.harvester.queued() {
+                self.pending
+                    .entry(run.clone())
+                    .or_insert_with(|| Pending::now(run));
+            }
+        }
         let retry = matches!(why, task::Run::Flush { retry: true });
         self.harvester.harvest_due(&mut self.pending, retry).await
     }
@@ -313,6 +342,7 @@ pub struct Harvester {
     writer: InboxWriter,
     http: reqwest::Client,
     options: HarvestOptions,
+    tenancy: Arc<TenancyStats>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -365,21 +395,25 @@ impl Harvester {
             writer,
             http,
             options,
+            tenancy: Arc::default(),
         }
     }
 
-    /// Run on a tokio task, starting with the runs queued before a restart.
-    /// `requests` must be the sender paired with `inbox`.
+    /// Count the lines the tenancy rule refuses into these stats (the
+    /// App's, on `/status` and `/metrics`) instead of the harvester's own.
+    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Harvester {
+        self.tenancy = stats;
+        self
+    }
+
+    /// Run on a tokio task; the durable queue is read now and every
+    /// `RESCAN_EVERY`. `requests` must be the sender paired with `inbox`.
     pub fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
         HarvesterHandle(task::Handle::spawn(&requests.0, inbox.0, async move {
-            let pending = self
-                .queued()
-                .into_iter()
-                .map(|run| (run.clone(), Pending::now(run)))
-                .collect();
             HarvestQueue {
                 harvester: self,
-                pending,
+                pending: BTreeMap::new(),
+                next_scan: Instant::now(),
             }
         }))
     }
@@ -467,11 +501,22 @@ impl Harvester {
     /// Harvest one run: list its artifacts, download the manifest artifact,
     /// ingest its lines, mark the run done.
     pub async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
-        // One replica harvests a run; it marks it done for the others.
-        let key = format!("harvest:{}:{}:{}", run.repo, run.run_id, run.run_attempt);
-        let Some(_harvesting) = self.store.try_lock(&key)? else {
+        // One replica harvests a run, under a lease; it marks it done for
+        // the others. A replica killed midway leaves the lease to run out,
+        // and the run to whichever replica's scan finds it then.
+        let lease = format!("harvest:{}:{}:{}", run.repo, run.run_id, run.run_attempt);
+        if !self.store.take_lease(&lease, HARVEST_LEASE)? {
             return Ok(Harvested::Skipped("another replica is harvesting the run"));
-        };
+        }
+        let result = self.harvest_leased(run).await;
+        if let Err(e) = self.store.release_lease(&lease) {
+            tracing::warn!(error = %e, "letting go of a harvest's lease");
+        }
+        result
+    }
+
+    /// `harvest`, with the run's lease held.
+    async fn harvest_leased(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
         if self
             .store
             .harvest_done(&run.repo, run.run_id, run.run_attempt)?
@@ -537,6 +582,12 @@ impl Harvester {
             ));
         }
         let (accepted, rejected) = (manifest.accepted, manifest.rejected_total);
+        for (kind, n) in &manifest.outside_installation {
+            self.tenancy.add(Where::Harvest, kind, *n as u64);
+        }
+        if manifest.outside_installation_total() > 0 {
+            tracing::warn!(repo = %run.repo, run = run.run_id, refused = manifest.outside_installation_total(), "harvested manifest lines outside the run's installation refused");
+        }
         if rejected > 0 {
             tracing::info!(repo = %run.repo, run = run.run_id, rejected, lines = %manifest.rejected_json(), "harvested manifest lines skipped");
         }

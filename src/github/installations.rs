@@ -8,6 +8,8 @@
 //! order; the last one applied wins, except that a plain `Seen` never revives
 //! a deleted or suspended installation.
 
+use crate::model::tenancy::Refusal;
+use crate::model::ExecutionRecord;
 use crate::store::{ExternalBatch, Result, Store};
 
 pub use crate::model::installation::{
@@ -30,6 +32,27 @@ pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
     };
     let active = installation(store, id)?.is_none_or(|r| r.status == InstallationStatus::Active);
     Ok(active.then_some(id))
+}
+
+/// The installation an output's reads of GitHub go through (its target's
+/// repository's; its own for an owner-level target or none), once the
+/// output passes the tenancy rule (`ingest::tenancy`). `Ok(None)`: no
+/// active installation covers it; `Err(refusal)`: it names a repository
+/// outside its installation and nothing may be read for it.
+pub fn reading_installation(
+    store: &Store,
+    record: &ExecutionRecord,
+) -> Result<std::result::Result<Option<u64>, Refusal>> {
+    if let Err(refusal) = crate::ingest::tenancy::check_output(store, record)? {
+        return Ok(Err(refusal));
+    }
+    let repo = record
+        .target
+        .as_ref()
+        .map(|t| t.repo.as_str())
+        .filter(|r| r.contains('/'))
+        .unwrap_or(&record.repo);
+    Ok(Ok(installation_for_repo(store, repo)?))
 }
 
 /// The installation a repository is mapped to, whatever its status.
@@ -81,6 +104,13 @@ pub fn apply(store: &Store, change: &InstallationChange, batch: &mut ExternalBat
     };
     if existing.as_ref() != Some(&record) {
         batch.put_installation(&record);
+    }
+    if matches!(
+        change.action,
+        A::Deleted | A::Suspend | A::Unsuspend | A::NewPermissionsAccepted
+    ) {
+        // Its API token changes what it may do: every replica mints anew.
+        batch.mark_token(id, super::client::new_mark());
     }
     for repo in &change.repos_added {
         batch.map_repo(repo, id);
@@ -158,6 +188,29 @@ mod tests {
                 id: Some(77)
             }]
         );
+    }
+
+    #[test]
+    fn a_change_of_what_the_token_may_do_marks_it_stale_for_every_replica() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        use InstallationAction as A;
+        run(&store, change(5, A::Created, &["acme/a"]));
+        run(&store, change(5, A::ReposAdded, &["acme/b"]));
+        assert_eq!(store.token_mark(5).unwrap(), 0, "no change of the token");
+        let mut seen = vec![0];
+        for action in [
+            A::Suspend,
+            A::Unsuspend,
+            A::NewPermissionsAccepted,
+            A::Deleted,
+        ] {
+            run(&store, change(5, action, &[]));
+            let mark = store.token_mark(5).unwrap();
+            assert!(!seen.contains(&mark), "{action:?}: a new mark");
+            seen.push(mark);
+        }
+        assert_eq!(store.token_mark(6).unwrap(), 0);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod error;
 pub mod fetch;
 pub mod harvest;
 pub mod installations;
+pub mod pacing;
 pub mod publisher;
 pub mod reconciler;
 pub mod redelivery;

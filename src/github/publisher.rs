@@ -5,6 +5,15 @@
 //! never blocks evaluation, and retries stop after `max_failures` until the
 //! PR changes again.
 //!
+//! Check runs only where they help: none is created on a PR that is closed
+//! (merged or not) when its first check run would be made — a PR the App
+//! first learned of after it closed (backfill, reconcile) — unless the
+//! operator asks (`PublisherOptions::closed_prs`, `CHECK_RUNS_ON_CLOSED_PRS`);
+//! one made while the PR was open is still updated when it closes. Every
+//! write is paced within GitHub's secondary limits for content-creating
+//! calls (`pacing`: 80 a minute, 500 an hour per installation): a write that
+//! would pass one waits in the queue, not counted as a failure.
+//!
 //! Pending PRs live in memory: after a restart a PR's check run is refreshed
 //! at its next change.
 
@@ -56,6 +65,9 @@ pub struct PublisherOptions {
     pub retry_max: Duration,
     /// Failed publishes of one PR before giving up until it changes again.
     pub max_failures: u32,
+    /// Create check runs on PRs already closed when first published
+    /// (`CHECK_RUNS_ON_CLOSED_PRS`; default: no, they are noise on old PRs).
+    pub closed_prs: bool,
 }
 
 impl PublisherOptions {
@@ -66,6 +78,7 @@ impl PublisherOptions {
             retry_min: Duration::from_secs(10),
             retry_max: Duration::from_secs(15 * 60),
             max_failures: 8,
+            closed_prs: false,
         }
     }
 }
@@ -135,6 +148,13 @@ impl PendingSet {
         self.items.is_empty()
     }
 
+    /// Put a paced PR back, due at `due` (not a failure). A change that came
+    /// in meanwhile keeps its own entry.
+    pub fn requeue(&mut self, pr: String, mut p: Pending, due: Instant) {
+        p.due = due;
+        self.items.entry(pr).or_insert(p);
+    }
+
     /// Put a failed PR back with backoff (or `retry_at` if later). Returns
     /// false, and drops it, once it has failed `max_failures` times. A change
     /// that came in meanwhile keeps its own entry.
@@ -172,7 +192,7 @@ pub enum Published {
     Updated(u64),
     /// Same content as last sent: no call.
     Unchanged,
-    /// Nothing to publish (not a PR, no outputs, no installation).
+    /// Nothing to publish (not a PR, no outputs, no installation, closed).
     Skipped(&'static str),
 }
 
@@ -182,6 +202,9 @@ pub enum PublishError {
     GitHub(#[from] GitHubError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The write would pass GitHub's secondary limits: try after this wait.
+    #[error("paced: the secondary limits allow the next write in {0:?}")]
+    Paced(Duration),
 }
 
 /// Handle on the running publisher.
@@ -260,6 +283,10 @@ impl Publisher {
         for (pr, mut p) in pending.take_due(Instant::now(), all) {
             match self.publish(&pr, p.ambiguous_create).await {
                 Ok(done) => tracing::debug!(pr = %pr, ?done, "check run published"),
+                Err(PublishError::Paced(wait)) => {
+                    tracing::debug!(pr = %pr, ?wait, "check run paced");
+                    pending.requeue(pr, p, Instant::now() + wait);
+                }
                 Err(e) => {
                     self.client.calls().check_run_failed(e.to_string());
                     let mut at_least = Duration::ZERO;
@@ -277,7 +304,7 @@ impl Publisher {
                     }
                     let retryable = match &e {
                         PublishError::GitHub(g) => g.is_transient(),
-                        PublishError::Store(_) => true,
+                        PublishError::Store(_) | PublishError::Paced(_) => true,
                     };
                     if retryable && pending.retry_later(pr.clone(), p, Instant::now(), at_least) {
                         tracing::warn!(pr = %pr, error = %e, "check run publish failed; will retry");
@@ -322,10 +349,16 @@ impl Publisher {
                     digest: String::new(),
                 });
         }
+        if known.is_none() && state.closed && !self.options.closed_prs {
+            return Ok(Published::Skipped(
+                "the PR was closed before its first check run",
+            ));
+        }
+        if known.as_ref().is_some_and(|r| r.digest == digest) {
+            return Ok(Published::Unchanged);
+        }
+        self.pace(installation)?;
         if let Some(record) = known {
-            if record.digest == digest {
-                return Ok(Published::Unchanged);
-            }
             match self
                 .update(installation, owner, repo, record.check_run_id, &content)
                 .await
@@ -356,6 +389,18 @@ impl Publisher {
             },
         )?;
         Ok(Published::Created(id))
+    }
+
+    /// Ask the pacer for one write now (`pacing`); counted when allowed.
+    fn pace(&self, installation: u64) -> Result<(), PublishError> {
+        let pacer = &self.client.calls().pacing;
+        let now = Instant::now();
+        let wait = pacer.wait(installation, now);
+        if !wait.is_zero() {
+            return Err(PublishError::Paced(wait));
+        }
+        pacer.wrote(installation, now);
+        Ok(())
     }
 
     fn output(content: &CheckContent) -> CheckRunOutput {

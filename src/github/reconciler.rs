@@ -11,9 +11,14 @@
 //!   observed at all first, then those known only from earlier reconciles;
 //! - on demand, `POST /api/v1/outputs/{id}/reconcile`.
 //!
-//! For each it picks the repository's installation (none: skipped, logged
-//! and counted), fetches the target's state (`fetch`), judges the attempt
-//! (`ingest::reconcile::judge`) and hands the result to the worker as an
+//! For each it picks the installation its reads go through
+//! (`installations::reading_installation`: none, or an output outside its
+//! own installation by the tenancy rule: skipped, logged and counted),
+//! fetches the target's state (`fetch`), judges the attempt
+//! (`ingest::reconcile::judge`), adds the signals no webhook carries that
+//! the output's past windows need (`signals::read_now`: an output judged
+//! after the fact has passed the checkpoints where the signal fetcher reads
+//! them) and hands the result to the worker as an
 //! `InboxItem::Reconciled`, durable like a delivery. A transient failure
 //! (the client's retry budget ran out) is tried again later with backoff,
 //! at most `max_attempts` times per request; a terminal one (404 on the
@@ -31,9 +36,11 @@ use serde::Serialize;
 
 use super::client::GitHubClient;
 use super::fetch;
-use super::installations::installation_for_repo;
+use super::installations::reading_installation;
+use super::signals;
 use super::task;
 use crate::ingest::reconcile::{judge, required_endpoints};
+use crate::ingest::tenancy::{TenancyStats, Where};
 use crate::model::clock::Clock;
 use crate::model::{Observation, ObservationKind, OutcomeStatus};
 use crate::store::inbox::{InboxItem, InboxWriter};
@@ -230,6 +237,7 @@ pub struct Reconciler {
     writer: InboxWriter,
     options: ReconcilerOptions,
     stats: Arc<ReconcileStats>,
+    tenancy: Arc<TenancyStats>,
 }
 
 impl Reconciler {
@@ -247,7 +255,15 @@ impl Reconciler {
             writer,
             options,
             stats: Arc::default(),
+            tenancy: Arc::default(),
         }
+    }
+
+    /// Count outputs the tenancy rule refuses to read for into these stats
+    /// (the App's) instead of the reconciler's own.
+    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Reconciler {
+        self.tenancy = stats;
+        self
     }
 
     /// Count into these stats (the App's, shown on `/status` and `/metrics`)
@@ -401,11 +417,19 @@ impl Reconciler {
                 None,
             ));
         }
-        let repo = record
-            .target
-            .as_ref()
-            .map_or(record.repo.as_str(), |t| t.repo.as_str());
-        let Some(installation) = installation_for_repo(&self.store, repo)? else {
+        let installation = match reading_installation(&self.store, &record)? {
+            Ok(installation) => installation,
+            Err(refusal) => {
+                // Stored before the rule, or the installations changed: an
+                // installation's token never reads for another's output.
+                self.tenancy.refused(Where::Reconcile, &record.id, &refusal);
+                return Ok((
+                    Reconciled::Skipped("the output names a repository outside its installation"),
+                    None,
+                ));
+            }
+        };
+        let Some(installation) = installation else {
             bump(&self.stats.skipped_no_installation);
             tracing::info!(output = %record.id, "not reconciled: no active installation covers its repository");
             return Ok((
@@ -415,7 +439,11 @@ impl Reconciler {
         };
         let fetched = fetch::fetch(&self.client, installation, &record).await;
         let fetched_at = self.clock.now();
-        let attempt = judge(&record, &fetched.state, fetched_at);
+        let mut attempt = judge(&record, &fetched.state, fetched_at);
+        if attempt.failure.is_none() {
+            self.add_signals(installation, &record, &mut attempt.observations)
+                .await;
+        }
         let result = match &attempt.failure {
             Some(detail) => {
                 bump(&self.stats.failed);
@@ -451,6 +479,35 @@ impl Reconciler {
             .map_err(|e| ReconcileError::Inbox(e.to_string()))?;
         bump(&self.stats.attempts);
         Ok((result, fetched.retry_at))
+    }
+}
+
+impl Reconciler {
+    /// The signals no webhook carries (reactions, team memberships), read
+    /// at this evaluation: an output judged from the API after the fact has
+    /// passed the checkpoints where the signal fetcher would have read them,
+    /// and its past windows need them. A failed read is logged and left out
+    /// (the fetcher tries again at the checkpoints still ahead).
+    async fn add_signals(
+        &self,
+        installation: u64,
+        record: &crate::model::ExecutionRecord,
+        observations: &mut Vec<Observation>,
+    ) {
+        let now = self.clock.now();
+        match signals::read_now(&self.client, installation, record, observations, now).await {
+            Ok(found) => {
+                for o in found {
+                    if !observations.iter().any(|x| x.id == o.id) {
+                        observations.push(o);
+                    }
+                }
+                observations.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+            }
+            Err(e) => {
+                tracing::info!(output = %record.id, error = %e, "signals not read with the reconcile")
+            }
+        }
     }
 }
 

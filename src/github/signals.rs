@@ -51,7 +51,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Endpoint, GitHubClient};
 use super::fetch::{query, Failure};
-use super::installations::installation_for_repo;
+use super::installations::reading_installation;
 use crate::ingest::reconcile::{observations_from_api, ApiState};
 use crate::model::clock::Clock;
 use crate::model::{
@@ -122,24 +122,30 @@ pub fn wants(record: &ExecutionRecord) -> bool {
 /// from that read on. Reading at every window would cost one call per open
 /// output per window, over the budget (`bench api`).
 pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
-    let window = match record.output_type.as_str() {
+    hours == reading_hours(record)
+}
+
+/// The checkpoint (hours after execution) at which `record`'s signals are read.
+pub fn reading_hours(record: &ExecutionRecord) -> i64 {
+    match record.output_type.as_str() {
         "create_pull_request" => 720,
         "add_reviewer" => 24,
         _ => 168,
-    };
-    hours == window
+    }
 }
 
 /// An outcome a signal could still change: none yet, `pending`, `unknown`,
 /// or `ignored` (silence, or a close by automation, which a reaction or a
 /// merged closing PR overrides). Accepted and rejected outputs are not read.
 pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
-    outcome.is_none_or(|o| {
-        matches!(
-            o.outcome_status,
-            OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
-        )
-    })
+    outcome.is_none_or(|o| open_status(o.outcome_status))
+}
+
+fn open_status(status: OutcomeStatus) -> bool {
+    matches!(
+        status,
+        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
+    )
 }
 
 /// What `record` needs read, given what is known of it.
@@ -406,14 +412,13 @@ impl SignalFetcher {
         }
         let observations = self.store.observations(&record.watch_keys())?;
         let need = needs(&record, &observations);
-        let repo = record
-            .target
-            .as_ref()
-            .map_or(record.repo.as_str(), |t| t.repo.as_str());
         if need.is_empty() {
             return Ok(None);
         }
-        Ok(installation_for_repo(&self.store, repo)?.map(|i| (i, record, need)))
+        // An output outside its own installation (the tenancy rule) is
+        // never read for (the reconciler counts it).
+        let installation = reading_installation(&self.store, &record)?.ok().flatten();
+        Ok(installation.map(|i| (i, record, need)))
     }
 
     /// One GraphQL query for the chunk's items, then the REST reads; each
@@ -466,65 +471,19 @@ impl SignalFetcher {
         items: &[&Item],
         state: &mut ApiState,
     ) -> Result<(), Unread> {
-        let mut result = Ok(());
-        if let Some(item) = &need.item {
-            let alias = items
-                .iter()
-                .position(|i| *i == item)
-                .map(|i| format!("s{i}"));
-            match (answers, alias) {
-                (Ok(data), Some(alias)) => {
-                    if let Err(e) = item_state(item, data, &alias, state) {
-                        result = Err(e);
-                    }
-                }
-                (Err(f), _) => result = Err(Unread(f.message.clone())),
-                (Ok(_), None) => {}
-            }
-        }
-        let (owner, name) = record
-            .target
-            .as_ref()
-            .map_or(record.repo.as_str(), |t| t.repo.as_str())
-            .split_once('/')
-            .unwrap_or_default();
-        for path in &need.rest {
-            let route = format!("/repos/{owner}/{name}/{path}?per_page=100");
-            match self
-                .conditional_get(installation, "reactions.list", &route)
-                .await
-            {
-                Ok(v) => {
-                    state.responses.insert(path.clone(), v);
-                }
-                Err(f) if f.status == 404 => {}
-                Err(f) => result = Err(Unread(f.message)),
-            }
-        }
-        for path in &need.memberships {
-            let route = format!("/{path}");
-            match self
-                .conditional_get(installation, "teams.get_membership", &route)
-                .await
-            {
-                Ok(mut v) => {
-                    if let Some(o) = v.as_object_mut() {
-                        o.insert("_fetched_at".into(), json!(self.clock.now()));
-                    }
-                    state.responses.insert(path.clone(), v);
-                }
-                // Not a member, or not visible: unknown (nothing filed).
-                Err(f) if f.status == 404 => {
-                    state.errors.insert(path.clone(), 404);
-                }
-                Err(f) => result = Err(Unread(f.message)),
-            }
-        }
-        result
+        let reader = Conditional(self, installation);
+        read_need(
+            &reader,
+            record,
+            need,
+            answers,
+            items,
+            state,
+            self.clock.now(),
+        )
+        .await
     }
 
-    /// GET `route` with the validators of its last answer; a 304 gives the
-    /// kept answer back.
     async fn conditional_get(
         &self,
         installation: u64,
@@ -602,6 +561,143 @@ impl SignalFetcher {
 /// What to read now: the retries that came due, and every waiting output
 /// once the oldest has waited [`BATCH_WAIT`] (or [`MAX_ITEMS`] are waiting),
 /// so that outputs due at nearby times share one query.
+/// How the reads of one need are made: conditionally (the fetcher, with its
+/// validators) or plainly (an evaluation from the API, `read_now`).
+trait Reader {
+    async fn get(&self, label: &'static str, route: &str) -> Result<Value, Failure>;
+}
+
+struct Conditional<'a>(&'a SignalFetcher, u64);
+
+impl Reader for Conditional<'_> {
+    async fn get(&self, label: &'static str, route: &str) -> Result<Value, Failure> {
+        self.0.conditional_get(self.1, label, route).await
+    }
+}
+
+struct Plain<'a>(&'a GitHubClient, u64);
+
+impl Reader for Plain<'_> {
+    async fn get(&self, label: &'static str, route: &str) -> Result<Value, Failure> {
+        self.0
+            .call(self.1, Endpoint::idempotent(label), |crab| {
+                let route = route.to_string();
+                async move { crab.get::<Value, _, _>(route, None::<&()>).await }
+            })
+            .await
+            .map_err(Failure::from)
+    }
+}
+
+/// Fill `state` with what `need` reads: the item's part of the batch
+/// answer, then the REST reactions and team memberships through `reader`.
+async fn read_need(
+    reader: &impl Reader,
+    record: &ExecutionRecord,
+    need: &Need,
+    answers: &Result<Value, Failure>,
+    items: &[&Item],
+    state: &mut ApiState,
+    now: DateTime<Utc>,
+) -> Result<(), Unread> {
+    let mut result = Ok(());
+    if let Some(item) = &need.item {
+        let alias = items
+            .iter()
+            .position(|i| *i == item)
+            .map(|i| format!("s{i}"));
+        match (answers, alias) {
+            (Ok(data), Some(alias)) => {
+                if let Err(e) = item_state(item, data, &alias, state) {
+                    result = Err(e);
+                }
+            }
+            (Err(f), _) => result = Err(Unread(f.message.clone())),
+            (Ok(_), None) => {}
+        }
+    }
+    let (owner, name) = record
+        .target
+        .as_ref()
+        .map_or(record.repo.as_str(), |t| t.repo.as_str())
+        .split_once('/')
+        .unwrap_or_default();
+    for path in &need.rest {
+        let route = format!("/repos/{owner}/{name}/{path}?per_page=100");
+        match reader.get("reactions.list", &route).await {
+            Ok(v) => {
+                state.responses.insert(path.clone(), v);
+            }
+            Err(f) if f.status == 404 => {}
+            Err(f) => result = Err(Unread(f.message)),
+        }
+    }
+    for path in &need.memberships {
+        let route = format!("/{path}");
+        match reader.get("teams.get_membership", &route).await {
+            Ok(mut v) => {
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("_fetched_at".into(), json!(now));
+                }
+                state.responses.insert(path.clone(), v);
+            }
+            // Not a member, or not visible: unknown (nothing filed).
+            Err(f) if f.status == 404 => {
+                state.errors.insert(path.clone(), 404);
+            }
+            Err(f) => result = Err(Unread(f.message)),
+        }
+    }
+    result
+}
+
+/// The signals `record` needs, read now for an evaluation from the API
+/// (a backfilled or reconciled output: its past windows need the reactions
+/// and memberships the checkpoint reads would have read). Read exactly when
+/// the fetcher would have: the output's reading checkpoint has passed and,
+/// judged from `observations` at that checkpoint, a signal could still
+/// change it ([`open_to_signals`]). Observations as the API shows them, with
+/// GitHub's times; `Err` when a read failed.
+pub async fn read_now(
+    client: &GitHubClient,
+    installation: u64,
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    now: DateTime<Utc>,
+) -> Result<Vec<Observation>, String> {
+    if !wants(record) {
+        return Ok(Vec::new());
+    }
+    let due = crate::model::sane_time::plus(
+        record.executed_at,
+        chrono::Duration::hours(reading_hours(record)),
+    );
+    if now < due {
+        // Not yet: the fetcher reads at the checkpoint.
+        return Ok(Vec::new());
+    }
+    let then = crate::judge::evaluate::evaluate(record, observations, due);
+    if !open_status(then.status) {
+        return Ok(Vec::new());
+    }
+    let need = needs(record, observations);
+    if need.is_empty() {
+        return Ok(Vec::new());
+    }
+    let items: Vec<&Item> = need.item.iter().collect();
+    let answers = if items.is_empty() {
+        Ok(Value::Null)
+    } else {
+        query(client, installation, &batch_query(&items), json!({})).await
+    };
+    let mut state = ApiState::default();
+    let reader = Plain(client, installation);
+    read_need(&reader, record, &need, &answers, &items, &mut state, now)
+        .await
+        .map_err(|e| e.0)?;
+    Ok(observations_from_api(record, &state))
+}
+
 fn ready(
     waiting: &mut BTreeMap<String, DateTime<Utc>>,
     retry: &mut BTreeMap<String, (u32, DateTime<Utc>)>,

@@ -4,24 +4,46 @@
 //! see) and takes the cuts of `ReadFilter` plus its own parameters; an unknown
 //! parameter is a 400. The dashboard reads through the same functions
 //! (`report_of`, `run_view`, `output_detail`, `admitted_outcomes`).
+//!
+//! The report reads the rollups (`read::rollup`), at any window, `latest`
+//! or `mature`. The dashboard's pages that need the outputs themselves
+//! (lists, sparklines, the trend at one maturity) read them through
+//! `admitted_outcomes`: only the repositories the reader's scope sees, and
+//! never more than `SCAN_LIMIT` outputs (a 503 asking for narrower cuts).
+//!
+//! Every answer is a type here (or the record's own), so the OpenAPI document
+//! (`http::openapi`) is generated from what is sent, and the outcome record's
+//! field names are the names everywhere (docs/export.md, "One vocabulary").
 
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State as StateExtractor};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
+use super::budget::ReadPermit;
 use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
 use crate::judge::assess::{transitions, Transition};
-use crate::model::{EvidenceStrength, Observation, OutcomeRecord, OutcomeStatus};
+use crate::model::{ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus};
 use crate::read::line_survival::{line_survival, LineTotals};
-use crate::read::report::{awaiting, mature_window, parse_window, schedule, Report};
-use crate::store::StoredOutput;
+use crate::read::report::{
+    awaiting, mature_window, parse_window, schedule, Report, Schedule, Totals,
+};
 
 const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 1000;
+pub const MAX_PAGE: usize = 1000;
+/// Outputs a page of `GET /api/v1/outputs` looks at, at most: when the cuts
+/// leave fewer than a page among them, the page is shorter and its
+/// `next_cursor` goes on from where it stopped.
+pub const PAGE_SCAN: usize = 20_000;
+/// Outputs a dashboard page that reads the outputs themselves
+/// (`admitted_outcomes`) holds at most: past it the page asks for
+/// narrower cuts instead of reading on.
+pub const SCAN_LIMIT: usize = 5 * PAGE_SCAN;
 
 /// The read API's endpoints (an output's `POST` is `http::reconcile`'s).
 pub fn routes(_: &Mount) -> Router<State> {
@@ -32,11 +54,37 @@ pub fn routes(_: &Mount) -> Router<State> {
         .route("/api/v1/report", get(report))
 }
 
+/// A page of `GET /api/v1/outputs`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct OutputsPage {
+    /// Outcome records, in output id order.
+    pub items: Vec<OutcomeRecord>,
+    /// Pass as `cursor=` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// `GET /api/v1/outputs/{id}`: one output with its history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OutputDetail {
+    /// Null until the output is first evaluated.
+    pub outcome: Option<OutcomeRecord>,
+    pub execution: ExecutionRecord,
+    /// Where the output stands in its windows: the next one and when it is
+    /// due, and whether the verdict is final.
+    pub schedule: Schedule,
+    /// Each change of verdict, with the observation that caused it.
+    pub transitions: Vec<Transition>,
+    /// The facts observed on the output's targets, in time order.
+    #[schema(value_type = Vec<crate::http::openapi::ObservationDoc>)]
+    pub observations: Vec<Observation>,
+}
+
 pub async fn list_outputs(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OutputsPage>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
     let limit = match rest.get("limit") {
         Some(l) => l
@@ -48,57 +96,24 @@ pub async fn list_outputs(
     let cursor = rest.get("cursor").cloned();
     let store = state.store.clone();
     let (items, next) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let mut items = Vec::new();
-        let mut last = None;
-        let mut more = false;
-        let prefix = filter.id_prefix();
-        for stored in filter.scan(&store, &reader.scope, &prefix, cursor.as_deref()) {
-            let stored = stored?;
-            if items.len() == limit {
-                more = true;
-                break;
-            }
-            last = Some(stored.execution.id.clone());
-            items.extend(stored.outcome);
-        }
-        Ok((items, if more { last } else { None }))
+        Ok(crate::read::rollup::page_of_outputs(
+            &store,
+            &filter,
+            &reader.scope,
+            cursor.as_deref(),
+            limit,
+            PAGE_SCAN,
+        )?)
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(Json(json!({"items": items, "next_cursor": next})))
+    Ok(Json(OutputsPage {
+        items,
+        next_cursor: next,
+    }))
 }
 
 /// One output as `GET /api/v1/outputs/{id}` and the dashboard show it.
-pub(crate) struct OutputDetail {
-    pub stored: StoredOutput,
-    /// The observations of its targets, in time order.
-    pub observations: Vec<Observation>,
-    /// Its changes of verdict, each with the observation that brought it.
-    pub transitions: Vec<Transition>,
-}
-
-impl OutputDetail {
-    /// The answer of `GET /api/v1/outputs/{id}`: the outcome record, the
-    /// execution record, the schedule of its windows (the next one and when
-    /// it is due; whether the verdict is final), its changes of verdict and
-    /// the observations behind them.
-    pub fn to_json(&self) -> Value {
-        let windows = self
-            .stored
-            .outcome
-            .as_ref()
-            .map(|o| o.windows.clone())
-            .unwrap_or_default();
-        json!({
-            "outcome": self.stored.outcome,
-            "execution": self.stored.execution,
-            "schedule": schedule(self.stored.execution.executed_at, &windows),
-            "transitions": self.transitions,
-            "observations": self.observations,
-        })
-    }
-}
-
 pub(crate) async fn output_detail(
     state: &State,
     reader: &Reader,
@@ -109,7 +124,7 @@ pub(crate) async fn output_detail(
     let stored = state.store.output(id)?.ok_or_else(missing)?;
     // Outside the reader's scope looks exactly like absent. An output not
     // yet evaluated is shown (outcome null) unless a cut is asked for.
-    let visible = reader.scope.allows(&stored.execution.repo)
+    let visible = reader.scope.sees(&stored.execution)
         && (*filter == ReadFilter::default() || filter.admits(&stored, &reader.scope));
     if !visible {
         return Err(missing());
@@ -117,44 +132,110 @@ pub(crate) async fn output_detail(
     let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
     let history = transitions(&stored.execution, &observations, state.shared.clock.now());
+    let windows = stored
+        .outcome
+        .as_ref()
+        .map(|o| o.windows.clone())
+        .unwrap_or_default();
     Ok(OutputDetail {
-        stored,
-        observations,
+        schedule: schedule(stored.execution.executed_at, &windows),
+        outcome: stored.outcome,
+        execution: stored.execution,
         transitions: history,
+        observations,
     })
 }
 
 pub async fn get_output(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OutputDetail>, ApiError> {
     let (filter, _) = ReadFilter::parse(&pairs, &[])?;
-    Ok(Json(
-        output_detail(&state, &reader, &filter, &id)
-            .await?
-            .to_json(),
-    ))
+    Ok(Json(output_detail(&state, &reader, &filter, &id).await?))
 }
 
-/// One item of `gh aw outcomes RUN --json`.
-fn gh_aw_item(o: &OutcomeRecord) -> Value {
-    json!({
-        "safe_output_id": o.safe_output_id,
-        "type": o.safe_output_type,
-        "object_url": o.target.as_ref().and_then(|t| t.url.clone()),
-        "object_number": o.target.as_ref().and_then(|t| t.number.or(t.parent_number)),
-        "repo": o.target.as_ref().map(|t| t.repo.clone()),
-        "outcome_status": o.outcome_status,
-        "evidence_strength": o.evidence_strength,
-        "signal": o.human_check_signal,
-        "detail": o.notes,
-        "time_to_outcome_hours": o.time_to_acceptance_hours,
-        "human_actor_count": o.actor_summary.visible_non_bot_actor_count,
-        "created_at": o.created_at,
-        "checked_at": o.evaluated_at,
-    })
+/// One item of a run: the outcome record itself, and, for `/api/v1` only,
+/// the names `gh aw outcomes RUN --json` gives the same facts (deprecated
+/// aliases: read the record's names).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunItem {
+    #[serde(flatten)]
+    pub record: OutcomeRecord,
+    /// Deprecated alias of `safe_output_type`.
+    #[serde(rename = "type")]
+    #[schema(deprecated)]
+    pub type_alias: String,
+    /// Deprecated alias of `target.url`.
+    #[schema(deprecated)]
+    pub object_url: Option<String>,
+    /// Deprecated alias of `target.number` (or `target.parent_number`).
+    #[schema(deprecated)]
+    pub object_number: Option<u64>,
+    /// Deprecated alias of `target.repo`.
+    #[schema(deprecated)]
+    pub repo: Option<String>,
+    /// Deprecated alias of `human_check_signal`.
+    #[schema(deprecated)]
+    pub signal: String,
+    /// Deprecated alias of `notes`.
+    #[schema(deprecated)]
+    pub detail: String,
+    /// Deprecated alias of `time_to_acceptance_hours`.
+    #[schema(deprecated)]
+    pub time_to_outcome_hours: Option<f64>,
+    /// Deprecated alias of `actor_summary.visible_non_bot_actor_count`.
+    #[schema(deprecated)]
+    pub human_actor_count: u32,
+    /// Deprecated alias of `evaluated_at`.
+    #[schema(deprecated)]
+    pub checked_at: DateTime<Utc>,
+}
+
+impl RunItem {
+    fn of(o: &OutcomeRecord) -> RunItem {
+        let target = o.target.as_ref();
+        RunItem {
+            type_alias: o.safe_output_type.clone(),
+            object_url: target.and_then(|t| t.url.clone()),
+            object_number: target.and_then(|t| t.number.or(t.parent_number)),
+            repo: target.map(|t| t.repo.clone()),
+            signal: o.human_check_signal.clone(),
+            detail: o.notes.clone(),
+            time_to_outcome_hours: o.time_to_acceptance_hours,
+            human_actor_count: o.actor_summary.visible_non_bot_actor_count,
+            checked_at: o.evaluated_at,
+            record: o.clone(),
+        }
+    }
+}
+
+/// A run's counts: the report's totals (same names), and `accepted`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunSummary {
+    #[serde(flatten)]
+    pub totals: Totals,
+    /// Accepted at any strength (`accepted_strong + accepted_medium + accepted_weak`).
+    pub accepted: u64,
+    /// Deprecated alias of `total_safe_outputs`.
+    #[schema(deprecated)]
+    pub total: u64,
+}
+
+/// `GET /api/v1/runs/{owner}/{repo}/{run_id}`, shaped like
+/// `gh aw outcomes RUN --json`: `{run_id, workflow, items, summary}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RunView {
+    pub run_id: u64,
+    pub repo: String,
+    pub workflow: Option<String>,
+    pub items: Vec<RunItem>,
+    pub summary: RunSummary,
+    /// Outputs by the window they await next (`1h`, `24h`, `7d`, `30d`),
+    /// and under `final` those whose verdict is final.
+    pub awaiting: BTreeMap<String, u64>,
 }
 
 /// The outcomes of one run that `reader` sees under `filter` (empty when
@@ -166,7 +247,7 @@ pub(crate) async fn run_records(
     repo: &str,
     run_id: u64,
 ) -> Result<Vec<OutcomeRecord>, ApiError> {
-    if filter.repo.as_deref().is_some_and(|r| r != repo) {
+    if filter.repo.as_deref().is_some_and(|r| r != repo) || !reader.scope.allows(repo) {
         return Ok(Vec::new());
     }
     let run_filter = ReadFilter {
@@ -177,6 +258,30 @@ pub(crate) async fn run_records(
     collect(state, &run_filter, &reader.scope, prefix).await
 }
 
+/// The run view of `outcomes`, all of `repo`'s run `run_id`.
+pub(crate) fn run_view_of(repo: &str, run_id: u64, outcomes: &[OutcomeRecord]) -> RunView {
+    let (totals, _) = Report::overall(outcomes);
+    let accepted = outcomes
+        .iter()
+        .filter(|o| o.outcome_status == OutcomeStatus::Accepted)
+        .count() as u64;
+    RunView {
+        run_id,
+        repo: repo.to_string(),
+        workflow: outcomes.iter().find_map(|o| o.workflow.clone()),
+        items: outcomes.iter().map(RunItem::of).collect(),
+        summary: RunSummary {
+            total: totals.total_safe_outputs,
+            totals,
+            accepted,
+        },
+        awaiting: awaiting(outcomes)
+            .into_iter()
+            .map(|(w, n)| (w.to_string(), n))
+            .collect(),
+    }
+}
+
 /// A run's outcomes shaped like `gh aw outcomes RUN --json`; `None` when the
 /// reader sees no output of it under `filter`.
 pub(crate) async fn run_view(
@@ -185,52 +290,18 @@ pub(crate) async fn run_view(
     filter: &ReadFilter,
     repo: &str,
     run_id: u64,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<RunView>, ApiError> {
     let outcomes = run_records(state, reader, filter, repo, run_id).await?;
     Ok((!outcomes.is_empty()).then(|| run_view_of(repo, run_id, &outcomes)))
-}
-
-/// The run view of `outcomes`, all of `repo`'s run `run_id`.
-pub(crate) fn run_view_of(repo: &str, run_id: u64, outcomes: &[OutcomeRecord]) -> Value {
-    let count = |s: OutcomeStatus| outcomes.iter().filter(|o| o.outcome_status == s).count();
-    let accepted_with = |s: EvidenceStrength| {
-        outcomes
-            .iter()
-            .filter(|o| o.outcome_status == OutcomeStatus::Accepted && o.evidence_strength == s)
-            .count()
-    };
-    let waiting: serde_json::Map<String, Value> = awaiting(outcomes)
-        .into_iter()
-        .map(|(w, n)| (w.to_string(), json!(n)))
-        .collect();
-    json!({
-        "run_id": run_id,
-        "repo": repo,
-        "workflow": outcomes.iter().find_map(|o| o.workflow.clone()),
-        "items": outcomes.iter().map(gh_aw_item).collect::<Vec<_>>(),
-        "summary": {
-            "total": outcomes.len(),
-            "accepted": count(OutcomeStatus::Accepted),
-            "rejected": count(OutcomeStatus::Rejected),
-            "pending": count(OutcomeStatus::Pending),
-            "ignored": count(OutcomeStatus::Ignored),
-            "skipped": count(OutcomeStatus::Skipped),
-            "unknown": count(OutcomeStatus::Unknown),
-            "accepted_strong": accepted_with(EvidenceStrength::Strong),
-            "accepted_medium": accepted_with(EvidenceStrength::Medium),
-            "accepted_weak": accepted_with(EvidenceStrength::Weak),
-            "fallback_exists_only_count": outcomes.iter().filter(|o| o.is_exists_only()).count(),
-        },
-        "awaiting": waiting,
-    })
 }
 
 pub async fn run_outcomes(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RunView>, ApiError> {
     let (filter, _) = ReadFilter::parse(&pairs, &[])?;
     let repo = format!("{owner}/{repo}");
     run_view(&state, &reader, &filter, &repo, run_id)
@@ -260,50 +331,111 @@ async fn collect(
     .map_err(|e| ApiError::internal(e.to_string()))?
 }
 
-/// Every outcome `scope` may see that passes `filter`.
+/// The outcomes `scope` may see under `filter`, read from the outputs
+/// themselves: only the repositories the scope sees (`read::rollup::
+/// repositories`), at most `SCAN_LIMIT` of them (past it, a 503 asking for
+/// narrower cuts: memory stays bounded).
 pub(crate) async fn admitted_outcomes(
     state: &State,
     filter: &ReadFilter,
     scope: &RepoScope,
 ) -> Result<Vec<OutcomeRecord>, ApiError> {
-    collect(state, filter, scope, filter.id_prefix()).await
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
+        let mut prefixes: Vec<String> =
+            crate::read::rollup::repositories(&store, &filter, &scope)?
+                .into_iter()
+                .flat_map(|(_, exact)| exact)
+                .map(|r| format!("{r}:"))
+                .collect();
+        prefixes.sort();
+        let mut out = Vec::new();
+        for prefix in prefixes {
+            for stored in filter.scan(&store, &scope, &prefix, None) {
+                out.extend(stored?.outcome);
+                if out.len() > SCAN_LIMIT {
+                    return Err(ApiError::unavailable(format!(
+                        "more than {SCAN_LIMIT} outputs under these cuts; narrow them (since, until, repo, workflow) to read them one by one"
+                    )));
+                }
+            }
+        }
+        Ok(out)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+}
+
+/// Run `read` on the blocking pool with the store, the cuts and the scope.
+pub(crate) async fn blocking<T: Send + 'static>(
+    state: &State,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    read: impl FnOnce(&crate::store::Store, &ReadFilter, &RepoScope) -> crate::store::Result<T>
+        + Send
+        + 'static,
+) -> Result<T, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    tokio::task::spawn_blocking(move || read(&store, &filter, &scope))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(ApiError::from)
+}
+
+/// The window of a report's `window=`: a checkpoint name, `mature`, or
+/// `None` for `latest` (each output's latest outcome, the default).
+fn report_window(window: Option<&str>) -> Result<Option<&'static str>, ApiError> {
+    match window {
+        None | Some("latest") => Ok(None),
+        Some("mature") => Ok(Some("mature")),
+        Some(w) => parse_window(w).map(Some).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "window {w:?} is not one of 1h, 24h, 7d, 30d, latest, mature"
+            ))
+        }),
+    }
 }
 
 /// The report of what `reader` may see under `filter`, at `window`: a
 /// checkpoint name, `latest` (the default: each output's latest outcome) or
-/// `mature` (the latest window every output in scope has reached).
+/// `mature` (the latest window every output in scope has reached), read
+/// from the rollups.
 pub(crate) async fn report_of(
     state: &State,
     reader: &Reader,
     filter: &ReadFilter,
     window: Option<&str>,
 ) -> Result<Report, ApiError> {
-    let outcomes = admitted_outcomes(state, filter, &reader.scope).await?;
-    let mut report = report_of_records(state, filter, &outcomes, window)?;
+    let window = report_window(window)?;
+    let now = state.shared.clock.now();
+    let mut report = blocking(state, filter, &reader.scope, move |store, f, scope| {
+        crate::read::rollup::report(store, f, scope, window, now)
+    })
+    .await?;
     report.line_survival = line_survival_of(state, filter, &reader.scope).await?;
     Ok(report)
 }
 
 /// The report of `outcomes` (already cut by `filter`), at `window` (as
-/// `report_of`), without line survival.
+/// `report_of`), without line survival: for pages that hold the outputs.
 pub(crate) fn report_of_records(
     state: &State,
     filter: &ReadFilter,
     outcomes: &[OutcomeRecord],
     window: Option<&str>,
 ) -> Result<Report, ApiError> {
-    let window = match window {
-        None | Some("latest") => None,
+    let window = match report_window(window)? {
         Some("mature") => Some(mature_window(outcomes)),
-        Some(w) => Some(parse_window(w).ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "window {w:?} is not one of 1h, 24h, 7d, 30d, latest, mature"
-            ))
-        })?),
+        w => w,
     };
     let now = state.shared.clock.now();
     Ok(Report::build(outcomes, filter.repo.as_deref(), window, now))
 }
+
+/// Runs shown on a workflow's page, at most.
+pub const RUNS_SHOWN: usize = 50;
 
 /// Line survival per workflow of what `scope` may see under `filter`.
 pub(crate) async fn line_survival_of(
@@ -311,17 +443,13 @@ pub(crate) async fn line_survival_of(
     filter: &ReadFilter,
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>, ApiError> {
-    let store = state.store.clone();
-    let (filter, scope) = (filter.clone(), scope.clone());
-    tokio::task::spawn_blocking(move || line_survival(&store, &filter, &scope))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(ApiError::from)
+    blocking(state, filter, scope, line_survival).await
 }
 
 pub async fn report(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Report>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;
@@ -385,8 +513,11 @@ pub(crate) async fn pull_request(
         let Some(mut pr) = crate::github::checks::pr_state(&store, &key)? else {
             return Ok(None);
         };
-        pr.outcomes
-            .retain(|o| scope.allows(o.safe_output_id.split(':').next().unwrap_or("")));
+        pr.outcomes.retain(|o| {
+            // Its own repository and its target's, as `RepoScope::sees`.
+            scope.allows(o.safe_output_id.split(':').next().unwrap_or(""))
+                && o.target.as_ref().is_none_or(|t| scope.allows(&t.repo))
+        });
         Ok((!pr.outcomes.is_empty()).then_some(pr))
     })
     .await

@@ -5,13 +5,18 @@
 //! `{"planned": [repos]}` (a repository whose backfill is still running
 //! keeps it and is not listed). A bad body, a bad `days` or an uncovered
 //! repository is a 4xx and plans nothing; listen-only mode is 409.
+//!
+//! `GET /api/v1/backfill[?repo=]` (what `backfill --watch` polls): every job
+//! with its state and counts (`BackfillJobs`).
 
 use axum::body::Bytes;
+use axum::extract::Query;
 use axum::extract::State as StateExtractor;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use serde::Deserialize;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::body::require_token;
@@ -27,7 +32,71 @@ struct Body {
 
 /// `POST /api/v1/backfill`.
 pub fn routes(_: &Mount) -> Router<State> {
-    Router::new().route("/api/v1/backfill", post(request))
+    Router::new().route("/api/v1/backfill", post(request).get(jobs))
+}
+
+/// The backfill jobs, one per repository.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BackfillJobs {
+    pub jobs: Vec<BackfillJobView>,
+}
+
+/// One repository's backfill and how far it has got.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BackfillJobView {
+    pub repo: String,
+    /// `listing`, `harvesting`, `paused` or `done`.
+    pub state: String,
+    /// Runs created in `[since, until]` are backfilled.
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub runs_found: u64,
+    pub runs_harvested: u64,
+    /// Runs given up after repeated failures.
+    pub runs_failed: u64,
+    pub outputs_evaluated: u64,
+    pub outputs_observed: u64,
+    /// Waiting for the rate limit to reset, until then.
+    pub paused_until: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobsQuery {
+    repo: Option<String>,
+}
+
+/// `GET /api/v1/backfill`.
+async fn jobs(
+    StateExtractor(state): StateExtractor<State>,
+    headers: HeaderMap,
+    query: Result<Query<JobsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<BackfillJobs>, ApiError> {
+    require_token(&headers, &state)?;
+    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let store = state.store.clone();
+    let jobs = tokio::task::spawn_blocking(move || store.backfill_jobs())
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
+    let jobs = jobs
+        .into_iter()
+        .filter(|j| query.repo.as_deref().is_none_or(|r| r == j.repo))
+        .map(|j| BackfillJobView {
+            state: j.state().to_string(),
+            repo: j.repo,
+            since: j.since,
+            until: j.until,
+            runs_found: j.runs_found,
+            runs_harvested: j.runs_harvested,
+            runs_failed: j.runs_failed,
+            outputs_evaluated: j.outputs_evaluated,
+            outputs_observed: j.outputs_observed,
+            paused_until: j.paused_until,
+            last_error: j.last_error,
+        })
+        .collect();
+    Ok(Json(BackfillJobs { jobs }))
 }
 
 pub async fn request(

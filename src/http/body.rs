@@ -73,6 +73,26 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
+/// Require `Authorization: Bearer {expected}`, compared in constant time;
+/// `expected` unset or empty refuses everyone, naming `setting`.
+pub fn require_bearer(
+    headers: &HeaderMap,
+    expected: Option<&str>,
+    setting: &str,
+) -> Result<(), ApiError> {
+    let Some(expected) = expected.filter(|t| !t.is_empty()) else {
+        return Err(ApiError::unauthorized(format!(
+            "{setting} is not configured on this server"
+        )));
+    };
+    let given = bearer(headers).ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
+    if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
+        Ok(())
+    } else {
+        Err(ApiError::unauthorized("bearer token does not match"))
+    }
+}
+
 fn api_token_matches(given: &str, state: &ServerState) -> bool {
     state
         .api_token
@@ -95,17 +115,7 @@ pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), Api
 }
 
 fn check_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
-    if state.api_token.as_deref().is_none_or(str::is_empty) {
-        return Err(ApiError::unauthorized(
-            "API_TOKEN is not configured on this server",
-        ));
-    }
-    let given = bearer(headers).ok_or_else(|| ApiError::unauthorized("missing bearer token"))?;
-    if api_token_matches(given, state) {
-        Ok(())
-    } else {
-        Err(ApiError::unauthorized("bearer token does not match"))
-    }
+    require_bearer(headers, state.api_token.as_deref(), "API_TOKEN")
 }
 
 /// Who may post a manifest.

@@ -15,6 +15,7 @@ use bytes::Bytes;
 use http_body::Frame;
 use tokio::sync::mpsc;
 
+use crate::http::budget::ReadPermit;
 use crate::http::read::{QueryPairs, ReadFilter, Reader};
 use crate::http::{ApiError, Mount, State};
 use crate::read::export::{write_lines, Format};
@@ -56,6 +57,7 @@ impl http_body::Body for ChannelBody {
 pub async fn export(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Response, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["format"])?;
@@ -68,6 +70,8 @@ pub async fn export(
     let (tx, rx) = mpsc::channel::<Chunk>(CHANNEL_CHUNKS);
     let store = state.store.clone();
     tokio::task::spawn_blocking(move || {
+        // The read's place is held until the last line is sent.
+        let _place = place;
         let mut chunk = Vec::with_capacity(CHUNK_BYTES);
         let result = write_lines(&store, &filter, &reader.scope, format, |line| {
             chunk.extend_from_slice(&line);

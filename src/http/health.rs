@@ -1,12 +1,19 @@
 //! Health: `/ping`, `/status` and `/metrics` (OpenMetrics through
 //! `prometheus-client`). No repository data here: the outputs gauge is
-//! labelled by type and workflow, never by repository.
+//! labelled by status, strength and type, by workflow only when the operator
+//! opts in (`METRICS_WORKFLOW_LABELS`), never by repository.
+//!
+//! Who may scrape (`MetricsOptions`, docs/auth.md "Metrics"): on the main
+//! listener, a bearer `METRICS_TOKEN` (unset: the `API_TOKEN`; neither:
+//! nobody); with `METRICS_ADDR`, `/metrics` moves to that listener of its
+//! own (`metrics_router`; the Prometheus convention), where it needs
+//! `METRICS_TOKEN` only when one is set, and the main listener answers 404.
 
 use std::sync::atomic::Ordering;
 
 use axum::extract::State as StateExtractor;
-use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
@@ -18,13 +25,27 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use super::State;
+use super::body::require_bearer;
+use super::{ApiError, State};
 use crate::github::calls::ApiHealth;
-use crate::model::OutcomeRecord;
 use crate::read::report::tally::OutputTally;
 use crate::store::counter;
 
-/// `/status`, `/ping` and `/metrics`: no auth, no repository data.
+/// Who may read `/metrics`, and what it says.
+#[derive(Clone, Debug, Default)]
+pub struct MetricsOptions {
+    /// The bearer `/metrics` requires (`METRICS_TOKEN`); unset: the API
+    /// token on the main listener, nothing on its own listener.
+    pub token: Option<String>,
+    /// `/metrics` is served on a listener of its own (`METRICS_ADDR`): the
+    /// main listener's answers 404.
+    pub own_listener: bool,
+    /// Label the outputs gauge by workflow (`METRICS_WORKFLOW_LABELS`).
+    pub workflow_labels: bool,
+}
+
+/// `/status` and `/ping` (no auth, no repository data) and `/metrics`
+/// (a bearer; see the module's docs).
 pub fn routes(_: &super::Mount) -> axum::Router<State> {
     use axum::routing::get;
     axum::Router::new()
@@ -129,6 +150,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "worker": if f.worker_death.is_some() { "dead" } else { "running" },
         "worker_error": f.worker_death,
         "dead_letters": f.dead_letters,
+        "tenancy": tenancy(&state),
         "last_error": last_error,
         "github": {
             "credentials": credentials(state.listen_only, &health),
@@ -141,6 +163,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
                 "failures": health.check_run_failures,
                 "last_failure": health.last_check_run_failure.as_ref().map(|(e, _)| e),
                 "last_failure_at": health.last_check_run_failure.as_ref().map(|(_, at)| at),
+                "pacing": state.shared.github_calls.pacing.status(std::time::Instant::now()),
             },
             "api_calls": state.shared.github_calls.total(),
             "api_calls_by_installation": state.shared.github_calls.by_installation(),
@@ -151,6 +174,21 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         },
     }));
     (code, body)
+}
+
+/// What the tenancy rule refused (docs/auth.md, "Tenancy"): counts by
+/// where and why, never a repository name.
+fn tenancy(state: &State) -> serde_json::Value {
+    let rows = state.shared.tenancy.rows();
+    let mut refused = serde_json::Map::new();
+    for (at, kind, n) in &rows {
+        let entry = refused.entry(*at).or_insert_with(|| json!({}));
+        entry[*kind] = json!(n);
+    }
+    json!({
+        "refused_total": rows.iter().map(|(_, _, n)| n).sum::<u64>(),
+        "refused": refused,
+    })
 }
 
 /// `listen-only` without `APP_ID`; with it, `app` only while GitHub is not
@@ -182,8 +220,47 @@ fn credentials(listen_only: bool, health: &ApiHealth) -> serde_json::Value {
     }
 }
 
-pub async fn metrics(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
-    let snapshot = Snapshot::take(&state).await;
+/// `/metrics` on the main listener: 404 when it has a listener of its own,
+/// else the bearer `METRICS_TOKEN` (or, unset, the `API_TOKEN`).
+pub async fn metrics(StateExtractor(state): StateExtractor<State>, headers: HeaderMap) -> Response {
+    if state.metrics.own_listener {
+        return ApiError::not_found("/metrics is served on METRICS_ADDR").into_response();
+    }
+    let token = state
+        .metrics
+        .token
+        .as_deref()
+        .or(state.api_token.as_deref());
+    match require_bearer(&headers, token, "METRICS_TOKEN (or API_TOKEN)") {
+        Ok(()) => scrape(&state).await.into_response(),
+        Err(e) => refused(&state, e),
+    }
+}
+
+/// `/metrics` on its own listener (`METRICS_ADDR`): `METRICS_TOKEN` when one
+/// is set, else whoever reaches the listener.
+pub async fn metrics_on_own_listener(
+    StateExtractor(state): StateExtractor<State>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(token) = state.metrics.token.as_deref() {
+        if let Err(e) = require_bearer(&headers, Some(token), "METRICS_TOKEN") {
+            return refused(&state, e);
+        }
+    }
+    scrape(&state).await.into_response()
+}
+
+/// Count and log a refused scrape like any refused request.
+fn refused(state: &State, e: ApiError) -> Response {
+    state.shared.rejected.fetch_add(1, Ordering::Relaxed);
+    tracing::warn!(status = %e.status, detail = %e.detail, "metrics scrape refused");
+    e.into_response()
+}
+
+/// The OpenMetrics text of one scrape.
+async fn scrape(state: &State) -> impl IntoResponse {
+    let snapshot = Snapshot::take(state).await;
     let mut registry = Registry::default();
     registry.register_collector(Box::new(snapshot));
     let mut body = String::new();
@@ -207,6 +284,7 @@ struct Snapshot {
     calls_by_installation: Vec<(String, u64)>,
     api_errors: Vec<(&'static str, u64)>,
     check_run_failures: u64,
+    tenancy: Vec<(&'static str, &'static str, u64)>,
     backfill: Option<crate::store::backfill::BackfillTotals>,
     outputs: Arc<OutputTally>,
 }
@@ -214,7 +292,7 @@ struct Snapshot {
 impl Snapshot {
     async fn take(state: &State) -> Snapshot {
         let figures = figures(state);
-        let outputs = output_tally(state).await;
+        let outputs = output_tally(state, state.metrics.workflow_labels).await;
         Snapshot {
             figures,
             reconcile: state
@@ -237,6 +315,7 @@ impl Snapshot {
                 .into_iter()
                 .collect(),
             check_run_failures: state.shared.github_calls.check_run_failures(),
+            tenancy: state.shared.tenancy.rows(),
             backfill: state.store.backfill_totals().ok(),
             outputs,
         }
@@ -382,6 +461,15 @@ impl Collector for Snapshot {
                 .iter()
                 .map(|(k, n)| ([("kind", *k)], counter(*n))),
         )?;
+        family(
+            e,
+            "safe_outcomes_tenancy_refused",
+            "Manifest lines, outputs and reads refused as outside the output's installation, by where and why.",
+            kind,
+            self.tenancy
+                .iter()
+                .map(|(at, why, n)| ([("path", *at), ("reason", *why)], counter(*n))),
+        )?;
         single(
             e,
             "safe_outcomes_check_run_failures",
@@ -389,10 +477,12 @@ impl Collector for Snapshot {
             counter(self.check_run_failures),
         )?;
         family(e, "safe_outcomes_outputs",
-            "Safe outputs by latest outcome: status, evidence strength, type (custom types as \"custom\") and workflow (the busiest, the rest as \"other\").",
+            "Safe outputs by latest outcome: outcome_status, evidence_strength, safe_output_type (custom types as \"custom\") and, when METRICS_WORKFLOW_LABELS is on, workflow (the busiest, the rest as \"other\").",
             prometheus_client::metrics::MetricType::Gauge,
             self.outputs.rows.iter().map(|(k, n)| {
-                ([("status", k.0.as_str()), ("strength", k.1.as_str()), ("type", k.2.as_str()), ("workflow", k.3.as_str())], gauge(*n))
+                let mut labels = vec![("outcome_status", k.0.as_str()), ("evidence_strength", k.1.as_str()), ("safe_output_type", k.2.as_str())];
+                labels.extend(k.3.as_deref().map(|w| ("workflow", w)));
+                (labels, gauge(*n))
             }))
     }
 }
@@ -444,7 +534,7 @@ pub const OUTPUT_TALLY_TTL: std::time::Duration = std::time::Duration::from_secs
 
 /// The tally, from the cache while fresh, else read from the store on a
 /// blocking thread (one reader at a time: concurrent scrapes wait for it).
-async fn output_tally(state: &State) -> Arc<OutputTally> {
+async fn output_tally(state: &State, workflows: bool) -> Arc<OutputTally> {
     let cache = state.shared.output_tally.clone();
     let store = state.store.clone();
     let read = tokio::task::spawn_blocking(move || {
@@ -454,11 +544,8 @@ async fn output_tally(state: &State) -> Arc<OutputTally> {
                 return tally.clone();
             }
         }
-        let outcomes: Vec<OutcomeRecord> = store
-            .outputs("", None)
-            .filter_map(|o| o.ok()?.outcome)
-            .collect();
-        let tally = Arc::new(OutputTally::count(outcomes.iter()));
+        let rows = crate::read::rollup::metric_rows(&store).unwrap_or_default();
+        let tally = Arc::new(OutputTally::from_rows(rows, workflows));
         *cached = Some((std::time::Instant::now(), tally.clone()));
         tally
     });

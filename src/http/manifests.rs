@@ -13,6 +13,13 @@
 //! nothing is stored. Its `run_id` and `workflow` claims stand in for missing
 //! query parameters.
 //!
+//! Tenancy (`ingest::tenancy`): the post's `repo` (the query's, or the OIDC
+//! token's) is the run's repository; a line whose own repository or target
+//! lies outside that repository's installation (or, with none known, under
+//! another owner) is rejected with the reason and counted in
+//! `outside_installation`; nothing of it is stored. Without a `repo` each
+//! line is its own run's.
+//!
 //! The query's `repo`, `run_id` and `workflow` are checked like a line's
 //! (`model::ident`): a bad one is a 400 and nothing is stored. A post with
 //! no `run_id` (from the query or the OIDC token) is a 400 too.
@@ -105,6 +112,7 @@ pub async fn ingest(
             "outputs_omitted": omitted,
             "rejected": manifest.rejected_json(),
             "rejected_total": manifest.rejected_total,
+            "outside_installation": manifest.outside_installation_total(),
             "duplicate": duplicate,
         })),
     )
@@ -168,6 +176,10 @@ async fn store_manifest(
         manifest.discard().await;
         return Err(e.into_response());
     }
+    for (kind, n) in &manifest.outside_installation {
+        let at = crate::ingest::tenancy::Where::Manifest;
+        state.shared.tenancy.add(at, kind, *n as u64);
+    }
     if manifest.accepted == 0 && manifest.rejected_total > 0 {
         manifest.discard().await;
         let answer = json!({
@@ -176,6 +188,7 @@ async fn store_manifest(
             "accepted": 0,
             "rejected": manifest.rejected_json(),
             "rejected_total": manifest.rejected_total,
+            "outside_installation": manifest.outside_installation_total(),
         });
         return Err((StatusCode::BAD_REQUEST, Json(answer)).into_response());
     }
@@ -186,7 +199,7 @@ async fn store_manifest(
         chunks: manifest.chunks,
     };
     // From here the writer may commit the upload: only it decides. A failed
-    // write leaves the chunks uncommitted, for the start-up sweep.
+    // write leaves the chunks uncommitted, for the sweep once its lease runs out.
     manifest.keep();
     match state.writer.enqueue(item).await {
         Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),

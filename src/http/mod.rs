@@ -3,8 +3,9 @@
 //! merges the areas of `AREAS` once. `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 //! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
-//! `dashboard` (the HTML pages), `assets` (their stylesheet and icon),
-//! `read` (who may read what).
+//! `dashboard` (the HTML pages), `read` (who may read what). One layer,
+//! `headers::secure`, sets the security headers on every answer; the
+//! pages' stylesheet and icon are files (`assets`).
 //!
 //! May import: every room below it (`model` … `app`).
 
@@ -12,12 +13,15 @@ mod accept;
 pub(crate) mod api;
 pub mod assets;
 pub mod auth;
-mod backfill;
+pub mod backfill;
 mod body;
+pub mod budget;
 pub mod dashboard;
 mod export;
+mod headers;
 mod health;
 mod manifests;
+pub mod openapi;
 pub mod read;
 mod reconcile;
 pub mod series;
@@ -29,6 +33,7 @@ use axum::middleware::from_fn_with_state;
 use axum::Router;
 
 pub use crate::ingest::ingress::{limits, manifest_stream, ApiError, Limits, MAX_BODY};
+pub use health::MetricsOptions;
 
 use crate::app::{App, Shared};
 use crate::ingest::oidc::OidcVerifier;
@@ -48,6 +53,10 @@ pub struct ServerState {
     pub limits: Limits,
     /// Setup page, sign-in with GitHub and sessions.
     pub auth: Arc<crate::http::auth::Auth>,
+    /// Who may read `/metrics`, where, and with which labels.
+    pub metrics: MetricsOptions,
+    /// The places reads share (`budget`).
+    pub reads: budget::ReadBudget,
 }
 
 pub type State = Arc<ServerState>;
@@ -65,6 +74,8 @@ pub struct RouterOptions {
     pub limits: Limits,
     /// Setup page and sign-in with GitHub (default: neither).
     pub auth: crate::http::auth::AuthOptions,
+    /// `/metrics`: its bearer, its listener, its labels.
+    pub metrics: MetricsOptions,
 }
 
 /// What an area needs to mount its routes, besides `State`.
@@ -101,23 +112,48 @@ const AREAS: &[Area] = &[
     series::routes,
     export::routes,
     health::routes,
+    openapi::routes,
     dashboard::routes,
-    assets::routes,
     auth::routes,
+    assets::routes,
 ];
 
-pub fn router(app: &App, options: RouterOptions) -> Router {
-    let state = Arc::new(ServerState {
+/// What every handler of a router over `app` reaches.
+fn server_state(app: &App, options: &RouterOptions) -> State {
+    Arc::new(ServerState {
         store: app.store.clone(),
         shared: app.shared.clone(),
         writer: app.writer.clone(),
-        secrets: options.secrets,
-        api_token: options.api_token,
+        secrets: options.secrets.clone(),
+        auth: Arc::new(crate::http::auth::Auth::new(
+            options.auth.clone(),
+            app.store.clone(),
+            options.api_token.clone(),
+        )),
+        api_token: options.api_token.clone(),
         listen_only: options.listen_only,
-        oidc: options.oidc,
+        oidc: options.oidc.clone(),
         limits: options.limits.clone(),
-        auth: Arc::new(crate::http::auth::Auth::new(options.auth.clone())),
-    });
+        metrics: options.metrics.clone(),
+        reads: budget::ReadBudget::from_env(),
+    })
+}
+
+/// `/metrics` alone, for its own listener (`METRICS_ADDR`; the main router
+/// is built with `MetricsOptions::own_listener`), with the same headers.
+pub fn metrics_router(app: &App, options: &RouterOptions) -> Router {
+    let policy = Arc::new(headers::Policy::new(&options.auth.web_url));
+    Router::new()
+        .route(
+            "/metrics",
+            axum::routing::get(health::metrics_on_own_listener),
+        )
+        .layer(from_fn_with_state(policy, headers::secure))
+        .with_state(server_state(app, options))
+}
+
+pub fn router(app: &App, options: RouterOptions) -> Router {
+    let state = server_state(app, &options);
     let mount = Mount {
         webhook_path: if options.webhook_path.is_empty() {
             "/api/github/webhooks".to_string()
@@ -126,6 +162,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
         },
         doors: limits::Doors::new(&options.limits),
     };
+    let policy = Arc::new(headers::Policy::new(&options.auth.web_url));
     AREAS
         .iter()
         .fold(Router::new(), |router, area| router.merge(area(&mount)))
@@ -133,6 +170,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
             state.clone(),
             crate::http::auth::setup::intercept,
         ))
+        .layer(from_fn_with_state(policy, headers::secure))
         .with_state(state)
 }
 

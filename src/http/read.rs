@@ -15,12 +15,13 @@ pub use crate::read::query::{ReadFilter, RepoScope, FILTER_PARAMS};
 /// Who is reading. Extracting it authenticates the request:
 /// - an `Authorization` header must carry the bearer `API_TOKEN`:
 ///   `RepoScope::All` (a wrong token is refused, whatever cookie comes along),
-///   or an installation token (`auth::tokens`, `soi_…`): `RepoScope::Only`
-///   that installation's repositories;
+///   or a read token (`auth::tokens`, `soi_…`): `RepoScope::Only` the
+///   repositories it was issued for that its issuer can still see;
 /// - else a valid session cookie (sign-in with GitHub, `auth`) gives
 ///   `RepoScope::Only` the repositories the viewer's GitHub account can see
-///   among the App's installations (asked of GitHub, cached briefly); a local
-///   session (`demo --serve`'s link, `auth::local`) gives `RepoScope::All`;
+///   among the App's installations (asked of GitHub, cached briefly); the
+///   operator's session (signed in with the `API_TOKEN`, `auth::login`) and
+///   a local one (`demo --serve`'s link, `auth::local`) give `RepoScope::All`;
 /// - else, or for a forged, expired or signed-out cookie, a 401 `ApiError`.
 ///
 /// A 503 when GitHub cannot say which repositories the viewer may see.
@@ -36,10 +37,10 @@ impl FromRequestParts<State> for Reader {
         let headers = &parts.headers;
         let installation = crate::http::auth::tokens::scope_of_token(
             &state.auth,
-            &state.store,
             headers,
             state.api_token.as_deref(),
         )
+        .await
         .map_err(|e| refused(state, e))?;
         if let Some(repos) = installation {
             return Ok(Reader {
@@ -56,7 +57,7 @@ impl FromRequestParts<State> for Reader {
                 scope: RepoScope::All,
             });
         };
-        if session.kind == crate::http::auth::sessions::SessionKind::Local {
+        if session.kind.sees_everything() {
             return Ok(Reader {
                 scope: RepoScope::All,
             });

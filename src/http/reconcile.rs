@@ -2,6 +2,9 @@
 //! output from the GitHub API now (`github::reconciler`). Answers 202
 //! `{"queued": id}`; the outcome changes once the attempt is filed. In
 //! listen-only mode (no `APP_ID`) there is no API access: 409, nothing queued.
+//! An output outside its own installation (the tenancy rule,
+//! `ingest::tenancy`) is never read for: 409 `outside_installation` with the
+//! reason.
 //!
 //! The read API's `GET /api/v1/outputs/{*id}` takes the whole rest of the
 //! path (ids contain `/`), and axum cannot put a segment after a wildcard,
@@ -49,6 +52,21 @@ pub async fn request(
         .store
         .output(id)?
         .ok_or_else(|| ApiError::not_found(format!("no output {id:?}")))?;
+    // An output naming a repository outside its installation (stored
+    // before the tenancy rule, or its installation lost the repository) is
+    // never read for: say so rather than queue it.
+    if let Err(refusal) = crate::ingest::tenancy::check_output(&state.store, &stored.execution)? {
+        let at = crate::ingest::tenancy::Where::Reconcile;
+        state
+            .shared
+            .tenancy
+            .refused(at, &stored.execution.id, &refusal);
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "outside_installation",
+            format!("{refusal}; it is not reconciled"),
+        ));
+    }
     let queued = stored.execution.id;
     let sent = state
         .shared

@@ -8,7 +8,10 @@
 //! recent one are compared at the same age. By default the window is the
 //! latest every output in the range has reached (`mature_window`). Outputs
 //! not at the window yet are left out of a week's rates and counted in its
-//! `not_yet_at_window`; such a week is `immature`.
+//! `not_yet_at_window`; such a week is `immature`. The API reads the
+//! rollups (`read::rollup::weekly`, each cell holding its outputs' verdicts
+//! at every window); a dashboard page holding the outputs builds the same
+//! series from them (`of_records`).
 //!
 //! The weeks run from `since` (default: eleven weeks before the week of
 //! `until`, so twelve weeks) to `until` (default: now); weeks with no output
@@ -20,11 +23,13 @@ use axum::{Json, Router};
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::api::admitted_outcomes;
+use super::api::blocking;
+use super::budget::ReadPermit;
 use super::read::{QueryPairs, ReadFilter, Reader};
 use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;
-use crate::read::report::{mature_window, parse_window, Report, Totals, TypeStats};
+use crate::read::report::{mature_window, parse_window, Report, Sums, Totals, TypeStats};
+use crate::store::rollup::{day_of, week_of_day};
 
 /// Weeks shown when `since` is not given.
 pub const DEFAULT_WEEKS: i64 = 12;
@@ -32,7 +37,7 @@ pub const DEFAULT_WEEKS: i64 = 12;
 pub const MAX_PERIODS: i64 = 260;
 
 /// One week.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Period {
     /// ISO week, `2026-W45`.
     pub week: String,
@@ -40,7 +45,7 @@ pub struct Period {
     pub period_end: DateTime<Utc>,
     /// Counts of the outputs at the window (those not there yet left out).
     pub totals: Totals,
-    /// `count`, `evaluable` and the rates, named as in the report's `by_type`.
+    /// `total_safe_outputs`, `evaluable_outputs` and the rates, named as in the report's `by_type`.
     #[serde(flatten)]
     pub rates: TypeStats,
     /// Outputs of the week that have not reached the window yet.
@@ -50,7 +55,7 @@ pub struct Period {
     pub immature: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Series {
     pub by: String,
     /// The maturity the rates are read at.
@@ -87,9 +92,47 @@ pub fn weeks_of(filter: &ReadFilter, now: DateTime<Utc>) -> Result<(DateTime<Utc
     Ok((first, weeks.max(1)))
 }
 
-/// Bucket `records` into `weeks` weeks from `first`, at `window`; records
-/// outside are left out.
-pub fn weekly(
+/// One week's row (as of the latest outcome: nothing left out).
+fn period(start: DateTime<Utc>, (totals, rates): (Totals, TypeStats)) -> Period {
+    period_at(start, (totals, rates, 0))
+}
+
+/// One week's row at a window, `not_yet` outputs left out.
+fn period_at(start: DateTime<Utc>, (totals, rates, not_yet): (Totals, TypeStats, u64)) -> Period {
+    Period {
+        week: format!(
+            "{}-W{:02}",
+            start.iso_week().year(),
+            start.iso_week().week()
+        ),
+        period_start: start,
+        period_end: start + Duration::weeks(1),
+        totals,
+        rates,
+        not_yet_at_window: not_yet,
+        immature: not_yet > 0,
+    }
+}
+
+/// Bucket `records` into `weeks` weeks from `first`; records outside are
+/// left out (the series from the outputs themselves, as tests compare).
+pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Vec<Period> {
+    let mut buckets: Vec<Vec<&OutcomeRecord>> = vec![Vec::new(); weeks as usize];
+    for r in records {
+        let i = (week_start(r.created_at) - first).num_weeks();
+        if r.created_at >= first && i < weeks {
+            buckets[i as usize].push(r);
+        }
+    }
+    buckets
+        .into_iter()
+        .enumerate()
+        .map(|(i, rs)| period(first + Duration::weeks(i as i64), Report::overall(rs)))
+        .collect()
+}
+
+/// `weekly` at `window` (`None`: the latest outcome).
+pub fn weekly_at(
     records: &[OutcomeRecord],
     first: DateTime<Utc>,
     weeks: i64,
@@ -106,21 +149,43 @@ pub fn weekly(
         .into_iter()
         .enumerate()
         .map(|(i, rs)| {
-            let start = first + Duration::weeks(i as i64);
-            let (totals, rates, not_yet) = Report::at_window(rs, window);
-            Period {
-                week: format!(
-                    "{}-W{:02}",
-                    start.iso_week().year(),
-                    start.iso_week().week()
-                ),
-                period_start: start,
-                period_end: start + Duration::weeks(1),
-                totals,
-                rates,
-                not_yet_at_window: not_yet,
-                immature: not_yet > 0,
-            }
+            period_at(
+                first + Duration::weeks(i as i64),
+                Report::at_window(rs, window),
+            )
+        })
+        .collect()
+}
+
+/// The same weeks from rollup sums per week number.
+pub fn weekly_from_sums(
+    sums: &std::collections::BTreeMap<i64, Sums>,
+    first: DateTime<Utc>,
+    weeks: i64,
+) -> Vec<Period> {
+    let first_week = week_of_day(day_of(first));
+    (0..weeks)
+        .map(|i| {
+            let start = first + Duration::weeks(i);
+            let s = sums.get(&(first_week + i)).cloned().unwrap_or_default();
+            period(start, s.overall())
+        })
+        .collect()
+}
+
+/// `weekly_from_sums` at `window` (`None`: the latest outcome).
+pub fn weekly_from_sums_at(
+    sums: &std::collections::BTreeMap<i64, Sums>,
+    first: DateTime<Utc>,
+    weeks: i64,
+    window: Option<&str>,
+) -> Vec<Period> {
+    let first_week = week_of_day(day_of(first));
+    (0..weeks)
+        .map(|i| {
+            let start = first + Duration::weeks(i);
+            let s = sums.get(&(first_week + i)).cloned().unwrap_or_default();
+            period_at(start, s.at_window(window))
         })
         .collect()
 }
@@ -138,7 +203,8 @@ pub fn asked_window(value: Option<&str>) -> Result<Option<&'static str>, ApiErro
 }
 
 /// The series of the outputs `reader` may see under `filter`, at `window`
-/// (`None`: the latest window every output in the range has reached).
+/// (`None`: the latest window every output in the range has reached), from
+/// the rollups.
 pub async fn build(
     state: &State,
     reader: &Reader,
@@ -146,13 +212,32 @@ pub async fn build(
     window: Option<&'static str>,
 ) -> Result<Series, ApiError> {
     let now = state.shared.clock.now();
-    // A range too long is refused before anything is read.
-    weeks_of(&filter, now)?;
-    let records = admitted_outcomes(state, &filter, &reader.scope).await?;
-    of_records(&records, &filter, window, now)
+    let (first, weeks) = weeks_of(&filter, now)?;
+    let sums = blocking(state, &filter, &reader.scope, move |store, f, scope| {
+        crate::read::rollup::weekly(store, f, scope, first, weeks)
+    })
+    .await?;
+    let chosen = window.unwrap_or_else(|| {
+        let mut all = Sums::default();
+        for s in sums.values() {
+            all.merge(s);
+        }
+        all.mature_window()
+    });
+    let periods = weekly_from_sums_at(&sums, first, weeks, Some(chosen));
+    Ok(Series {
+        by: "week".into(),
+        window: chosen.to_string(),
+        window_chosen: if window.is_some() { "asked" } else { "default" }.into(),
+        since: first,
+        until: first + Duration::weeks(weeks),
+        generated_at: now,
+        periods,
+    })
 }
 
-/// The series of `records` (already cut by `filter`) at `window`.
+/// The series of `records` (already cut by `filter`) at `window`, as
+/// `build` answers it from the rollups.
 pub fn of_records(
     records: &[OutcomeRecord],
     filter: &ReadFilter,
@@ -165,13 +250,13 @@ pub fn of_records(
         .iter()
         .filter(|r| r.created_at >= first && r.created_at < end);
     let chosen = window.unwrap_or_else(|| mature_window(in_range));
-    let periods = weekly(records, first, weeks, Some(chosen));
+    let periods = weekly_at(records, first, weeks, Some(chosen));
     Ok(Series {
         by: "week".into(),
         window: chosen.to_string(),
         window_chosen: if window.is_some() { "asked" } else { "default" }.into(),
         since: first,
-        until: first + Duration::weeks(weeks),
+        until: end,
         generated_at: now,
         periods,
     })
@@ -185,6 +270,7 @@ pub fn routes(_: &Mount) -> Router<State> {
 pub async fn series(
     StateExtractor(state): StateExtractor<State>,
     reader: Reader,
+    _place: ReadPermit,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["by", "window"])?;

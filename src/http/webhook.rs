@@ -152,6 +152,8 @@ async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refus
         }
         Normalized::Relevant(d) => d,
     };
+    let mut delivery_norm = delivery_norm;
+    keep_facts_within_installation(state, &mut delivery_norm)?;
     let item = InboxItem::Delivery {
         delivery_id: delivery.to_string(),
         event: delivery_norm.event,
@@ -174,4 +176,29 @@ async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refus
             .into_response()),
         Err(e) => Err(ApiError::unavailable(e.to_string()).into()),
     }
+}
+
+/// Drop the facts a delivery would file under a repository outside its own
+/// repository's installation (`ingest::tenancy::check_key`; a sub-issue of
+/// another organization's repository), counted and logged. Facts about the
+/// delivery's own repository need no lookup.
+fn keep_facts_within_installation(
+    state: &State,
+    delivery: &mut crate::ingest::webhook::NormalizedDelivery,
+) -> Result<(), ApiError> {
+    let Some(repo) = delivery.repo.clone() else {
+        return Ok(());
+    };
+    let mut kept = Vec::with_capacity(delivery.observations.len());
+    for obs in std::mem::take(&mut delivery.observations) {
+        match crate::ingest::tenancy::check_key(&state.store, &repo, &obs.target)? {
+            Ok(()) => kept.push(obs),
+            Err(refusal) => {
+                let at = crate::ingest::tenancy::Where::Webhook;
+                state.shared.tenancy.refused(at, &obs.id, &refusal);
+            }
+        }
+    }
+    delivery.observations = kept;
+    Ok(())
 }

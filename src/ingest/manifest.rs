@@ -180,6 +180,12 @@ impl LineParser {
         }
     }
 
+    /// The run's repository, when the caller knows it (the post's `repo`,
+    /// the OIDC token's, the harvested run's).
+    pub fn run_repo(&self) -> Option<&str> {
+        self.defaults.repo.as_deref()
+    }
+
     /// Lines that were not blank so far (the manifest's items).
     pub fn items(&self) -> usize {
         self.items
@@ -472,7 +478,9 @@ fn build_target(
     target
 }
 
-/// The Oct 2026 `target: {repository, number, kind}` object.
+/// The Oct 2026 `target: {repository, number, kind}` object. Its
+/// `repository` is the target's, even when the line's `repo` names another
+/// (a cross-repository write; the tenancy rule decides whether it may be).
 fn from_oct_target(
     t: &Map<String, Value>,
     repo: &str,
@@ -480,6 +488,8 @@ fn from_oct_target(
     comment_id: Option<u64>,
     default_kind: TargetKind,
 ) -> Option<Target> {
+    let named = t.get("repository").and_then(Value::as_str);
+    let repo = named.filter(|r| r.contains('/')).unwrap_or(repo);
     let number = t
         .get("number")
         .and_then(crate::model::wire::github_id)

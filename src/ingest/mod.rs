@@ -3,7 +3,8 @@
 //! (`manifest`, `targets`, staged by `ingress`, or posted with an Actions
 //! token checked by `oidc`), and API state read back (`reconcile`: API answers
 //! → observations). `client` is the sending side (signed deliveries, manifest
-//! posts, the scenario format).
+//! posts, the scenario format). `tenancy` binds the model's tenancy rule to
+//! the installations the store knows.
 //!
 //! May import: `model`, `store`.
 
@@ -14,4 +15,5 @@ pub mod oidc;
 pub mod reconcile;
 pub mod signature;
 pub mod targets;
+pub mod tenancy;
 pub mod webhook;

@@ -2,8 +2,6 @@
 //! into the outcome record users read, with a snapshot per passed checkpoint.
 //! Pure: the same inputs give the same record, whatever the delivery order.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
@@ -11,7 +9,7 @@ use crate::judge::evaluate::{actor_summary, evaluate};
 use crate::model::sane_time::plus;
 use crate::model::{
     Evaluation, EvidenceStrength, ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus,
-    WindowSnapshot, CHECKPOINTS,
+    WindowSnapshot, Windows, CHECKPOINTS,
 };
 
 /// The outcome record of `record` as of `now`.
@@ -24,12 +22,12 @@ pub fn assess(
     // every observation we hold.
     let latest = observations.last().map(|o| o.at).unwrap_or(now);
     let current = evaluate(record, observations, now.max(latest));
-    let mut windows = BTreeMap::new();
+    let mut windows = Windows::new();
     for (name, due) in checkpoints(record.executed_at) {
         if due <= now {
             let e = evaluate(record, observations, due);
             windows.insert(
-                name.to_string(),
+                name,
                 WindowSnapshot {
                     outcome_status: e.status,
                     evidence_strength: e.strength,
@@ -62,7 +60,7 @@ fn build_record(
     record: &ExecutionRecord,
     observations: &[Observation],
     e: Evaluation,
-    windows: BTreeMap<String, WindowSnapshot>,
+    windows: Windows,
     now: DateTime<Utc>,
 ) -> OutcomeRecord {
     let elapsed_hours = (now - record.executed_at).num_minutes() as f64 / 60.0;
@@ -104,7 +102,7 @@ fn build_record(
 }
 
 /// One change of outcome, for the history shown by `GET /api/v1/outputs/{id}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Transition {
     pub at: DateTime<Utc>,
     pub outcome_status: OutcomeStatus,

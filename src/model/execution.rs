@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::target::{commit_key, object_key, Target, TargetKind};
 
 /// Where we learned of an output.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Sources {
     #[serde(default)]
     pub manifest: bool,
@@ -18,11 +18,14 @@ pub struct Sources {
 
 /// One executed safe-output item. Fields that are empty or absent are left
 /// out when it is stored or shown: most lines carry few of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ExecutionRecord {
     /// `{repo}:{run_id}:{index}` (see `output_id`).
     pub id: String,
     /// The gh-aw `type`, e.g. `create_pull_request`; unknown strings are kept.
+    /// Named `safe_output_type` as in the outcome record (one vocabulary);
+    /// records stored as JSON before were written `output_type`, read too.
+    #[serde(rename = "safe_output_type", alias = "output_type")]
     pub output_type: String,
     pub repo: String,
     pub run_id: Option<u64>,
@@ -44,10 +47,13 @@ pub struct ExecutionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temporary_id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub before_state: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub after_state: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels_added: Vec<String>,
@@ -55,6 +61,7 @@ pub struct ExecutionRecord {
     pub labels_before: Option<Vec<String>>,
     /// The remaining fields of the manifest line (tool arguments and anything new).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schema(value_type = Object)]
     pub extra: Map<String, Value>,
     #[serde(default)]
     pub sources: Sources,
@@ -195,4 +202,26 @@ pub fn label_names(items: &[Value]) -> Vec<String> {
             other => other.get("name")?.as_str().map(str::to_string),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The type is written under the outcome record's name, and a record
+    /// stored as JSON under the old name reads the same.
+    #[test]
+    fn the_type_is_safe_output_type_and_the_old_name_still_reads() {
+        let old = serde_json::json!({
+            "id": "o/r:1:0", "output_type": "create_issue", "repo": "o/r",
+            "run_id": 1, "target": null, "executed_at": "2026-11-01T00:00:00Z"
+        });
+        let record: ExecutionRecord = serde_json::from_value(old).unwrap();
+        assert_eq!(record.output_type, "create_issue");
+        let written = serde_json::to_value(&record).unwrap();
+        assert_eq!(written["safe_output_type"], "create_issue");
+        assert!(written.get("output_type").is_none(), "{written}");
+        let again: ExecutionRecord = serde_json::from_value(written).unwrap();
+        assert_eq!(again, record);
+    }
 }

@@ -21,6 +21,8 @@ pub const MAX_OUTPUT_TYPE: usize = 64;
 pub const MAX_DELIVERY_ID: usize = 64;
 /// Longest workflow name we accept, in characters.
 pub const MAX_WORKFLOW_NAME: usize = 256;
+/// Longest name we accept inside a key (a branch, a tag, a workflow file).
+pub const MAX_KEY_NAME: usize = 1024;
 
 /// Why an identifier was refused; `Display` is the reason shown to the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +41,13 @@ impl fmt::Display for IdentError {
 }
 
 impl std::error::Error for IdentError {}
+
+impl IdentError {
+    /// A refusal of `value` (quoted and truncated for showing) as `what`.
+    pub fn new(what: &'static str, value: &str, why: &'static str) -> IdentError {
+        refuse(what, value, why)
+    }
+}
 
 fn refuse(what: &'static str, value: &str, why: &'static str) -> IdentError {
     let shown: String = value.chars().take(80).collect();
@@ -103,9 +112,39 @@ pub fn repo(value: &str) -> Result<(), IdentError> {
     repo_name(n).map_err(whole)
 }
 
-/// The owner part of a valid `owner/name`.
+/// The owner part of a valid `owner/name` (the whole string when it names
+/// an owner alone).
 pub fn owner_of(repo: &str) -> &str {
     repo.split_once('/').map_or(repo, |(o, _)| o)
+}
+
+/// A name that goes into a store key after its repository: a branch, a tag,
+/// a workflow file, a commit sha, a node id. At most `MAX_KEY_NAME` bytes
+/// and no control character (NUL separates a key's parts in the store, so
+/// a name holding one could reach into another object's keys).
+pub fn key_name(what: &'static str, value: &str) -> Result<(), IdentError> {
+    if value.len() > MAX_KEY_NAME {
+        Err(refuse(what, value, "is longer than 1024 bytes"))
+    } else if value.chars().any(char::is_control) {
+        Err(refuse(what, value, "holds a control character"))
+    } else {
+        Ok(())
+    }
+}
+
+/// The key observations of an object are filed under (`{owner/name}#…`, or
+/// `{owner}#…` for an owner's own objects such as its projects): the
+/// repository or owner by `repo` or `owner`, the rest by `key_name`.
+pub fn target_key(key: &str) -> Result<(), IdentError> {
+    let Some((repo_part, rest)) = key.split_once('#') else {
+        return Err(refuse("key", key, "names no object after its repository"));
+    };
+    if repo_part.contains('/') {
+        repo(repo_part)?;
+    } else {
+        owner(repo_part)?;
+    }
+    key_name("key", rest)
 }
 
 /// An issue, PR, comment, review or run number: 1..=i64::MAX.
@@ -268,6 +307,33 @@ pub fn uuid_string(mut b: [u8; 16]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn target_keys_check_their_repository_and_their_name() {
+        for good in [
+            "o/r#7",
+            "o/r#ref:feature/x-ü",
+            "o/r#commit:abc123",
+            "octo#project:PVT_1",
+            "o/r#repo",
+            "o/r#workflow:ci.lock.yml",
+            "o/r#ref:a#b",
+        ] {
+            assert_eq!(target_key(good), Ok(()), "{good}");
+        }
+        let long = format!("o/r#ref:{}", "a".repeat(MAX_KEY_NAME));
+        for bad in [
+            "o/r",
+            "o/r:1#7",
+            "o/r x#7",
+            "-o#project:1",
+            "o/r#ref:main\0\u{1}",
+            "o/r#ref:a\u{85}b",
+            long.as_str(),
+        ] {
+            assert!(target_key(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn repos_follow_githubs_charset_and_lengths() {

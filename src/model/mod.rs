@@ -2,7 +2,8 @@
 //! afterwards (`Observation`), and what we concluded (`Evaluation`, `OutcomeRecord`).
 //!
 //! Also the words everything else shares: `OutputType`, `Signal` (every
-//! human-check signal with its gh-aw twin), identifiers
+//! human-check signal with its gh-aw twin), the tenancy rule (`tenancy`: an
+//! output and what it reads lie in one installation), identifiers
 //! (`ident`), GitHub's object shapes as webhooks and the API send them
 //! (`wire`), gh-aw body markers (`markers`), the clock, times from outside
 //! (`sane_time`), escaping for what people read (`escape`), and where tests
@@ -16,6 +17,7 @@ pub mod clock;
 pub mod escape;
 pub mod execution;
 pub mod ident;
+pub mod ids;
 pub mod installation;
 pub mod markers;
 pub mod observation;
@@ -25,6 +27,8 @@ pub mod sane_time;
 pub mod shared_data;
 pub mod signal;
 pub mod target;
+pub mod tenancy;
+pub mod windows;
 pub mod wire;
 
 pub use execution::ExecutionRecord;
@@ -36,3 +40,4 @@ pub use outcome::{
 pub use output_type::OutputType;
 pub use signal::Signal;
 pub use target::{Target, TargetKind};
+pub use windows::Windows;

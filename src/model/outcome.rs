@@ -1,16 +1,18 @@
 //! The outcome model of seed 000 §2–3: status, evidence strength, confidence,
 //! actor classes, and the normalized record users read.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 use super::signal::Signal;
 use super::target::Target;
+use super::windows::Windows;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
     Accepted,
@@ -47,7 +49,9 @@ impl OutcomeStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceStrength {
     Strong,
@@ -78,7 +82,7 @@ impl EvidenceStrength {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     High,
@@ -109,7 +113,7 @@ pub enum ActorClass {
     SystemActor,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ActorSummary {
     pub visible_non_bot_actor_count: u32,
     pub bot_actor_count: u32,
@@ -187,7 +191,7 @@ impl Evaluation {
 pub const CHECKPOINTS: [(&str, i64); 4] = [("1h", 1), ("24h", 24), ("7d", 168), ("30d", 720)];
 
 /// An output's outcome as of one checkpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WindowSnapshot {
     pub outcome_status: OutcomeStatus,
     pub evidence_strength: EvidenceStrength,
@@ -196,7 +200,7 @@ pub struct WindowSnapshot {
 }
 
 /// The normalized outcome record of seed 000 §3, as users read it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct OutcomeRecord {
     pub safe_output_id: String,
     pub safe_output_type: String,
@@ -216,10 +220,11 @@ pub struct OutcomeRecord {
     pub confidence: Confidence,
     pub bot_aware: bool,
     pub actor_summary: ActorSummary,
+    #[schema(value_type = Object)]
     pub details: Map<String, Value>,
     pub notes: String,
-    /// Snapshots at each checkpoint already passed (`1h`, `24h`, `7d`, `30d`).
-    pub windows: BTreeMap<String, WindowSnapshot>,
+    /// Snapshots at each checkpoint already passed, in time order (`1h`, `24h`, `7d`, `30d`).
+    pub windows: Windows,
     /// Hours from execution to the evidence that made it accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_acceptance_hours: Option<f64>,

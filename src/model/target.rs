@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of GitHub object a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    PartialOrd,
+    Ord,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     Issue,
@@ -50,7 +62,7 @@ impl TargetKind {
 }
 
 /// The object a safe output affected, keyed by `(repo, kind, number|node_id)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Target {
     pub repo: String,
     pub kind: TargetKind,
@@ -172,6 +184,13 @@ pub fn is_linkable_key(key: &str) -> bool {
 
 pub fn ref_key(repo: &str, git_ref: &str) -> String {
     format!("{repo}#ref:{}", git_ref.trim_start_matches("refs/heads/"))
+}
+
+impl TargetKind {
+    /// The kind's name in target keys (`comment` in `o/r#comment:12`).
+    pub fn key_name(self) -> &'static str {
+        kind_name(self)
+    }
 }
 
 fn kind_name(kind: TargetKind) -> &'static str {

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::read::query::{ReadFilter, RepoScope};
-use crate::store::{Result, Store, StoredOutput};
+use crate::store::{ReadStore, Result, Store, StoredOutput};
 
 /// One workflow's totals. The survival sums cover the outputs measured at
 /// that checkpoint with a known count (`outputs_measured_*`), and the rates
 /// compare them with the lines attributed to those same outputs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct LineTotals {
     pub outputs_attributed: u64,
     pub lines_attributed: u64,
@@ -34,6 +34,28 @@ pub struct LineTotals {
 }
 
 impl LineTotals {
+    /// The totals of line-survival counts (`store::attribution::survival_counts`).
+    pub fn from_counts(c: &crate::store::rollup::Counts) -> LineTotals {
+        use crate::store::attribution::line_field::*;
+        let n = |i: usize| c.get(i).max(0) as u64;
+        let mut t = LineTotals {
+            outputs_attributed: n(OUTPUTS_ATTRIBUTED),
+            lines_attributed: n(LINES_ATTRIBUTED),
+            outputs_measured_7d: n(OUTPUTS_MEASURED_7D),
+            lines_attributed_measured_7d: n(LINES_ATTRIBUTED_MEASURED_7D),
+            lines_surviving_7d: n(LINES_SURVIVING_7D),
+            outputs_measured_30d: n(OUTPUTS_MEASURED_30D),
+            lines_attributed_measured_30d: n(LINES_ATTRIBUTED_MEASURED_30D),
+            lines_surviving_30d: n(LINES_SURVIVING_30D),
+            survival_unknown: n(SURVIVAL_UNKNOWN),
+            survival_rate_7d: None,
+            survival_rate_30d: None,
+        };
+        t.survival_rate_7d = t.rate_7d();
+        t.survival_rate_30d = t.rate_30d();
+        t
+    }
+
     pub fn rate_7d(&self) -> Option<f64> {
         rate(self.lines_surviving_7d, self.lines_attributed_measured_7d)
     }
@@ -55,13 +77,26 @@ pub fn line_survival(
     filter: &ReadFilter,
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>> {
+    if let Some(rolled) = crate::read::rollup::lines_by_workflow(store, filter, scope)? {
+        return Ok(rolled
+            .into_iter()
+            .map(|(w, c)| (w, LineTotals::from_counts(&c)))
+            .collect());
+    }
     let mut out: BTreeMap<String, LineTotals> = BTreeMap::new();
-    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
-        let stored = stored?;
-        let Some(a) = crate::store::attribution::get(store, &stored.execution.id)? else {
-            continue;
-        };
-        add(out.entry(workflow_of(&stored)).or_default(), &a);
+    let repos = crate::read::rollup::repositories(store, filter, scope)?;
+    for repo in repos.into_iter().flat_map(|(_, exact)| exact) {
+        for a in crate::store::attribution::of_repo(store, &repo)? {
+            let a = a?;
+            // Under its own id only: an alias's attribution is not its
+            // output's.
+            let Some(stored) = ReadStore::output_by_canonical(store, &a.output_id)? else {
+                continue;
+            };
+            if filter.admits(&stored, scope) {
+                add(out.entry(workflow_of(&stored)).or_default(), &a);
+            }
+        }
     }
     for t in out.values_mut() {
         t.survival_rate_7d = t.rate_7d();
@@ -81,33 +116,22 @@ fn workflow_of(stored: &StoredOutput) -> String {
 
 /// One output's attribution added to its workflow's totals.
 fn add(t: &mut LineTotals, a: &crate::github::attribution::record::LineAttribution) {
-    let lines = a.lines_attributed();
-    t.outputs_attributed += 1;
-    t.lines_attributed += lines;
-    let mut unknown = a.unknown_reason.is_some();
-    for (name, survival) in &a.survival {
-        unknown |= survival.unknown_reason.is_some();
-        let Some(n) = survival.lines_surviving else {
-            continue;
-        };
-        let (outputs, measured, surviving) = match name.as_str() {
-            "7d" => (
-                &mut t.outputs_measured_7d,
-                &mut t.lines_attributed_measured_7d,
-                &mut t.lines_surviving_7d,
-            ),
-            "30d" => (
-                &mut t.outputs_measured_30d,
-                &mut t.lines_attributed_measured_30d,
-                &mut t.lines_surviving_30d,
-            ),
-            _ => continue,
-        };
-        *outputs += 1;
-        *measured += lines;
-        *surviving += n;
-    }
-    t.survival_unknown += u64::from(unknown);
+    let mut c = crate::store::attribution::survival_counts(a);
+    let before = [
+        t.outputs_attributed,
+        t.lines_attributed,
+        t.outputs_measured_7d,
+        t.lines_attributed_measured_7d,
+        t.lines_surviving_7d,
+        t.outputs_measured_30d,
+        t.lines_attributed_measured_30d,
+        t.lines_surviving_30d,
+        t.survival_unknown,
+    ];
+    c.add(&crate::store::rollup::Counts(
+        before.iter().map(|v| *v as i64).collect(),
+    ));
+    *t = LineTotals::from_counts(&c);
 }
 
 /// The per-workflow table, or nothing when no output is attributed.

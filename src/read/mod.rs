@@ -9,3 +9,4 @@ pub mod export;
 pub mod line_survival;
 pub mod query;
 pub mod report;
+pub mod rollup;

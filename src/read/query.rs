@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::ingest::ingress::ApiError;
-use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
+use crate::model::{EvidenceStrength, ExecutionRecord, OutcomeRecord, OutcomeStatus};
 use crate::store::{Store, StoreError, StoredOutput};
 
 /// The repositories a reader may see.
@@ -33,6 +33,22 @@ impl RepoScope {
 }
 
 impl RepoScope {
+    /// Does this reader see the output? Only when it sees every repository
+    /// the output reads (`model::tenancy::parts`): its own and its
+    /// target's, so an output can never show one repository's activity to
+    /// a reader of another. An owner-level target (an organization's
+    /// project) lies under the output's own repository's owner.
+    pub fn sees(&self, record: &ExecutionRecord) -> bool {
+        use crate::model::tenancy::{owner_of, parts, same};
+        match self {
+            RepoScope::All => true,
+            RepoScope::Only(_) => parts(record).all(|(_, repo)| match repo.contains('/') {
+                true => self.allows(repo),
+                false => same(repo, owner_of(&record.repo)),
+            }),
+        }
+    }
+
     /// Exactly these repositories (compared without regard to case, as
     /// GitHub does).
     pub fn only<I: IntoIterator<Item = String>>(repos: I) -> RepoScope {
@@ -153,7 +169,7 @@ impl ReadFilter {
         let Some(outcome) = stored.outcome.as_ref() else {
             return false;
         };
-        scope.allows(&execution.repo)
+        scope.sees(execution)
             && self.repo.as_deref().is_none_or(|r| r == execution.repo)
             && self.admits_outcome(outcome)
     }
@@ -230,6 +246,38 @@ mod tests {
             let err = ReadFilter::parse(&pairs(q), &[]).unwrap_err();
             assert_eq!(err.status, axum::http::StatusCode::BAD_REQUEST, "{q}");
         }
+    }
+
+    #[test]
+    fn a_reader_sees_an_output_only_when_it_sees_every_repository_it_reads() {
+        use crate::model::{Target, TargetKind};
+        let only = RepoScope::only(["orga/app1".to_string(), "orga/app2".to_string()]);
+        let mut record: ExecutionRecord = serde_json::from_value(serde_json::json!({
+            "id": "orga/app1:1:0", "output_type": "add_comment", "repo": "orga/app1",
+            "run_id": 1, "target": null, "executed_at": "2026-11-01T00:00:00Z",
+        }))
+        .unwrap();
+        assert!(only.sees(&record));
+        for (target, seen) in [
+            ("orga/app1", true),
+            ("ORGA/App2", true),
+            ("orgb/secret", false),
+            ("orga/other", false),
+        ] {
+            record.target = Some(Target::thread(target, TargetKind::Issue, 7));
+            assert_eq!(only.sees(&record), seen, "{target}");
+            assert!(RepoScope::All.sees(&record));
+        }
+        record.target = Some(Target::named("orga", TargetKind::Project, "P"));
+        assert!(
+            only.sees(&record),
+            "an owner-level target of the output's owner"
+        );
+        record.target = Some(Target::named("orgb", TargetKind::Project, "P"));
+        assert!(!only.sees(&record));
+        record.repo = "orgb/secret".into();
+        record.target = None;
+        assert!(!only.sees(&record));
     }
 
     #[test]

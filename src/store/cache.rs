@@ -136,6 +136,11 @@ impl ObservationCache {
         Ok(Cow::Owned(all))
     }
 
+    /// True when `target`'s observations are cached.
+    pub fn has(&self, target: &str) -> bool {
+        self.by_target.map.contains_key(target)
+    }
+
     /// Forget everything (after a failed write, the store is the truth).
     pub fn clear(&mut self) {
         self.by_target.clear();
@@ -188,6 +193,11 @@ impl OutputCache {
             Some(cached) => *cached = stored.clone(),
             None => self.by_id.insert(&id, stored.clone()),
         }
+    }
+
+    /// The cached output under canonical id `id`, without reading the store.
+    pub fn peek(&self, id: &str) -> Option<&StoredOutput> {
+        self.by_id.map.get(id)
     }
 
     /// Forget an output (its id became an alias after a merge).

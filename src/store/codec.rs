@@ -576,6 +576,27 @@ struct OutcomeV3 {
     dedicated_evaluator: bool,
 }
 
+/// The windows as v3 stores them: in name order (`1h`, `24h`, `30d`, `7d`),
+/// as they were written when the model kept them in a map by name, so a
+/// record encodes to the same bytes as before (`DICTIONARY_V3` and the
+/// stored records stay what they were); decoding puts them in time order.
+fn stored_windows(windows: &crate::model::Windows) -> Vec<(String, WindowV3)> {
+    let mut out: Vec<(String, WindowV3)> = windows
+        .iter()
+        .map(|(name, w)| {
+            let v3 = WindowV3 {
+                status: status_code(w.outcome_status),
+                strength: strength_code(w.evidence_strength),
+                signal: w.human_check_signal.clone(),
+                evaluated_at: w.evaluated_at.into(),
+            };
+            (name.to_string(), v3)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// `Some(value)` unless it equals what it is derived from.
 fn unless_same<T: PartialEq + Clone>(value: &T, derived: &T) -> Option<T> {
     (value != derived).then(|| value.clone())
@@ -606,19 +627,7 @@ impl OutcomeV3 {
             ),
             details: json_text(&o.details),
             notes: o.notes.clone(),
-            windows: o
-                .windows
-                .iter()
-                .map(|(name, w)| {
-                    let v3 = WindowV3 {
-                        status: status_code(w.outcome_status),
-                        strength: strength_code(w.evidence_strength),
-                        signal: w.human_check_signal.clone(),
-                        evaluated_at: w.evaluated_at.into(),
-                    };
-                    (name.clone(), v3)
-                })
-                .collect(),
+            windows: stored_windows(&o.windows),
             time_to_acceptance_hours: o.time_to_acceptance_hours,
             dedicated_evaluator: o.dedicated_evaluator,
         }
@@ -632,7 +641,7 @@ impl OutcomeV3 {
         let gh_aw_signal = self.gh_aw_signal.unwrap_or_else(|| {
             crate::model::signal::gh_aw_word(&self.human_check_signal).to_string()
         });
-        let mut windows = std::collections::BTreeMap::new();
+        let mut windows = crate::model::Windows::new();
         for (name, w) in self.windows {
             let snapshot = WindowSnapshot {
                 outcome_status: status_of(w.status)?,
@@ -1125,7 +1134,7 @@ mod tests {
 
         // Written again, they take the v3 form and read the same.
         let mut unit = store.begin();
-        unit.put_output_record(&stored);
+        unit.put_output_record(&stored).unwrap();
         unit.put_observation(&obs.target, &obs);
         unit.commit().unwrap();
         let raw = store.get_raw(&keys::output(&id)).unwrap().unwrap();

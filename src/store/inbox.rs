@@ -347,7 +347,7 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
             batch.insert(keys::inbox_delivery(&key), dedupe_value);
             if let InboxItem::ManifestChunks { upload, .. } = &req.item {
-                // Its chunks are no longer swept at start-up.
+                // Its chunks are no longer swept.
                 batch.insert(keys::manifest_committed(*upload), []);
             }
             in_batch.insert(key);

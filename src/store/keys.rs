@@ -26,6 +26,16 @@
 //! | `n/b/` | repository (lowercase) | `BackfillJob`: day-one history of a repository (`github::backfill`) |
 //! | `n/g/` | repository (lowercase), NUL, run id (u64 BE) | `BackfillRun`: a run the backfill found |
 //! | `n/e/` | output id | — (the backfill evaluated the output) |
+//! | `n/l/` | lease name | expiry (ms, i64 BE), then the holder: a lease (`store::leases`; sled only, PostgreSQL has a `leases` table) |
+//! | `n/k/` | name | a secret or marker of the web side: the signing key, the setup key, the registered App (`store::web_state`) |
+//! | `n/v/` | space, NUL, id | an expiring record (session, sign-in or setup flow, read token, issuer access, audit event) with its expiry and group |
+//! | `n/y/` | space, NUL, expiry (µs, BE, sign-flipped), id | — (when the record expires: sweeps, oldest first) |
+//! | `n/u/` | space, NUL, group, NUL, expiry (µs, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
+//! | `n/t/` | installation id (u64 BE) | a mark (u64 BE) that changes when the installation's cached API token must be minted again (`github::client`) |
+//! | `g/d`, `g/w`, `g/a` | level, repository (lowercase), NUL, period, the cell's coordinates (`store::rollup::Cell::key`) | packed counts (`engine::pack`), added to |
+//! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
+//! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
+//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | — (time index of the outputs with an outcome) |
 
 use chrono::{DateTime, Utc};
 
@@ -52,6 +62,16 @@ pub const HARVEST_DONE: &[u8] = b"n/h/";
 pub const BACKFILL_JOB: &[u8] = b"n/b/";
 pub const BACKFILL_RUN: &[u8] = b"n/g/";
 pub const BACKFILL_OUTPUT: &[u8] = b"n/e/";
+pub const LEASE: &[u8] = b"n/l/";
+pub const WEB_SECRET: &[u8] = b"n/k/";
+pub const WEB_RECORD: &[u8] = b"n/v/";
+pub const WEB_EXPIRY: &[u8] = b"n/y/";
+pub const WEB_GROUP: &[u8] = b"n/u/";
+pub const TOKEN_MARK: &[u8] = b"n/t/";
+pub const ROLLUP: &[u8] = b"g/";
+pub const ROLLUP_REPOS: &[u8] = b"g/r";
+pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
+pub const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -119,7 +139,13 @@ pub fn alias(id: &str) -> Vec<u8> {
 
 /// Order-preserving encoding of a timestamp (sign bit flipped).
 fn time_bytes(at: DateTime<Utc>) -> [u8; 8] {
-    ((at.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes()
+    ms_bytes(at.timestamp_millis())
+}
+
+/// Order-preserving encoding of a count since 1970 (milliseconds,
+/// microseconds), sign bit flipped.
+fn ms_bytes(ms: i64) -> [u8; 8] {
+    ((ms as u64) ^ (1 << 63)).to_be_bytes()
 }
 
 pub fn observations_of(target: &str) -> Vec<u8> {
@@ -224,8 +250,62 @@ pub fn backfill_run(repo: &str, run_id: u64) -> Vec<u8> {
     join(&[&backfill_runs_of(repo), &run_id.to_be_bytes()])
 }
 
+pub fn lease(name: &str) -> Vec<u8> {
+    join(&[LEASE, name.as_bytes()])
+}
+
 pub fn backfill_output(output_id: &str) -> Vec<u8> {
     join(&[BACKFILL_OUTPUT, output_id.as_bytes()])
+}
+
+pub fn web_secret(name: &str) -> Vec<u8> {
+    join(&[WEB_SECRET, name.as_bytes()])
+}
+
+pub fn web_record(space: &str, id: &str) -> Vec<u8> {
+    join(&[WEB_RECORD, space.as_bytes(), b"\0", id.as_bytes()])
+}
+
+/// The prefix of a space's expiry index.
+pub fn web_expiry_of(space: &str) -> Vec<u8> {
+    join(&[WEB_EXPIRY, space.as_bytes(), b"\0"])
+}
+
+pub fn web_expiry(space: &str, expires_us: i64, id: &str) -> Vec<u8> {
+    join(&[&web_expiry_of(space), &ms_bytes(expires_us), id.as_bytes()])
+}
+
+/// The prefix of one group's index in a space (a NUL in `group` would
+/// end it early, so it is replaced).
+pub fn web_group_of(space: &str, group: &str) -> Vec<u8> {
+    join(&[
+        WEB_GROUP,
+        space.as_bytes(),
+        b"\0",
+        group.replace('\0', " ").as_bytes(),
+        b"\0",
+    ])
+}
+
+pub fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8> {
+    join(&[
+        &web_group_of(space, group),
+        &ms_bytes(expires_us),
+        id.as_bytes(),
+    ])
+}
+
+/// The expiry (µs) and id of an index key under `prefix` (`web_expiry_of`,
+/// `web_group_of`).
+pub fn parse_web_index(key: &[u8], prefix: &[u8]) -> Option<(i64, String)> {
+    let rest = key.strip_prefix(prefix)?;
+    let (time, id) = rest.split_at_checked(8)?;
+    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
+    Some((ms, String::from_utf8(id.to_vec()).ok()?))
+}
+
+pub fn token_mark(installation: u64) -> Vec<u8> {
+    join(&[TOKEN_MARK, &installation.to_be_bytes()])
 }
 
 #[cfg(test)]
@@ -237,6 +317,24 @@ mod tests {
         let early = DateTime::from_timestamp(-10, 0).unwrap();
         let late = DateTime::from_timestamp(10, 0).unwrap();
         assert!(observation("o/r#1", early, "z") < observation("o/r#1", late, "a"));
+    }
+
+    #[test]
+    fn web_index_keys_sort_by_expiry_and_round_trip() {
+        let early = web_expiry("session", -5, "b");
+        let late = web_expiry("session", 1_700_000_000_000, "a");
+        assert!(early < late);
+        let prefix = web_expiry_of("session");
+        assert_eq!(
+            parse_web_index(&late, &prefix),
+            Some((1_700_000_000_000, "a".to_string()))
+        );
+        let g = web_group("session", "a\0b", 7, "id");
+        assert_eq!(
+            parse_web_index(&g, &web_group_of("session", "a\0b")),
+            Some((7, "id".to_string()))
+        );
+        assert!(!web_group("session", "al", 1, "x").starts_with(&web_group_of("session", "a")));
     }
 
     #[test]

@@ -21,14 +21,20 @@ pub mod engine;
 pub mod inbox;
 mod installations;
 pub mod keys;
+pub mod leases;
 pub mod migrate;
+pub mod prefetch;
 mod repeats;
+pub mod rollup;
 pub mod staging;
 pub mod unit;
+pub mod web_state;
 
 pub use engine::pg;
 pub use engine::{Batch, Engine};
+pub use prefetch::ReadPlan;
 pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
+pub use web_state::{Expiring, Space};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -53,6 +59,11 @@ pub enum StoreError {
     /// item is left for a later unit.
     #[error("busy: another replica holds {0}")]
     Busy(String),
+    /// Another replica's unit committed while this unit relied on what the
+    /// worker had cached (PostgreSQL): the unit was rolled back, to be done
+    /// again with the caches dropped.
+    #[error("stale: another replica committed while this unit used cached records")]
+    Stale,
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -220,7 +231,9 @@ impl Store {
     /// a PostgreSQL database standing for this path (`pg::test_database`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
-            return Ok(Store::on_pg(pg::test_database(&admin, path)?, path));
+            let store = Store::on_pg(pg::test_database(&admin, path)?, path);
+            store.ensure_rollups()?;
+            return Ok(store);
         }
         Store::open_with(path, Durability::from_env())
     }
@@ -229,7 +242,11 @@ impl Store {
     /// sled store at `path` (`open_waiting`). The one way `serve` opens it.
     pub fn open_engine(path: &Path, database_url: Option<&str>) -> Result<Store> {
         match database_url {
-            Some(url) => Ok(Store::on_pg(pg::Pg::connect(url)?, path)),
+            Some(url) => {
+                let store = Store::on_pg(pg::Pg::connect(url)?, path);
+                store.ensure_rollups()?;
+                Ok(store)
+            }
             None => Store::open_waiting(path, STORE_LOCK_WAIT),
         }
     }
@@ -281,7 +298,7 @@ impl Store {
             )),
             Durability::ProcessCrash => None,
         };
-        Ok(Store {
+        let store = Store {
             db: Engine::Sled(db),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
@@ -289,7 +306,9 @@ impl Store {
             durability,
             log,
             syncs: Default::default(),
-        })
+        };
+        store.ensure_rollups()?;
+        Ok(store)
     }
 
     /// Open, waiting up to `wait` while another instance that is shutting
@@ -624,15 +643,46 @@ pub(crate) fn test_output(id: &str, workflow: &str) -> StoredOutput {
     }
 }
 
+/// A stored output of workflow `workflow` judged `status` (tests).
+#[cfg(test)]
+pub(crate) fn test_judged_output(id: &str, workflow: &str, status: &str) -> StoredOutput {
+    let mut stored = test_output(id, workflow);
+    stored.outcome = Some(
+        serde_json::from_value(serde_json::json!({
+            "safe_output_id": id, "safe_output_type": "create_issue",
+            "target": {"repo": "o/r", "kind": "issue", "number": 7,
+                       "url": "https://github.com/o/r/issues/7"},
+            "run_id": 1, "workflow": workflow,
+            "created_at": "2026-01-01T00:00:00Z", "evaluated_at": "2026-01-02T00:00:00Z",
+            "evaluation_window_hours": 24, "outcome_status": status,
+            "evidence_strength": "strong", "human_check_signal": "issue_closed_completed",
+            "target_resolved": true, "confidence": "high", "bot_aware": true,
+            "actor_summary": {"visible_non_bot_actor_count": 1, "bot_actor_count": 0},
+            "details": {}, "notes": "",
+            "windows": {"24h": {"outcome_status": status, "evidence_strength": "strong",
+                                "human_check_signal": "issue_closed_completed",
+                                "evaluated_at": "2026-01-02T00:00:00Z"}},
+            "dedicated_evaluator": true
+        }))
+        .unwrap(),
+    );
+    stored
+}
+
 /// Where the store lives under `DATA_DIR`.
 pub fn path_in(data_dir: &Path) -> std::path::PathBuf {
     data_dir.join("store")
 }
 
-/// Open the store under `data_dir` for an offline read (`report`), waiting
-/// `STORE_LOCK_WAIT` for a previous instance; the error says what to do.
-pub fn open_for_reading(data_dir: &Path) -> anyhow::Result<Store> {
+/// Open the store for an offline read (`report`): on PostgreSQL at
+/// `database_url` (servers may run meanwhile), else the sled store under
+/// `data_dir`, waiting `STORE_LOCK_WAIT` for a previous instance; the error
+/// says what to do.
+pub fn open_for_reading(data_dir: &Path, database_url: Option<&str>) -> anyhow::Result<Store> {
     let path = path_in(data_dir);
+    if let Some(url) = database_url {
+        return Ok(Store::on_pg(pg::Pg::connect(url)?, &path));
+    }
     if !path.exists() {
         anyhow::bail!(
             "no store at {} (set --data-dir or DATA_DIR)",

@@ -7,25 +7,49 @@
 //! naming the upload; the inbox writer stores that item together with the
 //! upload's `i/c/{upload}` marker, in the flush that makes the chunks durable.
 //! The worker then applies the chunks one by one, each in its own commit that
-//! also removes the chunk. A rejected or abandoned upload is discarded; chunks
-//! left by a crash before the commit have no marker and are swept at start-up.
+//! also removes the chunk. A rejected or abandoned upload is discarded.
+//!
+//! While its body is read, an upload holds a lease (`upload:{id}`, renewed
+//! with every chunk). Chunks of an upload with no commit marker whose lease
+//! ran out — the process or replica reading it was killed — are swept by
+//! whichever process looks next (`sweep`, run by every worker now and then),
+//! while the other replicas go on.
+
+use std::time::Duration;
 
 use super::{decode, encode, keys, Result, Store};
 use crate::model::ExecutionRecord;
 
-/// A new upload id, unique across restarts (sled's persistent id generator).
+/// How long an upload's lease lasts without a new chunk: a body that stalls
+/// longer is abandoned (the server's body timeout is far shorter).
+pub const UPLOAD_LEASE: Duration = Duration::from_secs(120);
+
+/// The name of an upload's lease.
+fn lease(upload: u64) -> String {
+    format!("upload:{upload}")
+}
+
+/// A new upload id, unique across restarts and replicas, with its lease.
 pub fn new_upload(store: &Store) -> Result<u64> {
-    store.db().generate_id()
+    new_upload_for(store, UPLOAD_LEASE)
+}
+
+/// `new_upload` with a lease of `ttl` (tests: one that runs out soon).
+pub fn new_upload_for(store: &Store, ttl: Duration) -> Result<u64> {
+    let upload = store.db().generate_id()?;
+    store.take_lease(&lease(upload), ttl)?;
+    Ok(upload)
 }
 
 /// Store one chunk of an upload's records (not flushed: the inbox writer's
-/// flush of the commit item covers it).
+/// flush of the commit item covers it), renewing the upload's lease.
 pub fn put_chunk(
     store: &Store,
     upload: u64,
     chunk: u32,
     records: &[ExecutionRecord],
 ) -> Result<()> {
+    store.take_lease(&lease(upload), UPLOAD_LEASE)?;
     store
         .db()
         .insert(keys::staged_chunk(upload, chunk), encode(&records))?;
@@ -47,40 +71,40 @@ pub fn discard(store: &Store, upload: u64) -> Result<()> {
     for key in db.scan_prefix(keys::staged_upload(upload)).keys() {
         db.remove(key?)?;
     }
-    Ok(())
+    store.release_lease(&lease(upload))
 }
 
-/// Remove the chunks of uploads that were never committed (the process died
-/// while reading their body). Call before the server accepts requests.
-/// Returns the number of chunks removed.
-///
-/// On PostgreSQL another replica may be streaming an upload right now (its
-/// chunks have no marker yet): the sweep runs only when no other instance
-/// is connected to the database, and leaves orphans for a later start
-/// otherwise (they cost room, never a record).
+/// Remove the chunks of uploads that were never committed and whose lease
+/// ran out (the process reading the body died, or gave up), and the
+/// leases that expired. Any process may run it at any time: a live upload
+/// holds its lease. Returns the number of chunks removed.
 pub fn sweep(store: &Store) -> Result<usize> {
     let db = store.db();
-    if let Some(pg) = db.pg() {
-        if pg.others_connected()? {
-            return Ok(0);
-        }
-    }
     let mut removed = 0;
+    // (upload, its chunks may go): decided once per upload.
+    let mut decided: Option<(u64, bool)> = None;
     for key in db.scan_prefix(keys::MANIFEST_STAGED).keys() {
         let key = key?;
         let upload = key[keys::MANIFEST_STAGED.len()..]
             .get(..8)
             .and_then(|b| b.try_into().ok())
             .map(u64::from_be_bytes);
-        let committed = match upload {
-            Some(upload) => db.contains_key(keys::manifest_committed(upload))?,
-            None => false,
+        let orphan = match (upload, decided) {
+            (None, _) => true,
+            (Some(u), Some((d, orphan))) if u == d => orphan,
+            (Some(u), _) => {
+                let orphan = !db.contains_key(keys::manifest_committed(u))?
+                    && store.lease_free(&lease(u))?;
+                decided = Some((u, orphan));
+                orphan
+            }
         };
-        if !committed {
+        if orphan {
             db.remove(key)?;
             removed += 1;
         }
     }
+    store.drop_expired_leases()?;
     Ok(removed)
 }
 
@@ -97,52 +121,77 @@ mod tests {
     }
 
     #[test]
-    fn sweep_keeps_committed_uploads_and_removes_the_rest() {
+    fn sweep_keeps_committed_and_leased_uploads_and_removes_the_rest() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("db")).unwrap();
-        let (kept, dropped) = (new_upload(&store).unwrap(), new_upload(&store).unwrap());
+        let short = Duration::from_secs(2);
+        let (kept, dropped) = (
+            new_upload_for(&store, short).unwrap(),
+            new_upload_for(&store, short).unwrap(),
+        );
+        let streaming = new_upload(&store).unwrap();
         assert_ne!(kept, dropped);
-        for upload in [kept, dropped] {
+        for upload in [kept, dropped, streaming] {
             put_chunk(&store, upload, 0, &[record(1)]).unwrap();
             put_chunk(&store, upload, 1, &[record(2), record(3)]).unwrap();
+        }
+        // put_chunk renewed the leases for the usual time: run them short.
+        for upload in [kept, dropped] {
+            store.take_lease(&lease(upload), short).unwrap();
         }
         store
             .db()
             .insert(keys::manifest_committed(kept), [])
             .unwrap();
-        assert_eq!(sweep(&store).unwrap(), 2);
+        assert_eq!(sweep(&store).unwrap(), 0, "every lease is live");
+        std::thread::sleep(Duration::from_millis(2500));
+        assert_eq!(sweep(&store).unwrap(), 2, "the expired, uncommitted upload");
         assert_eq!(chunk(&store, kept, 1).unwrap().unwrap().len(), 2);
         assert!(chunk(&store, dropped, 0).unwrap().is_none());
+        assert!(
+            chunk(&store, streaming, 1).unwrap().is_some(),
+            "still leased"
+        );
         discard(&store, kept).unwrap();
         assert!(chunk(&store, kept, 0).unwrap().is_none());
     }
 
-    /// On PostgreSQL a replica's start-up sweep leaves alone the chunks of
-    /// an upload another replica may be streaming.
+    /// On PostgreSQL the chunks of an upload a killed replica was reading
+    /// are swept by another replica once its lease runs out, while an
+    /// upload the other replica is still streaming is left alone.
     #[test]
-    fn the_sweep_waits_for_a_start_with_no_other_replica_on_postgres() {
-        let admin = match crate::store::pg::test_admin_url() {
-            Ok(url) => url,
-            Err(e) if std::env::var("CI").is_ok() => panic!("no PostgreSQL in CI: {e}"),
-            Err(e) => return eprintln!("SKIPPED: {e}"),
+    fn a_killed_replicas_upload_is_swept_by_another_once_its_lease_runs_out() {
+        let Some(admin) = crate::store::pg::test_admin_or_skip() else {
+            return;
         };
         let dir = tempfile::tempdir().unwrap();
         let open = || {
             let pg = crate::store::pg::test_database(&admin, dir.path()).unwrap();
             Store::on_pg(pg, dir.path())
         };
-        let (starting, streaming) = (open(), open());
-        let upload = new_upload(&streaming).unwrap();
-        put_chunk(&streaming, upload, 0, &[record(1)]).unwrap();
-        assert_eq!(sweep(&starting).unwrap(), 0, "another replica is connected");
-        assert!(chunk(&starting, upload, 0).unwrap().is_some());
-        drop(streaming);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        let mut swept = 0;
-        while swept == 0 && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            swept = sweep(&starting).unwrap();
-        }
-        assert_eq!(swept, 1, "alone: the orphan is swept");
+        let (killed, streaming, sweeping) = (open(), open(), open());
+        let cut_off = new_upload_for(&killed, Duration::from_secs(2)).unwrap();
+        killed
+            .take_lease(&lease(cut_off), Duration::from_secs(2))
+            .unwrap();
+        put_chunk(&killed, cut_off, 0, &[record(1)]).unwrap();
+        killed
+            .take_lease(&lease(cut_off), Duration::from_secs(2))
+            .unwrap();
+        drop(killed);
+        let live = new_upload(&streaming).unwrap();
+        put_chunk(&streaming, live, 0, &[record(2)]).unwrap();
+        assert_eq!(
+            sweep(&sweeping).unwrap(),
+            0,
+            "the cut-off lease has not run out"
+        );
+        std::thread::sleep(Duration::from_millis(2500));
+        assert_eq!(sweep(&sweeping).unwrap(), 1, "the cut-off upload is swept");
+        assert!(chunk(&sweeping, cut_off, 0).unwrap().is_none());
+        assert!(
+            chunk(&sweeping, live, 0).unwrap().is_some(),
+            "the live one stays"
+        );
     }
 }

@@ -105,6 +105,12 @@ pub struct Unit {
     external: ExternalBatch,
     /// The undo length when `external` was first handed out.
     external_at: Option<usize>,
+    /// Additions to the rollups (`store::rollup`), folded at commit.
+    rollups: Vec<(Vec<u8>, super::rollup::Counts)>,
+    /// Outputs whose line-survival cells change (a first outcome, a merge
+    /// away): their landed lines move after the commit
+    /// (`attribution::move_lines`).
+    line_moves: Vec<(Option<StoredOutput>, Option<StoredOutput>)>,
 }
 
 /// A batch of typed writes that `github::` helpers fill (see
@@ -115,7 +121,11 @@ pub struct ExternalBatch(pub(super) super::Batch);
 
 /// A point inside a unit to roll back to (`Unit::rollback_to`).
 #[derive(Debug, Clone, Copy)]
-pub struct Savepoint(usize);
+pub struct Savepoint {
+    undo: usize,
+    rollups: usize,
+    line_moves: usize,
+}
 
 impl Store {
     /// Begin a unit of work. On PostgreSQL the unit is a transaction on one
@@ -134,6 +144,8 @@ impl Store {
             added: BTreeMap::new(),
             external: ExternalBatch::default(),
             external_at: None,
+            rollups: Vec::new(),
+            line_moves: Vec::new(),
         }
     }
 }
@@ -188,7 +200,11 @@ impl Unit {
 
     /// Mark the current state, to undo what follows if it fails.
     pub fn savepoint(&self) -> Savepoint {
-        Savepoint(self.undo.len())
+        Savepoint {
+            undo: self.undo.len(),
+            rollups: self.rollups.len(),
+            line_moves: self.line_moves.len(),
+        }
     }
 
     /// The batch for helpers that write it themselves; it is committed with
@@ -200,11 +216,13 @@ impl Unit {
 
     /// Undo every write made since `sp`.
     pub fn rollback_to(&mut self, sp: Savepoint) {
-        if self.external_at.is_some_and(|at| at >= sp.0) {
+        if self.external_at.is_some_and(|at| at >= sp.undo) {
             self.external = ExternalBatch::default();
             self.external_at = None;
         }
-        while self.undo.len() > sp.0 {
+        self.rollups.truncate(sp.rollups);
+        self.line_moves.truncate(sp.line_moves);
+        while self.undo.len() > sp.undo {
             let (key, before) = self.undo.pop().expect("len checked");
             match before {
                 Some(w) => self.writes.insert(key, w),
@@ -216,6 +234,16 @@ impl Unit {
     /// Write everything in one batch (atomic: all or nothing): one sled
     /// batch, or the unit's transaction's writes and its COMMIT.
     pub fn commit(self) -> Result<()> {
+        self.commit_after(None).map(|_| ())
+    }
+
+    /// `commit`, for a caller whose caches outlive its units: on PostgreSQL
+    /// the commit bumps the unit epoch and, with `expect`, fails with
+    /// `StoreError::Stale` (nothing written) unless the epoch still stood
+    /// at `expect` — no other unit committed since the caller's last one.
+    /// Returns the new epoch (PostgreSQL; `None` on sled, where the worker
+    /// is the only writer and its caches never go stale).
+    pub fn commit_after(self, expect: Option<u64>) -> Result<Option<u64>> {
         let mut batch = self.external.0;
         for (k, w) in self.writes {
             match w {
@@ -229,11 +257,20 @@ impl Unit {
         for (name, delta) in self.added {
             batch.add(keys::counter(name), delta as i64);
         }
-        self.store.db.apply_batch(batch)?;
-        if let Some(pg) = self.store.db.pg() {
-            pg.commit()?;
+        super::rollup::add_to_batch(&mut batch, self.rollups);
+        let epoch = match self.store.db.pg() {
+            Some(pg) => pg.commit_unit(batch, expect)?,
+            None => self.store.db.apply_batch(batch).map(|_| None)?,
+        };
+        for (old, new) in &self.line_moves {
+            super::attribution::move_lines(&self.store, old.as_ref(), new.as_ref())?;
         }
-        Ok(())
+        Ok(epoch)
+    }
+
+    /// The engine the unit runs on (`store::prefetch`).
+    pub(super) fn engine(&self) -> &super::Engine {
+        &self.store.db
     }
 
     /// Set a durable counter (written once, at commit).
@@ -366,8 +403,29 @@ impl Unit {
         Ok(false)
     }
 
-    /// Store an output with its indexes (target → output, type on target).
-    pub fn put_output(&mut self, stored: &StoredOutput) {
+    /// Count an output's change into the rollups and move its time index
+    /// entry: from what the unit holds under its key now to `new`.
+    fn roll(&mut self, id: &str, new: Option<&StoredOutput>) -> Result<()> {
+        let old = self.output_by_canonical(id)?;
+        let change = super::rollup::change(old.as_ref(), new);
+        let cells = |o: Option<&StoredOutput>| o.and_then(super::attribution::line_cells);
+        if cells(old.as_ref()) != cells(new) {
+            self.line_moves.push((old.clone(), new.cloned()));
+        }
+        self.rollups.extend(change.adds);
+        if let Some(k) = change.index_removed {
+            self.remove(k);
+        }
+        if let Some((k, v)) = change.index_added {
+            self.insert(k, v);
+        }
+        Ok(())
+    }
+
+    /// Store an output with its indexes (target → output, type on target),
+    /// and its outcome in the rollups.
+    pub fn put_output(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.roll(&stored.execution.id, Some(stored))?;
         let id = &stored.execution.id;
         for key in stored.execution.watch_keys() {
             let index = keys::target_index(&key, id);
@@ -382,14 +440,18 @@ impl Unit {
             );
         }
         self.insert(keys::output(id), super::codec::encode_output(stored));
+        Ok(())
     }
 
-    /// Store only the output record (its indexes are unchanged).
-    pub fn put_output_record(&mut self, stored: &StoredOutput) {
+    /// Store only the output record (its indexes are unchanged; its outcome
+    /// is counted in the rollups).
+    pub fn put_output_record(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.roll(&stored.execution.id, Some(stored))?;
         self.insert(
             keys::output(&stored.execution.id),
             super::codec::encode_output(stored),
         );
+        Ok(())
     }
 
     fn put_record<T: Serialize>(&mut self, key: Vec<u8>, value: &T) {
@@ -398,19 +460,28 @@ impl Unit {
 
     /// An output merged into another: `old_id` becomes an alias of `new_id`
     /// and leaves the indexes of `watch_keys`.
-    pub fn retire_output(&mut self, old_id: &str, new_id: &str, watch_keys: &[String]) {
+    pub fn retire_output(
+        &mut self,
+        old_id: &str,
+        new_id: &str,
+        watch_keys: &[String],
+    ) -> Result<()> {
+        self.roll(old_id, None)?;
         self.remove(keys::output(old_id));
         self.insert(keys::alias(old_id), new_id.as_bytes().to_vec());
         for key in watch_keys {
             self.remove(keys::target_index(key, old_id));
         }
+        Ok(())
     }
 
-    /// Schedule an output's next checkpoint; a key already there is not
-    /// rewritten (a rewrite costs a log write and a leaf rewrite).
+    /// Schedule an output's next checkpoint; on sled a key already there
+    /// is not rewritten (a rewrite costs a log write and a leaf rewrite);
+    /// on PostgreSQL it is not read first (a round trip), its empty value
+    /// is written with `ON CONFLICT DO NOTHING`.
     pub fn schedule(&mut self, due: DateTime<Utc>, output_id: &str) -> Result<()> {
         let key = keys::schedule(due, output_id);
-        if self.get_raw(&key)?.is_none() {
+        if self.is_shared() || self.get_raw(&key)?.is_none() {
             self.insert(key, Vec::new());
         }
         Ok(())

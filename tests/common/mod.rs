@@ -276,3 +276,24 @@ pub fn user(login: &str) -> serde_json::Value {
     };
     serde_json::json!({"login": login, "type": kind})
 }
+
+/// The `safe-outcomes` binary, without the environment that would point it
+/// at another server, token or store than the test's.
+pub fn bin() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"));
+    for var in [
+        "SAFE_OUTCOMES_URL",
+        "API_TOKEN",
+        "DATA_DIR",
+        "WEBHOOK_SECRET",
+        "LOG_LEVEL",
+    ] {
+        c.env_remove(var);
+    }
+    c
+}
+
+/// Run the binary with `args` to the end, its output captured.
+pub fn cli(args: &[&str]) -> std::process::Output {
+    bin().args(args).output().expect("the binary runs")
+}

@@ -2,7 +2,7 @@
 //! and window than fetching every output at every window (gh-aw's way).
 
 use safe_outcomes::bench::api::{measure, table};
-use safe_outcomes::bench::fake_github::CallKind;
+use safe_outcomes::bench::github_model::CallKind;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_fed_evaluation_reads_less_than_reconciling_every_window() {

@@ -132,7 +132,7 @@ async fn bad_export_requests_are_refused_with_the_reason() {
 }
 
 #[tokio::test]
-async fn report_format_opentraces_reads_the_store() {
+async fn report_format_opentraces_reads_the_store_and_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let t = demo_app(dir.path()).await;
     let served = lines(
@@ -142,41 +142,54 @@ async fn report_format_opentraces_reads_the_store() {
             .unwrap()
             .body,
     );
-    // `--from URL`: the same lines through the server.
-    let mut out = Vec::new();
+    assert!(!served.is_empty());
+    // `--server URL`: the same lines through the server.
     let url = t.server.url();
-    let token = Some(common::TOKEN.to_string());
-    safe_outcomes::read::export::cli::report_opentraces(
-        Some(&url),
-        token,
-        dir.path(),
-        Some("acme/docs"),
-        &mut out,
-    )
+    let remote = tokio::task::spawn_blocking(move || {
+        common::cli(&[
+            "report",
+            "--format",
+            "opentraces",
+            "-R",
+            "acme/docs",
+            "--server",
+            &url,
+            "--token",
+            common::TOKEN,
+        ])
+    })
     .await
     .unwrap();
+    assert!(
+        remote.status.success(),
+        "{}",
+        String::from_utf8_lossy(&remote.stderr)
+    );
     assert_eq!(
-        lines(&Value::String(String::from_utf8(out).unwrap())),
+        lines(&Value::String(String::from_utf8(remote.stdout).unwrap())),
         served
     );
     t.stop().await;
-    let mut out = Vec::new();
-    safe_outcomes::read::export::cli::report_opentraces(
-        None,
-        None,
-        dir.path(),
-        Some("acme/docs"),
-        &mut out,
-    )
-    .await
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let from_store: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert!(!from_store.is_empty());
-    assert_eq!(from_store, served);
+    // The store of the stopped server: the same again.
+    let data_dir = dir.path().display().to_string();
+    let local = common::cli(&[
+        "report",
+        "--format",
+        "opentraces",
+        "-R",
+        "acme/docs",
+        "--data-dir",
+        &data_dir,
+    ]);
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    assert_eq!(
+        lines(&Value::String(String::from_utf8(local.stdout).unwrap())),
+        served
+    );
 }
 
 /// The Python with `opentraces-schema` installed: `$OPENTRACES_PYTHON` (set

@@ -19,7 +19,7 @@ use safe_outcomes::github::harvest::{
 };
 use safe_outcomes::http::RouterOptions;
 use safe_outcomes::model::clock::Clock;
-use safe_outcomes::store::{counter, ReadStore};
+use safe_outcomes::store::{counter, ReadStore, Store};
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;
@@ -64,6 +64,10 @@ impl Harness {
     }
 
     async fn start_on(dir: &std::path::Path, gh: FakeGitHub) -> Harness {
+        Harness::start_with(dir, gh, HarvestOptions::default()).await
+    }
+
+    async fn start_with(dir: &std::path::Path, gh: FakeGitHub, options: HarvestOptions) -> Harness {
         let clock = Clock::manual(t0() + chrono::Duration::hours(1));
         let (requests, inbox) = harvest::channel();
         let app = open_app(dir, &clock, &requests).await;
@@ -74,7 +78,7 @@ impl Harness {
         // Retries wait long: only the tests' flushes retry, so counts are exact.
         let options = HarvestOptions {
             retry_min: Duration::from_secs(600),
-            ..HarvestOptions::default()
+            ..options
         };
         let harvester = Harvester::new(
             app.store.clone(),
@@ -397,4 +401,51 @@ async fn the_manifest_artifact_is_found_past_the_first_page_of_artifacts() {
     assert_eq!(gh.calls(LIST_ARTIFACTS), 2, "two pages of 100");
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
     assert_eq!(h.outputs_of_run(RUN).len(), 2);
+}
+
+/// Two replicas on one database never harvest the same run at once: while
+/// another replica's lease on the run is live this one leaves it (no API
+/// call), and once that lease runs out (the replica was killed midway)
+/// this one's next scan of the durable queue takes the run over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_another_replica_holds_is_left_until_its_lease_runs_out() {
+    let Some(admin) = safe_outcomes::store::pg::test_pg_from_env() else {
+        return eprintln!("SKIPPED on sled: replicas share a PostgreSQL database");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let gh = FakeGitHub::start().await;
+    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    let options = HarvestOptions {
+        rescan_every: Duration::from_millis(300),
+        ..HarvestOptions::default()
+    };
+    let h = Harness::start_with(dir.path(), gh, options).await;
+    // The other replica: its own pool on the same database, harvesting.
+    let path = safe_outcomes::app::store_path(dir.path());
+    let other = Store::on_pg(
+        safe_outcomes::store::pg::test_database(&admin, &path).unwrap(),
+        &path,
+    );
+    let lease = format!("harvest:{REPO}:{RUN}:1");
+    assert!(other.take_lease(&lease, Duration::from_secs(3)).unwrap());
+    h.run_completed("d-1", RUN, LOCK, "success").await;
+    h.settle().await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    h.settle().await;
+    assert_eq!(h.gh.calls(LIST_ARTIFACTS), 0, "left to the lease's holder");
+    assert_eq!(h.t.app.store.scan_raw(b"n/q/").unwrap().len(), 1);
+    drop(other); // killed: its lease stays until it runs out
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h.outputs_of_run(RUN).len() < 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        h.t.app.wait_idle().await;
+    }
+    assert_eq!(
+        h.outputs_of_run(RUN).len(),
+        2,
+        "taken over after the lease ran out"
+    );
+    assert_eq!(h.gh.calls(DOWNLOAD_ARTIFACT), 1);
+    assert_eq!(h.t.app.store.scan_raw(b"n/q/").unwrap().len(), 0);
+    h.stop().await;
 }

@@ -262,3 +262,93 @@ async fn oversized_bodies_are_refused_declared_or_chunked() {
     assert_unchanged(&t, &before).await;
     t.stop().await;
 }
+
+/// Every name a delivery carries into a store key is checked with the
+/// `model::ident` rules: a bad repository (in `full_name` or in its parts),
+/// an installation's repository or account, or a branch, gets a 400 naming
+/// the field, and the store does not change. The same deliveries with good
+/// names are stored.
+#[tokio::test]
+async fn a_bad_name_in_a_delivery_is_refused_and_stores_nothing() {
+    let (_dir, t) = fresh_app().await;
+    let issue: Value = serde_json::from_slice(&issue_body()).unwrap();
+    let bad_repos = [
+        "acme/widgets#7",
+        "acme/wid gets",
+        "acme/..",
+        "-acme/widgets",
+        "acme/widgets:1",
+        "acme/w\u{0}x",
+        "acme/<img src=x>",
+    ];
+    let mut cases: Vec<(String, &str, Value, &str)> = Vec::new();
+    for bad in bad_repos {
+        let mut body = issue.clone();
+        body["repository"]["full_name"] = json!(bad);
+        cases.push((
+            format!("full_name {bad:?}"),
+            "issues",
+            body,
+            "repository.full_name",
+        ));
+        let (owner, name) = bad.split_once('/').unwrap();
+        let mut body = issue.clone();
+        body["repository"] = json!({"name": name, "owner": {"login": owner}});
+        cases.push((
+            format!("parts {bad:?}"),
+            "issues",
+            body,
+            "repository.full_name",
+        ));
+        let installation = json!({"action": "created",
+            "installation": {"id": 5, "account": {"login": "acme", "id": 7}},
+            "repositories": [{"full_name": "acme/ok"}, {"full_name": bad}]});
+        cases.push((
+            format!("installation {bad:?}"),
+            "installation",
+            installation,
+            "repositories[].full_name",
+        ));
+    }
+    let account =
+        json!({"action": "created", "installation": {"id": 5, "account": {"login": "ac/me"}}});
+    cases.push((
+        "account".into(),
+        "installation",
+        account,
+        "installation.account.login",
+    ));
+    let push = json!({"ref": "refs/heads/main\u{0}x", "before": "a", "after": "b",
+        "repository": {"full_name": "acme/widgets", "pushed_at": 1790000000}, "installation": {"id": 5},
+        "commits": [], "head_commit": null});
+    cases.push(("branch".into(), "push", push, "a key it names"));
+    let before = t.dump();
+    for (n, (name, event, body, field)) in cases.iter().enumerate() {
+        let bytes = serde_json::to_vec(body).unwrap();
+        let (status, answer) = post(
+            &t,
+            &raw_webhook::signed(&bytes, event, &format!("bad-name-{n}")),
+            bytes,
+        )
+        .await;
+        assert_eq!(status, 400, "{name}: {answer}");
+        let detail = answer["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.starts_with(&format!("`{field}` is refused")),
+            "{name}: {answer}"
+        );
+    }
+    assert_unchanged(&t, &before).await;
+    // The same deliveries with good names are taken.
+    let mut good = issue.clone();
+    good["repository"]["full_name"] = json!("acme/widgets");
+    let bytes = serde_json::to_vec(&good).unwrap();
+    let (status, answer) = post(
+        &t,
+        &raw_webhook::signed(&bytes, "issues", "good-name"),
+        bytes,
+    )
+    .await;
+    assert_eq!(status, 202, "{answer}");
+    t.stop().await;
+}

@@ -42,7 +42,10 @@ async fn status(t: &TestApp) -> (u16, Value) {
 }
 
 async fn metrics(t: &TestApp) -> String {
-    let resp = reqwest::get(format!("{}/metrics", t.server.url()))
+    let resp = reqwest::Client::new()
+        .get(format!("{}/metrics", t.server.url()))
+        .bearer_auth(crate::common::TOKEN)
+        .send()
         .await
         .unwrap();
     resp.text().await.unwrap()
@@ -164,15 +167,22 @@ async fn a_poison_item_already_stored_is_processed_without_a_panic() {
 /// re-assess no longer decodes) is moved to the dead letters after its
 /// attempts, shown on `/status` and `/metrics`; the items after it are
 /// processed; once the record is repaired, `dead-letters replay` puts it
-/// back and the next start processes it.
+/// back and the next start processes it. On PostgreSQL the command is
+/// given the database (`--database-url`), and may run beside the server.
 #[tokio::test]
 async fn a_failing_item_is_dead_lettered_shown_and_replayed() {
-    if std::env::var("SAFE_OUTCOMES_TEST_PG").is_ok() {
-        // `dead-letters` works on a sled DATA_DIR and relies on sled's file
-        // lock to refuse a running server's store.
-        return eprintln!("SKIPPED on PostgreSQL: the dead-letters CLI is sled-only");
-    }
     let dir = tempfile::tempdir().unwrap();
+    let pg = safe_outcomes::store::pg::test_pg_from_env().map(|admin| {
+        let path = safe_outcomes::app::store_path(dir.path());
+        safe_outcomes::store::pg::test_database_url(&admin, &path)
+    });
+    let run_cli = |args: &[&str], dir: &std::path::Path| {
+        let mut args = args.to_vec();
+        if let Some(url) = &pg {
+            args.extend(["--database-url", url.as_str()]);
+        }
+        run_cli(&args, dir)
+    };
     let t = TestApp::start(dir.path(), start()).await;
     t.deliver_ok("issues", "d-1", &issue(41, "opened")).await;
     t.settle().await;
@@ -220,9 +230,12 @@ async fn a_failing_item_is_dead_lettered_shown_and_replayed() {
         outputs.iter().any(|k| k.ends_with("issue-42")),
         "d-3 processed: {outputs:?}"
     );
-    // Not while a server holds the store.
+    // On sled not while a server holds the store; on PostgreSQL beside it.
     let (ok, out) = run_cli(&["dead-letters", "list"], dir.path());
-    assert!(!ok && out.contains("stop the server"), "{out}");
+    match &pg {
+        None => assert!(!ok && out.contains("stop the server"), "{out}"),
+        Some(_) => assert!(ok && out.contains("1 dead letter(s)"), "{out}"),
+    }
     t.stop().await;
 
     let (ok, out) = run_cli(&["dead-letters", "list"], dir.path());

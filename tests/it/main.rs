@@ -1,14 +1,14 @@
 //! The integration suite, linked as one test binary: one link of the whole
 //! dependency tree instead of one per file keeps CI's time and disk small.
 //! Each module is one area of behaviour; `common` is the harness (a real App
-//! behind the real router) and `fake_github` a stateful GitHub over real HTTP.
+//! behind the real router) and `fake_github` the model of GitHub
+//! (`safe_outcomes::bench::github_model`, the one fake GitHub) over real HTTP.
 //! The backpressure test measures the process's memory, so it keeps a
 //! binary of its own (`tests/backpressure.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../fake_github/mod.rs"]
-mod fake_github;
+use safe_outcomes::bench::github_model as fake_github;
 
 mod answers;
 mod attribution;
@@ -27,6 +27,7 @@ mod dashboard;
 mod database_down;
 mod demo_scenario;
 mod demo_serve;
+mod differential;
 mod export;
 mod first_hour;
 mod github_app;
@@ -43,17 +44,27 @@ mod load;
 mod metadata_outputs;
 mod metrics;
 mod oidc;
+mod operator_sign_in;
 mod order_property;
+mod otlp;
+mod outcomes_sql;
 mod payloads;
 mod raw_webhook;
 mod read_api;
 mod read_cuts;
+mod read_tokens;
 mod reconcile;
 mod redelivery;
 mod replicas;
 mod restart;
+mod rollups;
+mod routes;
+mod schema;
 mod security;
+mod security_headers;
+mod shared_sessions;
 mod sign_in;
 mod signals;
+mod tenancy;
 mod windows;
 mod workflow_outputs;

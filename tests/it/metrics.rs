@@ -1,12 +1,17 @@
 //! `/metrics` in OpenMetrics text: the counters, and the outputs gauge by
-//! status, strength, type and workflow, with no repository names.
+//! status, strength, type and (opted in) workflow, with no repository names;
+//! only for a bearer, or on a listener of its own.
 
 use crate::common::{self, TestApp, TOKEN};
+use safe_outcomes::http::{MetricsOptions, RouterOptions};
 
-#[tokio::test]
-async fn outputs_are_counted_by_status_strength_type_and_workflow() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), common::t0()).await;
+/// An App whose `/metrics` takes `metrics`, with three outputs of `triage`.
+async fn app_with_outputs(dir: &std::path::Path, metrics: MetricsOptions) -> TestApp {
+    let options = RouterOptions {
+        metrics,
+        ..RouterOptions::default()
+    };
+    let t = TestApp::start_with_options(dir, common::t0(), true, options).await;
     let lines = [
         r#"{"type":"create_issue","url":"https://github.com/acme/widgets/issues/7","number":7}"#,
         r#"{"type":"create_issue","url":"https://github.com/acme/widgets/issues/8","number":8}"#,
@@ -25,7 +30,28 @@ async fn outputs_are_counted_by_status_strength_type_and_workflow() {
         .unwrap();
     assert_eq!(answer.status(), 202);
     t.app.wait_idle().await;
-    let response = reqwest::get(format!("{}/metrics", t.server.url()))
+    t
+}
+
+/// GET `/metrics` at `base` with `bearer`: status and body.
+async fn scrape(base: &str, bearer: Option<&str>) -> (u16, String) {
+    let req = reqwest::Client::new().get(format!("{base}/metrics"));
+    let r = crate::answers::bearer(req, bearer).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn outputs_are_counted_by_status_strength_type_and_workflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let opted_in = MetricsOptions {
+        workflow_labels: true,
+        ..MetricsOptions::default()
+    };
+    let t = app_with_outputs(dir.path(), opted_in).await;
+    let response = reqwest::Client::new()
+        .get(format!("{}/metrics", t.server.url()))
+        .bearer_auth(TOKEN)
+        .send()
         .await
         .unwrap();
     let kind = response.headers()["content-type"]
@@ -38,7 +64,7 @@ async fn outputs_are_counted_by_status_strength_type_and_workflow() {
         text.lines()
             .filter(|l| {
                 l.starts_with("safe_outcomes_outputs{")
-                    && l.contains(&format!("type=\"{kind}\""))
+                    && l.contains(&format!("safe_output_type=\"{kind}\""))
                     && l.contains("workflow=\"triage\"")
             })
             .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
@@ -91,4 +117,81 @@ fn dashboard_names_only_what_is_served(scrape: &str) {
         }
     }
     assert!(checked >= 10, "{checked}");
+}
+
+/// With `METRICS_TOKEN` only that bearer scrapes (not the API token, not a
+/// stranger), and without the opt-in no workflow is named.
+#[tokio::test]
+async fn a_scrape_needs_the_metrics_token_and_names_no_workflow_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = MetricsOptions {
+        token: Some("scrape-secret".into()),
+        ..MetricsOptions::default()
+    };
+    let t = app_with_outputs(dir.path(), metrics).await;
+    let base = t.server.url();
+    for bearer in [None, Some(TOKEN), Some("scrape-secreT"), Some("")] {
+        let (status, body) = scrape(&base, bearer).await;
+        assert_eq!(status, 401, "{bearer:?}: {body}");
+        assert!(!body.contains("safe_outcomes_"), "{body}");
+    }
+    let (status, text) = scrape(&base, Some("scrape-secret")).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        !text.contains("workflow=") && !text.contains("triage"),
+        "{text}"
+    );
+    let issues: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("safe_outcomes_outputs{") && l.contains("type=\"create_issue\""))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(issues, 2, "{text}");
+    t.stop().await;
+}
+
+/// With `METRICS_ADDR`, `serve` answers `/metrics` on that listener only:
+/// the main one says 404 even to the API token; the metrics listener needs
+/// `METRICS_TOKEN` when one is set.
+#[tokio::test]
+async fn metrics_addr_moves_metrics_to_a_listener_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    for token in [None, Some("scrape-secret")] {
+        let mut env = vec![("METRICS_ADDR", addr.as_str()), ("API_TOKEN", TOKEN)];
+        env.extend(token.map(|t| ("METRICS_TOKEN", t)));
+        let mut serve =
+            crate::common::serve::ServeChild::start(&dir.path().join("data"), &env).await;
+        assert!(
+            serve
+                .output()
+                .contains(&format!("metrics on http://{addr}/metrics")),
+            "{}",
+            serve.output()
+        );
+        let (status, body) = scrape(&serve.url, Some(TOKEN)).await;
+        assert_eq!(status, 404, "{body}");
+        let own = format!("http://{addr}");
+        let (status, text) = scrape(&own, None).await;
+        match token {
+            None => assert!(
+                status == 200 && text.ends_with("# EOF\n"),
+                "{status} {text}"
+            ),
+            Some(t) => {
+                assert_eq!(status, 401, "{text}");
+                let (status, text) = scrape(&own, Some(t)).await;
+                assert!(
+                    status == 200 && text.contains("safe_outcomes_worker_up"),
+                    "{text}"
+                );
+            }
+        }
+        serve.terminate().await;
+    }
 }

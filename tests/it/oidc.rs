@@ -79,7 +79,7 @@ fn with(mut claims: Value, key: &str, value: Value) -> Value {
 
 /// The fake issuer: its JWKS (the keys it serves can change) and the Actions
 /// runtime's token endpoint.
-struct Issuer {
+pub(crate) struct Issuer {
     server: RunningServer,
     state: Arc<IssuerState>,
 }
@@ -120,7 +120,7 @@ async fn actions_token(
 }
 
 impl Issuer {
-    async fn start() -> Issuer {
+    pub(crate) async fn start() -> Issuer {
         safe_outcomes::ingest::oidc::install_crypto_provider();
         let state = Arc::new(IssuerState {
             keys: Mutex::new(vec![jwk(&test_key(), KID)]),
@@ -142,7 +142,7 @@ impl Issuer {
         self.server.url()
     }
 
-    fn verifier(&self) -> Arc<OidcVerifier> {
+    pub(crate) fn verifier(&self) -> Arc<OidcVerifier> {
         Arc::new(OidcVerifier::new(OidcConfig::new(&self.url(), AUDIENCE)))
     }
 
@@ -189,7 +189,7 @@ async fn install(t: &TestApp, delivery: &str, action: &str, login: &str, id: u64
 }
 
 /// A token from `owner/app`, signed by the issuer's key like a real one.
-fn token_from(issuer: &Issuer, owner: &str, owner_id: &str) -> String {
+pub(crate) fn token_from(issuer: &Issuer, owner: &str, owner_id: &str) -> String {
     let c = with(
         claims(&issuer.url()),
         "repository",

@@ -24,7 +24,10 @@ async fn one_output_comes_with_its_transitions_and_observations() {
         .unwrap();
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["outcome"]["human_check_signal"], "merged");
-    assert_eq!(a.body["execution"]["output_type"], "create_pull_request");
+    assert_eq!(
+        a.body["execution"]["safe_output_type"],
+        "create_pull_request"
+    );
     let transitions = a.body["transitions"].as_array().unwrap();
     let statuses: Vec<&str> = transitions
         .iter()

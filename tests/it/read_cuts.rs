@@ -143,7 +143,7 @@ async fn the_series_gives_three_rates_and_counts_per_week_adding_up_to_the_repor
             assert_eq!(sum, report["totals"][field], "{cut} {field}");
         }
         for p in periods {
-            let evaluable = p["evaluable"].as_u64().unwrap();
+            let evaluable = p["evaluable_outputs"].as_u64().unwrap();
             for rate in [
                 "strict_acceptance_rate",
                 "human_check_acceptance_rate",

@@ -24,17 +24,27 @@ use crate::fake_github::{self, Failure, FakeGitHub, Sleeps, GET_APP};
 
 /// A real App behind the real router on a port chosen first, so the
 /// server's `PUBLIC_URL` (in redirect URLs) is its own address.
-struct Rig {
-    app: App,
+pub(crate) struct Rig {
+    pub(crate) app: App,
     server: RunningServer,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Rig {
-    async fn start(
+    pub(crate) async fn start(
         dir: &std::path::Path,
         gh: &FakeGitHub,
         auth: impl FnOnce(&str) -> AuthOptions,
+    ) -> Rig {
+        Rig::start_with_token(dir, gh, auth, common::TOKEN).await
+    }
+
+    /// `start` with another `API_TOKEN`.
+    pub(crate) async fn start_with_token(
+        dir: &std::path::Path,
+        gh: &FakeGitHub,
+        auth: impl FnOnce(&str) -> AuthOptions,
+        api_token: &str,
     ) -> Rig {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -52,7 +62,7 @@ impl Rig {
             RouterOptions {
                 webhook_path: "/api/github/webhooks".into(),
                 secrets: vec![common::SECRET.into()],
-                api_token: Some(common::TOKEN.into()),
+                api_token: Some(api_token.into()),
                 auth: options,
                 ..RouterOptions::default()
             },
@@ -63,7 +73,7 @@ impl Rig {
         Rig { app, server, url }
     }
 
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         self.server.stop().await;
         tokio::task::spawn_blocking(move || self.app.shutdown())
             .await
@@ -78,14 +88,14 @@ async fn get_with_token(base: &str, path: &str) -> String {
 }
 
 /// A browser that follows no redirect by itself.
-fn browser() -> reqwest::Client {
+pub(crate) fn browser() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(Policy::none())
         .build()
         .unwrap()
 }
 
-fn location(r: &reqwest::Response) -> String {
+pub(crate) fn location(r: &reqwest::Response) -> String {
     r.headers()
         .get(LOCATION)
         .unwrap_or_else(|| panic!("no Location on a {}", r.status()))
@@ -95,7 +105,7 @@ fn location(r: &reqwest::Response) -> String {
 }
 
 /// The value the response sets for cookie `name`.
-fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
+pub(crate) fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
     r.headers().get_all(SET_COOKIE).iter().find_map(|v| {
         let v = v.to_str().ok()?;
         let (pair, attributes) = v.split_once(';').unwrap_or((v, ""));
@@ -108,7 +118,7 @@ fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
     })
 }
 
-fn unescape(s: &str) -> String {
+pub(crate) fn unescape(s: &str) -> String {
     s.replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&lt;", "<")
@@ -117,7 +127,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// The value of `attr="…"` after `marker` in `html`.
-fn attribute_after(html: &str, marker: &str, attr: &str) -> String {
+pub(crate) fn attribute_after(html: &str, marker: &str, attr: &str) -> String {
     let at = html
         .find(marker)
         .unwrap_or_else(|| panic!("{marker} not in {html}"));
@@ -144,7 +154,7 @@ fn env_get(pairs: &[(String, String)], k: &str) -> String {
         .clone()
 }
 
-fn setup_options(dir: &std::path::Path) -> impl FnOnce(&str) -> AuthOptions {
+pub(crate) fn setup_options(dir: &std::path::Path) -> impl FnOnce(&str) -> AuthOptions {
     let env_file = dir.join(".env");
     move |_| AuthOptions {
         setup: Some(SetupOptions {
@@ -162,8 +172,46 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     let rig = Rig::start(dir.path(), &gh, setup_options(dir.path())).await;
     let web = browser();
 
+    // Without the setup key, `/` only asks for it: no form to GitHub, no
+    // state, and a wrong key is refused.
+    let stranger = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    assert_eq!(stranger.status(), 200);
+    assert!(set_cookie(&stranger, "so_setup").is_none());
+    let html = stranger.text().await.unwrap();
+    assert!(
+        html.contains("setup_key") && !html.contains("Register GitHub App"),
+        "{html}"
+    );
+    assert!(!html.contains("settings/apps/new"), "{html}");
+    let wrong = web
+        .get(format!("{}/?setup_key=not-the-key", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 403);
+    assert!(set_cookie(&wrong, "so_setup_key").is_none());
+
+    // The key printed in the terminal: taken once, remembered by a cookie.
+    let key = safe_outcomes::http::auth::setup::setup_key(&rig.app.store).unwrap();
+    let taken = web
+        .get(format!("{}/?setup_key={key}", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(taken.status(), 303);
+    assert_eq!(location(&taken), "/");
+    let key_cookie = format!(
+        "so_setup_key={}",
+        set_cookie(&taken, "so_setup_key").expect("the key's cookie")
+    );
+
     // The page: a form posting the manifest to GitHub, and a state cookie.
-    let page = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    let page = web
+        .get(format!("{}/", rig.url))
+        .header(COOKIE, &key_cookie)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(page.status(), 200);
     let state_cookie = set_cookie(&page, "so_setup").expect("a state cookie");
     let html = page.text().await.unwrap();
@@ -178,6 +226,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // For an organization, the form posts to the organization's page.
     let org_page = web
         .get(format!("{}/?org=acme-corp", rig.url))
+        .header(COOKIE, &key_cookie)
         .send()
         .await
         .unwrap();
@@ -192,6 +241,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     );
     let bad = web
         .get(format!("{}/?org=..%2Fx", rig.url))
+        .header(COOKIE, &key_cookie)
         .send()
         .await
         .unwrap();
@@ -215,12 +265,19 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         "nothing converted before /setup"
     );
 
-    // A forged state, or no cookie, is refused and converts nothing.
+    // A forged state, no state cookie, or a browser without the key is
+    // refused and converts nothing.
     let forged = callback.replace("state=", "state=x");
-    for (url, cookie) in [(&forged, Some(&state_cookie)), (&callback, None)] {
+    let both = format!("so_setup={state_cookie}; {key_cookie}");
+    for (url, cookie) in [
+        (&forged, Some(both.clone())),
+        (&callback, None),
+        (&callback, Some(key_cookie.clone())),
+        (&callback, Some(format!("so_setup={state_cookie}"))),
+    ] {
         let mut req = web.get(url.as_str());
         if let Some(c) = cookie {
-            req = req.header(COOKIE, format!("so_setup={c}"));
+            req = req.header(COOKIE, c);
         }
         let r = req.send().await.unwrap();
         assert_eq!(r.status(), 403, "{url}");
@@ -231,7 +288,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // The real redirect: exchanged, written, linked to the install page.
     let done = web
         .get(&callback)
-        .header(COOKIE, format!("so_setup={state_cookie}"))
+        .header(COOKIE, &both)
         .send()
         .await
         .unwrap();
@@ -282,24 +339,38 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         "safe-outcomes-test"
     );
 
-    // The code works once; the .env is not touched again.
+    // The state works once: a replay is refused before GitHub is asked,
+    // and the .env is not touched again.
     let before = std::fs::read_to_string(&env_path).unwrap();
     let again = web
         .get(&callback)
-        .header(COOKIE, format!("so_setup={state_cookie}"))
+        .header(COOKIE, &both)
         .send()
         .await
         .unwrap();
-    assert_eq!(again.status(), 400);
+    assert_eq!(again.status(), 403);
+    assert_eq!(gh.calls(users::CONVERSIONS), 1);
     assert_eq!(std::fs::read_to_string(&env_path).unwrap(), before);
 
-    // Once registered, the page says so and links to the install page.
-    let page = web.get(format!("{}/", rig.url)).send().await.unwrap();
-    let html = page.text().await.unwrap();
-    assert!(
-        html.contains("installations/new") && !html.contains("<form"),
-        "{html}"
-    );
+    // Once registered, `/` says so to anyone, and nothing about the App;
+    // the key is spent.
+    for cookie in [None, Some(&key_cookie)] {
+        let mut req = web.get(format!("{}/", rig.url));
+        if let Some(c) = cookie {
+            req = req.header(COOKIE, c);
+        }
+        let html = req.send().await.unwrap().text().await.unwrap();
+        assert!(html.contains("registered"), "{html}");
+        for secret in ["4242", "safe-outcomes-test", "installations/new", "<form"] {
+            assert!(!html.contains(secret), "{secret} in {html}");
+        }
+    }
+    let spent = web
+        .get(format!("{}/?setup_key={key}", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(set_cookie(&spent, "so_setup_key").is_none());
     rig.stop().await;
 }
 
@@ -319,9 +390,19 @@ async fn an_app_with_credentials_serves_no_setup() {
         .unwrap();
     assert_eq!(setup.status(), 404);
     assert_eq!(gh.calls(users::CONVERSIONS), 0);
-    // No OAuth client: sign-in says what to set.
-    let login = web
+    // No OAuth client: no "Sign in with GitHub" on the sign-in page (the
+    // API token's form instead), and its path says what to set.
+    let page = web
         .get(format!("{}/auth/login", rig.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(!html.contains("Sign in with GitHub"), "{html}");
+    assert!(html.contains("name=\"token\""), "{html}");
+    let login = web
+        .get(format!("{}/auth/login/github", rig.url))
         .send()
         .await
         .unwrap();
@@ -430,7 +511,10 @@ async fn serve_with_wrong_credentials_is_not_reported_healthy() {
 
 // --- Sign-in and scope -----------------------------------------------------
 
-fn signin_options(session_ttl: Duration, scope_ttl: Duration) -> impl FnOnce(&str) -> AuthOptions {
+pub(crate) fn signin_options(
+    session_ttl: Duration,
+    scope_ttl: Duration,
+) -> impl FnOnce(&str) -> AuthOptions {
     move |_| AuthOptions {
         oauth: Some(OAuthApp {
             client_id: CLIENT_ID.into(),
@@ -443,14 +527,14 @@ fn signin_options(session_ttl: Duration, scope_ttl: Duration) -> impl FnOnce(&st
 }
 
 /// Alice sees acme's two repositories; bob sees acme/docs and globex's one.
-fn add_alice_and_bob(gh: &FakeGitHub) {
+pub(crate) fn add_alice_and_bob(gh: &FakeGitHub) {
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
     gh.add_user("bob", 1, "acme", &["acme/docs"]);
     gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
 }
 
 /// A rig with sign-in configured (ten-minute sessions and scopes), seeded.
-async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
+pub(crate) async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
     let rig = Rig::start(
         dir,
         gh,
@@ -462,7 +546,7 @@ async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
 }
 
 /// Three repositories of two organizations, one output each.
-async fn seed(rig: &Rig) {
+pub(crate) async fn seed(rig: &Rig) {
     let client =
         safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
     for (i, repo) in ["acme/widgets", "acme/docs", "globex/secret-plans"]
@@ -482,10 +566,10 @@ async fn seed(rig: &Rig) {
 }
 
 /// Sign in as `login` through the whole web flow; the session cookie value.
-async fn sign_in(rig: &Rig, login: &str) -> String {
+pub(crate) async fn sign_in(rig: &Rig, login: &str) -> String {
     let web = browser();
     let start = web
-        .get(format!("{}/auth/login?next=/api/v1/me", rig.url))
+        .get(format!("{}/auth/login/github?next=/api/v1/me", rig.url))
         .send()
         .await
         .unwrap();
@@ -513,12 +597,12 @@ async fn sign_in(rig: &Rig, login: &str) -> String {
 }
 
 /// Send `request`; its status and body.
-async fn answer(request: reqwest::RequestBuilder) -> (u16, String) {
+pub(crate) async fn answer(request: reqwest::RequestBuilder) -> (u16, String) {
     let r = request.send().await.unwrap();
     (r.status().as_u16(), r.text().await.unwrap())
 }
 
-async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
+pub(crate) async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
     let session = format!("so_session={session}");
     answer(
         browser()
@@ -528,7 +612,7 @@ async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) {
     .await
 }
 
-fn repos_of(body: &str) -> Vec<String> {
+pub(crate) fn repos_of(body: &str) -> Vec<String> {
     let v: Value = serde_json::from_str(body).unwrap();
     let mut repos: Vec<String> = v["items"]
         .as_array()
@@ -676,7 +760,7 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
 }
 
 /// The installations, as GitHub's `installation.created` deliveries tell the server.
-async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
+pub(crate) async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
     let client =
         safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
     let body = serde_json::json!({
@@ -697,7 +781,12 @@ async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
     rig.app.wait_idle().await;
 }
 
-async fn post_form(rig: &Rig, path: &str, session: &str, form: &[(&str, &str)]) -> (u16, String) {
+pub(crate) async fn post_form(
+    rig: &Rig,
+    path: &str,
+    session: &str,
+    form: &[(&str, &str)],
+) -> (u16, String) {
     let session = format!("so_session={session}");
     answer(
         browser()
@@ -708,7 +797,16 @@ async fn post_form(rig: &Rig, path: &str, session: &str, form: &[(&str, &str)]) 
     .await
 }
 
-async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
+/// The `soi_` token a page shows.
+pub(crate) fn token_in(html: &str) -> String {
+    let start = html
+        .find("<code>soi_")
+        .unwrap_or_else(|| panic!("no token in {html}"))
+        + "<code>".len();
+    html[start..start + html[start..].find('<').unwrap()].to_string()
+}
+
+pub(crate) async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
     answer(
         reqwest::Client::new()
             .get(format!("{}/api/v1/outputs", rig.url))
@@ -750,23 +848,35 @@ async fn an_installation_token_reads_exactly_its_installation() {
     )
     .await;
     assert_eq!(status, 200, "{html}");
-    let start = html.find("<code>soi_").unwrap() + "<code>".len();
-    let token = &html[start..start + html[start..].find('<').unwrap()];
+    let token = &token_in(&html);
 
     let (status, body) = read_with_bearer(&rig, token).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(repos_of(&body), ["acme/docs", "acme/widgets"]);
     assert!(!body.contains("globex"), "{body}");
 
-    // Bob sees only part of installation 1: no token for it.
+    // Bob sees only part of installation 1: his token reads only that part.
     let bob = sign_in(&rig, "bob").await;
     let (_, html) = read(&rig, "/auth/tokens", &bob).await;
     let bob_csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    let (status, _) = post_form(
+    let (status, html) = post_form(
         &rig,
         "/auth/tokens",
         &bob,
         &[("csrf", &bob_csrf), ("installation", "1")],
+    )
+    .await;
+    assert_eq!(status, 200, "{html}");
+    let bobs = token_in(&html);
+    let (status, body) = read_with_bearer(&rig, &bobs).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(repos_of(&body), ["acme/docs"]);
+    // Nor can anyone issue for an installation they see nothing of.
+    let (status, _) = post_form(
+        &rig,
+        "/auth/tokens",
+        &alice,
+        &[("csrf", &csrf), ("installation", "2")],
     )
     .await;
     assert_eq!(status, 403);
@@ -803,8 +913,43 @@ async fn serve_without_credentials_offers_the_setup_page() {
         ],
     )
     .await;
+    // The setup link, printed on stdout with its key (after "listening on").
+    let mut link = None;
+    for _ in 0..300 {
+        link = serve
+            .output()
+            .lines()
+            .find_map(|l| l.strip_prefix("setup: register the GitHub App at "))
+            .map(str::to_string);
+        if link.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let link = link.unwrap_or_else(|| panic!("no setup link in {}", serve.output()));
+    assert!(
+        link.starts_with("https://outcomes.example/?setup_key="),
+        "{link}"
+    );
+    let key = link.split("setup_key=").nth(1).unwrap().to_string();
+    let without = browser()
+        .get(format!("{}/", serve.url))
+        .send()
+        .await
+        .unwrap();
+    let html = without.text().await.unwrap();
+    assert!(!html.contains("Register GitHub App"), "{html}");
+    // The page warns that API_TOKEN is unset.
+    assert!(html.contains("API_TOKEN is not set"), "{html}");
+    let taken = browser()
+        .get(format!("{}/?setup_key={key}", serve.url))
+        .send()
+        .await
+        .unwrap();
+    let key_cookie = set_cookie(&taken, "so_setup_key").expect("the key's cookie");
     let page = browser()
         .get(format!("{}/", serve.url))
+        .header(COOKIE, format!("so_setup_key={key_cookie}"))
         .send()
         .await
         .unwrap();

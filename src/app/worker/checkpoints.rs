@@ -11,9 +11,6 @@ impl Worker {
         loop {
             let now = self.shared.clock.now();
             let mut unit = self.store.begin();
-            if unit.is_shared() {
-                self.forget_cached();
-            }
             let due = match unit.claim_due(now, SCHEDULE_BATCH) {
                 Ok(due) => due,
                 Err(e) => {
@@ -25,6 +22,14 @@ impl Worker {
             if due.is_empty() {
                 return;
             }
+            let ids: Vec<String> = due.iter().map(|(_, id)| id.clone()).collect();
+            let expect = match self.prefetch(&unit, &[], &ids) {
+                Ok(expect) => expect,
+                Err(e) => {
+                    self.shared.record_error(format!("reading ahead: {e}"));
+                    return;
+                }
+            };
             let mut result = Ok(());
             let mut changed = Vec::new();
             let mut signals = Vec::new();
@@ -49,12 +54,19 @@ impl Worker {
                     Err(e) => result = Err(e),
                 }
             }
-            if let Err(e) = result.and_then(|_| unit.commit()) {
-                self.forget_cached();
-                self.shared.record_error(format!("taking checkpoints: {e}"));
-                return;
+            match result.and_then(|_| self.commit(unit, expect)) {
+                Ok(()) => {}
+                // Another replica wrote what the caches held: again, afresh.
+                Err(StoreError::Stale) => continue,
+                Err(e) => {
+                    self.shared.record_error(format!("taking checkpoints: {e}"));
+                    return;
+                }
             }
             self.notify_prs(&changed, BTreeSet::new());
+            if let Some(spans) = self.shared.outcome_spans.get() {
+                spans.release();
+            }
             if let (Some(hook), false) = (self.shared.signal_requests.get(), signals.is_empty()) {
                 hook.due(signals);
             }

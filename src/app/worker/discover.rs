@@ -1,8 +1,11 @@
 //! Discovering and registering outputs: manifest records and chunks merged
 //! into stored outputs, and the reconciles asked for outputs whose targets
-//! were never observed.
+//! were never observed. Registration is where the tenancy rule
+//! (`ingest::tenancy`) is the last word: an output naming a repository
+//! outside its installation is never stored, whatever brought it.
 
 use super::*;
+use crate::ingest::tenancy;
 
 impl Worker {
     /// Register a manifest's records; collects the outputs to re-assess and
@@ -15,7 +18,9 @@ impl Worker {
         fx: &mut Effects,
     ) -> Result<()> {
         for record in records {
-            let id = self.upsert_output(unit, record, fx)?;
+            let Some(id) = self.upsert_output(unit, record, fx)? else {
+                continue;
+            };
             if self.shared.reconcile_requests.is_some() && self.never_observed(unit, &id)? {
                 fx.unobserved.push(id.clone());
             }
@@ -29,6 +34,7 @@ impl Worker {
     /// of the manifest, and after a crash the applied chunks are not redone.
     pub(super) fn process_chunk(&mut self, upload: u64, chunk: u32) -> Result<()> {
         let mut unit = self.store.begin();
+        let expect = self.prefetch(&unit, &[], &[])?;
         let records = match staging::chunk(&self.store, upload, chunk) {
             Ok(Some(records)) => records,
             Ok(None) => return Ok(()),
@@ -38,7 +44,7 @@ impl Worker {
                     "dropped undecodable manifest chunk {chunk} of upload {upload}: {e}"
                 ));
                 unit.remove_staged_chunk(upload, chunk);
-                return unit.commit();
+                return self.commit(unit, expect);
             }
             Err(e) => return Err(e),
         };
@@ -48,7 +54,7 @@ impl Worker {
             fx.changed.extend(self.reassess(&mut unit, id)?);
         }
         unit.remove_staged_chunk(upload, chunk);
-        unit.commit()?;
+        self.commit(unit, expect)?;
         self.apply_effects(fx);
         Ok(())
     }
@@ -63,9 +69,13 @@ impl Worker {
 
     /// After a failed write the store is the truth: drop the caches.
     pub(super) fn forget_cached(&mut self) {
+        if let Some(spans) = self.shared.outcome_spans.get() {
+            spans.discard();
+        }
         self.cache.clear();
         self.outputs.clear();
         self.seen_installations.clear();
+        self.epoch = None;
     }
 
     /// True when the API can be asked about an output and nothing at all
@@ -83,22 +93,36 @@ impl Worker {
 
     /// Register an output, or merge it into the one already known for the same
     /// object (a webhook discovery and a manifest line are one output).
-    /// Returns the canonical id.
+    /// Returns the canonical id; `None` when the tenancy rule refuses it
+    /// (counted and logged, nothing stored).
     pub(super) fn upsert_output(
         &mut self,
         unit: &mut Unit,
         record: ExecutionRecord,
         fx: &mut Effects,
-    ) -> Result<String> {
+    ) -> Result<Option<String>> {
+        if let Err(refusal) = tenancy::check_output(&self.store, &record)? {
+            let at = tenancy::Where::Registration;
+            self.shared.tenancy.refused(at, &record.id, &refusal);
+            return Ok(None);
+        }
         let target_key = record.target.as_ref().map(|t| t.key());
         lock(unit, &record.id)?;
+        let types = one_object_types(&record.output_type);
         if let Some(tk) = &target_key {
-            lock(unit, &format!("type:{tk}:{}", record.output_type))?;
+            for t in &types {
+                lock(unit, &format!("type:{tk}:{t}"))?;
+            }
         }
-        let by_object = match &target_key {
-            Some(tk) => unit.output_of_type_on(tk, &record.output_type)?,
-            None => None,
-        };
+        let mut by_object = None;
+        if let Some(tk) = &target_key {
+            for t in &types {
+                by_object = unit.output_of_type_on(tk, t)?;
+                if by_object.is_some() {
+                    break;
+                }
+            }
+        }
         let same_id = unit.output(&record.id)?.map(|s| s.execution.id);
         let existing = match (same_id, by_object) {
             (Some(id), _) => Some(id),
@@ -123,7 +147,7 @@ impl Worker {
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
-                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys());
+                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys())?;
                 }
                 stored
             }
@@ -137,8 +161,22 @@ impl Worker {
             }
         };
         let id = stored.execution.id.clone();
-        unit.put_output(&stored);
+        unit.put_output(&stored)?;
         self.outputs.written(&stored);
-        Ok(id)
+        Ok(Some(id))
+    }
+}
+
+/// The types one object can be the output of, `output_type` first: a
+/// comment discovered from its gh-aw marker is taken for an `add_comment`,
+/// and is the same output as a manifest's `comment_memory` on it.
+fn one_object_types(output_type: &str) -> Vec<&str> {
+    const COMMENTS: [&str; 2] = ["add_comment", "comment_memory"];
+    if COMMENTS.contains(&output_type) {
+        let mut types = vec![output_type];
+        types.extend(COMMENTS.iter().filter(|t| **t != output_type));
+        types
+    } else {
+        vec![output_type]
     }
 }

@@ -21,6 +21,7 @@ pub use dead_letters::panic_message;
 use dead_letters::Failure;
 mod discover;
 mod observe;
+mod prefetch;
 mod reassess;
 #[cfg(test)]
 mod tests;
@@ -61,6 +62,9 @@ fn lock(unit: &Unit, key: &str) -> Result<()> {
         Err(StoreError::Busy(key.to_string()))
     }
 }
+
+/// How often the worker sweeps what expired leases left (`sweep_when_due`).
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 /// How often the worker looks at the schedule on its own.
 const SCHEDULE_POLL: Duration = Duration::from_secs(15);
@@ -136,6 +140,11 @@ pub struct Worker {
     next_seq: u64,
     cache: ObservationCache,
     outputs: OutputCache,
+    /// The unit epoch this worker's last commit left (PostgreSQL): while it
+    /// stands, no other replica wrote since and the caches hold (`prefetch`).
+    epoch: Option<u64>,
+    /// When the next sweep of expired leases' leftovers is due.
+    next_sweep: Instant,
 }
 
 impl Worker {
@@ -149,12 +158,15 @@ impl Worker {
             next_seq: 0,
             cache: ObservationCache::default(),
             outputs: OutputCache::default(),
+            epoch: None,
+            next_sweep: Instant::now(),
         }
     }
 
     /// Run until the message channel closes.
     pub fn run(mut self, rx: Receiver<WorkerMsg>) {
         lower_priority();
+        self.sweep_when_due();
         self.drain_inbox();
         self.take_due_checkpoints();
         self.shared.mark_ready();
@@ -174,6 +186,27 @@ impl Worker {
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
             }
+            self.sweep_when_due();
+        }
+    }
+}
+
+impl Worker {
+    /// Every `SWEEP_EVERY` (and when the worker starts): remove the staged
+    /// chunks of uploads nobody committed whose lease ran out — a process
+    /// or replica killed while reading the body — and expired leases.
+    /// Every replica's worker does it; a live upload holds its lease.
+    fn sweep_when_due(&mut self) {
+        if Instant::now() < self.next_sweep {
+            return;
+        }
+        self.next_sweep = Instant::now() + SWEEP_EVERY;
+        match staging::sweep(&self.store) {
+            Ok(0) => {}
+            Ok(chunks) => tracing::info!(chunks, "removed uncommitted manifest chunks"),
+            Err(e) => self
+                .shared
+                .record_error(format!("sweeping uncommitted manifest chunks: {e}")),
         }
     }
 }

@@ -13,12 +13,7 @@ impl Worker {
     ) -> Result<()> {
         let id = change.installation_id;
         let seen = change.action == InstallationAction::Seen;
-        if seen
-            && change
-                .repos_added
-                .iter()
-                .all(|r| self.seen_installations.get(r) == Some(&id))
-        {
+        if self.already_filed(change) {
             return Ok(());
         }
         installations::apply(&self.store, change, batch)?;
@@ -30,6 +25,17 @@ impl Worker {
             self.seen_installations.clear();
         }
         Ok(())
+    }
+
+    /// True for a `Seen` change whose repositories are filed under its
+    /// installation already: nothing to write (nor to plan: a backfill is
+    /// planned only for created installations and added repositories).
+    pub(super) fn already_filed(&self, change: &InstallationChange) -> bool {
+        change.action == InstallationAction::Seen
+            && change
+                .repos_added
+                .iter()
+                .all(|r| self.seen_installations.get(r) == Some(&change.installation_id))
     }
 
     /// Tell the check-run publisher which PRs the changed outputs bear on.
@@ -68,21 +74,8 @@ impl Worker {
                 touched.insert(thread);
             }
         }
-        if let Some(snap) = obs
-            .snapshot
-            .as_ref()
-            .filter(|s| s.kind == Some(TargetKind::PullRequest))
-        {
-            let repo = obs.target.split('#').next().unwrap_or_default();
-            let merge_commit = snap.merge_commit_sha.as_ref().filter(|_| snap.merged);
-            let linked = [
-                snap.head_ref.as_ref().map(|r| ref_key(repo, r)),
-                snap.head_sha.as_ref().map(|s| commit_key(repo, s)),
-                merge_commit.map(|s| commit_key(repo, s)),
-            ];
-            for key in linked.into_iter().flatten() {
-                self.link_ref(unit, &key, &obs.target)?;
-            }
+        for key in linked_refs(&obs) {
+            self.link_ref(unit, &key, &obs.target)?;
         }
         unit.put_observation(&obs.target, &obs);
         self.cache.inserted(&obs.target, &obs);
@@ -106,4 +99,26 @@ impl Worker {
         unit.link(ref_key, thread);
         Ok(())
     }
+}
+
+/// The branch, head commit and merge commit a PR observation links to its
+/// thread (none for anything but a PR snapshot).
+pub(super) fn linked_refs(obs: &Observation) -> Vec<String> {
+    let Some(snap) = obs
+        .snapshot
+        .as_ref()
+        .filter(|s| s.kind == Some(TargetKind::PullRequest))
+    else {
+        return Vec::new();
+    };
+    let repo = obs.target.split('#').next().unwrap_or_default();
+    let merge_commit = snap.merge_commit_sha.as_ref().filter(|_| snap.merged);
+    [
+        snap.head_ref.as_ref().map(|r| ref_key(repo, r)),
+        snap.head_sha.as_ref().map(|s| commit_key(repo, s)),
+        merge_commit.map(|s| commit_key(repo, s)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

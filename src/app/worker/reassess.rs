@@ -24,8 +24,11 @@ impl Worker {
             unit.schedule(due, &stored.execution.id)?;
         }
         if stored.outcome.as_ref() != Some(&outcome) {
+            if let Some(spans) = self.shared.outcome_spans.get() {
+                spans.stage(crate::read::export::trace_id_of(stored), outcome.clone());
+            }
             stored.outcome = Some(outcome);
-            unit.put_output_record(stored);
+            unit.put_output_record(stored)?;
             return Ok(stored.execution.target.clone());
         }
         Ok(None)

@@ -41,33 +41,57 @@ impl Worker {
         let started = Instant::now();
         let mut unit = self.store.begin();
         let shared = unit.is_shared();
-        if shared {
-            // Other replicas write too: nothing cached may outlive a unit.
-            self.forget_cached();
-        }
         let mut effects = Effects::default();
         let (mut count, mut last) = (0u64, None::<u64>);
-        let mut busy = false;
+        let (mut busy, mut chunks) = (false, false);
+        // The epoch the commit must find for what the caches held when the
+        // unit began (PostgreSQL, `prefetch`).
+        let mut expect = None;
         let mut pending = std::collections::VecDeque::new();
         loop {
             if pending.is_empty() {
-                // On PostgreSQL items are claimed (what other replicas hold
-                // is skipped), and items left busy lie below `next_seq`.
+                // On PostgreSQL a unit's items are claimed at once (what
+                // other replicas hold is skipped; items left busy lie below
+                // `next_seq`) and their reads prefetched together.
                 let first = if shared { 0 } else { self.next_seq };
                 let from = last.map_or(first, |l| l + 1);
-                pending.extend(
-                    unit.claim_inbox(from, INBOX_READ)
-                        .map_err(|e| format!("reading the inbox: {e}"))?,
-                );
+                let want = if shared {
+                    UNIT_ITEMS - count as usize
+                } else {
+                    INBOX_READ
+                };
+                let claimed: Vec<_> = unit
+                    .claim_inbox(from, want)
+                    .map_err(|e| format!("reading the inbox: {e}"))?
+                    .into_iter()
+                    .map(|(seq, bytes)| {
+                        let item = crate::store::inbox::decode_item(seq, &bytes);
+                        (seq, bytes, item)
+                    })
+                    .collect();
+                if shared && !claimed.is_empty() {
+                    let decoded: Vec<&InboxItem> = claimed
+                        .iter()
+                        .filter_map(|(_, _, i)| i.as_ref().ok())
+                        .collect();
+                    let items = self.processed_together(&decoded, count == 0);
+                    let at_start = self
+                        .prefetch(&unit, &items, &[])
+                        .map_err(|e| format!("reading ahead: {e}"))?;
+                    if count == 0 {
+                        expect = at_start;
+                    }
+                }
+                pending.extend(claimed);
             }
-            let Some((seq, bytes)) = pending.pop_front() else {
+            let Some((seq, bytes, item)) = pending.pop_front() else {
                 break;
             };
-            let item = crate::store::inbox::decode_item(seq, &bytes);
             let alone = item.as_ref().is_ok_and(|i| self.needs_own_unit(i));
             if alone && count > 0 {
                 break;
             }
+            chunks |= matches!(item, Ok(InboxItem::ManifestChunks { .. }));
             let sp = unit.savepoint();
             let outcome = match item {
                 Ok(item) => self.process_guarded(&mut unit, seq, item),
@@ -113,9 +137,14 @@ impl Worker {
             return Ok(busy);
         };
         unit.count_processed(self.processed, count);
-        if let Err(e) = unit.commit() {
-            self.forget_cached();
-            return Err(format!("committing inbox items up to {last}: {e}"));
+        // A streamed manifest's chunks committed units of their own, each
+        // checked: what this unit holds from before is what they left.
+        let expect = if chunks { self.epoch } else { expect };
+        match self.commit(unit, expect) {
+            Ok(()) => {}
+            // Another replica wrote what the caches held: done again, afresh.
+            Err(StoreError::Stale) => return Ok(true),
+            Err(e) => return Err(format!("committing inbox items up to {last}: {e}")),
         }
         self.processed += count;
         self.shared
@@ -136,6 +165,22 @@ impl Worker {
         Ok(true)
     }
 
+    /// Of the items claimed, those this unit will process: up to the first
+    /// that needs a unit of its own, or that one alone when it comes first
+    /// (`first`). A manifest's chunks are applied in units of their own,
+    /// which must not find their locks held by this one: nothing of them.
+    fn processed_together<'a>(&self, items: &[&'a InboxItem], first: bool) -> Vec<&'a InboxItem> {
+        match items.iter().position(|i| self.needs_own_unit(i)) {
+            Some(0) if first => items[..1]
+                .iter()
+                .copied()
+                .filter(|i| !matches!(i, InboxItem::ManifestChunks { .. }))
+                .collect(),
+            Some(n) => items[..n].to_vec(),
+            None => items.to_vec(),
+        }
+    }
+
     /// Items whose processing writes through `github::` helpers that read
     /// the store itself (installations, harvest, backfill), or commits
     /// chunk by chunk: they get a unit of work of their own.
@@ -146,7 +191,9 @@ impl Worker {
                 installation_change,
                 ..
             } => {
-                installation_change.is_some()
+                installation_change
+                    .as_ref()
+                    .is_some_and(|c| !self.already_filed(c))
                     || (self.shared.harvest_requests.is_some()
                         && observations
                             .iter()
@@ -166,6 +213,9 @@ impl Worker {
             self.shared.dead_lettered(*seq, error);
         }
         self.notify_prs(&effects.changed, effects.new_heads);
+        if let Some(spans) = self.shared.outcome_spans.get() {
+            spans.release();
+        }
         self.request_reconciles(effects.unobserved);
         if let Some(hook) = &self.shared.harvest_requests {
             for run in effects.harvests {
@@ -211,7 +261,7 @@ impl Worker {
                         .map(|o| o.target.clone()),
                 );
                 for record in discoveries {
-                    outputs.insert(self.upsert_output(unit, record, &mut fx)?);
+                    outputs.extend(self.upsert_output(unit, record, &mut fx)?);
                 }
                 if self.shared.harvest_requests.is_some() {
                     for run in observations.iter().filter_map(RunRef::from_observation) {
@@ -242,6 +292,13 @@ impl Worker {
                 let id = unit.canonical(&output_id)?;
                 if let Some(stored) = unit.output(&id)? {
                     for obs in observations {
+                        // What a read for an output brings back is filed
+                        // for it only within its own repositories.
+                        if !crate::ingest::tenancy::within_reach(&stored.execution, &obs.target) {
+                            let at = crate::ingest::tenancy::Where::Reconcile;
+                            self.shared.tenancy.add(at, "outside_reach", 1);
+                            continue;
+                        }
                         self.file_observation(unit, obs, &mut touched)?;
                     }
                     let target = stored.execution.watch_keys().into_iter().next();

@@ -223,7 +223,7 @@ pub fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
             .iter()
             .map(|w| {
                 o.windows
-                    .get(*w)
+                    .get(w)
                     .map_or("-".to_string(), |s| s.outcome_status.as_str().to_string())
             })
             .collect();

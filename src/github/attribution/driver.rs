@@ -54,12 +54,14 @@ pub async fn pass(
     let mut ids = Vec::new();
     for stored in store.outputs("", None) {
         match stored {
-            // Code lands only with an accepted (merged) outcome.
+            // Code lands only with an accepted (merged) outcome; an output
+            // outside its installation (the tenancy rule) is never read for.
             Ok(s)
                 if ATTRIBUTED_TYPES.contains(&s.execution.output_type.as_str())
                     && s.outcome
                         .as_ref()
-                        .is_some_and(|o| o.outcome_status == OutcomeStatus::Accepted) =>
+                        .is_some_and(|o| o.outcome_status == OutcomeStatus::Accepted)
+                    && within_installation(store, &s.execution) =>
             {
                 ids.push((s.execution.id, s.execution.repo, s.execution.executed_at))
             }
@@ -84,6 +86,12 @@ pub async fn pass(
         }
     }
     stats
+}
+
+/// The output passes the tenancy rule (`ingest::tenancy`); a store that
+/// cannot say counts as no.
+fn within_installation(store: &Store, record: &crate::model::ExecutionRecord) -> bool {
+    crate::ingest::tenancy::check_output(store, record).is_ok_and(|r| r.is_ok())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -12,8 +12,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::page::message;
+use super::sessions::Who;
 use super::signed;
-use super::signin::{param, redirect, session_cookie, with_cookie};
+use super::signin::{param, redirect, with_cookie};
 use crate::http::State;
 
 /// A fresh local key: 32 random bytes, hex.
@@ -42,9 +43,10 @@ pub async fn sign_in(
             "This link's key is wrong: use the Dashboard link printed by `safe-outcomes demo --serve`.",
         );
     }
-    let ttl = auth.options.session_ttl;
-    let sid = auth.sessions.open_local(ttl);
+    let cookie = match auth.open_session(Who::local(given)) {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
     tracing::info!("local viewer signed in");
-    let cookie = session_cookie(auth, &sid, ttl);
     with_cookie(redirect("/"), &cookie)
 }

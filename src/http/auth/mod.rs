@@ -1,33 +1,48 @@
-//! Who may see what through the browser, and the first run (DESIGN.md §4):
+//! Who may see what through the browser, and the first run (DESIGN.md §4,
+//! docs/auth.md). Everything a request may need from any replica lives in
+//! the store (`store::web_state`): sessions, flows in progress, read tokens,
+//! the signing key.
 //!
-//! - **Setup** (`setup`): an App with no credentials serves a page at `/` that
-//!   registers a GitHub App from `app-manifest.json` through GitHub's manifest
-//!   flow, takes the code back at `GET /setup`, and writes the credentials to
-//!   `.env` (`envfile`).
-//! - **Sign-in with GitHub** (`signin`): the App's user authorization (OAuth
-//!   web flow with `GITHUB_CLIENT_ID`/`GITHUB_CLIENT_SECRET`), a signed,
-//!   HttpOnly, SameSite=Lax session cookie (`signed`, `sessions`).
+//! - **Setup** (`setup`): an App with no credentials serves a page at `/`
+//!   that registers a GitHub App from `app-manifest.json` through GitHub's
+//!   manifest flow — only for whoever holds the one-time setup key `serve`
+//!   prints in its terminal — takes the code back at `GET /setup`, and writes
+//!   the credentials to `.env` (`envfile`).
+//! - **Sign-in** (`login`, `signin`): the sign-in page `/auth/login` offers
+//!   "Sign in with GitHub" when an OAuth client is configured (the App's user
+//!   authorization, OAuth web flow with PKCE, `signin`) and a form for the
+//!   `API_TOKEN` (the operator); both open a session (`sessions`) held in a
+//!   signed, HttpOnly, SameSite=Lax cookie (`signed`).
 //! - **Scope**: a signed-in viewer sees the repositories their GitHub account
 //!   can see among the App's installations (`github_web::viewer_repos`),
 //!   cached for a short time; `http::read::Reader` turns a session into
-//!   `RepoScope::Only`.
+//!   `RepoScope::Only` (the operator's and the local viewer's into `All`).
+//! - **Read tokens** (`tokens`): `soi_…` tokens for machines, issued on
+//!   `/auth/tokens`, bound to what their issuer could see, revocable one by
+//!   one, their issuing and revoking recorded.
 //! - **Local link** (`local`): `demo --serve` starts its server with a local
 //!   key; `/auth/local?key=…` opens a local session that sees everything
 //!   (`RepoScope::All`). `serve` never has one.
+//!
+//! The signing key of cookies and CSRF tokens is `SESSION_SECRET`'s, or a
+//! random key made once and kept in the store (shared by replicas, kept
+//! across restarts); never one derived from another secret.
 
 pub mod envfile;
+pub mod flows;
 pub mod github_web;
 pub mod local;
-mod page;
+pub mod login;
+pub(crate) mod page;
 pub mod sessions;
 pub mod setup;
 pub mod signed;
 pub mod signin;
 pub mod tokens;
+pub mod warnings;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::extract::FromRequestParts;
@@ -37,8 +52,9 @@ use axum::routing::get;
 use axum::Router;
 
 use crate::http::{ApiError, State};
+use crate::store::Store;
 use github_web::WebError;
-use sessions::{Session, SessionKind, Sessions, ViewerScope};
+use sessions::{Session, SessionKind, Sessions, ViewerScope, Who};
 
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "so_session";
@@ -62,7 +78,8 @@ pub struct AuthArgs {
     /// GHES API at https://HOST/api/v3, else GITHUB_API_URL itself).
     #[arg(long, env = "GITHUB_WEB_URL")]
     pub github_web_url: Option<String>,
-    /// Key that signs session cookies (default: derived from GITHUB_CLIENT_SECRET).
+    /// Key that signs session cookies and CSRF tokens (default: a random key
+    /// made once and kept in the store, shared by every replica).
     #[arg(long, env = "SESSION_SECRET", hide_env_values = true)]
     pub session_secret: Option<String>,
     /// Where the setup page writes the registered App's credentials.
@@ -105,6 +122,7 @@ impl AuthArgs {
             scope_ttl: SCOPE_TTL,
             session_ttl: SESSION_TTL,
             local_key: None,
+            warnings: Vec::new(),
         }
     }
 }
@@ -154,39 +172,43 @@ pub struct AuthOptions {
     pub session_ttl: Duration,
     /// The key of the local sign-in link (`demo --serve` only; `local`).
     pub local_key: Option<String>,
+    /// What the operator should fix (`warnings`), shown on the setup and
+    /// sign-in pages; `serve` logs them at start-up.
+    pub warnings: Vec<String>,
 }
+
+/// Name of the signing key in the store.
+const SIGNING_KEY: &str = "signing-key";
 
 /// Setup and sign-in at run time: the options, the signing key, the sessions.
 pub struct Auth {
     pub options: AuthOptions,
+    store: Store,
     key: signed::Key,
     sessions: Sessions,
-    /// The App registered by the setup page (until the restart that loads it).
-    registered: Mutex<Option<setup::Registered>>,
+    /// The `API_TOKEN`, which also signs the operator in (`login`).
+    api_token: Option<String>,
+    /// Failed sign-ins with a token or key, counted (`login`).
+    failures: login::Limiter,
     http: reqwest::Client,
 }
 
 impl Auth {
-    pub fn new(mut options: AuthOptions) -> Auth {
+    pub fn new(mut options: AuthOptions, store: Store, api_token: Option<String>) -> Auth {
         if options.scope_ttl.is_zero() {
             options.scope_ttl = SCOPE_TTL;
         }
         if options.session_ttl.is_zero() {
             options.session_ttl = SESSION_TTL;
         }
-        let secret = options
-            .session_secret
-            .clone()
-            .or_else(|| options.oauth.as_ref().map(|o| o.client_secret.clone()));
-        let key = match secret {
-            Some(s) => signed::Key::derive(&s),
-            None => signed::Key::random(),
-        };
+        let key = signing_key(options.session_secret.as_deref(), &store);
         Auth {
             options,
+            sessions: Sessions::new(store.clone()),
+            failures: login::Limiter::new(store.clone()),
+            store,
             key,
-            sessions: Sessions::default(),
-            registered: Mutex::new(None),
+            api_token: api_token.filter(|t| !t.is_empty()),
             http: github_web::http_client(),
         }
     }
@@ -204,10 +226,45 @@ impl Auth {
             .key
             .open("session", &raw)
             .map_err(|e| ApiError::unauthorized(format!("session cookie refused: {e}")))?;
-        self.sessions
+        let session = self
+            .sessions
             .get(&sid)
-            .map(Some)
-            .ok_or_else(|| ApiError::unauthorized("session expired or signed out; sign in again"))
+            .map_err(store_error)?
+            .ok_or_else(|| {
+                ApiError::unauthorized("session expired or signed out; sign in again")
+            })?;
+        // The operator's and the local viewer's sessions last only while
+        // the token or key they signed in with is still the server's.
+        let credential = match session.kind {
+            SessionKind::GitHub => return Ok(Some(session)),
+            SessionKind::Operator => self.api_token.as_deref(),
+            SessionKind::Local => self.options.local_key.as_deref(),
+        };
+        if !credential.is_some_and(|c| signed::same(&signed::digest(c), &session.token)) {
+            let _ = self.sessions.remove(&sid);
+            return Err(ApiError::unauthorized(
+                "the token this session signed in with is no longer the server's; sign in again",
+            ));
+        }
+        Ok(Some(session))
+    }
+
+    /// Open a session for `who`; the `Set-Cookie` value that carries it.
+    pub(crate) fn open_session(&self, who: Who) -> Result<String, ApiError> {
+        let ttl = self.options.session_ttl;
+        let sid = self.sessions.open(who, ttl).map_err(store_error)?;
+        Ok(signin::session_cookie(self, &sid, ttl))
+    }
+
+    /// Who is signed in on this request, with the CSRF token of their
+    /// session (for pages that show who is signed in and a sign-out form).
+    pub fn viewer(&self, headers: &HeaderMap) -> Option<SignedIn> {
+        let session = self.session(headers).ok().flatten()?;
+        Some(SignedIn {
+            login: session.login.clone(),
+            kind: session.kind,
+            csrf: self.key.csrf(&session.id),
+        })
     }
 
     /// The repositories a session may see: cached, or asked of GitHub.
@@ -218,7 +275,7 @@ impl Auth {
 
     /// The repositories a session may see, per installation.
     pub async fn installations_of(&self, session: &Session) -> Result<ViewerScope, ApiError> {
-        if session.kind == SessionKind::Local {
+        if session.kind != SessionKind::GitHub {
             // No GitHub account behind it: no installation of its own.
             return Ok(ViewerScope::new());
         }
@@ -230,11 +287,14 @@ impl Auth {
         }
         match github_web::viewer_repos(&self.http, &self.options.api_url, &session.token).await {
             Ok(repos) => {
-                self.sessions.set_scope(&session.id, repos.clone());
+                self.sessions
+                    .set_scope(&session.id, repos.clone(), self.options.scope_ttl);
+                // What this account sees now narrows its read tokens.
+                tokens::note_access(&self.store, session.user_id, &repos).map_err(store_error)?;
                 Ok(repos)
             }
             Err(WebError::Unauthorized(why)) => {
-                self.sessions.remove(&session.id);
+                let _ = self.sessions.remove(&session.id);
                 Err(ApiError::unauthorized(format!(
                     "GitHub no longer accepts this sign-in ({why}); sign in again"
                 )))
@@ -246,11 +306,38 @@ impl Auth {
     }
 }
 
+/// The signing key: `SESSION_SECRET`'s, else the random one kept in the
+/// store (made by the first replica to start). A store that cannot be read
+/// gets a key of this process only, said in the log.
+fn signing_key(session_secret: Option<&str>, store: &Store) -> signed::Key {
+    if let Some(secret) = session_secret.filter(|s| !s.is_empty()) {
+        return signed::Key::derive(secret);
+    }
+    let kept = store.secret_or_create(SIGNING_KEY, || signed::random_bytes().to_vec());
+    match kept.as_deref().map(signed::Key::from_bytes) {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            tracing::error!("the signing key in the store is malformed; using a key of this process only (set SESSION_SECRET)");
+            signed::Key::random()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the signing key from the store; using a key of this process only (set SESSION_SECRET)");
+            signed::Key::random()
+        }
+    }
+}
+
+/// A store failure on the sign-in path: a 503 (the viewer may retry).
+pub(crate) fn store_error(e: crate::store::StoreError) -> ApiError {
+    ApiError::unavailable(format!("the store cannot be read: {e}"))
+}
+
 /// A signed-in viewer, for pages that show who is signed in and carry the
 /// CSRF token in their forms (`csrf` field of POST forms).
 #[derive(Clone, Debug)]
 pub struct SignedIn {
     pub login: String,
+    pub kind: SessionKind,
     pub csrf: String,
 }
 
@@ -264,6 +351,7 @@ impl FromRequestParts<State> for SignedIn {
             .ok_or_else(|| ApiError::unauthorized("not signed in"))?;
         Ok(SignedIn {
             login: session.login.clone(),
+            kind: session.kind,
             csrf: auth.key.csrf(&session.id),
         })
     }
@@ -273,7 +361,8 @@ impl FromRequestParts<State> for SignedIn {
 pub fn routes(_: &crate::http::Mount) -> Router<State> {
     Router::new()
         .route("/setup", get(setup::callback))
-        .route("/auth/login", get(signin::login))
+        .route("/auth/login", get(login::sign_in).post(login::with_token))
+        .route("/auth/login/github", get(signin::login))
         .route("/auth/callback", get(signin::callback))
         .route(
             "/auth/logout",
@@ -284,6 +373,10 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
         .route(
             "/auth/tokens",
             get(tokens::page_of_tokens).post(tokens::issue_token),
+        )
+        .route(
+            "/auth/tokens/revoke",
+            axum::routing::post(tokens::revoke_token),
         )
 }
 

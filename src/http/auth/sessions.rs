@@ -1,139 +1,296 @@
-//! Signed-in sessions, in memory: id → who, their GitHub user token, when the
-//! session ends, and their repository list with when it was fetched. The
-//! browser holds only the signed session id (the token never leaves the
-//! server). Bounded: at most `MAX_SESSIONS`; expired ones go first, then the
-//! oldest. A restart signs everybody out.
+//! Signed-in sessions, in the store (`store::web_state`, space `Session`), so
+//! every replica knows them and a restart signs nobody out. A session is
+//! filed under the SHA-256 of its id (the browser holds only the signed id;
+//! the store never holds a value a cookie could be made from), with who
+//! signed in, how, their GitHub user token (which never leaves the server)
+//! and its expiry.
+//!
+//! Bounded twice: one account keeps at most `PER_ACCOUNT` sessions (its
+//! oldest go first), and the server at most `MAX_SESSIONS` (expired ones
+//! swept first, then the oldest of all). Since one account holds at most
+//! `PER_ACCOUNT`, no single account can push another viewer's session out.
+//!
+//! What a viewer may see (their repositories on GitHub) is cached in memory
+//! per replica for `SCOPE_TTL`: a cache, bounded like the sessions.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+
+use super::signed;
+use crate::store::{Result, Space, Store};
+
 /// Most sessions kept at once.
 pub const MAX_SESSIONS: usize = 10_000;
+/// Most sessions one account keeps at once (browsers, devices).
+pub const PER_ACCOUNT: usize = 20;
+/// Expired sessions swept per sign-in.
+const SWEEP: usize = 64;
 
 /// What a viewer can see: installation id → its repositories they can see.
 pub type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
 
 /// How a viewer signed in, which decides what they may see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SessionKind {
     /// Sign-in with GitHub: the repositories their account can see.
+    #[serde(rename = "github")]
     GitHub,
     /// The one-time local link of `demo --serve` (`/auth/local`): everything
     /// this server holds, no GitHub account behind it.
     Local,
+    /// Signed in with the `API_TOKEN` (`/auth/login`): the operator, who
+    /// sees everything, as the token does on the API.
+    Operator,
+}
+
+impl SessionKind {
+    /// True for a session that sees every repository.
+    pub fn sees_everything(self) -> bool {
+        matches!(self, SessionKind::Local | SessionKind::Operator)
+    }
+}
+
+/// A session as stored.
+#[derive(Clone, Serialize, Deserialize)]
+struct Stored {
+    kind: SessionKind,
+    login: String,
+    user_id: u64,
+    /// The user-to-server token (`ghu_…`); for the operator and the local
+    /// viewer, the digest of the token or key they signed in with.
+    #[serde(default)]
+    token: String,
+    created_ms: i64,
 }
 
 /// One signed-in viewer.
 #[derive(Clone)]
 pub struct Session {
+    /// The id the browser holds (signed in its cookie).
     pub id: String,
     pub kind: SessionKind,
     pub login: String,
     pub user_id: u64,
-    /// The user-to-server token (`ghu_…`).
+    /// The user-to-server token (`ghu_…`); for the operator and the local
+    /// viewer, the digest of the token or key they signed in with (a session
+    /// ends when that token or key changes: `Auth::session`).
     pub token: String,
-    pub expires: Instant,
-    scope: Option<(ViewerScope, Instant)>,
+    pub expires: chrono::DateTime<Utc>,
+}
+
+impl Session {
+    /// The account the session belongs to (the group its cap counts in).
+    pub fn account(&self) -> String {
+        account(self.kind, self.user_id)
+    }
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("login", &self.login)
+            .field("kind", &self.kind)
             .finish_non_exhaustive()
     }
 }
 
-#[derive(Default)]
+/// The account a session counts against: a GitHub account by its id (a
+/// login can be renamed), the operator, or the local viewer.
+pub fn account(kind: SessionKind, user_id: u64) -> String {
+    match kind {
+        SessionKind::GitHub => format!("github:{user_id}"),
+        SessionKind::Local => "local".to_string(),
+        SessionKind::Operator => "operator".to_string(),
+    }
+}
+
+/// Who signs in.
+#[derive(Clone, Debug)]
+pub struct Who {
+    pub kind: SessionKind,
+    pub login: String,
+    pub user_id: u64,
+    pub token: String,
+}
+
+impl Who {
+    pub fn github(login: String, user_id: u64, token: String) -> Who {
+        Who {
+            kind: SessionKind::GitHub,
+            login,
+            user_id,
+            token,
+        }
+    }
+
+    /// The demo's local viewer, signed in with the key `key`.
+    pub fn local(key: &str) -> Who {
+        Who {
+            kind: SessionKind::Local,
+            login: "local".into(),
+            user_id: 0,
+            token: signed::digest(key),
+        }
+    }
+
+    /// The operator, signed in with the `API_TOKEN` `api_token`.
+    pub fn operator(api_token: &str) -> Who {
+        Who {
+            kind: SessionKind::Operator,
+            login: "operator".into(),
+            user_id: 0,
+            token: signed::digest(api_token),
+        }
+    }
+}
+
 pub struct Sessions {
-    map: Mutex<HashMap<String, Session>>,
+    store: Store,
+    /// Session digest → (what the viewer sees, when it was asked).
+    scopes: Mutex<HashMap<String, (ViewerScope, Instant)>>,
+    /// The caps: per account, and of all (`PER_ACCOUNT`, `MAX_SESSIONS`).
+    per_account: usize,
+    max: usize,
 }
 
 impl Sessions {
-    /// Open a session lasting `ttl`; returns its id.
-    pub fn open(&self, login: String, user_id: u64, token: String, ttl: Duration) -> String {
-        self.insert(SessionKind::GitHub, login, user_id, token, ttl)
+    pub fn new(store: Store) -> Sessions {
+        Sessions::with_caps(store, PER_ACCOUNT, MAX_SESSIONS)
     }
 
-    /// Open a local viewer's session (`SessionKind::Local`) lasting `ttl`.
-    pub fn open_local(&self, ttl: Duration) -> String {
-        self.insert(SessionKind::Local, "local".into(), 0, String::new(), ttl)
-    }
-
-    fn insert(
-        &self,
-        kind: SessionKind,
-        login: String,
-        user_id: u64,
-        token: String,
-        ttl: Duration,
-    ) -> String {
-        let id = super::signed::random_token();
-        let now = Instant::now();
-        let mut map = self.map.lock().expect("sessions lock");
-        map.retain(|_, s| s.expires > now);
-        while map.len() >= MAX_SESSIONS {
-            let oldest = map
-                .iter()
-                .min_by_key(|(_, s)| s.expires)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => map.remove(&k),
-                None => break,
-            };
+    /// Sessions kept under other caps (tests).
+    pub fn with_caps(store: Store, per_account: usize, max: usize) -> Sessions {
+        Sessions {
+            store,
+            scopes: Mutex::default(),
+            per_account: per_account.max(1),
+            max: max.max(1),
         }
-        map.insert(
-            id.clone(),
-            Session {
-                id: id.clone(),
-                kind,
-                login,
-                user_id,
-                token,
-                expires: now + ttl,
-                scope: None,
-            },
-        );
-        id
     }
 
-    /// A live session.
-    pub fn get(&self, id: &str) -> Option<Session> {
-        let mut map = self.map.lock().expect("sessions lock");
-        match map.get(id) {
-            Some(s) if s.expires > Instant::now() => Some(s.clone()),
-            Some(_) => {
-                map.remove(id);
-                None
+    /// Open a session for `who` lasting `ttl`; returns its id. Makes room
+    /// first: expired sessions, then `who`'s account's oldest beyond
+    /// `per_account - 1`, then the oldest of all beyond `max - 1`.
+    pub fn open(&self, who: Who, ttl: Duration) -> Result<String> {
+        let now = Utc::now();
+        let group = account(who.kind, who.user_id);
+        self.store.sweep_expiring(Space::Session, now, SWEEP)?;
+        // The account's oldest beyond its cap, then the oldest of all
+        // beyond the server's: removed in the same commit as the new one.
+        let mine =
+            self.store
+                .expiring_ids(Space::Session, Some(&group), self.per_account + SWEEP)?;
+        let account_over = (mine.len() + 1).saturating_sub(self.per_account);
+        let mut evict: Vec<String> = mine[..account_over].to_vec();
+        let all = self.store.count_expiring(Space::Session, self.max + 1)?;
+        let global_over = (all + 1).saturating_sub(account_over + self.max);
+        if global_over > 0 {
+            let oldest =
+                self.store
+                    .expiring_ids(Space::Session, None, global_over + account_over)?;
+            for old in oldest {
+                if evict.len() >= account_over + global_over {
+                    break;
+                }
+                if !evict.contains(&old) {
+                    evict.push(old);
+                }
             }
-            None => None,
         }
+        {
+            let mut scopes = self.scopes.lock().expect("scopes lock");
+            for old in &evict {
+                scopes.remove(old);
+            }
+        }
+        let id = signed::random_token();
+        let stored = Stored {
+            kind: who.kind,
+            login: who.login,
+            user_id: who.user_id,
+            token: who.token,
+            created_ms: now.timestamp_millis(),
+        };
+        let expires = now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::zero());
+        self.store.put_expiring_evicting(
+            Space::Session,
+            &signed::digest(&id),
+            Some(&group),
+            expires,
+            &stored,
+            &evict,
+        )?;
+        Ok(id)
     }
 
-    pub fn remove(&self, id: &str) {
-        self.map.lock().expect("sessions lock").remove(id);
+    /// The live session with id `id`.
+    pub fn get(&self, id: &str) -> Result<Option<Session>> {
+        let found =
+            self.store
+                .expiring::<Stored>(Space::Session, &signed::digest(id), Utc::now())?;
+        Ok(found.map(|s| Session {
+            id: id.to_string(),
+            kind: s.value.kind,
+            login: s.value.login,
+            user_id: s.value.user_id,
+            token: s.value.token,
+            expires: s.expires,
+        }))
     }
 
-    /// The cached repository list, if fetched less than `ttl` ago.
+    /// The GitHub user token of the live session filed under `digest`.
+    pub fn github_token(&self, digest: &str) -> Result<Option<String>> {
+        let found = self
+            .store
+            .expiring::<Stored>(Space::Session, digest, Utc::now())?;
+        Ok(found
+            .map(|s| s.value)
+            .filter(|s| s.kind == SessionKind::GitHub && !s.token.is_empty())
+            .map(|s| s.token))
+    }
+
+    /// End the session with id `id` (on every replica).
+    pub fn remove(&self, id: &str) -> Result<()> {
+        self.forget(&signed::digest(id))
+    }
+
+    fn forget(&self, digest: &str) -> Result<()> {
+        self.scopes.lock().expect("scopes lock").remove(digest);
+        self.store.remove_expiring(Space::Session, digest)?;
+        Ok(())
+    }
+
+    /// How many sessions `account` holds.
+    pub fn count_of(&self, account: &str) -> Result<usize> {
+        Ok(self
+            .store
+            .expiring_ids(Space::Session, Some(account), MAX_SESSIONS)?
+            .len())
+    }
+
+    /// The cached repository list, if asked less than `ttl` ago.
     pub fn fresh_scope(&self, id: &str, ttl: Duration) -> Option<ViewerScope> {
-        let map = self.map.lock().expect("sessions lock");
-        let (repos, at) = map.get(id)?.scope.as_ref()?;
+        let scopes = self.scopes.lock().expect("scopes lock");
+        let (repos, at) = scopes.get(&signed::digest(id))?;
         (at.elapsed() < ttl).then(|| repos.clone())
     }
 
-    pub fn set_scope(&self, id: &str, repos: ViewerScope) {
-        if let Some(s) = self.map.lock().expect("sessions lock").get_mut(id) {
-            s.scope = Some((repos, Instant::now()));
+    /// Cache what session `id` may see (dropping stale entries when the
+    /// cache outgrows the sessions it could belong to).
+    pub fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration) {
+        let mut scopes = self.scopes.lock().expect("scopes lock");
+        if scopes.len() >= self.max {
+            scopes.retain(|_, (_, at)| at.elapsed() < ttl);
+            if scopes.len() >= self.max {
+                scopes.clear();
+            }
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.map.lock().expect("sessions lock").len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        scopes.insert(signed::digest(id), (repos, Instant::now()));
     }
 }
 
@@ -141,24 +298,103 @@ impl Sessions {
 mod tests {
     use super::*;
 
+    fn sessions() -> (tempfile::TempDir, Sessions) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_sled(dir.path()).unwrap();
+        (dir, Sessions::new(store))
+    }
+
+    fn alice() -> Who {
+        Who::github("alice".into(), 1, "ghu_a".into())
+    }
+
     #[test]
     fn sessions_expire_and_their_scope_goes_stale() {
-        let s = Sessions::default();
-        let id = s.open("alice".into(), 1, "ghu_a".into(), Duration::from_secs(60));
-        assert_eq!(s.get(&id).unwrap().login, "alice");
-        assert!(s.fresh_scope(&id, Duration::from_secs(60)).is_none());
-        s.set_scope(&id, [(1, ["acme/a".to_string()].into())].into());
-        assert_eq!(
-            s.fresh_scope(&id, Duration::from_secs(60)).unwrap().len(),
-            1
-        );
+        let (_d, s) = sessions();
+        let ttl = Duration::from_secs(60);
+        let id = s.open(alice(), ttl).unwrap();
+        assert_eq!(s.get(&id).unwrap().unwrap().login, "alice");
+        assert!(s.fresh_scope(&id, ttl).is_none());
+        s.set_scope(&id, [(1, ["acme/a".to_string()].into())].into(), ttl);
+        assert_eq!(s.fresh_scope(&id, ttl).unwrap().len(), 1);
         assert!(s.fresh_scope(&id, Duration::ZERO).is_none());
-        let gone = s.open("bob".into(), 2, "ghu_b".into(), Duration::ZERO);
-        assert!(s.get(&gone).is_none());
-        s.remove(&id);
-        assert!(s.get(&id).is_none());
-        assert!(s.is_empty());
-        let local = s.open_local(Duration::from_secs(60));
-        assert_eq!(s.get(&local).unwrap().kind, SessionKind::Local);
+        let gone = s
+            .open(Who::github("bob".into(), 2, "ghu_b".into()), Duration::ZERO)
+            .unwrap();
+        assert!(s.get(&gone).unwrap().is_none());
+        s.remove(&id).unwrap();
+        assert!(s.get(&id).unwrap().is_none());
+        assert!(s.fresh_scope(&id, ttl).is_none());
+        let local = s.open(Who::local("k"), ttl).unwrap();
+        assert_eq!(s.get(&local).unwrap().unwrap().kind, SessionKind::Local);
+        assert!(s.get("no-such-session").unwrap().is_none());
+    }
+
+    #[test]
+    fn one_account_keeps_its_newest_sessions_and_never_evicts_another() {
+        let (_d, s) = sessions();
+        let ttl = Duration::from_secs(600);
+        let bob = s
+            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
+            .unwrap();
+        let ids: Vec<String> = (0..PER_ACCOUNT + 5)
+            .map(|_| s.open(alice(), ttl).unwrap())
+            .collect();
+        assert_eq!(s.count_of("github:1").unwrap(), PER_ACCOUNT);
+        for old in &ids[..5] {
+            assert!(s.get(old).unwrap().is_none(), "the oldest go first");
+        }
+        for new in &ids[5..] {
+            assert!(s.get(new).unwrap().is_some());
+        }
+        assert!(s.get(&bob).unwrap().is_some());
+    }
+
+    #[test]
+    fn ten_thousand_sign_ins_of_one_github_account_leave_another_alive() {
+        let (_d, s) = sessions();
+        let ttl = Duration::from_secs(600);
+        let bob = s
+            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
+            .unwrap();
+        let mut last = String::new();
+        for _ in 0..10_100 {
+            last = s.open(alice(), ttl).unwrap();
+        }
+        assert!(s.get(&bob).unwrap().is_some());
+        assert!(s.get(&last).unwrap().is_some());
+        assert_eq!(s.count_of("github:1").unwrap(), PER_ACCOUNT);
+        assert_eq!(s.count_of("github:2").unwrap(), 1);
+    }
+
+    #[test]
+    fn at_the_global_cap_the_oldest_of_all_go_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_sled(dir.path()).unwrap();
+        let s = Sessions::with_caps(store, 3, 10);
+        let ttl = Duration::from_secs(600);
+        let ids: Vec<String> = (0..15)
+            .map(|n| {
+                s.open(Who::github(format!("u{n}"), n, String::new()), ttl)
+                    .unwrap()
+            })
+            .collect();
+        for (n, id) in ids.iter().enumerate() {
+            assert_eq!(s.get(id).unwrap().is_some(), n >= 5, "{n}");
+        }
+        // Expired sessions are swept before anyone live is pushed out.
+        let (_d2, s) = sessions();
+        let s = Sessions::with_caps(s.store.clone(), 3, 4);
+        let keep = s.open(alice(), ttl).unwrap();
+        for n in 0..3 {
+            s.open(
+                Who::github(format!("gone{n}"), 10 + n, String::new()),
+                Duration::ZERO,
+            )
+            .unwrap();
+        }
+        let new = s.open(Who::local("k"), ttl).unwrap();
+        assert!(s.get(&keep).unwrap().is_some());
+        assert!(s.get(&new).unwrap().is_some());
     }
 }

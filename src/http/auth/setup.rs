@@ -1,29 +1,70 @@
-//! First run, like Probot: while the App has no credentials, `GET /` is a
-//! setup page whose "Register GitHub App" button posts `app-manifest.json`
-//! (with this server's `PUBLIC_URL` in the webhook, redirect and callback
-//! URLs) to GitHub's manifest flow, for a personal account or an
-//! organization (`/?org=LOGIN`). GitHub sends the browser back to
+//! First run, like Probot — but only the operator can finish it. While the
+//! App has no credentials, `serve` prints a one-time **setup key** in its
+//! terminal (like Jupyter's token: a link `PUBLIC_URL/?setup_key=…`), kept in
+//! the store so every replica takes the same one. `GET /` asks for that key;
+//! with it (a signed cookie then remembers it for an hour) `/` is the setup
+//! page, whose "Register GitHub App" button posts `app-manifest.json` (with
+//! this server's `PUBLIC_URL` in the webhook, redirect and callback URLs) to
+//! GitHub's manifest flow, for a personal account or an organization
+//! (`/?org=LOGIN`). GitHub sends the browser back to
 //! `GET /setup?code=…&state=…`; the state must match the signed, HttpOnly
-//! cookie the page set (CSRF), the code is exchanged
-//! (`POST /app-manifests/{code}/conversions`), and the credentials are
-//! written to `.env` (`envfile`). The answer links to the App's install page
-//! and asks for a restart, which loads `.env`.
+//! cookie the page set, the browser must still hold the key, and the flow is
+//! taken from the store (`flows`: single use, so a replayed state converts
+//! nothing); the code is exchanged (`POST /app-manifests/{code}/conversions`)
+//! and the credentials written to `.env` (`envfile`). The answer links to the
+//! App's install page and asks for a restart, which loads `.env`. The key is
+//! then spent, and `/` tells anyone only that an App was registered — not
+//! which. Wrong keys share the sign-in form's rate limit (`login::Limiter`).
 
 use axum::extract::{Request, State as StateExtractor};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use super::flows::{self, Flow};
 use super::page::{esc, message, page};
-use super::{envfile, github_web, signed, Auth};
+use super::signin::{redirect, with_cookie};
+use super::{envfile, github_web, login, signed, Auth};
 use crate::http::State;
+use crate::store::Store;
 
 /// The manifest in the repository root.
 pub const MANIFEST: &str = include_str!("../../../app-manifest.json");
 const SETUP_COOKIE: &str = "so_setup";
+/// The cookie that remembers a browser gave the setup key.
+const KEY_COOKIE: &str = "so_setup_key";
 /// GitHub wants the three steps done within an hour.
 const STATE_TTL: i64 = 3600;
+/// Names in the store: the setup key, and the mark of a registered App.
+const SETUP_KEY: &str = "setup-key";
+const REGISTERED: &str = "registered-app";
+const TITLE: &str = "Set up safe-outcomes";
+
+/// The setup key, made (and kept in the store) by the first to ask.
+pub fn setup_key(store: &Store) -> crate::store::Result<String> {
+    let bytes = store.secret_or_create(SETUP_KEY, || {
+        hex::encode(&signed::random_bytes()[..24]).into_bytes()
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A start without credentials: setup is open again (an App registered
+/// before is forgotten: its credentials were not loaded); the setup key.
+pub fn begin(store: &Store) -> crate::store::Result<String> {
+    store.take_secret(REGISTERED)?;
+    setup_key(store)
+}
+
+/// The link `serve` prints: the setup page, with the key.
+pub fn setup_link(public_url: &str, key: &str) -> String {
+    format!("{}/?setup_key={key}", public_url.trim_end_matches('/'))
+}
+
+/// True once an App was registered here (until the restart that loads it).
+fn registered(store: &Store) -> bool {
+    store.secret(REGISTERED).ok().flatten().is_some()
+}
 
 /// The App the setup registered.
 #[derive(Clone, Debug)]
@@ -61,30 +102,128 @@ pub async fn intercept(
     if state.auth.setup_enabled() && req.method() == Method::GET && req.uri().path() == "/" {
         let pairs: Vec<(String, String)> =
             serde_urlencoded::from_str(req.uri().query().unwrap_or("")).unwrap_or_default();
-        let org = pairs
-            .iter()
-            .find(|(k, _)| k == "org")
-            .map(|(_, v)| v.trim().to_string())
-            .filter(|o| !o.is_empty());
-        return setup_page(&state.auth, org.as_deref());
+        let value = |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let org = value("org");
+        return gate(
+            &state.auth,
+            req.headers(),
+            value("setup_key").as_deref(),
+            org.as_deref(),
+        );
     }
     next.run(req).await
 }
 
-fn setup_page(auth: &Auth, org: Option<&str>) -> Response {
-    if let Some(done) = auth.registered.lock().expect("registered lock").clone() {
-        return registered_page(&done, StatusCode::OK);
+/// `/` during setup: the key's form, the key taken, or the setup page.
+fn gate(auth: &Auth, headers: &HeaderMap, given: Option<&str>, org: Option<&str>) -> Response {
+    if registered(&auth.store) {
+        return message(
+            StatusCode::OK,
+            TITLE,
+            "A GitHub App was registered for this server. Its operator restarts \
+             safe-outcomes serve to load its credentials.",
+        );
     }
+    let key = match setup_key(&auth.store) {
+        Ok(k) => k,
+        Err(e) => return super::store_error(e).into_response(),
+    };
+    if let Some(given) = given {
+        if let Some(wait) = auth.failures.retry_after() {
+            return login::too_many(wait, TITLE);
+        }
+        if !signed::same(&key, given) {
+            auth.failures.failed();
+            tracing::warn!("setup key refused");
+            return key_form(
+                auth,
+                StatusCode::FORBIDDEN,
+                Some("That is not the setup key."),
+            );
+        }
+        // Taken: a cookie remembers it, and the key leaves the address bar.
+        let sealed = auth.key.seal(
+            "setup-key",
+            &signed::digest(&key),
+            signed::now() + STATE_TTL,
+        );
+        let back = match org {
+            Some(o) => format!(
+                "/?{}",
+                serde_urlencoded::to_string([("org", o)]).unwrap_or_default()
+            ),
+            None => "/".to_string(),
+        };
+        return with_cookie(
+            redirect(&back),
+            &signed::set_cookie(KEY_COOKIE, &sealed, STATE_TTL, super::signin::secure(auth)),
+        );
+    }
+    if !holds_key(auth, headers, &key) {
+        return key_form(auth, StatusCode::OK, None);
+    }
+    setup_page(auth, org)
+}
+
+/// True when the browser's cookie says it gave the current setup key.
+fn holds_key(auth: &Auth, headers: &HeaderMap, key: &str) -> bool {
+    signed::cookie(headers, KEY_COOKIE)
+        .and_then(|c| auth.key.open("setup-key", &c).ok())
+        .is_some_and(|d| signed::same(&d, &signed::digest(key)))
+}
+
+/// The operator's warnings, as a list (empty: nothing).
+fn warnings_html(auth: &Auth) -> String {
+    if auth.options.warnings.is_empty() {
+        return String::new();
+    }
+    let items: String = auth
+        .options
+        .warnings
+        .iter()
+        .map(|w| format!("<li>{}</li>", esc(w)))
+        .collect();
+    format!("<div class=\"warnings\"><p><strong>Before you register:</strong></p><ul>{items}</ul></div>")
+}
+
+/// The form that asks for the setup key.
+fn key_form(auth: &Auth, status: StatusCode, problem: Option<&str>) -> Response {
+    let problem = problem
+        .map(|p| format!("<p class=\"error\">{}</p>", esc(p)))
+        .unwrap_or_default();
+    let body = format!(
+        "{problem}<p>This safe-outcomes server has no GitHub App yet. Only its operator can \
+         register one: <code>safe-outcomes serve</code> printed a setup link with a one-time \
+         key in its terminal (<code>…/?setup_key=…</code>). Open that link, or enter the key:</p>\
+         <form action=\"/\" method=\"get\"><p><label>Setup key \
+         <input type=\"password\" name=\"setup_key\" autocomplete=\"off\" required></label> \
+         <button type=\"submit\">Continue</button></p></form>{}",
+        warnings_html(auth)
+    );
+    page(status, TITLE, &body)
+}
+
+fn setup_page(auth: &Auth, org: Option<&str>) -> Response {
     if let Some(o) = org.filter(|o| !valid_login(o)) {
         return message(
             StatusCode::BAD_REQUEST,
-            "Set up safe-outcomes",
+            TITLE,
             &format!("{o:?} is not an organization login."),
         );
     }
     let options = &auth.options;
     let setup = options.setup.as_ref().expect("setup enabled");
-    let state = signed::random_token();
+    let ttl = std::time::Duration::from_secs(STATE_TTL as u64);
+    let state = match flows::start(&auth.store, &Flow::Setup, ttl) {
+        Ok(s) => s,
+        Err(e) => return super::store_error(e).into_response(),
+    };
     let action = match org {
         Some(o) => format!("{}/organizations/{o}/settings/apps/new", options.web_url),
         None => format!("{}/settings/apps/new", options.web_url),
@@ -103,14 +242,15 @@ fn setup_page(auth: &Auth, org: Option<&str>) -> Response {
          <button type=\"submit\">Register GitHub App</button></form>\
          <form action=\"/\" method=\"get\"><p><label>For an organization instead: \
          <input name=\"org\" value=\"{org}\" placeholder=\"organization login\"></label> \
-         <button type=\"submit\">Use it</button></p></form>",
+         <button type=\"submit\">Use it</button></p></form>{warnings}",
+        warnings = warnings_html(auth),
         hook = esc(&format!("{}{}", options.public_url, setup.webhook_path)),
         action = esc(&action),
         state = esc(&state),
         manifest = esc(&manifest),
         org = esc(org.unwrap_or("")),
     );
-    let mut resp = page(StatusCode::OK, "Set up safe-outcomes", &body);
+    let mut resp = page(StatusCode::OK, TITLE, &body);
     let cookie = signed::set_cookie(
         SETUP_COOKIE,
         &auth.key.seal("setup", &state, signed::now() + STATE_TTL),
@@ -166,7 +306,7 @@ pub async fn callback(
     axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Response {
     let auth = &state.auth;
-    let title = "Set up safe-outcomes";
+    let title = TITLE;
     let Some(setup) = auth.options.setup.clone() else {
         return message(
             StatusCode::NOT_FOUND,
@@ -199,10 +339,11 @@ pub async fn callback(
     }
     let expected =
         signed::cookie(&headers, SETUP_COOKIE).and_then(|c| auth.key.open("setup", &c).ok());
-    let state_ok = match (expected, q.state) {
-        (Some(e), Some(given)) => signed::same(&e, &given),
-        _ => false,
-    };
+    let given = q.state.unwrap_or_default();
+    let key = setup_key(&auth.store).unwrap_or_default();
+    let state_ok = expected.is_some_and(|e| signed::same(&e, &given))
+        && !key.is_empty()
+        && holds_key(auth, &headers, &key);
     if !state_ok {
         return message(
             StatusCode::FORBIDDEN,
@@ -211,9 +352,28 @@ pub async fn callback(
              start again from the setup page.",
         );
     }
+    // Single use: whoever comes back with this state first takes it.
+    match flows::finish(&auth.store, &given) {
+        Ok(Some(Flow::Setup)) => {}
+        Ok(_) => {
+            return message(
+                StatusCode::FORBIDDEN,
+                title,
+                "This registration was already used, or expired: start again from the setup page.",
+            )
+        }
+        Err(e) => return super::store_error(e).into_response(),
+    }
     match register(auth, &setup, &code).await {
         Ok(done) => {
-            *auth.registered.lock().expect("registered lock") = Some(done.clone());
+            // The key is spent; `/` now says only that an App was registered.
+            let marked = auth
+                .store
+                .put_secret(REGISTERED, done.app_id.to_string().as_bytes())
+                .and_then(|_| auth.store.take_secret(SETUP_KEY));
+            if let Err(e) = marked {
+                tracing::error!(error = %e, "the registration could not be marked in the store");
+            }
             let mut resp = registered_page(&done, StatusCode::OK);
             if let Ok(v) = HeaderValue::from_str(&signed::clear_cookie(SETUP_COOKIE, false)) {
                 resp.headers_mut().append(header::SET_COOKIE, v);

@@ -28,18 +28,26 @@ pub enum SignedError {
 pub struct Key([u8; 32]);
 
 impl Key {
-    /// A key derived from a configured secret (the same on every start).
+    /// The key of `SESSION_SECRET` (the same on every start and replica).
     pub fn derive(secret: &str) -> Key {
         let mut mac = HmacSha256::new_from_slice(secret.as_bytes()).expect("any key length");
         mac.update(b"safe-outcomes cookie key v1");
         Key(mac.finalize().into_bytes().into())
     }
 
-    /// A fresh random key (cookies do not survive a restart).
+    /// A key from 32 stored random bytes (`None` for any other length).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Key> {
+        bytes.try_into().ok().map(Key)
+    }
+
+    /// A fresh random key.
     pub fn random() -> Key {
-        let mut k = [0u8; 32];
-        getrandom::getrandom(&mut k).expect("the OS random source");
-        Key(k)
+        Key(random_bytes())
+    }
+
+    /// The key's bytes, to keep in the store.
+    pub fn bytes(&self) -> [u8; 32] {
+        self.0
     }
 
     fn mac(&self, purpose: &str, payload: &[u8]) -> Vec<u8> {
@@ -99,11 +107,23 @@ pub fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-/// A random URL-safe token of 32 bytes.
-pub fn random_token() -> String {
+/// 32 bytes from the OS's random source.
+pub fn random_bytes() -> [u8; 32] {
     let mut b = [0u8; 32];
     getrandom::getrandom(&mut b).expect("the OS random source");
-    URL_SAFE_NO_PAD.encode(b)
+    b
+}
+
+/// A random URL-safe token of 32 bytes.
+pub fn random_token() -> String {
+    URL_SAFE_NO_PAD.encode(random_bytes())
+}
+
+/// What the store files a secret value under (a session id, a flow state,
+/// a read token): its SHA-256, hex, so the store never holds the value a
+/// browser or a machine presents.
+pub fn digest(value: &str) -> String {
+    hex::encode(Sha256::digest(value.as_bytes()))
 }
 
 /// The PKCE S256 challenge of a verifier.

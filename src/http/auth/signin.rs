@@ -1,12 +1,15 @@
 //! Sign-in with GitHub (the App's user authorization, OAuth web flow with
-//! PKCE): `GET /auth/login?next=/path` sends the browser to GitHub's
-//! authorize page with a random state kept in a signed, HttpOnly,
-//! SameSite=Lax cookie bound to this browser (10 minutes, like GitHub's
-//! code); `GET /auth/callback` checks that state, exchanges the code for a
-//! user token, asks `GET /user` who it is, opens a session and sets the
-//! session cookie. `POST /auth/logout` (with the session's CSRF token) ends
-//! it; `GET /auth/logout` shows that form. `GET /api/v1/me` tells a reader
-//! who they are and which repositories they may see.
+//! PKCE): `GET /auth/login/github?next=/path` starts a flow in the store
+//! (`flows`: the PKCE verifier and where to go back, 10 minutes like
+//! GitHub's code) and sends the browser to GitHub's authorize page with its
+//! state, which a signed, HttpOnly, SameSite=Lax cookie also binds to this
+//! browser; `GET /auth/callback` checks the cookie against the state, *takes*
+//! the flow (so a replayed state finds nothing and GitHub is not called),
+//! exchanges the code for a user token, asks `GET /user` who it is, opens a
+//! session and sets the session cookie. The callback may land on any replica.
+//! `POST /auth/logout` (with the session's CSRF token) ends the session on
+//! every replica; `GET /auth/logout` shows that form. `GET /api/v1/me` tells
+//! a reader who they are and which repositories they may see.
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State as StateExtractor};
@@ -15,7 +18,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use super::flows::{self, Flow};
 use super::page::{esc, message, page};
+use super::sessions::Who;
 use super::{github_web, signed, Auth, SESSION_COOKIE};
 use crate::http::read::{Reader, RepoScope};
 use crate::http::{ApiError, State};
@@ -23,6 +28,8 @@ use crate::http::{ApiError, State};
 const OAUTH_COOKIE: &str = "so_oauth";
 /// GitHub's authorization codes last 10 minutes.
 const OAUTH_TTL: i64 = 600;
+/// The flow's state in the cookie and the store.
+const OAUTH_PURPOSE: &str = "oauth";
 const TITLE: &str = "Sign in with GitHub";
 
 fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
@@ -88,7 +95,7 @@ fn oauth_of(state: &State) -> Option<(&Auth, &super::OAuthApp)> {
     Some((auth, auth.options.oauth.as_ref()?))
 }
 
-/// `GET /auth/login?next=/path`: off to GitHub's authorize page.
+/// `GET /auth/login/github?next=/path`: off to GitHub's authorize page.
 pub async fn login(
     StateExtractor(state): StateExtractor<State>,
     RawQuery(q): RawQuery,
@@ -97,8 +104,16 @@ pub async fn login(
         return not_configured();
     };
     let next = local_path(param(&query_pairs(q.as_deref()), "next"));
-    let csrf_state = signed::random_token();
     let verifier = signed::random_token();
+    let flow = Flow::OAuth {
+        verifier: verifier.clone(),
+        next,
+    };
+    let ttl = std::time::Duration::from_secs(OAUTH_TTL as u64);
+    let csrf_state = match flows::start(&auth.store, &flow, ttl) {
+        Ok(s) => s,
+        Err(e) => return super::store_error(e).into_response(),
+    };
     let redirect_uri = format!("{}/auth/callback", auth.options.public_url);
     let target = format!(
         "{}/login/oauth/authorize?{}",
@@ -112,11 +127,9 @@ pub async fn login(
         ])
         .unwrap_or_default()
     );
-    let sealed = auth.key.seal(
-        "oauth",
-        &format!("{csrf_state} {verifier} {next}"),
-        signed::now() + OAUTH_TTL,
-    );
+    let sealed = auth
+        .key
+        .seal(OAUTH_PURPOSE, &csrf_state, signed::now() + OAUTH_TTL);
     with_cookie(
         redirect(&target),
         &signed::set_cookie(OAUTH_COOKIE, &sealed, OAUTH_TTL, secure(auth)),
@@ -140,28 +153,35 @@ pub async fn callback(
             &format!("GitHub did not sign you in: {error}."),
         );
     }
-    let kept = signed::cookie(&headers, OAUTH_COOKIE).and_then(|c| auth.key.open("oauth", &c).ok());
-    let Some(kept) = kept else {
+    let expected =
+        signed::cookie(&headers, OAUTH_COOKIE).and_then(|c| auth.key.open(OAUTH_PURPOSE, &c).ok());
+    let Some(expected) = expected else {
         return message(
             StatusCode::FORBIDDEN,
             TITLE,
             "This sign-in was not started in this browser, or took longer than 10 minutes: sign in again.",
         );
     };
-    let mut parts = kept.splitn(3, ' ');
-    let (expected, verifier, next) = (
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or("/"),
-    );
     let given = param(&pairs, "state").unwrap_or("");
-    if expected.is_empty() || !signed::same(expected, given) {
+    if expected.is_empty() || !signed::same(&expected, given) {
         return message(
             StatusCode::FORBIDDEN,
             TITLE,
             "The state does not match: sign in again.",
         );
     }
+    // Single use: whoever comes back with this state first takes the flow.
+    let (verifier, next) = match flows::finish(&auth.store, given) {
+        Ok(Some(Flow::OAuth { verifier, next })) => (verifier, next),
+        Ok(_) => {
+            return message(
+                StatusCode::FORBIDDEN,
+                TITLE,
+                "This sign-in was already used, or took longer than 10 minutes: sign in again.",
+            )
+        }
+        Err(e) => return super::store_error(e).into_response(),
+    };
     let Some(code) = param(&pairs, "code").filter(|c| !c.is_empty()) else {
         return message(
             StatusCode::BAD_REQUEST,
@@ -177,7 +197,7 @@ pub async fn callback(
             oauth,
             code,
             &redirect_uri,
-            verifier,
+            &verifier,
         )
         .await?;
         let (login, id) =
@@ -196,10 +216,11 @@ pub async fn callback(
         }
     };
     tracing::info!(%login, "signed in with GitHub");
-    let ttl = auth.options.session_ttl;
-    let sid = auth.sessions.open(login, id, token, ttl);
-    let cookie = session_cookie(auth, &sid, ttl);
-    let resp = with_cookie(redirect(&local_path(Some(next))), &cookie);
+    let cookie = match auth.open_session(Who::github(login, id, token)) {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
+    let resp = with_cookie(redirect(&local_path(Some(&next))), &cookie);
     with_cookie(resp, &signed::clear_cookie(OAUTH_COOKIE, secure(auth)))
 }
 
@@ -225,7 +246,7 @@ pub async fn logout_page(
         _ => page(
             StatusCode::OK,
             "Sign out",
-            "<p>You are not signed in. <a href=\"/auth/login\">Sign in with GitHub</a>.</p>",
+            "<p>You are not signed in. <a href=\"/auth/login\">Sign in</a>.</p>",
         ),
     }
 }
@@ -251,7 +272,9 @@ pub async fn logout(
             "The form's CSRF token does not match this session.",
         );
     }
-    auth.sessions.remove(&session.id);
+    if let Err(e) = auth.sessions.remove(&session.id) {
+        return super::store_error(e).into_response();
+    }
     tracing::info!(login = %session.login, "signed out");
     with_cookie(redirect("/"), &clear)
 }
@@ -262,11 +285,13 @@ pub async fn me(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let login = state.auth.session(&headers).ok().flatten().map(|s| s.login);
+    let session = state.auth.session(&headers).ok().flatten();
+    let login = session.as_ref().map(|s| s.login.clone());
+    let kind = session.map(|s| s.kind);
     Ok(Json(match reader.scope {
-        RepoScope::All => json!({"login": login, "scope": "all"}),
+        RepoScope::All => json!({"login": login, "session": kind, "scope": "all"}),
         RepoScope::Only(repos) => {
-            json!({"login": login, "scope": "repositories", "repositories": repos})
+            json!({"login": login, "session": kind, "scope": "repositories", "repositories": repos})
         }
     }))
 }

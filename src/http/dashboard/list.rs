@@ -20,6 +20,7 @@ use super::links::{list_path, output_path, run_path, workflow_path};
 use super::words::{signal, verdict};
 use super::{day, page, when, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, run_records};
+use crate::http::budget::ReadPermit;
 use crate::http::{ApiError, State};
 use crate::model::{OutcomeRecord, CHECKPOINTS};
 use crate::read::report::{parse_window, schedule_of, Counted, Totals};
@@ -220,7 +221,11 @@ pub(crate) fn words_of_kind(kind: &str) -> String {
     out
 }
 
-pub async fn outputs(StateExtractor(state): StateExtractor<State>, mut visit: Visit) -> PageResult {
+pub async fn outputs(
+    StateExtractor(state): StateExtractor<State>,
+    mut visit: Visit,
+    _place: ReadPermit,
+) -> PageResult {
     let extra = ["run", "count", "window", "awaiting", "sort", "page"];
     let (filter, rest, pairs) = visit.query(&extra)?;
     let own = own(&rest)?;

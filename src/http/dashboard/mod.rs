@@ -7,7 +7,10 @@
 //! count), output, pull request. The cuts are `ReadFilter`'s, in the URL, as
 //! on the read API; every page reads through the read API's own functions,
 //! so a page shows the numbers the API answers. Every page is gated by the
-//! `Reader` extractor; a refusal is an HTML page with a sign-in link.
+//! `Reader` extractor; a refusal is an HTML page with a "Sign in" link to
+//! the sign-in page (`http::auth::login`), which comes back to the refused
+//! page. Every page that reads takes a place in the read budget
+//! (`budget::ReadPermit`: 503 and Retry-After when it is full).
 
 pub mod chart;
 mod form;
@@ -84,8 +87,8 @@ impl IntoResponse for PageError {
                 &Viewer::Nobody,
                 html! {
                     h1 { "Sign in to see the outcomes" }
-                    p { "The dashboard shows the repositories your GitHub account can see among this App's installations." }
-                    p { a.button href=(login) { "Sign in with GitHub" } }
+                    p { "Sign in with GitHub to see the repositories your account can see among this App's installations, or with the server's API token to see everything." }
+                    p { a.button href=(login) { "Sign in" } }
                 },
             )
         } else {

@@ -16,9 +16,9 @@ use super::shell::crumb;
 use super::words::{observation, signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{output_detail, pull_request, thread_of, OutputDetail};
+use crate::http::budget::ReadPermit;
 use crate::http::State;
 use crate::model::{ExecutionRecord, CHECKPOINTS};
-use crate::read::report::schedule;
 
 /// The target, in words, with its title and link.
 fn target(x: &ExecutionRecord, title: Option<&str>, gh: &GitHub) -> Markup {
@@ -45,20 +45,22 @@ fn target(x: &ExecutionRecord, title: Option<&str>, gh: &GitHub) -> Markup {
 pub async fn output(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
     Path(id): Path<String>,
 ) -> PageResult {
     let (filter, _, _) = visit.query(&[])?;
     let detail = output_detail(&state, &visit.reader, &filter, &id).await?;
     let OutputDetail {
-        stored,
+        outcome,
+        execution: x,
+        schedule: plan,
         observations,
         transitions,
     } = &detail;
-    let (x, o) = (&stored.execution, stored.outcome.as_ref());
+    let o = outcome.as_ref();
     let now = state.shared.clock.now();
     let gh = super::github(&state);
     let windows = o.map(|o| o.windows.clone()).unwrap_or_default();
-    let plan = schedule(x.executed_at, &windows);
     let title = observations
         .iter()
         .rev()

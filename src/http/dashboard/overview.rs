@@ -10,6 +10,7 @@ use super::form::filters;
 use super::links::list_path;
 use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, report_of_records};
+use crate::http::budget::ReadPermit;
 use crate::http::series::{self, asked_window, Period};
 use crate::http::{ApiError, State};
 use crate::model::{OutcomeRecord, CHECKPOINTS};
@@ -116,7 +117,7 @@ pub(crate) fn rates_header(first: &str) -> Markup {
 
 pub(crate) fn rates_cells(s: &TypeStats, href: &str) -> Markup {
     html! {
-        (count_link("count", "count", s.count, href))
+        (count_link("total_safe_outputs", "count", s.count, href))
         (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
         (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
         (rate_cell("sticky_artifact_rate", "sticky", s.sticky_artifact_rate))
@@ -221,6 +222,7 @@ pub(crate) fn page_window(
 pub async fn overview(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let window = page_window(&rest)?;

@@ -15,11 +15,13 @@ use super::words::{signal, verdict};
 use super::{page, PageResult, Visit};
 use crate::github::checks::{progress, render};
 use crate::http::api::pull_request;
+use crate::http::budget::ReadPermit;
 use crate::http::{ApiError, State};
 
 pub async fn pull_request_page(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> PageResult {
     visit.query(&[])?;

@@ -13,6 +13,7 @@ use super::shell::crumb;
 use super::words::{signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{run_records, run_view_of, thread_of, thread_titles};
+use crate::http::budget::ReadPermit;
 use crate::http::{ApiError, State};
 
 /// The summary's counts, as the run view names them.
@@ -45,6 +46,7 @@ fn cut(field: &str) -> Vec<(&'static str, &str)> {
 pub async fn run(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
     let (filter, _, pairs) = visit.query(&[])?;
@@ -60,7 +62,8 @@ pub async fn run(
             .cmp(&b.created_at)
             .then(a.safe_output_id.cmp(&b.safe_output_id))
     });
-    let view = run_view_of(&repo, run_id, &records);
+    let view = serde_json::to_value(run_view_of(&repo, run_id, &records))
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let threads = records
         .iter()
         .filter_map(|r| r.target.as_ref())

@@ -15,7 +15,8 @@ use super::overview::{
 };
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
-use crate::http::api::{admitted_outcomes, line_survival_of, report_of_records};
+use crate::http::api::{admitted_outcomes, line_survival_of, report_of_records, RUNS_SHOWN};
+use crate::http::budget::ReadPermit;
 use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
 use crate::http::{ApiError, State};
@@ -136,6 +137,7 @@ fn survival_table(t: &LineTotals) -> Markup {
 pub async fn workflows(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let asked = page_window(&rest)?;
@@ -199,6 +201,7 @@ pub async fn workflows(
 pub async fn workflow(
     StateExtractor(state): StateExtractor<State>,
     mut visit: Visit,
+    _place: ReadPermit,
     Path(name): Path<String>,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
@@ -231,6 +234,8 @@ pub async fn workflow(
     }
     let mut runs: Vec<_> = runs.into_iter().collect();
     runs.sort_by_key(|(_, rs)| std::cmp::Reverse(rs.iter().map(|r| r.created_at).min()));
+    let older = runs.len() > RUNS_SHOWN;
+    runs.truncate(RUNS_SHOWN);
     let gh = super::github(&state);
     let content = html! {
         h1 { "Workflow " code { (name) } }
@@ -276,6 +281,13 @@ pub async fn workflow(
                 }
             }
         } }
+        @if older {
+            p.muted #older-runs {
+                "The " (RUNS_SHOWN) " most recent runs are shown; older ones are in "
+                a href=(list_path(&[("workflow", name.as_str())])) { "the list of its outputs" }
+                " and the read API (" code { "/api/v1/runs/…" } ")."
+            }
+        }
     };
     page(
         &format!("Workflow {name}"),

@@ -29,6 +29,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::{ApiError, MAX_BODY};
 
+/// Records per staged manifest chunk, at most.
+pub const CHUNK_RECORDS: usize = 500;
+/// Line bytes per staged manifest chunk, at most (plus one line).
+pub const CHUNK_LINE_BYTES: usize = 256 * 1024;
+
 /// Seconds a client is told to wait when the body budget is spent.
 pub const RETRY_AFTER_SECS: u64 = 2;
 
@@ -70,7 +75,7 @@ impl Limits {
     /// Bytes a streamed manifest holds at most while it is read: a chunk of
     /// lines being parsed plus the longest line.
     pub fn manifest_working_set(&self) -> usize {
-        super::manifest_stream::CHUNK_LINE_BYTES + self.manifest_max_line_bytes
+        CHUNK_LINE_BYTES + self.manifest_max_line_bytes
     }
 }
 

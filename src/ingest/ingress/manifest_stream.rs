@@ -2,6 +2,11 @@
 //! capped), lines parsed into records, and records staged in bounded chunks
 //! (`store::staging`). Nothing holds the whole body or all of its records;
 //! the answer keeps only counts and the first few ids and rejected lines.
+//! Every record passes the tenancy rule against the run's repository
+//! (`ingest::tenancy`) before it is staged: a line outside the run's
+//! installation is rejected with the reason, like a line that does not parse.
+
+use std::collections::BTreeMap;
 
 use axum::body::Body;
 use axum::http::StatusCode;
@@ -13,13 +18,11 @@ use super::body_error;
 use super::limits::Limits;
 use super::{ApiError, MAX_BODY};
 use crate::ingest::manifest::{LineParser, LineSplitter, RawLine, RejectedLine};
+use crate::ingest::tenancy::ManifestTenancy;
 use crate::model::ExecutionRecord;
 use crate::store::{staging, Store};
 
-/// Records per staged chunk, at most.
-pub const CHUNK_RECORDS: usize = 500;
-/// Line bytes per staged chunk, at most (plus one line).
-pub const CHUNK_LINE_BYTES: usize = 256 * 1024;
+pub use super::limits::{CHUNK_LINE_BYTES, CHUNK_RECORDS};
 /// Bytes fed to the splitter at a time, so a chunk is staged before the
 /// next piece is parsed whatever the size of the frames.
 const PIECE: usize = 16 * 1024;
@@ -38,6 +41,7 @@ pub struct StreamedManifest<'a> {
     check: &'a RecordCheck<'a>,
     splitter: LineSplitter,
     parser: LineParser,
+    tenancy: ManifestTenancy,
     digest: Sha256,
     read: usize,
     pub upload: u64,
@@ -50,6 +54,9 @@ pub struct StreamedManifest<'a> {
     outputs: Vec<String>,
     rejected: Vec<RejectedLine>,
     pub rejected_total: usize,
+    /// Lines rejected as outside the run's installation (in `rejected` too),
+    /// by `Refusal::kind`.
+    pub outside_installation: BTreeMap<&'static str, usize>,
     /// Kept (committed) or discarded already: nothing for `Drop` to do.
     settled: bool,
 }
@@ -65,12 +72,14 @@ impl<'a> StreamedManifest<'a> {
     ) -> Result<StreamedManifest<'a>, ApiError> {
         let mut digest = Sha256::new();
         digest.update(salt.as_bytes());
+        let tenancy = ManifestTenancy::new(store, parser.run_repo().map(str::to_string));
         Ok(StreamedManifest {
             store: store.clone(),
             limits,
             check,
             splitter: LineSplitter::new(limits.manifest_max_line_bytes),
             parser,
+            tenancy,
             digest,
             read: 0,
             upload: staging::new_upload(store)?,
@@ -82,6 +91,7 @@ impl<'a> StreamedManifest<'a> {
             outputs: Vec::new(),
             rejected: Vec::new(),
             rejected_total: 0,
+            outside_installation: BTreeMap::new(),
             settled: false,
         })
     }
@@ -126,9 +136,24 @@ impl<'a> StreamedManifest<'a> {
                 ),
             ));
         }
-        match parsed {
+        let parsed = match parsed {
             Some(Ok(record)) => {
                 (self.check)(&record)?;
+                match self.tenancy.check(&record)? {
+                    Ok(()) => Some(Ok(record)),
+                    Err(refusal) => {
+                        *self.outside_installation.entry(refusal.kind()).or_default() += 1;
+                        Some(Err(RejectedLine {
+                            line: line.number,
+                            error: format!("{refusal}; nothing was stored for this line"),
+                        }))
+                    }
+                }
+            }
+            other => other,
+        };
+        match parsed {
+            Some(Ok(record)) => {
                 self.accepted += 1;
                 if self.outputs.len() < ECHO_OUTPUTS {
                     self.outputs.push(record.id.clone());
@@ -190,6 +215,11 @@ impl<'a> StreamedManifest<'a> {
             .collect()
     }
 
+    /// How many lines were rejected as outside the run's installation.
+    pub fn outside_installation_total(&self) -> usize {
+        self.outside_installation.values().sum()
+    }
+
     /// The ids listed in the answer, and how many were left out.
     pub fn outputs_json(&self) -> (Value, usize) {
         (json!(self.outputs), self.accepted - self.outputs.len())
@@ -208,7 +238,7 @@ impl<'a> StreamedManifest<'a> {
         let (store, upload) = (self.store.clone(), self.upload);
         let removed = tokio::task::spawn_blocking(move || staging::discard(&store, upload)).await;
         if !matches!(removed, Ok(Ok(()))) {
-            // Left for the start-up sweep: the upload is not committed.
+            // Left for the sweep once its lease runs out: not committed.
             tracing::warn!(upload, "could not discard a refused manifest's chunks");
         }
     }

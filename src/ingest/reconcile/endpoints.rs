@@ -26,9 +26,10 @@ pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
         .collect()
 }
 
-/// Endpoints that only the first responses reveal: the compare of a pushed
-/// commit with the merge commit, and the PRs a timeline cross-references (for
-/// `assign_to_agent`). All supplementary.
+/// Endpoints that only the first responses reveal: what landed on the base
+/// branch after a merged PR (`compare/MERGE...BASE`, for reverts), the
+/// compare of a pushed commit with the merge commit, and the PRs a timeline
+/// cross-references (for `assign_to_agent`). All supplementary.
 pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
     let supplementary = |path: String| Endpoint {
         path,
@@ -38,13 +39,32 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
         return Vec::new();
     };
     let mut out = Vec::new();
-    match OutputType::from(record.output_type.as_str()) {
+    let output_type = OutputType::from(record.output_type.as_str());
+    let pr = state.responses.get(&format!("pulls/{n}"));
+    let merge = pr
+        .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
+        .and_then(|p| p.get("merge_commit_sha"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let base = pr
+        .and_then(|p| p.pointer("/base/ref"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    // What landed on the base branch after a merged PR (the compare's
+    // commits), where a `This reverts commit …` of its merge or of a pushed
+    // commit would be: a revert is read from the API as from `push` webhooks.
+    if let (
+        OutputType::CreatePullRequest
+        | OutputType::PushToPullRequestBranch
+        | OutputType::MergePullRequest,
+        Some(m),
+        Some(b),
+    ) = (&output_type, merge, base)
+    {
+        out.push(supplementary(format!("compare/{m}...{b}")));
+    }
+    match output_type {
         OutputType::PushToPullRequestBranch => {
-            let pr = state.responses.get(&format!("pulls/{n}"));
-            let merge = pr
-                .filter(|p| p.get("merged").and_then(Value::as_bool) == Some(true))
-                .and_then(|p| p.get("merge_commit_sha"))
-                .and_then(Value::as_str);
             if let (Some(sha), Some(merge)) = (pushed_sha(record), merge) {
                 out.push(supplementary(format!("compare/{sha}...{merge}")));
             }
@@ -86,6 +106,15 @@ pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
         TargetKind::Discussion => t.number,
         _ => t.parent_number.or(t.number),
     }
+}
+
+/// The runs a repository dispatch may have started: `repository_dispatch`
+/// runs created from the execution on (the newest 100).
+pub fn dispatched_runs(record: &ExecutionRecord) -> String {
+    let since = record
+        .executed_at
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}&per_page=100")
 }
 
 fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
@@ -140,7 +169,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        OutputType::AddComment => {
+        OutputType::AddComment | OutputType::CommentMemory => {
             let id = t.and_then(|t| t.id)?;
             let mut v = vec![format!("issues/comments/{id}")];
             if let Some(p) = t.and_then(|t| t.parent_number) {
@@ -177,10 +206,17 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 Some(rc) => format!("pulls/comments/{}", rc.id?),
                 None => format!("pulls/{n}/comments"),
             };
-            vec![first, format!("graphql/review_threads/{n}")]
+            // The PR too: a comment on a PR merged or closed since is judged
+            // with it, as the webhook path judges it.
+            vec![
+                first,
+                format!("graphql/review_threads/{n}"),
+                format!("pulls/{n}"),
+            ]
         }
         OutputType::ResolvePullRequestReviewThread => {
-            vec![format!("graphql/review_threads/{}", n?)]
+            let n = n?;
+            vec![format!("graphql/review_threads/{n}"), format!("pulls/{n}")]
         }
         OutputType::HideComment => {
             let node = t
@@ -193,10 +229,19 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
         | OutputType::CloseDiscussion => {
             vec![format!("graphql/discussion/{}", n?)]
         }
-        OutputType::DispatchWorkflow | OutputType::CallWorkflow => {
-            let run = meta_u64("run_id")
-                .or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id)?;
-            vec![format!("actions/runs/{run}")]
+        OutputType::DispatchWorkflow
+        | OutputType::CallWorkflow
+        | OutputType::ApproveWorkflowRun
+        | OutputType::DispatchRepository => {
+            let run =
+                meta_u64("run_id").or_else(|| t.filter(|t| t.kind == TargetKind::WorkflowRun)?.id);
+            match (run, OutputType::from(record.output_type.as_str())) {
+                (Some(run), _) => vec![format!("actions/runs/{run}")],
+                // A repository dispatch answers no run id: the runs it
+                // started are listed by their trigger, from execution on.
+                (None, OutputType::DispatchRepository) => vec![dispatched_runs(record)],
+                (None, _) => return None,
+            }
         }
         OutputType::CreateCheckRun => {
             let id = t.filter(|t| t.kind == TargetKind::CheckRun)?.id?;

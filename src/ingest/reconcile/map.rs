@@ -123,6 +123,64 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// The sub-issue link the issue object shows, for a `link_sub_issue`
+    /// output, when no timeline of the issue was read (its
+    /// `parent_issue_added`/`_removed` events name who and when, and
+    /// decide): the child's `parent_issue_url` naming the output's parent is
+    /// the link in place; a child whose `parent_issue_url` is null (present,
+    /// not absent), or a parent whose `sub_issues_summary.total` is 0, shows
+    /// the link gone, by someone nobody can see (general rules 4 and 10).
+    fn sub_issue_state(&mut self, n: u64, raw: &Value, at: DateTime<Utc>) {
+        if !matches!(
+            OutputType::from(self.record.output_type.as_str()),
+            OutputType::LinkSubIssue
+        ) {
+            return;
+        }
+        let timeline = ["timeline", "events"].iter().any(|k| {
+            self.state
+                .responses
+                .contains_key(&format!("issues/{n}/{k}"))
+        });
+        let Some((parent, child)) = link_of(self.record) else {
+            return;
+        };
+        if timeline {
+            return;
+        }
+        let kind = if n == child && raw.get("parent_issue_url").is_some() {
+            let named = raw
+                .get("parent_issue_url")
+                .and_then(Value::as_str)
+                .and_then(|u| u.rsplit('/').next()?.parse::<u64>().ok());
+            match named {
+                Some(p) if p == parent => K::SubIssueAdded { parent, child },
+                _ => K::SubIssueRemoved { parent, child },
+            }
+        } else if n == parent
+            && raw
+                .pointer("/sub_issues_summary/total")
+                .and_then(Value::as_u64)
+                == Some(0)
+        {
+            K::SubIssueRemoved { parent, child }
+        } else {
+            return;
+        };
+        let at = match kind {
+            // The link the output made: at the action.
+            K::SubIssueAdded { .. } => self.fallback,
+            _ => at,
+        };
+        self.push(
+            format!("api:issues/{n}:sub_issue_link"),
+            at,
+            thread_key(&self.repo, n),
+            None,
+            kind,
+        );
+    }
+
     /// True when the output created thread `n` (an issue, a discussion, or
     /// the issue a PR fell back to): reactions on it answer the output.
     fn created_thread(&self, n: u64) -> bool {
@@ -188,6 +246,11 @@ impl<'a> Mapper<'a> {
             }
             ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
             ["actions", "runs", id] => self.run_state(path, num(id), v),
+            ["actions", listed] if listed.starts_with("runs?") => {
+                for run in v.get("workflow_runs").map(items).unwrap_or_default() {
+                    self.listed_run(path, run);
+                }
+            }
             ["compare", spec] => self.compare(path, spec, v),
             ["issues", "comments", id, "reactions"] => {
                 let key =
@@ -316,6 +379,9 @@ impl<'a> Mapper<'a> {
             event,
             Some(snap),
         );
+        if let Some(raw) = raw {
+            self.sub_issue_state(n, raw, at);
+        }
         if self.created_thread(n) {
             let when = time(item.created_at.as_ref())
                 .unwrap_or(self.fallback)
@@ -541,6 +607,16 @@ impl<'a> Mapper<'a> {
             // A close or reopen with no time of its own is (at the latest)
             // what produced the item's current state: it takes that state's
             // time rather than being dropped (general rule 2).
+            if name == "cross-referenced" {
+                self.revert_pr(path, n, raw);
+            }
+            if let Some(kind) = sub_issue_event(&name, n, raw) {
+                if let Some(at) = time(e.created_at.as_ref()) {
+                    let id = api_id("event", e.id, format!("{path}:{i}"));
+                    self.push(id, at, key.clone(), actor(raw.get("actor")), kind);
+                }
+                continue;
+            }
             let at = time(e.created_at.as_ref()).or_else(|| {
                 matches!(name.as_str(), "closed" | "reopened")
                     .then(|| self.state_time.get(&n).copied())
@@ -553,6 +629,80 @@ impl<'a> Mapper<'a> {
             };
             let id = api_id("event", e.id, format!("{path}:{i}"));
             self.push(id, at, key.clone(), who, kind);
+        }
+    }
+
+    /// A timeline `cross-referenced` event whose source is a merged
+    /// `Revert "…"` PR naming thread `n` (the revert button's body `Reverts
+    /// owner/repo#N`): `Reverted`, landed at the revert's merge, filed under
+    /// `n`, as the revert PR's `pull_request.closed` delivery gives it. The
+    /// merger is not in the answer: the revert's author stands in.
+    fn revert_pr(&mut self, path: &str, n: u64, raw: &Value) {
+        let Some(source) = raw.pointer("/source/issue") else {
+            return;
+        };
+        let title = source.get("title").and_then(Value::as_str).unwrap_or("");
+        let body = source.get("body").and_then(Value::as_str).unwrap_or("");
+        let merged_at = time(source.pointer("/pull_request/merged_at"));
+        let number = source.get("number").and_then(Value::as_u64);
+        let (Some(at), Some(m), true) = (merged_at, number, title.starts_with("Revert \"")) else {
+            return;
+        };
+        if crate::ingest::webhook::reverted_pr(body, &self.repo) != Some(n) || m == n {
+            return;
+        }
+        self.push(
+            format!("api:{path}:revert:{m}"),
+            at,
+            thread_key(&self.repo, n),
+            actor(source.get("user")),
+            K::Reverted {
+                by: format!("#{m}"),
+                reverted_sha: None,
+                landed: true,
+            },
+        );
+    }
+
+    /// A run of a runs listing (`dispatched_runs`), filed as the
+    /// `workflow_run` webhook files it: under the run, and under its
+    /// workflow file and trigger (`repository_dispatch`).
+    fn listed_run(&mut self, path: &str, v: &Value) {
+        let r: rest::Run = view(v);
+        let Some(run_id) = r.id else { return };
+        let at = time(r.updated_at.as_ref())
+            .or(time(r.created_at.as_ref()))
+            .unwrap_or(self.fallback);
+        let mut keys = vec![object_key(
+            &self.repo,
+            TargetKind::WorkflowRun,
+            &run_id.to_string(),
+        )];
+        let trigger = r.event.clone().unwrap_or_default();
+        if trigger == "repository_dispatch" {
+            keys.push(object_key(
+                &self.repo,
+                TargetKind::Workflow,
+                "repository_dispatch",
+            ));
+        }
+        for key in keys {
+            self.push(
+                format!("api:{path}:{run_id}:{key}"),
+                at,
+                key,
+                actor(v.get("actor")),
+                K::WorkflowRun {
+                    run_id,
+                    workflow: r.path.clone().unwrap_or_default(),
+                    head_branch: r.head_branch.clone(),
+                    head_sha: r.head_sha.clone(),
+                    trigger: trigger.clone(),
+                    status: r.status.clone().unwrap_or_default(),
+                    conclusion: r.conclusion.clone(),
+                    run_attempt: r.run_attempt.unwrap_or(1),
+                },
+            );
         }
     }
 
@@ -602,6 +752,44 @@ impl<'a> Mapper<'a> {
                 status: status.to_string(),
             },
         );
+        self.reverting_commits(v);
+    }
+
+    /// Commits of a compare (what landed on the base branch after a merge)
+    /// whose message says `This reverts commit <sha>`: `Reverted`, landed,
+    /// as a default-branch `push` delivery gives it, filed under the
+    /// output's thread (where the worker copies commit facts), at the
+    /// commit's time, by its GitHub author.
+    fn reverting_commits(&mut self, v: &Value) {
+        let Some(n) = super::endpoints::thread_number(self.record) else {
+            return;
+        };
+        for c in v.get("commits").map(items).unwrap_or_default() {
+            let commit: rest::Commit = view(c);
+            let git = commit.commit.unwrap_or_default();
+            let message = git.message.unwrap_or_default();
+            let Some(reverted) = crate::ingest::webhook::reverted_sha(&message) else {
+                continue;
+            };
+            let at = git
+                .committer
+                .and_then(|p| time(p.date.as_ref()))
+                .or_else(|| git.author.and_then(|p| time(p.date.as_ref())));
+            let (Some(at), Some(sha)) = (at, commit.sha) else {
+                continue;
+            };
+            self.push(
+                format!("api:revert:{sha}"),
+                at,
+                thread_key(&self.repo, n),
+                actor(c.get("author")),
+                K::Reverted {
+                    by: sha,
+                    reverted_sha: Some(reverted),
+                    landed: true,
+                },
+            );
+        }
     }
 
     /// Reactions (`issues/comments/ID/reactions`, `issues/N/reactions`, or a
@@ -796,8 +984,25 @@ impl<'a> Mapper<'a> {
                     },
                 );
             }
-            let at = last.unwrap_or(self.fallback);
             let resolved = t.get("isResolved").and_then(Value::as_bool);
+            // GitHub gives no time for a resolution. The output's own (the
+            // thread it resolved, resolved now by no person) is dated by its
+            // record; any other by the thread's last activity.
+            let own_resolution = resolving
+                && resolved == Some(true)
+                && self
+                    .record
+                    .field_str("thread_id")
+                    .is_none_or(|id| id == thread_id)
+                && actor(t.get("resolvedBy")).is_none_or(|a| {
+                    a.classify(self.record.actor.as_deref())
+                        != crate::model::ActorClass::VisibleNonBotActor
+                });
+            let at = if own_resolution {
+                self.record.executed_at
+            } else {
+                last.unwrap_or(self.fallback)
+            };
             let (event, who) = match resolved {
                 Some(true) => (
                     K::ThreadResolved {
@@ -1132,21 +1337,6 @@ fn api_id(kind: &str, id: Option<u64>, place: String) -> String {
     }
 }
 
-/// A GraphQL object's database id: `fullDatabaseId` (a BigInt, sent as a
-/// string: review comment ids are past 2^31, where GitHub's deprecated
-/// `databaseId` cannot hold them), else `databaseId`.
-fn database_id(object: Option<&Value>) -> Option<u64> {
-    let object = object?;
-    object
-        .get("fullDatabaseId")
-        .and_then(crate::model::wire::github_id)
-        .or_else(|| {
-            object
-                .get("databaseId")
-                .and_then(crate::model::wire::github_id)
-        })
-}
-
 /// The counts of a reaction rollup by content (REST names), plus `any` for
 /// a total beyond the per-content counts. REST: `{total_count, "+1": n,
 /// "-1": n, laugh, hooray, confused, heart, rocket, eyes}`; GraphQL:
@@ -1188,4 +1378,46 @@ fn rollup_counts(v: Option<&Value>) -> Vec<(String, u64)> {
         out.push(("any".to_string(), extra));
     }
     out
+}
+
+/// A GraphQL object's database id: `fullDatabaseId` (a BigInt, sent as a
+/// string: review comment ids are past 2^31, where GitHub's deprecated
+/// `databaseId` cannot hold them), else `databaseId`.
+fn database_id(object: Option<&Value>) -> Option<u64> {
+    let object = object?;
+    object
+        .get("fullDatabaseId")
+        .and_then(crate::model::wire::github_id)
+        .or_else(|| {
+            object
+                .get("databaseId")
+                .and_then(crate::model::wire::github_id)
+        })
+}
+
+/// A timeline's sub-issue event on thread `n`: `sub_issue_added`/`_removed`
+/// (on the parent, naming `sub_issue`) and `parent_issue_added`/`_removed`
+/// (on the child, naming `parent_issue`), as the `sub_issues` webhook gives
+/// them.
+fn sub_issue_event(name: &str, n: u64, raw: &Value) -> Option<K> {
+    let number = |k: &str| raw.pointer(&format!("/{k}/number")).and_then(Value::as_u64);
+    let (parent, child) = match name {
+        "sub_issue_added" | "sub_issue_removed" => (n, number("sub_issue")?),
+        "parent_issue_added" | "parent_issue_removed" => (number("parent_issue")?, n),
+        _ => return None,
+    };
+    Some(if name.ends_with("_added") {
+        K::SubIssueAdded { parent, child }
+    } else {
+        K::SubIssueRemoved { parent, child }
+    })
+}
+
+/// The (parent, child) a `link_sub_issue` record names.
+fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
+    let t = record.target.as_ref()?;
+    let field = |k: &str| record.field_str(k).and_then(|s| s.parse::<u64>().ok());
+    let child = t.number.or_else(|| field("sub_issue_number"))?;
+    let parent = t.parent_number.or_else(|| field("parent_issue_number"))?;
+    Some((parent, child))
 }

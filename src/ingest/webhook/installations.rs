@@ -6,6 +6,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::WebhookError;
+use crate::model::ident;
 use crate::model::installation::{InstallationAction, InstallationChange};
 
 #[derive(Debug, Default, Deserialize)]
@@ -39,27 +41,49 @@ struct Repo {
     full_name: Option<String>,
 }
 
-fn names(repos: Option<Vec<Repo>>) -> Vec<String> {
-    repos
+/// The repositories' names, each checked like every repository name
+/// (`ident::repo`): a bad one refuses the whole delivery.
+fn names(field: &str, repos: Option<Vec<Repo>>) -> Result<Vec<String>, WebhookError> {
+    let names: Vec<String> = repos
         .into_iter()
         .flatten()
         .filter_map(|r| r.full_name.filter(|n| n.contains('/')))
-        .collect()
+        .collect();
+    for name in &names {
+        ident::repo(name).map_err(|error| WebhookError::BadName {
+            field: format!("{field}[].full_name"),
+            error,
+        })?;
+    }
+    Ok(names)
 }
 
 /// The events of this family (normalized before the other families: they
 /// change the App's installations, not a target).
 pub(super) const EVENTS: &[&str] = &["installation", "installation_repositories"];
 
-/// The change an installation event describes; `Err` is why it is ignored.
-pub(super) fn normalize(event: &str, raw: &Value) -> Result<InstallationChange, String> {
-    let body =
-        Body::deserialize(raw).map_err(|e| format!("unexpected `{event}` payload shape: {e}"))?;
+/// The change an installation event describes; `Ok(Err)` is why it is
+/// ignored, `Err` a name that refuses the delivery (`ident`).
+pub(super) fn normalize(
+    event: &str,
+    raw: &Value,
+) -> Result<Result<InstallationChange, String>, WebhookError> {
+    let body = match Body::deserialize(raw) {
+        Ok(body) => body,
+        Err(e) => return Ok(Err(format!("unexpected `{event}` payload shape: {e}"))),
+    };
     let action_name = body.action.clone().unwrap_or_default();
     let installation = body.installation.unwrap_or_default();
-    let id = installation
-        .id
-        .ok_or_else(|| format!("`{event}` delivery names no installation id"))?;
+    let Some(id) = installation.id else {
+        return Ok(Err(format!("`{event}` delivery names no installation id")));
+    };
+    let login = installation.account.as_ref().and_then(|a| a.login.as_ref());
+    if let Some(login) = login {
+        ident::owner(login).map_err(|error| WebhookError::BadName {
+            field: "installation.account.login".into(),
+            error,
+        })?;
+    }
     use InstallationAction as A;
     let action = match (event, action_name.as_str()) {
         ("installation", "created") => A::Created,
@@ -69,25 +93,25 @@ pub(super) fn normalize(event: &str, raw: &Value) -> Result<InstallationChange, 
         ("installation", "new_permissions_accepted") => A::NewPermissionsAccepted,
         ("installation_repositories", "added") => A::ReposAdded,
         ("installation_repositories", "removed") => A::ReposRemoved,
-        _ => return Err(format!("`{event}.{action_name}` is not used")),
+        _ => return Ok(Err(format!("`{event}.{action_name}` is not used"))),
     };
-    let listed = names(body.repositories);
+    let listed = names("repositories", body.repositories)?;
     let (repos_added, repos_removed) = match action {
         A::Created | A::NewPermissionsAccepted | A::Unsuspend => (listed, Vec::new()),
         A::Deleted => (Vec::new(), listed),
         _ => (
-            names(body.repositories_added),
-            names(body.repositories_removed),
+            names("repositories_added", body.repositories_added)?,
+            names("repositories_removed", body.repositories_removed)?,
         ),
     };
-    Ok(InstallationChange {
+    Ok(Ok(InstallationChange {
         installation_id: id,
         action,
         account_id: installation.account.as_ref().and_then(|a| a.id),
         account: installation.account.and_then(|a| a.login),
         repos_added,
         repos_removed,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -102,6 +126,7 @@ mod tests {
             &json!({"action": "created", "installation": {"id": 5, "account": {"login": "acme", "id": 77}},
                     "repositories": [{"full_name": "acme/a"}, {"name": "no-slash"}]}),
         )
+        .unwrap()
         .unwrap();
         assert_eq!(c.action, InstallationAction::Created);
         assert_eq!(c.account.as_deref(), Some("acme"));
@@ -116,6 +141,7 @@ mod tests {
             &json!({"action": "removed", "installation": {"id": 5},
                     "repositories_added": [], "repositories_removed": [{"full_name": "acme/b"}]}),
         )
+        .unwrap()
         .unwrap();
         assert_eq!(c.action, InstallationAction::ReposRemoved);
         assert_eq!(c.repos_removed, vec!["acme/b"]);
@@ -128,12 +154,46 @@ mod tests {
             "installation",
             &json!({"action": "renamed", "installation": {"id": 1}})
         )
+        .unwrap()
         .is_err());
-        assert!(normalize("installation", &json!({"action": "created"})).is_err());
+        assert!(normalize("installation", &json!({"action": "created"}))
+            .unwrap()
+            .is_err());
         assert!(normalize(
             "installation",
             &json!({"action": "created", "installation": "x"})
         )
+        .unwrap()
         .is_err());
+    }
+
+    #[test]
+    fn a_bad_repository_or_account_name_refuses_the_delivery() {
+        for (body, field) in [
+            (
+                json!({"action": "created", "installation": {"id": 5, "account": {"login": "acme"}},
+                       "repositories": [{"full_name": "acme/a"}, {"full_name": "acme/b#7"}]}),
+                "repositories[].full_name",
+            ),
+            (
+                json!({"action": "added", "installation": {"id": 5},
+                       "repositories_added": [{"full_name": "acme/../x"}]}),
+                "repositories_added[].full_name",
+            ),
+            (
+                json!({"action": "created", "installation": {"id": 5, "account": {"login": "ac me"}}}),
+                "installation.account.login",
+            ),
+        ] {
+            let event = if body["action"] == "added" {
+                "installation_repositories"
+            } else {
+                "installation"
+            };
+            match normalize(event, &body) {
+                Err(WebhookError::BadName { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{body}: {other:?}"),
+            }
+        }
     }
 }

@@ -21,8 +21,14 @@ mod sub_issues;
 mod threads;
 mod workflows;
 
+/// What a commit message or a revert PR's body says it reverts: the API
+/// answers (`ingest::reconcile`) read reverts with the same words.
+pub use push::reverted_sha;
+pub use threads::reverted_pr;
+
 use chrono::{DateTime, Utc};
 
+use crate::model::ident;
 use crate::model::installation::{InstallationAction, InstallationChange};
 use crate::model::target::thread_key;
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
@@ -63,6 +69,21 @@ pub enum WebhookError {
     /// A time field outside the sane range (`sane_time`): nothing is stored.
     #[error(transparent)]
     TimeOutOfRange(#[from] crate::model::sane_time::OutOfRange),
+    /// A name the delivery would carry into a store key (its repository,
+    /// an installation's repositories, a branch, a tag, …) fails the
+    /// `model::ident` rules: nothing is stored.
+    #[error("`{field}` is refused: {error}")]
+    BadName {
+        field: String,
+        error: crate::model::ident::IdentError,
+    },
+}
+
+impl WebhookError {
+    fn bad_name(field: impl Into<String>) -> impl FnOnce(ident::IdentError) -> WebhookError {
+        let field = field.into();
+        |error| WebhookError::BadName { field, error }
+    }
 }
 
 /// A family's normalizer of one event; `Err` is why the delivery is ignored.
@@ -146,7 +167,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     if installations::EVENTS.contains(&event) {
         let value: Value =
             serde_json::from_str(text).map_err(|e| WebhookError::MalformedJson(e.to_string()))?;
-        return Ok(match installations::normalize(event, &value) {
+        return Ok(match installations::normalize(event, &value)? {
             Err(reason) => ignored(reason),
             Ok(change) => Normalized::Relevant(NormalizedDelivery {
                 event: event.to_string(),
@@ -190,6 +211,11 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
+    if payload.repository.as_ref().and_then(|r| r.slug()).is_some() {
+        ident::repo(&repo).map_err(WebhookError::bad_name("repository.full_name"))?;
+    } else {
+        ident::owner(&repo).map_err(WebhookError::bad_name("organization.login"))?;
+    }
     let ctx = Ctx {
         event,
         repo: &repo,
@@ -197,6 +223,9 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         raw,
     };
     let result = normalizer(&ctx);
+    if let Ok(out) = &result {
+        out.check_keys()?;
+    }
     Ok(match result {
         Err(reason) => ignored(reason),
         Ok(out) => Normalized::Relevant(NormalizedDelivery {
@@ -440,6 +469,18 @@ struct Output {
 }
 
 impl Output {
+    /// Every key the delivery would file under (its facts' targets, its
+    /// discoveries' watch keys) must pass `ident::target_key`: a delivery
+    /// naming a bad repository, branch or tag stores nothing.
+    fn check_keys(&self) -> Result<(), WebhookError> {
+        let facts = self.observations.iter().map(|f| f.target.clone());
+        let found = self.discoveries.iter().flat_map(|d| d.watch_keys());
+        for key in facts.chain(found) {
+            ident::target_key(&key).map_err(WebhookError::bad_name("a key it names"))?;
+        }
+        Ok(())
+    }
+
     /// One fact under one key.
     fn one(
         at: DateTime<Utc>,

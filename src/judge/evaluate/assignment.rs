@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::common::{
     actor_unseen, cite, class_name, closer, gone, hedge, human_after, lifecycle, missing_reference,
-    missing_state, precheck, unobserved, window_passed, Closer, ISSUE_IGNORE_WINDOW,
+    missing_state, no_delta, precheck, unobserved, window_passed, with_delta, Closer,
+    ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -57,12 +58,21 @@ fn contains(list: &[String], login: &str) -> bool {
 
 /// The common opening: a target, recorded users, something seen, not gone,
 /// and the state since execution.
-fn preamble<'a>(ctx: &EvalContext<'a>, who: &[String]) -> Result<&'a ItemSnapshot, Evaluation> {
+/// `named` is who the record names, `who` those of them the output really
+/// changed (rule 11: a user already assigned, or already not, was not).
+fn preamble<'a>(
+    ctx: &EvalContext<'a>,
+    named: &[String],
+    who: &[String],
+) -> Result<&'a ItemSnapshot, Evaluation> {
     if let Some(e) = missing_reference(ctx) {
         return Err(e);
     }
-    if who.is_empty() {
+    if named.is_empty() {
         return Err(missing_state("The record names no assignee."));
+    }
+    if who.is_empty() {
+        return Err(no_delta("every assignee"));
     }
     if !ctx.target_seen() {
         return Err(unobserved());
@@ -77,8 +87,9 @@ fn preamble<'a>(ctx: &EvalContext<'a>, who: &[String]) -> Result<&'a ItemSnapsho
 
 /// Did the assignment stick or result in the user acting?
 pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
-    let who = users(ctx, true);
-    let snap = match preamble(ctx, &who) {
+    let named = users(ctx, true);
+    let who = with_delta(ctx.record, "assignees", &named, true);
+    let snap = match preamble(ctx, &named, &who) {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -117,8 +128,9 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
 
 /// Did the user stay unassigned?
 pub fn unassign_from_user(ctx: &EvalContext) -> Evaluation {
-    let who = users(ctx, false);
-    let snap = match preamble(ctx, &who) {
+    let named = users(ctx, false);
+    let who = with_delta(ctx.record, "assignees", &named, false);
+    let snap = match preamble(ctx, &named, &who) {
         Ok(s) => s,
         Err(e) => return e,
     };

@@ -184,6 +184,20 @@ pub fn engaged_by_unseen(e: Evaluation, obs: &Observation) -> Evaluation {
         .note(notes.trim_start())
 }
 
+/// A close's verdict by who closed it, where the seed's row does not ask
+/// who: a visible non-bot's close decides (`verdict`, decided by the
+/// close); automation's is lifecycle; a closer nobody can see still decides,
+/// with low confidence (rule 8).
+pub fn by_closer(ctx: &EvalContext, verdict: Evaluation) -> Evaluation {
+    match closer(ctx) {
+        Closer::Human(c) => verdict.decided_by(&c.id, c.at),
+        Closer::Lifecycle(c) => lifecycle(ctx, c),
+        Closer::Unknown(c) => {
+            actor_unseen(verdict, "closed", c.or_else(|| ctx.latest_snapshot_obs()))
+        }
+    }
+}
+
 /// Rule 8: a state whose actor is not visible, where the seed's row does
 /// not ask who (a PR closed unmerged, a discussion closed as a duplicate):
 /// the state decides at the row's strength, with low confidence and
@@ -342,4 +356,70 @@ pub fn hedge(e: Evaluation) -> Evaluation {
         _ => Confidence::Low,
     };
     e.confidence(lower)
+}
+
+/// Rule 11: the names among `wanted` (labels, assignees) the output really
+/// changed, as the record shows them: with a recorded before-state of `key`
+/// (`labelsBefore` or `before_state.labels`; `before_state.assignees`),
+/// those not already there when adding, those there when removing.
+/// Without a recorded before-state every name counts.
+pub fn with_delta(
+    record: &crate::model::ExecutionRecord,
+    key: &str,
+    wanted: &[String],
+    adding: bool,
+) -> Vec<String> {
+    let recorded = record
+        .before_state
+        .get(key)
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| {
+                    v.as_str()
+                        .or_else(|| v.get("name")?.as_str())
+                        .or_else(|| v.get("login")?.as_str())
+                })
+                .map(str::to_string)
+                .collect::<Vec<String>>()
+        });
+    let before = match key {
+        "labels" => record.labels_before.clone().or(recorded),
+        _ => recorded,
+    };
+    let Some(before) = before else {
+        return wanted.to_vec();
+    };
+    wanted
+        .iter()
+        .filter(|w| before.iter().any(|b| b.eq_ignore_ascii_case(w)) != adding)
+        .cloned()
+        .collect()
+}
+
+/// Rule 11: the record's before-state of `key` already held `wanted` (a
+/// milestone by number or title, an issue type by name).
+pub fn already_so(record: &crate::model::ExecutionRecord, key: &str, wanted: &str) -> bool {
+    let Some(v) = record.before_state.get(key) else {
+        return false;
+    };
+    let text = match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Object(o) => ["number", "title", "name"].iter().find_map(|k| {
+            o.get(*k).map(|x| match x {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+        }),
+        _ => None,
+    };
+    text.is_some_and(|t| t.trim().eq_ignore_ascii_case(wanted.trim()))
+}
+
+/// Rule 11: no recorded delta, nothing to retain.
+pub fn no_delta(what: &str) -> Evaluation {
+    Evaluation::new(O::Unknown, S::None, Signal::NoStateDelta).note(format!(
+        "The record shows {what} already as the output set it: the output changed nothing, so there is nothing to retain."
+    ))
 }

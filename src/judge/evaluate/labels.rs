@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::common::{
-    gone, hedge, human_after, is_closed, missing_reference, missing_state, unobserved,
-    unseen_reversal, window_passed, RETENTION_WINDOW,
+    gone, hedge, human_after, is_closed, missing_reference, missing_state, no_delta, unobserved,
+    unseen_reversal, window_passed, with_delta, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -74,6 +74,11 @@ fn retention(ctx: &EvalContext, wanted: &[String], present: bool) -> Evaluation 
     }
     if wanted.is_empty() {
         return missing_state("The record does not say which labels were changed.");
+    }
+    // Rule 11: a label already there (or already absent) was not changed.
+    let wanted = &with_delta(ctx.record, "labels", wanted, present)[..];
+    if wanted.is_empty() {
+        return no_delta("every label");
     }
     if !ctx.target_seen() {
         return unobserved();

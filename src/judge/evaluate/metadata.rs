@@ -27,8 +27,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    cite, gone, hedge, missing_reference, missing_state, unobserved, unseen_reversal,
-    window_passed, RETENTION_WINDOW,
+    already_so, cite, gone, hedge, missing_reference, missing_state, no_delta, unobserved,
+    unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::target::thread_key;
@@ -357,6 +357,14 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     if number.is_none() && title.is_none() {
         return missing_state("The record names no milestone to look for.");
     }
+    // Rule 11: the milestone was already set before the output.
+    if [&number, &title]
+        .iter()
+        .filter_map(|v| v.as_deref())
+        .any(|m| already_so(record, "milestone", m))
+    {
+        return no_delta("the milestone");
+    }
     if !ctx.target_seen() {
         return unobserved();
     }
@@ -437,6 +445,10 @@ pub fn set_issue_type(ctx: &EvalContext) -> Evaluation {
     let Some(want) = intended_str(ctx.record, &["issue_type", "type_name"]) else {
         return missing_state("The record names no issue type.");
     };
+    // Rule 11: the type was already set before the output.
+    if already_so(ctx.record, "issue_type", &want) {
+        return no_delta("the issue type");
+    }
     if !ctx.target_seen() {
         return unobserved();
     }

@@ -11,6 +11,10 @@
 //!    fetched, and before any API-failure rule. Correlation ids are
 //!    validated where they are read (`wire::github_id`: 0, negative or
 //!    unparsable is no id).
+//!    The same opening also finds rule 11: a record whose before-state
+//!    already held what the output set (a label already there, a user
+//!    already assigned, equal before and after states) changed nothing, so
+//!    there is nothing to retain: `unknown/none/no_state_delta`.
 //! 6. **Deletion.** [`object_gone`]: a 404/410 of the output's own object
 //!    is `rejected/strong/deleted` only for outputs that created it; for an
 //!    output that changed or closed an existing object it says nothing about
@@ -52,6 +56,10 @@ pub fn execution_state(record: &ExecutionRecord) -> Option<Evaluation> {
         as_of: record.executed_at,
     };
     let e = (spec.evaluator)(&ctx);
+    if e.signal == Signal::NoStateDelta {
+        // Rule 11: nothing to retain, whatever is observed or fetched.
+        return Some(e);
+    }
     RECORD_GAPS
         .contains(&e.signal)
         .then(|| e.detail("needs", spec.needs))

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::registry::{Effect, TYPES};
 use super::rules::{execution_state, RECORD_GAPS};
-use crate::ingest::reconcile::{required_endpoints, ApiState};
+use crate::ingest::reconcile::{observations_from_api, required_endpoints, ApiState};
 use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::model::{
@@ -758,4 +758,292 @@ fn rule_8_a_state_decides_when_the_row_does_not_ask_who() {
         seen += 1;
     }
     assert!(seen >= 4, "only {seen} rows decided by a close or merge");
+}
+
+/// The webhook observations of one delivery (`event`, JSON body).
+fn delivered(event: &str, body: Value) -> Vec<Observation> {
+    match crate::ingest::webhook::normalize(event, "d", body.to_string().as_bytes()).unwrap() {
+        crate::ingest::webhook::Normalized::Relevant(d) => d.observations,
+        crate::ingest::webhook::Normalized::Ignored { reason } => panic!("{event}: {reason}"),
+    }
+}
+
+/// Rule 10: reverts are read from the API as completely as from webhooks.
+/// For every type a revert can undo (its merged row is accepted and a
+/// webhook revert rejects it), a merged revert PR naming the PR (the
+/// timeline's `cross-referenced` event) and a base-branch commit `This
+/// reverts commit <merge>` (the compare of what landed after the merge)
+/// give exactly the verdict their webhook deliveries give, by a person or
+/// a bot, inside the durability window and after it, at every window.
+#[test]
+fn rule_10_reverts_are_read_from_the_api_as_from_webhooks() {
+    let t0 = "2026-01-01T00:00:00Z";
+    let pr = json!({"number": 7, "state": "closed", "merged": true, "merge_commit_sha": "fff9999",
+        "head": {"sha": "abc1234", "ref": "agent"}, "base": {"ref": "main"}, "title": "Fix it",
+        "created_at": "2025-12-31T23:54:00Z", "merged_at": "2026-01-01T06:00:00Z",
+        "merged_by": {"login": "alice", "type": "User"}, "user": {"login": "github-actions[bot]", "type": "Bot"}});
+    let mut types = Vec::new();
+    for spec in TYPES {
+        let (mut item, _) = complete(spec.name);
+        item["timestamp"] = json!(t0);
+        let Ok(record) = record_of(&item) else {
+            continue;
+        };
+        let base = ApiState {
+            responses: BTreeMap::from([
+                ("pulls/7".to_string(), pr.clone()),
+                (
+                    "compare/abc123...fff9999".to_string(),
+                    json!({"status": "ahead"}),
+                ),
+            ]),
+            errors: BTreeMap::new(),
+        };
+        let day = |d| record.executed_at + Duration::days(d);
+        if assess_from_api(&record, &base, day(3)).status != O::Accepted {
+            continue;
+        }
+        for (who, kind) in [("carol", "User"), ("revert[bot]", "Bot")] {
+            for merged_day in [2i64, 40] {
+                let at = format!("2026-01-{:02}T00:00:00Z", 1 + merged_day.min(30));
+                let at = if merged_day > 30 {
+                    "2026-02-10T00:00:00Z".to_string()
+                } else {
+                    at
+                };
+                let user = json!({"login": who, "type": kind});
+                let revert_pr = json!({"number": 9, "title": "Revert \"Fix it\"", "body": "Reverts o/r#7",
+                    "state": "closed", "user": user, "pull_request": {"merged_at": at}});
+                let commit = json!({"sha": "bbb2222", "author": user,
+                    "commit": {"message": "Revert \"Fix it\"\n\nThis reverts commit fff9999.",
+                               "committer": {"date": at}}});
+                let forms = [
+                    (
+                        "issues/7/timeline",
+                        json!([{"event": "cross-referenced", "created_at": at, "actor": user,
+                                "source": {"type": "issue", "issue": revert_pr}}]),
+                        delivered(
+                            "pull_request",
+                            json!({"action": "closed", "number": 9,
+                            "repository": {"full_name": "o/r", "default_branch": "main"}, "sender": user,
+                            "pull_request": {"number": 9, "state": "closed", "merged": true, "merged_at": at,
+                                "closed_at": at, "updated_at": at, "title": "Revert \"Fix it\"",
+                                "body": "Reverts o/r#7", "user": user}}),
+                        ),
+                    ),
+                    (
+                        "compare/fff9999...main",
+                        json!({"status": "ahead", "commits": [commit]}),
+                        delivered(
+                            "push",
+                            json!({"ref": "refs/heads/main", "before": "fff9999", "after": "bbb2222",
+                            "repository": {"full_name": "o/r", "default_branch": "main"}, "sender": user,
+                            "head_commit": {"timestamp": at},
+                            "commits": [{"id": "bbb2222", "timestamp": at,
+                                "message": "Revert \"Fix it\"\n\nThis reverts commit fff9999."}]}),
+                        ),
+                    ),
+                ];
+                for (path, answer, webhook) in forms {
+                    let mut api = base.clone();
+                    api.responses.insert(path.to_string(), answer);
+                    let mut hooked = observations_from_api(&record, &base);
+                    hooked.extend(
+                        webhook
+                            .into_iter()
+                            .filter(|o| matches!(o.event, K::Reverted { .. })),
+                    );
+                    hooked.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+                    for d in [1, 3, 8, 45] {
+                        let from_api = assess_from_api(&record, &api, day(d));
+                        let from_webhooks = super::evaluate(&record, &hooked, day(d));
+                        assert_eq!(
+                            from_api.triple(),
+                            from_webhooks.triple(),
+                            "{} via {path} by {who}, merged day {merged_day}, at {d}d",
+                            spec.name
+                        );
+                    }
+                    let late = assess_from_api(&record, &api, day(45));
+                    if kind == "User" && merged_day == 2 {
+                        assert_eq!(
+                            late.signal,
+                            Signal::AcceptedThenReverted,
+                            "{} via {path}",
+                            spec.name
+                        );
+                    }
+                }
+            }
+        }
+        types.push(spec.name);
+    }
+    for t in [
+        "create_pull_request",
+        "push_to_pull_request_branch",
+        "merge_pull_request",
+    ] {
+        assert!(types.contains(&t), "{t} was not checked: {types:?}");
+    }
+}
+
+/// Rule 10, sub-issue links, for every type judged on a link
+/// (`link_sub_issue`): the child's timeline events (`parent_issue_added`,
+/// `parent_issue_removed`) give the verdict the `sub_issues` deliveries
+/// give, by a person or a bot, at every window; without a timeline, the
+/// child's `parent_issue_url` still shows the link kept (naming the parent)
+/// or gone (null: one step weaker, nobody seen), never "unobserved".
+#[test]
+fn rule_10_sub_issue_links_are_read_from_the_api_as_from_webhooks() {
+    let mut checked = Vec::new();
+    for spec in TYPES {
+        let (mut item, _) = complete(spec.name);
+        item["timestamp"] = json!("2026-01-01T00:00:00Z");
+        let Ok(record) = record_of(&item) else {
+            continue;
+        };
+        let Some(t) = record.target.clone() else {
+            continue;
+        };
+        let (Some(child), Some(parent)) = (t.number, t.parent_number) else {
+            continue;
+        };
+        let day = |d| record.executed_at + Duration::days(d);
+        let child_issue = |parent_url: Value| {
+            json!({"number": child, "state": "open", "created_at": "2025-12-30T00:00:00Z",
+                   "updated_at": "2026-01-03T00:00:00Z", "parent_issue_url": parent_url})
+        };
+        let linked = json!(format!("https://api.github.com/repos/o/r/issues/{parent}"));
+        let kept = ApiState {
+            responses: BTreeMap::from([(format!("issues/{child}"), child_issue(linked.clone()))]),
+            errors: BTreeMap::new(),
+        };
+        if assess_from_api(&record, &kept, day(3)).status != O::Accepted {
+            continue;
+        }
+        let gone = ApiState {
+            responses: BTreeMap::from([(format!("issues/{child}"), child_issue(Value::Null))]),
+            errors: BTreeMap::new(),
+        };
+        let e = assess_from_api(&record, &gone, day(3));
+        assert_eq!(
+            (e.status, e.strength),
+            (O::Rejected, S::Medium),
+            "{}: link gone, nobody seen: {:?}",
+            spec.name,
+            e.triple()
+        );
+        for (who, kind) in [("carol", "User"), ("ci[bot]", "Bot")] {
+            let user = json!({"login": who, "type": kind});
+            let timeline = json!([{"id": 301, "event": "parent_issue_removed", "actor": user,
+                "created_at": "2026-01-03T00:00:00Z", "parent_issue": {"number": parent}}]);
+            let mut api = kept.clone();
+            api.responses
+                .insert(format!("issues/{child}/timeline"), timeline);
+            let mut hooked = observations_from_api(&record, &kept);
+            hooked.retain(|o| !matches!(o.event, K::SubIssueAdded { .. }));
+            hooked.extend(delivered(
+                "sub_issues",
+                json!({"action": "parent_issue_removed",
+                "repository": {"full_name": "o/r"}, "sender": user,
+                "parent_issue": {"number": parent, "updated_at": "2026-01-03T00:00:00Z"},
+                "sub_issue": {"number": child, "updated_at": "2026-01-03T00:00:00Z"}}),
+            ));
+            hooked.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+            for d in [1, 3, 8] {
+                assert_eq!(
+                    assess_from_api(&record, &api, day(d)).triple(),
+                    super::evaluate(&record, &hooked, day(d)).triple(),
+                    "{} removed by {who} at {d}d",
+                    spec.name
+                );
+            }
+        }
+        checked.push(spec.name);
+    }
+    assert!(checked.contains(&"link_sub_issue"), "{checked:?}");
+}
+
+/// The complete item of `t` whose recorded before-state already held what
+/// the output set (rule 11), for every type that records one.
+fn unchanged(t: &str) -> Option<Value> {
+    let (mut item, _) = complete(t);
+    let before = match t {
+        "add_labels" => json!({"labels": ["bug", "other"]}),
+        "remove_labels" => json!({"labels": ["other"]}),
+        "replace_label" => {
+            item["after_state"] = json!({"labels": ["b"]});
+            json!({"labels": ["b"]})
+        }
+        "update_issue" | "update_pull_request" | "update_discussion" => json!({"title": "b"}),
+        "assign_to_user" => json!({"assignees": ["alice", "bob"]}),
+        "unassign_from_user" => json!({"assignees": ["bob"]}),
+        "assign_milestone" => json!({"milestone": {"number": 2, "title": "v1"}}),
+        "set_issue_type" => json!({"issue_type": "Bug"}),
+        _ => return None,
+    };
+    item["before_state"] = before;
+    Some(item)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Rule 11: no recorded delta means nothing to retain. For every type
+    /// whose record shows its before-state, a record whose before-state
+    /// already held what the output set is `unknown/none/no_state_delta`
+    /// whatever was observed, whenever, and whatever the API answered.
+    #[test]
+    fn rule_11_no_recorded_delta_is_nothing_to_retain_on_both_paths(
+        observations in observations_strategy(),
+        errors in errors_strategy(),
+        days in 0i64..60,
+    ) {
+        for t in acting_types() {
+            let Some(item) = unchanged(t) else { continue };
+            let r = record_of(&item).unwrap();
+            let as_of = r.executed_at + Duration::days(days);
+            let e = super::evaluate(&r, &observations, as_of);
+            prop_assert_eq!(e.triple(), (O::Unknown, S::None, Signal::NoStateDelta), "{}", t);
+            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
+            prop_assert_eq!(assess_from_api(&r, &state, as_of).triple(), e.triple(), "{}", t);
+        }
+    }
+
+    /// Rule 11, in part: of several names the output set, one already so
+    /// changes nothing: the verdict is the one for the others alone.
+    #[test]
+    fn rule_11_a_name_already_so_is_not_judged(
+        observations in observations_strategy(),
+        days in 0i64..60,
+    ) {
+        let cases = [
+            ("add_labels", json!({"labelsAdded": ["bug", "ready"], "before_state": {"labels": ["ready"]}}),
+                json!({"labelsAdded": ["bug"], "before_state": {"labels": ["ready"]}})),
+            ("remove_labels", json!({"labels": ["bug", "gone"], "before_state": {"labels": ["bug"]}}),
+                json!({"labels": ["bug"], "before_state": {"labels": ["bug"]}})),
+            ("assign_to_user", json!({"assignees": ["alice", "bob"], "before_state": {"assignees": ["bob"]}}),
+                json!({"assignees": ["alice"], "before_state": {"assignees": ["bob"]}})),
+        ];
+        for (t, both, one) in cases {
+            let item = |extra: &Value| {
+                let mut i = json!({"type": t, "number": 7});
+                for (k, v) in extra.as_object().unwrap() {
+                    i[k] = v.clone();
+                }
+                record_of(&i).unwrap()
+            };
+            let (both, one) = (item(&both), item(&one));
+            let as_of = both.executed_at + Duration::days(days);
+            let a = super::evaluate(&both, &observations, as_of);
+            let b = super::evaluate(&one, &observations, as_of);
+            prop_assert_eq!((a.status, a.strength, a.signal), (b.status, b.strength, b.signal), "{}", t);
+        }
+    }
+}
+
+#[test]
+fn rule_11_covers_every_type_that_records_a_before_state() {
+    let covered: Vec<&str> = acting_types().filter(|t| unchanged(t).is_some()).collect();
+    assert_eq!(covered.len(), 10, "{covered:?}");
 }

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::common::{
-    close_actor_unknown, closer, gone, human_after, is_closed, last_close, lifecycle, merge_obs,
-    missing_reference, missing_state, unseen_reversal, window_passed, Closer, RETENTION_WINDOW,
+    by_closer, gone, human_after, is_closed, last_close, merge_obs, missing_reference,
+    missing_state, unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -215,19 +215,13 @@ fn retained(ctx: &EvalContext, fields: &[&str], is_pr: bool, changed: &[&str]) -
             && !changed.contains(&"state")
             && last_close(ctx).is_some_and(|c| c.at >= ctx.record.executed_at);
         if closed_after {
-            return match closer(ctx) {
-                Closer::Human(c) => Evaluation::new(
-                    O::Rejected,
-                    S::Medium,
-                    Signal::ClosedWithoutMerge,
-                )
-                .decided_by(&c.id, c.at)
-                .note(
-                    "The PR was closed without merge by a visible non-bot actor after the update.",
-                ),
-                Closer::Lifecycle(c) => lifecycle(ctx, c),
-                Closer::Unknown(c) => close_actor_unknown(c),
-            };
+            // Seed: "PR closed unmerged after update — often rejected —
+            // medium", whoever closed it (rule 8).
+            return by_closer(
+                ctx,
+                Evaluation::new(O::Rejected, S::Medium, Signal::ClosedWithoutMerge)
+                    .note("The PR was closed without merge after the update."),
+            );
         }
     }
     let later_human_edit = human_after(ctx).any(|o| fields.iter().any(|k| touches(k, &o.event)));

@@ -23,7 +23,7 @@ pub const CODE_OUTPUT_TYPES: [&str; 3] = [
     "autofix_code_scanning_alert",
 ];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct TraceRecord {
     pub schema_version: &'static str,
     pub trace_id: String,
@@ -39,10 +39,28 @@ pub struct TraceRecord {
     pub generation_index: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub git_links: Vec<GitLink>,
-    pub metadata: Map<String, Value>,
+    /// Our own fields, under `safe_outcomes`.
+    #[schema(value_type = Object)]
+    pub metadata: Metadata,
 }
 
+/// `metadata` of a trace record: our fields under their namespace. A type,
+/// not a JSON map, so the outcome record in it keeps its field and window
+/// order (time order) as it is written.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metadata {
+    pub safe_outcomes: OurMetadata,
+}
+
+/// The full outcome record and the line counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OurMetadata {
+    pub outcome: OutcomeRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Task {
     pub source: &'static str,
     pub repository: String,
@@ -50,7 +68,7 @@ pub struct Task {
     pub repository_url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Agent {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,7 +77,7 @@ pub struct Agent {
     pub model: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Outcome {
     pub success: Option<bool>,
     pub signal_source: &'static str,
@@ -70,28 +88,30 @@ pub struct Outcome {
     pub commit_sha: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Attribution {
     pub experimental: bool,
+    #[schema(value_type = Object)]
     pub revision: Map<String, Value>,
     pub files: Vec<AttributionFile>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unaccounted_files: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AttributionFile {
     pub path: String,
     pub conversations: Vec<AttributionConversation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AttributionConversation {
+    #[schema(value_type = Object)]
     pub contributor: Map<String, Value>,
     pub ranges: Vec<AttributionRange>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AttributionRange {
     pub start_line: u64,
     pub end_line: u64,
@@ -99,7 +119,7 @@ pub struct AttributionRange {
     pub confidence: &'static str,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GitLink {
     pub vcs_type: &'static str,
     pub revision: String,
@@ -328,28 +348,23 @@ fn git_link(a: &LineAttribution, repo_url: Option<String>) -> GitLink {
 
 /// Our own fields, under `metadata.safe_outcomes`: the full outcome record
 /// and the line counts.
-fn metadata(outcome: &OutcomeRecord, attribution: Option<&LineAttribution>) -> Map<String, Value> {
-    let mut ours = Map::new();
-    ours.insert(
-        "outcome".into(),
-        serde_json::to_value(outcome).expect("outcome records serialize"),
-    );
-    if let Some(a) = attribution {
-        ours.insert(
-            "lines".into(),
-            json!({
+fn metadata(outcome: &OutcomeRecord, attribution: Option<&LineAttribution>) -> Metadata {
+    let lines = attribution.map(|a| {
+        json!({
                 "lines_attributed": a.lines_attributed(),
                 "lines_surviving_7d": a.lines_surviving("7d"),
                 "lines_surviving_30d": a.lines_surviving("30d"),
                 "unknown_reason": a.unknown_reason.clone().or_else(|| {
                     a.survival.values().find_map(|s| s.unknown_reason.clone())
                 }),
-            }),
-        );
+        })
+    });
+    Metadata {
+        safe_outcomes: OurMetadata {
+            outcome: outcome.clone(),
+            lines,
+        },
     }
-    let mut metadata = Map::new();
-    metadata.insert(METADATA_NAMESPACE.into(), Value::Object(ours));
-    metadata
 }
 
 #[cfg(test)]

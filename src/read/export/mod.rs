@@ -3,8 +3,6 @@
 //! stream from the store through the read filters of `http::read`, so
 //! memory stays bounded by one record whatever the store holds.
 
-pub mod cli;
-
 pub mod mapping;
 pub use crate::github::attribution::murmur3;
 pub use crate::model::ident::new_trace_id;
@@ -80,7 +78,8 @@ pub fn line(
     Ok(Some(bytes.expect("export records serialize")))
 }
 
-/// Write the line of every output the filter and scope admit, in id order,
+/// Write the line of every output the filter and scope admit, in id order
+/// (only the repositories the scope sees are read),
 /// each followed by `\n`, to `emit`; stops early when `emit` returns false
 /// (the reader went away). Returns the number of lines written. Blocking:
 /// run it off the async runtime.
@@ -92,14 +91,22 @@ pub fn write_lines(
     mut emit: impl FnMut(Vec<u8>) -> bool,
 ) -> Result<u64, StoreError> {
     let mut written = 0;
-    for stored in filter.scan(store, scope, &filter.id_prefix(), None) {
-        let stored = stored?;
-        if let Some(mut bytes) = line(store, &stored, format)? {
-            bytes.push(b'\n');
-            if !emit(bytes) {
-                break;
+    let mut prefixes: Vec<String> = crate::read::rollup::repositories(store, filter, scope)?
+        .into_iter()
+        .flat_map(|(_, exact)| exact)
+        .map(|r| format!("{r}:"))
+        .collect();
+    prefixes.sort();
+    for prefix in prefixes {
+        for stored in filter.scan(store, scope, &prefix, None) {
+            let stored = stored?;
+            if let Some(mut bytes) = line(store, &stored, format)? {
+                bytes.push(b'\n');
+                if !emit(bytes) {
+                    return Ok(written);
+                }
+                written += 1;
             }
-            written += 1;
         }
     }
     Ok(written)

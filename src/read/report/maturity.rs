@@ -4,20 +4,20 @@
 //! trend is read at: the latest window every output in a range has reached,
 //! so recent weeks are not compared, half-judged, with old ones.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use crate::model::sane_time::plus;
-use crate::model::{OutcomeRecord, WindowSnapshot, CHECKPOINTS};
+use crate::model::{OutcomeRecord, Windows, CHECKPOINTS};
 
 /// An output's place in its windows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Schedule {
     /// The windows whose verdict is recorded, in time order.
+    #[schema(value_type = Vec<String>)]
     pub windows_reached: Vec<&'static str>,
     /// The first window not reached yet (`None` once the verdict is final).
+    #[schema(value_type = Option<String>)]
     pub next_window: Option<&'static str>,
     /// When that window is due (execution time + its hours); in the past
     /// while the evaluation that records it is still to run.
@@ -36,18 +36,15 @@ pub fn due(executed_at: DateTime<Utc>, hours: i64) -> DateTime<Utc> {
 
 /// The schedule of an output executed at `executed_at` with the window
 /// snapshots `windows`.
-pub fn schedule(
-    executed_at: DateTime<Utc>,
-    windows: &BTreeMap<String, WindowSnapshot>,
-) -> Schedule {
+pub fn schedule(executed_at: DateTime<Utc>, windows: &Windows) -> Schedule {
     let reached: Vec<&'static str> = CHECKPOINTS
         .iter()
         .map(|(name, _)| *name)
-        .filter(|name| windows.contains_key(*name))
+        .filter(|name| windows.contains_key(name))
         .collect();
     let next = CHECKPOINTS
         .iter()
-        .find(|(name, _)| !windows.contains_key(*name));
+        .find(|(name, _)| !windows.contains_key(name));
     let last = CHECKPOINTS[CHECKPOINTS.len() - 1];
     Schedule {
         windows_reached: reached,
@@ -90,7 +87,7 @@ pub fn mature_window<'a>(records: impl IntoIterator<Item = &'a OutcomeRecord>) -
     for r in records {
         let reached = CHECKPOINTS
             .iter()
-            .take_while(|(name, _)| r.windows.contains_key(*name))
+            .take_while(|(name, _)| r.windows.contains_key(name))
             .count();
         latest = latest.min(reached);
         if latest == 0 {
@@ -103,13 +100,13 @@ pub fn mature_window<'a>(records: impl IntoIterator<Item = &'a OutcomeRecord>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EvidenceStrength, OutcomeStatus};
+    use crate::model::{EvidenceStrength, OutcomeStatus, WindowSnapshot};
 
     fn at(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
     }
 
-    fn snapshots(names: &[&str]) -> BTreeMap<String, WindowSnapshot> {
+    fn snapshots(names: &[&str]) -> Windows {
         names
             .iter()
             .map(|n| {

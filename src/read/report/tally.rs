@@ -1,6 +1,8 @@
 //! The outputs counted for the `safe_outcomes_outputs` gauge: by status,
-//! evidence strength, type and workflow, with bounded label sets (a custom
-//! type is "custom", a workflow outside the busiest is "other").
+//! evidence strength, type and — only when the operator opts in
+//! (`METRICS_WORKFLOW_LABELS`) — workflow, with bounded label sets (a custom
+//! type is "custom", a workflow outside the busiest is "other"). Never by
+//! repository.
 
 use std::collections::BTreeMap;
 
@@ -11,22 +13,45 @@ use crate::model::OutputType;
 /// "other", so the label set stays bounded whatever the org runs.
 pub const METRIC_WORKFLOWS: usize = 20;
 
-/// Outputs counted by (status, strength, type, workflow).
+/// Outputs counted by (status, strength, type, workflow); the workflow is
+/// `None` for every row unless workflows were asked for.
 #[derive(Debug, Default)]
 pub struct OutputTally {
-    pub rows: BTreeMap<(String, String, String, String), u64>,
+    pub rows: BTreeMap<(String, String, String, Option<String>), u64>,
 }
 
 impl OutputTally {
     /// Count the stored outcomes with bounded labels: a type is its gh-aw
-    /// name when the registry knows it, else "custom"; a workflow outside the
-    /// busiest `METRIC_WORKFLOWS` is "other".
-    pub fn count<'a>(outcomes: impl Iterator<Item = &'a OutcomeRecord> + Clone) -> OutputTally {
+    /// name when the registry knows it, else "custom"; with `workflows`, a
+    /// workflow outside the busiest `METRIC_WORKFLOWS` is "other" (without,
+    /// no workflow is named at all).
+    pub fn count<'a>(
+        outcomes: impl Iterator<Item = &'a OutcomeRecord>,
+        workflows: bool,
+    ) -> OutputTally {
+        let mut rows: BTreeMap<(String, String, String, String), u64> = BTreeMap::new();
+        for o in outcomes {
+            let key = (
+                o.outcome_status.as_str().to_string(),
+                o.evidence_strength.as_str().to_string(),
+                o.safe_output_type.clone(),
+                o.workflow.clone().unwrap_or_else(|| "none".into()),
+            );
+            *rows.entry(key).or_default() += 1;
+        }
+        OutputTally::from_rows(rows, workflows)
+    }
+
+    /// The tally from counts by (status, strength, type, workflow) with
+    /// the names as stored (`read::rollup::metric_rows`): labels bounded,
+    /// workflows named only with `workflows`.
+    pub fn from_rows(
+        counted: BTreeMap<(String, String, String, String), u64>,
+        workflows: bool,
+    ) -> OutputTally {
         let mut per_workflow: BTreeMap<&str, u64> = BTreeMap::new();
-        for o in outcomes.clone() {
-            *per_workflow
-                .entry(o.workflow.as_deref().unwrap_or("none"))
-                .or_default() += 1;
+        for ((_, _, _, w), n) in &counted {
+            *per_workflow.entry(w.as_str()).or_default() += n;
         }
         let mut busiest: Vec<(&str, u64)> = per_workflow.into_iter().collect();
         busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -36,24 +61,23 @@ impl OutputTally {
             .map(|(w, _)| *w)
             .collect();
         let mut rows = BTreeMap::new();
-        for o in outcomes {
-            let kind = match OutputType::from(o.safe_output_type.as_str()) {
+        for ((status, strength, output_type, workflow), n) in &counted {
+            let kind = match OutputType::from(output_type.as_str()) {
                 OutputType::Unknown(_) => "custom".to_string(),
                 known => known.to_string(),
             };
-            let workflow = o.workflow.as_deref().unwrap_or("none");
-            let workflow = if named.contains(workflow) {
-                workflow
+            let workflow = if named.contains(workflow.as_str()) {
+                workflow.as_str()
             } else {
                 "other"
             };
             let key = (
-                o.outcome_status.as_str().to_string(),
-                o.evidence_strength.as_str().to_string(),
+                status.clone(),
+                strength.clone(),
                 kind,
-                workflow.to_string(),
+                workflows.then(|| workflow.to_string()),
             );
-            *rows.entry(key).or_default() += 1;
+            *rows.entry(key).or_default() += n;
         }
         OutputTally { rows }
     }
@@ -90,9 +114,9 @@ mod tests {
             }
         }
         all.push(outcome("post_to_slack", "w00"));
-        let t = OutputTally::count(all.iter());
+        let t = OutputTally::count(all.iter(), true);
         let workflows: std::collections::BTreeSet<&str> =
-            t.rows.keys().map(|k| k.3.as_str()).collect();
+            t.rows.keys().filter_map(|k| k.3.as_deref()).collect();
         assert_eq!(workflows.len(), METRIC_WORKFLOWS + 1, "{workflows:?}");
         assert!(workflows.contains("other"));
         let key = |kind: &str| {
@@ -100,11 +124,15 @@ mod tests {
                 "accepted".to_string(),
                 "strong".to_string(),
                 kind.to_string(),
-                "w00".to_string(),
+                Some("w00".to_string()),
             )
         };
         assert_eq!(t.rows[&key("create_issue")], 3);
         assert_eq!(t.rows[&key("custom")], 1, "custom types share one label");
+        assert_eq!(t.rows.values().sum::<u64>(), all.len() as u64);
+        // Without the opt-in no workflow is named at all.
+        let t = OutputTally::count(all.iter(), false);
+        assert!(t.rows.keys().all(|k| k.3.is_none()));
         assert_eq!(t.rows.values().sum::<u64>(), all.len() as u64);
     }
 }

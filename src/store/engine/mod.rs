@@ -49,6 +49,39 @@ pub enum Op {
     /// Add to the counter under this `m/` key (PostgreSQL: `value = value +
     /// delta`, so replicas never lose each other's counts).
     Add(Vec<u8>, i64),
+    /// Add element-wise to the counts packed under this key (`pack`; a
+    /// missing key or element counts as 0). PostgreSQL adds them in the
+    /// row (`so_add_packed`), so replicas never lose each other's counts.
+    AddAll(Vec<u8>, Vec<i64>),
+}
+
+/// Counts as stored for `Op::AddAll`: 32-bit big-endian signed integers.
+pub fn pack(counts: &[i64]) -> Vec<u8> {
+    let len = counts.iter().rposition(|c| *c != 0).map_or(0, |i| i + 1);
+    counts[..len]
+        .iter()
+        .flat_map(|c| (*c as i32).to_be_bytes())
+        .collect()
+}
+
+/// The counts of `pack`ed bytes.
+pub fn unpack(bytes: &[u8]) -> Vec<i64> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_be_bytes(c.try_into().expect("4 bytes")) as i64)
+        .collect()
+}
+
+/// `a + b` element-wise.
+pub(crate) fn add_packed(a: &[u8], b: &[i64]) -> Vec<u8> {
+    let mut sum = unpack(a);
+    if sum.len() < b.len() {
+        sum.resize(b.len(), 0);
+    }
+    for (s, d) in sum.iter_mut().zip(b) {
+        *s += d;
+    }
+    pack(&sum)
 }
 
 /// Writes applied together, all or nothing (sled's `Batch`, engine-neutral).
@@ -70,6 +103,11 @@ impl Batch {
     /// Add `delta` to the counter under `key` (an `m/` key).
     pub fn add(&mut self, key: impl AsRef<[u8]>, delta: i64) {
         self.ops.push(Op::Add(key.as_ref().to_vec(), delta));
+    }
+
+    /// Add `counts` element-wise to the counts under `key` (`Op::AddAll`).
+    pub fn add_all(&mut self, key: impl AsRef<[u8]>, counts: Vec<i64>) {
+        self.ops.push(Op::AddAll(key.as_ref().to_vec(), counts));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -197,15 +235,37 @@ impl Engine {
         }
     }
 
+    /// Remove `key` and return what it held, with one winner when several
+    /// callers (threads, replicas) take the same key at once: sled's own
+    /// atomic remove; on PostgreSQL a transaction that takes the key's
+    /// advisory lock, reads and deletes (a caller that finds the lock held
+    /// gets `None`: another one is taking it).
+    pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        match self {
+            Engine::Sled(db) => Ok(db.remove(key)?.map(Bytes::Sled)),
+            Engine::Pg(pg) => {
+                let key = key.as_ref();
+                let tx = pg.pinned();
+                if !tx.try_xact_lock(&format!("take:{}", hex::encode(key)))? {
+                    return Ok(None);
+                }
+                let value = tx.get(key)?;
+                if value.is_some() {
+                    let mut batch = Batch::default();
+                    batch.remove(key);
+                    tx.apply(batch)?;
+                }
+                tx.commit()?;
+                Ok(value.map(Bytes::Owned))
+            }
+        }
+    }
+
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         match self {
             Engine::Sled(db) => Iter(IterInner::Sled(db.scan_prefix(prefix))),
-            Engine::Pg(pg) => {
-                let start = Bound::Included(prefix.as_ref().to_vec());
-                let end = prefix_end(prefix.as_ref()).map_or(Bound::Unbounded, Bound::Excluded);
-                Iter(IterInner::Pg(pg.pages(start, end)))
-            }
+            Engine::Pg(pg) => Iter(IterInner::Pg(pg.scan_prefix(prefix.as_ref()))),
         }
     }
 
@@ -246,41 +306,7 @@ impl Engine {
     /// Apply every write of `batch` at once.
     pub fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
-            Engine::Sled(db) => {
-                let mut sled_batch = sled::Batch::default();
-                // Counter values as this batch leaves them so far.
-                let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
-                for op in batch.ops {
-                    match op {
-                        Op::Insert(k, v) => {
-                            if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
-                                counters.insert(k.clone(), u64::from_be_bytes(bytes));
-                            }
-                            sled_batch.insert(k, v)
-                        }
-                        Op::Remove(k) => {
-                            counters.insert(k.clone(), 0);
-                            sled_batch.remove(k)
-                        }
-                        Op::Add(k, delta) => {
-                            let now = match counters.get(&k) {
-                                Some(v) => *v,
-                                None => db
-                                    .get(&k)?
-                                    .and_then(|v| {
-                                        v.as_ref().try_into().ok().map(u64::from_be_bytes)
-                                    })
-                                    .unwrap_or(0),
-                            };
-                            let value = (now as i64).saturating_add(delta).max(0) as u64;
-                            counters.insert(k.clone(), value);
-                            sled_batch.insert(k, &value.to_be_bytes());
-                        }
-                    }
-                }
-                db.apply_batch(sled_batch)?;
-                Ok(())
-            }
+            Engine::Sled(db) => apply_sled(db, batch),
             Engine::Pg(pg) => pg.apply(batch),
         }
     }
@@ -313,6 +339,79 @@ impl Engine {
     }
 }
 
+/// Whether `apply_sled` pages a batch's leaves in before taking sled's lock:
+/// yes, unless `SAFE_OUTCOMES_PAGE_IN=0` (for `bench ingest`'s before/after
+/// on one build).
+fn page_in_first() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SAFE_OUTCOMES_PAGE_IN").as_deref() != Ok("0"))
+}
+
+/// Apply a batch to one sled tree (the main one or a named one), with
+/// the additions of `Op::Add` and `Op::AddAll` read and summed first.
+fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+    if page_in_first() {
+        // sled's `apply_batch` holds its process-wide write lock while it
+        // pages in every leaf the batch writes into, and the acks' commits
+        // queue behind it: read each key first, outside the lock, so the
+        // leaves are in the cache when the lock is taken (docs/store.md).
+        for op in &batch.ops {
+            if let Op::Insert(k, _) | Op::Remove(k) = op {
+                db.get(k)?;
+            }
+        }
+    }
+    let mut sled_batch = sled::Batch::default();
+    // Counter values as this batch leaves them so far.
+    let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
+    // Packed counts as this batch leaves them so far.
+    let mut sums: std::collections::HashMap<Vec<u8>, Vec<u8>> = Default::default();
+    for op in batch.ops {
+        match op {
+            Op::Insert(k, v) => {
+                if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
+                    counters.insert(k.clone(), u64::from_be_bytes(bytes));
+                }
+                sums.insert(k.clone(), v.clone());
+                sled_batch.insert(k, v)
+            }
+            Op::Remove(k) => {
+                counters.insert(k.clone(), 0);
+                sums.insert(k.clone(), Vec::new());
+                sled_batch.remove(k)
+            }
+            Op::AddAll(k, delta) => {
+                let now = match sums.get(&k) {
+                    Some(v) => v.clone(),
+                    None => db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default(),
+                };
+                let value = add_packed(&now, &delta);
+                sums.insert(k.clone(), value.clone());
+                if value.is_empty() {
+                    // Every count back to 0: nothing left to keep.
+                    sled_batch.remove(k);
+                } else {
+                    sled_batch.insert(k, value);
+                }
+            }
+            Op::Add(k, delta) => {
+                let now = match counters.get(&k) {
+                    Some(v) => *v,
+                    None => db
+                        .get(&k)?
+                        .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
+                        .unwrap_or(0),
+                };
+                let value = (now as i64).saturating_add(delta).max(0) as u64;
+                counters.insert(k.clone(), value);
+                sled_batch.insert(k, &value.to_be_bytes());
+            }
+        }
+    }
+    db.apply_batch(sled_batch)?;
+    Ok(())
+}
+
 /// A named keyspace (sled: a tree of its own; PostgreSQL: keys under
 /// `pg::tree_prefix`, above the main key space).
 pub enum Tree {
@@ -321,6 +420,60 @@ pub enum Tree {
 }
 
 impl Tree {
+    /// The keys in `start..end` of the tree, in key order (on PostgreSQL
+    /// with the tree's prefix in front: `strip` takes it off).
+    pub fn range(&self, start: Vec<u8>, end: Vec<u8>) -> Iter {
+        match self {
+            Tree::Sled(t) => Iter(IterInner::Sled(t.range(start..end))),
+            Tree::Pg(pg, tree) => Iter(IterInner::Pg(pg.pages(
+                Bound::Included([tree.as_slice(), &start].concat()),
+                Bound::Excluded([tree.as_slice(), &end].concat()),
+            ))),
+        }
+    }
+
+    /// A key as read from the tree, without the tree's own prefix.
+    pub fn strip<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        match self {
+            Tree::Sled(_) => key,
+            Tree::Pg(_, tree) => key.strip_prefix(tree.as_slice()).unwrap_or(key),
+        }
+    }
+
+    /// Apply every write of `batch` to the tree at once.
+    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+        match self {
+            Tree::Sled(t) => apply_sled(t, batch),
+            Tree::Pg(pg, prefix) => {
+                let inside = |k: Vec<u8>| [prefix.as_slice(), &k].concat();
+                let ops = batch
+                    .ops
+                    .into_iter()
+                    .map(|op| match op {
+                        Op::Insert(k, v) => Op::Insert(inside(k), v),
+                        Op::Remove(k) => Op::Remove(inside(k)),
+                        Op::Add(k, d) => Op::Add(inside(k), d),
+                        Op::AddAll(k, d) => Op::AddAll(inside(k), d),
+                    })
+                    .collect();
+                pg.apply(Batch { ops })
+            }
+        }
+    }
+
+    /// Every key under `prefix` in the tree, in key order (on PostgreSQL
+    /// the keys come with the tree's own prefix in front).
+    pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+        match self {
+            Tree::Sled(t) => Iter(IterInner::Sled(t.scan_prefix(prefix))),
+            Tree::Pg(pg, tree) => {
+                let full = [tree.as_slice(), prefix.as_ref()].concat();
+                let end = prefix_end(&full).map_or(Bound::Unbounded, Bound::Excluded);
+                Iter(IterInner::Pg(pg.pages(Bound::Included(full), end)))
+            }
+        }
+    }
+
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
         match self {
             Tree::Sled(t) => Ok(t.get(key)?.map(Bytes::Sled)),

@@ -36,9 +36,8 @@
 //! reported in `details` only.
 
 use super::super::common::{
-    cite, close_actor_unknown, closer, is_closed, is_merged, lifecycle, merge_obs,
-    no_engagement_yet, precheck, unseen_reversal, window_passed, Closer, ISSUE_IGNORE_WINDOW,
-    RETENTION_WINDOW,
+    by_closer, cite, is_closed, is_merged, merge_obs, no_engagement_yet, precheck, unseen_reversal,
+    window_passed, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -91,13 +90,13 @@ pub fn mark_ready_for_review(ctx: &EvalContext) -> Evaluation {
             .decided_by(&r.id, r.at)
             .note("A visible non-bot actor reviewed the PR after it was marked ready.")
     } else if is_closed(ctx) {
-        match closer(ctx) {
-            Closer::Human(c) => Evaluation::new(O::Rejected, S::Medium, Signal::ClosedWithoutMerge)
-                .decided_by(&c.id, c.at)
-                .note("A visible non-bot actor closed the PR unmerged, with no review."),
-            Closer::Lifecycle(c) => lifecycle(ctx, c),
-            Closer::Unknown(c) => close_actor_unknown(c),
-        }
+        // Seed: "Closed unmerged with no review — rejected or ignored —
+        // medium", whoever closed it (rule 8).
+        by_closer(
+            ctx,
+            Evaluation::new(O::Rejected, S::Medium, Signal::ClosedWithoutMerge)
+                .note("The PR was closed unmerged, with no review."),
+        )
     } else {
         no_engagement_yet(
             ctx,

@@ -41,9 +41,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use super::super::common::{
-    cite, class_name, close_actor_unknown, closer, gone, is_closed, is_merged, lifecycle,
-    merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, unseen_reversal,
-    Closer, PR_IGNORE_WINDOW,
+    by_closer, cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference,
+    missing_state, no_engagement_yet, unobserved, unseen_reversal, PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
@@ -238,36 +237,26 @@ fn human_reply_to_review<'a>(ctx: &EvalContext<'a>, review: &OurReview) -> Optio
     })
 }
 
-/// Seed: "PR closed without addressing review: contextual/medium".
+/// Seed: "PR closed without addressing review: contextual/medium", whoever
+/// closed it (rule 8: a closer nobody can see decides with low confidence).
 fn closed_after_review(ctx: &EvalContext, verdict: Option<Verdict>) -> Evaluation {
-    let close = match closer(ctx) {
-        Closer::Human(c) => c,
-        Closer::Lifecycle(c) => return lifecycle(ctx, c),
-        Closer::Unknown(c) => return close_actor_unknown(c),
-    };
     let e = match verdict {
         Some(Verdict::Approved) => Evaluation::new(
             O::Rejected,
             S::Medium,
             Signal::ClosedWithoutMergeAfterReview,
         )
-        .note("A visible non-bot actor closed the PR the review approved, without merging it."),
+        .note("The PR the review approved was closed without merging it."),
         Some(Verdict::ChangesRequested) => Evaluation::new(
             O::Accepted,
             S::Medium,
             Signal::ClosedWithoutMergeAfterReview,
         )
-        .note("The review requested changes and a visible non-bot actor closed the PR unmerged."),
-        _ => {
-            return cite(
-                Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement).note(
-                    "The PR was closed unmerged; the comment-only review was not engaged with.",
-                ),
-                close,
-            )
-        }
+        .note("The review requested changes and the PR was closed unmerged."),
+        _ => Evaluation::new(O::Ignored, S::Weak, Signal::NoEngagement)
+            .note("The PR was closed unmerged; the comment-only review was not engaged with."),
     };
-    e.decided_by(&close.id, close.at)
+    by_closer(ctx, e)
 }
 
 pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {

@@ -122,7 +122,8 @@ async fn rest_get(
     let key = path
         .strip_prefix("/repos/")
         .unwrap_or(path.trim_start_matches('/'));
-    let value = fake.lock().api.get(key).cloned();
+    let set = fake.lock().api.get(key).cloned();
+    let value = set.or_else(|| from_history(&fake, key));
     let tag = value.as_ref().map(etag_of);
     let asked = headers.get("if-none-match").and_then(|v| v.to_str().ok());
     if let (Some(tag), Some(asked)) = (&tag, asked) {
@@ -135,6 +136,7 @@ async fn rest_get(
         }
     }
     fake.lock().rate_limited_reads += 1;
+    let value = value.or_else(|| lenient_answer(&fake, key));
     let Some(value) = value else {
         return error(StatusCode::NOT_FOUND, "Not Found");
     };
@@ -167,6 +169,28 @@ async fn rest_get(
             .insert("link", HeaderValue::from_str(&next).unwrap());
     }
     response
+}
+
+/// What the history of the key's repository answers (`answers::rest`).
+fn from_history(fake: &Fake, key: &str) -> Option<Value> {
+    let mut segs = key.splitn(3, '/');
+    let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
+    let world = fake.world(&format!("{owner}/{name}"))?;
+    super::answers::rest(&world, rest)
+}
+
+/// In lenient mode, what an unknown object answers (`lenient`).
+fn lenient_answer(fake: &Fake, key: &str) -> Option<Value> {
+    if !fake.lock().lenient {
+        return None;
+    }
+    if key.starts_with("orgs/") {
+        return Some(json!({"role": "member", "state": "active"}));
+    }
+    let segs: Vec<&str> = key.split('/').collect();
+    Some(super::lenient::repo_object(
+        segs.get(2..).unwrap_or_default(),
+    ))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -208,7 +232,11 @@ fn batch_answer(fake: &Fake, query: &str) -> Response {
             continue;
         };
         let key = format!("{owner}/{name}/graphql/item/{field}/{n}");
-        match fake.lock().api.get(&key).cloned() {
+        let set = fake.lock().api.get(&key).cloned();
+        let answer = set.or_else(|| {
+            super::answers::signal_item(&*fake.world(&format!("{owner}/{name}"))?, field, n)
+        });
+        match answer {
             Some(v) => {
                 data.insert(alias.to_string(), json!({ field: v }));
             }
@@ -238,12 +266,29 @@ async fn graphql(
         var("owner").as_str().unwrap_or_default(),
         var("repo").as_str().unwrap_or_default()
     );
-    let get = |key: String| fake.lock().api.get(&key).cloned();
+    let world = fake.world(&repo);
+    let get = |key: String| {
+        let set = fake.lock().api.get(&key).cloned();
+        set.or_else(|| {
+            let w = world.as_ref()?;
+            let rest = key.strip_prefix(&format!("{repo}/graphql/"))?;
+            let (kind, n) = rest.split_once('/')?;
+            let n = n.parse().ok()?;
+            match kind {
+                "review_threads" => super::answers::review_threads(w, n).map(Value::from),
+                "discussion" => super::answers::discussion(w, n),
+                _ => None,
+            }
+        })
+    };
     let not_found = |data: Value| {
         Json(json!({"data": data,
                     "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node."}]}))
         .into_response()
     };
+    if fake.lock().lenient {
+        return Json(super::lenient::graphql(&body.query)).into_response();
+    }
     if body.query.contains(": repository(owner: ") {
         return batch_answer(&fake, &body.query);
     }
@@ -276,13 +321,19 @@ async fn graphql(
     }
     if body.query.contains("node(id") {
         let id = var("id").as_str().unwrap_or_default().to_string();
-        return match fake
+        let set = fake
             .lock()
             .api
             .iter()
             .find(|(k, _)| k.ends_with(&format!("/graphql/minimized/{id}")))
-        {
-            Some((_, node)) => Json(json!({"data": {"node": node}})).into_response(),
+            .map(|(_, node)| node.clone());
+        let node = set.or_else(|| {
+            fake.history_repos()
+                .iter()
+                .find_map(|r| super::answers::minimized(&*fake.world(r)?, &id))
+        });
+        return match node {
+            Some(node) => Json(json!({"data": {"node": node}})).into_response(),
             None => not_found(json!({"node": null})),
         };
     }

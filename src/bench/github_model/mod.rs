@@ -1,24 +1,34 @@
-//! A stateful fake GitHub API for tests: real HTTP on 127.0.0.1, real App JWT
-//! checks (RS256, with the public half of `fixtures/github/test-app-key.pem`),
-//! installation tokens that must be presented, stored objects, per-route call
-//! counts, and failure injection (the next N answers of a route).
+//! The model of GitHub: the one fake GitHub of the tests and the benches.
+//! Real HTTP on 127.0.0.1, real App JWT checks (RS256, with the public half
+//! of `fixtures/github/test-app-key.pem`), installation tokens that must be
+//! presented, stored objects, per-route call counts, and failure injection
+//! (the next N answers of a route).
 //!
 //! To add a route: write a small handler in a submodule taking
 //! `State<Fake>` (and `HeaderMap` to check auth with `require_token` or
 //! `require_jwt`), keep its objects in `Inner`, and add it in `routes()`.
 //! Counting and failure injection apply to every route automatically.
 // Auth helpers return the error response itself for handlers to pass on.
-#![allow(dead_code, clippy::result_large_err)]
+#![allow(clippy::result_large_err)]
 
+pub mod answers;
 mod app;
 mod artifacts;
 mod checks;
 pub mod contents;
+pub mod counts;
 mod deliveries;
+pub mod generate;
 pub mod git;
+pub mod history;
+pub mod lenient;
+pub mod objects;
+mod replay;
 pub mod repos;
 pub mod runs;
 pub mod users;
+pub mod webhooks;
+pub mod world;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,11 +43,9 @@ use axum::{Json, Router};
 use octocrab::jsonwebtoken::{self, Algorithm, DecodingKey, Validation};
 use serde_json::{json, Value};
 
-// Each test binary uses some of these.
-#[allow(unused_imports)]
 pub use artifacts::{zip_of, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS};
 pub use checks::CheckRun;
-#[allow(unused_imports)]
+pub use counts::{CallKind, Counts};
 pub use deliveries::{Delivery, LIST_DELIVERIES, REDELIVER};
 
 /// Waits a retry policy asked for: the tests' sleeper records them and
@@ -48,16 +56,16 @@ pub type Sleeps = Arc<Mutex<Vec<std::time::Duration>>>;
 /// recorded in `sleeps` instead of slept, on `clock`.
 pub fn recorded_policy(
     sleeps: &Sleeps,
-    clock: safe_outcomes::model::clock::Clock,
+    clock: crate::model::clock::Clock,
     max_attempts: u32,
-) -> safe_outcomes::github::RetryPolicy {
+) -> crate::github::RetryPolicy {
     use std::time::Duration;
     let log = sleeps.clone();
-    let sleeper: safe_outcomes::github::retry::Sleeper = Arc::new(move |d| {
+    let sleeper: crate::github::retry::Sleeper = Arc::new(move |d| {
         log.lock().unwrap().push(d);
         Box::pin(async {})
     });
-    safe_outcomes::github::RetryPolicy {
+    crate::github::RetryPolicy {
         max_attempts,
         budget: Duration::from_secs(600),
         base_delay: Duration::from_secs(1),
@@ -70,8 +78,8 @@ pub fn recorded_policy(
 }
 
 pub const APP_ID: u64 = 4242;
-pub const PRIVATE_KEY: &str = include_str!("../../fixtures/github/test-app-key.pem");
-const PUBLIC_KEY: &str = include_str!("../../fixtures/github/test-app-key.pub.pem");
+pub const PRIVATE_KEY: &str = include_str!("../../../fixtures/github/test-app-key.pem");
+const PUBLIC_KEY: &str = include_str!("../../../fixtures/github/test-app-key.pub.pem");
 
 /// One injected answer: status, headers, JSON body.
 #[derive(Debug, Clone)]
@@ -159,6 +167,17 @@ pub struct Inner {
     pub not_modified: u64,
     /// GitHub users, the manifest flow and OAuth (`users`).
     pub users: users::Users,
+    /// Requests by what they were for (`counts`).
+    pub counts: Counts,
+    /// Answer for unknown repository objects as if they existed, open and
+    /// untouched (`lenient`).
+    pub lenient: bool,
+    /// The histories served, by repository (lower case; `replay`).
+    pub histories: BTreeMap<String, history::History>,
+    /// The moment the answers are about (default: the wall clock).
+    pub clock: Option<crate::model::clock::Clock>,
+    /// The world last replayed: repository, moment, objects (`replay`).
+    pub world_cache: Option<(String, chrono::DateTime<chrono::Utc>, Arc<world::World>)>,
 }
 
 #[derive(Clone)]
@@ -193,16 +212,16 @@ impl FakeGitHub {
     /// counting its calls into `calls` and retrying by `policy`.
     pub fn client(
         &self,
-        calls: Arc<safe_outcomes::github::calls::ApiCalls>,
-        policy: safe_outcomes::github::RetryPolicy,
-    ) -> safe_outcomes::github::client::GitHubClient {
-        let creds = safe_outcomes::github::auth::AppCredentials::from_config(
+        calls: Arc<crate::github::calls::ApiCalls>,
+        policy: crate::github::RetryPolicy,
+    ) -> crate::github::client::GitHubClient {
+        let creds = crate::github::auth::AppCredentials::from_config(
             "4242",
             Some(PRIVATE_KEY.into()),
             None,
         )
         .unwrap();
-        safe_outcomes::github::client::GitHubClient::new(
+        crate::github::client::GitHubClient::new(
             creds.app_client(&self.url).unwrap(),
             calls,
             policy,
@@ -210,18 +229,15 @@ impl FakeGitHub {
     }
 
     /// `client`, for `App::launch`: built once the App's call counter exists.
-    pub fn client_factory(
-        &self,
-        policy: safe_outcomes::github::RetryPolicy,
-    ) -> safe_outcomes::app::ClientFactory {
+    pub fn client_factory(&self, policy: crate::github::RetryPolicy) -> crate::app::ClientFactory {
         let url = self.url.clone();
         Box::new(move |calls| {
-            let creds = safe_outcomes::github::auth::AppCredentials::from_config(
+            let creds = crate::github::auth::AppCredentials::from_config(
                 "4242",
                 Some(PRIVATE_KEY.into()),
                 None,
             )?;
-            Ok(safe_outcomes::github::client::GitHubClient::new(
+            Ok(crate::github::client::GitHubClient::new(
                 creds.app_client(&url)?,
                 calls,
                 policy,
@@ -276,6 +292,17 @@ impl FakeGitHub {
 
     pub fn check_runs(&self) -> Vec<CheckRun> {
         self.fake.lock().check_runs.clone()
+    }
+
+    /// Requests so far, by what they were for.
+    pub fn counts(&self) -> Counts {
+        self.fake.lock().counts.clone()
+    }
+
+    /// Answer for repository objects the model holds nothing about as if
+    /// they existed, open and untouched (see `lenient`).
+    pub fn lenient(&self) {
+        self.fake.lock().lenient = true;
     }
 }
 
@@ -338,6 +365,7 @@ async fn count_and_inject(State(fake): State<Fake>, req: Request, next: Next) ->
     let (injected, metered, logged) = {
         let mut inner = fake.lock();
         *inner.calls.entry(key.clone()).or_default() += 1;
+        inner.counts.note(req.method(), req.uri().path());
         let uri = req.uri();
         let line = format!(
             "{} {}",

@@ -82,10 +82,8 @@ pub async fn list_for_run(
     _auth: Authorized,
 ) -> Response {
     let full = format!("{owner}/{repo}");
-    let inner = fake.lock();
-    let artifacts: Vec<_> = inner
-        .artifacts
-        .all
+    let all = fake.all_artifacts();
+    let artifacts: Vec<_> = all
         .iter()
         .filter(|a| a.repo.eq_ignore_ascii_case(&full) && a.run_id == run_id)
         .collect();
@@ -121,9 +119,7 @@ pub async fn download(
     }
     let full = format!("{owner}/{repo}");
     let found = fake
-        .lock()
-        .artifacts
-        .all
+        .all_artifacts()
         .iter()
         .find(|a| a.id == id && a.repo.eq_ignore_ascii_case(&full))
         .map(|a| a.expired);
@@ -142,16 +138,15 @@ pub async fn download(
 }
 
 pub async fn blob(State(fake): State<Fake>, Path(id): Path<u64>, headers: HeaderMap) -> Response {
-    let mut inner = fake.lock();
     if headers.contains_key("authorization") {
-        inner.artifacts.blob_with_auth += 1;
+        fake.lock().artifacts.blob_with_auth += 1;
         return (
             StatusCode::BAD_REQUEST,
             "<Error><Code>InvalidAuthenticationInfo</Code></Error>",
         )
             .into_response();
     }
-    match inner.artifacts.all.iter().find(|a| a.id == id) {
+    match fake.all_artifacts().iter().find(|a| a.id == id) {
         Some(a) => (
             StatusCode::OK,
             [("content-type", "application/zip")],

@@ -30,6 +30,11 @@ pub struct Run {
     pub path: String,
     pub status: String,
     pub created_at: DateTime<Utc>,
+    /// What triggered it (`schedule` for runs added with `add_run`).
+    pub event: String,
+    /// Set when completed (`success` for runs added with `add_run`).
+    pub conclusion: Option<String>,
+    pub updated_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +68,9 @@ impl FakeGitHub {
             path: path.to_string(),
             status: status.to_string(),
             created_at,
+            event: "schedule".into(),
+            conclusion: (status == "completed").then(|| "success".into()),
+            updated_at: created_at,
         });
     }
 
@@ -102,6 +110,7 @@ pub fn headers(rate: &RateLimit) -> [(String, String); 5] {
 pub struct ListQuery {
     created: Option<String>,
     status: Option<String>,
+    event: Option<String>,
     per_page: Option<usize>,
     page: Option<usize>,
 }
@@ -142,14 +151,9 @@ pub async fn list(
     _auth: Authorized,
 ) -> Response {
     let full = format!("{owner}/{repo}");
-    let inner = fake.lock();
+    let all = fake.all_runs();
     let mut runs = Vec::new();
-    for r in inner
-        .runs
-        .all
-        .iter()
-        .filter(|r| r.repo.eq_ignore_ascii_case(&full))
-    {
+    for r in all.iter().filter(|r| r.repo.eq_ignore_ascii_case(&full)) {
         if let Some(filter) = &q.created {
             match created_matches(filter, r.created_at) {
                 Some(true) => {}
@@ -165,11 +169,14 @@ pub async fn list(
         if q.status.as_ref().is_some_and(|s| *s != r.status) {
             continue;
         }
+        if q.event.as_ref().is_some_and(|e| *e != r.event) {
+            continue;
+        }
         runs.push(r);
     }
     runs.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.id)));
     let total = runs.len();
-    if q.created.is_some() || q.status.is_some() {
+    if q.created.is_some() || q.status.is_some() || q.event.is_some() {
         // GitHub answers at most 1,000 results of a filtered search.
         runs.truncate(SEARCH_CAP);
     }
@@ -183,9 +190,9 @@ pub async fn list(
             let name = r.path.rsplit('/').next().unwrap_or_default();
             json!({
                 "id": r.id, "name": name, "path": r.path, "status": r.status,
-                "conclusion": if r.status == "completed" { json!("success") } else { json!(null) },
-                "run_attempt": 1, "event": "schedule", "head_branch": "main",
-                "created_at": r.created_at.to_rfc3339(), "updated_at": r.created_at.to_rfc3339(),
+                "conclusion": r.conclusion, "run_attempt": 1, "event": r.event,
+                "head_branch": "main",
+                "created_at": r.created_at.to_rfc3339(), "updated_at": r.updated_at.to_rfc3339(),
                 "repository": {"full_name": r.repo}
             })
         })

@@ -1,0 +1,347 @@
+//! A history of one repository: what happened on GitHub, by whom, when.
+//! The model replays it (`world`) into the objects GitHub would hold at any
+//! moment, and into the webhook deliveries GitHub would have sent
+//! (`webhooks`): one history, both paths.
+//!
+//! Ids are the history's own choice (the generator keeps them unique per
+//! kind); review comment ids are past 2^31 on real GitHub, and the generator
+//! uses such ids so that a 32-bit id anywhere shows.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// Who did something: a person or a bot (`[bot]` login or `type: Bot`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Actor {
+    pub login: String,
+    pub bot: bool,
+}
+
+impl Actor {
+    pub fn human(login: &str) -> Actor {
+        Actor {
+            login: login.to_string(),
+            bot: false,
+        }
+    }
+
+    pub fn bot(login: &str) -> Actor {
+        Actor {
+            login: login.to_string(),
+            bot: true,
+        }
+    }
+
+    /// The identity gh-aw workflows write as.
+    pub fn actions() -> Actor {
+        Actor::bot("github-actions[bot]")
+    }
+
+    /// A stable numeric id for the login (GitHub user ids).
+    pub fn id(&self) -> u64 {
+        self.login.bytes().fold(1_000_003u64, |h, b| {
+            h.wrapping_mul(31).wrapping_add(b as u64)
+        }) % 90_000_000
+            + 1_000_000
+    }
+
+    pub fn kind(&self) -> &'static str {
+        if self.bot {
+            "Bot"
+        } else {
+            "User"
+        }
+    }
+}
+
+/// Why an issue (or discussion) was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    Completed,
+    NotPlanned,
+    Duplicate,
+    /// Discussions: outdated; issues read it as not planned.
+    Outdated,
+}
+
+impl CloseReason {
+    pub fn rest(self) -> &'static str {
+        match self {
+            CloseReason::Completed => "completed",
+            CloseReason::NotPlanned => "not_planned",
+            CloseReason::Duplicate => "duplicate",
+            CloseReason::Outdated => "outdated",
+        }
+    }
+
+    /// GraphQL's enum value (`DiscussionStateReason`, `IssueStateReason`).
+    pub fn graphql(self) -> &'static str {
+        match self {
+            CloseReason::Completed => "RESOLVED",
+            CloseReason::NotPlanned => "OUTDATED",
+            CloseReason::Duplicate => "DUPLICATE",
+            CloseReason::Outdated => "OUTDATED",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewState {
+    Approved,
+    ChangesRequested,
+    Commented,
+}
+
+impl ReviewState {
+    /// As REST lists it (`APPROVED`); webhooks say it in lower case.
+    pub fn rest(self) -> &'static str {
+        match self {
+            ReviewState::Approved => "APPROVED",
+            ReviewState::ChangesRequested => "CHANGES_REQUESTED",
+            ReviewState::Commented => "COMMENTED",
+        }
+    }
+}
+
+/// What a reaction is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReactionOn {
+    /// An issue or a pull request (by number).
+    Thread(u64),
+    /// An issue comment (by id).
+    Comment(u64),
+    /// A discussion (by number).
+    Discussion(u64),
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fact {
+    OpenIssue {
+        number: u64,
+        title: String,
+        body: String,
+    },
+    OpenPr {
+        number: u64,
+        title: String,
+        body: String,
+        draft: bool,
+        /// The first commit of its head branch.
+        head_sha: String,
+    },
+    /// A comment on an issue or PR conversation.
+    Comment {
+        number: u64,
+        id: u64,
+        body: String,
+    },
+    EditComment {
+        id: u64,
+        body: String,
+    },
+    DeleteComment {
+        id: u64,
+    },
+    /// Minimized ("hidden") comment: GitHub sends no webhook for it.
+    MinimizeComment {
+        id: u64,
+        reason: String,
+    },
+    Close {
+        number: u64,
+        reason: CloseReason,
+    },
+    Reopen {
+        number: u64,
+    },
+    /// A PR merged (by the actor), as `merge_sha`.
+    Merge {
+        number: u64,
+        merge_sha: String,
+    },
+    EditTitle {
+        number: u64,
+        title: String,
+    },
+    EditBody {
+        number: u64,
+        body: String,
+    },
+    Label {
+        number: u64,
+        name: String,
+    },
+    Unlabel {
+        number: u64,
+        name: String,
+    },
+    Assign {
+        number: u64,
+        login: String,
+    },
+    Unassign {
+        number: u64,
+        login: String,
+    },
+    Milestone {
+        number: u64,
+        milestone: u64,
+        title: String,
+    },
+    Demilestone {
+        number: u64,
+    },
+    RequestReview {
+        number: u64,
+        reviewer: String,
+    },
+    Review {
+        number: u64,
+        id: u64,
+        state: ReviewState,
+        body: String,
+    },
+    DismissReview {
+        number: u64,
+        id: u64,
+    },
+    /// A review comment, starting a thread or replying in one.
+    ReviewComment {
+        number: u64,
+        id: u64,
+        reply_to: Option<u64>,
+        path: String,
+        body: String,
+    },
+    /// Resolve (or unresolve) the thread the comment `root` started.
+    ResolveThread {
+        number: u64,
+        root: u64,
+        resolved: bool,
+    },
+    /// Commits pushed to a PR's head branch.
+    Push {
+        number: u64,
+        sha: String,
+        message: String,
+    },
+    ReadyForReview {
+        number: u64,
+    },
+    ConvertToDraft {
+        number: u64,
+    },
+    React {
+        on: ReactionOn,
+        id: u64,
+        content: String,
+    },
+    LinkSubIssue {
+        parent: u64,
+        child: u64,
+    },
+    UnlinkSubIssue {
+        parent: u64,
+        child: u64,
+    },
+    /// A PR that reverts the merge of `reverts` (its body says "Reverts
+    /// #n", its commit "This reverts commit <sha>."): opened here; merged
+    /// by a later `Merge` like any PR.
+    OpenRevertPr {
+        number: u64,
+        reverts: u64,
+        head_sha: String,
+    },
+    OpenDiscussion {
+        number: u64,
+        title: String,
+        body: String,
+    },
+    DiscussionComment {
+        number: u64,
+        id: u64,
+        body: String,
+    },
+    AnswerDiscussion {
+        number: u64,
+        comment: u64,
+    },
+    CloseDiscussion {
+        number: u64,
+        reason: CloseReason,
+    },
+    ReopenDiscussion {
+        number: u64,
+    },
+    /// A workflow run requested (queued), by its workflow file.
+    RunRequested {
+        id: u64,
+        path: String,
+        name: String,
+        event: String,
+    },
+    /// A run completed; its artifacts (name, zip bytes) are listed from now.
+    RunCompleted {
+        id: u64,
+        conclusion: String,
+        artifacts: Vec<(String, Vec<u8>)>,
+    },
+    PublishRelease {
+        id: u64,
+        tag: String,
+        body: String,
+    },
+    EditRelease {
+        tag: String,
+        body: String,
+    },
+    /// Anything else: an event name and a raw payload the test wrote
+    /// (delivered as is, changing no object).
+    Raw {
+        event: String,
+        payload: Value,
+    },
+}
+
+/// One fact, when and by whom.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub at: DateTime<Utc>,
+    pub actor: Actor,
+    pub fact: Fact,
+}
+
+/// The history of one repository of one installation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct History {
+    pub repo: String,
+    pub installation: u64,
+    /// In time order (`push` keeps it so).
+    pub events: Vec<Event>,
+}
+
+impl History {
+    pub fn new(repo: &str, installation: u64) -> History {
+        History {
+            repo: repo.to_string(),
+            installation,
+            events: Vec::new(),
+        }
+    }
+
+    /// Add an event, keeping time order (equal times keep insertion order).
+    pub fn push(&mut self, at: DateTime<Utc>, actor: &Actor, fact: Fact) {
+        let event = Event {
+            at,
+            actor: actor.clone(),
+            fact,
+        };
+        let pos = self.events.partition_point(|e| e.at <= at);
+        self.events.insert(pos, event);
+    }
+
+    pub fn owner(&self) -> &str {
+        self.repo.split('/').next().unwrap_or_default()
+    }
+}

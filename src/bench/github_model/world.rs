@@ -1,0 +1,943 @@
+//! The objects GitHub holds at a moment: a history replayed event by event.
+//! `World::apply` changes the objects as GitHub would and returns what
+//! changed, so that `webhooks` renders the delivery from the objects as
+//! they are right after the event (GitHub's payloads carry the object's
+//! state at that moment), and `rest`/`graphql` render the answers from the
+//! objects as they are at the moment asked.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
+
+/// A commit on a PR's head branch.
+#[derive(Debug, Clone)]
+pub struct Commit {
+    pub sha: String,
+    pub message: String,
+    pub author: Actor,
+    pub at: DateTime<Utc>,
+}
+
+/// What an issue's or PR's timeline lists.
+#[derive(Debug, Clone)]
+pub enum Item {
+    Labeled(String),
+    Unlabeled(String),
+    Closed(Option<CloseReason>),
+    Reopened,
+    Merged(String),
+    Assigned(String),
+    Unassigned(String),
+    Milestoned(String),
+    Demilestoned(String),
+    ReviewRequested(String),
+    ReadyForReview,
+    ConvertToDraft,
+    Renamed {
+        from: String,
+        to: String,
+    },
+    /// Mentioned by another issue or PR (`source`), e.g. a revert PR.
+    CrossReferenced(u64),
+    Committed(String),
+    Reviewed(u64),
+    Commented(u64),
+    ReviewDismissed(u64),
+    SubIssueAdded(u64),
+    SubIssueRemoved(u64),
+    ParentIssueAdded(u64),
+    ParentIssueRemoved(u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct TimelineEntry {
+    pub id: u64,
+    pub at: DateTime<Utc>,
+    pub actor: Actor,
+    pub item: Item,
+}
+
+/// A PR's own state (an issue with these is a pull request).
+#[derive(Debug, Clone)]
+pub struct Pr {
+    pub draft: bool,
+    pub merged: Option<(DateTime<Utc>, Actor, String)>,
+    pub head_sha: String,
+    pub head_ref: String,
+    pub commits: Vec<Commit>,
+    pub requested: Vec<String>,
+}
+
+/// An issue or a pull request.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    pub number: u64,
+    pub pr: Option<Pr>,
+    pub title: String,
+    pub body: String,
+    pub user: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub closed: Option<(DateTime<Utc>, Actor, Option<CloseReason>)>,
+    pub labels: Vec<String>,
+    pub assignees: Vec<String>,
+    pub milestone: Option<(u64, String)>,
+    pub timeline: Vec<TimelineEntry>,
+    pub parent: Option<u64>,
+    pub sub_issues: Vec<u64>,
+    /// The comments on its conversation, in order.
+    pub comments: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub id: u64,
+    pub number: u64,
+    pub user: Actor,
+    pub body: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub minimized: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Review {
+    pub id: u64,
+    pub number: u64,
+    pub user: Actor,
+    pub state: ReviewState,
+    pub dismissed: bool,
+    pub body: String,
+    pub submitted_at: DateTime<Utc>,
+    pub commit_id: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReviewComment {
+    pub id: u64,
+    pub number: u64,
+    pub user: Actor,
+    pub body: String,
+    pub path: String,
+    pub reply_to: Option<u64>,
+    /// The comment that started its thread.
+    pub root: u64,
+    pub created_at: DateTime<Utc>,
+    pub commit_id: String,
+}
+
+/// A review thread, named by the comment that started it.
+#[derive(Debug, Clone)]
+pub struct ReviewThread {
+    pub root: u64,
+    pub number: u64,
+    pub path: String,
+    pub resolved_by: Option<Actor>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Discussion {
+    pub number: u64,
+    pub title: String,
+    pub body: String,
+    pub user: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub closed: Option<(DateTime<Utc>, CloseReason)>,
+    pub answer: Option<(u64, DateTime<Utc>, Actor)>,
+    pub labels: Vec<String>,
+    pub comments: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub id: u64,
+    pub path: String,
+    pub name: String,
+    pub event: String,
+    pub actor: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub conclusion: Option<String>,
+    pub artifacts: Vec<(String, Vec<u8>)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub id: u64,
+    pub tag: String,
+    pub body: String,
+    pub author: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reaction {
+    pub id: u64,
+    pub on: ReactionOn,
+    pub user: Actor,
+    pub content: String,
+    pub at: DateTime<Utc>,
+}
+
+/// The id of the review a single review comment makes.
+pub fn review_of_comment(comment: u64) -> u64 {
+    comment + 500_000_000_000
+}
+
+/// The issue numbers a body mentions (`#12`, `owner/repo#12`).
+fn mentions(body: &str) -> Vec<u64> {
+    body.split('#')
+        .skip(1)
+        .filter_map(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// What an event changed, for the delivery that tells of it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Changed {
+    Nothing,
+    Thread(u64),
+    Comment(u64),
+    Review(u64),
+    ReviewComment(u64),
+    /// A review thread (by its first comment) of a PR.
+    ReviewThread(u64, u64),
+    /// A sub-issue link: parent, child.
+    SubIssue(u64, u64),
+    Discussion(u64),
+    DiscussionComment(u64),
+    Run(u64),
+    Release(String),
+}
+
+/// Everything GitHub holds of one repository at one moment.
+#[derive(Debug, Clone, Default)]
+pub struct World {
+    pub repo: String,
+    pub installation: u64,
+    pub threads: BTreeMap<u64, Thread>,
+    pub comments: BTreeMap<u64, Comment>,
+    pub reviews: BTreeMap<u64, Review>,
+    pub review_comments: BTreeMap<u64, ReviewComment>,
+    pub review_threads: BTreeMap<u64, ReviewThread>,
+    pub discussions: BTreeMap<u64, Discussion>,
+    pub discussion_comments: BTreeMap<u64, Comment>,
+    pub runs: BTreeMap<u64, Run>,
+    pub releases: BTreeMap<String, Release>,
+    pub reactions: Vec<Reaction>,
+    next_event: u64,
+}
+
+impl World {
+    pub fn new(history: &History) -> World {
+        World {
+            repo: history.repo.clone(),
+            installation: history.installation,
+            next_event: 8_000_000_000,
+            ..World::default()
+        }
+    }
+
+    /// The world as of `now`: every event at or before it applied.
+    pub fn at(history: &History, now: DateTime<Utc>) -> World {
+        let mut w = World::new(history);
+        for e in history.events.iter().take_while(|e| e.at <= now) {
+            w.apply(e);
+            w.forget_deleted(e);
+        }
+        w
+    }
+
+    fn note(&mut self, number: u64, at: DateTime<Utc>, actor: &Actor, item: Item) {
+        self.next_event += 1;
+        let id = self.next_event;
+        if let Some(t) = self.threads.get_mut(&number) {
+            t.updated_at = at;
+            t.timeline.push(TimelineEntry {
+                id,
+                at,
+                actor: actor.clone(),
+                item,
+            });
+        }
+    }
+
+    fn thread(&mut self, number: u64) -> Option<&mut Thread> {
+        self.threads.get_mut(&number)
+    }
+
+    /// Apply one event; what it changed.
+    pub fn apply(&mut self, e: &Event) -> Changed {
+        let (at, who) = (e.at, &e.actor);
+        match &e.fact {
+            Fact::OpenIssue {
+                number,
+                title,
+                body,
+            } => self.open(*number, title, body, who, at, None),
+            Fact::OpenPr {
+                number,
+                title,
+                body,
+                draft,
+                head_sha,
+            } => {
+                let pr = Pr {
+                    draft: *draft,
+                    merged: None,
+                    head_sha: head_sha.clone(),
+                    head_ref: format!("agent/change-{number}"),
+                    commits: vec![Commit {
+                        sha: head_sha.clone(),
+                        message: title.clone(),
+                        author: who.clone(),
+                        at,
+                    }],
+                    requested: Vec::new(),
+                };
+                self.open(*number, title, body, who, at, Some(pr))
+            }
+            Fact::OpenRevertPr {
+                number,
+                reverts,
+                head_sha,
+            } => self.open_revert(*number, *reverts, head_sha, who, at),
+            Fact::Comment { number, id, body } => {
+                self.comments.insert(
+                    *id,
+                    Comment {
+                        id: *id,
+                        number: *number,
+                        user: who.clone(),
+                        body: body.clone(),
+                        created_at: at,
+                        updated_at: at,
+                        minimized: None,
+                    },
+                );
+                if let Some(t) = self.thread(*number) {
+                    t.comments.push(*id);
+                }
+                self.note(*number, at, who, Item::Commented(*id));
+                Changed::Comment(*id)
+            }
+            Fact::EditComment { id, body } => match self.comments.get_mut(id) {
+                Some(c) => {
+                    c.body = body.clone();
+                    c.updated_at = at;
+                    Changed::Comment(*id)
+                }
+                None => Changed::Nothing,
+            },
+            Fact::DeleteComment { id } => self.delete_comment(*id),
+            Fact::MinimizeComment { id, reason } => {
+                if let Some(c) = self.comments.get_mut(id) {
+                    c.minimized = Some(reason.clone());
+                    c.updated_at = at;
+                }
+                Changed::Nothing
+            }
+            Fact::Close { number, reason } => self.close(*number, *reason, who, at),
+            Fact::Reopen { number } => {
+                // Reopening an open item (or a merged PR) changes nothing.
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                let merged = t.pr.as_ref().is_some_and(|p| p.merged.is_some());
+                if t.closed.is_none() || merged {
+                    return Changed::Nothing;
+                }
+                t.closed = None;
+                self.note(*number, at, who, Item::Reopened);
+                Changed::Thread(*number)
+            }
+            Fact::Merge { number, merge_sha } => self.merge(*number, merge_sha, who, at),
+            Fact::EditTitle { number, title } => {
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                let from = std::mem::replace(&mut t.title, title.clone());
+                let to = title.clone();
+                self.note(*number, at, who, Item::Renamed { from, to });
+                Changed::Thread(*number)
+            }
+            Fact::EditBody { number, body } => match self.thread(*number) {
+                Some(t) => {
+                    t.body = body.clone();
+                    t.updated_at = at;
+                    Changed::Thread(*number)
+                }
+                None => Changed::Nothing,
+            },
+            Fact::Label { number, name } => self.label(*number, name, true, who, at),
+            Fact::Unlabel { number, name } => self.label(*number, name, false, who, at),
+            Fact::Assign { number, login } => self.assign(*number, login, true, who, at),
+            Fact::Unassign { number, login } => self.assign(*number, login, false, who, at),
+            Fact::Milestone {
+                number,
+                milestone,
+                title,
+            } => {
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                t.milestone = Some((*milestone, title.clone()));
+                self.note(*number, at, who, Item::Milestoned(title.clone()));
+                Changed::Thread(*number)
+            }
+            Fact::Demilestone { number } => {
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                let Some((_, title)) = t.milestone.take() else {
+                    return Changed::Nothing;
+                };
+                self.note(*number, at, who, Item::Demilestoned(title));
+                Changed::Thread(*number)
+            }
+            Fact::RequestReview { number, reviewer } => {
+                let Some(pr) = self.thread(*number).and_then(|t| t.pr.as_mut()) else {
+                    return Changed::Nothing;
+                };
+                if !pr.requested.contains(reviewer) {
+                    pr.requested.push(reviewer.clone());
+                }
+                self.note(*number, at, who, Item::ReviewRequested(reviewer.clone()));
+                Changed::Thread(*number)
+            }
+            Fact::Review {
+                number,
+                id,
+                state,
+                body,
+            } => self.review(*number, *id, *state, body, who, at),
+            Fact::DismissReview { number, id } => {
+                let Some(r) = self.reviews.get_mut(id) else {
+                    return Changed::Nothing;
+                };
+                r.dismissed = true;
+                self.note(*number, at, who, Item::ReviewDismissed(*id));
+                Changed::Review(*id)
+            }
+            Fact::ReviewComment {
+                number,
+                id,
+                reply_to,
+                path,
+                body,
+            } => self.review_comment(*number, *id, *reply_to, path, body, who, at),
+            Fact::ResolveThread {
+                number,
+                root,
+                resolved,
+            } => match self.review_threads.get_mut(root) {
+                // Resolving a resolved thread (or unresolving an open one)
+                // changes nothing and sends nothing.
+                Some(t) if t.number == *number && t.resolved_by.is_some() != *resolved => {
+                    t.resolved_by = resolved.then(|| who.clone());
+                    Changed::ReviewThread(*number, *root)
+                }
+                _ => Changed::Nothing,
+            },
+            Fact::Push {
+                number,
+                sha,
+                message,
+            } => {
+                let Some(pr) = self.thread(*number).and_then(|t| t.pr.as_mut()) else {
+                    return Changed::Nothing;
+                };
+                pr.head_sha = sha.clone();
+                pr.commits.push(Commit {
+                    sha: sha.clone(),
+                    message: message.clone(),
+                    author: who.clone(),
+                    at,
+                });
+                self.note(*number, at, who, Item::Committed(sha.clone()));
+                Changed::Thread(*number)
+            }
+            Fact::ReadyForReview { number } => self.draft(*number, false, who, at),
+            Fact::ConvertToDraft { number } => self.draft(*number, true, who, at),
+            Fact::React { on, id, content } => {
+                self.reactions.push(Reaction {
+                    id: *id,
+                    on: *on,
+                    user: who.clone(),
+                    content: content.clone(),
+                    at,
+                });
+                Changed::Nothing
+            }
+            Fact::LinkSubIssue { parent, child } => self.sub_issue(*parent, *child, true, who, at),
+            Fact::UnlinkSubIssue { parent, child } => {
+                self.sub_issue(*parent, *child, false, who, at)
+            }
+            Fact::OpenDiscussion {
+                number,
+                title,
+                body,
+            } => {
+                self.discussions.insert(
+                    *number,
+                    Discussion {
+                        number: *number,
+                        title: title.clone(),
+                        body: body.clone(),
+                        user: who.clone(),
+                        created_at: at,
+                        updated_at: at,
+                        closed: None,
+                        answer: None,
+                        labels: Vec::new(),
+                        comments: Vec::new(),
+                    },
+                );
+                Changed::Discussion(*number)
+            }
+            Fact::DiscussionComment { number, id, body } => {
+                let Some(d) = self.discussions.get_mut(number) else {
+                    return Changed::Nothing;
+                };
+                d.comments.push(*id);
+                d.updated_at = at;
+                self.discussion_comments.insert(
+                    *id,
+                    Comment {
+                        id: *id,
+                        number: *number,
+                        user: who.clone(),
+                        body: body.clone(),
+                        created_at: at,
+                        updated_at: at,
+                        minimized: None,
+                    },
+                );
+                Changed::DiscussionComment(*id)
+            }
+            Fact::AnswerDiscussion { number, comment } => {
+                let Some(d) = self.discussions.get_mut(number) else {
+                    return Changed::Nothing;
+                };
+                d.answer = Some((*comment, at, who.clone()));
+                d.updated_at = at;
+                Changed::Discussion(*number)
+            }
+            Fact::CloseDiscussion { number, reason } => {
+                let Some(d) = self.discussions.get_mut(number) else {
+                    return Changed::Nothing;
+                };
+                d.closed = Some((at, *reason));
+                d.updated_at = at;
+                Changed::Discussion(*number)
+            }
+            Fact::ReopenDiscussion { number } => {
+                let Some(d) = self.discussions.get_mut(number) else {
+                    return Changed::Nothing;
+                };
+                d.closed = None;
+                d.updated_at = at;
+                Changed::Discussion(*number)
+            }
+            Fact::RunRequested {
+                id,
+                path,
+                name,
+                event,
+            } => {
+                self.runs.insert(
+                    *id,
+                    Run {
+                        id: *id,
+                        path: path.clone(),
+                        name: name.clone(),
+                        event: event.clone(),
+                        actor: who.clone(),
+                        created_at: at,
+                        updated_at: at,
+                        conclusion: None,
+                        artifacts: Vec::new(),
+                    },
+                );
+                Changed::Run(*id)
+            }
+            Fact::RunCompleted {
+                id,
+                conclusion,
+                artifacts,
+            } => {
+                let Some(r) = self.runs.get_mut(id) else {
+                    return Changed::Nothing;
+                };
+                r.conclusion = Some(conclusion.clone());
+                r.updated_at = at;
+                r.artifacts = artifacts.clone();
+                Changed::Run(*id)
+            }
+            Fact::PublishRelease { id, tag, body } => {
+                self.releases.insert(
+                    tag.clone(),
+                    Release {
+                        id: *id,
+                        tag: tag.clone(),
+                        body: body.clone(),
+                        author: who.clone(),
+                        created_at: at,
+                        updated_at: at,
+                    },
+                );
+                Changed::Release(tag.clone())
+            }
+            Fact::EditRelease { tag, body } => match self.releases.get_mut(tag) {
+                Some(r) => {
+                    r.body = body.clone();
+                    r.updated_at = at;
+                    Changed::Release(tag.clone())
+                }
+                None => Changed::Nothing,
+            },
+            Fact::Raw { .. } => Changed::Nothing,
+        }
+    }
+
+    fn open(
+        &mut self,
+        number: u64,
+        title: &str,
+        body: &str,
+        who: &Actor,
+        at: DateTime<Utc>,
+        pr: Option<Pr>,
+    ) -> Changed {
+        // Mentioning `#k` puts a cross-reference on k's timeline.
+        for k in mentions(body) {
+            if k != number && self.threads.contains_key(&k) {
+                self.note(k, at, who, Item::CrossReferenced(number));
+            }
+        }
+        self.threads.insert(
+            number,
+            Thread {
+                number,
+                pr,
+                title: title.to_string(),
+                body: body.to_string(),
+                user: who.clone(),
+                created_at: at,
+                updated_at: at,
+                closed: None,
+                labels: Vec::new(),
+                assignees: Vec::new(),
+                milestone: None,
+                timeline: Vec::new(),
+                parent: None,
+                sub_issues: Vec::new(),
+                comments: Vec::new(),
+            },
+        );
+        Changed::Thread(number)
+    }
+
+    fn open_revert(
+        &mut self,
+        number: u64,
+        reverts: u64,
+        head_sha: &str,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let reverted = self.threads.get(&reverts).cloned();
+        let merge_sha = reverted
+            .as_ref()
+            .and_then(|t| t.pr.as_ref()?.merged.as_ref())
+            .map(|(_, _, sha)| sha.clone())
+            .unwrap_or_default();
+        let title = format!(
+            "Revert \"{}\"",
+            reverted.as_ref().map_or("", |t| t.title.as_str())
+        );
+        let body = format!("Reverts {}#{reverts}", self.repo);
+        let message = format!("{title}\n\nThis reverts commit {merge_sha}.");
+        let pr = Pr {
+            draft: false,
+            merged: None,
+            head_sha: head_sha.to_string(),
+            head_ref: format!("revert-{reverts}"),
+            commits: vec![Commit {
+                sha: head_sha.to_string(),
+                message,
+                author: who.clone(),
+                at,
+            }],
+            requested: Vec::new(),
+        };
+        self.open(number, &title, &body, who, at, Some(pr))
+    }
+
+    fn delete_comment(&mut self, id: u64) -> Changed {
+        let Some(c) = self.comments.remove(&id) else {
+            return Changed::Nothing;
+        };
+        if let Some(t) = self.thread(c.number) {
+            t.comments.retain(|x| *x != id);
+            t.timeline
+                .retain(|e| !matches!(e.item, Item::Commented(x) if x == id));
+        }
+        // The delivery tells of the comment as it was.
+        self.comments.insert(id, c);
+        Changed::Comment(id)
+    }
+
+    /// After the delivery of a deletion was rendered: the comment is gone.
+    pub fn forget_deleted(&mut self, e: &Event) {
+        if let Fact::DeleteComment { id } = &e.fact {
+            self.comments.remove(id);
+        }
+    }
+
+    fn close(
+        &mut self,
+        number: u64,
+        reason: CloseReason,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let Some(t) = self.thread(number) else {
+            return Changed::Nothing;
+        };
+        if t.closed.is_some() {
+            // Closing a closed item changes nothing.
+            return Changed::Nothing;
+        }
+        let reason = t.pr.is_none().then_some(reason);
+        t.closed = Some((at, who.clone(), reason));
+        self.note(number, at, who, Item::Closed(reason));
+        Changed::Thread(number)
+    }
+
+    fn merge(&mut self, number: u64, sha: &str, who: &Actor, at: DateTime<Utc>) -> Changed {
+        let Some(t) = self.thread(number) else {
+            return Changed::Nothing;
+        };
+        if t.closed.is_some() {
+            // A closed PR cannot be merged.
+            return Changed::Nothing;
+        }
+        let Some(pr) = t.pr.as_mut() else {
+            return Changed::Nothing;
+        };
+        pr.merged = Some((at, who.clone(), sha.to_string()));
+        t.closed = Some((at, who.clone(), None));
+        self.note(number, at, who, Item::Merged(sha.to_string()));
+        self.note(number, at, who, Item::Closed(None));
+        Changed::Thread(number)
+    }
+
+    fn label(
+        &mut self,
+        number: u64,
+        name: &str,
+        add: bool,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let item = if add { Item::Labeled } else { Item::Unlabeled };
+        self.set_member(number, |t| &mut t.labels, name, add, who, at, item)
+    }
+
+    fn assign(
+        &mut self,
+        number: u64,
+        login: &str,
+        add: bool,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let item = if add {
+            Item::Assigned
+        } else {
+            Item::Unassigned
+        };
+        self.set_member(number, |t| &mut t.assignees, login, add, who, at, item)
+    }
+
+    /// Add `value` to (or remove it from) one of a thread's sets; GitHub
+    /// records nothing when it was already there (or absent).
+    #[allow(clippy::too_many_arguments)]
+    fn set_member(
+        &mut self,
+        number: u64,
+        set: fn(&mut Thread) -> &mut Vec<String>,
+        value: &str,
+        add: bool,
+        who: &Actor,
+        at: DateTime<Utc>,
+        item: fn(String) -> Item,
+    ) -> Changed {
+        let Some(t) = self.thread(number) else {
+            return Changed::Nothing;
+        };
+        let members = set(t);
+        if add == members.iter().any(|m| m == value) {
+            return Changed::Nothing;
+        }
+        if add {
+            members.push(value.to_string());
+        } else {
+            members.retain(|m| m != value);
+        }
+        self.note(number, at, who, item(value.to_string()));
+        Changed::Thread(number)
+    }
+
+    fn review(
+        &mut self,
+        number: u64,
+        id: u64,
+        state: ReviewState,
+        body: &str,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let Some(t) = self.threads.get_mut(&number) else {
+            return Changed::Nothing;
+        };
+        let Some(pr) = t.pr.as_mut() else {
+            return Changed::Nothing;
+        };
+        pr.requested.retain(|r| r != &who.login);
+        let commit_id = pr.head_sha.clone();
+        self.reviews.insert(
+            id,
+            Review {
+                id,
+                number,
+                user: who.clone(),
+                state,
+                dismissed: false,
+                body: body.to_string(),
+                submitted_at: at,
+                commit_id,
+            },
+        );
+        self.note(number, at, who, Item::Reviewed(id));
+        Changed::Review(id)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn review_comment(
+        &mut self,
+        number: u64,
+        id: u64,
+        reply_to: Option<u64>,
+        path: &str,
+        body: &str,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let Some(pr) = self.threads.get(&number).and_then(|t| t.pr.as_ref()) else {
+            return Changed::Nothing;
+        };
+        let commit_id = pr.head_sha.clone();
+        let parent = reply_to.and_then(|r| self.review_comments.get(&r));
+        let root = parent.map_or(id, |p| p.root);
+        let path = parent.map_or(path.to_string(), |p| p.path.clone());
+        self.review_comments.insert(
+            id,
+            ReviewComment {
+                id,
+                number,
+                user: who.clone(),
+                body: body.to_string(),
+                path: path.clone(),
+                reply_to: parent.map(|_| reply_to.unwrap_or_default()),
+                root,
+                created_at: at,
+                commit_id,
+            },
+        );
+        self.review_threads.entry(root).or_insert(ReviewThread {
+            root,
+            number,
+            path,
+            resolved_by: None,
+        });
+        // On GitHub a single review comment is a review of its own, COMMENTED.
+        self.review(
+            number,
+            review_of_comment(id),
+            ReviewState::Commented,
+            "",
+            who,
+            at,
+        );
+        Changed::ReviewComment(id)
+    }
+
+    fn draft(&mut self, number: u64, draft: bool, who: &Actor, at: DateTime<Utc>) -> Changed {
+        let Some(pr) = self.thread(number).and_then(|t| t.pr.as_mut()) else {
+            return Changed::Nothing;
+        };
+        if pr.draft == draft {
+            return Changed::Nothing;
+        }
+        pr.draft = draft;
+        let item = if draft {
+            Item::ConvertToDraft
+        } else {
+            Item::ReadyForReview
+        };
+        self.note(number, at, who, item);
+        Changed::Thread(number)
+    }
+
+    fn sub_issue(
+        &mut self,
+        parent: u64,
+        child: u64,
+        link: bool,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        if !self.threads.contains_key(&parent) || !self.threads.contains_key(&child) {
+            return Changed::Nothing;
+        }
+        let linked = self.threads[&child].parent == Some(parent);
+        if linked == link {
+            return Changed::Nothing;
+        }
+        if let Some(c) = self.thread(child) {
+            c.parent = link.then_some(parent);
+        }
+        if let Some(p) = self.thread(parent) {
+            if link {
+                p.sub_issues.push(child);
+            } else {
+                p.sub_issues.retain(|c| *c != child);
+            }
+        }
+        let (on_parent, on_child) = if link {
+            (Item::SubIssueAdded(child), Item::ParentIssueAdded(parent))
+        } else {
+            (
+                Item::SubIssueRemoved(child),
+                Item::ParentIssueRemoved(parent),
+            )
+        };
+        self.note(parent, at, who, on_parent);
+        self.note(child, at, who, on_child);
+        Changed::SubIssue(parent, child)
+    }
+
+    /// The reactions on one thing, in order.
+    pub fn reactions_on(&self, on: ReactionOn) -> Vec<&Reaction> {
+        self.reactions.iter().filter(|r| r.on == on).collect()
+    }
+}

@@ -1,0 +1,564 @@
+//! Reads from the rollups (`store::rollup`): the report, the weekly series,
+//! the workflows table, the trend and the `/metrics` tally, for any cut of
+//! `ReadFilter` and any reader's scope, at a cost set by the number of cells
+//! in the range asked for, never by the number of outputs in it.
+//!
+//! A read resolves the scope against the directory of repositories first
+//! (`RepoScope::Only` of nothing reads nothing), then splits `since..until`
+//! into whole weeks, whole days and at most two partial days
+//! (`segments`): cells for the first two, the time index and the outputs
+//! themselves for the partial days. Every answer equals what a scan of every
+//! output would give (`tests/it/rollups.rs` compares them).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::model::CHECKPOINTS;
+use crate::read::query::{ReadFilter, RepoScope};
+use crate::read::report::{Report, Sums};
+use crate::store::rollup::{
+    cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Level,
+};
+use crate::store::{Result, Store};
+
+/// A day far outside any output's time, standing for "unbounded".
+const FAR: i64 = 1 << 40;
+
+/// A part of `since..until`.
+#[derive(Debug, Clone, PartialEq)]
+enum Segment {
+    /// The cells of `level` with periods in `from..to`.
+    Cells(Level, i64, i64),
+    /// The outputs that ran in `from..to`, read one by one (part of a day).
+    Edge(DateTime<Utc>, DateTime<Utc>),
+}
+
+/// `since..until` as whole weeks, whole days and partial days.
+fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<Segment> {
+    if since.is_none() && until.is_none() {
+        return vec![Segment::Cells(Level::All, 0, 1)];
+    }
+    let midnight = |t: DateTime<Utc>| t == day_start(day_of(t));
+    let mut out = Vec::new();
+    let first = match since {
+        None => -FAR,
+        Some(t) if midnight(t) => day_of(t),
+        Some(t) => day_of(t) + 1,
+    };
+    let end = match until {
+        None => FAR,
+        Some(t) => day_of(t),
+    };
+    if let (Some(s), Some(u)) = (since, until) {
+        if first > end {
+            // Both inside one day.
+            return vec![Segment::Edge(s, u)];
+        }
+    }
+    if let Some(t) = since.filter(|t| !midnight(*t)) {
+        out.push(Segment::Edge(t, day_start(first)));
+    }
+    // Whole weeks inside first..end.
+    let w0 = match week_of_day(first) {
+        w if first_day_of_week(w) == first => w,
+        w => w + 1,
+    };
+    let w1 = week_of_day(end);
+    if w0 < w1 {
+        out.push(Segment::Cells(Level::Day, first, first_day_of_week(w0)));
+        out.push(Segment::Cells(Level::Week, w0, w1));
+        out.push(Segment::Cells(Level::Day, first_day_of_week(w1), end));
+    } else {
+        out.push(Segment::Cells(Level::Day, first, end));
+    }
+    if let Some(t) = until.filter(|t| !midnight(*t)) {
+        out.push(Segment::Edge(day_start(end), t));
+    }
+    out.retain(|s| !matches!(s, Segment::Cells(_, a, b) if a >= b));
+    out
+}
+
+/// The repositories a read covers: (lowercase, the names as written under
+/// it) that the scope allows and the `repo` cut names. Nothing is read for
+/// a scope of no repository.
+pub fn repositories(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Vec<(String, Vec<String>)>> {
+    let named = match scope {
+        RepoScope::Only(repos) if repos.is_empty() => return Ok(Vec::new()),
+        RepoScope::Only(repos) => {
+            let mut all = Vec::new();
+            for lc in repos {
+                all.extend(store.rollup_repos(Some(lc))?);
+            }
+            all
+        }
+        RepoScope::All => match &filter.repo {
+            Some(r) => store.rollup_repos(Some(&r.to_ascii_lowercase()))?,
+            None => store.rollup_repos(None)?,
+        },
+    };
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (lc, exact) in named {
+        if scope.allows(&exact) && filter.repo.as_deref().is_none_or(|r| r == exact) {
+            out.entry(lc).or_default().push(exact);
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// Does a cell pass the cuts that name its coordinates?
+fn admits(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
+    repos.contains(&cell.repo)
+        && filter
+            .workflow
+            .as_deref()
+            .is_none_or(|w| cell.workflow.as_deref() == Some(w))
+        && filter
+            .output_type
+            .as_deref()
+            .is_none_or(|t| t == cell.output_type)
+        && filter.status.is_none_or(|s| s == cell.status)
+        && filter.strength.is_none_or(|s| s == cell.strength)
+}
+
+/// The week a cell's outputs ran in (`None` for all time).
+pub fn week_of(cell: &Cell) -> Option<i64> {
+    match cell.level {
+        Level::Day => Some(week_of_day(cell.period)),
+        Level::Week => Some(cell.period),
+        Level::All => None,
+    }
+}
+
+/// Sum the outputs `filter` and `scope` admit into groups (`group` names a
+/// cell's group, `None` leaves it out). Partial days are read from the time
+/// index as day cells of one output each.
+pub fn fold<G: Ord>(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    mut group: impl FnMut(&Cell) -> Option<G>,
+) -> Result<BTreeMap<G, Sums>> {
+    let mut out: BTreeMap<G, Sums> = BTreeMap::new();
+    let mut add = |cell: &Cell, counts: &Counts| {
+        if let Some(g) = group(cell) {
+            out.entry(g)
+                .or_default()
+                .add(class(cell.status, cell.strength), counts);
+        }
+    };
+    let parts = segments(filter.since, filter.until);
+    for (lc, repos) in repositories(store, filter, scope)? {
+        for part in &parts {
+            match part {
+                Segment::Cells(level, from, to) => {
+                    for item in store.rollup_cells(*level, &lc, *from, *to) {
+                        let (cell, counts) = item?;
+                        if admits(filter, &repos, &cell) {
+                            add(&cell, &counts);
+                        }
+                    }
+                }
+                Segment::Edge(from, to) => {
+                    for entry in store.outputs_by_time(&lc, *from, *to) {
+                        let entry = entry?;
+                        let Some(stored) = store.output(&entry.output_id)? else {
+                            continue;
+                        };
+                        let Some(([day, ..], counts)) = cells_of(&stored) else {
+                            continue;
+                        };
+                        if admits(filter, &repos, &day) {
+                            add(&day, &counts);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Cells whose outputs all moved elsewhere count nothing.
+    out.retain(|_, s| s.counts.get(crate::store::rollup::field::COUNT) != 0);
+    Ok(out)
+}
+
+/// Line-survival counts per workflow (`store::attribution::line_field`)
+/// of the outputs `filter` and `scope` admit, from the line-survival cells;
+/// `None` when `filter` cuts on status or strength (which the cells do not
+/// hold: the caller counts from the attributions).
+pub fn lines_by_workflow(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Option<BTreeMap<String, Counts>>> {
+    use crate::store::attribution;
+    if filter.status.is_some() || filter.strength.is_some() {
+        return Ok(None);
+    }
+    let mut out: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut add = |cell: &Cell, counts: &Counts| {
+        let name = cell.workflow.clone().unwrap_or_else(|| "(none)".into());
+        out.entry(name).or_default().add(counts);
+    };
+    let parts = segments(filter.since, filter.until);
+    for (lc, repos) in repositories(store, filter, scope)? {
+        for part in &parts {
+            match part {
+                Segment::Cells(level, from, to) => {
+                    for (cell, counts) in attribution::cells(store, *level, &lc, *from, *to)? {
+                        if admits(filter, &repos, &cell) {
+                            add(&cell, &counts);
+                        }
+                    }
+                }
+                Segment::Edge(from, to) => {
+                    for entry in store.outputs_by_time(&lc, *from, *to) {
+                        let entry = entry?;
+                        let Some(stored) = store.output(&entry.output_id)? else {
+                            continue;
+                        };
+                        let (Some([day, ..]), Some(a)) = (
+                            attribution::line_cells(&stored),
+                            attribution::get(store, &entry.output_id)?,
+                        ) else {
+                            continue;
+                        };
+                        if admits(filter, &repos, &day) {
+                            add(&day, &attribution::survival_counts(&a));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.retain(|_, c| c.get(attribution::line_field::OUTPUTS_ATTRIBUTED) != 0);
+    Ok(Some(out))
+}
+
+/// The report (without line survival) of what `scope` sees under `filter`,
+/// at `window` (a checkpoint, `mature` or `None`: `Report::from_sums`).
+pub fn report(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    window: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Report> {
+    let cells = fold(store, filter, scope, |c| {
+        Some((
+            c.output_type.clone(),
+            c.workflow.clone().unwrap_or_else(|| "(none)".into()),
+        ))
+    })?;
+    let mut by_type: BTreeMap<String, Sums> = BTreeMap::new();
+    let mut by_workflow: BTreeMap<String, Sums> = BTreeMap::new();
+    for ((output_type, workflow), sums) in &cells {
+        by_type.entry(output_type.clone()).or_default().merge(sums);
+        by_workflow.entry(workflow.clone()).or_default().merge(sums);
+    }
+    Ok(Report::from_sums(
+        &by_type,
+        &by_workflow,
+        filter.repo.as_deref(),
+        window,
+        now,
+    ))
+}
+
+/// Sums per week (numbered as `store::rollup::week_of_day`) over `weeks`
+/// weeks from `first` (a Monday), within `filter`'s own range.
+pub fn weekly(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    first: DateTime<Utc>,
+    weeks: i64,
+) -> Result<BTreeMap<i64, Sums>> {
+    let end = first + Duration::weeks(weeks);
+    let ranged = ReadFilter {
+        since: Some(filter.since.map_or(first, |s| s.max(first))),
+        until: Some(filter.until.map_or(end, |u| u.min(end))),
+        ..filter.clone()
+    };
+    if ranged.since >= ranged.until {
+        return Ok(BTreeMap::new());
+    }
+    fold(store, &ranged, scope, week_of)
+}
+
+/// Sums per workflow (`(none)` when unnamed), as the workflows table shows.
+pub fn by_workflow(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<BTreeMap<String, Sums>> {
+    fold(store, filter, scope, |c| {
+        Some(c.workflow.clone().unwrap_or_else(|| "(none)".into()))
+    })
+}
+
+/// The trend's two halves: the four weeks ending with the week of `until`
+/// (or now), and the four weeks before.
+pub fn trend_weeks(filter: &ReadFilter, now: DateTime<Utc>) -> (i64, i64, i64) {
+    let anchor = filter.until.map_or(now, |u| u - Duration::nanoseconds(1));
+    let last = week_of_day(day_of(anchor));
+    (last - 7, last - 3, last + 1)
+}
+
+/// Whether the strict rate got better, worse or stayed (within 5 points)
+/// from the four weeks before to the last four (`trend_weeks`).
+pub fn trend_of(before: Option<f64>, after: Option<f64>) -> &'static str {
+    match (before, after) {
+        (Some(before), Some(after)) if after > before + 0.05 => "▲ better",
+        (Some(before), Some(after)) if after + 0.05 < before => "▼ worse",
+        (Some(_), Some(_)) => "→ steady",
+        _ => "–",
+    }
+}
+
+/// The trend per workflow (`trend_of` the two halves of `trend_weeks`).
+pub fn trends(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    now: DateTime<Utc>,
+) -> Result<BTreeMap<String, &'static str>> {
+    let (w0, mid, w1) = trend_weeks(filter, now);
+    let start = day_start(first_day_of_week(w0));
+    let end = day_start(first_day_of_week(w1));
+    let ranged = ReadFilter {
+        since: Some(filter.since.map_or(start, |s| s.max(start))),
+        until: Some(filter.until.map_or(end, |u| u.min(end))),
+        ..filter.clone()
+    };
+    let mut out = BTreeMap::new();
+    if ranged.since >= ranged.until {
+        return Ok(out);
+    }
+    let sums = fold(store, &ranged, scope, |c| {
+        let week = week_of(c)?;
+        let name = c.workflow.clone().unwrap_or_else(|| "(none)".into());
+        Some((name, week >= mid))
+    })?;
+    let mut names: Vec<&String> = sums.keys().map(|(n, _)| n).collect();
+    names.dedup();
+    for name in names {
+        let rate = |after: bool| {
+            sums.get(&(name.clone(), after))
+                .and_then(|s| s.overall().1.strict_acceptance_rate)
+        };
+        out.insert(name.clone(), trend_of(rate(false), rate(true)));
+    }
+    Ok(out)
+}
+
+/// Outputs counted by (status, strength, type, workflow) over everything,
+/// for the `/metrics` tally.
+pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, String), u64>> {
+    let sums = fold(store, &ReadFilter::default(), &RepoScope::All, |c| {
+        Some((
+            c.status.as_str().to_string(),
+            c.strength.as_str().to_string(),
+            c.output_type.clone(),
+            c.workflow.clone().unwrap_or_else(|| "none".into()),
+        ))
+    })?;
+    Ok(sums
+        .into_iter()
+        .map(|(k, s)| (k, s.latest.iter().sum::<i64>().max(0) as u64))
+        .collect())
+}
+
+/// One page of the outputs `filter` and `scope` admit, in id order after
+/// `cursor`: at most `limit` outcomes, looking at no more than `scan`
+/// outputs (then the page is shorter). Returns the outcomes and the cursor
+/// of the next page (`None`: nothing after). Only the repositories the
+/// scope sees are read.
+pub fn page_of_outputs(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    cursor: Option<&str>,
+    limit: usize,
+    scan: usize,
+) -> Result<(Vec<crate::model::OutcomeRecord>, Option<String>)> {
+    let mut prefixes: Vec<String> = repositories(store, filter, scope)?
+        .into_iter()
+        .flat_map(|(_, exact)| exact)
+        .map(|r| format!("{r}:"))
+        .collect();
+    prefixes.sort();
+    let mut items = Vec::new();
+    let mut looked = 0;
+    let mut last: Option<String> = None;
+    for prefix in prefixes {
+        let after = cursor.filter(|c| c.starts_with(&prefix));
+        if cursor.is_some_and(|c| after.is_none() && prefix.as_str() < c) {
+            continue;
+        }
+        for stored in store.outputs(&prefix, after) {
+            let stored = stored?;
+            if items.len() == limit || looked == scan {
+                return Ok((items, last));
+            }
+            looked += 1;
+            last = Some(stored.execution.id.clone());
+            if filter.admits(&stored, scope) {
+                items.extend(stored.outcome);
+            }
+        }
+    }
+    Ok((items, None))
+}
+
+/// A run as the workflow page lists it: its outputs `filter` admits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub repo: String,
+    pub run_id: u64,
+    pub latest: DateTime<Utc>,
+    pub totals: crate::read::report::Totals,
+}
+
+/// The most recent runs (at most `limit`) with outputs `filter` and `scope`
+/// admit, newest first, found through the time index a week at a time from
+/// the week of `until` (or now) back to `since`, looking at no more than
+/// `scan` index entries; each run's totals are then read from its own
+/// outputs. Returns the runs and whether older ones may exist unshown.
+pub fn recent_runs(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    now: DateTime<Utc>,
+    limit: usize,
+    scan: usize,
+) -> Result<(Vec<RunRow>, bool)> {
+    let repos = repositories(store, filter, scope)?;
+    let admitted: i64 = fold(store, filter, scope, |_| Some(()))?
+        .values()
+        .map(|s| s.counts.get(crate::store::rollup::field::COUNT))
+        .sum();
+    // A little past now: clocks of the runners differ from ours.
+    let top = filter
+        .until
+        .unwrap_or(now + Duration::days(1))
+        .max(filter.since.unwrap_or(now));
+    let mut week = week_of_day(day_of(top - Duration::nanoseconds(1)));
+    let (mut seen, mut looked) = (0i64, 0usize);
+    let mut runs: BTreeMap<(String, u64), DateTime<Utc>> = BTreeMap::new();
+    while seen < admitted && runs.len() < limit && looked < scan {
+        let from = day_start(first_day_of_week(week));
+        let to = day_start(first_day_of_week(week + 1));
+        if filter.since.is_some_and(|s| to <= s) {
+            break;
+        }
+        let mut found: Vec<(DateTime<Utc>, (String, u64))> = Vec::new();
+        for (lc, exact) in &repos {
+            for entry in store.outputs_by_time(lc, from, to) {
+                let entry = entry?;
+                looked += 1;
+                if filter
+                    .workflow
+                    .as_deref()
+                    .is_some_and(|w| entry.workflow.as_deref() != Some(w))
+                {
+                    continue;
+                }
+                let Some(stored) = store.output(&entry.output_id)? else {
+                    continue;
+                };
+                if !exact.contains(&stored.execution.repo) || !filter.admits(&stored, scope) {
+                    continue;
+                }
+                seen += 1;
+                let run = (
+                    stored.execution.repo.clone(),
+                    stored.execution.run_id.unwrap_or(0),
+                );
+                found.push((entry.created_at, run));
+            }
+        }
+        found.sort_by(|a, b| b.cmp(a));
+        for (at, run) in found {
+            if runs.len() == limit && !runs.contains_key(&run) {
+                break;
+            }
+            let latest = runs.entry(run).or_insert(at);
+            *latest = (*latest).max(at);
+        }
+        week -= 1;
+    }
+    let mut rows = Vec::new();
+    for ((repo, run_id), latest) in runs {
+        let prefix = format!("{repo}:{run_id}:");
+        let mut records = Vec::new();
+        for stored in filter.scan(store, scope, &prefix, None) {
+            records.extend(stored?.outcome);
+        }
+        let (totals, _) = Report::overall(&records);
+        rows.push(RunRow {
+            repo,
+            run_id,
+            latest,
+            totals,
+        });
+    }
+    rows.sort_by(|a, b| (b.latest, &b.repo, b.run_id).cmp(&(a.latest, &a.repo, a.run_id)));
+    Ok((rows, seen < admitted))
+}
+
+/// The index of a checkpoint's name in `CHECKPOINTS`.
+pub fn checkpoint_index(name: &str) -> Option<usize> {
+    CHECKPOINTS.iter().position(|(n, _)| *n == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    /// Every instant of a range is in exactly one segment, and the
+    /// segments stay inside the range.
+    #[test]
+    fn segments_cover_the_range_once() {
+        let cases = [
+            (Some("2026-11-03T10:00:00Z"), Some("2026-12-20T05:00:00Z")),
+            (Some("2026-11-16T00:00:00Z"), Some("2026-11-30T00:00:00Z")),
+            (Some("2026-11-17T00:00:00Z"), Some("2026-11-19T00:00:00Z")),
+            (Some("2026-11-17T03:00:00Z"), Some("2026-11-17T09:00:00Z")),
+            (None, Some("2026-11-17T09:00:00Z")),
+            (Some("2026-11-17T09:00:00Z"), None),
+        ];
+        let probe_start = at("2026-10-01T00:00:00Z");
+        for (since, until) in cases {
+            let (since, until) = (since.map(at), until.map(at));
+            let parts = segments(since, until);
+            let mut t = probe_start;
+            while t < at("2027-01-15T00:00:00Z") {
+                let inside = since.is_none_or(|s| t >= s) && until.is_none_or(|u| t < u);
+                let day = day_of(t);
+                let hits = parts
+                    .iter()
+                    .filter(|p| match p {
+                        Segment::Cells(Level::Day, a, b) => (*a..*b).contains(&day),
+                        Segment::Cells(Level::Week, a, b) => (*a..*b).contains(&week_of_day(day)),
+                        Segment::Cells(Level::All, ..) => true,
+                        Segment::Edge(a, b) => t >= *a && t < *b,
+                    })
+                    .count();
+                assert_eq!(
+                    hits,
+                    usize::from(inside),
+                    "{since:?}..{until:?} at {t}: {parts:?}"
+                );
+                t += Duration::minutes(37);
+            }
+        }
+    }
+}

@@ -1,0 +1,733 @@
+//! Rollups: what every dashboard page, the report, the series and
+//! `/metrics` read instead of scanning outputs. The worker keeps them in the
+//! same unit of work as the outcomes they count (`Unit::put_output*` adds the
+//! difference between an output's old and new contribution), so they are
+//! never ahead of or behind the outputs, whichever engine holds them.
+//!
+//! A **cell** counts the outputs with one (repository, period, workflow,
+//! type, latest status, latest strength); its value is a vector of counts
+//! (`Counts`, layout in `field`) added to element-wise (`Batch::add_all`: on
+//! PostgreSQL an `ON CONFLICT` addition, so replicas never lose counts).
+//! Every output is in three cells: its day, its ISO week and all time
+//! (`Level`), so a read of any range of days costs the cells of that range,
+//! never the outputs in it. Only the parts of `since`/`until` that are not
+//! whole days are read from the **time index** (`y/`: repository, execution
+//! time, output id), one output at a time.
+//!
+//! `g/r` is the repositories' directory (lowercase name, exact name → the
+//! count of outputs): a reader's scope is resolved against it, so a scope
+//! that sees nothing reads nothing.
+
+use chrono::{DateTime, Utc};
+
+use super::engine::Batch;
+use super::{codec, keys, Result, Store, StoredOutput};
+use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, CHECKPOINTS};
+
+/// Positions in a cell's `Counts`.
+pub mod field {
+    /// Outputs in the cell (their latest status and strength are the cell's).
+    pub const COUNT: usize = 0;
+    /// Of them, resting only on the target existing (`target_exists_only`).
+    pub const EXISTS_ONLY: usize = 1;
+    /// Judged without a dedicated rule.
+    pub const NOT_DEDICATED: usize = 2;
+    /// Accepted, then reverted (`details.accepted_then_reverted`).
+    pub const REVERSED: usize = 3;
+    /// Where the checkpoints' blocks start (one block per `CHECKPOINTS` entry).
+    pub const WINDOWS: usize = 4;
+    /// A checkpoint's block: the outputs that reached it, by their status
+    /// there (`CLASSES`), then exists-only there, and not dedicated and
+    /// reversed (both as of the latest outcome, as the report counts them).
+    pub const WINDOW_FIELDS: usize = 11;
+    /// Within a block: exists-only at the checkpoint.
+    pub const W_EXISTS_ONLY: usize = 8;
+    pub const W_NOT_DEDICATED: usize = 9;
+    pub const W_REVERSED: usize = 10;
+    /// Where the histogram of time to acceptance starts (`time_bin`).
+    pub const HISTOGRAM: usize = WINDOWS + super::CHECKPOINTS.len() * WINDOW_FIELDS;
+}
+
+/// The status classes of a checkpoint's block, in order.
+pub const CLASSES: usize = 8;
+
+/// The class of a (status, strength) pair in a checkpoint's block:
+/// accepted strong, medium, weak (or none), rejected, pending, ignored,
+/// unknown, skipped.
+pub fn class(status: OutcomeStatus, strength: EvidenceStrength) -> usize {
+    match (status, strength) {
+        (OutcomeStatus::Accepted, EvidenceStrength::Strong) => 0,
+        (OutcomeStatus::Accepted, EvidenceStrength::Medium) => 1,
+        (OutcomeStatus::Accepted, _) => 2,
+        (OutcomeStatus::Rejected, _) => 3,
+        (OutcomeStatus::Pending, _) => 4,
+        (OutcomeStatus::Ignored, _) => 5,
+        (OutcomeStatus::Unknown, _) => 6,
+        (OutcomeStatus::Skipped, _) => 7,
+    }
+}
+
+/// Histogram bins of time to acceptance: hundredths of an hour (the
+/// precision `assess` rounds to) exactly below 16, then 16 bins per
+/// doubling (each at most 1/16 of its lower bound wide). The median read
+/// from them is within 3.2% of the exact one, whatever the number of
+/// outputs, and a rollup can hold it.
+pub fn time_bin(hours: f64) -> usize {
+    let v = (hours.max(0.0) * 100.0).round() as u64;
+    if v < 16 {
+        return v as usize;
+    }
+    let e = (63 - v.leading_zeros()).min(40) as usize;
+    let m = ((v >> (e - 4)) & 15) as usize;
+    16 + (e - 4) * 16 + m
+}
+
+/// The hours a bin stands for: its value below 16 hundredths, else the
+/// middle of its range, to the hundredth.
+pub fn bin_hours(bin: usize) -> f64 {
+    if bin < 16 {
+        return bin as f64 / 100.0;
+    }
+    let e = (bin - 16) / 16 + 4;
+    let m = ((bin - 16) % 16) as u64;
+    let lo = (16 + m) << (e - 4);
+    let hi = (17 + m) << (e - 4);
+    ((lo + hi - 1) as f64 / 2.0).round() / 100.0
+}
+
+/// The median of a histogram of `time_bin`s (`None` when empty): the bin
+/// holding the middle rank, or the mean of the two middle bins.
+pub fn histogram_median(bins: &[i64]) -> Option<f64> {
+    let n: i64 = bins.iter().sum();
+    if n <= 0 {
+        return None;
+    }
+    let at = |rank: i64| {
+        let mut seen = 0;
+        for (bin, c) in bins.iter().enumerate() {
+            seen += c;
+            if seen > rank {
+                return bin_hours(bin);
+            }
+        }
+        bin_hours(bins.len().saturating_sub(1))
+    };
+    Some(if n % 2 == 1 {
+        at(n / 2)
+    } else {
+        ((at(n / 2 - 1) + at(n / 2)) / 2.0 * 100.0).round() / 100.0
+    })
+}
+
+/// A vector of counts, added to element-wise; missing elements are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts(pub Vec<i64>);
+
+impl Counts {
+    pub fn get(&self, i: usize) -> i64 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    fn bump(&mut self, i: usize, by: i64) {
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] += by;
+    }
+
+    pub fn add(&mut self, other: &Counts) {
+        for (i, v) in other.0.iter().enumerate() {
+            self.bump(i, *v);
+        }
+    }
+
+    pub fn sub(&mut self, other: &Counts) {
+        for (i, v) in other.0.iter().enumerate() {
+            self.bump(i, -*v);
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|v| *v == 0)
+    }
+
+    /// The histogram of time to acceptance.
+    pub fn histogram(&self) -> &[i64] {
+        self.0.get(field::HISTOGRAM..).unwrap_or(&[])
+    }
+
+    /// One output's contribution (`None`: no outcome, counted nowhere).
+    pub fn of(o: &OutcomeRecord) -> Counts {
+        let mut c = Counts(vec![0; field::HISTOGRAM]);
+        let reversed = o
+            .details
+            .get("accepted_then_reverted")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        c.bump(field::COUNT, 1);
+        c.bump(field::EXISTS_ONLY, i64::from(o.is_exists_only()));
+        c.bump(field::NOT_DEDICATED, i64::from(!o.dedicated_evaluator));
+        c.bump(field::REVERSED, i64::from(reversed));
+        for (w, (name, _)) in CHECKPOINTS.iter().enumerate() {
+            let Some(snap) = o.windows.get(name) else {
+                continue;
+            };
+            let base = field::WINDOWS + w * field::WINDOW_FIELDS;
+            c.bump(base + class(snap.outcome_status, snap.evidence_strength), 1);
+            let exists_only = snap.human_check_signal == "target_exists_only";
+            c.bump(base + field::W_EXISTS_ONLY, i64::from(exists_only));
+            c.bump(
+                base + field::W_NOT_DEDICATED,
+                i64::from(!o.dedicated_evaluator),
+            );
+            c.bump(base + field::W_REVERSED, i64::from(reversed));
+        }
+        if let (OutcomeStatus::Accepted, Some(h)) = (o.outcome_status, o.time_to_acceptance_hours) {
+            c.bump(field::HISTOGRAM + time_bin(h), 1);
+        }
+        c
+    }
+}
+
+/// Pinned storage codes of the latest status and strength in a cell's key
+/// (never the model's order).
+const STATUS_CODES: [(OutcomeStatus, u8); 6] = [
+    (OutcomeStatus::Accepted, 1),
+    (OutcomeStatus::Rejected, 2),
+    (OutcomeStatus::Pending, 3),
+    (OutcomeStatus::Ignored, 4),
+    (OutcomeStatus::Skipped, 5),
+    (OutcomeStatus::Unknown, 6),
+];
+const STRENGTH_CODES: [(EvidenceStrength, u8); 4] = [
+    (EvidenceStrength::Strong, 1),
+    (EvidenceStrength::Medium, 2),
+    (EvidenceStrength::Weak, 3),
+    (EvidenceStrength::None, 4),
+];
+
+fn code<T: PartialEq + Copy>(table: &[(T, u8)], v: T) -> u8 {
+    table.iter().find(|(t, _)| *t == v).map_or(0, |(_, c)| *c)
+}
+
+fn uncode<T: Copy>(table: &[(T, u8)], c: u8) -> Option<T> {
+    table.iter().find(|(_, k)| *k == c).map(|(t, _)| *t)
+}
+
+/// The three periods an output is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Days since 1970-01-01 (UTC).
+    Day,
+    /// ISO weeks (Monday 00:00 UTC), numbered from the week of 1970-01-01.
+    Week,
+    /// Every output, whenever it ran (period 0).
+    All,
+}
+
+impl Level {
+    fn byte(self) -> u8 {
+        match self {
+            Level::Day => b'd',
+            Level::Week => b'w',
+            Level::All => b'a',
+        }
+    }
+
+    fn from_byte(b: u8) -> Option<Level> {
+        match b {
+            b'd' => Some(Level::Day),
+            b'w' => Some(Level::Week),
+            b'a' => Some(Level::All),
+            _ => None,
+        }
+    }
+}
+
+/// The day number of an instant.
+pub fn day_of(t: DateTime<Utc>) -> i64 {
+    t.timestamp().div_euclid(86_400)
+}
+
+/// The week number of a day (1970-01-01 was a Thursday: day -3 a Monday).
+pub fn week_of_day(day: i64) -> i64 {
+    (day + 3).div_euclid(7)
+}
+
+/// The first day of a week.
+pub fn first_day_of_week(week: i64) -> i64 {
+    week * 7 - 3
+}
+
+/// Midnight (UTC) starting a day.
+pub fn day_start(day: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(day * 86_400, 0).expect("days stay in chrono's range")
+}
+
+/// What a cell counts: outputs with these coordinates.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell {
+    pub level: Level,
+    /// Day or week number (0 for `Level::All`).
+    pub period: i64,
+    /// The execution's repository, as written.
+    pub repo: String,
+    /// The outcome's workflow.
+    pub workflow: Option<String>,
+    /// The outcome's safe-output type.
+    pub output_type: String,
+    /// The latest outcome's status and strength.
+    pub status: OutcomeStatus,
+    pub strength: EvidenceStrength,
+}
+
+/// The coordinates of a stored output with an outcome, at every level, and
+/// what it adds there.
+pub fn cells_of(stored: &StoredOutput) -> Option<([Cell; 3], Counts)> {
+    let o = stored.outcome.as_ref()?;
+    let day = day_of(o.created_at);
+    let cell = |level, period| Cell {
+        level,
+        period,
+        repo: stored.execution.repo.clone(),
+        workflow: o.workflow.clone(),
+        output_type: o.safe_output_type.clone(),
+        status: o.outcome_status,
+        strength: o.evidence_strength,
+    };
+    Some((
+        [
+            cell(Level::Day, day),
+            cell(Level::Week, week_of_day(day)),
+            cell(Level::All, 0),
+        ],
+        Counts::of(o),
+    ))
+}
+
+/// Order-preserving bytes of a (possibly negative) period.
+fn period_bytes(period: i64) -> [u8; 8] {
+    ((period as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+/// `g/<level><repo lowercase>\0`: every cell of a repository at a level.
+fn cells_of_repo(level: Level, repo_lc: &str) -> Vec<u8> {
+    let mut k = keys::ROLLUP.to_vec();
+    k.push(level.byte());
+    k.extend_from_slice(repo_lc.as_bytes());
+    k.push(0);
+    k
+}
+
+impl Cell {
+    /// `g/<level><repo lc>\0<period><repo>\0<workflow tag+name>\0<type>\0<status><strength>`
+    pub fn key(&self) -> Vec<u8> {
+        let mut k = cells_of_repo(self.level, &self.repo.to_ascii_lowercase());
+        k.extend_from_slice(&period_bytes(self.period));
+        k.extend_from_slice(self.repo.as_bytes());
+        k.push(0);
+        match &self.workflow {
+            Some(w) => {
+                k.push(1);
+                k.extend_from_slice(w.as_bytes());
+            }
+            None => k.push(0),
+        }
+        k.push(0);
+        k.extend_from_slice(self.output_type.as_bytes());
+        k.push(0);
+        k.push(code(&STATUS_CODES, self.status));
+        k.push(code(&STRENGTH_CODES, self.strength));
+        k
+    }
+
+    pub fn parse(key: &[u8]) -> Option<Cell> {
+        let rest = key.strip_prefix(keys::ROLLUP)?;
+        let (&level, rest) = rest.split_first()?;
+        let level = Level::from_byte(level)?;
+        let lc_end = rest.iter().position(|b| *b == 0)?;
+        let rest = &rest[lc_end + 1..];
+        let (period, rest) = rest.split_at_checked(8)?;
+        let period = (u64::from_be_bytes(period.try_into().ok()?) ^ (1 << 63)) as i64;
+        let (rest, codes) = rest.split_at_checked(rest.len().checked_sub(3)?)?;
+        let (status, strength) = (codes.get(1)?, codes.get(2)?);
+        let repo_end = rest.iter().position(|b| *b == 0)?;
+        let repo = std::str::from_utf8(&rest[..repo_end]).ok()?.to_string();
+        let rest = &rest[repo_end + 1..];
+        let type_start = rest.iter().rposition(|b| *b == 0)?;
+        let output_type = std::str::from_utf8(&rest[type_start + 1..])
+            .ok()?
+            .to_string();
+        let workflow = match rest[..type_start].split_first()? {
+            (0, _) => None,
+            (_, name) => Some(std::str::from_utf8(name).ok()?.to_string()),
+        };
+        Some(Cell {
+            level,
+            period,
+            repo,
+            workflow,
+            output_type,
+            status: uncode(&STATUS_CODES, *status)?,
+            strength: uncode(&STRENGTH_CODES, *strength)?,
+        })
+    }
+}
+
+/// The keys of a repository's (lowercase) cells at `level` with periods in
+/// `from..to`: (start, end).
+pub fn cell_range(level: Level, repo_lc: &str, from: i64, to: i64) -> (Vec<u8>, Vec<u8>) {
+    let prefix = cells_of_repo(level, repo_lc);
+    (
+        [prefix.as_slice(), &period_bytes(from)].concat(),
+        [prefix.as_slice(), &period_bytes(to)].concat(),
+    )
+}
+
+/// `g/r<repo lowercase>\0<repo>`: the directory of repositories.
+fn directory_key(repo: &str) -> Vec<u8> {
+    let mut k = keys::ROLLUP_REPOS.to_vec();
+    k.extend_from_slice(repo.to_ascii_lowercase().as_bytes());
+    k.push(0);
+    k.extend_from_slice(repo.as_bytes());
+    k
+}
+
+/// One entry of the time index: an output with an outcome, by when it ran,
+/// with its outcome's workflow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeEntry {
+    pub created_at: DateTime<Utc>,
+    pub output_id: String,
+    pub workflow: Option<String>,
+}
+
+/// A time index entry's value: the workflow, tagged (0: none, 1: a name).
+fn time_value(workflow: Option<&str>) -> Vec<u8> {
+    match workflow {
+        Some(w) => [&[1u8][..], w.as_bytes()].concat(),
+        None => vec![0],
+    }
+}
+
+/// `y/<repo lowercase>\0`
+fn times_of_repo(repo_lc: &str) -> Vec<u8> {
+    let mut k = keys::TIME_INDEX.to_vec();
+    k.extend_from_slice(repo_lc.as_bytes());
+    k.push(0);
+    k
+}
+
+fn time_key(repo: &str, at: DateTime<Utc>, id: &str) -> Vec<u8> {
+    let mut k = times_of_repo(&repo.to_ascii_lowercase());
+    k.extend_from_slice(&((at.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes());
+    k.extend_from_slice(id.as_bytes());
+    k
+}
+
+fn parse_time_entry(prefix_len: usize, key: &[u8], value: &[u8]) -> Option<TimeEntry> {
+    let rest = key.get(prefix_len..)?;
+    let (ms, id) = rest.split_at_checked(8)?;
+    let ms = (u64::from_be_bytes(ms.try_into().ok()?) ^ (1 << 63)) as i64;
+    Some(TimeEntry {
+        created_at: DateTime::from_timestamp_millis(ms)?,
+        output_id: String::from_utf8(id.to_vec()).ok()?,
+        workflow: match value.split_first() {
+            Some((1, name)) => Some(String::from_utf8_lossy(name).into_owned()),
+            _ => None,
+        },
+    })
+}
+
+/// The rollup writes of one output going from `old` to `new` (either absent
+/// or without an outcome): cell additions, and the time index entry moved.
+#[derive(Default)]
+pub(super) struct Change {
+    pub adds: Vec<(Vec<u8>, Counts)>,
+    pub index_removed: Option<Vec<u8>>,
+    pub index_added: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// An output's time index entry (key, value), when it has an outcome.
+fn time_entry(stored: &StoredOutput) -> Option<(Vec<u8>, Vec<u8>)> {
+    let o = stored.outcome.as_ref()?;
+    Some((
+        time_key(&stored.execution.repo, o.created_at, &stored.execution.id),
+        time_value(o.workflow.as_deref()),
+    ))
+}
+
+pub(super) fn change(old: Option<&StoredOutput>, new: Option<&StoredOutput>) -> Change {
+    let mut out = Change::default();
+    let before = old.and_then(cells_of);
+    let after = new.and_then(cells_of);
+    if let (Some((a, ca)), Some((b, cb))) = (&before, &after) {
+        if a == b && ca == cb {
+            return out;
+        }
+    }
+    if let Some((cells, counts)) = before {
+        let mut minus = Counts::default();
+        minus.sub(&counts);
+        for cell in cells {
+            out.adds.push((cell.key(), minus.clone()));
+        }
+        let stored = old.expect("cells of old");
+        out.adds
+            .push((directory_key(&stored.execution.repo), Counts(vec![-1])));
+        out.index_removed = time_entry(stored).map(|(k, _)| k);
+    }
+    if let Some((cells, counts)) = after {
+        for cell in cells {
+            out.adds.push((cell.key(), counts.clone()));
+        }
+        let stored = new.expect("cells of new");
+        out.adds
+            .push((directory_key(&stored.execution.repo), Counts(vec![1])));
+        out.index_added = time_entry(stored);
+    }
+    let same = old.and_then(time_entry) == new.and_then(time_entry);
+    if same {
+        out.index_added = None;
+        out.index_removed = None;
+    } else if out.index_added.as_ref().map(|(k, _)| k) == out.index_removed.as_ref() {
+        out.index_removed = None;
+    }
+    out
+}
+
+/// Fold the rollup additions into a batch (one addition per key).
+pub(super) fn add_to_batch(batch: &mut Batch, adds: Vec<(Vec<u8>, Counts)>) {
+    let mut folded: std::collections::BTreeMap<Vec<u8>, Counts> = Default::default();
+    for (k, c) in adds {
+        folded.entry(k).or_default().add(&c);
+    }
+    for (k, c) in folded {
+        if !c.is_zero() {
+            batch.add_all(k, c.0);
+        }
+    }
+}
+
+/// Marks a store whose rollups cover every output (`Store::ensure_rollups`).
+const BUILT: &str = "rollups_built_v1";
+
+impl Store {
+    /// The repositories with outputs counted: (lowercase, as written), all
+    /// of them or those under one lowercase name.
+    pub fn rollup_repos(&self, lowercase: Option<&str>) -> Result<Vec<(String, String)>> {
+        let mut prefix = keys::ROLLUP_REPOS.to_vec();
+        if let Some(lc) = lowercase {
+            prefix.extend_from_slice(lc.as_bytes());
+            prefix.push(0);
+        }
+        let mut out = Vec::new();
+        for item in self.db.scan_prefix(prefix) {
+            let (k, v) = item?;
+            if super::engine::unpack(&v).first().copied().unwrap_or(0) <= 0 {
+                continue;
+            }
+            let rest = &k[keys::ROLLUP_REPOS.len()..];
+            let Some(cut) = rest.iter().position(|b| *b == 0) else {
+                continue;
+            };
+            let lc = String::from_utf8_lossy(&rest[..cut]).into_owned();
+            let exact = String::from_utf8_lossy(&rest[cut + 1..]).into_owned();
+            out.push((lc, exact));
+        }
+        Ok(out)
+    }
+
+    /// The cells of one repository (lowercase) at `level` with periods in
+    /// `from..to`, in key order.
+    pub fn rollup_cells(
+        &self,
+        level: Level,
+        repo_lc: &str,
+        from: i64,
+        to: i64,
+    ) -> impl Iterator<Item = Result<(Cell, Counts)>> + '_ {
+        let (start, end) = cell_range(level, repo_lc, from, to);
+        self.db.range(start..end).filter_map(|item| match item {
+            Err(e) => Some(Err(e)),
+            Ok((k, v)) => Cell::parse(&k).map(|c| Ok((c, Counts(super::engine::unpack(&v))))),
+        })
+    }
+
+    /// The outputs of one repository (lowercase) that ran in `from..to`, in
+    /// time order.
+    pub fn outputs_by_time(
+        &self,
+        repo_lc: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> impl Iterator<Item = Result<TimeEntry>> + '_ {
+        let prefix = times_of_repo(repo_lc);
+        let at = |t: DateTime<Utc>| {
+            [
+                prefix.as_slice(),
+                &((t.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes(),
+            ]
+            .concat()
+        };
+        let n = prefix.len();
+        self.db
+            .range(at(from)..at(to))
+            .filter_map(move |item| match item {
+                Err(e) => Some(Err(e)),
+                Ok((k, v)) => parse_time_entry(n, &k, &v).map(Ok),
+            })
+    }
+
+    /// Count every stored output into the rollups once, for a store written
+    /// before they existed: a chunk of outputs per batch, each batch also
+    /// recording the last output counted, so an interrupted build resumes
+    /// where it stopped. On PostgreSQL run it with one replica: outputs
+    /// another replica's worker writes while it runs may be counted twice.
+    pub fn ensure_rollups(&self) -> Result<()> {
+        if self.counter(BUILT) > 0 {
+            return Ok(());
+        }
+        let mut from = match self.db.get(keys::ROLLUP_PROGRESS)? {
+            Some(last) => {
+                let mut k = last.to_vec();
+                k.push(0);
+                k
+            }
+            None => keys::OUTPUT.to_vec(),
+        };
+        let end = super::engine::prefix_end(keys::OUTPUT).expect("prefix end");
+        loop {
+            let mut batch = Batch::default();
+            let mut adds = Vec::new();
+            let mut last = None;
+            let mut lines = Vec::new();
+            for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
+                let (k, v) = item?;
+                let stored = codec::decode_output(&k, &v)?;
+                if let (Some(cells), Some(a)) = (
+                    super::attribution::line_cells(&stored),
+                    super::attribution::get(self, &stored.execution.id)?,
+                ) {
+                    let counts = super::attribution::survival_counts(&a);
+                    lines.extend(cells.map(|cell| (cell.key(), counts.clone())));
+                }
+                let c = change(None, Some(&stored));
+                adds.extend(c.adds);
+                if let Some((key, value)) = c.index_added {
+                    batch.insert(key, value);
+                }
+                last = Some(k.to_vec());
+            }
+            add_to_batch(&mut batch, adds);
+            if !lines.is_empty() {
+                // The attributions' tree first: a crash before the progress
+                // is written counts this chunk's lines again (rare, small).
+                let mut tree = Batch::default();
+                add_to_batch(&mut tree, lines);
+                self.db.open_tree("attribution")?.apply_batch(tree)?;
+            }
+            match last {
+                Some(last) => {
+                    batch.insert(keys::ROLLUP_PROGRESS, &last);
+                    self.db.apply_batch(batch)?;
+                    from = [last.as_slice(), &[0]].concat();
+                }
+                None => {
+                    batch.insert(keys::counter(BUILT), 1u64.to_be_bytes());
+                    batch.remove(keys::ROLLUP_PROGRESS);
+                    return self.db.apply_batch(batch);
+                }
+            }
+        }
+    }
+}
+
+impl Store {
+    /// Remove every rollup, the time index and the marker, as in a store
+    /// written before them (tests of `ensure_rollups`).
+    #[doc(hidden)]
+    pub fn forget_rollups_for_tests(&self) -> Result<()> {
+        let mut batch = Batch::default();
+        for prefix in [keys::ROLLUP, keys::TIME_INDEX] {
+            for item in self.db.scan_prefix(prefix) {
+                batch.remove(item?.0);
+            }
+        }
+        batch.remove(keys::counter(BUILT));
+        self.db.apply_batch(batch)?;
+        let tree = self.db.open_tree("attribution")?;
+        let mut lines = Batch::default();
+        for item in tree.scan_prefix(keys::ROLLUP) {
+            lines.remove(tree.strip(&item?.0));
+        }
+        tree.apply_batch(lines)
+    }
+}
+
+/// Outputs counted per batch by `ensure_rollups`.
+const BUILD_CHUNK: usize = 5_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_bins_are_monotone_and_their_hours_fall_inside() {
+        let mut last = 0;
+        for v in 0..200_000u64 {
+            let h = v as f64 / 100.0;
+            let b = time_bin(h);
+            assert!(b >= last, "{v}");
+            last = b;
+            let mid = bin_hours(b);
+            assert!((mid - h).abs() <= h * 0.033 + 1e-9, "{v}: {mid}");
+        }
+        assert_eq!(bin_hours(time_bin(0.07)), 0.07);
+    }
+
+    #[test]
+    fn the_histogram_median_takes_the_middle_ranks() {
+        let mut bins = vec![0i64; 40];
+        for h in [0.01, 0.02, 0.03] {
+            bins[time_bin(h)] += 1;
+        }
+        assert_eq!(histogram_median(&bins), Some(0.02));
+        bins[time_bin(0.04)] += 1;
+        assert_eq!(histogram_median(&bins), Some(0.03));
+        assert_eq!(histogram_median(&[]), None);
+    }
+
+    #[test]
+    fn cell_keys_round_trip_and_sort_by_period_within_a_repository() {
+        let cell = |period, workflow: Option<&str>| Cell {
+            level: Level::Week,
+            period,
+            repo: "Acme/Widgets".into(),
+            workflow: workflow.map(str::to_string),
+            output_type: "add_comment".into(),
+            status: OutcomeStatus::Rejected,
+            strength: EvidenceStrength::Medium,
+        };
+        for c in [
+            cell(-3, Some("triage")),
+            cell(2900, None),
+            cell(0, Some("")),
+        ] {
+            assert_eq!(Cell::parse(&c.key()), Some(c.clone()));
+        }
+        assert!(cell(-3, Some("z")).key() < cell(2, Some("a")).key());
+    }
+
+    #[test]
+    fn weeks_start_on_mondays() {
+        // 2026-11-16 is a Monday.
+        let monday = DateTime::parse_from_rfc3339("2026-11-16T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let week = week_of_day(day_of(monday));
+        assert_eq!(day_start(first_day_of_week(week)), monday);
+        assert_eq!(week_of_day(day_of(monday) - 1), week - 1);
+        assert_eq!(week_of_day(day_of(monday) + 6), week);
+    }
+}
