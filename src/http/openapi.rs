@@ -138,6 +138,9 @@ pub struct ManifestAnswerDoc {
     /// The lines refused, with why (the first ones; see `rejected_total`).
     pub rejected: Vec<RejectedLineDoc>,
     pub rejected_total: u64,
+    /// Of the refused lines, those naming a repository or target outside
+    /// the run's installation (the tenancy rule, docs/auth.md).
+    pub outside_installation: u64,
     /// True when the same manifest was posted before (nothing new stored).
     pub duplicate: bool,
 }
@@ -152,6 +155,8 @@ pub struct ManifestRefusalDoc {
     pub accepted: Option<u64>,
     pub rejected: Option<Vec<RejectedLineDoc>>,
     pub rejected_total: Option<u64>,
+    /// Of the refused lines, those outside the run's installation.
+    pub outside_installation: Option<u64>,
 }
 
 /// A manifest line refused.

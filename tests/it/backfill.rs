@@ -88,6 +88,13 @@ fn month_of_runs(gh: &FakeGitHub, now: DateTime<Utc>) {
         ] {
             gh.set_api(REPO, &path.replace("{n}", &number.to_string()), json!([]));
         }
+        // What landed on main since the merge: nothing (no revert).
+        gh.set_api(
+            REPO,
+            &format!("compare/m{number}...main"),
+            json!({"status": "identical", "ahead_by": 0, "behind_by": 0, "total_commits": 0,
+                   "commits": [], "files": []}),
+        );
         gh.add_run(
             REPO,
             60_000 + day,

@@ -509,7 +509,7 @@ fn header(r: &reqwest::Response, name: reqwest::header::HeaderName) -> String {
 async fn sign_in(r: &Rig, login: &str) -> String {
     let base = r.t.server.url();
     let start = browser()
-        .get(format!("{base}/auth/login"))
+        .get(format!("{base}/auth/login/github"))
         .send()
         .await
         .unwrap();

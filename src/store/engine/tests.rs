@@ -327,7 +327,11 @@ fn a_store_on_schema_version_1_upgrades_in_place() {
 
     let store = Store::on_pg(pg::test_database(&admin, dir.path()).unwrap(), dir.path());
     let pg = store.db().pg().unwrap();
-    assert_eq!(pg.schema_version().unwrap(), 3, "upgraded to the latest version");
+    assert_eq!(
+        pg.schema_version().unwrap(),
+        3,
+        "upgraded to the latest version"
+    );
     let rows = pg.outcome_rows().unwrap();
     assert_eq!(rows.len(), 800, "every judged output, none of the others");
     for (id, record) in &rows {
