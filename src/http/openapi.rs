@@ -204,6 +204,10 @@ pub struct StatusDoc {
     pub last_error: Option<String>,
     #[schema(value_type = Object)]
     pub github: serde_json::Value,
+    /// What the tenancy rule refused, by where and why (counts only,
+    /// docs/auth.md "Tenancy").
+    #[schema(value_type = Object)]
+    pub tenancy: serde_json::Value,
 }
 
 /// Outcome records, paginated in output id order.

@@ -169,7 +169,12 @@ fn assert_fetched_once_but_one_output_in_flight(gh: &FakeGitHub) {
 fn assert_reads(gh: &FakeGitHub, observed: Option<u64>, one_in_flight: bool) {
     let fetches = fetches(gh);
     let repeated: Vec<_> = fetches.iter().filter(|(_, n)| **n > 1).collect();
+    // The PR a read is for: its number in the path, or in its merge
+    // commit's name (`compare/m{N}...main`, see `month_of_runs`).
     let thread = |path: &str| {
+        if let Some(merge) = path.split("/compare/m").nth(1) {
+            return merge.split("...").next().map(str::to_string);
+        }
         path.split('/')
             .skip_while(|p| *p != "pulls" && *p != "issues")
             .nth(1)
