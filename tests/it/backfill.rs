@@ -562,7 +562,9 @@ async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
     };
     let out = cli(&["--repo", "acme/other"]);
     assert!(!out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    // The refusal, on stderr with its own exit code (4: nothing covers it).
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("no active installation of the App covers acme/other"),
         "{text}"
