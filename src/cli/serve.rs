@@ -269,7 +269,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let server = RunningServer::start_with(routes, addr, &args.limits())
                 .await
                 .with_context(|| format!("METRICS_ADDR {addr}: cannot listen"))?;
-            println!("metrics on {}/metrics", server.url());
+            let _ = super::exit::emit_line(format!("metrics on {}/metrics", server.url()));
             Some(server)
         }
         None => {
@@ -337,10 +337,16 @@ fn print_setup_link(
         .map(str::trim)
         .filter(|u| !u.is_empty())
         .unwrap_or(bound);
-    println!(
+    // A closed stdout must not stop the server: the link is then nowhere,
+    // and the log says so (a restart with a readable stdout prints a new one).
+    let shown = super::exit::emit_line(format!(
         "setup: register the GitHub App at {}",
         crate::http::auth::setup::setup_link(base, &key)
-    );
+    ));
+    if shown.is_err() {
+        tracing::warn!("stdout is closed: the one-time setup link could not be printed; restart serve with a readable stdout to get one");
+        return Ok(());
+    }
     tracing::info!(
         "no App credentials: the setup page at {base}/ registers a GitHub App for whoever opens \
          the setup link printed on stdout (it holds a one-time key)"

@@ -138,8 +138,8 @@ pub struct ManifestAnswerDoc {
     /// The lines refused, with why (the first ones; see `rejected_total`).
     pub rejected: Vec<RejectedLineDoc>,
     pub rejected_total: u64,
-    /// Lines refused because they name a repository outside the token's
-    /// installation (counted; nothing of them stored).
+    /// Of the refused lines, those naming a repository or target outside
+    /// the run's installation (the tenancy rule, docs/auth.md).
     pub outside_installation: u64,
     /// True when the same manifest was posted before (nothing new stored).
     pub duplicate: bool,
@@ -155,7 +155,7 @@ pub struct ManifestRefusalDoc {
     pub accepted: Option<u64>,
     pub rejected: Option<Vec<RejectedLineDoc>>,
     pub rejected_total: Option<u64>,
-    /// Lines refused as outside the token's installation.
+    /// Of the refused lines, those outside the run's installation.
     pub outside_installation: Option<u64>,
 }
 
@@ -204,7 +204,8 @@ pub struct StatusDoc {
     pub last_error: Option<String>,
     #[schema(value_type = Object)]
     pub github: serde_json::Value,
-    /// What the tenancy rule refused: counts by path and reason.
+    /// What the tenancy rule refused, by where and why (counts only,
+    /// docs/auth.md "Tenancy").
     #[schema(value_type = Object)]
     pub tenancy: serde_json::Value,
 }

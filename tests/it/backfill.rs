@@ -88,6 +88,13 @@ fn month_of_runs(gh: &FakeGitHub, now: DateTime<Utc>) {
         ] {
             gh.set_api(REPO, &path.replace("{n}", &number.to_string()), json!([]));
         }
+        // What landed on main since the merge: nothing (no revert).
+        gh.set_api(
+            REPO,
+            &format!("compare/m{number}...main"),
+            json!({"status": "identical", "ahead_by": 0, "behind_by": 0, "total_commits": 0,
+                   "commits": [], "files": []}),
+        );
         gh.add_run(
             REPO,
             60_000 + day,
@@ -162,7 +169,12 @@ fn assert_fetched_once_but_one_output_in_flight(gh: &FakeGitHub) {
 fn assert_reads(gh: &FakeGitHub, observed: Option<u64>, one_in_flight: bool) {
     let fetches = fetches(gh);
     let repeated: Vec<_> = fetches.iter().filter(|(_, n)| **n > 1).collect();
+    // The PR a read is for: its number in the path, or in its merge
+    // commit's name (`compare/m{N}...main`, see `month_of_runs`).
     let thread = |path: &str| {
+        if let Some(merge) = path.split("/compare/m").nth(1) {
+            return merge.split("...").next().map(str::to_string);
+        }
         path.split('/')
             .skip_while(|p| *p != "pulls" && *p != "issues")
             .nth(1)
@@ -550,7 +562,9 @@ async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
     };
     let out = cli(&["--repo", "acme/other"]);
     assert!(!out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    // The refusal, on stderr with its own exit code (4: nothing covers it).
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains("no active installation of the App covers acme/other"),
         "{text}"

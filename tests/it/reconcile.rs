@@ -190,6 +190,14 @@ fn serve_pr(gh: &FakeGitHub, pr: Value, comments: usize) {
         "issues/42/timeline",
         json!([{"id": 31, "event": "labeled", "label": {"name": "ci"}, "actor": user("alice"), "created_at": at(30)}]),
     );
+    // What landed on the base branch since the merge: nothing (a revert
+    // would be among these commits).
+    gh.set_api(
+        REPO,
+        "compare/mmm999...main",
+        json!({"status": "identical", "ahead_by": 0, "behind_by": 0, "total_commits": 0,
+               "commits": [], "files": []}),
+    );
 }
 
 fn calls(gh: &FakeGitHub) -> [u64; 5] {
@@ -227,9 +235,12 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     let counted = &r.t.app.shared.github_calls;
     assert_eq!(counted.of("pulls.get"), 1);
     assert_eq!(counted.of("issues.list_comments"), 2);
-    assert_eq!(counted.by_installation()["555"], 6);
+    // The five reads above, the second page of comments, and the compare
+    // of the merge with the base branch (where a revert would land).
+    assert_eq!(counted.of("repos.compare"), 1);
+    assert_eq!(counted.by_installation()["555"], 7);
     let status = r.t.client.get("/status").await.unwrap().body;
-    assert_eq!(status["github"]["api_calls_by_installation"]["555"], 6);
+    assert_eq!(status["github"]["api_calls_by_installation"]["555"], 7);
 
     // The observations are of the kinds webhooks give, the second page
     // included (it needed the installation token too).

@@ -263,6 +263,10 @@ async fn serve(dir: &Path, gh: &FakeGitHub, key: &Path, database: Option<&str>) 
         ("PUBLIC_URL", PUBLIC_URL),
         ("REDELIVERY_INTERVAL_SECS", "0"),
         ("LOG_LEVEL", "warn"),
+        // The load closes its PRs quickly, maybe before a first check run
+        // (by default none is created on a closed PR): every PR gets one
+        // here, so that both set-ups are compared on all of them.
+        ("CHECK_RUNS_ON_CLOSED_PRS", "true"),
     ];
     serve_on(dir, env, database).await
 }

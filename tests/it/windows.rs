@@ -91,7 +91,6 @@ async fn checkpoints_missed_while_down_equal_an_uninterrupted_run() {
     let reference = t.outcomes().await.remove("o/r:5:0").unwrap();
     t.stop().await;
     let w = &reference.windows;
-    // `model::Windows` keeps the windows in time order.
     assert_eq!(w.keys().collect::<Vec<_>>(), vec!["1h", "24h", "7d", "30d"]);
     assert_eq!(w["1h"].outcome_status, OutcomeStatus::Pending);
     assert_eq!(

@@ -362,6 +362,16 @@ fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
         }
     }
     let mut sled_batch = sled::Batch::default();
+    // The keys some `Add` or `AddAll` adds to: only theirs are remembered
+    // below (a batch of 100,000 records must not hold a second copy).
+    let added: std::collections::HashSet<Vec<u8>> = batch
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Add(k, _) | Op::AddAll(k, _) => Some(k.clone()),
+            _ => None,
+        })
+        .collect();
     // Counter values as this batch leaves them so far.
     let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
     // Packed counts as this batch leaves them so far.
@@ -369,15 +379,19 @@ fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
     for op in batch.ops {
         match op {
             Op::Insert(k, v) => {
-                if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
-                    counters.insert(k.clone(), u64::from_be_bytes(bytes));
+                if added.contains(&k) {
+                    if let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice()) {
+                        counters.insert(k.clone(), u64::from_be_bytes(bytes));
+                    }
+                    sums.insert(k.clone(), v.clone());
                 }
-                sums.insert(k.clone(), v.clone());
                 sled_batch.insert(k, v)
             }
             Op::Remove(k) => {
-                counters.insert(k.clone(), 0);
-                sums.insert(k.clone(), Vec::new());
+                if added.contains(&k) {
+                    counters.insert(k.clone(), 0);
+                    sums.insert(k.clone(), Vec::new());
+                }
                 sled_batch.remove(k)
             }
             Op::AddAll(k, delta) => {
