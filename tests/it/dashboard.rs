@@ -36,7 +36,7 @@ const PAGES: [(&str, &str); 7] = [
     ("pull-request", "/prs/acme/widgets/66"),
 ];
 
-async fn demo_app(dir: &Path) -> TestApp {
+pub(crate) async fn demo_app(dir: &Path) -> TestApp {
     let steps = parse_scenario(SCENARIO).unwrap();
     let t = TestApp::start(dir, steps[0].at()).await;
     t.play(&steps).await;

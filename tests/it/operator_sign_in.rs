@@ -396,3 +396,93 @@ async fn the_demo_dashboard_without_its_link_is_no_dead_end() {
     assert_eq!(page.status(), 200);
     live.stop().await.unwrap();
 }
+
+/// A person at 1200 and 390 px, in headless Chromium: the overview refuses,
+/// its "Sign in" link leads to the sign-in page, a wrong token is said so,
+/// the API token typed into the form opens the dashboard with the API's
+/// numbers, and "Sign in with GitHub" is nowhere (no OAuth client here).
+/// Screenshots of the sign-in page are kept with the dashboard's.
+#[tokio::test]
+async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
+    use crate::browser::{binaries, screenshot_dir, Browser};
+    use serde_json::json;
+    let Some((chromium, chromedriver)) = binaries() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and chromium/chromedriver are missing (.ci/run installs them)"
+        );
+        eprintln!("\n!!! SKIPPED: chromium or chromedriver not found; sign-in was not tested in a browser !!!\n");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let t = crate::dashboard::demo_app(dir.path()).await;
+    let total =
+        t.client.get("/api/v1/report").await.unwrap().body["totals"]["total_safe_outputs"].clone();
+    let base = t.server.url();
+    for width in [1200u32, 390] {
+        let browser = Browser::start(&chromium, &chromedriver).await;
+        browser.width(width).await;
+        browser
+            .call("/url", json!({"url": format!("{base}/workflows")}))
+            .await;
+        let title = browser.js("return document.title").await;
+        assert!(title.as_str().unwrap().starts_with("Sign in"), "{title}");
+        browser
+            .js("document.querySelector('a[href^=\"/auth/login\"]').click()")
+            .await;
+        wait_for(&browser, "return location.pathname === '/auth/login' && document.querySelector('input[name=token]') !== null").await;
+        let text = browser.js("return document.body.innerText").await;
+        assert!(
+            !text.as_str().unwrap().contains("Sign in with GitHub"),
+            "{text}"
+        );
+        browser
+            .screenshot(&screenshot_dir().join(format!("sign-in-{width}.png")))
+            .await;
+        let type_and_send = |token: &str| {
+            format!(
+                "document.querySelector('input[name=token]').value = {token:?}; \
+                 document.querySelector('form[action=\"/auth/login\"]').submit();"
+            )
+        };
+        // A wrong token first: the page says so and stays.
+        browser.js(&type_and_send("not-it")).await;
+        wait_for(&browser, "return document.querySelector('.error') !== null").await;
+        browser.js(&type_and_send(common::TOKEN)).await;
+        wait_for(&browser, "return location.pathname === '/workflows'").await;
+        let title = browser.js("return document.title").await;
+        assert!(!title.as_str().unwrap().starts_with("Sign in"), "{title}");
+        browser
+            .call("/url", json!({"url": format!("{base}/")}))
+            .await;
+        let shown = browser
+            .js("return Number(document.querySelector('#totals [data-field=total_safe_outputs]').textContent)")
+            .await;
+        assert_eq!(shown, total);
+        let errors: Vec<String> = browser
+            .console_errors()
+            .await
+            .into_iter()
+            .filter(|e| !e.contains("favicon.ico"))
+            // The refusals before signing in (the page, the wrong token).
+            .filter(|e| !e.contains("status of 401") && !e.contains("status of 403"))
+            .collect();
+        assert_eq!(errors, Vec::<String>::new());
+        browser.quit().await;
+    }
+    t.stop().await;
+}
+
+/// Poll `script` in the browser until it returns true (10 s at most).
+async fn wait_for(browser: &crate::browser::Browser, script: &str) {
+    for _ in 0..100 {
+        if browser.js(script).await == serde_json::Value::Bool(true) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let at = browser
+        .js("return location.href + ' ' + document.title")
+        .await;
+    panic!("never true: {script} (at {at})");
+}
