@@ -169,7 +169,7 @@ impl Counts {
         c.bump(field::NOT_DEDICATED, i64::from(!o.dedicated_evaluator));
         c.bump(field::REVERSED, i64::from(reversed));
         for (w, (name, _)) in CHECKPOINTS.iter().enumerate() {
-            let Some(snap) = o.windows.get(*name) else {
+            let Some(snap) = o.windows.get(name) else {
                 continue;
             };
             let base = field::WINDOWS + w * field::WINDOW_FIELDS;

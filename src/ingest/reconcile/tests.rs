@@ -407,6 +407,91 @@ fn workflow_runs_keep_status_and_conclusion() {
     );
 }
 
+/// Rule 10 for runs: a run the API answers was requested at its
+/// `created_at` — the `workflow_run.requested` delivery's fact — so a window
+/// that ends before the run completed sees it running (pending/medium), as
+/// the webhook path does, and a later one sees how it ended.
+#[test]
+fn a_run_read_from_the_api_was_requested_at_its_created_at() {
+    let minutes = |m: i64| (exec_time() + chrono::Duration::minutes(m)).to_rfc3339();
+    let run = |id: u64, event: &str, conclusion: &str| {
+        json!({"id": id, "path": ".github/workflows/deploy.yml", "event": event,
+            "status": "completed", "conclusion": conclusion, "run_attempt": 1,
+            "created_at": minutes(0), "updated_at": minutes(150), "head_branch": "main"})
+    };
+    // By its id (`dispatch_workflow` names the run).
+    let mut by_id = Target::named(REPO, TargetKind::WorkflowRun, "deploy.yml");
+    by_id.id = Some(9);
+    let r = record("dispatch_workflow")
+        .meta("run_id", json!(9))
+        .target(by_id);
+    let s = state(json!({"actions/runs/9": run(9, "workflow_dispatch", "success")}));
+    let o = observations_from_api(&r, &s);
+    let states: Vec<(chrono::DateTime<chrono::Utc>, &str)> = o
+        .iter()
+        .filter_map(|o| match &o.event {
+            K::WorkflowRun { status, .. } => Some((o.at, status.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            (exec_time(), "queued"),
+            (exec_time() + chrono::Duration::minutes(150), "completed")
+        ]
+    );
+    let at = |m: i64| {
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::minutes(m));
+        (e.status, e.strength, e.signal)
+    };
+    use crate::model::Signal;
+    assert_eq!(at(60), (O::Pending, S::Medium, Signal::WorkflowPending));
+    assert_eq!(at(180), (O::Accepted, S::Strong, Signal::WorkflowSuccess));
+    // A run still queued is one fact, not two.
+    let queued = state(json!({"actions/runs/9": {"id": 9, "status": "queued",
+        "event": "workflow_dispatch", "created_at": minutes(0), "updated_at": minutes(0)}}));
+    assert_eq!(observations_from_api(&r, &queued).len(), 1);
+
+    // By the runs listing (`dispatch_repository` answers no run id): the
+    // fetch gathers the pages into one array; one page as GitHub answers it
+    // names them `workflow_runs`. Each run is filed under its trigger and its
+    // workflow as the delivery files it.
+    let r = record("dispatch_repository").target(Target::named(
+        REPO,
+        TargetKind::Workflow,
+        "repository_dispatch",
+    ));
+    let path = endpoints::dispatched_runs(&r);
+    assert!(path.starts_with("actions/runs?event=repository_dispatch&created="));
+    for answer in [
+        json!([run(21, "repository_dispatch", "failure")]),
+        json!({"total_count": 1, "workflow_runs": [run(21, "repository_dispatch", "failure")]}),
+    ] {
+        let s = state(json!({ path.clone(): answer }));
+        let o = observations_from_api(&r, &s);
+        let keys: std::collections::BTreeSet<&str> = o.iter().map(|o| o.target.as_str()).collect();
+        for key in [
+            "o/r#workflow_run:21",
+            "o/r#workflow:repository_dispatch",
+            "o/r#workflow:deploy.yml",
+            "o/r#workflow:deploy",
+        ] {
+            assert!(keys.contains(key), "{key} not in {keys:?}");
+        }
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::minutes(60));
+        assert_eq!(
+            (e.status, e.strength, e.signal),
+            (O::Pending, S::Medium, Signal::WorkflowPending)
+        );
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(24));
+        assert_eq!(
+            (e.status, e.strength, e.signal),
+            (O::Rejected, S::Strong, Signal::WorkflowFailed)
+        );
+    }
+}
+
 #[test]
 fn graphql_threads_minimized_comments_and_discussions() {
     let threads = observations_from_api(
