@@ -465,6 +465,15 @@ impl<'a> Mapper<'a> {
         let id = api_id("review", r.id, format!("{path}:{i}"));
         let key = thread_key(&self.repo, n);
         let review_id = r.id.unwrap_or(0);
+        // A dismissed review is listed as `DISMISSED`; what it said when it
+        // was submitted — the `pull_request_review.submitted` delivery's
+        // state — is the timeline's `review_dismissed.dismissed_review.state`.
+        let submitted = match state.as_str() {
+            "dismissed" => self
+                .dismissed_as(n, review_id)
+                .unwrap_or_else(|| state.clone()),
+            _ => state.clone(),
+        };
         self.push(
             id.clone(),
             at,
@@ -472,7 +481,7 @@ impl<'a> Mapper<'a> {
             actor(user),
             K::ReviewSubmitted {
                 review_id,
-                state: state.clone(),
+                state: submitted,
             },
         );
         // A review listed as dismissed was dismissed at some time after its
@@ -487,6 +496,21 @@ impl<'a> Mapper<'a> {
                 K::ReviewDismissed { review_id },
             );
         }
+    }
+
+    /// The state a dismissed review was in when it was dismissed, as the
+    /// timeline's `review_dismissed` tells it (`approved`,
+    /// `changes_requested`, `commented`).
+    fn dismissed_as(&self, n: u64, review_id: u64) -> Option<String> {
+        let timeline = self.state.responses.get(&format!("issues/{n}/timeline"))?;
+        items(timeline).iter().find_map(|e| {
+            let d = e.get("dismissed_review")?;
+            (e.get("event").and_then(Value::as_str) == Some("review_dismissed")
+                && d.get("review_id").and_then(Value::as_u64) == Some(review_id))
+            .then(|| d.get("state")?.as_str().map(str::to_ascii_lowercase))
+            .flatten()
+            .filter(|s| !s.is_empty() && s != "dismissed")
+        })
     }
 
     fn timeline_dismissed(&self, n: u64, review_id: u64) -> bool {

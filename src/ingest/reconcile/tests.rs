@@ -201,6 +201,83 @@ fn a_timeline_dismissal_replaces_the_lower_bound() {
     assert_eq!(dismissals[0].id, "api:event:50");
 }
 
+/// Rule 10 for dismissed reviews: the API lists a dismissed review as
+/// `DISMISSED`; what it said when submitted (the `submitted` delivery's
+/// state) is the timeline's `review_dismissed.dismissed_review.state`. So
+/// the dismissed reviewer approving later is not their verdict resubmitted
+/// (`dismiss_pull_request_review`), while requesting changes again is — on
+/// the API path as on the webhook path.
+#[test]
+fn a_dismissed_review_keeps_the_state_it_was_submitted_in() {
+    let r = record("dismiss_pull_request_review").target(Target::comment(
+        REPO,
+        TargetKind::Review,
+        3,
+        Some(NUMBER),
+    ));
+    let answers = |later: &str| {
+        state(json!({
+            "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(5)},
+            "pulls/7/reviews": [
+                {"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(-47)},
+                {"id": 4, "user": {"login": "bob"}, "state": later, "submitted_at": ts(5)}
+            ],
+            "issues/7/timeline": [{"id": 50, "event": "review_dismissed", "created_at": ts(0),
+                "actor": {"login": "github-actions[bot]", "type": "Bot"},
+                "dismissed_review": {"review_id": 3, "state": "changes_requested",
+                                     "dismissal_message": "outdated"}}]
+        }))
+    };
+    let o = observations_from_api(&r, &answers("APPROVED"));
+    assert!(o.iter().any(|o| o.event
+        == K::ReviewSubmitted {
+            review_id: 3,
+            state: "changes_requested".into()
+        }));
+    let as_of = exec_time() + chrono::Duration::hours(24);
+    use crate::model::Signal;
+    assert_eq!(
+        assess_from_api(&r, &answers("APPROVED"), as_of).triple(),
+        (O::Pending, S::Weak, Signal::AwaitingMerge)
+    );
+    assert_eq!(
+        assess_from_api(&r, &answers("CHANGES_REQUESTED"), as_of).triple(),
+        (O::Rejected, S::Medium, Signal::ReviewResubmitted)
+    );
+}
+
+/// A PR closed and later reopened is open now, but a window that ends
+/// between the two saw it closed: the timeline's `closed` and `reopened`
+/// decide the state after the latest snapshot, as the deliveries' snapshots
+/// do on the webhook path (`common::is_closed`).
+#[test]
+fn a_close_the_timeline_dates_is_the_state_until_the_reopen() {
+    let r = record("dismiss_pull_request_review").target(Target::comment(
+        REPO,
+        TargetKind::Review,
+        3,
+        Some(NUMBER),
+    ));
+    let s = state(json!({
+        "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(30)},
+        "pulls/7/reviews": [
+            {"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(-47)}
+        ],
+        "issues/7/timeline": [
+            {"id": 50, "event": "review_dismissed", "created_at": ts(0),
+             "actor": {"login": "github-actions[bot]", "type": "Bot"},
+             "dismissed_review": {"review_id": 3, "state": "changes_requested"}},
+            {"id": 51, "event": "closed", "created_at": ts(1), "actor": {"login": "alice", "type": "User"}},
+            {"id": 52, "event": "reopened", "created_at": ts(5), "actor": {"login": "alice", "type": "User"}}
+        ]
+    }));
+    use crate::model::Signal;
+    let at = |h: i64| assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(h)).triple();
+    assert_eq!(at(2), (O::Ignored, S::Weak, Signal::ClosedWithoutMerge));
+    assert_eq!(at(24), (O::Pending, S::Weak, Signal::AwaitingMerge));
+    assert_eq!(at(48), (O::Pending, S::Weak, Signal::AwaitingMerge));
+}
+
 #[test]
 fn timeline_events_become_webhook_kinds() {
     let ev = |id: u64, name: &str, extra: Value| {
