@@ -214,7 +214,10 @@ async fn rest(
             .map_err(Failure::from);
     }
     let mut items = Vec::new();
-    let mut route = Some(format!("{first}?per_page={PER_PAGE}"));
+    // A listing filtered by its path (`actions/runs?event=...`) keeps its
+    // query: the page size joins it.
+    let join = if first.contains('?') { '&' } else { '?' };
+    let mut route = Some(format!("{first}{join}per_page={PER_PAGE}"));
     let mut pages = 0;
     while let Some(r) = route.take() {
         if pages == MAX_PAGES {

@@ -109,12 +109,13 @@ pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
 }
 
 /// The runs a repository dispatch may have started: `repository_dispatch`
-/// runs created from the execution on (the newest 100).
+/// runs created from a minute before the execution on (the manifest line is
+/// written after the dispatch returns, as the evaluator's window allows); a
+/// listing, which the fetch pages.
 pub fn dispatched_runs(record: &ExecutionRecord) -> String {
-    let since = record
-        .executed_at
+    let since = crate::model::sane_time::minus(record.executed_at, chrono::Duration::minutes(1))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}&per_page=100")
+    format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}")
 }
 
 fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {

@@ -247,7 +247,10 @@ impl<'a> Mapper<'a> {
             ["pulls", "comments", _] => self.review_comment(path, 0, None, v),
             ["actions", "runs", id] => self.run_state(path, num(id), v),
             ["actions", listed] if listed.starts_with("runs?") => {
-                for run in v.get("workflow_runs").map(items).unwrap_or_default() {
+                // The fetch gathers a listing's pages into one array; one
+                // page as GitHub answers it names them `workflow_runs`.
+                let runs = v.get("workflow_runs").map_or_else(|| items(v), items);
+                for run in runs {
                     self.listed_run(path, run);
                 }
             }
@@ -462,6 +465,15 @@ impl<'a> Mapper<'a> {
         let id = api_id("review", r.id, format!("{path}:{i}"));
         let key = thread_key(&self.repo, n);
         let review_id = r.id.unwrap_or(0);
+        // A dismissed review is listed as `DISMISSED`; what it said when it
+        // was submitted — the `pull_request_review.submitted` delivery's
+        // state — is the timeline's `review_dismissed.dismissed_review.state`.
+        let submitted = match state.as_str() {
+            "dismissed" => self
+                .dismissed_as(n, review_id)
+                .unwrap_or_else(|| state.clone()),
+            _ => state.clone(),
+        };
         self.push(
             id.clone(),
             at,
@@ -469,7 +481,7 @@ impl<'a> Mapper<'a> {
             actor(user),
             K::ReviewSubmitted {
                 review_id,
-                state: state.clone(),
+                state: submitted,
             },
         );
         // A review listed as dismissed was dismissed at some time after its
@@ -484,6 +496,21 @@ impl<'a> Mapper<'a> {
                 K::ReviewDismissed { review_id },
             );
         }
+    }
+
+    /// The state a dismissed review was in when it was dismissed, as the
+    /// timeline's `review_dismissed` tells it (`approved`,
+    /// `changes_requested`, `commented`).
+    fn dismissed_as(&self, n: u64, review_id: u64) -> Option<String> {
+        let timeline = self.state.responses.get(&format!("issues/{n}/timeline"))?;
+        items(timeline).iter().find_map(|e| {
+            let d = e.get("dismissed_review")?;
+            (e.get("event").and_then(Value::as_str) == Some("review_dismissed")
+                && d.get("review_id").and_then(Value::as_u64) == Some(review_id))
+            .then(|| d.get("state")?.as_str().map(str::to_ascii_lowercase))
+            .flatten()
+            .filter(|s| !s.is_empty() && s != "dismissed")
+        })
     }
 
     fn timeline_dismissed(&self, n: u64, review_id: u64) -> bool {
@@ -665,21 +692,27 @@ impl<'a> Mapper<'a> {
     }
 
     /// A run of a runs listing (`dispatched_runs`), filed as the
-    /// `workflow_run` webhook files it: under the run, and under its
-    /// workflow file and trigger (`repository_dispatch`).
+    /// `workflow_run` webhook files it: under the run, its workflow file and
+    /// name, and its trigger (`repository_dispatch`).
     fn listed_run(&mut self, path: &str, v: &Value) {
         let r: rest::Run = view(v);
         let Some(run_id) = r.id else { return };
-        let at = time(r.updated_at.as_ref())
-            .or(time(r.created_at.as_ref()))
-            .unwrap_or(self.fallback);
         let mut keys = vec![object_key(
             &self.repo,
             TargetKind::WorkflowRun,
             &run_id.to_string(),
         )];
-        let trigger = r.event.clone().unwrap_or_default();
-        if trigger == "repository_dispatch" {
+        let workflow = r.path.clone().unwrap_or_default();
+        for name in [
+            crate::ingest::webhook::workflow_file(&workflow),
+            crate::ingest::webhook::workflow_stem(&workflow),
+        ] {
+            let key = object_key(&self.repo, TargetKind::Workflow, name);
+            if !name.is_empty() && !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        if r.event.as_deref() == Some("repository_dispatch") {
             keys.push(object_key(
                 &self.repo,
                 TargetKind::Workflow,
@@ -687,47 +720,58 @@ impl<'a> Mapper<'a> {
             ));
         }
         for key in keys {
-            self.push(
-                format!("api:{path}:{run_id}:{key}"),
-                at,
-                key,
-                actor(v.get("actor")),
-                K::WorkflowRun {
-                    run_id,
-                    workflow: r.path.clone().unwrap_or_default(),
-                    head_branch: r.head_branch.clone(),
-                    head_sha: r.head_sha.clone(),
-                    trigger: trigger.clone(),
-                    status: r.status.clone().unwrap_or_default(),
-                    conclusion: r.conclusion.clone(),
-                    run_attempt: r.run_attempt.unwrap_or(1),
-                },
-            );
+            self.workflow_run(format!("api:{path}:{run_id}:{key}"), run_id, key, v);
         }
     }
 
     fn run_state(&mut self, path: &str, id: Option<u64>, v: &Value) {
         let r: rest::Run = view(v);
         let Some(run_id) = r.id.or(id) else { return };
-        let at = time(r.updated_at.as_ref())
-            .or(time(r.created_at.as_ref()))
-            .unwrap_or(self.fallback);
         let key = object_key(&self.repo, TargetKind::WorkflowRun, &run_id.to_string());
+        self.workflow_run(format!("api:{path}"), run_id, key, v);
+    }
+
+    /// One run as the API answers it (`actions/runs/{id}` or a listing),
+    /// under `key`: its state now, dated at its last update, and — a run
+    /// that exists was requested — the request its `workflow_run.requested`
+    /// delivery told, dated at its `created_at` (queued, first attempt), so
+    /// a window before the run completed sees it requested as the webhook
+    /// path did.
+    fn workflow_run(&mut self, id: String, run_id: u64, key: String, v: &Value) {
+        let r: rest::Run = view(v);
+        let created = time(r.created_at.as_ref());
+        let at = time(r.updated_at.as_ref())
+            .or(created)
+            .unwrap_or(self.fallback);
+        let fact = |status: String, conclusion: Option<String>, run_attempt: u64| K::WorkflowRun {
+            run_id,
+            workflow: r.path.clone().unwrap_or_default(),
+            head_branch: r.head_branch.clone(),
+            head_sha: r.head_sha.clone(),
+            trigger: r.event.clone().unwrap_or_default(),
+            status,
+            conclusion,
+            run_attempt,
+        };
+        if let Some(created) = created.filter(|c| *c < at) {
+            self.push(
+                format!("api:run:{run_id}:requested:{key}"),
+                created,
+                key.clone(),
+                actor(v.get("triggering_actor").or(v.get("actor"))),
+                fact("queued".into(), None, 1),
+            );
+        }
         self.push(
-            format!("api:{path}"),
+            id,
             at,
             key,
             actor(v.get("actor")),
-            K::WorkflowRun {
-                run_id,
-                workflow: r.path.unwrap_or_default(),
-                head_branch: r.head_branch,
-                head_sha: r.head_sha,
-                trigger: r.event.unwrap_or_default(),
-                status: r.status.unwrap_or_default(),
-                conclusion: r.conclusion,
-                run_attempt: r.run_attempt.unwrap_or(1),
-            },
+            fact(
+                r.status.clone().unwrap_or_default(),
+                r.conclusion.clone(),
+                r.run_attempt.unwrap_or(1),
+            ),
         );
     }
 

@@ -201,6 +201,83 @@ fn a_timeline_dismissal_replaces_the_lower_bound() {
     assert_eq!(dismissals[0].id, "api:event:50");
 }
 
+/// Rule 10 for dismissed reviews: the API lists a dismissed review as
+/// `DISMISSED`; what it said when submitted (the `submitted` delivery's
+/// state) is the timeline's `review_dismissed.dismissed_review.state`. So
+/// the dismissed reviewer approving later is not their verdict resubmitted
+/// (`dismiss_pull_request_review`), while requesting changes again is — on
+/// the API path as on the webhook path.
+#[test]
+fn a_dismissed_review_keeps_the_state_it_was_submitted_in() {
+    let r = record("dismiss_pull_request_review").target(Target::comment(
+        REPO,
+        TargetKind::Review,
+        3,
+        Some(NUMBER),
+    ));
+    let answers = |later: &str| {
+        state(json!({
+            "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(5)},
+            "pulls/7/reviews": [
+                {"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(-47)},
+                {"id": 4, "user": {"login": "bob"}, "state": later, "submitted_at": ts(5)}
+            ],
+            "issues/7/timeline": [{"id": 50, "event": "review_dismissed", "created_at": ts(0),
+                "actor": {"login": "github-actions[bot]", "type": "Bot"},
+                "dismissed_review": {"review_id": 3, "state": "changes_requested",
+                                     "dismissal_message": "outdated"}}]
+        }))
+    };
+    let o = observations_from_api(&r, &answers("APPROVED"));
+    assert!(o.iter().any(|o| o.event
+        == K::ReviewSubmitted {
+            review_id: 3,
+            state: "changes_requested".into()
+        }));
+    let as_of = exec_time() + chrono::Duration::hours(24);
+    use crate::model::Signal;
+    assert_eq!(
+        assess_from_api(&r, &answers("APPROVED"), as_of).triple(),
+        (O::Pending, S::Weak, Signal::AwaitingMerge)
+    );
+    assert_eq!(
+        assess_from_api(&r, &answers("CHANGES_REQUESTED"), as_of).triple(),
+        (O::Rejected, S::Medium, Signal::ReviewResubmitted)
+    );
+}
+
+/// A PR closed and later reopened is open now, but a window that ends
+/// between the two saw it closed: the timeline's `closed` and `reopened`
+/// decide the state after the latest snapshot, as the deliveries' snapshots
+/// do on the webhook path (`common::is_closed`).
+#[test]
+fn a_close_the_timeline_dates_is_the_state_until_the_reopen() {
+    let r = record("dismiss_pull_request_review").target(Target::comment(
+        REPO,
+        TargetKind::Review,
+        3,
+        Some(NUMBER),
+    ));
+    let s = state(json!({
+        "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(30)},
+        "pulls/7/reviews": [
+            {"id": 3, "user": {"login": "bob"}, "state": "DISMISSED", "submitted_at": ts(-47)}
+        ],
+        "issues/7/timeline": [
+            {"id": 50, "event": "review_dismissed", "created_at": ts(0),
+             "actor": {"login": "github-actions[bot]", "type": "Bot"},
+             "dismissed_review": {"review_id": 3, "state": "changes_requested"}},
+            {"id": 51, "event": "closed", "created_at": ts(1), "actor": {"login": "alice", "type": "User"}},
+            {"id": 52, "event": "reopened", "created_at": ts(5), "actor": {"login": "alice", "type": "User"}}
+        ]
+    }));
+    use crate::model::Signal;
+    let at = |h: i64| assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(h)).triple();
+    assert_eq!(at(2), (O::Ignored, S::Weak, Signal::ClosedWithoutMerge));
+    assert_eq!(at(24), (O::Pending, S::Weak, Signal::AwaitingMerge));
+    assert_eq!(at(48), (O::Pending, S::Weak, Signal::AwaitingMerge));
+}
+
 #[test]
 fn timeline_events_become_webhook_kinds() {
     let ev = |id: u64, name: &str, extra: Value| {
@@ -405,6 +482,91 @@ fn workflow_runs_keep_status_and_conclusion() {
             run_attempt: 1,
         }
     );
+}
+
+/// Rule 10 for runs: a run the API answers was requested at its
+/// `created_at` — the `workflow_run.requested` delivery's fact — so a window
+/// that ends before the run completed sees it running (pending/medium), as
+/// the webhook path does, and a later one sees how it ended.
+#[test]
+fn a_run_read_from_the_api_was_requested_at_its_created_at() {
+    let minutes = |m: i64| (exec_time() + chrono::Duration::minutes(m)).to_rfc3339();
+    let run = |id: u64, event: &str, conclusion: &str| {
+        json!({"id": id, "path": ".github/workflows/deploy.yml", "event": event,
+            "status": "completed", "conclusion": conclusion, "run_attempt": 1,
+            "created_at": minutes(0), "updated_at": minutes(150), "head_branch": "main"})
+    };
+    // By its id (`dispatch_workflow` names the run).
+    let mut by_id = Target::named(REPO, TargetKind::WorkflowRun, "deploy.yml");
+    by_id.id = Some(9);
+    let r = record("dispatch_workflow")
+        .meta("run_id", json!(9))
+        .target(by_id);
+    let s = state(json!({"actions/runs/9": run(9, "workflow_dispatch", "success")}));
+    let o = observations_from_api(&r, &s);
+    let states: Vec<(chrono::DateTime<chrono::Utc>, &str)> = o
+        .iter()
+        .filter_map(|o| match &o.event {
+            K::WorkflowRun { status, .. } => Some((o.at, status.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            (exec_time(), "queued"),
+            (exec_time() + chrono::Duration::minutes(150), "completed")
+        ]
+    );
+    let at = |m: i64| {
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::minutes(m));
+        (e.status, e.strength, e.signal)
+    };
+    use crate::model::Signal;
+    assert_eq!(at(60), (O::Pending, S::Medium, Signal::WorkflowPending));
+    assert_eq!(at(180), (O::Accepted, S::Strong, Signal::WorkflowSuccess));
+    // A run still queued is one fact, not two.
+    let queued = state(json!({"actions/runs/9": {"id": 9, "status": "queued",
+        "event": "workflow_dispatch", "created_at": minutes(0), "updated_at": minutes(0)}}));
+    assert_eq!(observations_from_api(&r, &queued).len(), 1);
+
+    // By the runs listing (`dispatch_repository` answers no run id): the
+    // fetch gathers the pages into one array; one page as GitHub answers it
+    // names them `workflow_runs`. Each run is filed under its trigger and its
+    // workflow as the delivery files it.
+    let r = record("dispatch_repository").target(Target::named(
+        REPO,
+        TargetKind::Workflow,
+        "repository_dispatch",
+    ));
+    let path = endpoints::dispatched_runs(&r);
+    assert!(path.starts_with("actions/runs?event=repository_dispatch&created="));
+    for answer in [
+        json!([run(21, "repository_dispatch", "failure")]),
+        json!({"total_count": 1, "workflow_runs": [run(21, "repository_dispatch", "failure")]}),
+    ] {
+        let s = state(json!({ path.clone(): answer }));
+        let o = observations_from_api(&r, &s);
+        let keys: std::collections::BTreeSet<&str> = o.iter().map(|o| o.target.as_str()).collect();
+        for key in [
+            "o/r#workflow_run:21",
+            "o/r#workflow:repository_dispatch",
+            "o/r#workflow:deploy.yml",
+            "o/r#workflow:deploy",
+        ] {
+            assert!(keys.contains(key), "{key} not in {keys:?}");
+        }
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::minutes(60));
+        assert_eq!(
+            (e.status, e.strength, e.signal),
+            (O::Pending, S::Medium, Signal::WorkflowPending)
+        );
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(24));
+        assert_eq!(
+            (e.status, e.strength, e.signal),
+            (O::Rejected, S::Strong, Signal::WorkflowFailed)
+        );
+    }
 }
 
 #[test]

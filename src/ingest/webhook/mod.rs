@@ -25,6 +25,7 @@ mod workflows;
 /// answers (`ingest::reconcile`) read reverts with the same words.
 pub use push::reverted_sha;
 pub use threads::reverted_pr;
+pub use workflows::{workflow_file, workflow_stem};
 
 use chrono::{DateTime, Utc};
 

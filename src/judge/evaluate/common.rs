@@ -223,10 +223,23 @@ pub fn missing_state(note: impl Into<String>) -> Evaluation {
     Evaluation::new(O::Unknown, S::None, Signal::MissingExecutionState).note(note)
 }
 
-/// True when the latest snapshot says the item is closed.
+/// True when the latest state seen is closed: the latest snapshot's, or a
+/// close or reopen seen after it. A webhook's close or reopen carries the
+/// item as it then was; the API's timeline tells a past close or reopen
+/// with its time and actor but not the item, so a window that ends before
+/// the item's current state (a PR closed, then reopened later) sees the
+/// close the timeline dates, as the webhook path does (rule 10).
 pub fn is_closed(ctx: &EvalContext) -> bool {
-    ctx.latest_snapshot()
-        .is_some_and(|s| s.state.eq_ignore_ascii_case("closed"))
+    ctx.observations
+        .iter()
+        .rev()
+        .find_map(|o| match (&o.snapshot, &o.event) {
+            (Some(s), _) => Some(s.state.eq_ignore_ascii_case("closed")),
+            (None, K::Closed) => Some(true),
+            (None, K::Reopened) => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false)
 }
 
 /// True when the latest snapshot says the PR is merged.

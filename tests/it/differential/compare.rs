@@ -111,17 +111,10 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
     ("unassign_from_user", CURRENT_STATE_ONLY),
     ("replace_label", CURRENT_STATE_ONLY),
     ("assign_milestone", CURRENT_STATE_ONLY),
-    ("dismiss_pull_request_review", LATER_REVIEW),
-    ("dispatch_repository", REQUESTED_RUN),
-    ("dispatch_workflow", REQUESTED_RUN),
-    ("call_workflow", REQUESTED_RUN),
 ];
 
 const CURRENT_STATE_ONLY: &str = "gap: the API gives an item's current state only, dated at its last update, so a window before a later change sees no state (unobserved) where the webhook path saw the state each event carried; the fix is to rebuild past states from the timeline";
-const DISCUSSION_STATES: &str =
-    "gap: a discussion's close (as resolved, duplicate or outdated) is not dated from the API as its webhook dates it: a window before the close's time sees it closed from the webhooks and not from the API, or the other way";
-const LATER_REVIEW: &str = "gap: a later review by the dismissed reviewer reads as resubmitted from the API, not from the webhook";
-const REQUESTED_RUN: &str = "gap: a dispatched run's `requested` delivery makes medium evidence on the webhook path; the API path sees only the run's state";
+const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the webhook does (GraphQL `closed`, `closedAt`, `stateReason` DUPLICATE/OUTDATED/RESOLVED/REOPENED, dated at `closedAt`), but GitHub answers neither who closed or reopened it (no closer field, no discussion timeline in the GraphQL schema nor REST) nor, once reopened, when it was closed: a close or reopen by automation is lifecycle from the webhook and an unseen actor's from the API (rule 8), and a window before a later reopen sees the close from the webhooks only";
 
 fn known_gap(output_type: &str) -> bool {
     std::env::var("SAFE_OUTCOMES_DIFFERENTIAL_STRICT").is_err()
