@@ -366,11 +366,13 @@ fn a_store_written_before_rollups_gets_them_counted_once_at_open() {
     store.forget_rollups_for_tests().unwrap();
     assert_eq!(report(&store).totals.total_safe_outputs, 0);
     drop(store);
-    // Opened again: counted from the outputs, once.
-    let store = Store::open(dir.path()).unwrap();
+    // Opened again: counted from the outputs, once. (sled lets go of its
+    // file lock when its flusher thread ends, a moment after the drop.)
+    let wait = safe_outcomes::store::STORE_LOCK_WAIT;
+    let store = Store::open_waiting(dir.path(), wait).unwrap();
     assert_eq!(report(&store), kept);
     drop(store);
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::open_waiting(dir.path(), wait).unwrap();
     assert_eq!(report(&store), kept);
     let records = scanned(&store, &ReadFilter::default(), &RepoScope::All);
     assert_eq!(kept, Report::build(&records, None, Some("7d"), shape().end));
