@@ -77,7 +77,15 @@ pub fn line_survival(
     filter: &ReadFilter,
     scope: &RepoScope,
 ) -> Result<BTreeMap<String, LineTotals>> {
-    if let Some(rolled) = crate::read::rollup::lines_by_workflow(store, filter, scope)? {
+    // On PostgreSQL the rollup cells of lines over-count (measured by
+    // tests/it/rollups.rs on CI's cluster, 2026-11-25: 82 outputs where the
+    // attributions hold 76; the cause is not found yet): there line survival
+    // is counted from the attributions, as before the rollups.
+    let rolled = match store.is_pg() {
+        true => None,
+        false => crate::read::rollup::lines_by_workflow(store, filter, scope)?,
+    };
+    if let Some(rolled) = rolled {
         return Ok(rolled
             .into_iter()
             .map(|(w, c)| (w, LineTotals::from_counts(&c)))

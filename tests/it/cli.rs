@@ -612,8 +612,12 @@ async fn every_command_is_quiet_on_a_closed_pipe() {
             .map(|c| {
                 let args: Vec<&str> = c.iter().map(String::as_str).collect();
                 // With stdout open first (for the code it exits with), then closed.
+                // `compact` is of sled's files: on the PostgreSQL run the
+                // demo's store is a database, and compact's refusal is the
+                // code to keep.
+                let sled = std::env::var_os("SAFE_OUTCOMES_TEST_PG").is_none();
                 let open = if args[0] == "demo"
-                    || args[0] == "compact"
+                    || (args[0] == "compact" && sled)
                     || args[0] == "record"
                     || args[0] == "replay"
                 {
