@@ -295,9 +295,18 @@ impl Pg {
             );
             Ok((epoch?, locked?, got?, scanned?))
         })?;
+        // A read is remembered only under the locks that guard it: when a
+        // lock was refused, another transaction may change what was read
+        // before this one takes the lock, so nothing of this round is kept
+        // (the item asks again, and reads afresh, once it holds the lock).
+        let epoch = epoch.first().map_or(0, |r| r.get::<_, i64>(0)) as u64;
+        let all_locked = locked.len() == asked.locks.len();
         if let Some(mut memo) = self.memo() {
             memo.locks
                 .extend(locked.iter().map(|r| r.get::<_, String>(0)));
+            if !all_locked {
+                return Ok(epoch);
+            }
             for k in asked.gets {
                 memo.gets.insert(k, None);
             }
@@ -315,7 +324,7 @@ impl Pg {
                 }
             }
         }
-        Ok(epoch.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
+        Ok(epoch)
     }
 }
 
