@@ -199,6 +199,17 @@ impl RunningServer {
         limits: &Limits,
     ) -> std::io::Result<RunningServer> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
+        Self::serve_on(listener, router, limits)
+    }
+
+    /// As `start_with`, on a listener already bound (a caller that must
+    /// know its URL before it builds the router binds first: no window in
+    /// which another socket could take the port).
+    pub fn serve_on(
+        listener: tokio::net::TcpListener,
+        router: Router,
+        limits: &Limits,
+    ) -> std::io::Result<RunningServer> {
         let addr = listener.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(accept::serve(listener, router, limits.clone(), rx));

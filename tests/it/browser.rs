@@ -45,20 +45,19 @@ pub fn binaries() -> Option<(PathBuf, PathBuf)> {
 
 impl Browser {
     pub async fn start(chromium: &Path, chromedriver: &Path) -> Browser {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let driver = tokio::process::Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
+        // chromedriver picks its own port and says which: a port picked here
+        // and handed over could be taken meanwhile by another test's
+        // outgoing connection (one test opens 1,100 of them).
+        let mut driver = tokio::process::Command::new(chromedriver)
+            .arg("--port=0")
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
             .process_group(0)
             .spawn()
             .expect("chromedriver starts");
         let group = Reaper::new(Target::Group(driver.id().expect("chromedriver runs")), true);
+        let port = driver_port(driver.stdout.take().expect("piped")).await;
         let http = reqwest::Client::new();
         let root = format!("http://127.0.0.1:{port}");
         for _ in 0..100 {
@@ -142,6 +141,25 @@ impl Browser {
         drop(self.group.take());
         let _ = self.driver.kill().await;
     }
+}
+
+/// The port chromedriver says it started on ("ChromeDriver was started
+/// successfully on port N."); the rest of its output is read and dropped.
+async fn driver_port(stdout: tokio::process::ChildStdout) -> u16 {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let said = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(rest) = line.split("started successfully on port ").nth(1) {
+                return rest.trim_end_matches('.').parse::<u16>().ok();
+            }
+        }
+        None
+    })
+    .await;
+    let port = said.ok().flatten().expect("chromedriver says its port");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    port
 }
 
 pub fn screenshot_dir() -> PathBuf {

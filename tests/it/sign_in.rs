@@ -46,12 +46,8 @@ impl Rig {
         auth: impl FnOnce(&str) -> AuthOptions,
         api_token: &str,
     ) -> Rig {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let url = format!("http://127.0.0.1:{port}");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
         let mut options = auth(&url);
         options.api_url = gh.url.clone();
         options.web_url = gh.url.clone();
@@ -67,9 +63,8 @@ impl Rig {
                 ..RouterOptions::default()
             },
         );
-        let server = RunningServer::start(routes, format!("127.0.0.1:{port}").parse().unwrap())
-            .await
-            .unwrap();
+        let limits = safe_outcomes::http::Limits::default();
+        let server = RunningServer::serve_on(listener, routes, &limits).unwrap();
         Rig { app, server, url }
     }
 
