@@ -30,9 +30,7 @@ use super::{ApiError, Mount, State};
 use crate::judge::assess::{transitions, Transition};
 use crate::model::{ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus};
 use crate::read::line_survival::{line_survival, LineTotals};
-use crate::read::report::{
-    awaiting, mature_window, parse_window, schedule, Report, Schedule, Totals,
-};
+use crate::read::report::{awaiting, parse_window, schedule, Report, Schedule, Totals};
 
 const DEFAULT_PAGE: usize = 100;
 pub const MAX_PAGE: usize = 1000;
@@ -418,20 +416,19 @@ pub(crate) async fn report_of(
     Ok(report)
 }
 
-/// The report of `outcomes` (already cut by `filter`), at `window` (as
-/// `report_of`), without line survival: for pages that hold the outputs.
-pub(crate) fn report_of_records(
+/// The rollup summary of what `scope` may see under `filter`
+/// (`read::rollup::summary`: report, windows awaited, the form's choices),
+/// at a cost set by the cells in range, never by the outputs in it.
+pub(crate) async fn summary_of(
     state: &State,
     filter: &ReadFilter,
-    outcomes: &[OutcomeRecord],
-    window: Option<&str>,
-) -> Result<Report, ApiError> {
-    let window = match report_window(window)? {
-        Some("mature") => Some(mature_window(outcomes)),
-        w => w,
-    };
+    scope: &RepoScope,
+) -> Result<crate::read::rollup::Summary, ApiError> {
     let now = state.shared.clock.now();
-    Ok(Report::build(outcomes, filter.repo.as_deref(), window, now))
+    blocking(state, filter, scope, move |store, f, scope| {
+        crate::read::rollup::summary(store, f, scope, None, now)
+    })
+    .await
 }
 
 /// Runs shown on a workflow's page, at most.

@@ -10,8 +10,7 @@
 //! not at the window yet are left out of a week's rates and counted in its
 //! `not_yet_at_window`; such a week is `immature`. The API reads the
 //! rollups (`read::rollup::weekly`, each cell holding its outputs' verdicts
-//! at every window); a dashboard page holding the outputs builds the same
-//! series from them (`of_records`).
+//! at every window), and so do the dashboard's pages (`of_sums`).
 //!
 //! The weeks run from `since` (default: eleven weeks before the week of
 //! `until`, so twelve weeks) to `until` (default: now); weeks with no output
@@ -28,7 +27,7 @@ use super::budget::ReadPermit;
 use super::read::{QueryPairs, ReadFilter, Reader};
 use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;
-use crate::read::report::{mature_window, parse_window, Report, Sums, Totals, TypeStats};
+use crate::read::report::{parse_window, Report, Sums, Totals, TypeStats};
 use crate::store::rollup::{day_of, week_of_day};
 
 /// Weeks shown when `since` is not given.
@@ -131,32 +130,6 @@ pub fn weekly(records: &[OutcomeRecord], first: DateTime<Utc>, weeks: i64) -> Ve
         .collect()
 }
 
-/// `weekly` at `window` (`None`: the latest outcome).
-pub fn weekly_at(
-    records: &[OutcomeRecord],
-    first: DateTime<Utc>,
-    weeks: i64,
-    window: Option<&str>,
-) -> Vec<Period> {
-    let mut buckets: Vec<Vec<&OutcomeRecord>> = vec![Vec::new(); weeks as usize];
-    for r in records {
-        let i = (week_start(r.created_at) - first).num_weeks();
-        if r.created_at >= first && i < weeks {
-            buckets[i as usize].push(r);
-        }
-    }
-    buckets
-        .into_iter()
-        .enumerate()
-        .map(|(i, rs)| {
-            period_at(
-                first + Duration::weeks(i as i64),
-                Report::at_window(rs, window),
-            )
-        })
-        .collect()
-}
-
 /// The same weeks from rollup sums per week number.
 pub fn weekly_from_sums(
     sums: &std::collections::BTreeMap<i64, Sums>,
@@ -217,6 +190,19 @@ pub async fn build(
         crate::read::rollup::weekly(store, f, scope, first, weeks)
     })
     .await?;
+    Ok(of_sums(&sums, first, weeks, window, now))
+}
+
+/// The series of rollup sums per week number over `weeks` weeks from
+/// `first`, at `window` (`None`: the latest window every output of them
+/// has reached).
+pub fn of_sums(
+    sums: &std::collections::BTreeMap<i64, Sums>,
+    first: DateTime<Utc>,
+    weeks: i64,
+    window: Option<&'static str>,
+    now: DateTime<Utc>,
+) -> Series {
     let chosen = window.unwrap_or_else(|| {
         let mut all = Sums::default();
         for s in sums.values() {
@@ -224,42 +210,15 @@ pub async fn build(
         }
         all.mature_window()
     });
-    let periods = weekly_from_sums_at(&sums, first, weeks, Some(chosen));
-    Ok(Series {
+    Series {
         by: "week".into(),
         window: chosen.to_string(),
         window_chosen: if window.is_some() { "asked" } else { "default" }.into(),
         since: first,
         until: first + Duration::weeks(weeks),
         generated_at: now,
-        periods,
-    })
-}
-
-/// The series of `records` (already cut by `filter`) at `window`, as
-/// `build` answers it from the rollups.
-pub fn of_records(
-    records: &[OutcomeRecord],
-    filter: &ReadFilter,
-    window: Option<&'static str>,
-    now: DateTime<Utc>,
-) -> Result<Series, ApiError> {
-    let (first, weeks) = weeks_of(filter, now)?;
-    let end = first + Duration::weeks(weeks);
-    let in_range = records
-        .iter()
-        .filter(|r| r.created_at >= first && r.created_at < end);
-    let chosen = window.unwrap_or_else(|| mature_window(in_range));
-    let periods = weekly_at(records, first, weeks, Some(chosen));
-    Ok(Series {
-        by: "week".into(),
-        window: chosen.to_string(),
-        window_chosen: if window.is_some() { "asked" } else { "default" }.into(),
-        since: first,
-        until: end,
-        generated_at: now,
-        periods,
-    })
+        periods: weekly_from_sums_at(sums, first, weeks, Some(chosen)),
+    }
 }
 
 /// `GET /api/v1/series`.

@@ -10,7 +10,7 @@
 //! themselves for the partial days. Every answer equals what a scan of every
 //! output would give (`tests/it/rollups.rs` compares them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -238,8 +238,55 @@ pub fn lines_by_workflow(
     Ok(Some(out))
 }
 
-/// The report (without line survival) of what `scope` sees under `filter`,
-/// at `window` (a checkpoint, `mature` or `None`: `Report::from_sums`).
+/// What a dashboard page shows over a cut, from one fold of the cells: the
+/// report, the sums of all its outputs (their windows tell which window
+/// each awaits), and the repositories, workflows and types present (the
+/// filter form's choices).
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub report: Report,
+    pub all: Sums,
+    /// Per workflow (`(none)` when unnamed).
+    pub by_workflow: BTreeMap<String, Sums>,
+    pub repos: BTreeSet<String>,
+    pub workflows: BTreeSet<String>,
+    pub types: BTreeSet<String>,
+}
+
+/// The `Summary` of what `filter` and `scope` admit; the report at
+/// `window` (`Report::from_sums`).
+pub fn summary(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    window: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Summary> {
+    let cells = fold(store, filter, scope, |c| {
+        Some((c.repo.clone(), c.workflow.clone(), c.output_type.clone()))
+    })?;
+    let mut by_type: BTreeMap<String, Sums> = BTreeMap::new();
+    let mut by_workflow: BTreeMap<String, Sums> = BTreeMap::new();
+    let (mut all, mut repos, mut workflows) = (Sums::default(), BTreeSet::new(), BTreeSet::new());
+    for ((repo, workflow, output_type), sums) in &cells {
+        by_type.entry(output_type.clone()).or_default().merge(sums);
+        let name = workflow.clone().unwrap_or_else(|| "(none)".into());
+        by_workflow.entry(name).or_default().merge(sums);
+        all.merge(sums);
+        repos.insert(repo.clone());
+        workflows.extend(workflow.clone());
+    }
+    Ok(Summary {
+        report: Report::from_sums(&by_type, &by_workflow, filter.repo.as_deref(), window, now),
+        all,
+        by_workflow,
+        repos,
+        workflows,
+        types: by_type.into_keys().collect(),
+    })
+}
+
+/// The report of what `filter` and `scope` admit (`summary`).
 pub fn report(
     store: &Store,
     filter: &ReadFilter,
@@ -247,25 +294,7 @@ pub fn report(
     window: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<Report> {
-    let cells = fold(store, filter, scope, |c| {
-        Some((
-            c.output_type.clone(),
-            c.workflow.clone().unwrap_or_else(|| "(none)".into()),
-        ))
-    })?;
-    let mut by_type: BTreeMap<String, Sums> = BTreeMap::new();
-    let mut by_workflow: BTreeMap<String, Sums> = BTreeMap::new();
-    for ((output_type, workflow), sums) in &cells {
-        by_type.entry(output_type.clone()).or_default().merge(sums);
-        by_workflow.entry(workflow.clone()).or_default().merge(sums);
-    }
-    Ok(Report::from_sums(
-        &by_type,
-        &by_workflow,
-        filter.repo.as_deref(),
-        window,
-        now,
-    ))
+    Ok(summary(store, filter, scope, window, now)?.report)
 }
 
 /// Sums per week (numbered as `store::rollup::week_of_day`) over `weeks`
@@ -277,6 +306,39 @@ pub fn weekly(
     first: DateTime<Utc>,
     weeks: i64,
 ) -> Result<BTreeMap<i64, Sums>> {
+    in_weeks(store, filter, scope, first, weeks, week_of)
+}
+
+/// `weekly` per workflow (`(none)` when unnamed): the workflows table's
+/// sparklines.
+pub fn weekly_by_workflow(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    first: DateTime<Utc>,
+    weeks: i64,
+) -> Result<BTreeMap<String, BTreeMap<i64, Sums>>> {
+    let cells = in_weeks(store, filter, scope, first, weeks, |c| {
+        let name = c.workflow.clone().unwrap_or_else(|| "(none)".into());
+        Some((name, week_of(c)?))
+    })?;
+    let mut out: BTreeMap<String, BTreeMap<i64, Sums>> = BTreeMap::new();
+    for ((name, week), sums) in cells {
+        out.entry(name).or_default().insert(week, sums);
+    }
+    Ok(out)
+}
+
+/// `fold` over the `weeks` weeks from `first` (a Monday), within
+/// `filter`'s own range.
+fn in_weeks<G: Ord>(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    first: DateTime<Utc>,
+    weeks: i64,
+    group: impl FnMut(&Cell) -> Option<G>,
+) -> Result<BTreeMap<G, Sums>> {
     let end = first + Duration::weeks(weeks);
     let ranged = ReadFilter {
         since: Some(filter.since.map_or(first, |s| s.max(first))),
@@ -286,7 +348,7 @@ pub fn weekly(
     if ranged.since >= ranged.until {
         return Ok(BTreeMap::new());
     }
-    fold(store, &ranged, scope, week_of)
+    fold(store, &ranged, scope, group)
 }
 
 /// Sums per workflow (`(none)` when unnamed), as the workflows table shows.

@@ -207,8 +207,35 @@ impl Browser {
         r["value"].as_str().unwrap_or_default().to_string()
     }
 
-    /// Click the first element matching `css`, as a person would.
+    /// Click the first element matching `css`, as a person would; a link
+    /// or a submit button is followed to the end: this returns once the
+    /// next page has loaded (WebDriver's click may return before the
+    /// navigation it starts).
     pub async fn click(&self, css: &str) {
+        let selector = serde_json::to_string(css).unwrap();
+        let navigates = self
+            .js(&format!(
+                "const e = document.querySelector({selector}); window.__so_before_click = true;
+                 return !!e && ((e.tagName == 'A' && !(e.getAttribute('href') || '').startsWith('#')) || e.type == 'submit')"
+            ))
+            .await
+            == Value::Bool(true);
+        self.click_only(css).await;
+        if navigates {
+            for _ in 0..300 {
+                let loaded = self
+                    .js("return window.__so_before_click === undefined && document.readyState === 'complete'")
+                    .await;
+                if loaded == Value::Bool(true) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("clicking {css} opened no new page within 15 s");
+        }
+    }
+
+    async fn click_only(&self, css: &str) {
         let found = self
             .call("/element", json!({"using": "css selector", "value": css}))
             .await;

@@ -560,7 +560,8 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
             .click("select[name=window] option[value='24h']")
             .await;
         browser.click("form.filters button[type=submit]").await;
-        assert!(browser.url().await.contains("window=24h"));
+        let url = browser.url().await;
+        assert!(url.contains("window=24h"), "{url}");
         check_chart(&t, &browser, "window=24h").await;
         browser
             .screenshot(&shots.join(format!("question-trend-{width}.png")))

@@ -4,7 +4,7 @@
 //! every cut and scope, after outputs are written, re-judged, merged away
 //! and left without an outcome. On either engine (`Store::open`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 use safe_outcomes::bench::synthetic::{mix, output, repo_name, Shape};
@@ -13,7 +13,7 @@ use safe_outcomes::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus};
 use safe_outcomes::read::line_survival::{line_survival, LineTotals};
 use safe_outcomes::read::query::{ReadFilter, RepoScope};
 use safe_outcomes::read::report::tally::OutputTally;
-use safe_outcomes::read::report::Report;
+use safe_outcomes::read::report::{awaiting, Report};
 use safe_outcomes::read::rollup;
 use safe_outcomes::store::{Store, StoredOutput};
 
@@ -210,6 +210,28 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
                 assert_eq!(from_rollups, from_scan, "report at {window:?}: {case}");
             }
 
+            // The dashboard's summary: who awaits which window, the form's choices.
+            let summary = rollup::summary(&store, &filter, &scope, None, now).unwrap();
+            assert_eq!(
+                summary.all.awaiting(),
+                awaiting(&records),
+                "awaiting: {case}"
+            );
+            let set = |f: &dyn Fn(&OutcomeRecord) -> Option<String>| {
+                records.iter().filter_map(f).collect::<BTreeSet<String>>()
+            };
+            assert_eq!(
+                summary.repos,
+                set(&|r| r.safe_output_id.split(':').next().map(str::to_string)),
+                "repos: {case}"
+            );
+            assert_eq!(summary.workflows, set(&|r| r.workflow.clone()), "{case}");
+            assert_eq!(
+                summary.types,
+                set(&|r| Some(r.safe_output_type.clone())),
+                "{case}"
+            );
+
             let (first, weeks) = series::weeks_of(&filter, now).unwrap();
             let sums = rollup::weekly(&store, &filter, &scope, first, weeks).unwrap();
             assert_eq!(
@@ -217,6 +239,21 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
                 series::weekly(&records, first, weeks),
                 "series: {case}"
             );
+            let per_workflow =
+                rollup::weekly_by_workflow(&store, &filter, &scope, first, weeks).unwrap();
+            let mut weekly_groups: BTreeMap<String, Vec<OutcomeRecord>> = BTreeMap::new();
+            for r in &records {
+                let name = r.workflow.clone().unwrap_or_else(|| "(none)".into());
+                weekly_groups.entry(name).or_default().push(r.clone());
+            }
+            for (name, rs) in &weekly_groups {
+                let of = per_workflow.get(name).cloned().unwrap_or_default();
+                assert_eq!(
+                    series::weekly_from_sums(&of, first, weeks),
+                    series::weekly(rs, first, weeks),
+                    "weekly of {name}: {case}"
+                );
+            }
 
             let mut groups: BTreeMap<String, Vec<&OutcomeRecord>> = BTreeMap::new();
             for r in &records {
@@ -265,6 +302,11 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
     }
     let everything = scanned(&store, &ReadFilter::default(), &RepoScope::All);
     assert!(everything.len() > 2_000, "{}", everything.len());
+    let waiting = awaiting(&everything);
+    assert!(
+        waiting.iter().filter(|(_, n)| *n > 0).count() >= 2,
+        "the outputs stand at several windows: {waiting:?}"
+    );
     let (a, b) = (
         OutputTally::from_rows(rollup::metric_rows(&store).unwrap(), true).rows,
         OutputTally::count(everything.iter(), true).rows,

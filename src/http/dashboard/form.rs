@@ -10,9 +10,42 @@ use maud::{html, Markup};
 
 use crate::http::read::FILTER_PARAMS;
 use crate::model::{EvidenceStrength, OutcomeRecord, OutcomeStatus, OutputType, CHECKPOINTS};
+use crate::read::rollup::Summary;
+
+/// What the selects offer beyond the fixed vocabularies: the types,
+/// repositories and workflows of the page's outputs.
+#[derive(Debug, Clone, Default)]
+pub struct Choices {
+    pub types: BTreeSet<String>,
+    pub repos: BTreeSet<String>,
+    pub workflows: BTreeSet<String>,
+}
+
+impl Choices {
+    /// The choices of outputs a page holds.
+    pub fn of_records(records: &[OutcomeRecord]) -> Choices {
+        Choices {
+            types: records.iter().map(|r| r.safe_output_type.clone()).collect(),
+            repos: records
+                .iter()
+                .map(|r| r.safe_output_id.split(':').next().unwrap_or("").to_string())
+                .collect(),
+            workflows: records.iter().filter_map(|r| r.workflow.clone()).collect(),
+        }
+    }
+
+    /// The choices of the outputs a rollup summary counts.
+    pub fn of_summary(s: &Summary) -> Choices {
+        Choices {
+            types: s.types.clone(),
+            repos: s.repos.clone(),
+            workflows: s.workflows.clone(),
+        }
+    }
+}
 
 /// The values a select offers besides "any".
-fn options(name: &str, records: &[OutcomeRecord], chosen: &str) -> Option<BTreeSet<String>> {
+fn options(name: &str, choices: &Choices, chosen: &str) -> Option<BTreeSet<String>> {
     let mut values: BTreeSet<String> = match name {
         "status" => OutcomeStatus::ALL
             .iter()
@@ -30,13 +63,10 @@ fn options(name: &str, records: &[OutcomeRecord], chosen: &str) -> Option<BTreeS
         "type" => OutputType::KNOWN
             .iter()
             .map(|t| t.as_str().to_string())
-            .chain(records.iter().map(|r| r.safe_output_type.clone()))
+            .chain(choices.types.iter().cloned())
             .collect(),
-        "repo" => records
-            .iter()
-            .map(|r| r.safe_output_id.split(':').next().unwrap_or("").to_string())
-            .collect(),
-        "workflow" => records.iter().filter_map(|r| r.workflow.clone()).collect(),
+        "repo" => choices.repos.clone(),
+        "workflow" => choices.workflows.clone(),
         _ => return None,
     };
     if !chosen.is_empty() {
@@ -53,7 +83,7 @@ pub fn filters(
     action: &str,
     pairs: &[(String, String)],
     hide: &[&str],
-    records: &[OutcomeRecord],
+    choices: &Choices,
     window: Option<&str>,
 ) -> Markup {
     let value = |name: &str| {
@@ -75,7 +105,7 @@ pub fn filters(
                 @let chosen = value(name);
                 label {
                     (name)
-                    @if let Some(values) = options(name, records, &chosen) {
+                    @if let Some(values) = options(name, choices, &chosen) {
                         select name=(name) {
                             option value="" { "any" }
                             @for v in &values {

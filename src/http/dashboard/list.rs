@@ -15,7 +15,7 @@
 use axum::extract::State as StateExtractor;
 use maud::{html, Markup};
 
-use super::form::filters;
+use super::form::{filters, Choices};
 use super::links::{list_path, output_path, run_path, workflow_path};
 use super::words::{signal, verdict};
 use super::{day, page, when, with, PageResult, Visit};
@@ -245,7 +245,7 @@ pub async fn outputs(
         h1 { "Outputs" }
         p #cuts { b #total data-total=(total) { (total) } (if total == 1 { " output" } else { " outputs" }) ": " (described(&pairs))
             @if !pairs.is_empty() { " · " a href="/outputs" { "clear" } } }
-        (filters("/outputs", &pairs, &[], &records, None))
+        (filters("/outputs", &pairs, &[], &Choices::of_records(&records), None))
         div.scroll { table #outputs.stack {
             thead { tr {
                 (sort_header(&pairs, &own, "executed", "executed"))

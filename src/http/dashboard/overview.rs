@@ -6,15 +6,15 @@
 use axum::extract::State as StateExtractor;
 use maud::{html, Markup};
 
-use super::form::filters;
+use super::form::{filters, Choices};
 use super::links::list_path;
 use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
-use crate::http::api::{admitted_outcomes, report_of_records};
+use crate::http::api::summary_of;
 use crate::http::budget::ReadPermit;
 use crate::http::series::{self, asked_window, Period};
 use crate::http::{ApiError, State};
-use crate::model::{OutcomeRecord, CHECKPOINTS};
-use crate::read::report::{awaiting, Report, Totals, TypeStats};
+use crate::model::CHECKPOINTS;
+use crate::read::report::{Report, Totals, TypeStats};
 
 /// The labels of the counts by status, in `Totals::FIELDS` order.
 fn label(field: &str) -> &'static str {
@@ -83,14 +83,13 @@ pub(crate) fn totals_cards(t: &Totals, pairs: &[(String, String)]) -> Markup {
 /// How many outputs await which window, each a link to them in the list
 /// under `pairs` (`None`: the outputs are all on this page, no links).
 pub(crate) fn awaiting_line(
-    records: &[OutcomeRecord],
+    counts: &[(&'static str, u64)],
     pairs: Option<&[(String, String)]>,
 ) -> Markup {
-    let counts = awaiting(records);
     html! {
         ul.awaiting #awaiting {
             li { b { "Awaiting:" } }
-            @for (window, n) in counts {
+            @for (window, n) in counts.iter().copied() {
                 @let text = html! {
                     @if window == "final" { "final verdict" } @else { "T+" (window) }
                     ": " b data-field="awaiting" { (n) }
@@ -226,14 +225,13 @@ pub async fn overview(
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let window = page_window(&rest)?;
-    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
-    let now = state.shared.clock.now();
-    let report = report_of_records(&state, &filter, &records, None)?;
-    let series = series::of_records(&records, &filter, window, now)?;
+    let summary = summary_of(&state, &filter, &visit.reader.scope).await?;
+    let series = series::build(&state, &visit.reader, filter, window).await?;
+    let report = &summary.report;
     let content = html! {
         h1 { "What became of the agents' writes" }
-        (filters("/", &pairs, &[], &records, Some(&series.window)))
-        (awaiting_line(&records, Some(&pairs)))
+        (filters("/", &pairs, &[], &Choices::of_summary(&summary), Some(&series.window)))
+        (awaiting_line(&summary.all.awaiting(), Some(&pairs)))
         h2 { "Acceptance per week" }
         p.muted { (RATES_NOTE) }
         (weekly(&series.periods, &series.window, &series.window_chosen, &pairs))
@@ -241,7 +239,7 @@ pub async fn overview(
         p.muted { "Each output's latest verdict. Every count opens the list of its outputs." }
         (totals_cards(&report.totals, &pairs))
         h2 { "By type" }
-        (by_type_table(&report, &pairs))
+        (by_type_table(report, &pairs))
         p { a href=(format!("/workflows{}", query(&pairs, &["workflow"]))) { "Per workflow →" } }
         p.muted { "Windows: every output is judged at T+" (CHECKPOINTS.map(|(n, _)| n).join(", T+")) " after execution; after T+30d its verdict is final." }
     };

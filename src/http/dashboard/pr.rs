@@ -62,7 +62,7 @@ pub async fn pull_request_page(
                 " (" a href=(gh.run(r, *id)) rel="noopener noreferrer" { "Actions" } ")"
             }
         }
-        (awaiting_line(&pr.outcomes, None))
+        (awaiting_line(&crate::read::report::awaiting(&pr.outcomes), None))
         section #check-run {
             h2 { "What its check run says" }
             p #check-title { b { (check.title) } }

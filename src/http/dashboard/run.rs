@@ -101,7 +101,7 @@ pub async fn run(
                 a.card href=(of_run(field)) { (label) b data-field=(field) { (view["summary"][field]) } }
             }
         }
-        (awaiting_line(&records, Some(&run_pairs)))
+        (awaiting_line(&crate::read::report::awaiting(&records), Some(&run_pairs)))
         h2 { "Outputs" }
         div.scroll { table #items.stack {
             thead { tr {

@@ -8,32 +8,24 @@ use std::collections::BTreeMap;
 use axum::extract::{Path, State as StateExtractor};
 use maud::{html, Markup};
 
-use super::form::filters;
+use super::form::{filters, Choices};
 use super::links::{list_path, run_path, workflow_path};
 use super::overview::{
     awaiting_line, by_type_table, door, page_window, totals_cards, weekly, RATES_NOTE,
 };
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
-use crate::http::api::{admitted_outcomes, line_survival_of, report_of_records, RUNS_SHOWN};
+use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
 use crate::http::budget::ReadPermit;
 use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
 use crate::http::{ApiError, State};
-use crate::model::OutcomeRecord;
 use crate::read::line_survival::LineTotals;
-use crate::read::report::{workflow_name, Report};
+use crate::read::report::Sums;
+use crate::read::rollup::RunRow;
 
-fn group_by_workflow(records: &[OutcomeRecord]) -> BTreeMap<String, Vec<OutcomeRecord>> {
-    let mut groups: BTreeMap<String, Vec<OutcomeRecord>> = BTreeMap::new();
-    for r in records {
-        groups
-            .entry(workflow_name(r).to_string())
-            .or_default()
-            .push(r.clone());
-    }
-    groups
-}
+/// Index entries a workflow page looks at, at most, to find its recent runs.
+const RUNS_SCAN: usize = 50_000;
 
 /// The trend of the strict rate over the mature weeks of a series: the
 /// later half of its rated weeks against the earlier half (the middle week
@@ -141,22 +133,39 @@ pub async fn workflows(
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let asked = page_window(&rest)?;
-    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
-    let survival = line_survival_of(&state, &filter, &visit.reader.scope).await?;
+    let scope = &visit.reader.scope;
+    let summary = summary_of(&state, &filter, scope).await?;
+    let survival = line_survival_of(&state, &filter, scope).await?;
     let now = state.shared.clock.now();
+    let (first, weeks) = series::weeks_of(&filter, now)?;
+    let weekly_sums = blocking(&state, &filter, scope, move |store, f, scope| {
+        crate::read::rollup::weekly_by_workflow(store, f, scope, first, weeks)
+    })
+    .await?;
     // One maturity for every row, so the sparklines compare.
-    let window = series::of_records(&records, &filter, asked, now)?.window;
+    let mut all_weeks: BTreeMap<i64, Sums> = BTreeMap::new();
+    for sums in weekly_sums.values() {
+        for (week, s) in sums {
+            all_weeks.entry(*week).or_default().merge(s);
+        }
+    }
+    let window = series::of_sums(&all_weeks, first, weeks, asked, now).window;
     let w: &'static str = crate::read::report::parse_window(&window).unwrap_or("30d");
     let link = |add: &[(&str, &str)]| list_path(&with(&pairs, &["window", "page", "sort"], add));
     let keep = super::query(&pairs, &["workflow"]);
-    let mut rows = Vec::new();
-    for (name, rs) in group_by_workflow(&records) {
-        let weeks = series::of_records(&rs, &filter, Some(w), now)?.periods;
-        rows.push((name, rs, weeks));
-    }
+    let none = BTreeMap::new();
+    let rows: Vec<_> = summary
+        .by_workflow
+        .iter()
+        .map(|(name, sums)| {
+            let of = weekly_sums.get(name).unwrap_or(&none);
+            let periods = series::weekly_from_sums_at(of, first, weeks, Some(w));
+            (name, sums.overall(), periods)
+        })
+        .collect();
     let content = html! {
         h1 { "Workflows" }
-        (filters("/workflows", &pairs, &["workflow"], &records, Some(&window)))
+        (filters("/workflows", &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&window)))
         p.muted { (RATES_NOTE) " Counts and rates: each output's latest verdict. Per week: the strict rate at T+" (window)
             " (hollow: immature week). Trend: its later mature weeks against its earlier ones." }
         p.muted { (SURVIVAL_NOTE) }
@@ -168,8 +177,7 @@ pub async fn workflows(
                 th.num { "survival unknown" }
             } }
             tbody {
-                @for (name, rs, weeks) in &rows {
-                    @let (t, s) = Report::overall(rs);
+                @for (name, (t, s), weeks) in &rows {
                     @let (words, direction) = trend(weeks);
                     tr data-workflow=(name) {
                         td { a href=(format!("{}{keep}", workflow_path(name))) { (name) } }
@@ -184,7 +192,7 @@ pub async fn workflows(
                         td data-field="trend" data-label="per week · trend" data-trend=(direction) {
                             (chart::sparkline(weeks, &window)) span.muted { (words) }
                         }
-                        (survival_cells(survival.get(name)))
+                        (survival_cells(survival.get(*name)))
                     }
                 }
             }
@@ -211,43 +219,32 @@ pub async fn workflow(
         ..filter
     };
     let pairs = with(&pairs, &[], &[("workflow", &name)]);
-    let records = admitted_outcomes(&state, &filter, &visit.reader.scope).await?;
-    if records.is_empty() {
+    let scope = &visit.reader.scope;
+    let summary = summary_of(&state, &filter, scope).await?;
+    if summary.report.totals.total_safe_outputs == 0 {
         return Err(ApiError::not_found(format!("no outputs of workflow {name:?} to show")).into());
     }
     let now = state.shared.clock.now();
-    let report = report_of_records(&state, &filter, &records, None)?;
-    let survival = line_survival_of(&state, &filter, &visit.reader.scope).await?;
+    let report = &summary.report;
+    let survival = line_survival_of(&state, &filter, scope).await?;
     let lines = survival.get(&name).cloned().unwrap_or_default();
-    let series = series::of_records(&records, &filter, window, now)?;
-    let mut runs: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
-    for r in &records {
-        let repo = r
-            .safe_output_id
-            .split(':')
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        runs.entry((repo, r.run_id.unwrap_or(0)))
-            .or_default()
-            .push(r);
-    }
-    let mut runs: Vec<_> = runs.into_iter().collect();
-    runs.sort_by_key(|(_, rs)| std::cmp::Reverse(rs.iter().map(|r| r.created_at).min()));
-    let older = runs.len() > RUNS_SHOWN;
-    runs.truncate(RUNS_SHOWN);
+    let series = series::build(&state, &visit.reader, filter.clone(), window).await?;
+    let (runs, older) = blocking(&state, &filter, scope, move |store, f, scope| {
+        crate::read::rollup::recent_runs(store, f, scope, now, RUNS_SHOWN, RUNS_SCAN)
+    })
+    .await?;
     let gh = super::github(&state);
     let content = html! {
         h1 { "Workflow " code { (name) } }
-        (filters(&workflow_path(&name), &pairs, &["workflow"], &records, Some(&series.window)))
-        (awaiting_line(&records, Some(&pairs)))
+        (filters(&workflow_path(&name), &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&series.window)))
+        (awaiting_line(&summary.all.awaiting(), Some(&pairs)))
         h2 { "Acceptance per week" }
         p.muted { (RATES_NOTE) }
         (weekly(&series.periods, &series.window, &series.window_chosen, &pairs))
         h2 { "Counts by status" }
         (totals_cards(&report.totals, &pairs))
         h2 { "Its types" }
-        (by_type_table(&report, &pairs))
+        (by_type_table(report, &pairs))
         h2 { "Agent lines still there" }
         p.muted { (SURVIVAL_NOTE) }
         (survival_table(&lines))
@@ -258,9 +255,7 @@ pub async fn workflow(
                 th.num { "rejected" } th.num { "pending" } th { "on GitHub" }
             } }
             tbody {
-                @for ((repo, run_id), rs) in &runs {
-                    @let (t, _) = Report::overall(rs.iter().copied());
-                    @let first = rs.iter().map(|r| r.created_at).min().unwrap_or(now);
+                @for RunRow { repo, run_id, latest, totals: t } in &runs {
                     @let id = run_id.to_string();
                     @let of_run = |add: &[(&str, &str)]| {
                         let mut a = vec![("repo", repo.as_str()), ("run", id.as_str())];
@@ -269,7 +264,7 @@ pub async fn workflow(
                     };
                     tr {
                         td { a href=(run_path(repo, *run_id)) { (repo) " #" (run_id) } }
-                        td data-label="executed" { (day(first, now)) " " (first.format("%H:%M")) }
+                        td data-label="executed" { (day(*latest, now)) " " (latest.format("%H:%M")) }
                         (count_link("total", "outputs", t.total_safe_outputs, &of_run(&[])))
                         (count_link("accepted", "accepted", t.accepted_strong + t.accepted_medium + t.accepted_weak, &of_run(&[("status", "accepted")])))
                         (count_link("rejected", "rejected", t.rejected, &of_run(&[("status", "rejected")])))

@@ -509,15 +509,32 @@ impl Sums {
     /// `maturity::mature_window` of the same outputs.
     pub fn mature_window(&self) -> &'static str {
         let count = self.counts.get(field::COUNT);
-        let reached = CHECKPOINTS
-            .iter()
-            .enumerate()
-            .take_while(|(w, _)| {
-                let base = field::WINDOWS + w * field::WINDOW_FIELDS;
-                (0..CLASSES).map(|i| self.counts.get(base + i)).sum::<i64>() >= count
-            })
+        let reached = (0..CHECKPOINTS.len())
+            .take_while(|w| self.reached(*w) >= count)
             .count();
         CHECKPOINTS[reached.max(1) - 1].0
+    }
+
+    /// How many of these outputs have their verdict at checkpoint `w`.
+    fn reached(&self, w: usize) -> i64 {
+        let base = field::WINDOWS + w * field::WINDOW_FIELDS;
+        (0..CLASSES).map(|i| self.counts.get(base + i)).sum()
+    }
+
+    /// Outputs by the window they await next, and under `"final"` those
+    /// past the last: `maturity::awaiting` of the same outputs. Windows are
+    /// reached in order, so the outputs awaiting one are those that reached
+    /// the window before it (all of them, for the first) and not it.
+    pub fn awaiting(&self) -> Vec<(&'static str, u64)> {
+        let mut before = self.counts.get(field::COUNT).max(0);
+        let mut out = Vec::with_capacity(CHECKPOINTS.len() + 1);
+        for (w, (name, _)) in CHECKPOINTS.iter().enumerate() {
+            let reached = self.reached(w).clamp(0, before);
+            out.push((*name, (before - reached) as u64));
+            before = reached;
+        }
+        out.push(("final", before as u64));
+        out
     }
 }
 
