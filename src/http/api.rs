@@ -93,18 +93,19 @@ pub async fn list_outputs(
     .clamp(1, MAX_PAGE);
     let cursor = rest.get("cursor").cloned();
     let store = state.store.clone();
-    let (items, next) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        Ok(crate::read::rollup::page_of_outputs(
-            &store,
-            &filter,
-            &reader.scope,
-            cursor.as_deref(),
-            limit,
-            PAGE_SCAN,
-        )?)
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    let (items, next) = state
+        .reads
+        .run(move || -> Result<_, ApiError> {
+            Ok(crate::read::rollup::page_of_outputs(
+                &store,
+                &filter,
+                &reader.scope,
+                cursor.as_deref(),
+                limit,
+                PAGE_SCAN,
+            )?)
+        })
+        .await??;
     Ok(Json(OutputsPage {
         items,
         next_cursor: next,
@@ -318,15 +319,16 @@ async fn collect(
 ) -> Result<Vec<OutcomeRecord>, ApiError> {
     let store = state.store.clone();
     let (filter, scope) = (filter.clone(), scope.clone());
-    tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
-        let mut out = Vec::new();
-        for stored in filter.scan(&store, &scope, &prefix, None) {
-            out.extend(stored?.outcome);
-        }
-        Ok(out)
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
+    state
+        .reads
+        .run(move || -> Result<Vec<OutcomeRecord>, ApiError> {
+            let mut out = Vec::new();
+            for stored in filter.scan(&store, &scope, &prefix, None) {
+                out.extend(stored?.outcome);
+            }
+            Ok(out)
+        })
+        .await?
 }
 
 /// The outcomes `scope` may see under `filter`, read from the outputs
@@ -340,7 +342,7 @@ pub(crate) async fn admitted_outcomes(
 ) -> Result<Vec<OutcomeRecord>, ApiError> {
     let store = state.store.clone();
     let (filter, scope) = (filter.clone(), scope.clone());
-    tokio::task::spawn_blocking(move || -> Result<Vec<OutcomeRecord>, ApiError> {
+    state.reads.run(move || -> Result<Vec<OutcomeRecord>, ApiError> {
         let mut prefixes: Vec<String> =
             crate::read::rollup::repositories(&store, &filter, &scope)?
                 .into_iter()
@@ -361,11 +363,11 @@ pub(crate) async fn admitted_outcomes(
         }
         Ok(out)
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
+    .await?
 }
 
-/// Run `read` on the blocking pool with the store, the cuts and the scope.
+/// Run `read` on a read thread (`ReadBudget::run`) with the store, the
+/// cuts and the scope.
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &State,
     filter: &ReadFilter,
@@ -376,9 +378,10 @@ pub(crate) async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     let store = state.store.clone();
     let (filter, scope) = (filter.clone(), scope.clone());
-    tokio::task::spawn_blocking(move || read(&store, &filter, &scope))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
+    state
+        .reads
+        .run(move || read(&store, &filter, &scope))
+        .await?
         .map_err(ApiError::from)
 }
 
@@ -470,25 +473,26 @@ pub(crate) async fn thread_titles(
     threads: std::collections::BTreeSet<(String, u64)>,
 ) -> Result<BTreeMap<(String, u64), String>, ApiError> {
     let store = state.store.clone();
-    tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let mut titles = BTreeMap::new();
-        for (repo, number) in threads {
-            let key = crate::model::target::thread_key(&repo, number);
-            let title = store
-                .observations(&[key])?
-                .into_iter()
-                .rev()
-                .filter_map(|o| o.snapshot)
-                .map(|s| s.title)
-                .find(|t| !t.is_empty());
-            if let Some(t) = title {
-                titles.insert((repo, number), t);
+    state
+        .reads
+        .run(move || -> Result<_, ApiError> {
+            let mut titles = BTreeMap::new();
+            for (repo, number) in threads {
+                let key = crate::model::target::thread_key(&repo, number);
+                let title = store
+                    .observations(&[key])?
+                    .into_iter()
+                    .rev()
+                    .filter_map(|o| o.snapshot)
+                    .map(|s| s.title)
+                    .find(|t| !t.is_empty());
+                if let Some(t) = title {
+                    titles.insert((repo, number), t);
+                }
             }
-        }
-        Ok(titles)
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
+            Ok(titles)
+        })
+        .await?
 }
 
 /// A pull request with the outputs on it that `reader` may see, as its
@@ -506,17 +510,18 @@ pub(crate) async fn pull_request(
     let store = state.store.clone();
     let key = crate::model::target::thread_key(repo, number);
     let scope = reader.scope.clone();
-    tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let Some(mut pr) = crate::github::checks::pr_state(&store, &key)? else {
-            return Ok(None);
-        };
-        pr.outcomes.retain(|o| {
-            // Its own repository and its target's, as `RepoScope::sees`.
-            scope.allows(o.safe_output_id.split(':').next().unwrap_or(""))
-                && o.target.as_ref().is_none_or(|t| scope.allows(&t.repo))
-        });
-        Ok((!pr.outcomes.is_empty()).then_some(pr))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
+    state
+        .reads
+        .run(move || -> Result<_, ApiError> {
+            let Some(mut pr) = crate::github::checks::pr_state(&store, &key)? else {
+                return Ok(None);
+            };
+            pr.outcomes.retain(|o| {
+                // Its own repository and its target's, as `RepoScope::sees`.
+                scope.allows(o.safe_output_id.split(':').next().unwrap_or(""))
+                    && o.target.as_ref().is_none_or(|t| scope.allows(&t.repo))
+            });
+            Ok((!pr.outcomes.is_empty()).then_some(pr))
+        })
+        .await?
 }

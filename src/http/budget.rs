@@ -9,6 +9,11 @@
 //! `MAX_PAGE` outputs, one run, streamed exports), so the budget bounds what
 //! reads hold together; and since acks never go through it, a burst of
 //! reads delays other reads, never a webhook's 2xx.
+//!
+//! A read's work on the store runs on the budget's own threads
+//! (`ReadBudget::run`), one a place, at a lower scheduling priority
+//! (`READ_NICE`): on a machine whose cores are all busy the threads that
+//! acknowledge webhooks are scheduled first, and reads take the rest.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,12 +33,71 @@ pub const DEFAULT_WAIT: Duration = Duration::from_millis(2_000);
 /// What a refused read is told to wait, in seconds.
 pub const RETRY_AFTER_SECS: u32 = 2;
 
+/// The nice value of the read threads (the worker's too): Linux gives a
+/// thread at nice 10 about a tenth of the CPU a nice-0 thread competing
+/// with it gets.
+pub const READ_NICE: i32 = 10;
+
+/// A read's work, run on a read thread.
+type Job = Box<dyn FnOnce() + Send>;
+
 /// The places reads share.
 #[derive(Debug, Clone)]
 pub struct ReadBudget {
     places: Arc<Semaphore>,
     wait: Duration,
     concurrency: usize,
+    threads: Arc<std::sync::OnceLock<ReadThreads>>,
+}
+
+/// The read threads, started at the first read; they end when the last
+/// clone of the budget is dropped (the channel closes).
+struct ReadThreads {
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+impl std::fmt::Debug for ReadThreads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadThreads")
+    }
+}
+
+impl ReadThreads {
+    fn start(n: usize) -> ReadThreads {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = Arc::new(std::sync::Mutex::new(queue));
+        for i in 0..n {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("read-{i}"))
+                .spawn(move || {
+                    lower_priority();
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(q) => q.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        // A read that panics answers 500 (its sender is
+                        // dropped); the thread serves the next one.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::error!("could not start read thread {i}: {e}");
+            }
+        }
+        ReadThreads { jobs }
+    }
+}
+
+/// Lower the calling thread's scheduling priority (Linux: nice is per thread).
+fn lower_priority() {
+    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, READ_NICE) };
+    if rc != 0 {
+        tracing::debug!("could not lower the read threads' priority");
+    }
 }
 
 impl ReadBudget {
@@ -43,7 +107,27 @@ impl ReadBudget {
             places: Arc::new(Semaphore::new(concurrency)),
             wait,
             concurrency,
+            threads: Arc::default(),
         }
+    }
+
+    /// Run `read` on a read thread and wait for its answer.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        read: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let threads = self
+            .threads
+            .get_or_init(|| ReadThreads::start(self.concurrency));
+        threads
+            .jobs
+            .send(Box::new(move || {
+                let _ = tx.send(read());
+            }))
+            .map_err(|_| ApiError::internal("the read threads have stopped"))?;
+        rx.await
+            .map_err(|_| ApiError::internal("the read failed (see the log)"))
     }
 
     /// From `READ_CONCURRENCY` and `READ_WAIT_MS`, else the defaults.
@@ -133,5 +217,25 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(10)).await;
         drop(a);
         assert!(waiting.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn reads_run_on_threads_of_lower_priority_and_survive_a_panic() {
+        let budget = ReadBudget::new(2, Duration::from_millis(50));
+        // SAFETY: getpriority only reads its arguments; `0` is the calling thread.
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let here = nice();
+        let (there, name) = budget
+            .run(move || (nice(), std::thread::current().name().map(str::to_string)))
+            .await
+            .unwrap();
+        assert!(name.unwrap().starts_with("read-"));
+        // Raised to READ_NICE, unless this process already runs above it.
+        assert_eq!(there, READ_NICE.max(here));
+        let failed = budget.run(|| -> u32 { panic!("a read that fails") }).await;
+        assert!(failed.is_err());
+        for i in 0..4u32 {
+            assert_eq!(budget.run(move || i * 2).await.unwrap(), i * 2);
+        }
     }
 }
