@@ -600,6 +600,7 @@ async fn read_need(
     state: &mut ApiState,
     now: DateTime<Utc>,
 ) -> Result<(), Unread> {
+    state.read_at = Some(now);
     let mut result = Ok(());
     if let Some(item) = &need.item {
         let alias = items
@@ -656,17 +657,18 @@ async fn read_need(
 /// and memberships the checkpoint reads would have read). Read exactly when
 /// the fetcher would have: the output's reading checkpoint has passed and,
 /// judged from `observations` at that checkpoint, a signal could still
-/// change it ([`open_to_signals`]). Observations as the API shows them, with
-/// GitHub's times; `Err` when a read failed.
+/// change it ([`open_to_signals`]). The answers, to be mapped with the state
+/// they complete (a rollup read with a reactor list counts only what the
+/// list does not show); empty when nothing was due; `Err` when a read failed.
 pub async fn read_now(
     client: &GitHubClient,
     installation: u64,
     record: &ExecutionRecord,
     observations: &[Observation],
     now: DateTime<Utc>,
-) -> Result<Vec<Observation>, String> {
+) -> Result<ApiState, String> {
     if !wants(record) {
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
     let due = crate::model::sane_time::plus(
         record.executed_at,
@@ -674,15 +676,15 @@ pub async fn read_now(
     );
     if now < due {
         // Not yet: the fetcher reads at the checkpoint.
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
     let then = crate::judge::evaluate::evaluate(record, observations, due);
     if !open_status(then.status) {
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
     let need = needs(record, observations);
     if need.is_empty() {
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
     let items: Vec<&Item> = need.item.iter().collect();
     let answers = if items.is_empty() {
@@ -695,7 +697,7 @@ pub async fn read_now(
     read_need(&reader, record, &need, &answers, &items, &mut state, now)
         .await
         .map_err(|e| e.0)?;
-    Ok(observations_from_api(record, &state))
+    Ok(state)
 }
 
 fn ready(
