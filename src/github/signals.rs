@@ -55,7 +55,8 @@ use super::installations::reading_installation;
 use crate::ingest::reconcile::{observations_from_api, ApiState};
 use crate::model::clock::Clock;
 use crate::model::{
-    ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord, OutcomeStatus, TargetKind,
+    EvidenceStrength, ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord,
+    OutcomeStatus, TargetKind,
 };
 use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::Store;
@@ -147,18 +148,23 @@ pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
 
 /// An outcome a signal could still change: none yet, `pending`, `unknown`,
 /// or `ignored` (silence, or a close by automation, which a reaction or a
-/// merged closing PR overrides), or rejected by a negative reaction alone
-/// (a person's positive reaction outweighs it). Other accepted and
-/// rejected outputs are not read.
+/// merged closing PR overrides); rejected by a negative reaction alone (a
+/// person's positive reaction outweighs it); or accepted only on the word
+/// of actors nobody can see (`accepted/weak/acted_on`: a reaction count
+/// read early, before the reactor list that dates and names each reaction).
+/// Other accepted and rejected outputs are not read.
 pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
-    outcome.is_none_or(|o| open_status(o.outcome_status, &o.human_check_signal))
+    outcome
+        .is_none_or(|o| open_status(o.outcome_status, o.evidence_strength, &o.human_check_signal))
 }
 
-fn open_status(status: OutcomeStatus, signal: &str) -> bool {
-    matches!(
-        status,
-        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
-    ) || (status == OutcomeStatus::Rejected && signal == "reacted_negatively")
+fn open_status(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) -> bool {
+    match status {
+        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored => true,
+        OutcomeStatus::Rejected => signal == "reacted_negatively",
+        OutcomeStatus::Accepted => strength == EvidenceStrength::Weak && signal == "acted_on",
+        _ => false,
+    }
 }
 
 /// What `record` needs read, given what is known of it.
@@ -720,7 +726,7 @@ pub fn read_due(
             crate::model::sane_time::plus(record.executed_at, chrono::Duration::hours(*hours));
         due <= now && {
             let then = crate::judge::evaluate::evaluate(record, observations, due);
-            open_status(then.status, then.signal.as_str())
+            open_status(then.status, then.strength, then.signal.as_str())
         }
     })
 }
@@ -900,6 +906,14 @@ mod tests {
         };
         assert!(open_to_signals(Some(&rejected("reacted_negatively"))));
         assert!(!open_to_signals(Some(&rejected("deleted"))));
+        let accepted = |strength| OutcomeRecord {
+            outcome_status: OutcomeStatus::Accepted,
+            evidence_strength: strength,
+            human_check_signal: "acted_on".into(),
+            ..rejected("acted_on")
+        };
+        assert!(open_to_signals(Some(&accepted(EvidenceStrength::Weak))));
+        assert!(!open_to_signals(Some(&accepted(EvidenceStrength::Medium))));
     }
 
     #[test]

@@ -130,6 +130,20 @@ const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the 
 // signal fetcher reads showed the reaction hours or days later, or a bot's.
 // The rule (`ingest::reconcile::map`, `rollup`): an undated count is proven
 // at the read, never earlier; the list read with it dates each reaction.
+// A reaction given after the fetcher's 7d read was seen only by a read
+// after the fact (30d window accepted or pending there, ignored in real
+// time): the types read at 7d are read again at 30d
+// (`github::signals::reading_checkpoints`). Passed under STRICT
+// (`SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,comment_memory,create_issue`)
+// on the CI seed and 200 random histories, 2026-11-26.
+//
+// Found by a random seed and not excluded (its class is owned elsewhere):
+// `add_reviewer`. Measured: a review request, the PR closed at T+1h01m, the
+// reviewer's review at T+25d (a review removes the request). The API's
+// `pulls/N/requested_reviewers` is the current list (empty), and it joins
+// the snapshot dated at the PR's close, so the 24h and 7d windows are
+// rejected/weak review_request_removed from the API where the webhooks show
+// the request still open (ignored/weak review_missing): CURRENT_STATE_ONLY.
 
 const RELEASE_EDITORS: &str = "gap: who edited a release is told only by its webhook (the API's release names its author, not its editors), so a person's later replacement of the release is state_replaced from the webhooks and a change by the release's bot author from the API; the stated exception does not yet cover every window of it";
 
