@@ -137,8 +137,15 @@ const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the 
 // (`SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,comment_memory,create_issue`)
 // on the CI seed and 200 random histories, 2026-11-26.
 //
-// Found by a random seed and not excluded (its class is owned elsewhere):
-// `add_reviewer`. Measured: a review request, the PR closed at T+1h01m, the
+// Found by random seeds and not excluded (their class, past states rebuilt
+// from the timeline, is owned elsewhere):
+// - `create_issue`. Measured: the issue closed `completed` by a person at
+//   T+56m, reopened by a bot at T+3d. The timeline's `closed` event carries
+//   its `state_reason`, but it is mapped to a bare `Closed` (no snapshot),
+//   and the issue object now says open: the 1h and 24h windows are
+//   unknown/weak `closed` (reason unknown) from the API where the webhook's
+//   `issues.closed` carried `completed` (accepted/strong).
+// - `add_reviewer`. Measured: a review request, the PR closed at T+1h01m, the
 // reviewer's review at T+25d (a review removes the request). The API's
 // `pulls/N/requested_reviewers` is the current list (empty), and it joins
 // the snapshot dated at the PR's close, so the 24h and 7d windows are
