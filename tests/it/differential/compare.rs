@@ -133,9 +133,11 @@ const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the 
 // A reaction given after the fetcher's 7d read was seen only by a read
 // after the fact (30d window accepted or pending there, ignored in real
 // time): the types read at 7d are read again at 30d
-// (`github::signals::reading_checkpoints`). Passed under STRICT
-// (`SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,comment_memory,create_issue`)
-// on the CI seed and 200 random histories, 2026-11-26.
+// (`github::signals::reading_checkpoints`). Under STRICT, 2026-11-26: the
+// CI seed; add_comment and comment_memory over 200 random histories
+// (`SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,comment_memory`, two runs
+// of 100), create_issue with them over 100; two more runs of create_issue
+// met the close-reason class below.
 //
 // Found by random seeds and not excluded (their class, past states rebuilt
 // from the timeline, is owned elsewhere):
