@@ -437,12 +437,18 @@ impl Reconciler {
                 None,
             ));
         };
-        let fetched = fetch::fetch(&self.client, installation, &record).await;
+        let mut fetched = fetch::fetch(&self.client, installation, &record).await;
         let fetched_at = self.clock.now();
+        fetched.state.read_at = Some(fetched_at);
         let mut attempt = judge(&record, &fetched.state, fetched_at);
-        if attempt.failure.is_none() {
-            self.add_signals(installation, &record, &mut attempt.observations)
-                .await;
+        if attempt.failure.is_none() && !is_deletion(&attempt.observations) {
+            self.add_signals(
+                installation,
+                &record,
+                &fetched.state,
+                &mut attempt.observations,
+            )
+            .await;
         }
         let result = match &attempt.failure {
             Some(detail) => {
@@ -488,21 +494,27 @@ impl Reconciler {
     /// passed the checkpoints where the signal fetcher would have read them,
     /// and its past windows need them. A failed read is logged and left out
     /// (the fetcher tries again at the checkpoints still ahead).
+    ///
+    /// What they read completes the fetched `state`, and the whole is mapped
+    /// again: a reaction rollup on the output's own comment or item then
+    /// counts only what the dated reactor list read with it does not show
+    /// (each listed reaction is dated at its `created_at`, by its reactor).
     async fn add_signals(
         &self,
         installation: u64,
         record: &crate::model::ExecutionRecord,
+        state: &crate::ingest::reconcile::ApiState,
         observations: &mut Vec<Observation>,
     ) {
         let now = self.clock.now();
         match signals::read_now(&self.client, installation, record, observations, now).await {
+            Ok(found) if found.responses.is_empty() => {}
             Ok(found) => {
-                for o in found {
-                    if !observations.iter().any(|x| x.id == o.id) {
-                        observations.push(o);
-                    }
+                let mut whole = state.clone();
+                for (path, answer) in found.responses {
+                    whole.responses.entry(path).or_insert(answer);
                 }
-                observations.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+                *observations = crate::ingest::reconcile::observations_from_api(record, &whole);
             }
             Err(e) => {
                 tracing::info!(output = %record.id, error = %e, "signals not read with the reconcile")

@@ -55,7 +55,8 @@ use super::installations::reading_installation;
 use crate::ingest::reconcile::{observations_from_api, ApiState};
 use crate::model::clock::Clock;
 use crate::model::{
-    ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord, OutcomeStatus, TargetKind,
+    EvidenceStrength, ExecutionRecord, Observation, ObservationKind as K, OutcomeRecord,
+    OutcomeStatus, TargetKind,
 };
 use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::Store;
@@ -113,39 +114,57 @@ pub fn wants(record: &ExecutionRecord) -> bool {
     ) && record.target.is_some()
 }
 
-/// True when the checkpoint of `hours` after execution is the one at which
-/// `record`'s signals are read: the end of the window in which silence
-/// becomes `ignored` (7d for issues, comments and discussions; 30d for pull
-/// requests), where a reaction decides between `ignored` and engagement;
-/// and 24h for `add_reviewer` (team membership). Reactions given earlier are
-/// read then, with GitHub's times: late, not lost; the outcome reflects them
-/// from that read on. Reading at every window would cost one call per open
-/// output per window, over the budget (`bench api`).
+/// True when the checkpoint of `hours` after execution is one at which
+/// `record`'s signals are read ([`reading_checkpoints`]).
 pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
-    hours == reading_hours(record)
+    reading_checkpoints(record).contains(&hours)
 }
 
-/// The checkpoint (hours after execution) at which `record`'s signals are read.
-pub fn reading_hours(record: &ExecutionRecord) -> i64 {
+/// The checkpoints (hours after execution) at which `record`'s signals are
+/// read: the end of the window in which silence becomes `ignored` (7d for
+/// issues, comments and discussions; 30d for pull requests), where a
+/// reaction decides between `ignored` and engagement; 24h for
+/// `add_reviewer` (team membership); and, for the types read at 7d, the
+/// last window (30d) again. Reactions given earlier are read then, with
+/// GitHub's times: late, not lost; every window reflects them from that
+/// read on. Reading at every window would cost one call per open output per
+/// window, over the budget (`bench api`).
+///
+/// The 30d read is a rule of dating, not of thrift: a read dates only what
+/// was given before it. The human check: a person looking at a comment at
+/// T+30d sees the +1 given at T+12d and calls it engaged (seed 000 §5
+/// "T+30d: long-term"; gh-aw §3 add_comment "reactions > 0 → accepted");
+/// read only at 7d, the real-time path never saw it and called the 30d
+/// window `ignored`, where a backfill or reconcile reading the same list
+/// after the fact (`read_now`) dates it at T+12d and finds it (measured by
+/// the differential test, CI seed, comment_memory, 2026-11-26).
+pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
     match record.output_type.as_str() {
-        "create_pull_request" => 720,
-        "add_reviewer" => 24,
-        _ => 168,
+        "create_pull_request" => &[720],
+        "add_reviewer" => &[24],
+        _ => &[168, 720],
     }
 }
 
 /// An outcome a signal could still change: none yet, `pending`, `unknown`,
 /// or `ignored` (silence, or a close by automation, which a reaction or a
-/// merged closing PR overrides). Accepted and rejected outputs are not read.
+/// merged closing PR overrides); rejected by a negative reaction alone (a
+/// person's positive reaction outweighs it); or accepted only on the word
+/// of actors nobody can see (`accepted/weak/acted_on`: a reaction count
+/// read early, before the reactor list that dates and names each reaction).
+/// Other accepted and rejected outputs are not read.
 pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
-    outcome.is_none_or(|o| open_status(o.outcome_status))
+    outcome
+        .is_none_or(|o| open_status(o.outcome_status, o.evidence_strength, &o.human_check_signal))
 }
 
-fn open_status(status: OutcomeStatus) -> bool {
-    matches!(
-        status,
-        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored
-    )
+fn open_status(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) -> bool {
+    match status {
+        OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored => true,
+        OutcomeStatus::Rejected => signal == "reacted_negatively",
+        OutcomeStatus::Accepted => strength == EvidenceStrength::Weak && signal == "acted_on",
+        _ => false,
+    }
 }
 
 /// What `record` needs read, given what is known of it.
@@ -600,6 +619,7 @@ async fn read_need(
     state: &mut ApiState,
     now: DateTime<Utc>,
 ) -> Result<(), Unread> {
+    state.read_at = Some(now);
     let mut result = Ok(());
     if let Some(item) = &need.item {
         let alias = items
@@ -656,33 +676,26 @@ async fn read_need(
 /// and memberships the checkpoint reads would have read). Read exactly when
 /// the fetcher would have: the output's reading checkpoint has passed and,
 /// judged from `observations` at that checkpoint, a signal could still
-/// change it ([`open_to_signals`]). Observations as the API shows them, with
-/// GitHub's times; `Err` when a read failed.
+/// change it ([`open_to_signals`]). The answers, to be mapped with the state
+/// they complete (a rollup read with a reactor list counts only what the
+/// list does not show); empty when nothing was due; `Err` when a read failed.
 pub async fn read_now(
     client: &GitHubClient,
     installation: u64,
     record: &ExecutionRecord,
     observations: &[Observation],
     now: DateTime<Utc>,
-) -> Result<Vec<Observation>, String> {
+) -> Result<ApiState, String> {
     if !wants(record) {
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
-    let due = crate::model::sane_time::plus(
-        record.executed_at,
-        chrono::Duration::hours(reading_hours(record)),
-    );
-    if now < due {
-        // Not yet: the fetcher reads at the checkpoint.
-        return Ok(Vec::new());
-    }
-    let then = crate::judge::evaluate::evaluate(record, observations, due);
-    if !open_status(then.status) {
-        return Ok(Vec::new());
+    if !read_due(record, observations, now) {
+        // Not yet, or nothing a read could change.
+        return Ok(ApiState::default());
     }
     let need = needs(record, observations);
     if need.is_empty() {
-        return Ok(Vec::new());
+        return Ok(ApiState::default());
     }
     let items: Vec<&Item> = need.item.iter().collect();
     let answers = if items.is_empty() {
@@ -695,7 +708,27 @@ pub async fn read_now(
     read_need(&reader, record, &need, &answers, &items, &mut state, now)
         .await
         .map_err(|e| e.0)?;
-    Ok(observations_from_api(record, &state))
+    Ok(state)
+}
+
+/// True when the fetcher would have read `record`'s signals by `now`: at
+/// one of its reading checkpoints passed, judged from `observations` then,
+/// a signal could still change it. (Made at once after the fact, the reads
+/// see what the fetcher's would have, and more only after the last
+/// checkpoint, where no window looks.)
+pub fn read_due(
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    now: DateTime<Utc>,
+) -> bool {
+    reading_checkpoints(record).iter().any(|hours| {
+        let due =
+            crate::model::sane_time::plus(record.executed_at, chrono::Duration::hours(*hours));
+        due <= now && {
+            let then = crate::judge::evaluate::evaluate(record, observations, due);
+            open_status(then.status, then.strength, then.signal.as_str())
+        }
+    })
 }
 
 fn ready(
@@ -829,6 +862,59 @@ mod tests {
 
     use super::*;
     use crate::judge::evaluate::testkit::{human, obs, record, review, RecordExt};
+
+    /// The reading checkpoints: every type read at 7d is read again at the
+    /// last window (30d), so that a reaction given after the first read is
+    /// dated before the 30d window closes, as a read after the fact dates
+    /// it; a read after the fact is due exactly when one of the fetcher's
+    /// would have been (open then, or rejected by a negative reaction alone).
+    #[test]
+    fn types_read_at_7d_are_read_again_at_30d_and_after_the_fact_alike() {
+        use crate::judge::evaluate::testkit::{comment, exec_time, reacted, workflow_actor};
+        for t in [
+            "add_comment",
+            "comment_memory",
+            "create_issue",
+            "create_discussion",
+        ] {
+            let r = record(t);
+            assert!(reads_at(&r, 168) && reads_at(&r, 720), "{t}");
+            assert!(!reads_at(&r, 1) && !reads_at(&r, 24), "{t}");
+        }
+        assert_eq!(reading_checkpoints(&record("create_pull_request")), &[720]);
+        assert_eq!(reading_checkpoints(&record("add_reviewer")), &[24]);
+        let day = |d: i64| exec_time() + chrono::Duration::days(d);
+        for t in ["add_comment", "comment_memory"] {
+            let r = ExecutionRecord {
+                output_type: t.into(),
+                ..record("add_comment")
+            };
+            let ours = obs(-0.01, workflow_actor(), comment(900));
+            let silent = vec![ours.clone()];
+            assert!(!read_due(&r, &silent, day(3)), "{t}: before 7d");
+            assert!(read_due(&r, &silent, day(8)), "{t}: silent at 7d");
+            assert!(read_due(&r, &silent, day(31)), "{t}: silent at 30d");
+            let replied = vec![ours.clone(), obs(2.0, human("alice"), comment(901))];
+            assert!(!read_due(&r, &replied, day(31)), "{t}: a reply decided");
+            let disliked = vec![ours, obs(2.0, human("alice"), reacted("-1", Some(900)))];
+            assert!(read_due(&r, &disliked, day(31)), "{t}: a +1 outweighs a -1");
+        }
+        let rejected = |signal: &str| OutcomeRecord {
+            outcome_status: OutcomeStatus::Rejected,
+            human_check_signal: signal.into(),
+            ..crate::judge::assess::assess(&record("add_comment"), &[], day(8))
+        };
+        assert!(open_to_signals(Some(&rejected("reacted_negatively"))));
+        assert!(!open_to_signals(Some(&rejected("deleted"))));
+        let accepted = |strength| OutcomeRecord {
+            outcome_status: OutcomeStatus::Accepted,
+            evidence_strength: strength,
+            human_check_signal: "acted_on".into(),
+            ..rejected("acted_on")
+        };
+        assert!(open_to_signals(Some(&accepted(EvidenceStrength::Weak))));
+        assert!(!open_to_signals(Some(&accepted(EvidenceStrength::Medium))));
+    }
 
     #[test]
     fn each_type_needs_its_own_signals() {

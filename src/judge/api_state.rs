@@ -43,7 +43,17 @@ pub fn assess_from_api(
         return evaluation_error(p, None)
             .note("The output's own object was not fetched, so it cannot be judged.");
     }
-    let observations = observations_from_api(record, state);
+    // A state read without its time (gh-aw's cases, fixtures) was read
+    // when it is judged: what it shows undated is proven as of then.
+    let observations = if state.read_at.is_none() {
+        let read = ApiState {
+            read_at: Some(as_of),
+            ..state.clone()
+        };
+        observations_from_api(record, &read)
+    } else {
+        observations_from_api(record, state)
+    };
     let e = super::evaluate::evaluate(record, &observations, as_of);
     let e = undated_rule(e, &undated_activity(state));
     unread_rule(e, &unread(state, primary))

@@ -215,6 +215,7 @@ pub fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
     let state = ApiState {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
+        ..Default::default()
     };
     let as_of = evaluation_time(&record, &state);
     Ok(assess_from_api(&record, &state, as_of))
@@ -242,6 +243,7 @@ pub fn run_case(case: &Case) -> CaseResult {
     let state = ApiState {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
+        ..Default::default()
     };
     let as_of = evaluation_time(&record, &state);
     let ours = assess_from_api(&record, &state, as_of);

@@ -127,6 +127,7 @@ mod tests {
         ApiState {
             responses: serde_json::from_value(responses).unwrap(),
             errors: errors.iter().map(|(p, s)| (p.to_string(), *s)).collect(),
+            ..Default::default()
         }
     }
 

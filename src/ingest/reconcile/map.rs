@@ -881,9 +881,22 @@ impl<'a> Mapper<'a> {
     /// `Reacted` per content with an unknown actor (login ""), at `at`, so
     /// they are evidence of unknown actors, never of absence. A total beyond
     /// the per-content counts is content `any` (a reaction of unknown kind).
-    /// A count has no time: it is placed at the earliest moment its
-    /// reactions can have happened (the object's creation, never before the
-    /// action), so no window after it can conclude nobody engaged (rule 2).
+    ///
+    /// A count has no time: it is placed at the earliest moment it is
+    /// proven, the read (`ApiState::read_at`; never before the object's
+    /// creation nor the action, `at`), not at the earliest moment its
+    /// reactions could have happened. The human check: a person reading
+    /// "2 reactions" on a comment a month old cannot say they were there
+    /// at T+1h; GitHub dates each reaction (REST `reaction.created_at`,
+    /// github-facts-2 §3), and those dates, read from the list
+    /// (`reactions`), decide the early windows. Dated at the object's
+    /// creation, a count of reactions given days later (or by bots) made
+    /// every window from T+1h `accepted/weak`, where the dated list shows
+    /// `pending` until the reaction and a person's reaction
+    /// `accepted/medium` from it (seed 000 §5: "T+1h: early signal"; gh-aw
+    /// §3 add_comment "reactions > 0 → accepted", judged when read). From
+    /// the read on it stays evidence of unknown actors, never of absence
+    /// (rule 8); before it, a window is judged on what is dated.
     fn rollup(
         &mut self,
         path: &str,
@@ -897,6 +910,7 @@ impl<'a> Mapper<'a> {
         if counts.is_empty() {
             return;
         }
+        let at = self.state.read_at.map_or(at, |read| read.max(at));
         let seen = listed.map(|l| {
             let mut by: BTreeMap<String, u64> = BTreeMap::new();
             for r in l {

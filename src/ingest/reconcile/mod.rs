@@ -64,6 +64,12 @@ pub struct ApiState {
     pub responses: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub errors: BTreeMap<String, u16>,
+    /// When the state was read (the fetch's end). What the API answers
+    /// without a time of its own, a reaction rollup's counts, is proven
+    /// only from here on (`map`, `rollup`). `None`: a state built by hand,
+    /// judged as of its evaluation time (`assess_from_api`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// One path to GET. The primary one is the output's own object: its 404/410

@@ -13,6 +13,7 @@ fn state(responses: Value) -> ApiState {
     ApiState {
         responses: serde_json::from_value(responses).unwrap(),
         errors: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -884,4 +885,65 @@ fn review_thread_ids_past_2_to_the_31_come_from_full_database_id() {
             if *comment_id == big)));
     assert!(threads.iter().any(|o| matches!(&o.event,
         K::ThreadResolved { comment_ids, .. } if comment_ids == &vec![big])));
+}
+
+/// Rule 8, dating (`map`, `rollup`): a rollup's counts have no time, so the
+/// reactions they count beyond the reactor list are filed at the read
+/// (`ApiState::read_at`), never before the object's creation; the listed
+/// reactions, dated by GitHub, are filed at their own times. For the
+/// output's own comment and the issue it created, at several read times,
+/// with and without the list.
+#[test]
+fn a_rollup_is_dated_at_the_read_and_a_listed_reaction_at_its_own_time() {
+    use crate::judge::evaluate::testkit::COMMENT_ID;
+    let rollup = json!({"total_count": 2, "+1": 1, "heart": 1});
+    let listed = json!([
+        {"id": 71, "user": {"login": "bob", "type": "User"}, "content": "+1", "created_at": ts(1)},
+        {"id": 72, "user": {"login": "ci[bot]", "type": "Bot"}, "content": "heart", "created_at": ts(50)},
+    ]);
+    let comment = format!("issues/comments/{COMMENT_ID}");
+    let cases = [
+        (
+            "add_comment",
+            json!({ &comment: {"id": COMMENT_ID, "issue_url": "https://api.github.com/repos/o/r/issues/7",
+                    "user": {"login": "github-actions[bot]", "type": "Bot"},
+                    "created_at": ts(0), "reactions": rollup.clone()} }),
+            format!("{comment}/reactions"),
+        ),
+        (
+            "create_issue",
+            json!({"issues/7": {"number": 7, "state": "open", "title": "T",
+                    "user": {"login": "github-actions[bot]", "type": "Bot"},
+                    "created_at": ts(0), "updated_at": ts(0), "reactions": rollup.clone()}}),
+            "issues/7/reactions".to_string(),
+        ),
+    ];
+    for (t, responses, list_path) in cases {
+        for read_hours in [-5, 0, 3, 200, 800] {
+            let read = exec_time() + chrono::Duration::hours(read_hours);
+            let mut s = state(responses.clone());
+            s.read_at = Some(read);
+            let unseen: Vec<_> = observations_from_api(&record(t), &s)
+                .into_iter()
+                .filter(|o| matches!(o.event, K::Reacted { .. }))
+                .collect();
+            assert_eq!(unseen.len(), 2, "{t} read at {read_hours}h: {unseen:?}");
+            for o in &unseen {
+                assert_eq!(o.at, read.max(exec_time()), "{t} read at {read_hours}h");
+                assert_eq!(o.actor.as_ref().map(|a| a.login.as_str()), Some(""));
+            }
+            s.responses.insert(list_path.clone(), listed.clone());
+            let dated: Vec<_> = observations_from_api(&record(t), &s)
+                .into_iter()
+                .filter(|o| matches!(o.event, K::Reacted { .. }))
+                .map(|o| (o.actor.map(|a| a.login).unwrap_or_default(), o.at))
+                .collect();
+            let h = |n| exec_time() + chrono::Duration::hours(n);
+            assert_eq!(
+                dated,
+                vec![("bob".to_string(), h(1)), ("ci[bot]".to_string(), h(50))],
+                "{t} read at {read_hours}h with the list"
+            );
+        }
+    }
 }

@@ -240,7 +240,7 @@ proptest! {
             let e = super::evaluate(&r, &observations, as_of);
             prop_assert_eq!(e.status, O::Unknown, "{}: {:?}", t, e.triple());
             prop_assert!(RECORD_GAPS.contains(&e.signal), "{}: {:?}", t, e.triple());
-            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
+            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone(), ..Default::default() };
             let api = assess_from_api(&r, &state, as_of);
             prop_assert_eq!(api.triple(), e.triple(), "{}", t);
         }
@@ -294,6 +294,7 @@ fn rule_6_a_404_of_the_own_object_is_judged_by_the_effect() {
             let state = ApiState {
                 responses: BTreeMap::new(),
                 errors: BTreeMap::from([(primary.path.clone(), status)]),
+                ..Default::default()
             };
             let e = assess_from_api(&r, &state, r.executed_at + Duration::days(3));
             let want = match spec.effect {
@@ -353,6 +354,7 @@ fn rule_2_undated_activity_is_never_ignored() {
         let mut state = ApiState {
             responses: case.responses.clone(),
             errors: case.errors.clone(),
+            ..Default::default()
         };
         for ep in required_endpoints(&record) {
             if ep.path.ends_with("/comments") || ep.path.ends_with("/reviews") {
@@ -534,6 +536,7 @@ fn state_of(case: &Case) -> ApiState {
     ApiState {
         responses: case.responses.clone(),
         errors: case.errors.clone(),
+        ..Default::default()
     }
 }
 
@@ -706,6 +709,62 @@ fn rule_8_a_count_the_reactor_list_explains_adds_nothing() {
     }
 }
 
+/// Rule 8, dating: an undated count is proven at the read, never earlier.
+/// For every type with an object of its own that carries a rollup (the
+/// comment of `add_comment` and `comment_memory`, the item of
+/// `create_issue`, `create_discussion`, `create_pull_request`), every
+/// example row, every read time and every window: a positive count read at
+/// `read` leaves each window before the read exactly as the state without
+/// it judges that window (it cannot make T+1h `accepted`: a person seeing
+/// "2 reactions" a month on cannot say they were there at T+1h; GitHub
+/// dates each reaction in its list, which decides the early windows), and
+/// from the read on it is evidence of unknown actors, never of absence nor
+/// stronger than a visible person's reaction (`accepted/medium`).
+#[test]
+fn rule_8_an_undated_count_is_proven_at_the_read_never_earlier() {
+    let mut checked = 0;
+    for case in spec_cases() {
+        let record = record_of(&case.item).unwrap();
+        let mut counted = case.clone();
+        let rollup = json!({"total_count": 2, "+1": 2});
+        let groups = json!([{"content": "THUMBS_UP", "reactors": {"totalCount": 2}}]);
+        if !with_rollup(&mut counted, &rollup, &groups) {
+            continue;
+        }
+        for read_hours in [2, 30, 8 * 24, 20 * 24, 31 * 24] {
+            let read = record.executed_at + Duration::hours(read_hours);
+            let at_read = |c: &Case| ApiState {
+                read_at: Some(read),
+                ..state_of(c)
+            };
+            let (without, with) = (at_read(&case), at_read(&counted));
+            for window_hours in [1, 24, 7 * 24, 30 * 24] {
+                let as_of = record.executed_at + Duration::hours(window_hours);
+                let before = assess_from_api(&record, &without, as_of);
+                let after = assess_from_api(&record, &with, as_of);
+                let what = format!(
+                    "{} read at {read_hours}h, window {window_hours}h: {:?} without the count, {:?} with it",
+                    case.name,
+                    before.triple(),
+                    after.triple()
+                );
+                if as_of < read {
+                    assert_eq!(after.triple(), before.triple(), "{what}");
+                } else {
+                    assert_ne!(after.signal, Signal::TargetUnobserved, "{what}");
+                    assert!(!NO_ENGAGEMENT.contains(&after.signal), "{what}");
+                    if after.status == O::Accepted && before.status != O::Accepted {
+                        // Weaker than a visible person's reaction (Ord: strong first).
+                        assert!(after.strength > S::Medium, "{what}");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 60, "only {checked} windows checked");
+}
+
 /// Rule 8, who did it where the row does not ask: for every type that
 /// creates a PR or discussion (or is judged by one, `assign_to_agent`), an
 /// example row decided by its close or merge keeps its status and strength
@@ -798,6 +857,7 @@ fn rule_10_reverts_are_read_from_the_api_as_from_webhooks() {
                 ),
             ]),
             errors: BTreeMap::new(),
+            ..Default::default()
         };
         let day = |d| record.executed_at + Duration::days(d);
         if assess_from_api(&record, &base, day(3)).status != O::Accepted {
@@ -917,6 +977,7 @@ fn rule_10_sub_issue_links_are_read_from_the_api_as_from_webhooks() {
         let kept = ApiState {
             responses: BTreeMap::from([(format!("issues/{child}"), child_issue(linked.clone()))]),
             errors: BTreeMap::new(),
+            ..Default::default()
         };
         if assess_from_api(&record, &kept, day(3)).status != O::Accepted {
             continue;
@@ -924,6 +985,7 @@ fn rule_10_sub_issue_links_are_read_from_the_api_as_from_webhooks() {
         let gone = ApiState {
             responses: BTreeMap::from([(format!("issues/{child}"), child_issue(Value::Null))]),
             errors: BTreeMap::new(),
+            ..Default::default()
         };
         let e = assess_from_api(&record, &gone, day(3));
         assert_eq!(
@@ -1005,7 +1067,7 @@ proptest! {
             let as_of = r.executed_at + Duration::days(days);
             let e = super::evaluate(&r, &observations, as_of);
             prop_assert_eq!(e.triple(), (O::Unknown, S::None, Signal::NoStateDelta), "{}", t);
-            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone() };
+            let state = ApiState { responses: BTreeMap::new(), errors: errors.clone(), ..Default::default() };
             prop_assert_eq!(assess_from_api(&r, &state, as_of).triple(), e.triple(), "{}", t);
         }
     }

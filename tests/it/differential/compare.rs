@@ -106,8 +106,6 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
     ("create_discussion", DISCUSSION_STATES),
     ("close_discussion", DISCUSSION_STATES),
     ("update_discussion", DISCUSSION_STATES),
-    ("add_comment", SIGNALS_AFTER_THE_FACT),
-    ("comment_memory", SIGNALS_AFTER_THE_FACT),
     ("update_release", RELEASE_EDITORS),
     ("create_pull_request_review_comment", THREAD_RESOLUTION),
     ("resolve_pull_request_review_thread", THREAD_RESOLUTION),
@@ -124,19 +122,55 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
 const CURRENT_STATE_ONLY: &str = "gap: the API gives an item's current state only, dated at its last update, so a window before a later change sees no state (unobserved) where the webhook path saw the state each event carried; the fix is to rebuild past states from the timeline";
 const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the webhook does (GraphQL `closed`, `closedAt`, `stateReason` DUPLICATE/OUTDATED/RESOLVED/REOPENED, dated at `closedAt`), but GitHub answers neither who closed or reopened it (no closer field, no discussion timeline in the GraphQL schema nor REST) nor, once reopened, when it was closed: a close or reopen by automation is lifecycle from the webhook and an unseen actor's from the API (rule 8), and a window before a later reopen sees the close from the webhooks only; likewise an edit reverted later is seen only by reads at the checkpoints (no discussion history in the API)";
 
-const SIGNALS_AFTER_THE_FACT: &str = "gap: a comment judged with the signal fetcher (d) reads its reactions at each checkpoint and is pending at 1h, then accepted/medium or ignored, where a backfill or reconcile (b, c) judges every window from one read after the fact and finds accepted/weak (acted_on) from 1h on; which read dates the engagement wrongly is not measured yet (seen with the CI seed, 2026-11-25)";
+// Closed (2026-11-26), no longer a gap: add_comment and comment_memory
+// (and create_issue, found by random seeds) differed because the API path
+// dated a reaction rollup (`reactions.total_count`, no dates) at the
+// comment's or issue's creation, by an unknown actor: accepted/weak from
+// T+1h (pending past 7d for an issue) where the dated reactor list the
+// signal fetcher reads showed the reaction hours or days later, or a bot's.
+// The rule (`ingest::reconcile::map`, `rollup`): an undated count is proven
+// at the read, never earlier; the list read with it dates each reaction.
+// A reaction given after the fetcher's 7d read was seen only by a read
+// after the fact (30d window accepted or pending there, ignored in real
+// time): the types read at 7d are read again at 30d
+// (`github::signals::reading_checkpoints`). Under STRICT, 2026-11-26: the
+// CI seed; add_comment and comment_memory over 200 random histories
+// (`SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,comment_memory`, two runs
+// of 100), create_issue with them over 100; two more runs of create_issue
+// met the close-reason class below.
+//
+// Found by random seeds and not excluded (their class, past states rebuilt
+// from the timeline, is owned elsewhere):
+// - `create_issue`. Measured: the issue closed `completed` by a person at
+//   T+56m, reopened by a bot at T+3d. The timeline's `closed` event carries
+//   its `state_reason`, but it is mapped to a bare `Closed` (no snapshot),
+//   and the issue object now says open: the 1h and 24h windows are
+//   unknown/weak `closed` (reason unknown) from the API where the webhook's
+//   `issues.closed` carried `completed` (accepted/strong).
+// - `add_reviewer`. Measured: a review request, the PR closed at T+1h01m, the
+// reviewer's review at T+25d (a review removes the request). The API's
+// `pulls/N/requested_reviewers` is the current list (empty), and it joins
+// the snapshot dated at the PR's close, so the 24h and 7d windows are
+// rejected/weak review_request_removed from the API where the webhooks show
+// the request still open (ignored/weak review_missing): CURRENT_STATE_ONLY.
 
 const RELEASE_EDITORS: &str = "gap: who edited a release is told only by its webhook (the API's release names its author, not its editors), so a person's later replacement of the release is state_replaced from the webhooks and a change by the release's bot author from the API; the stated exception does not yet cover every window of it";
 
 const THREAD_RESOLUTION: &str = "gap: GitHub's GraphQL gives a review thread's isResolved and resolvedBy now, but neither when it was resolved nor its earlier resolutions and unresolutions: a thread resolved within the first hour is resolved at 1h from the webhooks and not yet from the API, and a bot's unresolve after a person's resolve is seen only from the webhooks";
 
-// Found by runs from random seeds (`SAFE_OUTCOMES_DIFFERENTIAL_SEED=random`,
-// about 300 histories on 2026-11-25) and not classified yet, so not
-// excluded above: `create_issue`.
-// CI's seed does not meet them; a long run does.
 fn known_gap(output_type: &str) -> bool {
-    std::env::var("SAFE_OUTCOMES_DIFFERENTIAL_STRICT").is_err()
-        && KNOWN_GAPS.iter().any(|(t, _)| *t == output_type)
+    (std::env::var("SAFE_OUTCOMES_DIFFERENTIAL_STRICT").is_err()
+        && KNOWN_GAPS.iter().any(|(t, _)| *t == output_type))
+        || !compared(output_type)
+}
+
+/// `SAFE_OUTCOMES_DIFFERENTIAL_TYPES=add_comment,create_issue`: compare
+/// those types only (to measure one class over many histories while others
+/// still differ); unset, every type.
+fn compared(output_type: &str) -> bool {
+    std::env::var("SAFE_OUTCOMES_DIFFERENTIAL_TYPES").map_or(true, |only| {
+        only.split(',').any(|t| t.trim() == output_type)
+    })
 }
 
 fn windows(o: &safe_outcomes::model::OutcomeRecord) -> BTreeMap<String, Verdict> {
