@@ -112,16 +112,8 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
     ("create_pull_request_review_comment", THREAD_RESOLUTION),
     ("resolve_pull_request_review_thread", THREAD_RESOLUTION),
     ("reply_to_pull_request_review_comment", THREAD_RESOLUTION),
-    ("update_issue", CURRENT_STATE_ONLY),
-    ("update_pull_request", CURRENT_STATE_ONLY),
-    ("assign_to_user", CURRENT_STATE_ONLY),
-    ("unassign_from_user", CURRENT_STATE_ONLY),
-    ("replace_label", CURRENT_STATE_ONLY),
-    ("assign_milestone", CURRENT_STATE_ONLY),
-    ("set_issue_type", CURRENT_STATE_ONLY),
 ];
 
-const CURRENT_STATE_ONLY: &str = "gap: the API gives an item's current state only, dated at its last update, so a window before a later change sees no state (unobserved) where the webhook path saw the state each event carried; the fix is to rebuild past states from the timeline";
 const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the webhook does (GraphQL `closed`, `closedAt`, `stateReason` DUPLICATE/OUTDATED/RESOLVED/REOPENED, dated at `closedAt`), but GitHub answers neither who closed or reopened it (no closer field, no discussion timeline in the GraphQL schema nor REST) nor, once reopened, when it was closed: a close or reopen by automation is lifecycle from the webhook and an unseen actor's from the API (rule 8), and a window before a later reopen sees the close from the webhooks only; likewise an edit reverted later is seen only by reads at the checkpoints (no discussion history in the API)";
 
 const SIGNALS_AFTER_THE_FACT: &str = "gap: a comment judged with the signal fetcher (d) reads its reactions at each checkpoint and is pending at 1h, then accepted/medium or ignored, where a backfill or reconcile (b, c) judges every window from one read after the fact and finds accepted/weak (acted_on) from 1h on; which read dates the engagement wrongly is not measured yet (seen with the CI seed, 2026-11-25)";
