@@ -911,7 +911,9 @@ fn a_window_before_a_later_change_sees_the_state_rebuilt_from_the_timeline() {
             .extend(extra.as_object().unwrap().clone());
         i
     };
-    let cases: Vec<(ExecutionRecord, Value, Vec<(i64, (O, S, Signal))>)> = vec![
+    /// A record, the API's answers, and the verdict at each window (hours).
+    type Case = (ExecutionRecord, Value, Vec<(i64, (O, S, Signal))>);
+    let cases: Vec<Case> = vec![
         // Closed by a bot within the hour, the assignee removed by it later:
         // at 1h the item is closed with the user still assigned.
         (
