@@ -156,11 +156,20 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             ]
         }
         OutputType::CreatePullRequest | OutputType::PushToPullRequestBranch => pr_activity(n?),
-        OutputType::ClosePullRequest
-        | OutputType::UpdatePullRequest
-        | OutputType::MergePullRequest => {
+        OutputType::ClosePullRequest | OutputType::MergePullRequest => {
             let n = n?;
             vec![format!("pulls/{n}"), format!("issues/{n}/timeline")]
+        }
+        // An update is kept by a person's later edit of a field it compares,
+        // a push (`head_sha`) included: the pushes are the PR's commits (the
+        // timeline's `committed` names no GitHub user).
+        OutputType::UpdatePullRequest => {
+            let n = n?;
+            vec![
+                format!("pulls/{n}"),
+                format!("pulls/{n}/commits"),
+                format!("issues/{n}/timeline"),
+            ]
         }
         OutputType::CreateIssue => {
             let n = n?;

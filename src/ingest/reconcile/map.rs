@@ -27,6 +27,9 @@ pub(super) struct Mapper<'a> {
     fallback: DateTime<Utc>,
     /// When each thread's current state was reached (its close, or last update).
     state_time: BTreeMap<u64, DateTime<Utc>>,
+    /// Each thread's current state and its `updated_at`, to rebuild its past
+    /// states from its timeline (`past`).
+    current: BTreeMap<u64, (ItemSnapshot, Option<DateTime<Utc>>)>,
     own_comment: Option<u64>,
     own_review: Option<u64>,
     ids: BTreeSet<String>,
@@ -49,6 +52,7 @@ impl<'a> Mapper<'a> {
             repo: target.map_or_else(|| record.repo.clone(), |t| t.repo.clone()),
             fallback: record.executed_at,
             state_time: BTreeMap::new(),
+            current: BTreeMap::new(),
             own_comment: id_of(TargetKind::Comment)
                 .or(id_of(TargetKind::ReviewComment))
                 .or(id_of(TargetKind::DiscussionComment)),
@@ -87,6 +91,7 @@ impl<'a> Mapper<'a> {
         for (path, value) in paths {
             self.response(path, value);
         }
+        self.past_states();
         self.out.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
         self.out
     }
@@ -120,6 +125,59 @@ impl<'a> Mapper<'a> {
                 event,
                 snapshot,
             });
+        }
+    }
+
+    /// Every fact about a thread that a webhook would have carried the
+    /// thread's state with (its `issues`, `pull_request`, comment and review
+    /// events) carries the state at its time, rebuilt from the timeline as
+    /// `past` says, when the thread's timeline (or events) was read: so a
+    /// window ending before a later change sees the state the webhooks showed
+    /// then, not nothing.
+    fn past_states(&mut self) {
+        let current = std::mem::take(&mut self.current);
+        for (n, (snap, updated)) in current {
+            let read = |k: &str| self.state.responses.get(&format!("issues/{n}/{k}"));
+            let Some(timeline) = read("timeline").or_else(|| read("events")) else {
+                continue;
+            };
+            let commits = self
+                .state
+                .responses
+                .get(&format!("pulls/{n}/commits"))
+                .map(items)
+                .unwrap_or_default();
+            let past = super::past::Timeline::new(items(timeline), commits);
+            let key = thread_key(&self.repo, n);
+            // The current state itself, when dated before later changes (a
+            // closed item's, at its close), is the state at that date too.
+            let state = [
+                format!("api:pulls/{n}:state"),
+                format!("api:issues/{n}:state"),
+            ];
+            let mut moved = None;
+            for o in self.out.iter_mut() {
+                let carries = match o.snapshot {
+                    None => carries_thread_state(&o.event),
+                    Some(_) => state.contains(&o.id),
+                };
+                if o.target == key && carries {
+                    o.snapshot = Some(past.state_at(&snap, updated, o.at));
+                    if state.contains(&o.id) && updated.is_some_and(|u| o.at < u) {
+                        moved = Some(o.id.clone());
+                    }
+                }
+            }
+            // Then the whole current state (its body too) holds from
+            // `updated_at` on: a fact of the state, not of a change.
+            if let (Some(id), Some(at)) = (moved, updated) {
+                let event = api_state(if snap.state.is_empty() {
+                    "unknown"
+                } else {
+                    snap.state.as_str()
+                });
+                self.push_snap(format!("{id}:now"), at, key, None, event, Some(snap));
+            }
         }
     }
 
@@ -374,6 +432,7 @@ impl<'a> Mapper<'a> {
             (at, None, api_state(state))
         };
         self.state_time.insert(n, at);
+        self.current.insert(n, (snap.clone(), updated));
         self.push_snap(
             format!("api:{base}:state"),
             at,
@@ -1365,6 +1424,36 @@ fn event_kind(
         },
     };
     Some((kind, who))
+}
+
+/// The facts whose webhook carries the thread's state (`issues`,
+/// `pull_request`, `issue_comment`, `pull_request_review` and
+/// `pull_request_review_comment` deliveries); a push, a reaction or a
+/// cross-reference does not.
+fn carries_thread_state(kind: &K) -> bool {
+    matches!(
+        kind,
+        K::Opened
+            | K::Closed
+            | K::Reopened
+            | K::Edited { .. }
+            | K::Labeled { .. }
+            | K::Unlabeled { .. }
+            | K::Assigned { .. }
+            | K::Unassigned { .. }
+            | K::Milestoned { .. }
+            | K::Demilestoned { .. }
+            | K::ReviewRequested { .. }
+            | K::ReviewRequestRemoved { .. }
+            | K::ReadyForReview
+            | K::ConvertedToDraft
+            | K::IssueTyped { .. }
+            | K::IssueUntyped { .. }
+            | K::CommentCreated { .. }
+            | K::ReviewSubmitted { .. }
+            | K::ReviewDismissed { .. }
+            | K::ReviewCommentCreated { .. }
+    )
 }
 
 /// The fact that carries a current snapshot without claiming who made it.

@@ -44,6 +44,7 @@
 mod attempt;
 mod endpoints;
 mod map;
+mod past;
 mod rest;
 #[cfg(test)]
 mod tests;

@@ -947,3 +947,95 @@ fn a_rollup_is_dated_at_the_read_and_a_listed_reaction_at_its_own_time() {
         }
     }
 }
+
+/// Past states rebuilt from the timeline (`past`): for each type judged
+/// from an item's state, a window that ends before a later change sees the
+/// state the deliveries showed then, not nothing and not the later change.
+/// The item is updated (or closed) later than every window here.
+#[test]
+fn a_window_before_a_later_change_sees_the_state_rebuilt_from_the_timeline() {
+    use crate::model::Signal;
+    let bot = json!({"login": "dependabot[bot]", "type": "Bot"});
+    let ours = json!({"login": "github-actions[bot]", "type": "Bot"});
+    let alice = json!({"login": "alice", "type": "User"});
+    let ev = |id: u64, h: i64, who: &Value, name: &str, extra: Value| {
+        let mut e = json!({"id": id, "event": name, "created_at": ts(h), "actor": who});
+        e.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        e
+    };
+    let issue = |extra: Value| {
+        let mut i = json!({"number": 7, "state": "open", "title": "agent title",
+            "created_at": ts(-48), "updated_at": ts(400), "labels": [], "assignees": []});
+        i.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        i
+    };
+    /// A record, the API's answers, and the verdict at each window (hours).
+    type Case = (ExecutionRecord, Value, Vec<(i64, (O, S, Signal))>);
+    let cases: Vec<Case> = vec![
+        // Closed by a bot within the hour, the assignee removed by it later:
+        // at 1h the item is closed with the user still assigned.
+        (
+            record("assign_to_user").extra("assignees", json!(["alice"])),
+            json!({
+                "issues/7": issue(json!({"state": "closed", "state_reason": "duplicate",
+                    "closed_at": ts(0), "closed_by": bot, "updated_at": ts(1)})),
+                "issues/7/timeline": [
+                    ev(1, 0, &ours, "assigned", json!({"assignee": {"login": "alice"}})),
+                    ev(2, 0, &bot, "closed", json!({"state_reason": "duplicate"})),
+                    ev(3, 1, &bot, "unassigned", json!({"assignee": {"login": "alice"}})),
+                ]
+            }),
+            vec![
+                (
+                    0,
+                    (O::Ignored, S::Weak, Signal::ClosedWithoutAssigneeAction),
+                ),
+                (2, (O::Unknown, S::Weak, Signal::StateChangedByBot)),
+            ],
+        ),
+        // A title update kept until a comment weeks later moved `updated_at`.
+        (
+            record("update_issue")
+                .before(json!({"title": "old"}))
+                .after(json!({"title": "agent title"})),
+            json!({
+                "issues/7": issue(json!({})),
+                "issues/7/timeline": [
+                    ev(1, 0, &ours, "renamed", json!({"rename": {"from": "old", "to": "agent title"}})),
+                    ev(2, 400, &alice, "labeled", json!({"label": {"name": "later"}})),
+                ]
+            }),
+            vec![
+                (1, (O::Pending, S::Weak, Signal::StateRetained)),
+                (25, (O::Accepted, S::Medium, Signal::StateRetained)),
+            ],
+        ),
+        // A milestone set, then removed by a person a week later.
+        (
+            record("assign_milestone").extra("milestone_title", json!("v1")),
+            json!({
+                "issues/7": issue(json!({"milestone": null})),
+                "issues/7/timeline": [
+                    ev(1, 0, &ours, "milestoned", json!({"milestone": {"title": "v1"}})),
+                    ev(2, 200, &alice, "demilestoned", json!({"milestone": {"title": "v1"}})),
+                ]
+            }),
+            vec![
+                (1, (O::Pending, S::Weak, Signal::MilestoneAssigned)),
+                (25, (O::Accepted, S::Medium, Signal::MilestoneAssigned)),
+            ],
+        ),
+    ];
+    for (r, answers, windows) in cases {
+        let s = state(answers);
+        for (h, want) in windows {
+            let at = exec_time() + chrono::Duration::hours(h) + chrono::Duration::minutes(30);
+            let got = assess_from_api(&r, &s, at).triple();
+            assert_eq!(got, want, "{} at {h}h30", r.output_type);
+        }
+    }
+}

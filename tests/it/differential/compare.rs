@@ -110,16 +110,8 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
     ("create_pull_request_review_comment", THREAD_RESOLUTION),
     ("resolve_pull_request_review_thread", THREAD_RESOLUTION),
     ("reply_to_pull_request_review_comment", THREAD_RESOLUTION),
-    ("update_issue", CURRENT_STATE_ONLY),
-    ("update_pull_request", CURRENT_STATE_ONLY),
-    ("assign_to_user", CURRENT_STATE_ONLY),
-    ("unassign_from_user", CURRENT_STATE_ONLY),
-    ("replace_label", CURRENT_STATE_ONLY),
-    ("assign_milestone", CURRENT_STATE_ONLY),
-    ("set_issue_type", CURRENT_STATE_ONLY),
 ];
 
-const CURRENT_STATE_ONLY: &str = "gap: the API gives an item's current state only, dated at its last update, so a window before a later change sees no state (unobserved) where the webhook path saw the state each event carried; the fix is to rebuild past states from the timeline";
 const DISCUSSION_STATES: &str = "gap: the API reads a discussion's close as the webhook does (GraphQL `closed`, `closedAt`, `stateReason` DUPLICATE/OUTDATED/RESOLVED/REOPENED, dated at `closedAt`), but GitHub answers neither who closed or reopened it (no closer field, no discussion timeline in the GraphQL schema nor REST) nor, once reopened, when it was closed: a close or reopen by automation is lifecycle from the webhook and an unseen actor's from the API (rule 8), and a window before a later reopen sees the close from the webhooks only; likewise an edit reverted later is seen only by reads at the checkpoints (no discussion history in the API)";
 
 // Closed (2026-11-26), no longer a gap: add_comment and comment_memory
@@ -158,6 +150,21 @@ const RELEASE_EDITORS: &str = "gap: who edited a release is told only by its web
 
 const THREAD_RESOLUTION: &str = "gap: GitHub's GraphQL gives a review thread's isResolved and resolvedBy now, but neither when it was resolved nor its earlier resolutions and unresolutions: a thread resolved within the first hour is resolved at 1h from the webhooks and not yet from the API, and a bot's unresolve after a person's resolve is seen only from the webhooks";
 
+// Found by runs from random seeds (`SAFE_OUTCOMES_DIFFERENTIAL_SEED=random`)
+// and not excluded: `create_pull_request` (2026-11-26: at 1h the webhooks
+// find the PR awaiting review where the API finds a person's activity,
+// open/medium, in a timeline `cross-referenced` by the author of a revert PR
+// opened within the hour, filed under the reverted PR; the webhook files
+// that PR's opening under the revert PR only). CI's seed does not meet it;
+// a long run does.
+//
+// The API's past states of an issue or PR are rebuilt from its timeline
+// (`ingest::reconcile::past`), so the types judged from them agree with the
+// webhooks window by window. One case stays unknown by that rule and is not
+// met by these histories (the model edits no body after an update): a window
+// before the item's `updated_at` sees no body, since REST dates no body edit
+// (GraphQL's `lastEditedAt`/`userContentEdits` date them, with a summary
+// `diff` only, and are not read), where the webhooks saw the body.
 fn known_gap(output_type: &str) -> bool {
     (std::env::var("SAFE_OUTCOMES_DIFFERENTIAL_STRICT").is_err()
         && KNOWN_GAPS.iter().any(|(t, _)| *t == output_type))
