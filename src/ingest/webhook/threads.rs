@@ -43,6 +43,8 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     if let Some(fact) = revert_of_pr(ctx, item, number, at) {
         out.observations.push(fact);
     }
+    out.observations
+        .extend(mentions(ctx, item, number, is_pr, at));
     if action == "opened" {
         out.discoveries
             .extend(discovery::for_item(ctx, item, number, is_pr, at));
@@ -75,6 +77,69 @@ fn revert_of_pr(ctx: &Ctx, item: &Item, number: u64, at: DateTime<Utc>) -> Optio
         },
         snapshot: None,
     })
+}
+
+/// Most mentions of one body filed as cross-references.
+const MENTIONS: usize = 16;
+
+/// An issue or PR opened with `#N` in its body: GitHub puts a
+/// `cross-referenced` entry on N's timeline, by the opening item's author,
+/// at its opening, which the API path reads (`reconcile::map`). The webhook
+/// path files the same fact from the `opened` delivery, so both paths see a
+/// mention alike (a revert PR opened before the PR it reverts is merged, an
+/// agent's PR naming its issue). Same repository only; at most `MENTIONS`.
+fn mentions(ctx: &Ctx, item: &Item, number: u64, is_pr: bool, at: DateTime<Utc>) -> Vec<Fact> {
+    if ctx.action() != "opened" {
+        return Vec::new();
+    }
+    let Some(body) = item.body.as_deref() else {
+        return Vec::new();
+    };
+    mentioned(body, ctx.repo)
+        .into_iter()
+        .filter(|n| *n != number)
+        .take(MENTIONS)
+        .map(|n| Fact {
+            at,
+            target: thread_key(ctx.repo, n),
+            kind: ObservationKind::CrossReferenced {
+                source_number: number,
+                source_is_pull_request: is_pr,
+            },
+            snapshot: None,
+        })
+        .collect()
+}
+
+/// The numbers a body mentions, in order, once each: `#N` standing alone,
+/// or `owner/repo#N` naming `repo`.
+pub fn mentioned(body: &str, repo: &str) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for (i, _) in body.match_indices('#') {
+        let digits: String = body[i + 1..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let Ok(n) = digits.parse::<u64>() else {
+            continue;
+        };
+        let before = &body[..i];
+        let ours = match before.chars().next_back() {
+            None => true,
+            Some(c) if c.is_whitespace() || "([{,;:".contains(c) => true,
+            Some(c) if c.is_alphanumeric() || "-_.".contains(c) => {
+                let start = before
+                    .rfind(|c: char| c.is_whitespace() || "([{,;:".contains(c))
+                    .map_or(0, |j| j + 1);
+                before[start..].eq_ignore_ascii_case(repo)
+            }
+            Some(_) => false,
+        };
+        if ours && !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// The PR number a revert PR's body names: `Reverts owner/repo#N` when the

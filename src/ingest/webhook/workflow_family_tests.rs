@@ -268,6 +268,25 @@ fn a_merged_revert_pr_is_filed_under_the_reverted_pr() {
 }
 
 #[test]
+fn mentions_are_the_bodys_own_repository_numbers_once_each() {
+    use super::super::threads::mentioned;
+    let repo = "acme/widgets";
+    let cases: [(&str, &[u64]); 8] = [
+        ("Reverts #42", &[42]),
+        ("Fixes #7, see #9 and #7 again", &[7, 9]),
+        ("Reverts acme/widgets#42 (and Acme/Widgets#43)", &[42, 43]),
+        ("see other/repo#9 and x/y#10", &[]),
+        ("an entity &#39; and abc#12 and issue#13", &[]),
+        ("#5 at the start; (#6) in brackets", &[5, 6]),
+        ("no number: # and #x", &[]),
+        ("", &[]),
+    ];
+    for (body, want) in cases {
+        assert_eq!(mentioned(body, repo), want.to_vec(), "{body:?}");
+    }
+}
+
+#[test]
 fn reverted_pr_parsing() {
     use super::super::threads::reverted_pr;
     assert_eq!(
