@@ -508,13 +508,29 @@ pub fn recent_runs(
         .until
         .unwrap_or(now + Duration::days(1))
         .max(filter.since.unwrap_or(now));
+    // The walk back ends at the oldest output of the time index, whatever
+    // the counts say: counts holding an output the index does not must not
+    // make it endless.
+    let mut earliest: Option<DateTime<Utc>> = None;
+    for (lc, _) in &repos {
+        if let Some(first) = store
+            .outputs_by_time(lc, DateTime::<Utc>::MIN_UTC, top)
+            .next()
+        {
+            let at = first?.created_at;
+            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+        }
+    }
+    let Some(earliest) = earliest else {
+        return Ok((Vec::new(), admitted > 0));
+    };
     let mut week = week_of_day(day_of(top - Duration::nanoseconds(1)));
     let (mut seen, mut looked) = (0i64, 0usize);
     let mut runs: BTreeMap<(String, u64), DateTime<Utc>> = BTreeMap::new();
     while seen < admitted && runs.len() < limit && looked < scan {
         let from = day_start(first_day_of_week(week));
         let to = day_start(first_day_of_week(week + 1));
-        if filter.since.is_some_and(|s| to <= s) {
+        if filter.since.is_some_and(|s| to <= s) || to <= earliest {
             break;
         }
         let mut found: Vec<(DateTime<Utc>, (String, u64))> = Vec::new();
