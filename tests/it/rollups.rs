@@ -283,6 +283,25 @@ fn rollups_answer_exactly_what_a_scan_of_every_output_answers() {
                 "line survival: {case}"
             );
 
+            // A workflow page's runs: the newest first, each with the totals
+            // of its outputs under the cuts; the walk always ends.
+            let (runs, _) = rollup::recent_runs(&store, &filter, &scope, now, 5, 50_000).unwrap();
+            let mut by_run: BTreeMap<(String, u64), Vec<&OutcomeRecord>> = BTreeMap::new();
+            for r in &records {
+                let repo = r.safe_output_id.split(':').next().unwrap().to_string();
+                by_run
+                    .entry((repo, r.run_id.unwrap_or(0)))
+                    .or_default()
+                    .push(r);
+            }
+            assert_eq!(runs.len(), by_run.len().min(5), "runs: {case}");
+            for run in &runs {
+                let rs = &by_run[&(run.repo.clone(), run.run_id)];
+                assert_eq!(run.totals, Report::overall(rs.iter().copied()).0, "{case}");
+                let newest = rs.iter().map(|r| r.created_at).max().unwrap();
+                assert_eq!(run.latest, newest, "{case}");
+            }
+
             let mut ids = Vec::new();
             let mut cursor: Option<String> = None;
             loop {
