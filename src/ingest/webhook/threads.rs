@@ -143,7 +143,7 @@ pub fn mentioned(body: &str, repo: &str) -> Vec<u64> {
 }
 
 /// The PR number a revert PR's body names: `Reverts owner/repo#N` when the
-/// repo is ours, else the first bare `#N`.
+/// repo is ours, else the first number it mentions (`mentioned`).
 pub fn reverted_pr(body: &str, repo: &str) -> Option<u64> {
     let number = |s: &str| -> Option<u64> {
         let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
@@ -159,14 +159,7 @@ pub fn reverted_pr(body: &str, repo: &str) -> Option<u64> {
             return None;
         }
     }
-    body.match_indices('#').find_map(|(i, _)| {
-        let before = body[..i].chars().next_back();
-        // `#N` standing alone, not `owner/repo#N` or `abc#N`.
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '/' || c == '&') {
-            return None;
-        }
-        number(&body[i + 1..])
-    })
+    mentioned(body, repo).into_iter().next()
 }
 
 /// The observation kind; `None` (→ `Other`) for unknown actions or when the
