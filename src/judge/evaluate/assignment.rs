@@ -414,38 +414,27 @@ mod tests {
         let ours = || obs(-0.01, workflow_actor(), assigned("Copilot")).snap(open());
         run_rows!(r(), 48.0;
             "gh-aw: agent PR from post-action link, merged":
-                [obs(-1.0, human("alice"), K::Opened).snap(open()), agent_pr(24.0, human("alice"), merged(human("alice")))]
-                => (ACCEPTED, STRONG, "merged"), on record("assign_to_agent");
+                [obs(-1.0, human("alice"), K::Opened).snap(open()), agent_pr(24.0, human("alice"), merged(human("alice")))] => (ACCEPTED, STRONG, "merged"), on record("assign_to_agent");
             "agent PR approved, not merged":
-                [ours(), agent_pr(5.0, human("alice"), open()), obs(6.0, human("alice"), review(1, "approved"))]
-                => (PENDING, MEDIUM, "review_approved"), at 24.0;
+                [ours(), agent_pr(5.0, human("alice"), open()), obs(6.0, human("alice"), review(1, "approved"))] => (PENDING, MEDIUM, "review_approved"), at 24.0;
             "issue closed as completed":
-                [ours(), obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))]
-                => (ACCEPTED, STRONG, "completed");
+                [ours(), obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed");
             "agent PR closed unmerged by a human":
-                [ours(), agent_pr(10.0, human("alice"), snapshot("closed"))]
-                => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
-            "no PR or activity after 7 days":
-                [ours()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
+                [ours(), agent_pr(10.0, human("alice"), snapshot("closed"))] => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
+            "no PR or activity after 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
             "assigned, still early": [ours()] => (PENDING, WEAK, "awaiting_agent"), at 24.0;
             "solved by someone else":
-                [ours(), obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest), author: human("bob"),..merged(human("alice")) })]
-                => (ACCEPTED, MEDIUM, "completed_by_other_actor");
+                [ours(), obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest), author: human("bob"),..merged(human("alice")) })] => (ACCEPTED, MEDIUM, "completed_by_other_actor");
             "gh-aw: unattributed agent assignment":
-                [obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))]
-                => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_agent");
+                [obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_agent");
             "agent assignment seen though not recorded":
-                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))]
-                => (ACCEPTED, STRONG, "completed"), on record("assign_to_agent");
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed"), on record("assign_to_agent");
             "closed as not planned by a human":
-                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned")))]
-                => (REJECTED, MEDIUM, "closed_not_planned");
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned")))] => (REJECTED, MEDIUM, "closed_not_planned");
             "agent taken off by a human":
-                [ours(), obs(3.0, human("alice"), unassigned("Copilot")).snap(open())]
-                => (REJECTED, MEDIUM, "agent_unassigned");
+                [ours(), obs(3.0, human("alice"), unassigned("Copilot")).snap(open())] => (REJECTED, MEDIUM, "agent_unassigned");
             "assigned to a PR that merged":
-                [obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..open() }), obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..merged(human("alice")) })]
-                => (ACCEPTED, STRONG, "merged"), on r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)), at 24.0;
+                [obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..open() }), obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..merged(human("alice")) })] => (ACCEPTED, STRONG, "merged"), on r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)), at 24.0;
             + unobserved_case("nothing seen", r());
         );
     }
@@ -457,30 +446,21 @@ mod tests {
             || obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]));
         run_rows!(r(), 24.0;
             "assigned user comments":
-                [ours(), obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"]))]
-                => (ACCEPTED, STRONG, "assignee_acted");
+                [ours(), obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"]))] => (ACCEPTED, STRONG, "assignee_acted");
             "assigned user closes the item":
-                [ours(), obs(5.0, human("bob"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))]
-                => (ACCEPTED, STRONG, "assignee_acted"), on record("assign_to_user").extra("assignee", json!("bob"));
-            "assignment remains while open":
-                [ours()] => (PENDING, WEAK, "assignment_retained"), at 48.0;
+                [ours(), obs(5.0, human("bob"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))] => (ACCEPTED, STRONG, "assignee_acted"), on record("assign_to_user").extra("assignee", json!("bob"));
+            "assignment remains while open": [ours()] => (PENDING, WEAK, "assignment_retained"), at 48.0;
             "user removed by a human":
-                [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open())]
-                => (REJECTED, MEDIUM, "assignee_removed");
+                [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open())] => (REJECTED, MEDIUM, "assignee_removed");
             "user removed by a bot":
-                [ours(), obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open())]
-                => (UNKNOWN, WEAK, "state_changed_by_bot");
+                [ours(), obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open())] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "completed while assigned":
-                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))]
-                => (ACCEPTED, MEDIUM, "completed_while_assigned");
+                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))] => (ACCEPTED, MEDIUM, "completed_while_assigned");
             "closed without assignee action":
-                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("not_planned")), &["bob"]))]
-                => (IGNORED, WEAK, "closed_without_assignee_action");
+                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("not_planned")), &["bob"]))] => (IGNORED, WEAK, "closed_without_assignee_action");
             "assignee recorded only in after_state":
-                [ours()]
-                => (PENDING, WEAK, "assignment_retained"), on record("assign_to_user").before(json!({"assignees": []})).after(json!({"assignees": ["bob"]}));
-            "no assignee recorded":
-                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_user");
+                [ours()] => (PENDING, WEAK, "assignment_retained"), on record("assign_to_user").before(json!({"assignees": []})).after(json!({"assignees": ["bob"]}));
+            "no assignee recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_user");
             + unobserved_case("nothing seen", r());
         );
     }
@@ -489,26 +469,16 @@ mod tests {
     fn unassign_from_user_table() {
         let r = || record("unassign_from_user").extra("assignees", json!(["bob"]));
         let ours = || obs(-0.01, workflow_actor(), unassigned("bob")).snap(open());
-        run_rows!(r(), 24.0;
-            "user remains unassigned after the window":
-                [ours()] => (ACCEPTED, MEDIUM, "state_retained");
-            "user remains unassigned, window not passed":
-                [ours()] => (PENDING, WEAK, "state_retained"), at 2.0;
-            "user re-assigned by a human":
-                [ours(), obs(3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))]
-                => (REJECTED, STRONG, "state_reverted");
-            "user re-assigned by a bot":
-                [ours(), obs(3.0, bot("auto-assign[bot]"), assigned("bob")).snap(assignees(open(), &["bob"]))]
-                => (UNKNOWN, WEAK, "state_changed_by_bot");
+        let reassign = |who| obs(3.0, who, assigned("bob")).snap(assignees(open(), &["bob"]));
+        let mut cases = undo_rows(ours, reassign, "auto-assign[bot]", ("state_retained", 2.0));
+        cases.extend(rows![
             "item closed after unassignment":
-                [ours(), obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))]
-                => (ACCEPTED, MEDIUM, "closed_after_unassignment"), at 4.0;
+                [ours(), obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed_after_unassignment"), at 4.0;
             "assignees not seen since execution":
-                [obs(-3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))]
-                => (UNKNOWN, NONE, "target_unobserved");
+                [obs(-3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))] => (UNKNOWN, NONE, "target_unobserved");
             "removal recorded as a state delta":
-                [ours()]
-                => (ACCEPTED, MEDIUM, "state_retained"), on record("unassign_from_user").before(json!({"assignees": ["bob", "carol"]})).after(json!({"assignees": ["carol"]}));
-        );
+                [ours()] => (ACCEPTED, MEDIUM, "state_retained"), on record("unassign_from_user").before(json!({"assignees": ["bob", "carol"]})).after(json!({"assignees": ["carol"]}));
+        ]);
+        run_with(r(), 24.0, cases);
     }
 }

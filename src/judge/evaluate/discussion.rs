@@ -163,16 +163,12 @@ mod tests {
             "a human heart on the discussion":
                 [created(), obs(3.0, human("bob"), reacted("heart", None))] => (ACCEPTED, MEDIUM, "human_reply");
             "a bot heart on the discussion is not engagement":
-                [created(), obs(3.0, bot("app[bot]"), reacted("heart", None))]
-                => (PENDING, WEAK, "awaiting_engagement");
+                [created(), obs(3.0, bot("app[bot]"), reacted("heart", None))] => (PENDING, WEAK, "awaiting_engagement");
             "answer marked":
-                [created(), obs(4.0, human("bob"), comment(777)), obs(6.0, human("alice"), K::Answered { comment_id: 777 })]
-                => (ACCEPTED, STRONG, "answered");
+                [created(), obs(4.0, human("bob"), comment(777)), obs(6.0, human("alice"), K::Answered { comment_id: 777 })] => (ACCEPTED, STRONG, "answered");
             "answer marked then unmarked":
-                [created(), obs(6.0, human("alice"), K::Answered { comment_id: 777 }), obs(7.0, human("alice"), K::Unanswered { comment_id: 777 })]
-                => (IGNORED, WEAK, "no_engagement"), at 200.0;
-            "non-bot reply":
-                [created(), obs(3.0, human("bob"), comment(5))] => (ACCEPTED, MEDIUM, "human_reply");
+                [created(), obs(6.0, human("alice"), K::Answered { comment_id: 777 }), obs(7.0, human("alice"), K::Unanswered { comment_id: 777 })] => (IGNORED, WEAK, "no_engagement"), at 200.0;
+            "non-bot reply": [created(), obs(3.0, human("bob"), comment(5))] => (ACCEPTED, MEDIUM, "human_reply");
             "bot reply is not engagement":
                 [created(), obs(3.0, bot("helper[bot]"), comment(5))] => (PENDING, WEAK, "awaiting_engagement");
             "closed as duplicate by a human":
@@ -181,12 +177,9 @@ mod tests {
                 [created(), closed(human("alice"), Some("outdated"))] => (REJECTED, MEDIUM, "closed_outdated");
             "closed as resolved by a human":
                 [created(), closed(human("alice"), Some("resolved"))] => (ACCEPTED, MEDIUM, "resolved");
-            "closed by a bot":
-                [created(), closed(bot("stale[bot]"), Some("outdated"))] => (IGNORED, WEAK, "lifecycle");
-            "deleted (spam) by a human":
-                [created(), obs(2.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
-            "no engagement after the window":
-                [created()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
+            "closed by a bot": [created(), closed(bot("stale[bot]"), Some("outdated"))] => (IGNORED, WEAK, "lifecycle");
+            "deleted (spam) by a human": [created(), obs(2.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "no engagement after the window": [created()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
             + unobserved_case("nothing seen", r());
         );
     }
@@ -206,13 +199,10 @@ mod tests {
         run_rows!(r(), 24.0;
             "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "reverted by a human":
-                [ours(), obs(2.0, human("alice"), title_edit("new")).snap(titled("old"))]
-                => (REJECTED, STRONG, "state_reverted");
+                [ours(), obs(2.0, human("alice"), title_edit("new")).snap(titled("old"))] => (REJECTED, STRONG, "state_reverted");
             "labels replaced by a human":
-                [obs(2.0, human("alice"), unlabeled("b")).snap(with_labels(d(open()), &["c"]))]
-                => (REJECTED, STRONG, "state_replaced"), on discussion("update_discussion").before(json!({"labels": ["a"]})).after(json!({"labels": ["b"]}));
-            "no after state":
-                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on discussion("update_discussion");
+                [obs(2.0, human("alice"), unlabeled("b")).snap(with_labels(d(open()), &["c"]))] => (REJECTED, STRONG, "state_replaced"), on discussion("update_discussion").before(json!({"labels": ["a"]})).after(json!({"labels": ["b"]}));
+            "no after state": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on discussion("update_discussion");
         );
     }
 

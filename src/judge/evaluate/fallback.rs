@@ -32,13 +32,10 @@ mod tests {
         run_rows!(t(), 24.0;
             + unobserved_case("nothing seen", t());
             "seen, even with human activity":
-                [obs(0.0, workflow_actor(), K::Opened).snap(open()), obs(2.0, human("alice"), comment(5))]
-                => (PENDING, WEAK, "target_exists_only"), at 720.0;
+                [obs(0.0, workflow_actor(), K::Opened).snap(open()), obs(2.0, human("alice"), comment(5))] => (PENDING, WEAK, "target_exists_only"), at 720.0;
             "deleted by a human":
-                [obs(0.0, workflow_actor(), K::Opened), obs(3.0, human("alice"), K::Deleted)]
-                => (REJECTED, STRONG, "deleted");
-            "deleted by a bot":
-                [obs(3.0, bot("cleanup[bot]"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+                [obs(0.0, workflow_actor(), K::Opened), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "deleted by a bot": [obs(3.0, bot("cleanup[bot]"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             "no target named": [] => (UNKNOWN, NONE, "missing_reference"), on t().no_target();
         );
     }

@@ -27,30 +27,21 @@ fn assign_milestone_table() {
     // The workflow's own milestoning, which names the title.
     let ours = || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
     run_rows!(titled(), 24.0;
-        "same milestone after the window":
-            [ours()] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
-        "same milestone, window not passed":
-            [ours()] => (PENDING, WEAK, "milestone_assigned"), at 2.0;
+        "same milestone after the window": [ours()] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
+        "same milestone, window not passed": [ours()] => (PENDING, WEAK, "milestone_assigned"), at 2.0;
         "changed by a human (gh-aw: different milestone not accepted)":
-            [ours(), obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3"))]
-            => (REJECTED, MEDIUM, "milestone_removed"), on r();
+            [ours(), obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (REJECTED, MEDIUM, "milestone_removed"), on r();
         "removed by a human":
-            [ours(), obs(3.0, human("alice"), K::Demilestoned { milestone: "v2".into() }).snap(open())]
-            => (REJECTED, STRONG, "milestone_removed");
+            [ours(), obs(3.0, human("alice"), K::Demilestoned { milestone: "v2".into() }).snap(open())] => (REJECTED, STRONG, "milestone_removed");
         "removed by a bot":
-            [ours(), obs(3.0, bot("triage[bot]"), K::Demilestoned { milestone: "v2".into() }).snap(open())]
-            => (UNKNOWN, WEAK, "state_changed_by_bot");
+            [ours(), obs(3.0, bot("triage[bot]"), K::Demilestoned { milestone: "v2".into() }).snap(open())] => (UNKNOWN, WEAK, "state_changed_by_bot");
         "completed under the milestone":
-            [ours(), obs(30.0, human("alice"), K::Closed).snap(in_milestone(closed_as(Some("completed")), "v2"))]
-            => (ACCEPTED, STRONG, "completed_under_milestone"), at 48.0;
+            [ours(), obs(30.0, human("alice"), K::Closed).snap(in_milestone(closed_as(Some("completed")), "v2"))] => (ACCEPTED, STRONG, "completed_under_milestone"), at 48.0;
         "only a number, no change after: trusted, hedged":
-            [obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))]
-            => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
-        "target deleted":
-            [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            [obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
+        "target deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
         + unobserved_case("target never seen", titled());
-        "no milestone recorded":
-            [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_milestone");
+        "no milestone recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_milestone");
     );
     let hedged = eval(
         &r(),
@@ -84,24 +75,17 @@ fn set_issue_type_table() {
         "type still set after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
         "type still set, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 3.0;
         "changed by a human":
-            [ours(), obs(2.0, human("alice"), K::IssueTyped { issue_type: "Feature".into() }).snap(typed(open(), Some("Feature")))]
-            => (REJECTED, MEDIUM, "issue_type_changed");
+            [ours(), obs(2.0, human("alice"), K::IssueTyped { issue_type: "Feature".into() }).snap(typed(open(), Some("Feature")))] => (REJECTED, MEDIUM, "issue_type_changed");
         "cleared by a human":
-            [ours(), obs(2.0, human("alice"), K::IssueUntyped { issue_type: "Bug".into() }).snap(typed(open(), None))]
-            => (REJECTED, STRONG, "issue_type_cleared");
+            [ours(), obs(2.0, human("alice"), K::IssueUntyped { issue_type: "Bug".into() }).snap(typed(open(), None))] => (REJECTED, STRONG, "issue_type_cleared");
         "changed by a bot":
-            [ours(), obs(2.0, bot("triage[bot]"), K::IssueTyped { issue_type: "Task".into() }).snap(typed(open(), Some("Task")))]
-            => (UNKNOWN, WEAK, "state_changed_by_bot");
+            [ours(), obs(2.0, bot("triage[bot]"), K::IssueTyped { issue_type: "Task".into() }).snap(typed(open(), Some("Task")))] => (UNKNOWN, WEAK, "state_changed_by_bot");
         "completed with the type":
-            [ours(), obs(10.0, human("alice"), K::Closed).snap(typed(closed_as(Some("completed")), Some("bug")))]
-            => (ACCEPTED, STRONG, "completed_with_type");
-        "cannot read the type":
-            [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "issue_type_unreadable");
+            [ours(), obs(10.0, human("alice"), K::Closed).snap(typed(closed_as(Some("completed")), Some("bug")))] => (ACCEPTED, STRONG, "completed_with_type");
+        "cannot read the type": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "issue_type_unreadable");
         "clearing retained":
-            [obs(0.0, workflow_actor(), K::IssueUntyped { issue_type: "Bug".into() }).snap(open())]
-            => (ACCEPTED, MEDIUM, "state_retained"), on record("set_issue_type").extra("issue_type", json!(""));
-        "no type recorded":
-            [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_type");
+            [obs(0.0, workflow_actor(), K::IssueUntyped { issue_type: "Bug".into() }).snap(open())] => (ACCEPTED, MEDIUM, "state_retained"), on record("set_issue_type").extra("issue_type", json!(""));
+        "no type recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_type");
     );
 }
 
@@ -129,29 +113,21 @@ fn set_issue_field_table() {
         "reconciled value equals the intended one, before the window":
             [obs(2.0, None, field("priority", None, Some("p1")))] => (PENDING, WEAK, "state_retained"), at 2.0;
         "advanced to a later stage by a human":
-            [obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))), obs(5.0, human("alice"), field("Status", Some("Todo"), Some("In Progress")))]
-            => (ACCEPTED, STRONG, "field_advanced"), on status();
+            [obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))), obs(5.0, human("alice"), field("Status", Some("Todo"), Some("In Progress")))] => (ACCEPTED, STRONG, "field_advanced"), on status();
         "changed away by a human":
-            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P2")))]
-            => (REJECTED, MEDIUM, "state_replaced");
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P2")))] => (REJECTED, MEDIUM, "state_replaced");
         "reverted by a human":
-            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P3")))]
-            => (REJECTED, MEDIUM, "state_reverted");
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P3")))] => (REJECTED, MEDIUM, "state_reverted");
         "removed by a human":
-            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), None))]
-            => (REJECTED, STRONG, "field_removed");
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), None))] => (REJECTED, STRONG, "field_removed");
         "changed by a bot":
-            [ours(), obs(3.0, bot("sync[bot]"), field("Priority", Some("P1"), Some("P2")))]
-            => (UNKNOWN, WEAK, "state_changed_by_bot");
-        "issue deleted by a human":
-            [ours(), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
-        "cannot read the field":
-            [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable");
+            [ours(), obs(3.0, bot("sync[bot]"), field("Priority", Some("P1"), Some("P2")))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "issue deleted by a human": [ours(), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+        "cannot read the field": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable");
         "only a value from before execution":
             [obs(-5.0, human("alice"), field("Priority", None, Some("P3")))] => (UNKNOWN, NONE, "field_unreadable");
         "no value recorded":
-            [ours()]
-            => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_field").extra("field_name", json!("Priority"));
+            [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_field").extra("field_name", json!("Priority"));
     );
 }
 
@@ -170,21 +146,15 @@ fn replace_label_table() {
     let ours = || obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["new"]));
     run_rows!(r(), 24.0;
         "gh-aw: retained replacement with unrelated label":
-            [ours(), obs(2.0, human("alice"), labeled("unrelated")).snap(with_labels(open(), &["new", "unrelated"]))]
-            => (ACCEPTED, MEDIUM, "state_retained");
-        "retained, window not passed":
-            [ours()] => (PENDING, WEAK, "state_retained"), on by_name(), at 2.0;
+            [ours(), obs(2.0, human("alice"), labeled("unrelated")).snap(with_labels(open(), &["new", "unrelated"]))] => (ACCEPTED, MEDIUM, "state_retained");
+        "retained, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), on by_name(), at 2.0;
         "old label re-added and new removed by a human":
-            [ours(), obs(3.0, human("alice"), labeled("old")).snap(with_labels(open(), &["new", "old"])), obs(3.1, human("alice"), unlabeled("new")).snap(with_labels(open(), &["old"]))]
-            => (REJECTED, STRONG, "state_reverted");
+            [ours(), obs(3.0, human("alice"), labeled("old")).snap(with_labels(open(), &["new", "old"])), obs(3.1, human("alice"), unlabeled("new")).snap(with_labels(open(), &["old"]))] => (REJECTED, STRONG, "state_reverted");
         "new label removed by a human, old one not back: replaced (as add_labels)":
-            [ours(), obs(3.0, human("alice"), unlabeled("new")).snap(open())]
-            => (REJECTED, STRONG, "state_replaced"), on by_name();
+            [ours(), obs(3.0, human("alice"), unlabeled("new")).snap(open())] => (REJECTED, STRONG, "state_replaced"), on by_name();
         "old label re-added by a bot":
-            [ours(), obs(3.0, bot("triage[bot]"), labeled("old")).snap(with_labels(open(), &["new", "old"]))]
-            => (UNKNOWN, WEAK, "state_changed_by_bot");
-        "nothing recorded":
-            [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("replace_label");
+            [ours(), obs(3.0, bot("triage[bot]"), labeled("old")).snap(with_labels(open(), &["new", "old"]))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "nothing recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("replace_label");
     );
 }
 
@@ -226,22 +196,16 @@ fn link_sub_issue_table() {
         "link still present after the window": ours() => (ACCEPTED, MEDIUM, "state_retained");
         "link present, window not passed": ours() => (PENDING, WEAK, "state_retained"), at 3.0;
         "unlinked by a human":
-            with(vec![on_parent(obs(5.0, human("alice"), removed()).snap(open())), obs(5.0, human("alice"), removed()).snap(open())])
-            => (REJECTED, STRONG, "sub_issue_unlinked");
+            with(vec![on_parent(obs(5.0, human("alice"), removed()).snap(open())), obs(5.0, human("alice"), removed()).snap(open())]) => (REJECTED, STRONG, "sub_issue_unlinked");
         "unlinked by a bot":
             with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]) => (UNKNOWN, WEAK, "state_changed_by_bot");
         "sub-issue closed as duplicate by a human":
-            with(vec![obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))])
-            => (REJECTED, MEDIUM, "closed_not_planned");
+            with(vec![obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))]) => (REJECTED, MEDIUM, "closed_not_planned");
         "parent closed as not planned is not the sub-issue":
-            with(vec![on_parent(obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))))])
-            => (ACCEPTED, MEDIUM, "state_retained");
-        "parent deleted":
-            with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]) => (UNKNOWN, NONE, "deleted");
-        "link never seen":
-            [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "link_unobserved");
+            with(vec![on_parent(obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))))]) => (ACCEPTED, MEDIUM, "state_retained");
+        "parent deleted": with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]) => (UNKNOWN, NONE, "deleted");
+        "link never seen": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "link_unobserved");
         + unobserved_case("nothing seen", r());
-        "no parent recorded":
-            ours() => (UNKNOWN, NONE, "missing_execution_state"), on record("link_sub_issue");
+        "no parent recorded": ours() => (UNKNOWN, NONE, "missing_execution_state"), on record("link_sub_issue");
     );
 }

@@ -120,17 +120,14 @@ mod tests {
         run_rows!(r(), 24.0;
             "still hidden after the window":
                 [minimized(0.1, NODE), minimized(30.0, NODE)] => (ACCEPTED, MEDIUM, "comment_hidden"), at 30.0;
-            "hidden, window not passed":
-                [minimized(0.1, NODE)] => (PENDING, WEAK, "comment_hidden"), at 2.0;
+            "hidden, window not passed": [minimized(0.1, NODE)] => (PENDING, WEAK, "comment_hidden"), at 2.0;
             "unhidden by a human":
                 [minimized(0.1, NODE), unminimized(5.0, human("alice"))] => (REJECTED, STRONG, "comment_unhidden");
             "unhidden by a bot":
                 [minimized(0.1, NODE), unminimized(5.0, bot("mod[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "deleted after hiding":
-                [minimized(0.1, NODE), obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 })]
-                => (ACCEPTED, MEDIUM, "comment_deleted");
-            "another comment's state says nothing":
-                [minimized(0.1, "IC_other")] => (UNKNOWN, NONE, "hidden_state_unobserved");
+                [minimized(0.1, NODE), obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 })] => (ACCEPTED, MEDIUM, "comment_deleted");
+            "another comment's state says nothing": [minimized(0.1, "IC_other")] => (UNKNOWN, NONE, "hidden_state_unobserved");
             + unobserved_case("gh-aw: nothing observed of the comment", r());
             + no_target_case(r());
         );

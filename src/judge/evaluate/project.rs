@@ -278,32 +278,24 @@ mod tests {
         run_rows!(r(), 24.0;
             "field still the intended value": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "field moved forward by a human":
-                [ours(), obs(4.0, human("alice"), field("Status", Some("Todo"), Some("In Progress"))), obs(30.0, human("alice"), field("Status", Some("In Progress"), Some("Done")))]
-                => (ACCEPTED, STRONG, "field_advanced"), at 48.0;
+                [ours(), obs(4.0, human("alice"), field("Status", Some("Todo"), Some("In Progress"))), obs(30.0, human("alice"), field("Status", Some("In Progress"), Some("Done")))] => (ACCEPTED, STRONG, "field_advanced"), at 48.0;
             "field moved forward by project automation":
-                [ours(), obs(30.0, bot("github-project-automation[bot]"), field("Status", Some("Todo"), Some("Done")))]
-                => (ACCEPTED, MEDIUM, "state_retained"), at 48.0;
+                [ours(), obs(30.0, bot("github-project-automation[bot]"), field("Status", Some("Todo"), Some("Done")))] => (ACCEPTED, MEDIUM, "state_retained"), at 48.0;
             "field reverted by a human":
-                [obs(0.0, workflow_actor(), field("Status", Some("Backlog"), Some("Todo"))), obs(2.0, human("alice"), field("Status", Some("Todo"), Some("Backlog")))]
-                => (REJECTED, MEDIUM, "state_reverted");
+                [obs(0.0, workflow_actor(), field("Status", Some("Backlog"), Some("Todo"))), obs(2.0, human("alice"), field("Status", Some("Todo"), Some("Backlog")))] => (REJECTED, MEDIUM, "state_reverted");
             "field changed away by a human":
-                [obs(0.0, workflow_actor(), field("Priority", Some("Low"), Some("High"))), obs(2.0, human("alice"), field("Priority", Some("High"), Some("Medium")))]
-                => (REJECTED, MEDIUM, "state_replaced"), on record("update_project").target(on_item()).extra("fields", json!({"Priority": "High"}));
+                [obs(0.0, workflow_actor(), field("Priority", Some("Low"), Some("High"))), obs(2.0, human("alice"), field("Priority", Some("High"), Some("Medium")))] => (REJECTED, MEDIUM, "state_replaced"), on record("update_project").target(on_item()).extra("fields", json!({"Priority": "High"}));
             "project item archived by a human":
                 [ours(), obs(5.0, human("alice"), removed("archived"))] => (REJECTED, STRONG, "project_item_removed");
             "item archived then restored":
-                [ours(), obs(5.0, human("alice"), removed("archived")), obs(6.0, human("alice"), K::ProjectItemRestored { project_node_id: "PVT_1".into(), item_node_id: "PVTI_1".into() })]
-                => (ACCEPTED, MEDIUM, "state_retained");
+                [ours(), obs(5.0, human("alice"), removed("archived")), obs(6.0, human("alice"), K::ProjectItemRestored { project_node_id: "PVT_1".into(), item_node_id: "PVTI_1".into() })] => (ACCEPTED, MEDIUM, "state_retained");
             "item added only, retained":
-                [obs(-0.01, workflow_actor(), added())]
-                => (ACCEPTED, MEDIUM, "state_retained"), on record("update_project").target(on_item());
+                [obs(-0.01, workflow_actor(), added())] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_project").target(on_item());
             "content thread seen, fields not (no reconciliation yet)":
-                [obs(1.0, human("alice"), comment(3)).snap(open())]
-                => (UNKNOWN, NONE, "field_unreadable"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
+                [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
             + unobserved_case("project inaccessible", r());
             "create_fields on the project":
-                [obs(0.0, workflow_actor(), K::Edited { title_from: None, body_hash_from: None, base_from: None })]
-                => (PENDING, WEAK, "target_exists_only"), on record("update_project").target(on_project()).extra("operation", json!("create_fields"));
+                [obs(0.0, workflow_actor(), K::Edited { title_from: None, body_hash_from: None, base_from: None })] => (PENDING, WEAK, "target_exists_only"), on record("update_project").target(on_project()).extra("operation", json!("create_fields"));
         );
     }
 
@@ -325,16 +317,12 @@ mod tests {
         run_rows!(r(), 24.0;
             "open with items added by humans":
                 [ours(), obs(3.0, human("alice"), added())] => (ACCEPTED, MEDIUM, "human_items_added");
-            "items added by a bot only":
-                [ours(), obs(3.0, bot("sync[bot]"), added())] => (PENDING, WEAK, "target_exists_only");
+            "items added by a bot only": [ours(), obs(3.0, bot("sync[bot]"), added())] => (PENDING, WEAK, "target_exists_only");
             "closed by a human":
-                [ours(), obs(10.0, human("alice"), K::Closed).snap(project_snap("closed"))]
-                => (REJECTED, STRONG, "project_closed");
-            "deleted by a human":
-                [ours(), obs(10.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(project_snap("closed"))] => (REJECTED, STRONG, "project_closed");
+            "deleted by a human": [ours(), obs(10.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
             "closed by automation":
-                [ours(), obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed"))]
-                => (IGNORED, WEAK, "lifecycle");
+                [ours(), obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed"))] => (IGNORED, WEAK, "lifecycle");
             "no activity, early": [ours()] => (PENDING, WEAK, "target_exists_only");
             "no activity after 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
             + unobserved_case("nothing seen", r());
@@ -358,25 +346,19 @@ mod tests {
         let r = || create("create_project_status_update");
         let ours = || update(-0.01, workflow_actor(), 3301);
         run_rows!(r(), 24.0;
-            "retained is existence only":
-                [ours()] => (PENDING, WEAK, "target_exists_only"), at 200.0;
+            "retained is existence only": [ours()] => (PENDING, WEAK, "target_exists_only"), at 200.0;
             "edited by a human":
-                [ours(), obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 })]
-                => (ACCEPTED, MEDIUM, "status_update_followed_up");
+                [ours(), obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 })] => (ACCEPTED, MEDIUM, "status_update_followed_up");
             "followed by a human's new update":
-                [ours(), update(72.0, human("alice"), 3302)]
-                => (ACCEPTED, MEDIUM, "status_update_followed_up"), at 100.0;
+                [ours(), update(72.0, human("alice"), 3302)] => (ACCEPTED, MEDIUM, "status_update_followed_up"), at 100.0;
             "a human's update before ours is no follow-up":
                 [update(-5.0, human("alice"), 3300), ours()] => (PENDING, WEAK, "target_exists_only");
             "deleted by a human":
-                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 })]
-                => (REJECTED, STRONG, "deleted");
+                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 })] => (REJECTED, STRONG, "deleted");
             "recorded id, another update deleted":
-                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 })]
-                => (PENDING, WEAK, "target_exists_only"), on r().extra("id", json!(3301));
+                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 })] => (PENDING, WEAK, "target_exists_only"), on r().extra("id", json!(3301));
             "project seen, update not":
-                [obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))]
-                => (UNKNOWN, NONE, "status_update_unobserved");
+                [obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))] => (UNKNOWN, NONE, "status_update_unobserved");
             + unobserved_case("nothing seen", r());
         );
     }

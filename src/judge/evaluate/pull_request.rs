@@ -467,47 +467,35 @@ mod tests {
         let r = || record("create_pull_request");
         let close = |h: f64, who| obs(h, who, K::Closed).snap(snapshot("closed"));
         run_rows!(r(), 24.0;
-            "merged by a human":
-                [opened(), merge(30.0, human("alice"))] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "merged by a human": [opened(), merge(30.0, human("alice"))] => (ACCEPTED, STRONG, "merged"), at 48.0;
             "merged then reverted":
-                [opened(), merge(30.0, human("alice")), obs(60.0, human("bob"), push("m1", "m2", false, &["Revert \"Agent title\"", "x"]))]
-                => (REJECTED, STRONG, "accepted_then_reverted"), at 100.0;
+                [opened(), merge(30.0, human("alice")), obs(60.0, human("bob"), push("m1", "m2", false, &["Revert \"Agent title\"", "x"]))] => (REJECTED, STRONG, "accepted_then_reverted"), at 100.0;
             "approved by a human, not merged":
                 [opened(), obs(5.0, human("alice"), review(1, "approved"))] => (PENDING, MEDIUM, "open");
             "open with human review activity":
                 [opened(), obs(5.0, human("alice"), review(1, "commented"))] => (PENDING, MEDIUM, "open");
-            "open with a human comment":
-                [opened(), obs(5.0, human("alice"), comment(9))] => (PENDING, MEDIUM, "open");
-            "closed unmerged by a human":
-                [opened(), close(5.0, human("alice"))] => (REJECTED, STRONG, "closed_without_merge");
-            "closed unmerged by a bot":
-                [opened(), close(50.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle"), at 72.0;
+            "open with a human comment": [opened(), obs(5.0, human("alice"), comment(9))] => (PENDING, MEDIUM, "open");
+            "closed unmerged by a human": [opened(), close(5.0, human("alice"))] => (REJECTED, STRONG, "closed_without_merge");
+            "closed unmerged by a bot": [opened(), close(50.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle"), at 72.0;
             "gh-aw expiry close":
-                [opened(), obs(48.0, workflow_actor(), expiry_notice(4)), close(48.0, workflow_actor())]
-                => (IGNORED, WEAK, "lifecycle"), at 72.0;
+                [opened(), obs(48.0, workflow_actor(), expiry_notice(4)), close(48.0, workflow_actor())] => (IGNORED, WEAK, "lifecycle"), at 72.0;
             "open with no activity after 30 days":
                 [opened(), obs(3.0, bot("ci[bot]"), comment(2))] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
             "a human rocket on the open PR is engagement":
                 [opened(), obs(3.0, human("alice"), reacted("rocket", None))] => (PENDING, MEDIUM, "open");
             "a bot rocket on the open PR is not":
-                [opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))]
-                => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+                [opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
             "open at 24h is pending, not ignored": [opened()] => (PENDING, WEAK, "awaiting_review");
-            "open at 29 days is still pending":
-                [opened()] => (PENDING, WEAK, "awaiting_review"), at 29.0 * 24.0;
+            "open at 29 days is still pending": [opened()] => (PENDING, WEAK, "awaiting_review"), at 29.0 * 24.0;
             "fell back to an issue":
-                [opened_by_workflow(open())]
-                => (PENDING, WEAK, "awaiting_triage"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
+                [opened_by_workflow(open())] => (PENDING, WEAK, "awaiting_triage"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
             "fallback flag, issue completed":
-                [opened(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))]
-                => (ACCEPTED, STRONG, "completed"), on r().extra("fallback_used", json!(true));
-            "deleted":
-                [opened(), obs(5.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+                [opened(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed"), on r().extra("fallback_used", json!(true));
+            "deleted": [opened(), obs(5.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + unobserved_case("not yet observed", r());
             + no_target_case(r());
             "dismissed approval is only activity":
-                [opened(), obs(5.0, human("alice"), review(1, "approved")), obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 })]
-                => (PENDING, MEDIUM, "open");
+                [opened(), obs(5.0, human("alice"), review(1, "approved")), obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 })] => (PENDING, MEDIUM, "open");
         );
     }
 
@@ -561,41 +549,28 @@ mod tests {
             obs(h, human("alice"), K::Closed).snap(with_head(merged(human("alice")), sha))
         };
         run_rows!(r(), 48.0;
-            "merged with the pushed commit as head":
-                [head(-0.01, "c1"), merge_at(30.0, "c1")] => (ACCEPTED, STRONG, "merged");
+            "merged with the pushed commit as head": [head(-0.01, "c1"), merge_at(30.0, "c1")] => (ACCEPTED, STRONG, "merged");
             "merged after later commits on top":
-                [head(-0.01, "c1"), obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")), merge_at(30.0, "c2")]
-                => (ACCEPTED, STRONG, "merged");
+                [head(-0.01, "c1"), obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")), merge_at(30.0, "c2")] => (ACCEPTED, STRONG, "merged");
             "sha from after_state (May 2026 shape)":
-                [head(-0.01, "c1"), merge_at(30.0, "c1")]
-                => (ACCEPTED, STRONG, "merged"), on record("push_to_pull_request_branch").after(json!({"head_sha": "c1"}));
+                [head(-0.01, "c1"), merge_at(30.0, "c1")] => (ACCEPTED, STRONG, "merged"), on record("push_to_pull_request_branch").after(json!({"head_sha": "c1"}));
             "commit rewritten by a human force push, then merged":
-                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")]
-                => (ACCEPTED, MEDIUM, "merged"), on r().extra("message", json!("fix: tidy"));
+                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (ACCEPTED, MEDIUM, "merged"), on r().extra("message", json!("fix: tidy"));
             "commit dropped by a human force push":
-                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["something else"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")]
-                => (REJECTED, STRONG, "commit_dropped"), on r().extra("message", json!("fix: tidy"));
-            "merged, commit never seen":
-                [merge_at(30.0, "zz")] => (UNKNOWN, WEAK, "commit_retention_unknown");
+                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["something else"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (REJECTED, STRONG, "commit_dropped"), on r().extra("message", json!("fix: tidy"));
+            "merged, commit never seen": [merge_at(30.0, "zz")] => (UNKNOWN, WEAK, "commit_retention_unknown");
             "merged, no head sha known":
-                [obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))]
-                => (UNKNOWN, WEAK, "commit_retention_unknown");
+                [obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))] => (UNKNOWN, WEAK, "commit_retention_unknown");
             "bot force push then merge cannot prove retention":
-                [head(-0.01, "c1"), obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])), obs(5.0, bot("rebase[bot]"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")]
-                => (UNKNOWN, WEAK, "commit_retention_unknown");
+                [head(-0.01, "c1"), obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])), obs(5.0, bot("rebase[bot]"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (UNKNOWN, WEAK, "commit_retention_unknown");
             "closed unmerged by a human":
-                [head(-0.01, "c1"), obs(5.0, human("alice"), K::Closed).snap(snapshot("closed"))]
-                => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
+                [head(-0.01, "c1"), obs(5.0, human("alice"), K::Closed).snap(snapshot("closed"))] => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
             "open with human review activity":
-                [head(-0.01, "c1"), obs(5.0, human("alice"), review(1, "changes_requested"))]
-                => (PENDING, MEDIUM, "open"), at 24.0;
-            "open with no activity after 30 days":
-                [head(-0.01, "c1")] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
-            "open with no activity yet":
-                [head(-0.01, "c1")] => (PENDING, WEAK, "awaiting_review"), at 24.0;
+                [head(-0.01, "c1"), obs(5.0, human("alice"), review(1, "changes_requested"))] => (PENDING, MEDIUM, "open"), at 24.0;
+            "open with no activity after 30 days": [head(-0.01, "c1")] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+            "open with no activity yet": [head(-0.01, "c1")] => (PENDING, WEAK, "awaiting_review"), at 24.0;
             "no commit sha recorded":
-                [merge_at(30.0, "c1")]
-                => (UNKNOWN, NONE, "missing_execution_state"), on record("push_to_pull_request_branch");
+                [merge_at(30.0, "c1")] => (UNKNOWN, NONE, "missing_execution_state"), on record("push_to_pull_request_branch");
             + unobserved_case("not yet observed", r());
         );
     }
@@ -608,11 +583,9 @@ mod tests {
         run_rows!(r(), 24.0;
             "still closed unmerged after 24h": [ours()] => (ACCEPTED, MEDIUM, "closed");
             "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 1.0;
-            "reopened by a human":
-                [ours(), reopen(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "reopened by a human": [ours(), reopen(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
             "merged after reopening":
-                [ours(), reopen(3.0, human("alice")), merge(10.0, human("alice"))]
-                => (REJECTED, STRONG, "closed_by_merge");
+                [ours(), reopen(3.0, human("alice")), merge(10.0, human("alice"))] => (REJECTED, STRONG, "closed_by_merge");
             "target missing": [ours(), obs(3.0, None, K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + no_target_case(r());
         );

@@ -66,8 +66,7 @@ fn update_release_table() {
         "fields still match after 24h": ours() => (ACCEPTED, MEDIUM, "state_retained");
         "fields match, window not passed": ours() => (PENDING, WEAK, "state_retained"), at 2.0;
         "published by a human after the draft update":
-            cat(vec![ours(), vec![changed(5.0, human("alice"), "published", false, NEW)]])
-            => (ACCEPTED, STRONG, "release_published");
+            cat(vec![ours(), vec![changed(5.0, human("alice"), "published", false, NEW)]]) => (ACCEPTED, STRONG, "release_published");
         "edited back by a human":
             cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]) => (REJECTED, STRONG, "state_reverted");
         "rewritten by a human":
@@ -75,16 +74,13 @@ fn update_release_table() {
         "a human edit of something else does not undo ours":
             cat(vec![edit(-200.0, human("alice"), "Older", OLD), ours()]) => (ACCEPTED, MEDIUM, "state_retained");
         "deleted by a human":
-            cat(vec![ours(), vec![changed(-100.0, human("alice"), "deleted", false, NEW)]])
-            => (REJECTED, STRONG, "deleted");
+            cat(vec![ours(), vec![changed(-100.0, human("alice"), "deleted", false, NEW)]]) => (REJECTED, STRONG, "deleted");
         "deleted by a bot is no verdict":
-            cat(vec![ours(), vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)]])
-            => (UNKNOWN, NONE, "deleted");
+            cat(vec![ours(), vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)]]) => (UNKNOWN, NONE, "deleted");
         "append with no recorded result: judged by the workflow's own edit":
             ours() => (ACCEPTED, MEDIUM, "state_retained"), on r().extra("operation", json!("append"));
         "cannot compare fields":
-            [changed(-100.0, human("alice"), "published", false, OLD)]
-            => (UNKNOWN, NONE, "missing_execution_state"), on r().extra("operation", json!("append"));
+            [changed(-100.0, human("alice"), "published", false, OLD)] => (UNKNOWN, NONE, "missing_execution_state"), on r().extra("operation", json!("append"));
         "release never seen": [] => (UNKNOWN, NONE, "target_unobserved");
     );
 }
@@ -104,11 +100,9 @@ fn upload_asset_table() {
         "asset branch deleted by a human":
             [obs(5.0, human("alice"), push("a1", null, false, &[]))] => (REJECTED, STRONG, "asset_branch_deleted");
         "asset branch force-pushed by a human":
-            [obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))]
-            => (REJECTED, MEDIUM, "asset_branch_rewritten");
+            [obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))] => (REJECTED, MEDIUM, "asset_branch_rewritten");
         "branch unknown: existence only, never accepted":
-            []
-            => (PENDING, WEAK, "target_exists_only"), on record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")), at 30.0 * 24.0;
+            [] => (PENDING, WEAK, "target_exists_only"), on record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")), at 30.0 * 24.0;
     );
 }
 
@@ -116,8 +110,7 @@ fn upload_asset_table() {
 fn upload_artifact_is_existence_only() {
     let repo = Target::named(REPO, TargetKind::Repository, "");
     run(rows![
-        "uploaded":
-            [] => (PENDING, WEAK, "target_exists_only"), on record("upload_artifact").target(repo.clone()), at 24.0;
+        "uploaded": [] => (PENDING, WEAK, "target_exists_only"), on record("upload_artifact").target(repo.clone()), at 24.0;
         "never accepted, even much later":
             [] => (PENDING, WEAK, "target_exists_only"), on record("upload_artifact").target(repo), at 60.0 * 24.0;
     ]);

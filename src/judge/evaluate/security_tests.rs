@@ -43,17 +43,13 @@ fn autofix() -> crate::model::ExecutionRecord {
 fn autofix_code_scanning_alert_table() {
     let a = |h, who, action, state, reason| alert(h, who, 42, action, state, reason, "js/xss");
     run_rows!(autofix(), 24.0;
-        "alert fixed by a code change":
-            [a(10.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed");
+        "alert fixed by a code change": [a(10.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed");
         "dismissed as false positive by a human: triage, not fix":
-            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))]
-            => (ACCEPTED, MEDIUM, "dismissed_triaged");
+            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
         "dismissed by a bot is no verdict":
-            [a(10.0, bot("triage[bot]"), "closed_by_user", "dismissed", Some("won't fix"))]
-            => (IGNORED, WEAK, "lifecycle");
+            [a(10.0, bot("triage[bot]"), "closed_by_user", "dismissed", Some("won't fix"))] => (IGNORED, WEAK, "lifecycle");
         "fixed then reopened is open again":
-            [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)]
-            => (PENDING, WEAK, "awaiting_fix");
+            [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)] => (PENDING, WEAK, "awaiting_fix");
         "still open after the 7-day window":
             [a(-48.0, github(), "created", "open", None)] => (PENDING, WEAK, "alert_open"), at 8.0 * 24.0;
         "no event seen yet": [] => (PENDING, WEAK, "awaiting_fix");
@@ -81,24 +77,19 @@ fn create_code_scanning_alert_table() {
     };
     let born = || ours(0.5, github(), "created", "open", None);
     run_rows!(created(), 24.0;
-        "alert fixed":
-            [born(), ours(30.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed"), at 48.0;
+        "alert fixed": [born(), ours(30.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed"), at 48.0;
         "triaged: assigned by a human":
             [born(), ours(3.0, human("alice"), "updated_assignment", "open", None)] => (ACCEPTED, MEDIUM, "triaged");
         "dismissed as won't fix by a human: acknowledged":
-            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix"))]
-            => (ACCEPTED, MEDIUM, "dismissed_triaged");
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
         "dismissed as false positive by a human: rejected":
-            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))]
-            => (REJECTED, MEDIUM, "dismissed_false_positive");
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (REJECTED, MEDIUM, "dismissed_false_positive");
         "open with no activity": [born()] => (PENDING, WEAK, "alert_open");
-        "open with no activity after 30 days":
-            [born()] => (IGNORED, WEAK, "no_engagement"), at 31.0 * 24.0;
+        "open with no activity after 30 days": [born()] => (IGNORED, WEAK, "no_engagement"), at 31.0 * 24.0;
         "an alert of another rule on the file does not count":
             [alert(0.5, github(), 8, "created", "open", None, "js/xss")] => (UNKNOWN, NONE, "target_unobserved");
         "an alert created before the upload is someone else's":
-            [ours(-5.0, github(), "created", "open", None), ours(3.0, github(), "fixed", "fixed", None)]
-            => (UNKNOWN, NONE, "target_unobserved");
+            [ours(-5.0, github(), "created", "open", None), ours(3.0, github(), "fixed", "fixed", None)] => (UNKNOWN, NONE, "target_unobserved");
         + unobserved_case("nothing seen", created());
     );
     // The correlation is weak: never high confidence.

@@ -41,8 +41,7 @@ mod tests {
             "noop": [] => (SKIPPED, NONE, "no_action_requested");
             "missing_tool": [] => (SKIPPED, NONE, "tool_unavailable"), on record("missing_tool");
             "missing_data": [] => (SKIPPED, NONE, "data_unavailable"), on record("missing_data");
-            "report_incomplete":
-                [] => (SKIPPED, NONE, "report_incomplete"), on record("report_incomplete");
+            "report_incomplete": [] => (SKIPPED, NONE, "report_incomplete"), on record("report_incomplete");
         );
     }
 

@@ -407,6 +407,25 @@ pub fn unobserved_case(name: &'static str, record: ExecutionRecord) -> Case {
     )
 }
 
+/// The rows a value-setting type shares (seed 000 general rules 3 and 6):
+/// the value kept through the 24h window is accepted; kept before it passed
+/// (`early` hours), pending on `waiting`; put back by a person, rejected
+/// (reverted, strong); by a bot (`bot_login`), unknown (weak). `ours` is
+/// the output's own change, `undo(actor)` the change back.
+pub fn undo_rows(
+    ours: impl Fn() -> Observation,
+    undo: impl Fn(Option<Actor>) -> Observation,
+    bot_login: &str,
+    (waiting, early): (&'static str, f64),
+) -> Vec<Case> {
+    rows![
+        "kept through the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+        "kept, window not passed": [ours()] => (PENDING, WEAK, waiting), at early;
+        "put back by a human": [ours(), undo(human("alice"))] => (REJECTED, STRONG, "state_reverted");
+        "put back by a bot": [ours(), undo(bot(bot_login))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+    ]
+}
+
 /// Run every row (each names its record and time); panic listing all rows
 /// whose triple differs.
 pub fn run(cases: Vec<Case>) {

@@ -383,37 +383,26 @@ mod tests {
             "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "retained, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 2.0;
             "later human edit preserves the change":
-                [ours(), obs(1.0, human("alice"), K::Edited { title_from: None, body_hash_from: Some("b0".into()), base_from: None }).snap(titled(open(), "new"))]
-                => (ACCEPTED, MEDIUM, "state_retained"), on r().before(json!({"title": "old", "body_hash": "b0"})).after(json!({"title": "new", "body_hash": "b0"})), at 2.0;
+                [ours(), obs(1.0, human("alice"), K::Edited { title_from: None, body_hash_from: Some("b0".into()), base_from: None }).snap(titled(open(), "new"))] => (ACCEPTED, MEDIUM, "state_retained"), on r().before(json!({"title": "old", "body_hash": "b0"})).after(json!({"title": "new", "body_hash": "b0"})), at 2.0;
             "reverted by a human":
-                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))]
-                => (REJECTED, STRONG, "state_reverted");
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))] => (REJECTED, STRONG, "state_reverted");
             "replaced by a human":
-                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third"))]
-                => (REJECTED, STRONG, "state_replaced");
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third"))] => (REJECTED, STRONG, "state_replaced");
             "reverted, mover not visible: a reversal, one step weaker (rule 4)":
-                [obs(3.0, None, K::Other { event: "issues".into(), action: "x".into() }).snap(titled(open(), "old"))]
-                => (REJECTED, MEDIUM, "state_reverted");
+                [obs(3.0, None, K::Other { event: "issues".into(), action: "x".into() }).snap(titled(open(), "old"))] => (REJECTED, MEDIUM, "state_reverted");
             "changed by a bot only":
-                [ours(), obs(3.0, bot("title-linter[bot]"), title_edit("new")).snap(titled(open(), "fixed"))]
-                => (UNKNOWN, WEAK, "state_changed_by_bot");
+                [ours(), obs(3.0, bot("title-linter[bot]"), title_edit("new")).snap(titled(open(), "fixed"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "labels: unrelated human label keeps the update":
-                [obs(3.0, human("alice"), labeled("c")).snap(with_labels(open(), &["a", "B", "c"]))]
-                => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
+                [obs(3.0, human("alice"), labeled("c")).snap(with_labels(open(), &["a", "B", "c"]))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
             "labels: human removed the added label":
-                [obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))]
-                => (REJECTED, STRONG, "state_reverted"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
-            "issue deleted":
-                [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+                [obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))] => (REJECTED, STRONG, "state_reverted"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
+            "issue deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             "no after state":
-                [ours()]
-                => (UNKNOWN, NONE, "missing_execution_state"), on record("update_issue").before(json!({"title": "old"}));
+                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_issue").before(json!({"title": "old"}));
             "before equals after":
-                [ours()]
-                => (UNKNOWN, NONE, "no_state_delta"), on record("update_issue").before(json!({"title": "same"})).after(json!({"title": "same"}));
+                [ours()] => (UNKNOWN, NONE, "no_state_delta"), on record("update_issue").before(json!({"title": "same"})).after(json!({"title": "same"}));
             "after-only field retained":
-                [ours()]
-                => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").after(json!({"title": "new"}));
+                [ours()] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").after(json!({"title": "new"}));
             + unobserved_case("target not yet seen", r());
             + no_target_case(r());
         );
@@ -425,28 +414,20 @@ mod tests {
         run_rows!(r(), 24.0;
             "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "merged after the update, retained":
-                [ours(), obs(10.0, human("alice"), K::Closed).snap(titled(merged(human("alice")), "new"))]
-                => (ACCEPTED, STRONG, "state_retained_and_merged");
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(titled(merged(human("alice")), "new"))] => (ACCEPTED, STRONG, "state_retained_and_merged");
             "reverted by a human":
-                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))]
-                => (REJECTED, STRONG, "state_reverted");
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))] => (REJECTED, STRONG, "state_reverted");
             "replaced by a human":
-                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other"))]
-                => (REJECTED, STRONG, "state_replaced");
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other"))] => (REJECTED, STRONG, "state_replaced");
             "closed unmerged by a human after the update":
-                [ours(), obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new"))]
-                => (REJECTED, MEDIUM, "closed_without_merge");
+                [ours(), obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (REJECTED, MEDIUM, "closed_without_merge");
             "closed by a bot after the update":
-                [ours(), obs(5.0, bot("stale[bot]"), K::Closed).snap(titled(snapshot("closed"), "new"))]
-                => (IGNORED, WEAK, "lifecycle");
+                [ours(), obs(5.0, bot("stale[bot]"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (IGNORED, WEAK, "lifecycle");
             "draft flag reverted by a human":
-                [obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot { draft: true,..open() })]
-                => (REJECTED, STRONG, "state_reverted"), on record("update_pull_request").before(json!({"draft": true})).after(json!({"draft": false}));
+                [obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot { draft: true,..open() })] => (REJECTED, STRONG, "state_reverted"), on record("update_pull_request").before(json!({"draft": true})).after(json!({"draft": false}));
             "new commits after a head update are not a revert":
-                [obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))]
-                => (ACCEPTED, MEDIUM, "state_retained"), on record("update_pull_request").before(json!({"head_sha": "a"})).after(json!({"head_sha": "b"}));
-            "cannot compare":
-                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_pull_request");
+                [obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_pull_request").before(json!({"head_sha": "a"})).after(json!({"head_sha": "b"}));
+            "cannot compare": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_pull_request");
         );
     }
 

@@ -376,17 +376,13 @@ mod tests {
         };
         let ours = |state: &str| submitted(-0.01, workflow_actor(), OURS, state);
         run_rows!(r("APPROVE"), 24.0;
-            "approved and merged":
-                [ours("approved"), merge(30.0)] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "approved and merged": [ours("approved"), merge(30.0)] => (ACCEPTED, STRONG, "merged"), at 48.0;
             "changes requested, then human commits":
-                [ours("changes_requested"), pushed(5.0, human("alice"))]
-                => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
+                [ours("changes_requested"), pushed(5.0, human("alice"))] => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
             "changes requested, then commits, then a human approval":
-                [ours("changes_requested"), pushed(5.0, human("alice")), submitted(6.0, human("bob"), 71, "approved")]
-                => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
+                [ours("changes_requested"), pushed(5.0, human("alice")), submitted(6.0, human("bob"), 71, "approved")] => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
             "changes requested, commits by the workflow only":
-                [ours("changes_requested"), pushed(5.0, workflow_actor())]
-                => (PENDING, MEDIUM, "review_submitted"), on r("REQUEST_CHANGES");
+                [ours("changes_requested"), pushed(5.0, workflow_actor())] => (PENDING, MEDIUM, "review_submitted"), on r("REQUEST_CHANGES");
             "dismissed by a human":
                 [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed");
             "dismissed by someone unknown (API state without an actor)":
@@ -396,45 +392,32 @@ mod tests {
             "another review dismissed":
                 [ours("approved"), dismissed(3.0, human("bob"), 99)] => (PENDING, MEDIUM, "review_submitted");
             "approval contradicted by a human change request":
-                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested")]
-                => (REJECTED, MEDIUM, "review_contradicted");
+                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested")] => (REJECTED, MEDIUM, "review_contradicted");
             "contradiction wins over a later merge":
-                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested"), merge(30.0)]
-                => (REJECTED, MEDIUM, "review_contradicted"), at 48.0;
+                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested"), merge(30.0)] => (REJECTED, MEDIUM, "review_contradicted"), at 48.0;
             "change request contradicted by a human approval without commits":
-                [ours("changes_requested"), submitted(3.0, human("bob"), 71, "approved")]
-                => (REJECTED, MEDIUM, "review_contradicted"), on r("REQUEST_CHANGES");
+                [ours("changes_requested"), submitted(3.0, human("bob"), 71, "approved")] => (REJECTED, MEDIUM, "review_contradicted"), on r("REQUEST_CHANGES");
             "a bot's opposite review is not a contradiction":
-                [ours("approved"), submitted(3.0, bot("lint[bot]"), 71, "changes_requested")]
-                => (PENDING, MEDIUM, "review_submitted");
+                [ours("approved"), submitted(3.0, bot("lint[bot]"), 71, "changes_requested")] => (PENDING, MEDIUM, "review_submitted");
             "human agrees: no contradiction":
-                [ours("approved"), submitted(3.0, human("bob"), 71, "approved")]
-                => (PENDING, MEDIUM, "review_submitted");
+                [ours("approved"), submitted(3.0, human("bob"), 71, "approved")] => (PENDING, MEDIUM, "review_submitted");
             "human replies to an inline comment of a comment-only review":
-                [ours("commented"), obs(-0.01, workflow_actor(), K::ReviewCommentCreated { comment_id: 800, in_reply_to: None, review_id: Some(OURS), path: None, agent_marker: true }), obs(2.0, human("alice"), K::ReviewCommentCreated { comment_id: 801, in_reply_to: Some(800), review_id: Some(72), path: None, agent_marker: false })]
-                => (ACCEPTED, MEDIUM, "acted_on"), on r("COMMENT");
+                [ours("commented"), obs(-0.01, workflow_actor(), K::ReviewCommentCreated { comment_id: 800, in_reply_to: None, review_id: Some(OURS), path: None, agent_marker: true }), obs(2.0, human("alice"), K::ReviewCommentCreated { comment_id: 801, in_reply_to: Some(800), review_id: Some(72), path: None, agent_marker: false })] => (ACCEPTED, MEDIUM, "acted_on"), on r("COMMENT");
             "approved, PR closed unmerged by a human":
-                [ours("approved"), close(5.0, human("carol"))]
-                => (REJECTED, MEDIUM, "closed_without_merge_after_review");
+                [ours("approved"), close(5.0, human("carol"))] => (REJECTED, MEDIUM, "closed_without_merge_after_review");
             "changes requested, PR closed unmerged by a human":
-                [ours("changes_requested"), close(5.0, human("carol"))]
-                => (ACCEPTED, MEDIUM, "closed_without_merge_after_review"), on r("REQUEST_CHANGES");
+                [ours("changes_requested"), close(5.0, human("carol"))] => (ACCEPTED, MEDIUM, "closed_without_merge_after_review"), on r("REQUEST_CHANGES");
             "comment review, PR closed unmerged by a human":
                 [ours("commented"), close(5.0, human("carol"))] => (IGNORED, WEAK, "no_engagement"), on r("COMMENT");
-            "approved, PR closed by a bot":
-                [ours("approved"), close(5.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle");
+            "approved, PR closed by a bot": [ours("approved"), close(5.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle");
             "changes requested, merged without new commits":
-                [ours("changes_requested"), merge(30.0)]
-                => (IGNORED, WEAK, "no_engagement"), on r("REQUEST_CHANGES"), at 48.0;
+                [ours("changes_requested"), merge(30.0)] => (IGNORED, WEAK, "no_engagement"), on r("REQUEST_CHANGES"), at 48.0;
             "still open": [ours("approved")] => (PENDING, MEDIUM, "review_submitted");
             "verdict from the observed review when the record has none":
-                [ours("approved"), merge(30.0)]
-                => (ACCEPTED, STRONG, "merged"), on record("submit_pull_request_review").target(review_target(OURS)), at 48.0;
+                [ours("approved"), merge(30.0)] => (ACCEPTED, STRONG, "merged"), on record("submit_pull_request_review").target(review_target(OURS)), at 48.0;
             "review id from metadata with a PR target":
-                [ours("approved"), dismissed(3.0, human("bob"), OURS)]
-                => (REJECTED, STRONG, "review_dismissed"), on record("submit_pull_request_review").meta("review_id", json!(OURS)).meta("review_event", json!("APPROVE"));
-            "PR deleted":
-                [ours("approved"), obs(3.0, human("bob"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+                [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed"), on record("submit_pull_request_review").meta("review_id", json!(OURS)).meta("review_event", json!("APPROVE"));
+            "PR deleted": [ours("approved"), obs(3.0, human("bob"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + unobserved_case("nothing observed", r("APPROVE"));
             + no_target_case(r("APPROVE"));
         );
@@ -448,24 +431,17 @@ mod tests {
         let ours = || dismissed(-0.01, workflow_actor(), DISMISSED);
         run_rows!(r(), 24.0;
             "author re-requests changes":
-                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "changes_requested")]
-                => (REJECTED, MEDIUM, "review_resubmitted");
+                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "changes_requested")] => (REJECTED, MEDIUM, "review_resubmitted");
             "author now approves: not a resubmission":
-                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "approved")]
-                => (PENDING, WEAK, "awaiting_merge");
+                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "approved")] => (PENDING, WEAK, "awaiting_merge");
             "someone else requests changes":
-                [original("changes_requested"), ours(), submitted(3.0, human("erin"), 61, "changes_requested")]
-                => (PENDING, WEAK, "awaiting_merge");
+                [original("changes_requested"), ours(), submitted(3.0, human("erin"), 61, "changes_requested")] => (PENDING, WEAK, "awaiting_merge");
             "author from the record, verdict unknown":
-                [ours(), submitted(3.0, human("dana"), 61, "approved")]
-                => (REJECTED, MEDIUM, "review_resubmitted"), on record("dismiss_pull_request_review").target(review_target(DISMISSED)).extra("review_author", json!("dana"));
-            "PR merged after the dismissal":
-                [original("changes_requested"), ours(), merge(10.0)] => (ACCEPTED, MEDIUM, "merged");
+                [ours(), submitted(3.0, human("dana"), 61, "approved")] => (REJECTED, MEDIUM, "review_resubmitted"), on record("dismiss_pull_request_review").target(review_target(DISMISSED)).extra("review_author", json!("dana"));
+            "PR merged after the dismissal": [original("changes_requested"), ours(), merge(10.0)] => (ACCEPTED, MEDIUM, "merged");
             "PR closed unmerged":
-                [original("changes_requested"), ours(), close(10.0, human("carol"))]
-                => (IGNORED, WEAK, "closed_without_merge");
-            "open for 30 days":
-                [original("changes_requested"), ours()] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+                [original("changes_requested"), ours(), close(10.0, human("carol"))] => (IGNORED, WEAK, "closed_without_merge");
+            "open for 30 days": [original("changes_requested"), ours()] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
             "open": [original("changes_requested"), ours()] => (PENDING, WEAK, "awaiting_merge");
             + unobserved_case("nothing observed", r());
         );

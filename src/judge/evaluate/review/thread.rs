@@ -182,35 +182,25 @@ mod tests {
         run_rows!(r(), 24.0;
             "still resolved after 24h": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "resolved, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 2.0;
-            "unresolved by a human":
-                [ours(), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "unresolved by a human": [ours(), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
             "unresolved by a human, timed before execution (lower-bound time)":
-                [resolved(-5.0, workflow_actor(), "PRRT_1"), unresolved(-5.0, human("alice"))]
-                => (REJECTED, STRONG, "reopened");
+                [resolved(-5.0, workflow_actor(), "PRRT_1"), unresolved(-5.0, human("alice"))] => (REJECTED, STRONG, "reopened");
             "unresolved by a human before the workflow resolved it":
                 [unresolved(-8.0, human("alice")), ours()] => (ACCEPTED, MEDIUM, "state_retained");
             "unresolved by a human, then resolved again":
-                [ours(), unresolved(3.0, human("alice")), resolved(4.0, human("alice"), "PRRT_1")]
-                => (ACCEPTED, MEDIUM, "state_retained");
-            "unresolved by a bot":
-                [ours(), unresolved(3.0, bot("triage[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+                [ours(), unresolved(3.0, human("alice")), resolved(4.0, human("alice"), "PRRT_1")] => (ACCEPTED, MEDIUM, "state_retained");
+            "unresolved by a bot": [ours(), unresolved(3.0, bot("triage[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "another thread unresolved":
-                [ours(), obs(3.0, human("alice"), K::ThreadUnresolved { thread_id: "PRRT_2".into(), comment_ids: vec![] })]
-                => (ACCEPTED, MEDIUM, "state_retained");
+                [ours(), obs(3.0, human("alice"), K::ThreadUnresolved { thread_id: "PRRT_2".into(), comment_ids: vec![] })] => (ACCEPTED, MEDIUM, "state_retained");
             "our resolution not delivered, human unresolve after":
-                [obs(-1.0, workflow_actor(), K::Opened).snap(open()), unresolved(3.0, human("alice"))]
-                => (REJECTED, STRONG, "reopened");
+                [obs(-1.0, workflow_actor(), K::Opened).snap(open()), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
             "PR merged after the resolution":
-                [ours(), obs(10.0, human("carol"), K::Closed).snap(merged(human("carol")))]
-                => (ACCEPTED, STRONG, "state_retained_and_merged"), at 12.0;
+                [ours(), obs(10.0, human("carol"), K::Closed).snap(merged(human("carol")))] => (ACCEPTED, STRONG, "state_retained_and_merged"), at 12.0;
             "PR closed unmerged after the resolution":
-                [ours(), obs(10.0, human("carol"), K::Closed).snap(snapshot("closed"))]
-                => (IGNORED, MEDIUM, "closed_without_merge"), at 48.0;
-            "PR deleted":
-                [ours(), obs(3.0, human("carol"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+                [ours(), obs(10.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, MEDIUM, "closed_without_merge"), at 48.0;
+            "PR deleted": [ours(), obs(3.0, human("carol"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             "thread id from the line when the target is the PR":
-                [ours(), unresolved(3.0, human("alice"))]
-                => (REJECTED, STRONG, "reopened"), on record("resolve_pull_request_review_thread").extra("thread_id", json!("PRRT_1"));
+                [ours(), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened"), on record("resolve_pull_request_review_thread").extra("thread_id", json!("PRRT_1"));
             "no thread id":
                 [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("resolve_pull_request_review_thread");
             + unobserved_case("nothing observed", r());
