@@ -314,9 +314,14 @@ mod pr_tests {
         opened_by_workflow(with_head(open(), "h1"))
     }
 
-    /// A PR the workflow opened, judged a day on.
+    /// A PR the workflow opened (head `h1`), judged a day on.
     fn pr(observations: Vec<Observation>) -> crate::model::Evaluation {
         eval(&record("create_pull_request"), observations, 24.0)
+    }
+
+    /// The `test` check on `h1`, done with `conclusion` at `h` hours.
+    fn test_run(h: f64, conclusion: &str) -> Observation {
+        check(h, "test", "h1", Some(conclusion))
     }
 
     fn merge(h: f64) -> Observation {
@@ -325,11 +330,7 @@ mod pr_tests {
 
     #[test]
     fn merged_over_red_ci_stays_merged() {
-        let e = pr(vec![
-            opened(),
-            check(1.0, "test", "h1", Some("failure")),
-            merge(5.0),
-        ]);
+        let e = pr(vec![opened(), test_run(1.0, "failure"), merge(5.0)]);
         assert_eq!(e.triple(), (ACCEPTED, STRONG, crate::model::Signal::Merged));
         assert_eq!(e.details["ci"], "failure");
         assert_eq!(e.details["ci_checks"], 1);
@@ -340,8 +341,8 @@ mod pr_tests {
     fn green_at_merge_is_not_merged_over_red() {
         let e = pr(vec![
             opened(),
-            check(1.0, "test", "h1", Some("failure")),
-            check(2.0, "test", "h1", Some("success")),
+            test_run(1.0, "failure"),
+            test_run(2.0, "success"),
             merge(5.0),
         ]);
         assert_eq!(e.details["ci"], "success");
@@ -353,8 +354,8 @@ mod pr_tests {
     fn flaky_evidence_never_turns_a_rejection_into_acceptance() {
         let e = pr(vec![
             opened(),
-            check(1.0, "test", "h1", Some("failure")),
-            check(2.0, "test", "h1", Some("success")),
+            test_run(1.0, "failure"),
+            test_run(2.0, "success"),
             obs(5.0, human("alice"), K::Closed).snap(with_head(snapshot("closed"), "h1")),
         ]);
         assert_eq!(

@@ -99,6 +99,18 @@ fn alert_fixed(o: &Observation) -> Evaluation {
         .note("The alert was fixed by a code change.")
 }
 
+/// Both alert types: a visible non-bot's dismissal that acknowledges the
+/// finding is triage, accepted/medium (seed 000: "Alert dismissed as false
+/// positive or won't fix by visible non-bot — contextual acceptance for
+/// triage, not fix — medium"; "Alert dismissed with reason by visible
+/// non-bot — accepted or rejected, depending expected semantics — medium").
+fn triaged(o: &Observation, reason: Option<&str>, note: &str) -> Evaluation {
+    Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
+        .decided_by(&o.id, o.at)
+        .detail("dismissed_reason", reason)
+        .note(note)
+}
+
 /// Both alert types: a dismissal by automation is no person's triage, so it
 /// says nothing of the finding (ignored/weak, lifecycle).
 fn automated_dismissal(o: &Observation) -> Evaluation {
@@ -139,12 +151,11 @@ pub fn autofix_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
     };
     let e = match state_of(ctx, &latest) {
         AlertState::Fixed(o) => alert_fixed(o),
-        AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
-                .decided_by(&o.id, o.at)
-                .detail("dismissed_reason", reason)
-                .note("A visible non-bot dismissed the alert: triage, not a fix.")
-        }
+        AlertState::Dismissed(o, reason) => triaged(
+            o,
+            reason,
+            "A visible non-bot dismissed the alert: triage, not a fix.",
+        ),
         AlertState::DismissedByAutomation(o) => automated_dismissal(o),
         AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => open_alert(ctx, Some(o)),
@@ -228,12 +239,11 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
                 .detail("dismissed_reason", reason)
                 .note("A visible non-bot dismissed the alert as a false positive.")
         }
-        AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
-                .decided_by(&o.id, o.at)
-                .detail("dismissed_reason", reason)
-                .note("A visible non-bot dismissed the alert with a reason that acknowledges it.")
-        }
+        AlertState::Dismissed(o, reason) => triaged(
+            o,
+            reason,
+            "A visible non-bot dismissed the alert with a reason that acknowledges it.",
+        ),
         AlertState::DismissedByAutomation(o) => automated_dismissal(o),
         AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => triaged_or_open(ctx, latest, o),
