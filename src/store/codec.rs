@@ -28,7 +28,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::inbox::InboxItem;
+use super::inbox_item::InboxItem;
 use super::{Result, StoreError, StoredOutput};
 use crate::model::outcome::Confidence;
 use crate::model::{Actor, EvidenceStrength, Observation, OutcomeStatus, TargetKind};

@@ -19,6 +19,7 @@ pub mod compact;
 pub mod dead_letters;
 pub mod engine;
 pub mod inbox;
+mod inbox_item;
 mod installations;
 pub mod keys;
 pub mod leases;

@@ -4,7 +4,7 @@ use super::observation::ObservationV3;
 use super::outcome::ExecutionV3;
 use super::{Stored, Time};
 use crate::model::{ExecutionRecord, Observation};
-use crate::store::inbox::InboxItem;
+use crate::store::inbox_item::InboxItem;
 use serde::{Deserialize, Serialize};
 
 /// `InboxItem`, variant for variant (append only).
