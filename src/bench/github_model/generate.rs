@@ -170,34 +170,65 @@ impl Builder<'_, '_> {
         self.lines.push(line);
     }
 
+    /// The agent's write, at the run's time.
+    fn agent(&mut self, fact: Fact) {
+        self.h.push(self.t0, &Actor::actions(), fact);
+    }
+
+    /// A person's act `hours` after `before()`: how a target was set up.
+    fn earlier(&mut self, login: &str, hours: i64, fact: Fact) {
+        let at = self.before() + Duration::hours(hours);
+        self.h.push(at, &Actor::human(login), fact);
+    }
+
+    /// One of the people's act at a window edge (`later`, then `who`).
+    fn someday(&mut self, fact: Fact) {
+        let at = self.later();
+        let who = self.who();
+        self.h.push(at, &who, fact);
+    }
+
     fn human_issue(&mut self, n: u64) {
-        let who = Actor::human("carol");
-        let at = self.before();
-        self.h.push(
-            at,
-            &who,
-            Fact::OpenIssue {
-                number: n,
-                title: format!("Issue {n}"),
-                body: "Something is off.".into(),
-            },
-        );
+        let open = Fact::OpenIssue {
+            number: n,
+            title: format!("Issue {n}"),
+            body: "Something is off.".into(),
+        };
+        self.earlier("carol", 0, open);
     }
 
     fn human_pr(&mut self, n: u64, draft: bool) {
-        let who = Actor::human("carol");
-        let at = self.before();
-        self.h.push(
-            at,
-            &who,
-            Fact::OpenPr {
-                number: n,
-                title: format!("Change {n}"),
-                body: "A change.".into(),
-                draft,
-                head_sha: sha(n, 0),
-            },
-        );
+        let open = Fact::OpenPr {
+            number: n,
+            title: format!("Change {n}"),
+            body: "A change.".into(),
+            draft,
+            head_sha: sha(n, 0),
+        };
+        self.earlier("carol", 0, open);
+    }
+
+    /// A review comment by a person on PR `n`, starting a thread: its id.
+    fn review_thread(&mut self, n: u64, body: &str) -> u64 {
+        let root = self.id();
+        let comment = Fact::ReviewComment {
+            number: n,
+            id: root,
+            reply_to: None,
+            path: "src/lib.rs".into(),
+            body: body.into(),
+        };
+        self.earlier("bob", 1, comment);
+        root
+    }
+
+    /// The agent's `fact` on a person's open PR `n`, its manifest line
+    /// (`fields`), and the PR's follow-ups.
+    fn on_pr(&mut self, t: &OutputType, n: u64, fact: Fact, fields: Value) {
+        self.human_pr(n, false);
+        self.agent(fact);
+        self.line(t, fields);
+        self.pr_follow_ups(n, false);
     }
 }
 

@@ -26,6 +26,24 @@ impl Builder<'_, '_> {
         self.c.pick(4)
     }
 
+    /// `count()` follow-ups, each by one of the people at a window edge:
+    /// the fact `fact` makes of a choice below `kinds` (none when it filed
+    /// its own, as a reaction does).
+    fn follow_ups_of(
+        &mut self,
+        kinds: usize,
+        mut fact: impl FnMut(&mut Self, usize, &Actor, DateTime<Utc>) -> Option<Fact>,
+    ) {
+        for _ in 0..self.count() {
+            let at = self.later();
+            let who = self.who();
+            let choice = self.c.pick(kinds);
+            if let Some(fact) = fact(self, choice, &who, at) {
+                self.h.push(at, &who, fact);
+            }
+        }
+    }
+
     pub(super) fn react(&mut self, on: ReactionOn) {
         let at = self.later();
         let who = self.who();
@@ -43,13 +61,11 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn issue_follow_ups(&mut self, n: u64) {
-        for _ in 0..self.count() {
-            let at = self.later();
-            let who = self.who();
-            let fact = match self.c.pick(6) {
+        self.follow_ups_of(6, |b, choice, who, _| {
+            Some(match choice {
                 0 => Fact::Comment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     body: "thanks".into(),
                 },
                 1 => Fact::Close {
@@ -58,12 +74,12 @@ impl Builder<'_, '_> {
                         CloseReason::Completed,
                         CloseReason::NotPlanned,
                         CloseReason::Duplicate,
-                    ][self.c.pick(3)],
+                    ][b.c.pick(3)],
                 },
                 2 => Fact::Reopen { number: n },
                 3 => {
-                    self.react(ReactionOn::Thread(n));
-                    continue;
+                    b.react(ReactionOn::Thread(n));
+                    return None;
                 }
                 4 => Fact::Label {
                     number: n,
@@ -73,30 +89,27 @@ impl Builder<'_, '_> {
                     number: n,
                     login: who.login.clone(),
                 },
-            };
-            self.h.push(at, &who, fact);
-        }
+            })
+        });
     }
 
     pub(super) fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {
         let mut merged = false;
-        for _ in 0..self.count() {
-            let at = self.later();
-            let who = self.who();
-            let fact = match self.c.pick(8) {
+        self.follow_ups_of(8, |b, choice, _, _| {
+            Some(match choice {
                 0 => Fact::Comment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     body: "looks good".into(),
                 },
                 1 => Fact::Review {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     state: [
                         ReviewState::Approved,
                         ReviewState::ChangesRequested,
                         ReviewState::Commented,
-                    ][self.c.pick(3)],
+                    ][b.c.pick(3)],
                     body: "review".into(),
                 },
                 2 => {
@@ -112,24 +125,23 @@ impl Builder<'_, '_> {
                 },
                 4 => Fact::Push {
                     number: n,
-                    sha: sha(n, 10 + self.c.pick(50) as u64),
+                    sha: sha(n, 10 + b.c.pick(50) as u64),
                     message: "fixup".into(),
                 },
                 5 => {
-                    self.react(ReactionOn::Thread(n));
-                    continue;
+                    b.react(ReactionOn::Thread(n));
+                    return None;
                 }
                 6 => Fact::Reopen { number: n },
                 _ => Fact::ReviewComment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     reply_to: None,
                     path: "src/main.rs".into(),
                     body: "nit".into(),
                 },
-            };
-            self.h.push(at, &who, fact);
-        }
+            })
+        });
         // People revert what was merged.
         if may_revert && merged {
             self.revert_follow_up(n);
@@ -167,13 +179,11 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn thread_follow_ups(&mut self, n: u64, root: u64) {
-        for _ in 0..self.count() {
-            let at = self.later();
-            let who = self.who();
-            let fact = match self.c.pick(4) {
+        self.follow_ups_of(4, |b, choice, _, _| {
+            Some(match choice {
                 0 => Fact::ReviewComment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     reply_to: Some(root),
                     path: String::new(),
                     body: "ok".into(),
@@ -192,24 +202,21 @@ impl Builder<'_, '_> {
                     number: n,
                     merge_sha: sha(n, 99),
                 },
-            };
-            self.h.push(at, &who, fact);
-        }
+            })
+        });
     }
 
     pub(super) fn comment_follow_ups(&mut self, n: u64, id: u64) {
-        for _ in 0..self.count() {
-            let at = self.later();
-            let who = self.who();
-            let fact = match self.c.pick(5) {
+        self.follow_ups_of(5, |b, choice, _, _| {
+            Some(match choice {
                 0 => Fact::Comment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     body: "reply".into(),
                 },
                 1 => {
-                    self.react(ReactionOn::Comment(id));
-                    continue;
+                    b.react(ReactionOn::Comment(id));
+                    return None;
                 }
                 2 => Fact::DeleteComment { id },
                 3 => Fact::MinimizeComment {
@@ -220,9 +227,8 @@ impl Builder<'_, '_> {
                     number: n,
                     reason: CloseReason::Completed,
                 },
-            };
-            self.h.push(at, &who, fact);
-        }
+            })
+        });
     }
 
     pub(super) fn label_follow_ups(&mut self, n: u64) {
@@ -247,16 +253,10 @@ impl Builder<'_, '_> {
 
     pub(super) fn title_follow_ups(&mut self, n: u64, original: &str) {
         if self.chance(3) {
-            let at = self.later();
-            let who = self.who();
-            self.h.push(
-                at,
-                &who,
-                Fact::EditTitle {
-                    number: n,
-                    title: original.into(),
-                },
-            );
+            self.someday(Fact::EditTitle {
+                number: n,
+                title: original.into(),
+            });
         }
     }
 
@@ -324,18 +324,16 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn discussion_follow_ups(&mut self, n: u64) {
-        for _ in 0..self.count() {
-            let at = self.later();
-            let who = self.who();
-            let fact = match self.c.pick(5) {
+        self.follow_ups_of(5, |b, choice, who, at| {
+            Some(match choice {
                 0 => Fact::DiscussionComment {
                     number: n,
-                    id: self.id(),
+                    id: b.id(),
                     body: "answer".into(),
                 },
                 1 => {
-                    self.react(ReactionOn::Discussion(n));
-                    continue;
+                    b.react(ReactionOn::Discussion(n));
+                    return None;
                 }
                 2 => Fact::CloseDiscussion {
                     number: n,
@@ -343,14 +341,14 @@ impl Builder<'_, '_> {
                         CloseReason::Completed,
                         CloseReason::Duplicate,
                         CloseReason::Outdated,
-                    ][self.c.pick(3)],
+                    ][b.c.pick(3)],
                 },
                 3 => Fact::ReopenDiscussion { number: n },
                 _ => {
-                    let id = self.id();
-                    self.h.push(
+                    let id = b.id();
+                    b.h.push(
                         at,
-                        &who,
+                        who,
                         Fact::DiscussionComment {
                             number: n,
                             id,
@@ -362,8 +360,7 @@ impl Builder<'_, '_> {
                         comment: id,
                     }
                 }
-            };
-            self.h.push(at, &who, fact);
-        }
+            })
+        });
     }
 }
