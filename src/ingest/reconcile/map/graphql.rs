@@ -1,7 +1,7 @@
 //! The GraphQL answers: who closed an issue, review threads and their resolution,
 //! a minimized comment, and a discussion with its comments.
 
-use super::{api_id, api_state, database_id, str_of, Mapper};
+use super::{api_id, api_state, database_id, str_of, text_at, Mapper};
 use crate::ingest::reconcile::rest::{self, actor, items, time};
 use crate::model::observation::body_hash;
 use crate::model::target::{object_key, thread_key};
@@ -49,7 +49,7 @@ impl Mapper<'_> {
         );
         for (i, t) in items(v).iter().enumerate() {
             let thread_id = t.get("id").and_then(Value::as_str).unwrap_or_default();
-            let file = t.get("path").and_then(Value::as_str).map(str::to_string);
+            let file = text_at(t, "/path");
             let comments = t.get("comments").map(items).unwrap_or_default();
             let mut ids = Vec::new();
             let mut last = None;

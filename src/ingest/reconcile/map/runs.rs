@@ -1,7 +1,7 @@
 //! What a workflow made or ran, as the API answers it: workflow runs (one or a
 //! listing), check runs, code-scanning alerts and releases.
 
-use super::{str_of, Mapper};
+use super::{str_of, text_at, Mapper};
 use crate::ingest::reconcile::rest::{self, actor, time, view};
 use crate::model::observation::body_hash;
 use crate::model::target::{commit_key, object_key};
@@ -114,14 +114,8 @@ impl Mapper<'_> {
                 name: str_of(v, "name"),
                 head_sha: sha.to_string(),
                 status: str_of(v, "status"),
-                conclusion: v
-                    .get("conclusion")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                app: v
-                    .pointer("/app/slug")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                conclusion: text_at(v, "/conclusion"),
+                app: text_at(v, "/app/slug"),
             },
         );
     }
@@ -143,14 +137,8 @@ impl Mapper<'_> {
                 alert_number: n,
                 state: str_of(v, "state"),
                 action: "api_state".to_string(),
-                dismissed_reason: v
-                    .get("dismissed_reason")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                rule_id: v
-                    .pointer("/rule/id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                dismissed_reason: text_at(v, "/dismissed_reason"),
+                rule_id: text_at(v, "/rule/id"),
             },
         );
     }
@@ -177,7 +165,7 @@ impl Mapper<'_> {
                     .get("prerelease")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
-                name: v.get("name").and_then(Value::as_str).map(str::to_string),
+                name: text_at(v, "/name"),
                 body_hash: body_hash(&str_of(v, "body")),
             },
         );

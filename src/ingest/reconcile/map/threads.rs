@@ -1,7 +1,7 @@
 //! Issues and pull requests as the API answers them: the object and its overlays
 //! as one snapshot, and its comments, reviews, commits and review comments.
 
-use super::{api_id, api_state, Mapper};
+use super::{api_id, api_state, text_at, Mapper};
 use crate::ingest::reconcile::rest::{self, actor, items, time, view};
 use crate::model::observation::PushedCommit;
 use crate::model::target::thread_key;
@@ -327,7 +327,7 @@ impl Mapper<'_> {
                 comment_id: id.unwrap_or(0),
                 in_reply_to: v.get("in_reply_to_id").and_then(Value::as_u64),
                 review_id: v.get("pull_request_review_id").and_then(Value::as_u64),
-                path: v.get("path").and_then(Value::as_str).map(str::to_string),
+                path: text_at(v, "/path"),
                 agent_marker: marker,
             },
         );
