@@ -275,6 +275,12 @@ impl World {
         self.threads.get_mut(&number)
     }
 
+    /// Thread `number` while it is open: closing a closed item changes
+    /// nothing, and a closed PR cannot be merged.
+    fn open_thread(&mut self, number: u64) -> Option<&mut Thread> {
+        self.thread(number).filter(|t| t.closed.is_none())
+    }
+
     /// Apply one event; what it changed.
     pub fn apply(&mut self, e: &Event) -> Changed {
         let (at, who) = (e.at, &e.actor);

@@ -114,13 +114,9 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
-        let Some(t) = self.thread(number) else {
+        let Some(t) = self.open_thread(number) else {
             return Changed::Nothing;
         };
-        if t.closed.is_some() {
-            // Closing a closed item changes nothing.
-            return Changed::Nothing;
-        }
         let reason = t.pr.is_none().then_some(reason);
         t.closed = Some((at, who.clone(), reason));
         self.note(number, at, who, Item::Closed(reason));
@@ -134,13 +130,9 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
-        let Some(t) = self.thread(number) else {
+        let Some(t) = self.open_thread(number) else {
             return Changed::Nothing;
         };
-        if t.closed.is_some() {
-            // A closed PR cannot be merged.
-            return Changed::Nothing;
-        }
         let Some(pr) = t.pr.as_mut() else {
             return Changed::Nothing;
         };
