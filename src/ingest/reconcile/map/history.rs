@@ -5,6 +5,7 @@ use super::{api_id, event_kind, sub_issue_event, Mapper};
 use crate::ingest::reconcile::rest::{self, actor, items, time, view};
 use crate::model::target::{commit_key, thread_key};
 use crate::model::ObservationKind as K;
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 impl Mapper<'_> {
@@ -75,14 +76,29 @@ impl Mapper<'_> {
         if crate::ingest::webhook::reverted_pr(body, &self.repo) != Some(n) || m == n {
             return;
         }
+        let id = format!("api:{path}:revert:{m}");
+        self.landed_revert(id, at, n, source.get("user"), format!("#{m}"), None);
+    }
+
+    /// A revert that landed (`by` a PR `#M` or a commit sha), filed under
+    /// thread `n`, by the GitHub user `user` names.
+    fn landed_revert(
+        &mut self,
+        id: String,
+        at: DateTime<Utc>,
+        n: u64,
+        user: Option<&Value>,
+        by: String,
+        reverted_sha: Option<String>,
+    ) {
         self.push(
-            format!("api:{path}:revert:{m}"),
+            id,
             at,
             thread_key(&self.repo, n),
-            actor(source.get("user")),
+            actor(user),
             K::Reverted {
-                by: format!("#{m}"),
-                reverted_sha: None,
+                by,
+                reverted_sha,
                 landed: true,
             },
         );
@@ -135,17 +151,8 @@ impl Mapper<'_> {
             let (Some(at), Some(sha)) = (at, commit.sha) else {
                 continue;
             };
-            self.push(
-                format!("api:revert:{sha}"),
-                at,
-                thread_key(&self.repo, n),
-                actor(c.get("author")),
-                K::Reverted {
-                    by: sha,
-                    reverted_sha: Some(reverted),
-                    landed: true,
-                },
-            );
+            let id = format!("api:revert:{sha}");
+            self.landed_revert(id, at, n, c.get("author"), sha, Some(reverted));
         }
     }
 }
