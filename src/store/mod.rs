@@ -353,6 +353,16 @@ impl Store {
         &self.db
     }
 
+    /// Every record under `prefix`, decoded, in key order.
+    pub(super) fn decoded_under<T: DeserializeOwned>(&self, prefix: &[u8]) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        for item in self.db.scan_prefix(prefix) {
+            let (k, v) = item?;
+            out.push(decode(&k, &v)?);
+        }
+        Ok(out)
+    }
+
     /// True when the store is on PostgreSQL.
     pub fn is_pg(&self) -> bool {
         self.db.is_pg()
