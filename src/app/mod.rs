@@ -127,6 +127,16 @@ fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
     )
 }
 
+/// The nice value a background thread lowers itself to: the environment
+/// variable `name` (a whole number from 0 to 19), else `default`.
+pub fn nice_from_env(name: &str, default: i32) -> i32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .filter(|n| (0..=19).contains(n))
+        .unwrap_or(default)
+}
+
 /// Where the sled store lives under `DATA_DIR`.
 pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
     crate::store::path_in(data_dir)

@@ -66,7 +66,10 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             None => return Ok(()),
         },
         Scenario::Api => api::run().await?,
-        Scenario::Reads(a) => reads::run(a).await?,
+        Scenario::Reads(a) => match reads::run(a).await? {
+            Some(t) => t,
+            None => return Ok(()),
+        },
         Scenario::Backfill(a) => backfill::run(a).await?,
     };
     // An error, not a panic, when stdout's reader went away (`| head`).
@@ -108,7 +111,13 @@ pub fn launch_app(
 
 /// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.
 pub fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    rss_of("self")
+}
+
+/// Resident memory (`VmRSS`) of process `pid` ("self": this one), in
+/// bytes; 0 where unknown (or gone).
+pub fn rss_of(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()

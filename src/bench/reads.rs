@@ -10,8 +10,12 @@
 //! 2. **Acks beside readers** over `--ack-outputs` (default 100k): webhook
 //!    deliveries at `--rate`/s for `--seconds` through the real server with
 //!    its worker, first alone, then with `--readers` concurrent readers
-//!    looping over the dashboard's pages; ack p99 and the process's RSS peak
-//!    of each run, and how many reads were answered or refused (503).
+//!    looping over the dashboard's pages; ack p99, the server's RSS peak
+//!    of each run, and how many reads were answered or refused (503). Three
+//!    processes, so that each figure is the server's own: the server (this
+//!    binary, `--serve-dir`), the load (this process), and the readers
+//!    (`--read-from`, at `--reader-nice`: they stand for browsers on other
+//!    machines, whose own CPU is not the server's).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -22,7 +26,7 @@ use clap::Args;
 
 use super::ingest::{bodies, closed_loop, fixed_rate, serve, HOOK};
 use super::synthetic::{output, Shape};
-use super::{mib, ms, quantile, rss_bytes, Row, Table};
+use super::{mib, ms, quantile, rss_bytes, rss_of, Row, Table};
 use crate::app::App;
 use crate::model::clock::Clock;
 use crate::read::query::{ReadFilter, RepoScope};
@@ -52,6 +56,19 @@ pub struct ReadsArgs {
     /// Skip the pages part (only the acks beside readers).
     #[arg(long)]
     pub skip_pages: bool,
+    /// Nice value of the readers' process in the acks runs: the readers
+    /// stand for browsers on other machines, so their own CPU (parsing
+    /// the pages they get) is kept from competing with the server's.
+    #[arg(long, default_value_t = 19)]
+    pub reader_nice: i32,
+    /// Child role: serve the store at this directory until stdin closes
+    /// (`idle` on stdin: answer `idle` once the worker has caught up).
+    #[arg(long, hide = true)]
+    pub serve_dir: Option<std::path::PathBuf>,
+    /// Child role: `--readers` readers loop over the dashboard's pages at
+    /// this base URL until stdin closes, then print what they got.
+    #[arg(long, hide = true)]
+    pub read_from: Option<String>,
 }
 
 const TOKEN: &str = "bench-token";
@@ -70,7 +87,7 @@ const PAGES: [&str; 10] = [
     "/api/v1/report?since=2026-10-03T10:30:00Z&until=2026-11-20T16:00:00Z",
 ];
 
-/// Samples the process's RSS every millisecond while running.
+/// Samples a process's RSS every millisecond while running.
 struct RssPeak {
     peak: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
@@ -78,13 +95,19 @@ struct RssPeak {
 }
 
 impl RssPeak {
+    /// Sample this process.
     fn start() -> RssPeak {
-        let peak = Arc::new(AtomicU64::new(rss_bytes()));
+        RssPeak::of("self".into())
+    }
+
+    /// Sample process `pid` ("self": this one).
+    fn of(pid: String) -> RssPeak {
+        let peak = Arc::new(AtomicU64::new(rss_of(&pid)));
         let stop = Arc::new(AtomicBool::new(false));
         let (p, s) = (peak.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
-                p.fetch_max(rss_bytes(), Ordering::Relaxed);
+                p.fetch_max(rss_of(&pid), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(1));
             }
         });
@@ -241,11 +264,147 @@ struct AckRun {
     p99: Duration,
     p50: Duration,
     failed: usize,
+    /// The server process's RSS peak during the fixed-rate run.
     rss_peak: u64,
     reads: usize,
     refused: usize,
 }
 
+/// The pages the readers loop over, as a dashboard user clicks through.
+const READER_PAGES: [&str; 4] = [
+    "/",
+    "/workflows",
+    "/workflows/workflow-03",
+    "/api/v1/report",
+];
+
+/// A child process of this bench (`bench reads --serve-dir` or
+/// `--read-from`): its stdin is its stop signal, its stdout its answers.
+struct Child {
+    process: tokio::process::Child,
+    stdin: Option<tokio::process::ChildStdin>,
+    stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Child {
+    fn spawn(args: &[String], nice: i32) -> anyhow::Result<Child> {
+        use tokio::io::AsyncBufReadExt;
+        let mut command = tokio::process::Command::new(std::env::current_exe()?);
+        command
+            .args(["bench", "reads"])
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true);
+        if nice != 0 {
+            // SAFETY: setpriority is async-signal-safe; it sets the nice
+            // value the child and every thread it starts inherit.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+                    Ok(())
+                });
+            }
+        }
+        let mut process = command.spawn()?;
+        let stdin = process.stdin.take();
+        let stdout = process.stdout.take().expect("piped stdout");
+        Ok(Child {
+            process,
+            stdin,
+            stdout: tokio::io::BufReader::new(stdout).lines(),
+        })
+    }
+
+    fn pid(&self) -> String {
+        self.process.id().map_or("0".into(), |p| p.to_string())
+    }
+
+    async fn say(&mut self, line: &str) -> anyhow::Result<()> {
+        use tokio::io::AsyncWriteExt;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(format!("{line}\n").as_bytes()).await?;
+        Ok(stdin.flush().await?)
+    }
+
+    async fn hear(&mut self) -> anyhow::Result<String> {
+        self.stdout
+            .next_line()
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the child process ended early"))
+    }
+
+    /// Close its stdin (stop), and read its last line.
+    async fn finish(mut self) -> anyhow::Result<String> {
+        self.stdin = None;
+        let mut last = String::new();
+        while let Some(line) = self.stdout.next_line().await? {
+            last = line;
+        }
+        let status = self.process.wait().await?;
+        anyhow::ensure!(status.success(), "a bench reads child failed: {status}");
+        Ok(last)
+    }
+}
+
+/// Child role: serve the store at `dir` with its worker until stdin
+/// closes; `idle` on stdin is answered `idle` once the worker is idle.
+async fn serve_child(dir: &std::path::Path) -> anyhow::Result<()> {
+    use tokio::io::AsyncBufReadExt;
+    let app = App::start(dir, Clock::System)?;
+    let server = serve(&app).await?;
+    println!("{}", server.url());
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line == "idle" {
+            app.wait_idle().await;
+            println!("idle");
+        }
+    }
+    server.stop().await;
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    Ok(())
+}
+
+/// Child role: `readers` readers loop over `READER_PAGES` at `base` until
+/// stdin closes, then print `<answered> <refused>`.
+async fn readers_child(base: &str, readers: usize) -> anyhow::Result<()> {
+    use tokio::io::AsyncBufReadExt;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (reads, refused) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for r in 0..readers {
+        let (stop, reads, refused) = (stop.clone(), reads.clone(), refused.clone());
+        let base = base.to_string();
+        tasks.spawn(async move {
+            let http = client();
+            let mut k = r;
+            while !stop.load(Ordering::Relaxed) {
+                let path = READER_PAGES[k % READER_PAGES.len()];
+                k += 1;
+                match read(&http, &base, path).await.0 {
+                    200 => reads.fetch_add(1, Ordering::Relaxed),
+                    _ => refused.fetch_add(1, Ordering::Relaxed),
+                };
+            }
+        });
+    }
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while lines.next_line().await?.is_some() {}
+    stop.store(true, Ordering::Relaxed);
+    while tasks.join_next().await.is_some() {}
+    println!(
+        "{} {}",
+        reads.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed)
+    );
+    Ok(())
+}
+
+/// One fixed-rate run over a store of `--ack-outputs`: the server (with
+/// its worker) in a child process of its own, so its RSS is its own; the
+/// load from this process; `readers` readers in a third process.
 async fn ack_run(args: &ReadsArgs, readers: usize) -> anyhow::Result<AckRun> {
     let dir = tempfile::tempdir()?;
     {
@@ -256,38 +415,26 @@ async fn ack_run(args: &ReadsArgs, readers: usize) -> anyhow::Result<AckRun> {
         tokio::task::spawn_blocking(move || fill(&store, &shape, n)).await??;
         tokio::task::spawn_blocking(move || app.shutdown()).await?;
     }
-    let app = App::start(dir.path(), Clock::System)?;
-    let server = serve(&app).await?;
-    let base = server.url();
+    let mut server = Child::spawn(&["--serve-dir".into(), dir.path().display().to_string()], 0)?;
+    let base = server.hear().await?;
     let url = format!("{base}{HOOK}");
     let signed = Arc::new(bodies(2_000));
     closed_loop(&url, signed.clone(), 500, 16, &format!("warm-{readers}")).await;
-    app.wait_idle().await;
-    let stop = Arc::new(AtomicBool::new(false));
-    let (reads, refused) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let mut tasks = tokio::task::JoinSet::new();
-    for r in 0..readers {
-        let (stop, reads, refused, base) =
-            (stop.clone(), reads.clone(), refused.clone(), base.clone());
-        tasks.spawn(async move {
-            let http = client();
-            let mut k = r;
-            while !stop.load(Ordering::Relaxed) {
-                let path = [
-                    "/",
-                    "/workflows",
-                    "/workflows/workflow-03",
-                    "/api/v1/report",
-                ][k % 4];
-                k += 1;
-                match read(&http, &base, path).await.0 {
-                    200 => reads.fetch_add(1, Ordering::Relaxed),
-                    _ => refused.fetch_add(1, Ordering::Relaxed),
-                };
-            }
-        });
-    }
-    let sampler = RssPeak::start();
+    server.say("idle").await?;
+    server.hear().await?;
+    let reader = match readers {
+        0 => None,
+        n => Some(Child::spawn(
+            &[
+                "--read-from".into(),
+                base.clone(),
+                "--readers".into(),
+                n.to_string(),
+            ],
+            args.reader_nice,
+        )?),
+    };
+    let sampler = RssPeak::of(server.pid());
     let load = fixed_rate(
         &url,
         signed,
@@ -297,17 +444,22 @@ async fn ack_run(args: &ReadsArgs, readers: usize) -> anyhow::Result<AckRun> {
     )
     .await;
     let rss_peak = sampler.finish();
-    stop.store(true, Ordering::Relaxed);
-    while tasks.join_next().await.is_some() {}
-    server.stop().await;
-    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    let (reads, refused) = match reader {
+        None => (0, 0),
+        Some(r) => {
+            let last = r.finish().await?;
+            let mut counts = last.split(' ').map(|n| n.parse::<usize>().unwrap_or(0));
+            (counts.next().unwrap_or(0), counts.next().unwrap_or(0))
+        }
+    };
+    server.finish().await?;
     Ok(AckRun {
         p99: quantile(&load.latencies, 0.99),
         p50: quantile(&load.latencies, 0.5),
         failed: load.failed,
         rss_peak,
-        reads: reads.load(Ordering::Relaxed),
-        refused: refused.load(Ordering::Relaxed),
+        reads,
+        refused,
     })
 }
 
@@ -339,7 +491,7 @@ async fn acks(args: &ReadsArgs, t: &mut Table) -> anyhow::Result<()> {
     );
     t.push(
         Row::new(
-            format!("RSS peak, {} readers", args.readers),
+            format!("server RSS peak, {} readers", args.readers),
             mib(beside.rss_peak),
         )
         .baseline(format!("no readers: {}", mib(alone.rss_peak)), None)
@@ -348,7 +500,15 @@ async fn acks(args: &ReadsArgs, t: &mut Table) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn run(args: ReadsArgs) -> anyhow::Result<Table> {
+pub async fn run(args: ReadsArgs) -> anyhow::Result<Option<Table>> {
+    if let Some(dir) = &args.serve_dir {
+        serve_child(dir).await?;
+        return Ok(None);
+    }
+    if let Some(base) = &args.read_from {
+        readers_child(base, args.readers).await?;
+        return Ok(None);
+    }
     let mut t = Table::new(format!(
         "reads: pages at {} outputs; acks beside {} readers at {} outputs",
         args.outputs, args.readers, args.ack_outputs
@@ -365,5 +525,10 @@ pub async fn run(args: ReadsArgs) -> anyhow::Result<Table> {
         crate::http::budget::DEFAULT_CONCURRENCY,
         crate::http::budget::DEFAULT_WAIT
     ));
-    Ok(t)
+    t.notes.push(format!(
+        "acks runs: the server in a child process (its RSS is the figure), the load from this \
+         process, the readers in a third at nice {} (browsers stand elsewhere)",
+        args.reader_nice
+    ));
+    Ok(Some(t))
 }

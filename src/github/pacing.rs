@@ -1,6 +1,7 @@
 //! Pacing the App's content-creating calls (check-run creates and updates)
 //! within GitHub's secondary limits: at most 80 a minute and 500 an hour
-//! per installation (`../shared/notes/github-facts.md` §3). The publisher
+//! per installation (GitHub's documented secondary rate limits for
+//! content-creating requests; docs/backfill.md). The publisher
 //! asks before each write ([`Pacer::wait`]); a write that would pass a limit
 //! waits until the oldest write of the limiting window has aged out, instead
 //! of drawing a 403 that costs a minute's back-off. `/status` shows the

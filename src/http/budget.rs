@@ -33,9 +33,9 @@ pub const DEFAULT_WAIT: Duration = Duration::from_millis(2_000);
 /// What a refused read is told to wait, in seconds.
 pub const RETRY_AFTER_SECS: u32 = 2;
 
-/// The nice value of the read threads (the worker's too): Linux gives a
-/// thread at nice 10 about a tenth of the CPU a nice-0 thread competing
-/// with it gets.
+/// The nice value of the read threads (`READ_NICE` overrides it): Linux
+/// gives a thread at nice 10 about a tenth of the CPU a nice-0 thread
+/// competing with it gets.
 pub const READ_NICE: i32 = 10;
 
 /// A read's work, run on a read thread.
@@ -94,7 +94,8 @@ impl ReadThreads {
 /// Lower the calling thread's scheduling priority (Linux: nice is per thread).
 fn lower_priority() {
     // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, READ_NICE) };
+    let nice = crate::app::nice_from_env("READ_NICE", READ_NICE);
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
     if rc != 0 {
         tracing::debug!("could not lower the read threads' priority");
     }

@@ -90,8 +90,8 @@ const UNIT_TIME_SHARED: Duration = Duration::from_millis(100);
 /// flush: after a crash, whatever was not flushed is redone from the inbox.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
-/// The worker's thread runs at this nice value: the acceptor and the inbox
-/// writer get the cores first, by construction.
+/// The worker's thread runs at this nice value (`WORKER_NICE` overrides
+/// it): the acceptor and the inbox writer get the cores first.
 const WORKER_NICE: i32 = 10;
 
 /// What processing items leaves to do once their unit is committed.
@@ -122,7 +122,8 @@ impl Effects {
 /// Lower the calling thread's scheduling priority (Linux: nice is per thread).
 fn lower_priority() {
     // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, WORKER_NICE) };
+    let nice = crate::app::nice_from_env("WORKER_NICE", WORKER_NICE);
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
     if rc != 0 {
         tracing::debug!("could not lower the worker's priority");
     }

@@ -1,7 +1,7 @@
-//! Who may see what through the browser, and the first run (DESIGN.md §4,
-//! docs/auth.md). Everything a request may need from any replica lives in
-//! the store (`store::web_state`): sessions, flows in progress, read tokens,
-//! the signing key.
+//! Who may see what through the browser, and the first run (docs/auth.md).
+//! Everything a request may need from any replica lives in the store
+//! (`store::web_state`): sessions, flows in progress, read tokens, the
+//! signing key.
 //!
 //! - **Setup** (`setup`): an App with no credentials serves a page at `/`
 //!   that registers a GitHub App from `app-manifest.json` through GitHub's

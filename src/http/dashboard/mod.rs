@@ -1,4 +1,4 @@
-//! The dashboard (DESIGN.md §4, `GET /` and the pages under it): server-
+//! The dashboard (docs/dashboard.md; `GET /` and the pages under it): server-
 //! rendered HTML (maud templates, escaped by default) in one template
 //! (`shell`, also used by the sign-in pages), charts as inline SVG
 //! (`chart`), no JavaScript, no inline style: a strict CSP blocks nothing.

@@ -102,12 +102,9 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
             .decided_by(&act.id, act.at)
             .note("An assigned user acted on the item (commented, reviewed, pushed, edited or closed it).")
     } else if let Some(gone_user) = who.iter().find(|u| !contains(&snap.assignees, u)) {
-        let removal = since_execution(ctx)
-            .filter(|o| matches!(&o.event, K::Unassigned { assignee } if assignee.eq_ignore_ascii_case(gone_user)))
-            .last();
         moved_away(
             ctx,
-            removal,
+            last_move(ctx, gone_user, false),
             (O::Rejected, S::Medium, Signal::AssigneeRemoved),
             "An assigned user was removed from the item.",
         )
@@ -139,12 +136,9 @@ pub fn unassign_from_user(ctx: &EvalContext) -> Evaluation {
         .filter(|u| contains(&snap.assignees, u))
         .collect();
     let e = if let Some(user) = back.first() {
-        let reassign = since_execution(ctx)
-            .filter(|o| matches!(&o.event, K::Assigned { assignee } if assignee.eq_ignore_ascii_case(user)))
-            .last();
         moved_away(
             ctx,
-            reassign,
+            last_move(ctx, user, true),
             (O::Rejected, S::Strong, Signal::StateReverted),
             "The user was assigned again after the output removed them.",
         )
@@ -158,6 +152,18 @@ pub fn unassign_from_user(ctx: &EvalContext) -> Evaluation {
         retained(ctx, Signal::StateRetained, "The unassignment")
     };
     e.detail("unassigned", who)
+}
+
+/// The latest assignment (`assigned`) or unassignment of `user` since
+/// execution: who moved the value, for [`moved_away`].
+fn last_move<'a>(ctx: &EvalContext<'a>, user: &str, assigned: bool) -> Option<&'a Observation> {
+    since_execution(ctx)
+        .filter(|o| match &o.event {
+            K::Assigned { assignee } if assigned => assignee.eq_ignore_ascii_case(user),
+            K::Unassigned { assignee } if !assigned => assignee.eq_ignore_ascii_case(user),
+            _ => false,
+        })
+        .last()
 }
 
 /// The agent the record names (`agent`, default Copilot's logins are bots).
@@ -406,116 +412,30 @@ mod tests {
     fn assign_to_agent_table() {
         let r = || record("assign_to_agent").extra("agent", json!("copilot"));
         let ours = || obs(-0.01, workflow_actor(), assigned("Copilot")).snap(open());
-        run_with(
-            r(),
-            48.0,
-            vec![
-                row(
-                    "gh-aw: agent PR from post-action link, merged",
-                    vec![
-                        obs(-1.0, human("alice"), K::Opened).snap(open()),
-                        agent_pr(24.0, human("alice"), merged(human("alice"))),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .on(record("assign_to_agent")),
-                row(
-                    "agent PR approved, not merged",
-                    vec![
-                        ours(),
-                        agent_pr(5.0, human("alice"), open()),
-                        obs(6.0, human("alice"), review(1, "approved")),
-                    ],
-                    (PENDING, MEDIUM, "review_approved"),
-                )
-                .at(24.0),
-                row(
-                    "issue closed as completed",
-                    vec![
-                        ours(),
-                        obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (ACCEPTED, STRONG, "completed"),
-                ),
-                row(
-                    "agent PR closed unmerged by a human",
-                    vec![ours(), agent_pr(10.0, human("alice"), snapshot("closed"))],
-                    (REJECTED, STRONG, "closed_without_merge"),
-                )
-                .at(24.0),
-                row(
-                    "no PR or activity after 7 days",
-                    vec![ours()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(168.0),
-                row(
-                    "assigned, still early",
-                    vec![ours()],
-                    (PENDING, WEAK, "awaiting_agent"),
-                )
-                .at(24.0),
-                row(
-                    "solved by someone else",
-                    vec![
-                        ours(),
-                        obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot {
-                            kind: Some(TargetKind::PullRequest),
-                            author: human("bob"),
-                            ..merged(human("alice"))
-                        }),
-                    ],
-                    (ACCEPTED, MEDIUM, "completed_by_other_actor"),
-                ),
-                row(
-                    "gh-aw: unattributed agent assignment",
-                    vec![obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("assign_to_agent")),
-                row(
-                    "agent assignment seen though not recorded",
-                    vec![
-                        ours(),
-                        obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (ACCEPTED, STRONG, "completed"),
-                )
-                .on(record("assign_to_agent")),
-                row(
-                    "closed as not planned by a human",
-                    vec![
-                        ours(),
-                        obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
-                    ],
-                    (REJECTED, MEDIUM, "closed_not_planned"),
-                ),
-                row(
-                    "agent taken off by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), unassigned("Copilot")).snap(open()),
-                    ],
-                    (REJECTED, MEDIUM, "agent_unassigned"),
-                ),
-                row(
-                    "assigned to a PR that merged",
-                    vec![
-                        obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot {
-                            kind: Some(TargetKind::PullRequest),
-                            ..open()
-                        }),
-                        obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot {
-                            kind: Some(TargetKind::PullRequest),
-                            ..merged(human("alice"))
-                        }),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .on(r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)))
-                .at(24.0),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 48.0;
+            "gh-aw: agent PR from post-action link, merged":
+                [obs(-1.0, human("alice"), K::Opened).snap(open()), agent_pr(24.0, human("alice"), merged(human("alice")))] => (ACCEPTED, STRONG, "merged"), on record("assign_to_agent");
+            "agent PR approved, not merged":
+                [ours(), agent_pr(5.0, human("alice"), open()), obs(6.0, human("alice"), review(1, "approved"))] => (PENDING, MEDIUM, "review_approved"), at 24.0;
+            "issue closed as completed":
+                [ours(), obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed");
+            "agent PR closed unmerged by a human":
+                [ours(), agent_pr(10.0, human("alice"), snapshot("closed"))] => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
+            "no PR or activity after 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
+            "assigned, still early": [ours()] => (PENDING, WEAK, "awaiting_agent"), at 24.0;
+            "solved by someone else":
+                [ours(), obs(20.0, human("bob"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest), author: human("bob"),..merged(human("alice")) })] => (ACCEPTED, MEDIUM, "completed_by_other_actor");
+            "gh-aw: unattributed agent assignment":
+                [obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_agent");
+            "agent assignment seen though not recorded":
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed"), on record("assign_to_agent");
+            "closed as not planned by a human":
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned")))] => (REJECTED, MEDIUM, "closed_not_planned");
+            "agent taken off by a human":
+                [ours(), obs(3.0, human("alice"), unassigned("Copilot")).snap(open())] => (REJECTED, MEDIUM, "agent_unassigned");
+            "assigned to a PR that merged":
+                [obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..open() }), obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..merged(human("alice")) })] => (ACCEPTED, STRONG, "merged"), on r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)), at 24.0;
+            + unobserved_case("nothing seen", r());
         );
     }
 
@@ -524,84 +444,24 @@ mod tests {
         let r = || record("assign_to_user").extra("assignees", json!(["bob"]));
         let ours =
             || obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "assigned user comments",
-                    vec![
-                        ours(),
-                        obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"])),
-                    ],
-                    (ACCEPTED, STRONG, "assignee_acted"),
-                ),
-                row(
-                    "assigned user closes the item",
-                    vec![
-                        ours(),
-                        obs(5.0, human("bob"), K::Closed)
-                            .snap(assignees(closed_as(Some("completed")), &["bob"])),
-                    ],
-                    (ACCEPTED, STRONG, "assignee_acted"),
-                )
-                .on(record("assign_to_user").extra("assignee", json!("bob"))),
-                row(
-                    "assignment remains while open",
-                    vec![ours()],
-                    (PENDING, WEAK, "assignment_retained"),
-                )
-                .at(48.0),
-                row(
-                    "user removed by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), unassigned("bob")).snap(open()),
-                    ],
-                    (REJECTED, MEDIUM, "assignee_removed"),
-                ),
-                row(
-                    "user removed by a bot",
-                    vec![
-                        ours(),
-                        obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open()),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "completed while assigned",
-                    vec![
-                        ours(),
-                        obs(9.0, human("alice"), K::Closed)
-                            .snap(assignees(closed_as(Some("completed")), &["bob"])),
-                    ],
-                    (ACCEPTED, MEDIUM, "completed_while_assigned"),
-                ),
-                row(
-                    "closed without assignee action",
-                    vec![
-                        ours(),
-                        obs(9.0, human("alice"), K::Closed)
-                            .snap(assignees(closed_as(Some("not_planned")), &["bob"])),
-                    ],
-                    (IGNORED, WEAK, "closed_without_assignee_action"),
-                ),
-                row(
-                    "assignee recorded only in after_state",
-                    vec![ours()],
-                    (PENDING, WEAK, "assignment_retained"),
-                )
-                .on(record("assign_to_user")
-                    .before(json!({"assignees": []}))
-                    .after(json!({"assignees": ["bob"]}))),
-                row(
-                    "no assignee recorded",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("assign_to_user")),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "assigned user comments":
+                [ours(), obs(5.0, human("bob"), comment(3)).snap(assignees(open(), &["bob"]))] => (ACCEPTED, STRONG, "assignee_acted");
+            "assigned user closes the item":
+                [ours(), obs(5.0, human("bob"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))] => (ACCEPTED, STRONG, "assignee_acted"), on record("assign_to_user").extra("assignee", json!("bob"));
+            "assignment remains while open": [ours()] => (PENDING, WEAK, "assignment_retained"), at 48.0;
+            "user removed by a human":
+                [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open())] => (REJECTED, MEDIUM, "assignee_removed");
+            "user removed by a bot":
+                [ours(), obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open())] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "completed while assigned":
+                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("completed")), &["bob"]))] => (ACCEPTED, MEDIUM, "completed_while_assigned");
+            "closed without assignee action":
+                [ours(), obs(9.0, human("alice"), K::Closed).snap(assignees(closed_as(Some("not_planned")), &["bob"]))] => (IGNORED, WEAK, "closed_without_assignee_action");
+            "assignee recorded only in after_state":
+                [ours()] => (PENDING, WEAK, "assignment_retained"), on record("assign_to_user").before(json!({"assignees": []})).after(json!({"assignees": ["bob"]}));
+            "no assignee recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_to_user");
+            + unobserved_case("nothing seen", r());
         );
     }
 
@@ -609,62 +469,16 @@ mod tests {
     fn unassign_from_user_table() {
         let r = || record("unassign_from_user").extra("assignees", json!(["bob"]));
         let ours = || obs(-0.01, workflow_actor(), unassigned("bob")).snap(open());
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "user remains unassigned after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "user remains unassigned, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .at(2.0),
-                row(
-                    "user re-assigned by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"])),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                ),
-                row(
-                    "user re-assigned by a bot",
-                    vec![
-                        ours(),
-                        obs(3.0, bot("auto-assign[bot]"), assigned("bob"))
-                            .snap(assignees(open(), &["bob"])),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "item closed after unassignment",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (ACCEPTED, MEDIUM, "closed_after_unassignment"),
-                )
-                .at(4.0),
-                row(
-                    "assignees not seen since execution",
-                    vec![obs(-3.0, human("alice"), assigned("bob"))
-                        .snap(assignees(open(), &["bob"]))],
-                    (UNKNOWN, NONE, "target_unobserved"),
-                ),
-                row(
-                    "removal recorded as a state delta",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("unassign_from_user")
-                    .before(json!({"assignees": ["bob", "carol"]}))
-                    .after(json!({"assignees": ["carol"]}))),
-            ],
-        );
+        let reassign = |who| obs(3.0, who, assigned("bob")).snap(assignees(open(), &["bob"]));
+        let mut cases = undo_rows(ours, reassign, "auto-assign[bot]", ("state_retained", 2.0));
+        cases.extend(rows![
+            "item closed after unassignment":
+                [ours(), obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed_after_unassignment"), at 4.0;
+            "assignees not seen since execution":
+                [obs(-3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))] => (UNKNOWN, NONE, "target_unobserved");
+            "removal recorded as a state delta":
+                [ours()] => (ACCEPTED, MEDIUM, "state_retained"), on record("unassign_from_user").before(json!({"assignees": ["bob", "carol"]})).after(json!({"assignees": ["carol"]}));
+        ]);
+        run_with(r(), 24.0, cases);
     }
 }

@@ -220,106 +220,22 @@ mod tests {
 
     #[test]
     fn reduction_table() {
+        #[rustfmt::skip]
         let rows: Vec<Row> = vec![
             ("no checks", vec![], None, vec![]),
-            (
-                "all green",
-                vec![done(1.0, "build", "success"), done(1.0, "lint", "success")],
-                Some(CiState::Success),
-                vec![],
-            ),
-            (
-                "neutral and skipped count as green",
-                vec![done(1.0, "a", "neutral"), done(1.0, "b", "skipped")],
-                Some(CiState::Success),
-                vec![],
-            ),
-            (
-                "one failure is red",
-                vec![done(1.0, "build", "success"), done(1.0, "lint", "failure")],
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "every failure-like conclusion is red",
-                FAILURE_LIKE
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| done(1.0 + i as f64, c, c))
-                    .collect(),
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "upper-case conclusions (gh pr checks) are read too",
-                vec![done(1.0, "build", "TIMED_OUT")],
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "queued or in progress is pending",
-                vec![
-                    done(1.0, "build", "success"),
-                    check(1.0, "lint", "s1", "in_progress", None),
-                ],
-                Some(CiState::Pending),
-                vec![],
-            ),
-            (
-                "failure beats pending",
-                vec![
-                    done(1.0, "build", "failure"),
-                    check(1.0, "lint", "s1", "queued", None),
-                ],
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "a re-run replaces the earlier result: flaky",
-                vec![done(1.0, "test", "failure"), done(2.0, "test", "success")],
-                Some(CiState::Success),
-                vec!["test"],
-            ),
-            (
-                "passed then failed is red, not flaky",
-                vec![done(1.0, "test", "success"), done(2.0, "test", "failure")],
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "failed, passed, failed again is red",
-                vec![
-                    done(1.0, "test", "failure"),
-                    done(2.0, "test", "success"),
-                    done(3.0, "test", "failure"),
-                ],
-                Some(CiState::Failure),
-                vec![],
-            ),
-            (
-                "re-run still running after a failure is pending, not flaky",
-                vec![
-                    done(1.0, "test", "failure"),
-                    check(2.0, "test", "s1", "in_progress", None),
-                ],
-                Some(CiState::Pending),
-                vec![],
-            ),
-            (
-                "other commits do not count",
-                vec![
-                    done(1.0, "build", "success"),
-                    check(1.0, "build2", "s2", "completed", Some("failure")),
-                ],
-                Some(CiState::Success),
-                vec![],
-            ),
-            (
-                "results after the cut do not count",
-                vec![done(1.0, "test", "failure"), done(9.0, "test", "success")],
-                Some(CiState::Failure),
-                vec![],
-            ),
+            ("all green", vec![done(1.0, "build", "success"), done(1.0, "lint", "success")], Some(CiState::Success), vec![]),
+            ("neutral and skipped count as green", vec![done(1.0, "a", "neutral"), done(1.0, "b", "skipped")], Some(CiState::Success), vec![]),
+            ("one failure is red", vec![done(1.0, "build", "success"), done(1.0, "lint", "failure")], Some(CiState::Failure), vec![]),
+            ("every failure-like conclusion is red", FAILURE_LIKE.iter().enumerate().map(|(i, c)| done(1.0 + i as f64, c, c)).collect(), Some(CiState::Failure), vec![]),
+            ("upper-case conclusions (gh pr checks) are read too", vec![done(1.0, "build", "TIMED_OUT")], Some(CiState::Failure), vec![]),
+            ("queued or in progress is pending", vec![done(1.0, "build", "success"), check(1.0, "lint", "s1", "in_progress", None)], Some(CiState::Pending), vec![]),
+            ("failure beats pending", vec![done(1.0, "build", "failure"), check(1.0, "lint", "s1", "queued", None)], Some(CiState::Failure), vec![]),
+            ("a re-run replaces the earlier result: flaky", vec![done(1.0, "test", "failure"), done(2.0, "test", "success")], Some(CiState::Success), vec!["test"]),
+            ("passed then failed is red, not flaky", vec![done(1.0, "test", "success"), done(2.0, "test", "failure")], Some(CiState::Failure), vec![]),
+            ("failed, passed, failed again is red", vec![done(1.0, "test", "failure"), done(2.0, "test", "success"), done(3.0, "test", "failure")], Some(CiState::Failure), vec![]),
+            ("re-run still running after a failure is pending, not flaky", vec![done(1.0, "test", "failure"), check(2.0, "test", "s1", "in_progress", None)], Some(CiState::Pending), vec![]),
+            ("other commits do not count", vec![done(1.0, "build", "success"), check(1.0, "build2", "s2", "completed", Some("failure"))], Some(CiState::Success), vec![]),
+            ("results after the cut do not count", vec![done(1.0, "test", "failure"), done(9.0, "test", "success")], Some(CiState::Failure), vec![]),
         ];
         let mut failures = Vec::new();
         for (name, checks, want, flaky) in rows {
@@ -398,21 +314,23 @@ mod pr_tests {
         opened_by_workflow(with_head(open(), "h1"))
     }
 
+    /// A PR the workflow opened (head `h1`), judged a day on.
+    fn pr(observations: Vec<Observation>) -> crate::model::Evaluation {
+        eval(&record("create_pull_request"), observations, 24.0)
+    }
+
+    /// The `test` check on `h1`, done with `conclusion` at `h` hours.
+    fn test_run(h: f64, conclusion: &str) -> Observation {
+        check(h, "test", "h1", Some(conclusion))
+    }
+
     fn merge(h: f64) -> Observation {
         obs(h, human("alice"), K::Closed).snap(with_head(merged(human("alice")), "h1"))
     }
 
     #[test]
     fn merged_over_red_ci_stays_merged() {
-        let e = eval(
-            &record("create_pull_request"),
-            vec![
-                opened(),
-                check(1.0, "test", "h1", Some("failure")),
-                merge(5.0),
-            ],
-            24.0,
-        );
+        let e = pr(vec![opened(), test_run(1.0, "failure"), merge(5.0)]);
         assert_eq!(e.triple(), (ACCEPTED, STRONG, crate::model::Signal::Merged));
         assert_eq!(e.details["ci"], "failure");
         assert_eq!(e.details["ci_checks"], 1);
@@ -421,16 +339,12 @@ mod pr_tests {
 
     #[test]
     fn green_at_merge_is_not_merged_over_red() {
-        let e = eval(
-            &record("create_pull_request"),
-            vec![
-                opened(),
-                check(1.0, "test", "h1", Some("failure")),
-                check(2.0, "test", "h1", Some("success")),
-                merge(5.0),
-            ],
-            24.0,
-        );
+        let e = pr(vec![
+            opened(),
+            test_run(1.0, "failure"),
+            test_run(2.0, "success"),
+            merge(5.0),
+        ]);
         assert_eq!(e.details["ci"], "success");
         assert!(!e.details.contains_key("merged_over_red_ci"));
         assert_eq!(e.details["deferred_nondeterministic"], json!(["test"]));
@@ -438,16 +352,12 @@ mod pr_tests {
 
     #[test]
     fn flaky_evidence_never_turns_a_rejection_into_acceptance() {
-        let e = eval(
-            &record("create_pull_request"),
-            vec![
-                opened(),
-                check(1.0, "test", "h1", Some("failure")),
-                check(2.0, "test", "h1", Some("success")),
-                obs(5.0, human("alice"), K::Closed).snap(with_head(snapshot("closed"), "h1")),
-            ],
-            24.0,
-        );
+        let e = pr(vec![
+            opened(),
+            test_run(1.0, "failure"),
+            test_run(2.0, "success"),
+            obs(5.0, human("alice"), K::Closed).snap(with_head(snapshot("closed"), "h1")),
+        ]);
         assert_eq!(
             e.triple(),
             (REJECTED, STRONG, crate::model::Signal::ClosedWithoutMerge)
@@ -457,15 +367,11 @@ mod pr_tests {
 
     #[test]
     fn open_pr_reports_pending_ci_on_its_latest_head() {
-        let e = eval(
-            &record("create_pull_request"),
-            vec![
-                opened(),
-                check(1.0, "test", "h0", Some("failure")),
-                check(1.0, "test", "h1", None),
-            ],
-            24.0,
-        );
+        let e = pr(vec![
+            opened(),
+            check(1.0, "test", "h0", Some("failure")),
+            check(1.0, "test", "h1", None),
+        ]);
         assert_eq!(
             e.triple(),
             (PENDING, WEAK, crate::model::Signal::AwaitingReview)
@@ -492,7 +398,7 @@ mod pr_tests {
 
     #[test]
     fn no_checks_no_ci_details() {
-        let e = eval(&record("create_pull_request"), vec![opened()], 24.0);
+        let e = pr(vec![opened()]);
         assert!(!e.details.contains_key("ci"));
     }
 }

@@ -158,186 +158,47 @@ mod tests {
     #[test]
     fn add_comment_table() {
         let r = || record("add_comment");
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "human reply after the comment",
-                    vec![ours(), obs(3.0, human("alice"), comment(901))],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "human comment before ours is not a reply",
-                    vec![obs(-1.0, human("alice"), comment(899)), ours()],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "bot follow-up only",
-                    vec![ours(), obs(3.0, bot("app[bot]"), comment(901))],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "workflow's own follow-up only",
-                    vec![ours(), obs(3.0, workflow_actor(), comment(901))],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "human +1 on our comment",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), reacted("+1", Some(COMMENT_ID))),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "human rocket on our comment",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), reacted("rocket", Some(COMMENT_ID))),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "bot +1 on our comment is not human",
-                    vec![
-                        ours(),
-                        obs(3.0, bot("app[bot]"), reacted("+1", Some(COMMENT_ID))),
-                    ],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "workflow's own +1 on our comment is not human",
-                    vec![
-                        ours(),
-                        obs(3.0, workflow_actor(), reacted("+1", Some(COMMENT_ID))),
-                    ],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "human +1 on another comment is not on ours",
-                    vec![ours(), obs(3.0, human("alice"), reacted("+1", Some(5)))],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "human -1 on our comment",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), reacted("-1", Some(COMMENT_ID))),
-                    ],
-                    (REJECTED, MEDIUM, "reacted_negatively"),
-                ),
-                row(
-                    "human confused, past 7 days, still a rejection",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), reacted("confused", Some(COMMENT_ID))),
-                    ],
-                    (REJECTED, MEDIUM, "reacted_negatively"),
-                )
-                .at(8.0 * 24.0),
-                row(
-                    "-1 and +1 by people: positive engagement wins",
-                    vec![
-                        ours(),
-                        obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
-                        obs(3.0, human("alice"), reacted("heart", Some(COMMENT_ID))),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "-1 and a human reply: the reply wins",
-                    vec![
-                        ours(),
-                        obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))),
-                        obs(3.0, human("alice"), comment(901)),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "eyes says nothing",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), reacted("eyes", Some(COMMENT_ID))),
-                    ],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(8.0 * 24.0),
-                row(
-                    "deleted by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::CommentDeleted {
-                                comment_id: COMMENT_ID,
-                            },
-                        ),
-                    ],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "deleted by the workflow",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            workflow_actor(),
-                            K::CommentDeleted {
-                                comment_id: COMMENT_ID,
-                            },
-                        ),
-                    ],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "another comment deleted is not ours",
-                    vec![
-                        ours(),
-                        obs(2.0, human("alice"), K::CommentDeleted { comment_id: 5 }),
-                    ],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "thread closed after the comment with no reply, past 7 days",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(7.0 * 24.0),
-                row(
-                    "thread closed with no reply, within 7 days",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "nothing within 7 days",
-                    vec![ours()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(8.0 * 24.0),
-                row(
-                    "nothing yet",
-                    vec![ours()],
-                    (PENDING, WEAK, "awaiting_reply"),
-                )
-                .at(1.0),
-                row(
-                    "not yet observed",
-                    vec![],
-                    (UNKNOWN, NONE, "target_unobserved"),
-                )
-                .at(1.0),
-                row("no target", vec![], (UNKNOWN, NONE, "missing_reference"))
-                    .on(r().no_target())
-                    .at(1.0),
-            ],
+        run_rows!(r(), 24.0;
+            "human reply after the comment": [ours(), obs(3.0, human("alice"), comment(901))] => (ACCEPTED, MEDIUM, "acted_on");
+            "human comment before ours is not a reply":
+                [obs(-1.0, human("alice"), comment(899)), ours()] => (PENDING, WEAK, "awaiting_reply");
+            "bot follow-up only": [ours(), obs(3.0, bot("app[bot]"), comment(901))] => (PENDING, WEAK, "awaiting_reply");
+            "workflow's own follow-up only":
+                [ours(), obs(3.0, workflow_actor(), comment(901))] => (PENDING, WEAK, "awaiting_reply");
+            "human +1 on our comment":
+                [ours(), obs(3.0, human("alice"), reacted("+1", Some(COMMENT_ID)))] => (ACCEPTED, MEDIUM, "acted_on");
+            "human rocket on our comment":
+                [ours(), obs(3.0, human("alice"), reacted("rocket", Some(COMMENT_ID)))] => (ACCEPTED, MEDIUM, "acted_on");
+            "bot +1 on our comment is not human":
+                [ours(), obs(3.0, bot("app[bot]"), reacted("+1", Some(COMMENT_ID)))] => (PENDING, WEAK, "awaiting_reply");
+            "workflow's own +1 on our comment is not human":
+                [ours(), obs(3.0, workflow_actor(), reacted("+1", Some(COMMENT_ID)))] => (PENDING, WEAK, "awaiting_reply");
+            "human +1 on another comment is not on ours":
+                [ours(), obs(3.0, human("alice"), reacted("+1", Some(5)))] => (PENDING, WEAK, "awaiting_reply");
+            "human -1 on our comment":
+                [ours(), obs(3.0, human("alice"), reacted("-1", Some(COMMENT_ID)))] => (REJECTED, MEDIUM, "reacted_negatively");
+            "human confused, past 7 days, still a rejection":
+                [ours(), obs(3.0, human("alice"), reacted("confused", Some(COMMENT_ID)))] => (REJECTED, MEDIUM, "reacted_negatively"), at 8.0 * 24.0;
+            "-1 and +1 by people: positive engagement wins":
+                [ours(), obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))), obs(3.0, human("alice"), reacted("heart", Some(COMMENT_ID)))] => (ACCEPTED, MEDIUM, "acted_on");
+            "-1 and a human reply: the reply wins":
+                [ours(), obs(2.0, human("bob"), reacted("-1", Some(COMMENT_ID))), obs(3.0, human("alice"), comment(901))] => (ACCEPTED, MEDIUM, "acted_on");
+            "eyes says nothing":
+                [ours(), obs(3.0, human("alice"), reacted("eyes", Some(COMMENT_ID)))] => (IGNORED, WEAK, "no_engagement"), at 8.0 * 24.0;
+            "deleted by a human":
+                [ours(), obs(2.0, human("alice"), K::CommentDeleted { comment_id: COMMENT_ID })] => (REJECTED, STRONG, "deleted");
+            "deleted by the workflow":
+                [ours(), obs(2.0, workflow_actor(), K::CommentDeleted { comment_id: COMMENT_ID })] => (UNKNOWN, NONE, "deleted");
+            "another comment deleted is not ours":
+                [ours(), obs(2.0, human("alice"), K::CommentDeleted { comment_id: 5 })] => (PENDING, WEAK, "awaiting_reply");
+            "thread closed after the comment with no reply, past 7 days":
+                [ours(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (IGNORED, WEAK, "no_engagement"), at 7.0 * 24.0;
+            "thread closed with no reply, within 7 days":
+                [ours(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (PENDING, WEAK, "awaiting_reply");
+            "nothing within 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 8.0 * 24.0;
+            "nothing yet": [ours()] => (PENDING, WEAK, "awaiting_reply"), at 1.0;
+            "not yet observed": [] => (UNKNOWN, NONE, "target_unobserved"), at 1.0;
+            "no target": [] => (UNKNOWN, NONE, "missing_reference"), on r().no_target(), at 1.0;
         );
     }
 

@@ -56,9 +56,13 @@ pub fn missing_reference(ctx: &EvalContext) -> Option<Evaluation> {
 /// ([`missing_reference`]), nothing seen of it yet ([`unobserved`]), or
 /// deleted or transferred away ([`gone`]).
 pub fn precheck(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluation> {
-    if let Some(e) = missing_reference(ctx) {
-        return Some(e);
-    }
+    missing_reference(ctx).or_else(|| unseen_or_gone(ctx, human_deletion_rejects))
+}
+
+/// The checks of [`precheck`] after the record's own: nothing of the target
+/// seen yet ([`unobserved`]), or the target deleted or transferred away
+/// ([`gone`]). For a type that checks more of its record first.
+pub fn unseen_or_gone(ctx: &EvalContext, human_deletion_rejects: bool) -> Option<Evaluation> {
     if !ctx.target_seen() {
         return Some(unobserved());
     }
@@ -337,6 +341,14 @@ pub fn human_after<'a, 'c>(ctx: &'c EvalContext<'a>) -> impl Iterator<Item = &'a
     })
 }
 
+/// How many comments visible non-bot actors wrote after execution (the
+/// "non-bot comment" of seed 000 §7's issue, discussion and PR rows).
+pub fn human_comments(ctx: &EvalContext) -> usize {
+    human_after(ctx)
+        .filter(|o| matches!(o.event, K::CommentCreated { .. }))
+        .count()
+}
+
 /// General rule 4: the current state contradicts the output's effect, but
 /// who reversed it is not visible. It is still a reversal, one step weaker
 /// than a visible person's (strong → medium → weak), with low confidence and
@@ -408,6 +420,22 @@ pub fn with_delta(
         .filter(|w| before.iter().any(|b| b.eq_ignore_ascii_case(w)) != adding)
         .cloned()
         .collect()
+}
+
+/// A recorded value as text: a string (trimmed) or a number as written, or
+/// an object's string field, the first of `keys` the object has.
+pub fn value_text(v: &serde_json::Value, keys: &[&str]) -> Option<String> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(o) => keys
+            .iter()
+            .find_map(|k| o.get(*k))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// Rule 11: the record's before-state of `key` already held `wanted` (a

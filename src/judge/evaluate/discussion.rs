@@ -11,8 +11,8 @@
 //! is accepted/medium; as `outdated`, rejected/medium.
 
 use super::common::{
-    actor_unseen, closer, hedge, human_after, is_closed, lifecycle, no_engagement_yet, precheck,
-    Closer, ISSUE_IGNORE_WINDOW,
+    actor_unseen, closer, hedge, human_after, human_comments, is_closed, lifecycle,
+    no_engagement_yet, precheck, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -24,9 +24,7 @@ pub fn create_discussion(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = precheck(ctx, true) {
         return e;
     }
-    let replies = human_after(ctx)
-        .filter(|o| matches!(o.event, K::CommentCreated { .. }))
-        .count();
+    let replies = human_comments(ctx);
     let e = answered(ctx)
         .or_else(|| is_closed(ctx).then(|| closed(ctx)))
         .unwrap_or_else(|| engagement(ctx));
@@ -161,82 +159,28 @@ mod tests {
     fn create_discussion_table() {
         let r = || discussion("create_discussion");
         let closed = |who, reason| obs(5.0, who, K::Closed).snap(d(closed_as(reason)));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "a human heart on the discussion",
-                    vec![created(), obs(3.0, human("bob"), reacted("heart", None))],
-                    (ACCEPTED, MEDIUM, "human_reply"),
-                ),
-                row(
-                    "a bot heart on the discussion is not engagement",
-                    vec![created(), obs(3.0, bot("app[bot]"), reacted("heart", None))],
-                    (PENDING, WEAK, "awaiting_engagement"),
-                ),
-                row(
-                    "answer marked",
-                    vec![
-                        created(),
-                        obs(4.0, human("bob"), comment(777)),
-                        obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
-                    ],
-                    (ACCEPTED, STRONG, "answered"),
-                ),
-                row(
-                    "answer marked then unmarked",
-                    vec![
-                        created(),
-                        obs(6.0, human("alice"), K::Answered { comment_id: 777 }),
-                        obs(7.0, human("alice"), K::Unanswered { comment_id: 777 }),
-                    ],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(200.0),
-                row(
-                    "non-bot reply",
-                    vec![created(), obs(3.0, human("bob"), comment(5))],
-                    (ACCEPTED, MEDIUM, "human_reply"),
-                ),
-                row(
-                    "bot reply is not engagement",
-                    vec![created(), obs(3.0, bot("helper[bot]"), comment(5))],
-                    (PENDING, WEAK, "awaiting_engagement"),
-                ),
-                row(
-                    "closed as duplicate by a human",
-                    vec![created(), closed(human("alice"), Some("duplicate"))],
-                    (REJECTED, STRONG, "closed_duplicate"),
-                ),
-                row(
-                    "closed as outdated by a human",
-                    vec![created(), closed(human("alice"), Some("outdated"))],
-                    (REJECTED, MEDIUM, "closed_outdated"),
-                ),
-                row(
-                    "closed as resolved by a human",
-                    vec![created(), closed(human("alice"), Some("resolved"))],
-                    (ACCEPTED, MEDIUM, "resolved"),
-                ),
-                row(
-                    "closed by a bot",
-                    vec![created(), closed(bot("stale[bot]"), Some("outdated"))],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "deleted (spam) by a human",
-                    vec![created(), obs(2.0, human("alice"), K::Deleted)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "no engagement after the window",
-                    vec![created()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(168.0),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "a human heart on the discussion":
+                [created(), obs(3.0, human("bob"), reacted("heart", None))] => (ACCEPTED, MEDIUM, "human_reply");
+            "a bot heart on the discussion is not engagement":
+                [created(), obs(3.0, bot("app[bot]"), reacted("heart", None))] => (PENDING, WEAK, "awaiting_engagement");
+            "answer marked":
+                [created(), obs(4.0, human("bob"), comment(777)), obs(6.0, human("alice"), K::Answered { comment_id: 777 })] => (ACCEPTED, STRONG, "answered");
+            "answer marked then unmarked":
+                [created(), obs(6.0, human("alice"), K::Answered { comment_id: 777 }), obs(7.0, human("alice"), K::Unanswered { comment_id: 777 })] => (IGNORED, WEAK, "no_engagement"), at 200.0;
+            "non-bot reply": [created(), obs(3.0, human("bob"), comment(5))] => (ACCEPTED, MEDIUM, "human_reply");
+            "bot reply is not engagement":
+                [created(), obs(3.0, bot("helper[bot]"), comment(5))] => (PENDING, WEAK, "awaiting_engagement");
+            "closed as duplicate by a human":
+                [created(), closed(human("alice"), Some("duplicate"))] => (REJECTED, STRONG, "closed_duplicate");
+            "closed as outdated by a human":
+                [created(), closed(human("alice"), Some("outdated"))] => (REJECTED, MEDIUM, "closed_outdated");
+            "closed as resolved by a human":
+                [created(), closed(human("alice"), Some("resolved"))] => (ACCEPTED, MEDIUM, "resolved");
+            "closed by a bot": [created(), closed(bot("stale[bot]"), Some("outdated"))] => (IGNORED, WEAK, "lifecycle");
+            "deleted (spam) by a human": [created(), obs(2.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "no engagement after the window": [created()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
+            + unobserved_case("nothing seen", r());
         );
     }
 
@@ -252,39 +196,13 @@ mod tests {
             ..d(open())
         };
         let ours = || obs(-0.01, workflow_actor(), title_edit("old")).snap(titled("new"));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "retained after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "reverted by a human",
-                    vec![
-                        ours(),
-                        obs(2.0, human("alice"), title_edit("new")).snap(titled("old")),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                ),
-                row(
-                    "labels replaced by a human",
-                    vec![obs(2.0, human("alice"), unlabeled("b"))
-                        .snap(with_labels(d(open()), &["c"]))],
-                    (REJECTED, STRONG, "state_replaced"),
-                )
-                .on(discussion("update_discussion")
-                    .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["b"]}))),
-                row(
-                    "no after state",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(discussion("update_discussion")),
-            ],
+        run_rows!(r(), 24.0;
+            "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "reverted by a human":
+                [ours(), obs(2.0, human("alice"), title_edit("new")).snap(titled("old"))] => (REJECTED, STRONG, "state_reverted");
+            "labels replaced by a human":
+                [obs(2.0, human("alice"), unlabeled("b")).snap(with_labels(d(open()), &["c"]))] => (REJECTED, STRONG, "state_replaced"), on discussion("update_discussion").before(json!({"labels": ["a"]})).after(json!({"labels": ["b"]}));
+            "no after state": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on discussion("update_discussion");
         );
     }
 
@@ -292,36 +210,13 @@ mod tests {
     fn close_discussion_table() {
         let r = || discussion("close_discussion");
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(d(closed_as(Some("resolved"))));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still closed after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "closed"),
-                ),
-                row(
-                    "closed, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "closed"),
-                )
-                .at(2.0),
-                row(
-                    "reopened by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), K::Reopened).snap(d(open())),
-                    ],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "deleted",
-                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "still closed after the window": [ours()] => (ACCEPTED, MEDIUM, "closed");
+            "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 2.0;
+            "reopened by a human":
+                [ours(), obs(3.0, human("alice"), K::Reopened).snap(d(open()))] => (REJECTED, STRONG, "reopened");
+            "deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("nothing seen", r());
         );
     }
 }

@@ -29,40 +29,14 @@ mod tests {
     #[test]
     fn fallback_never_accepts() {
         let t = || record("custom_safe_job");
-        run_with(
-            t(),
-            24.0,
-            vec![
-                unobserved_case("nothing seen", t()),
-                row(
-                    "seen, even with human activity",
-                    vec![
-                        obs(0.0, workflow_actor(), K::Opened).snap(open()),
-                        obs(2.0, human("alice"), comment(5)),
-                    ],
-                    (PENDING, WEAK, "target_exists_only"),
-                )
-                .at(720.0),
-                row(
-                    "deleted by a human",
-                    vec![
-                        obs(0.0, workflow_actor(), K::Opened),
-                        obs(3.0, human("alice"), K::Deleted),
-                    ],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "deleted by a bot",
-                    vec![obs(3.0, bot("cleanup[bot]"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "no target named",
-                    vec![],
-                    (UNKNOWN, NONE, "missing_reference"),
-                )
-                .on(t().no_target()),
-            ],
+        run_rows!(t(), 24.0;
+            + unobserved_case("nothing seen", t());
+            "seen, even with human activity":
+                [obs(0.0, workflow_actor(), K::Opened).snap(open()), obs(2.0, human("alice"), comment(5))] => (PENDING, WEAK, "target_exists_only"), at 720.0;
+            "deleted by a human":
+                [obs(0.0, workflow_actor(), K::Opened), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "deleted by a bot": [obs(3.0, bot("cleanup[bot]"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            "no target named": [] => (UNKNOWN, NONE, "missing_reference"), on t().no_target();
         );
     }
 

@@ -8,8 +8,8 @@
 
 use super::common::{
     cite, class_name, close_actor_unknown, closer, has_expiry_notice, hedge, human_after,
-    is_closed, last_close, lifecycle, no_engagement_yet, precheck, unseen_reversal, window_passed,
-    Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
+    human_comments, is_closed, last_close, lifecycle, no_engagement_yet, precheck, unseen_reversal,
+    window_passed, Closer, ISSUE_IGNORE_WINDOW, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -22,9 +22,7 @@ pub fn create_issue(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = precheck(ctx, true) {
         return e;
     }
-    let comments = human_after(ctx)
-        .filter(|o| matches!(o.event, K::CommentCreated { .. }))
-        .count();
+    let comments = human_comments(ctx);
     let e = if is_closed(ctx) {
         closed_issue(ctx)
     } else {
@@ -255,228 +253,57 @@ mod tests {
     fn create_issue_table() {
         let r = || record("create_issue");
         let closed = |h: f64, who, reason| obs(h, who, K::Closed).snap(closed_as(reason));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "closed as completed by a human",
-                    vec![created(), closed(30.0, human("alice"), Some("completed"))],
-                    (ACCEPTED, STRONG, "completed"),
-                )
-                .at(48.0),
-                row(
-                    "closed by a merged linked PR",
-                    vec![
-                        created(),
-                        closed(30.0, human("alice"), Some("completed")),
-                        obs(
-                            30.0,
-                            None,
-                            K::ClosedBy {
-                                pr: 12,
-                                merged: true,
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, STRONG, "completed"),
-                )
-                .at(48.0),
-                row(
-                    "closed by a merged linked PR the stale bot merged",
-                    vec![
-                        created(),
-                        closed(30.0, bot("merge[bot]"), Some("completed")),
-                        obs(
-                            30.0,
-                            None,
-                            K::ClosedBy {
-                                pr: 12,
-                                merged: true,
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, STRONG, "completed"),
-                )
-                .at(48.0),
-                row(
-                    "closed by a bot, linked PR not merged: lifecycle as before",
-                    vec![
-                        created(),
-                        closed(30.0, bot("merge[bot]"), Some("completed")),
-                        obs(
-                            30.0,
-                            None,
-                            K::ClosedBy {
-                                pr: 12,
-                                merged: false,
-                            },
-                        ),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .at(48.0),
-                row(
-                    "a human +1 on the open issue is engagement",
-                    vec![created(), obs(2.0, human("alice"), reacted("+1", None))],
-                    (PENDING, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "a bot +1 on the open issue is not",
-                    vec![created(), obs(2.0, bot("app[bot]"), reacted("+1", None))],
-                    (PENDING, WEAK, "awaiting_triage"),
-                ),
-                row(
-                    "a human -1 on the open issue is not engagement",
-                    vec![created(), obs(2.0, human("alice"), reacted("-1", None))],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(8.0 * 24.0),
-                row(
-                    "assigned by a human",
-                    vec![
-                        created(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::Assigned {
-                                assignee: "bob".into(),
-                            },
-                        )
-                        .snap(open()),
-                    ],
-                    (ACCEPTED, MEDIUM, "triaged"),
-                ),
-                row(
-                    "labeled by a human",
-                    vec![
-                        created(),
-                        obs(2.0, human("alice"), labeled("bug")).snap(open()),
-                    ],
-                    (ACCEPTED, MEDIUM, "triaged"),
-                ),
-                row(
-                    "milestoned by a human",
-                    vec![
-                        created(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::Milestoned {
-                                milestone: "v1".into(),
-                            },
-                        )
-                        .snap(open()),
-                    ],
-                    (ACCEPTED, MEDIUM, "triaged"),
-                ),
-                row(
-                    "labeled by a bot is not triage",
-                    vec![
-                        created(),
-                        obs(2.0, bot("triage[bot]"), labeled("bug")).snap(open()),
-                    ],
-                    (PENDING, WEAK, "awaiting_triage"),
-                ),
-                row(
-                    "open with a human comment",
-                    vec![created(), obs(5.0, human("alice"), comment(1))],
-                    (PENDING, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "closed as not planned by a human",
-                    vec![created(), closed(5.0, human("alice"), Some("not_planned"))],
-                    (REJECTED, STRONG, "closed_not_planned"),
-                ),
-                row(
-                    "closed as duplicate by a human",
-                    vec![created(), closed(5.0, human("alice"), Some("duplicate"))],
-                    (REJECTED, STRONG, "closed_not_planned"),
-                ),
-                row(
-                    "closed without a reason by a human",
-                    vec![created(), closed(5.0, human("alice"), None)],
-                    (UNKNOWN, WEAK, "closed"),
-                ),
-                row(
-                    "closed by a stale bot",
-                    vec![
-                        created(),
-                        closed(100.0, bot("stale[bot]"), Some("not_planned")),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .at(200.0),
-                row(
-                    "gh-aw expiry close is lifecycle even with a user token",
-                    vec![
-                        created(),
-                        obs(48.0, human("release-pat"), expiry_notice(2)),
-                        closed(48.0, human("release-pat"), Some("not_planned")),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .on(r().actor(Some("release-pat")))
-                .at(72.0),
-                row(
-                    "expiry close by a different PAT user is still lifecycle",
-                    vec![
-                        created(),
-                        obs(48.0, human("maint-pat"), expiry_notice(2)),
-                        closed(48.02, human("maint-pat"), Some("not_planned")),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .at(72.0),
-                row(
-                    "closed as not planned, actor not visible",
-                    vec![created(), closed(5.0, None, Some("not_planned"))],
-                    (UNKNOWN, WEAK, "evaluation_error"),
-                ),
-                row(
-                    "closed as completed, actor not visible",
-                    vec![created(), closed(5.0, None, Some("completed"))],
-                    (ACCEPTED, STRONG, "completed"),
-                ),
-                row(
-                    "no interaction after 7 days",
-                    vec![created(), obs(1.0, bot("ci[bot]"), comment(3))],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(7.0 * 24.0),
-                row(
-                    "no interaction yet at 24h",
-                    vec![created()],
-                    (PENDING, WEAK, "awaiting_triage"),
-                ),
-                row(
-                    "deleted by a human",
-                    vec![created(), obs(3.0, human("alice"), K::Deleted)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "deleted, deleter not visible",
-                    vec![created(), obs(3.0, None, K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "transferred away",
-                    vec![created(), obs(3.0, human("alice"), K::Transferred)],
-                    (UNKNOWN, NONE, "transferred"),
-                ),
-                row(
-                    "the workflow's own comment is not engagement",
-                    vec![created(), obs(1.0, workflow_actor(), comment(3))],
-                    (PENDING, WEAK, "awaiting_triage"),
-                ),
-                unobserved_case("not yet observed", r()),
-                no_target_case(r()),
-                row(
-                    "as-of cuts off later evidence",
-                    vec![created(), closed(30.0, human("alice"), Some("completed"))],
-                    (PENDING, WEAK, "awaiting_triage"),
-                ),
-            ],
+        run_rows!(r(), 24.0;
+            "closed as completed by a human":
+                [created(), closed(30.0, human("alice"), Some("completed"))] => (ACCEPTED, STRONG, "completed"), at 48.0;
+            "closed by a merged linked PR":
+                [created(), closed(30.0, human("alice"), Some("completed")), obs(30.0, None, K::ClosedBy { pr: 12, merged: true })] => (ACCEPTED, STRONG, "completed"), at 48.0;
+            "closed by a merged linked PR the stale bot merged":
+                [created(), closed(30.0, bot("merge[bot]"), Some("completed")), obs(30.0, None, K::ClosedBy { pr: 12, merged: true })] => (ACCEPTED, STRONG, "completed"), at 48.0;
+            "closed by a bot, linked PR not merged: lifecycle as before":
+                [created(), closed(30.0, bot("merge[bot]"), Some("completed")), obs(30.0, None, K::ClosedBy { pr: 12, merged: false })] => (IGNORED, WEAK, "lifecycle"), at 48.0;
+            "a human +1 on the open issue is engagement":
+                [created(), obs(2.0, human("alice"), reacted("+1", None))] => (PENDING, MEDIUM, "acted_on");
+            "a bot +1 on the open issue is not":
+                [created(), obs(2.0, bot("app[bot]"), reacted("+1", None))] => (PENDING, WEAK, "awaiting_triage");
+            "a human -1 on the open issue is not engagement":
+                [created(), obs(2.0, human("alice"), reacted("-1", None))] => (IGNORED, WEAK, "no_engagement"), at 8.0 * 24.0;
+            "assigned by a human":
+                [created(), obs(2.0, human("alice"), K::Assigned { assignee: "bob".into() }).snap(open())] => (ACCEPTED, MEDIUM, "triaged");
+            "labeled by a human":
+                [created(), obs(2.0, human("alice"), labeled("bug")).snap(open())] => (ACCEPTED, MEDIUM, "triaged");
+            "milestoned by a human":
+                [created(), obs(2.0, human("alice"), K::Milestoned { milestone: "v1".into() }).snap(open())] => (ACCEPTED, MEDIUM, "triaged");
+            "labeled by a bot is not triage":
+                [created(), obs(2.0, bot("triage[bot]"), labeled("bug")).snap(open())] => (PENDING, WEAK, "awaiting_triage");
+            "open with a human comment": [created(), obs(5.0, human("alice"), comment(1))] => (PENDING, MEDIUM, "acted_on");
+            "closed as not planned by a human":
+                [created(), closed(5.0, human("alice"), Some("not_planned"))] => (REJECTED, STRONG, "closed_not_planned");
+            "closed as duplicate by a human":
+                [created(), closed(5.0, human("alice"), Some("duplicate"))] => (REJECTED, STRONG, "closed_not_planned");
+            "closed without a reason by a human": [created(), closed(5.0, human("alice"), None)] => (UNKNOWN, WEAK, "closed");
+            "closed by a stale bot":
+                [created(), closed(100.0, bot("stale[bot]"), Some("not_planned"))] => (IGNORED, WEAK, "lifecycle"), at 200.0;
+            "gh-aw expiry close is lifecycle even with a user token":
+                [created(), obs(48.0, human("release-pat"), expiry_notice(2)), closed(48.0, human("release-pat"), Some("not_planned"))] => (IGNORED, WEAK, "lifecycle"), on r().actor(Some("release-pat")), at 72.0;
+            "expiry close by a different PAT user is still lifecycle":
+                [created(), obs(48.0, human("maint-pat"), expiry_notice(2)), closed(48.02, human("maint-pat"), Some("not_planned"))] => (IGNORED, WEAK, "lifecycle"), at 72.0;
+            "closed as not planned, actor not visible":
+                [created(), closed(5.0, None, Some("not_planned"))] => (UNKNOWN, WEAK, "evaluation_error");
+            "closed as completed, actor not visible":
+                [created(), closed(5.0, None, Some("completed"))] => (ACCEPTED, STRONG, "completed");
+            "no interaction after 7 days":
+                [created(), obs(1.0, bot("ci[bot]"), comment(3))] => (IGNORED, WEAK, "no_engagement"), at 7.0 * 24.0;
+            "no interaction yet at 24h": [created()] => (PENDING, WEAK, "awaiting_triage");
+            "deleted by a human": [created(), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "deleted, deleter not visible": [created(), obs(3.0, None, K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            "transferred away": [created(), obs(3.0, human("alice"), K::Transferred)] => (UNKNOWN, NONE, "transferred");
+            "the workflow's own comment is not engagement":
+                [created(), obs(1.0, workflow_actor(), comment(3))] => (PENDING, WEAK, "awaiting_triage");
+            + unobserved_case("not yet observed", r());
+            + no_target_case(r());
+            "as-of cuts off later evidence":
+                [created(), closed(30.0, human("alice"), Some("completed"))] => (PENDING, WEAK, "awaiting_triage");
         );
     }
 
@@ -496,76 +323,22 @@ mod tests {
         // The workflow's own close, just before the manifest timestamp.
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(closed_as(Some("completed")));
         let reopen = |h: f64, who| obs(h, who, K::Reopened).snap(open());
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still closed after 24h",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "closed"),
-                ),
-                row(
-                    "closed, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "closed"),
-                )
-                .at(1.0),
-                row(
-                    "reopened by a human",
-                    vec![ours(), reopen(5.0, human("alice"))],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "reopened by a bot",
-                    vec![ours(), reopen(5.0, bot("other[bot]"))],
-                    (UNKNOWN, WEAK, "reopened"),
-                ),
-                row(
-                    "reopened by a human, re-closed by a bot",
-                    vec![
-                        ours(),
-                        reopen(5.0, human("alice")),
-                        obs(50.0, bot("stale[bot]"), K::Closed)
-                            .snap(closed_as(Some("not_planned"))),
-                    ],
-                    (REJECTED, STRONG, "reopened"),
-                )
-                .at(72.0),
-                row(
-                    "reopened and re-closed by humans",
-                    vec![
-                        ours(),
-                        reopen(5.0, human("alice")),
-                        obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (ACCEPTED, MEDIUM, "closed"),
-                )
-                .at(8.0),
-                row(
-                    "closed by a lifecycle bot only",
-                    vec![obs(-0.01, bot("stale[bot]"), K::Closed)
-                        .snap(closed_as(Some("not_planned")))],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "bot close counts as ours when the workflow actor is unknown",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "closed"),
-                )
-                .on(r().actor(None)),
-                row(
-                    "open, no reopen seen",
-                    vec![obs(-5.0, human("alice"), K::Opened).snap(open())],
-                    (UNKNOWN, WEAK, "not_closed"),
-                ),
-                row(
-                    "target missing",
-                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("not yet observed", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "still closed after 24h": [ours()] => (ACCEPTED, MEDIUM, "closed");
+            "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 1.0;
+            "reopened by a human": [ours(), reopen(5.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "reopened by a bot": [ours(), reopen(5.0, bot("other[bot]"))] => (UNKNOWN, WEAK, "reopened");
+            "reopened by a human, re-closed by a bot":
+                [ours(), reopen(5.0, human("alice")), obs(50.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))] => (REJECTED, STRONG, "reopened"), at 72.0;
+            "reopened and re-closed by humans":
+                [ours(), reopen(5.0, human("alice")), obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed"), at 8.0;
+            "closed by a lifecycle bot only":
+                [obs(-0.01, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))] => (IGNORED, WEAK, "lifecycle");
+            "bot close counts as ours when the workflow actor is unknown":
+                [ours()] => (ACCEPTED, MEDIUM, "closed"), on r().actor(None);
+            "open, no reopen seen": [obs(-5.0, human("alice"), K::Opened).snap(open())] => (UNKNOWN, WEAK, "not_closed");
+            "target missing": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("not yet observed", r());
         );
     }
 }

@@ -226,112 +226,28 @@ mod tests {
         let unlabel = |h: f64, who, l: &str, left: &[&str]| {
             obs(h, who, unlabeled(l)).snap(with_labels(open(), left))
         };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "all retained after the triage window",
-                    vec![applied(&["bug", "p1"])],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "retained, window not passed",
-                    vec![applied(&["bug", "p1"])],
-                    (PENDING, WEAK, "awaiting_triage"),
-                )
-                .at(2.0),
-                row(
-                    "some retained, some removed by a human",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        unlabel(3.0, human("alice"), "p1", &["bug"]),
-                    ],
-                    (ACCEPTED, MEDIUM, "partially_retained"),
-                ),
-                row(
-                    "all removed by a human",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        unlabel(3.0, human("alice"), "p1", &["bug"]),
-                        unlabel(3.1, human("alice"), "bug", &[]),
-                    ],
-                    (REJECTED, STRONG, "state_replaced"),
-                ),
-                row(
-                    "target closed with labels retained",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        obs(2.0, human("alice"), K::Closed)
-                            .snap(with_labels(closed_as(Some("completed")), &["bug", "p1"])),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .at(3.0),
-                row(
-                    "removed by a bot only",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        unlabel(3.0, bot("labeler[bot]"), "p1", &["bug"]),
-                        unlabel(3.1, bot("labeler[bot]"), "bug", &[]),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "removed with no visible actor: a reversal, one step weaker (rule 4)",
-                    vec![obs(
-                        3.0,
-                        None,
-                        K::Edited {
-                            title_from: None,
-                            body_hash_from: None,
-                            base_from: None,
-                        },
-                    )
-                    .snap(with_labels(open(), &["old"]))],
-                    (REJECTED, MEDIUM, "state_replaced"),
-                ),
-                row(
-                    "human adds an unrelated label and keeps ours",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        obs(1.0, human("alice"), labeled("x"))
-                            .snap(with_labels(open(), &["bug", "p1", "x"])),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .at(2.0),
-                row(
-                    "labels from before/after state",
-                    vec![obs(-0.01, workflow_actor(), labeled("new"))
-                        .snap(with_labels(open(), &["old", "NEW"]))],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("add_labels")
-                    .before(json!({"labels": ["old"]}))
-                    .after(json!({"labels": ["old", "new"]}))),
-                row(
-                    "labels from the tool arguments",
-                    vec![applied(&["bug"])],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("add_labels").extra("labels", json!(["bug"]))),
-                row(
-                    "no labels recorded",
-                    vec![applied(&["bug"])],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("add_labels")),
-                row(
-                    "target deleted",
-                    vec![
-                        applied(&["bug", "p1"]),
-                        obs(2.0, human("alice"), K::Deleted),
-                    ],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("not yet observed", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "all retained after the triage window": [applied(&["bug", "p1"])] => (ACCEPTED, MEDIUM, "state_retained");
+            "retained, window not passed": [applied(&["bug", "p1"])] => (PENDING, WEAK, "awaiting_triage"), at 2.0;
+            "some retained, some removed by a human":
+                [applied(&["bug", "p1"]), unlabel(3.0, human("alice"), "p1", &["bug"])] => (ACCEPTED, MEDIUM, "partially_retained");
+            "all removed by a human":
+                [applied(&["bug", "p1"]), unlabel(3.0, human("alice"), "p1", &["bug"]), unlabel(3.1, human("alice"), "bug", &[])] => (REJECTED, STRONG, "state_replaced");
+            "target closed with labels retained":
+                [applied(&["bug", "p1"]), obs(2.0, human("alice"), K::Closed).snap(with_labels(closed_as(Some("completed")), &["bug", "p1"]))] => (ACCEPTED, MEDIUM, "state_retained"), at 3.0;
+            "removed by a bot only":
+                [applied(&["bug", "p1"]), unlabel(3.0, bot("labeler[bot]"), "p1", &["bug"]), unlabel(3.1, bot("labeler[bot]"), "bug", &[])] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "removed with no visible actor: a reversal, one step weaker (rule 4)":
+                [obs(3.0, None, K::Edited { title_from: None, body_hash_from: None, base_from: None }).snap(with_labels(open(), &["old"]))] => (REJECTED, MEDIUM, "state_replaced");
+            "human adds an unrelated label and keeps ours":
+                [applied(&["bug", "p1"]), obs(1.0, human("alice"), labeled("x")).snap(with_labels(open(), &["bug", "p1", "x"]))] => (ACCEPTED, MEDIUM, "state_retained"), at 2.0;
+            "labels from before/after state":
+                [obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["old", "NEW"]))] => (ACCEPTED, MEDIUM, "state_retained"), on record("add_labels").before(json!({"labels": ["old"]})).after(json!({"labels": ["old", "new"]}));
+            "labels from the tool arguments":
+                [applied(&["bug"])] => (ACCEPTED, MEDIUM, "state_retained"), on record("add_labels").extra("labels", json!(["bug"]));
+            "no labels recorded": [applied(&["bug"])] => (UNKNOWN, NONE, "missing_execution_state"), on record("add_labels");
+            "target deleted": [applied(&["bug", "p1"]), obs(2.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("not yet observed", r());
         );
     }
 
@@ -356,49 +272,12 @@ mod tests {
     fn remove_labels_table() {
         let r = || record("remove_labels").extra("labels", json!(["stale"]));
         let removed = || obs(-0.01, workflow_actor(), unlabeled("stale")).snap(open());
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still absent after 24h",
-                    vec![removed()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "absent, window not passed",
-                    vec![removed()],
-                    (PENDING, WEAK, "awaiting_triage"),
-                )
-                .at(1.0),
-                row(
-                    "re-added by a human",
-                    vec![
-                        removed(),
-                        obs(2.0, human("alice"), labeled("stale"))
-                            .snap(with_labels(open(), &["stale"])),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                ),
-                row(
-                    "re-added by a bot",
-                    vec![
-                        removed(),
-                        obs(2.0, bot("stale[bot]"), labeled("stale"))
-                            .snap(with_labels(open(), &["stale"])),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "labels from before/after state",
-                    vec![obs(-0.01, workflow_actor(), unlabeled("stale"))
-                        .snap(with_labels(open(), &["a"]))],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("remove_labels")
-                    .before(json!({"labels": ["a", "stale"]}))
-                    .after(json!({"labels": ["a"]}))),
-            ],
-        );
+        let readd = |who| obs(2.0, who, labeled("stale")).snap(with_labels(open(), &["stale"]));
+        let mut cases = undo_rows(removed, readd, "stale[bot]", ("awaiting_triage", 1.0));
+        cases.extend(rows![
+            "labels from before/after state":
+                [obs(-0.01, workflow_actor(), unlabeled("stale")).snap(with_labels(open(), &["a"]))] => (ACCEPTED, MEDIUM, "state_retained"), on record("remove_labels").before(json!({"labels": ["a", "stale"]})).after(json!({"labels": ["a"]}));
+        ]);
+        run_with(r(), 24.0, cases);
     }
 }

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 use super::common::{
     already_so, cite, gone, hedge, missing_reference, missing_state, no_delta, unobserved,
-    unseen_reversal, window_passed, RETENTION_WINDOW,
+    unseen_or_gone, unseen_reversal, value_text, window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::target::thread_key;
@@ -173,16 +173,7 @@ fn intended_str(record: &ExecutionRecord, keys: &[&str]) -> Option<String> {
             .get(*k)
             .or_else(|| record.metadata.get(*k))
             .or_else(|| record.after_state.get(*k))?;
-        match v {
-            Value::String(s) => Some(s.trim().to_string()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Object(o) => o
-                .get("title")
-                .or_else(|| o.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            _ => None,
-        }
+        value_text(v, &["title", "name"])
     })
 }
 
@@ -290,28 +281,19 @@ pub(super) fn field_verdict<'a>(
 /// unseen actor still leaves the value past the intended one, so it counts as
 /// retained.
 pub(super) fn judge_fields(ctx: &EvalContext, verdicts: &[FieldVerdict]) -> Evaluation {
-    let find = |state| verdicts.iter().find(|v| v.state == state);
-    let e = if let Some(v) = find(FieldState::Removed) {
-        moved_away(
-            ctx,
-            v.by,
-            (O::Rejected, S::Strong, Signal::FieldRemoved),
-            "The field value the output set was cleared.",
-        )
-    } else if let Some(v) = find(FieldState::Reverted) {
-        moved_away(
-            ctx,
-            v.by,
-            (O::Rejected, S::Medium, Signal::StateReverted),
-            "The field was set back to its value before the output.",
-        )
-    } else if let Some(v) = find(FieldState::Replaced) {
-        moved_away(
-            ctx,
-            v.by,
-            (O::Rejected, S::Medium, Signal::StateReplaced),
-            "The field was changed to a different value.",
-        )
+    // The reversals, most severe first: the first found decides.
+    #[rustfmt::skip]
+    let reversals = [
+        (FieldState::Removed, (O::Rejected, S::Strong, Signal::FieldRemoved), "The field value the output set was cleared."),
+        (FieldState::Reverted, (O::Rejected, S::Medium, Signal::StateReverted), "The field was set back to its value before the output."),
+        (FieldState::Replaced, (O::Rejected, S::Medium, Signal::StateReplaced), "The field was changed to a different value."),
+    ];
+    let reversal = reversals.into_iter().find_map(|(state, outcome, note)| {
+        let v = verdicts.iter().find(|v| v.state == state)?;
+        Some(moved_away(ctx, v.by, outcome, note))
+    });
+    let e = if let Some(e) = reversal {
+        e
     } else if let Some(v) = verdicts
         .iter()
         .find(|v| v.state == FieldState::Advanced && mover(ctx, v.by) == Mover::Human)
@@ -365,10 +347,7 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     {
         return no_delta("the milestone");
     }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let Some(snap) = snapshot_showing(ctx, |s| !s.milestone_absent) else {
@@ -449,10 +428,7 @@ pub fn set_issue_type(ctx: &EvalContext) -> Evaluation {
     if already_so(ctx.record, "issue_type", &want) {
         return no_delta("the issue type");
     }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let Some(snap) = snapshot_since(ctx, None) else {
@@ -580,10 +556,7 @@ pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
     let (Some(child), Some(parent)) = (child, parent) else {
         return missing_state("The record does not name both the parent and the sub-issue.");
     };
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let ours = |k: &K| matches!(k, K::SubIssueAdded { parent: p, child: c } | K::SubIssueRemoved { parent: p, child: c } if *p == parent && *c == child);
@@ -621,529 +594,5 @@ pub fn link_sub_issue(ctx: &EvalContext) -> Evaluation {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use crate::judge::evaluate::testkit::*;
-    use crate::model::{ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind};
-
-    fn milestoned(m: &str) -> K {
-        K::Milestoned {
-            milestone: m.into(),
-        }
-    }
-
-    fn in_milestone(s: ItemSnapshot, m: &str) -> ItemSnapshot {
-        ItemSnapshot {
-            milestone: Some(m.into()),
-            ..s
-        }
-    }
-
-    #[test]
-    fn assign_milestone_table() {
-        let r = || record("assign_milestone").meta("milestone_number", json!(2));
-        let titled = || r().meta("milestone_title", json!("v2"));
-        // The workflow's own milestoning, which names the title.
-        let ours =
-            || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
-        run_with(
-            titled(),
-            24.0,
-            vec![
-                row(
-                    "same milestone after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "milestone_assigned"),
-                )
-                .on(r()),
-                row(
-                    "same milestone, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "milestone_assigned"),
-                )
-                .at(2.0),
-                row(
-                    "changed by a human (gh-aw: different milestone not accepted)",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3")),
-                    ],
-                    (REJECTED, MEDIUM, "milestone_removed"),
-                )
-                .on(r()),
-                row(
-                    "removed by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            human("alice"),
-                            K::Demilestoned {
-                                milestone: "v2".into(),
-                            },
-                        )
-                        .snap(open()),
-                    ],
-                    (REJECTED, STRONG, "milestone_removed"),
-                ),
-                row(
-                    "removed by a bot",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            bot("triage[bot]"),
-                            K::Demilestoned {
-                                milestone: "v2".into(),
-                            },
-                        )
-                        .snap(open()),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "completed under the milestone",
-                    vec![
-                        ours(),
-                        obs(30.0, human("alice"), K::Closed)
-                            .snap(in_milestone(closed_as(Some("completed")), "v2")),
-                    ],
-                    (ACCEPTED, STRONG, "completed_under_milestone"),
-                )
-                .at(48.0),
-                row(
-                    "only a number, no change after: trusted, hedged",
-                    vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
-                    (ACCEPTED, MEDIUM, "milestone_assigned"),
-                )
-                .on(r()),
-                row(
-                    "target deleted",
-                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("target never seen", titled()),
-                row(
-                    "no milestone recorded",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("assign_milestone")),
-            ],
-        );
-        let hedged = eval(
-            &r(),
-            vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
-            24.0,
-        );
-        assert_eq!(hedged.confidence, crate::model::Confidence::Low);
-    }
-
-    fn typed(s: ItemSnapshot, t: Option<&str>) -> ItemSnapshot {
-        ItemSnapshot {
-            issue_type: t.map(str::to_string),
-            ..s
-        }
-    }
-
-    #[test]
-    fn set_issue_type_table() {
-        let r = || record("set_issue_type").extra("issue_type", json!("Bug"));
-        let ours = || {
-            obs(
-                0.0,
-                workflow_actor(),
-                K::IssueTyped {
-                    issue_type: "Bug".into(),
-                },
-            )
-            .snap(typed(open(), Some("Bug")))
-        };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "type still set after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "type still set, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .at(3.0),
-                row(
-                    "changed by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::IssueTyped {
-                                issue_type: "Feature".into(),
-                            },
-                        )
-                        .snap(typed(open(), Some("Feature"))),
-                    ],
-                    (REJECTED, MEDIUM, "issue_type_changed"),
-                ),
-                row(
-                    "cleared by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::IssueUntyped {
-                                issue_type: "Bug".into(),
-                            },
-                        )
-                        .snap(typed(open(), None)),
-                    ],
-                    (REJECTED, STRONG, "issue_type_cleared"),
-                ),
-                row(
-                    "changed by a bot",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            bot("triage[bot]"),
-                            K::IssueTyped {
-                                issue_type: "Task".into(),
-                            },
-                        )
-                        .snap(typed(open(), Some("Task"))),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "completed with the type",
-                    vec![
-                        ours(),
-                        obs(10.0, human("alice"), K::Closed)
-                            .snap(typed(closed_as(Some("completed")), Some("bug"))),
-                    ],
-                    (ACCEPTED, STRONG, "completed_with_type"),
-                ),
-                row(
-                    "cannot read the type",
-                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                    (UNKNOWN, NONE, "issue_type_unreadable"),
-                ),
-                row(
-                    "clearing retained",
-                    vec![obs(
-                        0.0,
-                        workflow_actor(),
-                        K::IssueUntyped {
-                            issue_type: "Bug".into(),
-                        },
-                    )
-                    .snap(open())],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("set_issue_type").extra("issue_type", json!(""))),
-                row(
-                    "no type recorded",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("set_issue_type")),
-            ],
-        );
-    }
-
-    #[test]
-    fn set_issue_field_table() {
-        let r = || {
-            record("set_issue_field")
-                .extra("field_name", json!("Priority"))
-                .extra("value", json!("P1"))
-        };
-        let status = || {
-            record("set_issue_field")
-                .extra("field_name", json!("Status"))
-                .extra("value", json!("Todo"))
-        };
-        let ours = || {
-            obs(
-                0.0,
-                workflow_actor(),
-                field("Priority", Some("P3"), Some("P1")),
-            )
-        };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still the intended value",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "reconciled value equals the intended one, before the window",
-                    vec![obs(2.0, None, field("priority", None, Some("p1")))],
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .at(2.0),
-                row(
-                    "advanced to a later stage by a human",
-                    vec![
-                        obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))),
-                        obs(
-                            5.0,
-                            human("alice"),
-                            field("Status", Some("Todo"), Some("In Progress")),
-                        ),
-                    ],
-                    (ACCEPTED, STRONG, "field_advanced"),
-                )
-                .on(status()),
-                row(
-                    "changed away by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            human("alice"),
-                            field("Priority", Some("P1"), Some("P2")),
-                        ),
-                    ],
-                    (REJECTED, MEDIUM, "state_replaced"),
-                ),
-                row(
-                    "reverted by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            human("alice"),
-                            field("Priority", Some("P1"), Some("P3")),
-                        ),
-                    ],
-                    (REJECTED, MEDIUM, "state_reverted"),
-                ),
-                row(
-                    "removed by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), field("Priority", Some("P1"), None)),
-                    ],
-                    (REJECTED, STRONG, "field_removed"),
-                ),
-                row(
-                    "changed by a bot",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            bot("sync[bot]"),
-                            field("Priority", Some("P1"), Some("P2")),
-                        ),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "issue deleted by a human",
-                    vec![ours(), obs(3.0, human("alice"), K::Deleted)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "cannot read the field",
-                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                    (UNKNOWN, NONE, "field_unreadable"),
-                ),
-                row(
-                    "only a value from before execution",
-                    vec![obs(
-                        -5.0,
-                        human("alice"),
-                        field("Priority", None, Some("P3")),
-                    )],
-                    (UNKNOWN, NONE, "field_unreadable"),
-                ),
-                row(
-                    "no value recorded",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("set_issue_field").extra("field_name", json!("Priority"))),
-            ],
-        );
-    }
-
-    #[test]
-    fn replace_label_table() {
-        let r = || {
-            record("replace_label")
-                .before(json!({"labels": ["old"]}))
-                .after(json!({"labels": ["new"]}))
-        };
-        let by_name = || {
-            record("replace_label")
-                .extra("old_label", json!("old"))
-                .extra("new_label", json!("new"))
-        };
-        let ours =
-            || obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["new"]));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "gh-aw: retained replacement with unrelated label",
-                    vec![
-                        ours(),
-                        obs(2.0, human("alice"), labeled("unrelated"))
-                            .snap(with_labels(open(), &["new", "unrelated"])),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "retained, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .on(by_name())
-                .at(2.0),
-                row(
-                    "old label re-added and new removed by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), labeled("old"))
-                            .snap(with_labels(open(), &["new", "old"])),
-                        obs(3.1, human("alice"), unlabeled("new"))
-                            .snap(with_labels(open(), &["old"])),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                ),
-                row(
-                    "new label removed by a human, old one not back: replaced (as add_labels)",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), unlabeled("new")).snap(open()),
-                    ],
-                    (REJECTED, STRONG, "state_replaced"),
-                )
-                .on(by_name()),
-                row(
-                    "old label re-added by a bot",
-                    vec![
-                        ours(),
-                        obs(3.0, bot("triage[bot]"), labeled("old"))
-                            .snap(with_labels(open(), &["new", "old"])),
-                    ],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "nothing recorded",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("replace_label")),
-            ],
-        );
-    }
-
-    /// An observation filed under the parent issue (#40) instead of the child (#7).
-    fn on_parent(mut o: Observation) -> Observation {
-        o.target = format!("{REPO}#40");
-        o
-    }
-
-    #[test]
-    fn link_sub_issue_table() {
-        let r = || {
-            record("link_sub_issue").target(Target {
-                parent_number: Some(40),
-                ..Target::thread(REPO, TargetKind::Issue, NUMBER)
-            })
-        };
-        let added = || K::SubIssueAdded {
-            parent: 40,
-            child: NUMBER,
-        };
-        let removed = || K::SubIssueRemoved {
-            parent: 40,
-            child: NUMBER,
-        };
-        // sub_issues events are filed under both issues.
-        let ours = || {
-            vec![
-                on_parent(obs(-0.01, workflow_actor(), added()).snap(open())),
-                obs(-0.01, workflow_actor(), added()).snap(open()),
-            ]
-        };
-        let with = |extra: Vec<Observation>| {
-            let mut v = ours();
-            v.extend(extra);
-            v
-        };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "link still present after the window",
-                    ours(),
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "link present, window not passed",
-                    ours(),
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .at(3.0),
-                row(
-                    "unlinked by a human",
-                    with(vec![
-                        on_parent(obs(5.0, human("alice"), removed()).snap(open())),
-                        obs(5.0, human("alice"), removed()).snap(open()),
-                    ]),
-                    (REJECTED, STRONG, "sub_issue_unlinked"),
-                ),
-                row(
-                    "unlinked by a bot",
-                    with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]),
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "sub-issue closed as duplicate by a human",
-                    with(vec![
-                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))
-                    ]),
-                    (REJECTED, MEDIUM, "closed_not_planned"),
-                ),
-                row(
-                    "parent closed as not planned is not the sub-issue",
-                    with(vec![on_parent(
-                        obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))),
-                    )]),
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "parent deleted",
-                    with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]),
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "link never seen",
-                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                    (UNKNOWN, NONE, "link_unobserved"),
-                ),
-                unobserved_case("nothing seen", r()),
-                row(
-                    "no parent recorded",
-                    ours(),
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("link_sub_issue")),
-            ],
-        );
-    }
-}
+#[path = "metadata_tests.rs"]
+mod tests;

@@ -117,48 +117,19 @@ mod tests {
 
     #[test]
     fn hide_comment_table() {
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still hidden after the window",
-                    vec![minimized(0.1, NODE), minimized(30.0, NODE)],
-                    (ACCEPTED, MEDIUM, "comment_hidden"),
-                )
-                .at(30.0),
-                row(
-                    "hidden, window not passed",
-                    vec![minimized(0.1, NODE)],
-                    (PENDING, WEAK, "comment_hidden"),
-                )
-                .at(2.0),
-                row(
-                    "unhidden by a human",
-                    vec![minimized(0.1, NODE), unminimized(5.0, human("alice"))],
-                    (REJECTED, STRONG, "comment_unhidden"),
-                ),
-                row(
-                    "unhidden by a bot",
-                    vec![minimized(0.1, NODE), unminimized(5.0, bot("mod[bot]"))],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "deleted after hiding",
-                    vec![
-                        minimized(0.1, NODE),
-                        obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 }),
-                    ],
-                    (ACCEPTED, MEDIUM, "comment_deleted"),
-                ),
-                row(
-                    "another comment's state says nothing",
-                    vec![minimized(0.1, "IC_other")],
-                    (UNKNOWN, NONE, "hidden_state_unobserved"),
-                ),
-                unobserved_case("gh-aw: nothing observed of the comment", r()),
-                no_target_case(r()),
-            ],
+        run_rows!(r(), 24.0;
+            "still hidden after the window":
+                [minimized(0.1, NODE), minimized(30.0, NODE)] => (ACCEPTED, MEDIUM, "comment_hidden"), at 30.0;
+            "hidden, window not passed": [minimized(0.1, NODE)] => (PENDING, WEAK, "comment_hidden"), at 2.0;
+            "unhidden by a human":
+                [minimized(0.1, NODE), unminimized(5.0, human("alice"))] => (REJECTED, STRONG, "comment_unhidden");
+            "unhidden by a bot":
+                [minimized(0.1, NODE), unminimized(5.0, bot("mod[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "deleted after hiding":
+                [minimized(0.1, NODE), obs(3.0, human("alice"), K::CommentDeleted { comment_id: 900 })] => (ACCEPTED, MEDIUM, "comment_deleted");
+            "another comment's state says nothing": [minimized(0.1, "IC_other")] => (UNKNOWN, NONE, "hidden_state_unobserved");
+            + unobserved_case("gh-aw: nothing observed of the comment", r());
+            + no_target_case(r());
         );
     }
 }

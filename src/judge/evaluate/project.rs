@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use super::common::{
     close_actor_unknown, closer, gone, human_after, is_closed, lifecycle, missing_reference,
-    no_engagement_yet, precheck, unobserved, Closer, ISSUE_IGNORE_WINDOW,
+    no_engagement_yet, precheck, unobserved, value_text, Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{field_verdict, judge_fields, moved_away, retained, since_execution};
 use super::EvalContext;
@@ -44,15 +44,8 @@ use crate::model::{
 /// The intended field values: `fields` as `{name: value}` or `[{name, value}]`.
 fn intended_fields(ctx: &EvalContext) -> Vec<(String, String)> {
     let text = |v: &Value| match v {
-        Value::String(s) => Some(s.trim().to_string()),
-        Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Object(o) => o
-            .get("name")
-            .or_else(|| o.get("title"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
+        v => value_text(v, &["name", "title"]),
     };
     let r = ctx.record;
     match r.extra.get("fields").or_else(|| r.metadata.get("fields")) {
@@ -282,132 +275,27 @@ mod tests {
                 .extra("fields", json!({"Status": "Todo"}))
         };
         let ours = || obs(-0.01, workflow_actor(), field("Status", None, Some("Todo")));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "field still the intended value",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "field moved forward by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            4.0,
-                            human("alice"),
-                            field("Status", Some("Todo"), Some("In Progress")),
-                        ),
-                        obs(
-                            30.0,
-                            human("alice"),
-                            field("Status", Some("In Progress"), Some("Done")),
-                        ),
-                    ],
-                    (ACCEPTED, STRONG, "field_advanced"),
-                )
-                .at(48.0),
-                row(
-                    "field moved forward by project automation",
-                    vec![
-                        ours(),
-                        obs(
-                            30.0,
-                            bot("github-project-automation[bot]"),
-                            field("Status", Some("Todo"), Some("Done")),
-                        ),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .at(48.0),
-                row(
-                    "field reverted by a human",
-                    vec![
-                        obs(
-                            0.0,
-                            workflow_actor(),
-                            field("Status", Some("Backlog"), Some("Todo")),
-                        ),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            field("Status", Some("Todo"), Some("Backlog")),
-                        ),
-                    ],
-                    (REJECTED, MEDIUM, "state_reverted"),
-                ),
-                row(
-                    "field changed away by a human",
-                    vec![
-                        obs(
-                            0.0,
-                            workflow_actor(),
-                            field("Priority", Some("Low"), Some("High")),
-                        ),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            field("Priority", Some("High"), Some("Medium")),
-                        ),
-                    ],
-                    (REJECTED, MEDIUM, "state_replaced"),
-                )
-                .on(record("update_project")
-                    .target(on_item())
-                    .extra("fields", json!({"Priority": "High"}))),
-                row(
-                    "project item archived by a human",
-                    vec![ours(), obs(5.0, human("alice"), removed("archived"))],
-                    (REJECTED, STRONG, "project_item_removed"),
-                ),
-                row(
-                    "item archived then restored",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), removed("archived")),
-                        obs(
-                            6.0,
-                            human("alice"),
-                            K::ProjectItemRestored {
-                                project_node_id: "PVT_1".into(),
-                                item_node_id: "PVTI_1".into(),
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "item added only, retained",
-                    vec![obs(-0.01, workflow_actor(), added())],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("update_project").target(on_item())),
-                row(
-                    "content thread seen, fields not (no reconciliation yet)",
-                    vec![obs(1.0, human("alice"), comment(3)).snap(open())],
-                    (UNKNOWN, NONE, "field_unreadable"),
-                )
-                .on(r().target(Target::thread(REPO, TargetKind::Issue, NUMBER))),
-                unobserved_case("project inaccessible", r()),
-                row(
-                    "create_fields on the project",
-                    vec![obs(
-                        0.0,
-                        workflow_actor(),
-                        K::Edited {
-                            title_from: None,
-                            body_hash_from: None,
-                            base_from: None,
-                        },
-                    )],
-                    (PENDING, WEAK, "target_exists_only"),
-                )
-                .on(record("update_project")
-                    .target(on_project())
-                    .extra("operation", json!("create_fields"))),
-            ],
+        run_rows!(r(), 24.0;
+            "field still the intended value": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "field moved forward by a human":
+                [ours(), obs(4.0, human("alice"), field("Status", Some("Todo"), Some("In Progress"))), obs(30.0, human("alice"), field("Status", Some("In Progress"), Some("Done")))] => (ACCEPTED, STRONG, "field_advanced"), at 48.0;
+            "field moved forward by project automation":
+                [ours(), obs(30.0, bot("github-project-automation[bot]"), field("Status", Some("Todo"), Some("Done")))] => (ACCEPTED, MEDIUM, "state_retained"), at 48.0;
+            "field reverted by a human":
+                [obs(0.0, workflow_actor(), field("Status", Some("Backlog"), Some("Todo"))), obs(2.0, human("alice"), field("Status", Some("Todo"), Some("Backlog")))] => (REJECTED, MEDIUM, "state_reverted");
+            "field changed away by a human":
+                [obs(0.0, workflow_actor(), field("Priority", Some("Low"), Some("High"))), obs(2.0, human("alice"), field("Priority", Some("High"), Some("Medium")))] => (REJECTED, MEDIUM, "state_replaced"), on record("update_project").target(on_item()).extra("fields", json!({"Priority": "High"}));
+            "project item archived by a human":
+                [ours(), obs(5.0, human("alice"), removed("archived"))] => (REJECTED, STRONG, "project_item_removed");
+            "item archived then restored":
+                [ours(), obs(5.0, human("alice"), removed("archived")), obs(6.0, human("alice"), K::ProjectItemRestored { project_node_id: "PVT_1".into(), item_node_id: "PVTI_1".into() })] => (ACCEPTED, MEDIUM, "state_retained");
+            "item added only, retained":
+                [obs(-0.01, workflow_actor(), added())] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_project").target(on_item());
+            "content thread seen, fields not (no reconciliation yet)":
+                [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
+            + unobserved_case("project inaccessible", r());
+            "create_fields on the project":
+                [obs(0.0, workflow_actor(), K::Edited { title_from: None, body_hash_from: None, base_from: None })] => (PENDING, WEAK, "target_exists_only"), on record("update_project").target(on_project()).extra("operation", json!("create_fields"));
         );
     }
 
@@ -426,54 +314,18 @@ mod tests {
     fn create_project_table() {
         let r = || create("create_project");
         let ours = || opened_by_workflow(project_snap("open"));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "open with items added by humans",
-                    vec![ours(), obs(3.0, human("alice"), added())],
-                    (ACCEPTED, MEDIUM, "human_items_added"),
-                ),
-                row(
-                    "items added by a bot only",
-                    vec![ours(), obs(3.0, bot("sync[bot]"), added())],
-                    (PENDING, WEAK, "target_exists_only"),
-                ),
-                row(
-                    "closed by a human",
-                    vec![
-                        ours(),
-                        obs(10.0, human("alice"), K::Closed).snap(project_snap("closed")),
-                    ],
-                    (REJECTED, STRONG, "project_closed"),
-                ),
-                row(
-                    "deleted by a human",
-                    vec![ours(), obs(10.0, human("alice"), K::Deleted)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "closed by automation",
-                    vec![
-                        ours(),
-                        obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed")),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "no activity, early",
-                    vec![ours()],
-                    (PENDING, WEAK, "target_exists_only"),
-                ),
-                row(
-                    "no activity after 7 days",
-                    vec![ours()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(168.0),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "open with items added by humans":
+                [ours(), obs(3.0, human("alice"), added())] => (ACCEPTED, MEDIUM, "human_items_added");
+            "items added by a bot only": [ours(), obs(3.0, bot("sync[bot]"), added())] => (PENDING, WEAK, "target_exists_only");
+            "closed by a human":
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(project_snap("closed"))] => (REJECTED, STRONG, "project_closed");
+            "deleted by a human": [ours(), obs(10.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+            "closed by automation":
+                [ours(), obs(10.0, bot("cleanup[bot]"), K::Closed).snap(project_snap("closed"))] => (IGNORED, WEAK, "lifecycle");
+            "no activity, early": [ours()] => (PENDING, WEAK, "target_exists_only");
+            "no activity after 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 168.0;
+            + unobserved_case("nothing seen", r());
         );
     }
 
@@ -493,59 +345,21 @@ mod tests {
     fn create_project_status_update_table() {
         let r = || create("create_project_status_update");
         let ours = || update(-0.01, workflow_actor(), 3301);
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "retained is existence only",
-                    vec![ours()],
-                    (PENDING, WEAK, "target_exists_only"),
-                )
-                .at(200.0),
-                row(
-                    "edited by a human",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 }),
-                    ],
-                    (ACCEPTED, MEDIUM, "status_update_followed_up"),
-                ),
-                row(
-                    "followed by a human's new update",
-                    vec![ours(), update(72.0, human("alice"), 3302)],
-                    (ACCEPTED, MEDIUM, "status_update_followed_up"),
-                )
-                .at(100.0),
-                row(
-                    "a human's update before ours is no follow-up",
-                    vec![update(-5.0, human("alice"), 3300), ours()],
-                    (PENDING, WEAK, "target_exists_only"),
-                ),
-                row(
-                    "deleted by a human",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 }),
-                    ],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "recorded id, another update deleted",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 }),
-                    ],
-                    (PENDING, WEAK, "target_exists_only"),
-                )
-                .on(r().extra("id", json!(3301))),
-                row(
-                    "project seen, update not",
-                    vec![obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))],
-                    (UNKNOWN, NONE, "status_update_unobserved"),
-                ),
-                unobserved_case("nothing seen", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "retained is existence only": [ours()] => (PENDING, WEAK, "target_exists_only"), at 200.0;
+            "edited by a human":
+                [ours(), obs(5.0, human("alice"), K::CommentEdited { comment_id: 3301 })] => (ACCEPTED, MEDIUM, "status_update_followed_up");
+            "followed by a human's new update":
+                [ours(), update(72.0, human("alice"), 3302)] => (ACCEPTED, MEDIUM, "status_update_followed_up"), at 100.0;
+            "a human's update before ours is no follow-up":
+                [update(-5.0, human("alice"), 3300), ours()] => (PENDING, WEAK, "target_exists_only");
+            "deleted by a human":
+                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 })] => (REJECTED, STRONG, "deleted");
+            "recorded id, another update deleted":
+                [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 })] => (PENDING, WEAK, "target_exists_only"), on r().extra("id", json!(3301));
+            "project seen, update not":
+                [obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))] => (UNKNOWN, NONE, "status_update_unobserved");
+            + unobserved_case("nothing seen", r());
         );
     }
 }

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::common::{
-    actor_unseen, cite, class_name, closer, gone, hedge, human_after, is_closed, is_merged,
-    lifecycle, merge_obs, missing_reference, missing_state, no_engagement_yet, unobserved, Closer,
-    PR_IGNORE_WINDOW,
+    actor_unseen, cite, class_name, closer, hedge, human_after, human_comments, is_closed,
+    is_merged, lifecycle, merge_obs, missing_reference, missing_state, no_engagement_yet,
+    unseen_or_gone, Closer, PR_IGNORE_WINDOW,
 };
 use super::issue;
 use super::{ci, revert, EvalContext};
@@ -27,10 +27,7 @@ pub fn create_pull_request(ctx: &EvalContext) -> Evaluation {
     if fell_back_to_issue(ctx) {
         return issue::create_issue(ctx).detail("fallback_used", true);
     }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let facts = PrFacts::gather(ctx);
@@ -102,9 +99,7 @@ impl<'a> PrFacts<'a> {
                 .iter()
                 .any(|o| review_state(o).as_deref() == Some("changes_requested")),
             human_reviews: human_reviews.len(),
-            human_comments: human_after(ctx)
-                .filter(|o| matches!(o.event, K::CommentCreated { .. }))
-                .count(),
+            human_comments: human_comments(ctx),
         }
     }
 
@@ -241,10 +236,7 @@ pub fn push_to_pull_request_branch(ctx: &EvalContext) -> Evaluation {
             "The record has no pushed commit sha (metadata.commit_sha or after_state.head_sha).",
         );
     };
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let trail = CommitTrail::follow(ctx, &sha);
@@ -474,126 +466,36 @@ mod tests {
     fn create_pull_request_table() {
         let r = || record("create_pull_request");
         let close = |h: f64, who| obs(h, who, K::Closed).snap(snapshot("closed"));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "merged by a human",
-                    vec![opened(), merge(30.0, human("alice"))],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(48.0),
-                row(
-                    "merged then reverted",
-                    vec![
-                        opened(),
-                        merge(30.0, human("alice")),
-                        obs(
-                            60.0,
-                            human("bob"),
-                            push("m1", "m2", false, &["Revert \"Agent title\"", "x"]),
-                        ),
-                    ],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                )
-                .at(100.0),
-                row(
-                    "approved by a human, not merged",
-                    vec![opened(), obs(5.0, human("alice"), review(1, "approved"))],
-                    (PENDING, MEDIUM, "open"),
-                ),
-                row(
-                    "open with human review activity",
-                    vec![opened(), obs(5.0, human("alice"), review(1, "commented"))],
-                    (PENDING, MEDIUM, "open"),
-                ),
-                row(
-                    "open with a human comment",
-                    vec![opened(), obs(5.0, human("alice"), comment(9))],
-                    (PENDING, MEDIUM, "open"),
-                ),
-                row(
-                    "closed unmerged by a human",
-                    vec![opened(), close(5.0, human("alice"))],
-                    (REJECTED, STRONG, "closed_without_merge"),
-                ),
-                row(
-                    "closed unmerged by a bot",
-                    vec![opened(), close(50.0, bot("stale[bot]"))],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .at(72.0),
-                row(
-                    "gh-aw expiry close",
-                    vec![
-                        opened(),
-                        obs(48.0, workflow_actor(), expiry_notice(4)),
-                        close(48.0, workflow_actor()),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                )
-                .at(72.0),
-                row(
-                    "open with no activity after 30 days",
-                    vec![opened(), obs(3.0, bot("ci[bot]"), comment(2))],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(30.0 * 24.0),
-                row(
-                    "a human rocket on the open PR is engagement",
-                    vec![opened(), obs(3.0, human("alice"), reacted("rocket", None))],
-                    (PENDING, MEDIUM, "open"),
-                ),
-                row(
-                    "a bot rocket on the open PR is not",
-                    vec![opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(30.0 * 24.0),
-                row(
-                    "open at 24h is pending, not ignored",
-                    vec![opened()],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "open at 29 days is still pending",
-                    vec![opened()],
-                    (PENDING, WEAK, "awaiting_review"),
-                )
-                .at(29.0 * 24.0),
-                row(
-                    "fell back to an issue",
-                    vec![opened_by_workflow(open())],
-                    (PENDING, WEAK, "awaiting_triage"),
-                )
-                .on(r().target(Target::thread(REPO, TargetKind::Issue, NUMBER))),
-                row(
-                    "fallback flag, issue completed",
-                    vec![
-                        opened(),
-                        obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed"))),
-                    ],
-                    (ACCEPTED, STRONG, "completed"),
-                )
-                .on(r().extra("fallback_used", json!(true))),
-                row(
-                    "deleted",
-                    vec![opened(), obs(5.0, human("alice"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("not yet observed", r()),
-                no_target_case(r()),
-                row(
-                    "dismissed approval is only activity",
-                    vec![
-                        opened(),
-                        obs(5.0, human("alice"), review(1, "approved")),
-                        obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 }),
-                    ],
-                    (PENDING, MEDIUM, "open"),
-                ),
-            ],
+        run_rows!(r(), 24.0;
+            "merged by a human": [opened(), merge(30.0, human("alice"))] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "merged then reverted":
+                [opened(), merge(30.0, human("alice")), obs(60.0, human("bob"), push("m1", "m2", false, &["Revert \"Agent title\"", "x"]))] => (REJECTED, STRONG, "accepted_then_reverted"), at 100.0;
+            "approved by a human, not merged":
+                [opened(), obs(5.0, human("alice"), review(1, "approved"))] => (PENDING, MEDIUM, "open");
+            "open with human review activity":
+                [opened(), obs(5.0, human("alice"), review(1, "commented"))] => (PENDING, MEDIUM, "open");
+            "open with a human comment": [opened(), obs(5.0, human("alice"), comment(9))] => (PENDING, MEDIUM, "open");
+            "closed unmerged by a human": [opened(), close(5.0, human("alice"))] => (REJECTED, STRONG, "closed_without_merge");
+            "closed unmerged by a bot": [opened(), close(50.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle"), at 72.0;
+            "gh-aw expiry close":
+                [opened(), obs(48.0, workflow_actor(), expiry_notice(4)), close(48.0, workflow_actor())] => (IGNORED, WEAK, "lifecycle"), at 72.0;
+            "open with no activity after 30 days":
+                [opened(), obs(3.0, bot("ci[bot]"), comment(2))] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+            "a human rocket on the open PR is engagement":
+                [opened(), obs(3.0, human("alice"), reacted("rocket", None))] => (PENDING, MEDIUM, "open");
+            "a bot rocket on the open PR is not":
+                [opened(), obs(3.0, bot("ci[bot]"), reacted("rocket", None))] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+            "open at 24h is pending, not ignored": [opened()] => (PENDING, WEAK, "awaiting_review");
+            "open at 29 days is still pending": [opened()] => (PENDING, WEAK, "awaiting_review"), at 29.0 * 24.0;
+            "fell back to an issue":
+                [opened_by_workflow(open())] => (PENDING, WEAK, "awaiting_triage"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
+            "fallback flag, issue completed":
+                [opened(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed"), on r().extra("fallback_used", json!(true));
+            "deleted": [opened(), obs(5.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("not yet observed", r());
+            + no_target_case(r());
+            "dismissed approval is only activity":
+                [opened(), obs(5.0, human("alice"), review(1, "approved")), obs(6.0, human("bob"), K::ReviewDismissed { review_id: 1 })] => (PENDING, MEDIUM, "open");
         );
     }
 
@@ -646,115 +548,30 @@ mod tests {
         let merge_at = |h: f64, sha: &str| {
             obs(h, human("alice"), K::Closed).snap(with_head(merged(human("alice")), sha))
         };
-        run_with(
-            r(),
-            48.0,
-            vec![
-                row(
-                    "merged with the pushed commit as head",
-                    vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-                row(
-                    "merged after later commits on top",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")),
-                        merge_at(30.0, "c2"),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-                row(
-                    "sha from after_state (May 2026 shape)",
-                    vec![head(-0.01, "c1"), merge_at(30.0, "c1")],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .on(record("push_to_pull_request_branch").after(json!({"head_sha": "c1"}))),
-                row(
-                    "commit rewritten by a human force push, then merged",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])),
-                        obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
-                        merge_at(30.0, "d1"),
-                    ],
-                    (ACCEPTED, MEDIUM, "merged"),
-                )
-                .on(r().extra("message", json!("fix: tidy"))),
-                row(
-                    "commit dropped by a human force push",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(
-                            5.0,
-                            human("bob"),
-                            push("c1", "d1", true, &["something else"]),
-                        ),
-                        obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")),
-                        merge_at(30.0, "d1"),
-                    ],
-                    (REJECTED, STRONG, "commit_dropped"),
-                )
-                .on(r().extra("message", json!("fix: tidy"))),
-                row(
-                    "merged, commit never seen",
-                    vec![merge_at(30.0, "zz")],
-                    (UNKNOWN, WEAK, "commit_retention_unknown"),
-                ),
-                row(
-                    "merged, no head sha known",
-                    vec![obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))],
-                    (UNKNOWN, WEAK, "commit_retention_unknown"),
-                ),
-                row(
-                    "bot force push then merge cannot prove retention",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])),
-                        obs(5.0, bot("rebase[bot]"), sync("c1", "d1"))
-                            .snap(with_head(open(), "d1")),
-                        merge_at(30.0, "d1"),
-                    ],
-                    (UNKNOWN, WEAK, "commit_retention_unknown"),
-                ),
-                row(
-                    "closed unmerged by a human",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(5.0, human("alice"), K::Closed).snap(snapshot("closed")),
-                    ],
-                    (REJECTED, STRONG, "closed_without_merge"),
-                )
-                .at(24.0),
-                row(
-                    "open with human review activity",
-                    vec![
-                        head(-0.01, "c1"),
-                        obs(5.0, human("alice"), review(1, "changes_requested")),
-                    ],
-                    (PENDING, MEDIUM, "open"),
-                )
-                .at(24.0),
-                row(
-                    "open with no activity after 30 days",
-                    vec![head(-0.01, "c1")],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(30.0 * 24.0),
-                row(
-                    "open with no activity yet",
-                    vec![head(-0.01, "c1")],
-                    (PENDING, WEAK, "awaiting_review"),
-                )
-                .at(24.0),
-                row(
-                    "no commit sha recorded",
-                    vec![merge_at(30.0, "c1")],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("push_to_pull_request_branch")),
-                unobserved_case("not yet observed", r()),
-            ],
+        run_rows!(r(), 48.0;
+            "merged with the pushed commit as head": [head(-0.01, "c1"), merge_at(30.0, "c1")] => (ACCEPTED, STRONG, "merged");
+            "merged after later commits on top":
+                [head(-0.01, "c1"), obs(5.0, human("bob"), sync("c1", "c2")).snap(with_head(open(), "c2")), merge_at(30.0, "c2")] => (ACCEPTED, STRONG, "merged");
+            "sha from after_state (May 2026 shape)":
+                [head(-0.01, "c1"), merge_at(30.0, "c1")] => (ACCEPTED, STRONG, "merged"), on record("push_to_pull_request_branch").after(json!({"head_sha": "c1"}));
+            "commit rewritten by a human force push, then merged":
+                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["fix: tidy"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (ACCEPTED, MEDIUM, "merged"), on r().extra("message", json!("fix: tidy"));
+            "commit dropped by a human force push":
+                [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["something else"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (REJECTED, STRONG, "commit_dropped"), on r().extra("message", json!("fix: tidy"));
+            "merged, commit never seen": [merge_at(30.0, "zz")] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "merged, no head sha known":
+                [obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "bot force push then merge cannot prove retention":
+                [head(-0.01, "c1"), obs(5.0, bot("rebase[bot]"), push("c1", "d1", true, &["other"])), obs(5.0, bot("rebase[bot]"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "closed unmerged by a human":
+                [head(-0.01, "c1"), obs(5.0, human("alice"), K::Closed).snap(snapshot("closed"))] => (REJECTED, STRONG, "closed_without_merge"), at 24.0;
+            "open with human review activity":
+                [head(-0.01, "c1"), obs(5.0, human("alice"), review(1, "changes_requested"))] => (PENDING, MEDIUM, "open"), at 24.0;
+            "open with no activity after 30 days": [head(-0.01, "c1")] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+            "open with no activity yet": [head(-0.01, "c1")] => (PENDING, WEAK, "awaiting_review"), at 24.0;
+            "no commit sha recorded":
+                [merge_at(30.0, "c1")] => (UNKNOWN, NONE, "missing_execution_state"), on record("push_to_pull_request_branch");
+            + unobserved_case("not yet observed", r());
         );
     }
 
@@ -763,42 +580,14 @@ mod tests {
         let r = || record("close_pull_request");
         let ours = || obs(-0.01, workflow_actor(), K::Closed).snap(snapshot("closed"));
         let reopen = |h: f64, who| obs(h, who, K::Reopened).snap(open());
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still closed unmerged after 24h",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "closed"),
-                ),
-                row(
-                    "closed, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "closed"),
-                )
-                .at(1.0),
-                row(
-                    "reopened by a human",
-                    vec![ours(), reopen(3.0, human("alice"))],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "merged after reopening",
-                    vec![
-                        ours(),
-                        reopen(3.0, human("alice")),
-                        merge(10.0, human("alice")),
-                    ],
-                    (REJECTED, STRONG, "closed_by_merge"),
-                ),
-                row(
-                    "target missing",
-                    vec![ours(), obs(3.0, None, K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                no_target_case(r()),
-            ],
+        run_rows!(r(), 24.0;
+            "still closed unmerged after 24h": [ours()] => (ACCEPTED, MEDIUM, "closed");
+            "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 1.0;
+            "reopened by a human": [ours(), reopen(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "merged after reopening":
+                [ours(), reopen(3.0, human("alice")), merge(10.0, human("alice"))] => (REJECTED, STRONG, "closed_by_merge");
+            "target missing": [ours(), obs(3.0, None, K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + no_target_case(r());
         );
     }
 }

@@ -62,44 +62,16 @@ mod tests {
         let pr = || record("create_pull_request");
         let opened = || opened_by_workflow(open());
         let merge = |h: f64| obs(h, human("alice"), K::Closed).snap(merged(human("alice")));
-        run_with(
-            pr(),
-            2.0,
-            vec![
-                row(
-                    "one failed reconcile, nothing else",
-                    vec![failed(1.0)],
-                    (UNKNOWN, WEAK, "evaluation_error"),
-                ),
-                row(
-                    "several failed reconciles",
-                    vec![failed(1.0), failed(2.0), failed(4.0)],
-                    (UNKNOWN, WEAK, "evaluation_error"),
-                )
-                .at(5.0),
-                row(
-                    "a failure not yet happened at as-of is not seen",
-                    vec![failed(3.0)],
-                    (UNKNOWN, NONE, "target_unobserved"),
-                ),
-                row(
-                    "a later successful reconcile supersedes the failure",
-                    vec![failed(1.0), opened(), merge(0.5)],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-                row(
-                    "a webhook fact after the failure supersedes it",
-                    vec![opened(), failed(1.0), merge(3.0)],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(4.0),
-                row(
-                    "facts before the failure still count",
-                    vec![opened_by_workflow(open()), failed(1.0)],
-                    (PENDING, WEAK, "awaiting_triage"),
-                )
-                .on(record("create_issue")),
-            ],
+        run_rows!(pr(), 2.0;
+            "one failed reconcile, nothing else": [failed(1.0)] => (UNKNOWN, WEAK, "evaluation_error");
+            "several failed reconciles": [failed(1.0), failed(2.0), failed(4.0)] => (UNKNOWN, WEAK, "evaluation_error"), at 5.0;
+            "a failure not yet happened at as-of is not seen": [failed(3.0)] => (UNKNOWN, NONE, "target_unobserved");
+            "a later successful reconcile supersedes the failure":
+                [failed(1.0), opened(), merge(0.5)] => (ACCEPTED, STRONG, "merged");
+            "a webhook fact after the failure supersedes it":
+                [opened(), failed(1.0), merge(3.0)] => (ACCEPTED, STRONG, "merged"), at 4.0;
+            "facts before the failure still count":
+                [opened_by_workflow(open()), failed(1.0)] => (PENDING, WEAK, "awaiting_triage"), on record("create_issue");
         );
     }
 

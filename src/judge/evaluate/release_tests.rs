@@ -62,81 +62,26 @@ fn update_release_table() {
     // Release edits are dated at the release's publication (no updated_at),
     // i.e. before execution: the rules must not depend on that order.
     let ours = || edit(-100.0, workflow_actor(), OLD, NEW);
-    run_with(
-        r(),
-        30.0,
-        vec![
-            row(
-                "fields still match after 24h",
-                ours(),
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            row(
-                "fields match, window not passed",
-                ours(),
-                (PENDING, WEAK, "state_retained"),
-            )
-            .at(2.0),
-            row(
-                "published by a human after the draft update",
-                cat(vec![
-                    ours(),
-                    vec![changed(5.0, human("alice"), "published", false, NEW)],
-                ]),
-                (ACCEPTED, STRONG, "release_published"),
-            ),
-            row(
-                "edited back by a human",
-                cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]),
-                (REJECTED, STRONG, "state_reverted"),
-            ),
-            row(
-                "rewritten by a human",
-                cat(vec![
-                    ours(),
-                    edit(-100.0, human("alice"), NEW, "Other notes"),
-                ]),
-                (REJECTED, MEDIUM, "state_replaced"),
-            ),
-            row(
-                "a human edit of something else does not undo ours",
-                cat(vec![edit(-200.0, human("alice"), "Older", OLD), ours()]),
-                (ACCEPTED, MEDIUM, "state_retained"),
-            ),
-            row(
-                "deleted by a human",
-                cat(vec![
-                    ours(),
-                    vec![changed(-100.0, human("alice"), "deleted", false, NEW)],
-                ]),
-                (REJECTED, STRONG, "deleted"),
-            ),
-            row(
-                "deleted by a bot is no verdict",
-                cat(vec![
-                    ours(),
-                    vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)],
-                ]),
-                (UNKNOWN, NONE, "deleted"),
-            ),
-            row(
-                "append with no recorded result: judged by the workflow's own edit",
-                ours(),
-                (ACCEPTED, MEDIUM, "state_retained"),
-            )
-            .on(r().extra("operation", json!("append"))),
-            row(
-                "cannot compare fields",
-                vec![changed(-100.0, human("alice"), "published", false, OLD)],
-                (UNKNOWN, NONE, "missing_execution_state"),
-            )
-            .on(r().extra("operation", json!("append"))),
-            row(
-                "release never seen",
-                vec![],
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-        ],
+    run_rows!(r(), 30.0;
+        "fields still match after 24h": ours() => (ACCEPTED, MEDIUM, "state_retained");
+        "fields match, window not passed": ours() => (PENDING, WEAK, "state_retained"), at 2.0;
+        "published by a human after the draft update":
+            cat(vec![ours(), vec![changed(5.0, human("alice"), "published", false, NEW)]]) => (ACCEPTED, STRONG, "release_published");
+        "edited back by a human":
+            cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]) => (REJECTED, STRONG, "state_reverted");
+        "rewritten by a human":
+            cat(vec![ours(), edit(-100.0, human("alice"), NEW, "Other notes")]) => (REJECTED, MEDIUM, "state_replaced");
+        "a human edit of something else does not undo ours":
+            cat(vec![edit(-200.0, human("alice"), "Older", OLD), ours()]) => (ACCEPTED, MEDIUM, "state_retained");
+        "deleted by a human":
+            cat(vec![ours(), vec![changed(-100.0, human("alice"), "deleted", false, NEW)]]) => (REJECTED, STRONG, "deleted");
+        "deleted by a bot is no verdict":
+            cat(vec![ours(), vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)]]) => (UNKNOWN, NONE, "deleted");
+        "append with no recorded result: judged by the workflow's own edit":
+            ours() => (ACCEPTED, MEDIUM, "state_retained"), on r().extra("operation", json!("append"));
+        "cannot compare fields":
+            [changed(-100.0, human("alice"), "published", false, OLD)] => (UNKNOWN, NONE, "missing_execution_state"), on r().extra("operation", json!("append"));
+        "release never seen": [] => (UNKNOWN, NONE, "target_unobserved");
     );
 }
 
@@ -149,58 +94,25 @@ fn upload_asset_table() {
         record("upload_asset").target(t)
     };
     let null = "0000000000000000000000000000000000000000";
-    run_with(
-        branch(),
-        48.0,
-        vec![
-            row(
-                "asset branch untouched",
-                vec![obs(
-                    0.0,
-                    workflow_actor(),
-                    push("a0", "a1", true, &["assets"]),
-                )],
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            row(
-                "asset branch deleted by a human",
-                vec![obs(5.0, human("alice"), push("a1", null, false, &[]))],
-                (REJECTED, STRONG, "asset_branch_deleted"),
-            ),
-            row(
-                "asset branch force-pushed by a human",
-                vec![obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))],
-                (REJECTED, MEDIUM, "asset_branch_rewritten"),
-            ),
-            row(
-                "branch unknown: existence only, never accepted",
-                vec![],
-                (PENDING, WEAK, "target_exists_only"),
-            )
-            .on(record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")))
-            .at(30.0 * 24.0),
-        ],
+    run_rows!(branch(), 48.0;
+        "asset branch untouched":
+            [obs(0.0, workflow_actor(), push("a0", "a1", true, &["assets"]))] => (PENDING, WEAK, "target_exists_only");
+        "asset branch deleted by a human":
+            [obs(5.0, human("alice"), push("a1", null, false, &[]))] => (REJECTED, STRONG, "asset_branch_deleted");
+        "asset branch force-pushed by a human":
+            [obs(5.0, human("alice"), push("a1", "b1", true, &["reset"]))] => (REJECTED, MEDIUM, "asset_branch_rewritten");
+        "branch unknown: existence only, never accepted":
+            [] => (PENDING, WEAK, "target_exists_only"), on record("upload_asset").target(Target::named(REPO, TargetKind::Repository, "")), at 30.0 * 24.0;
     );
 }
 
 #[test]
 fn upload_artifact_is_existence_only() {
     let repo = Target::named(REPO, TargetKind::Repository, "");
-    run(vec![
-        case(
-            "uploaded",
-            record("upload_artifact").target(repo.clone()),
-            vec![],
-            24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
-        case(
-            "never accepted, even much later",
-            record("upload_artifact").target(repo),
-            vec![],
-            60.0 * 24.0,
-            (PENDING, WEAK, "target_exists_only"),
-        ),
+    run(rows![
+        "uploaded": [] => (PENDING, WEAK, "target_exists_only"), on record("upload_artifact").target(repo.clone()), at 24.0;
+        "never accepted, even much later":
+            [] => (PENDING, WEAK, "target_exists_only"), on record("upload_artifact").target(repo), at 60.0 * 24.0;
     ]);
     let e = eval(
         &record("upload_artifact").target(Target::named(REPO, TargetKind::Repository, "")),

@@ -122,67 +122,19 @@ mod tests {
     #[test]
     fn create_pull_request_reversals() {
         let r = || record("create_pull_request");
-        run_with(
-            r(),
-            100.0,
-            vec![
-                row(
-                    "revert PR merged (whole-PR revert)",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(50.0, human("bob"), None),
-                    ],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                ),
-                row(
-                    "merge commit reverted by a pushed commit",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(50.0, human("bob"), Some("m1aaaaaaaa")),
-                    ],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                ),
-                row(
-                    "revert not yet visible at as-of",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(50.0, human("bob"), None),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(40.0),
-                row(
-                    "revert after the 30-day window is not a reversal",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(10.0 + 31.0 * 24.0, human("bob"), None),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(40.0 * 24.0),
-                row(
-                    "revert by a bot does not reject",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(50.0, bot("revert[bot]"), None),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-                row(
-                    "revert of an unrelated commit copied to the thread",
-                    vec![
-                        opened(),
-                        merged_at(10.0),
-                        reverted(50.0, human("bob"), Some("zz99999999")),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-            ],
+        run_rows!(r(), 100.0;
+            "revert PR merged (whole-PR revert)":
+                [opened(), merged_at(10.0), reverted(50.0, human("bob"), None)] => (REJECTED, STRONG, "accepted_then_reverted");
+            "merge commit reverted by a pushed commit":
+                [opened(), merged_at(10.0), reverted(50.0, human("bob"), Some("m1aaaaaaaa"))] => (REJECTED, STRONG, "accepted_then_reverted");
+            "revert not yet visible at as-of":
+                [opened(), merged_at(10.0), reverted(50.0, human("bob"), None)] => (ACCEPTED, STRONG, "merged"), at 40.0;
+            "revert after the 30-day window is not a reversal":
+                [opened(), merged_at(10.0), reverted(10.0 + 31.0 * 24.0, human("bob"), None)] => (ACCEPTED, STRONG, "merged"), at 40.0 * 24.0;
+            "revert by a bot does not reject":
+                [opened(), merged_at(10.0), reverted(50.0, bot("revert[bot]"), None)] => (ACCEPTED, STRONG, "merged");
+            "revert of an unrelated commit copied to the thread":
+                [opened(), merged_at(10.0), reverted(50.0, human("bob"), Some("zz99999999"))] => (ACCEPTED, STRONG, "merged");
         );
         let e = eval(
             &r(),
@@ -207,55 +159,17 @@ mod tests {
         let merge = |h: f64| {
             obs(h, human("alice"), K::Closed).snap(with_head(merged(human("alice")), "c1c1c1c1"))
         };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "pushed commit reverted on the branch before merge",
-                    vec![
-                        head(-0.01, "c1c1c1c1"),
-                        reverted(5.0, human("bob"), Some("c1c1c1c1")),
-                    ],
-                    (REJECTED, STRONG, "commit_reverted"),
-                ),
-                row(
-                    "pushed commit reverted after merge",
-                    vec![
-                        head(-0.01, "c1c1c1c1"),
-                        merge(10.0),
-                        reverted(50.0, human("bob"), Some("c1c1c1c1")),
-                    ],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                )
-                .at(100.0),
-                row(
-                    "whole PR reverted after merge",
-                    vec![
-                        head(-0.01, "c1c1c1c1"),
-                        merge(10.0),
-                        reverted(50.0, human("bob"), None),
-                    ],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                )
-                .at(100.0),
-                row(
-                    "abbreviated sha in the revert message",
-                    vec![
-                        head(-0.01, "c1c1c1c1"),
-                        reverted(5.0, human("bob"), Some("c1c1c1c")),
-                    ],
-                    (REJECTED, STRONG, "commit_reverted"),
-                ),
-                row(
-                    "revert by the workflow itself is no verdict",
-                    vec![
-                        head(-0.01, "c1c1c1c1"),
-                        reverted(5.0, workflow_actor(), Some("c1c1c1c1")),
-                    ],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-            ],
+        run_rows!(r(), 24.0;
+            "pushed commit reverted on the branch before merge":
+                [head(-0.01, "c1c1c1c1"), reverted(5.0, human("bob"), Some("c1c1c1c1"))] => (REJECTED, STRONG, "commit_reverted");
+            "pushed commit reverted after merge":
+                [head(-0.01, "c1c1c1c1"), merge(10.0), reverted(50.0, human("bob"), Some("c1c1c1c1"))] => (REJECTED, STRONG, "accepted_then_reverted"), at 100.0;
+            "whole PR reverted after merge":
+                [head(-0.01, "c1c1c1c1"), merge(10.0), reverted(50.0, human("bob"), None)] => (REJECTED, STRONG, "accepted_then_reverted"), at 100.0;
+            "abbreviated sha in the revert message":
+                [head(-0.01, "c1c1c1c1"), reverted(5.0, human("bob"), Some("c1c1c1c"))] => (REJECTED, STRONG, "commit_reverted");
+            "revert by the workflow itself is no verdict":
+                [head(-0.01, "c1c1c1c1"), reverted(5.0, workflow_actor(), Some("c1c1c1c1"))] => (PENDING, WEAK, "awaiting_review");
         );
         let e = eval(
             &r(),

@@ -326,17 +326,23 @@ fn each_object(v: &mut Value, f: &mut impl FnMut(&mut serde_json::Map<String, Va
     }
 }
 
+/// `case` with every JSON object of its API answers rewritten by `f`.
+fn with_responses(case: &Case, mut f: impl FnMut(&mut serde_json::Map<String, Value>)) -> Case {
+    let mut rewritten = case.clone();
+    for v in rewritten.responses.values_mut() {
+        each_object(v, &mut f);
+    }
+    rewritten
+}
+
 /// Rule 2: fields nobody needs never change a verdict.
 #[test]
 fn rule_2_unknown_fields_never_change_a_verdict() {
     for case in spec_cases() {
         let before = evaluate_case(&case).unwrap();
-        let mut noisy = case.clone();
-        for v in noisy.responses.values_mut() {
-            each_object(v, &mut |o| {
-                o.insert("x_unrelated".into(), json!({"nested": [1, null, "z"]}));
-            });
-        }
+        let mut noisy = with_responses(&case, |o| {
+            o.insert("x_unrelated".into(), json!({"nested": [1, null, "z"]}));
+        });
         each_object(&mut noisy.item, &mut |o| {
             o.insert("x_unrelated".into(), json!(true));
         });
@@ -395,17 +401,13 @@ fn rank(s: S) -> u8 {
 fn rule_4_hiding_who_acted_never_strengthens_a_verdict() {
     for case in spec_cases() {
         let before = evaluate_case(&case).unwrap();
-        let mut hidden = case.clone();
-        for v in hidden.responses.values_mut() {
-            each_object(v, &mut |o| {
-                for k in ["user", "actor", "closed_by", "merged_by"] {
-                    if o.get(k).and_then(|u| u.get("type")).and_then(Value::as_str) == Some("User")
-                    {
-                        o.insert(k.into(), json!({}));
-                    }
+        let hidden = with_responses(&case, |o| {
+            for k in ["user", "actor", "closed_by", "merged_by"] {
+                if o.get(k).and_then(|u| u.get("type")).and_then(Value::as_str) == Some("User") {
+                    o.insert(k.into(), json!({}));
                 }
-            });
-        }
+            }
+        });
         let after = evaluate_case(&hidden).unwrap();
         if after.status == before.status {
             assert!(

@@ -90,6 +90,37 @@ fn state_of<'a>(ctx: &EvalContext<'a>, latest: &Change<'a>) -> AlertState<'a> {
     }
 }
 
+/// Both alert types: "Alert fixed or closed by code change — accepted —
+/// strong" (seed 000 autofix_code_scanning_alert), "Alert fixed — accepted —
+/// strong" (create_code_scanning_alert).
+fn alert_fixed(o: &Observation) -> Evaluation {
+    Evaluation::new(O::Accepted, S::Strong, Signal::AlertFixed)
+        .decided_by(&o.id, o.at)
+        .note("The alert was fixed by a code change.")
+}
+
+/// Both alert types: a visible non-bot's dismissal that acknowledges the
+/// finding is triage, accepted/medium (seed 000: "Alert dismissed as false
+/// positive or won't fix by visible non-bot — contextual acceptance for
+/// triage, not fix — medium"; "Alert dismissed with reason by visible
+/// non-bot — accepted or rejected, depending expected semantics — medium").
+fn triaged(o: &Observation, reason: Option<&str>, note: &str) -> Evaluation {
+    Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
+        .decided_by(&o.id, o.at)
+        .detail("dismissed_reason", reason)
+        .note(note)
+}
+
+/// Both alert types: a dismissal by automation is no person's triage, so it
+/// says nothing of the finding (ignored/weak, lifecycle).
+fn automated_dismissal(o: &Observation) -> Evaluation {
+    cite(
+        Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
+            .note("The alert was dismissed by automation, not by a person."),
+        o,
+    )
+}
+
 /// A dismissal missing a fact the verdict needs: `unknown/weak/evaluation_error`
 /// with the missing fact named, as for a close whose actor is not shown.
 fn unjudged_dismissal(o: &Observation, why: &'static str) -> Evaluation {
@@ -119,20 +150,13 @@ pub fn autofix_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         );
     };
     let e = match state_of(ctx, &latest) {
-        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, Signal::AlertFixed)
-            .decided_by(&o.id, o.at)
-            .note("The alert was fixed by a code change."),
-        AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
-                .decided_by(&o.id, o.at)
-                .detail("dismissed_reason", reason)
-                .note("A visible non-bot dismissed the alert: triage, not a fix.")
-        }
-        AlertState::DismissedByAutomation(o) => cite(
-            Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
-                .note("The alert was dismissed by automation, not by a person."),
+        AlertState::Fixed(o) => alert_fixed(o),
+        AlertState::Dismissed(o, reason) => triaged(
             o,
+            reason,
+            "A visible non-bot dismissed the alert: triage, not a fix.",
         ),
+        AlertState::DismissedByAutomation(o) => automated_dismissal(o),
         AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => open_alert(ctx, Some(o)),
     };
@@ -205,9 +229,7 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
         Confidence::Low
     };
     let e = match state_of(ctx, latest) {
-        AlertState::Fixed(o) => Evaluation::new(O::Accepted, S::Strong, Signal::AlertFixed)
-            .decided_by(&o.id, o.at)
-            .note("The alert was fixed by a code change."),
+        AlertState::Fixed(o) => alert_fixed(o),
         // The reason decides between a rejection and triage: without it,
         // nothing can be said (general rule 2).
         AlertState::Dismissed(o, None) => unjudged_dismissal(o, "dismissed_reason_unknown"),
@@ -217,17 +239,12 @@ pub fn create_code_scanning_alert(ctx: &EvalContext) -> Evaluation {
                 .detail("dismissed_reason", reason)
                 .note("A visible non-bot dismissed the alert as a false positive.")
         }
-        AlertState::Dismissed(o, reason) => {
-            Evaluation::new(O::Accepted, S::Medium, Signal::DismissedTriaged)
-                .decided_by(&o.id, o.at)
-                .detail("dismissed_reason", reason)
-                .note("A visible non-bot dismissed the alert with a reason that acknowledges it.")
-        }
-        AlertState::DismissedByAutomation(o) => cite(
-            Evaluation::new(O::Ignored, S::Weak, Signal::Lifecycle)
-                .note("The alert was dismissed by automation, not by a person."),
+        AlertState::Dismissed(o, reason) => triaged(
             o,
+            reason,
+            "A visible non-bot dismissed the alert with a reason that acknowledges it.",
         ),
+        AlertState::DismissedByAutomation(o) => automated_dismissal(o),
         AlertState::DismissedUnjudged(o, why) => unjudged_dismissal(o, why),
         AlertState::Open(o) => triaged_or_open(ctx, latest, o),
     };

@@ -42,64 +42,20 @@ fn autofix() -> crate::model::ExecutionRecord {
 #[test]
 fn autofix_code_scanning_alert_table() {
     let a = |h, who, action, state, reason| alert(h, who, 42, action, state, reason, "js/xss");
-    run_with(
-        autofix(),
-        24.0,
-        vec![
-            row(
-                "alert fixed by a code change",
-                vec![a(10.0, github(), "fixed", "fixed", None)],
-                (ACCEPTED, STRONG, "alert_fixed"),
-            ),
-            row(
-                "dismissed as false positive by a human: triage, not fix",
-                vec![a(
-                    10.0,
-                    human("alice"),
-                    "closed_by_user",
-                    "dismissed",
-                    Some("false positive"),
-                )],
-                (ACCEPTED, MEDIUM, "dismissed_triaged"),
-            ),
-            row(
-                "dismissed by a bot is no verdict",
-                vec![a(
-                    10.0,
-                    bot("triage[bot]"),
-                    "closed_by_user",
-                    "dismissed",
-                    Some("won't fix"),
-                )],
-                (IGNORED, WEAK, "lifecycle"),
-            ),
-            row(
-                "fixed then reopened is open again",
-                vec![
-                    a(10.0, github(), "fixed", "fixed", None),
-                    a(20.0, github(), "reopened", "open", None),
-                ],
-                (PENDING, WEAK, "awaiting_fix"),
-            ),
-            row(
-                "still open after the 7-day window",
-                vec![a(-48.0, github(), "created", "open", None)],
-                (PENDING, WEAK, "alert_open"),
-            )
-            .at(8.0 * 24.0),
-            row("no event seen yet", vec![], (PENDING, WEAK, "awaiting_fix")),
-            row(
-                "another alert's fix does not count",
-                vec![alert(10.0, github(), 43, "fixed", "fixed", None, "js/xss")],
-                (PENDING, WEAK, "awaiting_fix"),
-            ),
-            row(
-                "no alert number",
-                vec![],
-                (UNKNOWN, NONE, "missing_reference"),
-            )
-            .on(autofix().no_target()),
-        ],
+    run_rows!(autofix(), 24.0;
+        "alert fixed by a code change": [a(10.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed");
+        "dismissed as false positive by a human: triage, not fix":
+            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
+        "dismissed by a bot is no verdict":
+            [a(10.0, bot("triage[bot]"), "closed_by_user", "dismissed", Some("won't fix"))] => (IGNORED, WEAK, "lifecycle");
+        "fixed then reopened is open again":
+            [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)] => (PENDING, WEAK, "awaiting_fix");
+        "still open after the 7-day window":
+            [a(-48.0, github(), "created", "open", None)] => (PENDING, WEAK, "alert_open"), at 8.0 * 24.0;
+        "no event seen yet": [] => (PENDING, WEAK, "awaiting_fix");
+        "another alert's fix does not count":
+            [alert(10.0, github(), 43, "fixed", "fixed", None, "js/xss")] => (PENDING, WEAK, "awaiting_fix");
+        "no alert number": [] => (UNKNOWN, NONE, "missing_reference"), on autofix().no_target();
     );
 }
 
@@ -120,78 +76,21 @@ fn create_code_scanning_alert_table() {
         alert(h, who, 7, action, state, reason, "gh-aw/sql-injection")
     };
     let born = || ours(0.5, github(), "created", "open", None);
-    run_with(
-        created(),
-        24.0,
-        vec![
-            row(
-                "alert fixed",
-                vec![born(), ours(30.0, github(), "fixed", "fixed", None)],
-                (ACCEPTED, STRONG, "alert_fixed"),
-            )
-            .at(48.0),
-            row(
-                "triaged: assigned by a human",
-                vec![
-                    born(),
-                    ours(3.0, human("alice"), "updated_assignment", "open", None),
-                ],
-                (ACCEPTED, MEDIUM, "triaged"),
-            ),
-            row(
-                "dismissed as won't fix by a human: acknowledged",
-                vec![
-                    born(),
-                    ours(
-                        3.0,
-                        human("alice"),
-                        "closed_by_user",
-                        "dismissed",
-                        Some("won't fix"),
-                    ),
-                ],
-                (ACCEPTED, MEDIUM, "dismissed_triaged"),
-            ),
-            row(
-                "dismissed as false positive by a human: rejected",
-                vec![
-                    born(),
-                    ours(
-                        3.0,
-                        human("alice"),
-                        "closed_by_user",
-                        "dismissed",
-                        Some("false positive"),
-                    ),
-                ],
-                (REJECTED, MEDIUM, "dismissed_false_positive"),
-            ),
-            row(
-                "open with no activity",
-                vec![born()],
-                (PENDING, WEAK, "alert_open"),
-            ),
-            row(
-                "open with no activity after 30 days",
-                vec![born()],
-                (IGNORED, WEAK, "no_engagement"),
-            )
-            .at(31.0 * 24.0),
-            row(
-                "an alert of another rule on the file does not count",
-                vec![alert(0.5, github(), 8, "created", "open", None, "js/xss")],
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            row(
-                "an alert created before the upload is someone else's",
-                vec![
-                    ours(-5.0, github(), "created", "open", None),
-                    ours(3.0, github(), "fixed", "fixed", None),
-                ],
-                (UNKNOWN, NONE, "target_unobserved"),
-            ),
-            unobserved_case("nothing seen", created()),
-        ],
+    run_rows!(created(), 24.0;
+        "alert fixed": [born(), ours(30.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed"), at 48.0;
+        "triaged: assigned by a human":
+            [born(), ours(3.0, human("alice"), "updated_assignment", "open", None)] => (ACCEPTED, MEDIUM, "triaged");
+        "dismissed as won't fix by a human: acknowledged":
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
+        "dismissed as false positive by a human: rejected":
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (REJECTED, MEDIUM, "dismissed_false_positive");
+        "open with no activity": [born()] => (PENDING, WEAK, "alert_open");
+        "open with no activity after 30 days": [born()] => (IGNORED, WEAK, "no_engagement"), at 31.0 * 24.0;
+        "an alert of another rule on the file does not count":
+            [alert(0.5, github(), 8, "created", "open", None, "js/xss")] => (UNKNOWN, NONE, "target_unobserved");
+        "an alert created before the upload is someone else's":
+            [ours(-5.0, github(), "created", "open", None), ours(3.0, github(), "fixed", "fixed", None)] => (UNKNOWN, NONE, "target_unobserved");
+        + unobserved_case("nothing seen", created());
     );
     // The correlation is weak: never high confidence.
     let e = eval(

@@ -37,22 +37,11 @@ mod tests {
 
     #[test]
     fn system_outputs_are_skipped() {
-        run_with(
-            record("noop"),
-            1.0,
-            vec![
-                row("noop", vec![], (SKIPPED, NONE, "no_action_requested")),
-                row("missing_tool", vec![], (SKIPPED, NONE, "tool_unavailable"))
-                    .on(record("missing_tool")),
-                row("missing_data", vec![], (SKIPPED, NONE, "data_unavailable"))
-                    .on(record("missing_data")),
-                row(
-                    "report_incomplete",
-                    vec![],
-                    (SKIPPED, NONE, "report_incomplete"),
-                )
-                .on(record("report_incomplete")),
-            ],
+        run_rows!(record("noop"), 1.0;
+            "noop": [] => (SKIPPED, NONE, "no_action_requested");
+            "missing_tool": [] => (SKIPPED, NONE, "tool_unavailable"), on record("missing_tool");
+            "missing_data": [] => (SKIPPED, NONE, "data_unavailable"), on record("missing_data");
+            "report_incomplete": [] => (SKIPPED, NONE, "report_incomplete"), on record("report_incomplete");
         );
     }
 

@@ -332,6 +332,38 @@ impl Case {
     }
 }
 
+/// A table's rows, one case a line, as a timeline and the outcome it must
+/// produce: `"name": [observations] => (STATUS, STRENGTH, "signal");` (the
+/// observations an array, or any expression that makes a `Vec`), with
+/// `, at HOURS` and `, on RECORD` after the outcome where the row names its
+/// own time or record ([`Case::at`], [`Case::on`]); `+ CASE;` puts in a
+/// [`Case`] built otherwise (`+ no_target_case(r());`). Yields `Vec<Case>`.
+macro_rules! rows {
+    (@ [$($done:expr),*]) => { vec![$($done),*] };
+    (@ [$($done:expr),*] + $case:expr; $($rest:tt)*) => {
+        $crate::judge::evaluate::testkit::rows!(@ [$($done,)* $case] $($rest)*)
+    };
+    (@ [$($done:expr),*]
+        $name:literal: $obs:expr => $want:expr $(, $m:ident $a:expr)*; $($rest:tt)*) => {
+        $crate::judge::evaluate::testkit::rows!(@ [$($done,)*
+            $crate::judge::evaluate::testkit::row($name, Vec::from($obs), $want)$(.$m($a))*]
+            $($rest)*)
+    };
+    ($($rest:tt)*) => { $crate::judge::evaluate::testkit::rows!(@ [] $($rest)*) };
+}
+pub(crate) use rows;
+
+/// Run a table of [`rows!`] with [`run_with`]: `run_rows!(RECORD, HOURS; ROWS)`.
+macro_rules! run_rows {
+    ($record:expr, $as_of_hours:expr; $($rows:tt)*) => {
+        $crate::judge::evaluate::testkit::run_with($record,
+            $as_of_hours,
+            $crate::judge::evaluate::testkit::rows![$($rows)*],
+        )
+    };
+}
+pub(crate) use run_rows;
+
 /// A row that names everything.
 pub fn case(
     name: &'static str,
@@ -373,6 +405,25 @@ pub fn unobserved_case(name: &'static str, record: ExecutionRecord) -> Case {
         24.0,
         (UNKNOWN, NONE, "target_unobserved"),
     )
+}
+
+/// The rows a value-setting type shares (seed 000 general rules 3 and 6):
+/// the value kept through the 24h window is accepted; kept before it passed
+/// (`early` hours), pending on `waiting`; put back by a person, rejected
+/// (reverted, strong); by a bot (`bot_login`), unknown (weak). `ours` is
+/// the output's own change, `undo(actor)` the change back.
+pub fn undo_rows(
+    ours: impl Fn() -> Observation,
+    undo: impl Fn(Option<Actor>) -> Observation,
+    bot_login: &str,
+    (waiting, early): (&'static str, f64),
+) -> Vec<Case> {
+    rows![
+        "kept through the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+        "kept, window not passed": [ours()] => (PENDING, WEAK, waiting), at early;
+        "put back by a human": [ours(), undo(human("alice"))] => (REJECTED, STRONG, "state_reverted");
+        "put back by a bot": [ours(), undo(bot(bot_login))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+    ]
 }
 
 /// Run every row (each names its record and time); panic listing all rows

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::common::{
     by_closer, gone, human_after, is_closed, last_close, merge_obs, missing_reference,
-    missing_state, unseen_reversal, window_passed, RETENTION_WINDOW,
+    missing_state, unseen_reversal, value_text, window_passed, RETENTION_WINDOW,
 };
 use super::EvalContext;
 use crate::model::{
@@ -280,13 +280,8 @@ fn norm(field: &str, v: &Value) -> Value {
                 Value::Array(a) => a
                     .iter()
                     .filter_map(|x| match x {
-                        Value::String(s) => Some(s.clone()),
-                        Value::Object(o) => o
-                            .get("name")
-                            .or_else(|| o.get("login"))
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
-                        _ => None,
+                        Value::Number(_) => None,
+                        x => value_text(x, &["name", "login"]),
                     })
                     .collect(),
                 Value::String(s) => s.split(',').map(str::to_string).collect(),
@@ -384,153 +379,55 @@ mod tests {
     #[test]
     fn update_issue_table() {
         let r = || edit("update_issue");
-        run_with(r(), 24.0, vec![
-row("retained after the window", vec![ours()], (ACCEPTED, MEDIUM, "state_retained")),
-row("retained, window not passed", vec![ours()], (PENDING, WEAK, "state_retained"))
-.at(2.0),
-row("later human edit preserves the change", vec![
-                    ours(),
-                    obs(
-                        1.0,
-                        human("alice"),
-                        K::Edited {
-                            title_from: None,
-                            body_hash_from: Some("b0".into()),
-                            base_from: None,
-                        },
-                    )
-                    .snap(titled(open(), "new")),
-                ], (ACCEPTED, MEDIUM, "state_retained"))
-.on(r().before(json!({"title": "old", "body_hash": "b0"}))
-                    .after(json!({"title": "new", "body_hash": "b0"})))
-.at(2.0),
-row("reverted by a human", vec![
-                    ours(),
-                    obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old")),
-                ], (REJECTED, STRONG, "state_reverted")),
-row("replaced by a human", vec![
-                    ours(),
-                    obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third")),
-                ], (REJECTED, STRONG, "state_replaced")),
-row("reverted, mover not visible: a reversal, one step weaker (rule 4)", vec![obs(
-                    3.0,
-                    None,
-                    K::Other {
-                        event: "issues".into(),
-                        action: "x".into(),
-                    },
-                )
-                .snap(titled(open(), "old"))], (REJECTED, MEDIUM, "state_reverted")),
-row("changed by a bot only", vec![
-                    ours(),
-                    obs(3.0, bot("title-linter[bot]"), title_edit("new"))
-                        .snap(titled(open(), "fixed")),
-                ], (UNKNOWN, WEAK, "state_changed_by_bot")),
-row("labels: unrelated human label keeps the update", vec![obs(3.0, human("alice"), labeled("c"))
-                    .snap(with_labels(open(), &["a", "B", "c"]))], (ACCEPTED, MEDIUM, "state_retained"))
-.on(record("update_issue")
-                    .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["a", "b"]}))),
-row("labels: human removed the added label", vec![obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))], (REJECTED, STRONG, "state_reverted"))
-.on(record("update_issue")
-                    .before(json!({"labels": ["a"]}))
-                    .after(json!({"labels": ["a", "b"]}))),
-row("issue deleted", vec![ours(), obs(3.0, human("alice"), K::Deleted)], (UNKNOWN, NONE, "deleted")),
-row("no after state", vec![ours()], (UNKNOWN, NONE, "missing_execution_state"))
-.on(record("update_issue").before(json!({"title": "old"}))),
-row("before equals after", vec![ours()], (UNKNOWN, NONE, "no_state_delta"))
-.on(record("update_issue")
-                    .before(json!({"title": "same"}))
-                    .after(json!({"title": "same"}))),
-row("after-only field retained", vec![ours()], (ACCEPTED, MEDIUM, "state_retained"))
-.on(record("update_issue").after(json!({"title": "new"}))),
-unobserved_case("target not yet seen", r()),
-no_target_case(r()),
-]);
+        run_rows!(r(), 24.0;
+            "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "retained, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 2.0;
+            "later human edit preserves the change":
+                [ours(), obs(1.0, human("alice"), K::Edited { title_from: None, body_hash_from: Some("b0".into()), base_from: None }).snap(titled(open(), "new"))] => (ACCEPTED, MEDIUM, "state_retained"), on r().before(json!({"title": "old", "body_hash": "b0"})).after(json!({"title": "new", "body_hash": "b0"})), at 2.0;
+            "reverted by a human":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))] => (REJECTED, STRONG, "state_reverted");
+            "replaced by a human":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third"))] => (REJECTED, STRONG, "state_replaced");
+            "reverted, mover not visible: a reversal, one step weaker (rule 4)":
+                [obs(3.0, None, K::Other { event: "issues".into(), action: "x".into() }).snap(titled(open(), "old"))] => (REJECTED, MEDIUM, "state_reverted");
+            "changed by a bot only":
+                [ours(), obs(3.0, bot("title-linter[bot]"), title_edit("new")).snap(titled(open(), "fixed"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "labels: unrelated human label keeps the update":
+                [obs(3.0, human("alice"), labeled("c")).snap(with_labels(open(), &["a", "B", "c"]))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
+            "labels: human removed the added label":
+                [obs(3.0, human("alice"), unlabeled("b")).snap(with_labels(open(), &["a"]))] => (REJECTED, STRONG, "state_reverted"), on record("update_issue").before(json!({"labels": ["a"]})).after(json!({"labels": ["a", "b"]}));
+            "issue deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            "no after state":
+                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_issue").before(json!({"title": "old"}));
+            "before equals after":
+                [ours()] => (UNKNOWN, NONE, "no_state_delta"), on record("update_issue").before(json!({"title": "same"})).after(json!({"title": "same"}));
+            "after-only field retained":
+                [ours()] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_issue").after(json!({"title": "new"}));
+            + unobserved_case("target not yet seen", r());
+            + no_target_case(r());
+        );
     }
 
     #[test]
     fn update_pull_request_table() {
         let r = || edit("update_pull_request");
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "retained after the window",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "merged after the update, retained",
-                    vec![
-                        ours(),
-                        obs(10.0, human("alice"), K::Closed)
-                            .snap(titled(merged(human("alice")), "new")),
-                    ],
-                    (ACCEPTED, STRONG, "state_retained_and_merged"),
-                ),
-                row(
-                    "reverted by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old")),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                ),
-                row(
-                    "replaced by a human",
-                    vec![
-                        ours(),
-                        obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other")),
-                    ],
-                    (REJECTED, STRONG, "state_replaced"),
-                ),
-                row(
-                    "closed unmerged by a human after the update",
-                    vec![
-                        ours(),
-                        obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new")),
-                    ],
-                    (REJECTED, MEDIUM, "closed_without_merge"),
-                ),
-                row(
-                    "closed by a bot after the update",
-                    vec![
-                        ours(),
-                        obs(5.0, bot("stale[bot]"), K::Closed)
-                            .snap(titled(snapshot("closed"), "new")),
-                    ],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "draft flag reverted by a human",
-                    vec![
-                        obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot {
-                            draft: true,
-                            ..open()
-                        }),
-                    ],
-                    (REJECTED, STRONG, "state_reverted"),
-                )
-                .on(record("update_pull_request")
-                    .before(json!({"draft": true}))
-                    .after(json!({"draft": false}))),
-                row(
-                    "new commits after a head update are not a revert",
-                    vec![obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                )
-                .on(record("update_pull_request")
-                    .before(json!({"head_sha": "a"}))
-                    .after(json!({"head_sha": "b"}))),
-                row(
-                    "cannot compare",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("update_pull_request")),
-            ],
+        run_rows!(r(), 24.0;
+            "retained after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "merged after the update, retained":
+                [ours(), obs(10.0, human("alice"), K::Closed).snap(titled(merged(human("alice")), "new"))] => (ACCEPTED, STRONG, "state_retained_and_merged");
+            "reverted by a human":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "old"))] => (REJECTED, STRONG, "state_reverted");
+            "replaced by a human":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "other"))] => (REJECTED, STRONG, "state_replaced");
+            "closed unmerged by a human after the update":
+                [ours(), obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (REJECTED, MEDIUM, "closed_without_merge");
+            "closed by a bot after the update":
+                [ours(), obs(5.0, bot("stale[bot]"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (IGNORED, WEAK, "lifecycle");
+            "draft flag reverted by a human":
+                [obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot { draft: true,..open() })] => (REJECTED, STRONG, "state_reverted"), on record("update_pull_request").before(json!({"draft": true})).after(json!({"draft": false}));
+            "new commits after a head update are not a revert":
+                [obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_pull_request").before(json!({"head_sha": "a"})).after(json!({"head_sha": "b"}));
+            "cannot compare": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_pull_request");
         );
     }
 

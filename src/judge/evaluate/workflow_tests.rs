@@ -60,128 +60,33 @@ fn by_name(name: &str, git_ref: Option<&str>) -> crate::model::ExecutionRecord {
 
 #[test]
 fn dispatch_workflow_table() {
-    run_with(
-        by_run_id(),
-        1.0,
-        vec![
-            row(
-                "run completed successfully",
-                vec![
-                    run9(0.0, "requested", None),
-                    run9(0.2, "completed", Some("success")),
-                ],
-                (ACCEPTED, STRONG, "workflow_success"),
-            ),
-            row(
-                "run failed",
-                vec![run9(0.2, "completed", Some("failure"))],
-                (REJECTED, STRONG, "workflow_failed"),
-            ),
-            row(
-                "run cancelled",
-                vec![run9(0.2, "completed", Some("cancelled"))],
-                (REJECTED, STRONG, "workflow_failed"),
-            ),
-            row(
-                "run timed out",
-                vec![run9(0.2, "completed", Some("timed_out"))],
-                (REJECTED, STRONG, "workflow_failed"),
-            ),
-            row(
-                "run still in progress",
-                vec![run9(0.1, "in_progress", None)],
-                (PENDING, MEDIUM, "workflow_pending"),
-            ),
-            row(
-                "success after the as-of time is not seen yet",
-                vec![
-                    run9(0.1, "in_progress", None),
-                    run9(5.0, "completed", Some("success")),
-                ],
-                (PENDING, MEDIUM, "workflow_pending"),
-            ),
-            row(
-                "skipped run had no effect",
-                vec![run9(0.2, "completed", Some("skipped"))],
-                (IGNORED, WEAK, "workflow_no_effect"),
-            ),
-            row(
-                "run id known, nothing seen yet",
-                vec![],
-                (PENDING, WEAK, "workflow_pending"),
-            ),
-            row(
-                "run id known, nothing seen after a day",
-                vec![],
-                (UNKNOWN, NONE, "target_unobserved"),
-            )
-            .at(25.0),
-            row(
-                "no run id: matched by workflow, ref and time",
-                vec![run9(0.05, "completed", Some("success"))],
-                (ACCEPTED, STRONG, "workflow_success"),
-            )
-            .on(by_name("ci.yml", Some("main"))),
-            row(
-                "no run id: bare gh-aw name matches the lock file",
-                vec![run_obs(
-                    0.05,
-                    3,
-                    "worker.lock.yml",
-                    "workflow_dispatch",
-                    "main",
-                    "completed",
-                    Some("failure"),
-                )],
-                (REJECTED, STRONG, "workflow_failed"),
-            )
-            .on(by_name("worker", Some("main"))),
-            row(
-                "no run id: a run on another ref does not match",
-                vec![run9(0.05, "completed", Some("success"))],
-                (PENDING, WEAK, "workflow_pending"),
-            )
-            .on(by_name("ci.yml", Some("release"))),
-            row(
-                "no run id: a push-triggered run does not match",
-                vec![run_obs(
-                    0.05,
-                    4,
-                    "ci.yml",
-                    "push",
-                    "main",
-                    "completed",
-                    Some("success"),
-                )],
-                (PENDING, WEAK, "workflow_pending"),
-            )
-            .on(by_name("ci.yml", None)),
-            row(
-                "no run id: a run started before the dispatch does not match",
-                vec![run9(-0.5, "completed", Some("success"))],
-                (PENDING, WEAK, "workflow_pending"),
-            )
-            .on(by_name("ci.yml", None)),
-            row(
-                "no run id: a run first seen 11 minutes later does not match",
-                vec![run9(11.0 / 60.0, "completed", Some("success"))],
-                (PENDING, WEAK, "workflow_pending"),
-            )
-            .on(by_name("ci.yml", None)),
-            row(
-                "no matching run after 24h",
-                vec![],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .on(by_name("ci.yml", None))
-            .at(25.0),
-            row(
-                "no run id and no workflow: the record lacks its correlation (rule 1)",
-                vec![],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .on(record("dispatch_workflow").no_target()),
-        ],
+    run_rows!(by_run_id(), 1.0;
+        "run completed successfully":
+            [run9(0.0, "requested", None), run9(0.2, "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success");
+        "run failed": [run9(0.2, "completed", Some("failure"))] => (REJECTED, STRONG, "workflow_failed");
+        "run cancelled": [run9(0.2, "completed", Some("cancelled"))] => (REJECTED, STRONG, "workflow_failed");
+        "run timed out": [run9(0.2, "completed", Some("timed_out"))] => (REJECTED, STRONG, "workflow_failed");
+        "run still in progress": [run9(0.1, "in_progress", None)] => (PENDING, MEDIUM, "workflow_pending");
+        "success after the as-of time is not seen yet":
+            [run9(0.1, "in_progress", None), run9(5.0, "completed", Some("success"))] => (PENDING, MEDIUM, "workflow_pending");
+        "skipped run had no effect": [run9(0.2, "completed", Some("skipped"))] => (IGNORED, WEAK, "workflow_no_effect");
+        "run id known, nothing seen yet": [] => (PENDING, WEAK, "workflow_pending");
+        "run id known, nothing seen after a day": [] => (UNKNOWN, NONE, "target_unobserved"), at 25.0;
+        "no run id: matched by workflow, ref and time":
+            [run9(0.05, "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success"), on by_name("ci.yml", Some("main"));
+        "no run id: bare gh-aw name matches the lock file":
+            [run_obs(0.05, 3, "worker.lock.yml", "workflow_dispatch", "main", "completed", Some("failure"))] => (REJECTED, STRONG, "workflow_failed"), on by_name("worker", Some("main"));
+        "no run id: a run on another ref does not match":
+            [run9(0.05, "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", Some("release"));
+        "no run id: a push-triggered run does not match":
+            [run_obs(0.05, 4, "ci.yml", "push", "main", "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", None);
+        "no run id: a run started before the dispatch does not match":
+            [run9(-0.5, "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", None);
+        "no run id: a run first seen 11 minutes later does not match":
+            [run9(11.0 / 60.0, "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", None);
+        "no matching run after 24h": [] => (UNKNOWN, NONE, "missing_run_id"), on by_name("ci.yml", None), at 25.0;
+        "no run id and no workflow: the record lacks its correlation (rule 1)":
+            [] => (UNKNOWN, NONE, "missing_run_id"), on record("dispatch_workflow").no_target();
     );
 }
 
@@ -268,35 +173,12 @@ fn call_workflow_table() {
         || record("call_workflow").target(Target::named(REPO, TargetKind::Workflow, "worker"));
     let mut by_id = Target::named(REPO, TargetKind::WorkflowRun, "worker");
     by_id.id = Some(9);
-    run_with(
-        named(),
-        1.0,
-        vec![
-            row(
-                "by run id, success",
-                vec![run9(0.2, "completed", Some("success"))],
-                (ACCEPTED, STRONG, "workflow_success"),
-            )
-            .on(record("call_workflow")
-                .target(by_id.clone())
-                .meta("run_id", json!(9))),
-            row(
-                "caller run succeeded",
-                vec![caller("success")],
-                (ACCEPTED, MEDIUM, "workflow_success"),
-            ),
-            row(
-                "caller run failed",
-                vec![caller("failure")],
-                (REJECTED, MEDIUM, "workflow_failed"),
-            ),
-            row(
-                "nothing seen after a day",
-                vec![],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .at(25.0),
-        ],
+    run_rows!(named(), 1.0;
+        "by run id, success":
+            [run9(0.2, "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success"), on record("call_workflow").target(by_id.clone()).meta("run_id", json!(9));
+        "caller run succeeded": [caller("success")] => (ACCEPTED, MEDIUM, "workflow_success");
+        "caller run failed": [caller("failure")] => (REJECTED, MEDIUM, "workflow_failed");
+        "nothing seen after a day": [] => (UNKNOWN, NONE, "missing_run_id"), at 25.0;
     );
     let e = eval(&named(), vec![caller("success")], 1.0);
     assert_eq!(e.details["correlation"], "caller_run");
@@ -315,35 +197,14 @@ fn dispatch_repository_table() {
     let rd = |h: f64, id: u64, wf: &str, status: &str, c: Option<&str>| {
         run_obs(h, id, wf, "repository_dispatch", "main", status, c)
     };
-    run_with(
-        r(),
-        1.0,
-        vec![
-            row(
-                "the dispatched run succeeded",
-                vec![rd(0.05, 1, "deploy.yml", "completed", Some("success"))],
-                (ACCEPTED, STRONG, "workflow_success"),
-            ),
-            row(
-                "one of two listening workflows failed",
-                vec![
-                    rd(0.05, 1, "deploy.yml", "completed", Some("success")),
-                    rd(0.06, 2, "notify.yml", "completed", Some("failure")),
-                ],
-                (REJECTED, STRONG, "workflow_failed"),
-            ),
-            row(
-                "still running",
-                vec![rd(0.05, 1, "deploy.yml", "in_progress", None)],
-                (PENDING, MEDIUM, "workflow_pending"),
-            ),
-            row(
-                "an earlier dispatch's run does not count",
-                vec![rd(-2.0, 1, "deploy.yml", "completed", Some("success"))],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .at(25.0),
-        ],
+    run_rows!(r(), 1.0;
+        "the dispatched run succeeded":
+            [rd(0.05, 1, "deploy.yml", "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success");
+        "one of two listening workflows failed":
+            [rd(0.05, 1, "deploy.yml", "completed", Some("success")), rd(0.06, 2, "notify.yml", "completed", Some("failure"))] => (REJECTED, STRONG, "workflow_failed");
+        "still running": [rd(0.05, 1, "deploy.yml", "in_progress", None)] => (PENDING, MEDIUM, "workflow_pending");
+        "an earlier dispatch's run does not count":
+            [rd(-2.0, 1, "deploy.yml", "completed", Some("success"))] => (UNKNOWN, NONE, "missing_run_id"), at 25.0;
     );
     let e = eval(
         &r(),
@@ -388,61 +249,24 @@ fn create_check_run_table() {
             },
         )
     };
-    run_with(
-        r(),
-        24.0,
-        vec![
-            row(
-                "passing check, PR merged",
-                vec![check(0.0, 55, "success"), merge(5.0, human("alice"))],
-                (ACCEPTED, MEDIUM, "check_retained_and_merged"),
-            ),
-            row(
-                "failing check, PR merged anyway",
-                vec![check(0.0, 55, "failure"), merge(5.0, human("alice"))],
-                (REJECTED, MEDIUM, "merged_over_failing_check"),
-            ),
-            row(
-                "re-requested by a human",
-                vec![check(-0.01, 55, "failure"), rerequest(-0.01, human("bob"))],
-                (REJECTED, MEDIUM, "check_rerequested"),
-            ),
-            row(
-                "re-requested by a bot is no verdict",
-                vec![check(0.0, 55, "failure"), rerequest(1.0, bot("ci[bot]"))],
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            row(
-                "superseded by a later check of the same name",
-                vec![check(0.0, 55, "failure"), check(2.0, 56, "success")],
-                (IGNORED, WEAK, "check_superseded"),
-            ),
-            row(
-                "failing check, PR closed unmerged by a human",
-                vec![
-                    check(0.0, 55, "failure"),
-                    obs(3.0, human("alice"), K::Closed).snap(snapshot("closed")),
-                ],
-                (ACCEPTED, MEDIUM, "check_upheld"),
-            ),
-            row(
-                "check exists, PR open",
-                vec![
-                    check(0.0, 55, "success"),
-                    obs(1.0, human("bob"), comment(3)).snap(open()),
-                ],
-                (PENDING, WEAK, "target_exists_only"),
-            ),
-            unobserved_case("check never seen", r()),
-            row(
-                "no id: matched by the recorded name",
-                vec![check(0.0, 77, "success")],
-                (PENDING, WEAK, "target_exists_only"),
-            )
-            .on(record("create_check_run")
-                .target(Target::named(REPO, TargetKind::Commit, "abc1234"))
-                .extra("name", json!("agent-review"))),
-        ],
+    run_rows!(r(), 24.0;
+        "passing check, PR merged":
+            [check(0.0, 55, "success"), merge(5.0, human("alice"))] => (ACCEPTED, MEDIUM, "check_retained_and_merged");
+        "failing check, PR merged anyway":
+            [check(0.0, 55, "failure"), merge(5.0, human("alice"))] => (REJECTED, MEDIUM, "merged_over_failing_check");
+        "re-requested by a human":
+            [check(-0.01, 55, "failure"), rerequest(-0.01, human("bob"))] => (REJECTED, MEDIUM, "check_rerequested");
+        "re-requested by a bot is no verdict":
+            [check(0.0, 55, "failure"), rerequest(1.0, bot("ci[bot]"))] => (PENDING, WEAK, "target_exists_only");
+        "superseded by a later check of the same name":
+            [check(0.0, 55, "failure"), check(2.0, 56, "success")] => (IGNORED, WEAK, "check_superseded");
+        "failing check, PR closed unmerged by a human":
+            [check(0.0, 55, "failure"), obs(3.0, human("alice"), K::Closed).snap(snapshot("closed"))] => (ACCEPTED, MEDIUM, "check_upheld");
+        "check exists, PR open":
+            [check(0.0, 55, "success"), obs(1.0, human("bob"), comment(3)).snap(open())] => (PENDING, WEAK, "target_exists_only");
+        + unobserved_case("check never seen", r());
+        "no id: matched by the recorded name":
+            [check(0.0, 77, "success")] => (PENDING, WEAK, "target_exists_only"), on record("create_check_run").target(Target::named(REPO, TargetKind::Commit, "abc1234")).extra("name", json!("agent-review"));
     );
 }
 
@@ -456,48 +280,14 @@ fn approval() -> crate::model::ExecutionRecord {
 
 #[test]
 fn approve_workflow_run_table() {
-    run_with(
-        approval(),
-        1.0,
-        vec![
-            row(
-                "the approved run completed (whatever its result)",
-                vec![run9(0.5, "completed", Some("failure"))],
-                (ACCEPTED, MEDIUM, "run_proceeded"),
-            ),
-            row(
-                "the approved run was cancelled",
-                vec![run9(0.5, "completed", Some("cancelled"))],
-                (REJECTED, MEDIUM, "workflow_cancelled"),
-            ),
-            row(
-                "the approved run is still going",
-                vec![run9(0.5, "in_progress", None)],
-                (PENDING, WEAK, "workflow_pending"),
-            ),
-            row(
-                "another run completing says nothing",
-                vec![run_obs(
-                    0.5,
-                    10,
-                    "ci.yml",
-                    "pull_request",
-                    "main",
-                    "completed",
-                    Some("success"),
-                )],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .at(30.0),
-            row(
-                "no record of which run",
-                vec![],
-                (UNKNOWN, NONE, "missing_run_id"),
-            )
-            .on(crate::model::ExecutionRecord {
-                target: None,
-                ..record("approve_workflow_run")
-            }),
-        ],
+    run_rows!(approval(), 1.0;
+        "the approved run completed (whatever its result)":
+            [run9(0.5, "completed", Some("failure"))] => (ACCEPTED, MEDIUM, "run_proceeded");
+        "the approved run was cancelled": [run9(0.5, "completed", Some("cancelled"))] => (REJECTED, MEDIUM, "workflow_cancelled");
+        "the approved run is still going": [run9(0.5, "in_progress", None)] => (PENDING, WEAK, "workflow_pending");
+        "another run completing says nothing":
+            [run_obs(0.5, 10, "ci.yml", "pull_request", "main", "completed", Some("success"))] => (UNKNOWN, NONE, "missing_run_id"), at 30.0;
+        "no record of which run":
+            [] => (UNKNOWN, NONE, "missing_run_id"), on crate::model::ExecutionRecord { target: None,..record("approve_workflow_run") };
     );
 }

@@ -290,122 +290,34 @@ mod tests {
     fn create_pull_request_review_comment_table() {
         let r = || record("create_pull_request_review_comment").target(target(OURS));
         let ours = || created(-0.01, workflow_actor(), OURS, None);
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "thread resolved by a human",
-                    vec![ours(), resolved(3.0, human("alice"), &[OURS])],
-                    (ACCEPTED, STRONG, "thread_resolved"),
-                ),
-                row(
-                    "resolved after a human reply: resolution is stronger",
-                    vec![
-                        ours(),
-                        created(2.0, human("alice"), 501, Some(OURS)),
-                        resolved(3.0, human("alice"), &[OURS, 501]),
-                    ],
-                    (ACCEPTED, STRONG, "thread_resolved"),
-                ),
-                row(
-                    "resolved by the workflow itself is not evidence",
-                    vec![ours(), resolved(3.0, workflow_actor(), &[OURS])],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "resolved then unresolved by a human",
-                    vec![
-                        ours(),
-                        resolved(3.0, human("alice"), &[OURS]),
-                        unresolved(4.0, human("bob"), &[OURS]),
-                    ],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "a different thread resolved",
-                    vec![ours(), resolved(3.0, human("alice"), &[777])],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "human reply",
-                    vec![ours(), created(2.0, human("alice"), 501, Some(OURS))],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "bot reply only",
-                    vec![ours(), created(2.0, bot("ci[bot]"), 501, Some(OURS))],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "human comment on another thread is not a reply",
-                    vec![ours(), created(2.0, human("alice"), 601, None)],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "deleted by a human",
-                    vec![ours(), deleted(2.0, human("alice"), OURS)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "deleted by the workflow",
-                    vec![ours(), deleted(2.0, workflow_actor(), OURS)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "minimized by a human",
-                    vec![
-                        ours(),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::CommentMinimized {
-                                comment_node_id: "PRRC_500".into(),
-                                reason: Some("off-topic".into()),
-                            },
-                        ),
-                    ],
-                    (REJECTED, STRONG, "minimized"),
-                )
-                .on(r().target({
-                    let mut t = target(OURS);
-                    t.node_id = Some("PRRC_500".into());
-                    t
-                })),
-                row(
-                    "PR merged with no reply or resolution",
-                    vec![ours(), merge(30.0)],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(48.0),
-                row(
-                    "PR closed with no reply or resolution",
-                    vec![
-                        ours(),
-                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                    ],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(48.0),
-                row(
-                    "PR open, thread unresolved",
-                    vec![ours()],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "reply after the as-of time is not seen",
-                    vec![ours(), created(30.0, human("alice"), 501, Some(OURS))],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                unobserved_case("nothing observed", r()),
-                row(
-                    "no comment id",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("create_pull_request_review_comment")),
-                no_target_case(r()),
-            ],
+        run_rows!(r(), 24.0;
+            "thread resolved by a human":
+                [ours(), resolved(3.0, human("alice"), &[OURS])] => (ACCEPTED, STRONG, "thread_resolved");
+            "resolved after a human reply: resolution is stronger":
+                [ours(), created(2.0, human("alice"), 501, Some(OURS)), resolved(3.0, human("alice"), &[OURS, 501])] => (ACCEPTED, STRONG, "thread_resolved");
+            "resolved by the workflow itself is not evidence":
+                [ours(), resolved(3.0, workflow_actor(), &[OURS])] => (PENDING, WEAK, "awaiting_reply");
+            "resolved then unresolved by a human":
+                [ours(), resolved(3.0, human("alice"), &[OURS]), unresolved(4.0, human("bob"), &[OURS])] => (PENDING, WEAK, "awaiting_reply");
+            "a different thread resolved": [ours(), resolved(3.0, human("alice"), &[777])] => (PENDING, WEAK, "awaiting_reply");
+            "human reply": [ours(), created(2.0, human("alice"), 501, Some(OURS))] => (ACCEPTED, MEDIUM, "acted_on");
+            "bot reply only": [ours(), created(2.0, bot("ci[bot]"), 501, Some(OURS))] => (PENDING, WEAK, "awaiting_reply");
+            "human comment on another thread is not a reply":
+                [ours(), created(2.0, human("alice"), 601, None)] => (PENDING, WEAK, "awaiting_reply");
+            "deleted by a human": [ours(), deleted(2.0, human("alice"), OURS)] => (REJECTED, STRONG, "deleted");
+            "deleted by the workflow": [ours(), deleted(2.0, workflow_actor(), OURS)] => (UNKNOWN, NONE, "deleted");
+            "minimized by a human":
+                [ours(), obs(2.0, human("alice"), K::CommentMinimized { comment_node_id: "PRRC_500".into(), reason: Some("off-topic".into()) })] => (REJECTED, STRONG, "minimized"), on r().target({ let mut t = target(OURS); t.node_id = Some("PRRC_500".into()); t });
+            "PR merged with no reply or resolution": [ours(), merge(30.0)] => (IGNORED, WEAK, "no_engagement"), at 48.0;
+            "PR closed with no reply or resolution":
+                [ours(), obs(30.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, WEAK, "no_engagement"), at 48.0;
+            "PR open, thread unresolved": [ours()] => (PENDING, WEAK, "awaiting_reply");
+            "reply after the as-of time is not seen":
+                [ours(), created(30.0, human("alice"), 501, Some(OURS))] => (PENDING, WEAK, "awaiting_reply");
+            + unobserved_case("nothing observed", r());
+            "no comment id":
+                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("create_pull_request_review_comment");
+            + no_target_case(r());
         );
     }
 
@@ -425,83 +337,29 @@ mod tests {
         };
         let root = || created(-5.0, human("alice"), ROOT, None);
         let ours = || created(-0.01, workflow_actor(), OURS, Some(ROOT));
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "thread resolved by a human after the reply",
-                    vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT, OURS])],
-                    (ACCEPTED, STRONG, "thread_resolved"),
-                ),
-                row(
-                    "resolution known only by the root comment's id",
-                    vec![root(), ours(), resolved(3.0, human("alice"), &[ROOT])],
-                    (ACCEPTED, STRONG, "thread_resolved"),
-                ),
-                row(
-                    "reply id unknown, thread resolved by a human",
-                    vec![root(), resolved(3.0, human("alice"), &[ROOT, OURS])],
-                    (ACCEPTED, STRONG, "thread_resolved"),
-                )
-                .on(r_root()),
-                row(
-                    "human continues the thread",
-                    vec![
-                        root(),
-                        ours(),
-                        created(2.0, human("alice"), 502, Some(ROOT)),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "human answers our reply directly",
-                    vec![root(), ours(), created(2.0, human("bob"), 502, Some(OURS))],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "reply id unknown, human continues the thread",
-                    vec![root(), created(2.0, human("alice"), 502, Some(ROOT))],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                )
-                .on(r_root()),
-                row(
-                    "human comment in the thread before our reply is not a response",
-                    vec![root(), created(-3.0, human("bob"), 450, Some(ROOT)), ours()],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "reply deleted by a human",
-                    vec![root(), ours(), deleted(2.0, human("alice"), OURS)],
-                    (REJECTED, STRONG, "deleted"),
-                ),
-                row(
-                    "the root deleted is not our reply deleted",
-                    vec![root(), ours(), deleted(2.0, human("alice"), ROOT)],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "PR closed without action",
-                    vec![
-                        root(),
-                        ours(),
-                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                    ],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(48.0),
-                row(
-                    "PR open",
-                    vec![root(), ours()],
-                    (PENDING, WEAK, "awaiting_reply"),
-                ),
-                row(
-                    "neither id known",
-                    vec![root()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("reply_to_pull_request_review_comment")),
-            ],
+        run_rows!(r(), 24.0;
+            "thread resolved by a human after the reply":
+                [root(), ours(), resolved(3.0, human("alice"), &[ROOT, OURS])] => (ACCEPTED, STRONG, "thread_resolved");
+            "resolution known only by the root comment's id":
+                [root(), ours(), resolved(3.0, human("alice"), &[ROOT])] => (ACCEPTED, STRONG, "thread_resolved");
+            "reply id unknown, thread resolved by a human":
+                [root(), resolved(3.0, human("alice"), &[ROOT, OURS])] => (ACCEPTED, STRONG, "thread_resolved"), on r_root();
+            "human continues the thread":
+                [root(), ours(), created(2.0, human("alice"), 502, Some(ROOT))] => (ACCEPTED, MEDIUM, "acted_on");
+            "human answers our reply directly":
+                [root(), ours(), created(2.0, human("bob"), 502, Some(OURS))] => (ACCEPTED, MEDIUM, "acted_on");
+            "reply id unknown, human continues the thread":
+                [root(), created(2.0, human("alice"), 502, Some(ROOT))] => (ACCEPTED, MEDIUM, "acted_on"), on r_root();
+            "human comment in the thread before our reply is not a response":
+                [root(), created(-3.0, human("bob"), 450, Some(ROOT)), ours()] => (PENDING, WEAK, "awaiting_reply");
+            "reply deleted by a human": [root(), ours(), deleted(2.0, human("alice"), OURS)] => (REJECTED, STRONG, "deleted");
+            "the root deleted is not our reply deleted":
+                [root(), ours(), deleted(2.0, human("alice"), ROOT)] => (PENDING, WEAK, "awaiting_reply");
+            "PR closed without action":
+                [root(), ours(), obs(30.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, WEAK, "no_engagement"), at 48.0;
+            "PR open": [root(), ours()] => (PENDING, WEAK, "awaiting_reply");
+            "neither id known":
+                [root()] => (UNKNOWN, NONE, "missing_execution_state"), on record("reply_to_pull_request_review_comment");
         );
     }
 }

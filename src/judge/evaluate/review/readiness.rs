@@ -190,99 +190,28 @@ mod tests {
     #[test]
     fn mark_pull_request_as_ready_for_review_table() {
         let r = || record("mark_pull_request_as_ready_for_review");
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "reviewed by a human after mark-ready",
-                    vec![
-                        ready(),
-                        obs(3.0, human("alice"), review(1, "approved")).snap(open()),
-                    ],
-                    (ACCEPTED, STRONG, "reviewed"),
-                ),
-                row(
-                    "review at the same instant is not a follow-up",
-                    vec![
-                        ready(),
-                        obs(0.0, human("alice"), review(1, "approved")).snap(open()),
-                    ],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "reviewed by a bot only",
-                    vec![
-                        ready(),
-                        obs(3.0, bot("copilot[bot]"), review(1, "commented")).snap(open()),
-                    ],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "merged after mark-ready",
-                    vec![ready(), merge(30.0, human("carol"))],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(48.0),
-                row(
-                    "converted back to draft by a human",
-                    vec![
-                        ready(),
-                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                    ],
-                    (REJECTED, STRONG, "converted_to_draft"),
-                ),
-                row(
-                    "converted to draft by the workflow is not a verdict",
-                    vec![
-                        ready(),
-                        obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(open()),
-                    ],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "reviewed, then converted to draft by a human",
-                    vec![
-                        ready(),
-                        obs(2.0, human("alice"), review(1, "changes_requested")).snap(open()),
-                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                    ],
-                    (REJECTED, STRONG, "converted_to_draft"),
-                ),
-                row(
-                    "converted to draft, later merged",
-                    vec![
-                        ready(),
-                        obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()),
-                        merge(40.0, human("carol")),
-                    ],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(48.0),
-                row(
-                    "closed unmerged with no review",
-                    vec![ready(), close(5.0, human("carol"))],
-                    (REJECTED, MEDIUM, "closed_without_merge"),
-                ),
-                row(
-                    "closed by a bot",
-                    vec![ready(), close(5.0, bot("stale[bot]"))],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "open with no review after 7 days",
-                    vec![ready()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(7.0 * 24.0),
-                row(
-                    "open with no review yet",
-                    vec![ready()],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                unobserved_case("nothing observed", r()),
-                no_target_case(r()),
-            ],
+        run_rows!(r(), 24.0;
+            "reviewed by a human after mark-ready":
+                [ready(), obs(3.0, human("alice"), review(1, "approved")).snap(open())] => (ACCEPTED, STRONG, "reviewed");
+            "review at the same instant is not a follow-up":
+                [ready(), obs(0.0, human("alice"), review(1, "approved")).snap(open())] => (PENDING, WEAK, "awaiting_review");
+            "reviewed by a bot only":
+                [ready(), obs(3.0, bot("copilot[bot]"), review(1, "commented")).snap(open())] => (PENDING, WEAK, "awaiting_review");
+            "merged after mark-ready": [ready(), merge(30.0, human("carol"))] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "converted back to draft by a human":
+                [ready(), obs(3.0, human("alice"), K::ConvertedToDraft).snap(open())] => (REJECTED, STRONG, "converted_to_draft");
+            "converted to draft by the workflow is not a verdict":
+                [ready(), obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(open())] => (PENDING, WEAK, "awaiting_review");
+            "reviewed, then converted to draft by a human":
+                [ready(), obs(2.0, human("alice"), review(1, "changes_requested")).snap(open()), obs(3.0, human("alice"), K::ConvertedToDraft).snap(open())] => (REJECTED, STRONG, "converted_to_draft");
+            "converted to draft, later merged":
+                [ready(), obs(3.0, human("alice"), K::ConvertedToDraft).snap(open()), merge(40.0, human("carol"))] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "closed unmerged with no review": [ready(), close(5.0, human("carol"))] => (REJECTED, MEDIUM, "closed_without_merge");
+            "closed by a bot": [ready(), close(5.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle");
+            "open with no review after 7 days": [ready()] => (IGNORED, WEAK, "no_engagement"), at 7.0 * 24.0;
+            "open with no review yet": [ready()] => (PENDING, WEAK, "awaiting_review");
+            + unobserved_case("nothing observed", r());
+            + no_target_case(r());
         );
     }
 
@@ -301,57 +230,18 @@ mod tests {
                 },
             )
         };
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "merged and not reverted after 24h",
-                    vec![ours()],
-                    (ACCEPTED, STRONG, "merged"),
-                ),
-                row(
-                    "merged, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "merged"),
-                )
-                .at(2.0),
-                row(
-                    "merged by a human",
-                    vec![merge(0.5, human("carol"))],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(2.0),
-                row(
-                    "merged then reverted",
-                    vec![ours(), revert(30.0, true)],
-                    (REJECTED, STRONG, "accepted_then_reverted"),
-                )
-                .at(48.0),
-                row(
-                    "revert proposed, not landed",
-                    vec![ours(), revert(30.0, false)],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(48.0),
-                row(
-                    "still open: the merge failed",
-                    vec![obs(-1.0, human("alice"), K::Opened).snap(open())],
-                    (UNKNOWN, WEAK, "merge_not_observed"),
-                ),
-                row(
-                    "closed unmerged",
-                    vec![close(3.0, human("carol"))],
-                    (UNKNOWN, WEAK, "closed_without_merge"),
-                ),
-                row(
-                    "PR deleted",
-                    vec![ours(), obs(3.0, human("carol"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("nothing observed", r()),
-                no_target_case(r()),
-            ],
+        run_rows!(r(), 24.0;
+            "merged and not reverted after 24h": [ours()] => (ACCEPTED, STRONG, "merged");
+            "merged, window not passed": [ours()] => (PENDING, WEAK, "merged"), at 2.0;
+            "merged by a human": [merge(0.5, human("carol"))] => (ACCEPTED, STRONG, "merged"), at 2.0;
+            "merged then reverted": [ours(), revert(30.0, true)] => (REJECTED, STRONG, "accepted_then_reverted"), at 48.0;
+            "revert proposed, not landed": [ours(), revert(30.0, false)] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "still open: the merge failed":
+                [obs(-1.0, human("alice"), K::Opened).snap(open())] => (UNKNOWN, WEAK, "merge_not_observed");
+            "closed unmerged": [close(3.0, human("carol"))] => (UNKNOWN, WEAK, "closed_without_merge");
+            "PR deleted": [ours(), obs(3.0, human("carol"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("nothing observed", r());
+            + no_target_case(r());
         );
     }
 }

@@ -292,183 +292,48 @@ mod tests {
         let team =
             || record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
         let asked = || requested_obs(-0.01, Some("alice"), None);
-        run_with(
-            users(),
-            24.0,
-            vec![
-                row(
-                    "requested reviewer approved",
-                    vec![asked(), reviewed(3.0, human("alice"), "approved")],
-                    (ACCEPTED, STRONG, "review_approved"),
-                ),
-                row(
-                    "requested reviewer requested changes",
-                    vec![asked(), reviewed(3.0, human("alice"), "changes_requested")],
-                    (ACCEPTED, STRONG, "review_submitted"),
-                ),
-                row(
-                    "reviewers from the tool arguments",
-                    vec![asked(), reviewed(3.0, human("bob"), "commented")],
-                    (ACCEPTED, STRONG, "review_submitted"),
-                )
-                .on(record("add_reviewer").extra("reviewers", json!("@alice, bob"))),
-                row(
-                    "requested reviewer commented on the PR",
-                    vec![asked(), obs(3.0, human("alice"), comment(9)).snap(open())],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "requested reviewer commented on the diff",
-                    vec![
-                        asked(),
-                        obs(
-                            3.0,
-                            human("alice"),
-                            K::ReviewCommentCreated {
-                                comment_id: 9,
-                                in_reply_to: None,
-                                review_id: None,
-                                path: None,
-                                agent_marker: false,
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                ),
-                row(
-                    "request removed by a human",
-                    vec![asked(), removed(3.0, human("carol"), Some("alice"), None)],
-                    (REJECTED, MEDIUM, "review_request_removed"),
-                ),
-                row(
-                    "request removed by a bot is not a verdict",
-                    vec![asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "another reviewer's request removed",
-                    vec![asked(), removed(3.0, human("carol"), Some("zed"), None)],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "review before the request does not count",
-                    vec![reviewed(-2.0, human("alice"), "approved"), asked()],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "team request, someone reviewed",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        reviewed(3.0, human("frank"), "approved"),
-                    ],
-                    (UNKNOWN, WEAK, "team_membership_unverified"),
-                )
-                .on(team()),
-                row(
-                    "team request, a team member reviewed",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        member(1.0, "frank", true),
-                        reviewed(3.0, human("frank"), "approved"),
-                    ],
-                    (ACCEPTED, STRONG, "review_approved"),
-                )
-                .on(team()),
-                row(
-                    "team request, a team member commented",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        member(1.0, "frank", true),
-                        obs(3.0, human("frank"), comment(9)).snap(open()),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                )
-                .on(team()),
-                row(
-                    "team request, the reviewer is not a member",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        member(1.0, "frank", false),
-                        reviewed(3.0, human("frank"), "approved"),
-                    ],
-                    (PENDING, WEAK, "awaiting_review"),
-                )
-                .on(team()),
-                row(
-                    "team request, the latest answer counts",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        member(1.0, "frank", false),
-                        member(2.0, "frank", true),
-                        reviewed(3.0, human("frank"), "approved"),
-                    ],
-                    (ACCEPTED, STRONG, "review_approved"),
-                )
-                .on(team()),
-                row(
-                    "team request, membership of another team says nothing",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        obs(
-                            1.0,
-                            None,
-                            K::TeamMember {
-                                org: "acme".into(),
-                                team: "web".into(),
-                                login: "frank".into(),
-                                member: true,
-                            },
-                        ),
-                        reviewed(3.0, human("frank"), "approved"),
-                    ],
-                    (UNKNOWN, WEAK, "team_membership_unverified"),
-                )
-                .on(team()),
-                row(
-                    "team request removed by a human",
-                    vec![
-                        requested_obs(-0.01, None, Some("infra")),
-                        removed(3.0, human("carol"), None, Some("infra")),
-                    ],
-                    (REJECTED, MEDIUM, "review_request_removed"),
-                )
-                .on(team()),
-                row(
-                    "user review by someone else, no team requested",
-                    vec![asked(), reviewed(3.0, human("frank"), "approved")],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "merged without the reviewer acting",
-                    vec![
-                        asked(),
-                        obs(30.0, human("carol"), K::Closed).snap(merged(human("carol"))),
-                    ],
-                    (IGNORED, WEAK, "review_missing"),
-                )
-                .at(48.0),
-                row(
-                    "closed unmerged without the reviewer acting",
-                    vec![
-                        asked(),
-                        obs(30.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                    ],
-                    (IGNORED, WEAK, "review_missing"),
-                )
-                .at(48.0),
-                row(
-                    "still open",
-                    vec![asked()],
-                    (PENDING, WEAK, "awaiting_review"),
-                ),
-                row(
-                    "nobody named",
-                    vec![asked()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("add_reviewer")),
-                unobserved_case("nothing observed", users()),
-            ],
+        run_rows!(users(), 24.0;
+            "requested reviewer approved":
+                [asked(), reviewed(3.0, human("alice"), "approved")] => (ACCEPTED, STRONG, "review_approved");
+            "requested reviewer requested changes":
+                [asked(), reviewed(3.0, human("alice"), "changes_requested")] => (ACCEPTED, STRONG, "review_submitted");
+            "reviewers from the tool arguments":
+                [asked(), reviewed(3.0, human("bob"), "commented")] => (ACCEPTED, STRONG, "review_submitted"), on record("add_reviewer").extra("reviewers", json!("@alice, bob"));
+            "requested reviewer commented on the PR":
+                [asked(), obs(3.0, human("alice"), comment(9)).snap(open())] => (ACCEPTED, MEDIUM, "acted_on");
+            "requested reviewer commented on the diff":
+                [asked(), obs(3.0, human("alice"), K::ReviewCommentCreated { comment_id: 9, in_reply_to: None, review_id: None, path: None, agent_marker: false })] => (ACCEPTED, MEDIUM, "acted_on");
+            "request removed by a human":
+                [asked(), removed(3.0, human("carol"), Some("alice"), None)] => (REJECTED, MEDIUM, "review_request_removed");
+            "request removed by a bot is not a verdict":
+                [asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)] => (PENDING, WEAK, "awaiting_review");
+            "another reviewer's request removed":
+                [asked(), removed(3.0, human("carol"), Some("zed"), None)] => (PENDING, WEAK, "awaiting_review");
+            "review before the request does not count":
+                [reviewed(-2.0, human("alice"), "approved"), asked()] => (PENDING, WEAK, "awaiting_review");
+            "team request, someone reviewed":
+                [requested_obs(-0.01, None, Some("infra")), reviewed(3.0, human("frank"), "approved")] => (UNKNOWN, WEAK, "team_membership_unverified"), on team();
+            "team request, a team member reviewed":
+                [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", true), reviewed(3.0, human("frank"), "approved")] => (ACCEPTED, STRONG, "review_approved"), on team();
+            "team request, a team member commented":
+                [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", true), obs(3.0, human("frank"), comment(9)).snap(open())] => (ACCEPTED, MEDIUM, "acted_on"), on team();
+            "team request, the reviewer is not a member":
+                [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", false), reviewed(3.0, human("frank"), "approved")] => (PENDING, WEAK, "awaiting_review"), on team();
+            "team request, the latest answer counts":
+                [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", false), member(2.0, "frank", true), reviewed(3.0, human("frank"), "approved")] => (ACCEPTED, STRONG, "review_approved"), on team();
+            "team request, membership of another team says nothing":
+                [requested_obs(-0.01, None, Some("infra")), obs(1.0, None, K::TeamMember { org: "acme".into(), team: "web".into(), login: "frank".into(), member: true }), reviewed(3.0, human("frank"), "approved")] => (UNKNOWN, WEAK, "team_membership_unverified"), on team();
+            "team request removed by a human":
+                [requested_obs(-0.01, None, Some("infra")), removed(3.0, human("carol"), None, Some("infra"))] => (REJECTED, MEDIUM, "review_request_removed"), on team();
+            "user review by someone else, no team requested":
+                [asked(), reviewed(3.0, human("frank"), "approved")] => (PENDING, WEAK, "awaiting_review");
+            "merged without the reviewer acting":
+                [asked(), obs(30.0, human("carol"), K::Closed).snap(merged(human("carol")))] => (IGNORED, WEAK, "review_missing"), at 48.0;
+            "closed unmerged without the reviewer acting":
+                [asked(), obs(30.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, WEAK, "review_missing"), at 48.0;
+            "still open": [asked()] => (PENDING, WEAK, "awaiting_review");
+            "nobody named": [asked()] => (UNKNOWN, NONE, "missing_execution_state"), on record("add_reviewer");
+            + unobserved_case("nothing observed", users());
         );
     }
 }

@@ -41,8 +41,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use super::super::common::{
-    by_closer, cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference,
-    missing_state, no_engagement_yet, unobserved, unseen_reversal, PR_IGNORE_WINDOW,
+    by_closer, cite, class_name, is_closed, is_merged, merge_obs, missing_reference, missing_state,
+    no_engagement_yet, unseen_or_gone, unseen_reversal, PR_IGNORE_WINDOW,
 };
 use super::super::EvalContext;
 use super::{target_id, u64_field, Verdict};
@@ -55,10 +55,7 @@ pub fn submit_review(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx).or_else(|| no_review_id(ctx)) {
         return e;
     }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let review = OurReview::gather(ctx);
@@ -263,10 +260,7 @@ pub fn dismiss_review(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx).or_else(|| no_review_id(ctx)) {
         return e;
     }
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let id = review_id(ctx);
@@ -381,188 +375,51 @@ mod tests {
                 .meta("review_event", json!(event))
         };
         let ours = |state: &str| submitted(-0.01, workflow_actor(), OURS, state);
-        run_with(
-            r("APPROVE"),
-            24.0,
-            vec![
-                row(
-                    "approved and merged",
-                    vec![ours("approved"), merge(30.0)],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .at(48.0),
-                row(
-                    "changes requested, then human commits",
-                    vec![ours("changes_requested"), pushed(5.0, human("alice"))],
-                    (ACCEPTED, MEDIUM, "changes_requested_addressed"),
-                )
-                .on(r("REQUEST_CHANGES")),
-                row(
-                    "changes requested, then commits, then a human approval",
-                    vec![
-                        ours("changes_requested"),
-                        pushed(5.0, human("alice")),
-                        submitted(6.0, human("bob"), 71, "approved"),
-                    ],
-                    (ACCEPTED, MEDIUM, "changes_requested_addressed"),
-                )
-                .on(r("REQUEST_CHANGES")),
-                row(
-                    "changes requested, commits by the workflow only",
-                    vec![ours("changes_requested"), pushed(5.0, workflow_actor())],
-                    (PENDING, MEDIUM, "review_submitted"),
-                )
-                .on(r("REQUEST_CHANGES")),
-                row(
-                    "dismissed by a human",
-                    vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
-                    (REJECTED, STRONG, "review_dismissed"),
-                ),
-                row(
-                    "dismissed by someone unknown (API state without an actor)",
-                    vec![ours("approved"), dismissed(3.0, None, OURS)],
-                    (REJECTED, MEDIUM, "review_dismissed"),
-                ),
-                row(
-                    "dismissed by a bot is not a verdict",
-                    vec![ours("approved"), dismissed(3.0, bot("policy[bot]"), OURS)],
-                    (PENDING, MEDIUM, "review_submitted"),
-                ),
-                row(
-                    "another review dismissed",
-                    vec![ours("approved"), dismissed(3.0, human("bob"), 99)],
-                    (PENDING, MEDIUM, "review_submitted"),
-                ),
-                row(
-                    "approval contradicted by a human change request",
-                    vec![
-                        ours("approved"),
-                        submitted(3.0, human("bob"), 71, "changes_requested"),
-                    ],
-                    (REJECTED, MEDIUM, "review_contradicted"),
-                ),
-                row(
-                    "contradiction wins over a later merge",
-                    vec![
-                        ours("approved"),
-                        submitted(3.0, human("bob"), 71, "changes_requested"),
-                        merge(30.0),
-                    ],
-                    (REJECTED, MEDIUM, "review_contradicted"),
-                )
-                .at(48.0),
-                row(
-                    "change request contradicted by a human approval without commits",
-                    vec![
-                        ours("changes_requested"),
-                        submitted(3.0, human("bob"), 71, "approved"),
-                    ],
-                    (REJECTED, MEDIUM, "review_contradicted"),
-                )
-                .on(r("REQUEST_CHANGES")),
-                row(
-                    "a bot's opposite review is not a contradiction",
-                    vec![
-                        ours("approved"),
-                        submitted(3.0, bot("lint[bot]"), 71, "changes_requested"),
-                    ],
-                    (PENDING, MEDIUM, "review_submitted"),
-                ),
-                row(
-                    "human agrees: no contradiction",
-                    vec![
-                        ours("approved"),
-                        submitted(3.0, human("bob"), 71, "approved"),
-                    ],
-                    (PENDING, MEDIUM, "review_submitted"),
-                ),
-                row(
-                    "human replies to an inline comment of a comment-only review",
-                    vec![
-                        ours("commented"),
-                        obs(
-                            -0.01,
-                            workflow_actor(),
-                            K::ReviewCommentCreated {
-                                comment_id: 800,
-                                in_reply_to: None,
-                                review_id: Some(OURS),
-                                path: None,
-                                agent_marker: true,
-                            },
-                        ),
-                        obs(
-                            2.0,
-                            human("alice"),
-                            K::ReviewCommentCreated {
-                                comment_id: 801,
-                                in_reply_to: Some(800),
-                                review_id: Some(72),
-                                path: None,
-                                agent_marker: false,
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, MEDIUM, "acted_on"),
-                )
-                .on(r("COMMENT")),
-                row(
-                    "approved, PR closed unmerged by a human",
-                    vec![ours("approved"), close(5.0, human("carol"))],
-                    (REJECTED, MEDIUM, "closed_without_merge_after_review"),
-                ),
-                row(
-                    "changes requested, PR closed unmerged by a human",
-                    vec![ours("changes_requested"), close(5.0, human("carol"))],
-                    (ACCEPTED, MEDIUM, "closed_without_merge_after_review"),
-                )
-                .on(r("REQUEST_CHANGES")),
-                row(
-                    "comment review, PR closed unmerged by a human",
-                    vec![ours("commented"), close(5.0, human("carol"))],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .on(r("COMMENT")),
-                row(
-                    "approved, PR closed by a bot",
-                    vec![ours("approved"), close(5.0, bot("stale[bot]"))],
-                    (IGNORED, WEAK, "lifecycle"),
-                ),
-                row(
-                    "changes requested, merged without new commits",
-                    vec![ours("changes_requested"), merge(30.0)],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .on(r("REQUEST_CHANGES"))
-                .at(48.0),
-                row(
-                    "still open",
-                    vec![ours("approved")],
-                    (PENDING, MEDIUM, "review_submitted"),
-                ),
-                row(
-                    "verdict from the observed review when the record has none",
-                    vec![ours("approved"), merge(30.0)],
-                    (ACCEPTED, STRONG, "merged"),
-                )
-                .on(record("submit_pull_request_review").target(review_target(OURS)))
-                .at(48.0),
-                row(
-                    "review id from metadata with a PR target",
-                    vec![ours("approved"), dismissed(3.0, human("bob"), OURS)],
-                    (REJECTED, STRONG, "review_dismissed"),
-                )
-                .on(record("submit_pull_request_review")
-                    .meta("review_id", json!(OURS))
-                    .meta("review_event", json!("APPROVE"))),
-                row(
-                    "PR deleted",
-                    vec![ours("approved"), obs(3.0, human("bob"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                unobserved_case("nothing observed", r("APPROVE")),
-                no_target_case(r("APPROVE")),
-            ],
+        run_rows!(r("APPROVE"), 24.0;
+            "approved and merged": [ours("approved"), merge(30.0)] => (ACCEPTED, STRONG, "merged"), at 48.0;
+            "changes requested, then human commits":
+                [ours("changes_requested"), pushed(5.0, human("alice"))] => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
+            "changes requested, then commits, then a human approval":
+                [ours("changes_requested"), pushed(5.0, human("alice")), submitted(6.0, human("bob"), 71, "approved")] => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
+            "changes requested, commits by the workflow only":
+                [ours("changes_requested"), pushed(5.0, workflow_actor())] => (PENDING, MEDIUM, "review_submitted"), on r("REQUEST_CHANGES");
+            "dismissed by a human":
+                [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed");
+            "dismissed by someone unknown (API state without an actor)":
+                [ours("approved"), dismissed(3.0, None, OURS)] => (REJECTED, MEDIUM, "review_dismissed");
+            "dismissed by a bot is not a verdict":
+                [ours("approved"), dismissed(3.0, bot("policy[bot]"), OURS)] => (PENDING, MEDIUM, "review_submitted");
+            "another review dismissed":
+                [ours("approved"), dismissed(3.0, human("bob"), 99)] => (PENDING, MEDIUM, "review_submitted");
+            "approval contradicted by a human change request":
+                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested")] => (REJECTED, MEDIUM, "review_contradicted");
+            "contradiction wins over a later merge":
+                [ours("approved"), submitted(3.0, human("bob"), 71, "changes_requested"), merge(30.0)] => (REJECTED, MEDIUM, "review_contradicted"), at 48.0;
+            "change request contradicted by a human approval without commits":
+                [ours("changes_requested"), submitted(3.0, human("bob"), 71, "approved")] => (REJECTED, MEDIUM, "review_contradicted"), on r("REQUEST_CHANGES");
+            "a bot's opposite review is not a contradiction":
+                [ours("approved"), submitted(3.0, bot("lint[bot]"), 71, "changes_requested")] => (PENDING, MEDIUM, "review_submitted");
+            "human agrees: no contradiction":
+                [ours("approved"), submitted(3.0, human("bob"), 71, "approved")] => (PENDING, MEDIUM, "review_submitted");
+            "human replies to an inline comment of a comment-only review":
+                [ours("commented"), obs(-0.01, workflow_actor(), K::ReviewCommentCreated { comment_id: 800, in_reply_to: None, review_id: Some(OURS), path: None, agent_marker: true }), obs(2.0, human("alice"), K::ReviewCommentCreated { comment_id: 801, in_reply_to: Some(800), review_id: Some(72), path: None, agent_marker: false })] => (ACCEPTED, MEDIUM, "acted_on"), on r("COMMENT");
+            "approved, PR closed unmerged by a human":
+                [ours("approved"), close(5.0, human("carol"))] => (REJECTED, MEDIUM, "closed_without_merge_after_review");
+            "changes requested, PR closed unmerged by a human":
+                [ours("changes_requested"), close(5.0, human("carol"))] => (ACCEPTED, MEDIUM, "closed_without_merge_after_review"), on r("REQUEST_CHANGES");
+            "comment review, PR closed unmerged by a human":
+                [ours("commented"), close(5.0, human("carol"))] => (IGNORED, WEAK, "no_engagement"), on r("COMMENT");
+            "approved, PR closed by a bot": [ours("approved"), close(5.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle");
+            "changes requested, merged without new commits":
+                [ours("changes_requested"), merge(30.0)] => (IGNORED, WEAK, "no_engagement"), on r("REQUEST_CHANGES"), at 48.0;
+            "still open": [ours("approved")] => (PENDING, MEDIUM, "review_submitted");
+            "verdict from the observed review when the record has none":
+                [ours("approved"), merge(30.0)] => (ACCEPTED, STRONG, "merged"), on record("submit_pull_request_review").target(review_target(OURS)), at 48.0;
+            "review id from metadata with a PR target":
+                [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed"), on record("submit_pull_request_review").meta("review_id", json!(OURS)).meta("review_event", json!("APPROVE"));
+            "PR deleted": [ours("approved"), obs(3.0, human("bob"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            + unobserved_case("nothing observed", r("APPROVE"));
+            + no_target_case(r("APPROVE"));
         );
     }
 
@@ -572,72 +429,21 @@ mod tests {
         let r = || record("dismiss_pull_request_review").target(review_target(DISMISSED));
         let original = |state: &str| submitted(-10.0, human("dana"), DISMISSED, state);
         let ours = || dismissed(-0.01, workflow_actor(), DISMISSED);
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "author re-requests changes",
-                    vec![
-                        original("changes_requested"),
-                        ours(),
-                        submitted(3.0, human("dana"), 61, "changes_requested"),
-                    ],
-                    (REJECTED, MEDIUM, "review_resubmitted"),
-                ),
-                row(
-                    "author now approves: not a resubmission",
-                    vec![
-                        original("changes_requested"),
-                        ours(),
-                        submitted(3.0, human("dana"), 61, "approved"),
-                    ],
-                    (PENDING, WEAK, "awaiting_merge"),
-                ),
-                row(
-                    "someone else requests changes",
-                    vec![
-                        original("changes_requested"),
-                        ours(),
-                        submitted(3.0, human("erin"), 61, "changes_requested"),
-                    ],
-                    (PENDING, WEAK, "awaiting_merge"),
-                ),
-                row(
-                    "author from the record, verdict unknown",
-                    vec![ours(), submitted(3.0, human("dana"), 61, "approved")],
-                    (REJECTED, MEDIUM, "review_resubmitted"),
-                )
-                .on(record("dismiss_pull_request_review")
-                    .target(review_target(DISMISSED))
-                    .extra("review_author", json!("dana"))),
-                row(
-                    "PR merged after the dismissal",
-                    vec![original("changes_requested"), ours(), merge(10.0)],
-                    (ACCEPTED, MEDIUM, "merged"),
-                ),
-                row(
-                    "PR closed unmerged",
-                    vec![
-                        original("changes_requested"),
-                        ours(),
-                        close(10.0, human("carol")),
-                    ],
-                    (IGNORED, WEAK, "closed_without_merge"),
-                ),
-                row(
-                    "open for 30 days",
-                    vec![original("changes_requested"), ours()],
-                    (IGNORED, WEAK, "no_engagement"),
-                )
-                .at(30.0 * 24.0),
-                row(
-                    "open",
-                    vec![original("changes_requested"), ours()],
-                    (PENDING, WEAK, "awaiting_merge"),
-                ),
-                unobserved_case("nothing observed", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "author re-requests changes":
+                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "changes_requested")] => (REJECTED, MEDIUM, "review_resubmitted");
+            "author now approves: not a resubmission":
+                [original("changes_requested"), ours(), submitted(3.0, human("dana"), 61, "approved")] => (PENDING, WEAK, "awaiting_merge");
+            "someone else requests changes":
+                [original("changes_requested"), ours(), submitted(3.0, human("erin"), 61, "changes_requested")] => (PENDING, WEAK, "awaiting_merge");
+            "author from the record, verdict unknown":
+                [ours(), submitted(3.0, human("dana"), 61, "approved")] => (REJECTED, MEDIUM, "review_resubmitted"), on record("dismiss_pull_request_review").target(review_target(DISMISSED)).extra("review_author", json!("dana"));
+            "PR merged after the dismissal": [original("changes_requested"), ours(), merge(10.0)] => (ACCEPTED, MEDIUM, "merged");
+            "PR closed unmerged":
+                [original("changes_requested"), ours(), close(10.0, human("carol"))] => (IGNORED, WEAK, "closed_without_merge");
+            "open for 30 days": [original("changes_requested"), ours()] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
+            "open": [original("changes_requested"), ours()] => (PENDING, WEAK, "awaiting_merge");
+            + unobserved_case("nothing observed", r());
         );
     }
 }

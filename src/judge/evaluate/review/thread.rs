@@ -24,8 +24,8 @@
 //! (else the first resolution at all), and only what follows it counts.
 
 use super::super::common::{
-    cite, class_name, gone, is_closed, is_merged, merge_obs, missing_reference, missing_state,
-    unobserved, unseen_reversal, window_passed, RETENTION_WINDOW,
+    cite, class_name, is_closed, is_merged, merge_obs, missing_reference, missing_state,
+    unseen_or_gone, unseen_reversal, window_passed, RETENTION_WINDOW,
 };
 use super::super::EvalContext;
 use crate::model::{
@@ -40,10 +40,7 @@ pub fn resolve_review_thread(ctx: &EvalContext) -> Evaluation {
     let Some(thread_id) = thread_id(ctx) else {
         return missing_state("The record does not name the review thread's node id.").unresolved();
     };
-    if !ctx.target_seen() {
-        return unobserved();
-    }
-    if let Some(e) = gone(ctx, false) {
+    if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
     let events = thread_events(ctx, &thread_id);
@@ -182,114 +179,31 @@ mod tests {
     fn resolve_pull_request_review_thread_table() {
         let r = || record("resolve_pull_request_review_thread").target(target());
         let ours = || resolved(-0.01, workflow_actor(), "PRRT_1");
-        run_with(
-            r(),
-            24.0,
-            vec![
-                row(
-                    "still resolved after 24h",
-                    vec![ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "resolved, window not passed",
-                    vec![ours()],
-                    (PENDING, WEAK, "state_retained"),
-                )
-                .at(2.0),
-                row(
-                    "unresolved by a human",
-                    vec![ours(), unresolved(3.0, human("alice"))],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "unresolved by a human, timed before execution (lower-bound time)",
-                    vec![
-                        resolved(-5.0, workflow_actor(), "PRRT_1"),
-                        unresolved(-5.0, human("alice")),
-                    ],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "unresolved by a human before the workflow resolved it",
-                    vec![unresolved(-8.0, human("alice")), ours()],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "unresolved by a human, then resolved again",
-                    vec![
-                        ours(),
-                        unresolved(3.0, human("alice")),
-                        resolved(4.0, human("alice"), "PRRT_1"),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "unresolved by a bot",
-                    vec![ours(), unresolved(3.0, bot("triage[bot]"))],
-                    (UNKNOWN, WEAK, "state_changed_by_bot"),
-                ),
-                row(
-                    "another thread unresolved",
-                    vec![
-                        ours(),
-                        obs(
-                            3.0,
-                            human("alice"),
-                            K::ThreadUnresolved {
-                                thread_id: "PRRT_2".into(),
-                                comment_ids: vec![],
-                            },
-                        ),
-                    ],
-                    (ACCEPTED, MEDIUM, "state_retained"),
-                ),
-                row(
-                    "our resolution not delivered, human unresolve after",
-                    vec![
-                        obs(-1.0, workflow_actor(), K::Opened).snap(open()),
-                        unresolved(3.0, human("alice")),
-                    ],
-                    (REJECTED, STRONG, "reopened"),
-                ),
-                row(
-                    "PR merged after the resolution",
-                    vec![
-                        ours(),
-                        obs(10.0, human("carol"), K::Closed).snap(merged(human("carol"))),
-                    ],
-                    (ACCEPTED, STRONG, "state_retained_and_merged"),
-                )
-                .at(12.0),
-                row(
-                    "PR closed unmerged after the resolution",
-                    vec![
-                        ours(),
-                        obs(10.0, human("carol"), K::Closed).snap(snapshot("closed")),
-                    ],
-                    (IGNORED, MEDIUM, "closed_without_merge"),
-                )
-                .at(48.0),
-                row(
-                    "PR deleted",
-                    vec![ours(), obs(3.0, human("carol"), K::Deleted)],
-                    (UNKNOWN, NONE, "deleted"),
-                ),
-                row(
-                    "thread id from the line when the target is the PR",
-                    vec![ours(), unresolved(3.0, human("alice"))],
-                    (REJECTED, STRONG, "reopened"),
-                )
-                .on(record("resolve_pull_request_review_thread")
-                    .extra("thread_id", json!("PRRT_1"))),
-                row(
-                    "no thread id",
-                    vec![ours()],
-                    (UNKNOWN, NONE, "missing_execution_state"),
-                )
-                .on(record("resolve_pull_request_review_thread")),
-                unobserved_case("nothing observed", r()),
-            ],
+        run_rows!(r(), 24.0;
+            "still resolved after 24h": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "resolved, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 2.0;
+            "unresolved by a human": [ours(), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "unresolved by a human, timed before execution (lower-bound time)":
+                [resolved(-5.0, workflow_actor(), "PRRT_1"), unresolved(-5.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "unresolved by a human before the workflow resolved it":
+                [unresolved(-8.0, human("alice")), ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "unresolved by a human, then resolved again":
+                [ours(), unresolved(3.0, human("alice")), resolved(4.0, human("alice"), "PRRT_1")] => (ACCEPTED, MEDIUM, "state_retained");
+            "unresolved by a bot": [ours(), unresolved(3.0, bot("triage[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "another thread unresolved":
+                [ours(), obs(3.0, human("alice"), K::ThreadUnresolved { thread_id: "PRRT_2".into(), comment_ids: vec![] })] => (ACCEPTED, MEDIUM, "state_retained");
+            "our resolution not delivered, human unresolve after":
+                [obs(-1.0, workflow_actor(), K::Opened).snap(open()), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "PR merged after the resolution":
+                [ours(), obs(10.0, human("carol"), K::Closed).snap(merged(human("carol")))] => (ACCEPTED, STRONG, "state_retained_and_merged"), at 12.0;
+            "PR closed unmerged after the resolution":
+                [ours(), obs(10.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, MEDIUM, "closed_without_merge"), at 48.0;
+            "PR deleted": [ours(), obs(3.0, human("carol"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            "thread id from the line when the target is the PR":
+                [ours(), unresolved(3.0, human("alice"))] => (REJECTED, STRONG, "reopened"), on record("resolve_pull_request_review_thread").extra("thread_id", json!("PRRT_1"));
+            "no thread id":
+                [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("resolve_pull_request_review_thread");
+            + unobserved_case("nothing observed", r());
         );
     }
 }
