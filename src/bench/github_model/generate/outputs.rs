@@ -17,15 +17,14 @@ impl Builder<'_, '_> {
         );
         match t {
             T::CreatePullRequest => {
-                self.agent(Fact::OpenPr {
+                let open = Fact::OpenPr {
                     number: n,
                     title: format!("[agent] Change {n}"),
                     body,
                     draft: false,
                     head_sha: sha(n, 0),
-                });
-                let url = self.url("pull", n);
-                self.line(t, json!({"number": n, "url": url}));
+                };
+                self.created(t, n, "pull", open);
                 self.pr_follow_ups(n, true);
             }
             T::PushToPullRequestBranch => {
@@ -150,13 +149,12 @@ impl Builder<'_, '_> {
                 self.thread_follow_ups(n, root);
             }
             T::CreateIssue => {
-                self.agent(Fact::OpenIssue {
+                let open = Fact::OpenIssue {
                     number: n,
                     title: format!("[agent] Issue {n}"),
                     body,
-                });
-                let url = self.url("issues", n);
-                self.line(t, json!({"number": n, "url": url}));
+                };
+                self.created(t, n, "issues", open);
                 self.issue_follow_ups(n);
             }
             T::CloseIssue => {
@@ -303,13 +301,12 @@ impl Builder<'_, '_> {
             }
             T::CreateDiscussion | T::UpdateDiscussion | T::CloseDiscussion => {
                 if *t == T::CreateDiscussion {
-                    self.agent(Fact::OpenDiscussion {
+                    let open = Fact::OpenDiscussion {
                         number: n,
                         title: format!("[agent] Report {n}"),
                         body,
-                    });
-                    let url = self.url("discussions", n);
-                    self.line(t, json!({"number": n, "url": url}));
+                    };
+                    self.created(t, n, "discussions", open);
                 } else {
                     self.earlier(
                         "carol",
@@ -385,6 +382,14 @@ impl Builder<'_, '_> {
             }
             _ => self.line(t, json!({"branch": "assets", "message": "done"})),
         }
+    }
+
+    /// The agent's creation of thread `n` (`open`), and its line naming its
+    /// URL (`https://github.com/{repo}/{kind}/{n}`).
+    fn created(&mut self, t: &OutputType, n: u64, kind: &str, open: Fact) {
+        self.agent(open);
+        let url = self.url(kind, n);
+        self.line(t, json!({"number": n, "url": url}));
     }
 
     /// A workflow run the agent requested (a dispatch, a call, an approval),
