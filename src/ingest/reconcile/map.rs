@@ -264,6 +264,16 @@ impl<'a> Mapper<'a> {
         own || at > self.record.executed_at
     }
 
+    /// True when `id` names the output's own comment.
+    fn is_own_comment(&self, id: Option<u64>) -> bool {
+        id.is_some() && id == self.own_comment
+    }
+
+    /// Whether comment `id`, made at `at`, is follow-up (`is_follow_up`).
+    fn comment_follows(&self, at: DateTime<Utc>, id: Option<u64>) -> bool {
+        self.is_follow_up(at, self.is_own_comment(id))
+    }
+
     fn response(&mut self, path: &str, v: &Value) {
         let segs = segments(path);
         let num = |s: &str| s.parse::<u64>().ok();

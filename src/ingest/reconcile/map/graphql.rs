@@ -60,8 +60,7 @@ impl Mapper<'_> {
                 let id = database_id(Some(c));
                 ids.extend(id);
                 last = last.max(Some(at));
-                let own = id.is_some() && id == self.own_comment;
-                if !self.is_follow_up(at, own) {
+                if !self.comment_follows(at, id) {
                     continue;
                 }
                 let obs_id = api_id("review_comment", id, format!("{path}:{i}:{j}"));
@@ -228,8 +227,7 @@ impl Mapper<'_> {
                 continue;
             };
             let id = c.get("databaseId").and_then(Value::as_u64);
-            let own = id.is_some() && id == self.own_comment;
-            if !self.is_follow_up(at, own) {
+            if !self.comment_follows(at, id) {
                 continue;
             }
             let body = c.get("body").and_then(Value::as_str).unwrap_or_default();

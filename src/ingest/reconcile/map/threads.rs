@@ -137,7 +137,7 @@ impl Mapper<'_> {
 
     pub(super) fn comment(&mut self, path: &str, i: usize, n: u64, v: &Value) {
         let c: rest::Comment = view(v);
-        let own = c.id.is_some() && c.id == self.own_comment;
+        let own = self.is_own_comment(c.id);
         // The output's own comment, answered by the API, exists: with no
         // time of its own it is placed at the execution time, like any
         // current state (only synthetic answers lack times).
@@ -310,8 +310,7 @@ impl Mapper<'_> {
             return;
         };
         let id = v.get("id").and_then(Value::as_u64);
-        let own = id.is_some() && id == self.own_comment;
-        if !self.is_follow_up(at, own) {
+        if !self.comment_follows(at, id) {
             return;
         }
         let (marker, _) =
