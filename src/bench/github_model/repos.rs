@@ -106,17 +106,23 @@ impl FakeGitHub {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Paging {
-    pub per_page: Option<usize>,
-    pub page: Option<usize>,
+    per_page: Option<usize>,
+    page: Option<usize>,
 }
 
 impl Paging {
     /// The page asked for: the index of its first item, and its size.
     pub fn window(&self) -> (usize, usize) {
-        let per_page = self.per_page.unwrap_or(30).clamp(1, 100);
-        let page = self.page.unwrap_or(1).max(1);
-        ((page - 1) * per_page, per_page)
+        page_window(self.per_page, self.page)
     }
+}
+
+/// Page `page` (from 1; 1 when not given) of `per_page` items (30 when not
+/// given, 1 to 100): the index of its first item, and its size.
+pub fn page_window(per_page: Option<usize>, page: Option<usize>) -> (usize, usize) {
+    let per_page = per_page.unwrap_or(30).clamp(1, 100);
+    let page = page.unwrap_or(1).max(1);
+    ((page - 1) * per_page, per_page)
 }
 
 async fn rest_get(

@@ -180,11 +180,7 @@ pub async fn list(
         // GitHub answers at most 1,000 results of a filtered search.
         runs.truncate(SEARCH_CAP);
     }
-    let paging = super::repos::Paging {
-        per_page: q.per_page,
-        page: q.page,
-    };
-    let (start, per_page) = paging.window();
+    let (start, per_page) = super::repos::page_window(q.per_page, q.page);
     let page: Vec<_> = runs
         .into_iter()
         .skip(start)
