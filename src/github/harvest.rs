@@ -104,7 +104,7 @@ impl RunRef {
         if status != "completed" || !is_gh_aw_workflow(workflow) {
             return None;
         }
-        let (repo, _) = obs.target.split_once('#')?;
+        let (repo, _) = crate::model::ids::split_key(&obs.target)?;
         Some(RunRef {
             repo: repo.to_string(),
             run_id: *run_id,

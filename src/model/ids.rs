@@ -123,7 +123,13 @@ impl<'de> Deserialize<'de> for RepoName {
 /// whole string when it names no object): where a key is kept as a string
 /// (an `Observation`'s `target`), the one reading of its repository.
 pub fn repo_of_key(key: &str) -> &str {
-    key.split_once('#').map_or(key, |(repo, _)| repo)
+    split_key(key).map_or(key, |(repo, _)| repo)
+}
+
+/// A target key's repository (or owner) and object; `None` when it names
+/// no object.
+pub fn split_key(key: &str) -> Option<(&str, &str)> {
+    key.split_once('#')
 }
 
 /// An issue or PR key `{repo}#{number}`: its repository and number.
