@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::TestApp;
-use safe_outcomes::bench::payloads::{issue, IssueEvent};
 use safe_outcomes::bench::rss_bytes;
 
 fn burst() -> usize {
@@ -37,20 +36,7 @@ async fn a_burst_goes_to_disk_not_memory_and_status_shows_the_backlog() {
     // A few distinct small bodies; each delivery has its own id.
     let bodies: Arc<Vec<Vec<u8>>> = Arc::new(
         (0..64u64)
-            .map(|i| {
-                issue(&IssueEvent {
-                    repo: "acme/widgets",
-                    number: 100 + i,
-                    action: "labeled",
-                    at: start,
-                    sender: "maria-lopez",
-                    gh_aw_run: None,
-                    label: Some("bug"),
-                    comment_id: None,
-                })
-                .to_string()
-                .into_bytes()
-            })
+            .map(|i| common::bug_labeled(100 + i, start).to_string().into_bytes())
             .collect(),
     );
     // Warm up allocator and connections before the baseline.

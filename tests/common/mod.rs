@@ -41,6 +41,18 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// A TestApp that has played the whole bundled demo scenario and is idle.
+    pub async fn demo(dir: &Path) -> TestApp {
+        let steps = safe_outcomes::ingest::client::parse_scenario(
+            safe_outcomes::ingest::client::DEMO_SCENARIO,
+        )
+        .unwrap();
+        let t = TestApp::start(dir, steps[0].at()).await;
+        t.play(&steps).await;
+        t.app.wait_idle().await;
+        t
+    }
+
     pub async fn start(dir: &Path, start: DateTime<Utc>) -> TestApp {
         Self::start_with(dir, start, true).await
     }
@@ -258,6 +270,34 @@ pub fn manifest_dir() -> PathBuf {
 }
 
 /// The start of the tests' GitHub timelines.
+/// Post, through `client`, the manifest of run `run` of `triage` on `repo`:
+/// the `create_issue` output that opened issue 5; it must be accepted (202).
+pub async fn post_issue_five(client: &Client, repo: &str, run: u64) {
+    let line = format!(
+        r#"{{"type":"create_issue","url":"https://github.com/{repo}/issues/5","number":5,"repo":"{repo}","timestamp":"2026-10-01T00:00:00Z"}}"#
+    );
+    let a = client
+        .post_manifest(repo, run, Some("triage"), line)
+        .await
+        .unwrap();
+    assert_eq!(a.status, 202, "{}", a.body);
+}
+
+/// The `issues` delivery of maria-lopez labelling issue `number` of
+/// acme/widgets `bug` at `at`.
+pub fn bug_labeled(number: u64, at: DateTime<Utc>) -> serde_json::Value {
+    safe_outcomes::bench::payloads::issue(&safe_outcomes::bench::payloads::IssueEvent {
+        repo: "acme/widgets",
+        number,
+        action: "labeled",
+        at,
+        sender: "maria-lopez",
+        gh_aw_run: None,
+        label: Some("bug"),
+        comment_id: None,
+    })
+}
+
 pub fn t0() -> DateTime<Utc> {
     "2026-10-01T00:00:00Z".parse().unwrap()
 }

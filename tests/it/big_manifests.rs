@@ -39,6 +39,14 @@ fn staged(t: &TestApp) -> usize {
         .count()
 }
 
+/// Post `n` manifest lines as run `run` of `o/r`; the answer, whatever it is.
+async fn post_lines(t: &TestApp, run: u64, n: usize) -> safe_outcomes::ingest::client::Answer {
+    t.client
+        .post_manifest("o/r", run, None, lines(n))
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn one_line_over_the_line_cap_is_a_413_and_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -102,11 +110,7 @@ async fn a_manifest_of_many_chunks_arrives_whole_and_its_chunks_are_gone() {
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), start()).await;
     let n = 2_345;
-    let answer = t
-        .client
-        .post_manifest("o/r", 11, None, lines(n))
-        .await
-        .unwrap();
+    let answer = post_lines(&t, 11, n).await;
     assert_eq!(answer.status, 202, "{}", answer.body);
     assert_eq!(answer.body["accepted"], n);
     // The answer lists the first ids and counts the rest.
@@ -120,11 +124,7 @@ async fn a_manifest_of_many_chunks_arrives_whole_and_its_chunks_are_gone() {
 
     // The same post again is a duplicate and leaves nothing staged.
     let before = t.dump_state();
-    let again = t
-        .client
-        .post_manifest("o/r", 11, None, lines(n))
-        .await
-        .unwrap();
+    let again = post_lines(&t, 11, n).await;
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(again.body["duplicate"], true);
     t.app.wait_idle().await;
@@ -175,11 +175,7 @@ async fn after_a_restart_committed_chunks_are_applied_orphans_swept_and_a_bad_ch
     let dir = tempfile::tempdir().unwrap();
     // Acknowledged, then the process stops before its worker ran.
     let t = TestApp::start_with(dir.path(), start(), false).await;
-    let answer = t
-        .client
-        .post_manifest("o/r", 21, None, lines(1_200))
-        .await
-        .unwrap();
+    let answer = post_lines(&t, 21, 1_200).await;
     assert_eq!(answer.status, 202, "{}", answer.body);
     let chunks: Vec<Vec<u8>> = t
         .app

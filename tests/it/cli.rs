@@ -225,10 +225,7 @@ fn jsonl_at_a_window_is_the_records_as_of_that_window() {
 #[tokio::test]
 async fn outputs_and_report_speak_json_and_take_the_cuts() {
     let dir = tempfile::tempdir().unwrap();
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
-    t.app.wait_idle().await;
+    let t = TestApp::demo(dir.path()).await;
     let api = t
         .client
         .get("/api/v1/outputs?status=rejected&limit=1000")

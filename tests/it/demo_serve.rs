@@ -8,11 +8,12 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use reqwest::header::{LOCATION, SET_COOKIE};
 use reqwest::redirect::Policy;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::common::serve::ServeChild;
+use crate::sign_in::get_with_cookie;
 
 /// A browser that follows no redirect by itself (we look at each answer).
 fn browser() -> reqwest::Client {
@@ -128,12 +129,7 @@ async fn the_printed_link_signs_a_browser_in_to_the_dashboard() {
     );
     let cookie = set.split(';').next().unwrap().to_string();
 
-    let overview = web
-        .get(format!("{base}/"))
-        .header(COOKIE, &cookie)
-        .send()
-        .await
-        .unwrap();
+    let overview = get_with_cookie(&web, format!("{base}/"), &cookie).await;
     assert_eq!(overview.status(), 200);
     let html = overview.text().await.unwrap();
     let total = printed_number(&demo.printed, " safe outputs, ");
@@ -143,12 +139,7 @@ async fn the_printed_link_signs_a_browser_in_to_the_dashboard() {
     assert_eq!(field(&html, "accepted_strong"), strong);
 
     // The local viewer sees everything, as the API says too.
-    let me = web
-        .get(format!("{base}/api/v1/me"))
-        .header(COOKIE, &cookie)
-        .send()
-        .await
-        .unwrap();
+    let me = get_with_cookie(&web, format!("{base}/api/v1/me"), &cookie).await;
     assert_eq!(me.status(), 200);
     let me: serde_json::Value = me.json().await.unwrap();
     assert_eq!(me["scope"], "all", "{me}");

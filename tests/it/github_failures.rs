@@ -126,6 +126,20 @@ fn check(failure: &Value, log: &str, class: &str, summary: &str, advice: &str) {
     );
 }
 
+/// `serve` against a GitHub answering `status` with `headers` reports the
+/// failure as `class`, in one log line naming `summary`, with `advice`.
+async fn answering_reads_as(
+    status: u16,
+    headers: &[(&'static str, &'static str)],
+    class: &str,
+    summary: &str,
+    advice: &str,
+) {
+    let api = github_answering(status, headers).await;
+    let (failure, log) = serve_against(&api).await;
+    check(&failure, &log, class, summary, advice);
+}
+
 #[tokio::test]
 async fn an_unreachable_github_reads_as_unreachable_not_as_refused_credentials() {
     let (failure, log) = serve_against(&nothing_listening()).await;
@@ -141,46 +155,39 @@ async fn an_unreachable_github_reads_as_unreachable_not_as_refused_credentials()
 
 #[tokio::test]
 async fn refused_credentials_read_as_refused_credentials() {
-    let api = github_answering(401, &[]).await;
-    let (failure, log) = serve_against(&api).await;
-    check(
-        &failure,
-        &log,
+    answering_reads_as(
+        401,
+        &[],
         "credentials_refused",
         "GitHub refused the App's credentials",
         "APP_ID",
-    );
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_rate_limit_reads_as_a_rate_limit() {
-    let api = github_answering(
+    answering_reads_as(
         403,
         &[
             ("x-ratelimit-remaining", "0"),
             ("x-ratelimit-reset", "4102444800"),
         ],
-    )
-    .await;
-    let (failure, log) = serve_against(&api).await;
-    check(
-        &failure,
-        &log,
         "rate_limited",
         "GitHub rate-limited the App",
         "reset",
-    );
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_github_server_error_reads_as_githubs_failure() {
-    let api = github_answering(502, &[]).await;
-    let (failure, log) = serve_against(&api).await;
-    check(
-        &failure,
-        &log,
+    answering_reads_as(
+        502,
+        &[],
         "server_error",
         "GitHub failed on its side",
         "githubstatus.com",
-    );
+    )
+    .await;
 }

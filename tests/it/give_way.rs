@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use crate::common::TestApp;
 use safe_outcomes::app::worker::Worker;
-use safe_outcomes::bench::payloads::{issue, IssueEvent};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog() {
@@ -19,17 +18,7 @@ async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog()
     let t = TestApp::start_with(dir.path(), start, false).await;
     let n = 400u64;
     for i in 0..n {
-        let body = issue(&IssueEvent {
-            repo: "acme/widgets",
-            number: 100 + i % 50,
-            action: "labeled",
-            at: start,
-            sender: "maria-lopez",
-            gh_aw_run: None,
-            label: Some("bug"),
-            comment_id: None,
-        })
-        .to_string();
+        let body = crate::common::bug_labeled(100 + i % 50, start).to_string();
         let a = t
             .client
             .deliver("issues", &format!("storm-{i}"), body.as_bytes())

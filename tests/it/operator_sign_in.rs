@@ -18,8 +18,8 @@ use crate::common::{self, serve::ServeChild};
 use crate::fake_github::users::{self, TOKEN_EXCHANGE};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    add_alice_and_bob, attribute_after, browser, install, location, post_form, read,
-    read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in, signin_options, Rig,
+    add_alice_and_bob, attribute_after, browser, get_with_cookie, install, location, post_form,
+    read, read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in, signin_options, Rig,
 };
 
 /// The sign-in page's nonce cookie and CSRF field, for `next`.
@@ -167,29 +167,19 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
     let r = web.get(&callback).send().await.unwrap();
     assert_eq!(r.status(), 403);
     assert_eq!(gh.calls(TOKEN_EXCHANGE), 0);
-    let done = web
-        .get(&callback)
-        .header(COOKIE, &oauth)
-        .send()
-        .await
-        .unwrap();
+    let done = get_with_cookie(&web, &callback, &oauth).await;
     assert_eq!(done.status(), 303);
     assert_eq!(gh.calls(TOKEN_EXCHANGE), 1);
 
     // Replayed, with its cookie, again and again: refused before GitHub.
     for _ in 0..20 {
-        let r = web
-            .get(&callback)
-            .header(COOKIE, &oauth)
-            .send()
-            .await
-            .unwrap();
+        let r = get_with_cookie(&web, &callback, &oauth).await;
         assert_eq!(r.status(), 403);
         assert!(set_cookie(&r, "so_session").is_none());
     }
     // With another code (GitHub's), the same state still finds nothing.
     let other = callback.replace("code=", "code=x");
-    let r = web.get(&other).header(COOKIE, &oauth).send().await.unwrap();
+    let r = get_with_cookie(&web, &other, &oauth).await;
     assert_eq!(r.status(), 403);
     assert_eq!(gh.calls(TOKEN_EXCHANGE), 1);
     assert_eq!(gh.calls(users::USER_INSTALLATIONS), 0);

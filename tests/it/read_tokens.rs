@@ -25,14 +25,7 @@ use crate::sign_in::{
 async fn output_on(rig: &Rig, repo: &str, run: u64) {
     let client =
         safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
-    let line = format!(
-        r#"{{"type":"create_issue","url":"https://github.com/{repo}/issues/5","number":5,"repo":"{repo}","timestamp":"2026-10-01T00:00:00Z"}}"#
-    );
-    let a = client
-        .post_manifest(repo, run, Some("triage"), line)
-        .await
-        .unwrap();
-    assert_eq!(a.status, 202, "{}", a.body);
+    crate::common::post_issue_five(&client, repo, run).await;
     rig.app.wait_idle().await;
 }
 

@@ -13,8 +13,7 @@ use serde_json::{json, Value};
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::ingest::client::parse_scenario;
-use safe_outcomes::ingest::client::{Client, DEMO_SCENARIO as SCENARIO};
+use safe_outcomes::ingest::client::Client;
 
 struct Checker {
     doc: Value,
@@ -146,10 +145,7 @@ fn undeclared(doc: &Value, schema: &Value, value: &Value, at: &str, out: &mut Ve
 #[tokio::test]
 async fn every_endpoint_answers_as_the_openapi_document_says() {
     let dir = tempfile::tempdir().unwrap();
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
-    t.app.wait_idle().await;
+    let t = TestApp::demo(dir.path()).await;
     let c = &t.client;
 
     let served = c.get("/api/v1/openapi.json").await.unwrap();

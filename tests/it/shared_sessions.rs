@@ -166,14 +166,7 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
         .unwrap();
     assert!(a1.status < 300, "{}", a1.body);
     for (run, repo) in [(1, "acme/widgets"), (2, "acme/ops")] {
-        let line = format!(
-            r#"{{"type":"create_issue","url":"https://github.com/{repo}/issues/5","number":5,"repo":"{repo}","timestamp":"2026-10-01T00:00:00Z"}}"#
-        );
-        let m = sender
-            .post_manifest(repo, run, Some("triage"), line)
-            .await
-            .unwrap();
-        assert_eq!(m.status, 202, "{}", m.body);
+        crate::common::post_issue_five(&sender, repo, run).await;
     }
     let mut stored = false;
     for _ in 0..240 {

@@ -90,6 +90,15 @@ pub(crate) fn browser() -> reqwest::Client {
         .unwrap()
 }
 
+/// GET `url` from `web` with the `Cookie` header `cookie`.
+pub(crate) async fn get_with_cookie(
+    web: &reqwest::Client,
+    url: impl reqwest::IntoUrl,
+    cookie: &str,
+) -> reqwest::Response {
+    web.get(url).header(COOKIE, cookie).send().await.unwrap()
+}
+
 pub(crate) fn location(r: &reqwest::Response) -> String {
     r.headers()
         .get(LOCATION)
@@ -201,12 +210,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     );
 
     // The page: a form posting the manifest to GitHub, and a state cookie.
-    let page = web
-        .get(format!("{}/", rig.url))
-        .header(COOKIE, &key_cookie)
-        .send()
-        .await
-        .unwrap();
+    let page = get_with_cookie(&web, format!("{}/", rig.url), &key_cookie).await;
     assert_eq!(page.status(), 200);
     let state_cookie = set_cookie(&page, "so_setup").expect("a state cookie");
     let html = page.text().await.unwrap();
@@ -219,12 +223,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     let manifest = attribute_after(&html, "name=\"manifest\"", "value");
 
     // For an organization, the form posts to the organization's page.
-    let org_page = web
-        .get(format!("{}/?org=acme-corp", rig.url))
-        .header(COOKIE, &key_cookie)
-        .send()
-        .await
-        .unwrap();
+    let org_page = get_with_cookie(&web, format!("{}/?org=acme-corp", rig.url), &key_cookie).await;
     let org_html = org_page.text().await.unwrap();
     let org_action = attribute_after(&org_html, "<form", "action");
     assert!(
@@ -234,12 +233,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         )),
         "{org_action}"
     );
-    let bad = web
-        .get(format!("{}/?org=..%2Fx", rig.url))
-        .header(COOKIE, &key_cookie)
-        .send()
-        .await
-        .unwrap();
+    let bad = get_with_cookie(&web, format!("{}/?org=..%2Fx", rig.url), &key_cookie).await;
     assert_eq!(bad.status(), 400);
 
     // The browser posts it; GitHub sends it back to /setup with a code.
@@ -281,12 +275,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     assert!(!dir.path().join(".env").exists());
 
     // The real redirect: exchanged, written, linked to the install page.
-    let done = web
-        .get(&callback)
-        .header(COOKIE, &both)
-        .send()
-        .await
-        .unwrap();
+    let done = get_with_cookie(&web, &callback, &both).await;
     assert_eq!(done.status(), 200);
     let html = done.text().await.unwrap();
     assert!(
@@ -337,12 +326,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // The state works once: a replay is refused before GitHub is asked,
     // and the .env is not touched again.
     let before = std::fs::read_to_string(&env_path).unwrap();
-    let again = web
-        .get(&callback)
-        .header(COOKIE, &both)
-        .send()
-        .await
-        .unwrap();
+    let again = get_with_cookie(&web, &callback, &both).await;
     assert_eq!(again.status(), 403);
     assert_eq!(gh.calls(users::CONVERSIONS), 1);
     assert_eq!(std::fs::read_to_string(&env_path).unwrap(), before);
@@ -548,14 +532,7 @@ pub(crate) async fn seed(rig: &Rig) {
         .iter()
         .enumerate()
     {
-        let line = format!(
-            r#"{{"type":"create_issue","url":"https://github.com/{repo}/issues/5","number":5,"repo":"{repo}","timestamp":"2026-10-01T00:00:00Z"}}"#
-        );
-        let a = client
-            .post_manifest(repo, 70 + i as u64, Some("triage"), line)
-            .await
-            .unwrap();
-        assert_eq!(a.status, 202, "{}", a.body);
+        crate::common::post_issue_five(&client, repo, 70 + i as u64).await;
     }
     rig.app.wait_idle().await;
 }
@@ -580,12 +557,7 @@ pub(crate) async fn sign_in(rig: &Rig, login: &str) -> String {
     assert_eq!(back.status(), 302, "{}", back.text().await.unwrap());
     let callback = location(&back);
     assert!(callback.starts_with(&format!("{}/auth/callback?", rig.url)));
-    let done = web
-        .get(&callback)
-        .header(COOKIE, format!("so_oauth={oauth}"))
-        .send()
-        .await
-        .unwrap();
+    let done = get_with_cookie(&web, &callback, &format!("so_oauth={oauth}")).await;
     assert_eq!(done.status(), 303, "{}", done.text().await.unwrap());
     assert_eq!(location(&done), "/api/v1/me");
     set_cookie(&done, "so_session").expect("a session cookie")
