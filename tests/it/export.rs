@@ -19,6 +19,16 @@ async fn demo_app(dir: &std::path::Path) -> TestApp {
     t
 }
 
+/// The JSON lines a CLI run that succeeded printed.
+fn printed_lines(out: std::process::Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines(&Value::String(String::from_utf8(out.stdout).unwrap()))
+}
+
 fn lines(body: &Value) -> Vec<Value> {
     body.as_str()
         .unwrap_or_default()
@@ -160,15 +170,7 @@ async fn report_format_opentraces_reads_the_store_and_the_server() {
     })
     .await
     .unwrap();
-    assert!(
-        remote.status.success(),
-        "{}",
-        String::from_utf8_lossy(&remote.stderr)
-    );
-    assert_eq!(
-        lines(&Value::String(String::from_utf8(remote.stdout).unwrap())),
-        served
-    );
+    assert_eq!(printed_lines(remote), served);
     t.stop().await;
     // The store of the stopped server: the same again.
     let data_dir = dir.path().display().to_string();
@@ -181,15 +183,7 @@ async fn report_format_opentraces_reads_the_store_and_the_server() {
         "--data-dir",
         &data_dir,
     ]);
-    assert!(
-        local.status.success(),
-        "{}",
-        String::from_utf8_lossy(&local.stderr)
-    );
-    assert_eq!(
-        lines(&Value::String(String::from_utf8(local.stdout).unwrap())),
-        served
-    );
+    assert_eq!(printed_lines(local), served);
 }
 
 /// The Python with `opentraces-schema` installed: `$OPENTRACES_PYTHON` (set

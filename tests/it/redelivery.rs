@@ -36,15 +36,18 @@ fn delivery(id: u64, guid: &str, status_code: u16, at: DateTime<Utc>) -> Deliver
 
 struct Setup {
     t: TestApp,
+    _dir: tempfile::TempDir,
     gh: FakeGitHub,
     client: Arc<GitHubClient>,
     sleeps: Sleeps,
 }
 
 impl Setup {
-    async fn start(dir: &std::path::Path) -> Setup {
+    /// The app on a store of its own (removed with the Setup) and the fake GitHub.
+    async fn start() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
         let gh = FakeGitHub::start().await;
-        let t = TestApp::start(dir, now()).await;
+        let t = TestApp::start(dir.path(), now()).await;
         let sleeps = Sleeps::default();
         let client = Arc::new(gh.client(
             t.app.shared.github_calls.clone(),
@@ -52,6 +55,7 @@ impl Setup {
         ));
         Setup {
             t,
+            _dir: dir,
             gh,
             client,
             sleeps,
@@ -101,8 +105,7 @@ impl Setup {
 
 #[tokio::test]
 async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Setup::start(dir.path()).await;
+    let s = Setup::start().await;
     // Failed at GitHub's end (our 502 after storing, say) but stored: not missed.
     s.receive("g-stored").await;
     let gh = &s.gh;
@@ -152,8 +155,7 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
 
 #[tokio::test]
 async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Setup::start(dir.path()).await;
+    let s = Setup::start().await;
     let gh = &s.gh;
     gh.add_delivery(delivery(200, "g-flaky", 502, minutes_ago(30)));
     let mut r = s.redeliverer(100);
@@ -187,8 +189,7 @@ async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
 
 #[tokio::test]
 async fn the_redelivery_post_follows_the_retry_rules() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Setup::start(dir.path()).await;
+    let s = Setup::start().await;
     let gh = &s.gh;
     gh.add_delivery(delivery(400, "g-a", 500, minutes_ago(30)));
     // A 502 may come after GitHub took the request: not repeated, and not
@@ -222,8 +223,7 @@ async fn the_redelivery_post_follows_the_retry_rules() {
 
 #[tokio::test]
 async fn a_pass_reads_at_most_max_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Setup::start(dir.path()).await;
+    let s = Setup::start().await;
     for id in 1..=10 {
         s.gh.add_delivery(delivery(
             id,

@@ -131,6 +131,11 @@ fn scanned(store: &Store, filter: &ReadFilter, scope: &RepoScope) -> Vec<Outcome
 
 fn filters() -> Vec<ReadFilter> {
     let f = ReadFilter::default;
+    let between = |since: &str, until: &str| ReadFilter {
+        since: Some(at(since)),
+        until: Some(at(until)),
+        ..f()
+    };
     let mut out = vec![
         f(),
         ReadFilter {
@@ -154,22 +159,12 @@ fn filters() -> Vec<ReadFilter> {
             strength: Some(EvidenceStrength::Medium),
             ..f()
         },
+        between("2026-09-07T00:00:00Z", "2026-11-02T00:00:00Z"),
         ReadFilter {
-            since: Some(at("2026-09-07T00:00:00Z")),
-            until: Some(at("2026-11-02T00:00:00Z")),
-            ..f()
-        },
-        ReadFilter {
-            since: Some(at("2026-09-03T07:45:12Z")),
-            until: Some(at("2026-10-29T18:00:01Z")),
             workflow: Some("workflow-01".into()),
-            ..f()
+            ..between("2026-09-03T07:45:12Z", "2026-10-29T18:00:01Z")
         },
-        ReadFilter {
-            since: Some(at("2026-10-14T03:00:00Z")),
-            until: Some(at("2026-10-14T21:30:00Z")),
-            ..f()
-        },
+        between("2026-10-14T03:00:00Z", "2026-10-14T21:30:00Z"),
         ReadFilter {
             until: Some(at("2026-09-20T12:00:00Z")),
             ..f()

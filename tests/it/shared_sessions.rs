@@ -260,12 +260,14 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
     .await;
     assert_eq!(issued.status, 200, "{}", issued.body);
     let token = token_in(&issued.body);
-    for _ in 0..2 {
-        let read = through(
+    let read_with_token = || {
+        through(
             web.get(format!("{public}/api/v1/outputs"))
                 .bearer_auth(&token),
         )
-        .await;
+    };
+    for _ in 0..2 {
+        let read = read_with_token().await;
         assert_eq!(read.status, 200, "replica {}: {}", read.replica, read.body);
         assert!(
             read.body.contains("acme/widgets") && !read.body.contains("acme/ops"),
@@ -282,11 +284,7 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
     .await;
     assert_eq!(revoked.status, 200, "{}", revoked.body);
     for _ in 0..2 {
-        let read = through(
-            web.get(format!("{public}/api/v1/outputs"))
-                .bearer_auth(&token),
-        )
-        .await;
+        let read = read_with_token().await;
         assert_eq!(read.status, 401, "replica {}: {}", read.replica, read.body);
     }
 

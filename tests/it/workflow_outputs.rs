@@ -65,6 +65,11 @@ fn run_event(at: &str, action: &str, id: u64, conclusion: Option<&str>) -> Step 
     )
 }
 
+/// An outcome's status and human-check signal, as strings.
+fn status_and_signal(o: &safe_outcomes::model::OutcomeRecord) -> (&str, &str) {
+    (o.outcome_status.as_str(), o.human_check_signal.as_str())
+}
+
 #[tokio::test]
 async fn dispatched_runs_are_judged_by_run_id_and_by_workflow_and_time() {
     let dir = tempfile::tempdir().unwrap();
@@ -87,22 +92,10 @@ async fn dispatched_runs_are_judged_by_run_id_and_by_workflow_and_time() {
     .await;
     let out = app.outcomes().await;
     let by_id = &out["acme/widgets:500:0"];
-    assert_eq!(
-        (
-            by_id.outcome_status.as_str(),
-            by_id.human_check_signal.as_str()
-        ),
-        ("rejected", "workflow_failed")
-    );
+    assert_eq!(status_and_signal(by_id), ("rejected", "workflow_failed"));
     assert_eq!(by_id.details["correlation"], "run_id");
     let by_time = &out["acme/widgets:500:1"];
-    assert_eq!(
-        (
-            by_time.outcome_status.as_str(),
-            by_time.human_check_signal.as_str()
-        ),
-        ("accepted", "workflow_success")
-    );
+    assert_eq!(status_and_signal(by_time), ("accepted", "workflow_success"));
     assert_eq!(by_time.details["correlation"], "workflow_ref_time");
     assert_eq!(by_time.details["run_id"], 701);
     assert!(by_time.dedicated_evaluator);
