@@ -13,7 +13,7 @@ use reqwest::redirect::Policy;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::common::serve::ServeChild;
-use crate::sign_in::get_with_cookie;
+use crate::sign_in::{fetch, get_with_cookie};
 
 /// A browser that follows no redirect by itself (we look at each answer).
 fn browser() -> reqwest::Client {
@@ -105,11 +105,7 @@ async fn the_printed_link_signs_a_browser_in_to_the_dashboard() {
     let mut wrong_key = key.to_string();
     wrong_key.replace_range(0..1, if key.starts_with('0') { "1" } else { "0" });
     for query in [format!("?key={wrong_key}"), "?key=".into(), String::new()] {
-        let r = web
-            .get(format!("{base}/auth/local{query}"))
-            .send()
-            .await
-            .unwrap();
+        let r = fetch(&web, format!("{base}/auth/local{query}")).await;
         assert_eq!(r.status(), 401, "{query}");
         assert!(r.headers().get(SET_COOKIE).is_none(), "{query}");
     }
@@ -167,18 +163,10 @@ async fn serve_has_no_local_sign_in() {
     let dir = tempfile::tempdir().unwrap();
     let serve = ServeChild::start(dir.path(), &[("API_TOKEN", "t")]).await;
     let web = browser();
-    let local = web
-        .get(format!("{}/auth/local?key=anything", serve.url))
-        .send()
-        .await
-        .unwrap();
+    let local = fetch(&web, format!("{}/auth/local?key=anything", serve.url)).await;
     assert_eq!(local.status(), 404);
     assert!(local.headers().get(SET_COOKIE).is_none());
-    let unknown = web
-        .get(format!("{}/auth/no-such-page", serve.url))
-        .send()
-        .await
-        .unwrap();
+    let unknown = fetch(&web, format!("{}/auth/no-such-page", serve.url)).await;
     assert_eq!(unknown.status(), 404, "the same answer as an unknown path");
     assert_eq!(local.text().await.unwrap(), unknown.text().await.unwrap());
 }

@@ -18,17 +18,14 @@ use crate::common::{self, serve::ServeChild};
 use crate::fake_github::users::{self, TOKEN_EXCHANGE};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    add_alice_and_bob, attribute_after, browser, get_with_cookie, install, location, post_form,
-    read, read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in, signin_options, Rig,
+    add_alice_and_bob, attribute_after, browser, fetch, get_with_cookie, install, location,
+    post_form, read, read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in,
+    signin_options, Rig,
 };
 
 /// The sign-in page's nonce cookie and CSRF field, for `next`.
 async fn login_form(url: &str, next: &str) -> (String, String, String) {
-    let r = browser()
-        .get(format!("{url}/auth/login?next={next}"))
-        .send()
-        .await
-        .unwrap();
+    let r = fetch(&browser(), format!("{url}/auth/login?next={next}")).await;
     assert_eq!(r.status(), 200);
     let cookie = format!("so_login={}", set_cookie(&r, "so_login").expect("a nonce"));
     let html = r.text().await.unwrap();
@@ -148,11 +145,11 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
     add_alice_and_bob(&gh);
     let rig = seeded_rig(dir.path(), &gh).await;
     let web = browser();
-    let start = web
-        .get(format!("{}/auth/login/github?next=/api/v1/me", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let start = fetch(
+        &web,
+        format!("{}/auth/login/github?next=/api/v1/me", rig.url),
+    )
+    .await;
     let oauth = format!("so_oauth={}", set_cookie(&start, "so_oauth").unwrap());
     let back = web
         .get(location(&start))

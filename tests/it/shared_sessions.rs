@@ -26,7 +26,7 @@ use crate::common::serve::ServeChild;
 use crate::fake_github::users::{CLIENT_ID, CLIENT_SECRET};
 use crate::fake_github::{self, FakeGitHub};
 use crate::load::serve_on;
-use crate::sign_in::{attribute_after, browser, set_cookie, token_in};
+use crate::sign_in::{attribute_after, browser, fetch, set_cookie, token_in};
 
 const SECRET: &str = "shared-sessions-secret";
 const TOKEN: &str = "shared-sessions-token";
@@ -189,11 +189,7 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
     );
 
     // Sign-in: the login on one replica, GitHub's callback on the other.
-    let r = web
-        .get(format!("{public}/auth/login/github?next=/api/v1/me"))
-        .send()
-        .await
-        .unwrap();
+    let r = fetch(&web, format!("{public}/auth/login/github?next=/api/v1/me")).await;
     assert_eq!(r.status(), 303);
     let started_on = r.headers()["x-replica"].to_str().unwrap().to_string();
     let oauth = format!("so_oauth={}", set_cookie(&r, "so_oauth").unwrap());

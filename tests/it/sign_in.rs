@@ -90,6 +90,11 @@ pub(crate) fn browser() -> reqwest::Client {
         .unwrap()
 }
 
+/// GET `url` from `web`.
+pub(crate) async fn fetch(web: &reqwest::Client, url: impl reqwest::IntoUrl) -> reqwest::Response {
+    web.get(url).send().await.unwrap()
+}
+
 /// GET `url` from `web` with the `Cookie` header `cookie`.
 pub(crate) async fn get_with_cookie(
     web: &reqwest::Client,
@@ -187,21 +192,13 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         "{html}"
     );
     assert!(!html.contains("settings/apps/new"), "{html}");
-    let wrong = web
-        .get(format!("{}/?setup_key=not-the-key", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let wrong = fetch(&web, format!("{}/?setup_key=not-the-key", rig.url)).await;
     assert_eq!(wrong.status(), 403);
     assert!(set_cookie(&wrong, "so_setup_key").is_none());
 
     // The key printed in the terminal: taken once, remembered by a cookie.
     let key = safe_outcomes::http::auth::setup::setup_key(&rig.app.store).unwrap();
-    let taken = web
-        .get(format!("{}/?setup_key={key}", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let taken = fetch(&web, format!("{}/?setup_key={key}", rig.url)).await;
     assert_eq!(taken.status(), 303);
     assert_eq!(location(&taken), "/");
     let key_cookie = format!(
@@ -344,11 +341,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
             assert!(!html.contains(secret), "{secret} in {html}");
         }
     }
-    let spent = web
-        .get(format!("{}/?setup_key={key}", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let spent = fetch(&web, format!("{}/?setup_key={key}", rig.url)).await;
     assert!(set_cookie(&spent, "so_setup_key").is_none());
     rig.stop().await;
 }
@@ -362,29 +355,17 @@ async fn an_app_with_credentials_serves_no_setup() {
     let root = web.get(format!("{}/", rig.url)).send().await.unwrap();
     assert_ne!(root.status(), 200);
     assert!(!root.text().await.unwrap().contains("Register GitHub App"));
-    let setup = web
-        .get(format!("{}/setup?code=abc&state=x", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let setup = fetch(&web, format!("{}/setup?code=abc&state=x", rig.url)).await;
     assert_eq!(setup.status(), 404);
     assert_eq!(gh.calls(users::CONVERSIONS), 0);
     // No OAuth client: no "Sign in with GitHub" on the sign-in page (the
     // API token's form instead), and its path says what to set.
-    let page = web
-        .get(format!("{}/auth/login", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let page = fetch(&web, format!("{}/auth/login", rig.url)).await;
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
     assert!(!html.contains("Sign in with GitHub"), "{html}");
     assert!(html.contains("name=\"token\""), "{html}");
-    let login = web
-        .get(format!("{}/auth/login/github", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let login = fetch(&web, format!("{}/auth/login/github", rig.url)).await;
     assert_eq!(login.status(), 503);
     assert!(login.text().await.unwrap().contains("GITHUB_CLIENT_ID"));
     rig.stop().await;
@@ -540,11 +521,11 @@ pub(crate) async fn seed(rig: &Rig) {
 /// Sign in as `login` through the whole web flow; the session cookie value.
 pub(crate) async fn sign_in(rig: &Rig, login: &str) -> String {
     let web = browser();
-    let start = web
-        .get(format!("{}/auth/login/github?next=/api/v1/me", rig.url))
-        .send()
-        .await
-        .unwrap();
+    let start = fetch(
+        &web,
+        format!("{}/auth/login/github?next=/api/v1/me", rig.url),
+    )
+    .await;
     assert_eq!(start.status(), 303);
     let oauth = set_cookie(&start, "so_oauth").unwrap();
     let authorize = location(&start);
@@ -899,20 +880,12 @@ async fn serve_without_credentials_offers_the_setup_page() {
         "{link}"
     );
     let key = link.split("setup_key=").nth(1).unwrap().to_string();
-    let without = browser()
-        .get(format!("{}/", serve.url))
-        .send()
-        .await
-        .unwrap();
+    let without = fetch(&browser(), format!("{}/", serve.url)).await;
     let html = without.text().await.unwrap();
     assert!(!html.contains("Register GitHub App"), "{html}");
     // The page warns that API_TOKEN is unset.
     assert!(html.contains("API_TOKEN is not set"), "{html}");
-    let taken = browser()
-        .get(format!("{}/?setup_key={key}", serve.url))
-        .send()
-        .await
-        .unwrap();
+    let taken = fetch(&browser(), format!("{}/?setup_key={key}", serve.url)).await;
     let key_cookie = set_cookie(&taken, "so_setup_key").expect("the key's cookie");
     let page = browser()
         .get(format!("{}/", serve.url))

@@ -35,6 +35,7 @@ use crate::fake_github::users::{CLIENT_ID, CLIENT_SECRET};
 use crate::fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
 use crate::oidc::{token_from, Issuer};
 use crate::routes;
+use crate::sign_in::fetch;
 
 const A: u64 = 11;
 const B: u64 = 22;
@@ -508,11 +509,7 @@ fn header(r: &reqwest::Response, name: reqwest::header::HeaderName) -> String {
 /// Sign in as `login` through the OAuth web flow; the session cookie.
 async fn sign_in(r: &Rig, login: &str) -> String {
     let base = r.t.server.url();
-    let start = browser()
-        .get(format!("{base}/auth/login/github"))
-        .send()
-        .await
-        .unwrap();
+    let start = fetch(&browser(), format!("{base}/auth/login/github")).await;
     assert_eq!(start.status(), 303);
     let oauth = header(&start, SET_COOKIE);
     let oauth = oauth.split(';').next().unwrap().to_string();
