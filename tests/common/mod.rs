@@ -113,13 +113,22 @@ impl TestApp {
         }
     }
 
-    /// Deliver a signed webhook and require a 2xx.
-    pub async fn deliver_ok(&self, event: &str, delivery: &str, body: &serde_json::Value) {
-        let a = self
-            .client
+    /// Deliver a signed webhook; the answer, whatever it is.
+    pub async fn deliver(
+        &self,
+        event: &str,
+        delivery: &str,
+        body: &serde_json::Value,
+    ) -> safe_outcomes::ingest::client::Answer {
+        self.client
             .deliver(event, delivery, body.to_string().as_bytes())
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Deliver a signed webhook and require a 2xx.
+    pub async fn deliver_ok(&self, event: &str, delivery: &str, body: &serde_json::Value) {
+        let a = self.deliver(event, delivery, body).await;
         assert!(
             a.status < 300,
             "{event} {delivery}: {} {}",
@@ -296,6 +305,47 @@ pub fn bug_labeled(number: u64, at: DateTime<Utc>) -> serde_json::Value {
         label: Some("bug"),
         comment_id: None,
     })
+}
+
+/// The model GitHub's App private key, written to `dir/key.pem`; its path.
+pub fn write_app_key(dir: &Path) -> PathBuf {
+    let key = dir.join("key.pem");
+    std::fs::write(&key, safe_outcomes::bench::github_model::PRIVATE_KEY).unwrap();
+    key
+}
+
+/// POST `body` as NDJSON to the manifest endpoint `{base}/api/v1/manifests{query}`
+/// with `bearer`; the status and the JSON answer (null when it is not JSON).
+pub async fn post_ndjson(
+    base: &str,
+    query: &str,
+    bearer: &str,
+    body: String,
+) -> (u16, serde_json::Value) {
+    let resp = reqwest::Client::new()
+        .post(format!("{base}/api/v1/manifests{query}"))
+        .header("content-type", "application/x-ndjson")
+        .bearer_auth(bearer)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (
+        status,
+        resp.json::<serde_json::Value>()
+            .await
+            .unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// The path of a page of `/api/v1/outputs` of `limit` outputs: the first,
+/// or the one `cursor` points at.
+pub fn outputs_page(limit: usize, cursor: Option<&str>) -> String {
+    match cursor {
+        Some(c) => format!("/api/v1/outputs?limit={limit}&cursor={c}"),
+        None => format!("/api/v1/outputs?limit={limit}"),
+    }
 }
 
 pub fn t0() -> DateTime<Utc> {

@@ -497,8 +497,7 @@ async fn child_status(url: &str) -> Value {
 #[tokio::test]
 async fn a_serve_killed_midway_resumes_without_fetching_anything_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("key.pem");
-    std::fs::write(&key, fake_github::PRIVATE_KEY).unwrap();
+    let key = crate::common::write_app_key(dir.path());
     let data = dir.path().join("data");
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());

@@ -82,11 +82,7 @@ async fn the_poison_delivery_is_refused_and_later_deliveries_are_processed() {
     poison.as_object_mut().unwrap().remove("issue");
     poison["pull_request"]["created_at"] = 8_210_266_012_799i64.into();
     let before = t.dump();
-    let a = t
-        .client
-        .deliver("pull_request", "poison-1", poison.to_string().as_bytes())
-        .await
-        .unwrap();
+    let a = t.deliver("pull_request", "poison-1", &poison).await;
     assert_eq!(a.status, 400, "{}", a.body);
     let detail = a.body["detail"].as_str().unwrap();
     assert!(detail.contains("pull_request.created_at"), "{detail}");

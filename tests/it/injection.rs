@@ -242,21 +242,9 @@ async fn report_shows_control_characters_instead_of_obeying_them() {
 async fn hostile_manifests_are_refused_line_by_line_and_nothing_else_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::start(dir.path(), t0()).await;
-    let post = |query: &'static str, body: String| {
-        let url = format!("{}/api/v1/manifests{query}", t.server.url());
-        async move {
-            let resp = reqwest::Client::new()
-                .post(url)
-                .header("content-type", "application/x-ndjson")
-                .bearer_auth(TOKEN)
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            let status = resp.status().as_u16();
-            (status, resp.json::<Value>().await.unwrap_or(Value::Null))
-        }
-    };
+    let base = t.server.url();
+    let post =
+        |query: &'static str, body: String| crate::common::post_ndjson(&base, query, TOKEN, body);
     let before = t.dump();
     for query in [
         "?repo=o/r%5D(https://evil)",

@@ -210,16 +210,7 @@ fn line(repo: &str, number: u64) -> String {
 }
 
 async fn post(t: &TestApp, query: &str, bearer: &str, body: String) -> (u16, Value) {
-    let resp = reqwest::Client::new()
-        .post(format!("{}/api/v1/manifests{query}", t.server.url()))
-        .header("content-type", "application/x-ndjson")
-        .bearer_auth(bearer)
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    crate::common::post_ndjson(&t.server.url(), query, bearer, body).await
 }
 
 #[tokio::test]

@@ -122,10 +122,7 @@ async fn outputs_filter_and_paginate() {
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let path = match &cursor {
-            Some(c) => format!("/api/v1/outputs?limit=5&cursor={c}"),
-            None => "/api/v1/outputs?limit=5".to_string(),
-        };
+        let path = crate::common::outputs_page(5, cursor.as_deref());
         let page = t.client.get(&path).await.unwrap();
         for o in page.body["items"].as_array().unwrap() {
             seen.push(o["safe_output_id"].as_str().unwrap().to_string());

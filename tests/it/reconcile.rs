@@ -492,11 +492,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
             "comment": {"id": 5, "body": "thanks", "user": user("alice"), "created_at": at(70), "updated_at": at(70)},
             "repository": {"full_name": REPO, "name": "widgets", "owner": {"login": "acme"}},
             "installation": {"id": INSTALLATION}, "sender": user("alice")});
-        let a = t
-            .client
-            .deliver("issue_comment", "d-43", comment.to_string().as_bytes())
-            .await
-            .unwrap();
+        let a = t.deliver("issue_comment", "d-43", &comment).await;
         assert_eq!(a.status, 202, "{}", a.body);
         t.settle().await;
         let outcomes = t.outcomes().await;

@@ -305,8 +305,7 @@ async fn two_replicas_one_killed_midway_lose_nothing_and_match_sled() {
     let name = pg::database_name("so_replicas");
     let database = pg.fresh_database(&name);
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("key.pem");
-    std::fs::write(&key, fake_github::PRIVATE_KEY).unwrap();
+    let key = crate::common::write_app_key(dir.path());
     let (want, want_checks) = reference(dir.path(), &key).await;
     assert_eq!(want.len() as u64, ISSUES + PRS, "{:?}", want.keys());
 

@@ -166,10 +166,7 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     let mut ids = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let path = match &cursor {
-            Some(cur) => format!("/api/v1/outputs?limit=7&cursor={cur}"),
-            None => "/api/v1/outputs?limit=7".into(),
-        };
+        let path = crate::common::outputs_page(7, cursor.as_deref());
         let page = c.get(&path).await.unwrap();
         k.check("get", "/api/v1/outputs", page.status, &page.body);
         for item in page.body["items"].as_array().unwrap() {

@@ -128,8 +128,7 @@ async fn sign_in_tokens_and_sign_out_hold_across_replicas_without_affinity() {
     let name = pg::database_name("so_shared_sessions");
     let database = pg.fresh_database(&name);
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("key.pem");
-    std::fs::write(&key, fake_github::PRIVATE_KEY).unwrap();
+    let key = crate::common::write_app_key(dir.path());
     let gh = FakeGitHub::start().await;
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
 
