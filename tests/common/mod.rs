@@ -231,6 +231,13 @@ impl TestApp {
             .collect()
     }
 
+    /// Asserts that once the worker is idle, the stored state is still `before` (a
+    /// `dump_state` taken earlier): `why` says what stored nothing.
+    pub async fn unchanged(&self, before: &[(String, String)], why: &str) {
+        self.app.wait_idle().await;
+        assert_eq!(self.dump_state(), before, "{why}");
+    }
+
     pub async fn stop(self) {
         self.server.stop().await;
         self.app.shutdown();

@@ -64,8 +64,7 @@ async fn one_line_over_the_line_cap_is_a_413_and_stores_nothing() {
         detail.contains("100000") && detail.contains("nothing was stored"),
         "{detail}"
     );
-    t.app.wait_idle().await;
-    assert_eq!(t.dump_state(), before);
+    t.unchanged(&before, "nothing is stored").await;
     t.stop().await;
 }
 
@@ -127,8 +126,7 @@ async fn a_manifest_of_many_chunks_arrives_whole_and_its_chunks_are_gone() {
     let again = post_lines(&t, 11, n).await;
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(again.body["duplicate"], true);
-    t.app.wait_idle().await;
-    assert_eq!(t.dump_state(), before);
+    t.unchanged(&before, "nothing is stored").await;
     t.stop().await;
 }
 
@@ -165,8 +163,7 @@ async fn a_manifest_cut_off_midway_stores_nothing() {
     while staged(&t) > 0 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    t.app.wait_idle().await;
-    assert_eq!(t.dump_state(), before, "nothing of the cut post stays");
+    t.unchanged(&before, "nothing of the cut post stays").await;
     t.stop().await;
 }
 

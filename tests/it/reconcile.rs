@@ -460,8 +460,7 @@ async fn listen_only_refuses_to_reconcile_and_calls_nothing() {
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["error"], "listen_only");
     assert!(body["detail"].as_str().unwrap().contains("APP_ID"));
-    t.app.wait_idle().await;
-    assert_eq!(t.dump_state(), before);
+    t.unchanged(&before, "nothing is stored").await;
     assert_eq!(t.app.shared.github_calls.total(), 0);
     t.stop().await;
 }
