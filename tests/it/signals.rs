@@ -106,6 +106,15 @@ impl Rig {
         (o.outcome_status, o.evidence_strength, o.human_check_signal)
     }
 
+    /// Asserts that output `id` reads `status`, `strength` and `signal`.
+    async fn expect(&self, id: &str, status: O, strength: S, signal: &str) {
+        assert_eq!(
+            self.outcome(id).await,
+            triple(status, strength, signal),
+            "{id}"
+        );
+    }
+
     async fn stop(self) {
         self.signals.stop().await;
         self.t.stop().await;
@@ -173,10 +182,7 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
         2,
         "each comment read once"
     );
-    assert_eq!(
-        r.outcome(a).await,
-        triple(O::Accepted, S::Medium, "acted_on")
-    );
+    r.expect(a, O::Accepted, S::Medium, "acted_on").await;
     assert_eq!(
         r.outcome(b).await,
         triple(O::Ignored, S::Weak, "no_engagement"),
@@ -185,17 +191,22 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
     r.stop().await;
 }
 
-/// An add_reviewer output requesting team `infra` on PR 5, and an approval
-/// by `frank`, who is not a requested user.
-async fn team_review_by_frank(r: &Rig) {
+/// An add_reviewer output requesting team `infra` on PR 5; the PR, open.
+async fn team_review_requested(r: &Rig) -> Value {
     r.post_manifest(&[
         json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
                "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
     ])
     .await;
-    let pr = json!({"number": 5, "title": "t", "state": "open", "draft": false, "merged": false,
-                    "user": user("alice"), "head": {"ref": "b", "sha": "h1"}, "base": {"ref": "main", "sha": "b0"},
-                    "created_at": at(-60), "updated_at": at(30)});
+    json!({"number": 5, "title": "t", "state": "open", "draft": false, "merged": false,
+           "user": user("alice"), "head": {"ref": "b", "sha": "h1"}, "base": {"ref": "main", "sha": "b0"},
+           "created_at": at(-60), "updated_at": at(30)})
+}
+
+/// An add_reviewer output requesting team `infra` on PR 5, and an approval
+/// by `frank`, who is not a requested user.
+async fn team_review_by_frank(r: &Rig) {
+    let pr = team_review_requested(r).await;
     let review = envelope(
         json!({"action": "submitted",
                "review": {"id": 9, "state": "approved", "submitted_at": at(30), "user": user("frank")},
@@ -211,10 +222,8 @@ async fn team_membership_makes_a_team_review_count() {
     team_review_by_frank(&r).await;
     r.t.settle().await;
     let id = "acme/widgets:900:0";
-    assert_eq!(
-        r.outcome(id).await,
-        triple(O::Unknown, S::Weak, "team_membership_unverified")
-    );
+    r.expect(id, O::Unknown, S::Weak, "team_membership_unverified")
+        .await;
 
     r.gh.set_org_api(
         "orgs/acme/teams/infra/memberships/frank",
@@ -222,10 +231,8 @@ async fn team_membership_makes_a_team_review_count() {
     );
     r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
-    assert_eq!(
-        r.outcome(id).await,
-        triple(O::Accepted, S::Strong, "review_approved")
-    );
+    r.expect(id, O::Accepted, S::Strong, "review_approved")
+        .await;
     r.stop().await;
 }
 
@@ -235,10 +242,13 @@ async fn a_404_membership_leaves_the_team_review_unverified() {
     team_review_by_frank(&r).await;
     r.window(24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
-    assert_eq!(
-        r.outcome("acme/widgets:900:0").await,
-        triple(O::Unknown, S::Weak, "team_membership_unverified")
-    );
+    r.expect(
+        "acme/widgets:900:0",
+        O::Unknown,
+        S::Weak,
+        "team_membership_unverified",
+    )
+    .await;
     // A 404 is an answer, not a failure: not asked again until the next window.
     r.retry().await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
@@ -268,10 +278,7 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     r.post_manifest(&[issue_line(7), issue_line(8)]).await;
     r.t.settle().await;
     let (i7, i8) = ("acme/widgets:900:0", "acme/widgets:900:1");
-    assert_eq!(
-        r.outcome(i7).await,
-        triple(O::Pending, S::Weak, "awaiting_triage")
-    );
+    r.expect(i7, O::Pending, S::Weak, "awaiting_triage").await;
     // Read at 7 days, where silence makes them `ignored`.
     let waiting = triple(O::Ignored, S::Weak, "no_engagement");
 
@@ -306,10 +313,7 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     // (a null object with a NOT_FOUND error) and stays as it was.
     r.retry().await;
     assert_eq!(r.gh.calls(GRAPHQL), 2);
-    assert_eq!(
-        r.outcome(i7).await,
-        triple(O::Pending, S::Medium, "acted_on")
-    );
+    r.expect(i7, O::Pending, S::Medium, "acted_on").await;
     assert_eq!(r.outcome(i8).await, waiting);
 
     // Issue 8 closed by a bot (on its own: lifecycle, ignored) that merged
@@ -330,30 +334,17 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     );
     r.send("issues", "d-close8", closed).await;
     r.t.settle().await;
-    assert_eq!(
-        r.outcome(i8).await,
-        triple(O::Ignored, S::Weak, "lifecycle")
-    );
+    r.expect(i8, O::Ignored, S::Weak, "lifecycle").await;
     r.retry().await;
     assert_eq!(r.gh.calls(GRAPHQL), 3, "only issue 8 asked again");
-    assert_eq!(
-        r.outcome(i8).await,
-        triple(O::Accepted, S::Strong, "completed")
-    );
+    r.expect(i8, O::Accepted, S::Strong, "completed").await;
     r.stop().await;
 }
 
 #[tokio::test]
 async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() {
     let r = Rig::start().await;
-    r.post_manifest(&[
-        json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
-               "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
-    ])
-    .await;
-    let pr = json!({"number": 5, "title": "t", "state": "open", "draft": false, "merged": false,
-                    "user": user("alice"), "head": {"ref": "b", "sha": "h1"}, "base": {"ref": "main", "sha": "b0"},
-                    "created_at": at(-60), "updated_at": at(30)});
+    let pr = team_review_requested(&r).await;
     for (i, who) in ["frank", "gina"].iter().enumerate() {
         let review = envelope(
             json!({"action": "submitted",
@@ -380,19 +371,15 @@ async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() 
     // gina (pending: not a member) was filed although frank's read failed;
     // frank's review is still unverified.
     let id = "acme/widgets:900:0";
-    assert_eq!(
-        r.outcome(id).await,
-        triple(O::Unknown, S::Weak, "team_membership_unverified")
-    );
+    r.expect(id, O::Unknown, S::Weak, "team_membership_unverified")
+        .await;
 
     // The retry reads both again: frank's is paid, gina's unchanged answer
     // comes back 304 to If-None-Match and costs no rate limit.
     r.retry().await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 6);
     assert_eq!(r.gh.rate_limited_reads(), (2, 1));
-    assert_eq!(
-        r.outcome(id).await,
-        triple(O::Accepted, S::Strong, "review_submitted")
-    );
+    r.expect(id, O::Accepted, S::Strong, "review_submitted")
+        .await;
     r.stop().await;
 }
