@@ -84,13 +84,7 @@ pub(super) async fn serve(app: &App) -> anyhow::Result<(RunningServer, Client)> 
     let (secret, token) = ("bench-webhook-secret", "bench-api-token");
     let routes = router(
         app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.into()],
-            api_token: Some(token.into()),
-            listen_only: false,
-            ..Default::default()
-        },
+        RouterOptions::keyed("/api/github/webhooks", secret, token),
     );
     let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
     let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));
@@ -126,12 +120,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     github.publisher = Some(PublisherOptions::new("http://127.0.0.1"));
     github.reconciler = Some(ReconcilerOptions::default());
     github.signals = true;
-    let running = App::launch(AppConfig {
-        data_dir: dir.path().to_path_buf(),
-        clock: clock.clone(),
-        github: Some(github),
-        database_url: None,
-    })?;
+    let running = App::launch(AppConfig::app_mode(dir.path(), clock.clone(), github))?;
     let Running {
         app,
         publisher: Some(publisher),

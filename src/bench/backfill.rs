@@ -111,12 +111,7 @@ pub async fn measure(days: u32, seed: u64) -> anyhow::Result<BackfillFigures> {
             ..BackfillOptions::default()
         },
     ));
-    let running = App::launch(AppConfig {
-        data_dir: dir.path().to_path_buf(),
-        clock: clock.clone(),
-        github: Some(github),
-        database_url: None,
-    })?;
+    let running = App::launch(AppConfig::app_mode(dir.path(), clock.clone(), github))?;
     let app = &running.app;
     let backfill = running.backfill.as_ref().context("the backfill runs")?;
     let (server, sender) = super::api::serve(app).await?;

@@ -3,16 +3,15 @@
 //! maturity with its table, the rates per type, and how many outputs await
 //! which window.
 
-use axum::extract::State as StateExtractor;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::list_path;
 use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
 use crate::http::api::summary_of;
-use crate::http::budget::ReadPermit;
+use crate::http::read::Read;
 use crate::http::series::{self, asked_window, Period};
-use crate::http::{ApiError, State};
+use crate::http::ApiError;
 use crate::model::CHECKPOINTS;
 use crate::read::report::{Report, Totals, TypeStats};
 
@@ -219,9 +218,11 @@ pub(crate) fn page_window(
 }
 
 pub async fn overview(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read {
+        state,
+        who: mut visit,
+        ..
+    }: Read<Visit>,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let window = page_window(&rest)?;

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
@@ -16,10 +16,10 @@ use super::overview::{
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
 use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
-use crate::http::budget::ReadPermit;
+use crate::http::read::Read;
 use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
-use crate::http::{ApiError, State};
+use crate::http::ApiError;
 use crate::read::line_survival::LineTotals;
 use crate::read::report::Sums;
 use crate::read::rollup::RunRow;
@@ -127,9 +127,11 @@ fn survival_table(t: &LineTotals) -> Markup {
 }
 
 pub async fn workflows(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read {
+        state,
+        who: mut visit,
+        ..
+    }: Read<Visit>,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
     let asked = page_window(&rest)?;
@@ -207,9 +209,11 @@ pub async fn workflows(
 }
 
 pub async fn workflow(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read {
+        state,
+        who: mut visit,
+        ..
+    }: Read<Visit>,
     Path(name): Path<String>,
 ) -> PageResult {
     let (filter, rest, pairs) = visit.query(&["window"])?;
