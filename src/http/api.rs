@@ -77,9 +77,7 @@ pub struct OutputDetail {
 }
 
 pub async fn list_outputs(
-    Read {
-        state, who: reader, ..
-    }: Read<Reader>,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<OutputsPage>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
@@ -145,9 +143,7 @@ pub(crate) async fn output_detail(
 }
 
 pub async fn get_output(
-    Read {
-        state, who: reader, ..
-    }: Read<Reader>,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
 ) -> Result<Json<OutputDetail>, ApiError> {
@@ -294,9 +290,7 @@ pub(crate) async fn run_view(
 }
 
 pub async fn run_outcomes(
-    Read {
-        state, who: reader, ..
-    }: Read<Reader>,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> Result<Json<RunView>, ApiError> {
@@ -446,9 +440,7 @@ pub(crate) async fn line_survival_of(
 }
 
 pub async fn report(
-    Read {
-        state, who: reader, ..
-    }: Read<Reader>,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Report>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;

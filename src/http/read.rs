@@ -87,13 +87,10 @@ fn refused(state: &State, e: ApiError) -> ApiError {
 
 /// What every read handler starts from, taken in this order: the server's
 /// state, who reads (`Reader` for the API, `dashboard::Visit` for a page),
-/// and the read's place in the budget (`ReadPermit`, held until the
-/// handler returns). A refusal is the one of the part that refused.
-pub struct Read<W> {
-    pub state: State,
-    pub who: W,
-    _place: ReadPermit,
-}
+/// and the read's place in the budget (`ReadPermit`, held as long as the
+/// handler's argument: until it returns). A refusal is the one of the part
+/// that refused.
+pub struct Read<W>(pub State, pub W, pub ReadPermit);
 
 impl<W> FromRequestParts<State> for Read<W>
 where
@@ -107,11 +104,7 @@ where
             .await
             .map_err(IntoResponse::into_response)?;
         let place = ReadPermit::from_request_parts(parts, state).await?;
-        Ok(Read {
-            state: state.clone(),
-            who,
-            _place: place,
-        })
+        Ok(Read(state.clone(), who, place))
     }
 }
 

@@ -218,9 +218,7 @@ pub fn routes(_: &Mount) -> Router<State> {
 }
 
 pub async fn series(
-    Read {
-        state, who: reader, ..
-    }: Read<Reader>,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["by", "window"])?;

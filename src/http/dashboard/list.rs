@@ -220,13 +220,7 @@ pub(crate) fn words_of_kind(kind: &str) -> String {
     out
 }
 
-pub async fn outputs(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
-) -> PageResult {
+pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
     let extra = ["run", "count", "window", "awaiting", "sort", "page"];
     let (filter, rest, pairs) = visit.query(&extra)?;
     let own = own(&rest)?;

@@ -41,14 +41,7 @@ fn target(x: &ExecutionRecord, title: Option<&str>, gh: &GitHub) -> Markup {
     }
 }
 
-pub async fn output(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
-    Path(id): Path<String>,
-) -> PageResult {
+pub async fn output(Read(state, mut visit, ..): Read<Visit>, Path(id): Path<String>) -> PageResult {
     let (filter, _, _) = visit.query(&[])?;
     let detail = output_detail(&state, &visit.reader, &filter, &id).await?;
     let OutputDetail {

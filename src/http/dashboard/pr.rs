@@ -19,11 +19,7 @@ use crate::http::read::Read;
 use crate::http::ApiError;
 
 pub async fn pull_request_page(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
+    Read(state, mut visit, ..): Read<Visit>,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> PageResult {
     visit.query(&[])?;

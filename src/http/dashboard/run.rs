@@ -44,11 +44,7 @@ fn cut(field: &str) -> Vec<(&'static str, &str)> {
 }
 
 pub async fn run(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
+    Read(state, mut visit, ..): Read<Visit>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
     let (filter, _, pairs) = visit.query(&[])?;

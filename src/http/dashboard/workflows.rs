@@ -10,9 +10,7 @@ use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::{list_path, run_path, workflow_path};
-use super::overview::{
-    awaiting_line, by_type_table, door, page_window, totals_cards, weekly, RATES_NOTE,
-};
+use super::overview::{awaiting_line, by_type_table, door, totals_cards, weekly, RATES_NOTE};
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
 use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
@@ -126,15 +124,8 @@ fn survival_table(t: &LineTotals) -> Markup {
     }
 }
 
-pub async fn workflows(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
-) -> PageResult {
-    let (filter, rest, pairs) = visit.query(&["window"])?;
-    let asked = page_window(&rest)?;
+pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
+    let (filter, asked, pairs) = visit.windowed()?;
     let scope = &visit.reader.scope;
     let summary = summary_of(&state, &filter, scope).await?;
     let survival = line_survival_of(&state, &filter, scope).await?;
@@ -209,15 +200,10 @@ pub async fn workflows(
 }
 
 pub async fn workflow(
-    Read {
-        state,
-        who: mut visit,
-        ..
-    }: Read<Visit>,
+    Read(state, mut visit, ..): Read<Visit>,
     Path(name): Path<String>,
 ) -> PageResult {
-    let (filter, rest, pairs) = visit.query(&["window"])?;
-    let window = page_window(&rest)?;
+    let (filter, window, pairs) = visit.windowed()?;
     let filter = ReadFilter {
         workflow: Some(name.clone()),
         ..filter
