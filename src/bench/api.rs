@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use super::github_model::{CallKind, Counts, FakeGitHub, APP_ID, PRIVATE_KEY};
 use super::{Row, Table};
-use crate::app::{App, AppConfig, GitHubConfig, Running};
+use crate::app::{App, GitHubConfig, Running};
 use crate::github::fetch;
 use crate::github::publisher::PublisherOptions;
 use crate::github::reconciler::ReconcilerOptions;
@@ -120,7 +120,7 @@ pub async fn measure() -> anyhow::Result<ApiFigures> {
     github.publisher = Some(PublisherOptions::new("http://127.0.0.1"));
     github.reconciler = Some(ReconcilerOptions::default());
     github.signals = true;
-    let running = App::launch(AppConfig::app_mode(dir.path(), clock.clone(), github))?;
+    let running = super::launch_app(dir.path(), &clock, github)?;
     let Running {
         app,
         publisher: Some(publisher),

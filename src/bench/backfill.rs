@@ -16,7 +16,7 @@ use super::github_model::generate::{self, Choices};
 use super::github_model::history::History;
 use super::github_model::{CallKind, Counts, FakeGitHub, APP_ID, PRIVATE_KEY};
 use super::{Row, Table};
-use crate::app::{App, AppConfig, GitHubConfig};
+use crate::app::GitHubConfig;
 use crate::github::backfill::BackfillOptions;
 use crate::github::harvest::HarvestOptions;
 use crate::github::publisher::PublisherOptions;
@@ -111,7 +111,7 @@ pub async fn measure(days: u32, seed: u64) -> anyhow::Result<BackfillFigures> {
             ..BackfillOptions::default()
         },
     ));
-    let running = App::launch(AppConfig::app_mode(dir.path(), clock.clone(), github))?;
+    let running = super::launch_app(dir.path(), &clock, github)?;
     let app = &running.app;
     let backfill = running.backfill.as_ref().context("the backfill runs")?;
     let (server, sender) = super::api::serve(app).await?;

@@ -94,6 +94,16 @@ pub(crate) fn on_sled<T>(open: impl FnOnce() -> T) -> T {
     result
 }
 
+/// The App on a sled store in `dir`, on `clock`, talking to GitHub as
+/// `github` says (the benches that run the App against the model of GitHub).
+pub fn launch_app(
+    dir: &std::path::Path,
+    clock: &crate::model::clock::Clock,
+    github: crate::app::GitHubConfig,
+) -> anyhow::Result<crate::app::Running> {
+    crate::app::App::launch(crate::app::AppConfig::app_mode(dir, clock.clone(), github))
+}
+
 /// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.
 pub fn rss_bytes() -> u64 {
     rss_of("self")

@@ -114,10 +114,7 @@ pub struct PrState {
 /// commit. `None` when the thread was never seen as a PR with a head commit,
 /// or nothing tracked bears on it.
 pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
-    let Some((repo, number)) = pr.rsplit_once('#') else {
-        return Ok(None);
-    };
-    let Ok(number) = number.parse::<u64>() else {
+    let Some((repo, number)) = crate::model::ids::thread_of_key(pr) else {
         return Ok(None);
     };
     let snapshot = store

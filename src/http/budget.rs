@@ -7,8 +7,11 @@
 //!
 //! Each read's memory is bounded on its own (rollups, pages of at most
 //! `MAX_PAGE` outputs, one run, streamed exports), so the budget bounds what
-//! reads hold together; and since acks never go through it, a burst of
-//! reads delays other reads, never a webhook's 2xx.
+//! reads hold together. Acks never go through it: a burst of reads makes
+//! other reads wait, not a webhook's 2xx. On sled, though, an ack's group
+//! commit and a read's store steps share sled's one process-wide lock, so
+//! reads in flight still delay acks (measured: docs/store.md, "What an ack
+//! waits on beside readers").
 //!
 //! A read's work on the store runs on the budget's own threads
 //! (`ReadBudget::run`), one a place, at a lower scheduling priority

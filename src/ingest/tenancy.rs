@@ -44,16 +44,11 @@ pub fn check_output(
     check(store, &record.repo, record)
 }
 
-/// The repository (or owner) part of a key (`{repo}#…`).
-fn repo_of_key(key: &str) -> &str {
-    key.split_once('#').map_or(key, |(repo, _)| repo)
-}
-
 /// May a delivery from `repo` file a fact under `key`? Only within `repo`'s
 /// installation (a sub-issue of another repository is a fact about that
 /// repository: it is kept only when the same installation covers it).
 pub fn check_key(store: &Store, repo: &str, key: &str) -> Result<Result<(), Refusal>, StoreError> {
-    let part = std::iter::once((tenancy::Part::Target, repo_of_key(key)));
+    let part = std::iter::once((tenancy::Part::Target, crate::model::ids::repo_of_key(key)));
     tenancy::check_parts(repo, part, |r| store.installation_of_repo(r))
 }
 
@@ -61,7 +56,7 @@ pub fn check_key(store: &Store, repo: &str, key: &str) -> Result<Result<(), Refu
 /// the repositories `record` reads: what a read for an output brings back
 /// may be filed for it only there.
 pub fn within_reach(record: &ExecutionRecord, key: &str) -> bool {
-    let repo = repo_of_key(key);
+    let repo = crate::model::ids::repo_of_key(key);
     tenancy::parts(record).any(|(_, mine)| tenancy::same(mine, repo))
 }
 

@@ -119,6 +119,25 @@ impl<'de> Deserialize<'de> for RepoName {
     }
 }
 
+/// The repository (or owner) part of a target key `{repo}#{object}` (the
+/// whole string when it names no object): where a key is kept as a string
+/// (an `Observation`'s `target`), the one reading of its repository.
+pub fn repo_of_key(key: &str) -> &str {
+    split_key(key).map_or(key, |(repo, _)| repo)
+}
+
+/// A target key's repository (or owner) and object; `None` when it names
+/// no object.
+pub fn split_key(key: &str) -> Option<(&str, &str)> {
+    key.split_once('#')
+}
+
+/// An issue or PR key `{repo}#{number}`: its repository and number.
+pub fn thread_of_key(key: &str) -> Option<(&str, u64)> {
+    let (repo, number) = key.rsplit_once('#')?;
+    Some((repo, number.parse().ok()?))
+}
+
 /// The key an object's observations are filed under: `{repo}#{object}`
 /// (`acme/widgets#7` for issue or PR 7, `acme/widgets#commit:SHA`,
 /// `acme/widgets#ref:main`, `acme/widgets#comment:123`, …; `{owner}#…` for

@@ -112,6 +112,13 @@ pub fn repositories(
 
 /// Does a cell pass the cuts that name its coordinates?
 fn admits(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
+    admits_coordinates(filter, repos, cell)
+        && filter.status.is_none_or(|s| s == cell.status)
+        && filter.strength.is_none_or(|s| s == cell.strength)
+}
+
+/// `admits`, but for the status and strength cuts.
+fn admits_coordinates(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
     repos.contains(&cell.repo)
         && filter
             .workflow
@@ -121,8 +128,6 @@ fn admits(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
             .output_type
             .as_deref()
             .is_none_or(|t| t == cell.output_type)
-        && filter.status.is_none_or(|s| s == cell.status)
-        && filter.strength.is_none_or(|s| s == cell.strength)
 }
 
 /// The week a cell's outputs ran in (`None` for all time).
@@ -135,8 +140,11 @@ pub fn week_of(cell: &Cell) -> Option<i64> {
 }
 
 /// Sum the outputs `filter` and `scope` admit into groups (`group` names a
-/// cell's group, `None` leaves it out). Partial days are read from the time
-/// index as day cells of one output each.
+/// cell's group, `None` leaves it out). A group may not depend on a cell's
+/// status or strength: the cells that differ only in those are adjacent in
+/// the store, and they are parsed, admitted and grouped once as a run,
+/// their counts added as stored (`Counts::add_packed`). Partial days are
+/// read from the time index as day cells of one output each.
 pub fn fold<G: Ord>(
     store: &Store,
     filter: &ReadFilter,
@@ -144,24 +152,33 @@ pub fn fold<G: Ord>(
     mut group: impl FnMut(&Cell) -> Option<G>,
 ) -> Result<BTreeMap<G, Sums>> {
     let mut out: BTreeMap<G, Sums> = BTreeMap::new();
-    let mut add = |cell: &Cell, counts: &Counts| {
-        if let Some(g) = group(cell) {
-            out.entry(g)
-                .or_default()
-                .add(class(cell.status, cell.strength), counts);
-        }
-    };
     let parts = segments(filter.since, filter.until);
     for (lc, repos) in repositories(store, filter, scope)? {
         for part in &parts {
             match part {
                 Segment::Cells(level, from, to) => {
-                    for item in store.rollup_cells(*level, &lc, *from, *to) {
-                        let (cell, counts) = item?;
-                        if admits(filter, &repos, &cell) {
-                            add(&cell, &counts);
+                    let mut run = Run::default();
+                    for item in store.rollup_cells_packed(*level, &lc, *from, *to) {
+                        let (key, counts) = item?;
+                        let Some((head, status, strength)) = Cell::split_codes(&key) else {
+                            continue;
+                        };
+                        if run.head != head {
+                            run.flush(&mut out);
+                            run = Run::start(head, &key, filter, &repos, &mut group);
+                        }
+                        let Some(sums) = run.sums.as_mut() else {
+                            continue;
+                        };
+                        if filter.status.is_none_or(|s| s == status)
+                            && filter.strength.is_none_or(|s| s == strength)
+                        {
+                            let class = class(status, strength);
+                            sums.latest[class] += Counts::packed_count(&counts);
+                            sums.counts.add_packed(&counts);
                         }
                     }
+                    run.flush(&mut out);
                 }
                 Segment::Edge(from, to) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
@@ -173,7 +190,11 @@ pub fn fold<G: Ord>(
                             continue;
                         };
                         if admits(filter, &repos, &day) {
-                            add(&day, &counts);
+                            if let Some(g) = group(&day) {
+                                out.entry(g)
+                                    .or_default()
+                                    .add(class(day.status, day.strength), &counts);
+                            }
                         }
                     }
                 }
@@ -183,6 +204,52 @@ pub fn fold<G: Ord>(
     // Cells whose outputs all moved elsewhere count nothing.
     out.retain(|_, s| s.counts.get(crate::store::rollup::field::COUNT) != 0);
     Ok(out)
+}
+
+/// Adjacent cells of one repository, period, workflow and type (`fold`):
+/// their key without the codes, their group, and their sums so far
+/// (`None`: not admitted, or in no group).
+struct Run<G> {
+    head: Vec<u8>,
+    group: Option<G>,
+    sums: Option<Sums>,
+}
+
+impl<G> Default for Run<G> {
+    fn default() -> Run<G> {
+        Run {
+            head: Vec::new(),
+            group: None,
+            sums: None,
+        }
+    }
+}
+
+impl<G: Ord> Run<G> {
+    /// The run a cell key starts: parsed, admitted on its coordinates (the
+    /// status and strength cuts are the caller's, cell by cell), grouped.
+    fn start(
+        head: &[u8],
+        key: &[u8],
+        filter: &ReadFilter,
+        repos: &[String],
+        group: &mut impl FnMut(&Cell) -> Option<G>,
+    ) -> Run<G> {
+        let grouped = Cell::parse(key)
+            .filter(|cell| admits_coordinates(filter, repos, cell))
+            .and_then(|cell| group(&cell));
+        Run {
+            head: head.to_vec(),
+            sums: grouped.as_ref().map(|_| Sums::default()),
+            group: grouped,
+        }
+    }
+
+    fn flush(&mut self, out: &mut BTreeMap<G, Sums>) {
+        if let (Some(g), Some(sums)) = (self.group.take(), self.sums.take()) {
+            out.entry(g).or_default().merge(&sums);
+        }
+    }
 }
 
 /// Line-survival counts per workflow (`store::attribution::line_field`)
@@ -418,19 +485,29 @@ pub fn trends(
 }
 
 /// Outputs counted by (status, strength, type, workflow) over everything,
-/// for the `/metrics` tally.
+/// for the `/metrics` tally: the all-time cells, one by one (a fold may not
+/// group by status or strength).
 pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, String), u64>> {
-    let sums = fold(store, &ReadFilter::default(), &RepoScope::All, |c| {
-        Some((
-            c.status.as_str().to_string(),
-            c.strength.as_str().to_string(),
-            c.output_type.clone(),
-            c.workflow.clone().unwrap_or_else(|| "none".into()),
-        ))
-    })?;
-    Ok(sums
+    let mut out: BTreeMap<(String, String, String, String), i64> = BTreeMap::new();
+    for (lc, repos) in repositories(store, &ReadFilter::default(), &RepoScope::All)? {
+        for item in store.rollup_cells(Level::All, &lc, 0, 1) {
+            let (cell, counts) = item?;
+            if !repos.contains(&cell.repo) {
+                continue;
+            }
+            let key = (
+                cell.status.as_str().to_string(),
+                cell.strength.as_str().to_string(),
+                cell.output_type,
+                cell.workflow.unwrap_or_else(|| "none".into()),
+            );
+            *out.entry(key).or_default() += counts.get(crate::store::rollup::field::COUNT);
+        }
+    }
+    Ok(out
         .into_iter()
-        .map(|(k, s)| (k, s.latest.iter().sum::<i64>().max(0) as u64))
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| (k, n as u64))
         .collect())
 }
 

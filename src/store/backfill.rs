@@ -148,12 +148,7 @@ impl Store {
 
     /// Every backfill job (one per repository).
     pub fn backfill_jobs(&self) -> Result<Vec<BackfillJob>> {
-        let mut out = Vec::new();
-        for item in self.db.scan_prefix(keys::BACKFILL_JOB) {
-            let (k, v) = item?;
-            out.push(decode(&k, &v)?);
-        }
-        Ok(out)
+        self.decoded_under(keys::BACKFILL_JOB)
     }
 
     /// Put `job` into `batch` unless the repository has a job still running.

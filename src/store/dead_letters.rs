@@ -101,12 +101,7 @@ impl Store {
 
     /// Every dead letter, oldest first.
     pub fn dead_letters(&self) -> Result<Vec<DeadLetter>> {
-        let mut out = Vec::new();
-        for item in self.db().scan_prefix(keys::DEAD_LETTER) {
-            let (k, v) = item?;
-            out.push(decode(&k, &v)?);
-        }
-        Ok(out)
+        self.decoded_under(keys::DEAD_LETTER)
     }
 
     /// How many dead letters there are.

@@ -10,12 +10,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
+pub use super::inbox_item::InboxItem;
 use super::{counter, encode, keys, Store};
-use crate::model::installation::InstallationChange;
-use crate::model::{ExecutionRecord, Observation};
 
 /// Most items written per flush.
 const MAX_BATCH: usize = 2048;
@@ -61,52 +59,6 @@ impl Default for Dedup {
             now: Arc::new(Utc::now),
         }
     }
-}
-
-/// A unit of work, stored before it is acknowledged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "item", rename_all = "snake_case")]
-pub enum InboxItem {
-    /// A webhook delivery, already normalized (a few hundred bytes, not the raw body).
-    Delivery {
-        delivery_id: String,
-        event: String,
-        action: Option<String>,
-        received_at: DateTime<Utc>,
-        observations: Vec<Observation>,
-        discoveries: Vec<ExecutionRecord>,
-        /// Installation bookkeeping (`github::installations`); absent in
-        /// items stored before it existed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        installation_change: Option<InstallationChange>,
-    },
-    /// The accepted lines of one manifest post.
-    Manifest {
-        /// Digest of the post, so a repeated post is a duplicate.
-        key: String,
-        received_at: DateTime<Utc>,
-        records: Vec<ExecutionRecord>,
-    },
-    /// A manifest post whose records were streamed into chunks
-    /// (`store::staging`): the worker applies them one chunk at a time.
-    ManifestChunks {
-        /// Digest of the post, so a repeated post is a duplicate.
-        key: String,
-        received_at: DateTime<Utc>,
-        upload: u64,
-        chunks: u32,
-    },
-    /// What reconciling one output from the GitHub API found
-    /// (`github::reconciler`): observations of the kinds webhooks give, or
-    /// why the attempt failed (filed as `ObservationKind::ReconcileFailed`).
-    Reconciled {
-        output_id: String,
-        /// When the fetch ended; the time of a failure.
-        fetched_at: DateTime<Utc>,
-        observations: Vec<Observation>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        failure: Option<String>,
-    },
 }
 
 impl InboxItem {

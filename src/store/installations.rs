@@ -3,18 +3,13 @@
 //! readers outside the store, like the manifest handler's OIDC owner check,
 //! never scan sled themselves.
 
-use super::{decode, keys, Result, Store};
+use super::{keys, Result, Store};
 use crate::model::installation::{InstallationRecord, InstallationStatus};
 
 impl Store {
     /// Every installation record, by id.
     pub fn installation_records(&self) -> Result<Vec<InstallationRecord>> {
-        let mut out = Vec::new();
-        for item in self.db().scan_prefix(keys::INSTALLATION) {
-            let (k, v) = item?;
-            out.push(decode(&k, &v)?);
-        }
-        Ok(out)
+        self.decoded_under(keys::INSTALLATION)
     }
 
     /// The installation records whose status is active.

@@ -19,6 +19,7 @@ pub mod compact;
 pub mod dead_letters;
 pub mod engine;
 pub mod inbox;
+mod inbox_item;
 mod installations;
 pub mod keys;
 pub mod leases;
@@ -350,6 +351,16 @@ impl Store {
     /// (`unit`); `store::boundary` tests that nothing else reaches sled.
     pub(super) fn db(&self) -> &Engine {
         &self.db
+    }
+
+    /// Every record under `prefix`, decoded, in key order.
+    pub(super) fn decoded_under<T: DeserializeOwned>(&self, prefix: &[u8]) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        for item in self.db.scan_prefix(prefix) {
+            let (k, v) = item?;
+            out.push(decode(&k, &v)?);
+        }
+        Ok(out)
     }
 
     /// True when the store is on PostgreSQL.

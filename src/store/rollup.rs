@@ -141,6 +141,25 @@ impl Counts {
         }
     }
 
+    /// `add` of counts as stored (`engine::pack`), without unpacking them
+    /// into a vector first (the folds of every dashboard read).
+    pub fn add_packed(&mut self, packed: &[u8]) {
+        let n = packed.len() / 4;
+        if self.0.len() < n {
+            self.0.resize(n, 0);
+        }
+        for (s, c) in self.0.iter_mut().zip(packed.chunks_exact(4)) {
+            *s += i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64;
+        }
+    }
+
+    /// The first count (`field::COUNT`) of counts as stored.
+    pub fn packed_count(packed: &[u8]) -> i64 {
+        packed
+            .get(..4)
+            .map_or(0, |c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64)
+    }
+
     pub fn sub(&mut self, other: &Counts) {
         for (i, v) in other.0.iter().enumerate() {
             self.bump(i, -*v);
@@ -339,6 +358,18 @@ impl Cell {
         k.push(code(&STATUS_CODES, self.status));
         k.push(code(&STRENGTH_CODES, self.strength));
         k
+    }
+
+    /// A cell key without its status and strength codes (the cells of one
+    /// repository, period, workflow and type share it and are adjacent),
+    /// and those two.
+    pub fn split_codes(key: &[u8]) -> Option<(&[u8], OutcomeStatus, EvidenceStrength)> {
+        let (head, codes) = key.split_at_checked(key.len().checked_sub(2)?)?;
+        Some((
+            head,
+            uncode(&STATUS_CODES, codes[0])?,
+            uncode(&STRENGTH_CODES, codes[1])?,
+        ))
     }
 
     pub fn parse(key: &[u8]) -> Option<Cell> {
@@ -552,6 +583,18 @@ impl Store {
             Err(e) => Some(Err(e)),
             Ok((k, v)) => Cell::parse(&k).map(|c| Ok((c, Counts(super::engine::unpack(&v))))),
         })
+    }
+
+    /// `rollup_cells` as stored: each cell's key and packed counts.
+    pub fn rollup_cells_packed(
+        &self,
+        level: Level,
+        repo_lc: &str,
+        from: i64,
+        to: i64,
+    ) -> impl Iterator<Item = Result<(super::engine::Bytes, super::engine::Bytes)>> + '_ {
+        let (start, end) = cell_range(level, repo_lc, from, to);
+        self.db.range(start..end)
     }
 
     /// The outputs of one repository (lowercase) that ran in `from..to`, in

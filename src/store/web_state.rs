@@ -394,12 +394,22 @@ mod tests {
         out
     }
 
-    #[test]
-    fn records_expire_group_and_sweep_oldest_first() {
-        for (_d, s) in stores() {
-            expire_group_and_sweep(&s);
-        }
+    /// A test that runs `check` on every kind of store.
+    macro_rules! on_every_store {
+        ($name:ident, $check:ident) => {
+            #[test]
+            fn $name() {
+                for (_d, s) in stores() {
+                    $check(&s);
+                }
+            }
+        };
     }
+
+    on_every_store!(
+        records_expire_group_and_sweep_oldest_first,
+        expire_group_and_sweep
+    );
 
     fn expire_group_and_sweep(s: &Store) {
         let now = Utc::now();
@@ -452,12 +462,7 @@ mod tests {
         assert_eq!(s.count_expiring(Space::Session, 10).unwrap(), 0);
     }
 
-    #[test]
-    fn a_record_is_taken_once_among_racing_takers() {
-        for (_d, s) in stores() {
-            taken_once(&s);
-        }
-    }
+    on_every_store!(a_record_is_taken_once_among_racing_takers, taken_once);
 
     fn taken_once(s: &Store) {
         let now = Utc::now();

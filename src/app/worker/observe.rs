@@ -111,7 +111,7 @@ pub(super) fn linked_refs(obs: &Observation) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let repo = obs.target.split('#').next().unwrap_or_default();
+    let repo = crate::model::ids::repo_of_key(&obs.target);
     let merge_commit = snap.merge_commit_sha.as_ref().filter(|_| snap.merged);
     [
         snap.head_ref.as_ref().map(|r| ref_key(repo, r)),

@@ -10,9 +10,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
 use serde_json::json;
 
+use super::repos::Paging;
 use super::{error, require_token, Authorized, Fake, FakeGitHub};
 
 pub const LIST_ARTIFACTS: &str = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts";
@@ -68,13 +68,6 @@ pub fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
     w.finish().unwrap().into_inner()
 }
 
-/// GitHub's paging: `per_page` (default 30, at most 100) and `page` (from 1).
-#[derive(Debug, Deserialize)]
-pub struct Paging {
-    per_page: Option<usize>,
-    page: Option<usize>,
-}
-
 pub async fn list_for_run(
     State(fake): State<Fake>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
@@ -88,11 +81,10 @@ pub async fn list_for_run(
         .filter(|a| a.repo.eq_ignore_ascii_case(&full) && a.run_id == run_id)
         .collect();
     let total = artifacts.len();
-    let per_page = paging.per_page.unwrap_or(30).clamp(1, 100);
-    let page = paging.page.unwrap_or(1).max(1);
+    let (start, per_page) = paging.window();
     let artifacts: Vec<_> = artifacts
         .into_iter()
-        .skip((page - 1) * per_page)
+        .skip(start)
         .take(per_page)
         .map(|a| {
             json!({

@@ -102,11 +102,27 @@ impl FakeGitHub {
     }
 }
 
+/// GitHub's paging: `per_page` (default 30, at most 100) and `page` (from 1).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Paging {
     per_page: Option<usize>,
     page: Option<usize>,
+}
+
+impl Paging {
+    /// The page asked for: the index of its first item, and its size.
+    pub fn window(&self) -> (usize, usize) {
+        page_window(self.per_page, self.page)
+    }
+}
+
+/// Page `page` (from 1; 1 when not given) of `per_page` items (30 when not
+/// given, 1 to 100): the index of its first item, and its size.
+pub fn page_window(per_page: Option<usize>, page: Option<usize>) -> (usize, usize) {
+    let per_page = per_page.unwrap_or(30).clamp(1, 100);
+    let page = page.unwrap_or(1).max(1);
+    ((page - 1) * per_page, per_page)
 }
 
 async fn rest_get(
@@ -147,9 +163,7 @@ async fn rest_get(
             .insert("etag", HeaderValue::from_str(&tag).unwrap());
         return r;
     };
-    let per_page = paging.per_page.unwrap_or(30).clamp(1, 100);
-    let page = paging.page.unwrap_or(1).max(1);
-    let start = (page - 1) * per_page;
+    let (start, per_page) = paging.window();
     let slice: Vec<Value> = items.iter().skip(start).take(per_page).cloned().collect();
     let mut response = Json(Value::Array(slice)).into_response();
     response
@@ -162,7 +176,8 @@ async fn rest_get(
             .unwrap_or("127.0.0.1");
         let next = format!(
             "<http://{host}{path}?per_page={per_page}&page={}>; rel=\"next\"",
-            page + 1
+            // This page is `start / per_page + 1` (pages count from 1).
+            start / per_page + 2
         );
         response
             .headers_mut()

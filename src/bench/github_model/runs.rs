@@ -180,11 +180,10 @@ pub async fn list(
         // GitHub answers at most 1,000 results of a filtered search.
         runs.truncate(SEARCH_CAP);
     }
-    let per_page = q.per_page.unwrap_or(30).clamp(1, 100);
-    let page = q.page.unwrap_or(1).max(1);
+    let (start, per_page) = super::repos::page_window(q.per_page, q.page);
     let page: Vec<_> = runs
         .into_iter()
-        .skip((page - 1) * per_page)
+        .skip(start)
         .take(per_page)
         .map(|r| {
             let name = r.path.rsplit('/').next().unwrap_or_default();

@@ -60,15 +60,8 @@ async fn next_seqs(c: &super::Client, n: i64) -> PgResult<Vec<u64>> {
 impl Pg {
     /// The highest inbox number handed out (0: none yet).
     pub fn last_inbox_seq(&self) -> Result<u64> {
-        self.run(|c| async move {
-            let row = c
-                .query_one(
-                    "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM inbox_seq",
-                    &[],
-                )
-                .await?;
-            Ok(row.get::<_, i64>(0) as u64)
-        })
+        let sql = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM inbox_seq";
+        self.one_row(sql, |row| row.get::<_, i64>(0) as u64)
     }
 
     /// `n` new inbox numbers, ascending.

@@ -271,15 +271,10 @@ impl Pg {
     /// `synchronous_commit` on, PostgreSQL's defaults): what is
     /// acknowledged then survives a power loss of the database's machine.
     pub fn commits_are_synced(&self) -> Result<bool> {
-        self.run(|c| async move {
-            let row = c
-                .query_one(
-                    "SELECT current_setting('fsync'), current_setting('synchronous_commit')",
-                    &[],
-                )
-                .await?;
+        let sql = "SELECT current_setting('fsync'), current_setting('synchronous_commit')";
+        self.one_row(sql, |row| {
             let (fsync, sync_commit): (String, String) = (row.get(0), row.get(1));
-            Ok(fsync == "on" && !matches!(sync_commit.as_str(), "off" | "local"))
+            fsync == "on" && !matches!(sync_commit.as_str(), "off" | "local")
         })
     }
 
@@ -323,6 +318,15 @@ impl Pg {
             }
         };
         self.shared.noted(result)
+    }
+
+    /// The one row `sql` (without parameters) answers, as `read` reads it.
+    pub(crate) fn one_row<T: Send + 'static>(
+        &self,
+        sql: &'static str,
+        read: impl FnOnce(tokio_postgres::Row) -> T + Send + 'static,
+    ) -> Result<T> {
+        self.run(move |c| async move { Ok(read(c.query_one(sql, &[]).await?)) })
     }
 
     /// The pinned transaction's connection, begun now if it was not yet.

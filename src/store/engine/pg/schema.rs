@@ -64,15 +64,8 @@ impl Pg {
 
     /// The schema version the database is at.
     pub fn schema_version(&self) -> Result<i64> {
-        self.run(|c| async move {
-            let row = c
-                .query_one(
-                    "SELECT coalesce(max(version), 0) FROM schema_migrations",
-                    &[],
-                )
-                .await?;
-            Ok(row.get(0))
-        })
+        let sql = "SELECT coalesce(max(version), 0) FROM schema_migrations";
+        self.one_row(sql, |row| row.get(0))
     }
 }
 

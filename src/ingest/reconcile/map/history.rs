@@ -1,0 +1,158 @@
+//! A thread's past and the branch's: timeline (or issue-events) entries, reverts
+//! (a revert PR, a reverting commit), and what a compare says was contained.
+
+use super::{api_id, event_kind, sub_issue_event, Mapper};
+use crate::ingest::reconcile::rest::{self, actor, items, time, view};
+use crate::model::target::{commit_key, thread_key};
+use crate::model::ObservationKind as K;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+impl Mapper<'_> {
+    /// Timeline (or issue-events) entries: the same kinds the `issues` and
+    /// `pull_request` webhooks give.
+    pub(super) fn events(&mut self, path: &str, n: Option<u64>, v: &Value) {
+        let Some(n) = n else { return };
+        let key = thread_key(&self.repo, n);
+        for (i, raw) in items(v).iter().enumerate() {
+            let e: rest::Event = view(raw);
+            let name = e.event.clone().unwrap_or_default();
+            match name.as_str() {
+                "commented" => {
+                    self.comment(path, i, n, raw);
+                    continue;
+                }
+                "reviewed" => {
+                    self.review(path, i, n, raw, raw.get("user"));
+                    continue;
+                }
+                "committed" => continue, // read from `pulls/N/commits`, which names the author
+                _ => {}
+            }
+            // A close or reopen with no time of its own is (at the latest)
+            // what produced the item's current state: it takes that state's
+            // time rather than being dropped (general rule 2).
+            if name == "cross-referenced" {
+                self.revert_pr(path, n, raw);
+            }
+            if let Some(kind) = sub_issue_event(&name, n, raw) {
+                if let Some(at) = time(e.created_at.as_ref()) {
+                    let id = api_id("event", e.id, format!("{path}:{i}"));
+                    self.push(id, at, key.clone(), actor(raw.get("actor")), kind);
+                }
+                continue;
+            }
+            let at = time(e.created_at.as_ref()).or_else(|| {
+                matches!(name.as_str(), "closed" | "reopened")
+                    .then(|| self.state_time.get(&n).copied())
+                    .flatten()
+            });
+            let Some(at) = at else { continue };
+            let who = actor(raw.get("actor"));
+            let Some((kind, who)) = event_kind(&name, &e, raw, who) else {
+                continue;
+            };
+            let id = api_id("event", e.id, format!("{path}:{i}"));
+            self.push(id, at, key.clone(), who, kind);
+        }
+    }
+
+    /// A timeline `cross-referenced` event whose source is a merged
+    /// `Revert "…"` PR naming thread `n` (the revert button's body `Reverts
+    /// owner/repo#N`): `Reverted`, landed at the revert's merge, filed under
+    /// `n`, as the revert PR's `pull_request.closed` delivery gives it. The
+    /// merger is not in the answer: the revert's author stands in.
+    pub(super) fn revert_pr(&mut self, path: &str, n: u64, raw: &Value) {
+        let Some(source) = raw.pointer("/source/issue") else {
+            return;
+        };
+        let title = source.get("title").and_then(Value::as_str).unwrap_or("");
+        let body = source.get("body").and_then(Value::as_str).unwrap_or("");
+        let merged_at = time(source.pointer("/pull_request/merged_at"));
+        let number = source.get("number").and_then(Value::as_u64);
+        let (Some(at), Some(m), true) = (merged_at, number, title.starts_with("Revert \"")) else {
+            return;
+        };
+        if crate::ingest::webhook::reverted_pr(body, &self.repo) != Some(n) || m == n {
+            return;
+        }
+        let id = format!("api:{path}:revert:{m}");
+        self.landed_revert(id, at, n, source.get("user"), format!("#{m}"), None);
+    }
+
+    /// A revert that landed (`by` a PR `#M` or a commit sha), filed under
+    /// thread `n`, by the GitHub user `user` names.
+    fn landed_revert(
+        &mut self,
+        id: String,
+        at: DateTime<Utc>,
+        n: u64,
+        user: Option<&Value>,
+        by: String,
+        reverted_sha: Option<String>,
+    ) {
+        self.push(
+            id,
+            at,
+            thread_key(&self.repo, n),
+            actor(user),
+            K::Reverted {
+                by,
+                reverted_sha,
+                landed: true,
+            },
+        );
+    }
+
+    /// `compare/A...B`: whether B contains A (`ahead`/`identical`) or not
+    /// (`behind`/`diverged`), filed on A's commit key (the pushed commit,
+    /// which its output watches). It has no time of its own.
+    pub(super) fn compare(&mut self, path: &str, spec: &str, v: &Value) {
+        let Some((base, head)) = spec.split_once("...") else {
+            return;
+        };
+        let Some(status) = v.get("status").and_then(Value::as_str) else {
+            return;
+        };
+        let key = commit_key(&self.repo, base);
+        self.push(
+            format!("api:{path}"),
+            self.fallback,
+            key,
+            None,
+            K::Compared {
+                head: head.to_string(),
+                status: status.to_string(),
+            },
+        );
+        self.reverting_commits(v);
+    }
+
+    /// Commits of a compare (what landed on the base branch after a merge)
+    /// whose message says `This reverts commit <sha>`: `Reverted`, landed,
+    /// as a default-branch `push` delivery gives it, filed under the
+    /// output's thread (where the worker copies commit facts), at the
+    /// commit's time, by its GitHub author.
+    pub(super) fn reverting_commits(&mut self, v: &Value) {
+        let Some(n) = crate::ingest::reconcile::endpoints::thread_number(self.record) else {
+            return;
+        };
+        for c in v.get("commits").map(items).unwrap_or_default() {
+            let commit: rest::Commit = view(c);
+            let git = commit.commit.unwrap_or_default();
+            let message = git.message.unwrap_or_default();
+            let Some(reverted) = crate::ingest::webhook::reverted_sha(&message) else {
+                continue;
+            };
+            let at = git
+                .committer
+                .and_then(|p| time(p.date.as_ref()))
+                .or_else(|| git.author.and_then(|p| time(p.date.as_ref())));
+            let (Some(at), Some(sha)) = (at, commit.sha) else {
+                continue;
+            };
+            let id = format!("api:revert:{sha}");
+            self.landed_revert(id, at, n, c.get("author"), sha, Some(reverted));
+        }
+    }
+}
