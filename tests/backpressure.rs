@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::TestApp;
-use safe_outcomes::bench::rss_bytes;
+use safe_outcomes::bench::{proc_number, rss_bytes};
 
 fn burst() -> usize {
     if std::env::var_os("SAFE_OUTCOMES_LONG").is_some() {
@@ -105,15 +105,7 @@ async fn a_burst_goes_to_disk_not_memory_and_status_shows_the_backlog() {
 
 /// Peak RSS (VmHWM) of this process, in bytes.
 fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    proc_number("/proc/self/status", "VmHWM:").map_or(0, |kb| kb * 1024)
 }
 
 /// Start a new peak at the current RSS; false where the kernel refuses

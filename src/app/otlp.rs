@@ -279,16 +279,14 @@ pub fn attributes(o: &OutcomeRecord) -> Vec<KeyValue> {
     let target = o.target.as_ref();
     let text = |s: &str| Some(Value::from(s.to_string()));
     let int = |n: u64| Some(Value::I64(i64::try_from(n).unwrap_or(i64::MAX)));
-    put("gh-aw.outcome.type", text(&o.safe_output_type));
-    put("gh-aw.outcome.result", text(o.outcome_status.as_str()));
-    put(
-        "gh-aw.outcome.outcome_status",
+    let (status, strength) = (
         text(o.outcome_status.as_str()),
-    );
-    put(
-        "gh-aw.outcome.evidence_strength",
         text(o.evidence_strength.as_str()),
     );
+    put("gh-aw.outcome.type", text(&o.safe_output_type));
+    put("gh-aw.outcome.result", status.clone());
+    put("gh-aw.outcome.outcome_status", status.clone());
+    put("gh-aw.outcome.evidence_strength", strength.clone());
     put("gh-aw.outcome.signal", text(&o.gh_aw_signal));
     put(
         "gh-aw.outcome.detail",
@@ -333,14 +331,8 @@ pub fn attributes(o: &OutcomeRecord) -> Vec<KeyValue> {
     );
     put("safe_outcomes.safe_output_id", text(&o.safe_output_id));
     put("safe_outcomes.safe_output_type", text(&o.safe_output_type));
-    put(
-        "safe_outcomes.outcome_status",
-        text(o.outcome_status.as_str()),
-    );
-    put(
-        "safe_outcomes.evidence_strength",
-        text(o.evidence_strength.as_str()),
-    );
+    put("safe_outcomes.outcome_status", status);
+    put("safe_outcomes.evidence_strength", strength);
     put(
         "safe_outcomes.human_check_signal",
         text(&o.human_check_signal),

@@ -45,6 +45,15 @@ impl AppConfig {
             database_url: None,
         }
     }
+
+    /// App mode on the embedded store: `listen_only` plus the GitHub tasks
+    /// `github` turns on.
+    pub fn app_mode(data_dir: impl Into<PathBuf>, clock: Clock, github: GitHubConfig) -> AppConfig {
+        AppConfig {
+            github: Some(github),
+            ..AppConfig::listen_only(data_dir, clock)
+        }
+    }
 }
 
 /// The background tasks of App mode; each runs when its options are set.

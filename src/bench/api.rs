@@ -84,13 +84,7 @@ pub(super) async fn serve(app: &App) -> anyhow::Result<(RunningServer, Client)> 
     let (secret, token) = ("bench-webhook-secret", "bench-api-token");
     let routes = router(
         app,
-        RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.into()],
-            api_token: Some(token.into()),
-            listen_only: false,
-            ..Default::default()
-        },
+        RouterOptions::keyed("/api/github/webhooks", secret, token),
     );
     let server = RunningServer::start(routes, "127.0.0.1:0".parse()?).await?;
     let sender = Client::new(&server.url(), Some(secret.into()), Some(token.into()));

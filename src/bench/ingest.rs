@@ -275,11 +275,8 @@ pub(super) async fn serve(app: &App) -> anyhow::Result<RunningServer> {
         router(
             app,
             RouterOptions {
-                webhook_path: HOOK.into(),
-                secrets: vec![SECRET.into()],
-                api_token: Some("bench-token".into()),
                 listen_only: true,
-                ..RouterOptions::default()
+                ..RouterOptions::keyed(HOOK, SECRET, "bench-token")
             },
         ),
         "127.0.0.1:0".parse()?,

@@ -101,12 +101,7 @@ pub fn launch_app(
     clock: &crate::model::clock::Clock,
     github: crate::app::GitHubConfig,
 ) -> anyhow::Result<crate::app::Running> {
-    crate::app::App::launch(crate::app::AppConfig {
-        data_dir: dir.to_path_buf(),
-        clock: clock.clone(),
-        github: Some(github),
-        database_url: None,
-    })
+    crate::app::App::launch(crate::app::AppConfig::app_mode(dir, clock.clone(), github))
 }
 
 /// Resident memory of this process (`VmRSS`), in bytes; 0 where unknown.
@@ -117,15 +112,18 @@ pub fn rss_bytes() -> u64 {
 /// Resident memory (`VmRSS`) of process `pid` ("self": this one), in
 /// bytes; 0 where unknown (or gone).
 pub fn rss_of(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    proc_number(&format!("/proc/{pid}/status"), "VmRSS:").map_or(0, |kb| kb * 1024)
+}
+
+/// The number after `key` (`VmRSS:`, `write_bytes:`, …) on its line of the
+/// `/proc` file `path`; `None` where the file, the line or the number is
+/// missing.
+pub fn proc_number(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
 }
 
 /// CPU time this process used so far (all threads, user + system), in seconds.

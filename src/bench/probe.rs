@@ -148,14 +148,7 @@ fn quantiles(v: &mut [Duration]) -> (Duration, Duration, Duration) {
 /// Bytes this process has caused to be sent to storage (`write_bytes` of
 /// `/proc/self/io`): sled's log writes, the flushes' payload.
 fn written_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/io")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("write_bytes:"))
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .unwrap_or(0)
+    super::proc_number("/proc/self/io", "write_bytes:").unwrap_or(0)
 }
 
 /// CPU seconds of each thread of this process, summed by thread name

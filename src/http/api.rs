@@ -17,15 +17,14 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::budget::ReadPermit;
-use super::read::{QueryPairs, ReadFilter, Reader, RepoScope};
+use super::read::{QueryPairs, Read, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
 use crate::judge::assess::{transitions, Transition};
 use crate::model::{ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus};
@@ -78,9 +77,7 @@ pub struct OutputDetail {
 }
 
 pub async fn list_outputs(
-    StateExtractor(state): StateExtractor<State>,
-    reader: Reader,
-    _place: ReadPermit,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<OutputsPage>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
@@ -146,9 +143,7 @@ pub(crate) async fn output_detail(
 }
 
 pub async fn get_output(
-    StateExtractor(state): StateExtractor<State>,
-    reader: Reader,
-    _place: ReadPermit,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
 ) -> Result<Json<OutputDetail>, ApiError> {
@@ -295,9 +290,7 @@ pub(crate) async fn run_view(
 }
 
 pub async fn run_outcomes(
-    StateExtractor(state): StateExtractor<State>,
-    reader: Reader,
-    _place: ReadPermit,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> Result<Json<RunView>, ApiError> {
@@ -447,9 +440,7 @@ pub(crate) async fn line_survival_of(
 }
 
 pub async fn report(
-    StateExtractor(state): StateExtractor<State>,
-    reader: Reader,
-    _place: ReadPermit,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Report>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["window"])?;

@@ -112,13 +112,7 @@ pub async fn request(
             ApiError::bad_request(format!("the body is not a backfill request: {e}"))
         })?
     };
-    if state.listen_only {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "listen_only",
-            "this server runs in listen-only mode (no APP_ID): it makes no GitHub API calls, so it cannot backfill; set APP_ID and PRIVATE_KEY",
-        ));
-    }
+    state.refuse_listen_only("it cannot backfill; set APP_ID and PRIVATE_KEY")?;
     let requests = state
         .shared
         .backfill_requests

@@ -61,6 +61,21 @@ pub struct ServerState {
 
 pub type State = Arc<ServerState>;
 
+impl ServerState {
+    /// 409 `listen_only` where this server makes no GitHub API calls:
+    /// `consequence` says what it therefore cannot do and how to enable it.
+    pub fn refuse_listen_only(&self, consequence: &str) -> Result<(), ApiError> {
+        if !self.listen_only {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            axum::http::StatusCode::CONFLICT,
+            "listen_only",
+            format!("this server runs in listen-only mode (no APP_ID): it makes no GitHub API calls, so {consequence}"),
+        ))
+    }
+}
+
 /// Options of the HTTP surface.
 #[derive(Clone, Debug, Default)]
 pub struct RouterOptions {
@@ -76,6 +91,19 @@ pub struct RouterOptions {
     pub auth: crate::http::auth::AuthOptions,
     /// `/metrics`: its bearer, its listener, its labels.
     pub metrics: MetricsOptions,
+}
+
+impl RouterOptions {
+    /// Deliveries at `webhook_path` signed with `secret`, reads with the
+    /// bearer `api_token`, in App mode; the rest as by default.
+    pub fn keyed(webhook_path: &str, secret: &str, api_token: &str) -> RouterOptions {
+        RouterOptions {
+            webhook_path: webhook_path.into(),
+            secrets: vec![secret.into()],
+            api_token: Some(api_token.into()),
+            ..RouterOptions::default()
+        }
+    }
 }
 
 /// What an area needs to mount its routes, besides `State`.

@@ -210,96 +210,102 @@ pub struct StatusDoc {
     pub tenancy: serde_json::Value,
 }
 
-/// Outcome records, paginated in output id order.
-#[utoipa::path(get, path = "/api/v1/outputs", tag = "read",
-    params(ReadParams,
-        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
-        ("limit" = Option<u32>, Query, description = "Records per page (1–1000, default 100)")),
+/// `#[utoipa::path]` of an endpoint behind the bearer token: `security`
+/// says `bearer`, and `responses` gets the 401 such an endpoint answers
+/// without it.
+macro_rules! bearer_path {
+    (
+        $(#[$attr:meta])*
+        $method:ident $path:literal, tag = $tag:literal, fn $name:ident,
+        responses($($answer:tt)*)
+        $(, $part:ident($($inner:tt)*))* $(,)?
+    ) => {
+        $(#[$attr])*
+        #[utoipa::path($method, path = $path, tag = $tag,
+            $($part($($inner)*),)*
+            responses($($answer)*, (status = 401, body = ErrorBody)),
+            security(("bearer" = [])))]
+        #[allow(dead_code)]
+        fn $name() {}
+    };
+}
+
+bearer_path! {
+    /// Outcome records, paginated in output id order.
+    get "/api/v1/outputs", tag = "read", fn list_outputs,
     responses(
         (status = 200, body = super::api::OutputsPage),
-        (status = 400, body = ErrorBody, description = "An unknown parameter or a bad value"),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn list_outputs() {}
+        (status = 400, body = ErrorBody, description = "An unknown parameter or a bad value")),
+    params(ReadParams,
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+        ("limit" = Option<u32>, Query, description = "Records per page (1–1000, default 100)"))
+}
 
-/// One output: its outcome record, execution record, the changes of verdict
-/// and the observations behind them.
-#[utoipa::path(get, path = "/api/v1/outputs/{id}", tag = "read",
-    params(("id" = String, Path, description = "`safe_output_id`, e.g. `acme/widgets:2101:0`"), ReadParams),
+bearer_path! {
+    /// One output: its outcome record, execution record, the changes of verdict
+    /// and the observations behind them.
+    get "/api/v1/outputs/{id}", tag = "read", fn get_output,
     responses(
         (status = 200, body = super::api::OutputDetail),
-        (status = 404, body = ErrorBody, description = "No such output, or not one the reader may see"),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn get_output() {}
+        (status = 404, body = ErrorBody, description = "No such output, or not one the reader may see")),
+    params(("id" = String, Path, description = "`safe_output_id`, e.g. `acme/widgets:2101:0`"), ReadParams)
+}
 
-/// Ask for an output to be evaluated from the GitHub API now (App mode).
-#[utoipa::path(post, path = "/api/v1/outputs/{id}/reconcile", tag = "read",
-    params(("id" = String, Path, description = "`safe_output_id`")),
+bearer_path! {
+    /// Ask for an output to be evaluated from the GitHub API now (App mode).
+    post "/api/v1/outputs/{id}/reconcile", tag = "read", fn reconcile_output,
     responses(
         (status = 202, body = ReconcileQueuedDoc),
         (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "Listen-only mode: no GitHub API access"),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn reconcile_output() {}
+        (status = 409, body = ErrorBody, description = "Listen-only mode: no GitHub API access")),
+    params(("id" = String, Path, description = "`safe_output_id`"))
+}
 
-/// The outcomes of one workflow run, shaped like `gh aw outcomes RUN --json`.
-#[utoipa::path(get, path = "/api/v1/runs/{owner}/{repo}/{run_id}", tag = "read",
-    params(
-        ("owner" = String, Path), ("repo" = String, Path), ("run_id" = u64, Path),
-        ReadParams),
+bearer_path! {
+    /// The outcomes of one workflow run, shaped like `gh aw outcomes RUN --json`.
+    get "/api/v1/runs/{owner}/{repo}/{run_id}", tag = "read", fn run_outcomes,
     responses(
         (status = 200, body = super::api::RunView),
-        (status = 404, body = ErrorBody, description = "No output of this run the reader may see"),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn run_outcomes() {}
+        (status = 404, body = ErrorBody, description = "No output of this run the reader may see")),
+    params(
+        ("owner" = String, Path), ("repo" = String, Path), ("run_id" = u64, Path),
+        ReadParams)
+}
 
-/// The report: totals, per-type rates (three rates, never one blended
-/// number), checkpoints, line survival.
-#[utoipa::path(get, path = "/api/v1/report", tag = "read",
-    params(ReadParams,
-        ("window" = Option<String>, Query, description = "1h, 24h, 7d or 30d: the outcome as of that checkpoint")),
+bearer_path! {
+    /// The report: totals, per-type rates (three rates, never one blended
+    /// number), checkpoints, line survival.
+    get "/api/v1/report", tag = "read", fn report,
     responses(
         (status = 200, body = crate::read::report::Report),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn report() {}
-
-/// The three rates and the counts per ISO week.
-#[utoipa::path(get, path = "/api/v1/series", tag = "read",
+        (status = 400, body = ErrorBody)),
     params(ReadParams,
-        ("by" = Option<String>, Query, description = "`week` (the only period offered)")),
+        ("window" = Option<String>, Query, description = "1h, 24h, 7d or 30d: the outcome as of that checkpoint"))
+}
+
+bearer_path! {
+    /// The three rates and the counts per ISO week.
+    get "/api/v1/series", tag = "read", fn series,
     responses(
         (status = 200, body = super::series::Series),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn series() {}
-
-/// Every outcome record the reader may see, one JSON object a line
-/// (`format=jsonl`, the default), or one opentraces `TraceRecord` (schema
-/// 0.9.0) a line (`format=opentraces`). Streamed.
-#[utoipa::path(get, path = "/api/v1/export", tag = "read",
+        (status = 400, body = ErrorBody)),
     params(ReadParams,
-        ("format" = Option<String>, Query, description = "`jsonl` (outcome records) or `opentraces`")),
+        ("by" = Option<String>, Query, description = "`week` (the only period offered)"))
+}
+
+bearer_path! {
+    /// Every outcome record the reader may see, one JSON object a line
+    /// (`format=jsonl`, the default), or one opentraces `TraceRecord` (schema
+    /// 0.9.0) a line (`format=opentraces`). Streamed.
+    get "/api/v1/export", tag = "read", fn export,
     responses(
         (status = 200, content_type = "application/x-ndjson",
          body = crate::model::OutcomeRecord,
          description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn export() {}
+        (status = 400, body = ErrorBody)),
+    params(ReadParams,
+        ("format" = Option<String>, Query, description = "`jsonl` (outcome records) or `opentraces`"))
+}
 
 /// The export under its first name: the same as `/api/v1/export`.
 #[utoipa::path(get, path = "/api/v1/export.jsonl", tag = "read", params(ReadParams),
@@ -311,43 +317,38 @@ fn export() {}
 #[allow(dead_code)]
 fn export_jsonl() {}
 
-/// A gh-aw `safe-output-items.jsonl`, one item a line.
-#[utoipa::path(post, path = "/api/v1/manifests", tag = "ingest",
-    params(
-        ("repo" = Option<String>, Query, description = "`owner/name` for lines that name none"),
-        ("run_id" = Option<u64>, Query), ("workflow" = Option<String>, Query)),
-    request_body(content = String, content_type = "application/x-ndjson"),
+bearer_path! {
+    /// A gh-aw `safe-output-items.jsonl`, one item a line.
+    post "/api/v1/manifests", tag = "ingest", fn post_manifest,
     responses(
         (status = 202, body = ManifestAnswerDoc, description = "Stored (durable before the answer)"),
         (status = 200, body = ManifestAnswerDoc, description = "The same manifest again: nothing new stored"),
         (status = 400, body = ManifestRefusalDoc, description = "No line could be used, or a bad query; nothing stored"),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn post_manifest() {}
+        (status = 403, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)),
+    params(
+        ("repo" = Option<String>, Query, description = "`owner/name` for lines that name none"),
+        ("run_id" = Option<u64>, Query), ("workflow" = Option<String>, Query)),
+    request_body(content = String, content_type = "application/x-ndjson")
+}
 
-/// Plan the backfill of the gh-aw runs of the last `days` days.
-#[utoipa::path(post, path = "/api/v1/backfill", tag = "ingest",
-    request_body(content = Object, description = "`{\"days\": 30, \"repo\": \"owner/name\"}`, both optional"),
+bearer_path! {
+    /// Plan the backfill of the gh-aw runs of the last `days` days.
+    post "/api/v1/backfill", tag = "ingest", fn post_backfill,
     responses(
         (status = 202, body = BackfillPlannedDoc),
-        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "Listen-only mode"),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn post_backfill() {}
+        (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "Listen-only mode")),
+    request_body(content = Object, description = "`{\"days\": 30, \"repo\": \"owner/name\"}`, both optional")
+}
 
-/// The backfill jobs and how far each has got (what `backfill --watch` shows).
-#[utoipa::path(get, path = "/api/v1/backfill", tag = "ingest",
-    params(("repo" = Option<String>, Query, description = "Only this repository's job")),
+bearer_path! {
+    /// The backfill jobs and how far each has got (what `backfill --watch` shows).
+    get "/api/v1/backfill", tag = "ingest", fn get_backfill,
     responses(
-        (status = 200, body = super::backfill::BackfillJobs),
-        (status = 401, body = ErrorBody)),
-    security(("bearer" = [])))]
-#[allow(dead_code)]
-fn get_backfill() {}
+        (status = 200, body = super::backfill::BackfillJobs)),
+    params(("repo" = Option<String>, Query, description = "Only this repository's job"))
+}
 
 /// This document.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "health",

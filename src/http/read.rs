@@ -7,8 +7,10 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 
 use super::body::require_token;
+use super::budget::ReadPermit;
 use super::{ApiError, State};
 pub use crate::read::query::{ReadFilter, RepoScope, FILTER_PARAMS};
 
@@ -81,6 +83,29 @@ fn refused(state: &State, e: ApiError) -> ApiError {
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     tracing::warn!(status = %e.status, detail = %e.detail, "read request refused");
     e
+}
+
+/// What every read handler starts from, taken in this order: the server's
+/// state, who reads (`Reader` for the API, `dashboard::Visit` for a page),
+/// and the read's place in the budget (`ReadPermit`, held as long as the
+/// handler's argument: until it returns). A refusal is the one of the part
+/// that refused.
+pub struct Read<W>(pub State, pub W, pub ReadPermit);
+
+impl<W> FromRequestParts<State> for Read<W>
+where
+    W: FromRequestParts<State> + Send,
+    W::Rejection: IntoResponse,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &State) -> Result<Read<W>, Response> {
+        let who = W::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let place = ReadPermit::from_request_parts(parts, state).await?;
+        Ok(Read(state.clone(), who, place))
+    }
 }
 
 /// The query string as pairs, for `ReadFilter::parse`. Unlike `Query<T>`, a

@@ -41,13 +41,9 @@ pub async fn request(
             "only POST /api/v1/outputs/{id}/reconcile is accepted here",
         ));
     };
-    if state.listen_only {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "listen_only",
-            "this server runs in listen-only mode (no APP_ID): it makes no GitHub API calls, so it cannot reconcile; set APP_ID and PRIVATE_KEY to enable reconciliation",
-        ));
-    }
+    state.refuse_listen_only(
+        "it cannot reconcile; set APP_ID and PRIVATE_KEY to enable reconciliation",
+    )?;
     let stored = state
         .store
         .output(id)?

@@ -16,15 +16,13 @@
 //! `until`, so twelve weeks) to `until` (default: now); weeks with no output
 //! are listed with zero counts and no rates, so a chart has one slot per week.
 
-use axum::extract::State as StateExtractor;
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::api::blocking;
-use super::budget::ReadPermit;
-use super::read::{QueryPairs, ReadFilter, Reader};
+use super::read::{QueryPairs, Read, ReadFilter, Reader};
 use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;
 use crate::read::report::{parse_window, Report, Sums, Totals, TypeStats};
@@ -136,14 +134,7 @@ pub fn weekly_from_sums(
     first: DateTime<Utc>,
     weeks: i64,
 ) -> Vec<Period> {
-    let first_week = week_of_day(day_of(first));
-    (0..weeks)
-        .map(|i| {
-            let start = first + Duration::weeks(i);
-            let s = sums.get(&(first_week + i)).cloned().unwrap_or_default();
-            period(start, s.overall())
-        })
-        .collect()
+    weekly_from_sums_at(sums, first, weeks, None)
 }
 
 /// `weekly_from_sums` at `window` (`None`: the latest outcome).
@@ -227,9 +218,7 @@ pub fn routes(_: &Mount) -> Router<State> {
 }
 
 pub async fn series(
-    StateExtractor(state): StateExtractor<State>,
-    reader: Reader,
-    _place: ReadPermit,
+    Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["by", "window"])?;

@@ -120,15 +120,12 @@ async fn play(
     let routes = router(
         app,
         RouterOptions {
-            webhook_path: "/api/github/webhooks".into(),
-            secrets: vec![secret.clone()],
-            api_token: Some(token.clone()),
             listen_only: true,
             auth: crate::http::auth::AuthOptions {
                 local_key: local_key.clone(),
                 ..Default::default()
             },
-            ..Default::default()
+            ..RouterOptions::keyed("/api/github/webhooks", &secret, &token)
         },
     );
     let server = RunningServer::start(routes, addr)

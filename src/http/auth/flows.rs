@@ -11,9 +11,12 @@
 
 use std::time::Duration;
 
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
+use super::page::message;
 use super::signed;
 use crate::store::{Result, Space, Store};
 
@@ -56,14 +59,32 @@ pub fn finish(store: &Store, state: &str) -> Result<Option<Flow>> {
     store.take_expiring(Space::Flow, &signed::digest(state), Utc::now())
 }
 
+/// `finish` for a callback page: what `pick` takes from the flow, or the
+/// page that refuses it — 403 with `spent` under `title` when the flow is
+/// gone (used, expired) or of another kind, the store's error when it fails.
+pub fn finish_page<T>(
+    store: &Store,
+    state: &str,
+    pick: impl FnOnce(Flow) -> Option<T>,
+    (title, spent): (&str, &str),
+) -> std::result::Result<T, Box<Response>> {
+    let refused = match finish(store, state) {
+        Ok(flow) => match flow.and_then(pick) {
+            Some(taken) => return Ok(taken),
+            None => message(StatusCode::FORBIDDEN, title, spent),
+        },
+        Err(e) => super::store_error(e).into_response(),
+    };
+    Err(Box::new(refused))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_flow_finishes_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_sled(dir.path()).unwrap();
+        let (_dir, store) = super::super::test_store();
         let flow = Flow::OAuth {
             verifier: "v".into(),
             next: "/".into(),

@@ -105,14 +105,8 @@ pub async fn convert_manifest(
     code: &str,
 ) -> Result<Conversion, WebError> {
     let what = "POST /app-manifests/{code}/conversions";
-    let resp = http
-        .post(format!("{api_url}/app-manifests/{code}/conversions"))
-        .header(ACCEPT, "application/vnd.github+json")
-        .header(USER_AGENT, AGENT)
-        .send()
-        .await
-        .map_err(|e| unavailable(what, e))?;
-    let (body, _) = json_answer(what, resp).await?;
+    let url = format!("{api_url}/app-manifests/{code}/conversions");
+    let (body, _) = send(what, GITHUB_JSON, http.post(url)).await?;
     serde_json::from_value(body).map_err(|e| unavailable(what, format!("unexpected answer: {e}")))
 }
 
@@ -131,21 +125,16 @@ pub async fn exchange_code(
     verifier: &str,
 ) -> Result<UserToken, WebError> {
     let what = "POST /login/oauth/access_token";
-    let resp = http
+    let form = http
         .post(format!("{web_url}/login/oauth/access_token"))
-        .header(ACCEPT, "application/json")
-        .header(USER_AGENT, AGENT)
         .form(&[
             ("client_id", app.client_id.as_str()),
             ("client_secret", app.client_secret.as_str()),
             ("code", code),
             ("redirect_uri", redirect_uri),
             ("code_verifier", verifier),
-        ])
-        .send()
-        .await
-        .map_err(|e| unavailable(what, e))?;
-    let (body, _) = json_answer(what, resp).await?;
+        ]);
+    let (body, _) = send(what, "application/json", form).await?;
     // Errors come with HTTP 200 and an `error` field.
     if let Some(error) = body["error"].as_str() {
         let detail = body["error_description"].as_str().unwrap_or("");
@@ -166,11 +155,25 @@ async fn get_user_json(
     token: &str,
     what: &str,
 ) -> Result<(Value, Option<String>), WebError> {
-    let resp = http
+    let get = http
         .get(url)
-        .header(ACCEPT, "application/vnd.github+json")
+        .header(AUTHORIZATION, format!("Bearer {token}"));
+    send(what, GITHUB_JSON, get).await
+}
+
+/// GitHub's JSON media type.
+const GITHUB_JSON: &str = "application/vnd.github+json";
+
+/// Send `request` (`what`, for errors) accepting `accept`, as this server's
+/// user agent; its JSON answer.
+async fn send(
+    what: &str,
+    accept: &str,
+    request: reqwest::RequestBuilder,
+) -> Result<(Value, Option<String>), WebError> {
+    let resp = request
+        .header(ACCEPT, accept)
         .header(USER_AGENT, AGENT)
-        .header(AUTHORIZATION, format!("Bearer {token}"))
         .send()
         .await
         .map_err(|e| unavailable(what, e))?;

@@ -280,8 +280,7 @@ mod tests {
 
     #[test]
     fn the_limiter_closes_after_the_failures_of_a_window_for_every_replica() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_sled(dir.path()).unwrap();
+        let (_dir, store) = super::super::test_store();
         let (one, other) = (Limiter::new(store.clone()), Limiter::new(store));
         for n in 0..MAX_FAILURES - 1 {
             [&one, &other][n % 2].failed();

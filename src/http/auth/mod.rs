@@ -380,6 +380,15 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
         )
 }
 
+/// A store in a fresh folder, for the tests of sign-in's parts (the folder
+/// goes when the `TempDir` is dropped).
+#[cfg(test)]
+fn test_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_sled(dir.path()).unwrap();
+    (dir, store)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

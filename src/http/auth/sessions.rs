@@ -299,9 +299,19 @@ mod tests {
     use super::*;
 
     fn sessions() -> (tempfile::TempDir, Sessions) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_sled(dir.path()).unwrap();
+        let (dir, store) = super::super::test_store();
         (dir, Sessions::new(store))
+    }
+
+    /// Sessions with one of bob's open: the store's folder, the sessions,
+    /// their time to live and bob's session.
+    fn with_bob() -> (tempfile::TempDir, Sessions, Duration, String) {
+        let (d, s) = sessions();
+        let ttl = Duration::from_secs(600);
+        let bob = s
+            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
+            .unwrap();
+        (d, s, ttl, bob)
     }
 
     fn alice() -> Who {
@@ -332,11 +342,7 @@ mod tests {
 
     #[test]
     fn one_account_keeps_its_newest_sessions_and_never_evicts_another() {
-        let (_d, s) = sessions();
-        let ttl = Duration::from_secs(600);
-        let bob = s
-            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
-            .unwrap();
+        let (_d, s, ttl, bob) = with_bob();
         let ids: Vec<String> = (0..PER_ACCOUNT + 5)
             .map(|_| s.open(alice(), ttl).unwrap())
             .collect();
@@ -352,11 +358,7 @@ mod tests {
 
     #[test]
     fn ten_thousand_sign_ins_of_one_github_account_leave_another_alive() {
-        let (_d, s) = sessions();
-        let ttl = Duration::from_secs(600);
-        let bob = s
-            .open(Who::github("bob".into(), 2, "ghu_b".into()), ttl)
-            .unwrap();
+        let (_d, s, ttl, bob) = with_bob();
         let mut last = String::new();
         for _ in 0..10_100 {
             last = s.open(alice(), ttl).unwrap();
@@ -369,8 +371,7 @@ mod tests {
 
     #[test]
     fn at_the_global_cap_the_oldest_of_all_go_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_sled(dir.path()).unwrap();
+        let (_dir, store) = super::super::test_store();
         let s = Sessions::with_caps(store, 3, 10);
         let ttl = Duration::from_secs(600);
         let ids: Vec<String> = (0..15)

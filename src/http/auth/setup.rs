@@ -353,16 +353,10 @@ pub async fn callback(
         );
     }
     // Single use: whoever comes back with this state first takes it.
-    match flows::finish(&auth.store, &given) {
-        Ok(Some(Flow::Setup)) => {}
-        Ok(_) => {
-            return message(
-                StatusCode::FORBIDDEN,
-                title,
-                "This registration was already used, or expired: start again from the setup page.",
-            )
-        }
-        Err(e) => return super::store_error(e).into_response(),
+    let spent = "This registration was already used, or expired: start again from the setup page.";
+    let setup_flow = |f| matches!(f, Flow::Setup).then_some(());
+    if let Err(refused) = flows::finish_page(&auth.store, &given, setup_flow, (title, spent)) {
+        return *refused;
     }
     match register(auth, &setup, &code).await {
         Ok(done) => {

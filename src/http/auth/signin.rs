@@ -171,16 +171,15 @@ pub async fn callback(
         );
     }
     // Single use: whoever comes back with this state first takes the flow.
-    let (verifier, next) = match flows::finish(&auth.store, given) {
-        Ok(Some(Flow::OAuth { verifier, next })) => (verifier, next),
-        Ok(_) => {
-            return message(
-                StatusCode::FORBIDDEN,
-                TITLE,
-                "This sign-in was already used, or took longer than 10 minutes: sign in again.",
-            )
-        }
-        Err(e) => return super::store_error(e).into_response(),
+    let spent = "This sign-in was already used, or took longer than 10 minutes: sign in again.";
+    let oauth_flow = |f| match f {
+        Flow::OAuth { verifier, next } => Some((verifier, next)),
+        Flow::Setup => None,
+    };
+    let (verifier, next) = match flows::finish_page(&auth.store, given, oauth_flow, (TITLE, spent))
+    {
+        Ok(taken) => taken,
+        Err(refused) => return *refused,
     };
     let Some(code) = param(&pairs, "code").filter(|c| !c.is_empty()) else {
         return message(

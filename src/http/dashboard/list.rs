@@ -12,7 +12,6 @@
 //! Each row is dated, links its output's page, its run's page and its
 //! target on GitHub, and says where it stands in its windows.
 
-use axum::extract::State as StateExtractor;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
@@ -20,8 +19,8 @@ use super::links::{list_path, output_path, run_path, workflow_path};
 use super::words::{signal, verdict};
 use super::{day, page, when, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, run_records};
-use crate::http::budget::ReadPermit;
-use crate::http::{ApiError, State};
+use crate::http::read::Read;
+use crate::http::ApiError;
 use crate::model::{OutcomeRecord, CHECKPOINTS};
 use crate::read::report::{parse_window, schedule_of, Counted, Totals};
 
@@ -221,11 +220,7 @@ pub(crate) fn words_of_kind(kind: &str) -> String {
     out
 }
 
-pub async fn outputs(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
-) -> PageResult {
+pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
     let extra = ["run", "count", "window", "awaiting", "sort", "page"];
     let (filter, rest, pairs) = visit.query(&extra)?;
     let own = own(&rest)?;

@@ -123,6 +123,14 @@ impl Visit {
     pub fn query(&mut self, extra: &[&str]) -> Result<PageQuery, ApiError> {
         page_filter(std::mem::take(&mut self.pairs), extra)
     }
+
+    /// The query of a page whose own parameter is `window=`: its cuts, the
+    /// window asked (`None`: the mature default), the pairs kept for links.
+    pub fn windowed(&mut self) -> Result<WindowedQuery, ApiError> {
+        let (filter, rest, pairs) = self.query(&["window"])?;
+        let window = crate::http::series::asked_window(rest.get("window").map(String::as_str))?;
+        Ok((filter, window, pairs))
+    }
 }
 
 impl FromRequestParts<State> for Visit {
@@ -147,6 +155,9 @@ pub(crate) fn page(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Mark
         shell::document(title, crumbs, viewer, content).into_string(),
     ))
 }
+
+/// A `window=` page's query: the cuts, the window, the pairs kept for links.
+pub(crate) type WindowedQuery = (ReadFilter, Option<&'static str>, Vec<(String, String)>);
 
 /// A page's query: the cuts, its own parameters, the pairs kept for links.
 pub(crate) type PageQuery = (

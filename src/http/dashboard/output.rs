@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use maud::{html, Markup};
 
 use super::links::{outside_link, pr_path, run_path, workflow_path, GitHub};
@@ -16,8 +16,7 @@ use super::shell::crumb;
 use super::words::{observation, signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{output_detail, pull_request, thread_of, OutputDetail};
-use crate::http::budget::ReadPermit;
-use crate::http::State;
+use crate::http::read::Read;
 use crate::model::{ExecutionRecord, CHECKPOINTS};
 
 /// The target, in words, with its title and link.
@@ -42,12 +41,7 @@ fn target(x: &ExecutionRecord, title: Option<&str>, gh: &GitHub) -> Markup {
     }
 }
 
-pub async fn output(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
-    Path(id): Path<String>,
-) -> PageResult {
+pub async fn output(Read(state, mut visit, ..): Read<Visit>, Path(id): Path<String>) -> PageResult {
     let (filter, _, _) = visit.query(&[])?;
     let detail = output_detail(&state, &visit.reader, &filter, &id).await?;
     let OutputDetail {

@@ -3,16 +3,14 @@
 //! maturity with its table, the rates per type, and how many outputs await
 //! which window.
 
-use axum::extract::State as StateExtractor;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::list_path;
 use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
 use crate::http::api::summary_of;
-use crate::http::budget::ReadPermit;
-use crate::http::series::{self, asked_window, Period};
-use crate::http::{ApiError, State};
+use crate::http::read::Read;
+use crate::http::series::{self, Period};
 use crate::model::CHECKPOINTS;
 use crate::read::report::{Report, Totals, TypeStats};
 
@@ -211,20 +209,8 @@ pub(crate) const RATES_NOTE: &str =
     "strict = strong / evaluable; human-check = (strong + medium) / evaluable; \
      sticky = (weak or exists-only) / evaluable. Three rates, never one blended number.";
 
-/// The window of a page's `window=` (`None`: the mature default).
-pub(crate) fn page_window(
-    rest: &std::collections::BTreeMap<String, String>,
-) -> Result<Option<&'static str>, ApiError> {
-    asked_window(rest.get("window").map(String::as_str))
-}
-
-pub async fn overview(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
-) -> PageResult {
-    let (filter, rest, pairs) = visit.query(&["window"])?;
-    let window = page_window(&rest)?;
+pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
+    let (filter, window, pairs) = visit.windowed()?;
     let summary = summary_of(&state, &filter, &visit.reader.scope).await?;
     let series = series::build(&state, &visit.reader, filter, window).await?;
     let report = &summary.report;

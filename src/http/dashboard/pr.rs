@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use maud::html;
 
 use super::links::{output_path, run_path, workflow_path};
@@ -15,13 +15,11 @@ use super::words::{signal, verdict};
 use super::{page, PageResult, Visit};
 use crate::github::checks::{progress, render};
 use crate::http::api::pull_request;
-use crate::http::budget::ReadPermit;
-use crate::http::{ApiError, State};
+use crate::http::read::Read;
+use crate::http::ApiError;
 
 pub async fn pull_request_page(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read(state, mut visit, ..): Read<Visit>,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> PageResult {
     visit.query(&[])?;

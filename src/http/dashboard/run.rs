@@ -3,7 +3,7 @@
 //! to its outputs), how many outputs await which window, and one row per
 //! output with its target (and title), verdict, why and windows.
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use maud::html;
 
 use super::links::{list_path, output_path, workflow_path};
@@ -13,8 +13,8 @@ use super::shell::crumb;
 use super::words::{signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{run_records, run_view_of, thread_of, thread_titles};
-use crate::http::budget::ReadPermit;
-use crate::http::{ApiError, State};
+use crate::http::read::Read;
+use crate::http::ApiError;
 
 /// The summary's counts, as the run view names them.
 const FIELDS: [(&str, &str); 11] = [
@@ -44,9 +44,7 @@ fn cut(field: &str) -> Vec<(&'static str, &str)> {
 }
 
 pub async fn run(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read(state, mut visit, ..): Read<Visit>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
 ) -> PageResult {
     let (filter, _, pairs) = visit.query(&[])?;

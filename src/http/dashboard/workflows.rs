@@ -5,21 +5,19 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State as StateExtractor};
+use axum::extract::Path;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::{list_path, run_path, workflow_path};
-use super::overview::{
-    awaiting_line, by_type_table, door, page_window, totals_cards, weekly, RATES_NOTE,
-};
+use super::overview::{awaiting_line, by_type_table, door, totals_cards, weekly, RATES_NOTE};
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
 use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
-use crate::http::budget::ReadPermit;
+use crate::http::read::Read;
 use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
-use crate::http::{ApiError, State};
+use crate::http::ApiError;
 use crate::read::line_survival::LineTotals;
 use crate::read::report::Sums;
 use crate::read::rollup::RunRow;
@@ -126,13 +124,8 @@ fn survival_table(t: &LineTotals) -> Markup {
     }
 }
 
-pub async fn workflows(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
-) -> PageResult {
-    let (filter, rest, pairs) = visit.query(&["window"])?;
-    let asked = page_window(&rest)?;
+pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
+    let (filter, asked, pairs) = visit.windowed()?;
     let scope = &visit.reader.scope;
     let summary = summary_of(&state, &filter, scope).await?;
     let survival = line_survival_of(&state, &filter, scope).await?;
@@ -207,13 +200,10 @@ pub async fn workflows(
 }
 
 pub async fn workflow(
-    StateExtractor(state): StateExtractor<State>,
-    mut visit: Visit,
-    _place: ReadPermit,
+    Read(state, mut visit, ..): Read<Visit>,
     Path(name): Path<String>,
 ) -> PageResult {
-    let (filter, rest, pairs) = visit.query(&["window"])?;
-    let window = page_window(&rest)?;
+    let (filter, window, pairs) = visit.windowed()?;
     let filter = ReadFilter {
         workflow: Some(name.clone()),
         ..filter

@@ -215,6 +215,16 @@ struct Tally {
 }
 
 impl Report {
+    /// A report of nothing yet, headed with what it is about.
+    fn empty(repo: Option<&str>, window: Option<&str>, generated_at: DateTime<Utc>) -> Report {
+        Report {
+            generated_at: Some(generated_at),
+            repo: repo.map(str::to_string),
+            window: window.map(str::to_string),
+            ..Report::default()
+        }
+    }
+
     /// Build the report from outcome records.
     pub fn build<'a>(
         records: impl IntoIterator<Item = &'a OutcomeRecord>,
@@ -222,12 +232,7 @@ impl Report {
         window: Option<&str>,
         generated_at: DateTime<Utc>,
     ) -> Report {
-        let mut report = Report {
-            generated_at: Some(generated_at),
-            repo: repo.map(str::to_string),
-            window: window.map(str::to_string),
-            ..Report::default()
-        };
+        let mut report = Report::empty(repo, window, generated_at);
         let mut all = Tally::default();
         let mut per_type: BTreeMap<String, Tally> = BTreeMap::new();
         for (name, _) in CHECKPOINTS {
@@ -560,12 +565,7 @@ impl Report {
         });
         let window = mature.or(window);
         let at = window.and_then(|w| CHECKPOINTS.iter().position(|(n, _)| *n == w));
-        let mut report = Report {
-            generated_at: Some(generated_at),
-            repo: repo.map(str::to_string),
-            window: window.map(str::to_string),
-            ..Report::default()
-        };
+        let mut report = Report::empty(repo, window, generated_at);
         let mut all = Sums::default();
         for s in by_type.values() {
             all.merge(s);
