@@ -18,10 +18,16 @@ use crate::common::{self, serve::ServeChild};
 use crate::fake_github::users::{self, TOKEN_EXCHANGE};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    add_alice_and_bob, attribute_after, browser, fetch, get_with_cookie, install, location,
-    post_form, read, read_with_bearer, repos_of, seed, seeded_rig, set_cookie, sign_in,
-    signin_options, Rig,
+    alice_and_bob_rig, attribute_after, browser, fetch, get_with_cookie, install, location,
+    post_form, read, read_with_bearer, repos_of, seed, set_cookie, sign_in, signin_options, Rig,
 };
+
+/// The log of `serve` started (as `ServeChild::start_without`) and stopped.
+async fn log_of_serve(data_dir: &std::path::Path, env: &[(&str, &str)], remove: &[&str]) -> String {
+    let mut serve = ServeChild::start_without(data_dir, env, remove).await;
+    serve.terminate().await;
+    serve.output()
+}
 
 /// The sign-in page's nonce cookie and CSRF field, for `next`.
 async fn login_form(url: &str, next: &str) -> (String, String, String) {
@@ -141,9 +147,7 @@ async fn the_api_token_signs_the_operator_in_through_a_checked_form() {
 #[tokio::test]
 async fn a_replayed_sign_in_state_never_reaches_github() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    add_alice_and_bob(&gh);
-    let rig = seeded_rig(dir.path(), &gh).await;
+    let (gh, rig) = alice_and_bob_rig(dir.path()).await;
     let web = browser();
     let start = fetch(
         &web,
@@ -188,9 +192,7 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    add_alice_and_bob(&gh);
-    let rig = seeded_rig(dir.path(), &gh).await;
+    let (_gh, rig) = alice_and_bob_rig(dir.path()).await;
     let alice = sign_in(&rig, "alice").await;
     assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 200);
 
@@ -252,9 +254,7 @@ async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
 #[tokio::test]
 async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    add_alice_and_bob(&gh);
-    let rig = seeded_rig(dir.path(), &gh).await;
+    let (gh, rig) = alice_and_bob_rig(dir.path()).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let op = operator(&rig.url).await;
@@ -303,44 +303,34 @@ async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
 #[tokio::test]
 async fn serve_warns_of_a_missing_public_url_and_api_token() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bare = ServeChild::start_without(
+    let log = log_of_serve(
         &dir.path().join("a"),
         &[("ENV_FILE", dir.path().join("a.env").to_str().unwrap())],
         &["API_TOKEN", "PUBLIC_URL"],
     )
     .await;
-    bare.terminate().await;
-    let log = bare.output();
     assert!(log.contains("PUBLIC_URL is not set"), "{log}");
     assert!(log.contains("API_TOKEN is not set"), "{log}");
 
-    let mut local = ServeChild::start_without(
-        &dir.path().join("b"),
-        &[
-            ("PUBLIC_URL", "http://localhost:3000"),
-            ("API_TOKEN", "t0ken"),
-            ("ENV_FILE", dir.path().join("b.env").to_str().unwrap()),
-        ],
-        &[],
-    )
-    .await;
-    local.terminate().await;
-    let log = local.output();
+    // Both set, PUBLIC_URL on this machine and then a public one.
+    let with_public_url = |name: &'static str, public_url: &'static str| {
+        let data_dir = dir.path().join(name);
+        let env_file = dir.path().join(format!("{name}.env"));
+        async move {
+            let env_file = env_file.to_str().unwrap();
+            let env = [
+                ("PUBLIC_URL", public_url),
+                ("API_TOKEN", "t0ken"),
+                ("ENV_FILE", env_file),
+            ];
+            log_of_serve(&data_dir, &env, &[]).await
+        }
+    };
+    let log = with_public_url("b", "http://localhost:3000").await;
     assert!(log.contains("is a local address"), "{log}");
     assert!(!log.contains("API_TOKEN is not set"), "{log}");
 
-    let mut fine = ServeChild::start_without(
-        &dir.path().join("c"),
-        &[
-            ("PUBLIC_URL", "https://outcomes.example"),
-            ("API_TOKEN", "t0ken"),
-            ("ENV_FILE", dir.path().join("c.env").to_str().unwrap()),
-        ],
-        &[],
-    )
-    .await;
-    fine.terminate().await;
-    let log = fine.output();
+    let log = with_public_url("c", "https://outcomes.example").await;
     assert!(!log.contains("PUBLIC_URL"), "{log}");
     assert!(!log.contains("API_TOKEN is not set"), "{log}");
 }

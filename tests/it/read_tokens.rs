@@ -17,8 +17,8 @@ use crate::common;
 use crate::fake_github::users::{self, CLIENT_SECRET};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
-    seeded_rig, sign_in, signin_options, token_in, Rig,
+    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seeded_rig,
+    seeded_rig_with, sign_in, token_in, Rig,
 };
 
 /// A manifest line on `repo`, posted with the API token.
@@ -81,13 +81,13 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
     let gh = FakeGitHub::start().await;
     // The installation covers three repositories; alice sees two of them.
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = Rig::start(
+    let rig = seeded_rig_with(
         dir.path(),
         &gh,
-        signin_options(Duration::from_secs(600), Duration::from_millis(1)),
+        Duration::from_secs(600),
+        Duration::from_millis(1),
     )
     .await;
-    seed(&rig).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs", "acme/ops"]).await;
     output_on(&rig, "acme/ops", 90).await;
     let alice = sign_in(&rig, "alice").await;

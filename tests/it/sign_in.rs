@@ -495,12 +495,26 @@ pub(crate) fn add_alice_and_bob(gh: &FakeGitHub) {
 
 /// A rig with sign-in configured (ten-minute sessions and scopes), seeded.
 pub(crate) async fn seeded_rig(dir: &std::path::Path, gh: &FakeGitHub) -> Rig {
-    let rig = Rig::start(
-        dir,
-        gh,
-        signin_options(Duration::from_secs(600), Duration::from_secs(600)),
-    )
-    .await;
+    seeded_rig_with(dir, gh, Duration::from_secs(600), Duration::from_secs(600)).await
+}
+
+/// A model GitHub with alice and bob (`add_alice_and_bob`) and a
+/// `seeded_rig` signing in against it.
+pub(crate) async fn alice_and_bob_rig(dir: &std::path::Path) -> (FakeGitHub, Rig) {
+    let gh = FakeGitHub::start().await;
+    add_alice_and_bob(&gh);
+    let rig = seeded_rig(dir, &gh).await;
+    (gh, rig)
+}
+
+/// `seeded_rig` with the sign-in options `signin_options(session_ttl, scope_ttl)`.
+pub(crate) async fn seeded_rig_with(
+    dir: &std::path::Path,
+    gh: &FakeGitHub,
+    session_ttl: Duration,
+    scope_ttl: Duration,
+) -> Rig {
+    let rig = Rig::start(dir, gh, signin_options(session_ttl, scope_ttl)).await;
     seed(&rig).await;
     rig
 }
@@ -634,13 +648,13 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
     gh.add_user("alice", 1, "acme", &["acme/widgets"]);
     gh.add_user("carol", 1, "acme", &["acme/widgets"]);
     gh.add_user("dave", 1, "acme", &["acme/widgets"]);
-    let rig = Rig::start(
+    let rig = seeded_rig_with(
         dir.path(),
         &gh,
-        signin_options(Duration::from_secs(2), Duration::from_millis(1)),
+        Duration::from_secs(2),
+        Duration::from_millis(1),
     )
     .await;
-    seed(&rig).await;
     let alice = sign_in(&rig, "alice").await;
     assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 200);
 
@@ -766,9 +780,7 @@ pub(crate) async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
 #[tokio::test]
 async fn an_installation_token_reads_exactly_its_installation() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    add_alice_and_bob(&gh);
-    let rig = seeded_rig(dir.path(), &gh).await;
+    let (_gh, rig) = alice_and_bob_rig(dir.path()).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     install(&rig, 2, "globex", &["globex/secret-plans"]).await;
 
@@ -916,9 +928,7 @@ async fn serve_without_credentials_offers_the_setup_page() {
 #[tokio::test]
 async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    add_alice_and_bob(&gh);
-    let rig = seeded_rig(dir.path(), &gh).await;
+    let (_gh, rig) = alice_and_bob_rig(dir.path()).await;
     // A second output on acme/widgets: alice sees three, bob two.
     let client =
         safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
