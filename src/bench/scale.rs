@@ -11,7 +11,6 @@ use std::time::Instant;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use clap::Args;
 use serde::{Deserialize, Serialize};
-use serde_json::Map;
 
 use super::{mib, rss_bytes, Lcg, Row, Table};
 use crate::app::worker::Worker;
@@ -96,18 +95,12 @@ fn record(i: u64) -> ExecutionRecord {
         target: Some(target),
         executed_at: executed_at(i),
         actor: Some("github-actions[bot]".into()),
-        provider: None,
         temporary_id: Some(format!("aw_{i:08x}")),
-        before_state: Map::new(),
-        after_state: Map::new(),
-        metadata: Map::new(),
-        labels_added: Vec::new(),
-        labels_before: None,
-        extra: Map::new(),
         sources: Sources {
             manifest: true,
             webhook: false,
         },
+        ..ExecutionRecord::default()
     }
 }
 

@@ -18,7 +18,7 @@ pub struct Sources {
 
 /// One executed safe-output item. Fields that are empty or absent are left
 /// out when it is stored or shown: most lines carry few of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ExecutionRecord {
     /// `{repo}:{run_id}:{index}` (see `output_id`).
     pub id: String,

@@ -60,18 +60,11 @@ pub fn record(output_type: &str) -> ExecutionRecord {
         target: Some(target),
         executed_at: exec_time(),
         actor: Some(WORKFLOW_LOGIN.to_string()),
-        provider: None,
-        temporary_id: None,
-        before_state: Map::new(),
-        after_state: Map::new(),
-        metadata: Map::new(),
-        labels_added: Vec::new(),
-        labels_before: None,
-        extra: Map::new(),
         sources: Sources {
             manifest: true,
             webhook: false,
         },
+        ..ExecutionRecord::default()
     }
 }
 
