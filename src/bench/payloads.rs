@@ -159,6 +159,32 @@ pub struct PrEvent<'a> {
     pub merged: bool,
 }
 
+impl<'a> PrEvent<'a> {
+    /// `action` by `sender` at `at` on PR `number` of `repo`, which gh-aw
+    /// run `run` opened (as `github-actions[bot]`, its markers in the
+    /// body); no label, not merged.
+    pub fn of_agent_run(
+        repo: &'a str,
+        number: u64,
+        run: u64,
+        action: &'a str,
+        at: DateTime<Utc>,
+        sender: &'a str,
+    ) -> PrEvent<'a> {
+        PrEvent {
+            repo,
+            number,
+            action,
+            at,
+            author: "github-actions[bot]",
+            sender,
+            gh_aw_run: Some(run),
+            label: None,
+            merged: false,
+        }
+    }
+}
+
 /// A full `pull_request` delivery (~28 KB, like GitHub's).
 pub fn pull_request(e: &PrEvent) -> Value {
     let repo = e.repo;
@@ -283,6 +309,31 @@ pub struct IssueEvent<'a> {
     pub label: Option<&'a str>,
     /// For `issue_comment`: the comment id.
     pub comment_id: Option<u64>,
+}
+
+impl<'a> IssueEvent<'a> {
+    /// `action` by `sender` at `at` on issue `number` of `repo`, which
+    /// gh-aw run `run` opened (its markers in the body); no label, no
+    /// comment.
+    pub fn of_agent_run(
+        repo: &'a str,
+        number: u64,
+        run: u64,
+        action: &'a str,
+        at: DateTime<Utc>,
+        sender: &'a str,
+    ) -> IssueEvent<'a> {
+        IssueEvent {
+            repo,
+            number,
+            action,
+            at,
+            sender,
+            gh_aw_run: Some(run),
+            label: None,
+            comment_id: None,
+        }
+    }
 }
 
 fn small_user(login: &str, id: u64) -> Value {

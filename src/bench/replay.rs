@@ -57,15 +57,9 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
                     _ => ("ready_for_review", None),
                 };
                 let body = pull_request(&PrEvent {
-                    repo,
-                    number,
-                    action,
-                    at,
-                    author: "github-actions[bot]",
-                    sender,
-                    gh_aw_run: Some(run),
                     label,
                     merged: output % 4 == 1,
+                    ..PrEvent::of_agent_run(repo, number, run, action, at, sender)
                 });
                 ("pull_request", body.to_string().into_bytes())
             } else {
@@ -76,14 +70,9 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
                     _ => ("issues", "labeled", Some("bug"), None),
                 };
                 let body = issue(&IssueEvent {
-                    repo,
-                    number,
-                    action,
-                    at,
-                    sender,
-                    gh_aw_run: Some(run),
                     label,
                     comment_id: comment,
+                    ..IssueEvent::of_agent_run(repo, number, run, action, at, sender)
                 });
                 (event, body.to_string().into_bytes())
             }

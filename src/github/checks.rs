@@ -581,21 +581,7 @@ mod tests {
         "cba\u{202E}abc",
     ];
 
-    /// The text of `summary` outside code spans, backslash-escaped
-    /// characters (shown literally by GitHub) left out.
-    fn outside_code(summary: &str) -> String {
-        let text = summary.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-        let mut out = String::new();
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                chars.next();
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
+    use crate::model::escape::outside_code;
 
     #[test]
     fn hostile_strings_render_inert() {

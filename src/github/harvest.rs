@@ -793,5 +793,8 @@ pub fn manifest_from_zip(bytes: &[u8], max: u64) -> Result<Option<String>, Strin
     Ok(None)
 }
 
+mod zip_of;
+pub use zip_of::zip_of;
+
 #[cfg(test)]
 mod tests;

@@ -95,6 +95,24 @@ pub fn url_path(text: &str) -> String {
     out
 }
 
+/// Markdown text outside code spans, backslash-escaped characters (which
+/// GitHub shows literally) left out: what a reader sees rendered as
+/// Markdown. The tests of `markdown_text` and of the check run's summary
+/// look there for anything a hostile string could plant.
+pub fn outside_code(markdown: &str) -> String {
+    let text = markdown.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

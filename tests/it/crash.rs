@@ -46,14 +46,9 @@ fn load() -> Vec<Send> {
         let run = 7000 + k;
         let opened = base() + ChronoDuration::hours(k as i64);
         let ev = |action, at, sender, label, comment_id| IssueEvent {
-            repo: REPO,
-            number,
-            action,
-            at,
-            sender,
-            gh_aw_run: Some(run),
             label,
             comment_id,
+            ..IssueEvent::of_agent_run(REPO, number, run, action, at, sender)
         };
         let body = |e: IssueEvent| issue(&e).to_string().into_bytes();
         sends.push(Send::Webhook {
@@ -109,15 +104,9 @@ fn load() -> Vec<Send> {
         let opened = base() + ChronoDuration::hours(10 + k as i64);
         let pr = |action, at, sender, label, merged| {
             pull_request(&PrEvent {
-                repo: REPO,
-                number,
-                action,
-                at,
-                author: "github-actions[bot]",
-                sender,
-                gh_aw_run: Some(run),
                 label,
                 merged,
+                ..PrEvent::of_agent_run(REPO, number, run, action, at, sender)
             })
             .to_string()
             .into_bytes()

@@ -141,21 +141,7 @@ fn hidden_control(c: char) -> bool {
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Markdown text outside code spans, backslash-escaped characters (shown
-/// literally by GitHub) left out.
-fn outside_code(markdown: &str) -> String {
-    let text = markdown.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            chars.next();
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use safe_outcomes::model::escape::outside_code;
 
 #[tokio::test]
 async fn hostile_strings_reach_the_check_run_inert() {

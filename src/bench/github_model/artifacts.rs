@@ -4,8 +4,6 @@
 //! (as GitHub's storage does: the URL is the credential), so a client that
 //! leaks its token to the redirect target gets nothing.
 
-use std::io::Write;
-
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -56,17 +54,8 @@ impl FakeGitHub {
     }
 }
 
-/// A real zip (deflated) of the given files.
-pub fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, body) in files {
-        w.start_file(*name, options).unwrap();
-        w.write_all(body.as_bytes()).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
+/// A real zip (deflated) of the given files (`github::harvest::zip_of`).
+pub use crate::github::harvest::zip_of;
 
 pub async fn list_for_run(
     State(fake): State<Fake>,

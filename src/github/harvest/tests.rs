@@ -2,18 +2,6 @@
 //! lock files only, and completed gh-aw runs of any conclusion.
 
 use super::*;
-use std::io::Write;
-
-fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, body) in files {
-        w.start_file(*name, options).unwrap();
-        w.write_all(body.as_bytes()).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
 
 #[test]
 fn the_manifest_is_read_from_the_zip() {
