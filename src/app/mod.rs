@@ -127,14 +127,20 @@ fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
     )
 }
 
-/// The nice value a background thread lowers itself to: the environment
-/// variable `name` (a whole number from 0 to 19), else `default`.
-pub fn nice_from_env(name: &str, default: i32) -> i32 {
-    std::env::var(name)
+/// Lower the calling thread's scheduling priority (Linux: nice is per
+/// thread) to the environment variable `name` (a whole number from 0 to
+/// 19), else to `default`: the worker and the read threads, so the threads
+/// that acknowledge webhooks are scheduled first.
+pub fn lower_priority(name: &str, default: i32) {
+    let nice = std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<i32>().ok())
         .filter(|n| (0..=19).contains(n))
-        .unwrap_or(default)
+        .unwrap_or(default);
+    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
+    if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0 {
+        tracing::debug!("could not lower a thread's priority to nice {nice} ({name})");
+    }
 }
 
 /// Where the sled store lives under `DATA_DIR`.

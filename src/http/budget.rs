@@ -74,7 +74,7 @@ impl ReadThreads {
             let spawned = std::thread::Builder::new()
                 .name(format!("read-{i}"))
                 .spawn(move || {
-                    lower_priority();
+                    crate::app::lower_priority("READ_NICE", READ_NICE);
                     loop {
                         let job = match queue.lock() {
                             Ok(q) => q.recv(),
@@ -91,16 +91,6 @@ impl ReadThreads {
             }
         }
         ReadThreads { jobs }
-    }
-}
-
-/// Lower the calling thread's scheduling priority (Linux: nice is per thread).
-fn lower_priority() {
-    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
-    let nice = crate::app::nice_from_env("READ_NICE", READ_NICE);
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
-    if rc != 0 {
-        tracing::debug!("could not lower the read threads' priority");
     }
 }
 

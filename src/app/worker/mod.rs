@@ -119,16 +119,6 @@ impl Effects {
     }
 }
 
-/// Lower the calling thread's scheduling priority (Linux: nice is per thread).
-fn lower_priority() {
-    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
-    let nice = crate::app::nice_from_env("WORKER_NICE", WORKER_NICE);
-    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
-    if rc != 0 {
-        tracing::debug!("could not lower the worker's priority");
-    }
-}
-
 pub struct Worker {
     store: Store,
     shared: std::sync::Arc<Shared>,
@@ -166,7 +156,7 @@ impl Worker {
 
     /// Run until the message channel closes.
     pub fn run(mut self, rx: Receiver<WorkerMsg>) {
-        lower_priority();
+        crate::app::lower_priority("WORKER_NICE", WORKER_NICE);
         self.sweep_when_due();
         self.drain_inbox();
         self.take_due_checkpoints();
