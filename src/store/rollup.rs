@@ -148,16 +148,14 @@ impl Counts {
         if self.0.len() < n {
             self.0.resize(n, 0);
         }
-        for (s, c) in self.0.iter_mut().zip(packed.chunks_exact(4)) {
-            *s += i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64;
+        for (s, c) in self.0.iter_mut().zip(super::engine::packed_counts(packed)) {
+            *s += c;
         }
     }
 
     /// The first count (`field::COUNT`) of counts as stored.
     pub fn packed_count(packed: &[u8]) -> i64 {
-        packed
-            .get(..4)
-            .map_or(0, |c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64)
+        super::engine::packed_counts(packed).next().unwrap_or(0)
     }
 
     pub fn sub(&mut self, other: &Counts) {
@@ -193,7 +191,8 @@ impl Counts {
             };
             let base = field::WINDOWS + w * field::WINDOW_FIELDS;
             c.bump(base + class(snap.outcome_status, snap.evidence_strength), 1);
-            let exists_only = snap.human_check_signal == "target_exists_only";
+            let exists_only =
+                snap.human_check_signal == crate::model::Signal::TargetExistsOnly.as_str();
             c.bump(base + field::W_EXISTS_ONLY, i64::from(exists_only));
             c.bump(
                 base + field::W_NOT_DEDICATED,

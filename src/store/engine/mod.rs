@@ -66,10 +66,14 @@ pub fn pack(counts: &[i64]) -> Vec<u8> {
 
 /// The counts of `pack`ed bytes.
 pub fn unpack(bytes: &[u8]) -> Vec<i64> {
+    packed_counts(bytes).collect()
+}
+
+/// The counts of `pack`ed bytes, one by one (no vector).
+pub fn packed_counts(bytes: &[u8]) -> impl Iterator<Item = i64> + '_ {
     bytes
         .chunks_exact(4)
-        .map(|c| i32::from_be_bytes(c.try_into().expect("4 bytes")) as i64)
-        .collect()
+        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64)
 }
 
 /// `a + b` element-wise.
