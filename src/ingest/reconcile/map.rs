@@ -473,9 +473,7 @@ fn str_of(v: &Value, key: &str) -> String {
 
 /// The string at `pointer` in `v`, if it is one.
 fn text_at(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer)
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    super::rest::str_at(v, pointer).map(str::to_string)
 }
 
 fn segments(path: &str) -> Vec<&str> {

@@ -38,7 +38,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::rest::time;
+use super::rest::{str_at as text, time};
 use crate::model::ItemSnapshot;
 
 /// An item's timeline, dated, in time order (entries without a time of their
@@ -115,10 +115,6 @@ impl<'a> Timeline<'a> {
 
 fn name(e: &Value) -> &str {
     e.get("event").and_then(Value::as_str).unwrap_or_default()
-}
-
-fn text<'v>(e: &'v Value, pointer: &str) -> Option<&'v str> {
-    e.pointer(pointer).and_then(Value::as_str)
 }
 
 fn remove(list: &mut Vec<String>, item: &str) {

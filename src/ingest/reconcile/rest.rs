@@ -11,6 +11,11 @@ pub use crate::model::wire::{
 };
 use crate::model::Actor;
 
+/// The string at JSON `pointer` in `v`, if it is one.
+pub fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
 /// A GitHub time. Only RFC 3339 strings are times here (the REST and GraphQL
 /// APIs send nothing else); anything else, or a time outside the sane range
 /// (`sane_time`), is no time, and the fact is skipped.
