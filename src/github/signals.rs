@@ -166,8 +166,10 @@ pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
 fn open_status(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) -> bool {
     match status {
         OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored => true,
-        OutcomeStatus::Rejected => signal == "reacted_negatively",
-        OutcomeStatus::Accepted => strength == EvidenceStrength::Weak && signal == "acted_on",
+        OutcomeStatus::Rejected => signal == crate::model::Signal::ReactedNegatively.as_str(),
+        OutcomeStatus::Accepted => {
+            strength == EvidenceStrength::Weak && signal == crate::model::Signal::ActedOn.as_str()
+        }
         _ => false,
     }
 }

@@ -114,7 +114,7 @@ async fn survival_at(
         .output(&a.output_id)?
         .and_then(|s| s.outcome)
         .is_some_and(|o| {
-            o.human_check_signal == "accepted_then_reverted"
+            o.human_check_signal == crate::model::Signal::AcceptedThenReverted.as_str()
                 || o.details.get("reverted") == Some(&serde_json::Value::Bool(true))
         });
     let pushes = store.observations(&[crate::model::target::ref_key(&a.repo, &a.branch)])?;

@@ -631,7 +631,7 @@ impl Tally {
             (OutcomeStatus::Unknown, _) => t.unknown += 1,
             (OutcomeStatus::Skipped, _) => t.skipped += 1,
         }
-        if c.signal == "target_exists_only" {
+        if c.signal == crate::model::Signal::TargetExistsOnly.as_str() {
             t.fallback_exists_only_count += 1;
         }
         if !c.dedicated {
