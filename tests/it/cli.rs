@@ -682,3 +682,45 @@ fn serve_is_quiet_on_a_closed_stdout(dir: &Path) {
     assert!(noisy(&out).is_none(), "{}", stderr(&out));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// `bench reads`, small: the server runs in a process of its own (its RSS
+/// is what the figure reads, so it is not zero), the readers in another
+/// are answered, no delivery fails, and the rollups' report equals a scan's.
+#[test]
+fn bench_reads_runs_the_server_and_the_readers_in_processes_of_their_own() {
+    let out = bin()
+        .env_remove("SAFE_OUTCOMES_TEST_PG")
+        .args(["bench", "reads", "--outputs", "3000", "--requests", "1"])
+        .args(["--ack-outputs", "3000", "--readers", "2"])
+        .args(["--rate", "50", "--seconds", "1"])
+        .output()
+        .unwrap();
+    let text = ok(&out);
+    let row = |start: &str| -> String {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {start}")))
+            .unwrap_or_else(|| panic!("no row {start:?} in\n{text}"))
+            .to_string()
+    };
+    assert!(row("rollups' report = the scan's report").contains("identical"));
+    let acks = row("ack p99 at 50/s, 2 readers");
+    assert!(acks.contains(", 0 failed;"), "{acks}");
+    let answered: usize = acks
+        .split(" reads answered")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{acks}"));
+    assert!(answered > 0, "the readers' process was answered: {acks}");
+    let rss = row("server RSS peak, 2 readers");
+    let mib: f64 = rss
+        .split('|')
+        .nth(2)
+        .and_then(|c| c.trim().strip_suffix(" MiB"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{rss}"));
+    assert!(
+        mib > 1.0,
+        "the server child's RSS, not a missing process's 0: {rss}"
+    );
+}
