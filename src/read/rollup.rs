@@ -6,8 +6,9 @@
 //! A read resolves the scope against the directory of repositories first
 //! (`RepoScope::Only` of nothing reads nothing), then splits `since..until`
 //! into whole weeks, whole days and at most two partial days
-//! (`segments`): cells for the first two, the time index and the outputs
-//! themselves for the partial days. Every answer equals what a scan of every
+//! (`segments`): cells for the first two — the sums cells unless the read
+//! cuts on status or strength (`fold_grain`) — the time index and the
+//! outputs themselves for the partial days. Every answer equals what a scan of every
 //! output would give (`tests/it/rollups.rs` compares them).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,7 +19,7 @@ use crate::model::CHECKPOINTS;
 use crate::read::query::{ReadFilter, RepoScope};
 use crate::read::report::{Report, Sums};
 use crate::store::rollup::{
-    cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Level,
+    cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Grain, Level,
 };
 use crate::store::{Result, Store};
 
@@ -141,24 +142,58 @@ pub fn week_of(cell: &Cell) -> Option<i64> {
 
 /// Sum the outputs `filter` and `scope` admit into groups (`group` names a
 /// cell's group, `None` leaves it out). A group may not depend on a cell's
-/// status or strength: the cells that differ only in those are adjacent in
-/// the store, and they are parsed, admitted and grouped once as a run,
-/// their counts added as stored (`Counts::add_packed`). Partial days are
-/// read from the time index as day cells of one output each.
+/// status or strength. Without a status or strength cut the sums cells are
+/// read (`Grain::Sums`: every status of a repository, period, workflow and
+/// type in one cell), else the cells (`fold_grain`). Partial days are read
+/// from the time index as day cells of one output each.
 pub fn fold<G: Ord>(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,
+    group: impl FnMut(&Cell) -> Option<G>,
+) -> Result<BTreeMap<G, Sums>> {
+    fold_grain(store, filter, scope, Grain::Sums, group)
+}
+
+/// `fold` from the cells of `grain`, where exact: the sums cells hold no
+/// status or strength, so a cut on either reads the cells whatever
+/// `grain` says. The cells that differ only in status and strength are
+/// adjacent in the store: they are parsed, admitted and grouped once as a
+/// run, their counts added as stored (`Counts::add_packed`). Both grains
+/// give the same sums (`tests/it/rollups.rs`).
+pub fn fold_grain<G: Ord>(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    grain: Grain,
     mut group: impl FnMut(&Cell) -> Option<G>,
 ) -> Result<BTreeMap<G, Sums>> {
+    let grain = match filter.status.is_some() || filter.strength.is_some() {
+        true => Grain::Status,
+        false => grain,
+    };
     let mut out: BTreeMap<G, Sums> = BTreeMap::new();
     let parts = segments(filter.since, filter.until);
     for (lc, repos) in repositories(store, filter, scope)? {
         for part in &parts {
-            match part {
-                Segment::Cells(level, from, to) => {
+            match (part, grain) {
+                (Segment::Cells(level, from, to), Grain::Sums) => {
+                    for item in store.rollup_cells_packed(*level, grain, &lc, *from, *to) {
+                        let (key, counts) = item?;
+                        let Some(cell) = Cell::parse_sums(&key) else {
+                            continue;
+                        };
+                        if !admits_coordinates(filter, &repos, &cell) {
+                            continue;
+                        }
+                        if let Some(g) = group(&cell) {
+                            out.entry(g).or_default().add_packed_sums(&counts);
+                        }
+                    }
+                }
+                (Segment::Cells(level, from, to), Grain::Status) => {
                     let mut run = Run::default();
-                    for item in store.rollup_cells_packed(*level, &lc, *from, *to) {
+                    for item in store.rollup_cells_packed(*level, grain, &lc, *from, *to) {
                         let (key, counts) = item?;
                         let Some((head, status, strength)) = Cell::split_codes(&key) else {
                             continue;
@@ -180,7 +215,7 @@ pub fn fold<G: Ord>(
                     }
                     run.flush(&mut out);
                 }
-                Segment::Edge(from, to) => {
+                (Segment::Edge(from, to), _) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
                         let entry = entry?;
                         let Some(stored) = store.output(&entry.output_id)? else {
