@@ -7,8 +7,9 @@
 //! (`RepoScope::Only` of nothing reads nothing), then splits `since..until`
 //! into whole weeks, whole days and at most two partial days
 //! (`segments`): cells for the first two — the sums cells unless the read
-//! cuts on status or strength (`fold_grain`) — the time index and the
-//! outputs themselves for the partial days. Every answer equals what a scan of every
+//! cuts on status or strength (`fold_grain`) — the time index for the
+//! partial days (each entry holds its output's day cell and counts; the
+//! output itself is read only for entries written before they did). Every answer equals what a scan of every
 //! output would give (`tests/it/rollups.rs` compares them).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,7 @@ use crate::read::query::{ReadFilter, RepoScope};
 use crate::read::report::{Report, Sums};
 use crate::store::rollup::{
     cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Grain, Level,
+    TimeEntry,
 };
 use crate::store::{Result, Store};
 
@@ -217,11 +219,7 @@ pub fn fold_grain<G: Ord>(
                 }
                 (Segment::Edge(from, to), _) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
-                        let entry = entry?;
-                        let Some(stored) = store.output(&entry.output_id)? else {
-                            continue;
-                        };
-                        let Some(([day, ..], counts)) = cells_of(&stored) else {
+                        let Some((day, counts)) = day_cell(store, entry?)? else {
                             continue;
                         };
                         if admits(filter, &repos, &day) {
@@ -239,6 +237,18 @@ pub fn fold_grain<G: Ord>(
     // Cells whose outputs all moved elsewhere count nothing.
     out.retain(|_, s| s.counts.get(crate::store::rollup::field::COUNT) != 0);
     Ok(out)
+}
+
+/// The day cell of a time index entry's output and what it adds there:
+/// from the entry when it holds them, else from the output.
+fn day_cell(store: &Store, entry: TimeEntry) -> Result<Option<(Cell, Counts)>> {
+    if entry.day.is_some() {
+        return Ok(entry.day);
+    }
+    let Some(stored) = store.output(&entry.output_id)? else {
+        return Ok(None);
+    };
+    Ok(cells_of(&stored).map(|([day, ..], counts)| (day, counts)))
 }
 
 /// Adjacent cells of one repository, period, workflow and type (`fold`):

@@ -37,7 +37,7 @@
 //! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
 //! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
 //! | `g/s` | — | the last cell key counted while `Store::ensure_rollups` builds the sums cells |
-//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | — (time index of the outputs with an outcome) |
+//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | the outcome's workflow, and its day cell and counts (`store::rollup::time_value`): the time index of the outputs with an outcome |
 
 use chrono::{DateTime, Utc};
 

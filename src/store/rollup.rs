@@ -12,7 +12,8 @@
 //! (`Level`), so a read of any range of days costs the cells of that range,
 //! never the outputs in it. Only the parts of `since`/`until` that are not
 //! whole days are read from the **time index** (`y/`: repository, execution
-//! time, output id), one output at a time.
+//! time, output id), one entry at a time: an entry holds its output's day
+//! cell and counts (`time_value`).
 //!
 //! Beside each cell, at every level, a **sums cell** counts the same outputs
 //! without splitting them by latest status and strength: one per
@@ -517,19 +518,97 @@ fn directory_key(repo: &str) -> Vec<u8> {
 }
 
 /// One entry of the time index: an output with an outcome, by when it ran,
-/// with its outcome's workflow.
+/// with its outcome's workflow, and — in entries written since the index
+/// holds them — its day cell and what it adds there (`cells_of`), so a
+/// read of part of a day need not read the output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeEntry {
     pub created_at: DateTime<Utc>,
     pub output_id: String,
     pub workflow: Option<String>,
+    pub day: Option<(Cell, Counts)>,
 }
 
-/// A time index entry's value: the workflow, tagged (0: none, 1: a name).
-fn time_value(workflow: Option<&str>) -> Vec<u8> {
-    match workflow {
-        Some(w) => [&[1u8][..], w.as_bytes()].concat(),
-        None => vec![0],
+/// A time index entry's value. Tag 2: the workflow (tag 0 or 1, name),
+/// NUL, the repository as written, NUL, the type, NUL, the status and
+/// strength codes, then the positions of the ones of the output's
+/// `Counts` (u16 BE each: an output's own counts are all 0 or 1). Tags 0
+/// (no workflow) and 1 (then the name) are the entries written before: the
+/// workflow only. An output whose counts are not all 0 or 1 gets one of
+/// those, and is read whole.
+fn time_value(stored: &StoredOutput) -> Option<Vec<u8>> {
+    let o = stored.outcome.as_ref()?;
+    let workflow = |v: &mut Vec<u8>| match &o.workflow {
+        Some(w) => {
+            v.push(1);
+            v.extend_from_slice(w.as_bytes());
+        }
+        None => v.push(0),
+    };
+    let counts = Counts::of(o);
+    if counts.0.iter().any(|c| !(0..=1).contains(c)) {
+        let mut v = Vec::new();
+        workflow(&mut v);
+        return Some(v);
+    }
+    let mut v = vec![2];
+    workflow(&mut v);
+    v.push(0);
+    v.extend_from_slice(stored.execution.repo.as_bytes());
+    v.push(0);
+    v.extend_from_slice(o.safe_output_type.as_bytes());
+    v.push(0);
+    v.push(code(&STATUS_CODES, o.outcome_status));
+    v.push(code(&STRENGTH_CODES, o.evidence_strength));
+    for (i, _) in counts.0.iter().enumerate().filter(|(_, c)| **c == 1) {
+        v.extend_from_slice(&(i as u16).to_be_bytes());
+    }
+    Some(v)
+}
+
+/// The workflow of a time index value, and the day cell and counts when
+/// it holds them (`time_value`).
+#[allow(clippy::type_complexity)]
+fn parse_time_value(
+    value: &[u8],
+    created_at: DateTime<Utc>,
+) -> (Option<String>, Option<(Cell, Counts)>) {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    match value.split_first() {
+        Some((1, name)) => (Some(text(name)), None),
+        Some((2, rest)) => {
+            let mut parts = rest.splitn(4, |b| *b == 0);
+            let (Some(workflow), Some(repo), Some(output_type), Some(tail)) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                return (None, None);
+            };
+            let workflow = match workflow.split_first() {
+                Some((1, name)) => Some(text(name)),
+                _ => None,
+            };
+            let day = (|| {
+                let (codes, ones) = tail.split_at_checked(2)?;
+                let mut counts = Counts(vec![0; field::HISTOGRAM]);
+                for i in ones.chunks_exact(2) {
+                    counts.bump(u16::from_be_bytes([i[0], i[1]]) as usize, 1);
+                }
+                Some((
+                    Cell {
+                        level: Level::Day,
+                        period: day_of(created_at),
+                        repo: text(repo),
+                        workflow: workflow.clone(),
+                        output_type: text(output_type),
+                        status: uncode(&STATUS_CODES, codes[0])?,
+                        strength: uncode(&STRENGTH_CODES, codes[1])?,
+                    },
+                    counts,
+                ))
+            })();
+            (workflow, day)
+        }
+        _ => (None, None),
     }
 }
 
@@ -552,13 +631,13 @@ fn parse_time_entry(prefix_len: usize, key: &[u8], value: &[u8]) -> Option<TimeE
     let rest = key.get(prefix_len..)?;
     let (ms, id) = rest.split_at_checked(8)?;
     let ms = (u64::from_be_bytes(ms.try_into().ok()?) ^ (1 << 63)) as i64;
+    let created_at = DateTime::from_timestamp_millis(ms)?;
+    let (workflow, day) = parse_time_value(value, created_at);
     Some(TimeEntry {
-        created_at: DateTime::from_timestamp_millis(ms)?,
+        created_at,
         output_id: String::from_utf8(id.to_vec()).ok()?,
-        workflow: match value.split_first() {
-            Some((1, name)) => Some(String::from_utf8_lossy(name).into_owned()),
-            _ => None,
-        },
+        workflow,
+        day,
     })
 }
 
@@ -576,7 +655,7 @@ fn time_entry(stored: &StoredOutput) -> Option<(Vec<u8>, Vec<u8>)> {
     let o = stored.outcome.as_ref()?;
     Some((
         time_key(&stored.execution.repo, o.created_at, &stored.execution.id),
-        time_value(o.workflow.as_deref()),
+        time_value(stored)?,
     ))
 }
 
@@ -872,6 +951,24 @@ impl Store {
 }
 
 impl Store {
+    /// Rewrite every time index entry as written before entries held their
+    /// output's day cell (the workflow only), as in an older store (tests
+    /// of the reads that fall back to the output).
+    #[doc(hidden)]
+    pub fn time_index_as_before_for_tests(&self) -> Result<()> {
+        let mut batch = Batch::default();
+        for item in self.db.scan_prefix(keys::TIME_INDEX) {
+            let (k, v) = item?;
+            let created_at = DateTime::<Utc>::MIN_UTC;
+            let old = match parse_time_value(&v, created_at).0 {
+                Some(w) => [&[1u8][..], w.as_bytes()].concat(),
+                None => vec![0],
+            };
+            batch.insert(k, old);
+        }
+        self.db.apply_batch(batch)
+    }
+
     /// Remove the sums cells, the marker saying only the cells are built,
     /// as in a store written before them (tests of `ensure_rollups`).
     #[doc(hidden)]

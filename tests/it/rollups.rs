@@ -462,7 +462,7 @@ mod grains {
     use safe_outcomes::read::query::{ReadFilter, RepoScope};
     use safe_outcomes::read::report::Sums;
     use safe_outcomes::read::rollup::{self, fold_grain};
-    use safe_outcomes::store::rollup::{class, day_of, week_of_day, Counts, Grain};
+    use safe_outcomes::store::rollup::{cells_of, class, day_of, week_of_day, Counts, Grain};
     use safe_outcomes::store::{Store, StoredOutput};
 
     fn end() -> DateTime<Utc> {
@@ -710,6 +710,22 @@ mod grains {
             for (filter, scope) in &cuts {
                 let found = compare(&store, filter, scope);
                 prop_assert!(found.is_ok(), "rebuilt: {:?} under {filter:?} {scope:?}", found);
+            }
+            // Each time index entry holds its output's day cell and counts.
+            let (from, to) = (DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC);
+            for (lc, _) in store.rollup_repos(None).unwrap() {
+                for entry in store.outputs_by_time(&lc, from, to) {
+                    let entry = entry.unwrap();
+                    let stored = store.output(&entry.output_id).unwrap().unwrap();
+                    let ([day, ..], counts) = cells_of(&stored).unwrap();
+                    prop_assert_eq!(entry.day, Some((day, counts)));
+                }
+            }
+            // Entries written before they did: the partial days read the outputs.
+            store.time_index_as_before_for_tests().unwrap();
+            for (filter, scope) in &cuts {
+                let found = compare(&store, filter, scope);
+                prop_assert!(found.is_ok(), "old index: {:?} under {filter:?} {scope:?}", found);
             }
         }
     }
