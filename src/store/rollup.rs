@@ -833,14 +833,7 @@ impl Store {
     /// resumes where it stopped. No sums cell: those come from the cells
     /// (`build_sums`), whichever binary wrote the chunks before.
     fn build_cells(&self) -> Result<()> {
-        let mut from = match self.db.get(keys::ROLLUP_PROGRESS)? {
-            Some(last) => {
-                let mut k = last.to_vec();
-                k.push(0);
-                k
-            }
-            None => keys::OUTPUT.to_vec(),
-        };
+        let mut from = self.resume_from(keys::ROLLUP_PROGRESS, keys::OUTPUT)?;
         let end = super::engine::prefix_end(keys::OUTPUT).expect("prefix end");
         loop {
             let mut batch = Batch::default();
@@ -872,17 +865,9 @@ impl Store {
                 add_to_batch(&mut tree, lines);
                 self.db.open_tree("attribution")?.apply_batch(tree)?;
             }
-            match last {
-                Some(last) => {
-                    batch.insert(keys::ROLLUP_PROGRESS, &last);
-                    self.db.apply_batch(batch)?;
-                    from = [last.as_slice(), &[0]].concat();
-                }
-                None => {
-                    batch.insert(keys::counter(BUILT), CELLS_BUILT.to_be_bytes());
-                    batch.remove(keys::ROLLUP_PROGRESS);
-                    return self.db.apply_batch(batch);
-                }
+            match self.end_chunk(batch, last, keys::ROLLUP_PROGRESS, CELLS_BUILT)? {
+                Some(next) => from = next,
+                None => return Ok(()),
             }
         }
     }
@@ -891,10 +876,7 @@ impl Store {
     /// cells that differ from it only in status and strength), a chunk of
     /// cells per batch, each batch also recording the last cell counted.
     fn build_sums(&self) -> Result<()> {
-        let mut from = match self.db.get(keys::ROLLUP_SUMS_PROGRESS)? {
-            Some(last) => [last.as_ref(), &[0]].concat(),
-            None => keys::ROLLUP.to_vec(),
-        };
+        let mut from = self.resume_from(keys::ROLLUP_SUMS_PROGRESS, keys::ROLLUP)?;
         let end = super::engine::prefix_end(keys::ROLLUP).expect("prefix end");
         loop {
             let mut batch = Batch::default();
@@ -912,17 +894,43 @@ impl Store {
                 last = Some(k.to_vec());
             }
             add_to_batch(&mut batch, adds);
-            match last {
-                Some(last) => {
-                    batch.insert(keys::ROLLUP_SUMS_PROGRESS, &last);
-                    self.db.apply_batch(batch)?;
-                    from = [last.as_slice(), &[0]].concat();
-                }
-                None => {
-                    batch.insert(keys::counter(BUILT), SUMS_BUILT.to_be_bytes());
-                    batch.remove(keys::ROLLUP_SUMS_PROGRESS);
-                    return self.db.apply_batch(batch);
-                }
+            match self.end_chunk(batch, last, keys::ROLLUP_SUMS_PROGRESS, SUMS_BUILT)? {
+                Some(next) => from = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Where a build stage starts: past the last key its `progress` key
+    /// records, or at `first`.
+    fn resume_from(&self, progress: &[u8], first: &[u8]) -> Result<Vec<u8>> {
+        Ok(match self.db.get(progress)? {
+            Some(last) => [last.as_ref(), &[0]].concat(),
+            None => first.to_vec(),
+        })
+    }
+
+    /// Apply a build chunk's `batch` with its progress (`last`: the last key
+    /// counted) and return where the next chunk starts; or, after an empty
+    /// chunk, record the `stage` built and return `None`.
+    fn end_chunk(
+        &self,
+        mut batch: Batch,
+        last: Option<Vec<u8>>,
+        progress: &[u8],
+        stage: u64,
+    ) -> Result<Option<Vec<u8>>> {
+        match last {
+            Some(last) => {
+                batch.insert(progress, &last);
+                self.db.apply_batch(batch)?;
+                Ok(Some([last.as_slice(), &[0]].concat()))
+            }
+            None => {
+                batch.insert(keys::counter(BUILT), stage.to_be_bytes());
+                batch.remove(progress);
+                self.db.apply_batch(batch)?;
+                Ok(None)
             }
         }
     }
