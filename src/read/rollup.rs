@@ -9,7 +9,9 @@
 //! (`segments`): cells for the first two — the sums cells unless the read
 //! cuts on status or strength (`fold_grain`) — the time index for the
 //! partial days (each entry holds its output's day cell and counts; the
-//! output itself is read only for entries written before they did). Every answer equals what a scan of every
+//! output itself is read only for entries written before they did). A
+//! partial day longer than half a day is read as its day's cells less the
+//! entries of the rest of the day (`part_of_day`). Every answer equals what a scan of every
 //! output would give (`tests/it/rollups.rs` compares them).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,11 +35,28 @@ const FAR: i64 = 1 << 40;
 enum Segment {
     /// The cells of `level` with periods in `from..to`.
     Cells(Level, i64, i64),
-    /// The outputs that ran in `from..to`, read one by one (part of a day).
-    Edge(DateTime<Utc>, DateTime<Utc>),
+    /// The outputs that ran in `from..to`, read one by one (part of a day),
+    /// added (`1`) or taken away (`-1`: the rest of a day read whole).
+    Edge(DateTime<Utc>, DateTime<Utc>, i64),
 }
 
-/// `since..until` as whole weeks, whole days and partial days.
+/// The part `from..to` of one day: read entry by entry when it is at most
+/// half the day, else as the day's cells less the rest of the day (at
+/// most half a day of entries either way).
+fn part_of_day(from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Segment> {
+    let day = day_of(from);
+    let (start, end) = (day_start(day), day_start(day + 1));
+    if to - from <= Duration::hours(12) {
+        return vec![Segment::Edge(from, to, 1)];
+    }
+    let mut out = vec![Segment::Cells(Level::Day, day, day + 1)];
+    out.extend((start < from).then_some(Segment::Edge(start, from, -1)));
+    out.extend((to < end).then_some(Segment::Edge(to, end, -1)));
+    out
+}
+
+/// `since..until` as whole weeks, whole days and partial days
+/// (`part_of_day`).
 fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<Segment> {
     if since.is_none() && until.is_none() {
         return vec![Segment::Cells(Level::All, 0, 1)];
@@ -56,11 +75,11 @@ fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<S
     if let (Some(s), Some(u)) = (since, until) {
         if first > end {
             // Both inside one day.
-            return vec![Segment::Edge(s, u)];
+            return part_of_day(s, u);
         }
     }
     if let Some(t) = since.filter(|t| !midnight(*t)) {
-        out.push(Segment::Edge(t, day_start(first)));
+        out.extend(part_of_day(t, day_start(first)));
     }
     // Whole weeks inside first..end.
     let w0 = match week_of_day(first) {
@@ -76,7 +95,7 @@ fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<S
         out.push(Segment::Cells(Level::Day, first, end));
     }
     if let Some(t) = until.filter(|t| !midnight(*t)) {
-        out.push(Segment::Edge(day_start(end), t));
+        out.extend(part_of_day(day_start(end), t));
     }
     out.retain(|s| !matches!(s, Segment::Cells(_, a, b) if a >= b));
     out
@@ -217,11 +236,12 @@ pub fn fold_grain<G: Ord>(
                     }
                     run.flush(&mut out);
                 }
-                (Segment::Edge(from, to), _) => {
+                (Segment::Edge(from, to, sign), _) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
                         let Some((day, counts)) = day_cell(store, entry?)? else {
                             continue;
                         };
+                        let counts = signed(counts, *sign);
                         if admits(filter, &repos, &day) {
                             if let Some(g) = group(&day) {
                                 out.entry(g)
@@ -237,6 +257,14 @@ pub fn fold_grain<G: Ord>(
     // Cells whose outputs all moved elsewhere count nothing.
     out.retain(|_, s| s.counts.get(crate::store::rollup::field::COUNT) != 0);
     Ok(out)
+}
+
+/// `counts`, taken away when `sign` is negative.
+fn signed(counts: Counts, sign: i64) -> Counts {
+    match sign < 0 {
+        true => Counts(counts.0.iter().map(|c| -c).collect()),
+        false => counts,
+    }
 }
 
 /// The day cell of a time index entry's output and what it adds there:
@@ -326,7 +354,7 @@ pub fn lines_by_workflow(
                         }
                     }
                 }
-                Segment::Edge(from, to) => {
+                Segment::Edge(from, to, sign) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
                         let entry = entry?;
                         let Some(stored) = store.output(&entry.output_id)? else {
@@ -339,7 +367,7 @@ pub fn lines_by_workflow(
                             continue;
                         };
                         if admits(filter, &repos, &day) {
-                            add(&day, &attribution::survival_counts(&a));
+                            add(&day, &signed(attribution::survival_counts(&a), *sign));
                         }
                     }
                 }
@@ -723,8 +751,9 @@ mod tests {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
     }
 
-    /// Every instant of a range is in exactly one segment, and the
-    /// segments stay inside the range.
+    /// Every instant of a range is counted once (in one segment, or in a
+    /// day's cells and not in the part taken away from them), and nothing
+    /// outside it is counted.
     #[test]
     fn segments_cover_the_range_once() {
         let cases = [
@@ -732,6 +761,9 @@ mod tests {
             (Some("2026-11-16T00:00:00Z"), Some("2026-11-30T00:00:00Z")),
             (Some("2026-11-17T00:00:00Z"), Some("2026-11-19T00:00:00Z")),
             (Some("2026-11-17T03:00:00Z"), Some("2026-11-17T09:00:00Z")),
+            (Some("2026-11-17T01:00:00Z"), Some("2026-11-17T23:00:00Z")),
+            (Some("2026-11-17T00:00:00Z"), Some("2026-11-17T13:00:00Z")),
+            (Some("2026-11-03T23:00:00Z"), Some("2026-11-20T20:00:00Z")),
             (None, Some("2026-11-17T09:00:00Z")),
             (Some("2026-11-17T09:00:00Z"), None),
         ];
@@ -749,12 +781,16 @@ mod tests {
                         Segment::Cells(Level::Day, a, b) => (*a..*b).contains(&day),
                         Segment::Cells(Level::Week, a, b) => (*a..*b).contains(&week_of_day(day)),
                         Segment::Cells(Level::All, ..) => true,
-                        Segment::Edge(a, b) => t >= *a && t < *b,
+                        Segment::Edge(a, b, _) => t >= *a && t < *b,
                     })
-                    .count();
+                    .map(|p| match p {
+                        Segment::Edge(_, _, sign) => *sign,
+                        _ => 1,
+                    })
+                    .sum::<i64>();
                 assert_eq!(
                     hits,
-                    usize::from(inside),
+                    i64::from(inside),
                     "{since:?}..{until:?} at {t}: {parts:?}"
                 );
                 t += Duration::minutes(37);
