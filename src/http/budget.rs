@@ -8,10 +8,11 @@
 //! Each read's memory is bounded on its own (rollups, pages of at most
 //! `MAX_PAGE` outputs, one run, streamed exports), so the budget bounds what
 //! reads hold together. Acks never go through it: a burst of reads makes
-//! other reads wait, not a webhook's 2xx. On sled, though, an ack's group
-//! commit and a read's store steps share sled's one process-wide lock, so
-//! reads in flight still delay acks (measured: docs/store.md, "What an ack
-//! waits on beside readers").
+//! other reads wait, not a webhook's 2xx. An ack's group commit shares no
+//! lock with the reads (on sled the inbox is a journal of its own:
+//! docs/store.md), so what reads can still take from acks is CPU: by default
+//! they run at most one fewer at once than the machine has cores
+//! (`default_concurrency`), so one core is always left to ingest.
 //!
 //! A read's work on the store runs on the budget's own threads
 //! (`ReadBudget::run`), one a place, at a lower scheduling priority
@@ -29,8 +30,19 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::{ApiError, State};
 
-/// Reads at once when `READ_CONCURRENCY` is not set.
-pub const DEFAULT_CONCURRENCY: usize = 4;
+/// The most reads at once when `READ_CONCURRENCY` is not set.
+pub const MAX_DEFAULT_CONCURRENCY: usize = 4;
+
+/// Reads at once when `READ_CONCURRENCY` is not set: one fewer than the
+/// cores the process may use (at least 1, at most
+/// `MAX_DEFAULT_CONCURRENCY`). A read is CPU-bound (it folds rollup cells);
+/// with every core reading, an ack waits for a core (measured in
+/// BENCHMARKS.md: on 2 cores, beside 16 readers, ack p99 2.0–2.6× the
+/// no-reader run with 4 reads at once, 1.7× with 2, 1.0–1.3× with 1).
+pub fn default_concurrency() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_sub(1).clamp(1, MAX_DEFAULT_CONCURRENCY)
+}
 /// How long a read waits for a place when `READ_WAIT_MS` is not set.
 pub const DEFAULT_WAIT: Duration = Duration::from_millis(2_000);
 /// What a refused read is told to wait, in seconds.
@@ -128,7 +140,7 @@ impl ReadBudget {
     pub fn from_env() -> ReadBudget {
         let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
         ReadBudget::new(
-            var("READ_CONCURRENCY").map_or(DEFAULT_CONCURRENCY, |n| n as usize),
+            var("READ_CONCURRENCY").map_or_else(default_concurrency, |n| n as usize),
             var("READ_WAIT_MS").map_or(DEFAULT_WAIT, Duration::from_millis),
         )
     }
@@ -155,7 +167,7 @@ impl ReadBudget {
 
 impl Default for ReadBudget {
     fn default() -> ReadBudget {
-        ReadBudget::new(DEFAULT_CONCURRENCY, DEFAULT_WAIT)
+        ReadBudget::new(default_concurrency(), DEFAULT_WAIT)
     }
 }
 
