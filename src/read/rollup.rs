@@ -6,8 +6,12 @@
 //! A read resolves the scope against the directory of repositories first
 //! (`RepoScope::Only` of nothing reads nothing), then splits `since..until`
 //! into whole weeks, whole days and at most two partial days
-//! (`segments`): cells for the first two, the time index and the outputs
-//! themselves for the partial days. Every answer equals what a scan of every
+//! (`segments`): cells for the first two — the sums cells unless the read
+//! cuts on status or strength (`fold_grain`) — the time index for the
+//! partial days (each entry holds its output's day cell and counts; the
+//! output itself is read only for entries written before they did). A
+//! partial day longer than half a day is read as its day's cells less the
+//! entries of the rest of the day (`part_of_day`). Every answer equals what a scan of every
 //! output would give (`tests/it/rollups.rs` compares them).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,7 +22,8 @@ use crate::model::CHECKPOINTS;
 use crate::read::query::{ReadFilter, RepoScope};
 use crate::read::report::{Report, Sums};
 use crate::store::rollup::{
-    cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Level,
+    cells_of, class, day_of, day_start, first_day_of_week, week_of_day, Cell, Counts, Grain, Level,
+    TimeEntry,
 };
 use crate::store::{Result, Store};
 
@@ -30,11 +35,28 @@ const FAR: i64 = 1 << 40;
 enum Segment {
     /// The cells of `level` with periods in `from..to`.
     Cells(Level, i64, i64),
-    /// The outputs that ran in `from..to`, read one by one (part of a day).
-    Edge(DateTime<Utc>, DateTime<Utc>),
+    /// The outputs that ran in `from..to`, read one by one (part of a day),
+    /// added (`1`) or taken away (`-1`: the rest of a day read whole).
+    Edge(DateTime<Utc>, DateTime<Utc>, i64),
 }
 
-/// `since..until` as whole weeks, whole days and partial days.
+/// The part `from..to` of one day: read entry by entry when it is at most
+/// half the day, else as the day's cells less the rest of the day (at
+/// most half a day of entries either way).
+fn part_of_day(from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Segment> {
+    let day = day_of(from);
+    let (start, end) = (day_start(day), day_start(day + 1));
+    if to - from <= Duration::hours(12) {
+        return vec![Segment::Edge(from, to, 1)];
+    }
+    let mut out = vec![Segment::Cells(Level::Day, day, day + 1)];
+    out.extend((start < from).then_some(Segment::Edge(start, from, -1)));
+    out.extend((to < end).then_some(Segment::Edge(to, end, -1)));
+    out
+}
+
+/// `since..until` as whole weeks, whole days and partial days
+/// (`part_of_day`).
 fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<Segment> {
     if since.is_none() && until.is_none() {
         return vec![Segment::Cells(Level::All, 0, 1)];
@@ -53,11 +75,11 @@ fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<S
     if let (Some(s), Some(u)) = (since, until) {
         if first > end {
             // Both inside one day.
-            return vec![Segment::Edge(s, u)];
+            return part_of_day(s, u);
         }
     }
     if let Some(t) = since.filter(|t| !midnight(*t)) {
-        out.push(Segment::Edge(t, day_start(first)));
+        out.extend(part_of_day(t, day_start(first)));
     }
     // Whole weeks inside first..end.
     let w0 = match week_of_day(first) {
@@ -73,7 +95,7 @@ fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<S
         out.push(Segment::Cells(Level::Day, first, end));
     }
     if let Some(t) = until.filter(|t| !midnight(*t)) {
-        out.push(Segment::Edge(day_start(end), t));
+        out.extend(part_of_day(day_start(end), t));
     }
     out.retain(|s| !matches!(s, Segment::Cells(_, a, b) if a >= b));
     out
@@ -141,24 +163,58 @@ pub fn week_of(cell: &Cell) -> Option<i64> {
 
 /// Sum the outputs `filter` and `scope` admit into groups (`group` names a
 /// cell's group, `None` leaves it out). A group may not depend on a cell's
-/// status or strength: the cells that differ only in those are adjacent in
-/// the store, and they are parsed, admitted and grouped once as a run,
-/// their counts added as stored (`Counts::add_packed`). Partial days are
-/// read from the time index as day cells of one output each.
+/// status or strength. Without a status or strength cut the sums cells are
+/// read (`Grain::Sums`: every status of a repository, period, workflow and
+/// type in one cell), else the cells (`fold_grain`). Partial days are read
+/// from the time index as day cells of one output each.
 pub fn fold<G: Ord>(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,
+    group: impl FnMut(&Cell) -> Option<G>,
+) -> Result<BTreeMap<G, Sums>> {
+    fold_grain(store, filter, scope, Grain::Sums, group)
+}
+
+/// `fold` from the cells of `grain`, where exact: the sums cells hold no
+/// status or strength, so a cut on either reads the cells whatever
+/// `grain` says. The cells that differ only in status and strength are
+/// adjacent in the store: they are parsed, admitted and grouped once as a
+/// run, their counts added as stored (`Counts::add_packed`). Both grains
+/// give the same sums (`tests/it/rollups.rs`).
+pub fn fold_grain<G: Ord>(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+    grain: Grain,
     mut group: impl FnMut(&Cell) -> Option<G>,
 ) -> Result<BTreeMap<G, Sums>> {
+    let grain = match filter.status.is_some() || filter.strength.is_some() {
+        true => Grain::Status,
+        false => grain,
+    };
     let mut out: BTreeMap<G, Sums> = BTreeMap::new();
     let parts = segments(filter.since, filter.until);
     for (lc, repos) in repositories(store, filter, scope)? {
         for part in &parts {
-            match part {
-                Segment::Cells(level, from, to) => {
+            match (part, grain) {
+                (Segment::Cells(level, from, to), Grain::Sums) => {
+                    for item in store.rollup_cells_packed(*level, grain, &lc, *from, *to) {
+                        let (key, counts) = item?;
+                        let Some(cell) = Cell::parse_sums(&key) else {
+                            continue;
+                        };
+                        if !admits_coordinates(filter, &repos, &cell) {
+                            continue;
+                        }
+                        if let Some(g) = group(&cell) {
+                            out.entry(g).or_default().add_packed_sums(&counts);
+                        }
+                    }
+                }
+                (Segment::Cells(level, from, to), Grain::Status) => {
                     let mut run = Run::default();
-                    for item in store.rollup_cells_packed(*level, &lc, *from, *to) {
+                    for item in store.rollup_cells_packed(*level, grain, &lc, *from, *to) {
                         let (key, counts) = item?;
                         let Some((head, status, strength)) = Cell::split_codes(&key) else {
                             continue;
@@ -180,15 +236,12 @@ pub fn fold<G: Ord>(
                     }
                     run.flush(&mut out);
                 }
-                Segment::Edge(from, to) => {
+                (Segment::Edge(from, to, sign), _) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
-                        let entry = entry?;
-                        let Some(stored) = store.output(&entry.output_id)? else {
+                        let Some((day, counts)) = day_cell(store, entry?)? else {
                             continue;
                         };
-                        let Some(([day, ..], counts)) = cells_of(&stored) else {
-                            continue;
-                        };
+                        let counts = signed(counts, *sign);
                         if admits(filter, &repos, &day) {
                             if let Some(g) = group(&day) {
                                 out.entry(g)
@@ -204,6 +257,26 @@ pub fn fold<G: Ord>(
     // Cells whose outputs all moved elsewhere count nothing.
     out.retain(|_, s| s.counts.get(crate::store::rollup::field::COUNT) != 0);
     Ok(out)
+}
+
+/// `counts`, taken away when `sign` is negative.
+fn signed(counts: Counts, sign: i64) -> Counts {
+    match sign < 0 {
+        true => Counts(counts.0.iter().map(|c| -c).collect()),
+        false => counts,
+    }
+}
+
+/// The day cell of a time index entry's output and what it adds there:
+/// from the entry when it holds them, else from the output.
+fn day_cell(store: &Store, entry: TimeEntry) -> Result<Option<(Cell, Counts)>> {
+    if entry.day.is_some() {
+        return Ok(entry.day);
+    }
+    let Some(stored) = store.output(&entry.output_id)? else {
+        return Ok(None);
+    };
+    Ok(cells_of(&stored).map(|([day, ..], counts)| (day, counts)))
 }
 
 /// Adjacent cells of one repository, period, workflow and type (`fold`):
@@ -281,7 +354,7 @@ pub fn lines_by_workflow(
                         }
                     }
                 }
-                Segment::Edge(from, to) => {
+                Segment::Edge(from, to, sign) => {
                     for entry in store.outputs_by_time(&lc, *from, *to) {
                         let entry = entry?;
                         let Some(stored) = store.output(&entry.output_id)? else {
@@ -294,7 +367,7 @@ pub fn lines_by_workflow(
                             continue;
                         };
                         if admits(filter, &repos, &day) {
-                            add(&day, &attribution::survival_counts(&a));
+                            add(&day, &signed(attribution::survival_counts(&a), *sign));
                         }
                     }
                 }
@@ -678,8 +751,9 @@ mod tests {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
     }
 
-    /// Every instant of a range is in exactly one segment, and the
-    /// segments stay inside the range.
+    /// Every instant of a range is counted once (in one segment, or in a
+    /// day's cells and not in the part taken away from them), and nothing
+    /// outside it is counted.
     #[test]
     fn segments_cover_the_range_once() {
         let cases = [
@@ -687,6 +761,9 @@ mod tests {
             (Some("2026-11-16T00:00:00Z"), Some("2026-11-30T00:00:00Z")),
             (Some("2026-11-17T00:00:00Z"), Some("2026-11-19T00:00:00Z")),
             (Some("2026-11-17T03:00:00Z"), Some("2026-11-17T09:00:00Z")),
+            (Some("2026-11-17T01:00:00Z"), Some("2026-11-17T23:00:00Z")),
+            (Some("2026-11-17T00:00:00Z"), Some("2026-11-17T13:00:00Z")),
+            (Some("2026-11-03T23:00:00Z"), Some("2026-11-20T20:00:00Z")),
             (None, Some("2026-11-17T09:00:00Z")),
             (Some("2026-11-17T09:00:00Z"), None),
         ];
@@ -704,12 +781,16 @@ mod tests {
                         Segment::Cells(Level::Day, a, b) => (*a..*b).contains(&day),
                         Segment::Cells(Level::Week, a, b) => (*a..*b).contains(&week_of_day(day)),
                         Segment::Cells(Level::All, ..) => true,
-                        Segment::Edge(a, b) => t >= *a && t < *b,
+                        Segment::Edge(a, b, _) => t >= *a && t < *b,
                     })
-                    .count();
+                    .map(|p| match p {
+                        Segment::Edge(_, _, sign) => *sign,
+                        _ => 1,
+                    })
+                    .sum::<i64>();
                 assert_eq!(
                     hits,
-                    usize::from(inside),
+                    i64::from(inside),
                     "{since:?}..{until:?} at {t}: {parts:?}"
                 );
                 t += Duration::minutes(37);

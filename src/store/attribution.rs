@@ -152,7 +152,8 @@ pub fn cells(
     to: i64,
 ) -> Result<Vec<(Cell, Counts)>> {
     let tree = store.db().open_tree(TREE)?;
-    let (start, end) = super::rollup::cell_range(level, repo_lc, from, to);
+    let (start, end) =
+        super::rollup::cell_range(level, super::rollup::Grain::Status, repo_lc, from, to);
     let mut out = Vec::new();
     for item in tree.range(start, end) {
         let (k, v) = item?;

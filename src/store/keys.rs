@@ -37,9 +37,11 @@
 //! | `n/u/` | space, NUL, group, NUL, expiry (µs, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
 //! | `n/t/` | installation id (u64 BE) | a mark (u64 BE) that changes when the installation's cached API token must be minted again (`github::client`) |
 //! | `g/d`, `g/w`, `g/a` | level, repository (lowercase), NUL, period, the cell's coordinates (`store::rollup::Cell::key`) | packed counts (`engine::pack`), added to |
+//! | `g/D`, `g/W`, `g/A` | level (uppercase), repository (lowercase), NUL, period, the cell's coordinates but status and strength (`store::rollup::Cell::sums_key`) | packed counts: outputs by latest class, then the cells' counts (`Counts::sums_of`), added to |
 //! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
 //! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
-//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | — (time index of the outputs with an outcome) |
+//! | `g/s` | — | the last cell key counted while `Store::ensure_rollups` builds the sums cells |
+//! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | the outcome's workflow, and its day cell and counts (`store::rollup::time_value`): the time index of the outputs with an outcome |
 
 use chrono::{DateTime, Utc};
 
@@ -77,6 +79,7 @@ pub const TOKEN_MARK: &[u8] = b"n/t/";
 pub const ROLLUP: &[u8] = b"g/";
 pub const ROLLUP_REPOS: &[u8] = b"g/r";
 pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
+pub const ROLLUP_SUMS_PROGRESS: &[u8] = b"g/s";
 pub const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {

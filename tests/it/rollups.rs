@@ -432,5 +432,301 @@ fn a_store_written_before_rollups_gets_them_counted_once_at_open() {
     assert_eq!(report(&store), kept);
     let records = scanned(&store, &ReadFilter::default(), &RepoScope::All);
     assert_eq!(kept, Report::build(&records, None, Some("7d"), shape().end));
+    // A store written with cells but before the sums cells: those are
+    // built from the cells at open, once.
+    store.forget_rollup_sums_for_tests().unwrap();
+    assert_eq!(report(&store).totals.total_safe_outputs, 0);
+    drop(store);
+    let store = Store::open_waiting(dir.path(), wait).unwrap();
+    assert_eq!(report(&store), kept);
+    drop(store);
+    let store = Store::open_waiting(dir.path(), wait).unwrap();
+    assert_eq!(report(&store), kept);
     let _ = Duration::zero();
+}
+
+mod grains {
+    //! The sums cells (`Grain::Sums`) fold to exactly what the cells
+    //! (`Grain::Status`) and a scan of every output fold to, for random
+    //! orgs, random re-judgings that move outputs between periods,
+    //! workflows, types and statuses, outcomes dropped, outputs merged
+    //! away, and random cuts and scopes; also after the sums cells are
+    //! built again from the cells (`Store::ensure_rollups`).
+
+    use std::collections::BTreeMap;
+
+    use chrono::{DateTime, Duration, Utc};
+    use proptest::prelude::*;
+    use safe_outcomes::bench::synthetic::{output, repo_name, Shape};
+    use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
+    use safe_outcomes::read::query::{ReadFilter, RepoScope};
+    use safe_outcomes::read::report::Sums;
+    use safe_outcomes::read::rollup::{self, fold_grain};
+    use safe_outcomes::store::rollup::{cells_of, class, day_of, week_of_day, Counts, Grain};
+    use safe_outcomes::store::{Store, StoredOutput};
+
+    fn end() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-11-25T13:17:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    /// A random org and its history: (shape, outputs, seed, moves).
+    #[derive(Debug, Clone)]
+    struct Org {
+        shape: (u64, u64, u64, i64),
+        outputs: u64,
+        seed: u64,
+        /// (output, what happens to it: 0 re-judged, 1 outcome dropped,
+        /// 2 merged into a new id, 3 re-judged and moved in time).
+        moves: Vec<(u64, u8)>,
+    }
+
+    fn org() -> impl Strategy<Value = Org> {
+        (
+            (1u64..6, 1u64..5, 1u64..4, 1i64..80),
+            20u64..300,
+            any::<u64>(),
+            proptest::collection::vec((0u64..300, 0u8..4), 0..60),
+        )
+            .prop_map(|(shape, outputs, seed, moves)| Org {
+                shape,
+                outputs,
+                seed,
+                moves,
+            })
+    }
+
+    fn shape_of(org: &Org) -> Shape {
+        let (repos, workflows, types, days) = org.shape;
+        Shape {
+            repos,
+            workflows,
+            repos_per_workflow: repos.min(2),
+            types_per_workflow: types,
+            outputs_per_run: 2,
+            days,
+            end: end(),
+        }
+    }
+
+    /// Write the org's outputs, then its moves, each move in a unit.
+    fn write(store: &Store, org: &Org) {
+        let shape = shape_of(org);
+        let mut unit = store.begin();
+        for i in 0..org.outputs {
+            unit.put_output(&output(&shape, i, org.seed)).unwrap();
+        }
+        unit.commit().unwrap();
+        for (n, (i, what)) in org.moves.iter().enumerate() {
+            let i = i % org.outputs;
+            let id = output(&shape, i, org.seed).execution.id;
+            let mut unit = store.begin();
+            let Some(current) = unit.output(&id).unwrap() else {
+                continue;
+            };
+            let mut next: StoredOutput = current.clone();
+            let other = output(&shape, i + n as u64 * 7919, org.seed ^ 0xA5);
+            match what {
+                0 | 3 => {
+                    let mut o = other.outcome.clone().unwrap();
+                    o.safe_output_id = id.clone();
+                    if *what == 0 {
+                        if let Some(c) = current.outcome.as_ref() {
+                            o.created_at = c.created_at;
+                        }
+                    }
+                    next.outcome = Some(o);
+                    unit.put_output_record(&next).unwrap();
+                }
+                1 => {
+                    next.outcome = None;
+                    unit.put_output_record(&next).unwrap();
+                }
+                _ => {
+                    next.execution.id = format!("{id}-m{n}");
+                    if let Some(o) = next.outcome.as_mut() {
+                        o.safe_output_id = next.execution.id.clone();
+                    }
+                    unit.retire_output(&id, &next.execution.id, &[]).unwrap();
+                    unit.put_output(&next).unwrap();
+                }
+            }
+            unit.commit().unwrap();
+        }
+    }
+
+    /// A random cut: (repo, workflow, type, status, strength, since, until)
+    /// as indices, and a scope.
+    fn cut() -> impl Strategy<Value = (ReadFilter, RepoScope)> {
+        let instant = prop_oneof![
+            Just(None),
+            // Midnights, Mondays among them, and instants inside a day.
+            (0i64..100).prop_map(|d| Some(end() - Duration::days(d) - Duration::hours(13))),
+            (0i64..2400).prop_map(|h| Some(end() - Duration::hours(h))),
+            (0i64..144_000).prop_map(|m| Some(end() - Duration::minutes(m))),
+        ];
+        (
+            proptest::option::weighted(0.3, 0u64..6),
+            proptest::option::weighted(0.3, 0u64..5),
+            proptest::option::weighted(0.2, 0usize..3),
+            proptest::option::weighted(0.15, 0usize..6),
+            proptest::option::weighted(0.15, 0usize..4),
+            instant.clone(),
+            instant,
+            0u8..4,
+        )
+            .prop_map(
+                |(repo, workflow, ty, status, strength, since, until, scope)| {
+                    let filter = ReadFilter {
+                        repo: repo.map(repo_name),
+                        workflow: workflow.map(|w| format!("workflow-{w:02}")),
+                        output_type: ty
+                            .map(|t| ["create_issue", "add_comment", "add_labels"][t].into()),
+                        status: status.map(|s| OutcomeStatus::ALL[s]),
+                        strength: strength.map(|s| {
+                            [
+                                EvidenceStrength::Strong,
+                                EvidenceStrength::Medium,
+                                EvidenceStrength::Weak,
+                                EvidenceStrength::None,
+                            ][s]
+                        }),
+                        since,
+                        until,
+                    };
+                    let scope = match scope {
+                        0 | 1 => RepoScope::All,
+                        2 => RepoScope::only([repo_name(0), repo_name(3), "acme/other".into()]),
+                        _ => RepoScope::only(Vec::<String>::new()),
+                    };
+                    (filter, scope)
+                },
+            )
+    }
+
+    /// Sums with their counts' trailing zeros dropped (a sum of cells may
+    /// hold them, a sum of outputs not).
+    fn trimmed<G: Ord>(sums: BTreeMap<G, Sums>) -> BTreeMap<G, ([i64; 8], Vec<i64>)> {
+        sums.into_iter()
+            .map(|(g, s)| {
+                let mut v = s.counts.0;
+                while v.last() == Some(&0) {
+                    v.pop();
+                }
+                (g, (s.latest, v))
+            })
+            .collect()
+    }
+
+    type Place = (String, Option<String>, String);
+
+    /// Folded by both grains and from a scan, grouped by repository,
+    /// workflow and type, and by workflow and week within the 12 weeks
+    /// before `end`: `Err` names the first difference.
+    fn compare(store: &Store, filter: &ReadFilter, scope: &RepoScope) -> Result<(), String> {
+        let place = |repo: &str, wf: &Option<String>, ty: &str| -> Place {
+            (repo.to_string(), wf.clone(), ty.to_string())
+        };
+        let mut scan_places: BTreeMap<Place, Sums> = BTreeMap::new();
+        let mut scan_weeks: BTreeMap<(Option<String>, i64), Sums> = BTreeMap::new();
+        let first_week = week_of_day(day_of(end())) - 11;
+        for stored in filter.scan(store, scope, "", None) {
+            let stored = stored.unwrap();
+            let o = stored.outcome.as_ref().unwrap();
+            let (c, counts) = (class(o.outcome_status, o.evidence_strength), Counts::of(o));
+            scan_places
+                .entry(place(
+                    &stored.execution.repo,
+                    &o.workflow,
+                    &o.safe_output_type,
+                ))
+                .or_default()
+                .add(c, &counts);
+            let week = week_of_day(day_of(o.created_at));
+            if (first_week..first_week + 12).contains(&week) {
+                scan_weeks
+                    .entry((o.workflow.clone(), week))
+                    .or_default()
+                    .add(c, &counts);
+            }
+        }
+        let first = DateTime::from_timestamp((first_week * 7 - 3) * 86_400, 0).unwrap();
+        let weekly = ReadFilter {
+            since: Some(filter.since.map_or(first, |s| s.max(first))),
+            until: Some(filter.until.map_or(first + Duration::weeks(12), |u| {
+                u.min(first + Duration::weeks(12))
+            })),
+            ..filter.clone()
+        };
+        let scan_places = trimmed(scan_places);
+        let scan_weeks = trimmed(scan_weeks);
+        for grain in [Grain::Sums, Grain::Status] {
+            let places = fold_grain(store, filter, scope, grain, |c| {
+                Some(place(&c.repo, &c.workflow, &c.output_type))
+            })
+            .unwrap();
+            if trimmed(places) != scan_places {
+                return Err(format!("{grain:?} by place"));
+            }
+            if weekly.since < weekly.until {
+                let weeks = fold_grain(store, &weekly, scope, grain, |c| {
+                    Some((c.workflow.clone(), rollup::week_of(c)?))
+                })
+                .unwrap();
+                if trimmed(weeks) != scan_weeks {
+                    return Err(format!("{grain:?} by week"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 10,
+            max_shrink_iters: 20,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn sums_cells_fold_to_what_the_cells_and_a_scan_fold_to(
+            org in org(),
+            cuts in proptest::collection::vec(cut(), 12),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            write(&store, &org);
+            let mut cuts = cuts;
+            cuts.push((ReadFilter::default(), RepoScope::All));
+            for (filter, scope) in &cuts {
+                let found = compare(&store, filter, scope);
+                prop_assert!(found.is_ok(), "{:?} under {filter:?} {scope:?}", found);
+            }
+            // A store written before the sums cells: built from the cells.
+            store.forget_rollup_sums_for_tests().unwrap();
+            store.ensure_rollups().unwrap();
+            for (filter, scope) in &cuts {
+                let found = compare(&store, filter, scope);
+                prop_assert!(found.is_ok(), "rebuilt: {:?} under {filter:?} {scope:?}", found);
+            }
+            // Each time index entry holds its output's day cell and counts.
+            let (from, to) = (DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC);
+            for (lc, _) in store.rollup_repos(None).unwrap() {
+                for entry in store.outputs_by_time(&lc, from, to) {
+                    let entry = entry.unwrap();
+                    let stored = store.output(&entry.output_id).unwrap().unwrap();
+                    let ([day, ..], counts) = cells_of(&stored).unwrap();
+                    prop_assert_eq!(entry.day, Some((day, counts)));
+                }
+            }
+            // Entries written before they did: the partial days read the outputs.
+            store.time_index_as_before_for_tests().unwrap();
+            for (filter, scope) in &cuts {
+                let found = compare(&store, filter, scope);
+                prop_assert!(found.is_ok(), "old index: {:?} under {filter:?} {scope:?}", found);
+            }
+        }
+    }
 }

@@ -433,6 +433,17 @@ impl Sums {
         self.counts.add(counts);
     }
 
+    /// Add a sums cell's value as stored (`Counts::sums_of`, packed): the
+    /// outputs by latest class, then the counts.
+    pub fn add_packed_sums(&mut self, packed: &[u8]) {
+        let split = packed.len().min(CLASSES * 4);
+        let (latest, counts) = packed.split_at(split);
+        for (a, b) in self.latest.iter_mut().zip(Counts::packed_values(latest)) {
+            *a += b;
+        }
+        self.counts.add_packed(counts);
+    }
+
     pub fn merge(&mut self, other: &Sums) {
         for (a, b) in self.latest.iter_mut().zip(other.latest) {
             *a += b;
