@@ -599,10 +599,7 @@ impl Harvester {
                 upload: manifest.upload,
                 chunks: manifest.chunks,
             };
-            manifest
-                .keep()
-                .await
-                .map_err(|e| HarvestError::Inbox(InboxError::Write(e.detail)))?;
+            manifest.keep();
             duplicate = self.writer.enqueue(item).await? == Enqueued::Duplicate;
             if duplicate {
                 manifest.discard().await;
