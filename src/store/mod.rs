@@ -321,9 +321,7 @@ impl Store {
         };
         if let Some(journal) = store.db.journal() {
             // What sled holds as processed is durable: it may go.
-            let done = store.counter(counter::INBOX_DONE);
-            journal.set_processed(done);
-            journal.release_through(done);
+            journal.release_through(store.counter(counter::INBOX_DONE));
         }
         store.ensure_rollups()?;
         Ok(store)
