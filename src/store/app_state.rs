@@ -115,8 +115,9 @@ impl Store {
 
     /// The sequence number of the oldest item still in the inbox queue.
     pub fn oldest_queued_seq(&self) -> Option<u64> {
+        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
         self.db
-            .scan_prefix(keys::INBOX_QUEUE)
+            .range(keys::inbox_queue(self.queue_start())..end)
             .next()
             .and_then(|r| r.ok())
             .and_then(|(k, _)| keys::inbox_seq(&k))
@@ -148,10 +149,13 @@ impl Store {
     #[doc(hidden)]
     pub fn bare_drain_one(&self) -> Result<bool> {
         use super::inbox::InboxItem;
-        let Some(first) = self.db.scan_prefix(keys::INBOX_QUEUE).next() else {
+        let Some(seq) = self.oldest_queued_seq() else {
             return Ok(false);
         };
-        let (key, value) = first?;
+        let key = keys::inbox_queue(seq);
+        let Some(value) = self.db.get(&key)? else {
+            return Ok(false);
+        };
         let item: InboxItem = super::codec::decode_item(&key, &value)?;
         let mut batch = super::Batch::default();
         if let InboxItem::Delivery { observations, .. } = item {
@@ -162,7 +166,12 @@ impl Store {
                 );
             }
         }
-        batch.remove(key);
+        if self.is_pg() {
+            batch.remove(key);
+        } else {
+            // As the worker does: sled records how far it went.
+            Store::set_counter(&mut batch, super::counter::INBOX_DONE, seq);
+        }
         self.db.apply_batch(batch)?;
         Ok(true)
     }

@@ -1,9 +1,12 @@
 //! The durable inbox and its group-commit writer.
 //!
 //! Handlers hand an `InboxItem` to one writer thread and await its reply. The
-//! writer takes everything that queued up while it was flushing, writes it in
-//! one batch, flushes once, and only then replies: a delivery is durable before
-//! its 2xx, and one fsync serves the whole batch.
+//! writer takes everything that queued up while it was writing, writes it in
+//! one commit, and only then replies: a delivery is durable before its 2xx,
+//! and one write (and with `Durability::PowerLoss` one `fdatasync`) serves the
+//! whole batch. On sled the inbox's keys are the journal's
+//! (`engine::journal`): an ack never takes sled's lock; on PostgreSQL the
+//! group is one transaction.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -299,18 +302,19 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
             batch.insert(keys::inbox_delivery(&key), dedupe_value);
             if let InboxItem::ManifestChunks { upload, .. } = &req.item {
-                // Its chunks are no longer swept.
-                batch.insert(keys::manifest_committed(*upload), []);
+                // Its chunks are no longer swept, until its item is
+                // processed (the journal drops the marker with the item).
+                batch.insert(keys::manifest_committed(*upload), seq.to_be_bytes());
             }
             in_batch.insert(key);
             results.push(Ok(Enqueued::Stored(seq)));
         }
         Store::set_counter(&mut batch, counter::RECEIVED, seq);
         Store::set_counter(&mut batch, counter::DUPLICATES, duplicates);
-        let written = store
-            .db()
-            .apply_batch(batch)
-            .and_then(|_| store.flush_durable());
+        // Every key of the batch is the journal's (`engine::journal`): one
+        // commit of it, as durable as the store's `Durability`, and nothing
+        // of sled, whose lock the dashboard's reads and the worker take.
+        let written = store.db().apply_batch(batch);
         match written {
             Ok(()) => {
                 // Before the replies: once a client has its 2xx, `wait_idle`

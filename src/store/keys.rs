@@ -41,6 +41,8 @@
 
 use chrono::{DateTime, Utc};
 
+/// Everything of the inbox (on sled kept in its journal, `engine::journal`).
+pub const INBOX: &[u8] = b"i/";
 pub const INBOX_QUEUE: &[u8] = b"i/q/";
 pub const INBOX_DELIVERY: &[u8] = b"i/d/";
 pub const DEDUP_EXPIRY: &[u8] = b"i/e/";

@@ -56,6 +56,9 @@ pub enum StoreError {
     Decode { key: String, error: String },
     #[error("{0}")]
     InterruptedCompaction(String),
+    /// The inbox's journal file failed (sled stores: `engine::journal`).
+    #[error("inbox journal: {0}")]
+    Journal(String),
     /// Another replica's unit holds the lock on this key (PostgreSQL): the
     /// item is left for a later unit.
     #[error("busy: another replica holds {0}")]
@@ -85,6 +88,10 @@ pub mod counter {
     pub const RECEIVED: &str = "deliveries_received";
     pub const PROCESSED: &str = "deliveries_processed";
     pub const DUPLICATES: &str = "deliveries_duplicate";
+    /// On sled: the inbox sequence processed through, in order, by the
+    /// worker's last commit (the journal drops items up to it once that
+    /// commit is flushed: `Store::release_inbox_through`).
+    pub const INBOX_DONE: &str = "inbox_done_through";
     pub const OUTPUTS: &str = "outputs_tracked";
     /// Redeliveries of missed webhook deliveries asked of GitHub (`github::redelivery`).
     pub const REDELIVERIES: &str = "redeliveries_requested";
@@ -299,15 +306,23 @@ impl Store {
             )),
             Durability::ProcessCrash => None,
         };
+        let syncs: std::sync::Arc<std::sync::atomic::AtomicU64> = Default::default();
+        let sync = durability == Durability::PowerLoss;
+        let journal = engine::journal::Journal::open(path, sync, syncs.clone())?;
+        journal.adopt_from(&db)?;
         let store = Store {
-            db: Engine::Sled(db),
+            db: Engine::Sled(db, journal),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
             opened: std::time::Instant::now(),
             durability,
             log,
-            syncs: Default::default(),
+            syncs,
         };
+        if let Some(journal) = store.db.journal() {
+            // What sled holds as processed is durable: it may go.
+            journal.release_through(store.counter(counter::INBOX_DONE));
+        }
         store.ensure_rollups()?;
         Ok(store)
     }
@@ -596,6 +611,26 @@ impl Store {
         self.db.contains_key(keys::inbox_delivery(guid))
     }
 
+    /// The first inbox sequence that may still be unprocessed: on sled one
+    /// past `counter::INBOX_DONE` (the journal keeps processed items until
+    /// their commit is flushed), on PostgreSQL 0 (processed items are gone).
+    pub fn queue_start(&self) -> u64 {
+        if self.is_pg() {
+            0
+        } else {
+            self.counter(counter::INBOX_DONE) + 1
+        }
+    }
+
+    /// The worker's commits through inbox sequence `seq` are flushed (with
+    /// the store's durability): the journal may drop those items. Nothing
+    /// on PostgreSQL, where the commit removed them.
+    pub fn release_inbox_through(&self, seq: u64) {
+        if let Some(journal) = self.db.journal() {
+            journal.release_through(seq);
+        }
+    }
+
     /// Number of inbox entries not yet processed.
     pub fn backlog(&self) -> u64 {
         self.counter(counter::RECEIVED)
@@ -710,17 +745,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn power_loss_durability_fdatasyncs_the_log_at_each_durable_flush() {
+    fn power_loss_durability_fdatasyncs_the_log_at_each_durable_flush_and_the_journal_at_each_commit(
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_with(dir.path(), Durability::PowerLoss).unwrap();
         assert_eq!(store.durability().as_str(), "power_loss");
         store.set_counter_for_tests("x", 1);
+        let before = store.syncs();
         store.flush_durable().unwrap();
         store.flush_durable().unwrap();
-        assert_eq!(store.syncs(), 2);
+        assert_eq!(store.syncs() - before, 2);
+        // Each commit of the inbox's journal (an ack's group commit) too.
+        store.db().insert(keys::inbox_queue(1), b"item").unwrap();
+        assert!(store.syncs() - before > 2);
         drop(store);
         let crash_only = Store::open_with(dir.path(), Durability::ProcessCrash).unwrap();
         crash_only.flush_durable().unwrap();
+        crash_only
+            .db()
+            .insert(keys::inbox_queue(2), b"item")
+            .unwrap();
         assert_eq!(crash_only.syncs(), 0);
         assert_eq!(crash_only.durability().as_str(), "process_crash");
         assert_eq!(crash_only.counter("x"), 1);

@@ -337,14 +337,17 @@ impl Unit {
         }
     }
 
-    /// Remove a processed item from the inbox.
+    /// Remove a processed item from the inbox. On sled, where items are
+    /// processed in order by one worker, the unit records that it processed
+    /// through `seq` (`counter::INBOX_DONE`): the unit writes nothing of the
+    /// journal, which drops the item once this commit is flushed
+    /// (`Store::release_inbox_through`).
     pub fn remove_inbox_item(&mut self, seq: u64) {
-        self.remove(keys::inbox_queue(seq));
-    }
-
-    /// True while item `seq` is still in the inbox.
-    pub fn has_inbox_item(&self, seq: u64) -> Result<bool> {
-        Ok(self.get_raw(&keys::inbox_queue(seq))?.is_some())
+        if self.is_shared() {
+            self.remove(keys::inbox_queue(seq));
+        } else {
+            self.set_counter(counter::INBOX_DONE, seq);
+        }
     }
 
     /// Mark all inbox items up to `processed` processed (the counter).
@@ -511,9 +514,13 @@ impl Unit {
         self.remove(keys::staged_chunk(upload, chunk));
     }
 
-    /// The upload's inbox item is processed: its chunks may be swept.
+    /// The upload's inbox item is processed: its chunks may be swept. On
+    /// sled the journal drops the marker with the item (it holds the item's
+    /// sequence).
     pub fn uncommit_upload(&mut self, upload: u64) {
-        self.remove(keys::manifest_committed(upload));
+        if self.is_shared() {
+            self.remove(keys::manifest_committed(upload));
+        }
     }
 }
 
@@ -522,6 +529,7 @@ impl Unit {
 impl Store {
     pub fn inbox_items(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
         let mut out = Vec::new();
+        let from = from.max(self.queue_start());
         for item in self.db.range(keys::inbox_queue(from)..) {
             let (k, v) = item?;
             let Some(seq) = keys::inbox_seq(&k) else {

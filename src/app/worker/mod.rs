@@ -84,10 +84,10 @@ const UNIT_TIME: Duration = Duration::from_millis(1);
 /// round trip and a WAL flush: a unit goes on for longer (up to `UNIT_ITEMS`).
 const UNIT_TIME_SHARED: Duration = Duration::from_millis(100);
 
-/// When the inbox is drained, the worker flushes its commits unless the
-/// store was flushed less than this long ago (the inbox writer's flushes
-/// carry them too while deliveries arrive). While it drains it does not
-/// flush: after a crash, whatever was not flushed is redone from the inbox.
+/// How often the worker flushes its commits (when the inbox is drained, and
+/// while it drains), and then lets the journal drop the items they processed
+/// (`Store::release_inbox_through`). After a crash, whatever was not flushed
+/// is redone from the journal, which still holds it.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// The worker's thread runs at this nice value (`WORKER_NICE` overrides
@@ -129,6 +129,10 @@ pub struct Worker {
     /// No inbox item below this sequence is left: scans start here instead of
     /// at the front of the queue, which sled leaves strewn with emptied leaves.
     next_seq: u64,
+    /// The inbox sequence through which the worker's commits are flushed
+    /// and released to the journal (sled), and when that was last done.
+    released: u64,
+    last_release: Instant,
     cache: ObservationCache,
     outputs: OutputCache,
     /// The unit epoch this worker's last commit left (PostgreSQL): while it
@@ -141,12 +145,17 @@ pub struct Worker {
 impl Worker {
     pub fn new(store: Store, shared: std::sync::Arc<Shared>) -> Worker {
         let processed = store.counter(counter::PROCESSED);
+        // On sled the items up to `INBOX_DONE` are processed, even while the
+        // journal still holds them.
+        let next_seq = store.queue_start();
         Worker {
             store,
             shared,
             processed,
             seen_installations: HashMap::new(),
-            next_seq: 0,
+            next_seq,
+            released: next_seq.saturating_sub(1),
+            last_release: Instant::now(),
             cache: ObservationCache::default(),
             outputs: OutputCache::default(),
             epoch: None,

@@ -16,7 +16,7 @@ impl Worker {
         loop {
             self.shared.pressure.maybe_give_way(&mut slice);
             match self.process_unit() {
-                Ok(true) => {}
+                Ok(true) => self.release_when_due(),
                 Ok(false) => break,
                 Err(e) => {
                     self.shared.record_error(e);
@@ -24,10 +24,33 @@ impl Worker {
                 }
             }
         }
-        // Idle: make the worker's commits durable, unless a group commit of
-        // the inbox writer just did (sled's own flusher is off: `Store::open`).
+        // Idle: make the worker's commits durable if they were not lately
+        // (sled's own flusher is off: `Store::open`).
+        self.release_when_due();
         if let Err(e) = self.store.flush_if_older(FLUSH_EVERY) {
             self.shared.record_error(format!("flushing the store: {e}"));
+        }
+    }
+
+    /// Every `FLUSH_EVERY`, on sled: flush the worker's commits (as durable
+    /// as the store's `Durability`), then let the journal drop the inbox
+    /// items they processed. Nothing to do on PostgreSQL, whose commits
+    /// removed them.
+    fn release_when_due(&mut self) {
+        let through = self.next_seq.saturating_sub(1);
+        if self.store.is_pg()
+            || through <= self.released
+            || self.last_release.elapsed() < FLUSH_EVERY
+        {
+            return;
+        }
+        match self.store.flush_durable() {
+            Ok(()) => {
+                self.store.release_inbox_through(through);
+                self.released = through;
+                self.last_release = Instant::now();
+            }
+            Err(e) => self.shared.record_error(format!("flushing the store: {e}")),
         }
     }
 

@@ -6,6 +6,7 @@
 //! only PostgreSQL can do (row claims, advisory locks, a real sequence, unique
 //! keys across replicas) is asked of it through the store's own methods.
 
+pub mod journal;
 pub mod pg;
 
 use std::ops::{Bound, Deref, RangeBounds};
@@ -123,10 +124,11 @@ impl Batch {
     }
 }
 
-/// Which engine holds the store.
+/// Which engine holds the store: sled (with the inbox's keys in a journal
+/// file of their own, `journal`), or PostgreSQL.
 #[derive(Clone)]
 pub enum Engine {
-    Sled(sled::Db),
+    Sled(sled::Db, journal::Journal),
     Pg(pg::Pg),
 }
 
@@ -136,17 +138,51 @@ pub struct Iter(IterInner);
 enum IterInner {
     Sled(sled::Iter),
     Pg(pg::Pages),
+    Journal(journal::Pages),
+    /// A sled scan and a journal scan of one range, merged in key order
+    /// (their keys never meet: `journal::holds`).
+    Both(Box<Merge>),
+}
+
+struct Merge {
+    sled: std::iter::Peekable<sled::Iter>,
+    journal: std::iter::Peekable<journal::Pages>,
+}
+
+impl Iterator for Merge {
+    type Item = Result<(Bytes, Bytes)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let journal_first = match (self.sled.peek(), self.journal.peek()) {
+            (None, None) => return None,
+            (None, Some(_)) | (Some(Ok(_)), Some(Err(_))) => true,
+            (Some(_), None) | (Some(Err(_)), Some(_)) => false,
+            (Some(Ok((a, _))), Some(Ok((b, _)))) => b.as_slice() < a.as_ref(),
+        };
+        if journal_first {
+            self.journal.next().map(journal_entry)
+        } else {
+            self.sled.next().map(sled_entry)
+        }
+    }
+}
+
+fn sled_entry(r: sled::Result<(sled::IVec, sled::IVec)>) -> Result<(Bytes, Bytes)> {
+    r.map(|(k, v)| (Bytes::Sled(k), Bytes::Sled(v)))
+        .map_err(StoreError::from)
+}
+
+fn journal_entry(r: Result<(Vec<u8>, Vec<u8>)>) -> Result<(Bytes, Bytes)> {
+    r.map(|(k, v)| (Bytes::Owned(k), Bytes::Owned(v)))
 }
 
 impl Iterator for Iter {
     type Item = Result<(Bytes, Bytes)>;
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.0 {
-            IterInner::Sled(it) => it.next().map(|r| {
-                r.map(|(k, v)| (Bytes::Sled(k), Bytes::Sled(v)))
-                    .map_err(StoreError::from)
-            }),
+            IterInner::Sled(it) => it.next().map(sled_entry),
             IterInner::Pg(pages) => pages.next(),
+            IterInner::Journal(pages) => pages.next().map(journal_entry),
+            IterInner::Both(merge) => merge.next(),
         }
     }
 }
@@ -193,31 +229,41 @@ impl Engine {
     pub fn pg(&self) -> Option<&pg::Pg> {
         match self {
             Engine::Pg(pg) => Some(pg),
-            Engine::Sled(_) => None,
+            Engine::Sled(..) => None,
+        }
+    }
+
+    /// The inbox's journal (sled only).
+    pub fn journal(&self) -> Option<&journal::Journal> {
+        match self {
+            Engine::Sled(_, journal) => Some(journal),
+            Engine::Pg(_) => None,
         }
     }
 
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        let key = key.as_ref();
         match self {
-            Engine::Sled(db) => Ok(db.get(key)?.map(Bytes::Sled)),
-            Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.map(Bytes::Owned)),
+            Engine::Sled(_, j) if journal::holds(key) => Ok(j.get(key)?.map(Bytes::Owned)),
+            Engine::Sled(db, _) => Ok(db.get(key)?.map(Bytes::Sled)),
+            Engine::Pg(pg) => Ok(pg.get(key)?.map(Bytes::Owned)),
         }
     }
 
     pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         match self {
-            Engine::Sled(db) => Ok(db.contains_key(key)?),
-            Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.is_some()),
+            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => Ok(db.contains_key(key)?),
+            _ => Ok(self.get(key)?.is_some()),
         }
     }
 
     pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
         match self {
-            Engine::Sled(db) => {
+            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => {
                 db.insert(key.as_ref(), value.as_ref())?;
                 Ok(())
             }
-            Engine::Pg(_) => {
+            _ => {
                 let mut batch = Batch::default();
                 batch.insert(key, value);
                 self.apply_batch(batch)
@@ -227,11 +273,11 @@ impl Engine {
 
     pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<()> {
         match self {
-            Engine::Sled(db) => {
+            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => {
                 db.remove(key)?;
                 Ok(())
             }
-            Engine::Pg(_) => {
+            _ => {
                 let mut batch = Batch::default();
                 batch.remove(key);
                 self.apply_batch(batch)
@@ -241,12 +287,15 @@ impl Engine {
 
     /// Remove `key` and return what it held, with one winner when several
     /// callers (threads, replicas) take the same key at once: sled's own
-    /// atomic remove; on PostgreSQL a transaction that takes the key's
-    /// advisory lock, reads and deletes (a caller that finds the lock held
-    /// gets `None`: another one is taking it).
+    /// atomic remove (the journal's: one commit); on PostgreSQL a
+    /// transaction that takes the key's advisory lock, reads and deletes (a
+    /// caller that finds the lock held gets `None`: another one is taking it).
     pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
         match self {
-            Engine::Sled(db) => Ok(db.remove(key)?.map(Bytes::Sled)),
+            Engine::Sled(_, j) if journal::holds(key.as_ref()) => {
+                Ok(j.take(key.as_ref())?.map(Bytes::Owned))
+            }
+            Engine::Sled(db, _) => Ok(db.remove(key)?.map(Bytes::Sled)),
             Engine::Pg(pg) => {
                 let key = key.as_ref();
                 let tx = pg.pinned();
@@ -268,37 +317,52 @@ impl Engine {
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         match self {
-            Engine::Sled(db) => Iter(IterInner::Sled(db.scan_prefix(prefix))),
+            Engine::Sled(..) => {
+                let start = prefix.as_ref().to_vec();
+                let end = prefix_end(&start).map_or(Bound::Unbounded, Bound::Excluded);
+                self.sled_range(Bound::Included(start), end)
+            }
             Engine::Pg(pg) => Iter(IterInner::Pg(pg.scan_prefix(prefix.as_ref()))),
         }
     }
 
     /// The keys in `range`, in key order.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Iter {
+        let (start, end) = owned_bounds(&range);
         match self {
-            Engine::Sled(db) => {
-                let (start, end) = owned_bounds(&range);
-                Iter(IterInner::Sled(db.range::<Vec<u8>, _>((start, end))))
-            }
-            Engine::Pg(pg) => {
-                let (start, end) = owned_bounds(&range);
-                Iter(IterInner::Pg(pg.pages(start, end)))
-            }
+            Engine::Sled(..) => self.sled_range(start, end),
+            Engine::Pg(pg) => Iter(IterInner::Pg(pg.pages(start, end))),
         }
+    }
+
+    /// A range on sled: from sled, from the journal, or both merged,
+    /// depending on which holds keys in it.
+    fn sled_range(&self, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Iter {
+        let Engine::Sled(db, j) = self else {
+            unreachable!("a sled range on sled")
+        };
+        if journal::within(&start, &end) {
+            return Iter(IterInner::Journal(j.pages(start, end)));
+        }
+        if !journal::overlaps(&start, &end) {
+            return Iter(IterInner::Sled(db.range::<Vec<u8>, _>((start, end))));
+        }
+        let sled = db.range::<Vec<u8>, _>((start.clone(), end.clone()));
+        Iter(IterInner::Both(Box::new(Merge {
+            sled: sled.peekable(),
+            journal: j.pages(start, end).peekable(),
+        })))
     }
 
     /// Every key of the store, in key order.
     pub fn iter(&self) -> Iter {
-        match self {
-            Engine::Sled(db) => Iter(IterInner::Sled(db.iter())),
-            Engine::Pg(pg) => Iter(IterInner::Pg(pg.pages(Bound::Unbounded, Bound::Unbounded))),
-        }
+        self.range::<Vec<u8>, _>(..)
     }
 
     /// Number of keys (a full count on PostgreSQL).
     pub fn len(&self) -> usize {
         match self {
-            Engine::Sled(db) => db.len(),
+            Engine::Sled(db, j) => db.len() + j.len().unwrap_or(0),
             Engine::Pg(pg) => pg.len().unwrap_or(0),
         }
     }
@@ -307,18 +371,33 @@ impl Engine {
         self.len() == 0
     }
 
-    /// Apply every write of `batch` at once.
+    /// Apply every write of `batch` at once. On sled the journal's keys
+    /// are one commit of the journal, the rest one batch of sled's, in that
+    /// order (`journal`: only offline tools write both at once).
     pub fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
-            Engine::Sled(db) => apply_sled(db, batch),
+            Engine::Sled(db, j) => {
+                let (inbox, rest): (Vec<Op>, Vec<Op>) = batch
+                    .ops
+                    .into_iter()
+                    .partition(|op| journal::holds(op.key()));
+                if !inbox.is_empty() {
+                    j.apply(inbox)?;
+                }
+                if rest.is_empty() {
+                    return Ok(());
+                }
+                apply_sled(db, Batch { ops: rest })
+            }
             Engine::Pg(pg) => pg.apply(batch),
         }
     }
 
-    /// Make every write durable (PostgreSQL: every commit already is).
+    /// Make every write durable (PostgreSQL: every commit already is; the
+    /// journal's commits are as durable as the store's `Durability`).
     pub fn flush(&self) -> Result<()> {
         match self {
-            Engine::Sled(db) => {
+            Engine::Sled(db, _) => {
                 db.flush()?;
                 Ok(())
             }
@@ -329,7 +408,7 @@ impl Engine {
     /// A new id, unique across restarts (and replicas).
     pub fn generate_id(&self) -> Result<u64> {
         match self {
-            Engine::Sled(db) => Ok(db.generate_id()?),
+            Engine::Sled(db, _) => Ok(db.generate_id()?),
             Engine::Pg(pg) => pg.next_upload_id(),
         }
     }
@@ -337,8 +416,17 @@ impl Engine {
     /// A named keyspace apart from the main one.
     pub fn open_tree(&self, name: &str) -> Result<Tree> {
         match self {
-            Engine::Sled(db) => Ok(Tree::Sled(db.open_tree(name)?)),
+            Engine::Sled(db, _) => Ok(Tree::Sled(db.open_tree(name)?)),
             Engine::Pg(pg) => Ok(Tree::Pg(pg.clone(), pg::tree_prefix(name))),
+        }
+    }
+}
+
+impl Op {
+    /// The key the write is to.
+    pub fn key(&self) -> &[u8] {
+        match self {
+            Op::Insert(k, _) | Op::Remove(k) | Op::Add(k, _) | Op::AddAll(k, _) => k,
         }
     }
 }

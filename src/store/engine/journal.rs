@@ -1,0 +1,562 @@
+//! The inbox's own file on a sled store: the part of the key space an ack
+//! writes (`i/` — queued items, delivery ids and their expiry, committed
+//! uploads — and the two inbox counters) kept in a redb database,
+//! `inbox.redb` in the store's directory, instead of in sled.
+//!
+//! Why: sled 0.34's concurrency control is one lock for the whole process
+//! (`sled-0.34.7/src/concurrency_control.rs`): every iterator step and `get`
+//! takes its shared side once a batch has run, every `apply_batch` its
+//! exclusive side, and a waiting exclusive taker queues new shared ones. An
+//! ack whose group commit went through sled waited for the dashboard's reads
+//! in flight and for the worker's commit queued among them (measured in
+//! BENCHMARKS.md, 2026-11-26). redb is copy-on-write: its readers never
+//! block its one writer, and nothing else in the process takes its lock, so
+//! an ack waits only for its own group commit.
+//!
+//! `Engine::Sled` routes every key `holds` names here, so the typed methods
+//! (the inbox writer, claims, dead letters, migration, compaction) are the
+//! same on every engine. A batch that writes keys of both files is applied
+//! here first, then to sled: only offline tools do (replaying dead letters),
+//! and the worker never does — it records how far it processed in sled
+//! (`counter::INBOX_DONE`) and the journal drops processed items once the
+//! worker says they are durable there (`release_through`), a few hundred per
+//! commit of the journal's own writer.
+//!
+//! Durability: each commit is written to the file before it returns (which
+//! survives the process being killed); with `Durability::PowerLoss` it is
+//! also `fdatasync`ed. See docs/store.md.
+
+use std::fmt;
+use std::fs::OpenOptions;
+use std::io;
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use redb::backends::FileBackend;
+use redb::{Database, ReadableTable, ReadableTableMetadata, StorageBackend, TableDefinition};
+
+use super::super::{counter, keys, Result, StoreError};
+use super::Op;
+
+/// The file, in the store's directory.
+pub const FILE: &str = "inbox.redb";
+
+/// The one table: keys and values exactly as `store::keys` makes them.
+const KV: TableDefinition<&[u8], &[u8]> = TableDefinition::new("inbox");
+
+/// redb's page cache: the queue is read once, just after it is written.
+const CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Processed items dropped per commit, at most (the rest by later commits).
+const TRIM_BATCH: usize = 512;
+
+/// Entries read per page of a scan.
+const PAGE: usize = 256;
+
+/// The first key after every `i/` key.
+const INBOX_END: &[u8] = b"i0";
+
+/// True for the keys kept in the journal: everything under `i/`, and the
+/// counters of received and duplicate deliveries.
+pub fn holds(key: &[u8]) -> bool {
+    key.starts_with(keys::INBOX) || counter_keys().iter().any(|k| k.as_slice() == key)
+}
+
+fn counter_keys() -> &'static [Vec<u8>; 2] {
+    static KEYS: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        [
+            keys::counter(counter::DUPLICATES),
+            keys::counter(counter::RECEIVED),
+        ]
+    })
+}
+
+fn err(e: impl Into<redb::Error>) -> StoreError {
+    StoreError::Journal(e.into().to_string())
+}
+
+/// The file under redb, syncing only when acks must survive a power loss.
+#[derive(Debug)]
+struct JournalFile {
+    file: FileBackend,
+    sync: bool,
+    syncs: Arc<AtomicU64>,
+}
+
+impl StorageBackend for JournalFile {
+    fn len(&self) -> std::result::Result<u64, io::Error> {
+        self.file.len()
+    }
+    fn read(&self, offset: u64, len: usize) -> std::result::Result<Vec<u8>, io::Error> {
+        self.file.read(offset, len)
+    }
+    fn set_len(&self, len: u64) -> std::result::Result<(), io::Error> {
+        self.file.set_len(len)
+    }
+    /// Every write reached the file (the OS) before this is called: with
+    /// `sync` off that is the promise (a killed process loses nothing).
+    fn sync_data(&self, eventual: bool) -> std::result::Result<(), io::Error> {
+        if !self.sync {
+            return Ok(());
+        }
+        self.syncs.fetch_add(1, Ordering::Relaxed);
+        self.file.sync_data(eventual)
+    }
+    fn write(&self, offset: u64, data: &[u8]) -> std::result::Result<(), io::Error> {
+        self.file.write(offset, data)
+    }
+}
+
+/// The inbox's database; cheap to clone.
+#[derive(Clone)]
+pub struct Journal(Arc<Inner>);
+
+struct Inner {
+    db: Database,
+    /// Inbox items up to this sequence are processed and durable in sled:
+    /// they may be dropped.
+    done: AtomicU64,
+}
+
+impl fmt::Debug for Journal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Journal").finish_non_exhaustive()
+    }
+}
+
+impl Journal {
+    /// Open (or create) the journal in the store directory `dir`; `sync`:
+    /// `fdatasync` at every commit, counted in `syncs`.
+    pub fn open(dir: &Path, sync: bool, syncs: Arc<AtomicU64>) -> Result<Journal> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(dir.join(FILE))
+            .map_err(|e| StoreError::Journal(format!("{}: {e}", dir.join(FILE).display())))?;
+        let backend = JournalFile {
+            file: FileBackend::new(file).map_err(err)?,
+            sync,
+            syncs,
+        };
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create_with_backend(backend)
+            .map_err(err)?;
+        let tx = db.begin_write().map_err(err)?;
+        tx.open_table(KV).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(Journal(Arc::new(Inner {
+            db,
+            done: AtomicU64::new(0),
+        })))
+    }
+
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let tx = self.0.db.begin_read().map_err(err)?;
+        let table = tx.open_table(KV).map_err(err)?;
+        let value = table.get(key).map_err(err)?;
+        Ok(value.map(|v| v.value().to_vec()))
+    }
+
+    /// Up to `limit` entries in `(start, end)`, in key order.
+    pub fn page(
+        &self,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let tx = self.0.db.begin_read().map_err(err)?;
+        let table = tx.open_table(KV).map_err(err)?;
+        let mut out = Vec::new();
+        for entry in table.range::<&[u8]>((start, end)).map_err(err)? {
+            let (k, v) = entry.map_err(err)?;
+            out.push((k.value().to_vec(), v.value().to_vec()));
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entries in `(start, end)`, read a page at a time.
+    pub fn pages(&self, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Pages {
+        Pages {
+            journal: self.clone(),
+            next: Some(start),
+            end,
+            page: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> Result<usize> {
+        let tx = self.0.db.begin_read().map_err(err)?;
+        let table = tx.open_table(KV).map_err(err)?;
+        Ok(table.len().map_err(err)? as usize)
+    }
+
+    /// Apply `ops` in one commit (with `Op::Add` read and summed), and drop
+    /// up to `TRIM_BATCH` processed items with it.
+    pub fn apply(&self, ops: Vec<Op>) -> Result<()> {
+        let tx = self.0.db.begin_write().map_err(err)?;
+        {
+            let mut table = tx.open_table(KV).map_err(err)?;
+            for op in ops {
+                match op {
+                    Op::Insert(k, v) => {
+                        table.insert(k.as_slice(), v.as_slice()).map_err(err)?;
+                    }
+                    Op::Remove(k) => {
+                        table.remove(k.as_slice()).map_err(err)?;
+                    }
+                    Op::Add(k, delta) => {
+                        let now = table
+                            .get(k.as_slice())
+                            .map_err(err)?
+                            .and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes))
+                            .unwrap_or(0);
+                        let value = (now as i64).saturating_add(delta).max(0) as u64;
+                        table
+                            .insert(k.as_slice(), value.to_be_bytes().as_slice())
+                            .map_err(err)?;
+                    }
+                    Op::AddAll(k, _) => {
+                        return Err(StoreError::Journal(format!(
+                            "packed counts under {} do not belong in the inbox",
+                            String::from_utf8_lossy(&k)
+                        )))
+                    }
+                }
+            }
+            self.trim(&mut table)?;
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Remove `key` and return what it held, in one commit.
+    pub fn take(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let tx = self.0.db.begin_write().map_err(err)?;
+        let value = {
+            let mut table = tx.open_table(KV).map_err(err)?;
+            let value = table.remove(key).map_err(err)?;
+            value.map(|v| v.value().to_vec())
+        };
+        tx.commit().map_err(err)?;
+        Ok(value)
+    }
+
+    /// Items up to `seq` are processed, and that is durable in sled: later
+    /// commits may drop them (and the committed-upload markers of items up
+    /// to it).
+    pub fn release_through(&self, seq: u64) {
+        self.0.done.fetch_max(seq, Ordering::Relaxed);
+    }
+
+    /// Drop up to `TRIM_BATCH` released items, and the upload markers of
+    /// released items (a marker holds its item's sequence).
+    fn trim(&self, table: &mut redb::Table<&[u8], &[u8]>) -> Result<()> {
+        let done = self.0.done.load(Ordering::Relaxed);
+        if done == 0 {
+            return Ok(());
+        }
+        let last = keys::inbox_queue(done);
+        let mut gone: Vec<Vec<u8>> = Vec::new();
+        for entry in table
+            .range::<&[u8]>(keys::INBOX_QUEUE..=last.as_slice())
+            .map_err(err)?
+        {
+            let (k, _) = entry.map_err(err)?;
+            gone.push(k.value().to_vec());
+            if gone.len() >= TRIM_BATCH {
+                break;
+            }
+        }
+        let end = super::prefix_end(keys::MANIFEST_COMMITTED).expect("prefix end");
+        for entry in table
+            .range::<&[u8]>(keys::MANIFEST_COMMITTED..end.as_slice())
+            .map_err(err)?
+        {
+            let (k, v) = entry.map_err(err)?;
+            let seq = <[u8; 8]>::try_from(v.value()).map(u64::from_be_bytes);
+            if seq.is_ok_and(|s| s <= done) {
+                gone.push(k.value().to_vec());
+            }
+        }
+        for k in gone {
+            table.remove(k.as_slice()).map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// Move the journal's keys a sled store of an earlier version kept in
+    /// sled here, and record in sled how far its inbox was processed (the
+    /// items left queued are the unprocessed ones). The journal's commit is
+    /// durable before sled lets go of them: stopped between the two, the
+    /// next open moves the same keys again.
+    pub fn adopt_from(&self, db: &sled::Db) -> Result<()> {
+        let mut moved = Vec::new();
+        for entry in db.scan_prefix(keys::INBOX) {
+            let (k, v) = entry?;
+            moved.push((k.to_vec(), v.to_vec()));
+        }
+        for k in counter_keys() {
+            if let Some(v) = db.get(k)? {
+                moved.push((k.clone(), v.to_vec()));
+            }
+        }
+        if moved.is_empty() {
+            return Ok(());
+        }
+        let received = moved
+            .iter()
+            .find(|(k, _)| *k == keys::counter(counter::RECEIVED))
+            .and_then(|(_, v)| <[u8; 8]>::try_from(v.as_slice()).ok())
+            .map_or(0, u64::from_be_bytes);
+        let first_queued = moved.iter().find_map(|(k, _)| keys::inbox_seq(k));
+        let done = first_queued.map_or(received, |s| s.saturating_sub(1));
+        let mut ops = Vec::new();
+        let mut forget = sled::Batch::default();
+        for (k, v) in moved {
+            forget.remove(k.as_slice());
+            // Markers of earlier versions are empty: theirs items are
+            // queued, so they go once everything received by now is done.
+            let v = if k.starts_with(keys::MANIFEST_COMMITTED) && v.is_empty() {
+                received.to_be_bytes().to_vec()
+            } else {
+                v
+            };
+            ops.push(Op::Insert(k, v));
+        }
+        self.apply(ops)?;
+        forget.insert(
+            keys::counter(counter::INBOX_DONE).as_slice(),
+            &done.to_be_bytes(),
+        );
+        db.apply_batch(forget)?;
+        db.flush()?;
+        Ok(())
+    }
+}
+
+/// Whether a range of keys reaches into the journal's keys.
+pub fn overlaps(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
+    let below_end = |k: &[u8]| match end {
+        Bound::Included(e) => k <= e.as_slice(),
+        Bound::Excluded(e) => k < e.as_slice(),
+        Bound::Unbounded => true,
+    };
+    let above_start = |k: &[u8]| match start {
+        Bound::Included(s) => k >= s.as_slice(),
+        Bound::Excluded(s) => k > s.as_slice(),
+        Bound::Unbounded => true,
+    };
+    // [i/, i0) meets the range when the range starts before i0 and ends
+    // after i/.
+    let starts_before_end = match start {
+        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < INBOX_END,
+        Bound::Unbounded => true,
+    };
+    let ends_after_start = match end {
+        Bound::Included(e) => e.as_slice() >= keys::INBOX,
+        Bound::Excluded(e) => e.as_slice() > keys::INBOX,
+        Bound::Unbounded => true,
+    };
+    (starts_before_end && ends_after_start)
+        || counter_keys()
+            .iter()
+            .any(|k| above_start(k) && below_end(k))
+}
+
+/// Whether a range of keys lies within the journal's `i/` keys.
+pub fn within(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
+    let start_in = match start {
+        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= keys::INBOX,
+        Bound::Unbounded => false,
+    };
+    let end_in = match end {
+        Bound::Included(e) => e.as_slice() < INBOX_END,
+        Bound::Excluded(e) => e.as_slice() <= INBOX_END,
+        Bound::Unbounded => false,
+    };
+    start_in && end_in
+}
+
+/// A scan of the journal, a page (one read transaction) at a time.
+pub struct Pages {
+    journal: Journal,
+    /// Where the next page starts; `None` once the last page was read.
+    next: Option<Bound<Vec<u8>>>,
+    end: Bound<Vec<u8>>,
+    page: std::collections::VecDeque<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Iterator for Pages {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.page.is_empty() {
+            let start = self.next.take()?;
+            let page = self.journal.page(
+                start.as_ref().map(|s| s.as_slice()),
+                self.end.as_ref().map(|e| e.as_slice()),
+                PAGE,
+            );
+            match page {
+                Ok(page) => {
+                    if page.len() == PAGE {
+                        self.next = page.last().map(|(k, _)| Bound::Excluded(k.clone()));
+                    }
+                    self.page = page.into();
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        self.page.pop_front().map(Ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh() -> (tempfile::TempDir, Journal) {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(dir.path(), false, Default::default()).unwrap();
+        (dir, journal)
+    }
+
+    #[test]
+    fn the_journal_holds_the_inbox_keys_and_nothing_else() {
+        assert!(holds(&keys::inbox_queue(7)));
+        assert!(holds(&keys::inbox_delivery("guid")));
+        assert!(holds(&keys::manifest_committed(3)));
+        assert!(holds(&keys::counter(counter::RECEIVED)));
+        assert!(holds(&keys::counter(counter::DUPLICATES)));
+        assert!(!holds(&keys::counter(counter::PROCESSED)));
+        assert!(!holds(&keys::counter(counter::INBOX_DONE)));
+        assert!(!holds(&keys::output("o/r:1:0")));
+        assert!(!holds(b"i"));
+        assert!(!holds(b"i0"));
+    }
+
+    #[test]
+    fn a_range_overlaps_the_journal_exactly_when_it_reaches_one_of_its_keys() {
+        let inc = |k: &[u8]| Bound::Included(k.to_vec());
+        let exc = |k: &[u8]| Bound::Excluded(k.to_vec());
+        let cases: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)> = vec![
+            (Bound::Unbounded, Bound::Unbounded),
+            (inc(b"a"), exc(b"i/")),
+            (inc(b"a"), inc(b"i/")),
+            (inc(b"i/q/"), exc(b"i/r")),
+            (inc(b"h"), exc(b"j")),
+            (exc(b"i0"), Bound::Unbounded),
+            (inc(b"i0"), exc(b"m/")),
+            (inc(b"m/"), exc(b"m0")),
+            (inc(b"o/"), exc(b"o0")),
+            (inc(b"m/deliveries_received"), inc(b"m/deliveries_received")),
+        ];
+        // The rule, checked against the keys themselves: some key of the
+        // journal lies in the range.
+        let probes: Vec<Vec<u8>> = vec![
+            keys::inbox_queue(0),
+            keys::inbox_queue(u64::MAX),
+            b"i/".to_vec(),
+            b"i/\xff\xff".to_vec(),
+            keys::counter(counter::RECEIVED),
+            keys::counter(counter::DUPLICATES),
+        ];
+        for (start, end) in cases {
+            let inside = |k: &[u8]| {
+                let bounds = (
+                    start.as_ref().map(|s| s.as_slice()),
+                    end.as_ref().map(|e| e.as_slice()),
+                );
+                std::ops::RangeBounds::<&[u8]>::contains(&bounds, &k)
+            };
+            let reached = probes.iter().any(|p| inside(p));
+            assert_eq!(overlaps(&start, &end), reached, "{start:?}..{end:?}");
+            if within(&start, &end) {
+                assert!(
+                    !inside(b"h") && !inside(b"i0") && !inside(&keys::counter(counter::RECEIVED))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn released_items_and_their_markers_go_with_later_commits() {
+        let (_dir, journal) = fresh();
+        let mut ops = Vec::new();
+        for seq in 1..=1000u64 {
+            ops.push(Op::Insert(keys::inbox_queue(seq), b"item".to_vec()));
+        }
+        ops.push(Op::Insert(
+            keys::manifest_committed(9),
+            10u64.to_be_bytes().to_vec(),
+        ));
+        ops.push(Op::Insert(
+            keys::manifest_committed(8),
+            900u64.to_be_bytes().to_vec(),
+        ));
+        journal.apply(ops).unwrap();
+        journal.release_through(600);
+        journal.apply(Vec::new()).unwrap();
+        let queued = |j: &Journal| {
+            j.pages(
+                Bound::Included(keys::INBOX_QUEUE.to_vec()),
+                Bound::Excluded(b"i/r".to_vec()),
+            )
+            .count()
+        };
+        assert_eq!(queued(&journal), 1000 - TRIM_BATCH);
+        assert!(journal.get(&keys::manifest_committed(9)).unwrap().is_none());
+        assert!(journal.get(&keys::manifest_committed(8)).unwrap().is_some());
+        journal.apply(Vec::new()).unwrap();
+        assert_eq!(queued(&journal), 400, "601..=1000 stay");
+        assert!(journal.get(&keys::inbox_queue(601)).unwrap().is_some());
+    }
+
+    #[test]
+    fn an_earlier_versions_inbox_moves_out_of_sled_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sled::open(dir.path().join("sled")).unwrap();
+        db.insert(keys::inbox_queue(41), b"queued".as_slice())
+            .unwrap();
+        db.insert(keys::inbox_delivery("g"), 41u64.to_be_bytes().as_slice())
+            .unwrap();
+        db.insert(keys::manifest_committed(5), b"".as_slice())
+            .unwrap();
+        db.insert(
+            keys::counter(counter::RECEIVED),
+            41u64.to_be_bytes().as_slice(),
+        )
+        .unwrap();
+        db.insert(
+            keys::counter(counter::PROCESSED),
+            40u64.to_be_bytes().as_slice(),
+        )
+        .unwrap();
+        let journal = Journal::open(dir.path(), false, Default::default()).unwrap();
+        journal.adopt_from(&db).unwrap();
+        journal.adopt_from(&db).unwrap();
+        assert_eq!(db.scan_prefix(keys::INBOX).count(), 0);
+        assert!(db.get(keys::counter(counter::RECEIVED)).unwrap().is_none());
+        assert!(db.get(keys::counter(counter::PROCESSED)).unwrap().is_some());
+        let done = db.get(keys::counter(counter::INBOX_DONE)).unwrap().unwrap();
+        assert_eq!(done.as_ref(), 40u64.to_be_bytes().as_slice());
+        assert_eq!(
+            journal.get(&keys::inbox_queue(41)).unwrap().unwrap(),
+            b"queued"
+        );
+        assert_eq!(
+            journal.get(&keys::manifest_committed(5)).unwrap().unwrap(),
+            41u64.to_be_bytes().to_vec(),
+            "an old marker goes once everything received is done"
+        );
+        assert_eq!(journal.len().unwrap(), 4);
+    }
+}
