@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 /// What only `src/store/` may name.
-const FORBIDDEN: &[&str] = &["sled::", ".db()", "store::keys", "keys::"];
+const FORBIDDEN: &[&str] = &["sled::", "redb::", ".db()", "store::keys", "keys::"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("reading src/") {

@@ -321,7 +321,9 @@ impl Store {
         };
         if let Some(journal) = store.db.journal() {
             // What sled holds as processed is durable: it may go.
-            journal.release_through(store.counter(counter::INBOX_DONE));
+            let done = store.counter(counter::INBOX_DONE);
+            journal.set_processed(done);
+            journal.release_through(done);
         }
         store.ensure_rollups()?;
         Ok(store)

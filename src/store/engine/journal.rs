@@ -64,6 +64,28 @@ pub fn holds(key: &[u8]) -> bool {
     key.starts_with(keys::INBOX) || counter_keys().iter().any(|k| k.as_slice() == key)
 }
 
+/// Whether reads skip this entry: a queued item the worker processed, or
+/// the committed-upload marker of one (it holds its item's sequence). They
+/// stay stored until the journal drops them (`release_through`).
+fn hidden(key: &[u8], value: &[u8], processed: u64) -> bool {
+    if let Some(seq) = keys::inbox_seq(key) {
+        return seq <= processed;
+    }
+    key.starts_with(keys::MANIFEST_COMMITTED)
+        && <[u8; 8]>::try_from(value).is_ok_and(|v| u64::from_be_bytes(v) <= processed)
+}
+
+/// The sequence a sled batch records as processed through, if it does.
+pub fn processed_in(ops: &[Op]) -> Option<u64> {
+    let key = keys::counter(counter::INBOX_DONE);
+    ops.iter().rev().find_map(|op| match op {
+        Op::Insert(k, v) if *k == key => <[u8; 8]>::try_from(v.as_slice())
+            .ok()
+            .map(u64::from_be_bytes),
+        _ => None,
+    })
+}
+
 fn counter_keys() -> &'static [Vec<u8>; 2] {
     static KEYS: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
@@ -116,6 +138,9 @@ pub struct Journal(Arc<Inner>);
 
 struct Inner {
     db: Database,
+    /// Inbox items up to this sequence are processed (`counter::INBOX_DONE`
+    /// as sled's last batch left it): reads no longer see them.
+    processed: AtomicU64,
     /// Inbox items up to this sequence are processed and durable in sled:
     /// they may be dropped.
     done: AtomicU64,
@@ -152,6 +177,7 @@ impl Journal {
         tx.commit().map_err(err)?;
         Ok(Journal(Arc::new(Inner {
             db,
+            processed: AtomicU64::new(0),
             done: AtomicU64::new(0),
         })))
     }
@@ -160,11 +186,15 @@ impl Journal {
         let tx = self.0.db.begin_read().map_err(err)?;
         let table = tx.open_table(KV).map_err(err)?;
         let value = table.get(key).map_err(err)?;
-        Ok(value.map(|v| v.value().to_vec()))
+        let processed = self.processed();
+        Ok(value
+            .map(|v| v.value().to_vec())
+            .filter(|v| !hidden(key, v, processed)))
     }
 
-    /// Up to `limit` entries in `(start, end)`, in key order.
-    pub fn page(
+    /// Up to `limit` entries in `(start, end)`, in key order, as stored
+    /// (processed items included).
+    fn raw_page(
         &self,
         start: Bound<&[u8]>,
         end: Bound<&[u8]>,
@@ -183,6 +213,18 @@ impl Journal {
         Ok(out)
     }
 
+    /// Through which sequence the worker's commits processed the inbox.
+    fn processed(&self) -> u64 {
+        self.0.processed.load(Ordering::Relaxed)
+    }
+
+    /// sled's batch that recorded `counter::INBOX_DONE` = `seq` is applied:
+    /// from now on reads do not see the items through `seq`, as if that
+    /// batch had removed them.
+    pub fn set_processed(&self, seq: u64) {
+        self.0.processed.fetch_max(seq, Ordering::Relaxed);
+    }
+
     /// The entries in `(start, end)`, read a page at a time.
     pub fn pages(&self, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Pages {
         Pages {
@@ -193,11 +235,29 @@ impl Journal {
         }
     }
 
-    /// Number of entries.
-    pub fn len(&self) -> Result<usize> {
+    /// Number of entries reads see.
+    pub fn visible_entries(&self) -> Result<usize> {
         let tx = self.0.db.begin_read().map_err(err)?;
         let table = tx.open_table(KV).map_err(err)?;
-        Ok(table.len().map_err(err)? as usize)
+        let stored = table.len().map_err(err)? as usize;
+        let processed = self.processed();
+        let last = keys::inbox_queue(processed);
+        let markers_end = super::prefix_end(keys::MANIFEST_COMMITTED).expect("prefix end");
+        let mut not_seen = 0;
+        for range in [
+            (keys::INBOX_QUEUE, Bound::Included(last.as_slice())),
+            (
+                keys::MANIFEST_COMMITTED,
+                Bound::Excluded(markers_end.as_slice()),
+            ),
+        ] {
+            let bounds = (Bound::Included(range.0), range.1);
+            for entry in table.range::<&[u8]>(bounds).map_err(err)? {
+                let (k, v) = entry.map_err(err)?;
+                not_seen += usize::from(hidden(k.value(), v.value(), processed));
+            }
+        }
+        Ok(stored - not_seen)
     }
 
     /// Apply `ops` in one commit (with `Op::Add` read and summed), and drop
@@ -398,9 +458,9 @@ pub struct Pages {
 impl Iterator for Pages {
     type Item = Result<(Vec<u8>, Vec<u8>)>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.page.is_empty() {
+        while self.page.is_empty() {
             let start = self.next.take()?;
-            let page = self.journal.page(
+            let page = self.journal.raw_page(
                 start.as_ref().map(|s| s.as_slice()),
                 self.end.as_ref().map(|e| e.as_slice()),
                 PAGE,
@@ -410,7 +470,11 @@ impl Iterator for Pages {
                     if page.len() == PAGE {
                         self.next = page.last().map(|(k, _)| Bound::Excluded(k.clone()));
                     }
-                    self.page = page.into();
+                    let processed = self.journal.processed();
+                    self.page = page
+                        .into_iter()
+                        .filter(|(k, v)| !hidden(k, v, processed))
+                        .collect();
                 }
                 Err(e) => return Some(Err(e)),
             }
@@ -447,7 +511,8 @@ mod tests {
     fn a_range_overlaps_the_journal_exactly_when_it_reaches_one_of_its_keys() {
         let inc = |k: &[u8]| Bound::Included(k.to_vec());
         let exc = |k: &[u8]| Bound::Excluded(k.to_vec());
-        let cases: Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)> = vec![
+        type Range = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+        let cases: Vec<Range> = vec![
             (Bound::Unbounded, Bound::Unbounded),
             (inc(b"a"), exc(b"i/")),
             (inc(b"a"), inc(b"i/")),
@@ -518,6 +583,48 @@ mod tests {
         journal.apply(Vec::new()).unwrap();
         assert_eq!(queued(&journal), 400, "601..=1000 stay");
         assert!(journal.get(&keys::inbox_queue(601)).unwrap().is_some());
+        assert_eq!(journal.visible_entries().unwrap(), 401, "400 items and a marker");
+    }
+
+    #[test]
+    fn reads_see_no_processed_item_from_the_moment_sled_records_it() {
+        let (_dir, journal) = fresh();
+        let mut ops = Vec::new();
+        for seq in 1..=600u64 {
+            ops.push(Op::Insert(keys::inbox_queue(seq), b"item".to_vec()));
+        }
+        ops.push(Op::Insert(
+            keys::manifest_committed(9),
+            10u64.to_be_bytes().to_vec(),
+        ));
+        ops.push(Op::Insert(
+            keys::inbox_delivery("g"),
+            1u64.to_be_bytes().to_vec(),
+        ));
+        journal.apply(ops).unwrap();
+        // What sled's batch records, and only that, hides them.
+        let batch = vec![Op::Insert(
+            keys::counter(counter::INBOX_DONE),
+            300u64.to_be_bytes().to_vec(),
+        )];
+        journal.set_processed(processed_in(&batch).unwrap());
+        let seen: Vec<u64> = journal
+            .pages(
+                Bound::Included(keys::INBOX_QUEUE.to_vec()),
+                Bound::Unbounded,
+            )
+            .filter_map(|e| keys::inbox_seq(&e.unwrap().0))
+            .collect();
+        assert_eq!(seen, (301..=600).collect::<Vec<_>>());
+        assert!(journal.get(&keys::inbox_queue(300)).unwrap().is_none());
+        assert!(journal.get(&keys::inbox_queue(301)).unwrap().is_some());
+        assert!(journal.get(&keys::manifest_committed(9)).unwrap().is_none());
+        assert!(journal.get(&keys::inbox_delivery("g")).unwrap().is_some());
+        assert_eq!(journal.visible_entries().unwrap(), 301, "300 items and a delivery id");
+        // Not released: nothing is dropped.
+        journal.apply(Vec::new()).unwrap();
+        journal.set_processed(0);
+        assert_eq!(journal.visible_entries().unwrap(), 301, "processed only goes up");
     }
 
     #[test]
@@ -557,6 +664,6 @@ mod tests {
             41u64.to_be_bytes().to_vec(),
             "an old marker goes once everything received is done"
         );
-        assert_eq!(journal.len().unwrap(), 4);
+        assert_eq!(journal.visible_entries().unwrap(), 4);
     }
 }

@@ -362,7 +362,7 @@ impl Engine {
     /// Number of keys (a full count on PostgreSQL).
     pub fn len(&self) -> usize {
         match self {
-            Engine::Sled(db, j) => db.len() + j.len().unwrap_or(0),
+            Engine::Sled(db, j) => db.len() + j.visible_entries().unwrap_or(0),
             Engine::Pg(pg) => pg.len().unwrap_or(0),
         }
     }
@@ -387,7 +387,12 @@ impl Engine {
                 if rest.is_empty() {
                     return Ok(());
                 }
-                apply_sled(db, Batch { ops: rest })
+                let processed = journal::processed_in(&rest);
+                apply_sled(db, Batch { ops: rest })?;
+                if let Some(seq) = processed {
+                    j.set_processed(seq);
+                }
+                Ok(())
             }
             Engine::Pg(pg) => pg.apply(batch),
         }
