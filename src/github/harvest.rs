@@ -599,7 +599,10 @@ impl Harvester {
                 upload: manifest.upload,
                 chunks: manifest.chunks,
             };
-            manifest.keep();
+            manifest
+                .keep()
+                .await
+                .map_err(|e| HarvestError::Inbox(InboxError::Write(e.detail)))?;
             duplicate = self.writer.enqueue(item).await? == Enqueued::Duplicate;
             if duplicate {
                 manifest.discard().await;

@@ -200,7 +200,7 @@ async fn store_manifest(
     };
     // From here the writer may commit the upload: only it decides. A failed
     // write leaves the chunks uncommitted, for the sweep once its lease runs out.
-    manifest.keep();
+    manifest.keep().await.map_err(IntoResponse::into_response)?;
     match state.writer.enqueue(item).await {
         Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),
         Ok(Enqueued::Duplicate) => {

@@ -1,13 +1,17 @@
-//! Key layout of the single sled tree. One tree, so that one `apply_batch`
-//! commits an inbox removal together with the state it produced.
+//! Key layout of the store's one ordered key space (sled's tree, or
+//! PostgreSQL's table). On sled the keys marked *journal* — the inbox an ack
+//! writes — are kept in the inbox's journal file instead (`engine::journal`),
+//! so that an ack never takes sled's lock; everything else is one tree, so
+//! that one `apply_batch` commits the worker's unit whole (with how far it
+//! processed the inbox, `m/inbox_done_through`).
 //!
 //! | prefix | key | value |
 //! |---|---|---|
-//! | `i/q/` | inbox sequence (u64 BE) | `InboxItem` |
-//! | `i/d/` | delivery id | sequence (u64 BE), then for a webhook delivery the time its dedupe key was stored (ms, i64 BE) |
-//! | `i/e/` | time stored (ms, BE, sign-flipped), delivery id | — (when a webhook delivery's dedupe key expires: `store::inbox`) |
+//! | `i/q/` (journal) | inbox sequence (u64 BE) | `InboxItem` |
+//! | `i/d/` (journal) | delivery id | sequence (u64 BE), then for a webhook delivery the time its dedupe key was stored (ms, i64 BE) |
+//! | `i/e/` (journal) | time stored (ms, BE, sign-flipped), delivery id | — (when a webhook delivery's dedupe key expires: `store::inbox`) |
 //! | `i/s/` | upload id (u64 BE), chunk number (u32 BE) | `Vec<ExecutionRecord>`: a streamed manifest's chunk (`store::staging`) |
-//! | `i/c/` | upload id (u64 BE) | — (the upload's inbox item is stored: its chunks are not swept) |
+//! | `i/c/` (journal) | upload id (u64 BE) | on sled the item's sequence (u64 BE), on PostgreSQL nothing (the upload's inbox item is stored: its chunks are not swept) |
 //! | `d/` | inbox sequence (u64 BE) | `DeadLetter`: an item moved aside (`store::dead_letters`) |
 //! | `o/` | output id | `StoredOutput` |
 //! | `a/` | old output id | canonical output id |
@@ -16,7 +20,7 @@
 //! | `t/` | target key, NUL, output type | output id (merge lookup) |
 //! | `r/` | ref key, NUL, thread key | — (branch → PRs) |
 //! | `s/` | due time (ms, BE), output id | — (checkpoint schedule) |
-//! | `m/` | counter name | u64 BE |
+//! | `m/` | counter name | u64 BE (on sled `deliveries_received` and `deliveries_duplicate` are the journal's) |
 //! | `n/i/` | installation id (u64 BE) | `InstallationRecord` (GitHub App state, `github::installations`) |
 //! | `n/r/` | repository, lowercase | installation id (u64 BE) |
 //! | `n/c/` | PR thread key, NUL, head sha | `CheckRunRecord` (`github::checks`) |

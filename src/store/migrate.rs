@@ -55,8 +55,13 @@ pub fn migrate(source: &Store, target: &Store, source_name: &str) -> Result<Migr
     let mut batch = Batch::default();
     let mut last = Vec::new();
     let mut max_seq = 0;
+    // How far sled's worker went: on PostgreSQL processed items are gone.
+    let sled_only = keys::counter(super::counter::INBOX_DONE);
     for item in iter {
         let (k, v) = item?;
+        if *k == *sled_only {
+            continue;
+        }
         if k.starts_with(keys::COUNTER) {
             done.counters += 1;
         }

@@ -4,8 +4,8 @@
 //! The ingest handler parses a manifest line by line and writes the records in
 //! chunks under `i/s/{upload}{chunk}` as it goes. Only when the whole body is
 //! read and accepted does it enqueue one small `InboxItem::ManifestChunks`
-//! naming the upload; the inbox writer stores that item together with the
-//! upload's `i/c/{upload}` marker, in the flush that makes the chunks durable.
+//! naming the upload, once the chunks are durable (`make_durable`); the inbox
+//! writer stores that item together with the upload's `i/c/{upload}` marker.
 //! The worker then applies the chunks one by one, each in its own commit that
 //! also removes the chunk. A rejected or abandoned upload is discarded.
 //!
@@ -41,8 +41,8 @@ pub fn new_upload_for(store: &Store, ttl: Duration) -> Result<u64> {
     Ok(upload)
 }
 
-/// Store one chunk of an upload's records (not flushed: the inbox writer's
-/// flush of the commit item covers it), renewing the upload's lease.
+/// Store one chunk of an upload's records (not flushed: `make_durable`
+/// does, once, before the upload is enqueued), renewing the upload's lease.
 pub fn put_chunk(
     store: &Store,
     upload: u64,
@@ -54,6 +54,13 @@ pub fn put_chunk(
         .db()
         .insert(keys::staged_chunk(upload, chunk), encode(&records))?;
     Ok(())
+}
+
+/// Make the chunks staged so far as durable as an acknowledged inbox item
+/// (`Store::flush_durable`; PostgreSQL's commits already are): on sled the
+/// item's commit is the journal's, and does not flush sled.
+pub fn make_durable(store: &Store) -> Result<()> {
+    store.flush_durable()
 }
 
 /// One chunk's records; `None` once the worker has applied it.

@@ -226,9 +226,16 @@ impl<'a> StreamedManifest<'a> {
     }
 
     /// The upload goes to the inbox writer: whether it is committed is the
-    /// writer's to say, and a dropped handler must not discard it.
-    pub fn keep(&mut self) {
+    /// writer's to say, and a dropped handler must not discard it. Its
+    /// chunks are made durable first (`staging::make_durable`): the writer's
+    /// commit, which acknowledges the upload, is of the inbox's journal only.
+    pub async fn keep(&mut self) -> Result<(), ApiError> {
         self.settled = true;
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || staging::make_durable(&store))
+            .await
+            .map_err(|e| ApiError::internal(e.to_string()))??;
+        Ok(())
     }
 
     /// Remove whatever was staged (a refused or failed post), before the

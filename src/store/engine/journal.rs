@@ -583,7 +583,11 @@ mod tests {
         journal.apply(Vec::new()).unwrap();
         assert_eq!(queued(&journal), 400, "601..=1000 stay");
         assert!(journal.get(&keys::inbox_queue(601)).unwrap().is_some());
-        assert_eq!(journal.visible_entries().unwrap(), 401, "400 items and a marker");
+        assert_eq!(
+            journal.visible_entries().unwrap(),
+            401,
+            "400 items and a marker"
+        );
     }
 
     #[test]
@@ -620,11 +624,19 @@ mod tests {
         assert!(journal.get(&keys::inbox_queue(301)).unwrap().is_some());
         assert!(journal.get(&keys::manifest_committed(9)).unwrap().is_none());
         assert!(journal.get(&keys::inbox_delivery("g")).unwrap().is_some());
-        assert_eq!(journal.visible_entries().unwrap(), 301, "300 items and a delivery id");
+        assert_eq!(
+            journal.visible_entries().unwrap(),
+            301,
+            "300 items and a delivery id"
+        );
         // Not released: nothing is dropped.
         journal.apply(Vec::new()).unwrap();
         journal.set_processed(0);
-        assert_eq!(journal.visible_entries().unwrap(), 301, "processed only goes up");
+        assert_eq!(
+            journal.visible_entries().unwrap(),
+            301,
+            "processed only goes up"
+        );
     }
 
     #[test]
