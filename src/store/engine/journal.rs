@@ -552,22 +552,20 @@ mod tests {
         }
     }
 
+    /// Items 1..=`n` queued, and `more` keys holding a sequence, in one commit.
+    fn queue(journal: &Journal, n: u64, more: &[(Vec<u8>, u64)]) {
+        let items = (1..=n).map(|seq| Op::Insert(keys::inbox_queue(seq), b"item".to_vec()));
+        let more = more
+            .iter()
+            .map(|(k, seq)| Op::Insert(k.clone(), seq.to_be_bytes().to_vec()));
+        journal.apply(items.chain(more).collect()).unwrap();
+    }
+
     #[test]
     fn released_items_and_their_markers_go_with_later_commits() {
         let (_dir, journal) = fresh();
-        let mut ops = Vec::new();
-        for seq in 1..=1000u64 {
-            ops.push(Op::Insert(keys::inbox_queue(seq), b"item".to_vec()));
-        }
-        ops.push(Op::Insert(
-            keys::manifest_committed(9),
-            10u64.to_be_bytes().to_vec(),
-        ));
-        ops.push(Op::Insert(
-            keys::manifest_committed(8),
-            900u64.to_be_bytes().to_vec(),
-        ));
-        journal.apply(ops).unwrap();
+        let marker = |upload, seq: u64| (keys::manifest_committed(upload), seq);
+        queue(&journal, 1000, &[marker(9, 10), marker(8, 900)]);
         journal.release_through(600);
         journal.apply(Vec::new()).unwrap();
         let queued = |j: &Journal| {
@@ -593,19 +591,12 @@ mod tests {
     #[test]
     fn reads_see_no_processed_item_from_the_moment_sled_records_it() {
         let (_dir, journal) = fresh();
-        let mut ops = Vec::new();
-        for seq in 1..=600u64 {
-            ops.push(Op::Insert(keys::inbox_queue(seq), b"item".to_vec()));
-        }
-        ops.push(Op::Insert(
-            keys::manifest_committed(9),
-            10u64.to_be_bytes().to_vec(),
-        ));
-        ops.push(Op::Insert(
-            keys::inbox_delivery("g"),
-            1u64.to_be_bytes().to_vec(),
-        ));
-        journal.apply(ops).unwrap();
+        let delivery_id = (keys::inbox_delivery("g"), 1);
+        queue(
+            &journal,
+            600,
+            &[(keys::manifest_committed(9), 10), delivery_id],
+        );
         // What sled's batch records, and only that, hides them.
         let batch = vec![Op::Insert(
             keys::counter(counter::INBOX_DONE),
