@@ -8,11 +8,10 @@
 //! Each read's memory is bounded on its own (rollups, pages of at most
 //! `MAX_PAGE` outputs, one run, streamed exports), so the budget bounds what
 //! reads hold together. Acks never go through it: a burst of reads makes
-//! other reads wait, not a webhook's 2xx. On sled, though, an ack's group
-//! commit and a read's store steps share sled's one process-wide lock, so
-//! reads in flight still delay acks (measured: docs/store.md, "What an ack
-//! waits on beside readers"), and the reads' CPU delays them too: by default
-//! reads run at most one fewer at once than the machine has cores
+//! other reads wait, not a webhook's 2xx. An ack's group commit shares no
+//! lock with the reads (on sled the inbox is a journal of its own:
+//! docs/store.md), so what reads can still take from acks is CPU: by default
+//! they run at most one fewer at once than the machine has cores
 //! (`default_concurrency`), so one core is always left to ingest.
 //!
 //! A read's work on the store runs on the budget's own threads
@@ -36,10 +35,10 @@ pub const MAX_DEFAULT_CONCURRENCY: usize = 4;
 
 /// Reads at once when `READ_CONCURRENCY` is not set: one fewer than the
 /// cores the process may use (at least 1, at most
-/// `MAX_DEFAULT_CONCURRENCY`). A read is CPU-bound (it folds rollup cells)
-/// and, on sled, takes sled's lock at every step: the acks' p99 beside 16
-/// readers on 2 cores follows the reads in flight (BENCHMARKS.md,
-/// 2026-11-26: 4.8–4.9× the no-reader run with 4 at once, 2.4–2.7× with 1).
+/// `MAX_DEFAULT_CONCURRENCY`). A read is CPU-bound (it folds rollup cells);
+/// with every core reading, an ack waits for a core (measured in
+/// BENCHMARKS.md: on 2 cores, beside 16 readers, ack p99 2.0–2.6× the
+/// no-reader run with 4 reads at once, 1.7× with 2, 1.0–1.3× with 1).
 pub fn default_concurrency() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.saturating_sub(1).clamp(1, MAX_DEFAULT_CONCURRENCY)

@@ -258,6 +258,16 @@ impl Unit {
             batch.add(keys::counter(name), delta as i64);
         }
         super::rollup::add_to_batch(&mut batch, self.rollups);
+        // On sled a unit is one atomic batch only if all of it is sled's:
+        // the journal's commit would be durable before sled's flush.
+        debug_assert!(
+            self.store.db.pg().is_some()
+                || !batch
+                    .ops
+                    .iter()
+                    .any(|op| super::engine::journal::holds(op.key())),
+            "a unit wrote a key of the inbox's journal"
+        );
         let epoch = match self.store.db.pg() {
             Some(pg) => pg.commit_unit(batch, expect)?,
             None => self.store.db.apply_batch(batch).map(|_| None)?,

@@ -3,6 +3,13 @@
 //! uploads — and the two inbox counters) kept in a redb database,
 //! `inbox.redb` in the store's directory, instead of in sled.
 //!
+//! Staged manifest chunks (`i/s/`) stay in sled: the worker removes a chunk
+//! in the unit that stores its records, and only one file makes those two
+//! writes one (a chunk removed in the journal, whose commits are durable at
+//! once, while its records waited in sled for a flush, was lost by a
+//! SIGKILL between the two). A worker's unit writes nothing of the journal
+//! (`Unit::commit` checks it in debug builds).
+//!
 //! Why: sled 0.34's concurrency control is one lock for the whole process
 //! (`sled-0.34.7/src/concurrency_control.rs`): every iterator step and `get`
 //! takes its shared side once a batch has run, every `apply_batch` its
@@ -58,10 +65,24 @@ const PAGE: usize = 256;
 /// The first key after every `i/` key.
 const INBOX_END: &[u8] = b"i0";
 
-/// True for the keys kept in the journal: everything under `i/`, and the
-/// counters of received and duplicate deliveries.
+/// The first key after every staged chunk (`i/s/`).
+const STAGED_END: &[u8] = b"i/s0";
+
+/// True for the keys kept in the journal: everything under `i/` but the
+/// staged chunks (`i/s/`, sled's: see above), and the counters of received
+/// and duplicate deliveries.
 pub fn holds(key: &[u8]) -> bool {
-    key.starts_with(keys::INBOX) || counter_keys().iter().any(|k| k.as_slice() == key)
+    (key.starts_with(keys::INBOX) && !key.starts_with(keys::MANIFEST_STAGED))
+        || counter_keys().iter().any(|k| k.as_slice() == key)
+}
+
+/// The journal's `i/` keys, as two half-open ranges: `[i/, i/s/)` and
+/// `[i/s0, i0)` (the staged chunks between them are sled's).
+fn inbox_ranges() -> [(&'static [u8], &'static [u8]); 2] {
+    [
+        (keys::INBOX, keys::MANIFEST_STAGED),
+        (STAGED_END, INBOX_END),
+    ]
 }
 
 /// Whether reads skip this entry: a queued item the worker processed, or
@@ -362,7 +383,9 @@ impl Journal {
         let mut moved = Vec::new();
         for entry in db.scan_prefix(keys::INBOX) {
             let (k, v) = entry?;
-            moved.push((k.to_vec(), v.to_vec()));
+            if holds(&k) {
+                moved.push((k.to_vec(), v.to_vec()));
+            }
         }
         for k in counter_keys() {
             if let Some(v) = db.get(k)? {
@@ -403,7 +426,8 @@ impl Journal {
     }
 }
 
-/// Whether a range of keys reaches into the journal's keys.
+/// Whether a range of keys reaches into the journal's keys (it may say yes
+/// for a range that holds none: the scan is then merged, still correct).
 pub fn overlaps(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
     let below_end = |k: &[u8]| match end {
         Bound::Included(e) => k <= e.as_slice(),
@@ -415,35 +439,42 @@ pub fn overlaps(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
         Bound::Excluded(s) => k > s.as_slice(),
         Bound::Unbounded => true,
     };
-    // [i/, i0) meets the range when the range starts before i0 and ends
-    // after i/.
-    let starts_before_end = match start {
-        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < INBOX_END,
-        Bound::Unbounded => true,
+    // [lo, hi) meets the range when the range starts before hi and ends
+    // after lo.
+    let meets = |(lo, hi): (&[u8], &[u8])| {
+        let starts_before_hi = match start {
+            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < hi,
+            Bound::Unbounded => true,
+        };
+        let ends_after_lo = match end {
+            Bound::Included(e) => e.as_slice() >= lo,
+            Bound::Excluded(e) => e.as_slice() > lo,
+            Bound::Unbounded => true,
+        };
+        starts_before_hi && ends_after_lo
     };
-    let ends_after_start = match end {
-        Bound::Included(e) => e.as_slice() >= keys::INBOX,
-        Bound::Excluded(e) => e.as_slice() > keys::INBOX,
-        Bound::Unbounded => true,
-    };
-    (starts_before_end && ends_after_start)
+    inbox_ranges().into_iter().any(meets)
         || counter_keys()
             .iter()
             .any(|k| above_start(k) && below_end(k))
 }
 
-/// Whether a range of keys lies within the journal's `i/` keys.
+/// Whether a range of keys lies within the journal's `i/` keys (it may say
+/// no for one that does: the scan is then merged, still correct).
 pub fn within(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
-    let start_in = match start {
-        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= keys::INBOX,
-        Bound::Unbounded => false,
+    let inside = |(lo, hi): (&[u8], &[u8])| {
+        let start_in = match start {
+            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= lo,
+            Bound::Unbounded => false,
+        };
+        let end_in = match end {
+            Bound::Included(e) => e.as_slice() < hi,
+            Bound::Excluded(e) => e.as_slice() <= hi,
+            Bound::Unbounded => false,
+        };
+        start_in && end_in
     };
-    let end_in = match end {
-        Bound::Included(e) => e.as_slice() < INBOX_END,
-        Bound::Excluded(e) => e.as_slice() <= INBOX_END,
-        Bound::Unbounded => false,
-    };
-    start_in && end_in
+    inbox_ranges().into_iter().any(inside)
 }
 
 /// A scan of the journal, a page (one read transaction) at a time.
@@ -505,36 +536,65 @@ mod tests {
         assert!(!holds(&keys::output("o/r:1:0")));
         assert!(!holds(b"i"));
         assert!(!holds(b"i0"));
+        assert!(!holds(&keys::staged_chunk(3, 0)), "sled's: see the module");
+        assert!(holds(b"i/s0"));
     }
 
     #[test]
-    fn a_range_overlaps_the_journal_exactly_when_it_reaches_one_of_its_keys() {
+    fn a_range_overlaps_the_journal_when_it_reaches_one_of_its_keys() {
         let inc = |k: &[u8]| Bound::Included(k.to_vec());
         let exc = |k: &[u8]| Bound::Excluded(k.to_vec());
         type Range = (Bound<Vec<u8>>, Bound<Vec<u8>>);
-        let cases: Vec<Range> = vec![
-            (Bound::Unbounded, Bound::Unbounded),
-            (inc(b"a"), exc(b"i/")),
-            (inc(b"a"), inc(b"i/")),
-            (inc(b"i/q/"), exc(b"i/r")),
-            (inc(b"h"), exc(b"j")),
-            (exc(b"i0"), Bound::Unbounded),
-            (inc(b"i0"), exc(b"m/")),
-            (inc(b"m/"), exc(b"m0")),
-            (inc(b"o/"), exc(b"o0")),
-            (inc(b"m/deliveries_received"), inc(b"m/deliveries_received")),
+        // (range, overlaps, within)
+        let cases: Vec<(Range, bool, bool)> = vec![
+            ((Bound::Unbounded, Bound::Unbounded), true, false),
+            ((inc(b"a"), exc(b"i/")), false, false),
+            ((inc(b"a"), inc(b"i/")), true, false),
+            ((inc(b"i/q/"), exc(b"i/r")), true, true),
+            ((inc(b"h"), exc(b"j")), true, false),
+            ((exc(b"i0"), Bound::Unbounded), true, false),
+            ((exc(b"i0"), exc(b"m/")), false, false),
+            ((inc(b"i0"), exc(b"m/")), false, false),
+            ((inc(b"m/"), exc(b"m0")), true, false),
+            ((inc(b"o/"), exc(b"o0")), false, false),
+            (
+                (inc(b"m/deliveries_received"), inc(b"m/deliveries_received")),
+                true,
+                false,
+            ),
+            // The staged chunks are sled's.
+            ((inc(b"i/s/"), exc(b"i/s0")), false, false),
+            (
+                (inc(&keys::staged_upload(7)), Bound::Unbounded),
+                true,
+                false,
+            ),
+            ((inc(b"i/s/"), inc(b"i/s/\xff")), false, false),
+            ((inc(b"i/r"), exc(b"i/s/")), true, true),
+            ((inc(b"i/s0"), exc(b"i0")), true, true),
+            ((inc(b"i/q/"), exc(b"i/t")), true, false),
         ];
-        // The rule, checked against the keys themselves: some key of the
-        // journal lies in the range.
+        // The rule, checked against keys: a range holding a key of the
+        // journal overlaps it, and one within it holds only its keys.
         let probes: Vec<Vec<u8>> = vec![
             keys::inbox_queue(0),
             keys::inbox_queue(u64::MAX),
+            keys::inbox_delivery("g"),
+            keys::manifest_committed(7),
+            keys::staged_chunk(7, 0),
+            keys::staged_chunk(u64::MAX, u32::MAX),
             b"i/".to_vec(),
+            b"i/r".to_vec(),
+            b"i/s/".to_vec(),
+            b"i/s0".to_vec(),
             b"i/\xff\xff".to_vec(),
+            b"i0".to_vec(),
+            b"h".to_vec(),
             keys::counter(counter::RECEIVED),
             keys::counter(counter::DUPLICATES),
+            keys::counter(counter::PROCESSED),
         ];
-        for (start, end) in cases {
+        for ((start, end), overlapping, inside_journal) in cases {
             let inside = |k: &[u8]| {
                 let bounds = (
                     start.as_ref().map(|s| s.as_slice()),
@@ -542,12 +602,14 @@ mod tests {
                 );
                 std::ops::RangeBounds::<&[u8]>::contains(&bounds, &k)
             };
-            let reached = probes.iter().any(|p| inside(p));
-            assert_eq!(overlaps(&start, &end), reached, "{start:?}..{end:?}");
-            if within(&start, &end) {
-                assert!(
-                    !inside(b"h") && !inside(b"i0") && !inside(&keys::counter(counter::RECEIVED))
-                );
+            assert_eq!(overlaps(&start, &end), overlapping, "{start:?}..{end:?}");
+            assert_eq!(within(&start, &end), inside_journal, "{start:?}..{end:?}");
+            for probe in probes.iter().filter(|p| inside(p)) {
+                if holds(probe) {
+                    assert!(overlapping, "{start:?}..{end:?} holds {probe:?}");
+                } else {
+                    assert!(!inside_journal, "{start:?}..{end:?} holds {probe:?}");
+                }
             }
         }
     }
@@ -640,6 +702,8 @@ mod tests {
             .unwrap();
         db.insert(keys::manifest_committed(5), b"".as_slice())
             .unwrap();
+        db.insert(keys::staged_chunk(5, 0), b"records".as_slice())
+            .unwrap();
         db.insert(
             keys::counter(counter::RECEIVED),
             41u64.to_be_bytes().as_slice(),
@@ -653,7 +717,12 @@ mod tests {
         let journal = Journal::open(dir.path(), false, Default::default()).unwrap();
         journal.adopt_from(&db).unwrap();
         journal.adopt_from(&db).unwrap();
-        assert_eq!(db.scan_prefix(keys::INBOX).count(), 0);
+        assert_eq!(
+            db.scan_prefix(keys::INBOX).count(),
+            1,
+            "only the staged chunk stays in sled"
+        );
+        assert!(db.get(keys::staged_chunk(5, 0)).unwrap().is_some());
         assert!(db.get(keys::counter(counter::RECEIVED)).unwrap().is_none());
         assert!(db.get(keys::counter(counter::PROCESSED)).unwrap().is_some());
         let done = db.get(keys::counter(counter::INBOX_DONE)).unwrap().unwrap();
