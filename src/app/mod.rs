@@ -143,6 +143,26 @@ pub fn lower_priority(name: &str, default: i32) {
     }
 }
 
+/// Put the calling thread in Linux's `SCHED_IDLE` class unless the
+/// environment variable `name` says `normal`: it then runs only on CPU no
+/// thread of the ordinary class wants, and any such thread that wakes takes
+/// its core at once (a nice value only shares the CPU out by weight, and
+/// lets the running thread finish its slice first). The read threads: an
+/// ack never waits behind a read for a core. Returns whether it took.
+pub fn run_when_idle(name: &str) -> bool {
+    if std::env::var(name).is_ok_and(|v| v.trim().eq_ignore_ascii_case("normal")) {
+        return false;
+    }
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler only reads its arguments; `0` is the
+    // calling thread.
+    let took = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0;
+    if !took {
+        tracing::debug!("could not move a thread to SCHED_IDLE ({name}): its nice value stays");
+    }
+    took
+}
+
 /// Where the sled store lives under `DATA_DIR`.
 pub fn store_path(data_dir: &Path) -> std::path::PathBuf {
     crate::store::path_in(data_dir)
