@@ -171,6 +171,10 @@ struct Inner {
     /// Inbox items up to this sequence are processed and durable in sled:
     /// they may be dropped.
     done: AtomicU64,
+    /// The `done` the committed-upload markers were last swept at: a
+    /// marker holds its item's sequence, above every item processed when it
+    /// was written, so they need sweeping again only once `done` moves.
+    markers_swept: AtomicU64,
 }
 
 impl fmt::Debug for Journal {
@@ -206,6 +210,7 @@ impl Journal {
             db,
             processed: AtomicU64::new(0),
             done: AtomicU64::new(0),
+            markers_swept: AtomicU64::new(0),
         })))
     }
 
@@ -364,15 +369,19 @@ impl Journal {
                 break;
             }
         }
-        let end = super::prefix_end(keys::MANIFEST_COMMITTED).expect("prefix end");
-        for entry in table
-            .range::<&[u8]>(keys::MANIFEST_COMMITTED..end.as_slice())
-            .map_err(err)?
-        {
-            let (k, v) = entry.map_err(err)?;
-            let seq = <[u8; 8]>::try_from(v.value()).map(u64::from_be_bytes);
-            if seq.is_ok_and(|s| s <= done) {
-                gone.push(k.value().to_vec());
+        // The markers are read only when `done` moved (this runs in every
+        // ack's commit); one a failed commit kept goes at the next move.
+        if self.0.markers_swept.swap(done, Ordering::Relaxed) < done {
+            let end = super::prefix_end(keys::MANIFEST_COMMITTED).expect("prefix end");
+            for entry in table
+                .range::<&[u8]>(keys::MANIFEST_COMMITTED..end.as_slice())
+                .map_err(err)?
+            {
+                let (k, v) = entry.map_err(err)?;
+                let seq = <[u8; 8]>::try_from(v.value()).map(u64::from_be_bytes);
+                if seq.is_ok_and(|s| s <= done) {
+                    gone.push(k.value().to_vec());
+                }
             }
         }
         for k in gone {
@@ -663,6 +672,22 @@ mod tests {
             601,
             "400 items, a marker and 200 delivery ids"
         );
+        // A marker written after a sweep goes once `done` passes it.
+        queue(&journal, 0, &[marker(7, 1001)]);
+        journal.release_through(1000);
+        journal.apply(Vec::new()).unwrap();
+        let stored = |upload| {
+            let k = keys::manifest_committed(upload);
+            let page = journal.raw_page(Bound::Included(&k), Bound::Included(&k), 1);
+            !page.unwrap().is_empty()
+        };
+        assert!(!stored(8));
+        assert!(stored(7), "its item is not processed");
+        journal.apply(Vec::new()).unwrap();
+        assert!(stored(7), "done did not move");
+        journal.release_through(1001);
+        journal.apply(Vec::new()).unwrap();
+        assert!(!stored(7));
     }
 
     #[test]
