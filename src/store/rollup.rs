@@ -538,21 +538,13 @@ pub struct TimeEntry {
 /// those, and is read whole.
 fn time_value(stored: &StoredOutput) -> Option<Vec<u8>> {
     let o = stored.outcome.as_ref()?;
-    let workflow = |v: &mut Vec<u8>| match &o.workflow {
-        Some(w) => {
-            v.push(1);
-            v.extend_from_slice(w.as_bytes());
-        }
-        None => v.push(0),
-    };
+    let workflow = o.workflow.as_deref();
     let counts = Counts::of(o);
     if counts.0.iter().any(|c| !(0..=1).contains(c)) {
-        let mut v = Vec::new();
-        workflow(&mut v);
-        return Some(v);
+        return Some(tagged_workflow(workflow));
     }
     let mut v = vec![2];
-    workflow(&mut v);
+    v.extend(tagged_workflow(workflow));
     v.push(0);
     v.extend_from_slice(stored.execution.repo.as_bytes());
     v.push(0);
@@ -564,6 +556,14 @@ fn time_value(stored: &StoredOutput) -> Option<Vec<u8>> {
         v.extend_from_slice(&(i as u16).to_be_bytes());
     }
     Some(v)
+}
+
+/// A workflow, tagged: 0 (none), or 1 then the name.
+fn tagged_workflow(workflow: Option<&str>) -> Vec<u8> {
+    match workflow {
+        Some(w) => [&[1u8][..], w.as_bytes()].concat(),
+        None => vec![0],
+    }
 }
 
 /// The workflow of a time index value, and the day cell and counts when
@@ -967,12 +967,8 @@ impl Store {
         let mut batch = Batch::default();
         for item in self.db.scan_prefix(keys::TIME_INDEX) {
             let (k, v) = item?;
-            let created_at = DateTime::<Utc>::MIN_UTC;
-            let old = match parse_time_value(&v, created_at).0 {
-                Some(w) => [&[1u8][..], w.as_bytes()].concat(),
-                None => vec![0],
-            };
-            batch.insert(k, old);
+            let workflow = parse_time_value(&v, DateTime::<Utc>::MIN_UTC).0;
+            batch.insert(k, tagged_workflow(workflow.as_deref()));
         }
         self.db.apply_batch(batch)
     }
