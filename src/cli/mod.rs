@@ -28,6 +28,7 @@ mod replay;
 mod report;
 mod serve;
 mod source;
+mod stop;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -179,6 +179,8 @@ impl ServeArgs {
 }
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    // First: a SIGTERM at any point from here (say, the moment /ping answers) stops cleanly.
+    let stop = super::stop::StopSignals::install();
     let secrets = args
         .webhook_secret
         .as_deref()
@@ -312,7 +314,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             &server.url(),
         )?;
     }
-    shutdown_signal().await;
+    stop.wait().await;
     tracing::info!("shutting down");
     server.stop().await;
     if let Some(metrics) = metrics {
@@ -392,21 +394,6 @@ fn oidc_verifier(args: &ServeArgs) -> Option<Arc<OidcVerifier>> {
         );
         Arc::new(OidcVerifier::new(config))
     })
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("install SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }
 
 #[cfg(test)]

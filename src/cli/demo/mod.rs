@@ -133,27 +133,11 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
 
 /// Print the dashboard's sign-in link, serve until Ctrl-C (or SIGTERM), stop.
 async fn serve_until_stopped(live: run::LiveDemo) -> anyhow::Result<()> {
+    let stop = crate::cli::stop::StopSignals::install();
     let url = live.sign_in_url().unwrap_or_default();
     super::emit(&format!(
         "\nDashboard: {url}\n(the link signs this browser in while the demo runs; Ctrl-C stops it)\n"
     ))?;
-    stop_signal().await;
+    stop.wait().await;
     live.stop().await
-}
-
-async fn stop_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        if let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            tokio::select! {
-                _ = ctrl_c => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = ctrl_c.await;
 }
