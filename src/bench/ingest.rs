@@ -53,6 +53,12 @@ pub struct IngestArgs {
     /// which starts with the worker draining them; 0 skips that run.
     #[arg(long, default_value_t = 100_000)]
     pub backlog: usize,
+    /// Delivery ids already remembered before the rounds (a busy App's
+    /// dedupe window: GitHub-shaped ids of the 8 days before the rounds',
+    /// received over the last 7), so each round's deliveries are looked up
+    /// and filed among them.
+    #[arg(long, default_value_t = 0)]
+    pub remembered: usize,
 }
 
 const SECRET: &str = "bench-webhook-secret";
@@ -177,7 +183,7 @@ pub(super) async fn closed_loop(
                     &http,
                     &url,
                     &bodies[i % bodies.len()],
-                    format!("{prefix}-{i}"),
+                    super::payloads::delivery_id(&prefix, i),
                 )
                 .await
                 {
@@ -224,7 +230,7 @@ pub(super) async fn fixed_rate(
         let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
         tokio::time::sleep_until(due).await;
         let (http, bodies) = (http.clone(), bodies.clone());
-        let (url, delivery) = (url.to_string(), format!("{id_prefix}-{i}"));
+        let (url, delivery) = (url.to_string(), super::payloads::delivery_id(id_prefix, i));
         tasks.spawn(async move {
             send(&http, &url, &bodies[i % bodies.len()], delivery)
                 .await
@@ -343,6 +349,34 @@ async fn backlog_run(args: &IngestArgs, bodies: Arc<Vec<Signed>>) -> anyhow::Res
     })
 }
 
+/// Fill the dedupe window with `n` GitHub-shaped ids (`--remembered`).
+fn remember(app: &App, n: usize) -> anyhow::Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let span = 8 * 24 * 3600 * 10_000_000u64;
+    let first = super::payloads::DELIVERY_EPOCH_TICKS - span;
+    let now = Utc::now();
+    let ids = (0..n).map(|k| {
+        let ticks = first + span / n as u64 * k as u64;
+        let id = crate::model::ident::time_based_delivery_id(
+            ticks,
+            (k % 0x4000) as u16,
+            super::payloads::node_of("remembered"),
+        );
+        let at = now - ChronoDuration::days(7)
+            + ChronoDuration::milliseconds(7 * 86_400_000 * k as i64 / n as i64);
+        (id, at)
+    });
+    crate::store::inbox::remember_deliveries(&app.store, ids)?;
+    eprintln!(
+        "remembered {n} delivery ids in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     let bodies = Arc::new(bodies(args.bodies.max(1)));
     let avg_kb =
@@ -351,6 +385,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app = App::start(dir.path(), Clock::System)?;
     app.shared.pressure.set_enabled(!args.worker_flat_out);
+    remember(&app, args.remembered)?;
     let ours = serve(&app).await?;
     let bare = RunningServer::start(
         Router::new()

@@ -5,6 +5,29 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
+/// 100 ns ticks from 1582-10-15 (a time-based UUID's epoch) to 2026-01-01,
+/// the time of the benches' first delivery.
+pub const DELIVERY_EPOCH_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_000;
+
+/// The `X-GitHub-Delivery` of the `i`th delivery of a round, shaped as
+/// GitHub's are (`ident::time_based_delivery_id`: a time-based UUID, whose
+/// text does not sort by time): 20 ms apart (a busy org's stream) from
+/// 2026-01-01, on a node of the round's own, so no two rounds share an id.
+pub fn delivery_id(round: &str, i: usize) -> String {
+    crate::model::ident::time_based_delivery_id(
+        DELIVERY_EPOCH_TICKS + 200_000 * i as u64,
+        0x2a,
+        node_of(round),
+    )
+}
+
+/// A UUID node for a name (FNV-1a, 48 bits used).
+pub fn node_of(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// A user or organization as GitHub embeds it (with all its `*_url` fields).
 pub fn user(login: &str, id: u64, kind: &str) -> Value {
     let api = format!("https://api.github.com/users/{login}");

@@ -211,7 +211,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     let t = Instant::now();
     let mut items = Vec::with_capacity(n);
     for (i, (event, body)) in raw.iter().enumerate() {
-        let delivery = format!("replay-{i}");
+        let delivery = super::payloads::delivery_id("replay", i);
         if let Normalized::Relevant(d) = normalize(event, &delivery, body)? {
             items.push(InboxItem::Delivery {
                 delivery_id: delivery,

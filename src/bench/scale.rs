@@ -195,7 +195,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             records: (next..end).map(record).collect(),
         });
         pending.push(delivery(
-            format!("seed-{next}"),
+            super::payloads::delivery_id("seed", next as usize),
             (next..end).map(opened).collect(),
         ));
         next = end;
@@ -218,7 +218,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             .map(|n| {
                 let i = rng.next_below(size);
                 delivery(
-                    format!("batch-{round}-{n}"),
+                    super::payloads::delivery_id(&format!("batch-{round}"), n),
                     vec![labeled(i, round * batch + n)],
                 )
             })

@@ -168,28 +168,46 @@ fn seen_before(
         .map_err(|e| InboxError::Write(format!("reading the dedupe index: {e}")))
 }
 
-/// Give dedupe keys stored before they expired (8-byte values) an expiry
-/// entry dated now, so they expire one window from now.
-fn date_undated_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
+/// Bring the dedupe keys of earlier versions up to date, in one batch:
+/// - a key stored before keys expired (an 8-byte value) gets an expiry entry
+///   dated now, so it expires one window from now;
+/// - a GitHub delivery id keyed as its text moves to its time-ordered key
+///   (`keys::inbox_delivery`), with its value, so a redelivery of it is still
+///   found (its expiry entry names the id, and prunes the new key).
+///
+/// Returns how many keys changed.
+fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
     let mut batch = super::Batch::default();
-    let mut dated = 0;
+    let mut changed = 0;
     for item in store.db().scan_prefix(keys::INBOX_DELIVERY) {
         let (k, v) = item?;
+        if keys::is_time_ordered_delivery(&k) {
+            continue;
+        }
         let Some(id) = keys::suffix(&k, keys::INBOX_DELIVERY) else {
             continue;
         };
-        if v.len() == 8 && !id.starts_with("manifest") && !id.starts_with("reconcile:") {
-            let mut value = v.to_vec();
-            value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
-            batch.insert(k, value);
-            batch.insert(keys::dedup_expiry(now, &id), []);
-            dated += 1;
+        let delivery = !id.starts_with("manifest") && !id.starts_with("reconcile:");
+        let undated = delivery && v.len() == 8;
+        let key = keys::inbox_delivery(&id);
+        if !undated && key == k.as_ref() {
+            continue;
         }
+        let mut value = v.to_vec();
+        if undated {
+            value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
+            batch.insert(keys::dedup_expiry(now, &id), []);
+        }
+        if key != k.as_ref() {
+            batch.remove(&k);
+        }
+        batch.insert(key, value);
+        changed += 1;
     }
-    if dated > 0 {
+    if changed > 0 {
         store.db().apply_batch(batch)?;
     }
-    Ok(dated)
+    Ok(changed)
 }
 
 /// Put into `batch` the removal of up to `PRUNE_BATCH` dedupe keys stored
@@ -264,8 +282,8 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
     }
     let mut seq = store.counter(counter::RECEIVED);
     let mut duplicates = store.counter(counter::DUPLICATES);
-    if let Err(e) = date_undated_dedup_keys(&store, (dedup.now)()) {
-        tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
+    if let Err(e) = upgrade_dedup_keys(&store, (dedup.now)()) {
+        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
     }
     let mut next_prune = (dedup.now)();
     while let Some(requests) = next_group(&mut rx) {
@@ -346,8 +364,8 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
     let pg = store.db().pg().expect("a PostgreSQL store").clone();
     let mut seq = store.last_inbox_seq().unwrap_or(0);
     let mut duplicates = store.counter(counter::DUPLICATES);
-    if let Err(e) = date_undated_dedup_keys(&store, (dedup.now)()) {
-        tracing::error!(error = %e, "dating the dedupe keys of earlier versions");
+    if let Err(e) = upgrade_dedup_keys(&store, (dedup.now)()) {
+        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
     }
     let mut next_prune = (dedup.now)();
     while let Some(requests) = next_group(&mut rx) {
@@ -421,6 +439,28 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
     }
 }
 
+/// Remember delivery ids as received at the times given, as the writer
+/// would have (dedupe key and expiry entry), in commits of 20,000: what a
+/// busy App's dedupe window holds, for `bench ingest --remembered`.
+pub fn remember_deliveries(
+    store: &Store,
+    ids: impl IntoIterator<Item = (String, DateTime<Utc>)>,
+) -> super::Result<usize> {
+    let mut batch = super::Batch::default();
+    let mut count = 0;
+    for (id, at) in ids {
+        let value = [0u64.to_be_bytes(), at.timestamp_millis().to_be_bytes()].concat();
+        batch.insert(keys::inbox_delivery(&id), value);
+        batch.insert(keys::dedup_expiry(at, &id), []);
+        count += 1;
+        if count % 20_000 == 0 {
+            store.db().apply_batch(std::mem::take(&mut batch))?;
+        }
+    }
+    store.db().apply_batch(batch)?;
+    Ok(count)
+}
+
 /// Decode the inbox item stored under sequence `seq`.
 pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
     super::codec::decode_item(&super::keys::inbox_queue(seq), bytes)
@@ -459,6 +499,22 @@ mod tests {
             window: chrono::Duration::hours(1),
             now: Arc::new(move || *now.lock().unwrap()),
         };
+        // A GitHub delivery id keyed as its text by an earlier version,
+        // dated and undated: both move to their time-ordered keys.
+        let github = |n: u64| {
+            crate::model::ident::time_based_delivery_id(0x1eb_b361_5847_4f00 + n, 7, 0xabc)
+        };
+        let as_text = |id: &str| [keys::INBOX_DELIVERY, id.as_bytes()].concat();
+        let dated = [8u64.to_be_bytes(), t0.timestamp_millis().to_be_bytes()].concat();
+        store.db().insert(as_text(&github(1)), dated).unwrap();
+        store
+            .db()
+            .insert(keys::dedup_expiry(t0, &github(1)), [])
+            .unwrap();
+        store
+            .db()
+            .insert(as_text(&github(2)), 9u64.to_be_bytes())
+            .unwrap();
         let (writer, thread) =
             InboxWriter::start_with(store.clone(), Arc::new(|_, _, _| {}), dedup);
         let set = |minutes: i64| *clock.lock().unwrap() = t0 + chrono::Duration::minutes(minutes);
@@ -477,6 +533,14 @@ mod tests {
             writer.enqueue(delivery("old-guid")).await.unwrap(),
             Enqueued::Duplicate
         );
+        for n in [1, 2] {
+            assert_eq!(
+                writer.enqueue(delivery(&github(n))).await.unwrap(),
+                Enqueued::Duplicate,
+                "a GitHub id stored as text by an earlier version"
+            );
+            assert!(store.db().get(as_text(&github(n))).unwrap().is_none());
+        }
         set(59);
         assert_eq!(
             writer.enqueue(delivery("g-1")).await.unwrap(),
@@ -492,6 +556,15 @@ mod tests {
             writer.enqueue(delivery("old-guid")).await,
             Ok(Enqueued::Stored(_))
         ));
+        for n in [1, 2] {
+            assert!(
+                matches!(
+                    writer.enqueue(delivery(&github(n))).await,
+                    Ok(Enqueued::Stored(_))
+                ),
+                "its moved key expired with the window"
+            );
+        }
         assert!(
             store.has_delivery("g-1").unwrap(),
             "stored again, remembered again"
@@ -502,7 +575,7 @@ mod tests {
             Enqueued::Duplicate
         );
         let expiry_entries = store.db().scan_prefix(keys::DEDUP_EXPIRY).count();
-        assert_eq!(expiry_entries, 2, "the expired entries are gone");
+        assert_eq!(expiry_entries, 4, "the expired entries are gone");
         drop(writer);
         thread.join().unwrap();
     }

@@ -106,8 +106,58 @@ pub fn dead_letter(seq: u64) -> Vec<u8> {
     join(&[DEAD_LETTER, &seq.to_be_bytes()])
 }
 
+/// A delivery's dedupe key. GitHub's delivery ids are version-1, time-based
+/// UUIDs (OpenAPI's `hook-delivery.guid` example:
+/// "58474f00-b361-11eb-836d-0e4f3503ccbe"), whose text puts the
+/// fastest-changing bits of the time first: keyed as text, consecutive
+/// deliveries land on B-tree leaves far apart, and each one's commit copies a
+/// leaf of its own. Such an id is keyed by its time, high bits first
+/// (`time_ordered_uuid`), behind the byte `TIME_ORDERED`, so consecutive
+/// deliveries share the tree's rightmost leaf; any other id (and a manifest's
+/// or a reconcile's dedupe key) is keyed as its text.
 pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
-    join(&[INBOX_DELIVERY, delivery_id.as_bytes()])
+    match time_ordered_uuid(delivery_id) {
+        Some(bytes) => join(&[INBOX_DELIVERY, &[TIME_ORDERED], &bytes]),
+        None => join(&[INBOX_DELIVERY, delivery_id.as_bytes()]),
+    }
+}
+
+/// The byte that starts a time-ordered dedupe key's suffix. An id keyed as
+/// text never starts with it: a delivery id is `[A-Za-z0-9-]`
+/// (`ident::delivery_id`), the other dedupe keys start `manifest:` or
+/// `reconcile:`.
+pub const TIME_ORDERED: u8 = 0x01;
+
+/// The 16 bytes of a canonical, lowercase version-1 UUID with its time's
+/// high bits first (time_hi_and_version, time_mid, time_low, clock_seq,
+/// node); `None` for any other text. One text gives one key and back: an
+/// uppercase id stays text, so two spellings are never one delivery.
+pub fn time_ordered_uuid(id: &str) -> Option<[u8; 16]> {
+    let b = id.as_bytes();
+    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') || b[14] != b'1' {
+        return None;
+    }
+    let hex = |i: usize| -> Option<u8> {
+        let digit = |c: u8| match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        };
+        Some(digit(b[i])? << 4 | digit(b[i + 1])?)
+    };
+    // Text positions of each byte, in key order.
+    const ORDER: [usize; 16] = [14, 16, 9, 11, 0, 2, 4, 6, 19, 21, 24, 26, 28, 30, 32, 34];
+    let mut out = [0u8; 16];
+    for (o, &i) in out.iter_mut().zip(ORDER.iter()) {
+        *o = hex(i)?;
+    }
+    Some(out)
+}
+
+/// Whether a dedupe key is keyed by time (`inbox_delivery`).
+pub fn is_time_ordered_delivery(key: &[u8]) -> bool {
+    key.strip_prefix(INBOX_DELIVERY)
+        .is_some_and(|s| s.len() == 17 && s[0] == TIME_ORDERED)
 }
 
 /// The expiry index entry of a delivery's dedupe key stored at `at`.
@@ -344,6 +394,39 @@ mod tests {
             Some((7, "id".to_string()))
         );
         assert!(!web_group("session", "al", 1, "x").starts_with(&web_group_of("session", "a")));
+    }
+
+    /// A GitHub delivery id's dedupe key sorts by the id's time, and is one
+    /// key per id; any other id (uppercase, another version, not a UUID) is
+    /// keyed as its text, which never looks time-ordered.
+    #[test]
+    fn delivery_keys_of_time_based_ids_sort_by_time_and_stay_distinct() {
+        use crate::model::ident::time_based_delivery_id as id;
+        use proptest::prelude::*;
+        let ticks = 0u64..(1 << 60);
+        proptest!(|(a in ticks.clone(), b in ticks, sa: u16, sb: u16, na: u64, nb: u64)| {
+            let (ia, ib) = (id(a, sa, na), id(b, sb, nb));
+            let (ka, kb) = (inbox_delivery(&ia), inbox_delivery(&ib));
+            prop_assert!(is_time_ordered_delivery(&ka) && is_time_ordered_delivery(&kb));
+            if a < b {
+                prop_assert!(ka < kb);
+            }
+            prop_assert_eq!(ka == kb, ia == ib);
+            let v4 = format!("{}4{}", &ia[..14], &ia[15..]);
+            for other in [ia.to_uppercase(), v4, format!("{ia}0")] {
+                if other != ia {
+                    let k = inbox_delivery(&other);
+                    prop_assert!(!is_time_ordered_delivery(&k));
+                    prop_assert_eq!(suffix(&k, INBOX_DELIVERY), Some(other));
+                }
+            }
+        });
+        for text in ["d-1", "manifest:ab", "reconcile:o/x:1:ff"] {
+            assert_eq!(
+                inbox_delivery(text),
+                [INBOX_DELIVERY, text.as_bytes()].concat()
+            );
+        }
     }
 
     #[test]
