@@ -98,7 +98,35 @@ fn segments(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Vec<S
         out.extend(part_of_day(day_start(end), t));
     }
     out.retain(|s| !matches!(s, Segment::Cells(_, a, b) if a >= b));
-    out
+    coalesce(out)
+}
+
+/// Join cell segments of one level that touch (a partial day read as its
+/// day's cells, beside the whole days after it): one range read instead of
+/// two, in every repository a read covers. A cold read pays for each range
+/// it opens (BENCHMARKS.md, the partial-days report at 1M outputs).
+fn coalesce(parts: Vec<Segment>) -> Vec<Segment> {
+    let mut cells: Vec<Segment> = Vec::new();
+    let mut edges = Vec::new();
+    for part in parts {
+        match part {
+            Segment::Cells(level, from, to) => {
+                let touching = cells.iter_mut().find_map(|c| match c {
+                    Segment::Cells(l, a, b) if *l == level && (*b == from || to == *a) => {
+                        Some((a, b))
+                    }
+                    _ => None,
+                });
+                match touching {
+                    Some((a, b)) => (*a, *b) = ((*a).min(from), (*b).max(to)),
+                    None => cells.push(Segment::Cells(level, from, to)),
+                }
+            }
+            edge => edges.push(edge),
+        }
+    }
+    cells.extend(edges);
+    cells
 }
 
 /// The repositories a read covers: (lowercase, the names as written under
@@ -794,6 +822,15 @@ mod tests {
                     "{since:?}..{until:?} at {t}: {parts:?}"
                 );
                 t += Duration::minutes(37);
+            }
+            // One range read per level's run of periods: no two cell
+            // segments of a level touch or overlap.
+            for (i, p) in parts.iter().enumerate() {
+                for q in &parts[i + 1..] {
+                    if let (Segment::Cells(l, a, b), Segment::Cells(m, c, d)) = (p, q) {
+                        assert!(l != m || b < c || d < a, "{since:?}..{until:?}: {parts:?}");
+                    }
+                }
             }
         }
     }
