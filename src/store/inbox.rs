@@ -175,7 +175,8 @@ fn seen_before(
 ///   (`keys::inbox_delivery`), with its value, so a redelivery of it is still
 ///   found (its expiry entry names the id, and prunes the new key).
 ///
-/// Returns how many keys changed.
+/// Committed every `UPGRADE_BATCH` keys, so a window of millions of keys
+/// never sits in one batch. Returns how many keys changed.
 fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
     let mut batch = super::Batch::default();
     let mut changed = 0;
@@ -203,12 +204,20 @@ fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize>
         }
         batch.insert(key, value);
         changed += 1;
+        if changed % UPGRADE_BATCH == 0 {
+            // The moved keys sort before every text id (`keys::TIME_ORDERED`):
+            // the scan does not meet them again.
+            store.db().apply_batch(std::mem::take(&mut batch))?;
+        }
     }
-    if changed > 0 {
+    if !batch.ops.is_empty() {
         store.db().apply_batch(batch)?;
     }
     Ok(changed)
 }
+
+/// Dedupe keys an upgrade commits at once (`upgrade_dedup_keys`).
+const UPGRADE_BATCH: usize = 10_000;
 
 /// Put into `batch` the removal of up to `PRUNE_BATCH` dedupe keys stored
 /// before `now - window`. Returns how many, and the ids.
@@ -578,6 +587,33 @@ mod tests {
         assert_eq!(expiry_entries, 4, "the expired entries are gone");
         drop(writer);
         thread.join().unwrap();
+    }
+
+    /// More text keys than one upgrade commit takes: every one moves, once,
+    /// and is found as before.
+    #[test]
+    fn an_upgrade_moves_every_text_key_in_bounded_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let n = UPGRADE_BATCH as u64 * 2 + 123;
+        let id = |i: u64| crate::model::ident::time_based_delivery_id((1 << 56) | (i * 977), 3, i);
+        let mut batch = super::super::Batch::default();
+        let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        for i in 0..n {
+            let value = [i.to_be_bytes(), at.timestamp_millis().to_be_bytes()].concat();
+            batch.insert([keys::INBOX_DELIVERY, id(i).as_bytes()].concat(), value);
+        }
+        store.db().apply_batch(batch).unwrap();
+        assert_eq!(upgrade_dedup_keys(&store, at).unwrap(), n as usize);
+        assert_eq!(upgrade_dedup_keys(&store, at).unwrap(), 0, "once");
+        for i in (0..n).step_by(997) {
+            assert!(store.has_delivery(&id(i)).unwrap(), "{}", id(i));
+        }
+        let keys: Vec<_> = store.db().scan_prefix(keys::INBOX_DELIVERY).collect();
+        assert_eq!(keys.len() as u64, n);
+        assert!(keys
+            .iter()
+            .all(|item| keys::is_time_ordered_delivery(&item.as_ref().unwrap().0)));
     }
 
     #[test]
