@@ -356,7 +356,7 @@ fn remember(app: &App, n: usize) -> anyhow::Result<()> {
     }
     let started = Instant::now();
     let span = 8 * 24 * 3600 * 10_000_000u64;
-    let first = super::payloads::DELIVERY_EPOCH_TICKS - span;
+    let first = super::payloads::FIRST_DELIVERY_TICKS - span;
     let now = Utc::now();
     let ids = (0..n).map(|k| {
         let ticks = first + span / n as u64 * k as u64;

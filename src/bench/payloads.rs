@@ -5,9 +5,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
-/// 100 ns ticks from 1582-10-15 (a time-based UUID's epoch) to 2026-01-01,
-/// the time of the benches' first delivery.
-pub const DELIVERY_EPOCH_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_000;
+/// The time of the benches' first delivery, 2026-01-01, in a time-based
+/// UUID's 100 ns ticks since 1582-10-15.
+pub const FIRST_DELIVERY_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_000;
 
 /// The `X-GitHub-Delivery` of the `i`th delivery of a round, shaped as
 /// GitHub's are (`ident::time_based_delivery_id`: a time-based UUID, whose
@@ -15,7 +15,7 @@ pub const DELIVERY_EPOCH_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_
 /// 2026-01-01, on a node of the round's own, so no two rounds share an id.
 pub fn delivery_id(round: &str, i: usize) -> String {
     crate::model::ident::time_based_delivery_id(
-        DELIVERY_EPOCH_TICKS + 200_000 * i as u64,
+        FIRST_DELIVERY_TICKS + 200_000 * i as u64,
         0x2a,
         node_of(round),
     )

@@ -168,45 +168,55 @@ fn seen_before(
         .map_err(|e| InboxError::Write(format!("reading the dedupe index: {e}")))
 }
 
-/// Bring the dedupe keys of earlier versions up to date, in one batch:
-/// - a key stored before keys expired (an 8-byte value) gets an expiry entry
-///   dated now, so it expires one window from now;
+/// Remember a webhook delivery id stored under `seq` at `at`: its dedupe
+/// key holds the sequence and the time, and an expiry entry dated `at`
+/// lets the writer drop it one window later (`prune_expired`).
+fn remember_delivery(batch: &mut super::Batch, id: &str, seq: u64, at: DateTime<Utc>) {
+    let value = [seq.to_be_bytes(), at.timestamp_millis().to_be_bytes()].concat();
+    batch.insert(keys::inbox_delivery(id), value);
+    batch.insert(keys::dedup_expiry(at, id), []);
+}
+
+/// Bring the dedupe keys of earlier versions up to date:
+/// - a key stored before keys expired (an 8-byte value) is dated now, so it
+///   expires one window from now;
 /// - a GitHub delivery id keyed as its text moves to its time-ordered key
 ///   (`keys::inbox_delivery`), with its value, so a redelivery of it is still
 ///   found (its expiry entry names the id, and prunes the new key).
 ///
-/// Committed every `UPGRADE_BATCH` keys, so a window of millions of keys
-/// never sits in one batch. Returns how many keys changed.
+/// Only the keys kept as text are read: the time-ordered ones sort before
+/// them (`keys::TIME_ORDERED`), so a start does not read the window's
+/// deliveries again, and the keys this moves are not met twice. Committed
+/// every `UPGRADE_BATCH` keys, so a window of millions of keys never sits in
+/// one batch. Returns how many keys changed.
 fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize> {
+    let text_keys = [keys::INBOX_DELIVERY, &[keys::TIME_ORDERED + 1]].concat();
+    let end = super::engine::prefix_end(keys::INBOX_DELIVERY).expect("prefix end");
     let mut batch = super::Batch::default();
     let mut changed = 0;
-    for item in store.db().scan_prefix(keys::INBOX_DELIVERY) {
+    for item in store.db().range(text_keys..end) {
         let (k, v) = item?;
-        if keys::is_time_ordered_delivery(&k) {
-            continue;
-        }
         let Some(id) = keys::suffix(&k, keys::INBOX_DELIVERY) else {
             continue;
         };
-        let delivery = !id.starts_with("manifest") && !id.starts_with("reconcile:");
-        let undated = delivery && v.len() == 8;
         let key = keys::inbox_delivery(&id);
-        if !undated && key == k.as_ref() {
+        let delivery = !id.starts_with("manifest") && !id.starts_with("reconcile:");
+        let undated = <[u8; 8]>::try_from(v.as_ref())
+            .ok()
+            .filter(|_| delivery)
+            .map(u64::from_be_bytes);
+        if undated.is_none() && key == k.as_ref() {
             continue;
-        }
-        let mut value = v.to_vec();
-        if undated {
-            value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
-            batch.insert(keys::dedup_expiry(now, &id), []);
         }
         if key != k.as_ref() {
             batch.remove(&k);
         }
-        batch.insert(key, value);
+        match undated {
+            Some(seq) => remember_delivery(&mut batch, &id, seq, now),
+            None => batch.insert(key, &v),
+        }
         changed += 1;
         if changed % UPGRADE_BATCH == 0 {
-            // The moved keys sort before every text id (`keys::TIME_ORDERED`):
-            // the scan does not meet them again.
             store.db().apply_batch(std::mem::take(&mut batch))?;
         }
     }
@@ -321,13 +331,12 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
             }
             seq += 1;
             batch.insert(keys::inbox_queue(seq), super::codec::encode_item(&req.item));
-            let mut dedupe_value = seq.to_be_bytes().to_vec();
             if matches!(req.item, InboxItem::Delivery { .. }) {
                 // Webhook delivery ids expire after the dedupe window.
-                dedupe_value.extend_from_slice(&now.timestamp_millis().to_be_bytes());
-                batch.insert(keys::dedup_expiry(now, &key), []);
+                remember_delivery(&mut batch, &key, seq, now);
+            } else {
+                batch.insert(keys::inbox_delivery(&key), seq.to_be_bytes());
             }
-            batch.insert(keys::inbox_delivery(&key), dedupe_value);
             if let InboxItem::ManifestChunks { upload, .. } = &req.item {
                 // Its chunks are no longer swept, until its item is
                 // processed (the journal drops the marker with the item).
@@ -458,9 +467,7 @@ pub fn remember_deliveries(
     let mut batch = super::Batch::default();
     let mut count = 0;
     for (id, at) in ids {
-        let value = [0u64.to_be_bytes(), at.timestamp_millis().to_be_bytes()].concat();
-        batch.insert(keys::inbox_delivery(&id), value);
-        batch.insert(keys::dedup_expiry(at, &id), []);
+        remember_delivery(&mut batch, &id, 0, at);
         count += 1;
         if count % 20_000 == 0 {
             store.db().apply_batch(std::mem::take(&mut batch))?;

@@ -113,8 +113,10 @@ pub fn dead_letter(seq: u64) -> Vec<u8> {
 /// deliveries land on B-tree leaves far apart, and each one's commit copies a
 /// leaf of its own. Such an id is keyed by its time, high bits first
 /// (`time_ordered_uuid`), behind the byte `TIME_ORDERED`, so consecutive
-/// deliveries share the tree's rightmost leaf; any other id (and a manifest's
-/// or a reconcile's dedupe key) is keyed as its text.
+/// deliveries share the tree's rightmost leaf (measured: about 5% more ingest
+/// with 2M ids remembered, docs/store.md); any other id (and a manifest's or
+/// a reconcile's dedupe key) is keyed as its text, after every time-ordered
+/// key.
 pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
     match time_ordered_uuid(delivery_id) {
         Some(bytes) => join(&[INBOX_DELIVERY, &[TIME_ORDERED], &bytes]),
