@@ -13,6 +13,7 @@
 //!
 //! May import: every room.
 
+mod allocator;
 mod backfill;
 mod compact;
 mod conformance;
@@ -35,6 +36,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use allocator::purge_freed_pages_at_once;
 pub use backfill::BackfillArgs;
 pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
 pub use demo::DemoArgs;
