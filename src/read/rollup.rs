@@ -586,24 +586,22 @@ pub fn trends(
 }
 
 /// Outputs counted by (status, strength, type, workflow) over everything,
-/// for the `/metrics` tally: the all-time cells, one by one (a fold may not
-/// group by status or strength).
+/// for the `/metrics` tally: the tally rows the worker keeps beside the
+/// all-time cells (`Cell::tally_key`), a few thousand small keys where the
+/// cells they sum are every repository's (14,400 cells, 6.1 MB, at
+/// `bench reads`' million outputs).
 pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, String), u64>> {
+    // Rows may meet here: no workflow is labelled "none".
     let mut out: BTreeMap<(String, String, String, String), i64> = BTreeMap::new();
-    for (lc, repos) in repositories(store, &ReadFilter::default(), &RepoScope::All)? {
-        for item in store.rollup_cells(Level::All, &lc, 0, 1) {
-            let (cell, counts) = item?;
-            if !repos.contains(&cell.repo) {
-                continue;
-            }
-            let key = (
-                cell.status.as_str().to_string(),
-                cell.strength.as_str().to_string(),
-                cell.output_type,
-                cell.workflow.unwrap_or_else(|| "none".into()),
-            );
-            *out.entry(key).or_default() += counts.get(crate::store::rollup::field::COUNT);
-        }
+    for item in store.rollup_tally() {
+        let (row, n) = item?;
+        let key = (
+            row.status.as_str().to_string(),
+            row.strength.as_str().to_string(),
+            row.output_type,
+            row.workflow.unwrap_or_else(|| "none".into()),
+        );
+        *out.entry(key).or_default() += n;
     }
     Ok(out
         .into_iter()

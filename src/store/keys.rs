@@ -41,6 +41,8 @@
 //! | `g/r` | repository (lowercase), NUL, repository | packed count of its outputs (the directory of repositories) |
 //! | `g/p` | — | the last output key counted while `Store::ensure_rollups` builds |
 //! | `g/s` | — | the last cell key counted while `Store::ensure_rollups` builds the sums cells |
+//! | `g/t` | the status and strength codes, the cell's workflow (tag and name), NUL, type (`store::rollup::Cell::tally_key`) | packed count of every repository's outputs with them, over all time (the `/metrics` tally), added to |
+//! | `g/q` | — | the last all-time cell key counted while `Store::ensure_rollups` builds the tally |
 //! | `y/` | repository (lowercase), NUL, execution time (ms, BE, sign-flipped), output id | the outcome's workflow, and its day cell and counts (`store::rollup::time_value`): the time index of the outputs with an outcome |
 
 use chrono::{DateTime, Utc};
@@ -80,6 +82,8 @@ pub const ROLLUP: &[u8] = b"g/";
 pub const ROLLUP_REPOS: &[u8] = b"g/r";
 pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
 pub const ROLLUP_SUMS_PROGRESS: &[u8] = b"g/s";
+pub const ROLLUP_TALLY: &[u8] = b"g/t";
+pub const ROLLUP_TALLY_PROGRESS: &[u8] = b"g/q";
 pub const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {

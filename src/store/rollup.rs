@@ -387,6 +387,36 @@ fn cells_of_repo(level: Level, grain: Grain, repo_lc: &str) -> Vec<u8> {
     k
 }
 
+/// One row of the tally (`Cell::tally_key`): every repository's outputs,
+/// over all time, with a latest status and strength, a workflow and a type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TallyRow {
+    pub status: OutcomeStatus,
+    pub strength: EvidenceStrength,
+    pub workflow: Option<String>,
+    pub output_type: String,
+}
+
+impl TallyRow {
+    /// A tally key back into its row.
+    pub fn parse(key: &[u8]) -> Option<TallyRow> {
+        let rest = key.strip_prefix(keys::ROLLUP_TALLY)?;
+        let (codes, rest) = rest.split_at_checked(2)?;
+        let type_start = rest.iter().rposition(|b| *b == 0)?;
+        let output_type = std::str::from_utf8(&rest[type_start + 1..]).ok()?;
+        let workflow = match rest[..type_start].split_first()? {
+            (0, _) => None,
+            (_, name) => Some(std::str::from_utf8(name).ok()?.to_string()),
+        };
+        Some(TallyRow {
+            status: uncode(&STATUS_CODES, codes[0])?,
+            strength: uncode(&STRENGTH_CODES, codes[1])?,
+            workflow,
+            output_type: output_type.to_string(),
+        })
+    }
+}
+
 impl Cell {
     /// `g/<level><repo lc>\0<period><repo>\0<workflow tag+name>\0<type>\0<status><strength>`
     pub fn key(&self) -> Vec<u8> {
@@ -442,6 +472,25 @@ impl Cell {
             uncode(&STATUS_CODES, *status)?,
             uncode(&STRENGTH_CODES, *strength)?,
         )
+    }
+
+    /// The key of the tally row an all-time cell counts in:
+    /// `g/t<status><strength><workflow tag+name>\0<type>` (every
+    /// repository's outputs with these coordinates, for `/metrics`).
+    pub fn tally_key(&self) -> Vec<u8> {
+        let mut k = keys::ROLLUP_TALLY.to_vec();
+        k.push(code(&STATUS_CODES, self.status));
+        k.push(code(&STRENGTH_CODES, self.strength));
+        match &self.workflow {
+            Some(w) => {
+                k.push(1);
+                k.extend_from_slice(w.as_bytes());
+            }
+            None => k.push(0),
+        }
+        k.push(0);
+        k.extend_from_slice(self.output_type.as_bytes());
+        k
     }
 
     /// A sums cell's key (`sums_key`) as a cell. It holds every status and
@@ -699,8 +748,22 @@ pub(super) fn change(old: Option<&StoredOutput>, new: Option<&StoredOutput>) -> 
 fn additions(cells: [Cell; 3], counts: &Counts) -> impl Iterator<Item = (Vec<u8>, Counts)> + '_ {
     cells.into_iter().flat_map(move |cell| {
         let sums = Counts::sums_of(class(cell.status, cell.strength), counts);
+        let tally = (cell.level == Level::All).then(|| tally_addition(&cell, counts));
         [(cell.key(), counts.clone()), (cell.sums_key(), sums)]
+            .into_iter()
+            .chain(tally)
     })
+}
+
+/// What an all-time cell's `counts` add to its tally row: their count.
+fn tally_addition(cell: &Cell, counts: &Counts) -> (Vec<u8>, Counts) {
+    (cell.tally_key(), Counts(vec![counts.get(field::COUNT)]))
+}
+
+/// Is this the key of a status cell or of the directory: what the cells'
+/// build writes (the sums cells and the tally come from the cells)?
+fn built_from_outputs(key: &[u8]) -> bool {
+    !is_sums_key(key) && !key.starts_with(keys::ROLLUP_TALLY)
 }
 
 /// Is this the key of a sums cell (`Cell::sums_key`)?
@@ -725,11 +788,12 @@ pub(super) fn add_to_batch(batch: &mut Batch, adds: Vec<(Vec<u8>, Counts)>) {
 
 /// How far the rollups of a store cover its outputs (`Store::ensure_rollups`):
 /// 0 not built, `CELLS_BUILT` the cells, `SUMS_BUILT` the cells and the
-/// sums cells (a binary before the sums cells takes any value above 0 as
-/// built).
+/// sums cells, `TALLY_BUILT` those and the tally (a binary before the sums
+/// cells takes any value above 0 as built).
 const BUILT: &str = "rollups_built_v1";
 const CELLS_BUILT: u64 = 1;
 const SUMS_BUILT: u64 = 2;
+const TALLY_BUILT: u64 = 3;
 
 impl Store {
     /// The repositories with outputs counted: (lowercase, as written), all
@@ -771,6 +835,16 @@ impl Store {
             Err(e) => Some(Err(e)),
             Ok((k, v)) => Cell::parse(&k).map(|c| Ok((c, Counts(super::engine::unpack(&v))))),
         })
+    }
+
+    /// The tally (`Cell::tally_key`): each row and its count, in key order.
+    pub fn rollup_tally(&self) -> impl Iterator<Item = Result<(TallyRow, i64)>> + '_ {
+        self.db
+            .scan_prefix(keys::ROLLUP_TALLY)
+            .filter_map(|item| match item {
+                Err(e) => Some(Err(e)),
+                Ok((k, v)) => TallyRow::parse(&k).map(|row| Ok((row, Counts::packed_count(&v)))),
+            })
     }
 
     /// The cells of `grain` of one repository (lowercase) at `level` with
@@ -825,6 +899,9 @@ impl Store {
         if self.counter(BUILT) < SUMS_BUILT {
             self.build_sums()?;
         }
+        if self.counter(BUILT) < TALLY_BUILT {
+            self.build_tally()?;
+        }
         Ok(())
     }
 
@@ -851,7 +928,7 @@ impl Store {
                     lines.extend(cells.map(|cell| (cell.key(), counts.clone())));
                 }
                 let c = change(None, Some(&stored));
-                adds.extend(c.adds.into_iter().filter(|(k, _)| !is_sums_key(k)));
+                adds.extend(c.adds.into_iter().filter(|(k, _)| built_from_outputs(k)));
                 if let Some((key, value)) = c.index_added {
                     batch.insert(key, value);
                 }
@@ -895,6 +972,33 @@ impl Store {
             }
             add_to_batch(&mut batch, adds);
             match self.end_chunk(batch, last, keys::ROLLUP_SUMS_PROGRESS, SUMS_BUILT)? {
+                Some(next) => from = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The tally from the all-time cells (exact: a tally row is the sum of
+    /// the counts of the all-time cells that differ from it only in their
+    /// repository), a chunk of cells per batch, each batch also recording
+    /// the last cell counted.
+    fn build_tally(&self) -> Result<()> {
+        let all = [keys::ROLLUP, &[Level::All.byte()]].concat();
+        let mut from = self.resume_from(keys::ROLLUP_TALLY_PROGRESS, &all)?;
+        let end = super::engine::prefix_end(&all).expect("prefix end");
+        loop {
+            let mut batch = Batch::default();
+            let mut adds = Vec::new();
+            let mut last = None;
+            for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
+                let (k, v) = item?;
+                if let Some(cell) = Cell::parse(&k).filter(|c| c.level == Level::All) {
+                    adds.push(tally_addition(&cell, &Counts(super::engine::unpack(&v))));
+                }
+                last = Some(k.to_vec());
+            }
+            add_to_batch(&mut batch, adds);
+            match self.end_chunk(batch, last, keys::ROLLUP_TALLY_PROGRESS, TALLY_BUILT)? {
                 Some(next) => from = next,
                 None => return Ok(()),
             }
@@ -973,14 +1077,28 @@ impl Store {
         self.db.apply_batch(batch)
     }
 
-    /// Remove the sums cells, the marker saying only the cells are built,
-    /// as in a store written before them (tests of `ensure_rollups`).
+    /// Remove the tally, the marker saying the cells and the sums cells
+    /// are built, as in a store written before it (tests of
+    /// `ensure_rollups`).
+    #[doc(hidden)]
+    pub fn forget_rollup_tally_for_tests(&self) -> Result<()> {
+        let mut batch = Batch::default();
+        for item in self.db.scan_prefix(keys::ROLLUP_TALLY) {
+            batch.remove(item?.0);
+        }
+        batch.insert(keys::counter(BUILT), SUMS_BUILT.to_be_bytes());
+        self.db.apply_batch(batch)
+    }
+
+    /// Remove the sums cells and the tally, the marker saying only the
+    /// cells are built, as in a store written before them (tests of
+    /// `ensure_rollups`).
     #[doc(hidden)]
     pub fn forget_rollup_sums_for_tests(&self) -> Result<()> {
         let mut batch = Batch::default();
         for item in self.db.scan_prefix(keys::ROLLUP) {
             let key = item?.0;
-            if is_sums_key(&key) {
+            if !built_from_outputs(&key) {
                 batch.remove(key);
             }
         }

@@ -624,6 +624,29 @@ mod grains {
     /// Folded by both grains and from a scan, grouped by repository,
     /// workflow and type, and by workflow and week within the 12 weeks
     /// before `end`: `Err` names the first difference.
+    /// The `/metrics` tally's rows (`read::rollup::metric_rows`).
+    fn tally(store: &Store) -> BTreeMap<(String, String, String, String), u64> {
+        rollup::metric_rows(store).unwrap()
+    }
+
+    /// The same rows counted from a scan of every output.
+    fn tally_by_scan(store: &Store) -> BTreeMap<(String, String, String, String), u64> {
+        let mut out = BTreeMap::new();
+        for stored in ReadFilter::default().scan(store, &RepoScope::All, "", None) {
+            let Some(o) = stored.unwrap().outcome else {
+                continue;
+            };
+            let key = (
+                o.outcome_status.as_str().to_string(),
+                o.evidence_strength.as_str().to_string(),
+                o.safe_output_type.clone(),
+                o.workflow.clone().unwrap_or_else(|| "none".into()),
+            );
+            *out.entry(key).or_default() += 1;
+        }
+        out
+    }
+
     fn compare(store: &Store, filter: &ReadFilter, scope: &RepoScope) -> Result<(), String> {
         let place = |repo: &str, wf: &Option<String>, ty: &str| -> Place {
             (repo.to_string(), wf.clone(), ty.to_string())
@@ -704,9 +727,16 @@ mod grains {
                 let found = compare(&store, filter, scope);
                 prop_assert!(found.is_ok(), "{:?} under {filter:?} {scope:?}", found);
             }
+            prop_assert_eq!(tally(&store), tally_by_scan(&store));
+            // A store written before the tally: built from the cells.
+            store.forget_rollup_tally_for_tests().unwrap();
+            prop_assert!(tally(&store).is_empty());
+            store.ensure_rollups().unwrap();
+            prop_assert_eq!(tally(&store), tally_by_scan(&store));
             // A store written before the sums cells: built from the cells.
             store.forget_rollup_sums_for_tests().unwrap();
             store.ensure_rollups().unwrap();
+            prop_assert_eq!(tally(&store), tally_by_scan(&store));
             for (filter, scope) in &cuts {
                 let found = compare(&store, filter, scope);
                 prop_assert!(found.is_ok(), "rebuilt: {:?} under {filter:?} {scope:?}", found);

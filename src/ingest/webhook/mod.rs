@@ -11,6 +11,7 @@ mod discovery;
 mod discussions;
 mod installations;
 mod milestones;
+mod nesting;
 mod payload;
 mod projects;
 mod push;
@@ -33,6 +34,7 @@ use crate::model::ident;
 use crate::model::installation::{InstallationAction, InstallationChange};
 use crate::model::target::thread_key;
 use crate::model::{ExecutionRecord, ItemSnapshot, Observation, ObservationKind};
+use nesting::{too_deep, MAX_DEPTH};
 use payload::Payload;
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -332,54 +334,6 @@ struct Ctx<'a> {
     p: &'a Payload,
     /// The whole body, for event-specific fields (each event module types its own).
     raw: RawBody<'a>,
-}
-
-/// serde_json's own limit when building values; fields the typed parse skips
-/// are not held to it, so the body is checked once up front.
-const MAX_DEPTH: usize = 128;
-
-/// True when arrays and objects nest deeper than `MAX_DEPTH` (outside strings).
-/// Most of a GitHub payload is inside strings (URLs, bodies), so strings are
-/// skipped with `memchr` rather than byte by byte: this runs on every
-/// delivery, before the 2xx.
-fn too_deep(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                // To the closing quote, stepping over escapes. An unterminated
-                // string ends the scan: the parser reports it.
-                i += 1;
-                loop {
-                    let Some(off) = bytes
-                        .get(i..)
-                        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-                    else {
-                        return false;
-                    };
-                    if bytes[i + off] == b'\\' {
-                        i += off + 2;
-                    } else {
-                        i += off + 1;
-                        break;
-                    }
-                }
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    false
 }
 
 /// The body as a `serde_json::Value`, parsed only if an event module asks.
