@@ -83,10 +83,12 @@ pub fn deliveries(n: usize, start: DateTime<Utc>) -> Vec<(&'static str, Vec<u8>)
 /// Drain the inbox doing only the store work: decode, file observations, remove.
 fn store_ceiling(store: &Store) -> anyhow::Result<usize> {
     let mut n = 0;
-    while store.bare_drain_one()? {
-        n += 1;
+    loop {
+        match store.bare_drain(256)? {
+            0 => return Ok(n),
+            taken => n += taken,
+        }
     }
-    Ok(n)
 }
 
 /// Fill a fresh store's inbox with the normalized deliveries.

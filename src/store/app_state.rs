@@ -143,36 +143,37 @@ impl Store {
 }
 
 impl Store {
-    /// `bench replay`'s store ceiling: take the oldest inbox item, file its
-    /// observations and remove it, in one batch, with none of the worker's
-    /// logic. Returns false when the inbox is empty.
+    /// `bench replay`'s store ceiling: take the oldest inbox items (up to
+    /// `limit`, read in one range as the worker reads them), and for each
+    /// file its observations and mark it processed, one batch an item, with
+    /// none of the worker's logic. Returns how many it took (0: the inbox is
+    /// empty). Taking one item per range read made the ceiling read a page
+    /// of the journal for each item: 129.5 µs of CPU an event, against the
+    /// worker's 49.2 (`bench replay`, 2026-11-26 19:22).
     #[doc(hidden)]
-    pub fn bare_drain_one(&self) -> Result<bool> {
+    pub fn bare_drain(&self, limit: usize) -> Result<usize> {
         use super::inbox::InboxItem;
-        let Some(seq) = self.oldest_queued_seq() else {
-            return Ok(false);
-        };
-        let key = keys::inbox_queue(seq);
-        let Some(value) = self.db.get(&key)? else {
-            return Ok(false);
-        };
-        let item: InboxItem = super::codec::decode_item(&key, &value)?;
-        let mut batch = super::Batch::default();
-        if let InboxItem::Delivery { observations, .. } = item {
-            for obs in observations {
-                batch.insert(
-                    keys::observation(&obs.target, obs.at, &obs.id),
-                    super::codec::encode_observation(&obs),
-                );
+        let items = self.inbox_items(0, limit)?;
+        for (seq, value) in &items {
+            let key = keys::inbox_queue(*seq);
+            let item: InboxItem = super::codec::decode_item(&key, value)?;
+            let mut batch = super::Batch::default();
+            if let InboxItem::Delivery { observations, .. } = item {
+                for obs in observations {
+                    batch.insert(
+                        keys::observation(&obs.target, obs.at, &obs.id),
+                        super::codec::encode_observation(&obs),
+                    );
+                }
             }
+            if self.is_pg() {
+                batch.remove(key);
+            } else {
+                // As the worker does: sled records how far it went.
+                Store::set_counter(&mut batch, super::counter::INBOX_DONE, *seq);
+            }
+            self.db.apply_batch(batch)?;
         }
-        if self.is_pg() {
-            batch.remove(key);
-        } else {
-            // As the worker does: sled records how far it went.
-            Store::set_counter(&mut batch, super::counter::INBOX_DONE, seq);
-        }
-        self.db.apply_batch(batch)?;
-        Ok(true)
+        Ok(items.len())
     }
 }

@@ -402,19 +402,26 @@ impl TallyRow {
     pub fn parse(key: &[u8]) -> Option<TallyRow> {
         let rest = key.strip_prefix(keys::ROLLUP_TALLY)?;
         let (codes, rest) = rest.split_at_checked(2)?;
-        let type_start = rest.iter().rposition(|b| *b == 0)?;
-        let output_type = std::str::from_utf8(&rest[type_start + 1..]).ok()?;
-        let workflow = match rest[..type_start].split_first()? {
-            (0, _) => None,
-            (_, name) => Some(std::str::from_utf8(name).ok()?.to_string()),
-        };
+        let (workflow, output_type) = workflow_and_type(rest)?;
         Some(TallyRow {
             status: uncode(&STATUS_CODES, codes[0])?,
             strength: uncode(&STRENGTH_CODES, codes[1])?,
             workflow,
-            output_type: output_type.to_string(),
+            output_type,
         })
     }
+}
+
+/// A cell key's `<workflow tag+name>\0<type>` (`Cell::push_workflow_and_type`)
+/// read back: the type is after the last NUL.
+fn workflow_and_type(rest: &[u8]) -> Option<(Option<String>, String)> {
+    let type_start = rest.iter().rposition(|b| *b == 0)?;
+    let output_type = std::str::from_utf8(&rest[type_start + 1..]).ok()?;
+    let workflow = match rest[..type_start].split_first()? {
+        (0, _) => None,
+        (_, name) => Some(std::str::from_utf8(name).ok()?.to_string()),
+    };
+    Some((workflow, output_type.to_string()))
 }
 
 impl Cell {
@@ -439,6 +446,13 @@ impl Cell {
         k.extend_from_slice(&period_bytes(self.period));
         k.extend_from_slice(self.repo.as_bytes());
         k.push(0);
+        self.push_workflow_and_type(&mut k);
+        k
+    }
+
+    /// `<workflow tag+name>\0<type>`, the end of every key of a cell's
+    /// (`workflow_and_type` reads it back).
+    fn push_workflow_and_type(&self, k: &mut Vec<u8>) {
         match &self.workflow {
             Some(w) => {
                 k.push(1);
@@ -448,7 +462,6 @@ impl Cell {
         }
         k.push(0);
         k.extend_from_slice(self.output_type.as_bytes());
-        k
     }
 
     /// A cell key without its status and strength codes (the cells of one
@@ -481,15 +494,7 @@ impl Cell {
         let mut k = keys::ROLLUP_TALLY.to_vec();
         k.push(code(&STATUS_CODES, self.status));
         k.push(code(&STRENGTH_CODES, self.strength));
-        match &self.workflow {
-            Some(w) => {
-                k.push(1);
-                k.extend_from_slice(w.as_bytes());
-            }
-            None => k.push(0),
-        }
-        k.push(0);
-        k.extend_from_slice(self.output_type.as_bytes());
+        self.push_workflow_and_type(&mut k);
         k
     }
 
@@ -520,15 +525,7 @@ impl Cell {
         let period = (u64::from_be_bytes(period.try_into().ok()?) ^ (1 << 63)) as i64;
         let repo_end = rest.iter().position(|b| *b == 0)?;
         let repo = std::str::from_utf8(&rest[..repo_end]).ok()?.to_string();
-        let rest = &rest[repo_end + 1..];
-        let type_start = rest.iter().rposition(|b| *b == 0)?;
-        let output_type = std::str::from_utf8(&rest[type_start + 1..])
-            .ok()?
-            .to_string();
-        let workflow = match rest[..type_start].split_first()? {
-            (0, _) => None,
-            (_, name) => Some(std::str::from_utf8(name).ok()?.to_string()),
-        };
+        let (workflow, output_type) = workflow_and_type(&rest[repo_end + 1..])?;
         Some(Cell {
             level,
             period,
@@ -950,55 +947,52 @@ impl Store {
     }
 
     /// The sums cells from the cells (exact: a sums cell is the sum of the
-    /// cells that differ from it only in status and strength), a chunk of
-    /// cells per batch, each batch also recording the last cell counted.
+    /// cells that differ from it only in status and strength).
     fn build_sums(&self) -> Result<()> {
-        let mut from = self.resume_from(keys::ROLLUP_SUMS_PROGRESS, keys::ROLLUP)?;
-        let end = super::engine::prefix_end(keys::ROLLUP).expect("prefix end");
-        loop {
-            let mut batch = Batch::default();
-            let mut adds = Vec::new();
-            let mut last = None;
-            for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
-                let (k, v) = item?;
-                // The directory, the progress keys and the sums cells
-                // themselves parse as no cell.
-                if let Some(cell) = Cell::parse(&k) {
-                    let counts = Counts(super::engine::unpack(&v));
-                    let sums = Counts::sums_of(class(cell.status, cell.strength), &counts);
-                    adds.push((cell.sums_key(), sums));
-                }
-                last = Some(k.to_vec());
-            }
-            add_to_batch(&mut batch, adds);
-            match self.end_chunk(batch, last, keys::ROLLUP_SUMS_PROGRESS, SUMS_BUILT)? {
-                Some(next) => from = next,
-                None => return Ok(()),
-            }
-        }
+        // The directory, the progress keys, the tally and the sums cells
+        // themselves parse as no cell.
+        let (progress, stage) = (keys::ROLLUP_SUMS_PROGRESS, SUMS_BUILT);
+        self.build_from_cells(keys::ROLLUP, progress, stage, |cell, counts| {
+            let sums = Counts::sums_of(class(cell.status, cell.strength), &counts);
+            Some((cell.sums_key(), sums))
+        })
     }
 
     /// The tally from the all-time cells (exact: a tally row is the sum of
     /// the counts of the all-time cells that differ from it only in their
-    /// repository), a chunk of cells per batch, each batch also recording
-    /// the last cell counted.
+    /// repository).
     fn build_tally(&self) -> Result<()> {
         let all = [keys::ROLLUP, &[Level::All.byte()]].concat();
-        let mut from = self.resume_from(keys::ROLLUP_TALLY_PROGRESS, &all)?;
-        let end = super::engine::prefix_end(&all).expect("prefix end");
+        let (progress, stage) = (keys::ROLLUP_TALLY_PROGRESS, TALLY_BUILT);
+        self.build_from_cells(&all, progress, stage, |cell, counts| {
+            (cell.level == Level::All).then(|| tally_addition(cell, &counts))
+        })
+    }
+
+    /// A build stage from the cells under `prefix`: what `derive` adds for
+    /// each, a chunk of cells per batch, each batch also recording the last
+    /// cell counted (`progress`), so an interrupted build resumes there.
+    fn build_from_cells(
+        &self,
+        prefix: &[u8],
+        progress: &[u8],
+        stage: u64,
+        derive: impl Fn(&Cell, Counts) -> Option<(Vec<u8>, Counts)>,
+    ) -> Result<()> {
+        let mut from = self.resume_from(progress, prefix)?;
+        let end = super::engine::prefix_end(prefix).expect("prefix end");
         loop {
             let mut batch = Batch::default();
             let mut adds = Vec::new();
             let mut last = None;
             for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
                 let (k, v) = item?;
-                if let Some(cell) = Cell::parse(&k).filter(|c| c.level == Level::All) {
-                    adds.push(tally_addition(&cell, &Counts(super::engine::unpack(&v))));
-                }
+                let counts = || Counts(super::engine::unpack(&v));
+                adds.extend(Cell::parse(&k).and_then(|cell| derive(&cell, counts())));
                 last = Some(k.to_vec());
             }
             add_to_batch(&mut batch, adds);
-            match self.end_chunk(batch, last, keys::ROLLUP_TALLY_PROGRESS, TALLY_BUILT)? {
+            match self.end_chunk(batch, last, progress, stage)? {
                 Some(next) => from = next,
                 None => return Ok(()),
             }
