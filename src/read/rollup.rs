@@ -591,7 +591,8 @@ pub fn trends(
 /// cells they sum are every repository's (14,400 cells, 6.1 MB, at
 /// `bench reads`' million outputs).
 pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, String), u64>> {
-    // Rows may meet here: no workflow is labelled "none".
+    // Rows may meet here: outputs without a workflow are labelled "none",
+    // as are those of a workflow named so.
     let mut out: BTreeMap<(String, String, String, String), i64> = BTreeMap::new();
     for item in store.rollup_tally() {
         let (row, n) = item?;

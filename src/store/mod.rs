@@ -163,10 +163,12 @@ pub(crate) fn settings() -> Settings {
 /// How long to wait for a previous instance to let go of the store's lock.
 pub const STORE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// sled's page cache: 64 MiB. 16 MiB held 318 MiB at 1M outputs against 420
-/// (+3% per event) but made the cold `/metrics` read 118–124 ms, past its
-/// 100 ms target (docs/store.md, "Memory: the allocator and sled's cache").
-const CACHE_BYTES: u64 = 64 * 1024 * 1024;
+/// sled's page cache: 16 MiB. At 1M outputs the process held 308 MiB
+/// against 424 with 64 MiB, at 10% more per event, with every read of
+/// `bench reads` within its target (the cold `/metrics` read that ruled
+/// 16 MiB out reads the tally now); 8 MiB cost 26% per event for 17 MiB
+/// less (docs/store.md, "Memory: the allocator and sled's cache").
+const CACHE_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct Store {

@@ -460,6 +460,7 @@ mod grains {
     use safe_outcomes::bench::synthetic::{output, repo_name, Shape};
     use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
     use safe_outcomes::read::query::{ReadFilter, RepoScope};
+    use safe_outcomes::read::report::tally::OutputTally;
     use safe_outcomes::read::report::Sums;
     use safe_outcomes::read::rollup::{self, fold_grain};
     use safe_outcomes::store::rollup::{cells_of, class, day_of, week_of_day, Counts, Grain};
@@ -621,32 +622,24 @@ mod grains {
 
     type Place = (String, Option<String>, String);
 
-    /// Folded by both grains and from a scan, grouped by repository,
-    /// workflow and type, and by workflow and week within the 12 weeks
-    /// before `end`: `Err` names the first difference.
-    /// The `/metrics` tally's rows (`read::rollup::metric_rows`).
+    /// The `/metrics` tally's rows, with the names as stored
+    /// (`read::rollup::metric_rows`).
     fn tally(store: &Store) -> BTreeMap<(String, String, String, String), u64> {
         rollup::metric_rows(store).unwrap()
     }
 
     /// The same rows counted from a scan of every output.
     fn tally_by_scan(store: &Store) -> BTreeMap<(String, String, String, String), u64> {
-        let mut out = BTreeMap::new();
-        for stored in ReadFilter::default().scan(store, &RepoScope::All, "", None) {
-            let Some(o) = stored.unwrap().outcome else {
-                continue;
-            };
-            let key = (
-                o.outcome_status.as_str().to_string(),
-                o.evidence_strength.as_str().to_string(),
-                o.safe_output_type.clone(),
-                o.workflow.clone().unwrap_or_else(|| "none".into()),
-            );
-            *out.entry(key).or_default() += 1;
-        }
-        out
+        let records: Vec<_> = ReadFilter::default()
+            .scan(store, &RepoScope::All, "", None)
+            .filter_map(|stored| stored.unwrap().outcome)
+            .collect();
+        OutputTally::rows_of(records.iter())
     }
 
+    /// Folded by both grains and from a scan, grouped by repository,
+    /// workflow and type, and by workflow and week within the 12 weeks
+    /// before `end`: `Err` names the first difference.
     fn compare(store: &Store, filter: &ReadFilter, scope: &RepoScope) -> Result<(), String> {
         let place = |repo: &str, wf: &Option<String>, ty: &str| -> Place {
             (repo.to_string(), wf.clone(), ty.to_string())

@@ -29,6 +29,14 @@ impl OutputTally {
         outcomes: impl Iterator<Item = &'a OutcomeRecord>,
         workflows: bool,
     ) -> OutputTally {
+        OutputTally::from_rows(OutputTally::rows_of(outcomes), workflows)
+    }
+
+    /// Counts by (status, strength, type, workflow) with the names as
+    /// stored, as `read::rollup::metric_rows` reads them from the tally.
+    pub fn rows_of<'a>(
+        outcomes: impl Iterator<Item = &'a OutcomeRecord>,
+    ) -> BTreeMap<(String, String, String, String), u64> {
         let mut rows: BTreeMap<(String, String, String, String), u64> = BTreeMap::new();
         for o in outcomes {
             let key = (
@@ -39,7 +47,7 @@ impl OutputTally {
             );
             *rows.entry(key).or_default() += 1;
         }
-        OutputTally::from_rows(rows, workflows)
+        rows
     }
 
     /// The tally from counts by (status, strength, type, workflow) with
