@@ -174,12 +174,11 @@ impl OutputCache {
         let key = if self.by_id.map.contains_key(id) {
             id.to_string()
         } else {
-            let canonical = store.canonical(id)?;
+            let Some((canonical, stored)) = store.resolve(id)? else {
+                return Ok(None);
+            };
             if !self.by_id.map.contains_key(&canonical) {
-                match store.output_by_canonical(&canonical)? {
-                    Some(stored) => self.by_id.insert(&canonical, stored),
-                    None => return Ok(None),
-                }
+                self.by_id.insert(&canonical, stored);
             }
             canonical
         };

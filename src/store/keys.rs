@@ -16,7 +16,7 @@
 //! | `o/` | output id | `StoredOutput` |
 //! | `a/` | old output id | canonical output id |
 //! | `b/` | target key, NUL, time (i64 BE, sign-flipped), observation id | `Observation` |
-//! | `x/` | target key, NUL, output id | — (target → outputs index) |
+//! | `b/` | target key, 0x01, output id | — (target → outputs index: beside the target's observations, so an event reads one leaf for both; `x/` before, moved at open by `Store::move_target_index`) |
 //! | `t/` | target key, NUL, output type | output id (merge lookup) |
 //! | `r/` | ref key, NUL, thread key | — (branch → PRs) |
 //! | `s/` | due time (ms, BE), output id | — (checkpoint schedule) |
@@ -58,7 +58,9 @@ pub const DEAD_LETTER: &[u8] = b"d/";
 pub const OUTPUT: &[u8] = b"o/";
 pub const ALIAS: &[u8] = b"a/";
 pub const OBSERVATION: &[u8] = b"b/";
-pub const TARGET_INDEX: &[u8] = b"x/";
+/// Where the target index was kept before it moved beside the
+/// observations (`outputs_on`); stores written before are moved at open.
+pub const TARGET_INDEX_BEFORE: &[u8] = b"x/";
 pub const TYPE_INDEX: &[u8] = b"t/";
 pub const REF_LINK: &[u8] = b"r/";
 pub const SCHEDULE: &[u8] = b"s/";
@@ -221,8 +223,11 @@ pub fn observation(target: &str, at: DateTime<Utc>, id: &str) -> Vec<u8> {
     join(&[&observations_of(target), &time_bytes(at), id.as_bytes()])
 }
 
+/// `b/<target>\x01`: the target's outputs sort right after its
+/// observations (`b/<target>\0…`; a key from outside holds no control
+/// character, `model::ids`), in the same leaf.
 pub fn outputs_on(target: &str) -> Vec<u8> {
-    join(&[TARGET_INDEX, target.as_bytes(), b"\0"])
+    join(&[OBSERVATION, target.as_bytes(), b"\x01"])
 }
 
 pub fn target_index(target: &str, output_id: &str) -> Vec<u8> {

@@ -22,6 +22,7 @@ pub mod inbox;
 mod inbox_item;
 mod installations;
 pub mod keys;
+mod layout;
 pub mod leases;
 pub mod migrate;
 pub mod prefetch;
@@ -244,7 +245,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
             let store = Store::on_pg(pg::test_database(&admin, path)?, path);
-            store.ensure_rollups()?;
+            store.upgrade_at_open()?;
             return Ok(store);
         }
         Store::open_with(path, Durability::from_env())
@@ -256,7 +257,7 @@ impl Store {
         match database_url {
             Some(url) => {
                 let store = Store::on_pg(pg::Pg::connect(url)?, path);
-                store.ensure_rollups()?;
+                store.upgrade_at_open()?;
                 Ok(store)
             }
             None => Store::open_waiting(path, STORE_LOCK_WAIT),
@@ -329,7 +330,7 @@ impl Store {
             journal.set_processed(done);
             journal.release_through(done);
         }
-        store.ensure_rollups()?;
+        store.upgrade_at_open()?;
         Ok(store)
     }
 
@@ -528,20 +529,14 @@ impl Store {
         }
     }
 
-    /// Resolve an output id through aliases left by manifest merges.
+    /// Resolve an output id through aliases left by manifest merges
+    /// (`ReadStore::canonical`).
     pub fn canonical_id(&self, id: &str) -> Result<String> {
-        match self.db.get(keys::alias(id))? {
-            Some(v) => Ok(String::from_utf8_lossy(&v).into_owned()),
-            None => Ok(id.to_string()),
-        }
+        ReadStore::canonical(self, id)
     }
 
     pub fn output(&self, id: &str) -> Result<Option<StoredOutput>> {
-        let key = keys::output(&self.canonical_id(id)?);
-        match self.db.get(&key)? {
-            Some(v) => Ok(Some(codec::decode_output(&key, &v)?)),
-            None => Ok(None),
-        }
+        Ok(self.resolve(id)?.map(|(_, stored)| stored))
     }
 
     /// All outputs whose id starts with `prefix`, from `after` (exclusive).

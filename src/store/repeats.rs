@@ -41,11 +41,15 @@ impl Store {
     }
 }
 
-/// The target and id of an observation key.
+/// The target and id of an observation key (`None` for the target
+/// index's entries kept beside them, `keys::outputs_on`).
 fn split(key: &[u8]) -> Option<(&[u8], &[u8])> {
     let rest = key.strip_prefix(keys::OBSERVATION)?;
-    let nul = rest.iter().position(|b| *b == 0)?;
-    let (target, tail) = rest.split_at(nul);
+    let end = rest.iter().position(|b| *b <= 1)?;
+    let (target, tail) = rest.split_at(end);
+    if tail[0] != 0 {
+        return None;
+    }
     Some((target, tail.get(1 + 8..)?))
 }
 

@@ -55,12 +55,29 @@ pub trait ReadStore {
         Ok(all)
     }
 
-    /// Resolve an output id through aliases left by manifest merges.
+    /// Resolve an output id through aliases left by manifest merges. An id
+    /// with a record filed under it is canonical (`Unit::retire_output`
+    /// removes the record of the id it makes an alias, `Unit::put_output`
+    /// the alias of the id it files), so the alias is read only for an id
+    /// without a record: an event on an output reads the record's leaf,
+    /// not the aliases' one too (docs/store.md, "Leaves an event reads").
     fn canonical(&self, id: &str) -> Result<String> {
-        Ok(match self.get_raw(&keys::alias(id))? {
-            Some(v) => String::from_utf8_lossy(&v).into_owned(),
-            None => id.to_string(),
-        })
+        Ok(self.resolve(id)?.map_or_else(|| id.to_string(), |(c, _)| c))
+    }
+
+    /// The output under `id`, or under the id it is an alias of: (its
+    /// canonical id, its record). See `canonical`.
+    fn resolve(&self, id: &str) -> Result<Option<(String, StoredOutput)>> {
+        if let Some(stored) = self.output_by_canonical(id)? {
+            return Ok(Some((id.to_string(), stored)));
+        }
+        let Some(v) = self.get_raw(&keys::alias(id))? else {
+            return Ok(None);
+        };
+        let canonical = String::from_utf8_lossy(&v).into_owned();
+        Ok(self
+            .output_by_canonical(&canonical)?
+            .map(|stored| (canonical, stored)))
     }
 
     /// The stored output with this (canonical) id.
@@ -403,7 +420,7 @@ impl Unit {
 
     /// The output under `id` or its alias.
     pub fn output(&self, id: &str) -> Result<Option<StoredOutput>> {
-        self.output_by_canonical(&self.canonical(id)?)
+        Ok(self.resolve(id)?.map(|(_, stored)| stored))
     }
 
     /// True when anything has been filed under any of the keys.
@@ -453,6 +470,8 @@ impl Unit {
             );
         }
         self.insert(keys::output(id), super::codec::encode_output(stored));
+        // An id with a record is canonical (`ReadStore::canonical`).
+        self.remove(keys::alias(id));
         Ok(())
     }
 
@@ -488,16 +507,12 @@ impl Unit {
         Ok(())
     }
 
-    /// Schedule an output's next checkpoint; on sled a key already there
-    /// is not rewritten (a rewrite costs a log write and a leaf rewrite);
-    /// on PostgreSQL it is not read first (a round trip), its empty value
-    /// is written with `ON CONFLICT DO NOTHING`.
-    pub fn schedule(&mut self, due: DateTime<Utc>, output_id: &str) -> Result<()> {
-        let key = keys::schedule(due, output_id);
-        if self.is_shared() || self.get_raw(&key)?.is_none() {
-            self.insert(key, Vec::new());
-        }
-        Ok(())
+    /// Schedule an output's next checkpoint. Not read first: the worker
+    /// schedules only a checkpoint its output's record does not show as
+    /// scheduled (`app::worker::reassess`), and on PostgreSQL the empty
+    /// value is written with `ON CONFLICT DO NOTHING`.
+    pub fn schedule(&mut self, due: DateTime<Utc>, output_id: &str) {
+        self.insert(keys::schedule(due, output_id), Vec::new());
     }
 
     /// Remove a taken checkpoint.

@@ -21,7 +21,9 @@ impl Worker {
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
-            unit.schedule(due, &stored.execution.id)?;
+            if !scheduled_already(stored, due) {
+                unit.schedule(due, &stored.execution.id);
+            }
         }
         if stored.outcome.as_ref() != Some(&outcome) {
             if let Some(spans) = self.shared.outcome_spans.get() {
@@ -55,4 +57,21 @@ impl Worker {
             && signals::wants(&stored.execution)
             && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)))
     }
+}
+
+/// True when `due` is scheduled for this output already: the outcome on
+/// record was judged (at its `evaluated_at`) by a `Worker::reassess`,
+/// which scheduled the next checkpoint after then in the same unit; when
+/// that is `due` too, no checkpoint came between, and only taking a
+/// checkpoint (at or after its due time) removes one. The output's record
+/// thus says what a read of the schedule would, without the read: at 1M
+/// outputs that read paged a leaf in for every event (docs/store.md,
+/// "Leaves an event reads"). A merge keeps the outcome but changes the id:
+/// the entry stays under the old id, which `Unit::canonical` resolves when
+/// it is taken.
+fn scheduled_already(stored: &StoredOutput, due: chrono::DateTime<chrono::Utc>) -> bool {
+    stored
+        .outcome
+        .as_ref()
+        .is_some_and(|o| next_checkpoint(stored.execution.executed_at, o.evaluated_at) == Some(due))
 }

@@ -136,3 +136,166 @@ async fn an_item_failing_midway_in_a_unit_leaves_nothing_half_written() {
     assert_eq!(letters.iter().map(|l| l.seq).collect::<Vec<_>>(), [2]);
     app.shutdown();
 }
+
+/// One step of `every_judged_output_keeps_its_next_checkpoint_scheduled`.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A webhook discovers the issue of output `i` (an output of its own
+    /// until the manifest line comes: then a merge, and an alias).
+    Discover(u64),
+    /// The manifest line of output `i`.
+    Manifest(u64),
+    /// A human labels (or closes) output `i`'s issue, now.
+    Observe(u64, bool),
+    /// The clock moves on this many minutes; due checkpoints are taken.
+    Advance(i64),
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (0..4u64).prop_map(Step::Discover),
+        (0..4u64).prop_map(Step::Manifest),
+        (0..4u64, any::<bool>()).prop_map(|(i, close)| Step::Observe(i, close)),
+        prop_oneof![1..120i64, 120..3_000i64, 3_000..20_000i64].prop_map(Step::Advance),
+    ]
+}
+
+fn checkpoint_t0() -> chrono::DateTime<chrono::Utc> {
+    "2026-10-01T10:00:00Z".parse().unwrap()
+}
+
+/// Output `i`'s record, from the manifest or from a webhook discovery.
+fn issue_record(i: u64, manifest: bool) -> crate::model::ExecutionRecord {
+    use crate::model::{ExecutionRecord, Target, TargetKind};
+    let (run, index) = if manifest {
+        (Some(77), i.to_string())
+    } else {
+        (None, format!("issue-{i}"))
+    };
+    let mut target = Target::thread("o/r", TargetKind::Issue, i + 1);
+    target.url = Some(format!("https://github.com/o/r/issues/{}", i + 1));
+    ExecutionRecord {
+        id: ExecutionRecord::output_id("o/r", run, &index),
+        output_type: "create_issue".into(),
+        repo: "o/r".into(),
+        run_id: run,
+        index: manifest.then_some(i),
+        workflow: Some("triage".into()),
+        target: Some(target),
+        executed_at: checkpoint_t0() + chrono::Duration::minutes(i as i64),
+        actor: Some("github-actions[bot]".into()),
+        sources: crate::model::execution::Sources {
+            manifest,
+            webhook: !manifest,
+        },
+        ..ExecutionRecord::default()
+    }
+}
+
+/// The rule of `reassess::scheduled_already` (the schedule is not read
+/// before an output's next checkpoint is written), as a property: whatever
+/// the order of discoveries, manifest lines (merges), observations and
+/// clock moves, after each step every judged output has its next
+/// checkpoint after now scheduled, under its id or an alias of it, none
+/// due is left, and the windows on its record are the ones its
+/// observations give as of now.
+#[test]
+fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
+    use crate::model::target::thread_key;
+    use proptest::prelude::*;
+    let config = ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(steps in proptest::collection::vec(step(), 1..30))| {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let dir = tempfile::tempdir().unwrap();
+            let clock = Clock::manual(checkpoint_t0() + chrono::Duration::minutes(5));
+            let app = App::start_without_worker(dir.path(), clock.clone()).unwrap();
+            let mut worker = Worker::new(app.store.clone(), app.shared.clone());
+            for (n, step) in steps.iter().enumerate() {
+                let now = clock.now();
+                let item = match step {
+                    Step::Discover(i) | Step::Manifest(i) => {
+                        let manifest = matches!(step, Step::Manifest(_));
+                        let record = issue_record(*i, manifest);
+                        if manifest {
+                            Some(InboxItem::Manifest {
+                                key: format!("m-{n}"),
+                                received_at: now,
+                                records: vec![record],
+                            })
+                        } else {
+                            Some(InboxItem::Delivery {
+                                delivery_id: format!("d-{n}"),
+                                event: "issues".into(),
+                                action: Some("opened".into()),
+                                received_at: now,
+                                observations: Vec::new(),
+                                discoveries: vec![record],
+                                installation_change: None,
+                            })
+                        }
+                    }
+                    Step::Observe(i, close) => Some(InboxItem::Delivery {
+                        delivery_id: format!("d-{n}"),
+                        event: "issues".into(),
+                        action: None,
+                        received_at: now,
+                        observations: vec![Observation {
+                            id: format!("obs-{n}"),
+                            at: now,
+                            target: thread_key("o/r", i + 1),
+                            actor: Some(crate::model::Actor::new("maria-lopez", "User")),
+                            event: if *close {
+                                crate::model::ObservationKind::Closed
+                            } else {
+                                crate::model::ObservationKind::Labeled { label: "bug".into() }
+                            },
+                            snapshot: None,
+                        }],
+                        discoveries: Vec::new(),
+                        installation_change: None,
+                    }),
+                    Step::Advance(minutes) => {
+                        clock.advance_to(now + chrono::Duration::minutes(*minutes));
+                        None
+                    }
+                };
+                if let Some(item) = item {
+                    app.writer.enqueue(item).await.unwrap();
+                }
+                worker.drain_inbox();
+                worker.take_due_checkpoints();
+                prop_assert_eq!(app.shared.last_error(), None);
+                let now = clock.now();
+                let store = &app.store;
+                let far = now + chrono::Duration::days(400);
+                let schedule = store.due_checkpoints(far, 10_000).unwrap();
+                prop_assert!(schedule.iter().all(|(due, _)| *due > now), "left due: {:?}", schedule);
+                for stored in store.outputs("", None) {
+                    let stored = stored.unwrap();
+                    let Some(outcome) = &stored.outcome else { continue };
+                    let id = &stored.execution.id;
+                    if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
+                        let scheduled = schedule.iter().any(|(d, sid)| {
+                            *d == due && store.canonical_id(sid).unwrap() == *id
+                        });
+                        prop_assert!(scheduled, "{id}: {due} not scheduled in {schedule:?}");
+                    }
+                    let observations = store.observations(&stored.execution.watch_keys()).unwrap();
+                    let fresh = assess(&stored.execution, &observations, now);
+                    prop_assert_eq!(&outcome.windows, &fresh.windows, "{}", id);
+                }
+            }
+            app.shutdown();
+            Ok(())
+        })?;
+    });
+}
