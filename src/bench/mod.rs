@@ -115,6 +115,13 @@ pub fn rss_of(pid: &str) -> u64 {
     proc_number(&format!("/proc/{pid}/status"), "VmRSS:").map_or(0, |kb| kb * 1024)
 }
 
+/// Bytes this process has caused to be fetched from storage (`read_bytes`
+/// of `/proc/self/io`: page cache misses, readahead included); 0 where
+/// unknown.
+pub fn disk_read_bytes() -> u64 {
+    proc_number("/proc/self/io", "read_bytes:").unwrap_or(0)
+}
+
 /// The number after `key` (`VmRSS:`, `write_bytes:`, …) on its line of the
 /// `/proc` file `path`; `None` where the file, the line or the number is
 /// missing.

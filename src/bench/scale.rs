@@ -52,6 +52,10 @@ pub struct SizeFigures {
     /// The drain thread's CPU per event (other processes do not move it).
     #[serde(default)]
     pub per_event_cpu_us: f64,
+    /// Bytes the process read from disk per timed event (`/proc/self/io`):
+    /// the store's pages the OS page cache did not hold.
+    #[serde(default)]
+    pub disk_read_per_event: f64,
     pub rss_bytes: u64,
     pub store_bytes: u64,
     /// Live key + value bytes and entries by key prefix.
@@ -212,7 +216,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
     );
 
     let mut rng = Lcg(size ^ 0x5eed);
-    let (mut timed, mut timed_cpu) = (0.0, 0.0);
+    let (mut timed, mut timed_cpu, mut disk_read) = (0.0, 0.0, 0);
     for round in 0..2 {
         let items = (0..batch)
             .map(|n| {
@@ -224,7 +228,9 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             })
             .collect();
         // The first round warms up; the second is the figure.
+        let read_before = super::disk_read_bytes();
         (timed, timed_cpu) = enqueue_and_drain(&app, items).await?;
+        disk_read = super::disk_read_bytes().saturating_sub(read_before);
     }
     app.store.flush()?;
     let figures = SizeFigures {
@@ -232,6 +238,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
         seed_seconds,
         per_event_us: timed * 1e6 / batch as f64,
         per_event_cpu_us: timed_cpu * 1e6 / batch as f64,
+        disk_read_per_event: disk_read as f64 / batch as f64,
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
@@ -314,6 +321,12 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
             );
         }
         t.push(row);
+    }
+    for f in &figures {
+        t.push(Row::new(
+            format!("read from disk per event at {} outputs", human(f.outputs)),
+            format!("{:.1} KiB", f.disk_read_per_event / 1024.0),
+        ));
     }
     for f in &figures {
         let mut row = Row::new(
