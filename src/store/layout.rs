@@ -18,7 +18,9 @@ impl Store {
 
     /// The target index (target → outputs) moved from `x/<target>\0<id>`
     /// to `b/<target>\x01<id>`, beside the target's observations
-    /// (`keys::outputs_on`). Returns the entries moved.
+    /// (`keys::outputs_on`), each rebuilt by `keys::target_index`; an entry
+    /// no version of the App wrote (not text) is dropped. Returns the
+    /// entries moved.
     pub fn move_target_index(&self) -> Result<u64> {
         let mut moved = 0;
         loop {
@@ -30,13 +32,12 @@ impl Store {
             {
                 let (key, _) = item?;
                 let rest = &key[keys::TARGET_INDEX_BEFORE.len()..];
-                if let Some(nul) = rest.iter().position(|b| *b == 0) {
-                    let (target, id) = (&rest[..nul], &rest[nul + 1..]);
-                    let mut to = keys::OBSERVATION.to_vec();
-                    to.extend_from_slice(target);
-                    to.push(1);
-                    to.extend_from_slice(id);
-                    batch.insert(to, []);
+                let parts = rest.iter().position(|b| *b == 0).and_then(|nul| {
+                    let target = std::str::from_utf8(&rest[..nul]).ok()?;
+                    Some((target, std::str::from_utf8(&rest[nul + 1..]).ok()?))
+                });
+                if let Some((target, id)) = parts {
+                    batch.insert(keys::target_index(target, id), []);
                 }
                 batch.remove(&key);
             }

@@ -62,11 +62,18 @@ pub trait ReadStore {
     /// without a record: an event on an output reads the record's leaf,
     /// not the aliases' one too (docs/store.md, "Leaves an event reads").
     fn canonical(&self, id: &str) -> Result<String> {
-        Ok(self.resolve(id)?.map_or_else(|| id.to_string(), |(c, _)| c))
+        if self.get_raw(&keys::output(id))?.is_some() {
+            return Ok(id.to_string());
+        }
+        Ok(match self.get_raw(&keys::alias(id))? {
+            Some(v) => String::from_utf8_lossy(&v).into_owned(),
+            None => id.to_string(),
+        })
     }
 
     /// The output under `id`, or under the id it is an alias of: (its
-    /// canonical id, its record). See `canonical`.
+    /// canonical id, its record), read the way `canonical` reads (the
+    /// record first), without decoding a record twice.
     fn resolve(&self, id: &str) -> Result<Option<(String, StoredOutput)>> {
         if let Some(stored) = self.output_by_canonical(id)? {
             return Ok(Some((id.to_string(), stored)));
