@@ -1,7 +1,7 @@
 use clap::Parser;
 use safe_outcomes::cli::{
-    exit_code, init_logging, is_broken_pipe, load_dotenv, purge_freed_pages_at_once,
-    quiet_on_closed_pipe, run, Cli, Command,
+    exit_code, init_logging, is_broken_pipe, load_dotenv, no_transparent_huge_pages,
+    purge_freed_pages_at_once, quiet_on_closed_pipe, run, Cli, Command,
 };
 
 /// mimalloc, not glibc's malloc (`cli::allocator`).
@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() {
     purge_freed_pages_at_once();
+    no_transparent_huge_pages();
     // A closed stdout ends any command quietly (`cli::exit`).
     quiet_on_closed_pipe();
     // `serve` reads `.env` before its settings are parsed (the environment wins).

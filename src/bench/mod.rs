@@ -122,6 +122,14 @@ pub fn disk_read_bytes() -> u64 {
     proc_number("/proc/self/io", "read_bytes:").unwrap_or(0)
 }
 
+/// True when this process is kept out of transparent huge pages
+/// (`PR_SET_THP_DISABLE`, set by the binary's `main`: `cli::allocator`); the
+/// RSS figures depend on it.
+pub fn huge_pages_off() -> bool {
+    // SAFETY: reads one flag of this process.
+    unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 }
+}
+
 /// The number after `key` (`VmRSS:`, `write_bytes:`, …) on its line of the
 /// `/proc` file `path`; `None` where the file, the line or the number is
 /// missing.

@@ -384,6 +384,10 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
             ),
         ));
     }
+    t.notes.push(format!(
+        "Transparent huge pages: {} for the measured processes.",
+        if super::huge_pages_off() { "off" } else { "on" }
+    ));
     if largest < 1_000_000 {
         t.notes.push(format!(
             "Capped at {} outputs (--max): the 1M targets are judged at that size.",

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use allocator::purge_freed_pages_at_once;
+pub use allocator::{no_transparent_huge_pages, purge_freed_pages_at_once};
 pub use backfill::BackfillArgs;
 pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
 pub use demo::DemoArgs;
