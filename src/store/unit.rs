@@ -65,10 +65,7 @@ pub trait ReadStore {
         if self.get_raw(&keys::output(id))?.is_some() {
             return Ok(id.to_string());
         }
-        Ok(match self.get_raw(&keys::alias(id))? {
-            Some(v) => String::from_utf8_lossy(&v).into_owned(),
-            None => id.to_string(),
-        })
+        Ok(self.alias_of(id)?.unwrap_or_else(|| id.to_string()))
     }
 
     /// The output under `id`, or under the id it is an alias of: (its
@@ -78,13 +75,19 @@ pub trait ReadStore {
         if let Some(stored) = self.output_by_canonical(id)? {
             return Ok(Some((id.to_string(), stored)));
         }
-        let Some(v) = self.get_raw(&keys::alias(id))? else {
+        let Some(canonical) = self.alias_of(id)? else {
             return Ok(None);
         };
-        let canonical = String::from_utf8_lossy(&v).into_owned();
         Ok(self
             .output_by_canonical(&canonical)?
             .map(|stored| (canonical, stored)))
+    }
+
+    /// The id `id` is an alias of, if it is one (`a/`, left by a merge).
+    fn alias_of(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .get_raw(&keys::alias(id))?
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
     /// The stored output with this (canonical) id.
