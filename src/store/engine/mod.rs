@@ -436,7 +436,7 @@ impl Op {
     }
 }
 
-/// Whether `apply_sled` pages a batch's leaves in before taking sled's lock:
+/// Whether `write_sled` pages a batch's leaves in before taking sled's lock:
 /// yes, unless `SAFE_OUTCOMES_PAGE_IN=0` (for `bench ingest`'s before/after
 /// on one build).
 fn page_in_first() -> bool {
@@ -444,9 +444,26 @@ fn page_in_first() -> bool {
     *ON.get_or_init(|| std::env::var("SAFE_OUTCOMES_PAGE_IN").as_deref() != Ok("0"))
 }
 
-/// Apply a batch to one sled tree (the main one or a named one), with
-/// the additions of `Op::Add` and `Op::AddAll` read and summed first.
+/// Pages of sled's log a batch moves out of the segments queued for
+/// cleaning, per write in it, at most (`sled::Tree::clean_segments`, a
+/// vendored addition: vendor/sled/PATCHES.md). sled cleans from its flusher
+/// thread, which the store does not run (`Store::open_with`); without this,
+/// only page consolidations cleaned, one page each, and the file grew to
+/// 2.4 times its compacted size (docs/store.md, "Reclaiming the log").
+const CLEAN_PAGES_PER_WRITE: usize = 1;
+
+/// Apply a batch to one sled tree (the main one or a named one), then
+/// clean as many pages of the log as it wrote (`CLEAN_PAGES_PER_WRITE`).
 fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+    let writes = batch.ops.len();
+    write_sled(db, batch)?;
+    db.clean_segments(writes * CLEAN_PAGES_PER_WRITE)?;
+    Ok(())
+}
+
+/// Write a batch to one sled tree, with the additions of `Op::Add` and
+/// `Op::AddAll` read and summed first.
+fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
     if page_in_first() {
         // sled's `apply_batch` holds its process-wide write lock while it
         // pages in every leaf the batch writes into, and the acks' commits
