@@ -392,7 +392,7 @@ fn hostile_values_in_an_outcome_never_fail_its_commit() {
     assert!(store.db().pg().unwrap().outcome_rows().unwrap().is_empty());
 }
 
-/// The bytes of the files of a sled store's log, the journal apart.
+/// The length of a sled store's log (its `db` file; the journal apart).
 fn log_bytes(dir: &std::path::Path) -> u64 {
     std::fs::metadata(dir.join("db")).map_or(0, |m| m.len())
 }
@@ -432,10 +432,10 @@ fn a_sled_store_reuses_the_space_of_what_it_rewrites() {
     // What is live: each key (11 bytes) and its value.
     let live = keys * (100 + 11);
     // Measured here: 7.3–9.4 MB all along with cleaning; without it
-    // 9.4 MB after the first 20,000 writes and 16.8 MB at the end.
+    // 9.4 MB after the first 20,000 writes and 15.2–16.8 MB at the end.
     let most = *sizes.iter().max().unwrap();
     assert!(
-        most <= 5 * live,
+        most <= 6 * live,
         "the log held {most} bytes for {live} live (by 20,000 writes: {sizes:?})"
     );
     let first = sizes[0];
