@@ -1078,7 +1078,7 @@ impl SegmentAccountant {
 
     // truncate the file to the desired length
     fn truncate(&mut self, at: LogOffset) -> Result<()> {
-        trace!("asynchronously truncating file to length {}", at);
+        trace!("truncating file to length {}", at);
 
         assert_eq!(
             at % self.config.segment_size as LogOffset,
