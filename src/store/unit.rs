@@ -565,7 +565,10 @@ impl Store {
     pub fn inbox_items(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
         let mut out = Vec::new();
         let from = from.max(self.queue_start());
-        for item in self.db.range(keys::inbox_queue(from)..) {
+        // Bounded by the queue's prefix: on sled a range within the
+        // journal's keys reads only the journal (`engine::sled_range`).
+        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
+        for item in self.db.range(keys::inbox_queue(from)..end) {
             let (k, v) = item?;
             let Some(seq) = keys::inbox_seq(&k) else {
                 break;
