@@ -447,10 +447,16 @@ impl Unit {
     /// entry: from what the unit holds under its key now to `new`.
     fn roll(&mut self, id: &str, new: Option<&StoredOutput>) -> Result<()> {
         let old = self.output_by_canonical(id)?;
-        let change = super::rollup::change(old.as_ref(), new);
+        self.roll_between(old.as_ref(), new);
+        Ok(())
+    }
+
+    /// `roll`, from `old`: what the unit holds under the output's key now.
+    fn roll_between(&mut self, old: Option<&StoredOutput>, new: Option<&StoredOutput>) {
+        let change = super::rollup::change(old, new);
         let cells = |o: Option<&StoredOutput>| o.and_then(super::attribution::line_cells);
-        if cells(old.as_ref()) != cells(new) {
-            self.line_moves.push((old.clone(), new.cloned()));
+        if cells(old) != cells(new) {
+            self.line_moves.push((old.cloned(), new.cloned()));
         }
         self.rollups.extend(change.adds);
         if let Some(k) = change.index_removed {
@@ -459,7 +465,6 @@ impl Unit {
         if let Some((k, v)) = change.index_added {
             self.insert(k, v);
         }
-        Ok(())
     }
 
     /// Store an output with its indexes (target → output, type on target),
@@ -489,11 +494,43 @@ impl Unit {
     /// is counted in the rollups).
     pub fn put_output_record(&mut self, stored: &StoredOutput) -> Result<()> {
         self.roll(&stored.execution.id, Some(stored))?;
+        self.insert_output_record(stored);
+        Ok(())
+    }
+
+    /// `put_output_record` over `old`, the record the unit holds under the
+    /// output's key now, as the caller knows it (the worker's cache, which
+    /// answers like the store: `store::cache::OutputCache`): on sled, where
+    /// the worker is the only writer and its caches never go stale, it is
+    /// not read again. Reading and decoding it was 1.4 µs of an event's
+    /// drain (`bench replay`, BENCHMARKS.md 2026-11-27 morning); debug
+    /// builds check `old` against the unit. On PostgreSQL another replica
+    /// may have committed since the cache was filled (the commit's epoch
+    /// check refuses the unit then): the record is read, as
+    /// `put_output_record` does.
+    pub fn replace_output_record(
+        &mut self,
+        old: &StoredOutput,
+        stored: &StoredOutput,
+    ) -> Result<()> {
+        if self.is_shared() {
+            return self.put_output_record(stored);
+        }
+        debug_assert_eq!(
+            self.output_by_canonical(&stored.execution.id)?.as_ref(),
+            Some(old),
+            "the record replaced is the one the unit holds"
+        );
+        self.roll_between(Some(old), Some(stored));
+        self.insert_output_record(stored);
+        Ok(())
+    }
+
+    fn insert_output_record(&mut self, stored: &StoredOutput) {
         self.insert(
             keys::output(&stored.execution.id),
             super::codec::encode_output(stored),
         );
-        Ok(())
     }
 
     fn put_record<T: Serialize>(&mut self, key: Vec<u8>, value: &T) {

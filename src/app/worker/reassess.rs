@@ -29,8 +29,9 @@ impl Worker {
             if let Some(spans) = self.shared.outcome_spans.get() {
                 spans.stage(crate::read::export::trace_id_of(stored), outcome.clone());
             }
+            let old = stored.clone();
             stored.outcome = Some(outcome);
-            unit.put_output_record(stored)?;
+            unit.replace_output_record(&old, stored)?;
             return Ok(stored.execution.target.clone());
         }
         Ok(None)
