@@ -75,19 +75,25 @@ async fn token_reads(rig: &Rig, token: &str) -> Vec<String> {
     repos_of(&body)
 }
 
+/// How long what a viewer sees is cached in `a_token_never_outgrows_…`:
+/// a page or a token's read after it asks GitHub again.
+const SCOPE_TTL: Duration = Duration::from_millis(1);
+
+/// Let what was last seen of a viewer grow older than `SCOPE_TTL`, so the
+/// next page or token read asks GitHub. Without the wait a read that came
+/// within 1 ms of the last look used it, and the test failed (once, in CI,
+/// under the full suite).
+async fn past_scope_ttl() {
+    tokio::time::sleep(SCOPE_TTL * 5).await;
+}
+
 #[tokio::test]
 async fn a_token_never_outgrows_what_its_issuer_could_see() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     // The installation covers three repositories; alice sees two of them.
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = seeded_rig_with(
-        dir.path(),
-        &gh,
-        Duration::from_secs(600),
-        Duration::from_millis(1),
-    )
-    .await;
+    let rig = seeded_rig_with(dir.path(), &gh, Duration::from_secs(600), SCOPE_TTL).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs", "acme/ops"]).await;
     output_on(&rig, "acme/ops", 90).await;
     let alice = sign_in(&rig, "alice").await;
@@ -107,6 +113,7 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
         "acme",
         &["acme/widgets", "acme/docs", "acme/new"],
     );
+    past_scope_ttl().await;
     assert_eq!(read(&rig, "/api/v1/me", &alice).await.0, 200);
     let (_, mine) = read(&rig, "/api/v1/outputs", &alice).await;
     assert!(repos_of(&mine).contains(&"acme/new".to_string()), "{mine}");
@@ -118,12 +125,14 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
     // Alice loses acme/docs on GitHub: once the server sees her again, her
     // token loses it too.
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/new"]);
+    past_scope_ttl().await;
     assert_eq!(read(&rig, "/api/v1/me", &alice).await.0, 200);
     assert_eq!(token_reads(&rig, &token).await, ["acme/widgets"]);
     // Alice loses acme/widgets too and loads no page: the token's next read
     // asks GitHub again, with her live session.
     gh.add_user("alice", 1, "acme", &["acme/new"]);
     let asked = gh.calls(users::USER_INSTALLATIONS);
+    past_scope_ttl().await;
     assert!(token_reads(&rig, &token).await.is_empty());
     assert_eq!(gh.calls(users::USER_INSTALLATIONS), asked + 1);
     for path in ["/api/v1/outputs", "/api/v1/export.jsonl", "/api/v1/report"] {
