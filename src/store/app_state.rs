@@ -115,9 +115,8 @@ impl Store {
 
     /// The sequence number of the oldest item still in the inbox queue.
     pub fn oldest_queued_seq(&self) -> Option<u64> {
-        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
         self.db
-            .range(keys::inbox_queue(self.queue_start())..end)
+            .range(keys::inbox_queue(self.queue_start())..keys::INBOX_QUEUE_END.to_vec())
             .next()
             .and_then(|r| r.ok())
             .and_then(|(k, _)| keys::inbox_seq(&k))

@@ -50,6 +50,8 @@ use chrono::{DateTime, Utc};
 /// Everything of the inbox (on sled kept in its journal, `engine::journal`).
 pub const INBOX: &[u8] = b"i/";
 pub const INBOX_QUEUE: &[u8] = b"i/q/";
+/// The first key after every queue key: `INBOX_QUEUE..INBOX_QUEUE_END` is the queue.
+pub const INBOX_QUEUE_END: &[u8] = b"i/q0";
 pub const INBOX_DELIVERY: &[u8] = b"i/d/";
 pub const DEDUP_EXPIRY: &[u8] = b"i/e/";
 pub const MANIFEST_STAGED: &[u8] = b"i/s/";
@@ -438,6 +440,15 @@ mod tests {
                 [INBOX_DELIVERY, text.as_bytes()].concat()
             );
         }
+    }
+
+    #[test]
+    fn the_queue_ends_where_its_prefix_does() {
+        assert_eq!(
+            crate::store::engine::prefix_end(INBOX_QUEUE).as_deref(),
+            Some(INBOX_QUEUE_END)
+        );
+        assert!(inbox_queue(u64::MAX).as_slice() < INBOX_QUEUE_END);
     }
 
     #[test]

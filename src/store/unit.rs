@@ -338,9 +338,12 @@ impl Unit {
         let Some(pg) = self.store.db.pg() else {
             return self.store.inbox_items(from, limit);
         };
-        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
         Ok(pg
-            .claim(keys::inbox_queue(from), end, limit)?
+            .claim(
+                keys::inbox_queue(from),
+                keys::INBOX_QUEUE_END.to_vec(),
+                limit,
+            )?
             .into_iter()
             .filter_map(|(k, v)| keys::inbox_seq(&k).map(|seq| (seq, v)))
             .collect())
@@ -484,7 +487,7 @@ impl Unit {
                 id.as_bytes().to_vec(),
             );
         }
-        self.insert(keys::output(id), super::codec::encode_output(stored));
+        self.insert_output_record(stored);
         // An id with a record is canonical (`ReadStore::canonical`).
         self.remove(keys::alias(id));
         Ok(())
@@ -604,8 +607,10 @@ impl Store {
         let from = from.max(self.queue_start());
         // Bounded by the queue's prefix: on sled a range within the
         // journal's keys reads only the journal (`engine::sled_range`).
-        let end = super::engine::prefix_end(keys::INBOX_QUEUE).expect("prefix end");
-        for item in self.db.range(keys::inbox_queue(from)..end) {
+        for item in self
+            .db
+            .range(keys::inbox_queue(from)..keys::INBOX_QUEUE_END.to_vec())
+        {
             let (k, v) = item?;
             let Some(seq) = keys::inbox_seq(&k) else {
                 break;

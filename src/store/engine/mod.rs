@@ -470,9 +470,10 @@ fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
 fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
     if page_in_first() {
         // sled's `apply_batch` holds its process-wide write lock while it
-        // pages in every leaf the batch writes into, and the acks' commits
-        // queue behind it: read each key first, outside the lock, so the
-        // leaves are in the cache when the lock is taken (docs/store.md).
+        // pages in every leaf the batch writes into, and every read of
+        // sled (the dashboard's, the API's) queues behind it: read each key
+        // first, outside the lock, so the leaves are in the cache when the
+        // lock is taken (docs/store.md). The acks' journal is not sled's.
         for op in &batch.ops {
             if let Op::Insert(k, _) | Op::Remove(k) = op {
                 db.get(k)?;
