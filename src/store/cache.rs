@@ -1,13 +1,13 @@
-//! Decoded records the worker touched lately: the observations of targets,
-//! and outputs. The worker is the only writer of both, so it keeps these
-//! caches in step with its own writes; decoding a target's observations, or
-//! an output, again for every event on it was the largest single cost of
-//! processing a delivery.
+//! Decoded records the worker touched lately: what is filed under targets
+//! (their observations, the outputs watching them), and outputs. The worker
+//! is the only writer of all of them, so it keeps these caches in step with
+//! its own writes; decoding a target's observations, or an output, again for
+//! every event on it was the largest single cost of processing a delivery.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use super::unit::ReadStore;
+use super::unit::{ReadStore, TargetEntries};
 #[cfg(test)]
 use super::{keys, Store};
 use super::{Result, StoredOutput};
@@ -63,8 +63,10 @@ fn sled_order(o: &Observation) -> (i64, &str) {
     (o.at.timestamp_millis(), o.id.as_str())
 }
 
+/// What is filed under targets: their observations and the outputs
+/// watching them, read together (`ReadStore::target_entries`).
 pub struct ObservationCache {
-    by_target: Bounded<Vec<Observation>>,
+    by_target: Bounded<TargetEntries>,
 }
 
 impl Default for ObservationCache {
@@ -78,12 +80,29 @@ impl Default for ObservationCache {
 impl ObservationCache {
     /// Note an observation just written under `target` (same key replaces).
     pub fn inserted(&mut self, target: &str, obs: &Observation) {
-        let Some(list) = self.by_target.map.get_mut(target) else {
+        let Some(entries) = self.by_target.map.get_mut(target) else {
             return;
         };
+        let list = &mut entries.observations;
         match list.binary_search_by(|o| sled_order(o).cmp(&sled_order(obs))) {
             Ok(i) => list[i] = obs.clone(),
             Err(i) => list.insert(i, obs.clone()),
+        }
+    }
+
+    /// Note an output filed as watching `target` (`Unit::put_output`).
+    pub fn output_filed(&mut self, target: &str, id: &str) {
+        if let Some(entries) = self.by_target.map.get_mut(target) {
+            if let Err(i) = entries.outputs.binary_search_by(|o| o.as_str().cmp(id)) {
+                entries.outputs.insert(i, id.to_string());
+            }
+        }
+    }
+
+    /// Note an output that no longer watches `target` (`Unit::retire_output`).
+    pub fn output_retired(&mut self, target: &str, id: &str) {
+        if let Some(entries) = self.by_target.map.get_mut(target) {
+            entries.outputs.retain(|o| o != id);
         }
     }
 
@@ -91,12 +110,28 @@ impl ObservationCache {
         &'a mut self,
         store: &(impl ReadStore + ?Sized),
         target: &str,
-    ) -> Result<&'a [Observation]> {
+    ) -> Result<&'a TargetEntries> {
         if !self.by_target.map.contains_key(target) {
-            let list = store.observations_of(target)?;
-            self.by_target.insert(target, list);
+            let entries = store.target_entries(target)?;
+            self.by_target.insert(target, entries);
         }
         Ok(&self.by_target.map[target])
+    }
+
+    /// The ids of the outputs watching `target` (`Unit::outputs_on`), in
+    /// key order, from the cache where it can.
+    pub fn outputs_on<'a>(
+        &'a mut self,
+        store: &(impl ReadStore + ?Sized),
+        target: &str,
+    ) -> Result<&'a [String]> {
+        let outputs = &self.load(store, target)?.outputs;
+        debug_assert_eq!(
+            outputs,
+            &store.target_entries(target)?.outputs,
+            "the cached outputs on {target} are the store's"
+        );
+        Ok(outputs)
     }
 
     /// What `Store::observations` returns, from the cache where it can.
@@ -113,7 +148,7 @@ impl ObservationCache {
         }
         let lists: Option<Vec<&'a [Observation]>> = target_keys
             .iter()
-            .map(|t| self.by_target.map.get(t).map(Vec::as_slice))
+            .map(|t| self.by_target.map.get(t).map(|e| e.observations.as_slice()))
             .collect();
         let Some(lists) = lists else {
             // Evicted while loading the others (more keys than the cache

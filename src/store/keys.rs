@@ -232,6 +232,13 @@ pub fn outputs_on(target: &str) -> Vec<u8> {
     join(&[OBSERVATION, target.as_bytes(), b"\x01"])
 }
 
+/// `b/<target>\x02`: the first key after everything filed under `target`
+/// (its observations, then its outputs): `observations_of(target)..` this
+/// is one range, read at once (`ReadStore::target_entries`).
+pub fn target_entries_end(target: &str) -> Vec<u8> {
+    join(&[OBSERVATION, target.as_bytes(), b"\x02"])
+}
+
 pub fn target_index(target: &str, output_id: &str) -> Vec<u8> {
     join(&[&outputs_on(target), output_id.as_bytes()])
 }

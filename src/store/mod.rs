@@ -35,7 +35,7 @@ pub mod web_state;
 pub use engine::pg;
 pub use engine::{Batch, Engine};
 pub use prefetch::ReadPlan;
-pub use unit::{ExternalBatch, ReadStore, Savepoint, Unit};
+pub use unit::{ExternalBatch, ReadStore, Savepoint, TargetEntries, Unit};
 pub use web_state::{Expiring, Space};
 
 use std::collections::BTreeMap;

@@ -25,6 +25,42 @@ pub trait ReadStore {
     /// Every key and value under `prefix`, in key order.
     #[doc(hidden)]
     fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+    /// Every key and value in `start..end`, in key order.
+    #[doc(hidden)]
+    fn range_raw(&self, start: &[u8], end: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+    /// True on PostgreSQL, whose unit answers the prefixes its `ReadPlan`
+    /// named from what it read ahead, and no other range.
+    #[doc(hidden)]
+    fn reads_ahead_by_prefix(&self) -> bool;
+
+    /// Everything filed under one target: its observations, in stored
+    /// order (time, id), and the ids of the outputs watching it. They sit
+    /// side by side (`keys::outputs_on`), so on sled this is one read of
+    /// the tree where two scans walked it twice from its root (a quarter
+    /// of an event's drain on random outputs, docs/store.md); on
+    /// PostgreSQL the two prefixes a unit's `ReadPlan` names.
+    fn target_entries(&self, target: &str) -> Result<TargetEntries> {
+        let observations_of = keys::observations_of(target);
+        let outputs_on = keys::outputs_on(target);
+        let entries = if self.reads_ahead_by_prefix() {
+            let mut all = self.scan_raw(&observations_of)?;
+            all.extend(self.scan_raw(&outputs_on)?);
+            all
+        } else {
+            self.range_raw(&observations_of, &keys::target_entries_end(target))?
+        };
+        let mut found = TargetEntries::default();
+        for (k, v) in &entries {
+            if k.starts_with(&observations_of) {
+                found
+                    .observations
+                    .push(super::codec::decode_observation(k, v)?);
+            } else if let Some(id) = keys::suffix(k, &outputs_on) {
+                found.outputs.push(id);
+            }
+        }
+        Ok(found)
+    }
 
     /// What follows `prefix` in each key under it, as text: the entries of
     /// an index (a target's outputs, the threads on a ref).
@@ -99,6 +135,15 @@ pub trait ReadStore {
     }
 }
 
+/// What `ReadStore::target_entries` finds filed under a target.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct TargetEntries {
+    /// Its observations, in stored order (time, id).
+    pub observations: Vec<Observation>,
+    /// The ids of the outputs watching it, in key order.
+    pub outputs: Vec<String>,
+}
+
 impl ReadStore for Store {
     fn get_raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.db.get(key)?.map(|v| v.to_vec()))
@@ -109,6 +154,17 @@ impl ReadStore for Store {
             .scan_prefix(prefix)
             .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
             .collect()
+    }
+
+    fn range_raw(&self, start: &[u8], end: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.db
+            .range(start..end)
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
+            .collect()
+    }
+
+    fn reads_ahead_by_prefix(&self) -> bool {
+        self.db.is_pg()
     }
 }
 
@@ -138,6 +194,30 @@ pub struct Unit {
     /// away): their landed lines move after the commit
     /// (`attribution::move_lines`).
     line_moves: Vec<(Option<StoredOutput>, Option<StoredOutput>)>,
+    /// Output records replaced in this unit and not encoded yet
+    /// (`replace_output_record`, sled), by id: written at commit, or
+    /// before anything else writes their key (`flush_replaced`).
+    replaced: BTreeMap<String, Replaced>,
+    /// For each change to `replaced` since the unit began, how to undo it
+    /// (`rollback_to`).
+    replaced_undo: Vec<ReplacedUndo>,
+}
+
+/// An output record replaced in a unit: as the unit held it before the
+/// first replace, and now.
+struct Replaced {
+    before: StoredOutput,
+    now: StoredOutput,
+}
+
+/// How to undo a change to `Unit::replaced`.
+enum ReplacedUndo {
+    /// The id was not replaced before.
+    Added(String),
+    /// The id's record was replaced again: what it was before.
+    Now(String, StoredOutput),
+    /// The id's record was written out (`flush_replaced`).
+    Written(String, Replaced),
 }
 
 /// A batch of typed writes that `github::` helpers fill (see
@@ -152,6 +232,7 @@ pub struct Savepoint {
     undo: usize,
     rollups: usize,
     line_moves: usize,
+    replaced: usize,
 }
 
 impl Store {
@@ -173,12 +254,17 @@ impl Store {
             external_at: None,
             rollups: Vec::new(),
             line_moves: Vec::new(),
+            replaced: BTreeMap::new(),
+            replaced_undo: Vec::new(),
         }
     }
 }
 
 impl ReadStore for Unit {
     fn get_raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(r) = self.replaced_under(key) {
+            return Ok(Some(super::codec::encode_output(&r.now)));
+        }
         match self.writes.get(key) {
             Some(w) => Ok(w.clone()),
             None => self.store.get_raw(key),
@@ -186,27 +272,79 @@ impl ReadStore for Unit {
     }
 
     fn scan_raw(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut mine = self
+        let end = super::engine::prefix_end(prefix);
+        let mine = self
             .writes
             .range(prefix.to_vec()..)
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .peekable();
-        if mine.peek().is_none() {
-            return self.store.scan_raw(prefix);
+            .take_while(|(k, _)| k.starts_with(prefix));
+        self.merged(mine, prefix, end.as_deref(), || self.store.scan_raw(prefix))
+    }
+
+    fn range_raw(&self, start: &[u8], end: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mine = self.writes.range(start.to_vec()..end.to_vec());
+        self.merged(mine, start, Some(end), || self.store.range_raw(start, end))
+    }
+
+    fn reads_ahead_by_prefix(&self) -> bool {
+        self.is_shared()
+    }
+}
+
+impl Unit {
+    /// What the store holds in `start..end` (`stored`), with the unit's
+    /// own writes in it (`mine`, and the records replaced) laid over it.
+    fn merged<'a>(
+        &self,
+        mine: impl Iterator<Item = (&'a Vec<u8>, &'a Write)>,
+        start: &[u8],
+        end: Option<&[u8]>,
+        stored: impl FnOnce() -> Result<Vec<(Vec<u8>, Vec<u8>)>>,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut mine = mine.peekable();
+        let replaced: Vec<(Vec<u8>, &Replaced)> = self
+            .replaced
+            .iter()
+            .map(|(id, r)| (keys::output(id), r))
+            .filter(|(k, _)| k.as_slice() >= start && end.is_none_or(|end| k.as_slice() < end))
+            .collect();
+        if mine.peek().is_none() && replaced.is_empty() {
+            return stored();
         }
-        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> =
-            self.store.scan_raw(prefix)?.into_iter().collect();
+        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> = stored()?.into_iter().collect();
         for (k, w) in mine {
             match w {
                 Some(v) => merged.insert(k.clone(), v.clone()),
                 None => merged.remove(k),
             };
         }
+        for (k, r) in replaced {
+            merged.insert(k, super::codec::encode_output(&r.now));
+        }
         Ok(merged.into_iter().collect())
     }
-}
 
-impl Unit {
+    /// The record replaced and not encoded yet whose key is `key`.
+    fn replaced_under(&self, key: &[u8]) -> Option<&Replaced> {
+        if self.replaced.is_empty() {
+            return None;
+        }
+        let id = std::str::from_utf8(key.strip_prefix(keys::OUTPUT)?).ok()?;
+        self.replaced.get(id)
+    }
+
+    /// Write out the record of `id` replaced and not encoded yet, if any:
+    /// counted into the rollups once, from what the unit held before its
+    /// first replace to what it holds now (the changes add up: `rollup::change`
+    /// subtracts what the old record counted and adds what the new one does),
+    /// and encoded once.
+    fn flush_replaced(&mut self, id: &str) {
+        if let Some(r) = self.replaced.remove(id) {
+            self.roll_between(Some(&r.before), Some(&r.now));
+            self.insert_output_record(&r.now);
+            self.replaced_undo.push(ReplacedUndo::Written(id.to_string(), r));
+        }
+    }
+
     fn put(&mut self, key: Vec<u8>, value: Write) {
         let before = self.writes.insert(key.clone(), value);
         self.undo.push((key, before));
@@ -222,7 +360,7 @@ impl Unit {
 
     /// Number of keys written so far.
     pub fn writes(&self) -> usize {
-        self.writes.len()
+        self.writes.len() + self.replaced.len()
     }
 
     /// Mark the current state, to undo what follows if it fails.
@@ -231,6 +369,7 @@ impl Unit {
             undo: self.undo.len(),
             rollups: self.rollups.len(),
             line_moves: self.line_moves.len(),
+            replaced: self.replaced_undo.len(),
         }
     }
 
@@ -249,6 +388,21 @@ impl Unit {
         }
         self.rollups.truncate(sp.rollups);
         self.line_moves.truncate(sp.line_moves);
+        while self.replaced_undo.len() > sp.replaced {
+            match self.replaced_undo.pop().expect("len checked") {
+                ReplacedUndo::Added(id) => {
+                    self.replaced.remove(&id);
+                }
+                ReplacedUndo::Now(id, before) => {
+                    if let Some(r) = self.replaced.get_mut(&id) {
+                        r.now = before;
+                    }
+                }
+                ReplacedUndo::Written(id, r) => {
+                    self.replaced.insert(id, r);
+                }
+            }
+        }
         while self.undo.len() > sp.undo {
             let (key, before) = self.undo.pop().expect("len checked");
             match before {
@@ -270,7 +424,11 @@ impl Unit {
     /// at `expect` — no other unit committed since the caller's last one.
     /// Returns the new epoch (PostgreSQL; `None` on sled, where the worker
     /// is the only writer and its caches never go stale).
-    pub fn commit_after(self, expect: Option<u64>) -> Result<Option<u64>> {
+    pub fn commit_after(mut self, expect: Option<u64>) -> Result<Option<u64>> {
+        let ids: Vec<String> = self.replaced.keys().cloned().collect();
+        for id in ids {
+            self.flush_replaced(&id);
+        }
         let mut batch = self.external.0;
         for (k, w) in self.writes {
             match w {
@@ -473,6 +631,7 @@ impl Unit {
     /// Store an output with its indexes (target → output, type on target),
     /// and its outcome in the rollups.
     pub fn put_output(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.flush_replaced(&stored.execution.id);
         self.roll(&stored.execution.id, Some(stored))?;
         let id = &stored.execution.id;
         for key in stored.execution.watch_keys() {
@@ -496,6 +655,7 @@ impl Unit {
     /// Store only the output record (its indexes are unchanged; its outcome
     /// is counted in the rollups).
     pub fn put_output_record(&mut self, stored: &StoredOutput) -> Result<()> {
+        self.flush_replaced(&stored.execution.id);
         self.roll(&stored.execution.id, Some(stored))?;
         self.insert_output_record(stored);
         Ok(())
@@ -507,7 +667,10 @@ impl Unit {
     /// the worker is the only writer and its caches never go stale, it is
     /// not read again. Reading and decoding it was 1.4 µs of an event's
     /// drain (`bench replay`, BENCHMARKS.md 2026-11-27 morning); debug
-    /// builds check `old` against the unit. On PostgreSQL another replica
+    /// builds check `old` against the unit. Nor is the record encoded or
+    /// counted into the rollups now: an output reassessed for several
+    /// events of one unit is encoded and counted once, at commit or before
+    /// anything else writes its key (`flush_replaced`). On PostgreSQL another replica
     /// may have committed since the cache was filled (the commit's epoch
     /// check refuses the unit then): the record is read, as
     /// `put_output_record` does.
@@ -524,8 +687,21 @@ impl Unit {
             Some(old),
             "the record replaced is the one the unit holds"
         );
-        self.roll_between(Some(old), Some(stored));
-        self.insert_output_record(stored);
+        let id = &stored.execution.id;
+        match self.replaced.get_mut(id) {
+            Some(r) => {
+                let before = std::mem::replace(&mut r.now, stored.clone());
+                self.replaced_undo.push(ReplacedUndo::Now(id.clone(), before));
+            }
+            None => {
+                let r = Replaced {
+                    before: old.clone(),
+                    now: stored.clone(),
+                };
+                self.replaced.insert(id.clone(), r);
+                self.replaced_undo.push(ReplacedUndo::Added(id.clone()));
+            }
+        }
         Ok(())
     }
 
@@ -548,6 +724,7 @@ impl Unit {
         new_id: &str,
         watch_keys: &[String],
     ) -> Result<()> {
+        self.flush_replaced(old_id);
         self.roll(old_id, None)?;
         self.remove(keys::output(old_id));
         self.insert(keys::alias(old_id), new_id.as_bytes().to_vec());
@@ -642,7 +819,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ObservationKind;
+    use crate::model::{ObservationKind, OutcomeStatus};
 
     /// A new store in a directory of its own (dropped with it).
     fn fresh() -> (tempfile::TempDir, Store) {
@@ -702,6 +879,143 @@ mod tests {
         unit.commit().unwrap();
         assert_eq!(ids(&store, "o/r#1"), ["kept"]);
         assert!(store.threads_on_ref("o/r@x").unwrap().is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// What one read of a target finds is what its two scans find, on
+        /// the store and on a unit over it, whatever is committed and what
+        /// the unit wrote or removed since, with targets whose keys extend
+        /// one another (`o/r#1`, `o/r#10`) side by side.
+        #[test]
+        fn one_read_of_a_target_finds_what_its_two_scans_find(
+            ops in proptest::collection::vec((0usize..4, 0u8..3, 0u8..6, proptest::bool::ANY), 0..40),
+        ) {
+            const TARGETS: [&str; 4] = ["o/r#1", "o/r#10", "o/r#1@x", "o/r#"];
+            let (_dir, store) = fresh();
+            let mut committed = store.begin();
+            let mut unit = None::<Unit>;
+            for (t, kind, n, in_unit) in ops {
+                if in_unit && unit.is_none() {
+                    std::mem::replace(&mut committed, store.begin()).commit().unwrap();
+                    unit = Some(store.begin());
+                }
+                let writer = match unit.as_mut() {
+                    Some(u) if in_unit => u,
+                    _ => &mut committed,
+                };
+                let target = TARGETS[t];
+                match kind {
+                    0 => writer.put_observation(
+                        target,
+                        &Observation { target: target.into(), ..obs(&format!("b{n}"), n.into()) },
+                    ),
+                    1 => writer.insert(keys::target_index(target, &format!("o/r:{n}:0")), Vec::new()),
+                    _ => writer.remove(keys::target_index(target, &format!("o/r:{n}:0"))),
+                }
+            }
+            committed.commit().unwrap();
+            let unit = unit.unwrap_or_else(|| store.begin());
+            for target in TARGETS {
+                for reads in [&store as &dyn ReadStore, &unit] {
+                    let one = reads.target_entries(target).unwrap();
+                    proptest::prop_assert_eq!(&one.observations, &reads.observations_of(target).unwrap());
+                    proptest::prop_assert_eq!(&one.outputs, &reads.suffixes(&keys::outputs_on(target)).unwrap());
+                }
+            }
+        }
+    }
+
+    /// One step of an item in `replacing_a_record_writes_what_putting_it_writes`.
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// Give output `n` a new outcome (status, workflow).
+        Judge(u8, u8, u8),
+        /// File output `n` again, indexes and all.
+        Put(u8),
+        /// Merge output `n` into output 0.
+        Retire(u8),
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            6 => (0u8..3, 0u8..6, 0u8..2).prop_map(|(n, s, w)| Step::Judge(n, s, w)),
+            1 => (0u8..3).prop_map(Step::Put),
+            1 => (1u8..3).prop_map(Step::Retire),
+        ]
+    }
+
+    /// Run `items` (each its steps, then kept or rolled back) in one unit,
+    /// new outcomes written with `replace_output_record` or else with
+    /// `put_output_record`; every key of the store after the commit.
+    fn run_items(items: &[(Vec<Step>, bool)], replace: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let (_dir, store) = fresh();
+        let id = |n: u8| format!("o/r:{n}:0");
+        let mut first = store.begin();
+        for n in 0..3 {
+            first.put_output(&crate::store::test_output(&id(n), "w")).unwrap();
+        }
+        first.commit().unwrap();
+        let mut unit = store.begin();
+        for (steps, kept) in items {
+            let sp = unit.savepoint();
+            for step in steps {
+                match *step {
+                    Step::Judge(n, status, workflow) => {
+                        let Some(old) = unit.output_by_canonical(&id(n)).unwrap() else {
+                            continue;
+                        };
+                        let status = OutcomeStatus::ALL[usize::from(status)].as_str();
+                        let workflow = ["w", "v"][usize::from(workflow)];
+                        let mut new = crate::store::test_judged_output(&id(n), workflow, status);
+                        new.execution.workflow = old.execution.workflow.clone();
+                        if replace {
+                            unit.replace_output_record(&old, &new).unwrap();
+                        } else {
+                            unit.put_output_record(&new).unwrap();
+                        }
+                    }
+                    Step::Put(n) => {
+                        if let Some(old) = unit.output_by_canonical(&id(n)).unwrap() {
+                            unit.put_output(&old).unwrap();
+                        }
+                    }
+                    Step::Retire(n) => {
+                        if unit.output_by_canonical(&id(n)).unwrap().is_some() {
+                            unit.retire_output(&id(n), &id(0), &[]).unwrap();
+                        }
+                    }
+                }
+            }
+            if !kept {
+                unit.rollback_to(sp);
+            }
+        }
+        unit.commit().unwrap();
+        store
+            .db()
+            .iter()
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        /// A record replaced several times in a unit, through savepoints
+        /// rolled back or kept and other writes of its key, leaves the store
+        /// (records, rollups, time index) as writing it out at once each
+        /// time does: encoding and counting it once, at commit, changes
+        /// nothing but the cost.
+        #[test]
+        fn replacing_a_record_writes_what_putting_it_writes(
+            items in proptest::collection::vec(
+                (proptest::collection::vec(step(), 1..4), proptest::bool::weighted(0.8)),
+                1..12,
+            ),
+        ) {
+            proptest::prop_assert_eq!(run_items(&items, true), run_items(&items, false));
+        }
     }
 
     #[test]

@@ -147,7 +147,11 @@ impl Worker {
                 let new_id = stored.execution.id.clone();
                 if new_id != old_id {
                     self.outputs.forget(&old_id);
-                    unit.retire_output(&old_id, &new_id, &stored.execution.watch_keys())?;
+                    let watch = stored.execution.watch_keys();
+                    unit.retire_output(&old_id, &new_id, &watch)?;
+                    for key in &watch {
+                        self.cache.output_retired(key, &old_id);
+                    }
                 }
                 stored
             }
@@ -162,6 +166,9 @@ impl Worker {
         };
         let id = stored.execution.id.clone();
         unit.put_output(&stored)?;
+        for key in stored.execution.watch_keys() {
+            self.cache.output_filed(&key, &id);
+        }
         self.outputs.written(&stored);
         Ok(Some(id))
     }

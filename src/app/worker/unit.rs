@@ -348,7 +348,7 @@ impl Worker {
             // A replica registering an output on this target waits for
             // these observations, or they for it (`reassess` locks too).
             lock(unit, target)?;
-            outputs.extend(unit.outputs_on(target)?);
+            outputs.extend(self.cache.outputs_on(&*unit, target)?.iter().cloned());
         }
         for id in &outputs {
             fx.changed.extend(self.reassess(unit, id)?);
