@@ -64,17 +64,27 @@ fn sled_order(o: &Observation) -> (i64, &str) {
 }
 
 /// What is filed under targets: their observations and the outputs
-/// watching them, read together (`ReadStore::target_entries`).
+/// watching them, read together (`ReadStore::target_entries`); and the
+/// links of refs to threads known to exist (`Unit::link`: a link is never
+/// removed, so only links found are kept).
 pub struct ObservationCache {
     by_target: Bounded<TargetEntries>,
+    linked: Bounded<()>,
 }
 
 impl Default for ObservationCache {
     fn default() -> Self {
         ObservationCache {
             by_target: Bounded::new(CACHED_TARGETS),
+            linked: Bounded::new(CACHED_TARGETS),
         }
     }
+}
+
+/// How `ObservationCache::linked` keys a link (a key from outside holds no
+/// control character, `model::ids`).
+fn link_key(ref_key: &str, thread: &str) -> String {
+    format!("{ref_key}\0{thread}")
 }
 
 impl ObservationCache {
@@ -171,6 +181,31 @@ impl ObservationCache {
         Ok(Cow::Owned(all))
     }
 
+    /// True when `ref_key` is linked to `thread` (`Unit::is_linked`), from
+    /// the cache where it can: every event on a PR asked for its branch's,
+    /// head commit's and merge commit's links.
+    pub fn is_linked(
+        &mut self,
+        store: &(impl ReadStore + ?Sized),
+        ref_key: &str,
+        thread: &str,
+    ) -> Result<bool> {
+        let key = link_key(ref_key, thread);
+        if self.linked.map.contains_key(&key) {
+            return Ok(true);
+        }
+        let found = store.get_raw(&super::keys::ref_link(ref_key, thread))?.is_some();
+        if found {
+            self.linked.insert(&key, ());
+        }
+        Ok(found)
+    }
+
+    /// Note a link just written (`Unit::link`).
+    pub fn link(&mut self, ref_key: &str, thread: &str) {
+        self.linked.insert(&link_key(ref_key, thread), ());
+    }
+
     /// True when `target`'s observations are cached.
     pub fn has(&self, target: &str) -> bool {
         self.by_target.map.contains_key(target)
@@ -179,6 +214,7 @@ impl ObservationCache {
     /// Forget everything (after a failed write, the store is the truth).
     pub fn clear(&mut self) {
         self.by_target.clear();
+        self.linked.clear();
     }
 }
 
@@ -352,6 +388,25 @@ mod tests {
         // Forgotten or cleared, the store is read again.
         cache.clear();
         assert_eq!(cache.get_mut(&store, "o/r:1:0").unwrap().unwrap(), &first);
+    }
+
+    #[test]
+    fn links_answer_like_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut cache = ObservationCache::default();
+        store.db().insert(keys::ref_link("o/r@main", "o/r#1"), []).unwrap();
+        assert!(cache.is_linked(&store, "o/r@main", "o/r#1").unwrap());
+        assert!(!cache.is_linked(&store, "o/r@main", "o/r#2").unwrap());
+        // A link not found is not remembered: written later, it is found.
+        store.db().insert(keys::ref_link("o/r@main", "o/r#2"), []).unwrap();
+        assert!(cache.is_linked(&store, "o/r@main", "o/r#2").unwrap());
+        // One the worker wrote shows before its unit commits.
+        cache.link("o/r@dev", "o/r#1");
+        assert!(cache.is_linked(&store, "o/r@dev", "o/r#1").unwrap());
+        assert!(!cache.is_linked(&store, "o/r@de", "vo/r#1").unwrap());
+        cache.clear();
+        assert!(!cache.is_linked(&store, "o/r@dev", "o/r#1").unwrap());
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl Worker {
 
     /// Link a branch or commit to a PR, copying what was filed under it before.
     pub(super) fn link_ref(&mut self, unit: &mut Unit, ref_key: &str, thread: &str) -> Result<()> {
-        if unit.is_linked(ref_key, thread)? {
+        if self.cache.is_linked(&*unit, ref_key, thread)? {
             return Ok(());
         }
         for obs in unit.observations_of(ref_key)? {
@@ -97,6 +97,7 @@ impl Worker {
             self.cache.inserted(thread, &copy);
         }
         unit.link(ref_key, thread);
+        self.cache.link(ref_key, thread);
         Ok(())
     }
 }

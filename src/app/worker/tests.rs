@@ -1,5 +1,6 @@
 use std::sync::atomic::Ordering;
 
+use super::dead_letters::MAX_ATTEMPTS;
 use super::*;
 use crate::app::App;
 use crate::model::clock::Clock;
@@ -57,6 +58,46 @@ async fn a_panicking_item_is_dead_lettered_and_the_queue_goes_on() {
     assert_eq!(letters[0].item(), Some(delivery("d-2")));
     assert!(app.shared.last_error().unwrap().contains("dead letters"));
     app.shutdown();
+}
+
+/// An item whose processing fails with an error is tried again, on the
+/// item as stored, with its writes undone before each try: it passes on a
+/// later try with nothing filed twice, or after `MAX_ATTEMPTS` tries it is
+/// set aside whole, and the queue goes on either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_item_is_tried_again_on_the_item_as_stored() {
+    for (errors, dead) in [(MAX_ATTEMPTS - 1, false), (MAX_ATTEMPTS + 2, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::start(dir.path(), Clock::System).unwrap();
+        app.wait_ready().await;
+        app.store.set_counter_for_tests("test_error_at", 2);
+        app.store.set_counter_for_tests("test_errors_left", errors.into());
+        for id in ["d-1", "d-2", "d-3"] {
+            let item = delivery_observing(id, &["o/r#1"]);
+            assert!(matches!(app.writer.enqueue(item).await.unwrap(), Enqueued::Stored(_)));
+        }
+        app.wait_idle().await;
+        assert_eq!(app.shared.processed_total.load(Ordering::Relaxed), 3);
+        let filed: Vec<String> = app
+            .store
+            .observations(&["o/r#1".to_string()])
+            .unwrap()
+            .into_iter()
+            .map(|o| o.id)
+            .collect();
+        let letters = app.store.dead_letters().unwrap();
+        if dead {
+            assert_eq!(filed, ["obs-d-1", "obs-d-3"]);
+            assert_eq!(letters.len(), 1);
+            assert_eq!(letters[0].attempts, MAX_ATTEMPTS);
+            assert!(letters[0].error.contains("injected error"), "{letters:?}");
+            assert_eq!(letters[0].item(), Some(delivery_observing("d-2", &["o/r#1"])));
+        } else {
+            assert_eq!(filed, ["obs-d-1", "obs-d-2", "obs-d-3"]);
+            assert!(letters.is_empty(), "{letters:?}");
+        }
+        app.shutdown();
+    }
 }
 
 /// Two workers (two replicas' stores on one PostgreSQL database) drain

@@ -117,7 +117,7 @@ impl Worker {
             chunks |= matches!(item, Ok(InboxItem::ManifestChunks { .. }));
             let sp = unit.savepoint();
             let outcome = match item {
-                Ok(item) => self.process_guarded(&mut unit, seq, item),
+                Ok(item) => self.process_guarded(&mut unit, seq, item, &bytes),
                 Err(e) => Err(Failure {
                     error: e.to_string(),
                     attempts: 1,
@@ -343,7 +343,7 @@ impl Worker {
         // After the item's observations are filed: a failure here is one
         // midway through the item's writes.
         #[cfg(test)]
-        fail_for_tests(&self.store, seq);
+        fail_for_tests(&self.store, seq)?;
         for target in &touched {
             // A replica registering an output on this target waits for
             // these observations, or they for it (`reassess` locks too).
