@@ -157,6 +157,56 @@ pub fn cpu_seconds() -> f64 {
 
 /// CPU seconds used by the calling thread (immune to other processes'
 /// load on a shared machine, unlike wall time).
+/// Pin the calling thread to the CPU, of those the process may run on,
+/// that took the fewest device interrupts so far (`/proc/interrupts`' rows
+/// numbered by IRQ), and return it; `None` when either cannot be read.
+/// A bench pins the threads whose CPU per event it compares to the same
+/// CPU: on this VM every interrupt of the disk lands on one CPU (virtio's
+/// `req.0` queue), and a thread running there spent 5.1 µs of an event's
+/// 21.1 µs in them against 0.5 µs of 15.3 µs on the other (`perf` of the
+/// store ceiling, BENCHMARKS.md 2026-11-27 day): which CPU the scheduler
+/// chose moved a figure by 1.4× from run to run.
+pub fn pin_to_quiet_cpu() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/interrupts").ok()?;
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
+    // writes at most its size.
+    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0 {
+        return None;
+    }
+    let mut lines = text.lines();
+    let cpus: Vec<usize> = lines
+        .next()?
+        .split_whitespace()
+        .filter_map(|c| c.strip_prefix("CPU")?.parse().ok())
+        .collect();
+    let mut taken = vec![0u64; cpus.len()];
+    for line in lines {
+        let mut fields = line.split_whitespace();
+        let numbered = fields
+            .next()
+            .and_then(|f| f.strip_suffix(':'))
+            .is_some_and(|f| f.parse::<u32>().is_ok());
+        if numbered {
+            for (n, count) in fields.take(cpus.len()).enumerate() {
+                taken[n] += count.parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    // SAFETY: CPU_ISSET reads the set within its bounds (cpu < CPU_SETSIZE).
+    let quiet = cpus
+        .iter()
+        .zip(&taken)
+        .filter(|(&cpu, _)| cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &allowed) })
+        .min_by_key(|(_, &count)| count)
+        .map(|(&cpu, _)| cpu)?;
+    // SAFETY: as above; the set names one CPU the process may run on.
+    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(quiet, &mut one) };
+    (unsafe { libc::sched_setaffinity(0, size, &one) } == 0).then_some(quiet)
+}
+
 pub fn thread_cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,

@@ -26,6 +26,11 @@ pub struct ReplayArgs {
     /// Deliveries (events) in the inbox.
     #[arg(long, default_value_t = 50_000)]
     pub events: usize,
+    /// Rounds of (drain, store ceiling), each on fresh stores: the figures
+    /// are the medians, and the ratios the median of each round's ratio
+    /// (this machine's speed moves by 1.4× between runs of seconds).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
 }
 
 /// Events per gh-aw output: its `opened`, then activity on it.
@@ -130,6 +135,7 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
     let (wall, cpu) = std::thread::Builder::new()
         .name("bench-drain".into())
         .spawn(move || {
+            super::pin_to_quiet_cpu();
             let mut worker = Worker::new(store, shared);
             let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
             worker.drain_inbox();
@@ -147,6 +153,51 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
         "processed {processed} of {n} (last error: {last_error:?})"
     );
     Ok(Drain { wall, cpu, outputs })
+}
+
+/// A worker's drain of a fresh store's inbox filled with `items`.
+async fn timed_drain(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyhow::Result<Drain> {
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
+    let app = fill(dir.path(), items, Clock::manual(now)).await?;
+    drain(app, n).await
+}
+
+/// The store ceiling's drain of a fresh store's inbox filled with `items`.
+struct Ceiling {
+    wall: Duration,
+    /// Its thread's CPU seconds.
+    cpu: f64,
+    drained: usize,
+}
+
+async fn timed_ceiling(items: &[InboxItem], now: DateTime<Utc>) -> anyhow::Result<Ceiling> {
+    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
+    let app = fill(dir.path(), items, Clock::manual(now)).await?;
+    let store = app.store.clone();
+    // On a thread of its own, pinned like the drain's.
+    let (wall, drained, cpu) = std::thread::Builder::new()
+        .name("bench-ceiling".into())
+        .spawn(move || {
+            super::pin_to_quiet_cpu();
+            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
+            let drained = store_ceiling(&store);
+            (t.elapsed(), drained, super::thread_cpu_seconds() - cpu)
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the store ceiling panicked"))?;
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    Ok(Ceiling {
+        wall,
+        cpu,
+        drained: drained?,
+    })
+}
+
+/// The median of `f` over the rounds (the upper one of an even count).
+fn median_of<T, V: PartialOrd + Copy>(rounds: &[T], f: impl Fn(&T) -> V) -> V {
+    let mut all: Vec<V> = rounds.iter().map(f).collect();
+    all.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    all[all.len() / 2]
 }
 
 /// Two replicas on one database (two Apps, two pools, two workers on
@@ -250,31 +301,38 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         false => None,
     };
 
-    // Ours: a worker drains the inbox.
-    let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
-    let app = fill(dir.path(), &items, Clock::manual(now)).await?;
-    let Drain {
-        wall: drain,
-        cpu: drain_cpu,
-        outputs,
-    } = self::drain(app, n).await?;
-
-    // Baseline: the store ceiling on an identical inbox.
-    let dir2 = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
-    let app2 = fill(dir2.path(), &items, Clock::manual(now)).await?;
-    let store2 = app2.store.clone();
-    let (ceiling, drained, ceiling_cpu) = tokio::task::spawn_blocking(move || {
-        let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-        let drained = store_ceiling(&store2);
-        (t.elapsed(), drained, super::thread_cpu_seconds() - cpu)
-    })
-    .await?;
-    let drained = drained?;
-    tokio::task::spawn_blocking(move || app2.shutdown()).await?;
-
+    // Rounds of ours (a worker drains the inbox) and the baseline (the
+    // store ceiling on an identical inbox), back to back.
     let rate = |d: Duration, count: usize| count as f64 / d.as_secs_f64();
+    let mut rounds = Vec::new();
+    for _ in 0..args.rounds.max(1) {
+        let ours = timed_drain(&items, now, n).await?;
+        let base = timed_ceiling(&items, now).await?;
+        rounds.push((ours, base));
+    }
+    let outputs = rounds[0].0.outputs;
+    let (drain, drain_cpu) = (median_of(&rounds, |r| r.0.wall), median_of(&rounds, |r| r.0.cpu));
+    let (ceiling, drained) = (median_of(&rounds, |r| r.1.wall), rounds[0].1.drained);
+    let ceiling_cpu = median_of(&rounds, |r| r.1.cpu);
     let ours = rate(drain, n);
     let base = rate(ceiling, drained);
+    let rate_ratio = median_of(&rounds, |r| {
+        rate(r.0.wall, n) / rate(r.1.wall, r.1.drained.max(1))
+    });
+    let cpu_ratio = median_of(&rounds, |r| {
+        (r.0.cpu / n as f64) / (r.1.cpu / r.1.drained.max(1) as f64).max(1e-12)
+    });
+    let per_round = rounds
+        .iter()
+        .map(|(o, b)| {
+            format!(
+                "{:.1} / {:.1}",
+                o.cpu * 1e6 / n as f64,
+                b.cpu * 1e6 / b.drained.max(1) as f64
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
     let engine = if super::on_pg() { "PostgreSQL" } else { "sled" };
     let pair = match super::on_pg() {
         true => Some(two_replicas(&items, now, n).await?),
@@ -293,7 +351,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         )
         .baseline(
             format!("{} (store ceiling)", per_sec(base)),
-            Some(ours / base),
+            Some(rate_ratio),
         )
         .target("≥ 50,000/s", ours >= 50_000.0),
     );
@@ -358,11 +416,22 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         )
         .baseline(
             format!("{:.1} µs (store ceiling)", ceiling_cpu * 1e6 / drained_n),
-            Some((drain_cpu / n as f64) / (ceiling_cpu / drained_n).max(1e-12)),
+            Some(cpu_ratio),
         ),
     );
+    let pinned = match std::thread::spawn(super::pin_to_quiet_cpu).join().ok().flatten() {
+        Some(cpu) => format!("both on CPU {cpu}, the one with the fewest device interrupts"),
+        None => "not pinned".to_string(),
+    };
     t.push(Row::new(
-        "inbox item decode per event: as the writer stores it (JSON, LZ4 + dictionary v1) / v3 (`store::codec`), and bytes",
+        format!(
+            "each round's drain / ceiling CPU per event, µs (figures above: medians of {} rounds; {pinned})",
+            rounds.len()
+        ),
+        per_round,
+    ));
+    t.push(Row::new(
+        "inbox item decode per event: the JSON form (LZ4 + dictionary v1; items stored before v3) / v3 (`store::codec`, as the writer stores it), and bytes",
         item_forms(&items),
     ));
     t.push(Row::new(
@@ -375,8 +444,9 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
     Ok(t)
 }
 
-/// Decoding the inbox items in the form the writer stores them and in the
-/// v3 form the worker also reads: µs per item and bytes per item.
+/// Decoding the inbox items in the JSON form the worker still reads (items
+/// stored before v3) and in the v3 form the writer stores: µs per item and
+/// bytes per item.
 fn item_forms(items: &[InboxItem]) -> String {
     let v2: Vec<Vec<u8>> = items.iter().map(crate::store::encode).collect();
     let v3: Vec<Vec<u8>> = items.iter().map(codec::encode_item).collect();
