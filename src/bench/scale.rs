@@ -169,12 +169,18 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(
         r??;
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
-    let (secs, cpu) = tokio::task::spawn_blocking(move || {
-        let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-        Worker::new(store, shared).drain_inbox();
-        (t.elapsed().as_secs_f64(), super::thread_cpu_seconds() - cpu)
-    })
-    .await?;
+    // On a thread of its own, pinned to one CPU for every size
+    // (`bench::pin_to_quiet_cpu`), and named for a profiler.
+    let (secs, cpu) = std::thread::Builder::new()
+        .name("bench-drain".into())
+        .spawn(move || {
+            super::pin_to_quiet_cpu();
+            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
+            Worker::new(store, shared).drain_inbox();
+            (t.elapsed().as_secs_f64(), super::thread_cpu_seconds() - cpu)
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
     anyhow::ensure!(
         app.store.backlog() == 0,
         "worker stopped: {:?}",
