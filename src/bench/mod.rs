@@ -198,7 +198,9 @@ pub fn pin_to_quiet_cpu() -> Option<usize> {
     let quiet = cpus
         .iter()
         .zip(&taken)
-        .filter(|(&cpu, _)| cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &allowed) })
+        .filter(|(&cpu, _)| {
+            cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &allowed) }
+        })
         .min_by_key(|(_, &count)| count)
         .map(|(&cpu, _)| cpu)?;
     // SAFETY: as above; the set names one CPU the process may run on.

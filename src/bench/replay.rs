@@ -311,7 +311,10 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         rounds.push((ours, base));
     }
     let outputs = rounds[0].0.outputs;
-    let (drain, drain_cpu) = (median_of(&rounds, |r| r.0.wall), median_of(&rounds, |r| r.0.cpu));
+    let (drain, drain_cpu) = (
+        median_of(&rounds, |r| r.0.wall),
+        median_of(&rounds, |r| r.0.cpu),
+    );
     let (ceiling, drained) = (median_of(&rounds, |r| r.1.wall), rounds[0].1.drained);
     let ceiling_cpu = median_of(&rounds, |r| r.1.cpu);
     let ours = rate(drain, n);
@@ -419,7 +422,11 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
             Some(cpu_ratio),
         ),
     );
-    let pinned = match std::thread::spawn(super::pin_to_quiet_cpu).join().ok().flatten() {
+    let pinned = match std::thread::spawn(super::pin_to_quiet_cpu)
+        .join()
+        .ok()
+        .flatten()
+    {
         Some(cpu) => format!("both on CPU {cpu}, the one with the fewest device interrupts"),
         None => "not pinned".to_string(),
     };

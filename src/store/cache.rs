@@ -194,7 +194,9 @@ impl ObservationCache {
         if self.linked.map.contains_key(&key) {
             return Ok(true);
         }
-        let found = store.get_raw(&super::keys::ref_link(ref_key, thread))?.is_some();
+        let found = store
+            .get_raw(&super::keys::ref_link(ref_key, thread))?
+            .is_some();
         if found {
             self.linked.insert(&key, ());
         }
@@ -395,11 +397,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let mut cache = ObservationCache::default();
-        store.db().insert(keys::ref_link("o/r@main", "o/r#1"), []).unwrap();
+        store
+            .db()
+            .insert(keys::ref_link("o/r@main", "o/r#1"), [])
+            .unwrap();
         assert!(cache.is_linked(&store, "o/r@main", "o/r#1").unwrap());
         assert!(!cache.is_linked(&store, "o/r@main", "o/r#2").unwrap());
         // A link not found is not remembered: written later, it is found.
-        store.db().insert(keys::ref_link("o/r@main", "o/r#2"), []).unwrap();
+        store
+            .db()
+            .insert(keys::ref_link("o/r@main", "o/r#2"), [])
+            .unwrap();
         assert!(cache.is_linked(&store, "o/r@main", "o/r#2").unwrap());
         // One the worker wrote shows before its unit commits.
         cache.link("o/r@dev", "o/r#1");

@@ -197,7 +197,7 @@ pub struct Unit {
     /// Output records replaced in this unit and not encoded yet
     /// (`replace_output_record`, sled), by id: written at commit, or
     /// before anything else writes their key (`flush_replaced`).
-    replaced: BTreeMap<String, Replaced>,
+    replaced: BTreeMap<String, Box<Replaced>>,
     /// For each change to `replaced` since the unit began, how to undo it
     /// (`rollback_to`).
     replaced_undo: Vec<ReplacedUndo>,
@@ -215,9 +215,9 @@ enum ReplacedUndo {
     /// The id was not replaced before.
     Added(String),
     /// The id's record was replaced again: what it was before.
-    Now(String, StoredOutput),
+    Now(String, Box<StoredOutput>),
     /// The id's record was written out (`flush_replaced`).
-    Written(String, Replaced),
+    Written(String, Box<Replaced>),
 }
 
 /// A batch of typed writes that `github::` helpers fill (see
@@ -304,7 +304,7 @@ impl Unit {
         let replaced: Vec<(Vec<u8>, &Replaced)> = self
             .replaced
             .iter()
-            .map(|(id, r)| (keys::output(id), r))
+            .map(|(id, r)| (keys::output(id), &**r))
             .filter(|(k, _)| k.as_slice() >= start && end.is_none_or(|end| k.as_slice() < end))
             .collect();
         if mine.peek().is_none() && replaced.is_empty() {
@@ -329,7 +329,7 @@ impl Unit {
             return None;
         }
         let id = std::str::from_utf8(key.strip_prefix(keys::OUTPUT)?).ok()?;
-        self.replaced.get(id)
+        self.replaced.get(id).map(|r| &**r)
     }
 
     /// Write out the record of `id` replaced and not encoded yet, if any:
@@ -341,7 +341,8 @@ impl Unit {
         if let Some(r) = self.replaced.remove(id) {
             self.roll_between(Some(&r.before), Some(&r.now));
             self.insert_output_record(&r.now);
-            self.replaced_undo.push(ReplacedUndo::Written(id.to_string(), r));
+            self.replaced_undo
+                .push(ReplacedUndo::Written(id.to_string(), r));
         }
     }
 
@@ -395,7 +396,7 @@ impl Unit {
                 }
                 ReplacedUndo::Now(id, before) => {
                     if let Some(r) = self.replaced.get_mut(&id) {
-                        r.now = before;
+                        r.now = *before;
                     }
                 }
                 ReplacedUndo::Written(id, r) => {
@@ -691,13 +692,14 @@ impl Unit {
         match self.replaced.get_mut(id) {
             Some(r) => {
                 let before = std::mem::replace(&mut r.now, stored.clone());
-                self.replaced_undo.push(ReplacedUndo::Now(id.clone(), before));
+                self.replaced_undo
+                    .push(ReplacedUndo::Now(id.clone(), Box::new(before)));
             }
             None => {
-                let r = Replaced {
+                let r = Box::new(Replaced {
                     before: old.clone(),
                     now: stored.clone(),
-                };
+                });
                 self.replaced.insert(id.clone(), r);
                 self.replaced_undo.push(ReplacedUndo::Added(id.clone()));
             }
@@ -954,7 +956,9 @@ mod tests {
         let id = |n: u8| format!("o/r:{n}:0");
         let mut first = store.begin();
         for n in 0..3 {
-            first.put_output(&crate::store::test_output(&id(n), "w")).unwrap();
+            first
+                .put_output(&crate::store::test_output(&id(n), "w"))
+                .unwrap();
         }
         first.commit().unwrap();
         let mut unit = store.begin();

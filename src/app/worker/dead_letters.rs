@@ -41,7 +41,9 @@ pub(super) fn fail_for_tests(store: &Store, seq: u64) -> Result<()> {
     let left = store.counter("test_errors_left");
     if store.counter("test_error_at") == seq && left > 0 {
         store.set_counter_for_tests("test_errors_left", left - 1);
-        return Err(StoreError::Database(format!("injected error at inbox item {seq}")));
+        return Err(StoreError::Database(format!(
+            "injected error at inbox item {seq}"
+        )));
     }
     Ok(())
 }

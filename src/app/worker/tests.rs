@@ -71,10 +71,14 @@ async fn a_failing_item_is_tried_again_on_the_item_as_stored() {
         let app = App::start(dir.path(), Clock::System).unwrap();
         app.wait_ready().await;
         app.store.set_counter_for_tests("test_error_at", 2);
-        app.store.set_counter_for_tests("test_errors_left", errors.into());
+        app.store
+            .set_counter_for_tests("test_errors_left", errors.into());
         for id in ["d-1", "d-2", "d-3"] {
             let item = delivery_observing(id, &["o/r#1"]);
-            assert!(matches!(app.writer.enqueue(item).await.unwrap(), Enqueued::Stored(_)));
+            assert!(matches!(
+                app.writer.enqueue(item).await.unwrap(),
+                Enqueued::Stored(_)
+            ));
         }
         app.wait_idle().await;
         assert_eq!(app.shared.processed_total.load(Ordering::Relaxed), 3);
@@ -91,7 +95,10 @@ async fn a_failing_item_is_tried_again_on_the_item_as_stored() {
             assert_eq!(letters.len(), 1);
             assert_eq!(letters[0].attempts, MAX_ATTEMPTS);
             assert!(letters[0].error.contains("injected error"), "{letters:?}");
-            assert_eq!(letters[0].item(), Some(delivery_observing("d-2", &["o/r#1"])));
+            assert_eq!(
+                letters[0].item(),
+                Some(delivery_observing("d-2", &["o/r#1"]))
+            );
         } else {
             assert_eq!(filed, ["obs-d-1", "obs-d-2", "obs-d-3"]);
             assert!(letters.is_empty(), "{letters:?}");
