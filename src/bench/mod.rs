@@ -155,18 +155,31 @@ pub fn cpu_seconds() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// CPU seconds used by the calling thread (immune to other processes'
-/// load on a shared machine, unlike wall time).
 /// Pin the calling thread to the CPU, of those the process may run on,
-/// that took the fewest device interrupts so far (`/proc/interrupts`' rows
-/// numbered by IRQ), and return it; `None` when either cannot be read.
-/// A bench pins the threads whose CPU per event it compares to the same
-/// CPU: on this VM every interrupt of the disk lands on one CPU (virtio's
+/// that had taken the fewest device interrupts (`/proc/interrupts`' rows
+/// numbered by IRQ) when a thread of the process first asked, and return
+/// it; `None` when either cannot be read. The CPU is chosen once, so the
+/// threads whose CPU per event a bench compares all run on the same one:
+/// on this VM every interrupt of the disk lands on one CPU (virtio's
 /// `req.0` queue), and a thread running there spent 5.1 µs of an event's
 /// 21.1 µs in them against 0.5 µs of 15.3 µs on the other (`perf` of the
 /// store ceiling, BENCHMARKS.md 2026-11-27 day): which CPU the scheduler
 /// chose moved a figure by 1.4× from run to run.
 pub fn pin_to_quiet_cpu() -> Option<usize> {
+    static QUIET: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let quiet = (*QUIET.get_or_init(quiet_cpu))?;
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes
+    // within it (`quiet_cpu` returns a CPU below CPU_SETSIZE), and
+    // sched_setaffinity reads at most its size.
+    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(quiet, &mut one) };
+    (unsafe { libc::sched_setaffinity(0, size, &one) } == 0).then_some(quiet)
+}
+
+/// The CPU of those the process may run on that took the fewest device
+/// interrupts so far (`pin_to_quiet_cpu`).
+fn quiet_cpu() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/interrupts").ok()?;
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
     // writes at most its size.
@@ -195,20 +208,17 @@ pub fn pin_to_quiet_cpu() -> Option<usize> {
         }
     }
     // SAFETY: CPU_ISSET reads the set within its bounds (cpu < CPU_SETSIZE).
-    let quiet = cpus
-        .iter()
+    cpus.iter()
         .zip(&taken)
         .filter(|(&cpu, _)| {
             cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &allowed) }
         })
         .min_by_key(|(_, &count)| count)
-        .map(|(&cpu, _)| cpu)?;
-    // SAFETY: as above; the set names one CPU the process may run on.
-    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    unsafe { libc::CPU_SET(quiet, &mut one) };
-    (unsafe { libc::sched_setaffinity(0, size, &one) } == 0).then_some(quiet)
+        .map(|(&cpu, _)| cpu)
 }
 
+/// CPU seconds used by the calling thread (immune to other processes'
+/// load on a shared machine, unlike wall time).
 pub fn thread_cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,

@@ -181,7 +181,7 @@ impl ObservationCache {
         Ok(Cow::Owned(all))
     }
 
-    /// True when `ref_key` is linked to `thread` (`Unit::is_linked`), from
+    /// True when `ref_key` is linked to `thread` (`ReadStore::is_linked`), from
     /// the cache where it can: every event on a PR asked for its branch's,
     /// head commit's and merge commit's links.
     pub fn is_linked(
@@ -194,9 +194,7 @@ impl ObservationCache {
         if self.linked.map.contains_key(&key) {
             return Ok(true);
         }
-        let found = store
-            .get_raw(&super::keys::ref_link(ref_key, thread))?
-            .is_some();
+        let found = store.is_linked(ref_key, thread)?;
         if found {
             self.linked.insert(&key, ());
         }

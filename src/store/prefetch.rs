@@ -32,7 +32,7 @@ impl ReadPlan {
         self.0.prefixes.push(keys::threads_on_ref(ref_key));
     }
 
-    /// Whether `ref_key` is linked to `thread` (`Unit::is_linked`).
+    /// Whether `ref_key` is linked to `thread` (`ReadStore::is_linked`).
     pub fn link(&mut self, ref_key: &str, thread: &str) {
         self.0.gets.push(keys::ref_link(ref_key, thread));
     }

@@ -91,6 +91,11 @@ pub trait ReadStore {
         Ok(all)
     }
 
+    /// True when `ref_key` is already linked to `thread` (`Unit::link`).
+    fn is_linked(&self, ref_key: &str, thread: &str) -> Result<bool> {
+        Ok(self.get_raw(&keys::ref_link(ref_key, thread))?.is_some())
+    }
+
     /// Resolve an output id through aliases left by manifest merges. An id
     /// with a record filed under it is canonical (`Unit::retire_output`
     /// removes the record of the id it makes an alias, `Unit::put_output`
@@ -566,11 +571,6 @@ impl Unit {
     /// Threads (PRs) whose head is the given branch or commit.
     pub fn threads_on_ref(&self, ref_key: &str) -> Result<Vec<String>> {
         self.suffixes(&keys::threads_on_ref(ref_key))
-    }
-
-    /// True when `ref_key` is already linked to `thread`.
-    pub fn is_linked(&self, ref_key: &str, thread: &str) -> Result<bool> {
-        Ok(self.get_raw(&keys::ref_link(ref_key, thread))?.is_some())
     }
 
     /// Link a branch or commit to a PR thread.
