@@ -55,7 +55,7 @@ impl Worker {
     }
 
     /// Process inbox items in one unit of work, up to `UNIT_ITEMS` or
-    /// `UNIT_TIME`; an item that needs a unit of its own (it writes through
+    /// `UNIT_TIME` (on PostgreSQL `UNIT_ITEMS_SHARED`, `UNIT_TIME_SHARED`); an item that needs a unit of its own (it writes through
     /// `github::` helpers, or commits chunk by chunk) ends the unit before
     /// it, or is alone in it. Returns false when the inbox is empty, an
     /// error when the inbox cannot be read or the unit could not be
@@ -79,7 +79,7 @@ impl Worker {
                 let first = if shared { 0 } else { self.next_seq };
                 let from = last.map_or(first, |l| l + 1);
                 let want = if shared {
-                    UNIT_ITEMS - count as usize
+                    UNIT_ITEMS_SHARED - count as usize
                 } else {
                     INBOX_READ
                 };
@@ -146,8 +146,12 @@ impl Worker {
             unit.remove_inbox_item(seq);
             count += 1;
             last = Some(seq);
-            let unit_time = if shared { UNIT_TIME_SHARED } else { UNIT_TIME };
-            if alone || count as usize >= UNIT_ITEMS || started.elapsed() >= unit_time {
+            let (unit_items, unit_time) = if shared {
+                (UNIT_ITEMS_SHARED, UNIT_TIME_SHARED)
+            } else {
+                (UNIT_ITEMS, UNIT_TIME)
+            };
+            if alone || count as usize >= unit_items || started.elapsed() >= unit_time {
                 break;
             }
         }
