@@ -55,7 +55,8 @@ impl Worker {
     }
 
     /// Process inbox items in one unit of work, up to `UNIT_ITEMS` or
-    /// `UNIT_TIME` (on PostgreSQL `UNIT_ITEMS_SHARED`, `UNIT_TIME_SHARED`); an item that needs a unit of its own (it writes through
+    /// `UNIT_TIME` (on PostgreSQL `UNIT_ITEMS_SHARED`, `UNIT_TIME_SHARED`);
+    /// an item that needs a unit of its own (it writes through
     /// `github::` helpers, or commits chunk by chunk) ends the unit before
     /// it, or is alone in it. Returns false when the inbox is empty, an
     /// error when the inbox cannot be read or the unit could not be
