@@ -177,6 +177,40 @@ pub fn pin_to_quiet_cpu() -> Option<usize> {
     (unsafe { libc::sched_setaffinity(0, size, &one) } == 0).then_some(quiet)
 }
 
+/// What `timed_on_quiet_cpu` measured of its work.
+pub struct Timed<R> {
+    pub value: R,
+    pub wall: std::time::Duration,
+    /// The thread's CPU seconds.
+    pub cpu: f64,
+    /// The CPU it was pinned to (`None`: not pinned).
+    pub on: Option<usize>,
+}
+
+/// Run `work` on a thread of its own named `name` (so a profiler can tell
+/// it apart), pinned to the quiet CPU (`pin_to_quiet_cpu`), and time it by
+/// wall clock and by the thread's CPU seconds.
+pub fn timed_on_quiet_cpu<R: Send + 'static>(
+    name: &str,
+    work: impl FnOnce() -> R + Send + 'static,
+) -> anyhow::Result<Timed<R>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let on = pin_to_quiet_cpu();
+            let (t, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+            let value = work();
+            Timed {
+                wall: t.elapsed(),
+                cpu: thread_cpu_seconds() - cpu,
+                value,
+                on,
+            }
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the bench's thread `{name}` panicked"))
+}
+
 /// The CPU of those the process may run on that took the fewest device
 /// interrupts so far (`pin_to_quiet_cpu`).
 fn quiet_cpu() -> Option<usize> {

@@ -123,6 +123,8 @@ struct Drain {
     wall: Duration,
     /// The drain thread's CPU seconds.
     cpu: f64,
+    /// The CPU the drain's thread was pinned to.
+    on: Option<usize>,
     outputs: u64,
 }
 
@@ -131,18 +133,8 @@ struct Drain {
 async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
     let store = app.store.clone();
     let shared = app.shared.clone();
-    // A named thread, so a profiler can tell the drain apart.
-    let (wall, cpu) = std::thread::Builder::new()
-        .name("bench-drain".into())
-        .spawn(move || {
-            super::pin_to_quiet_cpu();
-            let mut worker = Worker::new(store, shared);
-            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-            worker.drain_inbox();
-            (t.elapsed(), super::thread_cpu_seconds() - cpu)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
+    let mut worker = Worker::new(store, shared);
+    let timed = super::timed_on_quiet_cpu("bench-drain", move || worker.drain_inbox())?;
     let processed = app.store.counter(counter::PROCESSED);
     let outputs = app.outputs_tracked();
     let backlog = app.store.backlog();
@@ -152,7 +144,12 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
         processed == n as u64 && backlog == 0,
         "processed {processed} of {n} (last error: {last_error:?})"
     );
-    Ok(Drain { wall, cpu, outputs })
+    Ok(Drain {
+        wall: timed.wall,
+        cpu: timed.cpu,
+        on: timed.on,
+        outputs,
+    })
 }
 
 /// A worker's drain of a fresh store's inbox filled with `items`.
@@ -174,22 +171,13 @@ async fn timed_ceiling(items: &[InboxItem], now: DateTime<Utc>) -> anyhow::Resul
     let dir = crate::app::temp::TempFolder::new("safe-outcomes-bench-")?;
     let app = fill(dir.path(), items, Clock::manual(now)).await?;
     let store = app.store.clone();
-    // On a thread of its own, pinned like the drain's.
-    let (wall, drained, cpu) = std::thread::Builder::new()
-        .name("bench-ceiling".into())
-        .spawn(move || {
-            super::pin_to_quiet_cpu();
-            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-            let drained = store_ceiling(&store);
-            (t.elapsed(), drained, super::thread_cpu_seconds() - cpu)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the store ceiling panicked"))?;
+    // Pinned like the drain's thread.
+    let timed = super::timed_on_quiet_cpu("bench-ceiling", move || store_ceiling(&store))?;
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     Ok(Ceiling {
-        wall,
-        cpu,
-        drained: drained?,
+        wall: timed.wall,
+        cpu: timed.cpu,
+        drained: timed.value?,
     })
 }
 
@@ -251,7 +239,13 @@ async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyh
         processed == n as u64,
         "two replicas processed {processed} of {n} (last errors: {last_errors:?})"
     );
-    Ok(Drain { wall, cpu, outputs })
+    // Not pinned: the two replicas' threads run side by side.
+    Ok(Drain {
+        wall,
+        cpu,
+        on: None,
+        outputs,
+    })
 }
 
 pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
@@ -422,11 +416,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
             Some(cpu_ratio),
         ),
     );
-    let pinned = match std::thread::spawn(super::pin_to_quiet_cpu)
-        .join()
-        .ok()
-        .flatten()
-    {
+    let pinned = match rounds[0].0.on {
         Some(cpu) => format!("both on CPU {cpu}, the one with the fewest device interrupts"),
         None => "not pinned".to_string(),
     };

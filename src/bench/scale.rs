@@ -169,18 +169,11 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(
         r??;
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
-    // On a thread of its own, pinned to one CPU for every size
-    // (`bench::pin_to_quiet_cpu`), and named for a profiler.
-    let (secs, cpu) = std::thread::Builder::new()
-        .name("bench-drain".into())
-        .spawn(move || {
-            super::pin_to_quiet_cpu();
-            let (t, cpu) = (Instant::now(), super::thread_cpu_seconds());
-            Worker::new(store, shared).drain_inbox();
-            (t.elapsed().as_secs_f64(), super::thread_cpu_seconds() - cpu)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the drain panicked"))?;
+    // Pinned to the same CPU for every size.
+    let timed = super::timed_on_quiet_cpu("bench-drain", move || {
+        Worker::new(store, shared).drain_inbox()
+    })?;
+    let (secs, cpu) = (timed.wall.as_secs_f64(), timed.cpu);
     anyhow::ensure!(
         app.store.backlog() == 0,
         "worker stopped: {:?}",

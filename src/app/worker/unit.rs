@@ -65,6 +65,11 @@ impl Worker {
         let started = Instant::now();
         let mut unit = self.store.begin();
         let shared = unit.is_shared();
+        let (unit_items, unit_time) = if shared {
+            (UNIT_ITEMS_SHARED, UNIT_TIME_SHARED)
+        } else {
+            (UNIT_ITEMS, UNIT_TIME)
+        };
         let mut effects = Effects::default();
         let (mut count, mut last) = (0u64, None::<u64>);
         let (mut busy, mut chunks) = (false, false);
@@ -80,7 +85,7 @@ impl Worker {
                 let first = if shared { 0 } else { self.next_seq };
                 let from = last.map_or(first, |l| l + 1);
                 let want = if shared {
-                    UNIT_ITEMS_SHARED - count as usize
+                    unit_items - count as usize
                 } else {
                     INBOX_READ
                 };
@@ -147,11 +152,6 @@ impl Worker {
             unit.remove_inbox_item(seq);
             count += 1;
             last = Some(seq);
-            let (unit_items, unit_time) = if shared {
-                (UNIT_ITEMS_SHARED, UNIT_TIME_SHARED)
-            } else {
-                (UNIT_ITEMS, UNIT_TIME)
-            };
             if alone || count as usize >= unit_items || started.elapsed() >= unit_time {
                 break;
             }
