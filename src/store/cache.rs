@@ -88,15 +88,16 @@ fn link_key(ref_key: &str, thread: &str) -> String {
 }
 
 impl ObservationCache {
-    /// Note an observation just written under `target` (same key replaces).
-    pub fn inserted(&mut self, target: &str, obs: &Observation) {
+    /// Note an observation just written under `target` (same key
+    /// replaces). It is taken, not copied: the caller is done with it.
+    pub fn inserted(&mut self, target: &str, obs: Observation) {
         let Some(entries) = self.by_target.map.get_mut(target) else {
             return;
         };
         let list = &mut entries.observations;
-        match list.binary_search_by(|o| sled_order(o).cmp(&sled_order(obs))) {
-            Ok(i) => list[i] = obs.clone(),
-            Err(i) => list.insert(i, obs.clone()),
+        match list.binary_search_by(|o| sled_order(o).cmp(&sled_order(&obs))) {
+            Ok(i) => list[i] = obs,
+            Err(i) => list.insert(i, obs),
         }
     }
 
@@ -256,12 +257,15 @@ impl OutputCache {
         Ok(self.by_id.map.get_mut(&key))
     }
 
-    /// Note an output just written (or put in the batch about to be).
-    pub fn written(&mut self, stored: &StoredOutput) {
-        let id = stored.execution.id.clone();
-        match self.by_id.map.get_mut(&id) {
-            Some(cached) => *cached = stored.clone(),
-            None => self.by_id.insert(&id, stored.clone()),
+    /// Note an output just written (or put in the batch about to be). It
+    /// is taken, not copied: the caller is done with it.
+    pub fn written(&mut self, stored: StoredOutput) {
+        match self.by_id.map.get_mut(&stored.execution.id) {
+            Some(cached) => *cached = stored,
+            None => {
+                let id = stored.execution.id.clone();
+                self.by_id.insert(&id, stored)
+            }
         }
     }
 
@@ -311,7 +315,7 @@ mod tests {
                     super::super::encode(o),
                 )
                 .unwrap();
-            cache.inserted(&o.target, o);
+            cache.inserted(&o.target, o.clone());
         };
         put(&mut cache, &obs("b", "2026-01-01T00:00:02Z", "o/r#1"));
         let watch = vec!["o/r#1".to_string(), "o/r@main".to_string()];
@@ -361,7 +365,7 @@ mod tests {
 
         // The worker's own write shows at once, before its batch commits.
         let second = output("o/r:1:0", "b");
-        cache.written(&second);
+        cache.written(second.clone());
         assert_eq!(cache.get_mut(&store, "o/r:1:0").unwrap().unwrap(), &second);
 
         // An alias resolves to the canonical entry, never to a copy of its own.
@@ -373,7 +377,7 @@ mod tests {
             cache.get_mut(&store, "o/r:9:pr-5").unwrap().unwrap(),
             &second
         );
-        cache.written(&output("o/r:1:0", "c"));
+        cache.written(output("o/r:1:0", "c"));
         assert_eq!(
             cache
                 .get_mut(&store, "o/r:9:pr-5")

@@ -48,6 +48,19 @@ pub(super) fn fail_for_tests(store: &Store, seq: u64) -> Result<()> {
     Ok(())
 }
 
+/// Test hook: judging an output panics when one of its observations' ids
+/// names `panic-when-judged` (the dead-letter path of a failure found only
+/// when the unit's outputs are judged, `Worker::judge_unit`).
+#[cfg(test)]
+pub(super) fn panic_judging_for_tests(observations: &[Observation]) {
+    if let Some(o) = observations
+        .iter()
+        .find(|o| o.id.contains("panic-when-judged"))
+    {
+        panic!("injected failure judging {}", o.target);
+    }
+}
+
 impl Worker {
     /// Process one item into the unit, catching panics. An error is retried
     /// (it may have been passing) up to `MAX_ATTEMPTS`, its writes undone

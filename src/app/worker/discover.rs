@@ -169,7 +169,7 @@ impl Worker {
         for key in stored.execution.watch_keys() {
             self.cache.output_filed(&key, &id);
         }
-        self.outputs.written(&stored);
+        self.outputs.written(stored);
         Ok(Some(id))
     }
 }

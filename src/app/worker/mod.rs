@@ -113,6 +113,9 @@ struct Effects {
     new_outputs: u64,
     /// Items moved to the dead letters, with why.
     dead: Vec<(u64, String)>,
+    /// Outputs the items touched, judged once after the unit's last item
+    /// (`Worker::judge_unit`); empty while items are judged one by one.
+    judge: BTreeSet<String>,
 }
 
 impl Effects {
@@ -124,6 +127,7 @@ impl Effects {
         self.backfill |= other.backfill;
         self.new_outputs += other.new_outputs;
         self.dead.extend(other.dead);
+        self.judge.extend(other.judge);
     }
 }
 
@@ -148,6 +152,13 @@ pub struct Worker {
     epoch: Option<u64>,
     /// When the next sweep of expired leases' leftovers is due.
     next_sweep: Instant,
+    /// Whether the unit now open judges the outputs its items touch once,
+    /// after its last item (sled), or after each item (`judge_once`).
+    judge_once: bool,
+    /// Items through this inbox sequence are judged after each item: a
+    /// unit whose judging failed is done again that way, so that the
+    /// failure is set aside with the one item it belongs to.
+    judge_each_through: u64,
 }
 
 impl Worker {
@@ -168,6 +179,8 @@ impl Worker {
             outputs: OutputCache::default(),
             epoch: None,
             next_sweep: Instant::now(),
+            judge_once: false,
+            judge_each_through: 0,
         }
     }
 

@@ -70,7 +70,7 @@ impl Worker {
                     ..obs.clone()
                 };
                 unit.put_observation(&thread, &copy);
-                self.cache.inserted(&thread, &copy);
+                self.cache.inserted(&thread, copy);
                 touched.insert(thread);
             }
         }
@@ -78,8 +78,9 @@ impl Worker {
             self.link_ref(unit, &key, &obs.target)?;
         }
         unit.put_observation(&obs.target, &obs);
-        self.cache.inserted(&obs.target, &obs);
-        touched.insert(obs.target);
+        let target = obs.target.clone();
+        self.cache.inserted(&target, obs);
+        touched.insert(target);
         Ok(())
     }
 
@@ -94,7 +95,7 @@ impl Worker {
                 ..obs
             };
             unit.put_observation(thread, &copy);
-            self.cache.inserted(thread, &copy);
+            self.cache.inserted(thread, copy);
         }
         unit.link(ref_key, thread);
         self.cache.link(ref_key, thread);

@@ -4,6 +4,36 @@
 use super::*;
 
 impl Worker {
+    /// Judge, once, the outputs a unit's items touched (`Effects::judge`),
+    /// after its last item: an output many items touch is judged, and its
+    /// record, rollup cells and schedule written, once per unit instead of
+    /// once per item (docs/store.md, "Judged once per unit"). The outcome
+    /// is the same: it is computed from every observation filed, as of now.
+    /// A failure or a panic is returned, for the unit to be done again
+    /// item by item.
+    pub(super) fn judge_unit(
+        &mut self,
+        unit: &mut Unit,
+        ids: &BTreeSet<String>,
+        fx: &mut Effects,
+    ) -> std::result::Result<(), String> {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut changed = Vec::new();
+            for id in ids {
+                changed.extend(self.reassess(unit, id)?);
+            }
+            Ok::<_, StoreError>(changed)
+        }));
+        match run {
+            Ok(Ok(changed)) => {
+                fx.changed.extend(changed);
+                Ok(())
+            }
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(panic) => Err(format!("panicked: {}", panic_message(&*panic))),
+        }
+    }
+
     /// Recompute an output's outcome from its observations, as of now.
     /// Returns the output's target when its outcome changed.
     pub(super) fn reassess(&mut self, unit: &mut Unit, id: &str) -> Result<Option<Target>> {
@@ -18,6 +48,8 @@ impl Worker {
             lock(unit, key)?;
         }
         let observations = self.cache.observations(&*unit, &watch)?;
+        #[cfg(test)]
+        dead_letters::panic_judging_for_tests(&observations);
         let now = self.shared.clock.now();
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {

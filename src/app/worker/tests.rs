@@ -347,3 +347,164 @@ fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
         })?;
     });
 }
+
+/// A delivery discovering output `discover` (if any) and filing one
+/// observation (id `<obs_id>`) on issue `#on` of `o/r`.
+fn observing_issue(id: &str, discover: Option<u64>, on: u64, obs_id: &str) -> InboxItem {
+    let at = checkpoint_t0() + chrono::Duration::minutes(30);
+    InboxItem::Delivery {
+        delivery_id: id.into(),
+        event: "issues".into(),
+        action: Some("labeled".into()),
+        received_at: at,
+        observations: vec![Observation {
+            id: obs_id.into(),
+            at,
+            target: crate::model::target::thread_key("o/r", on),
+            actor: Some(crate::model::Actor::new("maria-lopez", "User")),
+            event: ObservationKind::Labeled {
+                label: "bug".into(),
+            },
+            snapshot: None,
+        }],
+        discoveries: discover
+            .map(|i| issue_record(i, false))
+            .into_iter()
+            .collect(),
+        installation_change: None,
+    }
+}
+
+/// Judging an output panics only once the whole unit's items are filed
+/// (`Worker::judge_unit`, sled): the unit is done again item by item, and
+/// only the item whose observation makes the judging fail is set aside;
+/// the items before and after it, on the same output and on another, are
+/// kept and their outputs judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Clock::manual(checkpoint_t0() + chrono::Duration::hours(2));
+    let app = App::start_without_worker(dir.path(), clock).unwrap();
+    for item in [
+        observing_issue("d-1", Some(0), 1, "obs-1"),
+        observing_issue("d-2", None, 1, "obs-panic-when-judged"),
+        observing_issue("d-3", Some(1), 2, "obs-3"),
+        observing_issue("d-4", None, 1, "obs-4"),
+    ] {
+        let stored = app.writer.enqueue(item).await;
+        assert!(matches!(stored, Ok(Enqueued::Stored(_))));
+    }
+    let (store, shared) = (app.store.clone(), app.shared.clone());
+    let mut worker = Worker::new(store.clone(), shared);
+    worker.drain_inbox();
+    assert_eq!(store.backlog(), 0);
+    assert_eq!(store.counter(counter::PROCESSED), 4);
+    let letters = store.dead_letters().unwrap();
+    assert_eq!(letters.iter().map(|l| l.seq).collect::<Vec<_>>(), [2]);
+    assert!(letters[0].error.contains("injected failure judging o/r#1"));
+    assert_eq!(letters[0].attempts, 1, "a panic is not retried");
+    let ids = |on: u64| -> Vec<String> {
+        let key = crate::model::target::thread_key("o/r", on);
+        let filed = store.observations(&[key]).unwrap();
+        filed.into_iter().map(|o| o.id).collect()
+    };
+    assert_eq!(ids(1), ["obs-1", "obs-4"]);
+    assert_eq!(ids(2), ["obs-3"]);
+    for i in [0, 1] {
+        let id = issue_record(i, false).id;
+        let stored = store.output(&id).unwrap().expect("registered");
+        assert!(stored.outcome.is_some(), "{id} judged");
+    }
+    // Once past the items done again, units judge once more.
+    let item = observing_issue("d-5", None, 2, "obs-5");
+    app.writer.enqueue(item).await.unwrap();
+    worker.drain_inbox();
+    assert!(worker.judge_once, "back to judging once per unit");
+    assert_eq!(ids(2), ["obs-3", "obs-5"]);
+    app.shutdown();
+}
+
+/// One item of `judging_once_per_unit_gives_what_judging_each_item_gives`.
+fn unit_step() -> impl proptest::strategy::Strategy<Value = (u8, u64, bool)> {
+    use proptest::prelude::*;
+    (0..3u8, 0..4u64, any::<bool>())
+}
+
+/// The rule of `Worker::judge_unit` as a property: whatever the items
+/// (discoveries, manifest lines and their merges, observations), a store
+/// whose worker judges each output once per unit ends with the records,
+/// outcomes and schedule of one whose worker judges after each item.
+#[test]
+fn judging_once_per_unit_gives_what_judging_each_item_gives() {
+    use crate::model::target::thread_key;
+    use proptest::prelude::*;
+    let config = ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(steps in proptest::collection::vec(unit_step(), 1..40))| {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let now = checkpoint_t0() + chrono::Duration::hours(3);
+            let mut ends = Vec::new();
+            for each_item in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let clock = Clock::manual(now);
+                let app = App::start_without_worker(dir.path(), clock).unwrap();
+                for (n, (kind, i, close)) in steps.iter().enumerate() {
+                    let item = match kind {
+                        0 => observing_issue(&format!("d-{n}"), Some(*i), i + 1, &format!("o-{n}")),
+                        1 => InboxItem::Manifest {
+                            key: format!("m-{n}"),
+                            received_at: now,
+                            records: vec![issue_record(*i, true)],
+                        },
+                        _ => {
+                            let mut item = observing_issue(&format!("d-{n}"), None, i + 1, &format!("o-{n}"));
+                            if let (true, InboxItem::Delivery { observations, .. }) = (close, &mut item) {
+                                observations[0].event = ObservationKind::Closed;
+                            }
+                            item
+                        }
+                    };
+                    app.writer.enqueue(item).await.unwrap();
+                }
+                let mut worker = Worker::new(app.store.clone(), app.shared.clone());
+                if each_item {
+                    worker.judge_each_through = u64::MAX;
+                }
+                worker.drain_inbox();
+                prop_assert_eq!(app.shared.last_error(), None);
+                prop_assert!(app.store.dead_letters().unwrap().is_empty());
+                let store = &app.store;
+                let records: Vec<String> = store
+                    .outputs("", None)
+                    .map(|s| {
+                        let s = s.unwrap();
+                        format!("{:?} {:?}", s.execution, s.outcome)
+                    })
+                    .collect();
+                let far = now + chrono::Duration::days(400);
+                let schedule: Vec<(chrono::DateTime<chrono::Utc>, String)> = store
+                    .due_checkpoints(far, 10_000)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(due, id)| (due, store.canonical_id(&id).unwrap()))
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let observed: Vec<usize> = (1..=4)
+                    .map(|t| store.observations(&[thread_key("o/r", t)]).unwrap().len())
+                    .collect();
+                ends.push((records, schedule, observed));
+                app.shutdown();
+            }
+            prop_assert_eq!(&ends[0], &ends[1]);
+            Ok(())
+        })?;
+    });
+}

@@ -70,6 +70,10 @@ impl Worker {
         } else {
             (UNIT_ITEMS, UNIT_TIME)
         };
+        // On sled an output the unit's items touch is judged once, after
+        // them; on PostgreSQL after each item, whose locks decide which
+        // replica judges it.
+        self.judge_once = !shared && self.next_seq > self.judge_each_through;
         let mut effects = Effects::default();
         let (mut count, mut last) = (0u64, None::<u64>);
         let (mut busy, mut chunks) = (false, false);
@@ -164,6 +168,17 @@ impl Worker {
             }
             return Ok(busy);
         };
+        let judge = std::mem::take(&mut effects.judge);
+        if let Err(error) = self.judge_unit(&mut unit, &judge, &mut effects) {
+            // Which item the failure belongs to is not known: the unit is
+            // done again, each item's outputs judged after it, so that the
+            // failing item is set aside alone (`process_guarded`).
+            drop(unit);
+            self.forget_cached();
+            self.judge_each_through = last;
+            tracing::warn!(%error, through = last, "judging a unit's outputs; its items are done again one by one");
+            return Ok(true);
+        }
         unit.count_processed(self.processed, count);
         // A streamed manifest's chunks committed units of their own, each
         // checked: what this unit holds from before is what they left.
@@ -355,8 +370,12 @@ impl Worker {
             lock(unit, target)?;
             outputs.extend(self.cache.outputs_on(&*unit, target)?.iter().cloned());
         }
-        for id in &outputs {
-            fx.changed.extend(self.reassess(unit, id)?);
+        if self.judge_once {
+            fx.judge = outputs;
+        } else {
+            for id in &outputs {
+                fx.changed.extend(self.reassess(unit, id)?);
+            }
         }
         Ok(fx)
     }
