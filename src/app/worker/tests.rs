@@ -209,6 +209,23 @@ fn step() -> impl proptest::strategy::Strategy<Value = Step> {
     ]
 }
 
+/// The cases a property of the worker tries: each starts an App.
+fn property_config() -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: 24,
+        ..proptest::test_runner::Config::default()
+    }
+}
+
+/// A runtime of its own for each case of a property.
+fn case_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn checkpoint_t0() -> chrono::DateTime<chrono::Utc> {
     "2026-10-01T10:00:00Z".parse().unwrap()
 }
@@ -252,17 +269,9 @@ fn issue_record(i: u64, manifest: bool) -> crate::model::ExecutionRecord {
 fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
     use crate::model::target::thread_key;
     use proptest::prelude::*;
-    let config = ProptestConfig {
-        cases: 24,
-        ..ProptestConfig::default()
-    };
+    let config = property_config();
     proptest!(config, |(steps in proptest::collection::vec(step(), 1..30))| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        case_runtime().block_on(async {
             let dir = tempfile::tempdir().unwrap();
             let clock = Clock::manual(checkpoint_t0() + chrono::Duration::minutes(5));
             let app = App::start_without_worker(dir.path(), clock.clone()).unwrap();
@@ -438,17 +447,9 @@ fn unit_step() -> impl proptest::strategy::Strategy<Value = (u8, u64, bool)> {
 fn judging_once_per_unit_gives_what_judging_each_item_gives() {
     use crate::model::target::thread_key;
     use proptest::prelude::*;
-    let config = ProptestConfig {
-        cases: 24,
-        ..ProptestConfig::default()
-    };
+    let config = property_config();
     proptest!(config, |(steps in proptest::collection::vec(unit_step(), 1..40))| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        case_runtime().block_on(async {
             let now = checkpoint_t0() + chrono::Duration::hours(3);
             let mut ends = Vec::new();
             for each_item in [false, true] {
