@@ -152,12 +152,10 @@ pub struct Worker {
     epoch: Option<u64>,
     /// When the next sweep of expired leases' leftovers is due.
     next_sweep: Instant,
-    /// Whether the unit now open judges the outputs its items touch once,
-    /// after its last item (sled), or after each item (`judge_once`).
-    judge_once: bool,
     /// Items through this inbox sequence are judged after each item: a
     /// unit whose judging failed is done again that way, so that the
-    /// failure is set aside with the one item it belongs to.
+    /// failure is set aside with the one item it belongs to
+    /// (`Worker::judges_once`).
     judge_each_through: u64,
 }
 
@@ -179,7 +177,6 @@ impl Worker {
             outputs: OutputCache::default(),
             epoch: None,
             next_sweep: Instant::now(),
-            judge_once: false,
             judge_each_through: 0,
         }
     }

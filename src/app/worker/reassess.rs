@@ -4,6 +4,16 @@
 use super::*;
 
 impl Worker {
+    /// Whether `unit` judges the outputs its items touch once, after its
+    /// last item (`judge_unit`), or after each item. On sled once, but
+    /// for the items of a unit whose judging failed (`judge_each_through`;
+    /// `next_seq` is the unit's first item, and moves only when a unit
+    /// commits); on PostgreSQL after each item, whose locks decide which
+    /// replica judges an output.
+    pub(super) fn judges_once(&self, unit: &Unit) -> bool {
+        !unit.is_shared() && self.next_seq > self.judge_each_through
+    }
+
     /// Judge, once, the outputs a unit's items touched (`Effects::judge`),
     /// after its last item: an output many items touch is judged, and its
     /// record, rollup cells and schedule written, once per unit instead of

@@ -424,25 +424,77 @@ async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() 
         let stored = store.output(&id).unwrap().expect("registered");
         assert!(stored.outcome.is_some(), "{id} judged");
     }
-    // Once past the items done again, units judge once more.
+    // The failed unit's items were done again one by one; the units
+    // after them judge once again.
+    assert_eq!(worker.judge_each_through, 4);
+    assert!(worker.judges_once(&store.begin()));
     let item = observing_issue("d-5", None, 2, "obs-5");
     app.writer.enqueue(item).await.unwrap();
     worker.drain_inbox();
-    assert!(worker.judge_once, "back to judging once per unit");
     assert_eq!(ids(2), ["obs-3", "obs-5"]);
     app.shutdown();
 }
 
-/// One item of `judging_once_per_unit_gives_what_judging_each_item_gives`.
+/// One item of `judging_once_per_unit_gives_what_judging_each_item_gives`:
+/// (what, on which of four outputs, closing or not).
 fn unit_step() -> impl proptest::strategy::Strategy<Value = (u8, u64, bool)> {
     use proptest::prelude::*;
-    (0..3u8, 0..4u64, any::<bool>())
+    (0..5u8, 0..4u64, any::<bool>())
+}
+
+/// Item `n` of `judging_once_per_unit_gives_what_judging_each_item_gives`:
+/// 0 a webhook discovers output `i` (on issue `#i+1`) with an observation;
+/// 1 its manifest line (a merge, when discovered too); 2 a person labels
+/// (or closes) `#i+1`; 3 `#i+1` shows as a PR of branch `b<i>` (its
+/// branch is linked to the thread, and what was filed under the branch
+/// is copied to it); 4 an observation on branch `b<i>` (copied to the
+/// thread once linked).
+fn unit_item(
+    n: usize,
+    (kind, i, close): (u8, u64, bool),
+    now: chrono::DateTime<chrono::Utc>,
+) -> InboxItem {
+    use crate::model::target::ref_key;
+    let (id, on) = (format!("d-{n}"), i + 1);
+    let mut item = match kind {
+        0 => observing_issue(&id, Some(i), on, &format!("o-{n}")),
+        1 => {
+            return InboxItem::Manifest {
+                key: format!("m-{n}"),
+                received_at: now,
+                records: vec![issue_record(i, true)],
+            }
+        }
+        _ => observing_issue(&id, None, on, &format!("o-{n}")),
+    };
+    let InboxItem::Delivery { observations, .. } = &mut item else {
+        unreachable!("a delivery")
+    };
+    let obs = &mut observations[0];
+    if close {
+        obs.event = ObservationKind::Closed;
+    }
+    match kind {
+        3 => {
+            obs.snapshot = Some(crate::model::ItemSnapshot {
+                kind: Some(TargetKind::PullRequest),
+                state: "open".into(),
+                head_ref: Some(format!("b{i}")),
+                ..Default::default()
+            })
+        }
+        4 => obs.target = ref_key("o/r", &format!("b{i}")),
+        _ => {}
+    }
+    item
 }
 
 /// The rule of `Worker::judge_unit` as a property: whatever the items
-/// (discoveries, manifest lines and their merges, observations), a store
-/// whose worker judges each output once per unit ends with the records,
-/// outcomes and schedule of one whose worker judges after each item.
+/// (discoveries, manifest lines and their merges, observations, refs
+/// linked to threads and observations copied through them), a store whose
+/// worker judges each output once per unit ends with the records,
+/// outcomes, schedule and observations of one whose worker judges after
+/// each item.
 #[test]
 fn judging_once_per_unit_gives_what_judging_each_item_gives() {
     use crate::model::target::thread_key;
@@ -456,23 +508,8 @@ fn judging_once_per_unit_gives_what_judging_each_item_gives() {
                 let dir = tempfile::tempdir().unwrap();
                 let clock = Clock::manual(now);
                 let app = App::start_without_worker(dir.path(), clock).unwrap();
-                for (n, (kind, i, close)) in steps.iter().enumerate() {
-                    let item = match kind {
-                        0 => observing_issue(&format!("d-{n}"), Some(*i), i + 1, &format!("o-{n}")),
-                        1 => InboxItem::Manifest {
-                            key: format!("m-{n}"),
-                            received_at: now,
-                            records: vec![issue_record(*i, true)],
-                        },
-                        _ => {
-                            let mut item = observing_issue(&format!("d-{n}"), None, i + 1, &format!("o-{n}"));
-                            if let (true, InboxItem::Delivery { observations, .. }) = (close, &mut item) {
-                                observations[0].event = ObservationKind::Closed;
-                            }
-                            item
-                        }
-                    };
-                    app.writer.enqueue(item).await.unwrap();
+                for (n, step) in steps.iter().enumerate() {
+                    app.writer.enqueue(unit_item(n, *step, now)).await.unwrap();
                 }
                 let mut worker = Worker::new(app.store.clone(), app.shared.clone());
                 if each_item {
@@ -482,11 +519,12 @@ fn judging_once_per_unit_gives_what_judging_each_item_gives() {
                 prop_assert_eq!(app.shared.last_error(), None);
                 prop_assert!(app.store.dead_letters().unwrap().is_empty());
                 let store = &app.store;
-                let records: Vec<String> = store
+                // Everything but the trace id, which is drawn at random.
+                let records: Vec<_> = store
                     .outputs("", None)
                     .map(|s| {
                         let s = s.unwrap();
-                        format!("{:?} {:?}", s.execution, s.outcome)
+                        (s.execution, s.outcome)
                     })
                     .collect();
                 let far = now + chrono::Duration::days(400);
@@ -498,8 +536,8 @@ fn judging_once_per_unit_gives_what_judging_each_item_gives() {
                     .collect::<BTreeSet<_>>()
                     .into_iter()
                     .collect();
-                let observed: Vec<usize> = (1..=4)
-                    .map(|t| store.observations(&[thread_key("o/r", t)]).unwrap().len())
+                let observed: Vec<Vec<Observation>> = (1..=4)
+                    .map(|t| store.observations(&[thread_key("o/r", t)]).unwrap())
                     .collect();
                 ends.push((records, schedule, observed));
                 app.shutdown();

@@ -70,10 +70,6 @@ impl Worker {
         } else {
             (UNIT_ITEMS, UNIT_TIME)
         };
-        // On sled an output the unit's items touch is judged once, after
-        // them; on PostgreSQL after each item, whose locks decide which
-        // replica judges it.
-        self.judge_once = !shared && self.next_seq > self.judge_each_through;
         let mut effects = Effects::default();
         let (mut count, mut last) = (0u64, None::<u64>);
         let (mut busy, mut chunks) = (false, false);
@@ -370,7 +366,7 @@ impl Worker {
             lock(unit, target)?;
             outputs.extend(self.cache.outputs_on(&*unit, target)?.iter().cloned());
         }
-        if self.judge_once {
+        if self.judges_once(unit) {
             fx.judge = outputs;
         } else {
             for id in &outputs {
