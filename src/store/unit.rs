@@ -209,9 +209,10 @@ pub struct Unit {
 }
 
 /// An output record replaced in a unit: as the unit held it before the
-/// first replace, and now.
+/// first replace (none for an output the unit registered,
+/// `put_new_output`), and now.
 struct Replaced {
-    before: StoredOutput,
+    before: Option<StoredOutput>,
     now: StoredOutput,
 }
 
@@ -344,7 +345,7 @@ impl Unit {
     /// and encoded once.
     fn flush_replaced(&mut self, id: &str) {
         if let Some(r) = self.replaced.remove(id) {
-            self.roll_between(Some(&r.before), Some(&r.now));
+            self.roll_between(r.before.as_ref(), Some(&r.now));
             self.insert_output_record(&r.now);
             self.replaced_undo
                 .push(ReplacedUndo::Written(id.to_string(), r));
@@ -634,6 +635,15 @@ impl Unit {
     pub fn put_output(&mut self, stored: &StoredOutput) -> Result<()> {
         self.flush_replaced(&stored.execution.id);
         self.roll(&stored.execution.id, Some(stored))?;
+        self.put_indexes(stored);
+        self.insert_output_record(stored);
+        // An id with a record is canonical (`ReadStore::canonical`).
+        self.remove(keys::alias(&stored.execution.id));
+        Ok(())
+    }
+
+    /// An output's indexes: target → output, type on target.
+    fn put_indexes(&mut self, stored: &StoredOutput) {
         let id = &stored.execution.id;
         for key in stored.execution.watch_keys() {
             let index = keys::target_index(&key, id);
@@ -647,9 +657,33 @@ impl Unit {
                 id.as_bytes().to_vec(),
             );
         }
-        self.insert_output_record(stored);
-        // An id with a record is canonical (`ReadStore::canonical`).
+    }
+
+    /// `put_output` for an output the caller found no record or alias of
+    /// (`Unit::output` answered none): on sled its record is neither read
+    /// back to count the rollups nor encoded now, but held with the records
+    /// replaced (`replace_output_record`), so that judging it in the same
+    /// unit replaces it there, and it is counted into the rollups and
+    /// encoded once, at commit. On PostgreSQL, `put_output`.
+    pub fn put_new_output(&mut self, stored: &StoredOutput) -> Result<()> {
+        if self.is_shared() {
+            return self.put_output(stored);
+        }
+        let id = &stored.execution.id;
+        debug_assert!(
+            self.output(id)?.is_none(),
+            "a new output has no record or alias in the unit"
+        );
+        self.put_indexes(stored);
+        // A dangling alias (its output merged away since) goes, as in
+        // `put_output`.
         self.remove(keys::alias(id));
+        let r = Box::new(Replaced {
+            before: None,
+            now: stored.clone(),
+        });
+        self.replaced.insert(id.clone(), r);
+        self.replaced_undo.push(ReplacedUndo::Added(id.clone()));
         Ok(())
     }
 
@@ -697,7 +731,7 @@ impl Unit {
             }
             None => {
                 let r = Box::new(Replaced {
-                    before: old.clone(),
+                    before: Some(old.clone()),
                     now: stored.clone(),
                 });
                 self.replaced.insert(id.clone(), r);
@@ -937,20 +971,25 @@ mod tests {
         Put(u8),
         /// Merge output `n` into output 0.
         Retire(u8),
+        /// Register output `n` if it has no record or alias yet.
+        New(u8),
     }
 
     fn step() -> impl proptest::strategy::Strategy<Value = Step> {
         use proptest::prelude::*;
         prop_oneof![
-            6 => (0u8..3, 0u8..6, 0u8..2).prop_map(|(n, s, w)| Step::Judge(n, s, w)),
-            1 => (0u8..3).prop_map(Step::Put),
-            1 => (1u8..3).prop_map(Step::Retire),
+            6 => (0u8..5, 0u8..6, 0u8..2).prop_map(|(n, s, w)| Step::Judge(n, s, w)),
+            1 => (0u8..5).prop_map(Step::Put),
+            1 => (1u8..5).prop_map(Step::Retire),
+            2 => (3u8..5).prop_map(Step::New),
         ]
     }
 
     /// Run `items` (each its steps, then kept or rolled back) in one unit,
-    /// new outcomes written with `replace_output_record` or else with
-    /// `put_output_record`; every key of the store after the commit.
+    /// new outcomes written with `replace_output_record` and new outputs
+    /// with `put_new_output`, or else with `put_output_record` and
+    /// `put_output`; every key of the store after the commit. Outputs 0–2
+    /// are on record before the unit, 3 and 4 are not.
     fn run_items(items: &[(Vec<Step>, bool)], replace: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
         let (_dir, store) = fresh();
         let id = |n: u8| format!("o/r:{n}:0");
@@ -990,6 +1029,23 @@ mod tests {
                             unit.retire_output(&id(n), &id(0), &[]).unwrap();
                         }
                     }
+                    Step::New(n) => {
+                        if unit.output(&id(n)).unwrap().is_none() {
+                            let mut new = crate::store::test_output(&id(n), "w");
+                            // On an issue of its own: indexed by target and type.
+                            new.execution.target = Some(
+                                serde_json::from_value(serde_json::json!({
+                                    "repo": "o/r", "kind": "issue", "number": n,
+                                }))
+                                .unwrap(),
+                            );
+                            if replace {
+                                unit.put_new_output(&new).unwrap();
+                            } else {
+                                unit.put_output(&new).unwrap();
+                            }
+                        }
+                    }
                 }
             }
             if !kept {
@@ -1010,7 +1066,8 @@ mod tests {
         /// rolled back or kept and other writes of its key, leaves the store
         /// (records, rollups, time index) as writing it out at once each
         /// time does: encoding and counting it once, at commit, changes
-        /// nothing but the cost.
+        /// nothing but the cost. So does a new output registered without
+        /// reading its record back or encoding it (`put_new_output`).
         #[test]
         fn replacing_a_record_writes_what_putting_it_writes(
             items in proptest::collection::vec(

@@ -136,6 +136,7 @@ impl Worker {
             }
             (None, None) => None,
         };
+        let new = existing.is_none();
         let stored = match existing {
             Some(old_id) => {
                 lock(unit, &old_id)?;
@@ -165,7 +166,11 @@ impl Worker {
             }
         };
         let id = stored.execution.id.clone();
-        unit.put_output(&stored)?;
+        if new {
+            unit.put_new_output(&stored)?;
+        } else {
+            unit.put_output(&stored)?;
+        }
         for key in stored.execution.watch_keys() {
             self.cache.output_filed(&key, &id);
         }

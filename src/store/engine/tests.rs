@@ -464,3 +464,40 @@ fn a_sled_store_reuses_the_space_of_what_it_rewrites() {
     drop(store);
     reads_back(&Store::open_sled(dir.path()).unwrap(), "opened again");
 }
+
+#[test]
+fn a_store_written_from_another_stores_io_buffers_reads_back_only_its_own() {
+    // sled hands each segment of its log a buffer, and the vendored sled
+    // keeps freed buffers for the next segments, of any store in the
+    // process (vendor/sled/PATCHES.md, "IO buffers reused"). A reused
+    // buffer still holds the bytes of the store that wrote it last: both
+    // stores here start at the same log offsets, so any of those bytes
+    // written out or read back as a message would show up as a key of the
+    // first store, or a value it wrote, in the second after it is opened
+    // again.
+    let write = |dir: &std::path::Path, prefix: &str, keys: u32, fill: u8| {
+        let store = Store::open_sled(dir).unwrap();
+        for chunk in 0..keys / 100 {
+            let mut batch = Batch::default();
+            for k in chunk * 100..(chunk + 1) * 100 {
+                batch.insert(format!("{prefix}{k:08}"), [fill; 200]);
+            }
+            store.db().apply_batch(batch).unwrap();
+        }
+        store.flush().unwrap();
+    };
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // About 14 of sled's 512 KiB segments, then about 1 and a half: the
+    // second store's last segment ends part-way through a used buffer.
+    write(first.path(), "a/", 30_000, 1);
+    write(second.path(), "b/", 3_300, 2);
+    let store = Store::open_sled(second.path()).unwrap();
+    let all = collect(store.db().scan_prefix(b""));
+    let keys: Vec<_> = all.iter().filter(|(k, _)| k.starts_with(b"b/")).collect();
+    assert_eq!(keys.len(), 3_300, "the second store's keys");
+    assert!(keys.iter().all(|(_, v)| v.as_slice() == [2u8; 200]));
+    assert!(
+        !all.iter().any(|(k, _)| k.starts_with(b"a/")),
+        "a key of the first store in the second"
+    );
+}

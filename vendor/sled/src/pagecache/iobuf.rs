@@ -35,8 +35,27 @@ unsafe impl Send for AlignedBuf {}
 #[allow(unsafe_code)]
 unsafe impl Sync for AlignedBuf {}
 
+/// Freed IO buffers kept for the next ones, as (address, length): at most
+/// `SPARE_BUFS` of them (a patch, vendor/sled/PATCHES.md). Each segment
+/// gets a buffer of its own, and a fresh allocation of a segment's size is
+/// fresh memory from the kernel, so every page of it faulted as the log was
+/// written into it; a reused one is already mapped. The buffer's bytes are
+/// never read before they are written (a sealed buffer's unused end is
+/// filled in `write_to_log`), as with `alloc`'s uninitialized memory.
+static SPARE: std::sync::Mutex<Vec<(usize, usize)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// How many freed buffers `SPARE` keeps (of `segment_size` each).
+const SPARE_BUFS: usize = 16;
+
 impl AlignedBuf {
     fn new(len: usize) -> AlignedBuf {
+        if let Ok(mut spare) = SPARE.lock() {
+            if let Some(i) = spare.iter().position(|&(_, l)| l == len) {
+                let (ptr, len) = spare.swap_remove(i);
+                return AlignedBuf(ptr as *mut u8, len);
+            }
+        }
         let layout = Layout::from_size_align(len, 8192).unwrap();
         let ptr = unsafe { alloc(layout) };
 
@@ -48,6 +67,12 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
+        if let Ok(mut spare) = SPARE.lock() {
+            if spare.len() < SPARE_BUFS {
+                spare.push((self.0 as usize, self.1));
+                return;
+            }
+        }
         let layout = Layout::from_size_align(self.1, 8192).unwrap();
         unsafe {
             dealloc(self.0, layout);
