@@ -659,8 +659,9 @@ impl Unit {
         }
     }
 
-    /// `put_output` for an output the caller found no record or alias of
-    /// (`Unit::output` answered none): on sled its record is neither read
+    /// `put_output` for an output the caller found none of under its id
+    /// (`Unit::output` answered none: no record, and no alias leading to
+    /// one): on sled its record is neither read
     /// back to count the rollups nor encoded now, but held with the records
     /// replaced (`replace_output_record`), so that judging it in the same
     /// unit replaces it there, and it is counted into the rollups and
@@ -672,7 +673,7 @@ impl Unit {
         let id = &stored.execution.id;
         debug_assert!(
             self.output(id)?.is_none(),
-            "a new output has no record or alias in the unit"
+            "a new output has no record in the unit, nor an alias leading to one"
         );
         self.put_indexes(stored);
         // A dangling alias (its output merged away since) goes, as in
