@@ -679,13 +679,16 @@ impl Unit {
         // A dangling alias (its output merged away since) goes, as in
         // `put_output`.
         self.remove(keys::alias(id));
-        let r = Box::new(Replaced {
-            before: None,
-            now: stored.clone(),
-        });
-        self.replaced.insert(id.clone(), r);
-        self.replaced_undo.push(ReplacedUndo::Added(id.clone()));
+        self.hold_replaced(id, None, stored.clone());
         Ok(())
+    }
+
+    /// Hold `id`'s record, not replaced in this unit before, as `now`
+    /// over `before`, to encode and count once (`flush_replaced`).
+    fn hold_replaced(&mut self, id: &str, before: Option<StoredOutput>, now: StoredOutput) {
+        let r = Box::new(Replaced { before, now });
+        self.replaced.insert(id.to_string(), r);
+        self.replaced_undo.push(ReplacedUndo::Added(id.to_string()));
     }
 
     /// Store only the output record (its indexes are unchanged; its outcome
@@ -730,14 +733,7 @@ impl Unit {
                 self.replaced_undo
                     .push(ReplacedUndo::Now(id.clone(), Box::new(before)));
             }
-            None => {
-                let r = Box::new(Replaced {
-                    before: Some(old.clone()),
-                    now: stored.clone(),
-                });
-                self.replaced.insert(id.clone(), r);
-                self.replaced_undo.push(ReplacedUndo::Added(id.clone()));
-            }
+            None => self.hold_replaced(id, Some(old.clone()), stored.clone()),
         }
         Ok(())
     }
@@ -972,8 +968,10 @@ mod tests {
         Put(u8),
         /// Merge output `n` into output 0.
         Retire(u8),
-        /// Register output `n` if it has no record or alias yet.
-        New(u8),
+        /// Register output `n` if it has no record or alias yet, judged
+        /// `status` (the worker registers outputs unjudged; the rule holds
+        /// for any record).
+        New(u8, Option<u8>),
     }
 
     fn step() -> impl proptest::strategy::Strategy<Value = Step> {
@@ -982,7 +980,7 @@ mod tests {
             6 => (0u8..5, 0u8..6, 0u8..2).prop_map(|(n, s, w)| Step::Judge(n, s, w)),
             1 => (0u8..5).prop_map(Step::Put),
             1 => (1u8..5).prop_map(Step::Retire),
-            2 => (3u8..5).prop_map(Step::New),
+            2 => (3u8..5, proptest::option::of(0u8..6)).prop_map(|(n, s)| Step::New(n, s)),
         ]
     }
 
@@ -1030,9 +1028,16 @@ mod tests {
                             unit.retire_output(&id(n), &id(0), &[]).unwrap();
                         }
                     }
-                    Step::New(n) => {
+                    Step::New(n, status) => {
                         if unit.output(&id(n)).unwrap().is_none() {
-                            let mut new = crate::store::test_output(&id(n), "w");
+                            let mut new = match status {
+                                None => crate::store::test_output(&id(n), "w"),
+                                Some(s) => crate::store::test_judged_output(
+                                    &id(n),
+                                    "w",
+                                    OutcomeStatus::ALL[usize::from(s)].as_str(),
+                                ),
+                            };
                             // On an issue of its own: indexed by target and type.
                             new.execution.target = Some(
                                 serde_json::from_value(serde_json::json!({

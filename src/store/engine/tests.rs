@@ -490,7 +490,12 @@ fn a_store_written_from_another_stores_io_buffers_reads_back_only_its_own() {
     // About 14 of sled's 512 KiB segments, then about 1 and a half: the
     // second store's last segment ends part-way through a used buffer.
     write(first.path(), "a/", 30_000, 1);
+    let reused = sled::reused_io_buffers();
     write(second.path(), "b/", 3_300, 2);
+    assert!(
+        sled::reused_io_buffers() > reused,
+        "the second store wrote into no freed buffer"
+    );
     let store = Store::open_sled(second.path()).unwrap();
     let all = collect(store.db().scan_prefix(b""));
     let keys: Vec<_> = all.iter().filter(|(k, _)| k.starts_with(b"b/")).collect();

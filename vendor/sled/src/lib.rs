@@ -237,6 +237,7 @@ pub use {
 };
 
 pub use self::{
+    pagecache::reused_io_buffers,
     batch::Batch,
     config::{Config, Mode},
     db::{open, Db},

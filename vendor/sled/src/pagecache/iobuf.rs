@@ -48,11 +48,21 @@ static SPARE: std::sync::Mutex<Vec<(usize, usize)>> =
 /// How many freed buffers `SPARE` keeps (of `segment_size` each).
 const SPARE_BUFS: usize = 16;
 
+/// Buffers taken from `SPARE` since the process started.
+static REUSED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many IO buffers were taken from the freed ones instead of being
+/// allocated, since the process started (a patch, vendor/sled/PATCHES.md).
+pub fn reused_io_buffers() -> u64 {
+    REUSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 impl AlignedBuf {
     fn new(len: usize) -> AlignedBuf {
         if let Ok(mut spare) = SPARE.lock() {
             if let Some(i) = spare.iter().position(|&(_, l)| l == len) {
                 let (ptr, len) = spare.swap_remove(i);
+                REUSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return AlignedBuf(ptr as *mut u8, len);
             }
         }

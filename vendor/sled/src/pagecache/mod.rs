@@ -62,6 +62,7 @@ pub use self::{
         SEG_HEADER_LEN,
     },
     disk_pointer::DiskPtr,
+    iobuf::reused_io_buffers,
     logger::{Log, LogRead},
 };
 
