@@ -64,6 +64,10 @@ pub struct SizeFigures {
     /// Store bytes after `safe-outcomes compact`.
     #[serde(default)]
     pub compacted_bytes: u64,
+    /// The store's own cost of reading one random output's record at this
+    /// size (`point_reads`), in µs: the floor under an event's own reads.
+    #[serde(default)]
+    pub point_read_us: f64,
 }
 
 fn origin() -> DateTime<Utc> {
@@ -242,15 +246,44 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
         compacted_bytes: 0,
+        point_read_us: 0.0,
     };
+    // After the figures above, which these reads would move.
+    let point_read_us = point_reads(&app, size, batch)?;
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     let data_dir = crate::app::store_path(dir.path());
     let compacted =
         tokio::task::spawn_blocking(move || crate::store::compact::compact(&data_dir)).await??;
     Ok(SizeFigures {
         compacted_bytes: compacted.bytes_after,
+        point_read_us,
         ..figures
     })
+}
+
+/// The store's own cost of one point read at this size: the records of
+/// `n` random outputs read through `Store::output` (one key, decoded), on
+/// the drain's CPU, with the cache as the timed events left it. A first
+/// pass over other random outputs warms up; the second is the figure, in
+/// µs a read. An event reads and writes several keys like it, so the ratio
+/// of this read between sizes is the floor under the events' own ratio.
+fn point_reads(app: &App, size: u64, n: usize) -> anyhow::Result<f64> {
+    let mut rng = Lcg(size ^ 0x9ead);
+    let mut ids = || -> Vec<String> { (0..n).map(|_| record(rng.next_below(size)).id).collect() };
+    let passes = [ids(), ids()];
+    let store = app.store.clone();
+    let timed = super::timed_on_quiet_cpu("bench-reads", move || -> anyhow::Result<f64> {
+        let mut micros = 0.0;
+        for ids in &passes {
+            let started = Instant::now();
+            for id in ids {
+                anyhow::ensure!(store.output(id)?.is_some(), "output {id} is not on record");
+            }
+            micros = started.elapsed().as_secs_f64() * 1e6 / ids.len().max(1) as f64;
+        }
+        Ok(micros)
+    })?;
+    timed.value
 }
 
 /// Run one size in a child process and read its figures.
@@ -316,6 +349,23 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
         if f.outputs != base.outputs {
             row = row.baseline(
                 format!("{:.1} µs at {}", base.per_event_cpu_us, human(base.outputs)),
+                Some(ratio),
+            );
+        }
+        t.push(row);
+    }
+    for f in &figures {
+        let ratio = f.point_read_us / base.point_read_us.max(1e-9);
+        let mut row = Row::new(
+            format!(
+                "the store's own read of a random output at {}",
+                human(f.outputs)
+            ),
+            format!("{:.2} µs", f.point_read_us),
+        );
+        if f.outputs != base.outputs {
+            row = row.baseline(
+                format!("{:.2} µs at {}", base.point_read_us, human(base.outputs)),
                 Some(ratio),
             );
         }
@@ -401,5 +451,22 @@ fn human(n: u64) -> String {
         n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
         n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
         n => n.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One small rung, end to end: every figure is measured, and the store's
+    /// own reads found every output they asked for (`point_reads` refuses a
+    /// missing one).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_small_rung_measures_the_events_and_the_stores_own_reads() {
+        let f = measure(300, 40).await.expect("a small rung");
+        assert_eq!(f.outputs, 300);
+        assert!(f.per_event_us > 0.0 && f.per_event_cpu_us > 0.0, "{f:?}");
+        assert!(f.point_read_us > 0.0, "{f:?}");
+        assert!(f.store_bytes > 0 && f.compacted_bytes > 0, "{f:?}");
     }
 }
