@@ -317,60 +317,32 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
         eprintln!("bench scale: {size} outputs...");
         figures.push(in_child(*size, args.batch).await?);
     }
-    let base = figures[0].clone();
     let largest = figures.last().expect("a size").outputs;
     let mut t = Table::new(format!(
         "bench scale — {} events on random outputs, timed after a warm-up batch",
         args.batch
     ));
-    for f in &figures {
-        let label = human(f.outputs);
-        let ratio = f.per_event_us / base.per_event_us;
-        let mut row = Row::new(
-            format!("per-event cost at {label} outputs"),
-            format!("{:.1} µs", f.per_event_us),
-        );
-        if f.outputs != base.outputs {
-            row = row
-                .baseline(
-                    format!("{:.1} µs at {}", base.per_event_us, human(base.outputs)),
-                    Some(ratio),
-                )
-                .target("≤ 1.5×", ratio <= 1.5);
-        }
-        t.push(row);
-    }
-    for f in &figures {
-        let ratio = f.per_event_cpu_us / base.per_event_cpu_us.max(1e-9);
-        let mut row = Row::new(
-            format!("drain thread CPU per event at {} outputs", human(f.outputs)),
-            format!("{:.1} µs", f.per_event_cpu_us),
-        );
-        if f.outputs != base.outputs {
-            row = row.baseline(
-                format!("{:.1} µs at {}", base.per_event_cpu_us, human(base.outputs)),
-                Some(ratio),
-            );
-        }
-        t.push(row);
-    }
-    for f in &figures {
-        let ratio = f.point_read_us / base.point_read_us.max(1e-9);
-        let mut row = Row::new(
-            format!(
-                "the store's own read of a random output at {}",
-                human(f.outputs)
-            ),
-            format!("{:.2} µs", f.point_read_us),
-        );
-        if f.outputs != base.outputs {
-            row = row.baseline(
-                format!("{:.2} µs at {}", base.point_read_us, human(base.outputs)),
-                Some(ratio),
-            );
-        }
-        t.push(row);
-    }
+    rows_against_the_smallest(
+        &mut t,
+        &figures,
+        |size| format!("per-event cost at {size} outputs"),
+        (|f| f.per_event_us, 1),
+        Some(1.5),
+    );
+    rows_against_the_smallest(
+        &mut t,
+        &figures,
+        |size| format!("drain thread CPU per event at {size} outputs"),
+        (|f| f.per_event_cpu_us, 1),
+        None,
+    );
+    rows_against_the_smallest(
+        &mut t,
+        &figures,
+        |size| format!("the store's own read of a random output at {size}"),
+        (|f| f.point_read_us, 2),
+        None,
+    );
     for f in &figures {
         t.push(Row::new(
             format!("read from disk per event at {} outputs", human(f.outputs)),
@@ -446,6 +418,34 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
     Ok(Some(t))
 }
 
+/// One row a size for a figure in µs (`value`, shown with `decimals`),
+/// each beside the smallest size's with their ratio, and `at_most` that
+/// ratio as its target when given.
+fn rows_against_the_smallest(
+    t: &mut Table,
+    figures: &[SizeFigures],
+    name: impl Fn(&str) -> String,
+    (value, decimals): (fn(&SizeFigures) -> f64, usize),
+    at_most: Option<f64>,
+) {
+    let base = &figures[0];
+    let shown = |f: &SizeFigures| format!("{:.decimals$} µs", value(f));
+    for f in figures {
+        let mut row = Row::new(name(&human(f.outputs)), shown(f));
+        if f.outputs != base.outputs {
+            let ratio = value(f) / value(base).max(1e-9);
+            row = row.baseline(
+                format!("{} at {}", shown(base), human(base.outputs)),
+                Some(ratio),
+            );
+            if let Some(bound) = at_most {
+                row = row.target(format!("≤ {bound}×"), ratio <= bound);
+            }
+        }
+        t.push(row);
+    }
+}
+
 fn human(n: u64) -> String {
     match n {
         n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
@@ -468,5 +468,57 @@ mod tests {
         assert!(f.per_event_us > 0.0 && f.per_event_cpu_us > 0.0, "{f:?}");
         assert!(f.point_read_us > 0.0, "{f:?}");
         assert!(f.store_bytes > 0 && f.compacted_bytes > 0, "{f:?}");
+    }
+
+    /// Each size's row stands beside the smallest size's, with the ratio
+    /// of the two, judged against the bound when there is one.
+    #[test]
+    fn each_size_is_compared_with_the_smallest() {
+        let at = |outputs, per_event_us, point_read_us| SizeFigures {
+            outputs,
+            seed_seconds: 0.0,
+            per_event_us,
+            per_event_cpu_us: 0.0,
+            disk_read_per_event: 0.0,
+            rss_bytes: 0,
+            store_bytes: 0,
+            live: BTreeMap::new(),
+            compacted_bytes: 0,
+            point_read_us,
+        };
+        let figures = [
+            at(10_000, 80.0, 2.0),
+            at(100_000, 100.0, 9.0),
+            at(1_000_000, 240.0, 13.0),
+        ];
+        let mut t = Table::new("t");
+        let name = |size: &str| format!("per event at {size}");
+        rows_against_the_smallest(&mut t, &figures, name, (|f| f.per_event_us, 1), Some(1.5));
+        rows_against_the_smallest(&mut t, &figures, name, (|f| f.point_read_us, 2), None);
+        let cells: Vec<_> = t
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.ours.as_str(),
+                    r.baseline.as_str(),
+                    r.ratio.as_str(),
+                    r.met,
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("80.0 µs", "—", "—", None),
+                ("100.0 µs", "80.0 µs at 10k", "1.25×", Some(true)),
+                ("240.0 µs", "80.0 µs at 10k", "3.00×", Some(false)),
+                ("2.00 µs", "—", "—", None),
+                ("9.00 µs", "2.00 µs at 10k", "4.50×", None),
+                ("13.00 µs", "2.00 µs at 10k", "6.50×", None),
+            ]
+        );
+        assert_eq!(t.rows[2].figure, "per event at 1M");
+        assert_eq!(t.rows[2].target, "≤ 1.5×");
     }
 }
