@@ -326,21 +326,24 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
         &mut t,
         &figures,
         |size| format!("per-event cost at {size} outputs"),
-        (|f| f.per_event_us, 1),
+        |f| f.per_event_us,
+        1,
         Some(1.5),
     );
     rows_against_the_smallest(
         &mut t,
         &figures,
         |size| format!("drain thread CPU per event at {size} outputs"),
-        (|f| f.per_event_cpu_us, 1),
+        |f| f.per_event_cpu_us,
+        1,
         None,
     );
     rows_against_the_smallest(
         &mut t,
         &figures,
         |size| format!("the store's own read of a random output at {size}"),
-        (|f| f.point_read_us, 2),
+        |f| f.point_read_us,
+        2,
         None,
     );
     for f in &figures {
@@ -425,7 +428,8 @@ fn rows_against_the_smallest(
     t: &mut Table,
     figures: &[SizeFigures],
     name: impl Fn(&str) -> String,
-    (value, decimals): (fn(&SizeFigures) -> f64, usize),
+    value: fn(&SizeFigures) -> f64,
+    decimals: usize,
     at_most: Option<f64>,
 ) {
     let base = &figures[0];
@@ -493,8 +497,8 @@ mod tests {
         ];
         let mut t = Table::new("t");
         let name = |size: &str| format!("per event at {size}");
-        rows_against_the_smallest(&mut t, &figures, name, (|f| f.per_event_us, 1), Some(1.5));
-        rows_against_the_smallest(&mut t, &figures, name, (|f| f.point_read_us, 2), None);
+        rows_against_the_smallest(&mut t, &figures, name, |f| f.per_event_us, 1, Some(1.5));
+        rows_against_the_smallest(&mut t, &figures, name, |f| f.point_read_us, 2, None);
         let cells: Vec<_> = t
             .rows
             .iter()
