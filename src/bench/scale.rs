@@ -31,6 +31,10 @@ pub struct ScaleArgs {
     /// Events in the timed batch (the same at every size).
     #[arg(long, default_value_t = 5_000)]
     pub batch: usize,
+    /// Other sizes than the ladder's, comma-separated (each from 1,000;
+    /// the smallest is the others' baseline), to find where the cost steps.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<u64>,
     /// Measure this one size and print its figures as JSON (used by the parent run).
     #[arg(long, hide = true)]
     pub size: Option<u64>,
@@ -307,11 +311,7 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
         println!("{}", serde_json::to_string(&f)?);
         return Ok(None);
     }
-    let sizes: Vec<u64> = SIZES.iter().copied().filter(|s| *s <= args.max).collect();
-    anyhow::ensure!(
-        !sizes.is_empty(),
-        "--max is below the smallest size (10000)"
-    );
+    let sizes = ladder(&args.sizes, args.max)?;
     let mut figures = Vec::new();
     for size in &sizes {
         eprintln!("bench scale: {size} outputs...");
@@ -414,12 +414,33 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
     ));
     if largest < 1_000_000 {
         t.notes.push(format!(
-            "Capped at {} outputs (--max): the 1M targets are judged at that size.",
+            "Capped at {} outputs (--max or --sizes): the 1M targets are judged at that size.",
             human(largest)
         ));
     }
     Ok(Some(t))
 }
+
+/// The sizes to measure, smallest first: `--sizes` (or the 10k / 100k /
+/// 1M ladder) up to `--max`.
+fn ladder(given: &[u64], max: u64) -> anyhow::Result<Vec<u64>> {
+    if let Some(small) = given.iter().find(|s| **s < MIN_SIZE) {
+        anyhow::bail!("--sizes: {small} is below the smallest size measured ({MIN_SIZE})");
+    }
+    let mut sizes: Vec<u64> = if given.is_empty() { &SIZES[..] } else { given }
+        .iter()
+        .copied()
+        .filter(|s| *s <= max)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    anyhow::ensure!(!sizes.is_empty(), "--max is below every size to measure");
+    Ok(sizes)
+}
+
+/// The smallest size `--sizes` takes: below it, the timed batch's outputs
+/// are a large share of the store.
+const MIN_SIZE: u64 = 1_000;
 
 /// One row a size for a figure in µs (`value`, shown with `decimals`),
 /// each beside the smallest size's with their ratio, and `at_most` that
@@ -472,6 +493,20 @@ mod tests {
         assert!(f.per_event_us > 0.0 && f.per_event_cpu_us > 0.0, "{f:?}");
         assert!(f.point_read_us > 0.0, "{f:?}");
         assert!(f.store_bytes > 0 && f.compacted_bytes > 0, "{f:?}");
+    }
+
+    /// `--sizes` replaces the ladder, in order and once each, under
+    /// `--max`; a size below the smallest measured is refused.
+    #[test]
+    fn the_sizes_are_the_ladder_or_the_ones_given() {
+        assert_eq!(ladder(&[], 1_000_000).unwrap(), SIZES.to_vec());
+        assert_eq!(ladder(&[], 100_000).unwrap(), vec![10_000, 100_000]);
+        assert_eq!(
+            ladder(&[40_000, 20_000, 40_000, 2_000_000], 1_000_000).unwrap(),
+            vec![20_000, 40_000]
+        );
+        assert!(ladder(&[], 5_000).is_err());
+        assert!(ladder(&[999, 20_000], 1_000_000).is_err());
     }
 
     /// Each size's row stands beside the smallest size's, with the ratio
