@@ -21,6 +21,10 @@ pub struct Browser {
     driver: tokio::process::Child,
     /// chromedriver's process group: the driver and the Chromium it starts.
     group: Option<Reaper>,
+    /// Their system temp folder (`TMPDIR`): the profile and the scoped
+    /// folders they make there go with it, even after a kill. Last, so it
+    /// is removed after the processes are gone.
+    _tmp: tempfile::TempDir,
 }
 
 /// Chromium and chromedriver, when both are here.
@@ -48,8 +52,10 @@ impl Browser {
         // chromedriver picks its own port and says which: a port picked here
         // and handed over could be taken meanwhile by another test's
         // outgoing connection (one test opens 1,100 of them).
+        let tmp = tempfile::tempdir().expect("a temp folder for the browser");
         let mut driver = tokio::process::Command::new(chromedriver)
             .arg("--port=0")
+            .env("TMPDIR", tmp.path())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
@@ -84,6 +90,7 @@ impl Browser {
             base: format!("{root}/session/{id}"),
             driver,
             group: Some(group),
+            _tmp: tmp,
         }
     }
 
