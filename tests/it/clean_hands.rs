@@ -15,6 +15,9 @@ use crate::common::pg::Pg;
 use crate::common::serve::ServeChild;
 
 const ROLE: &str = "SAFE_OUTCOMES_CLEAN_HANDS_CHILD";
+/// Where the child's Chromium keeps its temp folders (`TMPDIR`): a folder
+/// of the parent's, since the child dies before it could remove one.
+const BROWSER_TMP: &str = "SAFE_OUTCOMES_CLEAN_HANDS_BROWSER_TMP";
 
 /// The child's part: does nothing unless the parent asked for it.
 #[tokio::test]
@@ -49,6 +52,10 @@ async fn child_role_starts_servers_and_dies() {
                 "--remote-debugging-port=0",
                 "about:blank",
             ])
+            .env(
+                "TMPDIR",
+                std::env::var_os(BROWSER_TMP).unwrap_or_else(|| std::env::temp_dir().into()),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)
@@ -79,6 +86,7 @@ fn a_test_process_killed_midway_leaves_no_server_and_no_cluster_behind() {
     if !Pg::available("clean_hands") {
         return;
     }
+    let browser_tmp = tempfile::tempdir().unwrap();
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -88,6 +96,7 @@ fn a_test_process_killed_midway_leaves_no_server_and_no_cluster_behind() {
             "1",
         ])
         .env(ROLE, "1")
+        .env(BROWSER_TMP, browser_tmp.path())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
