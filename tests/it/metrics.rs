@@ -4,6 +4,7 @@
 
 use crate::common::{self, TestApp, TOKEN};
 use safe_outcomes::http::{MetricsOptions, RouterOptions};
+use std::collections::BTreeSet;
 
 /// An App whose `/metrics` takes `metrics`, with three outputs of `triage`.
 async fn app_with_outputs(dir: &std::path::Path, metrics: MetricsOptions) -> TestApp {
@@ -117,6 +118,105 @@ fn dashboard_names_only_what_is_served(scrape: &str) {
         }
     }
     assert!(checked >= 10, "{checked}");
+    dashboard_groups_only_by_served_labels(&dashboard, scrape);
+}
+
+/// The labels each served family carries in a scrape, by family name
+/// (`_total` stripped); a family with no labelled sample has none.
+fn served_labels(scrape: &str) -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let mut labels = std::collections::BTreeMap::<String, BTreeSet<String>>::new();
+    for line in scrape.lines().filter(|l| !l.starts_with('#')) {
+        let Some((name, rest)) = line.split_once('{') else {
+            continue;
+        };
+        let family = name.strip_suffix("_total").unwrap_or(name).to_string();
+        let set = labels.entry(family).or_default();
+        for pair in rest.split("\",") {
+            if let Some((label, _)) = pair.split_once("=\"") {
+                set.insert(label.trim_start_matches(',').to_string());
+            }
+        }
+    }
+    labels
+}
+
+/// Every label the dashboard groups by, matches on, names in a legend or
+/// lists in a variable (`label_values`) is one the queried family carries
+/// in a real scrape: a renamed label leaves a panel empty or collapses its
+/// lines into one, which the metric names alone do not show.
+fn dashboard_groups_only_by_served_labels(dashboard: &serde_json::Value, scrape: &str) {
+    let served = served_labels(scrape);
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let families = |expr: &str| -> Vec<String> {
+        words(expr)
+            .into_iter()
+            .filter(|w| w.starts_with("safe_outcomes_"))
+            .map(|w| w.strip_suffix("_total").unwrap_or(&w).to_string())
+            .collect()
+    };
+    // Labels a query names: `by (...)`, matchers `{a="x", b=~"y"}`, `{{a}}`.
+    let named = |expr: &str, legend: &str| -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (i, _) in expr.match_indices("by (") {
+            let list = &expr[i + 4..];
+            let list = &list[..list.find(')').unwrap()];
+            out.extend(words(list));
+        }
+        for (i, _) in expr.match_indices('{') {
+            let inside = &expr[i + 1..];
+            let inside = &inside[..inside.find('}').unwrap_or(inside.len())];
+            for matcher in inside.split(',') {
+                if let Some(at) = matcher.find(|c| c == '=' || c == '!') {
+                    out.insert(matcher[..at].trim().to_string());
+                }
+            }
+        }
+        for (i, _) in legend.match_indices("{{") {
+            let inside = &legend[i + 2..];
+            out.insert(inside[..inside.find("}}").unwrap()].trim().to_string());
+        }
+        out
+    };
+    let mut checked = 0;
+    let mut check = |expr: &str, labels: BTreeSet<String>| {
+        let carried: BTreeSet<String> = families(expr)
+            .iter()
+            .filter_map(|f| served.get(f))
+            .flatten()
+            .cloned()
+            .collect();
+        if carried.is_empty() {
+            return; // no labelled sample in this scrape to compare with
+        }
+        for label in labels {
+            assert!(
+                carried.contains(&label),
+                "the dashboard's query {expr:?} uses the label {label:?}, which none of its \
+                 metrics carries in a real scrape (they carry {carried:?})"
+            );
+            checked += 1;
+        }
+    };
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            let legend = target["legendFormat"].as_str().unwrap_or("");
+            check(expr, named(expr, legend));
+        }
+    }
+    for variable in dashboard["templating"]["list"].as_array().unwrap() {
+        let query = variable["definition"].as_str().unwrap_or("");
+        if let Some(args) = query.strip_prefix("label_values(") {
+            let (metric, label) = args.trim_end_matches(')').split_once(',').unwrap();
+            check(metric, BTreeSet::from([label.trim().to_string()]));
+        }
+    }
+    assert!(checked >= 10, "labels checked: {checked}");
 }
 
 /// With `METRICS_TOKEN` only that bearer scrapes (not the API token, not a
