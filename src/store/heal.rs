@@ -403,7 +403,9 @@ mod tests {
         store.inject_io_errors(true);
         let e = store.db().insert(keys::counter("lost"), 1u64.to_be_bytes());
         assert!(e.unwrap_err().is_io());
-        let trouble = store.write_trouble().expect("the store says it cannot write");
+        let trouble = store
+            .write_trouble()
+            .expect("the store says it cannot write");
         assert!(trouble.cause.contains("No space left"), "{}", trouble.cause);
         // Closed: every call fails at once, as unavailable (a 503).
         assert!(eventually(|| matches!(

@@ -84,7 +84,10 @@ impl StoreError {
     /// An I/O error of an embedded file: what closes and reopens the
     /// store (`heal`).
     pub fn is_io(&self) -> bool {
-        matches!(self, StoreError::Sled(sled::Error::Io(_)) | StoreError::JournalIo(_))
+        matches!(
+            self,
+            StoreError::Sled(sled::Error::Io(_)) | StoreError::JournalIo(_)
+        )
     }
 
     /// The store cannot read or write now, and may later: the client is

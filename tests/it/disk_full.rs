@@ -146,7 +146,12 @@ impl Http {
     }
 
     /// Poll `path` until `done` says so, within `within`.
-    async fn wait_for(&self, path: &str, within: Duration, done: impl Fn(&Answer) -> bool) -> Answer {
+    async fn wait_for(
+        &self,
+        path: &str,
+        within: Duration,
+        done: impl Fn(&Answer) -> bool,
+    ) -> Answer {
         let started = Instant::now();
         loop {
             let a = self.get(path).await;
@@ -218,7 +223,12 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
         }
     }
     let refused = refused.expect("a delivery refused on a full disk");
-    assert_eq!(refused.retry_after.as_deref(), Some("2"), "{}", refused.body);
+    assert_eq!(
+        refused.retry_after.as_deref(),
+        Some("2"),
+        "{}",
+        refused.body
+    );
 
     // Readiness says why; reads and writes answer 503, never 500.
     let ready = c.get("/ready").await;
@@ -250,7 +260,11 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
     let ready = c
         .wait_for("/ready", Duration::from_secs(30), |a| a.status == 200)
         .await;
-    assert_eq!(ready.status, 200, "readiness never recovered: {}", ready.body);
+    assert_eq!(
+        ready.status, 200,
+        "readiness never recovered: {}",
+        ready.body
+    );
     assert!(ready.body["store"]["reopens"].as_u64().unwrap() >= 1);
     for _ in 0..5 {
         number += 1;
@@ -274,7 +288,10 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
     for id in &acked {
         let n: u64 = id.trim_start_matches("df-").parse().unwrap();
         let again = c.deliver(id, n).await;
-        assert_eq!(again.status, 200, "{id} was acknowledged, so it is a duplicate now");
+        assert_eq!(
+            again.status, 200,
+            "{id} was acknowledged, so it is a duplicate now"
+        );
     }
     let outputs = c.get("/api/v1/outputs?limit=1000").await;
     assert_eq!(outputs.status, 200, "{}", outputs.body);

@@ -203,7 +203,7 @@ impl Worker {
             // While the store cannot write, look again soon: it reopens by
             // itself (`store::heal`), and what is queued must not wait for
             // the next delivery to wake the worker.
-            let poll = if self.base.write_trouble().is_some() || self.resync_due() {
+            let poll = if self.store_reopening() || self.resync_due() {
                 RETRY_POLL
             } else {
                 SCHEDULE_POLL
@@ -249,6 +249,12 @@ impl Worker {
 }
 
 impl Worker {
+    /// The sled store is closed, reopening after an I/O error (not asked
+    /// of PostgreSQL, where it would be a round trip per message).
+    fn store_reopening(&self) -> bool {
+        !self.base.is_pg() && self.base.write_trouble().is_some()
+    }
+
     /// The store's files were reopened since the worker's state was read.
     fn resync_due(&self) -> bool {
         self.base.generation() != self.store.generation()
@@ -283,9 +289,10 @@ impl Worker {
         shared
             .processed_total
             .store(fresh.processed, std::sync::atomic::Ordering::Relaxed);
-        shared
-            .outputs_tracked
-            .store(fresh.store.output_count(), std::sync::atomic::Ordering::Relaxed);
+        shared.outputs_tracked.store(
+            fresh.store.output_count(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         *self = fresh;
     }
 }

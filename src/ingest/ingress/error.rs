@@ -133,7 +133,12 @@ mod store_error_tests {
         ];
         for e in errors {
             let api: ApiError = e.into();
-            assert_eq!(api.status, StatusCode::SERVICE_UNAVAILABLE, "{}", api.detail);
+            assert_eq!(
+                api.status,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "{}",
+                api.detail
+            );
             let response = api.into_response();
             assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "2");
         }

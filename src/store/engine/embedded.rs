@@ -35,7 +35,9 @@ impl Embedded {
 
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<()> {
         if journal::holds(key) {
-            return self.journal.apply(vec![Op::Insert(key.to_vec(), value.to_vec())]);
+            return self
+                .journal
+                .apply(vec![Op::Insert(key.to_vec(), value.to_vec())]);
         }
         self.db.insert(key, value)?;
         Ok(())
