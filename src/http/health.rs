@@ -1,4 +1,5 @@
-//! Health: `/ping`, `/status` and `/metrics` (OpenMetrics through
+//! Health: `/ping` (liveness), `/ready` (readiness: the store can write,
+//! the worker runs), `/status` and `/metrics` (OpenMetrics through
 //! `prometheus-client`). No repository data here: the outputs gauge is
 //! labelled by status, strength and type, by workflow only when the operator
 //! opts in (`METRICS_WORKFLOW_LABELS`), never by repository.
@@ -51,11 +52,57 @@ pub fn routes(_: &super::Mount) -> axum::Router<State> {
     axum::Router::new()
         .route("/status", get(status))
         .route("/ping", get(ping))
+        .route("/ready", get(ready))
         .route("/metrics", get(metrics))
 }
 
 pub async fn ping() -> &'static str {
     "PONG"
+}
+
+/// Readiness: 200 while the store can write and the worker runs, else 503
+/// with `Retry-After` and why (a store reopening after an I/O error, a
+/// database that does not answer, a dead worker). `/ping` stays liveness.
+pub async fn ready(StateExtractor(state): StateExtractor<State>) -> Response {
+    let store = state.store.clone();
+    // PostgreSQL is asked now: off the async threads.
+    let trouble = tokio::task::spawn_blocking(move || store.write_trouble())
+        .await
+        .unwrap_or_else(|e| {
+            Some(crate::store::heal::Trouble {
+                cause: format!("checking the store failed: {e}"),
+                for_seconds: 0,
+                failed_attempts: 0,
+            })
+        });
+    let worker_death = state.shared.worker_death();
+    let ready = trouble.is_none() && worker_death.is_none();
+    let body = Json(json!({
+        "ready": ready,
+        "store": store_json(&state, trouble.as_ref()),
+        "worker": if worker_death.is_some() { "dead" } else { "running" },
+        "worker_error": worker_death,
+    }));
+    if ready {
+        return (StatusCode::OK, body).into_response();
+    }
+    let retry = [(header::RETRY_AFTER, RETRY_AFTER_SECS.to_string())];
+    (StatusCode::SERVICE_UNAVAILABLE, retry, body).into_response()
+}
+
+/// Seconds `/ready` and `/status` tell a client to wait when not ready.
+const RETRY_AFTER_SECS: u64 = 2;
+
+/// Whether the store can write, and if not why (`/ready`, `/status`).
+fn store_json(state: &State, trouble: Option<&crate::store::heal::Trouble>) -> serde_json::Value {
+    json!({
+        "engine": state.store.engine_name(),
+        "writable": trouble.is_none(),
+        "cause": trouble.map(|t| &t.cause),
+        "for_seconds": trouble.map(|t| t.for_seconds),
+        "failed_reopen_attempts": trouble.map(|t| t.failed_attempts),
+        "reopens": state.store.reopens(),
+    })
 }
 
 #[derive(Debug)]
@@ -109,13 +156,25 @@ fn memory_figures(state: &State) -> Figures {
     }
 }
 
-/// 200, or 503 once the worker thread has died (`worker: "dead"`, with why).
-pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoResponse {
+/// 200, or 503 (with `Retry-After`) once the worker thread has died
+/// (`worker: "dead"`, with why), while the database is unreachable, or while
+/// the store cannot write (`database.store`: reopening after an I/O error).
+pub async fn status(StateExtractor(state): StateExtractor<State>) -> Response {
     let f = figures(&state);
     // PostgreSQL: checked now; an unreachable database is a 503 with why.
     let db_health = state.store.database_health();
     let db_down = db_health.as_ref().is_some_and(|h| !h.reachable);
-    let code = match (&f.worker_death, db_down) {
+    // sled: closed and reopening after an I/O error (`store::heal`).
+    let trouble = match &db_health {
+        Some(h) if !h.reachable => Some(crate::store::heal::Trouble {
+            cause: h.last_error.clone().unwrap_or_else(|| "unreachable".into()),
+            for_seconds: 0,
+            failed_attempts: 0,
+        }),
+        Some(_) => None,
+        None => state.store.write_trouble(),
+    };
+    let code = match (&f.worker_death, db_down || trouble.is_some()) {
         (Some(_), _) | (None, true) => StatusCode::SERVICE_UNAVAILABLE,
         (None, false) => StatusCode::OK,
     };
@@ -123,6 +182,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
         "engine": state.store.engine_name(),
         "reachable": db_health.as_ref().is_none_or(|h| h.reachable),
         "last_error": db_health.and_then(|h| h.last_error),
+        "store": store_json(&state, trouble.as_ref()),
     });
     let health = state.shared.github_calls.health();
     let last_error = state
@@ -173,7 +233,13 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> impl IntoRe
             "backfill": state.store.backfill_totals().ok(),
         },
     }));
-    (code, body)
+    let mut response = (code, body).into_response();
+    if code == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, RETRY_AFTER_SECS.into());
+    }
+    response
 }
 
 /// What the tenancy rule refused (docs/auth.md, "Tenancy"): counts by

@@ -43,6 +43,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     paths(
         list_outputs, get_output, reconcile_output, run_outcomes, report, series, export,
         export_jsonl, post_manifest, post_backfill, get_backfill, openapi_json, status, ping,
+        ready,
     ),
     components(schemas(ErrorBody, ObservationDoc, crate::read::export::TraceRecord)),
     modifiers(&Security),
@@ -210,6 +211,19 @@ pub struct StatusDoc {
     pub tenancy: serde_json::Value,
 }
 
+/// `GET /ready`.
+#[derive(Serialize, ToSchema)]
+pub struct ReadyDoc {
+    pub ready: bool,
+    /// `engine` (`sled`, `postgres`), `writable`, and while not: `cause`,
+    /// `for_seconds`, `failed_reopen_attempts`; `reopens` since start.
+    #[schema(value_type = Object)]
+    pub store: serde_json::Value,
+    /// `running` or `dead`.
+    pub worker: String,
+    pub worker_error: Option<String>,
+}
+
 /// `#[utoipa::path]` of an endpoint behind the bearer token: `security`
 /// says `bearer`, and `responses` gets the 401 such an endpoint answers
 /// without it.
@@ -360,9 +374,18 @@ fn openapi_json() {}
 #[utoipa::path(get, path = "/status", tag = "health",
     responses(
         (status = 200, body = StatusDoc),
-        (status = 503, body = StatusDoc, description = "The worker died or the database is unreachable")))]
+        (status = 503, body = StatusDoc, description = "The worker died, the database is unreachable, or the store cannot write (`database.store`); with `Retry-After`")))]
 #[allow(dead_code)]
 fn status() {}
+
+/// Readiness: whether the store can write and the worker runs. `/ping` is
+/// liveness; this is what a load balancer or Kubernetes readiness probe asks.
+#[utoipa::path(get, path = "/ready", tag = "health",
+    responses(
+        (status = 200, body = ReadyDoc, description = "Ready: the store can write, the worker runs"),
+        (status = 503, body = ReadyDoc, description = "Not ready, with the cause (a store reopening after an I/O error such as a full disk, an unreachable database, a dead worker); with `Retry-After`")))]
+#[allow(dead_code)]
+fn ready() {}
 
 /// `PONG`.
 #[utoipa::path(get, path = "/ping", tag = "health",
@@ -399,6 +422,7 @@ mod tests {
             "/api/v1/openapi.json",
             "/status",
             "/ping",
+            "/ready",
         ] {
             assert!(paths.contains_key(path), "{path} is not described");
         }

@@ -326,8 +326,26 @@ fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored
     }
     let mut next_prune = (dedup.now)();
     let mut busy = false;
+    let mut generation = store.generation();
     while let Some(requests) = next_group(&mut rx, busy) {
         busy = requests.len() >= BUSY_GROUP;
+        // Each group on the files open now; after a reopen (`heal`) the
+        // counters are read again from what the journal holds.
+        let store = store.pinned();
+        if store.generation() != generation {
+            match (
+                store.try_counter(counter::RECEIVED),
+                store.try_counter(counter::DUPLICATES),
+            ) {
+                (Ok(r), Ok(d)) => (generation, seq, duplicates) = (store.generation(), r, d),
+                (Err(e), _) | (_, Err(e)) => {
+                    for req in requests {
+                        let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
+                    }
+                    continue;
+                }
+            }
+        }
         let (start_seq, start_dups) = (seq, duplicates);
         let mut batch = super::Batch::default();
         let now = (dedup.now)();

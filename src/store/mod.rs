@@ -18,6 +18,7 @@ pub mod codec;
 pub mod compact;
 pub mod dead_letters;
 pub mod engine;
+pub mod heal;
 pub mod inbox;
 mod inbox_item;
 mod installations;
@@ -69,6 +70,39 @@ pub enum StoreError {
     /// again with the caches dropped.
     #[error("stale: another replica committed while this unit used cached records")]
     Stale,
+    /// The journal's file could not be read or written (an I/O error, or
+    /// redb refusing every call after one): the store reopens (`heal`).
+    #[error("inbox journal I/O: {0}")]
+    JournalIo(String),
+    /// The store is closed while it reopens after an I/O error, or was
+    /// reopened since the unit of work that asked began (`heal`).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// An I/O error of an embedded file: what closes and reopens the
+    /// store (`heal`).
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Sled(sled::Error::Io(_)) | StoreError::JournalIo(_)
+        )
+    }
+
+    /// The store cannot read or write now, and may later: the client is
+    /// answered 503 with `Retry-After`, and the worker leaves the item in
+    /// the inbox instead of setting it aside. A record that does not decode
+    /// is not one: no retry will change it.
+    pub fn is_unavailable(&self) -> bool {
+        !matches!(self, StoreError::Decode { .. })
+    }
+
+    /// Another handle of this process (or another process) still holds the
+    /// store's lock.
+    pub fn is_lock(&self) -> bool {
+        self.to_string().contains("lock")
+    }
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -98,6 +132,8 @@ pub mod counter {
     pub const REDELIVERIES: &str = "redeliveries_requested";
     /// gh-aw runs whose manifest artifact was harvested (`github::harvest`).
     pub const HARVESTED: &str = "manifests_harvested";
+    /// Times the sled store was reopened after an I/O error (`heal`).
+    pub const STORE_REOPENS: &str = "store_reopens";
 }
 
 /// What an acknowledged delivery survives (`/status` `durability`).
@@ -315,8 +351,13 @@ impl Store {
         let sync = durability == Durability::PowerLoss;
         let journal = engine::journal::Journal::open(path, sync, syncs.clone())?;
         journal.adopt_from(&db)?;
+        let parts = engine::embedded::Embedded {
+            db,
+            journal,
+            generation: 0,
+        };
         let store = Store {
-            db: Engine::Sled(db, journal),
+            db: Engine::Sled(heal::Handle::new(parts, path.to_path_buf(), durability)),
             path: std::sync::Arc::new(path.to_path_buf()),
             flushed_ms: Default::default(),
             opened: std::time::Instant::now(),
@@ -354,7 +395,7 @@ impl Store {
         let started = std::time::Instant::now();
         loop {
             match open(path) {
-                Err(e) if e.to_string().contains("lock") && started.elapsed() < wait => {
+                Err(e) if e.is_lock() && started.elapsed() < wait => {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
                 other => return other,
@@ -431,7 +472,11 @@ impl Store {
     pub fn flush_durable(&self) -> Result<()> {
         self.flush()?;
         if let Some(log) = &self.log {
-            log.sync_data().map_err(sled::Error::Io)?;
+            if let Err(e) = log.sync_data() {
+                let e = StoreError::Sled(sled::Error::Io(e));
+                self.db.report(&e);
+                return Err(e);
+            }
             self.syncs
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }

@@ -247,8 +247,11 @@ impl Store {
     /// go through it, its writes are written at commit, then COMMIT.
     pub fn begin(&self) -> Unit {
         let mut store = self.clone();
-        if let super::Engine::Pg(pg) = &self.db {
-            store.db = super::Engine::Pg(pg.pinned());
+        match &self.db {
+            super::Engine::Pg(pg) => store.db = super::Engine::Pg(pg.pinned()),
+            // A unit begun on one opening of sled's files never writes to
+            // the next (`heal`).
+            sled => store.db = sled.pinned(),
         }
         Unit {
             store,

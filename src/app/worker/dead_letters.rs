@@ -14,9 +14,16 @@ pub(super) const MAX_ATTEMPTS: u32 = 3;
 pub(super) struct Failure {
     pub(super) error: String,
     pub(super) attempts: u32,
-    /// Another replica holds a lock the item needs (PostgreSQL): it is
-    /// left in the inbox for a later unit, not moved aside.
+    /// Another replica holds a lock the item needs (PostgreSQL), or the
+    /// store cannot read or write now: it is left in the inbox for a later
+    /// unit, not moved aside.
     pub(super) busy: bool,
+}
+
+/// A failure of the store itself, not of the item: its files failing or
+/// reopening (`store::heal`).
+fn is_outage(e: &StoreError) -> bool {
+    e.is_io() || matches!(e, StoreError::Unavailable(_))
 }
 
 /// The message of a caught panic (`panic!` gives a `&str` or a `String`).
@@ -100,7 +107,10 @@ impl Worker {
             // forget what we cached.
             let error = match run {
                 Ok(Ok(effects)) => return Ok(effects),
-                Ok(Err(e @ StoreError::Busy(_))) => {
+                // Not the item's fault: another replica holds a lock it
+                // needs, or the store cannot read or write now (a full
+                // disk; the store reopens by itself, `store::heal`).
+                Ok(Err(e)) if matches!(e, StoreError::Busy(_)) || is_outage(&e) => {
                     return Err(Failure {
                         error: e.to_string(),
                         attempts,

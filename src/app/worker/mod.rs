@@ -69,6 +69,10 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 /// How often the worker looks at the schedule on its own.
 const SCHEDULE_POLL: Duration = Duration::from_secs(15);
 
+/// How often the worker looks again while the store reopens after an I/O
+/// error (`store::heal`).
+const RETRY_POLL: Duration = Duration::from_millis(250);
+
 /// Most due checkpoints taken per batch.
 const SCHEDULE_BATCH: usize = 512;
 
@@ -132,7 +136,12 @@ impl Effects {
 }
 
 pub struct Worker {
+    /// The store, pinned to the opening of its files the worker's state
+    /// was read from: after a reopen (`store::heal`) every call fails until
+    /// the worker starts again from the reopened files (`resync`).
     store: Store,
+    /// The store as the App holds it (not pinned).
+    base: Store,
     shared: std::sync::Arc<Shared>,
     processed: u64,
     /// Repository → installation already filed, so ordinary deliveries do
@@ -160,13 +169,15 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn new(store: Store, shared: std::sync::Arc<Shared>) -> Worker {
+    pub fn new(base: Store, shared: std::sync::Arc<Shared>) -> Worker {
+        let store = base.pinned();
         let processed = store.counter(counter::PROCESSED);
         // On sled the items up to `INBOX_DONE` are processed, even while the
         // journal still holds them.
         let next_seq = store.queue_start();
         Worker {
             store,
+            base,
             shared,
             processed,
             seen_installations: HashMap::new(),
@@ -189,7 +200,15 @@ impl Worker {
         self.take_due_checkpoints();
         self.shared.mark_ready();
         loop {
-            match rx.recv_timeout(SCHEDULE_POLL) {
+            // While the store cannot write, look again soon: it reopens by
+            // itself (`store::heal`), and what is queued must not wait for
+            // the next delivery to wake the worker.
+            let poll = if self.store_reopening() || self.resync_due() {
+                RETRY_POLL
+            } else {
+                SCHEDULE_POLL
+            };
+            match rx.recv_timeout(poll) {
                 Ok(WorkerMsg::Wake) => self.drain_inbox(),
                 Ok(WorkerMsg::Tick(reply)) => {
                     self.drain_inbox();
@@ -226,5 +245,54 @@ impl Worker {
                 .shared
                 .record_error(format!("sweeping uncommitted manifest chunks: {e}")),
         }
+    }
+}
+
+impl Worker {
+    /// The sled store is closed, reopening after an I/O error (not asked
+    /// of PostgreSQL, where it would be a round trip per message).
+    fn store_reopening(&self) -> bool {
+        !self.base.is_pg() && self.base.write_trouble().is_some()
+    }
+
+    /// The store's files were reopened since the worker's state was read.
+    fn resync_due(&self) -> bool {
+        self.base.generation() != self.store.generation()
+    }
+
+    /// After the store reopened (`store::heal`): start again from what the
+    /// reopened files hold, as a restart would. sled's writes the worker
+    /// had not flushed are gone, and the journal still holds their items
+    /// (it drops only what a flush made durable): they are processed again.
+    /// Nothing changes while the counters cannot be read (closed again).
+    pub(super) fn resync(&mut self) {
+        if !self.resync_due() {
+            return;
+        }
+        let fresh = Worker::new(self.base.clone(), self.shared.clone());
+        // Read as 0 if the files closed meanwhile: checked on the pinned
+        // store, which fails unless the same opening stayed open.
+        let done = fresh.next_seq.saturating_sub(1);
+        let read_back = (
+            fresh.store.try_counter(counter::PROCESSED),
+            fresh.store.try_counter(counter::INBOX_DONE),
+        );
+        if !matches!(read_back, (Ok(p), Ok(d)) if p == fresh.processed && d == done) {
+            return;
+        }
+        tracing::warn!(
+            generation = fresh.store.generation(),
+            from = fresh.next_seq,
+            "the store was reopened: the worker starts again from its durable state"
+        );
+        let shared = &self.shared;
+        shared
+            .processed_total
+            .store(fresh.processed, std::sync::atomic::Ordering::Relaxed);
+        shared.outputs_tracked.store(
+            fresh.store.output_count(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        *self = fresh;
     }
 }

@@ -12,6 +12,7 @@ impl Worker {
     /// letters and the queue goes on; only a store that cannot even take
     /// that move stops it.
     pub fn drain_inbox(&mut self) {
+        self.resync();
         let mut slice = Instant::now();
         loop {
             self.shared.pressure.maybe_give_way(&mut slice);

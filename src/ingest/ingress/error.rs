@@ -63,23 +63,40 @@ impl ApiError {
     }
 }
 
+/// Seconds a client is told to wait before it retries a 503.
+pub const RETRY_AFTER_SECS: u64 = 2;
+
 impl IntoResponse for ApiError {
+    /// The JSON body; a 503 carries `Retry-After` wherever it is answered.
     fn into_response(self) -> Response {
-        (
+        let unavailable = self.status == StatusCode::SERVICE_UNAVAILABLE;
+        let mut response = (
             self.status,
             Json(json!({"error": self.error, "detail": self.detail})),
         )
-            .into_response()
+            .into_response();
+        if unavailable {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(RETRY_AFTER_SECS),
+            );
+        }
+        response
     }
 }
 
 impl From<crate::store::StoreError> for ApiError {
-    /// The database being away (PostgreSQL) is a 503 the client may retry;
-    /// anything else the store says is a 500.
+    /// A store that cannot read or write now (the database away, a full
+    /// disk, the store reopening after an I/O error) is a 503 the client
+    /// may retry; a record that does not decode is a 500.
     fn from(e: crate::store::StoreError) -> ApiError {
+        use crate::store::StoreError;
         match e {
-            crate::store::StoreError::Database(_) | crate::store::StoreError::Busy(_) => {
+            StoreError::Database(_) | StoreError::Busy(_) => {
                 ApiError::unavailable(format!("the database is unavailable: {e}"))
+            }
+            e if e.is_unavailable() => {
+                ApiError::unavailable(format!("the store is unavailable: {e}"))
             }
             e => ApiError::internal(e.to_string()),
         }
@@ -106,5 +123,24 @@ mod store_error_tests {
         }
         .into();
         assert_eq!(corrupt.status, StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn a_failing_disk_is_a_503_with_retry_after() {
+        let errors = [
+            StoreError::JournalIo("Previous I/O error occurred".into()),
+            StoreError::Unavailable("the store is reopening".into()),
+        ];
+        for e in errors {
+            let api: ApiError = e.into();
+            assert_eq!(
+                api.status,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "{}",
+                api.detail
+            );
+            let response = api.into_response();
+            assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "2");
+        }
     }
 }

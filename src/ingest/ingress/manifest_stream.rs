@@ -72,6 +72,11 @@ impl<'a> StreamedManifest<'a> {
     ) -> Result<StreamedManifest<'a>, ApiError> {
         let mut digest = Sha256::new();
         digest.update(salt.as_bytes());
+        // Bound to the store's files open now: chunks staged before the
+        // store reopened after an I/O error (`store::heal`) may be lost
+        // with sled's unflushed writes, so the upload fails (503) rather
+        // than be acknowledged without them.
+        let store = &store.pinned();
         let tenancy = ManifestTenancy::new(store, parser.run_repo().map(str::to_string));
         Ok(StreamedManifest {
             store: store.clone(),

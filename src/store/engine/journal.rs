@@ -130,8 +130,13 @@ fn counter_keys() -> &'static [Vec<u8>; 2] {
     })
 }
 
+/// redb's error as the store's: an I/O error (or redb's refusal after
+/// one) is `JournalIo`, which reopens the store (`store::heal`).
 fn err(e: impl Into<redb::Error>) -> StoreError {
-    StoreError::Journal(e.into().to_string())
+    match e.into() {
+        e @ (redb::Error::Io(_) | redb::Error::PreviousIo) => StoreError::JournalIo(e.to_string()),
+        e => StoreError::Journal(e.to_string()),
+    }
 }
 
 /// The file under redb, syncing only when acks must survive a power loss.
@@ -200,7 +205,7 @@ impl Journal {
             .create(true)
             .truncate(false)
             .open(dir.join(FILE))
-            .map_err(|e| StoreError::Journal(format!("{}: {e}", dir.join(FILE).display())))?;
+            .map_err(|e| StoreError::JournalIo(format!("{}: {e}", dir.join(FILE).display())))?;
         let backend = JournalFile {
             file: FileBackend::new(file).map_err(err)?,
             sync,

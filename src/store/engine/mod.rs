@@ -6,6 +6,7 @@
 //! only PostgreSQL can do (row claims, advisory locks, a real sequence, unique
 //! keys across replicas) is asked of it through the store's own methods.
 
+pub mod embedded;
 pub mod journal;
 pub mod pg;
 
@@ -125,10 +126,11 @@ impl Batch {
 }
 
 /// Which engine holds the store: sled (with the inbox's keys in a journal
-/// file of their own, `journal`), or PostgreSQL.
+/// file of their own, `journal`), reached through a handle that reopens
+/// both after an I/O error (`store::heal`), or PostgreSQL.
 #[derive(Clone)]
 pub enum Engine {
-    Sled(sled::Db, journal::Journal),
+    Sled(crate::store::heal::Handle),
     Pg(pg::Pg),
 }
 
@@ -142,6 +144,8 @@ enum IterInner {
     /// A sled scan and a journal scan of one range, merged in key order
     /// (their keys never meet: `journal::holds`).
     Both(Box<Merge>),
+    /// The scan could not begin (the store is reopening): this error, once.
+    Failed(Option<StoreError>),
 }
 
 struct Merge {
@@ -183,6 +187,7 @@ impl Iterator for Iter {
             IterInner::Pg(pages) => pages.next(),
             IterInner::Journal(pages) => pages.next().map(journal_entry),
             IterInner::Both(merge) => merge.next(),
+            IterInner::Failed(e) => e.take().map(Err),
         }
     }
 }
@@ -233,37 +238,49 @@ impl Engine {
         }
     }
 
-    /// The inbox's journal (sled only).
-    pub fn journal(&self) -> Option<&journal::Journal> {
+    /// The inbox's journal (sled only; `None` while the store reopens).
+    pub fn journal(&self) -> Option<journal::Journal> {
         match self {
-            Engine::Sled(_, journal) => Some(journal),
+            Engine::Sled(h) => h.with(|s| Ok(s.journal.clone())).ok(),
             Engine::Pg(_) => None,
         }
     }
 
-    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
-        let key = key.as_ref();
+    /// The same engine, bound to the files open now (sled: operations fail
+    /// once the store has reopened since; PostgreSQL: unchanged).
+    pub fn pinned(&self) -> Engine {
         match self {
-            Engine::Sled(_, j) if journal::holds(key) => Ok(j.get(key)?.map(Bytes::Owned)),
-            Engine::Sled(db, _) => Ok(db.get(key)?.map(Bytes::Sled)),
-            Engine::Pg(pg) => Ok(pg.get(key)?.map(Bytes::Owned)),
+            Engine::Sled(h) => Engine::Sled(h.pinned()),
+            Engine::Pg(pg) => Engine::Pg(pg.clone()),
+        }
+    }
+
+    /// A failure seen outside the engine's own calls (an `fdatasync` of
+    /// sled's log): an I/O error makes the store reopen (`heal`).
+    pub fn report(&self, error: &StoreError) {
+        if let Engine::Sled(h) = self {
+            h.report(error);
+        }
+    }
+
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        match self {
+            Engine::Sled(h) => h.with(|s| s.get(key.as_ref())),
+            Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.map(Bytes::Owned)),
         }
     }
 
     pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         match self {
-            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => Ok(db.contains_key(key)?),
-            _ => Ok(self.get(key)?.is_some()),
+            Engine::Sled(h) => h.with(|s| s.contains_key(key.as_ref())),
+            Engine::Pg(_) => Ok(self.get(key)?.is_some()),
         }
     }
 
     pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
         match self {
-            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => {
-                db.insert(key.as_ref(), value.as_ref())?;
-                Ok(())
-            }
-            _ => {
+            Engine::Sled(h) => h.with(|s| s.insert(key.as_ref(), value.as_ref())),
+            Engine::Pg(_) => {
                 let mut batch = Batch::default();
                 batch.insert(key, value);
                 self.apply_batch(batch)
@@ -273,11 +290,8 @@ impl Engine {
 
     pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<()> {
         match self {
-            Engine::Sled(db, _) if !journal::holds(key.as_ref()) => {
-                db.remove(key)?;
-                Ok(())
-            }
-            _ => {
+            Engine::Sled(h) => h.with(|s| s.remove(key.as_ref())),
+            Engine::Pg(_) => {
                 let mut batch = Batch::default();
                 batch.remove(key);
                 self.apply_batch(batch)
@@ -292,10 +306,7 @@ impl Engine {
     /// caller that finds the lock held gets `None`: another one is taking it).
     pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
         match self {
-            Engine::Sled(_, j) if journal::holds(key.as_ref()) => {
-                Ok(j.take(key.as_ref())?.map(Bytes::Owned))
-            }
-            Engine::Sled(db, _) => Ok(db.remove(key)?.map(Bytes::Sled)),
+            Engine::Sled(h) => h.with(|s| s.take(key.as_ref())),
             Engine::Pg(pg) => {
                 let key = key.as_ref();
                 let tx = pg.pinned();
@@ -317,11 +328,9 @@ impl Engine {
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         match self {
-            Engine::Sled(..) => {
-                let start = prefix.as_ref().to_vec();
-                let end = prefix_end(&start).map_or(Bound::Unbounded, Bound::Excluded);
-                self.sled_range(Bound::Included(start), end)
-            }
+            Engine::Sled(h) => h
+                .with(|s| Ok(s.scan_prefix(prefix.as_ref())))
+                .unwrap_or_else(Iter::failed),
             Engine::Pg(pg) => Iter(IterInner::Pg(pg.scan_prefix(prefix.as_ref()))),
         }
     }
@@ -330,28 +339,11 @@ impl Engine {
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Iter {
         let (start, end) = owned_bounds(&range);
         match self {
-            Engine::Sled(..) => self.sled_range(start, end),
+            Engine::Sled(h) => h
+                .with(|s| Ok(s.range(start, end)))
+                .unwrap_or_else(Iter::failed),
             Engine::Pg(pg) => Iter(IterInner::Pg(pg.pages(start, end))),
         }
-    }
-
-    /// A range on sled: from sled, from the journal, or both merged,
-    /// depending on which holds keys in it.
-    fn sled_range(&self, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Iter {
-        let Engine::Sled(db, j) = self else {
-            unreachable!("a sled range on sled")
-        };
-        if journal::within(&start, &end) {
-            return Iter(IterInner::Journal(j.pages(start, end)));
-        }
-        if !journal::overlaps(&start, &end) {
-            return Iter(IterInner::Sled(db.range::<Vec<u8>, _>((start, end))));
-        }
-        let sled = db.range::<Vec<u8>, _>((start.clone(), end.clone()));
-        Iter(IterInner::Both(Box::new(Merge {
-            sled: sled.peekable(),
-            journal: j.pages(start, end).peekable(),
-        })))
     }
 
     /// Every key of the store, in key order.
@@ -362,7 +354,7 @@ impl Engine {
     /// Number of keys (a full count on PostgreSQL).
     pub fn len(&self) -> usize {
         match self {
-            Engine::Sled(db, j) => db.len() + j.visible_entries().unwrap_or(0),
+            Engine::Sled(h) => h.with(|s| Ok(s.len())).unwrap_or(0),
             Engine::Pg(pg) => pg.len().unwrap_or(0),
         }
     }
@@ -376,24 +368,7 @@ impl Engine {
     /// order (`journal`: only offline tools write both at once).
     pub fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
-            Engine::Sled(db, j) => {
-                let (inbox, rest): (Vec<Op>, Vec<Op>) = batch
-                    .ops
-                    .into_iter()
-                    .partition(|op| journal::holds(op.key()));
-                if !inbox.is_empty() {
-                    j.apply(inbox)?;
-                }
-                if rest.is_empty() {
-                    return Ok(());
-                }
-                let processed = journal::processed_in(&rest);
-                apply_sled(db, Batch { ops: rest })?;
-                if let Some(seq) = processed {
-                    j.set_processed(seq);
-                }
-                Ok(())
-            }
+            Engine::Sled(h) => h.with(|s| s.apply_batch(batch)),
             Engine::Pg(pg) => pg.apply(batch),
         }
     }
@@ -402,10 +377,7 @@ impl Engine {
     /// journal's commits are as durable as the store's `Durability`).
     pub fn flush(&self) -> Result<()> {
         match self {
-            Engine::Sled(db, _) => {
-                db.flush()?;
-                Ok(())
-            }
+            Engine::Sled(h) => h.with(|s| s.flush()),
             Engine::Pg(_) => Ok(()),
         }
     }
@@ -413,7 +385,7 @@ impl Engine {
     /// A new id, unique across restarts (and replicas).
     pub fn generate_id(&self) -> Result<u64> {
         match self {
-            Engine::Sled(db, _) => Ok(db.generate_id()?),
+            Engine::Sled(h) => h.with(|s| s.generate_id()),
             Engine::Pg(pg) => pg.next_upload_id(),
         }
     }
@@ -421,9 +393,16 @@ impl Engine {
     /// A named keyspace apart from the main one.
     pub fn open_tree(&self, name: &str) -> Result<Tree> {
         match self {
-            Engine::Sled(db, _) => Ok(Tree::Sled(db.open_tree(name)?)),
+            Engine::Sled(h) => h.with(|s| s.open_tree(name)),
             Engine::Pg(pg) => Ok(Tree::Pg(pg.clone(), pg::tree_prefix(name))),
         }
+    }
+}
+
+impl Iter {
+    /// A scan that could not begin: yields `error` once.
+    fn failed(error: StoreError) -> Iter {
+        Iter(IterInner::Failed(Some(error)))
     }
 }
 
