@@ -25,6 +25,7 @@ pub mod keys;
 mod layout;
 pub mod leases;
 pub mod migrate;
+pub mod open_checks;
 pub mod prefetch;
 mod repeats;
 pub mod rollup;
@@ -69,6 +70,9 @@ pub enum StoreError {
     /// again with the caches dropped.
     #[error("stale: another replica committed while this unit used cached records")]
     Stale,
+    /// The store was refused at open (`open_checks`): what and what to do.
+    #[error(transparent)]
+    Refused(#[from] open_checks::Refusal),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -245,6 +249,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
             let store = Store::on_pg(pg::test_database(&admin, path)?, path);
+            open_checks::at_open(&store)?;
             store.upgrade_at_open()?;
             return Ok(store);
         }
@@ -257,6 +262,7 @@ impl Store {
         match database_url {
             Some(url) => {
                 let store = Store::on_pg(pg::Pg::connect(url)?, path);
+                open_checks::at_open(&store)?;
                 store.upgrade_at_open()?;
                 Ok(store)
             }
@@ -303,8 +309,8 @@ impl Store {
             // they write, which would make the inbox writer's commit (the
             // acks) wait behind the worker's data. The inbox writer flushes
             // every group commit and the worker flushes its own (`worker`).
-            .flush_every_ms(None)
-            .open()?;
+            .flush_every_ms(None);
+        let db = open_checks::open_sled(path, db)?;
         let log = match durability {
             Durability::PowerLoss => Some(std::sync::Arc::new(
                 std::fs::File::open(path.join("db")).map_err(sled::Error::Io)?,
@@ -313,7 +319,9 @@ impl Store {
         };
         let syncs: std::sync::Arc<std::sync::atomic::AtomicU64> = Default::default();
         let sync = durability == Durability::PowerLoss;
-        let journal = engine::journal::Journal::open(path, sync, syncs.clone())?;
+        let journal = open_checks::open_journal(path, || {
+            engine::journal::Journal::open(path, sync, syncs.clone())
+        })?;
         journal.adopt_from(&db)?;
         let store = Store {
             db: Engine::Sled(db, journal),
@@ -330,6 +338,7 @@ impl Store {
             journal.set_processed(done);
             journal.release_through(done);
         }
+        open_checks::at_open(&store)?;
         store.upgrade_at_open()?;
         Ok(store)
     }
@@ -736,8 +745,9 @@ pub fn open_for_reading(data_dir: &Path, database_url: Option<&str>) -> anyhow::
             path.display()
         );
     }
-    Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| {
-        anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --from URL instead")
+    Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| match e {
+        StoreError::Refused(refusal) => refusal.into(),
+        e => anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --from URL instead"),
     })
 }
 
