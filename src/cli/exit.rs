@@ -75,7 +75,7 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 /// The store's refusal in one link of an error chain (on its own or
 /// inside a `StoreError`).
-fn refusal(link: &(dyn std::error::Error + 'static)) -> Option<&Refusal> {
+fn refusal<'a>(link: &'a (dyn std::error::Error + 'static)) -> Option<&'a Refusal> {
     link.downcast_ref::<Refusal>().or_else(|| {
         match link.downcast_ref::<crate::store::StoreError>() {
             Some(crate::store::StoreError::Refused(r)) => Some(r),

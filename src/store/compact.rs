@@ -97,7 +97,9 @@ fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, C
         // A copy left by an earlier attempt that stopped before its swap.
         std::fs::remove_dir_all(&new_dir).map_err(|e| io("removing", &new_dir, e))?;
     }
-    let (records, bytes_before, bytes_after) = copy_live(dir, &new_dir, wait)?;
+    // The store's size as it stands, before opening it writes a snapshot.
+    let bytes_before = dir_bytes(dir);
+    let (records, bytes_after) = copy_live(dir, &new_dir, wait)?;
     if bytes_after > bytes_before {
         // Already compact: sled's fresh log weighs more than what the old
         // one holds (see `copy_live`). Keep the store as it is.
@@ -123,13 +125,13 @@ fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, C
 
 /// Copy every live record of the store in `dir` — the main key space with
 /// the inbox's journal, and every named tree (`attribution`) — into a
-/// fresh store in `new_dir`, flush it, and return (records, bytes before,
-/// bytes of the copy), the copy's bytes once its stores are closed.
+/// fresh store in `new_dir`, flush it, and return the records copied and
+/// the copy's bytes once both stores are closed.
 fn copy_live(
     dir: &Path,
     new_dir: &Path,
     wait: std::time::Duration,
-) -> Result<(u64, u64, u64), CompactError> {
+) -> Result<(u64, u64), CompactError> {
     let records = {
         // Compaction is of sled's files, whatever SAFE_OUTCOMES_TEST_PG says.
         let old = Store::open_sled_waiting(dir, wait)?;
@@ -155,8 +157,8 @@ fn copy_live(
         new.flush()?;
         records
     };
-    // Both closed: the sizes are of the files as they stay.
-    Ok((records, dir_bytes(dir), dir_bytes(new_dir)))
+    // Closed: the size of the files as they stay.
+    Ok((records, dir_bytes(new_dir)))
 }
 
 /// Copy `items` with `apply`, in batches of `COPY_BATCH`; returns how many.
@@ -223,6 +225,7 @@ mod tests {
         let dir = parent.path().join("data");
         let before = fill(&dir);
         let done = compact(&dir).unwrap();
+        assert!(done.swapped, "{done:?}");
         assert_eq!(done.records, before.len() as u64);
         assert!(done.bytes_after < done.bytes_before, "{done:?}: no smaller");
         let store = Store::open_sled_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
@@ -233,6 +236,38 @@ mod tests {
             .collect();
         assert_eq!(after, before);
         assert!(!old_dir(&dir).exists() && !copy_dir(&dir).exists());
+    }
+
+    /// Half the records deleted, a named tree beside: the store never
+    /// grows, and keeps every live record of both.
+    #[test]
+    fn compaction_never_grows_a_store_and_keeps_the_named_trees() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        fill(&dir);
+        {
+            let store = Store::open_sled(&dir).unwrap();
+            for i in (0..2_000u32).step_by(2) {
+                store.db().remove(format!("o/acme/r:{i}:0")).unwrap();
+            }
+            let tree = store.db().open_tree("attribution").unwrap();
+            let mut batch = Batch::default();
+            batch.insert(b"run/1", b"bot");
+            tree.apply_batch(batch).unwrap();
+            store.flush().unwrap();
+        }
+        for round in 0..2 {
+            let before = dir_bytes(&dir);
+            let done = compact(&dir).unwrap();
+            assert_eq!(done.bytes_before, before, "round {round}");
+            assert!(dir_bytes(&dir) <= before, "round {round}: {done:?}");
+            assert_eq!(done.swapped, done.bytes_after <= before, "{done:?}");
+            let store = Store::open_sled_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
+            assert_eq!(store.db().scan_prefix(b"o/").count(), 1_000);
+            let tree = store.db().open_tree("attribution").unwrap();
+            let kept: Vec<_> = tree.range(b"".to_vec(), b"z".to_vec()).collect();
+            assert_eq!(kept.len(), 1, "the attribution tree was copied");
+        }
     }
 
     #[test]

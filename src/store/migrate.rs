@@ -150,6 +150,11 @@ mod tests {
 
         let first = migrate(&source, &target, "src").unwrap();
         assert_eq!(first.copied as usize, source.db().len());
+        assert!(
+            target.db().get(open_checks::MIGRATING_KEY).unwrap().is_none(),
+            "finished: the mark is gone"
+        );
+        open_checks::at_open(&target).unwrap();
         // Received, processed, and the marker that the rollups are built.
         assert_eq!(first.counters, 3);
         assert_eq!(first.inbox_seq, 1240, "past the highest inbox number");

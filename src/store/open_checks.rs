@@ -59,7 +59,7 @@ pub enum Refusal {
     )]
     NewerSchema { found: i64, known: i64 },
     /// A store file could not be read.
-    #[error("{} is corrupt or unreadable ({detail}). {advice}", file.display())]
+    #[error("{} is corrupt or unreadable ({detail}). {advice}", .file.display())]
     Corrupt {
         file: PathBuf,
         detail: String,
@@ -144,7 +144,7 @@ pub fn without_panics<T>(open: impl FnOnce() -> T) -> std::result::Result<T, Str
     let fallback = previous.clone();
     std::panic::set_hook(Box::new(move |info| {
         if std::thread::current().id() != opener {
-            fallback(info)
+            (**fallback)(info)
         }
     }));
     let outcome = catch_unwind(AssertUnwindSafe(open));
@@ -276,4 +276,81 @@ fn unreadable(detail: &str) -> bool {
         "Read-only file system",
     ];
     !NOT_THE_FILE.iter().any(|cause| detail.contains(cause))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{pg, StoreError};
+
+    fn refusal(e: StoreError) -> Refusal {
+        match e {
+            StoreError::Refused(r) => r,
+            other => panic!("not a refusal: {other}"),
+        }
+    }
+
+    #[test]
+    fn a_store_is_marked_with_the_format_and_a_newer_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_sled(dir.path()).unwrap();
+        let mark = store.db().get(FORMAT_KEY).unwrap().unwrap();
+        assert_eq!(&*mark, &FORMAT.to_be_bytes()[..]);
+        mark_format_for_tests(&store, FORMAT + 1).unwrap();
+        drop(store);
+        let e = refusal(Store::open_sled(dir.path()).err().expect("refused"));
+        assert!(matches!(e, Refusal::NewerFormat { found, .. } if found == FORMAT + 1));
+        assert!(e.to_string().contains("newer version"), "{e}");
+    }
+
+    #[test]
+    fn a_database_mid_migration_or_of_a_newer_schema_is_refused() {
+        let Some(admin) = pg::test_admin_or_skip() else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::on_pg(pg::test_database(&admin, dir.path()).unwrap(), dir.path());
+        at_open(&store).unwrap();
+        store.db().insert(MIGRATING_KEY, b"/var/lib/x/store").unwrap();
+        let e = refusal(at_open(&store).unwrap_err());
+        assert!(e.to_string().contains("/var/lib/x/store"), "{e}");
+        assert!(matches!(e, Refusal::UnfinishedMigration { .. }));
+        store.db().remove(MIGRATING_KEY).unwrap();
+        let pg = store.db().pg().unwrap();
+        let newer = pg::Pg::known_schema_version() + 1;
+        pg.execute_for_tests(&format!(
+            "INSERT INTO schema_migrations (version) VALUES ({newer})"
+        ))
+        .unwrap();
+        let e = refusal(at_open(&store).unwrap_err());
+        assert!(matches!(e, Refusal::NewerSchema { found, .. } if found == newer), "{e}");
+    }
+
+    #[test]
+    fn a_panic_while_opening_is_an_error_and_the_hook_comes_back() {
+        let caught = without_panics(|| -> u32 { panic!("tried to serialize Uninitialized") });
+        assert!(caught.unwrap_err().contains("tried to serialize"));
+        assert_eq!(without_panics(|| 7), Ok(7));
+        // The previous hook is back: a panic elsewhere is still caught by
+        // the test harness as usual.
+        assert!(std::panic::catch_unwind(|| panic!("after")).is_err());
+    }
+
+    #[test]
+    fn the_file_whose_checksum_fails_is_the_one_named() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Store::open_sled(dir.path()).unwrap());
+        drop(Store::open_sled(dir.path()).unwrap());
+        let snap = latest_snapshot(dir.path()).expect("a snapshot");
+        assert_eq!(sled_culprit(dir.path()).0, dir.path().join("db"));
+        let flip = |file: &Path| {
+            let mut bytes = std::fs::read(file).unwrap();
+            bytes[2] ^= 0xff;
+            std::fs::write(file, bytes).unwrap();
+        };
+        flip(&snap);
+        assert_eq!(sled_culprit(dir.path()), (snap.clone(), SNAPSHOT_ADVICE));
+        flip(&dir.path().join("conf"));
+        assert_eq!(sled_culprit(dir.path()).0, dir.path().join("conf"));
+    }
 }

@@ -77,7 +77,7 @@ fn sled_store(path: &Path, n: u32) {
     for i in 0..n {
         let value = format!("{i:0>300}");
         store
-            .put_raw_for_tests(format!("o/acme/r:{i}:0").as_bytes(), value.as_bytes())
+            .put_raw_for_tests(format!("z/filler/{i:08}").as_bytes(), value.as_bytes())
             .unwrap();
     }
     for seq in 1..=20 {
@@ -127,7 +127,7 @@ fn serve_refuses_a_half_migrated_database_until_migrate_is_run_again() {
     half_migrate(dir.path(), &data, &url, &progress);
     let serving = dir.path().join("serving");
     let limit = Duration::from_secs(60);
-    let (code, stderr) = finish(&mut serve(dir.path(), &serving, Some(&url)), limit).unwrap();
+    let (code, stderr) = finish(&mut serve(dir.path(), &serving, Some(url.as_str())), limit).unwrap();
     assert_eq!(code, 6, "{stderr}");
     assert!(stderr.contains("half-migrated"), "{stderr}");
     assert!(stderr.contains("safe-outcomes migrate"), "{stderr}");
@@ -135,13 +135,13 @@ fn serve_refuses_a_half_migrated_database_until_migrate_is_run_again() {
         bin(dir.path())
             .args(["migrate", "--from"])
             .arg(&data)
-            .args(["--to", &url]),
+            .args(["--to", url.as_str()]),
         Duration::from_secs(120),
     )
     .unwrap();
     assert_eq!(code, 0, "{stderr}");
     // Finished: the server starts and keeps running.
-    let ran = finish(&mut serve(dir.path(), &serving, Some(&url)), limit / 6);
+    let ran = finish(&mut serve(dir.path(), &serving, Some(url.as_str())), limit / 6);
     assert!(ran.is_none(), "serve ended: {ran:?}");
 }
 
