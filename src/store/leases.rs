@@ -102,9 +102,8 @@ impl Store {
             return pg.lease_abandoned(name, ttl, ORPHAN_GRACE);
         }
         Ok(match self.db.get(keys::lease(name))? {
-            Some(value) => parse(&value).is_none_or(|(expiry, by)| {
-                expiry < now_ms() || by != holder().as_bytes()
-            }),
+            Some(value) => parse(&value)
+                .is_none_or(|(expiry, by)| expiry < now_ms() || by != holder().as_bytes()),
             None => true,
         })
     }

@@ -151,7 +151,11 @@ mod tests {
         let first = migrate(&source, &target, "src").unwrap();
         assert_eq!(first.copied as usize, source.db().len());
         assert!(
-            target.db().get(open_checks::MIGRATING_KEY).unwrap().is_none(),
+            target
+                .db()
+                .get(open_checks::MIGRATING_KEY)
+                .unwrap()
+                .is_none(),
             "finished: the mark is gone"
         );
         open_checks::at_open(&target).unwrap();

@@ -311,7 +311,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::on_pg(pg::test_database(&admin, dir.path()).unwrap(), dir.path());
         at_open(&store).unwrap();
-        store.db().insert(MIGRATING_KEY, b"/var/lib/x/store").unwrap();
+        store
+            .db()
+            .insert(MIGRATING_KEY, b"/var/lib/x/store")
+            .unwrap();
         let e = refusal(at_open(&store).unwrap_err());
         assert!(e.to_string().contains("/var/lib/x/store"), "{e}");
         assert!(matches!(e, Refusal::UnfinishedMigration { .. }));
@@ -323,7 +326,10 @@ mod tests {
         ))
         .unwrap();
         let e = refusal(at_open(&store).unwrap_err());
-        assert!(matches!(e, Refusal::NewerSchema { found, .. } if found == newer), "{e}");
+        assert!(
+            matches!(e, Refusal::NewerSchema { found, .. } if found == newer),
+            "{e}"
+        );
     }
 
     #[test]

@@ -203,9 +203,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             swept = sweep(&sweeping).unwrap();
         }
-        assert_eq!(swept, 1, "the cut-off upload is swept once its holder is gone");
+        assert_eq!(
+            swept, 1,
+            "the cut-off upload is swept once its holder is gone"
+        );
         assert!(chunk(&sweeping, cut_off, 0).unwrap().is_none());
-        assert!(chunk(&sweeping, live, 0).unwrap().is_some(), "the live one stays");
+        assert!(
+            chunk(&sweeping, live, 0).unwrap().is_some(),
+            "the live one stays"
+        );
         assert!(
             chunk(&sweeping, recent, 0).unwrap().is_some(),
             "within the grace"

@@ -127,7 +127,8 @@ fn serve_refuses_a_half_migrated_database_until_migrate_is_run_again() {
     half_migrate(dir.path(), &data, &url, &progress);
     let serving = dir.path().join("serving");
     let limit = Duration::from_secs(60);
-    let (code, stderr) = finish(&mut serve(dir.path(), &serving, Some(url.as_str())), limit).unwrap();
+    let (code, stderr) =
+        finish(&mut serve(dir.path(), &serving, Some(url.as_str())), limit).unwrap();
     assert_eq!(code, 6, "{stderr}");
     assert!(stderr.contains("half-migrated"), "{stderr}");
     assert!(stderr.contains("safe-outcomes migrate"), "{stderr}");
@@ -141,7 +142,10 @@ fn serve_refuses_a_half_migrated_database_until_migrate_is_run_again() {
     .unwrap();
     assert_eq!(code, 0, "{stderr}");
     // Finished: the server starts and keeps running.
-    let ran = finish(&mut serve(dir.path(), &serving, Some(url.as_str())), limit / 6);
+    let ran = finish(
+        &mut serve(dir.path(), &serving, Some(url.as_str())),
+        limit / 6,
+    );
     assert!(ran.is_none(), "serve ended: {ran:?}");
 }
 
