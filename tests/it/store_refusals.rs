@@ -172,7 +172,8 @@ fn copy_store(from: &Path, to: &Path) {
 fn flip(file: &Path, at: u64) {
     let mut bytes = std::fs::read(file).unwrap();
     let at = (at as usize).min(bytes.len().saturating_sub(16));
-    for b in &mut bytes[at..(at + 16).min(bytes.len())] {
+    let end = (at + 16).min(bytes.len());
+    for b in &mut bytes[at..end] {
         *b = !*b;
     }
     std::fs::write(file, bytes).unwrap();
