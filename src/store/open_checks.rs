@@ -152,7 +152,7 @@ pub fn without_panics<T>(open: impl FnOnce() -> T) -> std::result::Result<T, Str
     if let Ok(hook) = std::sync::Arc::try_unwrap(previous) {
         std::panic::set_hook(hook);
     }
-    outcome.map_err(|payload| format!("reading it panicked: {}", panic_text(&*payload)))
+    outcome.map_err(|payload| format!("its reader gave up: {}", panic_text(&*payload)))
 }
 
 /// The text of a panic's payload.
