@@ -215,7 +215,9 @@ impl App {
             .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
         let owner = lock_data_dir(data_dir)?;
         let store = Store::open_engine(&store_path(data_dir), options.database_url.as_deref())
-            .map_err(|e| anyhow::anyhow!("opening store in {}: {e}", data_dir.display()))?;
+            .map_err(|e| {
+                anyhow::Error::new(e).context(format!("opening store in {}", data_dir.display()))
+            })?;
         let received = store.counter(counter::RECEIVED);
         // The highest inbox number given (sled: the count received).
         let last_seq = store

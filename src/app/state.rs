@@ -66,7 +66,8 @@ pub struct Shared {
     pub dead_letters: AtomicU64,
     /// Why the worker thread died, once it has (`supervise`).
     pub(crate) worker_death: Mutex<Option<String>>,
-    pub(crate) last_error: Mutex<Option<String>>,
+    /// The last error recorded, and when.
+    pub(crate) last_error: Mutex<Option<(String, chrono::DateTime<chrono::Utc>)>>,
     pub(crate) stored: watch::Sender<u64>,
     pub(crate) processed: watch::Sender<u64>,
     /// True once the worker has finished its start-up pass (backlog and
@@ -79,10 +80,15 @@ pub struct Shared {
 impl Shared {
     pub fn record_error(&self, message: String) {
         tracing::error!("{message}");
-        *self.last_error.lock().expect("last_error lock") = Some(message);
+        *self.last_error.lock().expect("last_error lock") = Some((message, chrono::Utc::now()));
     }
 
     pub fn last_error(&self) -> Option<String> {
+        self.last_error_at().map(|(message, _)| message)
+    }
+
+    /// The last error recorded, with when.
+    pub fn last_error_at(&self) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
         self.last_error.lock().expect("last_error lock").clone()
     }
 

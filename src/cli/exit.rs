@@ -8,7 +8,13 @@
 //! | 3 | input refused: manifest lines rejected, deliveries refused or unsent |
 //! | 4 | not found: an unknown repository, output or run |
 //! | 5 | not allowed: the server refused the token (401/403) |
+//! | 6 | store refused: a PostgreSQL migration is unfinished (run `migrate` again) |
+//! | 7 | store refused: written by a newer version (its format or schema) |
+//! | 8 | store refused: a store file is corrupt (restore it; the message names it) |
 //!
+//! Codes 6 to 8 come from `store::open_checks::Refusal` anywhere in the
+//! error's chain: a service manager can stop restarting on them
+//! (systemd: `RestartPreventExitStatus=6 7 8`).
 //! A command returns `fail(Exit::…, message)` for the codes above 1; any
 //! other error is 1. Output goes through `emit`/`Out`, whose write errors are
 //! returned, so a closed stdout ends the command early and quietly
@@ -18,6 +24,8 @@
 use std::fmt;
 use std::io::Write;
 
+use crate::store::open_checks::Refusal;
+
 /// What an exit code says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -26,6 +34,9 @@ pub enum Exit {
     Rejected = 3,
     NotFound = 4,
     Unauthorized = 5,
+    UnfinishedMigration = 6,
+    NewerStore = 7,
+    CorruptStore = 8,
 }
 
 /// An error that ends the command with its own exit code.
@@ -52,11 +63,34 @@ pub fn fail(code: Exit, message: impl Into<String>) -> anyhow::Error {
     .into()
 }
 
-/// The exit code for `e`: its `CliError`'s, else 1.
+/// The exit code for `e`: its `CliError`'s, else its store refusal's, else 1.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
-    e.chain()
-        .find_map(|c| c.downcast_ref::<CliError>())
-        .map_or(Exit::Failure as i32, |c| c.code as i32)
+    let code = e.chain().find_map(|c| {
+        c.downcast_ref::<CliError>()
+            .map(|c| c.code)
+            .or_else(|| refusal(c).map(for_refusal))
+    });
+    code.unwrap_or(Exit::Failure) as i32
+}
+
+/// The store's refusal in one link of an error chain (on its own or
+/// inside a `StoreError`).
+fn refusal<'a>(link: &'a (dyn std::error::Error + 'static)) -> Option<&'a Refusal> {
+    link.downcast_ref::<Refusal>().or_else(|| {
+        match link.downcast_ref::<crate::store::StoreError>() {
+            Some(crate::store::StoreError::Refused(r)) => Some(r),
+            _ => None,
+        }
+    })
+}
+
+/// The exit code a store's refusal at open means.
+pub fn for_refusal(refusal: &Refusal) -> Exit {
+    match refusal {
+        Refusal::UnfinishedMigration { .. } => Exit::UnfinishedMigration,
+        Refusal::NewerFormat { .. } | Refusal::NewerSchema { .. } => Exit::NewerStore,
+        Refusal::Corrupt { .. } => Exit::CorruptStore,
+    }
 }
 
 /// The exit code a server's refusal means.

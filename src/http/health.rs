@@ -156,6 +156,28 @@ fn memory_figures(state: &State) -> Figures {
     }
 }
 
+/// `/status`'s `database`: the engine, whether it answers, and its last
+/// error with when, `resolved` once a statement has succeeded since.
+fn database_status(state: &State, health: Option<&crate::store::pg::Health>) -> serde_json::Value {
+    json!({
+        "engine": state.store.engine_name(),
+        "reachable": health.is_none_or(|h| h.reachable),
+        "last_error": health.and_then(|h| h.last_error.clone()),
+        "last_error_at": health.and_then(|h| h.last_error_at),
+        "resolved": health.and_then(|h| Some(h.answered_since(h.last_error_at?))),
+    })
+}
+
+/// True when an error recorded at `at` came from the database (the engine
+/// words its errors "database: …") and the database has answered since.
+fn resolved_by_database(
+    message: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    health: Option<&crate::store::pg::Health>,
+) -> bool {
+    message.contains("database: ") && health.is_some_and(|h| h.reachable && h.answered_since(at))
+}
+
 /// 200, or 503 (with `Retry-After`) once the worker thread has died
 /// (`worker: "dead"`, with why), while the database is unreachable, or while
 /// the store cannot write (`database.store`: reopening after an I/O error).
@@ -178,17 +200,20 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Response {
         (Some(_), _) | (None, true) => StatusCode::SERVICE_UNAVAILABLE,
         (None, false) => StatusCode::OK,
     };
-    let database = json!({
-        "engine": state.store.engine_name(),
-        "reachable": db_health.as_ref().is_none_or(|h| h.reachable),
-        "last_error": db_health.and_then(|h| h.last_error),
-        "store": store_json(&state, trouble.as_ref()),
-    });
+    let mut database = database_status(&state, db_health.as_ref());
+    database["store"] = store_json(&state, trouble.as_ref());
     let health = state.shared.github_calls.health();
-    let last_error = state
-        .shared
-        .last_error()
-        .or_else(|| health.last_failure.as_ref().map(|f| f.message.clone()));
+    let (last_error, last_error_at, resolved) = match state.shared.last_error_at() {
+        Some((message, at)) => {
+            let resolved = resolved_by_database(&message, at, db_health.as_ref());
+            (Some(message), Some(at), resolved)
+        }
+        None => (
+            health.last_failure.as_ref().map(|f| f.message.clone()),
+            None,
+            false,
+        ),
+    };
     let body = Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "mode": mode(state.listen_only, &health),
@@ -212,6 +237,9 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Response {
         "dead_letters": f.dead_letters,
         "tenancy": tenancy(&state),
         "last_error": last_error,
+        "last_error_at": last_error_at,
+        // A database error the database has answered since (`resolved_by_database`).
+        "last_error_resolved": resolved,
         "github": {
             "credentials": credentials(state.listen_only, &health),
             "installations_seen": state.store.active_installations().map(|i| i.len()).ok(),

@@ -203,6 +203,10 @@ pub struct StatusDoc {
     /// Inbox items moved aside after failing.
     pub dead_letters: u64,
     pub last_error: Option<String>,
+    /// When `last_error` was recorded (RFC 3339).
+    pub last_error_at: Option<String>,
+    /// True when `last_error` was the database's and it has answered since.
+    pub last_error_resolved: bool,
     #[schema(value_type = Object)]
     pub github: serde_json::Value,
     /// What the tenancy rule refused, by where and why (counts only,

@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::engine::{Batch, Engine, Tree};
 use super::{Store, StoreError};
 
 /// Records copied per sled batch.
@@ -22,6 +23,9 @@ pub struct Compacted {
     pub records: u64,
     pub bytes_before: u64,
     pub bytes_after: u64,
+    /// False when the copy came out larger and the store was kept as it
+    /// was (`bytes_after` is then the copy's size, removed).
+    pub swapped: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,35 +97,20 @@ fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, C
         // A copy left by an earlier attempt that stopped before its swap.
         std::fs::remove_dir_all(&new_dir).map_err(|e| io("removing", &new_dir, e))?;
     }
-    let (records, bytes_before, bytes_after) = {
-        // Compaction is of sled's files, whatever SAFE_OUTCOMES_TEST_PG says.
-        let old = Store::open_sled_waiting(dir, wait)?;
-        let new = Store::open_sled(&new_dir)?;
-        let bytes_before = old.size_on_disk();
-        let mut records = 0u64;
-        let mut batch = super::Batch::default();
-        let mut in_batch = 0;
-        for item in old.db().iter() {
-            let (k, v) = item?;
-            batch.insert(k, v);
-            records += 1;
-            in_batch += 1;
-            if in_batch == COPY_BATCH {
-                new.db().apply_batch(std::mem::take(&mut batch))?;
-                in_batch = 0;
-            }
-        }
-        new.db().apply_batch(batch)?;
-        new.flush()?;
-        let copied = new.db().len() as u64;
-        if copied != records {
-            return Err(CompactError::Mismatch {
-                copied,
-                expected: records,
-            });
-        }
-        (records, bytes_before, new.size_on_disk())
-    };
+    // The store's size as it stands, before opening it writes a snapshot.
+    let bytes_before = dir_bytes(dir);
+    let (records, bytes_after) = copy_live(dir, &new_dir, wait)?;
+    if bytes_after > bytes_before {
+        // Already compact: sled's fresh log weighs more than what the old
+        // one holds (see `copy_live`). Keep the store as it is.
+        std::fs::remove_dir_all(&new_dir).map_err(|e| io("removing", &new_dir, e))?;
+        return Ok(Compacted {
+            records,
+            bytes_before,
+            bytes_after,
+            swapped: false,
+        });
+    }
     let old_dir = old_dir(dir);
     std::fs::rename(dir, &old_dir).map_err(|e| io("moving", dir, e))?;
     std::fs::rename(&new_dir, dir).map_err(|e| io("moving", &new_dir, e))?;
@@ -130,7 +119,80 @@ fn compact_waiting(dir: &Path, wait: std::time::Duration) -> Result<Compacted, C
         records,
         bytes_before,
         bytes_after,
+        swapped: true,
     })
+}
+
+/// Copy every live record of the store in `dir` — the main key space with
+/// the inbox's journal, and every named tree (`attribution`) — into a
+/// fresh store in `new_dir`, flush it, and return the records copied and
+/// the copy's bytes once both stores are closed.
+fn copy_live(
+    dir: &Path,
+    new_dir: &Path,
+    wait: std::time::Duration,
+) -> Result<(u64, u64), CompactError> {
+    let records = {
+        // Compaction is of sled's files, whatever SAFE_OUTCOMES_TEST_PG says.
+        let old = Store::open_sled_waiting(dir, wait)?;
+        let new = Store::open_sled(new_dir)?;
+        let mut records = copy_all(old.db().iter(), |b| new.db().apply_batch(b))?;
+        let copied = new.db().len() as u64;
+        if copied != records {
+            return Err(CompactError::Mismatch {
+                copied,
+                expected: records,
+            });
+        }
+        if let (Engine::Sled(from, _), Engine::Sled(to, _)) = (old.db(), new.db()) {
+            for name in from.tree_names() {
+                if name != from.name() {
+                    let to = Tree::Sled(to.open_tree(&name).map_err(StoreError::from)?);
+                    let from = from.open_tree(&name).map_err(StoreError::from)?;
+                    let items = from.iter().map(|r| r.map_err(StoreError::from));
+                    records += copy_all(items, |b| to.apply_batch(b))?;
+                }
+            }
+        }
+        new.flush()?;
+        records
+    };
+    // Closed: the size of the files as they stay.
+    Ok((records, dir_bytes(new_dir)))
+}
+
+/// Copy `items` with `apply`, in batches of `COPY_BATCH`; returns how many.
+fn copy_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+    items: impl Iterator<Item = super::Result<(K, V)>>,
+    apply: impl Fn(Batch) -> super::Result<()>,
+) -> Result<u64, CompactError> {
+    let mut records = 0u64;
+    let mut batch = Batch::default();
+    for item in items {
+        let (k, v) = item?;
+        batch.insert(k, v);
+        records += 1;
+        if batch.len() == COPY_BATCH {
+            apply(std::mem::take(&mut batch))?;
+        }
+    }
+    apply(batch)?;
+    Ok(records)
+}
+
+/// Bytes of the files under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -163,6 +225,7 @@ mod tests {
         let dir = parent.path().join("data");
         let before = fill(&dir);
         let done = compact(&dir).unwrap();
+        assert!(done.swapped, "{done:?}");
         assert_eq!(done.records, before.len() as u64);
         assert!(done.bytes_after < done.bytes_before, "{done:?}: no smaller");
         let store = Store::open_sled_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
@@ -173,6 +236,38 @@ mod tests {
             .collect();
         assert_eq!(after, before);
         assert!(!old_dir(&dir).exists() && !copy_dir(&dir).exists());
+    }
+
+    /// Half the records deleted, a named tree beside: the store never
+    /// grows, and keeps every live record of both.
+    #[test]
+    fn compaction_never_grows_a_store_and_keeps_the_named_trees() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        fill(&dir);
+        {
+            let store = Store::open_sled(&dir).unwrap();
+            for i in (0..2_000u32).step_by(2) {
+                store.db().remove(format!("o/acme/r:{i}:0")).unwrap();
+            }
+            let tree = store.db().open_tree("attribution").unwrap();
+            let mut batch = Batch::default();
+            batch.insert(b"run/1", b"bot");
+            tree.apply_batch(batch).unwrap();
+            store.flush().unwrap();
+        }
+        for round in 0..2 {
+            let before = dir_bytes(&dir);
+            let done = compact(&dir).unwrap();
+            assert_eq!(done.bytes_before, before, "round {round}");
+            assert!(dir_bytes(&dir) <= before, "round {round}: {done:?}");
+            assert_eq!(done.swapped, done.bytes_after <= before, "{done:?}");
+            let store = Store::open_sled_waiting(&dir, super::super::STORE_LOCK_WAIT).unwrap();
+            assert_eq!(store.db().scan_prefix(b"o/").count(), 1_000);
+            let tree = store.db().open_tree("attribution").unwrap();
+            let kept: Vec<_> = tree.range(b"".to_vec(), b"z".to_vec()).collect();
+            assert_eq!(kept.len(), 1, "the attribution tree was copied");
+        }
     }
 
     #[test]

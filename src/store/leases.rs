@@ -26,6 +26,11 @@ fn holder() -> &'static str {
 /// Serializes sled lease changes within the process.
 static SLED_LEASES: Mutex<()> = Mutex::new(());
 
+/// How long a PostgreSQL lease whose holder has no connection left stays
+/// held after it was taken: a live replica between two connections (the
+/// database restarted under it) takes it again within this.
+pub const ORPHAN_GRACE: Duration = Duration::from_secs(10);
+
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
@@ -82,6 +87,23 @@ impl Store {
         }
         Ok(match self.db.get(keys::lease(name))? {
             Some(value) => parse(&value).is_none_or(|(expiry, _)| expiry < now_ms()),
+            None => true,
+        })
+    }
+
+    /// True when nobody alive holds `name`, a lease last taken for `ttl`:
+    /// `lease_free`, or its holder is gone. On PostgreSQL the holder is
+    /// gone when none of its connections is left and it did not take the
+    /// lease in the last `ORPHAN_GRACE` (`pg::Pg::lease_abandoned`); on
+    /// sled, where one process owns the store, any holder but this process
+    /// is a process that ended.
+    pub fn lease_abandoned(&self, name: &str, ttl: Duration) -> Result<bool> {
+        if let Some(pg) = self.db.pg() {
+            return pg.lease_abandoned(name, ttl, ORPHAN_GRACE);
+        }
+        Ok(match self.db.get(keys::lease(name))? {
+            Some(value) => parse(&value)
+                .is_none_or(|(expiry, by)| expiry < now_ms() || by != holder().as_bytes()),
             None => true,
         })
     }

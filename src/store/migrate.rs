@@ -5,8 +5,11 @@
 //! from there), then the inbox sequence and upload ids are moved past the
 //! highest numbers the sled store used. Counters (`m/` keys) become rows of
 //! `counters`; the `attribution` tree is copied whole (it is small).
+//! While it copies, the target is marked `v/migrating` (`open_checks`):
+//! `serve` refuses a database whose migration has not finished, and the
+//! mark goes once the copy is whole.
 
-use super::{engine::Batch, keys, Result, Store, StoreError};
+use super::{engine::Batch, keys, open_checks, Result, Store, StoreError};
 
 /// Keys copied per batch (and per progress record).
 const COPY_BATCH: usize = 1000;
@@ -37,6 +40,10 @@ pub fn migrate(source: &Store, target: &Store, source_name: &str) -> Result<Migr
             "migrate: the source must be a sled store".into(),
         ));
     }
+    // Until the copy is whole, `serve` refuses the database (`open_checks`).
+    target
+        .db()
+        .insert(open_checks::MIGRATING_KEY, source_name.as_bytes())?;
     let mut done = Migrated::default();
     let progress = pg.migrate_progress(source_name)?;
     let (mut total, iter) = match &progress {
@@ -97,6 +104,7 @@ pub fn migrate(source: &Store, target: &Store, source_name: &str) -> Result<Migr
     pg.raise_inbox_seq(received.max(max_seq))?;
     pg.raise_upload_ids(source.db().generate_id()?)?;
     done.inbox_seq = pg.last_inbox_seq()?;
+    target.db().remove(open_checks::MIGRATING_KEY)?;
     Ok(done)
 }
 
@@ -142,6 +150,15 @@ mod tests {
 
         let first = migrate(&source, &target, "src").unwrap();
         assert_eq!(first.copied as usize, source.db().len());
+        assert!(
+            target
+                .db()
+                .get(open_checks::MIGRATING_KEY)
+                .unwrap()
+                .is_none(),
+            "finished: the mark is gone"
+        );
+        open_checks::at_open(&target).unwrap();
         // Received, processed, and the marker that the rollups are built.
         assert_eq!(first.counters, 3);
         assert_eq!(first.inbox_seq, 1240, "past the highest inbox number");

@@ -26,6 +26,7 @@ pub mod keys;
 mod layout;
 pub mod leases;
 pub mod migrate;
+pub mod open_checks;
 pub mod prefetch;
 mod repeats;
 pub mod rollup;
@@ -78,6 +79,9 @@ pub enum StoreError {
     /// reopened since the unit of work that asked began (`heal`).
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// The store was refused at open (`open_checks`): what and what to do.
+    #[error(transparent)]
+    Refused(#[from] open_checks::Refusal),
 }
 
 impl StoreError {
@@ -95,7 +99,7 @@ impl StoreError {
     /// the inbox instead of setting it aside. A record that does not decode
     /// is not one: no retry will change it.
     pub fn is_unavailable(&self) -> bool {
-        !matches!(self, StoreError::Decode { .. })
+        !matches!(self, StoreError::Decode { .. } | StoreError::Refused(_))
     }
 
     /// Another handle of this process (or another process) still holds the
@@ -281,6 +285,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(admin) = pg::test_pg_from_env() {
             let store = Store::on_pg(pg::test_database(&admin, path)?, path);
+            open_checks::at_open(&store)?;
             store.upgrade_at_open()?;
             return Ok(store);
         }
@@ -293,6 +298,7 @@ impl Store {
         match database_url {
             Some(url) => {
                 let store = Store::on_pg(pg::Pg::connect(url)?, path);
+                open_checks::at_open(&store)?;
                 store.upgrade_at_open()?;
                 Ok(store)
             }
@@ -339,8 +345,8 @@ impl Store {
             // they write, which would make the inbox writer's commit (the
             // acks) wait behind the worker's data. The inbox writer flushes
             // every group commit and the worker flushes its own (`worker`).
-            .flush_every_ms(None)
-            .open()?;
+            .flush_every_ms(None);
+        let db = open_checks::open_sled(path, db)?;
         let log = match durability {
             Durability::PowerLoss => Some(std::sync::Arc::new(
                 std::fs::File::open(path.join("db")).map_err(sled::Error::Io)?,
@@ -349,7 +355,9 @@ impl Store {
         };
         let syncs: std::sync::Arc<std::sync::atomic::AtomicU64> = Default::default();
         let sync = durability == Durability::PowerLoss;
-        let journal = engine::journal::Journal::open(path, sync, syncs.clone())?;
+        let journal = open_checks::open_journal(path, || {
+            engine::journal::Journal::open(path, sync, syncs.clone())
+        })?;
         journal.adopt_from(&db)?;
         let parts = engine::embedded::Embedded {
             db,
@@ -371,6 +379,7 @@ impl Store {
             journal.set_processed(done);
             journal.release_through(done);
         }
+        open_checks::at_open(&store)?;
         store.upgrade_at_open()?;
         Ok(store)
     }
@@ -781,8 +790,11 @@ pub fn open_for_reading(data_dir: &Path, database_url: Option<&str>) -> anyhow::
             path.display()
         );
     }
-    Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| {
-        anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --from URL instead")
+    Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| match e {
+        StoreError::Refused(refusal) => refusal.into(),
+        e => {
+            anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --from URL instead")
+        }
     })
 }
 

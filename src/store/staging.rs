@@ -101,7 +101,7 @@ pub fn sweep(store: &Store) -> Result<usize> {
             (Some(u), Some((d, orphan))) if u == d => orphan,
             (Some(u), _) => {
                 let orphan = !db.contains_key(keys::manifest_committed(u))?
-                    && store.lease_free(&lease(u))?;
+                    && store.lease_abandoned(&lease(u), UPLOAD_LEASE)?;
                 decided = Some((u, orphan));
                 orphan
             }
@@ -164,10 +164,12 @@ mod tests {
     }
 
     /// On PostgreSQL the chunks of an upload a killed replica was reading
-    /// are swept by another replica once its lease runs out, while an
-    /// upload the other replica is still streaming is left alone.
+    /// are swept by another replica once none of the killed one's
+    /// connections is left — not two minutes later, when its lease would
+    /// run out — while an upload a live replica streams, and one whose
+    /// holder went away within `ORPHAN_GRACE`, are left alone.
     #[test]
-    fn a_killed_replicas_upload_is_swept_by_another_once_its_lease_runs_out() {
+    fn a_killed_replicas_upload_is_swept_by_another_once_its_connections_are_gone() {
         let Some(admin) = crate::store::pg::test_admin_or_skip() else {
             return;
         };
@@ -177,28 +179,42 @@ mod tests {
             Store::on_pg(pg, dir.path())
         };
         let (killed, streaming, sweeping) = (open(), open(), open());
-        let cut_off = new_upload_for(&killed, Duration::from_secs(2)).unwrap();
-        killed
-            .take_lease(&lease(cut_off), Duration::from_secs(2))
-            .unwrap();
+        let cut_off = new_upload(&killed).unwrap();
         put_chunk(&killed, cut_off, 0, &[record(1)]).unwrap();
-        killed
-            .take_lease(&lease(cut_off), Duration::from_secs(2))
-            .unwrap();
-        drop(killed);
+        // Its lease taken 20 s ago: past the grace, 100 s still to run.
+        let pg = sweeping.db().pg().unwrap();
+        pg.execute_for_tests(&format!(
+            "UPDATE leases SET expires_at = now() + interval '100 seconds' \
+             WHERE name = 'upload:{cut_off}'"
+        ))
+        .unwrap();
         let live = new_upload(&streaming).unwrap();
         put_chunk(&streaming, live, 0, &[record(2)]).unwrap();
+        assert_eq!(sweep(&sweeping).unwrap(), 0, "its holder is connected");
+        drop(killed);
+        // A replica killed just after it took its lease: within the grace.
+        let just_now = open();
+        let recent = new_upload(&just_now).unwrap();
+        put_chunk(&just_now, recent, 0, &[record(3)]).unwrap();
+        drop(just_now);
+        let started = std::time::Instant::now();
+        let mut swept = 0;
+        while swept == 0 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+            swept = sweep(&sweeping).unwrap();
+        }
         assert_eq!(
-            sweep(&sweeping).unwrap(),
-            0,
-            "the cut-off lease has not run out"
+            swept, 1,
+            "the cut-off upload is swept once its holder is gone"
         );
-        std::thread::sleep(Duration::from_millis(2500));
-        assert_eq!(sweep(&sweeping).unwrap(), 1, "the cut-off upload is swept");
         assert!(chunk(&sweeping, cut_off, 0).unwrap().is_none());
         assert!(
             chunk(&sweeping, live, 0).unwrap().is_some(),
             "the live one stays"
+        );
+        assert!(
+            chunk(&sweeping, recent, 0).unwrap().is_some(),
+            "within the grace"
         );
     }
 }

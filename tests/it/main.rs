@@ -66,6 +66,7 @@ mod security_headers;
 mod shared_sessions;
 mod sign_in;
 mod signals;
+mod store_refusals;
 mod tenancy;
 mod windows;
 mod workflow_outputs;

@@ -62,6 +62,28 @@ impl Pg {
         })
     }
 
+    /// True when nobody who is alive holds `name`: no lease, an expired
+    /// one, or one whose holder has no connection to the database left
+    /// (its `application_name` is gone from `pg_stat_activity`: the
+    /// replica was killed) and that was last taken for `ttl` more than
+    /// `grace` ago (a live holder between two connections keeps it).
+    pub fn lease_abandoned(&self, name: &str, ttl: Duration, grace: Duration) -> Result<bool> {
+        let name = name.to_string();
+        let recent_ms = ttl.saturating_sub(grace).as_millis() as f64;
+        self.run(move |c| async move {
+            let held = query(
+                &c,
+                "SELECT 1 FROM leases WHERE name = $1 AND expires_at >= now() \
+                 AND (expires_at > now() + $2 * interval '1 millisecond' \
+                 OR EXISTS (SELECT 1 FROM pg_stat_activity a \
+                 WHERE a.application_name = leases.holder))",
+                &[&name, &recent_ms],
+            )
+            .await?;
+            Ok(held.is_empty())
+        })
+    }
+
     /// Drop the leases that expired (any replica may).
     pub fn drop_expired_leases(&self) -> Result<u64> {
         self.run(|c| async move {

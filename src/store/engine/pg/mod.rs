@@ -77,6 +77,18 @@ pub fn tree_prefix(name: &str) -> Vec<u8> {
 pub struct Health {
     pub reachable: bool,
     pub last_error: Option<String>,
+    /// When `last_error` happened.
+    pub last_error_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// When a statement last succeeded: after `last_error_at`, the error
+    /// is resolved (the database answers again).
+    pub last_ok_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Health {
+    /// True when the database has answered since an error at `at`.
+    pub fn answered_since(&self, at: chrono::DateTime<chrono::Utc>) -> bool {
+        self.last_ok_at.is_some_and(|ok| ok > at)
+    }
 }
 
 /// A pooled connection as statements get it (shared by the futures of one
@@ -148,10 +160,14 @@ impl Shared {
     fn noted<T>(&self, result: Result<T>) -> Result<T> {
         let mut health = self.health.lock().expect("health lock");
         match &result {
-            Ok(_) => health.reachable = true,
+            Ok(_) => {
+                health.reachable = true;
+                health.last_ok_at = Some(chrono::Utc::now());
+            }
             Err(e) => {
                 health.reachable = !e.to_string().contains("connect");
                 health.last_error = Some(e.to_string());
+                health.last_error_at = Some(chrono::Utc::now());
             }
         }
         result

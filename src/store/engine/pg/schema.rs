@@ -62,6 +62,12 @@ impl Pg {
         self.run(move |c| async move { c.batch_execute(&sql).await })
     }
 
+    /// The newest schema version this build knows (`open_checks` refuses
+    /// a database at a higher one).
+    pub fn known_schema_version() -> i64 {
+        MIGRATIONS.last().map_or(0, |(version, _)| *version)
+    }
+
     /// The schema version the database is at.
     pub fn schema_version(&self) -> Result<i64> {
         let sql = "SELECT coalesce(max(version), 0) FROM schema_migrations";
