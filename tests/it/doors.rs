@@ -238,13 +238,19 @@ async fn sign_out_everywhere_ends_every_session_of_one_account_only() {
     let bob = sign_in(&rig, "bob").await;
 
     let (_, page) = read(&rig, "/auth/logout", &laptop).await;
-    assert!(page.contains("action=\"/auth/logout/everywhere\""), "{page}");
+    assert!(
+        page.contains("action=\"/auth/logout/everywhere\""),
+        "{page}"
+    );
     // Not without the session's CSRF token.
     let (status, _) = post_form(&rig, "/auth/logout/everywhere", &laptop, &[("csrf", "x")]).await;
     assert_eq!(status, 403);
     assert_eq!(read(&rig, "/api/v1/me", &phone).await.0, 200);
 
-    assert_eq!(sign_out(&rig, &laptop, "/auth/logout/everywhere").await, 303);
+    assert_eq!(
+        sign_out(&rig, &laptop, "/auth/logout/everywhere").await,
+        303
+    );
     for gone in [&laptop, &phone] {
         assert_eq!(read(&rig, "/api/v1/me", gone).await.0, 401);
     }
@@ -375,11 +381,19 @@ async fn an_ordinary_delivery_never_moves_a_repository_and_guids_ignore_case() {
         safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
     let body = again.to_string();
     let first = client
-        .deliver("installation", "0b989ba4-242f-11e5-81e1-c7b6966d2516", body.as_bytes())
+        .deliver(
+            "installation",
+            "0b989ba4-242f-11e5-81e1-c7b6966d2516",
+            body.as_bytes(),
+        )
         .await
         .unwrap();
     let second = client
-        .deliver("installation", "0B989BA4-242F-11E5-81E1-C7B6966D2516", body.as_bytes())
+        .deliver(
+            "installation",
+            "0B989BA4-242F-11E5-81E1-C7B6966D2516",
+            body.as_bytes(),
+        )
         .await
         .unwrap();
     assert_eq!(first.status, 202, "{}", first.body);
@@ -388,9 +402,15 @@ async fn an_ordinary_delivery_never_moves_a_repository_and_guids_ignore_case() {
 
     // Per-installation call counts only with a token.
     let open = common_status(&rig, false).await;
-    assert!(open["github"]["api_calls_by_installation"].is_null(), "{open}");
+    assert!(
+        open["github"]["api_calls_by_installation"].is_null(),
+        "{open}"
+    );
     let with = common_status(&rig, true).await;
-    assert!(with["github"]["api_calls_by_installation"].is_object(), "{with}");
+    assert!(
+        with["github"]["api_calls_by_installation"].is_object(),
+        "{with}"
+    );
     rig.stop().await;
 }
 

@@ -80,9 +80,7 @@ pub fn ending(event: &str, body: &[u8]) -> Option<Ending> {
         }
     };
     match (event, body.action.as_deref()?) {
-        ("organization", "member_removed") => {
-            Some(member(body.membership.and_then(|m| m.user)))
-        }
+        ("organization", "member_removed") => Some(member(body.membership.and_then(|m| m.user))),
         ("membership", "removed") => Some(member(body.member)),
         ("installation_repositories", "removed") | ("installation", "deleted") => {
             Some(Ending::Installation)
@@ -161,9 +159,8 @@ mod tests {
         assert_eq!(epoch(&store).unwrap(), 0);
         let sessions = Sessions::new(store.clone());
         let ttl = std::time::Duration::from_secs(60);
-        let who = |login: &str, id| {
-            super::super::sessions::Who::github(login.into(), id, "ghu_x".into())
-        };
+        let who =
+            |login: &str, id| super::super::sessions::Who::github(login.into(), id, "ghu_x".into());
         let a = sessions.open(who("alice", 7), ttl).unwrap();
         let b = sessions.open(who("bob", 8), ttl).unwrap();
         let alice = of(

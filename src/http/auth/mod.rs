@@ -246,7 +246,12 @@ impl Auth {
             return Ok(());
         };
         let ended = access::end(&self.store, &self.sessions, &ending).map_err(store_error)?;
-        tracing::info!(event, ?ending, sessions_ended = ended, "access ended by a delivery");
+        tracing::info!(
+            event,
+            ?ending,
+            sessions_ended = ended,
+            "access ended by a delivery"
+        );
         Ok(())
     }
 

@@ -25,9 +25,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::flows::{self, Flow};
+use super::login::{self, Secret, Source};
 use super::page::{esc, message, page};
 use super::signin::{redirect, with_cookie};
-use super::login::{self, Secret, Source};
 use super::{envfile, github_web, signed, Auth};
 use crate::http::State;
 use crate::store::Store;
@@ -124,12 +124,7 @@ pub async fn intercept(
 }
 
 /// `/` during setup: the key's form, the key taken, or the setup page.
-fn gate(
-    auth: &Auth,
-    req: &Request,
-    given: Option<&str>,
-    org: Option<&str>,
-) -> Response {
+fn gate(auth: &Auth, req: &Request, given: Option<&str>, org: Option<&str>) -> Response {
     let (headers, source) = (req.headers(), Source::of(req.extensions()));
     if registered(&auth.store) {
         return message(

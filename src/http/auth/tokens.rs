@@ -241,7 +241,11 @@ pub fn candidates(store: &Store, record: &TokenRecord) -> Result<BTreeSet<String
 
 /// Of `candidates`, those `scope` (an account's view) shows in the token's
 /// installation.
-fn seen_in(record: &TokenRecord, candidates: &BTreeSet<String>, scope: &ViewerScope) -> BTreeSet<String> {
+fn seen_in(
+    record: &TokenRecord,
+    candidates: &BTreeSet<String>,
+    scope: &ViewerScope,
+) -> BTreeSet<String> {
     let seen = scope.get(&record.installation);
     candidates
         .iter()
@@ -253,7 +257,11 @@ fn seen_in(record: &TokenRecord, candidates: &BTreeSet<String>, scope: &ViewerSc
 /// What the issuer of `record` was last seen to see, when it is still
 /// good: seen since the token was issued, under the access epoch `epoch`,
 /// within the scope's cache.
-fn fresh_access(auth: &Auth, record: &TokenRecord, epoch: u64) -> Result<Option<ViewerScope>, ApiError> {
+fn fresh_access(
+    auth: &Auth,
+    record: &TokenRecord,
+    epoch: u64,
+) -> Result<Option<ViewerScope>, ApiError> {
     let now = Utc::now();
     let ttl = chrono::Duration::from_std(auth.options.scope_ttl).unwrap_or_default();
     Ok(auth
