@@ -244,6 +244,7 @@ impl App {
             harvest_requests: options.harvest_requests,
             backfill_requests: options.backfill_requests,
             signal_requests: std::sync::OnceLock::new(),
+            github: std::sync::OnceLock::new(),
             outcome_spans: std::sync::OnceLock::new(),
             pressure: IngestPressure::default(),
             received: AtomicU64::new(received),

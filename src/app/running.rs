@@ -151,6 +151,7 @@ impl App {
         let app = App::start_with(&config.data_dir, clock.clone(), options)?;
         let client = Arc::new((github.client)(app.shared.github_calls.clone())?);
         client.watch_marks(app.store.clone());
+        let _ = app.shared.github.set(client.clone());
         let mut running = Running::bare(app);
         let app = &running.app;
         running.publisher = publisher.map(|((tx, inbox), o)| {

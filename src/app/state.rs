@@ -51,6 +51,9 @@ pub struct Shared {
     /// signals no webhook carries (`github::signals`; App mode, set once
     /// after start).
     pub signal_requests: std::sync::OnceLock<crate::github::signals::SignalRequests>,
+    /// The App's GitHub client (App mode; set once after start), for the
+    /// re-check of a read token's issuer (`http::auth::issuer`).
+    pub github: std::sync::OnceLock<Arc<crate::github::GitHubClient>>,
     /// Where the worker hands changed outcomes to the OTLP exporter
     /// (`app::otlp`; set once after start, when an OTLP endpoint is set).
     pub outcome_spans: std::sync::OnceLock<crate::app::otlp::SpanSink>,

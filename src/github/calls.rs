@@ -76,6 +76,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", &["per_page"]),
     op("reactions.list", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/reactions", &["per_page"]),
     op("releases.get_by_tag", "GET", "/repos/{owner}/{repo}/releases/tags/{tag}", &[]),
+    op("repos.check_collaborator", "GET", "/repos/{owner}/{repo}/collaborators/{username}", &[]),
     op("repos.compare", "GET", "/repos/{owner}/{repo}/compare/{basehead}", &[]),
     op("repos.contents", "GET", "/repos/{owner}/{repo}/contents/{path}", &["ref"]),
     op("teams.get_membership", "GET", "/orgs/{org}/teams/{team_slug}/memberships/{username}", &[]),

@@ -6,7 +6,10 @@
 //! Stored by the store (`ExternalBatch::put_installation`, `map_repo`): a
 //! record per installation and the installation of each repository. Deliveries can arrive out of
 //! order; the last one applied wins, except that a plain `Seen` never revives
-//! a deleted or suspended installation.
+//! a deleted or suspended installation, and never moves a repository: only
+//! `installation` and `installation_repositories` deliveries do. A `Seen`
+//! whose installation disagrees with the repository's is ignored whole
+//! (`Applied::Disagrees`; the worker counts it).
 
 use crate::model::tenancy::Refusal;
 use crate::model::ExecutionRecord;
@@ -79,9 +82,43 @@ pub fn repos_of(store: &Store, id: u64) -> Result<Vec<String>> {
     store.repos_of_installation(id)
 }
 
+/// What `apply` did with a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// Written into the batch (or nothing to write).
+    Filed,
+    /// An ordinary delivery (`Seen`) named another installation than the
+    /// one `repo` is mapped to: nothing written.
+    Disagrees { repo: String, mapped: u64 },
+}
+
+/// The first repository of a `Seen` change mapped to another installation.
+fn disagreement(store: &Store, change: &InstallationChange) -> Result<Option<Applied>> {
+    if change.action != InstallationAction::Seen {
+        return Ok(None);
+    }
+    for repo in &change.repos_added {
+        match mapped_installation(store, repo)? {
+            Some(mapped) if mapped != change.installation_id => {
+                let repo = repo.clone();
+                return Ok(Some(Applied::Disagrees { repo, mapped }));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
 /// Apply a change into `batch` (committed with the inbox item that carried it).
-pub fn apply(store: &Store, change: &InstallationChange, batch: &mut ExternalBatch) -> Result<()> {
+pub fn apply(
+    store: &Store,
+    change: &InstallationChange,
+    batch: &mut ExternalBatch,
+) -> Result<Applied> {
     use InstallationAction as A;
+    if let Some(refused) = disagreement(store, change)? {
+        return Ok(refused);
+    }
     let id = change.installation_id;
     let existing = installation(store, id)?;
     let status = match (change.action, existing.as_ref().map(|r| r.status)) {
@@ -125,7 +162,7 @@ pub fn apply(store: &Store, change: &InstallationChange, batch: &mut ExternalBat
             batch.unmap_repo(&repo);
         }
     }
-    Ok(())
+    Ok(Applied::Filed)
 }
 
 #[cfg(test)]
@@ -143,10 +180,11 @@ mod tests {
         }
     }
 
-    fn run(store: &Store, c: InstallationChange) {
+    fn run(store: &Store, c: InstallationChange) -> Applied {
         let mut batch = ExternalBatch::default();
-        apply(store, &c, &mut batch).unwrap();
+        let applied = apply(store, &c, &mut batch).unwrap();
         store.commit_batch(batch).unwrap();
+        applied
     }
 
     #[test]
@@ -223,5 +261,31 @@ mod tests {
             installation(&store, 9).unwrap().unwrap().status,
             InstallationStatus::Active
         );
+    }
+
+    #[test]
+    fn only_installation_deliveries_move_a_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        use InstallationAction as A;
+        run(&store, change(1, A::Created, &["acme/a"]));
+        // An ordinary delivery naming installation 2 for acme/a: ignored.
+        assert_eq!(
+            run(&store, change(2, A::Seen, &["acme/a"])),
+            Applied::Disagrees {
+                repo: "acme/a".into(),
+                mapped: 1
+            }
+        );
+        assert_eq!(installation_for_repo(&store, "acme/a").unwrap(), Some(1));
+        assert!(installation(&store, 2).unwrap().is_none(), "nothing filed");
+        // Its own installation's ordinary delivery is fine.
+        assert_eq!(run(&store, change(1, A::Seen, &["acme/a"])), Applied::Filed);
+        // The installation events move it.
+        let mut removed = change(1, A::ReposRemoved, &[]);
+        removed.repos_removed = vec!["acme/a".into()];
+        run(&store, removed);
+        run(&store, change(2, A::ReposAdded, &["acme/a"]));
+        assert_eq!(installation_for_repo(&store, "acme/a").unwrap(), Some(2));
     }
 }

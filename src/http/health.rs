@@ -181,7 +181,11 @@ fn resolved_by_database(
 /// 200, or 503 (with `Retry-After`) once the worker thread has died
 /// (`worker: "dead"`, with why), while the database is unreachable, or while
 /// the store cannot write (`database.store`: reopening after an I/O error).
-pub async fn status(StateExtractor(state): StateExtractor<State>) -> Response {
+/// Per-installation figures only for a bearer `API_TOKEN` or `METRICS_TOKEN`.
+pub async fn status(StateExtractor(state): StateExtractor<State>, headers: HeaderMap) -> Response {
+    let operator = [state.api_token.as_deref(), state.metrics.token.as_deref()]
+        .into_iter()
+        .any(|t| require_bearer(&headers, t, "API_TOKEN").is_ok());
     let f = figures(&state);
     // PostgreSQL: checked now; an unreachable database is a 503 with why.
     let db_health = state.store.database_health();
@@ -254,7 +258,7 @@ pub async fn status(StateExtractor(state): StateExtractor<State>) -> Response {
                 "pacing": state.shared.github_calls.pacing.status(std::time::Instant::now()),
             },
             "api_calls": state.shared.github_calls.total(),
-            "api_calls_by_installation": state.shared.github_calls.by_installation(),
+            "api_calls_by_installation": operator.then(|| state.shared.github_calls.by_installation()),
             "redeliveries_requested": state.store.counter(counter::REDELIVERIES),
             "manifests_harvested": state.store.counter(counter::HARVESTED),
             "reconcile": state.shared.reconcile_stats.snapshot(),

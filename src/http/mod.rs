@@ -153,11 +153,14 @@ fn server_state(app: &App, options: &RouterOptions) -> State {
         shared: app.shared.clone(),
         writer: app.writer.clone(),
         secrets: options.secrets.clone(),
-        auth: Arc::new(crate::http::auth::Auth::new(
-            options.auth.clone(),
-            app.store.clone(),
-            options.api_token.clone(),
-        )),
+        auth: Arc::new(
+            crate::http::auth::Auth::new(
+                options.auth.clone(),
+                app.store.clone(),
+                options.api_token.clone(),
+            )
+            .with_github(app.shared.github.get().cloned()),
+        ),
         api_token: options.api_token.clone(),
         listen_only: options.listen_only,
         oidc: options.oidc.clone(),

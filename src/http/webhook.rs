@@ -135,6 +135,8 @@ async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refus
         signed.delivery.as_str(),
         &signed.body,
     );
+    // Offboarding deliveries end access before anything else (auth::access).
+    state.auth.end_access(event, bytes)?;
     let normalized =
         normalize(event, delivery, bytes).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let delivery_norm = match normalized {

@@ -189,7 +189,9 @@ fn looks_numeric(s: &str) -> bool {
 }
 
 /// A checked `X-GitHub-Delivery` id: only `FromStr` (which runs
-/// `delivery_id`) makes one, so holding one means it passed the check.
+/// `delivery_id`) makes one, so holding one means it passed the check. It
+/// holds the id in lowercase: a GUID is the same GUID in either case, so
+/// `72D3…` and `72d3…` are one delivery (deduped as one).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(transparent)]
 pub struct DeliveryId(String);
@@ -205,7 +207,7 @@ impl std::str::FromStr for DeliveryId {
 
     fn from_str(value: &str) -> Result<DeliveryId, IdentError> {
         delivery_id(value)?;
-        Ok(DeliveryId(value.to_string()))
+        Ok(DeliveryId(value.to_ascii_lowercase()))
     }
 }
 
@@ -471,6 +473,8 @@ mod tests {
         let id: DeliveryId = "72d3162e-cc78-11e3-81ab-4c9367dc0958".parse().unwrap();
         assert_eq!(id.to_string(), "72d3162e-cc78-11e3-81ab-4c9367dc0958");
         assert!("not a guid".parse::<DeliveryId>().is_err());
+        let upper: DeliveryId = "72D3162E-CC78-11E3-81AB-4C9367DC0958".parse().unwrap();
+        assert_eq!(upper, id, "one GUID, whatever its case");
         assert_eq!(
             serde_json::to_string(&id).unwrap(),
             "\"72d3162e-cc78-11e3-81ab-4c9367dc0958\""

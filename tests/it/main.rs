@@ -29,6 +29,7 @@ mod demo_scenario;
 mod demo_serve;
 mod differential;
 mod disk_full;
+mod doors;
 mod export;
 mod first_hour;
 mod github_app;

@@ -46,13 +46,36 @@ impl Rig {
         auth: impl FnOnce(&str) -> AuthOptions,
         api_token: &str,
     ) -> Rig {
+        let app = App::start(&dir.join("data"), Clock::System).unwrap();
+        Rig::serve(app, gh, auth, api_token).await
+    }
+
+    /// `start` in App mode: the App has credentials and a GitHub client
+    /// on `gh` (no background task), so it can ask GitHub with its
+    /// installation tokens.
+    pub(crate) async fn start_in_app_mode(
+        dir: &std::path::Path,
+        gh: &FakeGitHub,
+        auth: impl FnOnce(&str) -> AuthOptions,
+    ) -> Rig {
+        let policy = fake_github::recorded_policy(&Sleeps::default(), Clock::System, 2);
+        let github = safe_outcomes::app::GitHubConfig::new(gh.client_factory(policy));
+        let running = common::launch(&dir.join("data"), &Clock::System, github);
+        Rig::serve(running.app, gh, auth, common::TOKEN).await
+    }
+
+    async fn serve(
+        app: App,
+        gh: &FakeGitHub,
+        auth: impl FnOnce(&str) -> AuthOptions,
+        api_token: &str,
+    ) -> Rig {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let mut options = auth(&url);
         options.api_url = gh.url.clone();
         options.web_url = gh.url.clone();
         options.public_url = url.clone();
-        let app = App::start(&dir.join("data"), Clock::System).unwrap();
         let routes = router(
             &app,
             RouterOptions {

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// The count of ordinary deliveries whose installation disagreed with
+/// their repository's (`tenancy.refused` on `/status`, `/metrics`).
+pub const DISAGREES: &str = "installation_disagrees";
+
 impl Worker {
     /// File an installation change; a `Seen` already filed is skipped.
     pub(super) fn file_installation(
@@ -16,7 +20,14 @@ impl Worker {
         if self.already_filed(change) {
             return Ok(());
         }
-        installations::apply(&self.store, change, batch)?;
+        if let installations::Applied::Disagrees { repo, mapped } =
+            installations::apply(&self.store, change, batch)?
+        {
+            tracing::warn!(%repo, mapped, named = id, "a delivery names another installation than its repository's: ignored (only installation events move a repository)");
+            let at = crate::ingest::tenancy::Where::Webhook;
+            self.shared.tenancy.add(at, DISAGREES, 1);
+            return Ok(());
+        }
         for repo in &change.repos_added {
             self.seen_installations.insert(repo.clone(), id);
         }

@@ -10,7 +10,11 @@
 //!   `redirect_uri` and PKCE S256 checked; errors as HTTP 200 with `error`);
 //! - user-to-server reads with the `ghu_` token: `GET /user`,
 //!   `GET /user/installations`, `GET /user/installations/{id}/repositories`,
-//!   paged by `per_page` (capped at `Users::max_per_page`) with `Link` next.
+//!   paged by `per_page` (capped at `Users::max_per_page`) with `Link` next;
+//! - with an installation token, `GET /repos/{owner}/{repo}/collaborators/{username}`
+//!   (OpenAPI `repos/check-collaborator`): 204 with no body when the user
+//!   has access to the repository (it is among theirs in that
+//!   installation), else 404.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +36,7 @@ pub const CONVERSIONS: &str = "POST /app-manifests/{code}/conversions";
 pub const TOKEN_EXCHANGE: &str = "POST /login/oauth/access_token";
 pub const USER_INSTALLATIONS: &str = "GET /user/installations";
 pub const USER_REPOS: &str = "GET /user/installations/{id}/repositories";
+pub const CHECK_COLLABORATOR: &str = "GET /repos/{owner}/{repo}/collaborators/{username}";
 
 /// One GitHub user and what they can see: installation id → (account, repos).
 #[derive(Clone, Debug, Default)]
@@ -102,6 +107,11 @@ impl FakeGitHub {
         );
     }
 
+    /// The id of a user, as GitHub's deliveries name them.
+    pub fn user_id(&self, login: &str) -> Option<u64> {
+        self.fake.lock().users.users.get(login).map(|u| u.id)
+    }
+
     /// Revoke every token of a user (GitHub then answers 401).
     pub fn revoke_user_tokens(&self, login: &str) {
         self.fake.lock().users.tokens.retain(|_, l| l != login);
@@ -127,6 +137,10 @@ pub fn routes() -> Router<Fake> {
         .route("/user", get(user))
         .route("/user/installations", get(installations))
         .route("/user/installations/{id}/repositories", get(repositories))
+        .route(
+            "/repos/{owner}/{repo}/collaborators/{username}",
+            get(check_collaborator),
+        )
 }
 
 fn found(location: &str) -> Response {
@@ -413,4 +427,32 @@ async fn repositories(
         .collect();
     let path = format!("/user/installations/{id}/repositories");
     paged(&fake, &path, &q, "repositories", items, &host(&headers))
+}
+
+/// `GET /repos/{owner}/{repo}/collaborators/{username}` with an installation
+/// token: 204 (no body) when `username` has access to the repository in the
+/// token's installation, 404 otherwise (as for a repository the token
+/// cannot see).
+async fn check_collaborator(
+    State(fake): State<Fake>,
+    headers: HeaderMap,
+    Path((owner, repo, username)): Path<(String, String, String)>,
+) -> Response {
+    let installation = match super::require_token(&fake, &headers) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let full = format!("{owner}/{repo}");
+    let inner = fake.lock();
+    let has = inner
+        .users
+        .users
+        .iter()
+        .find(|(login, _)| login.eq_ignore_ascii_case(&username))
+        .and_then(|(_, u)| u.installations.get(&installation))
+        .is_some_and(|(_, repos)| repos.iter().any(|r| r.eq_ignore_ascii_case(&full)));
+    match has {
+        true => StatusCode::NO_CONTENT.into_response(),
+        false => error(StatusCode::NOT_FOUND, "Not Found"),
+    }
 }

@@ -10,15 +10,20 @@
 //! The form is CSRF-checked before any session exists: the page sets a
 //! signed `so_login` cookie holding a random nonce, and the form carries a
 //! MAC of it; a post without both is refused. Wrong tokens are
-//! rate-limited (`Limiter`: `MAX_FAILURES` per `WINDOW` across every
-//! replica, counted in the store, then 429 with `Retry-After`; the setup key
-//! shares it).
+//! rate-limited per source and per secret (`Limiter`: `MAX_FAILURES` per
+//! `WINDOW` from one peer address at one secret, then 429 with
+//! `Retry-After` for that source only; the setup key is counted apart). The
+//! token is checked first, in constant time, and only failures count, so
+//! nobody's wrong tries can keep another's right token out.
 
-use std::time::Duration;
+use std::collections::{HashMap, VecDeque};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State as StateExtractor};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{ConnectInfo, RawQuery, State as StateExtractor};
+use axum::http::{header, Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::page::{esc, message, page};
@@ -26,7 +31,6 @@ use super::sessions::Who;
 use super::signin::{local_path, param, redirect, secure, with_cookie};
 use super::{signed, Auth};
 use crate::http::State;
-use crate::store::{Space, Store};
 
 const LOGIN_COOKIE: &str = "so_login";
 const LOGIN_PURPOSE: &str = "login";
@@ -34,59 +38,121 @@ const LOGIN_PURPOSE: &str = "login";
 const FORM_TTL: i64 = 600;
 const TITLE: &str = "Sign in";
 
-/// Wrong tokens or keys allowed per `WINDOW` before the form answers 429.
+/// Wrong tries one source may make at one secret per `WINDOW` before its
+/// tries at that secret answer 429.
 pub const MAX_FAILURES: usize = 10;
 pub const WINDOW: Duration = Duration::from_secs(60);
+/// Most (secret, source) pairs the limiter remembers at once.
+pub const MAX_SOURCES: usize = 4096;
 
-/// Failed attempts (tokens, keys) of the last `WINDOW`, kept in the store
-/// (space `Attempt`, each expiring after `WINDOW`), so every replica counts
-/// the same ones.
-pub struct Limiter {
-    store: Store,
+/// The secrets a wrong try may be aimed at; each is counted apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Secret {
+    /// The sign-in form's token: the `API_TOKEN` or the demo's key.
+    SignIn,
+    /// The setup page's one-time key.
+    SetupKey,
 }
 
-/// The group failed attempts count in.
-const ATTEMPTS: &str = "sign-in";
+/// Where a try comes from: the peer address as this server sees it (an
+/// IPv6 address by its /64, what one host usually holds); `None` when the
+/// connection did not say (a router called without the accept loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Source(Option<IpAddr>);
+
+impl Source {
+    /// The source of a request, from the peer address the accept loop
+    /// gives it (`http::accept`). Forwarded headers are not trusted: anyone
+    /// can write them.
+    pub fn of(extensions: &Extensions) -> Source {
+        let ip = extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip().to_canonical());
+        Source(ip.map(|ip| match ip {
+            IpAddr::V6(v6) => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+            v4 => v4,
+        }))
+    }
+}
+
+/// Wrong tries of the last `WINDOW`, per secret and per source, in this
+/// process's memory (at most `MAX_SOURCES` pairs). Only failures are
+/// counted, and a source's failures close only that source's door to that
+/// secret: another source's right secret is never refused for them.
+#[derive(Default)]
+pub struct Limiter {
+    failures: Mutex<HashMap<(Secret, Source), VecDeque<Instant>>>,
+}
 
 impl Limiter {
-    pub fn new(store: Store) -> Limiter {
-        Limiter { store }
+    pub fn new() -> Limiter {
+        Limiter::default()
     }
 
-    /// How long to wait before trying again, when the limit is reached (a
-    /// store that cannot be read limits nothing: sign-in then fails anyway).
-    pub fn retry_after(&self) -> Option<Duration> {
-        let now = chrono::Utc::now();
-        let live = self
-            .store
-            .expiries_in_group(Space::Attempt, ATTEMPTS, now, MAX_FAILURES)
-            .inspect_err(|e| tracing::warn!(error = %e, "cannot count failed sign-ins"))
-            .ok()?;
-        (live.len() >= MAX_FAILURES).then(|| {
-            let first = live.first().copied().unwrap_or(now);
-            (first - now).to_std().unwrap_or_default() + Duration::from_secs(1)
-        })
+    /// How long `source` must wait before trying `secret` again, when its
+    /// wrong tries of the last `WINDOW` reached `MAX_FAILURES`.
+    pub fn retry_after(&self, secret: Secret, source: Source) -> Option<Duration> {
+        let now = Instant::now();
+        let mut map = self.failures.lock().expect("limiter lock");
+        let tries = map.get_mut(&(secret, source))?;
+        forget_old(tries, now);
+        let first = *tries.front()?;
+        (tries.len() >= MAX_FAILURES)
+            .then(|| (first + WINDOW).saturating_duration_since(now) + Duration::from_secs(1))
     }
 
-    /// Count one failed attempt.
-    pub fn failed(&self) {
-        let now = chrono::Utc::now();
-        let window = chrono::Duration::from_std(WINDOW).unwrap_or_default();
-        let kept = self
-            .store
-            .sweep_expiring(Space::Attempt, now, MAX_FAILURES)
-            .and_then(|_| {
-                self.store.put_expiring(
-                    Space::Attempt,
-                    &signed::random_token(),
-                    Some(ATTEMPTS),
-                    now + window,
-                    &(),
-                )
-            });
-        if let Err(e) = kept {
-            tracing::warn!(error = %e, "cannot count a failed sign-in");
+    /// Count one wrong try of `source` at `secret`.
+    pub fn failed(&self, secret: Secret, source: Source) {
+        let now = Instant::now();
+        let mut map = self.failures.lock().expect("limiter lock");
+        if !map.contains_key(&(secret, source)) && map.len() >= MAX_SOURCES {
+            make_room(&mut map, now);
         }
+        let tries = map.entry((secret, source)).or_default();
+        forget_old(tries, now);
+        tries.push_back(now);
+        while tries.len() > MAX_FAILURES {
+            tries.pop_front();
+        }
+    }
+
+    /// The pairs remembered now (for the tests of the bound).
+    pub fn remembered(&self) -> usize {
+        self.failures.lock().expect("limiter lock").len()
+    }
+}
+
+/// Drop the tries older than `WINDOW`.
+fn forget_old(tries: &mut VecDeque<Instant>, now: Instant) {
+    while tries
+        .front()
+        .is_some_and(|t| now.saturating_duration_since(*t) >= WINDOW)
+    {
+        tries.pop_front();
+    }
+}
+
+type Failures = HashMap<(Secret, Source), VecDeque<Instant>>;
+
+/// Make room for one more pair: forget the pairs with no try in the window,
+/// else the one whose last try is the oldest.
+fn make_room(map: &mut Failures, now: Instant) {
+    map.retain(|_, tries| {
+        forget_old(tries, now);
+        !tries.is_empty()
+    });
+    if map.len() < MAX_SOURCES {
+        return;
+    }
+    let oldest = map
+        .iter()
+        .min_by_key(|(_, tries)| tries.back().copied())
+        .map(|(k, _)| *k);
+    if let Some(k) = oldest {
+        map.remove(&k);
     }
 }
 
@@ -225,41 +291,44 @@ fn ways_in(auth: &Auth, next: &str, csrf: &str) -> String {
 /// (or the demo's local viewer) in.
 pub async fn with_token(
     StateExtractor(state): StateExtractor<State>,
-    headers: HeaderMap,
+    parts: axum::http::request::Parts,
     body: Bytes,
 ) -> Response {
-    let auth = &state.auth;
+    let (auth, headers) = (&state.auth, &parts.headers);
+    let source = Source::of(&parts.extensions);
     let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
     let next = local_path(param(&form, "next"));
-    if let Some(wait) = auth.failures.retry_after() {
-        return too_many(wait, TITLE);
-    }
-    let csrf_ok = nonce_of(auth, &headers)
+    let csrf_ok = nonce_of(auth, headers)
         .is_some_and(|n| signed::same(&form_csrf(auth, &n), param(&form, "csrf").unwrap_or("")));
     if !csrf_ok {
         return sign_in_page(
             auth,
-            &headers,
+            headers,
             &next,
             StatusCode::FORBIDDEN,
             Some("The form expired or did not come from this page: try again."),
         );
     }
     let given = param(&form, "token").unwrap_or("").trim();
+    // Both compared, in constant time, before the limit is looked at.
     let matches = |t: &Option<String>| {
         t.as_deref()
             .is_some_and(|t| !t.is_empty() && signed::same(t, given))
     };
-    let who = if matches(&auth.api_token) {
+    let (operator, local) = (matches(&auth.api_token), matches(&auth.options.local_key));
+    if let Some(wait) = auth.failures.retry_after(Secret::SignIn, source) {
+        return too_many(wait, TITLE);
+    }
+    let who = if operator {
         Who::operator(given)
-    } else if matches(&auth.options.local_key) {
+    } else if local {
         Who::local(given)
     } else {
-        auth.failures.failed();
-        tracing::warn!("sign-in with a token refused: wrong token");
+        auth.failures.failed(Secret::SignIn, source);
+        tracing::warn!(source = ?source.0, "sign-in with a token refused: wrong token");
         return sign_in_page(
             auth,
-            &headers,
+            headers,
             &next,
             StatusCode::UNAUTHORIZED,
             Some("That token is not this server's."),
@@ -278,18 +347,50 @@ pub async fn with_token(
 mod tests {
     use super::*;
 
+    fn from(ip: &str) -> Source {
+        let mut ext = Extensions::new();
+        ext.insert(ConnectInfo(SocketAddr::new(ip.parse().unwrap(), 4000)));
+        Source::of(&ext)
+    }
+
     #[test]
-    fn the_limiter_closes_after_the_failures_of_a_window_for_every_replica() {
-        let (_dir, store) = super::super::test_store();
-        let (one, other) = (Limiter::new(store.clone()), Limiter::new(store));
-        for n in 0..MAX_FAILURES - 1 {
-            [&one, &other][n % 2].failed();
-            assert!(one.retry_after().is_none());
+    fn a_source_closes_only_its_own_door_to_one_secret() {
+        let limiter = Limiter::new();
+        let (bad, good) = (from("203.0.113.9"), from("198.51.100.7"));
+        for _ in 0..MAX_FAILURES - 1 {
+            limiter.failed(Secret::SignIn, bad);
+            assert!(limiter.retry_after(Secret::SignIn, bad).is_none());
         }
-        other.failed();
-        for l in [&one, &other] {
-            let wait = l.retry_after().unwrap();
-            assert!(wait > Duration::ZERO && wait <= WINDOW + Duration::from_secs(1));
+        limiter.failed(Secret::SignIn, bad);
+        let wait = limiter.retry_after(Secret::SignIn, bad).unwrap();
+        assert!(wait > Duration::ZERO && wait <= WINDOW + Duration::from_secs(1));
+        assert!(limiter.retry_after(Secret::SignIn, good).is_none());
+        assert!(limiter.retry_after(Secret::SetupKey, bad).is_none());
+    }
+
+    #[test]
+    fn an_ipv6_host_counts_as_its_slash_64() {
+        assert_eq!(from("2001:db8:1:2::1"), from("2001:db8:1:2:ffff::9"));
+        assert_ne!(from("2001:db8:1:2::1"), from("2001:db8:1:3::1"));
+        assert_eq!(from("::ffff:192.0.2.1"), from("192.0.2.1"));
+        assert_eq!(Source::of(&Extensions::new()), Source(None));
+    }
+
+    #[test]
+    fn the_memory_is_bounded_and_keeps_the_latest_offenders() {
+        let limiter = Limiter::new();
+        let hot = from("192.0.2.200");
+        for _ in 0..MAX_FAILURES {
+            limiter.failed(Secret::SignIn, hot);
         }
+        for n in 0..MAX_SOURCES as u32 + 500 {
+            let ip = std::net::Ipv4Addr::from(0x0a00_0000 + n);
+            limiter.failed(Secret::SignIn, Source(Some(IpAddr::V4(ip))));
+            if n % 1000 == 0 {
+                limiter.failed(Secret::SignIn, hot);
+            }
+        }
+        assert!(limiter.remembered() <= MAX_SOURCES);
+        assert!(limiter.retry_after(Secret::SignIn, hot).is_some());
     }
 }

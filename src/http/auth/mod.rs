@@ -18,8 +18,13 @@
 //!   cached for a short time; `http::read::Reader` turns a session into
 //!   `RepoScope::Only` (the operator's and the local viewer's into `All`).
 //! - **Read tokens** (`tokens`): `soi_…` tokens for machines, issued on
-//!   `/auth/tokens`, bound to what their issuer could see, revocable one by
-//!   one, their issuing and revoking recorded.
+//!   `/auth/tokens`, bound to what their issuer could see and can still see
+//!   (asked with their session, else with the installation token:
+//!   `issuer`), revocable one by one, their issuing and revoking recorded.
+//! - **Access that ends** (`access`): offboarding webhooks (a member
+//!   removed, a team membership removed, repositories removed, the App
+//!   uninstalled) make every cached answer about access stale at once;
+//!   "sign out everywhere" ends all of an account's sessions.
 //! - **Local link** (`local`): `demo --serve` starts its server with a local
 //!   key; `/auth/local?key=…` opens a local session that sees everything
 //!   (`RepoScope::All`). `serve` never has one.
@@ -28,9 +33,11 @@
 //! random key made once and kept in the store (shared by replicas, kept
 //! across restarts); never one derived from another secret.
 
+pub mod access;
 pub mod envfile;
 pub mod flows;
 pub mod github_web;
+pub mod issuer;
 pub mod local;
 pub mod login;
 pub(crate) mod page;
@@ -43,6 +50,7 @@ pub mod warnings;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::FromRequestParts;
@@ -51,6 +59,7 @@ use axum::http::HeaderMap;
 use axum::routing::get;
 use axum::Router;
 
+use crate::github::GitHubClient;
 use crate::http::{ApiError, State};
 use crate::store::Store;
 use github_web::WebError;
@@ -121,6 +130,7 @@ impl AuthArgs {
             }),
             scope_ttl: SCOPE_TTL,
             session_ttl: SESSION_TTL,
+            issuer_recheck: issuer::RECHECK,
             local_key: None,
             warnings: Vec::new(),
         }
@@ -170,6 +180,9 @@ pub struct AuthOptions {
     pub setup: Option<SetupOptions>,
     pub scope_ttl: Duration,
     pub session_ttl: Duration,
+    /// How long a token issuer's access, as the installation token found
+    /// it, is trusted (`issuer::RECHECK`; zero: that).
+    pub issuer_recheck: Duration,
     /// The key of the local sign-in link (`demo --serve` only; `local`).
     pub local_key: Option<String>,
     /// What the operator should fix (`warnings`), shown on the setup and
@@ -188,9 +201,11 @@ pub struct Auth {
     sessions: Sessions,
     /// The `API_TOKEN`, which also signs the operator in (`login`).
     api_token: Option<String>,
-    /// Failed sign-ins with a token or key, counted (`login`).
+    /// Wrong tokens and setup keys, counted per source and secret (`login`).
     failures: login::Limiter,
     http: reqwest::Client,
+    /// The App's GitHub client (App mode), to re-check a token's issuer.
+    github: Option<Arc<GitHubClient>>,
 }
 
 impl Auth {
@@ -201,16 +216,43 @@ impl Auth {
         if options.session_ttl.is_zero() {
             options.session_ttl = SESSION_TTL;
         }
+        if options.issuer_recheck.is_zero() {
+            options.issuer_recheck = issuer::RECHECK;
+        }
         let key = signing_key(options.session_secret.as_deref(), &store);
         Auth {
             options,
             sessions: Sessions::new(store.clone()),
-            failures: login::Limiter::new(store.clone()),
+            failures: login::Limiter::new(),
             store,
             key,
             api_token: api_token.filter(|t| !t.is_empty()),
             http: github_web::http_client(),
+            github: None,
         }
+    }
+
+    /// Re-check tokens' issuers with `github`'s installation tokens.
+    pub fn with_github(mut self, github: Option<Arc<GitHubClient>>) -> Auth {
+        self.github = github;
+        self
+    }
+
+    /// End the access a signed delivery of `event` ends (`access`), if it
+    /// is an offboarding one. A store that cannot be written is an error:
+    /// the delivery is refused (503), and GitHub delivers it again.
+    pub fn end_access(&self, event: &str, body: &[u8]) -> Result<(), ApiError> {
+        let Some(ending) = access::ending(event, body) else {
+            return Ok(());
+        };
+        let ended = access::end(&self.store, &self.sessions, &ending).map_err(store_error)?;
+        tracing::info!(
+            event,
+            ?ending,
+            sessions_ended = ended,
+            "access ended by a delivery"
+        );
+        Ok(())
     }
 
     pub fn setup_enabled(&self) -> bool {
@@ -279,18 +321,21 @@ impl Auth {
             // No GitHub account behind it: no installation of its own.
             return Ok(ViewerScope::new());
         }
+        let epoch = access::epoch(&self.store).map_err(store_error)?;
         if let Some(repos) = self
             .sessions
-            .fresh_scope(&session.id, self.options.scope_ttl)
+            .fresh_scope(&session.id, self.options.scope_ttl, epoch)
         {
             return Ok(repos);
         }
         match github_web::viewer_repos(&self.http, &self.options.api_url, &session.token).await {
             Ok(repos) => {
+                let ttl = self.options.scope_ttl;
                 self.sessions
-                    .set_scope(&session.id, repos.clone(), self.options.scope_ttl);
+                    .set_scope(&session.id, repos.clone(), ttl, epoch);
                 // What this account sees now narrows its read tokens.
-                tokens::note_access(&self.store, session.user_id, &repos).map_err(store_error)?;
+                tokens::note_access(&self.store, session.user_id, &repos, epoch)
+                    .map_err(store_error)?;
                 Ok(repos)
             }
             Err(WebError::Unauthorized(why)) => {
@@ -367,6 +412,10 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
         .route(
             "/auth/logout",
             get(signin::logout_page).post(signin::logout),
+        )
+        .route(
+            "/auth/logout/everywhere",
+            axum::routing::post(signin::logout_everywhere),
         )
         .route("/api/v1/me", get(signin::me))
         .route("/auth/local", get(local::sign_in))

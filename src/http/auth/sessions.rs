@@ -11,7 +11,10 @@
 //! `PER_ACCOUNT`, no single account can push another viewer's session out.
 //!
 //! What a viewer may see (their repositories on GitHub) is cached in memory
-//! per replica for `SCOPE_TTL`: a cache, bounded like the sessions.
+//! per replica for `SCOPE_TTL` and while the access epoch stays
+//! (`access`): a cache, bounded like the sessions. An account's sessions
+//! can all be ended at once (`end_account`: "sign out everywhere", or an
+//! offboarding webhook).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
@@ -149,10 +152,14 @@ impl Who {
     }
 }
 
+/// A cached answer of what a viewer sees.
+type Cached = (ViewerScope, Instant, u64);
+
 pub struct Sessions {
     store: Store,
-    /// Session digest → (what the viewer sees, when it was asked).
-    scopes: Mutex<HashMap<String, (ViewerScope, Instant)>>,
+    /// Session digest → what the viewer sees, when it was asked, and the
+    /// access epoch it was asked under (`access::epoch`).
+    scopes: Mutex<HashMap<String, Cached>>,
     /// The caps: per account, and of all (`PER_ACCOUNT`, `MAX_SESSIONS`).
     per_account: usize,
     max: usize,
@@ -273,24 +280,36 @@ impl Sessions {
             .len())
     }
 
-    /// The cached repository list, if asked less than `ttl` ago.
-    pub fn fresh_scope(&self, id: &str, ttl: Duration) -> Option<ViewerScope> {
+    /// The cached repository list, if asked less than `ttl` ago under the
+    /// access epoch `epoch`.
+    pub fn fresh_scope(&self, id: &str, ttl: Duration, epoch: u64) -> Option<ViewerScope> {
         let scopes = self.scopes.lock().expect("scopes lock");
-        let (repos, at) = scopes.get(&signed::digest(id))?;
-        (at.elapsed() < ttl).then(|| repos.clone())
+        let (repos, at, asked_under) = scopes.get(&signed::digest(id))?;
+        (at.elapsed() < ttl && *asked_under == epoch).then(|| repos.clone())
     }
 
     /// Cache what session `id` may see (dropping stale entries when the
     /// cache outgrows the sessions it could belong to).
-    pub fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration) {
+    pub fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration, epoch: u64) {
         let mut scopes = self.scopes.lock().expect("scopes lock");
         if scopes.len() >= self.max {
-            scopes.retain(|_, (_, at)| at.elapsed() < ttl);
+            scopes.retain(|_, (_, at, _)| at.elapsed() < ttl);
             if scopes.len() >= self.max {
                 scopes.clear();
             }
         }
-        scopes.insert(signed::digest(id), (repos, Instant::now()));
+        scopes.insert(signed::digest(id), (repos, Instant::now(), epoch));
+    }
+
+    /// End every session of `account` ("sign out everywhere"); how many.
+    pub fn end_account(&self, account: &str) -> Result<usize> {
+        let digests = self
+            .store
+            .expiring_ids(Space::Session, Some(account), MAX_SESSIONS)?;
+        for digest in &digests {
+            self.forget(digest)?;
+        }
+        Ok(digests.len())
     }
 }
 
@@ -324,17 +343,18 @@ mod tests {
         let ttl = Duration::from_secs(60);
         let id = s.open(alice(), ttl).unwrap();
         assert_eq!(s.get(&id).unwrap().unwrap().login, "alice");
-        assert!(s.fresh_scope(&id, ttl).is_none());
-        s.set_scope(&id, [(1, ["acme/a".to_string()].into())].into(), ttl);
-        assert_eq!(s.fresh_scope(&id, ttl).unwrap().len(), 1);
-        assert!(s.fresh_scope(&id, Duration::ZERO).is_none());
+        assert!(s.fresh_scope(&id, ttl, 0).is_none());
+        s.set_scope(&id, [(1, ["acme/a".to_string()].into())].into(), ttl, 0);
+        assert_eq!(s.fresh_scope(&id, ttl, 0).unwrap().len(), 1);
+        assert!(s.fresh_scope(&id, Duration::ZERO, 0).is_none());
+        assert!(s.fresh_scope(&id, ttl, 1).is_none(), "another access epoch");
         let gone = s
             .open(Who::github("bob".into(), 2, "ghu_b".into()), Duration::ZERO)
             .unwrap();
         assert!(s.get(&gone).unwrap().is_none());
         s.remove(&id).unwrap();
         assert!(s.get(&id).unwrap().is_none());
-        assert!(s.fresh_scope(&id, ttl).is_none());
+        assert!(s.fresh_scope(&id, ttl, 0).is_none());
         let local = s.open(Who::local("k"), ttl).unwrap();
         assert_eq!(s.get(&local).unwrap().unwrap().kind, SessionKind::Local);
         assert!(s.get("no-such-session").unwrap().is_none());

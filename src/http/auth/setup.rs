@@ -14,7 +14,9 @@
 //! and the credentials written to `.env` (`envfile`). The answer links to the
 //! App's install page and asks for a restart, which loads `.env`. The key is
 //! then spent, and `/` tells anyone only that an App was registered — not
-//! which. Wrong keys share the sign-in form's rate limit (`login::Limiter`).
+//! which. Wrong keys are rate-limited per source (`login::Limiter`, counted apart
+//! from the sign-in form's tokens); the right key is never refused for
+//! another source's wrong ones.
 
 use axum::extract::{Request, State as StateExtractor};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -23,9 +25,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::flows::{self, Flow};
+use super::login::{self, Secret, Source};
 use super::page::{esc, message, page};
 use super::signin::{redirect, with_cookie};
-use super::{envfile, github_web, login, signed, Auth};
+use super::{envfile, github_web, signed, Auth};
 use crate::http::State;
 use crate::store::Store;
 
@@ -112,7 +115,7 @@ pub async fn intercept(
         let org = value("org");
         return gate(
             &state.auth,
-            req.headers(),
+            &req,
             value("setup_key").as_deref(),
             org.as_deref(),
         );
@@ -121,7 +124,8 @@ pub async fn intercept(
 }
 
 /// `/` during setup: the key's form, the key taken, or the setup page.
-fn gate(auth: &Auth, headers: &HeaderMap, given: Option<&str>, org: Option<&str>) -> Response {
+fn gate(auth: &Auth, req: &Request, given: Option<&str>, org: Option<&str>) -> Response {
+    let (headers, source) = (req.headers(), Source::of(req.extensions()));
     if registered(&auth.store) {
         return message(
             StatusCode::OK,
@@ -135,12 +139,15 @@ fn gate(auth: &Auth, headers: &HeaderMap, given: Option<&str>, org: Option<&str>
         Err(e) => return super::store_error(e).into_response(),
     };
     if let Some(given) = given {
-        if let Some(wait) = auth.failures.retry_after() {
+        // Compared first, in constant time; only this source's own wrong
+        // keys can hold it back.
+        let right = signed::same(&key, given);
+        if let Some(wait) = auth.failures.retry_after(Secret::SetupKey, source) {
             return login::too_many(wait, TITLE);
         }
-        if !signed::same(&key, given) {
-            auth.failures.failed();
-            tracing::warn!("setup key refused");
+        if !right {
+            auth.failures.failed(Secret::SetupKey, source);
+            tracing::warn!(source = ?source, "setup key refused");
             return key_form(
                 auth,
                 StatusCode::FORBIDDEN,

@@ -8,8 +8,10 @@
 //! exchanges the code for a user token, asks `GET /user` who it is, opens a
 //! session and sets the session cookie. The callback may land on any replica.
 //! `POST /auth/logout` (with the session's CSRF token) ends the session on
-//! every replica; `GET /auth/logout` shows that form. `GET /api/v1/me` tells
-//! a reader who they are and which repositories they may see.
+//! every replica; `POST /auth/logout/everywhere` ends every session of the
+//! account; `GET /auth/logout` shows both forms. `GET /api/v1/me` tells a
+//! reader who they are (the bearer's holder when a bearer is sent, never a
+//! cookie's) and which repositories they may see.
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State as StateExtractor};
@@ -236,10 +238,14 @@ pub async fn logout_page(
             &format!(
                 "<p>Signed in as <strong>{}</strong>.</p>\
                  <form action=\"/auth/logout\" method=\"post\">\
-                 <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
-                 <button type=\"submit\">Sign out</button></form>",
+                 <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+                 <button type=\"submit\">Sign out</button></form>\
+                 <form action=\"/auth/logout/everywhere\" method=\"post\">\
+                 <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+                 <p>Signed in elsewhere too (another browser, a lost laptop)?</p>\
+                 <button type=\"submit\">Sign out everywhere</button></form>",
                 esc(&s.login),
-                esc(&auth.key.csrf(&s.id))
+                csrf = esc(&auth.key.csrf(&s.id))
             ),
         ),
         _ => page(
@@ -256,13 +262,27 @@ pub async fn logout(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let auth = &state.auth;
+    sign_out(&state.auth, &headers, &body, false)
+}
+
+/// `POST /auth/logout/everywhere` with `csrf=…`: end every session of the
+/// account (every browser, every replica).
+pub async fn logout_everywhere(
+    StateExtractor(state): StateExtractor<State>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    sign_out(&state.auth, &headers, &body, true)
+}
+
+/// End the request's session, or (`everywhere`) all of its account's.
+fn sign_out(auth: &Auth, headers: &HeaderMap, body: &Bytes, everywhere: bool) -> Response {
     let clear = signed::clear_cookie(SESSION_COOKIE, secure(auth));
-    let session = match auth.session(&headers) {
+    let session = match auth.session(headers) {
         Ok(Some(s)) => s,
         _ => return with_cookie(redirect("/"), &clear),
     };
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(body).unwrap_or_default();
     let given = param(&form, "csrf").unwrap_or("");
     if !auth.key.csrf_matches(&session.id, given) {
         return message(
@@ -271,28 +291,56 @@ pub async fn logout(
             "The form's CSRF token does not match this session.",
         );
     }
-    if let Err(e) = auth.sessions.remove(&session.id) {
-        return super::store_error(e).into_response();
+    let ended = match everywhere {
+        true => auth.sessions.end_account(&session.account()),
+        false => auth.sessions.remove(&session.id).map(|()| 1),
+    };
+    match ended {
+        Ok(n) => tracing::info!(login = %session.login, sessions = n, everywhere, "signed out"),
+        Err(e) => return super::store_error(e).into_response(),
     }
-    tracing::info!(login = %session.login, "signed out");
     with_cookie(redirect("/"), &clear)
 }
 
 /// `GET /api/v1/me`: who is reading, and which repositories they may see.
+/// With a bearer, the bearer's holder (`bearer`: `api_token`, or
+/// `read_token` with its issuer and installation); a cookie sent along is
+/// not read. Without one, the session's viewer.
 pub async fn me(
     reader: Reader,
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let session = state.auth.session(&headers).ok().flatten();
-    let login = session.as_ref().map(|s| s.login.clone());
-    let kind = session.map(|s| s.kind);
-    Ok(Json(match reader.scope {
-        RepoScope::All => json!({"login": login, "session": kind, "scope": "all"}),
-        RepoScope::Only(repos) => {
-            json!({"login": login, "session": kind, "scope": "repositories", "repositories": repos})
+    let mut who = match headers.contains_key(header::AUTHORIZATION) {
+        true => bearer_holder(&state, &headers)?,
+        false => {
+            let session = state.auth.session(&headers).ok().flatten();
+            json!({
+                "login": session.as_ref().map(|s| s.login.clone()),
+                "session": session.map(|s| s.kind),
+            })
         }
-    }))
+    };
+    match reader.scope {
+        RepoScope::All => who["scope"] = json!("all"),
+        RepoScope::Only(repos) => {
+            who["scope"] = json!("repositories");
+            who["repositories"] = json!(repos);
+        }
+    }
+    Ok(Json(who))
+}
+
+/// Who holds the bearer of a request `Reader` accepted: the operator's API
+/// token, or a read token (its issuer and installation).
+fn bearer_holder(state: &State, headers: &HeaderMap) -> Result<serde_json::Value, ApiError> {
+    match super::tokens::bearer_record(&state.auth, headers, state.api_token.as_deref())? {
+        Some(t) => Ok(json!({
+            "login": t.issuer_login, "session": null, "bearer": "read_token",
+            "installation": t.installation, "account": t.account,
+        })),
+        None => Ok(json!({"login": null, "session": null, "bearer": "api_token"})),
+    }
 }
 
 /// The `Set-Cookie` value of a new session `sid`: sealed, expiring with it.

@@ -9,11 +9,15 @@
 //! its expiry (`TOKEN_TTL_DAYS`). At each read its scope is
 //! - those repositories,
 //! - that are still the installation's (and the installation still active),
-//! - and that the issuer can still see (`note_access`: each time a
-//!   signed-in account's repositories are asked of GitHub, the store keeps
-//!   them; when that is older than the scope's cache, a read asks GitHub
-//!   again with one of the issuer's live sessions; with none, what was last
-//!   seen stands). A token never sees what its issuer has since lost.
+//! - and that the issuer can still see: what their account was last seen
+//!   to see (`note_access`: each time a signed-in account's repositories
+//!   are asked of GitHub, the store keeps them) while younger than the
+//!   scope's cache and made under the current access epoch
+//!   (`access::epoch`); else asked of GitHub again with one of the issuer's
+//!   live sessions; with none, asked of GitHub with the installation token
+//!   (`issuer`: their access to each repository, at most every `RECHECK`).
+//!   A token never sees what its issuer has since lost, and never reads
+//!   on what was last seen when GitHub cannot be asked.
 //!
 //! So a repository added to the installation later stays invisible, and
 //! nothing outside the issuer's view ever shows. Nothing about a token can be
@@ -33,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use super::page::{esc, message, page_for};
 use super::sessions::{self, account, Session, SessionKind, ViewerScope};
-use super::{github_web, signed, store_error, Auth};
+use super::{access, github_web, issuer, signed, store_error, Auth};
 use crate::github::installations::{installation, repos_of, InstallationStatus};
 use crate::http::dashboard::shell::Viewer;
 use crate::http::{ApiError, State};
@@ -67,6 +71,9 @@ pub struct TokenRecord {
 struct Access {
     at: DateTime<Utc>,
     scope: ViewerScope,
+    /// The access epoch it was seen under (`access::epoch`).
+    #[serde(default)]
+    epoch: u64,
 }
 
 /// One issuing or revoking, as recorded.
@@ -92,11 +99,18 @@ fn expiry(days: i64) -> DateTime<Utc> {
     Utc::now() + chrono::Duration::days(days)
 }
 
-/// Keep what account `user_id` can see now, for its tokens' reads.
-pub fn note_access(store: &Store, user_id: u64, scope: &ViewerScope) -> crate::store::Result<()> {
+/// Keep what account `user_id` can see now (asked under the access epoch
+/// `epoch`), for its tokens' reads.
+pub fn note_access(
+    store: &Store,
+    user_id: u64,
+    scope: &ViewerScope,
+    epoch: u64,
+) -> crate::store::Result<()> {
     let access = Access {
         at: Utc::now(),
         scope: scope.clone(),
+        epoch,
     };
     store.put_expiring(
         Space::Access,
@@ -208,13 +222,9 @@ fn installation_bearer<'a>(headers: &'a HeaderMap, api_token: Option<&str>) -> O
         .then_some(token)
 }
 
-/// The repositories `record` may read now (see the module's docs), its
-/// issuer's access as last seen being `seen`.
-pub fn scope_now(
-    store: &Store,
-    record: &TokenRecord,
-    seen: Option<&ViewerScope>,
-) -> Result<BTreeSet<String>, ApiError> {
+/// The repositories `record` was issued for that are still its
+/// installation's (a 401 when the installation is no longer active).
+pub fn candidates(store: &Store, record: &TokenRecord) -> Result<BTreeSet<String>, ApiError> {
     let id = record.installation;
     let active = installation(store, id)?.is_some_and(|r| r.status == InstallationStatus::Active);
     if !active {
@@ -226,34 +236,54 @@ pub fn scope_now(
         .into_iter()
         .map(|r| r.to_ascii_lowercase())
         .collect();
-    Ok(record
-        .repos
-        .iter()
-        .filter(|r| current.contains(*r))
-        .filter(|r| seen.is_none_or(|a| a.get(&id).is_some_and(|s| s.contains(*r))))
-        .cloned()
-        .collect())
+    Ok(record.repos.intersection(&current).cloned().collect())
 }
 
-/// What the issuer of `record` can see, as fresh as can be known: the
-/// access last seen, asked of GitHub again with one of the issuer's live
-/// sessions when it is older than the scope's cache (`SCOPE_TTL`). `None`:
-/// nothing seen since the token was issued (its repositories then stand).
-async fn issuer_access(auth: &Auth, record: &TokenRecord) -> Result<Option<ViewerScope>, ApiError> {
-    let store = &auth.store;
+/// Of `candidates`, those `scope` (an account's view) shows in the token's
+/// installation.
+fn seen_in(
+    record: &TokenRecord,
+    candidates: &BTreeSet<String>,
+    scope: &ViewerScope,
+) -> BTreeSet<String> {
+    let seen = scope.get(&record.installation);
+    candidates
+        .iter()
+        .filter(|r| seen.is_some_and(|s| s.contains(*r)))
+        .cloned()
+        .collect()
+}
+
+/// What the issuer of `record` was last seen to see, when it is still
+/// good: seen since the token was issued, under the access epoch `epoch`,
+/// within the scope's cache.
+fn fresh_access(
+    auth: &Auth,
+    record: &TokenRecord,
+    epoch: u64,
+) -> Result<Option<ViewerScope>, ApiError> {
     let now = Utc::now();
-    let seen = store
+    let ttl = chrono::Duration::from_std(auth.options.scope_ttl).unwrap_or_default();
+    Ok(auth
+        .store
         .expiring::<Access>(Space::Access, &record.issuer_id.to_string(), now)
         .map_err(store_error)?
         .map(|a| a.value)
-        .filter(|a| a.at >= record.issued_at);
-    let ttl = chrono::Duration::from_std(auth.options.scope_ttl).unwrap_or_default();
-    if seen.as_ref().is_some_and(|a| now - a.at < ttl) {
-        return Ok(seen.map(|a| a.scope));
-    }
-    // Ask GitHub again, with the issuer's newest live session, if any.
+        .filter(|a| a.at >= record.issued_at && a.epoch == epoch && now - a.at < ttl)
+        .map(|a| a.scope))
+}
+
+/// What the issuer of `record` sees, asked of GitHub with their newest
+/// live session; `None` when they have none GitHub accepts, or GitHub
+/// cannot say.
+async fn ask_with_session(
+    auth: &Auth,
+    record: &TokenRecord,
+    epoch: u64,
+) -> Result<Option<ViewerScope>, ApiError> {
     let group = account(SessionKind::GitHub, record.issuer_id);
-    let digests = store
+    let digests = auth
+        .store
         .expiring_ids(Space::Session, Some(&group), sessions::PER_ACCOUNT + 1)
         .map_err(store_error)?;
     for digest in digests.iter().rev() {
@@ -262,17 +292,63 @@ async fn issuer_access(auth: &Auth, record: &TokenRecord) -> Result<Option<Viewe
         };
         match github_web::viewer_repos(&auth.http, &auth.options.api_url, &token).await {
             Ok(scope) => {
-                note_access(store, record.issuer_id, &scope).map_err(store_error)?;
+                note_access(&auth.store, record.issuer_id, &scope, epoch).map_err(store_error)?;
                 return Ok(Some(scope));
             }
             Err(github_web::WebError::Unauthorized(_)) => continue,
             Err(e) => {
-                tracing::warn!(error = %e, issuer = %record.issuer_login, "could not ask GitHub what a token's issuer sees; using what was last seen");
+                tracing::warn!(error = %e, issuer = %record.issuer_login, "could not ask GitHub what a token's issuer sees with their session; asking with the installation token");
                 break;
             }
         }
     }
-    Ok(seen.map(|a| a.scope))
+    Ok(None)
+}
+
+/// The repositories `record` may read now (see the module's docs): its
+/// candidates, narrowed to what its issuer sees — as last seen if fresh,
+/// else asked with their session, else with the installation token.
+pub async fn scope_now(auth: &Auth, record: &TokenRecord) -> Result<BTreeSet<String>, ApiError> {
+    let candidates = candidates(&auth.store, record)?;
+    let epoch = access::epoch(&auth.store).map_err(store_error)?;
+    if let Some(scope) = fresh_access(auth, record, epoch)? {
+        return Ok(seen_in(record, &candidates, &scope));
+    }
+    if let Some(scope) = ask_with_session(auth, record, epoch).await? {
+        return Ok(seen_in(record, &candidates, &scope));
+    }
+    let how = issuer::Recheck {
+        github: auth.github.as_deref(),
+        every: auth.options.issuer_recheck,
+        epoch,
+    };
+    issuer::still_accessible(&auth.store, &how, record, &candidates)
+        .await
+        .map_err(|e| {
+            ApiError::unavailable(format!(
+                "the read token's issuer could not be re-checked ({e}); try again later"
+            ))
+        })
+}
+
+/// The bearer token of a request, if it is a read token (and not the API
+/// token), with its record; a 401 when it is unknown (made up, revoked) or
+/// expired.
+pub fn bearer_record(
+    auth: &Auth,
+    headers: &HeaderMap,
+    api_token: Option<&str>,
+) -> Result<Option<TokenRecord>, ApiError> {
+    let Some(token) = installation_bearer(headers, api_token) else {
+        return Ok(None);
+    };
+    let record = auth
+        .store
+        .expiring::<TokenRecord>(Space::Token, &signed::digest(token), Utc::now())
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::unauthorized("read token refused: unknown, revoked or expired"))?
+        .value;
+    Ok(Some(record))
 }
 
 /// The scope of a read token in `headers`: `None` when the request carries
@@ -283,17 +359,10 @@ pub async fn scope_of_token(
     headers: &HeaderMap,
     api_token: Option<&str>,
 ) -> Result<Option<BTreeSet<String>>, ApiError> {
-    let Some(token) = installation_bearer(headers, api_token) else {
+    let Some(record) = bearer_record(auth, headers, api_token)? else {
         return Ok(None);
     };
-    let record = auth
-        .store
-        .expiring::<TokenRecord>(Space::Token, &signed::digest(token), Utc::now())
-        .map_err(store_error)?
-        .ok_or_else(|| ApiError::unauthorized("read token refused: unknown, revoked or expired"))?
-        .value;
-    let seen = issuer_access(auth, &record).await?;
-    scope_now(&auth.store, &record, seen.as_ref()).map(Some)
+    scope_now(auth, &record).await.map(Some)
 }
 
 /// The repositories of installation `id` a viewer who sees `viewer` of it
