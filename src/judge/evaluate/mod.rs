@@ -24,6 +24,9 @@ mod pull_request;
 mod reconcile_failed;
 pub mod registry;
 pub mod rules;
+pub mod seed_rows;
+#[cfg(test)]
+mod mapping_tests;
 #[cfg(test)]
 mod rules_tests;
 
