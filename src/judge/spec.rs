@@ -202,6 +202,12 @@ mod tests {
     fn docs_evaluation_md_is_the_rendering_of_the_code() {
         let rendered = super::render().expect("the spec renders");
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evaluation.md");
+        // `SAFE_OUTCOMES_WRITE_SPEC=1 cargo test --lib judge::spec` writes the
+        // rendering (the same as `cargo run -- spec > docs/evaluation.md`,
+        // without building the binary).
+        if std::env::var_os("SAFE_OUTCOMES_WRITE_SPEC").is_some() {
+            std::fs::write(path, &rendered).expect("docs/evaluation.md writable");
+        }
         let committed = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             committed == rendered,

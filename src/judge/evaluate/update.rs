@@ -444,7 +444,7 @@ mod tests {
             "reverted, mover not visible: a reversal, one step weaker (rule 4)":
                 [obs(3.0, None, K::Other { event: "issues".into(), action: "x".into() }).snap(titled(open(), "old"))] => (REJECTED, MEDIUM, "state_reverted");
             "a person keeps the update's title within theirs":
-                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "[triage]  NEW: more words"))] => (ACCEPTED, MEDIUM, "state_preserved");
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "[triage]  NEW  - more words"))] => (ACCEPTED, MEDIUM, "state_preserved");
             "a bot keeps it within its own: still retained":
                 [ours(), obs(3.0, bot("t[bot]"), title_edit("new")).snap(titled(open(), "new (bot)"))] => (ACCEPTED, MEDIUM, "state_retained");
             "a word only inside another word is not kept":
