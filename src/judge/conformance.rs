@@ -424,9 +424,7 @@ fn compare(
     if status == O::Pending
         && strength == S::Medium
         && !human_activity
-        && !words
-            .iter()
-            .any(|w| seed_medium_pending(output_type, *w))
+        && !words.iter().any(|w| seed_medium_pending(output_type, *w))
     {
         return mapped(
             is(O::Pending, S::Weak),
@@ -446,7 +444,10 @@ fn compare(
     if let Some(first) = rows.first() {
         // Rows naming the same gh-aw triple are different states (a close
         // kept is medium, a close challenged is rejected): ours is one.
-        let hit = rows.iter().find(|r| ours.triple() == r.ours).unwrap_or(first);
+        let hit = rows
+            .iter()
+            .find(|r| ours.triple() == r.ours)
+            .unwrap_or(first);
         let (st, sg, sig) = hit.ours;
         return mapped(
             ours.triple() == hit.ours,

@@ -10,8 +10,8 @@ use std::fmt::Write;
 use crate::judge::conformance::{
     evaluate_case, parse_cases, Case, Mapping, SEED_MEDIUM_PENDING, SEED_ROWS,
 };
-use crate::judge::evaluate::seed_rows::{self, By};
 use crate::judge::evaluate::registry::TYPES;
+use crate::judge::evaluate::seed_rows::{self, By};
 use crate::model::signal::{Signal, Twin, GH_AW_ONLY};
 
 /// The example rows, compiled in.

@@ -102,18 +102,15 @@ fn words(body: &str) -> Vec<String> {
 /// Does the body challenge a close (module doc)?
 pub fn challenges_close(body: &str) -> bool {
     let w = words(body);
-    REOPEN_REQUESTS
-        .iter()
-        .chain(MISTAKEN_CLOSE)
-        .any(|phrase| {
-            let p: Vec<&str> = phrase.split(' ').collect();
-            (0..w.len().saturating_sub(p.len() - 1)).any(|i| {
-                w[i..i + p.len()].iter().zip(&p).all(|(a, b)| a == b)
-                    && !w[i.saturating_sub(3)..i]
-                        .iter()
-                        .any(|x| NEGATIONS.contains(&x.as_str()))
-            })
+    REOPEN_REQUESTS.iter().chain(MISTAKEN_CLOSE).any(|phrase| {
+        let p: Vec<&str> = phrase.split(' ').collect();
+        (0..w.len().saturating_sub(p.len() - 1)).any(|i| {
+            w[i..i + p.len()].iter().zip(&p).all(|(a, b)| a == b)
+                && !w[i.saturating_sub(3)..i]
+                    .iter()
+                    .any(|x| NEGATIONS.contains(&x.as_str()))
         })
+    })
 }
 
 /// [`challenges_close`] of an optional body.
@@ -191,10 +188,16 @@ mod tests {
 
     #[test]
     fn examples() {
-        assert!(challenges_close("This was closed by mistake, the bug is still there."));
-        assert!(challenges_close("@maintainer can you reopen this? It still fails on 1.2"));
+        assert!(challenges_close(
+            "This was closed by mistake, the bug is still there."
+        ));
+        assert!(challenges_close(
+            "@maintainer can you reopen this? It still fails on 1.2"
+        ));
         assert!(challenges_close("This shouldn't have been closed."));
-        assert!(!challenges_close("Thanks for closing, no need to reopen it."));
+        assert!(!challenges_close(
+            "Thanks for closing, no need to reopen it."
+        ));
         assert!(!challenges_close("Closed via #12, works for me."));
         assert!(!challenge(None));
     }

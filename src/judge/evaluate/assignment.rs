@@ -11,9 +11,9 @@
 use serde_json::Value;
 
 use super::common::{
-    actor_unseen, cite, class_name, closer, gone, hedge, holds_role_at, human_after, lifecycle, missing_reference,
-    missing_state, no_delta, precheck, unobserved, window_passed, with_delta, Closer,
-    ISSUE_IGNORE_WINDOW,
+    actor_unseen, cite, class_name, closer, gone, hedge, holds_role_at, human_after, lifecycle,
+    missing_reference, missing_state, no_delta, precheck, unobserved, window_passed, with_delta,
+    Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -101,7 +101,10 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
         .filter(|u| !contains(&snap.assignees, u))
         .filter(|u| {
             last_move(ctx, u, false).is_some_and(|o| {
-                ctx.is_human(o) && o.actor.as_ref().is_some_and(|a| a.login.eq_ignore_ascii_case(u))
+                ctx.is_human(o)
+                    && o.actor
+                        .as_ref()
+                        .is_some_and(|a| a.login.eq_ignore_ascii_case(u))
             })
         })
         .collect();

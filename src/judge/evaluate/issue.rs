@@ -233,11 +233,22 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
 /// `model::challenge` (reopen requests, "closed by mistake" phrasings;
 /// English only, quotes and code excluded). A person's close after the
 /// challenge answers it (it is then before the latest close).
-fn challenged<'a>(ctx: &EvalContext<'a>, close: Option<&'a Observation>) -> Option<&'a Observation> {
+fn challenged<'a>(
+    ctx: &EvalContext<'a>,
+    close: Option<&'a Observation>,
+) -> Option<&'a Observation> {
     let since = close.map_or(ctx.record.executed_at, |c| c.at.max(ctx.record.executed_at));
     ctx.after_execution()
         .filter(|o| o.at >= since && ctx.is_human(o))
-        .filter(|o| matches!(o.event, K::CommentCreated { challenge: true, .. }))
+        .filter(|o| {
+            matches!(
+                o.event,
+                K::CommentCreated {
+                    challenge: true,
+                    ..
+                }
+            )
+        })
         .last()
 }
 

@@ -51,7 +51,12 @@ fn actor() -> impl Strategy<Value = Option<Actor>> {
 }
 
 fn kind() -> impl Strategy<Value = K> {
-    let state = prop::sample::select(vec!["approved", "changes_requested", "commented", "pending"]);
+    let state = prop::sample::select(vec![
+        "approved",
+        "changes_requested",
+        "commented",
+        "pending",
+    ]);
     prop_oneof![
         Just(K::Opened),
         Just(K::Closed),
@@ -70,8 +75,12 @@ fn kind() -> impl Strategy<Value = K> {
             lifecycle_marker: false,
             challenge,
         }),
-        Just(K::Labeled { label: "bug".into() }),
-        Just(K::Unlabeled { label: "bug".into() }),
+        Just(K::Labeled {
+            label: "bug".into()
+        }),
+        Just(K::Unlabeled {
+            label: "bug".into()
+        }),
         Just(K::Assigned {
             assignee: "alice".into()
         }),
@@ -236,7 +245,13 @@ fn at(h: f64) -> DateTime<Utc> {
     t0() + Duration::seconds((h * 3600.0) as i64)
 }
 
-fn fact(i: usize, h: f64, actor: Option<Actor>, event: K, snap: Option<ItemSnapshot>) -> Observation {
+fn fact(
+    i: usize,
+    h: f64,
+    actor: Option<Actor>,
+    event: K,
+    snap: Option<ItemSnapshot>,
+) -> Observation {
     Observation {
         id: format!("r:{i:02}"),
         at: at(h),

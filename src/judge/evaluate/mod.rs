@@ -17,6 +17,8 @@ mod discussion;
 mod fallback;
 mod issue;
 mod labels;
+#[cfg(test)]
+mod mapping_tests;
 mod metadata;
 mod moderation;
 mod project;
@@ -24,11 +26,9 @@ mod pull_request;
 mod reconcile_failed;
 pub mod registry;
 pub mod rules;
-pub mod seed_rows;
-#[cfg(test)]
-mod mapping_tests;
 #[cfg(test)]
 mod rules_tests;
+pub mod seed_rows;
 
 pub use crate::model::output_type::OutputType;
 pub use common::{hedge, weaker};

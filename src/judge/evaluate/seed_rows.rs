@@ -413,7 +413,11 @@ mod tests {
         for (name, text) in &files {
             let rows = seed_rows(text);
             if name.starts_with("000_") {
-                assert!(rows.len() > 100, "{name}: the tables parse ({})", rows.len());
+                assert!(
+                    rows.len() > 100,
+                    "{name}: the tables parse ({})",
+                    rows.len()
+                );
             }
             for (section, row) in rows {
                 seen += 1;
@@ -432,7 +436,9 @@ mod tests {
         );
         assert_eq!(seen, SEED_ROWS.len(), "every registered row is in a seed");
         let (rules, differences, total) = counts();
-        eprintln!("seed rows: {rules} implemented, {differences} stated differences, {total} total");
+        eprintln!(
+            "seed rows: {rules} implemented, {differences} stated differences, {total} total"
+        );
     }
 
     #[test]

@@ -94,9 +94,9 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
     // ones; one still being written is their current one, whatever the times
     // of their submitted reviews (it has none of its own).
     let pending = human.iter().find(|o| acting(o) && is_pending(o));
-    let review = human.iter().rfind(|o| {
-        matches!(o.event, K::ReviewSubmitted { .. }) && acting(o) && !is_pending(o)
-    });
+    let review = human
+        .iter()
+        .rfind(|o| matches!(o.event, K::ReviewSubmitted { .. }) && acting(o) && !is_pending(o));
     let comment = human.iter().find(|o| {
         matches!(
             o.event,

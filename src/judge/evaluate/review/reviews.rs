@@ -223,8 +223,9 @@ fn judge_standing_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
     // review still being written (GitHub state PENDING) is gh-aw's
     // `latest_review_pending`, rated the same.
     if review.unsubmitted {
-        return Evaluation::new(O::Pending, S::Medium, Signal::LatestReviewPending)
-            .note("The output's review is still pending (started, not submitted) and the PR is open.");
+        return Evaluation::new(O::Pending, S::Medium, Signal::LatestReviewPending).note(
+            "The output's review is still pending (started, not submitted) and the PR is open.",
+        );
     }
     Evaluation::new(O::Pending, S::Medium, Signal::ReviewSubmitted)
         .note("The review stands and the PR is still open.")
