@@ -109,7 +109,7 @@ impl Mapping {
             Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
             Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
             Mapping::UnseenActor => "evidence by an actor the state does not show (a reversal, a reaction counted without its reactor), where the row asks for a visible non-bot: ours one step weaker (general rules 4 and 8; seed 000 §6 \"A signal is stronger when it involves a visible non-bot actor\")",
-            Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence)",
+            Mapping::NoHumanActivity => "pending with no visible non-bot activity: ours weak (seed 000 §8: existence is weak evidence; §6: bots are not human evidence), except the states seed 000 rates pending/medium by themselves (`SEED_MEDIUM_PENDING`)",
             Mapping::SeedRow => "seed 000 §7 rates this state differently from gh-aw; ours follows the seed",
         }
     }
@@ -164,12 +164,61 @@ pub const SEED_ROWS: &[SeedRow] = &[
         seed: "dispatch_workflow: \"No matching run found — unknown or rejected, depending dispatch API result — none or medium\"; a record naming no run cannot be matched (§4: \"Without execution-time metadata, mutable operations cannot be evaluated\")",
     },
     SeedRow {
+        types: &["add_reviewer"],
+        gh_aw: ("pending", "medium", "latest_review_pending"),
+        ours: (OutcomeStatus::Pending, EvidenceStrength::Weak, Signal::LatestReviewPending),
+        seed: "add_reviewer: \"Reviewer request still pending while PR open — pending — weak\" (a review still being written has not answered the request)",
+    },
+    SeedRow {
+        types: &["update_issue", "update_pull_request", "update_discussion"],
+        gh_aw: ("rejected", "strong", "state_replaced"),
+        ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::StatePreserved),
+        seed: "update_issue: \"Later visible non-bot edit preserves core change — accepted — medium\" (gh-aw: a value different from both recorded states is replaced)",
+    },
+    SeedRow {
+        types: &["close_issue", "close_pull_request", "close_discussion"],
+        gh_aw: ("accepted", "strong", "closed"),
+        ours: (OutcomeStatus::Rejected, EvidenceStrength::Medium, Signal::CloseChallenged),
+        seed: "close_issue: \"Closed then referenced as mistakenly closed — rejected — medium\" (gh-aw reads no comments after a close)",
+    },
+    SeedRow {
         types: &["create_issue"],
         gh_aw: ("pending", "medium", "acted_on"),
         ours: (OutcomeStatus::Accepted, EvidenceStrength::Medium, Signal::Triaged),
         seed: "create_issue: \"Assigned, labeled by non-bot, milestone added, linked to PR … — accepted — medium\" (gh-aw keeps every open issue pending)",
     },
 ];
+
+/// States seed 000 §7 rates pending/medium by themselves, with no visible
+/// non-bot's activity: the `NoHumanActivity` mapping ("pending with no
+/// visible non-bot activity: ours weak") does not apply to them, and the
+/// evaluators' property (`mapping_tests`) allows them. (types, signal, seed
+/// row.)
+pub const SEED_MEDIUM_PENDING: &[(&[&str], Signal, &str)] = &[
+    (
+        &["submit_pull_request_review"],
+        Signal::ReviewSubmitted,
+        "submit_pull_request_review: \"PR still open with review pending — pending — medium\" (the review is the evidence)",
+    ),
+    (
+        &["submit_pull_request_review"],
+        Signal::LatestReviewPending,
+        "submit_pull_request_review: \"PR still open with review pending — pending — medium\" (the output's own review not yet submitted)",
+    ),
+    (
+        &["dispatch_workflow", "call_workflow", "dispatch_repository"],
+        Signal::WorkflowPending,
+        "dispatch_workflow: \"Run still in progress — pending — medium\" (a run is the repository's own evidence)",
+    ),
+];
+
+/// Whether seed 000 rates `signal` pending/medium for `output_type` by itself
+/// ([`SEED_MEDIUM_PENDING`]).
+pub fn seed_medium_pending(output_type: &str, signal: Signal) -> bool {
+    SEED_MEDIUM_PENDING
+        .iter()
+        .any(|(types, s, _)| *s == signal && types.contains(&output_type))
+}
 
 /// The record a case's item stands for.
 pub fn record_of(item: &Value) -> Result<ExecutionRecord, String> {
@@ -372,7 +421,11 @@ fn compare(
             show(status.as_str(), weaker.as_str(), signal),
         );
     }
-    if status == O::Pending && strength == S::Medium && !human_activity {
+    if status == O::Pending
+        && strength == S::Medium
+        && !human_activity
+        && !words.iter().any(|w| seed_medium_pending(output_type, *w))
+    {
         return mapped(
             is(O::Pending, S::Weak),
             Mapping::NoHumanActivity,
@@ -384,13 +437,20 @@ fn compare(
         exp.evidence_strength.as_str(),
         exp.signal.as_str(),
     );
-    if let Some(row) = SEED_ROWS
+    let rows: Vec<&SeedRow> = SEED_ROWS
         .iter()
-        .find(|r| r.types.contains(&output_type) && r.gh_aw == gh)
-    {
-        let (st, sg, sig) = row.ours;
+        .filter(|r| r.types.contains(&output_type) && r.gh_aw == gh)
+        .collect();
+    if let Some(first) = rows.first() {
+        // Rows naming the same gh-aw triple are different states (a close
+        // kept is medium, a close challenged is rejected): ours is one.
+        let hit = rows
+            .iter()
+            .find(|r| ours.triple() == r.ours)
+            .unwrap_or(first);
+        let (st, sg, sig) = hit.ours;
         return mapped(
-            ours.status == st && ours.strength == sg && ours.signal == sig,
+            ours.triple() == hit.ours,
             Mapping::SeedRow,
             show(st.as_str(), sg.as_str(), sig.as_str()),
         );

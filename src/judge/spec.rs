@@ -7,8 +7,11 @@
 
 use std::fmt::Write;
 
-use crate::judge::conformance::{evaluate_case, parse_cases, Case, Mapping, SEED_ROWS};
+use crate::judge::conformance::{
+    evaluate_case, parse_cases, Case, Mapping, SEED_MEDIUM_PENDING, SEED_ROWS,
+};
 use crate::judge::evaluate::registry::TYPES;
+use crate::judge::evaluate::seed_rows::{self, By};
 use crate::model::signal::{Signal, Twin, GH_AW_ONLY};
 
 /// The example rows, compiled in.
@@ -23,6 +26,7 @@ pub fn render() -> Result<String, String> {
     types_table(&mut out);
     rows(&mut out, &cases)?;
     vocabulary(&mut out);
+    seed_table(&mut out);
     Ok(out)
 }
 
@@ -95,6 +99,45 @@ fn rows(out: &mut String, cases: &[Case]) -> Result<(), String> {
     Ok(())
 }
 
+/// Seed 000 §7, row by row: the rule that implements each row (its signals
+/// and the test that shows it) or the difference stated with its reason
+/// (`judge::evaluate::seed_rows`; a test checks the list against the seed).
+fn seed_table(out: &mut String) {
+    let (rules, differences, total) = seed_rows::counts();
+    let _ = write!(
+        out,
+        "\n## Seed 000 rows\n\nEvery row of seed 000 §7's per-type tables (`src/judge/evaluate/seed_rows.rs`; a test parses the seed and fails on a row that is neither a rule with a test nor a difference stated here): {rules} rows implemented, {differences} stated differences, {total} in all. Seeds 001–004 hold no per-type rows. A rule's limits say where it is narrower than the row, or which of the row's alternatives it takes.\n\n| type | seed row | ours | test / limits |\n|---|---|---|---|\n"
+    );
+    for r in seed_rows::SEED_ROWS {
+        let (ours, how) = match &r.by {
+            By::Rule {
+                signals,
+                test,
+                limit,
+            } => (
+                signals
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if limit.is_empty() {
+                    format!("`{test}`")
+                } else {
+                    format!("`{test}`; {limit}")
+                },
+            ),
+            By::Difference(why) => ("**difference**".to_string(), (*why).to_string()),
+        };
+        let _ = writeln!(out, "| `{}` | {} | {ours} | {how} |", r.section, r.row);
+    }
+    out.push_str("\nThe differences, with their reasons:\n\n");
+    for r in seed_rows::SEED_ROWS {
+        if let By::Difference(why) = r.by {
+            let _ = writeln!(out, "- `{}` \"{}\": {why}.", r.section, r.row);
+        }
+    }
+}
+
 fn vocabulary(out: &mut String) {
     out.push_str("\n## Signal vocabulary\n\nOne vocabulary, `model::Signal`: every evaluator passes one of these, `conformance` compares through it and the export carries both words (`human_check_signal`, `gh_aw_signal`). The gh-aw column is gh-aw's word for the same state: \"same\" when it is ours, — when gh-aw has no signal for it.\n\n| signal | gh-aw | the state |\n|---|---|---|\n");
     for s in Signal::ALL {
@@ -122,6 +165,18 @@ fn vocabulary(out: &mut String) {
     ] {
         let _ = writeln!(out, "| `{m:?}` | {} |", m.describe());
     }
+    out.push_str("\nThe states seed 000 rates pending/medium by themselves, with no visible non-bot activity (`conformance::SEED_MEDIUM_PENDING`; `NoHumanActivity` does not apply to them):\n\n| types | ours | seed 000 §7 row |\n|---|---|---|\n");
+    for (types, signal, seed) in SEED_MEDIUM_PENDING {
+        let _ = writeln!(
+            out,
+            "| {} | pending/medium/`{signal}` | {seed} |",
+            types
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     out.push_str("\nThe seed rows that rate a state differently from gh-aw (`conformance::SEED_ROWS`):\n\n| types | gh-aw | ours (seed) | seed 000 §7 row |\n|---|---|---|---|\n");
     for row in SEED_ROWS {
         let (gs, gg, gsig) = row.gh_aw;
@@ -147,6 +202,12 @@ mod tests {
     fn docs_evaluation_md_is_the_rendering_of_the_code() {
         let rendered = super::render().expect("the spec renders");
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evaluation.md");
+        // `SAFE_OUTCOMES_WRITE_SPEC=1 cargo test --lib judge::spec` writes the
+        // rendering (the same as `cargo run -- spec > docs/evaluation.md`,
+        // without building the binary).
+        if std::env::var_os("SAFE_OUTCOMES_WRITE_SPEC").is_some() {
+            std::fs::write(path, &rendered).expect("docs/evaluation.md writable");
+        }
         let committed = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             committed == rendered,

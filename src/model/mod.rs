@@ -13,6 +13,7 @@
 
 pub mod actions;
 pub mod attribution;
+pub mod challenge;
 pub mod clock;
 pub mod escape;
 pub mod execution;

@@ -201,6 +201,10 @@ pub enum ObservationKind {
         /// The comment is gh-aw's own expiry-close notice.
         #[serde(default)]
         lifecycle_marker: bool,
+        /// The body challenges a close: a reopen request or a "closed by
+        /// mistake" (`model::challenge`, its vocabulary and limits).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        challenge: bool,
     },
     CommentEdited {
         comment_id: u64,

@@ -103,6 +103,7 @@ signals! {
     // ---------------------------------------------------------- close types
     Closed = "closed", Same, "The object the output closed is still closed.";
     Reopened = "reopened", Same, "The object the output closed is open again.";
+    CloseChallenged = "close_challenged", Ours, "A visible non-bot challenged the close in a comment after it: a reopen request or a \"closed by mistake\" (`model::challenge`).";
     ClosedByMerge = "closed_by_merge", Same, "The PR the output closed was merged afterwards.";
     NotClosed = "not_closed", Ours, "The object is open and no reopen was observed: the close may not have been seen.";
     // ------------------------------------------------------------ comments
@@ -121,6 +122,7 @@ signals! {
     StateRetainedAndMerged = "state_retained_and_merged", Same, "The PR edit held and the PR merged.";
     StateReverted = "state_reverted", Same, "What the output changed is back to its state before.";
     StateReplaced = "state_replaced", Same, "What the output set was replaced by something else.";
+    StatePreserved = "state_preserved", Ours, "A visible non-bot later edited what the output set and kept the output's value within theirs (seed 000 §7 update_issue \"preserves core change\").";
     PartiallyRetained = "partially_retained", Ours, "Some of what the output set holds, some was removed.";
     NoStateDelta = "no_state_delta", Ours, "The recorded before and after states are equal: nothing to retain.";
     MilestoneAssigned = "milestone_assigned", Same, "The milestone the output set is still set.";
@@ -151,7 +153,7 @@ signals! {
     ReviewResubmitted = "review_resubmitted", Ours, "The dismissed review's author submitted the same verdict again.";
     ReviewContradicted = "review_contradicted", Ours, "A visible non-bot later submitted a review with the opposite verdict.";
     ReviewRequestRemoved = "review_request_removed", Ours, "The review request was removed before any review.";
-    LatestReviewPending = "latest_review_pending", Ours, "A requested reviewer's latest review is still pending.";
+    LatestReviewPending = "latest_review_pending", Ours, "A review the verdict rests on (a requested reviewer's latest, or the output's own) is still pending: started, not submitted.";
     TeamMembershipUnverified = "team_membership_unverified", Same, "A team was requested and the reviewer's membership is not known.";
     AwaitingMerge = "awaiting_merge", Ours, "The PR is open; the review has neither been answered nor led to a merge.";
     ChangesRequestedAddressed = "changes_requested_addressed", Ours, "Changes requested by the output were followed by commits.";

@@ -136,6 +136,7 @@ mod tests {
                 comment_id: 5,
                 agent_marker: false,
                 lifecycle_marker: false,
+                challenge: false,
             },
             snapshot: None,
         };

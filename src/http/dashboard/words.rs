@@ -102,11 +102,13 @@ fn event(o: &Observation, repo: &str, gh: &GitHub) -> Markup {
         K::CommentCreated {
             agent_marker,
             lifecycle_marker,
+            challenge,
             ..
         } => html! {
             "commented"
             @if *lifecycle_marker { " (gh-aw's expiry notice)" }
             @else if *agent_marker { " (an agent's comment)" }
+            @else if *challenge { " (challenging the close)" }
         },
         K::CommentEdited { .. } => html! { "edited a comment" },
         K::CommentDeleted { .. } => html! { "deleted a comment" },

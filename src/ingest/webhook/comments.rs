@@ -53,6 +53,7 @@ pub(super) fn comment_kind(ctx: &Ctx, id: Option<u64>, body: Option<&str>) -> Ob
                 comment_id,
                 agent_marker,
                 lifecycle_marker,
+                challenge: crate::model::challenge::challenge(body),
             }
         }
         ("edited", Some(comment_id)) => ObservationKind::CommentEdited { comment_id },

@@ -326,7 +326,8 @@ mod tests {
             == K::CommentCreated {
                 comment_id: 777,
                 agent_marker: false,
-                lifecycle_marker: false
+                lifecycle_marker: false,
+                challenge: false
             }));
         assert!(d.observations[0].snapshot.is_some());
         assert!(d.observations[1].snapshot.is_none());

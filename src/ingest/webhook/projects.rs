@@ -287,6 +287,7 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
                 .and_then(parse_marker)
                 .is_some_and(|m| m.kind == MarkerKind::Output),
             lifecycle_marker: false,
+            challenge: false,
         },
         "edited" => K::CommentEdited { comment_id: id },
         "deleted" => K::CommentDeleted { comment_id: id },
@@ -403,7 +404,8 @@ mod tests {
             K::CommentCreated {
                 comment_id: 3301,
                 agent_marker: true,
-                lifecycle_marker: false
+                lifecycle_marker: false,
+                challenge: false
             }
         );
         assert_eq!(o.at, time("2026-06-01T12:00:00Z"));

@@ -118,7 +118,8 @@ fn agent_comment_on_a_pr_is_discovered() {
         ObservationKind::CommentCreated {
             comment_id: 9001,
             agent_marker: true,
-            lifecycle_marker: false
+            lifecycle_marker: false,
+            challenge: false
         }
     );
     assert_eq!(o.target, "acme/widgets#42");
@@ -167,6 +168,7 @@ fn activation_and_expiry_comments_are_not_outputs() {
         ObservationKind::CommentCreated {
             agent_marker: false,
             lifecycle_marker: false,
+            challenge: false,
             ..
         }
     ));
@@ -178,6 +180,7 @@ fn activation_and_expiry_comments_are_not_outputs() {
         ObservationKind::CommentCreated {
             agent_marker: false,
             lifecycle_marker: true,
+            challenge: false,
             ..
         }
     ));

@@ -11,9 +11,9 @@
 use serde_json::Value;
 
 use super::common::{
-    actor_unseen, cite, class_name, closer, gone, hedge, human_after, lifecycle, missing_reference,
-    missing_state, no_delta, precheck, unobserved, window_passed, with_delta, Closer,
-    ISSUE_IGNORE_WINDOW,
+    actor_unseen, cite, class_name, closer, gone, hedge, holds_role_at, human_after, lifecycle,
+    missing_reference, missing_state, no_delta, precheck, unobserved, window_passed, with_delta,
+    Closer, ISSUE_IGNORE_WINDOW,
 };
 use super::metadata::{completed, moved_away, retained, since_execution, snapshot_showing};
 use super::EvalContext;
@@ -93,11 +93,49 @@ pub fn assign_to_user(ctx: &EvalContext) -> Evaluation {
         Ok(s) => s,
         Err(e) => return e,
     };
+    // Declined: an assignee whose own unassignment stands (general rule 5:
+    // their latest act of the role decides, over what they did while
+    // holding it).
+    let declined: Vec<&String> = who
+        .iter()
+        .filter(|u| !contains(&snap.assignees, u))
+        .filter(|u| {
+            last_move(ctx, u, false).is_some_and(|o| {
+                ctx.is_human(o)
+                    && o.actor
+                        .as_ref()
+                        .is_some_and(|a| a.login.eq_ignore_ascii_case(u))
+            })
+        })
+        .collect();
+    // Role at the time of the act: an assignee's action counts only while
+    // they are assigned (not after an unassignment, until assigned again).
     let by_assignee = |o: &&Observation| {
-        o.actor.as_ref().is_some_and(|a| contains(&who, &a.login))
+        let Some(a) = o.actor.as_ref() else {
+            return false;
+        };
+        contains(&who, &a.login)
+            && !declined.iter().any(|u| u.eq_ignore_ascii_case(&a.login))
             && !matches!(o.event, K::Assigned { .. } | K::Unassigned { .. })
+            && holds_role_at(
+                ctx,
+                o,
+                |k| matches!(k, K::Unassigned { assignee } if assignee.eq_ignore_ascii_case(&a.login)),
+                |k| matches!(k, K::Assigned { assignee } if assignee.eq_ignore_ascii_case(&a.login)),
+            )
     };
-    let e = if let Some(act) = human_after(ctx).find(by_assignee) {
+    let acted = human_after(ctx).find(by_assignee);
+    let e = if let (None, Some(user)) = (acted, declined.first()) {
+        let by = last_move(ctx, user, false);
+        let e = Evaluation::new(O::Rejected, S::Medium, Signal::AssigneeRemoved)
+            .note("The assigned user unassigned themself: they declined the assignment.")
+            .detail("removed", (*user).clone())
+            .detail("declined", true);
+        match by {
+            Some(o) => e.decided_by(&o.id, o.at),
+            None => e,
+        }
+    } else if let Some(act) = acted {
         Evaluation::new(O::Accepted, S::Strong, Signal::AssigneeActed)
             .decided_by(&act.id, act.at)
             .note("An assigned user acted on the item (commented, reviewed, pushed, edited or closed it).")
@@ -452,6 +490,14 @@ mod tests {
             "assignment remains while open": [ours()] => (PENDING, WEAK, "assignment_retained"), at 48.0;
             "user removed by a human":
                 [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open())] => (REJECTED, MEDIUM, "assignee_removed");
+            "the assignee unassigns themself and comments why: declined, at every window":
+                [ours(), obs(3.0, human("bob"), unassigned("bob")).snap(open()), obs(30.0, human("bob"), comment(4)).snap(open())] => (REJECTED, MEDIUM, "assignee_removed"), at 7.0 * 24.0;
+            "the assignee comments, then unassigns themself: declined (their latest act)":
+                [ours(), obs(3.0, human("bob"), comment(4)).snap(assignees(open(), &["bob"])), obs(4.0, human("bob"), unassigned("bob")).snap(open())] => (REJECTED, MEDIUM, "assignee_removed");
+            "removed by a maintainer, then comments: not an act of the assignee":
+                [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open()), obs(5.0, human("bob"), comment(4)).snap(open())] => (REJECTED, MEDIUM, "assignee_removed");
+            "removed, assigned again, then acts: counted":
+                [ours(), obs(3.0, human("alice"), unassigned("bob")).snap(open()), obs(4.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"])), obs(5.0, human("bob"), comment(4)).snap(assignees(open(), &["bob"]))] => (ACCEPTED, STRONG, "assignee_acted");
             "user removed by a bot":
                 [ours(), obs(3.0, bot("stale[bot]"), unassigned("bob")).snap(open())] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "completed while assigned":

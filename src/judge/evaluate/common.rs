@@ -464,3 +464,29 @@ pub fn no_delta(what: &str) -> Evaluation {
         "The record shows {what} already as the output set it: the output changed nothing, so there is nothing to retain."
     ))
 }
+
+/// Roles at the time of the act (issue 44, item 4): a rule that counts an
+/// action by the person the output gave a role (an assignee, a requested
+/// reviewer) counts it only while that person holds the role. The role is
+/// held from execution until an observation `ends` it, and again after one
+/// that `starts` it, in the order of the observations (time, then id); `act`
+/// itself is not counted.
+pub fn holds_role_at(
+    ctx: &EvalContext,
+    act: &Observation,
+    ends: impl Fn(&K) -> bool,
+    starts: impl Fn(&K) -> bool,
+) -> bool {
+    let mut holds = true;
+    for o in ctx.after_execution() {
+        if o.id == act.id || (o.at, &o.id) > (act.at, &act.id) {
+            break;
+        }
+        if ends(&o.event) {
+            holds = false;
+        } else if starts(&o.event) {
+            holds = true;
+        }
+    }
+    holds
+}

@@ -215,6 +215,7 @@ mod tests {
             "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 2.0;
             "reopened by a human":
                 [ours(), obs(3.0, human("alice"), K::Reopened).snap(d(open()))] => (REJECTED, STRONG, "reopened");
+            "a person says the close was wrong": [ours(), obs(5.0, human("alice"), challenge(3))] => (REJECTED, MEDIUM, "close_challenged");
             "deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + unobserved_case("nothing seen", r());
         );

@@ -154,10 +154,11 @@ pub fn close_issue(ctx: &EvalContext) -> Evaluation {
     close_retention(ctx, "issue")
 }
 
-/// Shared by `close_issue` and `close_pull_request` (after its merge check).
-///
-/// Seed row "closed then referenced as mistakenly closed → rejected/medium" is
-/// not implemented: observations carry comment ids, not comment bodies.
+/// Shared by `close_issue`, `close_pull_request` (after its merge check) and
+/// `close_discussion`. Rows, in the order checked: reopened (by a person →
+/// rejected/strong), re-closed, a foreign lifecycle close, challenged
+/// ([`challenged`] → rejected/medium), still closed (accepted/medium after
+/// 24h).
 pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
     if let Some(e) = precheck(ctx, false) {
         return e;
@@ -200,6 +201,11 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
     if let Some(c) = close.filter(|c| is_foreign_lifecycle_close(ctx, c)) {
         return lifecycle(ctx, c);
     }
+    if let Some(ch) = challenged(ctx, close) {
+        return Evaluation::new(O::Rejected, S::Medium, Signal::CloseChallenged)
+            .decided_by(&ch.id, ch.at)
+            .note(format!("A visible non-bot actor challenged the close of the {what} in a comment after it (a reopen request or \"closed by mistake\")."));
+    }
     // Strength follows the seed (medium); gh-aw's "closed action retained"
     // case says accepted/strong. The seed also says "after window".
     let e = if window_passed(ctx, RETENTION_WINDOW) || human_reopen.is_some() {
@@ -215,6 +221,35 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
         Some(c) => cite(e, c),
         None => e,
     }
+}
+
+/// Seed 000 §7 close_issue "Closed then referenced as mistakenly closed —
+/// rejected — medium" (its note: "inspect timeline comments after closure
+/// for reopen attempts or challenge comments"), close_pull_request "Comment
+/// indicates premature close" and close_discussion "Non-bot comments
+/// indicate close was wrong", all rejected/medium: the latest comment by a
+/// visible non-bot (not a bot, not the workflow) after the latest close and
+/// after execution whose body challenges the close in the vocabulary of
+/// `model::challenge` (reopen requests, "closed by mistake" phrasings;
+/// English only, quotes and code excluded). A person's close after the
+/// challenge answers it (it is then before the latest close).
+fn challenged<'a>(
+    ctx: &EvalContext<'a>,
+    close: Option<&'a Observation>,
+) -> Option<&'a Observation> {
+    let since = close.map_or(ctx.record.executed_at, |c| c.at.max(ctx.record.executed_at));
+    ctx.after_execution()
+        .filter(|o| o.at >= since && ctx.is_human(o))
+        .filter(|o| {
+            matches!(
+                o.event,
+                K::CommentCreated {
+                    challenge: true,
+                    ..
+                }
+            )
+        })
+        .last()
 }
 
 /// The open state was seen at or after execution (not a state from before
@@ -332,6 +367,12 @@ mod tests {
                 [ours(), reopen(5.0, human("alice")), obs(50.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))] => (REJECTED, STRONG, "reopened"), at 72.0;
             "reopened and re-closed by humans":
                 [ours(), reopen(5.0, human("alice")), obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed"), at 8.0;
+            "a person asks to reopen after the close": [ours(), obs(5.0, human("alice"), challenge(3))] => (REJECTED, MEDIUM, "close_challenged");
+            "a bot asks to reopen": [ours(), obs(5.0, bot("triage[bot]"), challenge(3))] => (ACCEPTED, MEDIUM, "closed");
+            "the workflow's own words are no challenge": [ours(), obs(5.0, workflow_actor(), challenge(3))] => (ACCEPTED, MEDIUM, "closed");
+            "a challenge before the close is not one of it": [obs(-2.0, human("alice"), challenge(3)), ours()] => (ACCEPTED, MEDIUM, "closed");
+            "challenged, reopened and re-closed by people: the re-close answers it":
+                [ours(), obs(2.0, human("alice"), challenge(3)), reopen(3.0, human("alice")), obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed"), at 30.0;
             "closed by a lifecycle bot only":
                 [obs(-0.01, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))] => (IGNORED, WEAK, "lifecycle");
             "bot close counts as ours when the workflow actor is unknown":

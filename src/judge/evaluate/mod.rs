@@ -17,6 +17,8 @@ mod discussion;
 mod fallback;
 mod issue;
 mod labels;
+#[cfg(test)]
+mod mapping_tests;
 mod metadata;
 mod moderation;
 mod project;
@@ -26,6 +28,7 @@ pub mod registry;
 pub mod rules;
 #[cfg(test)]
 mod rules_tests;
+pub mod seed_rows;
 
 pub use crate::model::output_type::OutputType;
 pub use common::{hedge, weaker};

@@ -337,6 +337,7 @@ mod tests {
                 comment_id: id,
                 agent_marker: false,
                 lifecycle_marker: false,
+                challenge: false,
             },
         )
     }

@@ -584,6 +584,7 @@ mod tests {
             "still closed unmerged after 24h": [ours()] => (ACCEPTED, MEDIUM, "closed");
             "closed, window not passed": [ours()] => (PENDING, WEAK, "closed"), at 1.0;
             "reopened by a human": [ours(), reopen(3.0, human("alice"))] => (REJECTED, STRONG, "reopened");
+            "a person says the close was premature": [ours(), obs(5.0, human("alice"), challenge(3))] => (REJECTED, MEDIUM, "close_challenged");
             "merged after reopening":
                 [ours(), reopen(3.0, human("alice")), merge(10.0, human("alice"))] => (REJECTED, STRONG, "closed_by_merge");
             "target missing": [ours(), obs(3.0, None, K::Deleted)] => (UNKNOWN, NONE, "deleted");

@@ -21,7 +21,7 @@ use crate::model::{
 /// A manifest item for `t` carrying everything its type needs, and the
 /// correlation field (a JSON pointer into the item) whose bad values must
 /// make it `missing_execution_state`.
-fn complete(t: &str) -> (Value, Option<&'static str>) {
+pub(super) fn complete(t: &str) -> (Value, Option<&'static str>) {
     let pr = "https://github.com/o/r/pull/7";
     let issue = "https://github.com/o/r/issues/7";
     match t {
@@ -172,7 +172,8 @@ fn kind_strategy() -> impl Strategy<Value = K> {
         (1u64..5).prop_map(|id| K::CommentCreated {
             comment_id: id,
             agent_marker: false,
-            lifecycle_marker: false
+            lifecycle_marker: false,
+            challenge: false
         }),
         "[a-z]{1,6}".prop_map(|l| K::Labeled { label: l }),
     ]

@@ -226,6 +226,17 @@ pub fn comment(id: u64) -> ObservationKind {
         comment_id: id,
         agent_marker: false,
         lifecycle_marker: false,
+        challenge: false,
+    }
+}
+
+/// A comment whose body challenges a close (`model::challenge`).
+pub fn challenge(id: u64) -> ObservationKind {
+    ObservationKind::CommentCreated {
+        comment_id: id,
+        agent_marker: false,
+        lifecycle_marker: false,
+        challenge: true,
     }
 }
 
@@ -235,6 +246,7 @@ pub fn expiry_notice(id: u64) -> ObservationKind {
         comment_id: id,
         agent_marker: true,
         lifecycle_marker: true,
+        challenge: false,
     }
 }
 

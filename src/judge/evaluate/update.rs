@@ -1,6 +1,18 @@
-//! `update_issue` and `update_pull_request`: did the edit stick? Each changed
-//! field (recorded `before_state` → `after_state`) is compared with its value
-//! in the latest snapshot, and the last event that touched it says who moved it.
+//! `update_issue`, `update_pull_request` and `update_discussion`: did the
+//! edit stick? Each changed field (recorded `before_state` → `after_state`)
+//! is compared with its value in the latest snapshot, and the last event that
+//! touched it says who moved it.
+//!
+//! A text field a person later edited so that the output's value is kept
+//! within theirs (the output's words, whitespace and case normalised, as one
+//! contiguous run of the person's words) is **preserved**, not replaced: seed
+//! 000 §7 update_issue "Later visible non-bot edit preserves core change —
+//! accepted — medium" (`state_preserved`; update_pull_request and
+//! update_discussion mirror update_issue). It applies to the fields whose
+//! value is text here: `title`. A body is recorded as a hash only, so a
+//! person's body edit cannot be seen to keep the output's text (it is
+//! replaced); sets (labels, assignees) already compare only the output's
+//! delta; `base`, `state`, `draft` and `head_sha` are single values.
 
 use serde_json::Value;
 
@@ -41,6 +53,8 @@ enum FieldState {
     Retained,
     Reverted,
     Replaced,
+    /// A later value keeps the output's value within it (module doc).
+    Preserved,
 }
 
 /// Who last moved a contested field.
@@ -136,6 +150,9 @@ fn verdict<'a>(
     if field == "head_sha" && state == FieldState::Replaced {
         state = FieldState::Retained;
     }
+    if state == FieldState::Replaced && is_text(field) && kept_within(&after, &current) {
+        state = FieldState::Preserved;
+    }
     let by = ctx
         .after_execution()
         .filter(|o| touches(field, &o.event))
@@ -145,6 +162,12 @@ fn verdict<'a>(
         Some(ActorClass::BotActor | ActorClass::SameWorkflowActor) => Mover::Bot,
         _ => Mover::Unseen,
     };
+    // Only a visible person's edit is the seed's "later visible non-bot
+    // edit"; kept by automation or by someone unseen, the output's value is
+    // simply still there.
+    if state == FieldState::Preserved && mover != Mover::Human {
+        state = FieldState::Retained;
+    }
     Some(Verdict {
         field,
         state,
@@ -186,6 +209,15 @@ fn contested(verdicts: &[Verdict]) -> Option<Evaluation> {
             Signal::StateReplaced,
             "A changed field was later set to a different value.",
         ));
+    }
+    if let Some(v) = verdicts.iter().find(|v| v.state == FieldState::Preserved) {
+        let e = Evaluation::new(O::Accepted, S::Medium, Signal::StatePreserved).note(
+            "A visible non-bot actor later edited a changed field and kept the update's value within theirs.",
+        );
+        return Some(match v.by {
+            Some(o) => e.decided_by(&o.id, o.at),
+            None => e,
+        });
     }
     verdicts
         .iter()
@@ -236,6 +268,27 @@ fn retained(ctx: &EvalContext, fields: &[&str], is_pr: bool, changed: &[&str]) -
             .note("The updated fields hold their new values; the 24h window has not passed.")
     };
     e.detail("later_human_edit", later_human_edit)
+}
+
+/// Fields whose value is free text (see the module doc).
+fn is_text(field: &str) -> bool {
+    field == "title"
+}
+
+/// The words of a text value: lower-cased, split on whitespace.
+fn text_words(v: &Value) -> Vec<String> {
+    v.as_str()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The output's value `ours` is kept within `later`: its words, in order, as
+/// one contiguous run of `later`'s words (whitespace and case normalised).
+pub(super) fn kept_within(ours: &Value, later: &Value) -> bool {
+    let (o, l) = (text_words(ours), text_words(later));
+    !o.is_empty() && l.windows(o.len()).any(|w| w == o.as_slice())
 }
 
 fn is_set(field: &str) -> bool {
@@ -390,6 +443,12 @@ mod tests {
                 [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "third"))] => (REJECTED, STRONG, "state_replaced");
             "reverted, mover not visible: a reversal, one step weaker (rule 4)":
                 [obs(3.0, None, K::Other { event: "issues".into(), action: "x".into() }).snap(titled(open(), "old"))] => (REJECTED, MEDIUM, "state_reverted");
+            "a person keeps the update's title within theirs":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "[triage]  NEW  - more words"))] => (ACCEPTED, MEDIUM, "state_preserved");
+            "a bot keeps it within its own: still retained":
+                [ours(), obs(3.0, bot("t[bot]"), title_edit("new")).snap(titled(open(), "new (bot)"))] => (ACCEPTED, MEDIUM, "state_retained");
+            "a word only inside another word is not kept":
+                [ours(), obs(3.0, human("alice"), title_edit("new")).snap(titled(open(), "renewed"))] => (REJECTED, STRONG, "state_replaced");
             "changed by a bot only":
                 [ours(), obs(3.0, bot("title-linter[bot]"), title_edit("new")).snap(titled(open(), "fixed"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "labels: unrelated human label keeps the update":

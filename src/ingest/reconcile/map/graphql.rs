@@ -242,6 +242,7 @@ impl Mapper<'_> {
                     comment_id: id.unwrap_or(0),
                     agent_marker: kind == Some(crate::model::markers::MarkerKind::Output),
                     lifecycle_marker: kind == Some(crate::model::markers::MarkerKind::ExpiryClose),
+                    challenge: crate::model::challenge::challenges_close(body),
                 },
             );
         }

@@ -168,6 +168,7 @@ impl Mapper<'_> {
                 comment_id: c.id.unwrap_or(0),
                 agent_marker,
                 lifecycle_marker,
+                challenge: crate::model::challenge::challenge(c.body.as_deref()),
             },
         );
     }

@@ -27,7 +27,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::common::{
-    cite, gone, is_closed, is_merged, missing_reference, missing_state, unobserved, unseen_reversal,
+    cite, gone, holds_role_at, is_closed, is_merged, missing_reference, missing_state, unobserved,
+    unseen_reversal,
 };
 use super::super::EvalContext;
 use super::Verdict;
@@ -67,20 +68,40 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
             .as_ref()
             .is_some_and(|a| membership.get(&login_key(&a.login)) == Some(&Membership::Outside))
     };
+    // Role at the time of the act: a requested user's review or comment
+    // counts only while their request stands (not after a removal of it,
+    // until requested again). A team member's counts while the team's does.
+    let holds = |o: &Observation| {
+        let Some(login) = o.actor.as_ref().map(|a| login_key(&a.login)) else {
+            return false;
+        };
+        let mine = |r: &Option<String>, t: &Option<String>| {
+            r.as_deref().is_some_and(|r| login_key(r) == login)
+                || (!users.contains(&login)
+                    && t.as_deref().is_some_and(|t| teams.contains(&team_key(t))))
+        };
+        holds_role_at(
+            ctx,
+            o,
+            |k| matches!(k, K::ReviewRequestRemoved { reviewer, team } if mine(reviewer, team)),
+            |k| matches!(k, K::ReviewRequested { reviewer, team } if mine(reviewer, team)),
+        )
+    };
+    let acting = |o: &Observation| by_requested(o) && holds(o);
     let human: Vec<&Observation> = ctx.after_execution().filter(|o| ctx.is_human(o)).collect();
     let is_pending = |o: &Observation| matches!(&o.event, K::ReviewSubmitted { state, .. } if state == "pending");
     // General rule 5: a reviewer's latest review supersedes their earlier
     // ones; one still being written is their current one, whatever the times
     // of their submitted reviews (it has none of its own).
-    let pending = human.iter().find(|o| by_requested(o) && is_pending(o));
-    let review = human.iter().rfind(|o| {
-        matches!(o.event, K::ReviewSubmitted { .. }) && by_requested(o) && !is_pending(o)
-    });
+    let pending = human.iter().find(|o| acting(o) && is_pending(o));
+    let review = human
+        .iter()
+        .rfind(|o| matches!(o.event, K::ReviewSubmitted { .. }) && acting(o) && !is_pending(o));
     let comment = human.iter().find(|o| {
         matches!(
             o.event,
             K::CommentCreated { .. } | K::ReviewCommentCreated { .. }
-        ) && by_requested(o)
+        ) && acting(o)
     });
     let removal = human.iter().find(|o| match &o.event {
         K::ReviewRequestRemoved { reviewer, team } => {
@@ -309,6 +330,10 @@ mod tests {
                 [asked(), removed(3.0, bot("sync[bot]"), Some("alice"), None)] => (PENDING, WEAK, "awaiting_review");
             "another reviewer's request removed":
                 [asked(), removed(3.0, human("carol"), Some("zed"), None)] => (PENDING, WEAK, "awaiting_review");
+            "a review after the request was removed does not count":
+                [asked(), removed(2.0, human("carol"), Some("alice"), None), reviewed(3.0, human("alice"), "approved")] => (REJECTED, MEDIUM, "review_request_removed");
+            "removed, requested again, then reviewed: counted":
+                [asked(), removed(2.0, human("carol"), Some("alice"), None), requested_obs(2.5, Some("alice"), None), reviewed(3.0, human("alice"), "approved")] => (ACCEPTED, STRONG, "review_approved");
             "review before the request does not count":
                 [reviewed(-2.0, human("alice"), "approved"), asked()] => (PENDING, WEAK, "awaiting_review");
             "team request, someone reviewed":

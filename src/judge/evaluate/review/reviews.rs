@@ -15,6 +15,7 @@
 //! | PR closed unmerged by a visible non-bot (seed: contextual/medium): approved → rejected/medium; changes requested → accepted/medium (the PR did not go in as it was); comment-only → ignored/weak | `closed_without_merge_after_review` / `no_engagement` |
 //! | closed by automation / by an unseen actor | ignored/weak `lifecycle` / unknown/weak `evaluation_error` |
 //! | PR merged without our approval, and none of the above | ignored/weak `no_engagement` |
+//! | PR open, our review still being written (state PENDING) | pending/medium `latest_review_pending` |
 //! | PR open | pending/medium `review_submitted` |
 //!
 //! A dismissal by a bot or the workflow itself is not a human verdict and is
@@ -94,6 +95,8 @@ struct OurReview<'a> {
     /// When it was submitted (observed, else execution time).
     at: DateTime<Utc>,
     dismissal: Option<&'a Observation>,
+    /// Its latest observed state is `pending`: started, not submitted.
+    unsubmitted: bool,
 }
 
 impl<'a> OurReview<'a> {
@@ -122,6 +125,13 @@ impl<'a> OurReview<'a> {
             seen: submitted.is_some() || dismissal.is_some(),
             at: submitted.map_or(ctx.record.executed_at, |o| o.at),
             dismissal,
+            unsubmitted: id.is_some_and(|id| {
+                ctx.observations
+                    .iter()
+                    .filter(|o| matches!(o.event, K::ReviewSubmitted { review_id, .. } if review_id == id))
+                    .last()
+                    .is_some_and(|o| matches!(&o.event, K::ReviewSubmitted { state, .. } if state == "pending"))
+            }),
         }
     }
 }
@@ -208,6 +218,14 @@ fn judge_standing_review(ctx: &EvalContext, review: &OurReview) -> Evaluation {
     }
     if is_closed(ctx) {
         return closed_after_review(ctx, verdict);
+    }
+    // Seed: "PR still open with review pending — pending — medium"; a
+    // review still being written (GitHub state PENDING) is gh-aw's
+    // `latest_review_pending`, rated the same.
+    if review.unsubmitted {
+        return Evaluation::new(O::Pending, S::Medium, Signal::LatestReviewPending).note(
+            "The output's review is still pending (started, not submitted) and the PR is open.",
+        );
     }
     Evaluation::new(O::Pending, S::Medium, Signal::ReviewSubmitted)
         .note("The review stands and the PR is still open.")
@@ -383,6 +401,8 @@ mod tests {
                 [ours("changes_requested"), pushed(5.0, human("alice")), submitted(6.0, human("bob"), 71, "approved")] => (ACCEPTED, MEDIUM, "changes_requested_addressed"), on r("REQUEST_CHANGES");
             "changes requested, commits by the workflow only":
                 [ours("changes_requested"), pushed(5.0, workflow_actor())] => (PENDING, MEDIUM, "review_submitted"), on r("REQUEST_CHANGES");
+            "our review still being written, PR open":
+                [ours("pending")] => (PENDING, MEDIUM, "latest_review_pending");
             "dismissed by a human":
                 [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed");
             "dismissed by someone unknown (API state without an actor)":
