@@ -332,6 +332,9 @@ impl World {
                 reverts,
                 head_sha,
             } => self.open_revert(*number, *reverts, head_sha, who, at),
+            // A comment on an issue transferred away is made in its new
+            // repository: nothing here.
+            Fact::Comment { number, .. } if self.moved.contains_key(number) => Changed::Nothing,
             Fact::Comment { number, id, body } => {
                 self.comments.insert(
                     *id,
