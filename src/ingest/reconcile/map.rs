@@ -280,7 +280,10 @@ impl<'a> Mapper<'a> {
             );
         }
         if let Some(p) = get(format!("issues/{parent}")) {
-            if p.pointer("/sub_issues_summary/total").and_then(Value::as_u64) == Some(0) {
+            if p.pointer("/sub_issues_summary/total")
+                .and_then(Value::as_u64)
+                == Some(0)
+            {
                 said.push(false);
             }
         }
@@ -338,9 +341,11 @@ impl<'a> Mapper<'a> {
     /// True when thread `n`'s read timeline has a `transferred` entry.
     fn transferred_in_timeline(&self, n: u64) -> bool {
         let timeline = self.state.responses.get(&format!("issues/{n}/timeline"));
-        timeline.map(items).unwrap_or_default().iter().any(|e| {
-            e.get("event").and_then(Value::as_str) == Some("transferred")
-        })
+        timeline
+            .map(items)
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.get("event").and_then(Value::as_str) == Some("transferred"))
     }
 
     /// True when the output created thread `n` (an issue, a discussion, or

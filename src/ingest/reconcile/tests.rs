@@ -1088,14 +1088,23 @@ fn a_persons_force_push_that_drops_the_pushed_commit_is_commit_dropped() {
     let mut bot = s.clone();
     bot.responses.get_mut("issues/7/timeline").unwrap()[0]["actor"] =
         json!({"login": "rebase[bot]", "type": "Bot"});
-    assert_ne!(assess_from_api(&r, &bot, as_of).signal, Signal::CommitDropped);
+    assert_ne!(
+        assess_from_api(&r, &bot, as_of).signal,
+        Signal::CommitDropped
+    );
     // The pushed commit still in the PR: no drop, whoever forced.
     let mut kept = s.clone();
     kept.responses.insert(
         "pulls/7/commits".into(),
-        json!([commit("c1", -1, "github-actions[bot]", "agent: fix"), commit("d1", 5, "alice", "rework")]),
+        json!([
+            commit("c1", -1, "github-actions[bot]", "agent: fix"),
+            commit("d1", 5, "alice", "rework")
+        ]),
     );
-    assert_ne!(assess_from_api(&r, &kept, as_of).signal, Signal::CommitDropped);
+    assert_ne!(
+        assess_from_api(&r, &kept, as_of).signal,
+        Signal::CommitDropped
+    );
 }
 
 /// Issue 44 (ii): a review's outputs read the PR's commits, so a change
@@ -1145,8 +1154,10 @@ fn a_moved_issue_is_transferred_as_the_webhook_says() {
             "issues/7/timeline": timeline
         }));
         for p in ["issues/7", "issues/7/comments", "issues/7/timeline"] {
-            s.moved
-                .insert(p.into(), p.replace("issues/7", &format!("repos/acme/archive/issues/{number}")));
+            s.moved.insert(
+                p.into(),
+                p.replace("issues/7", &format!("repos/acme/archive/issues/{number}")),
+            );
         }
         s
     };
@@ -1155,7 +1166,10 @@ fn a_moved_issue_is_transferred_as_the_webhook_says() {
     };
     let undated = moved(json!([]), 1007);
     let o = observations_from_api(&r, &undated);
-    let t = o.iter().find(|o| o.event == K::Transferred).expect("transferred");
+    let t = o
+        .iter()
+        .find(|o| o.event == K::Transferred)
+        .expect("transferred");
     assert_eq!(t.at, exec_time() + chrono::Duration::hours(30));
     assert_eq!(at(&undated, 48), Signal::Transferred);
     let dated = moved(
@@ -1209,9 +1223,11 @@ fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
             child: 41
         })
     );
-    let o = linked(json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
+    let o = linked(
+        json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
         "updated_at": ts(-1), "parent_issue_url": null},
-        "issues/40/sub_issues": [{"number": 41}]}));
+        "issues/40/sub_issues": [{"number": 41}]}),
+    );
     assert_eq!(
         link(&o),
         Some(K::SubIssueAdded {
@@ -1219,8 +1235,10 @@ fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
             child: 41
         })
     );
-    let o = linked(json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
-        "updated_at": ts(-1), "parent_issue_url": null}}));
+    let o = linked(
+        json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
+        "updated_at": ts(-1), "parent_issue_url": null}}),
+    );
     assert_eq!(
         link(&o),
         Some(K::SubIssueRemoved {
@@ -1229,9 +1247,11 @@ fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
         })
     );
     // A timeline that dates the pair decides alone.
-    let o = linked(json!({"issues/41/timeline": [{"id": 80, "event": "parent_issue_added",
+    let o = linked(
+        json!({"issues/41/timeline": [{"id": 80, "event": "parent_issue_added",
         "created_at": ts(1), "actor": {"login": "alice", "type": "User"},
-        "parent_issue": {"number": 40}}]}));
+        "parent_issue": {"number": 40}}]}),
+    );
     let links: Vec<_> = o
         .iter()
         .filter(|o| matches!(o.event, K::SubIssueAdded { .. }))

@@ -83,7 +83,9 @@ impl Mapper<'_> {
         let mut pushes: Vec<(DateTime<Utc>, usize, &Value)> = list
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.get("event").and_then(Value::as_str) == Some("head_ref_force_pushed"))
+            .filter(|(_, e)| {
+                e.get("event").and_then(Value::as_str) == Some("head_ref_force_pushed")
+            })
             .filter_map(|(i, e)| Some((time(e.get("created_at"))?, i, e)))
             .filter(|(at, _, _)| self.is_follow_up(*at, false))
             .collect();
@@ -180,7 +182,13 @@ impl Mapper<'_> {
                 forced: true,
                 commits,
             };
-            self.push(id, *at, thread_key(&self.repo, n), actor(raw.get("actor")), kind);
+            self.push(
+                id,
+                *at,
+                thread_key(&self.repo, n),
+                actor(raw.get("actor")),
+                kind,
+            );
         }
     }
 
