@@ -113,15 +113,11 @@ impl World {
                 to,
                 new_number,
             } => {
-                let moved = self
-                    .threads
-                    .get(number)
-                    .filter(|t| {
-                        t.timeline
-                            .last()
-                            .is_some_and(|l| matches!(&l.item, Item::Transferred(x) if x == to))
-                    })
-                    .is_some();
+                let moved = self.threads.get(number).is_some_and(|t| {
+                    t.timeline
+                        .last()
+                        .is_some_and(|l| matches!(&l.item, Item::Transferred(x) if x == to))
+                });
                 if let Some(thread) = self.threads.remove(number).filter(|_| moved) {
                     self.moved.insert(
                         *number,
