@@ -18,6 +18,11 @@
 //!   100 comments of each thread), minimized state and discussions are one
 //!   query each. GraphQL's `__typename` of an actor becomes its `type`, so
 //!   bots are told from people as in REST.
+//! - A `301`/`302`/`307`/`308` answer is followed to its `Location` (octocrab
+//!   is built without its redirect layer, so GitHub's redirect reaches here
+//!   as an error carrying its headers): the answer there is kept under the
+//!   path asked and the move in `ApiState::moved` (a transferred issue, a
+//!   renamed repository). At most [`MAX_REDIRECTS`] hops.
 //! - A failed request is recorded in `errors` by HTTP status (`NotFound`
 //!   404, `Gone` 410, ...; transient failures after the retry budget: 429
 //!   for a rate limit, 0 for a connection failure or timeout, else 503). An
@@ -34,6 +39,9 @@ use crate::ingest::reconcile::{
     follow_up_endpoints, is_transient_status, required_endpoints, ApiState, Endpoint as ApiPath,
 };
 use crate::model::ExecutionRecord;
+
+/// Most redirects followed for one path.
+pub const MAX_REDIRECTS: usize = 3;
 
 /// Most pages read of one list endpoint (100 items each).
 pub const MAX_PAGES: usize = 10;
@@ -89,12 +97,17 @@ async fn fetch_all(
             continue;
         }
         let got = if e.path.starts_with("graphql/") {
-            graphql(client, installation, owner, repo, &e.path).await
+            graphql(client, installation, owner, repo, &e.path)
+                .await
+                .map(|v| (v, None))
         } else {
             rest(client, installation, owner, repo, &e.path).await
         };
         match got {
-            Ok(value) => {
+            Ok((value, moved)) => {
+                if let Some(to) = moved {
+                    out.state.moved.insert(e.path.clone(), to);
+                }
                 out.state.responses.insert(e.path.clone(), value);
             }
             Err(failure) => {
@@ -194,24 +207,92 @@ fn is_list(label: &str) -> bool {
     label.contains(".list_")
 }
 
-/// GET one REST path (all pages of a list, up to the bound).
+/// An answer, or GitHub's redirect to where the object is now.
+enum Got<T> {
+    Body(T),
+    Moved(String),
+}
+
+/// The relative route a redirect's `Location` names (`/repositories/1/issues/3`,
+/// `/repos/o/r2/issues/3`), when the answer is one.
+fn location_of(e: &octocrab::Error) -> Option<String> {
+    let octocrab::Error::GitHub { source, .. } = e else {
+        return None;
+    };
+    if !matches!(source.status_code.as_u16(), 301 | 302 | 307 | 308) {
+        return None;
+    }
+    let location = source
+        .headers
+        .as_ref()?
+        .get(axum::http::header::LOCATION)?
+        .to_str()
+        .ok()?;
+    let uri: axum::http::Uri = location.parse().ok()?;
+    // Relative, so octocrab sends the token (see the module doc).
+    uri.path_and_query()
+        .map(|p| p.as_str().to_string())
+        .filter(|p| p.starts_with('/'))
+}
+
+/// GET `route` as `T`, or the redirect GitHub answered instead.
+async fn get_or_moved<T: octocrab::FromResponse>(
+    client: &GitHubClient,
+    installation: u64,
+    label: &'static str,
+    route: &str,
+) -> Result<Got<T>, Failure> {
+    client
+        .call(installation, Endpoint::idempotent(label), |crab| {
+            let route = route.to_string();
+            async move {
+                match crab.get::<T, _, _>(route, None::<&()>).await {
+                    Ok(v) => Ok(Got::Body(v)),
+                    Err(e) => match location_of(&e) {
+                        Some(to) => Ok(Got::Moved(to)),
+                        None => Err(e),
+                    },
+                }
+            }
+        })
+        .await
+        .map_err(Failure::from)
+}
+
+/// The route a moved path is read at from now on, as a path relative to
+/// the API (without its leading `/`).
+fn moved_path(route: &str) -> String {
+    route
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('/')
+        .to_string()
+}
+
+/// GET one REST path (all pages of a list, up to the bound), following
+/// redirects; the answer and where a redirect sent it.
 async fn rest(
     client: &GitHubClient,
     installation: u64,
     owner: &str,
     repo: &str,
     path: &str,
-) -> Result<Value, Failure> {
+) -> Result<(Value, Option<String>), Failure> {
     let label = label(path);
-    let first = format!("/repos/{owner}/{repo}/{path}");
+    let mut first = format!("/repos/{owner}/{repo}/{path}");
+    let mut moved = None;
     if !is_list(label) {
-        return client
-            .call(installation, Endpoint::idempotent(label), |crab| {
-                let route = first.clone();
-                async move { crab.get::<Value, _, _>(route, None::<&()>).await }
-            })
-            .await
-            .map_err(Failure::from);
+        for _ in 0..=MAX_REDIRECTS {
+            match get_or_moved::<Value>(client, installation, label, &first).await? {
+                Got::Body(v) => return Ok((v, moved)),
+                Got::Moved(to) => {
+                    moved = Some(moved_path(&to));
+                    first = to;
+                }
+            }
+        }
+        return Err(too_many_redirects(path));
     }
     let mut items = Vec::new();
     // A listing filtered by its path (`actions/runs?event=...`) keeps its
@@ -219,6 +300,7 @@ async fn rest(
     let join = if first.contains('?') { '&' } else { '?' };
     let mut route = Some(format!("{first}{join}per_page={PER_PAGE}"));
     let mut pages = 0;
+    let mut hops = 0;
     while let Some(r) = route.take() {
         if pages == MAX_PAGES {
             tracing::warn!(
@@ -228,13 +310,17 @@ async fn rest(
             );
             break;
         }
+        let page: Page<Value> = match get_or_moved(client, installation, label, &r).await? {
+            Got::Body(page) => page,
+            Got::Moved(to) if hops < MAX_REDIRECTS => {
+                hops += 1;
+                moved = Some(moved_path(&to));
+                route = Some(to);
+                continue;
+            }
+            Got::Moved(_) => return Err(too_many_redirects(path)),
+        };
         pages += 1;
-        let page: Page<Value> = client
-            .call(installation, Endpoint::idempotent(label), |crab| {
-                let r = r.clone();
-                async move { crab.get::<Page<Value>, _, _>(r, None::<&()>).await }
-            })
-            .await?;
         items.extend(page.items);
         // Relative, so octocrab sends the token (see the module doc).
         route = page
@@ -243,7 +329,15 @@ async fn rest(
             .and_then(|u| u.path_and_query())
             .map(|p| p.as_str().to_string());
     }
-    Ok(Value::Array(items))
+    Ok((Value::Array(items), moved))
+}
+
+fn too_many_redirects(path: &str) -> Failure {
+    Failure {
+        status: 310,
+        message: format!("{path}: more than {MAX_REDIRECTS} redirects"),
+        retry_at: None,
+    }
 }
 
 const REVIEW_THREADS: &str = "query($owner: String!, $repo: String!, $number: Int!, $first: Int!, $after: String) {

@@ -127,6 +127,46 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
     }
 }
 
+/// Where GitHub sends a path of an issue transferred away: `301 Moved
+/// Permanently`, its `Location` the same path of the issue in its new
+/// repository (`repos/{to}/issues/{new}/...`).
+pub fn moved(w: &World, path: &str) -> Option<String> {
+    let segs: Vec<&str> = path.split('/').collect();
+    let ["issues", n, rest @ ..] = segs.as_slice() else {
+        return None;
+    };
+    let m = w.moved.get(&n.parse::<u64>().ok()?)?;
+    let mut loc = format!("repos/{}/issues/{}", m.to, m.new_number);
+    for r in rest {
+        loc.push('/');
+        loc.push_str(r);
+    }
+    Some(loc)
+}
+
+/// The repository an issue of `w` was transferred to (`to`, as `number`),
+/// as far as the model knows it: that issue alone, with its comments and
+/// its timeline (which ends with its `transferred`).
+pub fn destination(w: &World, to: &str, number: u64) -> Option<World> {
+    let (old, m) = w
+        .moved
+        .iter()
+        .find(|(_, m)| m.to.eq_ignore_ascii_case(to) && m.new_number == number)?;
+    let mut d = w.clone();
+    d.repo = m.to.clone();
+    d.threads.clear();
+    d.moved.clear();
+    let mut t = m.thread.clone();
+    t.number = number;
+    d.threads.insert(number, t);
+    for c in d.comments.values_mut() {
+        if c.number == *old {
+            c.number = number;
+        }
+    }
+    Some(d)
+}
+
 /// What the issue events API lists: the timeline without comments,
 /// reviews, commits and cross-references.
 fn is_issue_event(item: &Item) -> bool {

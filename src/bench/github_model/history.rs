@@ -226,6 +226,22 @@ pub enum Fact {
         sha: String,
         message: String,
     },
+    /// A PR's head branch force-pushed: its history rewritten to the
+    /// branch's first commit and one new commit `sha` (a rework pushed with
+    /// `git push --force`): every other commit of the PR is dropped.
+    ForcePush {
+        number: u64,
+        sha: String,
+        message: String,
+    },
+    /// An issue transferred to repository `to` (as `new_number` there):
+    /// it leaves this repository; GitHub answers its old paths `301
+    /// Moved Permanently` with the new location.
+    TransferIssue {
+        number: u64,
+        to: String,
+        new_number: u64,
+    },
     ReadyForReview {
         number: u64,
     },

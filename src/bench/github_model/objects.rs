@@ -335,6 +335,10 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
             o
         }
         Item::Reopened => base("reopened"),
+        // `state-change-issue-event`'s shape: who pushed and when; the
+        // description names no before or after commit.
+        Item::HeadRefForcePushed => base("head_ref_force_pushed"),
+        Item::Transferred(_) => base("transferred"),
         Item::Merged(sha) => {
             let mut o = base("merged");
             o["commit_id"] = json!(sha);

@@ -138,6 +138,23 @@ async fn rest_get(
     let key = path
         .strip_prefix("/repos/")
         .unwrap_or(path.trim_start_matches('/'));
+    if let Some(to) = moved(&fake, key) {
+        // GitHub's answer for a transferred issue: 301 with its new place.
+        let host = headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("127.0.0.1");
+        let location = format!("http://{host}/{to}");
+        let mut r = (
+            StatusCode::MOVED_PERMANENTLY,
+            Json(json!({"message": "Moved Permanently", "url": location,
+                        "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"})),
+        )
+            .into_response();
+        r.headers_mut()
+            .insert("location", HeaderValue::from_str(&location).unwrap());
+        return r;
+    }
     let set = fake.lock().api.get(key).cloned();
     let value = set.or_else(|| from_history(&fake, key));
     let tag = value.as_ref().map(etag_of);
@@ -186,12 +203,33 @@ async fn rest_get(
     response
 }
 
-/// What the history of the key's repository answers (`answers::rest`).
+/// What the history of the key's repository answers (`answers::rest`);
+/// for a repository with no history of its own, what the issues
+/// transferred to it from a history answer (`answers::destination`).
 fn from_history(fake: &Fake, key: &str) -> Option<Value> {
     let mut segs = key.splitn(3, '/');
     let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
+    let repo = format!("{owner}/{name}");
+    if let Some(world) = fake.world(&repo) {
+        return super::answers::rest(&world, rest);
+    }
+    let number = match rest.split('/').collect::<Vec<_>>().as_slice() {
+        ["issues", n, ..] => n.parse::<u64>().ok()?,
+        _ => return None,
+    };
+    fake.history_repos().iter().find_map(|r| {
+        let w = fake.world(r)?;
+        let d = super::answers::destination(&w, &repo, number)?;
+        super::answers::rest(&d, rest)
+    })
+}
+
+/// Where a path of a transferred issue now is (`answers::moved`).
+fn moved(fake: &Fake, key: &str) -> Option<String> {
+    let mut segs = key.splitn(3, '/');
+    let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
     let world = fake.world(&format!("{owner}/{name}"))?;
-    super::answers::rest(&world, rest)
+    super::answers::moved(&world, rest)
 }
 
 /// In lenient mode, what an unknown object answers (`lenient`).

@@ -168,7 +168,23 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         ),
         Fact::ReadyForReview { .. } => ("ready_for_review", json!({})),
         Fact::ConvertToDraft { .. } => ("converted_to_draft", json!({})),
-        Fact::Push { .. } => ("synchronize", json!({})),
+        Fact::Push { .. } | Fact::ForcePush { .. } => ("synchronize", json!({})),
+        // GitHub's `issues.transferred`: the issue as it left, and where
+        // it went (`changes.new_issue`, `changes.new_repository`).
+        Fact::TransferIssue { to, new_number, .. } => {
+            let mut new_issue = objects::issue(w, t);
+            let url = format!("https://api.github.com/repos/{to}/issues/{new_number}");
+            new_issue["number"] = json!(new_number);
+            new_issue["url"] = json!(url);
+            new_issue["html_url"] = json!(format!("https://github.com/{to}/issues/{new_number}"));
+            new_issue["repository_url"] = json!(format!("https://api.github.com/repos/{to}"));
+            let new_repository = json!({"id": repo_id(to), "name": to.split('/').nth(1).unwrap_or_default(),
+                "full_name": to, "private": false, "owner": {"login": to.split('/').next().unwrap_or_default()}});
+            (
+                "transferred",
+                json!({"changes": {"new_issue": new_issue, "new_repository": new_repository}}),
+            )
+        }
         _ => return Vec::new(),
     };
     let mut body = if is_pr {
@@ -197,7 +213,12 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         if is_pr { "pull_request" } else { "issues" }.to_string(),
         body,
     )];
-    if let (Fact::Push { sha, message, .. }, Some(pr)) = (&e.fact, &t.pr) {
+    let pushed = match &e.fact {
+        Fact::Push { sha, message, .. } => Some((sha, message, false)),
+        Fact::ForcePush { sha, message, .. } => Some((sha, message, true)),
+        _ => None,
+    };
+    if let (Some((sha, message, forced)), Some(pr)) = (pushed, &t.pr) {
         let prev = before
             .threads
             .get(&n)
@@ -207,7 +228,7 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         out.push((
             "push".into(),
             json!({"ref": format!("refs/heads/{}", pr.head_ref), "before": prev, "after": sha,
-                   "created": false, "deleted": false, "forced": false,
+                   "created": false, "deleted": false, "forced": forced,
                    "commits": [{"id": sha, "message": message, "timestamp": iso(e.at),
                                 "author": {"name": e.actor.login, "username": e.actor.login},
                                 "committer": {"name": e.actor.login, "username": e.actor.login}}],
@@ -229,6 +250,15 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         ));
     }
     out
+}
+
+/// A stable repository id for a repository's name (GitHub's numeric ids).
+pub fn repo_id(full_name: &str) -> u64 {
+    full_name
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))
+        % 900_000_000
+        + 100_000_000
 }
 
 /// The message of a PR's merge commit (a revert PR's carries "This reverts commit …").

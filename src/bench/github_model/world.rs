@@ -47,6 +47,10 @@ pub enum Item {
     Reviewed(u64),
     Commented(u64),
     ReviewDismissed(u64),
+    /// The PR's head branch was force-pushed (`head_ref_force_pushed`).
+    HeadRefForcePushed,
+    /// The issue was transferred to repository `.0` (`transferred`).
+    Transferred(String),
     SubIssueAdded(u64),
     SubIssueRemoved(u64),
     ParentIssueAdded(u64),
@@ -234,7 +238,18 @@ pub struct World {
     pub runs: BTreeMap<u64, Run>,
     pub releases: BTreeMap<String, Release>,
     pub reactions: Vec<Reaction>,
+    /// Issues transferred away, by their number here: where they went
+    /// (`to`, `new_number`) and the issue as it left.
+    pub moved: BTreeMap<u64, Moved>,
     next_event: u64,
+}
+
+/// An issue transferred to another repository.
+#[derive(Debug, Clone)]
+pub struct Moved {
+    pub to: String,
+    pub new_number: u64,
+    pub thread: Thread,
 }
 
 impl World {
@@ -317,6 +332,9 @@ impl World {
                 reverts,
                 head_sha,
             } => self.open_revert(*number, *reverts, head_sha, who, at),
+            // A comment on an issue transferred away is made in its new
+            // repository: nothing here.
+            Fact::Comment { number, .. } if self.moved.contains_key(number) => Changed::Nothing,
             Fact::Comment { number, id, body } => {
                 self.comments.insert(
                     *id,
@@ -470,6 +488,19 @@ impl World {
                     at,
                 });
                 self.note(*number, at, who, Item::Committed(sha.clone()));
+                Changed::Thread(*number)
+            }
+            Fact::ForcePush {
+                number,
+                sha,
+                message,
+            } => self.force_push(*number, sha, message, who, at),
+            Fact::TransferIssue { number, to, .. } => {
+                match self.threads.get(number) {
+                    Some(t) if t.pr.is_none() => {}
+                    _ => return Changed::Nothing,
+                }
+                self.note(*number, at, who, Item::Transferred(to.clone()));
                 Changed::Thread(*number)
             }
             Fact::ReadyForReview { number } => self.draft(*number, false, who, at),

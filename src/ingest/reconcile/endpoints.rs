@@ -131,10 +131,16 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             format!("issues/{n}/timeline"),
         ]
     };
+    // The PR's commits too: a push after a review answers it ("changes
+    // requested, then addressed by commits"), and only the commits list
+    // names the GitHub user who pushed (the timeline's `committed` names a
+    // git identity; its `head_ref_force_pushed`, read with the commits,
+    // names who forced).
     let reviews_first = |n: u64| {
         vec![
             format!("pulls/{n}/reviews"),
             format!("pulls/{n}"),
+            format!("pulls/{n}/commits"),
             format!("issues/{n}/timeline"),
         ]
     };

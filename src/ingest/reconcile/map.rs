@@ -80,6 +80,7 @@ impl<'a> Mapper<'a> {
         for n in threads {
             self.thread_state(n);
         }
+        self.sub_issue_state();
         // A fact read twice keeps its fullest form: single objects first,
         // then lists, then the timeline.
         let rank = |p: &str| {
@@ -97,6 +98,7 @@ impl<'a> Mapper<'a> {
             self.response(path, value);
         }
         self.past_states();
+        self.moved_away();
         self.out.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
         self.out
     }
@@ -186,62 +188,164 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    /// The sub-issue link the issue object shows, for a `link_sub_issue`
-    /// output, when no timeline of the issue was read (its
-    /// `parent_issue_added`/`_removed` events name who and when, and
-    /// decide): the child's `parent_issue_url` naming the output's parent is
-    /// the link in place; a child whose `parent_issue_url` is null (present,
-    /// not absent), or a parent whose `sub_issues_summary.total` is 0, shows
-    /// the link gone, by someone nobody can see (general rules 4 and 10).
-    fn sub_issue_state(&mut self, n: u64, raw: &Value, at: DateTime<Utc>) {
+    /// The sub-issue link the API's current state shows, for a
+    /// `link_sub_issue` output, when no dated timeline event of the pair was
+    /// read (the timeline's `parent_issue_added`/`_removed` and
+    /// `sub_issue_added`/`_removed` name who and when, and decide). Every
+    /// read that shows the link now counts (docs/evaluation.md, "What each
+    /// path reads"): the child's `parent_issue_url`, the child's
+    /// `issues/{child}/parent`, the parent's `issues/{parent}/sub_issues`
+    /// list. Shown: the link in place, at the action. Shown absent (a child
+    /// whose `parent_issue_url` is null or names another parent, a parent's
+    /// `sub_issues_summary.total` of 0 or a `sub_issues` list without the
+    /// child): the link gone, by someone nobody can see, at the state's time
+    /// (general rules 4 and 10).
+    fn sub_issue_state(&mut self) {
         if !matches!(
             OutputType::from(self.record.output_type.as_str()),
             OutputType::LinkSubIssue
         ) {
             return;
         }
-        let timeline = ["timeline", "events"].iter().any(|k| {
-            self.state
-                .responses
-                .contains_key(&format!("issues/{n}/{k}"))
-        });
         let Some((parent, child)) = link_of(self.record) else {
             return;
         };
-        if timeline {
+        if self.timeline_dates_link(parent, child) {
             return;
         }
-        let kind = if n == child && raw.get("parent_issue_url").is_some() {
-            let named = raw
-                .get("parent_issue_url")
-                .and_then(Value::as_str)
-                .and_then(|u| u.rsplit('/').next()?.parse::<u64>().ok());
-            match named {
-                Some(p) if p == parent => K::SubIssueAdded { parent, child },
-                _ => K::SubIssueRemoved { parent, child },
-            }
-        } else if n == parent
-            && raw
-                .pointer("/sub_issues_summary/total")
-                .and_then(Value::as_u64)
-                == Some(0)
-        {
-            K::SubIssueRemoved { parent, child }
-        } else {
+        let Some(shown) = self.link_shown(parent, child) else {
             return;
         };
-        let at = match kind {
-            // The link the output made: at the action.
-            K::SubIssueAdded { .. } => self.fallback,
-            _ => at,
+        let (kind, at) = if shown {
+            (K::SubIssueAdded { parent, child }, self.fallback)
+        } else {
+            // When the state was reached: the later of the two issues'.
+            let at = [parent, child]
+                .iter()
+                .filter_map(|n| self.state_time.get(n).copied())
+                .max()
+                .unwrap_or(self.fallback);
+            (K::SubIssueRemoved { parent, child }, at)
         };
         self.push(
-            format!("api:issues/{n}:sub_issue_link"),
+            format!("api:issues/{child}:sub_issue_link"),
             at,
-            thread_key(&self.repo, n),
+            thread_key(&self.repo, child),
             None,
             kind,
         );
+    }
+
+    /// True when a read timeline (or issue events) of the parent or the
+    /// child holds a dated sub-issue event of the pair.
+    fn timeline_dates_link(&self, parent: u64, child: u64) -> bool {
+        [parent, child].iter().any(|n| {
+            ["timeline", "events"].iter().any(|k| {
+                let list = self.state.responses.get(&format!("issues/{n}/{k}"));
+                list.map(items).unwrap_or_default().iter().any(|e| {
+                    let name = e.get("event").and_then(Value::as_str).unwrap_or_default();
+                    let dated = rest::time(e.get("created_at")).is_some();
+                    dated
+                        && sub_issue_event(name, *n, e).is_some_and(|k| {
+                            matches!(k, K::SubIssueAdded { parent: p, child: c }
+                                | K::SubIssueRemoved { parent: p, child: c }
+                                if p == parent && c == child)
+                        })
+                })
+            })
+        })
+    }
+
+    /// Whether the current state shows the link (`Some(true)`), shows it
+    /// absent (`Some(false)`), or says nothing of it. A read showing it in
+    /// place wins over one showing it absent (they are read at different
+    /// moments; the link was seen).
+    fn link_shown(&self, parent: u64, child: u64) -> Option<bool> {
+        let get = |p: String| self.state.responses.get(&p).filter(|v| !v.is_null());
+        let number_in_url = |u: &str| u.rsplit('/').next()?.parse::<u64>().ok();
+        let mut said = Vec::new();
+        if let Some(c) = get(format!("issues/{child}")) {
+            if let Some(url) = c.get("parent_issue_url") {
+                said.push(url.as_str().and_then(number_in_url) == Some(parent));
+            }
+        }
+        if let Some(p) = get(format!("issues/{child}/parent")) {
+            said.push(p.get("number").and_then(Value::as_u64) == Some(parent));
+        }
+        if let Some(list) = get(format!("issues/{parent}/sub_issues")) {
+            said.push(
+                items(list)
+                    .iter()
+                    .any(|c| c.get("number").and_then(Value::as_u64) == Some(child)),
+            );
+        }
+        if let Some(p) = get(format!("issues/{parent}")) {
+            if p.pointer("/sub_issues_summary/total")
+                .and_then(Value::as_u64)
+                == Some(0)
+            {
+                said.push(false);
+            }
+        }
+        if said.contains(&true) {
+            Some(true)
+        } else {
+            said.first().copied()
+        }
+    }
+
+    /// A thread whose object GitHub answered `301` with its new place
+    /// (`ApiState::moved`) and whose object there is another issue number
+    /// was transferred, as the `issues.transferred` webhook says: by whom
+    /// and when, its timeline's `transferred` entry tells (mapped with the
+    /// other entries); without one, at the latest at the moved object's
+    /// `updated_at`, by someone nobody can see. A move to the same number
+    /// without a `transferred` entry (a renamed repository) is the same
+    /// object, judged as usual.
+    fn moved_away(&mut self) {
+        let moved: Vec<u64> = self
+            .state
+            .moved
+            .keys()
+            .filter_map(|path| match segments(path).as_slice() {
+                ["issues" | "pulls", n] => n.parse().ok(),
+                _ => None,
+            })
+            .collect();
+        for n in moved {
+            let key = thread_key(&self.repo, n);
+            let told = self
+                .out
+                .iter()
+                .any(|o| o.target == key && matches!(o.event, K::Transferred));
+            let object = ["issues", "pulls"]
+                .iter()
+                .find_map(|k| self.state.responses.get(&format!("{k}/{n}")));
+            let number = object.and_then(|o| o.get("number")).and_then(Value::as_u64);
+            if told || self.transferred_in_timeline(n) || number.is_none_or(|m| m == n) {
+                continue;
+            }
+            let at = object
+                .and_then(|o| rest::time(o.get("updated_at")))
+                .unwrap_or(self.fallback);
+            self.push(
+                format!("api:issues/{n}:moved"),
+                at,
+                key,
+                None,
+                K::Transferred,
+            );
+        }
+    }
+
+    /// True when thread `n`'s read timeline has a `transferred` entry.
+    fn transferred_in_timeline(&self, n: u64) -> bool {
+        let timeline = self.state.responses.get(&format!("issues/{n}/timeline"));
+        timeline
+            .map(items)
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.get("event").and_then(Value::as_str) == Some("transferred"))
     }
 
     /// True when the output created thread `n` (an issue, a discussion, or

@@ -39,7 +39,9 @@
 //!   to the repository): `{state: active|pending}`, optionally `_fetched_at`.
 //!
 //! A failed GET is recorded in `errors` with its HTTP status (0 for a timeout
-//! or connection failure).
+//! or connection failure). A `301 Moved Permanently` is followed to its
+//! `Location` (GitHub's rule: follow 301 permanently): the answer found
+//! there is kept under the path asked, and `moved` names where it was.
 
 mod attempt;
 mod endpoints;
@@ -65,6 +67,11 @@ pub struct ApiState {
     pub responses: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub errors: BTreeMap<String, u16>,
+    /// Paths GitHub answered `301 Moved Permanently` (a transferred issue,
+    /// a renamed repository): where `Location` sent the fetch, whose answer
+    /// is kept under the path asked (the same object, elsewhere now).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub moved: BTreeMap<String, String>,
     /// When the state was read (the fetch's end). What the API answers
     /// without a time of its own, a reaction rollup's counts, is proven
     /// only from here on (`map`, `rollup`). `None`: a state built by hand,

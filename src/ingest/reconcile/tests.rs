@@ -1039,3 +1039,223 @@ fn a_window_before_a_later_change_sees_the_state_rebuilt_from_the_timeline() {
         }
     }
 }
+
+/// Issue 44 (i): a person's force-push that drops the pushed commit is read
+/// from the timeline's `head_ref_force_pushed` (who, when) and the PR's
+/// commits now (the pushed commit gone): the forced push the `push` webhook
+/// reports, from the pushed commit, so both paths say `commit_dropped`.
+#[test]
+fn a_persons_force_push_that_drops_the_pushed_commit_is_commit_dropped() {
+    use crate::model::Signal;
+    let r = record("push_to_pull_request_branch")
+        .meta("commit_sha", json!("c1"))
+        .extra("message", json!("agent: fix"));
+    let commit = |sha: &str, h: i64, who: &str, msg: &str| {
+        json!({"sha": sha, "author": {"login": who, "type": "User"},
+               "commit": {"message": msg, "committer": {"date": ts(h)}}, "parents": []})
+    };
+    let s = state(json!({
+        "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(5),
+                    "head": {"ref": "feature", "sha": "d1"}},
+        "pulls/7/commits": [commit("c0", -48, "alice", "start"), commit("d1", 5, "alice", "rework")],
+        "issues/7/comments": [],
+        "pulls/7/reviews": [],
+        "issues/7/timeline": [
+            {"id": 60, "event": "head_ref_force_pushed", "created_at": ts(5), "commit_id": null,
+             "actor": {"login": "alice", "type": "User"}}
+        ]
+    }));
+    let o = observations_from_api(&r, &s);
+    let forced = o
+        .iter()
+        .find(|o| matches!(&o.event, K::Pushed { forced: true, .. }))
+        .expect("a forced push");
+    assert_eq!(forced.actor.as_ref().unwrap().login, "alice");
+    assert_eq!(forced.at, exec_time() + chrono::Duration::hours(5));
+    let K::Pushed { before, after, .. } = &forced.event else {
+        unreachable!()
+    };
+    assert_eq!((before.as_str(), after.as_str()), ("c1", "d1"));
+    let as_of = exec_time() + chrono::Duration::hours(24);
+    assert_eq!(
+        assess_from_api(&r, &s, as_of).triple(),
+        (O::Rejected, S::Strong, Signal::CommitDropped)
+    );
+    // Before the force push, nothing is decided by it.
+    let early = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(1));
+    assert_ne!(early.signal, Signal::CommitDropped);
+    // A bot's force push is no person's rejection.
+    let mut bot = s.clone();
+    bot.responses.get_mut("issues/7/timeline").unwrap()[0]["actor"] =
+        json!({"login": "rebase[bot]", "type": "Bot"});
+    assert_ne!(
+        assess_from_api(&r, &bot, as_of).signal,
+        Signal::CommitDropped
+    );
+    // The pushed commit still in the PR: no drop, whoever forced.
+    let mut kept = s.clone();
+    kept.responses.insert(
+        "pulls/7/commits".into(),
+        json!([
+            commit("c1", -1, "github-actions[bot]", "agent: fix"),
+            commit("d1", 5, "alice", "rework")
+        ]),
+    );
+    assert_ne!(
+        assess_from_api(&r, &kept, as_of).signal,
+        Signal::CommitDropped
+    );
+}
+
+/// Issue 44 (ii): a review's outputs read the PR's commits, so a change
+/// request answered by a person's commits is `changes_requested_addressed`
+/// from the API as from the webhooks.
+#[test]
+fn a_change_request_answered_by_commits_is_addressed_from_the_api() {
+    use crate::model::Signal;
+    let r = record("submit_pull_request_review")
+        .target(Target::comment(REPO, TargetKind::Review, 3, Some(NUMBER)))
+        .meta("review_id", json!(3))
+        .meta("review_event", json!("REQUEST_CHANGES"));
+    let paths: Vec<String> = required_endpoints(&r).into_iter().map(|e| e.path).collect();
+    assert!(paths.contains(&"pulls/7/commits".to_string()), "{paths:?}");
+    let s = state(json!({
+        "pulls/7/reviews": [{"id": 3, "user": {"login": "github-actions[bot]", "type": "Bot"},
+                             "state": "CHANGES_REQUESTED", "submitted_at": ts(0)}],
+        "pulls/7": {"state": "open", "created_at": ts(-48), "updated_at": ts(5),
+                    "head": {"ref": "feature", "sha": "d1"}},
+        "pulls/7/commits": [{"sha": "d1", "author": {"login": "alice", "type": "User"},
+                             "commit": {"message": "address review", "committer": {"date": ts(5)}},
+                             "parents": [{"sha": "c0"}]}],
+        "issues/7/timeline": []
+    }));
+    let as_of = exec_time() + chrono::Duration::hours(24);
+    assert_eq!(
+        assess_from_api(&r, &s, as_of).triple(),
+        (O::Accepted, S::Medium, Signal::ChangesRequestedAddressed)
+    );
+}
+
+/// Issue 44 (iii): a transferred issue answers 301; the fetch follows it and
+/// keeps the answer under the path asked, naming the move. From the moved
+/// object (another number), without a `transferred` timeline entry, the
+/// issue is transferred at the latest at its `updated_at`; with one, by its
+/// actor at its time. A move to the same number (a renamed repository) is
+/// the same object.
+#[test]
+fn a_moved_issue_is_transferred_as_the_webhook_says() {
+    use crate::model::Signal;
+    let r = record("create_issue");
+    let moved = |timeline: Value, number: u64| {
+        let mut s = state(json!({
+            "issues/7": {"number": number, "state": "open", "created_at": ts(-1), "updated_at": ts(30),
+                         "user": {"login": "github-actions[bot]", "type": "Bot"}},
+            "issues/7/comments": [],
+            "issues/7/timeline": timeline
+        }));
+        for p in ["issues/7", "issues/7/comments", "issues/7/timeline"] {
+            s.moved.insert(
+                p.into(),
+                p.replace("issues/7", &format!("repos/acme/archive/issues/{number}")),
+            );
+        }
+        s
+    };
+    let at = |s: &ApiState, h: i64| {
+        assess_from_api(&r, s, exec_time() + chrono::Duration::hours(h)).signal
+    };
+    let undated = moved(json!([]), 1007);
+    let o = observations_from_api(&r, &undated);
+    let t = o
+        .iter()
+        .find(|o| o.event == K::Transferred)
+        .expect("transferred");
+    assert_eq!(t.at, exec_time() + chrono::Duration::hours(30));
+    assert_eq!(at(&undated, 48), Signal::Transferred);
+    let dated = moved(
+        json!([{"id": 70, "event": "transferred", "created_at": ts(20),
+                "actor": {"login": "alice", "type": "User"}}]),
+        1007,
+    );
+    let o = observations_from_api(&r, &dated);
+    let t: Vec<_> = o.iter().filter(|o| o.event == K::Transferred).collect();
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].at, exec_time() + chrono::Duration::hours(20));
+    assert_eq!(t[0].actor.as_ref().unwrap().login, "alice");
+    assert_ne!(at(&dated, 2), Signal::Transferred);
+    assert_eq!(at(&dated, 24), Signal::Transferred);
+    let renamed = moved(json!([]), 7);
+    assert!(!observations_from_api(&r, &renamed)
+        .iter()
+        .any(|o| o.event == K::Transferred));
+}
+
+/// Issue 44 (iv): a sub-issue link GitHub shows now (the child's
+/// `parent_issue_url`, its `parent`, the parent's `sub_issues`) is seen
+/// even when a timeline was read that does not date it.
+#[test]
+fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
+    let r = record("link_sub_issue").target(Target {
+        parent_number: Some(40),
+        ..Target::thread(REPO, TargetKind::Issue, 41)
+    });
+    let linked = |extra: Value| {
+        let mut responses = json!({
+            "issues/41": {"number": 41, "state": "open", "created_at": ts(-5), "updated_at": ts(-1),
+                          "parent_issue_url": "https://api.github.com/repos/o/r/issues/40"},
+            "issues/41/timeline": []
+        });
+        responses
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        observations_from_api(&r, &state(responses))
+    };
+    let link = |o: &[Observation]| {
+        o.iter()
+            .find(|o| matches!(o.event, K::SubIssueAdded { .. } | K::SubIssueRemoved { .. }))
+            .map(|o| o.event.clone())
+    };
+    assert_eq!(
+        link(&linked(json!({}))),
+        Some(K::SubIssueAdded {
+            parent: 40,
+            child: 41
+        })
+    );
+    let o = linked(
+        json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
+        "updated_at": ts(-1), "parent_issue_url": null},
+        "issues/40/sub_issues": [{"number": 41}]}),
+    );
+    assert_eq!(
+        link(&o),
+        Some(K::SubIssueAdded {
+            parent: 40,
+            child: 41
+        })
+    );
+    let o = linked(
+        json!({"issues/41": {"number": 41, "state": "open", "created_at": ts(-5),
+        "updated_at": ts(-1), "parent_issue_url": null}}),
+    );
+    assert_eq!(
+        link(&o),
+        Some(K::SubIssueRemoved {
+            parent: 40,
+            child: 41
+        })
+    );
+    // A timeline that dates the pair decides alone.
+    let o = linked(
+        json!({"issues/41/timeline": [{"id": 80, "event": "parent_issue_added",
+        "created_at": ts(1), "actor": {"login": "alice", "type": "User"},
+        "parent_issue": {"number": 40}}]}),
+    );
+    let links: Vec<_> = o
+        .iter()
+        .filter(|o| matches!(o.event, K::SubIssueAdded { .. }))
+        .collect();
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0].at, exec_time() + chrono::Duration::hours(1));
+}

@@ -328,6 +328,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::DismissReview { number, .. }
         | Fact::ResolveThread { number, .. }
         | Fact::Push { number, .. }
+        | Fact::ForcePush { number, .. }
+        | Fact::TransferIssue { number, .. }
         | Fact::ReadyForReview { number }
         | Fact::ConvertToDraft { number }
         | Fact::OpenDiscussion { number, .. }

@@ -61,7 +61,7 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn issue_follow_ups(&mut self, n: u64) {
-        self.follow_ups_of(6, |b, choice, who, _| {
+        self.follow_ups_of(7, |b, choice, who, _| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -85,6 +85,13 @@ impl Builder<'_, '_> {
                     number: n,
                     name: "bug".into(),
                 },
+                // Moved to another repository: GitHub answers the old
+                // paths 301 from then on.
+                5 => Fact::TransferIssue {
+                    number: n,
+                    to: "acme/archive".into(),
+                    new_number: n + 1000,
+                },
                 _ => Fact::Assign {
                     number: n,
                     login: who.login.clone(),
@@ -95,7 +102,7 @@ impl Builder<'_, '_> {
 
     pub(super) fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {
         let mut merged = false;
-        self.follow_ups_of(8, |b, choice, _, _| {
+        self.follow_ups_of(9, |b, choice, _, _| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -133,6 +140,13 @@ impl Builder<'_, '_> {
                     return None;
                 }
                 6 => Fact::Reopen { number: n },
+                // A rework force-pushed over the branch (dropping every
+                // commit but the first).
+                7 => Fact::ForcePush {
+                    number: n,
+                    sha: sha(n, 60 + b.c.pick(30) as u64),
+                    message: "rework".into(),
+                },
                 _ => Fact::ReviewComment {
                     number: n,
                     id: b.id(),

@@ -102,9 +102,72 @@ impl World {
 
     /// After the delivery of a deletion was rendered: the comment is gone.
     pub fn forget_deleted(&mut self, e: &Event) {
-        if let Fact::DeleteComment { id } = &e.fact {
-            self.comments.remove(id);
+        match &e.fact {
+            Fact::DeleteComment { id } => {
+                self.comments.remove(id);
+            }
+            // A transferred issue leaves the repository (its deliveries
+            // were rendered from it first).
+            Fact::TransferIssue {
+                number,
+                to,
+                new_number,
+            } => {
+                let moved = self.threads.get(number).is_some_and(|t| {
+                    t.timeline
+                        .last()
+                        .is_some_and(|l| matches!(&l.item, Item::Transferred(x) if x == to))
+                });
+                if let Some(thread) = self.threads.remove(number).filter(|_| moved) {
+                    self.moved.insert(
+                        *number,
+                        super::Moved {
+                            to: to.clone(),
+                            new_number: *new_number,
+                            thread,
+                        },
+                    );
+                }
+            }
+            _ => {}
         }
+    }
+
+    /// A force push to PR `number`'s head branch: the branch becomes its
+    /// first commit and the new commit `sha`; the commits dropped leave
+    /// the PR (and its timeline's `committed` entries), and the timeline
+    /// gets `head_ref_force_pushed`.
+    pub(super) fn force_push(
+        &mut self,
+        number: u64,
+        sha: &str,
+        message: &str,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        let Some(t) = self.open_thread(number) else {
+            return Changed::Nothing;
+        };
+        let Some(pr) = t.pr.as_mut() else {
+            return Changed::Nothing;
+        };
+        if pr.commits.iter().any(|c| c.sha == sha) {
+            return Changed::Nothing;
+        }
+        pr.commits.truncate(1);
+        pr.commits.push(Commit {
+            sha: sha.to_string(),
+            message: message.to_string(),
+            author: who.clone(),
+            at,
+        });
+        pr.head_sha = sha.to_string();
+        let kept: Vec<String> = pr.commits.iter().map(|c| c.sha.clone()).collect();
+        t.timeline
+            .retain(|e| !matches!(&e.item, Item::Committed(s) if !kept.contains(s)));
+        self.note(number, at, who, Item::HeadRefForcePushed);
+        self.note(number, at, who, Item::Committed(sha.to_string()));
+        Changed::Thread(number)
     }
 
     pub(super) fn close(

@@ -3,6 +3,7 @@
 
 use super::{api_id, event_kind, sub_issue_event, Mapper};
 use crate::ingest::reconcile::rest::{self, actor, items, time, view};
+use crate::model::observation::PushedCommit;
 use crate::model::target::{commit_key, thread_key};
 use crate::model::ObservationKind as K;
 use chrono::{DateTime, Utc};
@@ -26,7 +27,13 @@ impl Mapper<'_> {
                     self.review(path, i, n, raw, raw.get("user"));
                     continue;
                 }
-                "committed" => continue, // read from `pulls/N/commits`, which names the author
+                // Read from `pulls/N/commits`, which names the GitHub author
+                // (a `committed` entry names only the git identity); every
+                // type whose rules count pushes reads that list
+                // (`endpoints`, docs/evaluation.md "What each path reads").
+                "committed" => continue,
+                // Read with the PR's commits, below (`force_pushes`).
+                "head_ref_force_pushed" => continue,
                 _ => {}
             }
             // A close or reopen with no time of its own is (at the latest)
@@ -54,6 +61,134 @@ impl Mapper<'_> {
             };
             let id = api_id("event", e.id, format!("{path}:{i}"));
             self.push(id, at, key.clone(), who, kind);
+        }
+        self.force_pushes(path, n, items(v));
+    }
+
+    /// The timeline's `head_ref_force_pushed` entries after the action, as
+    /// the forced pushes the `push` webhook reports, by who pushed, when.
+    /// REST names neither a force push's old nor its new head
+    /// (`state-change-issue-event`), so they are chained from what the PR
+    /// holds now (`pulls/N/commits`, its head):
+    /// - the output's pushed commit no longer among the PR's commits: the
+    ///   first force push after the action dropped it (`before` is that
+    ///   commit), unless a commit of the PR still carries its message (a
+    ///   rewrite: every force push kept it);
+    /// - still among them, or no pushed commit: forced pushes from an
+    ///   unknown head (who pushed, and when, still count as pushes).
+    ///
+    /// Limit (stated in docs/evaluation.md): a rewrite followed by a drop is
+    /// read as a drop by the first force push.
+    pub(super) fn force_pushes(&mut self, path: &str, n: u64, list: &[Value]) {
+        let mut pushes: Vec<(DateTime<Utc>, usize, &Value)> = list
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                e.get("event").and_then(Value::as_str) == Some("head_ref_force_pushed")
+            })
+            .filter_map(|(i, e)| Some((time(e.get("created_at"))?, i, e)))
+            .filter(|(at, _, _)| self.is_follow_up(*at, false))
+            .collect();
+        if pushes.is_empty() {
+            return;
+        }
+        pushes.sort_by_key(|(at, i, _)| (*at, *i));
+        let commits: Vec<rest::Commit> = self
+            .state
+            .responses
+            .get(&format!("pulls/{n}/commits"))
+            .map(items)
+            .unwrap_or_default()
+            .iter()
+            .map(view)
+            .collect();
+        let pr = self.state.responses.get(&format!("pulls/{n}"));
+        let head = pr
+            .and_then(|p| p.pointer("/head/sha"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| commits.last().and_then(|c| c.sha.clone()))
+            .unwrap_or_default();
+        let head_ref = pr
+            .and_then(|p| p.pointer("/head/ref"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let on_this = crate::ingest::reconcile::endpoints::thread_number(self.record) == Some(n);
+        let ours = crate::ingest::reconcile::endpoints::pushed_sha(self.record)
+            .filter(|_| on_this)
+            .map(str::to_string);
+        let first_line = |m: &str| m.lines().next().unwrap_or_default().trim().to_string();
+        let message = self
+            .record
+            .field_str("message")
+            .map(first_line)
+            .filter(|m| !m.is_empty());
+        let pushed = |c: &rest::Commit| PushedCommit {
+            sha: c.sha.clone().unwrap_or_default(),
+            message: c
+                .commit
+                .as_ref()
+                .and_then(|g| g.message.clone())
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        let date = |c: &rest::Commit| {
+            let g = c.commit.as_ref()?;
+            g.committer
+                .as_ref()
+                .and_then(|p| time(p.date.as_ref()))
+                .or_else(|| g.author.as_ref().and_then(|p| time(p.date.as_ref())))
+        };
+        let kept: Vec<PushedCommit> = commits
+            .iter()
+            .filter(|c| {
+                let m = c.commit.as_ref().and_then(|g| g.message.as_deref());
+                message.is_some() && m.map(first_line) == message
+            })
+            .map(pushed)
+            .collect();
+        let dropped = ours
+            .as_ref()
+            .is_some_and(|s| !commits.iter().any(|c| c.sha.as_deref() == Some(s.as_str())));
+        let last = pushes.len() - 1;
+        let mut before = if dropped {
+            ours.clone().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        for (k, (at, i, raw)) in pushes.iter().enumerate() {
+            let e: rest::Event = view(raw);
+            let id = api_id("event", e.id, format!("{path}:{i}"));
+            let after = if k == last {
+                head.clone()
+            } else {
+                format!("{id}:after")
+            };
+            let next = pushes.get(k + 1).map(|(t, _, _)| *t);
+            let commits = if !kept.is_empty() {
+                kept.clone()
+            } else {
+                commits
+                    .iter()
+                    .filter(|c| date(c).is_some_and(|d| d >= *at && next.is_none_or(|t| d < t)))
+                    .map(pushed)
+                    .collect()
+            };
+            let kind = K::Pushed {
+                git_ref: head_ref.clone(),
+                before: std::mem::replace(&mut before, after.clone()),
+                after,
+                forced: true,
+                commits,
+            };
+            self.push(
+                id,
+                *at,
+                thread_key(&self.repo, n),
+                actor(raw.get("actor")),
+                kind,
+            );
         }
     }
 

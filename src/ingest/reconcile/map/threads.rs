@@ -104,9 +104,6 @@ impl Mapper<'_> {
             event,
             Some(snap),
         );
-        if let Some(raw) = raw {
-            self.sub_issue_state(n, raw, at);
-        }
         if self.created_thread(n) {
             let when = time(item.created_at.as_ref())
                 .unwrap_or(self.fallback)
