@@ -128,8 +128,7 @@ impl<'a> OurReview<'a> {
             unsubmitted: id.is_some_and(|id| {
                 ctx.observations
                     .iter()
-                    .filter(|o| matches!(o.event, K::ReviewSubmitted { review_id, .. } if review_id == id))
-                    .last()
+                    .rfind(|o| matches!(o.event, K::ReviewSubmitted { review_id, .. } if review_id == id))
                     .is_some_and(|o| matches!(&o.event, K::ReviewSubmitted { state, .. } if state == "pending"))
             }),
         }
