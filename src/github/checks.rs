@@ -131,10 +131,7 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         .filter(|s| s.kind == Some(TargetKind::PullRequest))
         .collect();
     let seen_open = snapshots.iter().any(|s| s.state == "open");
-    let snapshot = snapshots
-        .into_iter()
-        .rev()
-        .find(|s| s.head_sha.is_some());
+    let snapshot = snapshots.into_iter().rev().find(|s| s.head_sha.is_some());
     let Some(snapshot) = snapshot else {
         return Ok(None);
     };
@@ -494,7 +491,11 @@ fn summary(pr: &PrState, base: &str, web: &str) -> String {
             } else {
                 format!(
                     " (on the dashboard: {})",
-                    link("run page", base, &format!("/runs/{}/{id}", escape::url_path(repo)))
+                    link(
+                        "run page",
+                        base,
+                        &format!("/runs/{}/{id}", escape::url_path(repo))
+                    )
                 )
             };
             format!(
@@ -591,8 +592,8 @@ mod tests {
     /// evidence grades, the judge's vocabulary, the windows' bookkeeping.
     fn jargon(title: &str, outcomes: &[OutcomeRecord]) -> Vec<String> {
         let mut found: Vec<String> = [
-            "·", "strong", "weak", "moderate", "non-bot", "visible", "(final)", "30d", "24h",
-            "_", "signal", "evidence", "target", "seed",
+            "·", "strong", "weak", "moderate", "non-bot", "visible", "(final)", "30d", "24h", "_",
+            "signal", "evidence", "target", "seed",
         ]
         .iter()
         .filter(|w| title.contains(*w))
@@ -820,7 +821,9 @@ mod tests {
         let c = render(&pr(std::slice::from_ref(&o)), "http://x", "");
         assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
         assert!(c.summary.contains("(http://x/outputs/a%7Cb)"));
-        assert!(c.summary.contains("(https://github.com/a%7Cb/actions/runs/1)"));
+        assert!(c
+            .summary
+            .contains("(https://github.com/a%7Cb/actions/runs/1)"));
         assert_eq!(
             c.details_url.as_deref(),
             Some("https://github.com/a%7Cb/actions/runs/1")

@@ -414,7 +414,10 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
         .unwrap();
     let for_people = ok(&out);
     assert!(for_people.starts_with("ID "), "{for_people}");
-    assert!(for_people.lines().next().unwrap().contains(" NEXT "), "{for_people}");
+    assert!(
+        for_people.lines().next().unwrap().contains(" NEXT "),
+        "{for_people}"
+    );
     assert!(!for_people.contains('\t'), "{for_people}");
     // `--jq` with `@tsv`, as with gh: plain text, no Rust debug dump; and
     // the list's own fields.

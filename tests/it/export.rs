@@ -276,7 +276,10 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
             (false, c) => cell.push(c),
         }
     }
-    assert!(!quoted && cell.is_empty() && row.is_empty(), "ends with a newline");
+    assert!(
+        !quoted && cell.is_empty() && row.is_empty(),
+        "ends with a newline"
+    );
     rows
 }
 
@@ -300,7 +303,12 @@ async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
 async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
     let dir = tempfile::tempdir().unwrap();
     let t = demo_app(dir.path()).await;
-    let (status, kind, csv) = fetch(&t, "/api/v1/export?format=csv&repo=acme/docs", "content-type").await;
+    let (status, kind, csv) = fetch(
+        &t,
+        "/api/v1/export?format=csv&repo=acme/docs",
+        "content-type",
+    )
+    .await;
     assert_eq!(status, 200, "{csv}");
     assert_eq!(kind, "text/csv; charset=utf-8");
     let (_, disposition, _) = fetch(&t, "/api/v1/export?format=csv", "content-disposition").await;
@@ -308,13 +316,27 @@ async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
     let rows = csv_rows(&csv);
     let header = &rows[0];
     assert_eq!(header[0], "safe_output_id");
-    assert!(header.contains(&"next_window_due_at".to_string()), "{header:?}");
-    let jsonl = lines(&t.client.get("/api/v1/export?format=jsonl&repo=acme/docs").await.unwrap().body);
+    assert!(
+        header.contains(&"next_window_due_at".to_string()),
+        "{header:?}"
+    );
+    let jsonl = lines(
+        &t.client
+            .get("/api/v1/export?format=jsonl&repo=acme/docs")
+            .await
+            .unwrap()
+            .body,
+    );
     assert_eq!(rows.len() - 1, jsonl.len(), "one row an output");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     for (row, record) in rows[1..].iter().zip(&jsonl) {
         assert_eq!(row.len(), header.len(), "{row:?}");
-        for field in ["safe_output_id", "outcome_status", "human_check_signal", "notes"] {
+        for field in [
+            "safe_output_id",
+            "outcome_status",
+            "human_check_signal",
+            "notes",
+        ] {
             let want = record[field].as_str().unwrap();
             let got = &row[col(field)];
             assert!(
@@ -349,14 +371,24 @@ async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
     assert_eq!(status, 200);
     assert_eq!(csv_rows(&csv).len() - 1, total);
     for (path, want) in [
-        ("/?repo=acme/docs", "/api/v1/export?format=jsonl&repo=acme%2Fdocs"),
-        ("/workflows?status=accepted", "/api/v1/export?format=opentraces&status=accepted"),
-        ("/workflows/ci-coach", "/api/v1/export?format=csv&workflow=ci-coach"),
+        (
+            "/?repo=acme/docs",
+            "/api/v1/export?format=jsonl&repo=acme%2Fdocs",
+        ),
+        (
+            "/workflows?status=accepted",
+            "/api/v1/export?format=opentraces&status=accepted",
+        ),
+        (
+            "/workflows/ci-coach",
+            "/api/v1/export?format=csv&workflow=ci-coach",
+        ),
     ] {
         let (status, _, page) = fetch(&t, path, "content-type").await;
         assert_eq!(status, 200, "{path}: {page}");
         assert!(
-            page.replace("&amp;", "&").contains(&format!("href=\"{want}\"")),
+            page.replace("&amp;", "&")
+                .contains(&format!("href=\"{want}\"")),
             "{path} links {want}"
         );
     }

@@ -290,7 +290,10 @@ async fn the_operator_signed_in_with_the_api_token_sees_the_overview_before_any_
         .unwrap();
     assert_eq!(r.status(), 303);
     assert_eq!(location(&r), "/");
-    let session = format!("so_session={}", set_cookie(&r, "so_session").expect("a session"));
+    let session = format!(
+        "so_session={}",
+        set_cookie(&r, "so_session").expect("a session")
+    );
 
     let page = |path: &str| {
         let (web, url, session) = (web.clone(), url.clone(), session.clone());

@@ -395,7 +395,10 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(first.conclusion.as_deref(), Some("neutral"));
     assert_eq!(first.status.as_deref(), Some("completed"));
     let title = first.title.clone().unwrap();
-    assert_eq!(title, "CI Coach's pull request waiting for people: no review yet");
+    assert_eq!(
+        title,
+        "ci-coach's pull request waiting for people: no review yet"
+    );
     let summary = first.summary.clone().unwrap();
     assert!(
         summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
@@ -454,7 +457,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(runs[0].updates, 0, "the old head's check run is left alone");
     assert_eq!(runs[1].updates, 1);
     let title = runs[1].title.clone().unwrap();
-    assert_eq!(title, "CI Coach's pull request accepted: merged");
+    assert_eq!(title, "ci-coach's pull request accepted: merged");
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 
     // /status and /metrics count the calls per installation, without repositories.
@@ -515,7 +518,10 @@ async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
     w.send(
         "pull_request",
         "d-late",
-        envelope(json!({"action": "closed", "number": 43, "pull_request": late}), "alice"),
+        envelope(
+            json!({"action": "closed", "number": 43, "pull_request": late}),
+            "alice",
+        ),
     )
     .await;
     w.settle().await;
@@ -524,7 +530,10 @@ async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
     assert_eq!(runs[0].external_id.as_deref(), Some("acme/widgets#42"));
     assert_eq!(runs[0].head_sha, "aaa111");
     let title = runs[0].title.clone().unwrap();
-    assert_eq!(title, "CI Coach's pull request rejected: closed without merging");
+    assert_eq!(
+        title,
+        "ci-coach's pull request rejected: closed without merging"
+    );
     assert_eq!(
         runs[0].details_url.as_deref(),
         Some("https://github.com/acme/widgets/actions/runs/777")

@@ -206,11 +206,17 @@ mod tests {
             "{kept}"
         );
         let live = suggestions("/tmp/x", false, Some(("http://127.0.0.1:9", "tok")));
-        assert!(live.contains("API token (good while the demo runs): tok"), "{live}");
+        assert!(
+            live.contains("API token (good while the demo runs): tok"),
+            "{live}"
+        );
         assert!(
             live.contains("safe-outcomes outputs --server http://127.0.0.1:9 --token tok"),
             "{live}"
         );
-        assert!(!live.contains("--data-dir") && !live.contains("--from"), "{live}");
+        assert!(
+            !live.contains("--data-dir") && !live.contains("--from"),
+            "{live}"
+        );
     }
 }

@@ -294,6 +294,9 @@ mod tests {
         assert_eq!(csv_cell("two\nlines"), "\"two\nlines\"");
         assert_eq!(csv_cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
         assert_eq!(csv_cell("@team"), "'@team");
-        assert_eq!(csv_header().split(|b| *b == b',').count(), CSV_COLUMNS.len());
+        assert_eq!(
+            csv_header().split(|b| *b == b',').count(),
+            CSV_COLUMNS.len()
+        );
     }
 }
