@@ -613,7 +613,11 @@ mod tests {
         let o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
         let c = render(&pr(std::slice::from_ref(&o)), "https://so.example/", "");
         assert_eq!(c.title, "w's pull request accepted: merged");
-        assert!(jargon(&c.title, &[o.clone()]).is_empty(), "{}", c.title);
+        assert!(
+            jargon(&c.title, std::slice::from_ref(&o)).is_empty(),
+            "{}",
+            c.title
+        );
         let mut anon = o.clone();
         anon.workflow = None;
         anon.outcome_status = OutcomeStatus::Pending;
