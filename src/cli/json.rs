@@ -5,6 +5,11 @@
 //! raw, anything else as compact JSON, one a line. Without `--jq` the picked
 //! JSON is printed indented.
 //!
+//! jq's `@tsv` and `@csv` formats (which jaq's standard library lacks) are
+//! defined here as jq has them, so `--jq '.[] | [.a, .b] | @tsv'` prints
+//! tab-separated rows as with `gh`. A jq expression that does not parse or
+//! names an unknown filter is a usage error in words.
+//!
 //! The JSON goes from our serializer to jaq as text, never through
 //! `serde_json::Value` (whose objects sort their keys): an object keeps its
 //! order, so `windows` stay in time order (1h, 24h, 7d, 30d).
@@ -97,6 +102,16 @@ impl JsonArgs {
     }
 }
 
+/// jq's `@tsv` and `@csv`: an array's values on one line (strings escaped
+/// or quoted, `null` empty, anything else as JSON).
+const FORMATS: &str = r#"
+def __so_cell: if type == "string" then . elif . == null then "" else tojson end;
+def @tsv: map(__so_cell | split("\\") | join("\\\\") | split("\t") | join("\\t")
+    | split("\n") | join("\\n") | split("\r") | join("\\r")) | join("\t");
+def @csv: map(if type == "string" then "\"" + (split("\"") | join("\"\"")) + "\""
+    else __so_cell end) | join(",");
+"#;
+
 fn usage(expression: &str, e: anyhow::Error) -> anyhow::Error {
     fail(Exit::Usage, format!("--jq {expression:?}: {e}"))
 }
@@ -130,8 +145,9 @@ pub fn run(program: &str, input: &str) -> anyhow::Result<Vec<Val>> {
 
     let input = jaq_json::read::parse_single(input.as_bytes())
         .map_err(|e| anyhow::anyhow!("reading the JSON: {e:?}"))?;
+    let code = format!("{FORMATS}{program}");
     let file = File {
-        code: program,
+        code: code.as_str(),
         path: (),
     };
     let defs = jaq_core::defs()
@@ -143,11 +159,14 @@ pub fn run(program: &str, input: &str) -> anyhow::Result<Vec<Val>> {
     let arena = Arena::default();
     let modules = Loader::new(defs)
         .load(&arena, file)
-        .map_err(|e| anyhow::anyhow!("cannot parse it: {e:?}"))?;
+        .map_err(|_| anyhow::anyhow!("it is not a jq expression (a syntax error)"))?;
     let filter = Compiler::default()
         .with_funs(funs)
         .compile(modules)
-        .map_err(|e| anyhow::anyhow!("cannot compile it: {e:?}"))?;
+        .map_err(|e| {
+            let names = quoted_names(&format!("{e:?}"));
+            anyhow::anyhow!("it names what jq does not know: {}", names.join(", "))
+        })?;
     let ctx = Ctx::<data::JustLut<Val>>::new(&filter.lut, Vars::new([]));
     filter
         .id
@@ -155,6 +174,22 @@ pub fn run(program: &str, input: &str) -> anyhow::Result<Vec<Val>> {
         .map(unwrap_valr)
         .map(|r| r.map_err(|e| anyhow::anyhow!("failed: {e}")))
         .collect()
+}
+
+/// The quoted names in a compile error's text (`("@tsvx", Filter(0))`):
+/// the undefined filters, without the rest of its structure.
+fn quoted_names(debug: &str) -> Vec<String> {
+    let mut names: Vec<String> = debug
+        .split("(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(name, _)| name.to_string()))
+        .filter(|n| !n.is_empty() && !n.contains(['\n', '{']))
+        .collect();
+    names.dedup();
+    if names.is_empty() {
+        names.push("an undefined filter".into());
+    }
+    names
 }
 
 #[cfg(test)]
@@ -187,6 +222,24 @@ mod tests {
             assert_eq!(super::super::exit::exit_code(&e), 2, "{bad}");
             assert!(e.to_string().contains("safe_output_id"), "{e}");
         }
+    }
+
+    #[test]
+    fn tsv_and_csv_print_rows_as_jq_does() {
+        let v = r#"[{"a": "x\ty", "b": 2, "c": null, "d": "say \"hi\""}]"#;
+        let raw = |vs: Vec<Val>| -> Vec<String> {
+            vs.iter()
+                .map(|v| serde_json::from_str(&v.to_string()).unwrap())
+                .collect()
+        };
+        let out = run(".[] | [.a, .b, .c, .d] | @tsv", v).unwrap();
+        assert_eq!(raw(out), ["x\\ty\t2\t\tsay \"hi\""]);
+        let out = run(".[] | [.a, .b, .c, .d] | @csv", v).unwrap();
+        assert_eq!(raw(out), ["\"x\ty\",2,,\"say \"\"hi\"\"\""]);
+        let e = run(".[] | @nope", v).unwrap_err().to_string();
+        assert!(e.contains("@nope") && !e.contains("Filter("), "{e}");
+        let e = run(".[", v).unwrap_err().to_string();
+        assert!(e.contains("syntax error"), "{e}");
     }
 
     #[test]

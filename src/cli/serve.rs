@@ -377,6 +377,8 @@ fn github_tasks(crab: octocrab::Octocrab, public_url: &str, args: &ServeArgs) ->
     );
     if let Some(p) = config.publisher.as_mut() {
         p.closed_prs = args.check_runs_on_closed_prs;
+        p.web_url = (args.auth.github_web_url.clone())
+            .unwrap_or_else(|| crate::http::auth::web_url_for(&args.github_api_url));
     }
     config
 }

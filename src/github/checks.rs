@@ -2,12 +2,16 @@
 //! the check run says, and the record of the check run made for each
 //! (PR, head sha). It informs and never blocks: conclusion `neutral`.
 //!
-//! What it says (`render`): a title that leads with what changed last (the
-//! output whose verdict moved most recently, in words) and counts the
-//! verdicts; a summary with a link to the PR's dashboard page and one row
-//! per output: its type (linking its page), workflow and run (linking the
-//! run's page), the verdict in words with its evidence, its progress through
-//! the windows ("24h: accepted; 7d due Dec 2", or "final"), and why. The
+//! What it says (`render`): a title a PR author reads in five seconds, in
+//! plain words with no internal ids or jargon ("Agent pull request accepted:
+//! merged"; with several outputs, the counts and what changed last); a
+//! summary with a link to the PR's dashboard page and one row per output:
+//! its type (linking its page), workflow and run (linking GitHub's Actions
+//! run, with the run's dashboard page beside it), the verdict in words with
+//! its evidence, its progress through the windows ("24h: accepted; 7d due
+//! Dec 2", or "final"), and why. The details link is GitHub's Actions run
+//! when one run made every output on the PR, else the PR's dashboard page
+//! (several runs touched it). The
 //! content depends on the records alone (no clock), so an unchanged PR is not
 //! sent again. GitHub caps a summary at 65,535 characters: rows are added
 //! while they fit under `MAX_SUMMARY`, and the cut is stated with the count
@@ -44,9 +48,9 @@ pub const GITHUB_SUMMARY_LIMIT: usize = 65_535;
 pub struct CheckContent {
     pub title: String,
     pub summary: String,
-    /// The check run's details link: the output's dashboard page, or the
-    /// run's when several outputs of one run bear on the PR, else the PR's
-    /// page (several runs touched it). `None` without a `PUBLIC_URL`.
+    /// The check run's details link: GitHub's Actions run when one run made
+    /// every output on the PR, else the PR's dashboard page (several runs
+    /// touched it; `None` without a `PUBLIC_URL`).
     pub details_url: Option<String>,
 }
 
@@ -107,6 +111,9 @@ pub struct PrState {
     pub outcomes: Vec<OutcomeRecord>,
     /// Closed (merged or not) as the latest snapshot says.
     pub closed: bool,
+    /// Some snapshot saw it open: the App knew it before it closed (a PR
+    /// first learned of closed, by backfill or reconcile, has none).
+    pub seen_open: bool,
 }
 
 /// The PR behind a thread key, from its latest PR snapshot, with the outcomes
@@ -117,12 +124,14 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
     let Some((repo, number)) = crate::model::ids::thread_of_key(pr) else {
         return Ok(None);
     };
-    let snapshot = store
+    let snapshots: Vec<_> = store
         .observations(&[pr.to_string()])?
         .into_iter()
-        .rev()
         .filter_map(|o| o.snapshot)
-        .find(|s| s.kind == Some(TargetKind::PullRequest) && s.head_sha.is_some());
+        .filter(|s| s.kind == Some(TargetKind::PullRequest))
+        .collect();
+    let seen_open = snapshots.iter().any(|s| s.state == "open");
+    let snapshot = snapshots.into_iter().rev().find(|s| s.head_sha.is_some());
     let Some(snapshot) = snapshot else {
         return Ok(None);
     };
@@ -157,18 +166,37 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
         title,
         outcomes,
         closed: snapshot.state == "closed",
+        seen_open,
     }))
 }
 
 /// The check run's title, summary and details link for one PR.
-/// `public_url` is the base of the links (`PUBLIC_URL`; empty: no links).
-pub fn render(pr: &PrState, public_url: &str) -> CheckContent {
+/// `public_url` is the base of the dashboard's links (`PUBLIC_URL`; empty:
+/// none); `web_url` is GitHub's web address (empty: github.com), the base of
+/// the Actions run links.
+pub fn render(pr: &PrState, public_url: &str, web_url: &str) -> CheckContent {
     let base = public_url.trim_end_matches('/');
+    let web = web_base(web_url);
     CheckContent {
         title: title(&pr.outcomes),
-        summary: summary(pr, base),
-        details_url: details_url(pr, base),
+        summary: summary(pr, base, &web),
+        details_url: details_url(pr, base, &web),
     }
+}
+
+/// GitHub's web address: `web_url` when it is one, else github.com.
+fn web_base(web_url: &str) -> String {
+    let w = web_url.trim_end_matches('/');
+    if w.starts_with("https://") || w.starts_with("http://") {
+        w.to_string()
+    } else {
+        "https://github.com".to_string()
+    }
+}
+
+/// GitHub's page of a workflow run (its Actions run).
+pub fn actions_run_url(web: &str, repo: &str, run_id: u64) -> String {
+    format!("{web}/{}/actions/runs/{run_id}", escape::url_path(repo))
 }
 
 /// The dashboard path of a PR's page.
@@ -180,27 +208,24 @@ fn repo_of(o: &OutcomeRecord) -> &str {
     o.safe_output_id.split(':').next().unwrap_or("")
 }
 
-fn details_url(pr: &PrState, base: &str) -> Option<String> {
+/// The one run that made every output on the PR, if there is one.
+fn single_run(pr: &PrState) -> Option<(&str, u64)> {
+    let first = pr.outcomes.first()?;
+    let run = first.run_id?;
+    pr.outcomes
+        .iter()
+        .all(|o| repo_of(o) == repo_of(first) && o.run_id == Some(run))
+        .then(|| (repo_of(first), run))
+}
+
+fn details_url(pr: &PrState, base: &str, web: &str) -> Option<String> {
+    if let Some((repo, run)) = single_run(pr) {
+        return Some(actions_run_url(web, repo, run));
+    }
     if base.is_empty() {
         return None;
     }
-    let path = match pr.outcomes.as_slice() {
-        [o] => format!("/outputs/{}", escape::url_path(&o.safe_output_id)),
-        [first, rest @ ..]
-            if first.run_id.is_some()
-                && rest
-                    .iter()
-                    .all(|o| repo_of(o) == repo_of(first) && o.run_id == first.run_id) =>
-        {
-            format!(
-                "/runs/{}/{}",
-                escape::url_path(repo_of(first)),
-                first.run_id.unwrap_or(0)
-            )
-        }
-        _ => pr_path(&pr.repo, pr.number),
-    };
-    Some(format!("{base}{path}"))
+    Some(format!("{base}{}", pr_path(&pr.repo, pr.number)))
 }
 
 /// A due time as the check run says it: `Dec 2` for 7d and 30d, with the
@@ -269,36 +294,118 @@ fn last_change(o: &OutcomeRecord) -> Option<chrono::DateTime<chrono::Utc>> {
         .map(|i| seq[i].0)
 }
 
-/// The outputs counted by status: `3 accepted, 1 pending`.
+/// An output type as a PR author would name what the agent made.
+pub fn output_noun(output_type: &str) -> String {
+    match output_type {
+        "create_pull_request" => "pull request".into(),
+        "push_to_pull_request_branch" => "commits".into(),
+        "add_comment" | "comment_memory" => "comment".into(),
+        "create_pull_request_review_comment" => "review comment".into(),
+        "reply_to_pull_request_review_comment" => "reply".into(),
+        "submit_pull_request_review" => "review".into(),
+        "add_reviewer" => "review request".into(),
+        "update_pull_request" => "edit to this pull request".into(),
+        "close_pull_request" => "closing of this pull request".into(),
+        "merge_pull_request" => "merge".into(),
+        "mark_pull_request_as_ready_for_review" => "ready-for-review mark".into(),
+        "remove_labels" => "label removal".into(),
+        t => {
+            let t = t
+                .strip_prefix("create_")
+                .or_else(|| t.strip_prefix("add_"))
+                .unwrap_or(t);
+            t.replace('_', " ")
+        }
+    }
+}
+
+/// A verdict as a PR author reads it.
+fn status_words(status: OutcomeStatus) -> &'static str {
+    match status {
+        OutcomeStatus::Accepted => "accepted",
+        OutcomeStatus::Rejected => "rejected",
+        OutcomeStatus::Pending => "waiting for people",
+        OutcomeStatus::Ignored => "ignored",
+        OutcomeStatus::Skipped => "not judged",
+        OutcomeStatus::Unknown => "undecided",
+    }
+}
+
+/// A verdict's count word: `2 waiting`.
+fn count_words(status: OutcomeStatus) -> &'static str {
+    match status {
+        OutcomeStatus::Pending => "waiting",
+        s => status_words(s),
+    }
+}
+
+/// Why, in a few plain words, from the signal (never the judge's notes,
+/// which speak the rules' vocabulary).
+fn why_words(signal: &str) -> String {
+    match signal {
+        "merged" => "merged".into(),
+        "closed_without_merge" => "closed without merging".into(),
+        "closed_without_merge_after_review" => "closed without merging after review".into(),
+        "accepted_then_reverted" => "merged, then reverted".into(),
+        "merged_over_failing_check" => "merged over a failing check".into(),
+        "open" => "still open".into(),
+        "awaiting_review" => "no review yet".into(),
+        "awaiting_triage" => "nobody has looked yet".into(),
+        "merge_not_observed" => "not merged yet".into(),
+        "converted_to_draft" => "turned back into a draft".into(),
+        "state_changed_by_bot" => "a bot changed it".into(),
+        "lifecycle" => "closed by automation".into(),
+        "target_exists_only" | "target_unobserved" => "nobody has acted on it yet".into(),
+        "no_engagement" => "nobody responded".into(),
+        "commit_dropped" => "commits force-pushed away".into(),
+        "commit_reverted" => "commits reverted".into(),
+        "deleted" => "deleted".into(),
+        s if s.starts_with("missing_") || s.ends_with("_unreadable") || s.ends_with("_unknown") => {
+            "not enough information".into()
+        }
+        s => s.replace('_', " "),
+    }
+}
+
+/// One output in a sentence: `Agent pull request accepted: merged`.
+fn sentence(o: &OutcomeRecord) -> String {
+    let status = status_words(o.outcome_status);
+    let why = why_words(&o.human_check_signal);
+    let why = if why.is_empty() || why == status {
+        String::new()
+    } else {
+        format!(": {why}")
+    };
+    format!(
+        "{} {} {status}{why}",
+        o.workflow
+            .as_deref()
+            .map(|w| w.trim())
+            .filter(|w| !w.is_empty())
+            .map(|w| format!("{w}'s"))
+            .unwrap_or_else(|| "Agent".to_string()),
+        output_noun(&o.safe_output_type),
+    )
+}
+
+/// The outputs counted by verdict: `3 accepted, 1 waiting`.
 fn counts(outcomes: &[OutcomeRecord]) -> String {
     OutcomeStatus::ALL
         .iter()
         .filter_map(|s| {
             let n = outcomes.iter().filter(|o| o.outcome_status == *s).count();
-            (n > 0).then(|| format!("{n} {}", s.as_str()))
+            (n > 0).then(|| format!("{n} {}", count_words(*s)))
         })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The title: what changed last, then the counts.
+/// The title, in plain words a PR author reads in five seconds: the one
+/// output's verdict and why; or the counts, then what changed last.
 fn title(outcomes: &[OutcomeRecord]) -> String {
     let t = match outcomes {
-        [] => "no tracked outputs".to_string(),
-        [o] => {
-            let why = o.notes.trim().trim_end_matches('.');
-            let why = if why.is_empty() {
-                o.human_check_signal.replace('_', " ")
-            } else {
-                why.to_string()
-            };
-            format!(
-                "{} {} · {} — {why}",
-                o.safe_output_type.replace('_', " "),
-                o.outcome_status.as_str(),
-                o.evidence_strength.as_str()
-            )
-        }
+        [] => "No agent outputs tracked".to_string(),
+        [o] => sentence(o),
         many => {
             let latest = many
                 .iter()
@@ -307,22 +414,14 @@ fn title(outcomes: &[OutcomeRecord]) -> String {
                     a.0.cmp(&b.0)
                         .then(b.1.safe_output_id.cmp(&a.1.safe_output_id))
                 });
-            let n = format!("{} outputs: {}", many.len(), counts(many));
+            let n = format!("{} agent outputs: {}", many.len(), counts(many));
             match latest {
-                Some((_, o)) => format!(
-                    "{}{} now {} · {n}",
-                    o.workflow
-                        .as_deref()
-                        .map(|w| format!("{w}'s "))
-                        .unwrap_or_default(),
-                    o.safe_output_type.replace('_', " "),
-                    verdict_words(o)
-                ),
+                Some((_, o)) => format!("{n}; last change: {}", sentence(o)),
                 None => n,
             }
         }
     };
-    truncate(&plain(&t), 200)
+    truncate(plain(&t).trim(), 200)
 }
 
 /// A link when there is a base to build it on, else the text alone.
@@ -335,18 +434,29 @@ fn link(text: &str, base: &str, path: &str) -> String {
 }
 
 /// One row of the summary's table.
-fn row(o: &OutcomeRecord, base: &str) -> String {
+fn row(o: &OutcomeRecord, base: &str, web: &str) -> String {
     let output = link(
         &escape::markdown_code(&o.safe_output_type),
         base,
         &format!("/outputs/{}", escape::url_path(&o.safe_output_id)),
     );
+    // The run on GitHub (its Actions page), its dashboard page beside.
     let run = match o.run_id {
-        Some(run) => link(
-            &format!("run {run}"),
-            base,
-            &format!("/runs/{}/{run}", escape::url_path(repo_of(o))),
-        ),
+        Some(run) => {
+            let actions = format!("[run {run}]({})", actions_run_url(web, repo_of(o), run));
+            if base.is_empty() {
+                actions
+            } else {
+                format!(
+                    "{actions} ({})",
+                    link(
+                        "dashboard",
+                        base,
+                        &format!("/runs/{}/{run}", escape::url_path(repo_of(o)))
+                    )
+                )
+            }
+        }
         None => "no run".to_string(),
     };
     let why = o.notes.trim();
@@ -368,21 +478,42 @@ fn row(o: &OutcomeRecord, base: &str) -> String {
     )
 }
 
-fn summary(pr: &PrState, base: &str) -> String {
+fn summary(pr: &PrState, base: &str, web: &str) -> String {
     let pr_page = link(
         "this pull request's page",
         base,
         &pr_path(&pr.repo, pr.number),
     );
+    let run = match single_run(pr) {
+        Some((repo, id)) => {
+            let dashboard = if base.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (on the dashboard: {})",
+                    link(
+                        "run page",
+                        base,
+                        &format!("/runs/{}/{id}", escape::url_path(repo))
+                    )
+                )
+            };
+            format!(
+                " The workflow run: [run {id} on GitHub]({}){dashboard}.",
+                actions_run_url(web, repo, id)
+            )
+        }
+        None => String::new(),
+    };
     let mut s = format!(
         "What became of the writes AI agent workflows made to this pull request, \
          judged at T+1h, 24h, 7d and 30d after each (final at 30d). This check informs \
-         and never blocks. Every output and its history: {pr_page}.\n\n\
+         and never blocks. Every output and its history: {pr_page}.{run}\n\n\
          | output | workflow · run | verdict | windows | why |\n\
          |---|---|---|---|---|\n"
     );
     for (n, o) in pr.outcomes.iter().enumerate() {
-        let row = row(o, base);
+        let row = row(o, base, web);
         if s.len() + row.len() > MAX_SUMMARY {
             s.push_str(&format!(
                 "\n{} more of the {} outputs are not listed: GitHub cuts a check run's \
@@ -444,6 +575,7 @@ mod tests {
             title: "Fix it".into(),
             outcomes: outcomes.to_vec(),
             closed: false,
+            seen_open: true,
         }
     }
 
@@ -456,18 +588,47 @@ mod tests {
         }
     }
 
-    #[test]
-    fn one_output_titles_its_outcome_and_why() {
-        let o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
-        let c = render(&pr(&[o]), "https://so.example/");
-        assert_eq!(
-            c.title,
-            "create pull request accepted · strong — PR was merged by a visible non-bot actor"
+    /// Words a PR author should not meet in a title: our ids, the
+    /// evidence grades, the judge's vocabulary, the windows' bookkeeping.
+    fn jargon(title: &str, outcomes: &[OutcomeRecord]) -> Vec<String> {
+        let mut found: Vec<String> = [
+            "·", "strong", "weak", "moderate", "non-bot", "visible", "(final)", "30d", "24h", "_",
+            "signal", "evidence", "target", "seed",
+        ]
+        .iter()
+        .filter(|w| title.contains(*w))
+        .map(|w| w.to_string())
+        .collect();
+        found.extend(
+            outcomes
+                .iter()
+                .filter(|o| title.contains(&o.safe_output_id))
+                .map(|o| o.safe_output_id.clone()),
         );
+        found
+    }
+
+    #[test]
+    fn one_output_titles_its_verdict_and_why_in_plain_words() {
+        let o = outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong);
+        let c = render(&pr(std::slice::from_ref(&o)), "https://so.example/", "");
+        assert_eq!(c.title, "w's pull request accepted: merged");
+        assert!(
+            jargon(&c.title, std::slice::from_ref(&o)).is_empty(),
+            "{}",
+            c.title
+        );
+        let mut anon = o.clone();
+        anon.workflow = None;
+        anon.outcome_status = OutcomeStatus::Pending;
+        anon.human_check_signal = "awaiting_review".into();
+        let t = render(&pr(&[anon]), "", "").title;
+        assert_eq!(t, "Agent pull request waiting for people: no review yet");
         assert!(
             c.summary.contains(
                 "| [`create_pull_request`](https://so.example/outputs/o/r:1:0) `o/r:1:0` \
-                 | `w` · [run 1](https://so.example/runs/o/r/1) | **accepted** · strong (merged) \
+                 | `w` · [run 1](https://github.com/o/r/actions/runs/1) \
+                 ([dashboard](https://so.example/runs/o/r/1)) | **accepted** · strong (merged) \
                  | 1h due Oct 1 01:00 UTC | PR was merged by a visible non\\-bot actor\\. |"
             ),
             "{}",
@@ -478,9 +639,24 @@ mod tests {
             "{}",
             c.summary
         );
+        // The run: on GitHub, with the dashboard's page beside it.
+        assert!(
+            c.summary.contains(
+                "The workflow run: [run 1 on GitHub](https://github.com/o/r/actions/runs/1) \
+                 (on the dashboard: [run page](https://so.example/runs/o/r/1))."
+            ),
+            "{}",
+            c.summary
+        );
+        // The details link opens GitHub's Actions run (a GHES host's, there).
         assert_eq!(
             c.details_url.as_deref(),
-            Some("https://so.example/outputs/o/r:1:0")
+            Some("https://github.com/o/r/actions/runs/1")
+        );
+        let ghes = render(&pr(&[o]), "https://so.example/", "https://ghe.example/");
+        assert_eq!(
+            ghes.details_url.as_deref(),
+            Some("https://ghe.example/o/r/actions/runs/1")
         );
     }
 
@@ -514,11 +690,13 @@ mod tests {
         // Accepted at 1h and 24h, rejected at 7d: the latest change.
         judged(&mut b, &[Accepted, Accepted, Rejected]);
         let c = outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak);
-        let content = render(&pr(&[a, b, c]), "http://x");
+        let all = [a, b, c];
+        let content = render(&pr(&all), "http://x", "");
         assert_eq!(
             content.title,
-            "triage's add labels now rejected · strong (removed) · 3 outputs: 1 accepted, 1 rejected, 1 pending"
+            "3 agent outputs: 1 accepted, 1 rejected, 1 waiting; last change: triage's labels rejected: removed"
         );
+        assert!(jargon(&content.title, &all).is_empty(), "{}", content.title);
         assert_eq!(content.summary.matches("](http://x/outputs/").count(), 3);
         // Two runs touched the PR: the details link is the PR's page.
         assert_eq!(content.details_url.as_deref(), Some("http://x/prs/o/r/7"));
@@ -526,11 +704,22 @@ mod tests {
             outcome("o/r:1:0", OutcomeStatus::Accepted, EvidenceStrength::Strong),
             outcome("o/r:1:1", OutcomeStatus::Pending, EvidenceStrength::Weak),
         ];
-        let c = render(&pr(&same_run), "http://x/");
-        assert_eq!(c.title, "2 outputs: 1 accepted, 1 pending");
-        assert_eq!(c.details_url.as_deref(), Some("http://x/runs/o/r/1"));
-        assert_eq!(render(&pr(&same_run), "").details_url, None);
-        assert!(!render(&pr(&same_run), "").summary.contains("]("));
+        let c = render(&pr(&same_run), "http://x/", "");
+        assert_eq!(c.title, "2 agent outputs: 1 accepted, 1 waiting");
+        assert_eq!(
+            c.details_url.as_deref(),
+            Some("https://github.com/o/r/actions/runs/1")
+        );
+        // Without a PUBLIC_URL: GitHub's links alone.
+        let bare = render(&pr(&same_run), "", "");
+        assert_eq!(
+            bare.details_url.as_deref(),
+            Some("https://github.com/o/r/actions/runs/1")
+        );
+        assert!(!bare.summary.contains("/outputs/"), "{}", bare.summary);
+        let mut other = same_run.clone();
+        other[1].run_id = Some(2);
+        assert_eq!(render(&pr(&other), "", "").details_url, None);
     }
 
     #[test]
@@ -547,7 +736,7 @@ mod tests {
                     o
                 })
                 .collect();
-            let c = render(&pr(&os), "https://so.example");
+            let c = render(&pr(&os), "https://so.example", "");
             assert!(c.summary.chars().count() <= GITHUB_SUMMARY_LIMIT, "{n}");
             let rows = c.summary.lines().filter(|l| l.starts_with("| [")).count();
             if rows < n {
@@ -595,14 +784,18 @@ mod tests {
                 o
             })
             .collect();
-        let c = render(&pr(&os), "https://so.example");
+        let c = render(&pr(&os), "https://so.example", "");
         let text = outside_code(&c.summary);
         let links: Vec<&str> = text.split("](").skip(1).collect();
-        // Each row links its output and its run; one link to the PR page.
-        assert_eq!(links.len(), 2 * HOSTILE.len() + 1, "{}", c.summary);
+        // Each row links its output and its run (on GitHub and on the
+        // dashboard); one link to the PR page.
+        assert_eq!(links.len(), 3 * HOSTILE.len() + 1, "{}", c.summary);
         for link in links {
             let url = link.split(')').next().unwrap();
-            assert!(url.starts_with("https://so.example/"), "{url}");
+            assert!(
+                url.starts_with("https://so.example/") || url.starts_with("https://github.com/"),
+                "{url}"
+            );
             assert!(!url.contains([' ', '(', '[', ']', '<', '"']), "{url}");
         }
         for bad in ["<", "@org", "![", "](https://evil"] {
@@ -614,7 +807,7 @@ mod tests {
         }
         assert!(!c.summary.chars().any(is_hidden_control_or_cr));
         for o in &os {
-            let title = render(&pr(std::slice::from_ref(o)), "https://so.example").title;
+            let title = render(&pr(std::slice::from_ref(o)), "https://so.example", "").title;
             assert!(!title.chars().any(is_hidden_control_or_cr), "{title:?}");
         }
     }
@@ -629,11 +822,17 @@ mod tests {
     fn cells_cannot_break_the_table_and_content_digests_differ() {
         let mut o = outcome("a|b", OutcomeStatus::Pending, EvidenceStrength::Weak);
         o.safe_output_type = "x`y".into();
-        let c = render(&pr(std::slice::from_ref(&o)), "http://x");
+        let c = render(&pr(std::slice::from_ref(&o)), "http://x", "");
         assert!(c.summary.contains("`a b`") && c.summary.contains("`x y`"));
         assert!(c.summary.contains("(http://x/outputs/a%7Cb)"));
-        assert_eq!(c.details_url.as_deref(), Some("http://x/outputs/a%7Cb"));
+        assert!(c
+            .summary
+            .contains("(https://github.com/a%7Cb/actions/runs/1)"));
+        assert_eq!(
+            c.details_url.as_deref(),
+            Some("https://github.com/a%7Cb/actions/runs/1")
+        );
         o.outcome_status = OutcomeStatus::Accepted;
-        assert_ne!(c.digest(), render(&pr(&[o]), "http://x").digest());
+        assert_ne!(c.digest(), render(&pr(&[o]), "http://x", "").digest());
     }
 }

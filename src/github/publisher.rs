@@ -5,11 +5,13 @@
 //! never blocks evaluation, and retries stop after `max_failures` until the
 //! PR changes again.
 //!
-//! Check runs only where they help: none is created on a PR that is closed
-//! (merged or not) when its first check run would be made — a PR the App
-//! first learned of after it closed (backfill, reconcile) — unless the
-//! operator asks (`PublisherOptions::closed_prs`, `CHECK_RUNS_ON_CLOSED_PRS`);
-//! one made while the PR was open is still updated when it closes. Every
+//! Check runs only where they help: none is created on a PR the App first
+//! learned of after it closed (merged or not; backfill, reconcile: no
+//! snapshot of it ever said open) unless the operator asks
+//! (`PublisherOptions::closed_prs`, `CHECK_RUNS_ON_CLOSED_PRS`). Every PR the
+//! App saw open gets one whenever it closes — also one opened and closed
+//! within the debounce, before its first publish — and one made while the
+//! PR was open is updated when it closes. Every
 //! write is paced within GitHub's secondary limits for content-creating
 //! calls (`pacing`: 80 a minute, 500 an hour per installation): a write that
 //! would pass one waits in the queue, not counted as a failure.
@@ -58,8 +60,11 @@ pub fn channel() -> (PrChanges, PublisherInbox) {
 pub struct PublisherOptions {
     /// Wait after a PR's first change before publishing it.
     pub debounce: Duration,
-    /// Base of the links in the summary (`PUBLIC_URL`).
+    /// Base of the dashboard links in the summary (`PUBLIC_URL`).
     pub public_url: String,
+    /// GitHub's web address, the base of the Actions run links
+    /// (`https://github.com`, or a GHES host).
+    pub web_url: String,
     /// First wait after a failed publish; doubles per failure.
     pub retry_min: Duration,
     pub retry_max: Duration,
@@ -75,6 +80,7 @@ impl PublisherOptions {
         PublisherOptions {
             debounce: Duration::from_secs(2),
             public_url: public_url.to_string(),
+            web_url: "https://github.com".to_string(),
             retry_min: Duration::from_secs(10),
             retry_max: Duration::from_secs(15 * 60),
             max_failures: 8,
@@ -330,7 +336,7 @@ impl Publisher {
                 "no active installation for the repository",
             ));
         };
-        let content = checks::render(&state, &self.options.public_url);
+        let content = checks::render(&state, &self.options.public_url, &self.options.web_url);
         let digest = content.digest();
         let (owner, repo) = state.repo.split_once('/').unwrap_or((&state.repo, ""));
         let sha = state.head_sha.as_str();
@@ -349,9 +355,9 @@ impl Publisher {
                     digest: String::new(),
                 });
         }
-        if known.is_none() && state.closed && !self.options.closed_prs {
+        if known.is_none() && state.closed && !state.seen_open && !self.options.closed_prs {
             return Ok(Published::Skipped(
-                "the PR was closed before its first check run",
+                "the App learned of the PR after it closed",
             ));
         }
         if known.as_ref().is_some_and(|r| r.digest == digest) {

@@ -54,8 +54,9 @@ pub fn routes(_: &Mount) -> Router<State> {
 /// A page of `GET /api/v1/outputs`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct OutputsPage {
-    /// Outcome records, in output id order.
-    pub items: Vec<OutcomeRecord>,
+    /// Outcome records, in output id order, each with its next window and
+    /// when it is due (or `verdict_final`).
+    pub items: Vec<crate::read::listed::ListedOutput>,
     /// Pass as `cursor=` for the next page; null on the last page.
     pub next_cursor: Option<String>,
 }
@@ -104,7 +105,10 @@ pub async fn list_outputs(
         })
         .await??;
     Ok(Json(OutputsPage {
-        items,
+        items: items
+            .into_iter()
+            .map(crate::read::listed::ListedOutput::of)
+            .collect(),
         next_cursor: next,
     }))
 }

@@ -1,6 +1,8 @@
-//! `GET /api/v1/export?format=jsonl|opentraces` (and its older name
+//! `GET /api/v1/export?format=jsonl|csv|opentraces` (and its older name
 //! `/api/v1/export.jsonl`): the export, streamed as it is read from the store,
-//! with the read filters of every read endpoint.
+//! with the read filters of every read endpoint. A browser saves it under a
+//! file name (`Content-Disposition`), so the dashboard's export links
+//! download it with the signed-in session.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -19,6 +21,11 @@ use crate::http::budget::ReadPermit;
 use crate::http::read::{QueryPairs, ReadFilter, Reader};
 use crate::http::{ApiError, Mount, State};
 use crate::read::export::{write_lines, Format};
+
+/// The response's `Content-Disposition`: a download named for the format.
+fn disposition(format: Format) -> String {
+    format!("attachment; filename=\"{}\"", format.file_name())
+}
 
 /// `GET /api/v1/export`, and its older name `/api/v1/export.jsonl`.
 pub fn routes(_: &Mount) -> Router<State> {
@@ -64,7 +71,10 @@ pub async fn export(
     let format = match rest.get("format").map(String::as_str) {
         None | Some("") => Format::Jsonl,
         Some(f) => Format::parse(f).ok_or_else(|| {
-            ApiError::bad_request(format!("format {f:?} is not one of jsonl, opentraces"))
+            ApiError::bad_request(format!(
+                "format {f:?} is not one of {}",
+                Format::NAMES.join(", ")
+            ))
         })?,
     };
     let (tx, rx) = mpsc::channel::<Chunk>(CHANNEL_CHUNKS);
@@ -91,7 +101,10 @@ pub async fn export(
         let _ = tx.blocking_send(last);
     });
     Ok((
-        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        [
+            (header::CONTENT_TYPE, format.content_type().to_string()),
+            (header::CONTENT_DISPOSITION, disposition(format)),
+        ],
         Body::new(ChannelBody(rx)),
     )
         .into_response())

@@ -313,8 +313,9 @@ bearer_path! {
 
 bearer_path! {
     /// Every outcome record the reader may see, one JSON object a line
-    /// (`format=jsonl`, the default), or one opentraces `TraceRecord` (schema
-    /// 0.9.0) a line (`format=opentraces`). Streamed.
+    /// (`format=jsonl`, the default), a CSV header and one row an output
+    /// (`format=csv`), or one opentraces `TraceRecord` (schema 0.9.0) a line
+    /// (`format=opentraces`). Streamed.
     get "/api/v1/export", tag = "read", fn export,
     responses(
         (status = 200, content_type = "application/x-ndjson",
@@ -322,7 +323,7 @@ bearer_path! {
          description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
         (status = 400, body = ErrorBody)),
     params(ReadParams,
-        ("format" = Option<String>, Query, description = "`jsonl` (outcome records) or `opentraces`"))
+        ("format" = Option<String>, Query, description = "`jsonl` (outcome records), `csv` or `opentraces`"))
 }
 
 /// The export under its first name: the same as `/api/v1/export`.

@@ -3,7 +3,14 @@
 //! runs this same test binary as a child that starts one of each, prints
 //! their process ids and kills itself with SIGKILL (no destructor runs, as
 //! after Ctrl-C or a timeout); then every process it started must be gone,
-//! and the cluster's files with them.
+//! and the cluster's files with them. The child's system temp folder
+//! (`TMPDIR`) is a folder of the parent's: the server store it makes there
+//! cannot be removed by a process that dies on purpose.
+//!
+//! And the test suite's own clean hands: the tests that spawn children run
+//! again in a child of this test with a system temp folder of their own,
+//! counted before and after; nothing may be left in it, hidden files
+//! included.
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -18,6 +25,8 @@ const ROLE: &str = "SAFE_OUTCOMES_CLEAN_HANDS_CHILD";
 /// Where the child's Chromium keeps its temp folders (`TMPDIR`): a folder
 /// of the parent's, since the child dies before it could remove one.
 const BROWSER_TMP: &str = "SAFE_OUTCOMES_CLEAN_HANDS_BROWSER_TMP";
+/// Set in the child test process that runs the tests that spawn children.
+const SUITE_ROLE: &str = "SAFE_OUTCOMES_CLEAN_HANDS_SUITE";
 
 /// The child's part: does nothing unless the parent asked for it.
 #[tokio::test]
@@ -97,6 +106,9 @@ fn a_test_process_killed_midway_leaves_no_server_and_no_cluster_behind() {
         ])
         .env(ROLE, "1")
         .env(BROWSER_TMP, browser_tmp.path())
+        // What the child makes in the system temp folder (its server's
+        // store and pid file) is in ours, removed when the test ends.
+        .env("TMPDIR", browser_tmp.path())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -212,4 +224,60 @@ fn ctrl_c_on_a_serving_demo_removes_its_temporary_folder() {
     let status = child.wait().unwrap();
     assert!(status.code().is_some(), "it exits, not killed: {status:?}");
     assert_eq!(left_in(tmp.path()), Vec::<String>::new());
+}
+
+/// Everything in `dir`, hidden entries included, as names.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The tests that spawn children (servers, the demo, a test process killed
+/// on purpose) leave nothing in the system temp folder: run them in a child
+/// test process whose system temp folder (`TMPDIR`) is a fresh one, count
+/// its entries before and after, hidden ones included.
+#[test]
+fn the_tests_that_spawn_children_leave_nothing_in_the_system_temp_folder() {
+    if std::env::var_os(ROLE).is_some() || std::env::var_os(SUITE_ROLE).is_some() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let before = entries(tmp.path());
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "clean_hands::",
+            "demo_serve::",
+            "--skip",
+            "the_tests_that_spawn_children",
+            "--test-threads",
+            "2",
+        ])
+        .env(SUITE_ROLE, "1")
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("test result: ok. "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    assert!(ran >= 5, "the tests that spawn children ran: {stdout}");
+    let after = entries(tmp.path());
+    assert_eq!(
+        (before.len(), after.len()),
+        (0, 0),
+        "left in the system temp folder: {after:?}"
+    );
 }

@@ -391,11 +391,75 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
         "--data-dir",
         &data,
     ]));
-    assert!(table.starts_with("ID "), "{table}");
+    // Piped, as `gh`: tab-separated rows, no header; each says its next
+    // window and when it is due, or final.
+    assert!(!table.starts_with("ID"), "{table}");
     assert!(
-        table.lines().skip(1).all(|l| l.starts_with("acme/docs:")),
+        table.lines().all(|l| l.starts_with("acme/docs:")),
         "{table}"
     );
+    for line in table.lines() {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 9, "{line:?}");
+        assert!(
+            cells[7] == "final" || cells[7].contains(" due 20"),
+            "{line:?}"
+        );
+    }
+    // On a terminal: the header and aligned columns.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
+        .args(["outputs", "-R", "acme/docs", "--data-dir", &data])
+        .env("SAFE_OUTCOMES_FORCE_TTY", "1")
+        .output()
+        .unwrap();
+    let for_people = ok(&out);
+    assert!(for_people.starts_with("ID "), "{for_people}");
+    assert!(
+        for_people.lines().next().unwrap().contains(" NEXT "),
+        "{for_people}"
+    );
+    assert!(!for_people.contains('\t'), "{for_people}");
+    // `--jq` with `@tsv`, as with gh: plain text, no Rust debug dump; and
+    // the list's own fields.
+    let tsv = ok(&cli(&[
+        "outputs",
+        "-R",
+        "acme/docs",
+        "--json",
+        "safe_output_id,outcome_status,next_window,verdict_final",
+        "--jq",
+        ".[] | [.safe_output_id, .outcome_status, (.next_window // \"final\")] | @tsv",
+        "--data-dir",
+        &data,
+    ]));
+    assert!(!tsv.is_empty());
+    for line in tsv.lines() {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 3, "{line:?}");
+        assert!(cells[0].starts_with("acme/docs:"), "{line:?}");
+        assert!(!line.contains("TStr") && !line.contains('"'), "{line:?}");
+    }
+    // One output, like `gh run view`: in words, or its fields as JSON.
+    let id = tsv.lines().next().unwrap().split('\t').next().unwrap();
+    let view = ok(&cli(&["outputs", "view", id, "--data-dir", &data]));
+    assert!(view.starts_with(&format!("{id}\n")), "{view}");
+    for part in ["Verdict: ", "Windows: 1h ", "Next:    "] {
+        assert!(view.contains(part), "{part} in {view}");
+    }
+    let one: Value = serde_json::from_str(&ok(&cli(&[
+        "outputs",
+        "view",
+        id,
+        "--json",
+        "safe_output_id,verdict_final",
+        "--data-dir",
+        &data,
+    ])))
+    .unwrap();
+    assert_eq!(one["safe_output_id"], id);
+    assert!(one["verdict_final"].is_boolean(), "{one}");
+    let out = cli(&["outputs", "view", "acme/docs:1:none", "--data-dir", &data]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let out = cli(&["outputs", "--status", "maybe", "--data-dir", &data]);
     assert_eq!(out.status.code(), Some(2));
 }

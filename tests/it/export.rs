@@ -1,7 +1,9 @@
-//! The export (seed 004): `GET /api/v1/export?format=jsonl|opentraces` over the
-//! demo scenario through the real router — streamed, filtered, refused on bad
-//! parameters — `report --format opentraces` from a store, and every record of
-//! the demo validated by the official `opentraces-schema` 0.9.0 package.
+//! The export (seed 004): `GET /api/v1/export?format=jsonl|csv|opentraces`
+//! over the demo scenario through the real router — streamed, filtered,
+//! refused on bad parameters, CSV read back cell by cell, and reached from
+//! the dashboard's export links with the page's cuts — `report --format
+//! opentraces` from a store, and every record of the demo validated by the
+//! official `opentraces-schema` 0.9.0 package.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -119,7 +121,7 @@ async fn bad_export_requests_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let t = demo_app(dir.path()).await;
     for (query, needle) in [
-        ("format=csv", "format"),
+        ("format=xlsx", "format"),
         ("format=opentraces&colour=red", "colour"),
         ("status=merged", "status"),
         ("format=jsonl&format=opentraces", "twice"),
@@ -247,4 +249,148 @@ async fn every_record_of_the_demo_validates_with_the_official_schema() {
         !ok && text.contains("$.outcome.survival: dropped"),
         "{text}"
     );
+}
+
+/// Rows of an RFC 4180 text: quoted cells may hold commas, quotes (doubled)
+/// and line breaks.
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => cell.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut cell)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => cell.push(c),
+        }
+    }
+    assert!(
+        !quoted && cell.is_empty() && row.is_empty(),
+        "ends with a newline"
+    );
+    rows
+}
+
+/// GET `path` with the API token; status, a header's value, body.
+async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
+    let r = reqwest::Client::new()
+        .get(format!("{}{path}", t.server.url()))
+        .bearer_auth(common::TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let value = r
+        .headers()
+        .get(header)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (r.status().as_u16(), value, r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = demo_app(dir.path()).await;
+    let (status, kind, csv) = fetch(
+        &t,
+        "/api/v1/export?format=csv&repo=acme/docs",
+        "content-type",
+    )
+    .await;
+    assert_eq!(status, 200, "{csv}");
+    assert_eq!(kind, "text/csv; charset=utf-8");
+    let (_, disposition, _) = fetch(&t, "/api/v1/export?format=csv", "content-disposition").await;
+    assert_eq!(disposition, "attachment; filename=\"outcomes.csv\"");
+    let rows = csv_rows(&csv);
+    let header = &rows[0];
+    assert_eq!(header[0], "safe_output_id");
+    assert!(
+        header.contains(&"next_window_due_at".to_string()),
+        "{header:?}"
+    );
+    let jsonl = lines(
+        &t.client
+            .get("/api/v1/export?format=jsonl&repo=acme/docs")
+            .await
+            .unwrap()
+            .body,
+    );
+    assert_eq!(rows.len() - 1, jsonl.len(), "one row an output");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (row, record) in rows[1..].iter().zip(&jsonl) {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        for field in [
+            "safe_output_id",
+            "outcome_status",
+            "human_check_signal",
+            "notes",
+        ] {
+            let want = record[field].as_str().unwrap();
+            let got = &row[col(field)];
+            assert!(
+                got == want || got.strip_prefix('\'') == Some(want),
+                "{field}: {got:?} for {want:?}"
+            );
+        }
+        assert_eq!(row[col("repo")], "acme/docs");
+        let final_ = row[col("verdict_final")] == "true";
+        assert_eq!(final_, row[col("next_window")].is_empty(), "{row:?}");
+    }
+
+    // Each list page links its export in every format, its cuts kept; the
+    // link answers with as many rows as the page lists.
+    let (status, _, page) = fetch(&t, "/outputs?status=rejected&sort=type", "content-type").await;
+    assert_eq!(status, 200, "{page}");
+    let total: usize = page
+        .split("data-total=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(total > 0);
+    let link = page
+        .split("href=\"")
+        .map(|r| r.split('"').next().unwrap().replace("&amp;", "&"))
+        .find(|h| h.starts_with("/api/v1/export?format=csv"))
+        .expect("a CSV export link");
+    assert_eq!(link, "/api/v1/export?format=csv&status=rejected");
+    let (status, _, csv) = fetch(&t, &link, "content-type").await;
+    assert_eq!(status, 200);
+    assert_eq!(csv_rows(&csv).len() - 1, total);
+    for (path, want) in [
+        (
+            "/?repo=acme/docs",
+            "/api/v1/export?format=jsonl&repo=acme%2Fdocs",
+        ),
+        (
+            "/workflows?status=accepted",
+            "/api/v1/export?format=opentraces&status=accepted",
+        ),
+        (
+            "/workflows/ci-coach",
+            "/api/v1/export?format=csv&workflow=ci-coach",
+        ),
+    ] {
+        let (status, _, page) = fetch(&t, path, "content-type").await;
+        assert_eq!(status, 200, "{path}: {page}");
+        assert!(
+            page.replace("&amp;", "&")
+                .contains(&format!("href=\"{want}\"")),
+            "{path} links {want}"
+        );
+    }
+    t.stop().await;
 }

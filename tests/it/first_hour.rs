@@ -3,7 +3,9 @@
 //! port or the `DATA_DIR` holder, `serve` reads `.env` (the environment wins),
 //! logs carry no colours off a terminal, a refused webhook's log line names
 //! its delivery and event, `replay` reports the files it could not send, and
-//! a manifest without a `run_id` is a 400 that stores nothing.
+//! a manifest without a `run_id` is a 400 that stores nothing, and the
+//! operator signed in with the `API_TOKEN` of a listen-only server sees the
+//! overview, with the setup page at its own link.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -247,4 +249,86 @@ async fn a_manifest_without_run_id_is_refused_and_stores_nothing() {
     );
     let accepted = post("?repo=acme/widgets&run_id=5").await.unwrap();
     assert_eq!(accepted.status(), 202);
+}
+
+/// Issue 49 item 1: `serve` in listen-only mode (a webhook secret and an
+/// API token, no App): to anyone not signed in `/` is the setup page; the
+/// operator signed in with the `API_TOKEN` at `/auth/login` gets the
+/// overview at `/` (and the workflows and lists), with a link to the setup
+/// page, which stays at its own address.
+#[tokio::test]
+async fn the_operator_signed_in_with_the_api_token_sees_the_overview_before_any_app() {
+    use crate::sign_in::{attribute_after, browser, fetch, get_with_cookie, location, set_cookie};
+    let dir = tempfile::tempdir().unwrap();
+    let env_file = dir.path().join("app.env");
+    let mut serve = ServeChild::start(
+        &dir.path().join("data"),
+        &[
+            ("API_TOKEN", TOKEN),
+            ("WEBHOOK_SECRET", SECRET),
+            ("ENV_FILE", env_file.to_str().unwrap()),
+        ],
+    )
+    .await;
+    let url = serve.url.clone();
+    let web = browser();
+    let setup_form = "name=\"setup_key\"";
+    let anonymous = fetch(&web, format!("{url}/")).await;
+    assert_eq!(anonymous.status(), 200);
+    assert!(anonymous.text().await.unwrap().contains(setup_form));
+
+    // Sign in with the API token, on the checked form.
+    let r = fetch(&web, format!("{url}/auth/login?next=/")).await;
+    let nonce = format!("so_login={}", set_cookie(&r, "so_login").expect("a nonce"));
+    let csrf = attribute_after(&r.text().await.unwrap(), "name=\"csrf\"", "value");
+    let r = web
+        .post(format!("{url}/auth/login"))
+        .header(reqwest::header::COOKIE, &nonce)
+        .form(&[("csrf", csrf.as_str()), ("token", TOKEN), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(location(&r), "/");
+    let session = format!(
+        "so_session={}",
+        set_cookie(&r, "so_session").expect("a session")
+    );
+
+    let page = |path: &str| {
+        let (web, url, session) = (web.clone(), url.clone(), session.clone());
+        let path = path.to_string();
+        async move {
+            let r = get_with_cookie(&web, format!("{url}{path}"), &session).await;
+            (r.status().as_u16(), r.text().await.unwrap())
+        }
+    };
+    let (status, overview) = page("/").await;
+    assert_eq!(status, 200, "{overview}");
+    assert!(
+        overview.contains("What became of the agents"),
+        "the overview, not the setup page: {overview}"
+    );
+    assert!(!overview.contains(setup_form), "{overview}");
+    assert!(
+        overview.contains("href=\"/setup/app\""),
+        "a link to the setup page: {overview}"
+    );
+    // The overview's filters are the overview's too.
+    let (status, filtered) = page("/?status=rejected").await;
+    assert_eq!(status, 200);
+    assert!(filtered.contains("What became of the agents"), "{filtered}");
+    for path in ["/workflows", "/outputs"] {
+        let (status, body) = page(path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(!body.contains(setup_form), "{path}");
+    }
+    // The setup page at its own link, and its form's answer at `/`.
+    let (status, setup) = page("/setup/app").await;
+    assert_eq!(status, 200);
+    assert!(setup.contains(setup_form), "{setup}");
+    let (status, wrong_key) = page("/?setup_key=nope").await;
+    assert_eq!(status, 403, "{wrong_key}");
+    assert!(wrong_key.contains("not the setup key"), "{wrong_key}");
+    serve.terminate().await;
 }

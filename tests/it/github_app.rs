@@ -395,19 +395,24 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(first.conclusion.as_deref(), Some("neutral"));
     assert_eq!(first.status.as_deref(), Some("completed"));
     let title = first.title.clone().unwrap();
-    assert!(
-        title.starts_with("create pull request pending · weak — "),
-        "{title}"
+    assert_eq!(
+        title,
+        "ci-coach's pull request waiting for people: no review yet"
     );
     let summary = first.summary.clone().unwrap();
     assert!(
         summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
         "{summary}"
     );
-    // The details link opens the output's dashboard page.
+    // The details link opens the Actions run on GitHub; the dashboard's
+    // page of the run is beside it in the summary.
     assert_eq!(
         first.details_url.as_deref(),
-        Some("https://outcomes.example/outputs/acme/widgets:777:pr-42")
+        Some("https://github.com/acme/widgets/actions/runs/777")
+    );
+    assert!(
+        summary.contains("(https://outcomes.example/runs/acme/widgets/777)"),
+        "{summary}"
     );
 
     // Nothing changed: no call.
@@ -452,10 +457,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(runs[0].updates, 0, "the old head's check run is left alone");
     assert_eq!(runs[1].updates, 1);
     let title = runs[1].title.clone().unwrap();
-    assert!(
-        title.starts_with("create pull request accepted · strong — "),
-        "{title}"
-    );
+    assert_eq!(title, "ci-coach's pull request accepted: merged");
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 
     // /status and /metrics count the calls per installation, without repositories.
@@ -471,6 +473,71 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
         "{metrics}"
     );
     assert!(!metrics.contains("widgets"));
+    w.publisher.stop().await;
+    w.t.stop().await;
+}
+
+/// Issue 49 item 2: a PR the App saw open gets its check run however soon
+/// it closes — here opened and closed (unmerged) within one batching
+/// window, before any publish; a PR the App first hears of closed gets
+/// none. The title says what became of it in plain words.
+#[tokio::test]
+async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = AppWithChecks::start(dir.path()).await;
+    let gh = &w.gh;
+    w.send(
+        "installation",
+        "i-1",
+        installation_created(INSTALLATION, "acme/widgets"),
+    )
+    .await;
+    w.send(
+        "pull_request",
+        "d-open",
+        envelope(
+            json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
+            BOT,
+        ),
+    )
+    .await;
+    w.send(
+        "pull_request",
+        "d-close",
+        envelope(
+            json!({"action": "closed", "number": 42, "pull_request": pr_body("aaa111", "closed", None, 2, Some(2))}),
+            "alice",
+        ),
+    )
+    .await;
+    // A PR first heard of closed: no check run on it.
+    let mut late = pr_body("ccc333", "closed", None, 3, Some(3));
+    late["number"] = json!(43);
+    late["html_url"] = json!("https://github.com/acme/widgets/pull/43");
+    late["body"] = json!("<!-- gh-aw-agentic-workflow: CI Coach, id: 778, workflow_id: ci-coach, run: https://github.com/acme/widgets/actions/runs/778 -->");
+    w.send(
+        "pull_request",
+        "d-late",
+        envelope(
+            json!({"action": "closed", "number": 43, "pull_request": late}),
+            "alice",
+        ),
+    )
+    .await;
+    w.settle().await;
+    let runs = gh.check_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].external_id.as_deref(), Some("acme/widgets#42"));
+    assert_eq!(runs[0].head_sha, "aaa111");
+    let title = runs[0].title.clone().unwrap();
+    assert_eq!(
+        title,
+        "ci-coach's pull request rejected: closed without merging"
+    );
+    assert_eq!(
+        runs[0].details_url.as_deref(),
+        Some("https://github.com/acme/widgets/actions/runs/777")
+    );
     w.publisher.stop().await;
     w.t.stop().await;
 }
@@ -652,10 +719,12 @@ async fn serve_in_app_mode_publishes_a_check_run_from_its_environment_alone() {
         summary.contains("https://outcomes.example/outputs/acme/widgets:777:pr-42"),
         "{summary}"
     );
-    // The details link opens the output's dashboard page.
-    assert_eq!(
-        runs[0].details_url.as_deref(),
-        Some("https://outcomes.example/outputs/acme/widgets:777:pr-42")
+    // The details link opens the Actions run, on GitHub's web address
+    // (here the model's, the API address).
+    let details = runs[0].details_url.clone().unwrap_or_default();
+    assert!(
+        details.ends_with("/acme/widgets/actions/runs/777"),
+        "{details}"
     );
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 

@@ -1,6 +1,12 @@
 //! `safe-outcomes demo`: the bundled scenario through an in-process server,
 //! then the report on the terminal. With `--serve`, the server stays up on
 //! 127.0.0.1 for the dashboard, and a local sign-in link is printed.
+//!
+//! The commands it suggests work as printed (`suggestions`): on a store that
+//! outlives the demo (`--keep`, `--data-dir`) they read the store; with
+//! `--serve` (the store is the server's while it runs) they ask the server,
+//! with the API token printed beside them; on a temporary folder about to
+//! be removed, the suggestion is the demo with `--keep`.
 
 pub mod run;
 
@@ -104,12 +110,14 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
         "opentraces records: {}",
         result.opentraces_path.display()
     )?;
-    writeln!(
-        out,
-        "Store: {}   (try: safe-outcomes report --data-dir {} --window 7d)",
-        result.data_dir.display(),
-        result.data_dir.display()
-    )?;
+    let kept = args.data_dir.is_some() || args.keep;
+    writeln!(out, "Store: {}", result.data_dir.display())?;
+    let server = live.as_ref().map(|l| (l.url(), l.api_token().to_string()));
+    out.push_str(&suggestions(
+        &result.data_dir.display().to_string(),
+        kept,
+        server.as_ref().map(|(u, t)| (u.as_str(), t.as_str())),
+    ));
     let temp = match (temp, args.keep) {
         (Some(t), true) => {
             t.keep();
@@ -131,6 +139,47 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The commands to try next, each runnable as printed: on the server while
+/// it runs (`server`: its URL and API token), else on the store when it
+/// is kept, else the demo again with `--keep`.
+pub fn suggestions(data_dir: &str, kept: bool, server: Option<(&str, &str)>) -> String {
+    let quoted = shell_word(data_dir);
+    match server {
+        Some((url, token)) => {
+            let mut s = format!(
+                "API token (good while the demo runs): {token}\n\
+                 try: safe-outcomes outputs --server {url} --token {token}\n\
+                 try: safe-outcomes report --server {url} --token {token} --window 7d\n"
+            );
+            if kept {
+                s.push_str(&format!(
+                    "(after Ctrl-C: safe-outcomes report --data-dir {quoted} --window 7d)\n"
+                ));
+            }
+            s
+        }
+        None if kept => format!(
+            "try: safe-outcomes outputs --data-dir {quoted}\n\
+             try: safe-outcomes report --data-dir {quoted} --window 7d\n"
+        ),
+        None => "try: safe-outcomes demo --keep   (keeps the store, then suggests the commands that read it)\n"
+            .to_string(),
+    }
+}
+
+/// `word` as one shell word: quoted when it holds anything but safe characters.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Print the dashboard's sign-in link, serve until Ctrl-C (or SIGTERM), stop.
 async fn serve_until_stopped(live: run::LiveDemo) -> anyhow::Result<()> {
     let stop = crate::cli::stop::StopSignals::install();
@@ -140,4 +189,34 @@ async fn serve_until_stopped(live: run::LiveDemo) -> anyhow::Result<()> {
     ))?;
     stop.wait().await;
     live.stop().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_fit_what_is_left_when_they_are_read() {
+        let gone = suggestions("/tmp/x", false, None);
+        assert!(!gone.contains("/tmp/x"), "{gone}");
+        assert!(gone.contains("safe-outcomes demo --keep"), "{gone}");
+        let kept = suggestions("/tmp/my demo", true, None);
+        assert!(
+            kept.contains("safe-outcomes report --data-dir '/tmp/my demo' --window 7d"),
+            "{kept}"
+        );
+        let live = suggestions("/tmp/x", false, Some(("http://127.0.0.1:9", "tok")));
+        assert!(
+            live.contains("API token (good while the demo runs): tok"),
+            "{live}"
+        );
+        assert!(
+            live.contains("safe-outcomes outputs --server http://127.0.0.1:9 --token tok"),
+            "{live}"
+        );
+        assert!(
+            !live.contains("--data-dir") && !live.contains("--from"),
+            "{live}"
+        );
+    }
 }

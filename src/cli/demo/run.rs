@@ -72,9 +72,21 @@ pub struct LiveDemo {
     server: RunningServer,
     running: Running,
     local_key: Option<String>,
+    /// The read API's bearer token, good while the server runs.
+    token: String,
 }
 
 impl LiveDemo {
+    /// The server's address (`http://127.0.0.1:PORT`).
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// The API token the CLI's `--server URL --token TOKEN` needs.
+    pub fn api_token(&self) -> &str {
+        &self.token
+    }
+
     /// The one-time-printed local sign-in link (valid while the server runs).
     pub fn sign_in_url(&self) -> Option<String> {
         let key = self.local_key.as_ref()?;
@@ -136,7 +148,7 @@ async fn play(
                 "cannot listen on {addr}: is port {port} taken (another demo or server)? `--port 0` picks a free one"
             ),
         })?;
-    let client = Client::new(&server.url(), Some(secret), Some(token));
+    let client = Client::new(&server.url(), Some(secret), Some(token.clone()));
 
     let mut refusals = Vec::new();
     let mut manifest_answers = Vec::new();
@@ -197,6 +209,7 @@ async fn play(
         server,
         running,
         local_key,
+        token,
     };
     Ok((result, live))
 }

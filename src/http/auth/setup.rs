@@ -95,14 +95,20 @@ fn valid_login(org: &str) -> bool {
         && !org.starts_with('-')
 }
 
-/// Serve the setup page at `GET /` while the App has no credentials; any
-/// other request goes on to the router.
+/// Serve the setup page at `GET /` while the App has no credentials —
+/// but to a signed-in viewer (the operator, signed in with the `API_TOKEN`)
+/// `/` is the dashboard's overview, and the setup page is at its own link,
+/// `crate::http::dashboard::SETUP_PAGE`, or `/` with the setup form's own
+/// parameters. Any other request goes on to the router.
 pub async fn intercept(
     StateExtractor(state): StateExtractor<State>,
     req: Request,
     next: Next,
 ) -> Response {
-    if state.auth.setup_enabled() && req.method() == Method::GET && req.uri().path() == "/" {
+    if state.auth.setup_enabled()
+        && req.method() == Method::GET
+        && crate::http::dashboard::setup_page_asked(&state, &req)
+    {
         let pairs: Vec<(String, String)> =
             serde_urlencoded::from_str(req.uri().query().unwrap_or("")).unwrap_or_default();
         let value = |name: &str| {

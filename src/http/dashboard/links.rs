@@ -44,6 +44,50 @@ pub fn list_path<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
     )
 }
 
+/// The page's own parameters the export cannot take: they narrow the list
+/// further than the read API's cuts.
+const NOT_EXPORTED: [&str; 3] = ["run", "count", "awaiting"];
+
+/// The export of the outputs a list shows, in every format, with the page's
+/// cuts kept (`pairs`; the read API's own, plus `fixed`, the cuts the page
+/// sets itself, such as a workflow page's workflow). A cut the export cannot
+/// take is named.
+pub fn export_links(pairs: &[(String, String)], fixed: &[(&str, &str)]) -> Markup {
+    use crate::read::query::FILTER_PARAMS;
+    let mut kept: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .filter(|(k, v)| FILTER_PARAMS.contains(k) && !v.is_empty())
+        .filter(|(k, _)| !fixed.iter().any(|(f, _)| f == k))
+        .collect();
+    kept.extend(fixed.iter().copied());
+    let dropped: Vec<&str> = pairs
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| NOT_EXPORTED.contains(k))
+        .collect();
+    let href = |format: &str| {
+        let mut q = vec![("format", format)];
+        q.extend(kept.iter().copied());
+        format!(
+            "/api/v1/export?{}",
+            serde_urlencoded::to_string(q).unwrap_or_default()
+        )
+    };
+    html! {
+        p.export #export {
+            "Export these outputs: "
+            a href=(href("csv")) download data-format="csv" { "CSV" } " · "
+            a href=(href("jsonl")) download data-format="jsonl" { "JSONL" } " · "
+            a href=(href("opentraces")) download data-format="opentraces" { "opentraces" }
+            @if !dropped.is_empty() {
+                span.muted { " (every output under the other cuts: the export has no "
+                    (dropped.join(", ")) " cut)" }
+            }
+        }
+    }
+}
+
 /// GitHub's web pages, on `base` (`https://github.com` or a GHES host).
 #[derive(Clone, Debug)]
 pub struct GitHub {
@@ -123,6 +167,33 @@ pub fn outside_link(url: &str, label: Markup) -> Markup {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn export_links_keep_the_cuts_in_every_format() {
+        let pairs: Vec<(String, String)> = [
+            ("repo", "acme/w"),
+            ("status", "rejected"),
+            ("sort", "-executed"),
+            ("page", "2"),
+            ("since", ""),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let html = super::export_links(&pairs, &[("workflow", "ci coach")]).into_string();
+        for format in ["csv", "jsonl", "opentraces"] {
+            let want = format!(
+                "/api/v1/export?format={format}&amp;repo=acme%2Fw&amp;status=rejected&amp;workflow=ci+coach"
+            );
+            assert!(html.contains(&want), "{want} in {html}");
+        }
+        assert!(!html.contains("page=") && !html.contains("sort="), "{html}");
+        assert!(!html.contains("no "), "{html}");
+        let run = vec![("run".to_string(), "7".to_string())];
+        assert!(super::export_links(&run, &[])
+            .into_string()
+            .contains("the export has no run cut"));
+    }
+
     use super::*;
 
     #[test]

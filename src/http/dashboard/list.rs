@@ -15,7 +15,7 @@
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
-use super::links::{list_path, output_path, run_path, workflow_path};
+use super::links::{export_links, list_path, output_path, run_path, workflow_path};
 use super::words::{signal, verdict};
 use super::{day, page, when, with, PageResult, Visit};
 use crate::http::api::{admitted_outcomes, run_records};
@@ -241,6 +241,7 @@ pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
         p #cuts { b #total data-total=(total) { (total) } (if total == 1 { " output" } else { " outputs" }) ": " (described(&pairs))
             @if !pairs.is_empty() { " · " a href="/outputs" { "clear" } } }
         (filters("/outputs", &pairs, &[], &Choices::of_records(&records), None))
+        (export_links(&pairs, &[]))
         div.scroll { table #outputs.stack {
             thead { tr {
                 (sort_header(&pairs, &own, "executed", "executed"))

@@ -216,7 +216,14 @@ pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
     let report = &summary.report;
     let content = html! {
         h1 { "What became of the agents' writes" }
+        @if state.auth.setup_enabled() {
+            p.notice #setup-link {
+                "No GitHub App is registered for this server: it listens to webhooks and manifests only (no check runs, no backfill). "
+                a href=(super::SETUP_PAGE) { "Register the GitHub App" }
+            }
+        }
         (filters("/", &pairs, &[], &Choices::of_summary(&summary), Some(&series.window)))
+        (super::links::export_links(&pairs, &[]))
         (awaiting_line(&summary.all.awaiting(), Some(&pairs)))
         h2 { "Acceptance per week" }
         p.muted { (RATES_NOTE) }

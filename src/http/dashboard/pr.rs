@@ -31,7 +31,11 @@ pub async fn pull_request_page(
                 "no tracked outputs on a pull request {repo}#{number}"
             ))
         })?;
-    let check = render(&pr, &state.auth.options.public_url);
+    let check = render(
+        &pr,
+        &state.auth.options.public_url,
+        &state.auth.options.web_url,
+    );
     let gh = super::github(&state);
     let runs: BTreeSet<(String, u64)> = pr
         .outcomes

@@ -9,7 +9,7 @@ use axum::extract::Path;
 use maud::{html, Markup};
 
 use super::form::{filters, Choices};
-use super::links::{list_path, run_path, workflow_path};
+use super::links::{export_links, list_path, run_path, workflow_path};
 use super::overview::{awaiting_line, by_type_table, door, totals_cards, weekly, RATES_NOTE};
 use super::shell::crumb;
 use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
@@ -159,6 +159,7 @@ pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
     let content = html! {
         h1 { "Workflows" }
         (filters("/workflows", &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&window)))
+        (export_links(&pairs, &[]))
         p.muted { (RATES_NOTE) " Counts and rates: each output's latest verdict. Per week: the strict rate at T+" (window)
             " (hollow: immature week). Trend: its later mature weeks against its earlier ones." }
         p.muted { (SURVIVAL_NOTE) }
@@ -227,6 +228,7 @@ pub async fn workflow(
     let content = html! {
         h1 { "Workflow " code { (name) } }
         (filters(&workflow_path(&name), &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&series.window)))
+        (export_links(&pairs, &[("workflow", name.as_str())]))
         (awaiting_line(&summary.all.awaiting(), Some(&pairs)))
         h2 { "Acceptance per week" }
         p.muted { (RATES_NOTE) }

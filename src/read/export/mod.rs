@@ -1,7 +1,9 @@
-//! Exports of the outcome records: plain JSONL (one `OutcomeRecord` a line)
-//! or opentraces (one `TraceRecord`, schema 0.9.0, a line; seed 004). Both
-//! stream from the store through the read filters of `http::read`, so
-//! memory stays bounded by one record whatever the store holds.
+//! Exports of the outcome records: plain JSONL (one `OutcomeRecord` a line),
+//! CSV (a header, then one row an output: the record's scalar fields and its
+//! next window, for a spreadsheet) or opentraces (one `TraceRecord`, schema
+//! 0.9.0, a line; seed 004). All stream from the store through the read
+//! filters of `http::read`, so memory stays bounded by one record whatever
+//! the store holds.
 
 pub mod mapping;
 pub use crate::github::attribution::murmur3;
@@ -21,16 +23,129 @@ pub enum Format {
     Jsonl,
     /// An opentraces `TraceRecord`.
     Opentraces,
+    /// A CSV row (`CSV_COLUMNS`), after a header line.
+    Csv,
 }
 
 impl Format {
+    /// Every format's name, as `format=` takes it.
+    pub const NAMES: [&'static str; 3] = ["jsonl", "csv", "opentraces"];
+
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "jsonl" => Some(Format::Jsonl),
             "opentraces" => Some(Format::Opentraces),
+            "csv" => Some(Format::Csv),
             _ => None,
         }
     }
+
+    /// The media type of the response.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Csv => "text/csv; charset=utf-8",
+            _ => "application/x-ndjson",
+        }
+    }
+
+    /// The file name a browser saves it under.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Format::Jsonl => "outcomes.jsonl",
+            Format::Opentraces => "outcomes.opentraces.jsonl",
+            Format::Csv => "outcomes.csv",
+        }
+    }
+}
+
+/// The CSV export's columns, in order: the outcome record's scalar fields
+/// (the target as its kind and URL) and where the output stands in its
+/// windows.
+pub const CSV_COLUMNS: [&str; 20] = [
+    "safe_output_id",
+    "safe_output_type",
+    "repo",
+    "workflow",
+    "run_id",
+    "created_at",
+    "evaluated_at",
+    "outcome_status",
+    "evidence_strength",
+    "human_check_signal",
+    "confidence",
+    "target_kind",
+    "target_url",
+    "time_to_acceptance_hours",
+    "visible_non_bot_actor_count",
+    "bot_actor_count",
+    "next_window",
+    "next_window_due_at",
+    "verdict_final",
+    "notes",
+];
+
+/// One CSV cell: quoted when it holds a comma, quote or line break (quotes
+/// doubled, RFC 4180); a text that a spreadsheet would run as a formula
+/// (`=`, `+`, `-`, `@` first) is kept as text with a leading `'`.
+pub fn csv_cell(value: &str) -> String {
+    let value = if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{value}")
+    } else {
+        value.to_string()
+    };
+    if value.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value
+    }
+}
+
+/// The CSV header line (without the newline).
+pub fn csv_header() -> Vec<u8> {
+    CSV_COLUMNS.join(",").into_bytes()
+}
+
+/// An outcome record as a CSV row (without the newline).
+pub fn csv_row(outcome: &crate::model::OutcomeRecord) -> Vec<u8> {
+    let listed = crate::read::listed::ListedOutput::of(outcome.clone());
+    let o = &listed.record;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let cells: [String; 20] = [
+        o.safe_output_id.clone(),
+        o.safe_output_type.clone(),
+        o.safe_output_id.split(':').next().unwrap_or("").to_string(),
+        opt(o.workflow.clone()),
+        opt(o.run_id.map(|r| r.to_string())),
+        o.created_at.to_rfc3339(),
+        o.evaluated_at.to_rfc3339(),
+        o.outcome_status.as_str().to_string(),
+        o.evidence_strength.as_str().to_string(),
+        o.human_check_signal.clone(),
+        serde_json::to_value(o.confidence)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        opt(o.target.as_ref().map(|t| {
+            serde_json::to_value(t.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        })),
+        opt(o.target.as_ref().and_then(|t| t.url.clone())),
+        opt(o.time_to_acceptance_hours.map(|h| h.to_string())),
+        o.actor_summary.visible_non_bot_actor_count.to_string(),
+        o.actor_summary.bot_actor_count.to_string(),
+        opt(listed.next_window.clone()),
+        opt(listed.next_window_due_at.map(|d| d.to_rfc3339())),
+        listed.verdict_final.to_string(),
+        o.notes.clone(),
+    ];
+    cells
+        .iter()
+        .map(|c| csv_cell(c))
+        .collect::<Vec<_>>()
+        .join(",")
+        .into_bytes()
 }
 
 /// The trace id of an output stored before trace ids were: derived from the
@@ -62,6 +177,7 @@ pub fn line(
     };
     let bytes = match format {
         Format::Jsonl => serde_json::to_vec(outcome),
+        Format::Csv => Ok(csv_row(outcome)),
         Format::Opentraces => {
             let observations = store.observations(&stored.execution.watch_keys())?;
             let attribution = crate::store::attribution::get(store, &stored.execution.id)?;
@@ -97,6 +213,13 @@ pub fn write_lines(
         .map(|r| format!("{r}:"))
         .collect();
     prefixes.sort();
+    if format == Format::Csv {
+        let mut header = csv_header();
+        header.push(b'\n');
+        if !emit(header) {
+            return Ok(written);
+        }
+    }
     for prefix in prefixes {
         for stored in filter.scan(store, scope, &prefix, None) {
             let stored = stored?;
@@ -156,6 +279,24 @@ mod tests {
     fn formats_parse() {
         assert_eq!(Format::parse("jsonl"), Some(Format::Jsonl));
         assert_eq!(Format::parse("opentraces"), Some(Format::Opentraces));
-        assert_eq!(Format::parse("csv"), None);
+        assert_eq!(Format::parse("csv"), Some(Format::Csv));
+        assert_eq!(Format::parse("xlsx"), None);
+        for name in Format::NAMES {
+            assert!(Format::parse(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn csv_cells_are_quoted_and_never_formulas() {
+        assert_eq!(csv_cell("plain"), "plain");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv_cell("@team"), "'@team");
+        assert_eq!(
+            csv_header().split(|b| *b == b',').count(),
+            CSV_COLUMNS.len()
+        );
     }
 }
