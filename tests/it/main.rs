@@ -28,6 +28,7 @@ mod database_down;
 mod demo_scenario;
 mod demo_serve;
 mod differential;
+mod error_shape;
 mod export;
 mod first_hour;
 mod github_app;
