@@ -127,12 +127,13 @@ struct ReadParams {
     /// `evidence_strength`.
     strength: Option<crate::model::EvidenceStrength>,
     /// Outputs executed at or after this instant (an RFC 3339 instant or a
-    /// date, midnight UTC). With `until`, it must come before it.
-    #[param(value_type = Option<String>, pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    /// date, midnight UTC; real calendar dates only). With `until`, it must
+    /// come before it.
+    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     since: Option<String>,
     /// Outputs executed before this instant (an RFC 3339 instant or a date,
     /// midnight UTC). With `since`, it must come after it.
-    #[param(value_type = Option<String>, pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     until: Option<String>,
 }
 
@@ -450,7 +451,7 @@ bearer_path! {
         (status = 415, body = ErrorBody, description = "Not one of the manifest media types (`unsupported_media_type`)")),
     params(
         ("repo" = Option<String>, Query, description = "`owner/name` for lines that name none"),
-        ("run_id" = Option<u64>, Query, description = "The workflow run the manifest came from (required here or in the OIDC token)"),
+        ("run_id" = u64, Query, description = "The workflow run the manifest came from (with an OIDC token instead of the bearer, its `run_id` claim stands in)"),
         ("workflow" = Option<String>, Query, description = "The workflow's name for lines that name none")),
     request_body(content(
         (String = "application/x-ndjson", example = json!("{\"type\":\"create_issue\",\"title\":\"Flaky test\",\"body\":\"Seen twice\"}\n")),

@@ -1,0 +1,33 @@
+"""schemathesis hooks of scripts/real-clients (SCHEMATHESIS_HOOKS): the
+constraints of the read API that span two parameters, which an OpenAPI
+document cannot state, so that schema-valid requests are the ones the
+server takes.
+
+`since` and `until` are each a date or an RFC 3339 instant; given both,
+`until` must come after `since` (else 400, as documented). A generated
+query with both, in the wrong order, is dropped; values that do not parse
+(negative cases) are kept, and must be refused.
+"""
+
+from datetime import date, datetime, timezone
+
+import schemathesis
+
+
+def _instant(value):
+    if not isinstance(value, str):
+        return None
+    try:
+        if "T" in value:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return datetime.combine(date.fromisoformat(value), datetime.min.time(), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+@schemathesis.hook
+def filter_query(context, query):
+    if not isinstance(query, dict):
+        return True
+    since, until = _instant(query.get("since")), _instant(query.get("until"))
+    return since is None or until is None or until > since
