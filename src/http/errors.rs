@@ -140,14 +140,19 @@ mod tests {
 
     #[test]
     fn every_rejection_keeps_its_status_and_has_a_code() {
-        for code in [400u16, 401, 403, 404, 405, 408, 413, 415, 422, 429, 500, 503, 418] {
+        for code in [
+            400u16, 401, 403, 404, 405, 408, 413, 415, 422, 429, 500, 503, 418,
+        ] {
             let status = StatusCode::from_u16(code).unwrap();
             let r = Rejection::of(status);
             let expected = if code == 422 { 400 } else { code };
             assert_eq!(r.status().as_u16(), expected, "{code}");
             assert!(!r.code().is_empty(), "{code}");
         }
-        assert_eq!(Rejection::of(StatusCode::METHOD_NOT_ALLOWED).code(), "method_not_allowed");
+        assert_eq!(
+            Rejection::of(StatusCode::METHOD_NOT_ALLOWED).code(),
+            "method_not_allowed"
+        );
         assert_eq!(Rejection::of(StatusCode::NOT_FOUND).code(), "not_found");
     }
 }

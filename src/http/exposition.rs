@@ -122,7 +122,10 @@ mod tests {
             Format::negotiate(Some("application/openmetrics-text;q=0.2, text/plain;q=0.9")),
             Format::Text
         );
-        assert_eq!(Format::negotiate(Some("text/plain;q=0")), Format::OpenMetrics);
+        assert_eq!(
+            Format::negotiate(Some("text/plain;q=0")),
+            Format::OpenMetrics
+        );
     }
 
     #[test]

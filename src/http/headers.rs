@@ -146,7 +146,10 @@ mod tests {
         }
         // A handler's own caching (the static assets) is kept.
         let mut h = HeaderMap::new();
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=86400"),
+        );
         apply(&p, &mut h);
         assert_eq!(h[header::CACHE_CONTROL], "public, max-age=86400");
     }

@@ -261,9 +261,7 @@ fn refused(state: &State, e: ApiError) -> Response {
 /// One scrape, in the format the scraper asks for (`exposition`).
 async fn scrape(state: &State, headers: &HeaderMap) -> impl IntoResponse {
     let format = super::exposition::Format::negotiate(
-        headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok()),
+        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()),
     );
     let snapshot = Snapshot::take(state).await;
     let mut registry = Registry::default();

@@ -132,7 +132,10 @@ async fn every_refusal_of_every_route_is_the_json_error_and_auth_comes_first() {
     assert_eq!(code, "not_found");
 
     // The case: a repeated query name on the manifest route.
-    for (token, status, code) in [(None, 401, "unauthorized"), (Some(TOKEN), 400, "bad_request")] {
+    for (token, status, code) in [
+        (None, 401, "unauthorized"),
+        (Some(TOKEN), 400, "bad_request"),
+    ] {
         let mut req = client
             .post(format!("{base}/api/v1/manifests?run_id=1&run_id=2"))
             .header(CONTENT_TYPE, "application/x-ndjson")

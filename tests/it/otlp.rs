@@ -149,7 +149,10 @@ async fn outcome_spans_reach_an_otlp_receiver_with_gh_aw_attributes() {
         .collect();
     assert_eq!(listed.len(), outcomes.len());
     let unlisted: Vec<&String> = last.keys().filter(|id| !listed.contains(*id)).collect();
-    assert!(unlisted.is_empty(), "spans of outputs the API does not list: {unlisted:?}");
+    assert!(
+        unlisted.is_empty(),
+        "spans of outputs the API does not list: {unlisted:?}"
+    );
     assert!(
         outcomes.values().any(|o| o.target.is_none()),
         "the scenario has an output without a target"
