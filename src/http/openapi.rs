@@ -44,7 +44,12 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         list_outputs, get_output, reconcile_output, run_outcomes, report, series, export,
         export_jsonl, post_manifest, post_backfill, get_backfill, openapi_json, status, ping,
     ),
-    components(schemas(ErrorBody, ObservationDoc, crate::read::export::TraceRecord)),
+    components(schemas(
+        ErrorBody, ObservationDoc, crate::read::export::TraceRecord,
+        // The parameters' and `/status`'s enumerations.
+        ReportWindow, SeriesWindow, SeriesBy, ExportFormat, ModeDoc, DurabilityDoc, WorkerDoc,
+        crate::model::OutcomeStatus, crate::model::EvidenceStrength,
+    )),
     modifiers(&Security),
     tags(
         (name = "read", description = "Outcome records, runs, the report, the series, the export"),
