@@ -17,7 +17,10 @@
 //! `…:pr-61`, discovered from a marker) is renamed when its manifest line
 //! comes and merges it into the run's output (`…:0`), so its changes are
 //! exported from then on, or once its first checkpoint (1h) is taken with
-//! no manifest line — never under a name the API no longer lists. An output
+//! no manifest line. A manifest line later than that renames an output
+//! that already has spans: they stay on its trace (the trace id is kept
+//! through the merge), superseded by the spans under its new id — a trace
+//! is one output, and its latest span says where it stands. An output
 //! with no target carries its run's repository (`gh-aw.outcome.repo`, the
 //! repository of its id).
 //!

@@ -148,11 +148,27 @@ async fn outcome_spans_reach_an_otlp_receiver_with_gh_aw_attributes() {
         .map(|o| o["safe_output_id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(listed.len(), outcomes.len());
-    let unlisted: Vec<&String> = last.keys().filter(|id| !listed.contains(*id)).collect();
-    assert!(
-        unlisted.is_empty(),
-        "spans of outputs the API does not list: {unlisted:?}"
-    );
+    // An output known from a webhook for over an hour before its manifest
+    // line merged it (renamed it) had spans under its first id: they are on
+    // the trace of the output it became, superseded by that output's later
+    // spans (app::otlp, "superseded"). No other span is of an unlisted id.
+    for id in last.keys().filter(|id| !listed.contains(*id)) {
+        let old = last[id];
+        let heir = last
+            .iter()
+            .filter(|(other, _)| listed.contains(*other))
+            .find(|(_, s)| s.trace_id == old.trace_id)
+            .unwrap_or_else(|| panic!("{id}: a span of no listed output's trace"));
+        assert!(
+            heir.1.end_time_unix_nano >= old.end_time_unix_nano,
+            "{id}: superseded by {}",
+            heir.0
+        );
+        assert!(
+            old.events.iter().any(|e| e.name.starts_with("checkpoint")),
+            "{id}: a webhook-only output's span before its first checkpoint"
+        );
+    }
     assert!(
         outcomes.values().any(|o| o.target.is_none()),
         "the scenario has an output without a target"
