@@ -1,4 +1,5 @@
-"""schemathesis hooks of scripts/real-clients (SCHEMATHESIS_HOOKS): the
+"""schemathesis hooks of scripts/real-clients (SCHEMATHESIS_HOOKS): a
+serializer for the manifest's `application/x-ndjson`, and the
 constraints of the read API that span two parameters, which an OpenAPI
 document cannot state, so that schema-valid requests are the ones the
 server takes.
@@ -31,3 +32,17 @@ def filter_query(context, query):
         return True
     since, until = _instant(query.get("since")), _instant(query.get("until"))
     return since is None or until is None or until > since
+
+
+# A manifest is sent as `application/x-ndjson`: a generated string as it
+# is (one JSON object a line, as the document's example), anything else as
+# one JSON line.
+@schemathesis.serializer("application/x-ndjson")
+def ndjson(ctx, value):
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    import json
+
+    return (json.dumps(value) + "\n").encode("utf-8")
