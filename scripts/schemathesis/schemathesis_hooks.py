@@ -5,7 +5,7 @@ document cannot state, so that schema-valid requests are the ones the
 server takes.
 
 `since` and `until` are each a date or an RFC 3339 instant; given both,
-`until` must come after `since` (else 400, as documented). A generated
+`until` must not come before `since` (else 400, as documented). A generated
 query with both, in the wrong order, is dropped; values that do not parse
 (negative cases) are kept, and must be refused.
 """
@@ -31,7 +31,7 @@ def filter_query(context, query):
     if not isinstance(query, dict):
         return True
     since, until = _instant(query.get("since")), _instant(query.get("until"))
-    return since is None or until is None or until > since
+    return since is None or until is None or until >= since
 
 
 # A manifest is sent as `application/x-ndjson`: a generated string as it
@@ -46,3 +46,4 @@ def ndjson(ctx, value):
     import json
 
     return (json.dumps(value) + "\n").encode("utf-8")
+

@@ -133,11 +133,12 @@ struct ReadParams {
     strength: Option<crate::model::EvidenceStrength>,
     /// Outputs executed at or after this instant (an RFC 3339 instant or a
     /// date, midnight UTC; real calendar dates only). With `until`, it must
-    /// come before it.
+    /// not come after it (equal: an empty range).
     #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     since: Option<String>,
     /// Outputs executed before this instant (an RFC 3339 instant or a date,
-    /// midnight UTC). With `since`, it must come after it.
+    /// midnight UTC). With `since`, it must not come before
+    /// it.
     #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     until: Option<String>,
 }
