@@ -176,13 +176,11 @@ enum ReportWindow {
     D30,
 }
 
-/// `window` of `GET /api/v1/series`: a checkpoint; empty or absent, the
+/// `window` of `GET /api/v1/series`: a checkpoint; absent (or empty), the
 /// latest window every output in the range has reached.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 enum SeriesWindow {
-    #[serde(rename = "")]
-    Latest,
     #[serde(rename = "1h")]
     H1,
     #[serde(rename = "24h")]
@@ -201,13 +199,11 @@ enum SeriesBy {
     Week,
 }
 
-/// `format` of the export: outcome records (`jsonl`, also when empty or
-/// absent) or opentraces `TraceRecord`s.
+/// `format` of the export: outcome records (`jsonl`, also when absent or
+/// empty) or opentraces `TraceRecord`s.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 enum ExportFormat {
-    #[serde(rename = "")]
-    Default,
     #[serde(rename = "jsonl")]
     Jsonl,
     #[serde(rename = "opentraces")]
