@@ -173,7 +173,7 @@ fn dashboard_groups_only_by_served_labels(dashboard: &serde_json::Value, scrape:
             let inside = &expr[i + 1..];
             let inside = &inside[..inside.find('}').unwrap_or(inside.len())];
             for matcher in inside.split(',') {
-                if let Some(at) = matcher.find(|c| c == '=' || c == '!') {
+                if let Some(at) = matcher.find(['=', '!']) {
                     out.insert(matcher[..at].trim().to_string());
                 }
             }
