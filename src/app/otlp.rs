@@ -12,6 +12,18 @@
 //! trace. `serve` starts it when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set.
 //!
+//! Spans are only for outputs the read API lists under that id for good
+//! (`spans_for`): an output known from a webhook alone (its id
+//! `…:pr-61`, discovered from a marker) is renamed when its manifest line
+//! comes and merges it into the run's output (`…:0`), so its changes are
+//! exported from then on, or once its first checkpoint (1h) is taken with
+//! no manifest line. A manifest line later than that renames an output
+//! that already has spans: they stay on its trace (the trace id is kept
+//! through the merge), superseded by the spans under its new id — a trace
+//! is one output, and its latest span says where it stands. An output
+//! with no target carries its run's repository (`gh-aw.outcome.repo`, the
+//! repository of its id).
+//!
 //! The worker stages a span when it writes a changed record and releases the
 //! staged spans once its unit of work is committed (a unit rolled back
 //! discards them), so only committed outcomes are exported. Export runs on
@@ -63,9 +75,20 @@ pub struct SpanSink {
     pub dropped: AtomicU64,
 }
 
+/// Is a changed record exported? Yes for an output with a manifest line
+/// (`from_manifest`: its id is final); one known from webhooks alone only
+/// once a checkpoint is taken, when no manifest line is coming to rename it.
+pub fn spans_for(record: &OutcomeRecord, from_manifest: bool) -> bool {
+    from_manifest || !record.windows.is_empty()
+}
+
 impl SpanSink {
-    /// A changed record, written in the unit of work now open.
-    pub fn stage(&self, trace_id: String, record: OutcomeRecord) {
+    /// A changed record, written in the unit of work now open, of an output
+    /// with a manifest line or not (`spans_for`).
+    pub fn stage(&self, trace_id: String, record: OutcomeRecord, from_manifest: bool) {
+        if !spans_for(&record, from_manifest) {
+            return;
+        }
         self.staged
             .lock()
             .expect("staged spans")
@@ -303,9 +326,14 @@ pub fn attributes(o: &OutcomeRecord) -> Vec<KeyValue> {
             .and_then(|t| t.number.or(t.parent_number))
             .and_then(int),
     );
+    // The target's repository, else the run's (the output id's first part).
+    let run_repo = o.safe_output_id.split(':').next().filter(|r| !r.is_empty());
     put(
         "gh-aw.outcome.repo",
-        target.map(|t| Value::from(t.repo.clone())),
+        target
+            .map(|t| t.repo.as_str())
+            .or(run_repo)
+            .map(|r| Value::from(r.to_string())),
     );
     put("gh-aw.outcome.run_id", o.run_id.and_then(int));
     put("gh-aw.outcome.source_run_id", o.run_id.and_then(int));

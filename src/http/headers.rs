@@ -3,7 +3,10 @@
 //!
 //! - every answer: `X-Content-Type-Options: nosniff` (a JSON answer or an
 //!   export is never sniffed into HTML), `Referrer-Policy: no-referrer`
-//!   (page URLs name repositories and outputs), `X-Frame-Options: DENY`;
+//!   (page URLs name repositories and outputs), `X-Frame-Options: DENY`,
+//!   and `Cache-Control: no-store` unless the handler set its own (only the
+//!   static assets do): pages, API answers and exports carry a viewer's
+//!   data, which no browser or proxy cache may keep;
 //! - an HTML page: a strict `Content-Security-Policy` — nothing loads but
 //!   this server's own stylesheets (`/assets/…`, no inline style) and
 //!   `data:` images; no script at all (`default-src 'none'` and no
@@ -92,6 +95,9 @@ pub fn apply(policy: &Policy, headers: &mut HeaderMap) {
         HeaderValue::from_static("no-referrer"),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +142,15 @@ mod tests {
             assert!(csp.contains("frame-ancestors 'none'"), "{kind}");
             assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
             assert_eq!(h[header::REFERRER_POLICY], "no-referrer");
+            assert_eq!(h[header::CACHE_CONTROL], "no-store");
         }
+        // A handler's own caching (the static assets) is kept.
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=86400"),
+        );
+        apply(&p, &mut h);
+        assert_eq!(h[header::CACHE_CONTROL], "public, max-age=86400");
     }
 }

@@ -330,7 +330,7 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>, headers: Head
         .as_deref()
         .or(state.api_token.as_deref());
     match require_bearer(&headers, token, "METRICS_TOKEN (or API_TOKEN)") {
-        Ok(()) => scrape(&state).await.into_response(),
+        Ok(()) => scrape(&state, &headers).await.into_response(),
         Err(e) => refused(&state, e),
     }
 }
@@ -346,7 +346,7 @@ pub async fn metrics_on_own_listener(
             return refused(&state, e);
         }
     }
-    scrape(&state).await.into_response()
+    scrape(&state, &headers).await.into_response()
 }
 
 /// Count and log a refused scrape like any refused request.
@@ -356,8 +356,11 @@ fn refused(state: &State, e: ApiError) -> Response {
     e.into_response()
 }
 
-/// The OpenMetrics text of one scrape.
-async fn scrape(state: &State) -> impl IntoResponse {
+/// One scrape, in the format the scraper asks for (`exposition`).
+async fn scrape(state: &State, headers: &HeaderMap) -> impl IntoResponse {
+    let format = super::exposition::Format::negotiate(
+        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()),
+    );
     let snapshot = Snapshot::take(state).await;
     let mut registry = Registry::default();
     registry.register_collector(Box::new(snapshot));
@@ -365,11 +368,8 @@ async fn scrape(state: &State) -> impl IntoResponse {
     // Writing into a String cannot fail.
     let _ = prometheus_client::encoding::text::encode(&mut body, &registry);
     (
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        body,
+        [(header::CONTENT_TYPE, format.content_type())],
+        format.render(body),
     )
 }
 

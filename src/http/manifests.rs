@@ -20,11 +20,13 @@
 //! `outside_installation`; nothing of it is stored. Without a `repo` each
 //! line is its own run's.
 //!
-//! The query's `repo`, `run_id` and `workflow` are checked like a line's
+//! The query is read only once the caller is authenticated (a 401 comes
+//! before any 400). Its `repo`, `run_id` and `workflow` are checked like a line's
 //! (`model::ident`): a bad one is a 400 and nothing is stored. A post with
 //! no `run_id` (from the query or the OIDC token) is a 400 too.
 
 use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::from_fn_with_state;
@@ -68,11 +70,14 @@ pub fn routes(mount: &Mount) -> Router<State> {
 
 pub async fn ingest(
     StateExtractor(state): StateExtractor<State>,
-    Query(query): Query<ManifestQuery>,
+    query: Result<Query<ManifestQuery>, QueryRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
+    // Who asks comes first: a stranger learns nothing about the query.
     let auth = require_manifest_auth(&headers, &state).await?;
+    let Query(query) = query
+        .map_err(|e| ApiError::bad_request(format!("malformed query string: {}", e.body_text())))?;
     require_content_type(&headers, MANIFEST_TYPES)?;
     check_declared_length(&headers)?;
     let mut defaults = query_defaults(&query)?;

@@ -1,6 +1,7 @@
 //! The HTTP surface (docs/architecture.md, "HTTP surface"): webhook receiver, manifest ingest, read API,
 //! health. Each area's file declares its routes (`routes(&Mount)`); `router`
-//! merges the areas of `AREAS` once. `RunningServer`
+//! merges the areas of `AREAS` once; every refusal, the framework's own
+//! included, is the API's JSON error (`errors::uniform`). `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 //! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
 //! `dashboard` (the HTML pages), `read` (who may read what). One layer,
@@ -17,7 +18,9 @@ pub mod backfill;
 mod body;
 pub mod budget;
 pub mod dashboard;
+mod errors;
 mod export;
+mod exposition;
 mod headers;
 mod health;
 mod manifests;
@@ -179,6 +182,7 @@ pub fn metrics_router(app: &App, options: &RouterOptions) -> Router {
             "/metrics",
             axum::routing::get(health::metrics_on_own_listener),
         )
+        .layer(axum::middleware::from_fn(errors::uniform))
         .layer(from_fn_with_state(policy, headers::secure))
         .with_state(server_state(app, options))
 }
@@ -201,6 +205,7 @@ pub fn router(app: &App, options: RouterOptions) -> Router {
             state.clone(),
             crate::http::auth::setup::intercept,
         ))
+        .layer(axum::middleware::from_fn(errors::uniform))
         .layer(from_fn_with_state(policy, headers::secure))
         .with_state(state)
 }

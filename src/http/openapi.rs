@@ -14,7 +14,7 @@
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
@@ -45,7 +45,12 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         export_jsonl, post_manifest, post_backfill, get_backfill, openapi_json, status, ping,
         ready,
     ),
-    components(schemas(ErrorBody, ObservationDoc, crate::read::export::TraceRecord)),
+    components(schemas(
+        ErrorBody, ObservationDoc, crate::read::export::TraceRecord,
+        // The parameters' and `/status`'s enumerations.
+        ReportWindow, SeriesWindow, SeriesBy, ExportFormat, ModeDoc, DurabilityDoc, WorkerDoc,
+        crate::model::OutcomeStatus, crate::model::EvidenceStrength,
+    )),
     modifiers(&Security),
     tags(
         (name = "read", description = "Outcome records, runs, the report, the series, the export"),
@@ -69,10 +74,14 @@ impl utoipa::Modify for Security {
     }
 }
 
-/// An error answer: `{"error": kind, "detail": why}`.
+/// An error answer: `{"error": code, "detail": why}`, the one shape of
+/// every refusal (the framework's own included: `http::errors`).
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
-    /// A short machine name: `bad_request`, `unauthorized`, `not_found`, …
+    /// A stable machine name: `bad_request`, `unauthorized`, `forbidden`,
+    /// `not_found`, `method_not_allowed`, `payload_too_large`,
+    /// `unsupported_media_type`, `listen_only`, `unavailable`, … (a client
+    /// may meet codes added later).
     pub error: String,
     /// What was wrong, for a person.
     pub detail: String,
@@ -116,16 +125,92 @@ struct ReadParams {
     repo: Option<String>,
     /// The workflow's name.
     workflow: Option<String>,
-    /// `safe_output_type`, e.g. `create_pull_request`.
+    /// `safe_output_type`, e.g. `create_pull_request`. Any name: gh-aw
+    /// workflows declare custom types of their own, so this is no closed list.
     r#type: Option<String>,
-    /// `outcome_status`: accepted, rejected, pending, ignored, skipped, unknown.
-    status: Option<String>,
-    /// `evidence_strength`: strong, medium, weak, none.
-    strength: Option<String>,
-    /// Outputs executed at or after this instant (RFC 3339 or a date).
+    /// `outcome_status`.
+    status: Option<crate::model::OutcomeStatus>,
+    /// `evidence_strength`.
+    strength: Option<crate::model::EvidenceStrength>,
+    /// Outputs executed at or after this instant (an RFC 3339 instant or a
+    /// date, midnight UTC; real calendar dates only). With `until`, it must
+    /// not come after it (equal: an empty range).
+    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     since: Option<String>,
-    /// Outputs executed before this instant (RFC 3339 or a date).
+    /// Outputs executed before this instant (an RFC 3339 instant or a date,
+    /// midnight UTC). With `since`, it must not come before
+    /// it.
+    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     until: Option<String>,
+}
+
+/// `limit` of `GET /api/v1/outputs`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct PageParams {
+    /// `next_cursor` of the previous page.
+    cursor: Option<String>,
+    /// Records per page, default 100; taken as 1 below it and as 1000
+    /// above it.
+    #[param(minimum = 0)]
+    limit: Option<u64>,
+}
+
+/// `window` of `GET /api/v1/report`.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+enum ReportWindow {
+    /// Each output's latest outcome (the default).
+    #[serde(rename = "latest")]
+    Latest,
+    /// The latest window every output in scope has reached.
+    #[serde(rename = "mature")]
+    Mature,
+    #[serde(rename = "1h")]
+    H1,
+    #[serde(rename = "24h")]
+    H24,
+    #[serde(rename = "7d")]
+    D7,
+    #[serde(rename = "30d")]
+    D30,
+}
+
+/// `window` of `GET /api/v1/series`: a checkpoint; absent (or empty), the
+/// latest window every output in the range has reached.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+enum SeriesWindow {
+    #[serde(rename = "1h")]
+    H1,
+    #[serde(rename = "24h")]
+    H24,
+    #[serde(rename = "7d")]
+    D7,
+    #[serde(rename = "30d")]
+    D30,
+}
+
+/// `by` of `GET /api/v1/series`: the period (only weeks are offered).
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+enum SeriesBy {
+    #[serde(rename = "week")]
+    Week,
+}
+
+/// `format` of the export: outcome records (`jsonl`, also when absent or
+/// empty), a spreadsheet's rows (`csv`) or opentraces `TraceRecord`s.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+enum ExportFormat {
+    #[serde(rename = "jsonl")]
+    Jsonl,
+    #[serde(rename = "csv")]
+    Csv,
+    #[serde(rename = "opentraces")]
+    Opentraces,
 }
 
 /// `POST /api/v1/manifests`: what was stored and what was refused.
@@ -186,18 +271,18 @@ pub struct ReconcileQueuedDoc {
 #[derive(Serialize, ToSchema)]
 pub struct StatusDoc {
     pub version: String,
-    /// `listen-only`, `app`, `app-unverified`, `app-failing`, `app-credentials-refused`.
+    #[schema(value_type = ModeDoc)]
     pub mode: String,
     pub uptime_seconds: u64,
     pub store_bytes: Option<u64>,
-    /// `process_crash` or `power_loss`.
+    #[schema(value_type = DurabilityDoc)]
     pub durability: String,
     #[schema(value_type = Object)]
     pub database: serde_json::Value,
     #[schema(value_type = Object)]
     pub deliveries: serde_json::Value,
     pub outputs_tracked: Option<u64>,
-    /// `running` or `dead`.
+    #[schema(value_type = WorkerDoc)]
     pub worker: String,
     pub worker_error: Option<String>,
     /// Inbox items moved aside after failing.
@@ -228,9 +313,41 @@ pub struct ReadyDoc {
     pub worker_error: Option<String>,
 }
 
+/// How this server talks to GitHub.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum ModeDoc {
+    ListenOnly,
+    App,
+    AppUnverified,
+    AppFailing,
+    AppCredentialsRefused,
+}
+
+/// What a store write survives before it is answered.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum DurabilityDoc {
+    ProcessCrash,
+    PowerLoss,
+}
+
+/// The worker thread.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum WorkerDoc {
+    Running,
+    Dead,
+}
+
 /// `#[utoipa::path]` of an endpoint behind the bearer token: `security`
-/// says `bearer`, and `responses` gets the 401 such an endpoint answers
-/// without it.
+/// says `bearer`, and `responses` gets what every such endpoint can answer
+/// besides its own: 401 without the token (checked before anything else)
+/// and 503 when the store or GitHub (asked which repositories a viewer
+/// sees) cannot answer, or the reads are all busy.
 macro_rules! bearer_path {
     (
         $(#[$attr:meta])*
@@ -241,7 +358,9 @@ macro_rules! bearer_path {
         $(#[$attr])*
         #[utoipa::path($method, path = $path, tag = $tag,
             $($part($($inner)*),)*
-            responses($($answer)*, (status = 401, body = ErrorBody)),
+            responses($($answer)*,
+                (status = 401, body = ErrorBody, description = "No bearer token or session, or a wrong one (`unauthorized`)"),
+                (status = 503, body = ErrorBody, description = "The store, GitHub or the read budget cannot serve it now (`unavailable`)")),
             security(("bearer" = [])))]
         #[allow(dead_code)]
         fn $name() {}
@@ -252,11 +371,9 @@ bearer_path! {
     /// Outcome records, paginated in output id order.
     get "/api/v1/outputs", tag = "read", fn list_outputs,
     responses(
-        (status = 200, body = super::api::OutputsPage),
-        (status = 400, body = ErrorBody, description = "An unknown parameter or a bad value")),
-    params(ReadParams,
-        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
-        ("limit" = Option<u32>, Query, description = "Records per page (1–1000, default 100)"))
+        (status = 200, body = super::api::OutputsPage, description = "A page of outcome records"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter, a bad value or a malformed query (`bad_request`)")),
+    params(ReadParams, PageParams)
 }
 
 bearer_path! {
@@ -264,8 +381,9 @@ bearer_path! {
     /// and the observations behind them.
     get "/api/v1/outputs/{id}", tag = "read", fn get_output,
     responses(
-        (status = 200, body = super::api::OutputDetail),
-        (status = 404, body = ErrorBody, description = "No such output, or not one the reader may see")),
+        (status = 200, body = super::api::OutputDetail, description = "The output and its history"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter, a bad value, or a path that is not UTF-8 (`bad_request`)"),
+        (status = 404, body = ErrorBody, description = "No such output, or not one the reader may see (`not_found`)")),
     params(("id" = String, Path, description = "`safe_output_id`, e.g. `acme/widgets:2101:0`"), ReadParams)
 }
 
@@ -273,9 +391,10 @@ bearer_path! {
     /// Ask for an output to be evaluated from the GitHub API now (App mode).
     post "/api/v1/outputs/{id}/reconcile", tag = "read", fn reconcile_output,
     responses(
-        (status = 202, body = ReconcileQueuedDoc),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "Listen-only mode: no GitHub API access")),
+        (status = 202, body = ReconcileQueuedDoc, description = "Queued for the reconciler"),
+        (status = 400, body = ErrorBody, description = "A path that is not UTF-8 (`bad_request`)"),
+        (status = 404, body = ErrorBody, description = "No such output (`not_found`)"),
+        (status = 409, body = ErrorBody, description = "Listen-only mode: no GitHub API access (`listen_only`), or the output lies outside its installation (`outside_installation`)")),
     params(("id" = String, Path, description = "`safe_output_id`"))
 }
 
@@ -283,10 +402,13 @@ bearer_path! {
     /// The outcomes of one workflow run, shaped like `gh aw outcomes RUN --json`.
     get "/api/v1/runs/{owner}/{repo}/{run_id}", tag = "read", fn run_outcomes,
     responses(
-        (status = 200, body = super::api::RunView),
-        (status = 404, body = ErrorBody, description = "No output of this run the reader may see")),
+        (status = 200, body = super::api::RunView, description = "The run's outcomes"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter, a bad value, or a `run_id` that is not a number (`bad_request`)"),
+        (status = 404, body = ErrorBody, description = "No output of this run the reader may see (`not_found`)")),
     params(
-        ("owner" = String, Path), ("repo" = String, Path), ("run_id" = u64, Path),
+        ("owner" = String, Path, description = "The repository's owner"),
+        ("repo" = String, Path, description = "The repository's name"),
+        ("run_id" = u64, Path, description = "The workflow run's id"),
         ReadParams)
 }
 
@@ -295,20 +417,21 @@ bearer_path! {
     /// number), checkpoints, line survival.
     get "/api/v1/report", tag = "read", fn report,
     responses(
-        (status = 200, body = crate::read::report::Report),
-        (status = 400, body = ErrorBody)),
+        (status = 200, body = crate::read::report::Report, description = "The report"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
-        ("window" = Option<String>, Query, description = "1h, 24h, 7d or 30d: the outcome as of that checkpoint"))
+        ("window" = Option<ReportWindow>, Query, description = "The outcome as of a checkpoint, each output's `latest` (the default) or the `mature` window"))
 }
 
 bearer_path! {
     /// The three rates and the counts per ISO week.
     get "/api/v1/series", tag = "read", fn series,
     responses(
-        (status = 200, body = super::series::Series),
-        (status = 400, body = ErrorBody)),
+        (status = 200, body = super::series::Series, description = "The weekly series"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
-        ("by" = Option<String>, Query, description = "`week` (the only period offered)"))
+        ("by" = Option<SeriesBy>, Query, description = "The period: `week`"),
+        ("window" = Option<SeriesWindow>, Query, description = "The outcome as of a checkpoint (empty or absent: the latest window every output in range has reached)"))
 }
 
 bearer_path! {
@@ -321,20 +444,23 @@ bearer_path! {
         (status = 200, content_type = "application/x-ndjson",
          body = crate::model::OutcomeRecord,
          description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
-        (status = 400, body = ErrorBody)),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
-        ("format" = Option<String>, Query, description = "`jsonl` (outcome records), `csv` or `opentraces`"))
+        ("format" = Option<ExportFormat>, Query, description = "`jsonl` (outcome records, the default), `csv` or `opentraces`"))
 }
 
-/// The export under its first name: the same as `/api/v1/export`.
-#[utoipa::path(get, path = "/api/v1/export.jsonl", tag = "read", params(ReadParams),
+bearer_path! {
+    /// The export under its first name: the same as `/api/v1/export`.
+    #[deprecated = "use /api/v1/export"]
+    get "/api/v1/export.jsonl", tag = "read", fn export_jsonl,
     responses(
-        (status = 200, content_type = "application/x-ndjson", body = crate::model::OutcomeRecord,
-         description = "One outcome record a line")),
-    security(("bearer" = [])))]
-#[deprecated = "use /api/v1/export"]
-#[allow(dead_code)]
-fn export_jsonl() {}
+        (status = 200, content_type = "application/x-ndjson",
+         body = crate::model::OutcomeRecord,
+         description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
+    params(ReadParams,
+        ("format" = Option<ExportFormat>, Query, description = "`jsonl` (outcome records, the default), `csv` or `opentraces`"))
+}
 
 bearer_path! {
     /// A gh-aw `safe-output-items.jsonl`, one item a line.
@@ -342,43 +468,64 @@ bearer_path! {
     responses(
         (status = 202, body = ManifestAnswerDoc, description = "Stored (durable before the answer)"),
         (status = 200, body = ManifestAnswerDoc, description = "The same manifest again: nothing new stored"),
-        (status = 400, body = ManifestRefusalDoc, description = "No line could be used, or a bad query; nothing stored"),
-        (status = 403, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)),
+        (status = 400, body = ManifestRefusalDoc, description = "No line could be used, or a bad query; nothing stored (`bad_request`)"),
+        (status = 403, body = ErrorBody, description = "An OIDC token of an owner without an installation, or for another repository (`forbidden`)"),
+        (status = 413, body = ErrorBody, description = "Over the body or line budget; nothing stored (`payload_too_large`)"),
+        (status = 415, body = ErrorBody, description = "Not one of the manifest media types (`unsupported_media_type`)")),
     params(
         ("repo" = Option<String>, Query, description = "`owner/name` for lines that name none"),
-        ("run_id" = Option<u64>, Query), ("workflow" = Option<String>, Query)),
-    request_body(content = String, content_type = "application/x-ndjson")
+        ("run_id" = u64, Query, description = "The workflow run the manifest came from (with an OIDC token instead of the bearer, its `run_id` claim stands in)"),
+        ("workflow" = Option<String>, Query, description = "The workflow's name for lines that name none")),
+    request_body(content(
+        (String = "application/x-ndjson", example = json!("{\"type\":\"create_issue\",\"title\":\"Flaky test\",\"body\":\"Seen twice\"}\n")),
+        (String = "text/plain", example = json!("{\"type\":\"create_issue\",\"title\":\"Flaky test\",\"body\":\"Seen twice\"}\n"))),
+        description = "One JSON object a line (gh-aw's `safe-output-items.jsonl`)")
+}
+
+/// `POST /api/v1/backfill`'s body: both fields optional; any other field
+/// is refused (400).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct BackfillRequestDoc {
+    /// Days back from now (default: `BACKFILL_DAYS`).
+    #[schema(minimum = 1)]
+    pub days: Option<u32>,
+    /// `owner/name` (default: every repository of the active installations).
+    pub repo: Option<String>,
 }
 
 bearer_path! {
     /// Plan the backfill of the gh-aw runs of the last `days` days.
     post "/api/v1/backfill", tag = "ingest", fn post_backfill,
     responses(
-        (status = 202, body = BackfillPlannedDoc),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "Listen-only mode")),
-    request_body(content = Object, description = "`{\"days\": 30, \"repo\": \"owner/name\"}`, both optional")
+        (status = 202, body = BackfillPlannedDoc, description = "The repositories planned"),
+        (status = 400, body = ErrorBody, description = "A body that is not a backfill request, a bad `days` or `repo` (`bad_request`)"),
+        (status = 404, body = ErrorBody, description = "A repository no installation covers (`not_found`)"),
+        (status = 409, body = ErrorBody, description = "Listen-only mode (`listen_only`)")),
+    request_body(content = BackfillRequestDoc, content_type = "application/json",
+        description = "`{\"days\": 30, \"repo\": \"owner/name\"}`, both optional; an empty body plans the defaults")
 }
 
 bearer_path! {
     /// The backfill jobs and how far each has got (what `backfill --watch` shows).
     get "/api/v1/backfill", tag = "ingest", fn get_backfill,
     responses(
-        (status = 200, body = super::backfill::BackfillJobs)),
+        (status = 200, body = super::backfill::BackfillJobs, description = "Every backfill job"),
+        (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a malformed query (`bad_request`)")),
     params(("repo" = Option<String>, Query, description = "Only this repository's job"))
 }
 
 /// This document.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "health",
-    responses((status = 200, body = Object, description = "OpenAPI 3.1")))]
+    responses((status = 200, body = Object, description = "This OpenAPI 3.1 document")))]
 #[allow(dead_code)]
 fn openapi_json() {}
 
 /// Health: version, uptime, store size, deliveries, outputs tracked, last error.
 #[utoipa::path(get, path = "/status", tag = "health",
     responses(
-        (status = 200, body = StatusDoc),
+        (status = 200, body = StatusDoc, description = "Healthy"),
         (status = 503, body = StatusDoc, description = "The worker died, the database is unreachable, or the store cannot write (`database.store`); with `Retry-After`")))]
 #[allow(dead_code)]
 fn status() {}
@@ -394,7 +541,7 @@ fn ready() {}
 
 /// `PONG`.
 #[utoipa::path(get, path = "/ping", tag = "health",
-    responses((status = 200, body = String, content_type = "text/plain")))]
+    responses((status = 200, body = String, content_type = "text/plain", description = "`PONG`")))]
 #[allow(dead_code)]
 fn ping() {}
 

@@ -11,6 +11,7 @@
 //! so this handler is the `POST` of the same route and requires the
 //! `/reconcile` suffix.
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State as StateExtractor};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
@@ -30,10 +31,11 @@ pub fn routes(_: &Mount) -> Router<State> {
 
 pub async fn request(
     StateExtractor(state): StateExtractor<State>,
-    Path(path): Path<String>,
+    path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     require_token(&headers, &state)?;
+    let Path(path) = path.map_err(|e| ApiError::bad_request(e.body_text()))?;
     let Some(id) = path.strip_suffix(SUFFIX).filter(|id| !id.is_empty()) else {
         return Err(ApiError::new(
             StatusCode::METHOD_NOT_ALLOWED,

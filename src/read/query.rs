@@ -99,8 +99,9 @@ impl ReadFilter {
             filter.set(name, value, extra)?;
         }
         if let (Some(since), Some(until)) = (filter.since, filter.until) {
-            if until <= since {
-                return Err(ApiError::bad_request("until must be after since"));
+            // Equal bounds are an empty range, not an error.
+            if until < since {
+                return Err(ApiError::bad_request("until must not come before since"));
             }
         }
         Ok((filter, rest))

@@ -30,6 +30,7 @@ mod demo_serve;
 mod differential;
 mod disk_full;
 mod doors;
+mod error_shape;
 mod export;
 mod first_hour;
 mod github_app;

@@ -1,6 +1,8 @@
 //! `/metrics` in OpenMetrics text: the counters, and the outputs gauge by
 //! status, strength, type and (opted in) workflow, with no repository names;
-//! only for a bearer, or on a listener of its own.
+//! only for a bearer, or on a listener of its own. A scraper that prefers
+//! `text/plain` gets the same samples in the Prometheus text format 0.0.4
+//! (`promtool check metrics` lints both in CI, scripts/real-clients).
 
 use crate::common::{self, TestApp, TOKEN};
 use safe_outcomes::http::{MetricsOptions, RouterOptions};
@@ -171,7 +173,7 @@ fn dashboard_groups_only_by_served_labels(dashboard: &serde_json::Value, scrape:
             let inside = &expr[i + 1..];
             let inside = &inside[..inside.find('}').unwrap_or(inside.len())];
             for matcher in inside.split(',') {
-                if let Some(at) = matcher.find(|c| c == '=' || c == '!') {
+                if let Some(at) = matcher.find(['=', '!']) {
                     out.insert(matcher[..at].trim().to_string());
                 }
             }
@@ -294,4 +296,54 @@ async fn metrics_addr_moves_metrics_to_a_listener_of_its_own() {
         }
         serve.terminate().await;
     }
+}
+
+/// `Accept: text/plain` gets the text format 0.0.4: the same samples, each
+/// counter's `HELP` and `TYPE` naming its `_total` sample, no `# EOF`;
+/// Prometheus's own `Accept` gets OpenMetrics.
+#[tokio::test]
+async fn a_scraper_preferring_text_gets_the_prometheus_text_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with_outputs(dir.path(), MetricsOptions::default()).await;
+    let get = |accept: &'static str| {
+        let url = format!("{}/metrics", t.server.url());
+        async move {
+            let r = reqwest::Client::new()
+                .get(url)
+                .bearer_auth(TOKEN)
+                .header("accept", accept)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            let kind = r.headers()["content-type"].to_str().unwrap().to_string();
+            (kind, r.text().await.unwrap())
+        }
+    };
+    let (kind, om) = get("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1").await;
+    assert!(kind.starts_with("application/openmetrics-text"), "{kind}");
+    assert!(om.ends_with("# EOF\n"), "{om}");
+    let (kind, text) = get("text/plain;version=0.0.4").await;
+    assert!(kind.starts_with("text/plain; version=0.0.4"), "{kind}");
+    assert!(!text.contains("# EOF"), "{text}");
+    let samples = |body: &str| -> Vec<String> {
+        body.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(samples(&om), samples(&text));
+    let mut counters = 0;
+    for line in text.lines().filter(|l| l.starts_with("# TYPE ")) {
+        let mut parts = line.split(' ').skip(2);
+        let (name, kind) = (parts.next().unwrap(), parts.next().unwrap());
+        let help = format!("# HELP {name} ");
+        assert!(text.contains(&help), "{name} has no HELP");
+        if kind == "counter" {
+            assert!(name.ends_with("_total"), "{line}");
+            counters += 1;
+        }
+    }
+    assert!(counters >= 5, "{text}");
+    t.stop().await;
 }

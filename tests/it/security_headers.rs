@@ -5,7 +5,9 @@
 //! (signing in, and the first-run setup page). Every answer is `nosniff`
 //! with `frame-ancestors 'none'`; every HTML page carries the strict CSP
 //! (no script source, styles from this server only) and `Referrer-Policy`,
-//! holds no inline script or style, and its stylesheet is served.
+//! holds no inline script or style, and its stylesheet is served. Every
+//! answer but the static assets is `Cache-Control: no-store` (pages, API
+//! answers and exports carry a viewer's data).
 
 use std::time::Duration;
 
@@ -41,6 +43,13 @@ fn check(what: &str, status: u16, headers: &HeaderMap, body: &str) -> bool {
     };
     assert_eq!(get("x-content-type-options"), "nosniff", "{what} {status}");
     assert_eq!(get("referrer-policy"), "no-referrer", "{what} {status}");
+    // No cache keeps a viewer's data: only the static assets are cacheable.
+    let cache = get("cache-control");
+    if status == 200 && what.split_whitespace().any(|w| w.starts_with("/assets/")) {
+        assert!(cache.starts_with("public"), "{what}: {cache:?}");
+    } else {
+        assert_eq!(cache, "no-store", "{what} {status}");
+    }
     let csp = get("content-security-policy");
     assert!(
         csp.contains("frame-ancestors 'none'"),

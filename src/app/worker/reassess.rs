@@ -69,7 +69,11 @@ impl Worker {
         }
         if stored.outcome.as_ref() != Some(&outcome) {
             if let Some(spans) = self.shared.outcome_spans.get() {
-                spans.stage(crate::read::export::trace_id_of(stored), outcome.clone());
+                spans.stage(
+                    crate::read::export::trace_id_of(stored),
+                    outcome.clone(),
+                    stored.execution.sources.manifest,
+                );
             }
             let old = stored.clone();
             stored.outcome = Some(outcome);

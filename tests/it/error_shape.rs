@@ -1,0 +1,156 @@
+//! One error shape (`http::errors`): every route of the real router — read
+//! from the router itself (`routes::of`) — walked over real HTTP with
+//! malformed input (a query that is not UTF-8 and repeats its names, path
+//! parameters that are not UTF-8 or not numbers, a body that is not JSON
+//! under a media type no route takes) and no token, with every method it
+//! answers and one it does not; then a path no route has. Every refusal is
+//! the API's JSON error with a code (or an HTML page of the dashboard),
+//! never the framework's text; every API route answers 401 before it looks
+//! at its input; and with the token the same input is a JSON 4xx.
+
+use std::time::Duration;
+
+use reqwest::header::{ALLOW, CONTENT_TYPE};
+use reqwest::redirect::Policy;
+use reqwest::Method;
+use safe_outcomes::app::App;
+use safe_outcomes::http::{router, RouterOptions, RunningServer};
+use safe_outcomes::model::clock::Clock;
+
+use crate::common::{self, TOKEN};
+use crate::routes;
+
+/// A malformed value for each path parameter.
+fn malformed(name: &str) -> String {
+    match name {
+        "run_id" | "number" => "not-a-number".into(),
+        _ => "%FF%FE".into(),
+    }
+}
+
+/// A query string no handler can take: not UTF-8, a repeated name, a bad
+/// status.
+const BAD_QUERY: &str = "run_id=1&run_id=2&status=nope&%FF=%FE";
+
+/// Is this a refusal in one of our shapes? Returns its `error` code, or
+/// `html` for a page.
+fn shape(what: &str, status: u16, kind: &str, body: &str) -> String {
+    if kind.starts_with("text/html") {
+        return "html".into();
+    }
+    assert!(
+        kind.starts_with("application/json"),
+        "{what}: {status} answered as {kind:?}: {body}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+    let code = v["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+        "{what}: {status} without a stable code: {body}"
+    );
+    assert!(v["detail"].is_string(), "{what}: {body}");
+    code
+}
+
+#[tokio::test]
+async fn every_refusal_of_every_route_is_the_json_error_and_auth_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::start(&dir.path().join("data"), Clock::System).unwrap();
+    let options = RouterOptions {
+        webhook_path: "/api/github/webhooks".into(),
+        secrets: vec![common::SECRET.into()],
+        api_token: Some(TOKEN.into()),
+        ..RouterOptions::default()
+    };
+    let routed = router(&app, options);
+    let found = routes::of(&routed);
+    let server = RunningServer::start(routed, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let base = server.url();
+    let client = reqwest::Client::builder()
+        .redirect(Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let mut refused = 0;
+    let mut unauthorized = 0;
+    for route in &found {
+        let path = route.fill(malformed);
+        let api = path.starts_with("/api/v1/") && !path.starts_with("/api/v1/openapi");
+        for method in route.methods.iter().map(String::as_str).chain(["PATCH"]) {
+            let method = Method::from_bytes(method.as_bytes()).unwrap();
+            let declared = method != Method::PATCH;
+            for token in [None, Some(TOKEN)] {
+                let mut req = client
+                    .request(method.clone(), format!("{base}{path}?{BAD_QUERY}"))
+                    .header(CONTENT_TYPE, "application/x-unheard-of")
+                    .body("{not json");
+                if let Some(t) = token {
+                    req = req.bearer_auth(t);
+                }
+                let r = req.send().await.unwrap();
+                let status = r.status().as_u16();
+                let kind = r
+                    .headers()
+                    .get(CONTENT_TYPE)
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default();
+                let allow = r.headers().get(ALLOW).cloned();
+                let body = r.text().await.unwrap();
+                let what = format!("{method} {path} (token: {})", token.is_some());
+                if status < 400 {
+                    continue;
+                }
+                refused += 1;
+                let code = shape(&what, status, &kind, &body);
+                if !declared {
+                    assert_eq!(status, 405, "{what}: {body}");
+                    assert_eq!(code, "method_not_allowed", "{what}");
+                    assert!(allow.is_some(), "{what}: 405 without Allow");
+                } else if api && token.is_none() {
+                    assert_eq!(status, 401, "{what}: authentication first: {body}");
+                    assert_eq!(code, "unauthorized", "{what}");
+                    unauthorized += 1;
+                } else if api {
+                    assert_ne!(status, 401, "{what}: {body}");
+                }
+            }
+        }
+    }
+    assert!(unauthorized >= 12, "API routes walked: {unauthorized}");
+    assert!(refused >= 40, "refusals seen: {refused}");
+    let r = client
+        .get(format!("{base}/no/such/route"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let kind = r.headers()[CONTENT_TYPE].to_str().unwrap().to_string();
+    let code = shape("no route", 404, &kind, &r.text().await.unwrap());
+    assert_eq!(code, "not_found");
+
+    // The case: a repeated query name on the manifest route.
+    for (token, status, code) in [
+        (None, 401, "unauthorized"),
+        (Some(TOKEN), 400, "bad_request"),
+    ] {
+        let mut req = client
+            .post(format!("{base}/api/v1/manifests?run_id=1&run_id=2"))
+            .header(CONTENT_TYPE, "application/x-ndjson")
+            .body("{}\n");
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.unwrap();
+        assert_eq!(r.status().as_u16(), status);
+        let kind = r.headers()[CONTENT_TYPE].to_str().unwrap().to_string();
+        let body = r.text().await.unwrap();
+        assert_eq!(shape("manifest", status, &kind, &body), code, "{body}");
+    }
+    server.stop().await;
+    tokio::task::spawn_blocking(move || app.shutdown())
+        .await
+        .unwrap();
+}
