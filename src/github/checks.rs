@@ -111,8 +111,9 @@ pub struct PrState {
     pub outcomes: Vec<OutcomeRecord>,
     /// Closed (merged or not) as the latest snapshot says.
     pub closed: bool,
-    /// Some snapshot saw it open: the App knew it before it closed (a PR
-    /// first learned of closed, by backfill or reconcile, has none).
+    /// A webhook's snapshot saw it open: the App knew it before it closed (a
+    /// PR first learned of closed, by backfill or reconcile, has none: the
+    /// open states those paths rebuild from the API do not count).
     pub seen_open: bool,
 }
 
@@ -124,13 +125,20 @@ pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
     let Some((repo, number)) = crate::model::ids::thread_of_key(pr) else {
         return Ok(None);
     };
-    let snapshots: Vec<_> = store
-        .observations(&[pr.to_string()])?
+    let observations = store.observations(&[pr.to_string()])?;
+    // Seen open live: a webhook's snapshot, not a past state the API path
+    // rebuilt for a PR it learned of after it closed.
+    let seen_open = observations.iter().any(|o| {
+        !crate::github::reconciler::from_reconcile(o)
+            && o.snapshot
+                .as_ref()
+                .is_some_and(|s| s.kind == Some(TargetKind::PullRequest) && s.state == "open")
+    });
+    let snapshots: Vec<_> = observations
         .into_iter()
         .filter_map(|o| o.snapshot)
         .filter(|s| s.kind == Some(TargetKind::PullRequest))
         .collect();
-    let seen_open = snapshots.iter().any(|s| s.state == "open");
     let snapshot = snapshots.into_iter().rev().find(|s| s.head_sha.is_some());
     let Some(snapshot) = snapshot else {
         return Ok(None);

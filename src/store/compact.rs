@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::engine::{Batch, Engine, Tree};
+use super::engine::{Batch, Engine};
 use super::{Store, StoreError};
 
 /// Records copied per sled batch.
@@ -144,14 +144,14 @@ fn copy_live(
                 expected: records,
             });
         }
-        if let (Engine::Sled(from, _), Engine::Sled(to, _)) = (old.db(), new.db()) {
-            for name in from.tree_names() {
-                if name != from.name() {
-                    let to = Tree::Sled(to.open_tree(&name).map_err(StoreError::from)?);
-                    let from = from.open_tree(&name).map_err(StoreError::from)?;
-                    let items = from.iter().map(|r| r.map_err(StoreError::from));
-                    records += copy_all(items, |b| to.apply_batch(b))?;
-                }
+        if let Engine::Sled(from) = old.db() {
+            let names = from.with(|parts| Ok(parts.db.tree_names()))?;
+            let main = from.with(|parts| Ok(parts.db.name()))?;
+            for name in names.into_iter().filter(|name| *name != main) {
+                let to = new.db().open_tree(&String::from_utf8_lossy(&name))?;
+                let from = from.with(|parts| Ok(parts.db.open_tree(&name)?))?;
+                let items = from.iter().map(|r| r.map_err(StoreError::from));
+                records += copy_all(items, |b| to.apply_batch(b))?;
             }
         }
         new.flush()?;

@@ -793,7 +793,9 @@ pub fn open_for_reading(data_dir: &Path, database_url: Option<&str>) -> anyhow::
     Store::open_waiting(&path, STORE_LOCK_WAIT).map_err(|e| match e {
         StoreError::Refused(refusal) => refusal.into(),
         e => {
-            anyhow::anyhow!("{e} — if a server is running on this DATA_DIR, use --server URL instead")
+            anyhow::anyhow!(
+                "{e} — if a server is running on this DATA_DIR, use --server URL instead"
+            )
         }
     })
 }

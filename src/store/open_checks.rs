@@ -248,12 +248,16 @@ pub fn open_journal<T>(dir: &Path, open: impl FnOnce() -> Result<T>) -> Result<T
     let named = file.clone();
     let opened = without_panics(|| {
         open().map_err(|e| match e {
-            super::StoreError::Journal(detail) if unreadable(&detail) => Refusal::Corrupt {
-                file,
-                detail,
-                advice: JOURNAL_ADVICE,
+            super::StoreError::Journal(detail) | super::StoreError::JournalIo(detail)
+                if unreadable(&detail) =>
+            {
+                Refusal::Corrupt {
+                    file,
+                    detail,
+                    advice: JOURNAL_ADVICE,
+                }
+                .into()
             }
-            .into(),
             other => other,
         })
     });

@@ -32,6 +32,7 @@ mod disk_full;
 mod doors;
 mod error_shape;
 mod export;
+mod faults;
 mod first_hour;
 mod github_app;
 mod github_contract;

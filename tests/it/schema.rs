@@ -294,6 +294,8 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     k.check("get", "/status", a.status, &a.body);
     let a = c.get("/ping").await.unwrap();
     k.check("get", "/ping", a.status, &a.body);
+    let a = c.get("/ready").await.unwrap();
+    k.check("get", "/ready", a.status, &a.body);
 
     // Every path and method of the document was answered at least once.
     let described: BTreeSet<(String, String)> = k.doc["paths"]

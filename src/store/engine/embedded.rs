@@ -86,6 +86,11 @@ impl Embedded {
         self.db.len() + self.journal.visible_entries().unwrap_or(0)
     }
 
+    /// No keys at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The journal's keys are one commit of the journal, the rest one
     /// batch of sled's, in that order (`journal`: only offline tools write
     /// both at once).
