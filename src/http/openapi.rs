@@ -441,9 +441,9 @@ bearer_path! {
     /// (`format=opentraces`). Streamed.
     get "/api/v1/export", tag = "read", fn export,
     responses(
-        (status = 200, content_type = "application/x-ndjson",
-         body = crate::model::OutcomeRecord,
-         description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
+        (status = 200,
+         description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line; with `format=csv`: a header, then one row an output)",
+         content((crate::model::OutcomeRecord = "application/x-ndjson"), (String = "text/csv"))),
         (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
         ("format" = Option<ExportFormat>, Query, description = "`jsonl` (outcome records, the default), `csv` or `opentraces`"))
@@ -454,9 +454,9 @@ bearer_path! {
     #[deprecated = "use /api/v1/export"]
     get "/api/v1/export.jsonl", tag = "read", fn export_jsonl,
     responses(
-        (status = 200, content_type = "application/x-ndjson",
-         body = crate::model::OutcomeRecord,
-         description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line)"),
+        (status = 200,
+         description = "One outcome record a line (with `format=opentraces`: one `TraceRecord` a line; with `format=csv`: a header, then one row an output)",
+         content((crate::model::OutcomeRecord = "application/x-ndjson"), (String = "text/csv"))),
         (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
         ("format" = Option<ExportFormat>, Query, description = "`jsonl` (outcome records, the default), `csv` or `opentraces`"))
