@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 
 use super::read::{QueryPairs, Read, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
-use crate::judge::assess::{transitions, Transition};
+use crate::judge::assess::{judged_as_of, transitions, Transition};
 use crate::model::{ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus};
 use crate::read::line_survival::{line_survival, LineTotals};
 use crate::read::report::{awaiting, parse_window, schedule, Report, Schedule, Totals};
@@ -131,7 +131,8 @@ pub(crate) async fn output_detail(
     }
     let watch = stored.execution.watch_keys();
     let observations = state.store.observations(&watch)?;
-    let history = transitions(&stored.execution, &observations, state.shared.clock.now());
+    let now = judged_as_of(stored.outcome.as_ref(), state.shared.clock.now());
+    let history = transitions(&stored.execution, &observations, now);
     let windows = stored
         .outcome
         .as_ref()

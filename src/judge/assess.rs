@@ -40,6 +40,19 @@ pub fn assess(
     build_record(record, observations, current, windows, now)
 }
 
+/// The time to judge an output as of: `now`, or the time its outcome on
+/// record was judged when the wall clock stands earlier than that (it was
+/// stepped back, by NTP or by hand). An output is never judged as of an
+/// earlier time than it already was: a checkpoint snapshot once taken
+/// stays, a final verdict stays final, and a checkpoint already passed is
+/// not scheduled, nor taken, a second time. Once the clock passes the
+/// record's time again, `now` rules as before. (A clock stepped *forward*
+/// by mistake takes the checkpoints it passes early; nothing here can tell
+/// that from real time.)
+pub fn judged_as_of(previous: Option<&OutcomeRecord>, now: DateTime<Utc>) -> DateTime<Utc> {
+    previous.map_or(now, |o| now.max(o.evaluated_at))
+}
+
 /// The checkpoint names and due times for an output executed at `executed_at`.
 pub fn checkpoints(
     executed_at: DateTime<Utc>,

@@ -19,6 +19,7 @@ mod big_manifests;
 mod browser;
 mod clean_hands;
 mod cli;
+mod clock_jumps;
 mod closed_doors;
 mod conformance;
 mod coverage_of_types;

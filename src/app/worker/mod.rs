@@ -35,7 +35,7 @@ use crate::app::state::Shared;
 use crate::github::checks::prs_touched;
 use crate::github::harvest::{self, RunRef};
 use crate::github::installations::{self, InstallationAction, InstallationChange};
-use crate::judge::assess::{assess, next_checkpoint};
+use crate::judge::assess::{assess, judged_as_of, next_checkpoint};
 use crate::model::target::{commit_key, is_linkable_key, ref_key, TargetKind};
 use crate::model::{ExecutionRecord, Observation, ObservationKind, Target};
 use crate::store::cache::{ObservationCache, OutputCache};

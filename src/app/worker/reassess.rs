@@ -60,7 +60,7 @@ impl Worker {
         let observations = self.cache.observations(&*unit, &watch)?;
         #[cfg(test)]
         dead_letters::panic_judging_for_tests(&observations);
-        let now = self.shared.clock.now();
+        let now = judged_as_of(stored.outcome.as_ref(), self.shared.clock.now());
         let outcome = assess(&stored.execution, &observations, now);
         if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
             if !scheduled_already(stored, due) {
@@ -94,7 +94,8 @@ impl Worker {
         };
         use crate::github::signals;
         // The checkpoint just taken: the latest one passed.
-        let elapsed = self.shared.clock.now() - stored.execution.executed_at;
+        let now = judged_as_of(stored.outcome.as_ref(), self.shared.clock.now());
+        let elapsed = now - stored.execution.executed_at;
         let taken = crate::model::CHECKPOINTS
             .iter()
             .map(|(_, h)| *h)

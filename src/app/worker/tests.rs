@@ -197,6 +197,8 @@ enum Step {
     Observe(u64, bool),
     /// The clock moves on this many minutes; due checkpoints are taken.
     Advance(i64),
+    /// The wall clock is stepped back this many minutes (NTP, or by hand).
+    Rewind(i64),
 }
 
 fn step() -> impl proptest::strategy::Strategy<Value = Step> {
@@ -206,6 +208,7 @@ fn step() -> impl proptest::strategy::Strategy<Value = Step> {
         (0..4u64).prop_map(Step::Manifest),
         (0..4u64, any::<bool>()).prop_map(|(i, close)| Step::Observe(i, close)),
         prop_oneof![1..120i64, 120..3_000i64, 3_000..20_000i64].prop_map(Step::Advance),
+        prop_oneof![1..120i64, 120..3_000i64].prop_map(Step::Rewind),
     ]
 }
 
@@ -261,10 +264,12 @@ fn issue_record(i: u64, manifest: bool) -> crate::model::ExecutionRecord {
 /// The rule of `reassess::scheduled_already` (the schedule is not read
 /// before an output's next checkpoint is written), as a property: whatever
 /// the order of discoveries, manifest lines (merges), observations and
-/// clock moves, after each step every judged output has its next
-/// checkpoint after now scheduled, under its id or an alias of it, none
-/// due is left, and the windows on its record are the ones its
-/// observations give as of now.
+/// clock moves (forward, and stepped back), after each step every judged
+/// output has its next checkpoint after the time it is judged as of
+/// (`judged_as_of`: now, or its record's time while the clock stands
+/// earlier) scheduled, under its id or an alias of it, none due is left,
+/// the windows on its record are the ones its observations give as of
+/// that time, and no checkpoint once passed is lost from them.
 #[test]
 fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
     use crate::model::target::thread_key;
@@ -276,6 +281,7 @@ fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
             let clock = Clock::manual(checkpoint_t0() + chrono::Duration::minutes(5));
             let app = App::start_without_worker(dir.path(), clock.clone()).unwrap();
             let mut worker = Worker::new(app.store.clone(), app.shared.clone());
+            let mut passed: std::collections::HashMap<String, Vec<String>> = Default::default();
             for (n, step) in steps.iter().enumerate() {
                 let now = clock.now();
                 let item = match step {
@@ -324,6 +330,13 @@ fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
                         clock.advance_to(now + chrono::Duration::minutes(*minutes));
                         None
                     }
+                    Step::Rewind(minutes) => {
+                        let back = now - chrono::Duration::minutes(*minutes);
+                        if let Clock::Manual(ms) = &clock {
+                            ms.store(back.timestamp_millis(), Ordering::SeqCst);
+                        }
+                        None
+                    }
                 };
                 if let Some(item) = item {
                     app.writer.enqueue(item).await.unwrap();
@@ -340,15 +353,22 @@ fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
                     let stored = stored.unwrap();
                     let Some(outcome) = &stored.outcome else { continue };
                     let id = &stored.execution.id;
-                    if let Some(due) = next_checkpoint(stored.execution.executed_at, now) {
+                    let as_of = judged_as_of(Some(outcome), now);
+                    if let Some(due) = next_checkpoint(stored.execution.executed_at, as_of) {
                         let scheduled = schedule.iter().any(|(d, sid)| {
                             *d == due && store.canonical_id(sid).unwrap() == *id
                         });
                         prop_assert!(scheduled, "{id}: {due} not scheduled in {schedule:?}");
                     }
                     let observations = store.observations(&stored.execution.watch_keys()).unwrap();
-                    let fresh = assess(&stored.execution, &observations, now);
+                    let fresh = assess(&stored.execution, &observations, as_of);
                     prop_assert_eq!(&outcome.windows, &fresh.windows, "{}", id);
+                    let names: Vec<String> = outcome.windows.keys().map(str::to_string).collect();
+                    let before = passed.insert(id.clone(), names.clone()).unwrap_or_default();
+                    prop_assert!(
+                        before.iter().all(|b| names.contains(b)),
+                        "{id}: checkpoints {before:?} passed, now {names:?} at {now}"
+                    );
                 }
             }
             app.shutdown();
