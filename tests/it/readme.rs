@@ -18,6 +18,13 @@
 //! it readme` rewrites the block with the whole current output (normalized);
 //! cut it back to an excerpt with `…` lines.
 //!
+//! **The workflow step.** The `run: |` script of the README's workflow
+//! (`.github/workflows/safe-outcomes.yml`) is run as written, with bash,
+//! `curl` and `jq`, against a real server: its OIDC token comes from a local
+//! Actions runtime and issuer (`crate::oidc::Issuer`, the test key under
+//! fixtures/oidc/), as a runner's would; the outputs must be stored under
+//! the gh-aw run's id and workflow name that the step passes.
+//!
 //! **The configuration tables.** Every environment variable a clap argument
 //! (`env = "…"`) or an `env::var` in `src/` reads is named in README.md or,
 //! for test and bench knobs, in docs/development.md.
@@ -275,4 +282,139 @@ fn the_configuration_tables_name_every_setting_the_code_reads() {
         "settings the code reads that neither README.md's configuration tables nor \
          docs/development.md name: {missing:?}"
     );
+}
+
+/// The `run: |` script of the README's workflow YAML, unindented, and the
+/// values of its `env:` block that are not GitHub expressions.
+fn workflow_step(readme: &str) -> (String, Vec<(String, String)>) {
+    let start = readme
+        .find("```yaml\nname: Record safe outputs")
+        .expect("README.md shows the recording workflow");
+    let block = &readme[start + "```yaml\n".len()..];
+    let block = &block[..block.find("\n```").expect("the YAML block is closed")];
+    let mut env = Vec::new();
+    let mut script = String::new();
+    let mut in_env = false;
+    let mut run_indent = None;
+    for line in block.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(at) = run_indent {
+            if line.trim().is_empty() || indent >= at {
+                script.push_str(line.get(at..).unwrap_or(""));
+                script.push('\n');
+                continue;
+            }
+            run_indent = None;
+        }
+        let t = line.trim();
+        if t == "env:" {
+            in_env = true;
+            continue;
+        }
+        if t == "run: |" {
+            in_env = false;
+            run_indent = Some(indent + 2);
+            continue;
+        }
+        if in_env {
+            if let Some((k, v)) = t.split_once(':') {
+                let v = v.split('#').next().unwrap().trim();
+                if !v.starts_with("${{") {
+                    env.push((k.trim().to_string(), v.to_string()));
+                }
+            }
+        }
+    }
+    assert!(script.contains("curl"), "the step's script: {script}");
+    (script, env)
+}
+
+#[tokio::test]
+async fn the_readme_workflow_step_records_a_manifest_with_oidc_and_curl() {
+    use crate::oidc::{app_with, Issuer, AUDIENCE, REPO, RUNTIME_TOKEN};
+    for tool in ["bash", "curl", "jq"] {
+        let found = std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set and `{tool}` is missing (the README's step needs it)"
+            );
+            eprintln!("SKIPPED the README's workflow step: `{tool}` is not installed");
+            return;
+        }
+    }
+    let readme = std::fs::read_to_string(readme_path()).unwrap();
+    let (script, env) = workflow_step(&readme);
+    let audience = env
+        .iter()
+        .find(|(k, _)| k == "AUDIENCE")
+        .map(|(_, v)| v.clone())
+        .expect("the step names its audience");
+    assert_eq!(audience, AUDIENCE, "the README's audience is the server's");
+
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(&dir.path().join("store"), Some(issuer.verifier())).await;
+    // What actions/download-artifact leaves: the artifact's files under `path`.
+    let work = dir.path().join("runner");
+    std::fs::create_dir_all(work.join("manifest/gh-aw")).unwrap();
+    let line = |n: u64| {
+        serde_json::json!({
+            "type": "create_issue", "repo": REPO, "number": n,
+            "url": format!("https://github.com/{REPO}/issues/{n}"),
+            "timestamp": "2026-10-01T00:00:00Z"
+        })
+        .to_string()
+    };
+    std::fs::write(
+        work.join("manifest/gh-aw/safe-output-items.jsonl"),
+        format!("{}\n{}\n", line(31), line(32)),
+    )
+    .unwrap();
+    let run = |dir: &Path| {
+        let mut c = tokio::process::Command::new("bash");
+        c.args(["-e", "-c", &script])
+            .current_dir(dir)
+            .env("SAFE_OUTCOMES_URL", t.server.url())
+            .env("RUN_ID", "777001")
+            .env("WORKFLOW", "Issue triage")
+            .env(
+                "ACTIONS_ID_TOKEN_REQUEST_URL",
+                format!("{}/_apis/token?api-version=2.0", issuer.url()),
+            )
+            .env("ACTIONS_ID_TOKEN_REQUEST_TOKEN", RUNTIME_TOKEN);
+        for (k, v) in &env {
+            c.env(k, v);
+        }
+        c.output()
+    };
+    let out = run(&work).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the README's step failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(answer["accepted"], 2, "{answer}");
+    t.settle().await;
+    let outcomes = t.outcomes().await;
+    let ids: Vec<&String> = outcomes.keys().collect();
+    assert_eq!(ids, ["octo/app:777001:0", "octo/app:777001:1"]);
+    // The gh-aw run's workflow name, not the recording run's (the token says
+    // `ci-coach`).
+    assert!(outcomes
+        .values()
+        .all(|o| o.workflow.as_deref() == Some("Issue triage")));
+
+    // A run that uploaded no manifest: the step says so and succeeds.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = run(&empty).await.unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("has no manifest"));
+    t.stop().await;
 }
