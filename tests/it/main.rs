@@ -58,6 +58,7 @@ mod raw_webhook;
 mod read_api;
 mod read_cuts;
 mod read_tokens;
+mod readme;
 mod reconcile;
 mod redelivery;
 mod replicas;

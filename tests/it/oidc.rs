@@ -22,10 +22,10 @@ use safe_outcomes::http::{RouterOptions, RunningServer};
 use safe_outcomes::ingest::oidc::{OidcConfig, OidcError, OidcVerifier};
 use serde_json::{json, Value};
 
-const AUDIENCE: &str = "safe-outcomes";
+pub(crate) const AUDIENCE: &str = "safe-outcomes";
 const KID: &str = "test-kid";
-const RUNTIME_TOKEN: &str = "actions-runtime-secret";
-const REPO: &str = "octo/app";
+pub(crate) const RUNTIME_TOKEN: &str = "actions-runtime-secret";
+pub(crate) const REPO: &str = "octo/app";
 /// The account id of `octo`, as GitHub gives it in tokens and installations.
 const OCTO_ID: u64 = 65;
 
@@ -138,7 +138,7 @@ impl Issuer {
         Issuer { server, state }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         self.server.url()
     }
 
@@ -169,7 +169,10 @@ async fn bare_app(dir: &std::path::Path, verifier: Option<Arc<OidcVerifier>>) ->
 }
 
 /// An App installed on `octo` (account id `OCTO_ID`).
-async fn app_with(dir: &std::path::Path, verifier: Option<Arc<OidcVerifier>>) -> TestApp {
+pub(crate) async fn app_with(
+    dir: &std::path::Path,
+    verifier: Option<Arc<OidcVerifier>>,
+) -> TestApp {
     let t = bare_app(dir, verifier).await;
     install(&t, "installation-octo", "created", "octo", OCTO_ID).await;
     t
