@@ -7,12 +7,22 @@
 //!   batch that files the installation), or by `POST /api/v1/backfill`
 //!   (the `safe-outcomes backfill` command). The window is `[now - days, now]`
 //!   at planning time, so the listing is stable while new runs happen.
-//! - **Listing**: `GET /repos/{o}/{r}/actions/runs?created=A..B&status=completed`
-//!   page by page, in `created` slices (one day by default; a slice whose
-//!   `total_count` reaches GitHub's 1,000-result cap is halved), keeping the
-//!   runs whose workflow `path` ends in `.lock.yml`. A page's runs and the
-//!   cursor moved past it are written in one batch: a page is never listed
-//!   twice, even after SIGKILL.
+//! - **Listing**: first the repository's workflows
+//!   (`GET /repos/{o}/{r}/actions/workflows`, one call for most
+//!   repositories), keeping gh-aw's: those whose `path` ends in
+//!   `.lock.yml`. A repository with none costs that one call. Then, for
+//!   each of them, `GET …/actions/workflows/{id}/runs?created=A..B&status=completed`
+//!   page by page, newest first: the last seven days of every workflow
+//!   (`store::backfill::RECENT`) before anything older, so last week's
+//!   answer comes first. A window is listed whole (up to `slice`) and
+//!   split only when GitHub says it holds more than it returns
+//!   (`total_count` over its 1,000-result cap): then its newer half first.
+//!   A page's runs and the cursor moved past it are written in one batch:
+//!   a page is never listed twice, even after SIGKILL.
+//! - **Order**: every job's last seven days are listed, harvested and
+//!   judged before any job goes further back; `/status` shows how far back
+//!   day one has reached (`backfill.reached_back_to`,
+//!   `last_seven_days_judged`).
 //! - **Harvest**: each run goes through the harvester's own `harvest` (same
 //!   artifact lookup, blob download, inbox dedupe key and `n/h/` marker as
 //!   for webhook-fed runs); then the backfill waits for the worker to file
@@ -58,7 +68,8 @@ use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use crate::store::inbox::InboxWriter;
 use crate::store::{ExternalBatch, Store, StoreError};
 
-const LIST_RUNS: Endpoint = Endpoint::idempotent("actions.list_runs");
+const LIST_WORKFLOWS: Endpoint = Endpoint::idempotent("actions.list_workflows");
+const LIST_RUNS: Endpoint = Endpoint::idempotent("actions.list_workflow_runs");
 const RATE_LIMIT: Endpoint = Endpoint::idempotent("rate_limit.get");
 
 /// GitHub returns at most this many results per filtered runs search.
@@ -70,7 +81,8 @@ pub struct BackfillOptions {
     pub days: u32,
     /// Requests left at which a job pauses until the rate limit resets.
     pub reserve: u64,
-    /// Width of one `created` slice of the listing.
+    /// The widest `created` window one listing asks for; a window is
+    /// narrower only when GitHub says it holds more than it returns.
     pub slice: chrono::Duration,
     pub per_page: u32,
     /// Longest sleep while paused before looking at `/rate_limit` again.
@@ -86,7 +98,7 @@ impl Default for BackfillOptions {
         BackfillOptions {
             days: 30,
             reserve: 500,
-            slice: chrono::Duration::days(1),
+            slice: chrono::Duration::days(400),
             per_page: 100,
             poll: Duration::from_secs(60),
             max_failures: 5,
@@ -302,6 +314,21 @@ pub struct Backfill {
 }
 
 #[derive(Debug, Deserialize)]
+struct WorkflowList {
+    #[serde(default)]
+    total_count: u64,
+    #[serde(default)]
+    workflows: Vec<ListedWorkflow>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ListedWorkflow {
+    id: u64,
+    #[serde(default)]
+    path: String,
+}
+
+#[derive(Debug, Deserialize)]
 struct RunList {
     #[serde(default)]
     total_count: u64,
@@ -405,8 +432,24 @@ impl Backfill {
             }
         };
         let mut unfinished = false;
-        for job in jobs.into_iter().filter(|j| !j.done) {
-            let repo = job.repo.clone();
+        // Every job's last seven days first, then the rest of each window.
+        let open: Vec<String> = jobs
+            .into_iter()
+            .filter(|j| !j.done)
+            .map(|j| j.repo)
+            .collect();
+        for recent_only in [true, false] {
+            unfinished |= self.pass_over(&open, recent_only).await;
+        }
+        unfinished
+    }
+
+    /// Drive each job of `repos` (to the end of its last seven days when
+    /// `recent_only`); true when some stopped on an error.
+    async fn pass_over(&mut self, repos: &[String], recent_only: bool) -> bool {
+        let mut unfinished = false;
+        for repo in repos {
+            let repo = repo.clone();
             // One replica drives a job at a time; the others try it later.
             let Ok(Some(_driving)) = self.store.try_lock(&format!("backfill:{repo}")) else {
                 unfinished = true;
@@ -417,7 +460,7 @@ impl Backfill {
                 Ok(Some(job)) if !job.done => job,
                 _ => continue,
             };
-            if let Err(e) = self.drive(job).await {
+            if let Err(e) = self.drive(job, recent_only).await {
                 tracing::warn!(%repo, error = %e, "backfill stopped; will try again");
                 unfinished = true;
                 if let Ok(Some(mut job)) = self.store.backfill_job(&repo) {
@@ -429,9 +472,14 @@ impl Backfill {
         unfinished
     }
 
-    /// One job to the end: the runs found so far, then the next page, until
-    /// every slice is listed.
-    async fn drive(&mut self, mut job: BackfillJob) -> Result<(), BackfillError> {
+    /// One job to the end (or, `recent_only`, to the end of its last seven
+    /// days): the runs found so far, then the next page, until every slice
+    /// is listed.
+    async fn drive(
+        &mut self,
+        mut job: BackfillJob,
+        recent_only: bool,
+    ) -> Result<(), BackfillError> {
         tracing::info!(repo = %job.repo, state = job.state(), found = job.runs_found, "backfill");
         loop {
             if installation_for_repo(&self.store, &job.repo)? != Some(job.installation) {
@@ -440,11 +488,21 @@ impl Backfill {
                 self.store.save_backfill_job(&job)?;
                 return Ok(());
             }
-            for run in self.store.backfill_runs_open(&job.repo)? {
+            let mut open = self.store.backfill_runs_open(&job.repo)?;
+            open.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.run_id)));
+            for run in open {
                 self.process_run(&mut job, run).await?;
+            }
+            let before = job.reached;
+            job.note_reached();
+            if job.reached != before {
+                self.store.save_backfill_job(&job)?;
             }
             if job.listed {
                 break;
+            }
+            if recent_only && !job.in_recent_window() {
+                return Ok(());
             }
             self.list_page(&mut job).await?;
         }
@@ -456,43 +514,79 @@ impl Backfill {
         Ok(())
     }
 
-    /// List the next page of the cursor's slice and record its gh-aw runs.
-    async fn list_page(&mut self, job: &mut BackfillJob) -> Result<(), BackfillError> {
+    /// GET `route` for `job`'s listing, with its retries: transient
+    /// failures are tried again (after the time GitHub names), up to
+    /// `max_failures`; `None` when GitHub refuses for good (403 without
+    /// Actions permission, 404): nothing to backfill, and the job says why.
+    async fn list_get<T: serde::de::DeserializeOwned>(
+        &mut self,
+        job: &mut BackfillJob,
+        endpoint: Endpoint,
+        route: &str,
+    ) -> Result<Option<T>, BackfillError> {
         let mut failures = 0;
-        let list = loop {
+        loop {
             self.ensure_budget(job).await?;
-            match self.fetch_page(job).await {
-                Ok(list) => break list,
-                Err(BackfillError::GitHub(e)) if e.is_transient() => {
+            match self.get_raw(job.installation, endpoint, route).await {
+                Ok((headers, body)) => {
+                    self.note_budget(job.installation, &headers);
+                    return serde_json::from_slice(&body)
+                        .map(Some)
+                        .map_err(|e| BackfillError::Decode(e.to_string()));
+                }
+                Err(e) if e.is_transient() => {
                     failures += 1;
                     if failures >= self.options.max_failures {
                         return Err(e.into());
                     }
                     self.wait_after(job, retry_at(&e)).await?;
                 }
-                Err(BackfillError::GitHub(e)) => {
-                    // 403 (no Actions permission), 404: nothing to backfill.
+                Err(e) => {
                     job.listed = true;
                     job.last_error = Some(e.to_string());
                     self.store.backfill_page_listed(job, &[])?;
-                    return Ok(());
+                    return Ok(None);
                 }
-                Err(e) => return Err(e),
             }
+        }
+    }
+
+    /// The next step of the listing: the workflows first, then a page of
+    /// the cursor's slice of one workflow's runs.
+    async fn list_page(&mut self, job: &mut BackfillJob) -> Result<(), BackfillError> {
+        let Some(workflows) = job.workflows.clone() else {
+            return self.list_workflows(job).await;
+        };
+        let Some(&workflow) = workflows.get(job.workflow_at) else {
+            job.listed = true;
+            self.store.save_backfill_job(job)?;
+            return Ok(());
+        };
+        let (owner, name) = job.repo.split_once('/').unwrap_or((&job.repo, ""));
+        let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
+        let route = format!(
+            "/repos/{owner}/{name}/actions/workflows/{workflow}/runs?created={}..{}&status=completed&per_page={}&page={}",
+            stamp(job.slice_start),
+            stamp(job.slice_end),
+            self.options.per_page,
+            job.next_page
+        );
+        let Some(list) = self.list_get::<RunList>(job, LIST_RUNS, &route).await? else {
+            return Ok(());
         };
         let span = job.slice_end - job.slice_start;
         if job.next_page == 1
-            && list.total_count >= SEARCH_CAP
+            && list.total_count > SEARCH_CAP
             && span > chrono::Duration::minutes(1)
         {
-            // Over GitHub's cap: list a narrower slice instead.
-            job.slice_end = job.slice_start + span / 2;
+            // GitHub holds more than it returns: the newer half first.
+            job.narrow();
             self.store.save_backfill_job(job)?;
             return Ok(());
         }
         let per_page = self.options.per_page as u64;
         let last = (list.workflow_runs.len() as u64) < per_page
-            || job.next_page as u64 * per_page >= list.total_count;
+            || job.next_page as u64 * per_page >= list.total_count.min(SEARCH_CAP);
         let runs: Vec<BackfillRun> = list
             .workflow_runs
             .into_iter()
@@ -507,10 +601,7 @@ impl Backfill {
             })
             .collect();
         if last {
-            job.slice_start = job.slice_end;
-            job.slice_end = (job.slice_start + self.options.slice).min(job.until);
-            job.next_page = 1;
-            job.listed = job.slice_start >= job.until;
+            job.advance(self.options.slice);
         } else {
             job.next_page += 1;
         }
@@ -518,19 +609,37 @@ impl Backfill {
         Ok(())
     }
 
-    async fn fetch_page(&mut self, job: &BackfillJob) -> Result<RunList, BackfillError> {
-        let (owner, name) = job.repo.split_once('/').unwrap_or((&job.repo, ""));
-        let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
-        let route = format!(
-            "/repos/{owner}/{name}/actions/runs?created={}..{}&status=completed&per_page={}&page={}",
-            stamp(job.slice_start),
-            stamp(job.slice_end),
-            self.options.per_page,
-            job.next_page
-        );
-        let (headers, body) = self.get_raw(job.installation, LIST_RUNS, &route).await?;
-        self.note_budget(job.installation, &headers);
-        serde_json::from_slice(&body).map_err(|e| BackfillError::Decode(e.to_string()))
+    /// List the repository's workflows (every page), keep gh-aw's, and
+    /// start the runs' listing; a repository without any is done here.
+    async fn list_workflows(&mut self, job: &mut BackfillJob) -> Result<(), BackfillError> {
+        let repo = job.repo.clone();
+        let (owner, name) = repo.split_once('/').unwrap_or((&repo, ""));
+        let per_page = self.options.per_page.max(1);
+        let mut ids = Vec::new();
+        for page in 1u32.. {
+            let route =
+                format!("/repos/{owner}/{name}/actions/workflows?per_page={per_page}&page={page}");
+            let Some(list) = self
+                .list_get::<WorkflowList>(job, LIST_WORKFLOWS, &route)
+                .await?
+            else {
+                return Ok(());
+            };
+            let got = list.workflows.len() as u64;
+            ids.extend(
+                list.workflows
+                    .into_iter()
+                    .filter(|w| is_gh_aw_workflow(&w.path))
+                    .map(|w| w.id),
+            );
+            if got < per_page as u64 || page as u64 * per_page as u64 >= list.total_count {
+                break;
+            }
+        }
+        tracing::info!(repo = %job.repo, workflows = ids.len(), "gh-aw workflows");
+        job.start_listing(ids, self.options.slice);
+        self.store.save_backfill_job(job)?;
+        Ok(())
     }
 
     /// GET `route` as the installation: the answer's headers and body.

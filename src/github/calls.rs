@@ -53,6 +53,8 @@ pub const OPERATIONS: &[Operation] = &[
     op("rate_limit.get", "GET", "/rate_limit", &[]),
     op("graphql.query", "POST", "/graphql", &[]),
     op("actions.list_runs", "GET", "/repos/{owner}/{repo}/actions/runs", &["created", "status", "event", "per_page", "page"]),
+    op("actions.list_workflows", "GET", "/repos/{owner}/{repo}/actions/workflows", &["per_page", "page"]),
+    op("actions.list_workflow_runs", "GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", &["created", "status", "per_page", "page"]),
     op("actions.get_run", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}", &[]),
     op("actions.list_run_artifacts", "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", &["per_page", "page"]),
     op("actions.download_artifact", "GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", &[]),

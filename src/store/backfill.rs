@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{decode, encode, keys, ExternalBatch, Result, Store};
 
+/// The newest part of the window, listed and judged first: the last
+/// week's answer comes before the rest of the month.
+pub const RECENT: chrono::Duration = chrono::Duration::days(7);
+
 /// The backfill of one repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackfillJob {
@@ -27,6 +31,21 @@ pub struct BackfillJob {
     pub next_page: u32,
     /// Every slice has been listed.
     pub listed: bool,
+    /// The repository's gh-aw workflows (ids of those whose path ends in
+    /// `.lock.yml`); `None` until they are listed, which comes first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflows: Option<Vec<u64>>,
+    /// Which of `workflows` the cursor lists.
+    #[serde(default)]
+    pub workflow_at: usize,
+    /// The lower end of the window being listed: the last seven days
+    /// (`recent_floor`) first, for every workflow, then back to `since`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<DateTime<Utc>>,
+    /// Every run created in `[reached, until]` is listed, harvested and
+    /// its outputs judged: how far back day one has reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<DateTime<Utc>>,
     /// Every run found has been harvested and its outputs evaluated.
     pub done: bool,
     pub runs_found: u64,
@@ -46,7 +65,9 @@ pub struct BackfillJob {
 }
 
 impl BackfillJob {
-    /// A new job over `[since, until]`, listed in slices of `slice`.
+    /// A new job over `[since, until]`, listed newest first in slices of
+    /// at most `slice` (`start_listing` sets the cursor once the
+    /// workflows are known).
     pub fn new(
         installation: u64,
         repo: &str,
@@ -54,15 +75,20 @@ impl BackfillJob {
         until: DateTime<Utc>,
         slice: chrono::Duration,
     ) -> BackfillJob {
+        let floor = (until - RECENT).max(since);
         BackfillJob {
             installation,
             repo: repo.to_string(),
             since,
             until,
-            slice_start: since,
-            slice_end: (since + slice).min(until),
+            slice_start: (until - slice).max(floor),
+            slice_end: until,
             next_page: 1,
             listed: false,
+            workflows: None,
+            workflow_at: 0,
+            floor: None,
+            reached: None,
             done: false,
             runs_found: 0,
             runs_harvested: 0,
@@ -72,6 +98,86 @@ impl BackfillJob {
             paused_until: None,
             last_error: None,
         }
+    }
+
+    /// Where the last seven days end: they are listed, harvested and
+    /// judged, for every workflow, before anything older.
+    pub fn recent_floor(&self) -> DateTime<Utc> {
+        (self.until - RECENT).max(self.since)
+    }
+
+    /// The gh-aw workflows are known: list their runs, newest first,
+    /// from the top of the last seven days (none: nothing to list).
+    pub fn start_listing(&mut self, workflows: Vec<u64>, slice: chrono::Duration) {
+        self.listed = workflows.is_empty();
+        self.workflows = Some(workflows);
+        self.workflow_at = 0;
+        self.floor = Some(self.recent_floor());
+        self.window_from(self.until, slice);
+    }
+
+    /// The cursor at the first slice under `top` of the current window.
+    fn window_from(&mut self, top: DateTime<Utc>, slice: chrono::Duration) {
+        let floor = self.floor.unwrap_or(self.since);
+        self.slice_end = top;
+        self.slice_start = (top - slice).max(floor);
+        self.next_page = 1;
+    }
+
+    /// The current slice is listed to its last page: the next one back in
+    /// time (twice as wide, up to `slice`: a split is for a burst of runs,
+    /// not for the rest of the window), else the next workflow from the window's top, else
+    /// the older window (back to `since`) for every workflow, else done.
+    pub fn advance(&mut self, slice: chrono::Duration) {
+        let floor = self.floor.unwrap_or(self.since);
+        let width = ((self.slice_end - self.slice_start) * 2)
+            .max(chrono::Duration::minutes(1))
+            .min(slice);
+        self.next_page = 1;
+        if self.slice_start > floor {
+            let top = self.slice_start;
+            self.slice_end = top;
+            self.slice_start = (top - width).max(floor);
+            return;
+        }
+        let count = self.workflows.as_ref().map_or(0, Vec::len);
+        let top = if floor < self.recent_floor() {
+            self.recent_floor()
+        } else {
+            self.until
+        };
+        self.workflow_at += 1;
+        if self.workflow_at < count {
+            self.window_from(top, slice);
+        } else if floor > self.since {
+            self.floor = Some(self.since);
+            self.workflow_at = 0;
+            self.window_from(self.recent_floor(), slice);
+        } else {
+            self.listed = true;
+        }
+    }
+
+    /// Split the current slice: its newer half is listed first.
+    pub fn narrow(&mut self) {
+        self.slice_start = self.slice_end - (self.slice_end - self.slice_start) / 2;
+        self.next_page = 1;
+    }
+
+    /// How far back every run found is processed, now that the runs found
+    /// so far are: `since` once listed; the last seven days once the
+    /// listing has moved past them; otherwise what it was.
+    pub fn note_reached(&mut self) {
+        if self.listed {
+            self.reached = Some(self.since);
+        } else if self.floor.is_some_and(|f| f < self.recent_floor()) {
+            self.reached = Some(self.recent_floor());
+        }
+    }
+
+    /// True while the listing is still in the last seven days.
+    pub fn in_recent_window(&self) -> bool {
+        !self.listed && self.floor.is_none_or(|f| f >= self.recent_floor())
     }
 
     /// `listing`, `harvesting`, `paused` or `done`.
@@ -121,13 +227,27 @@ pub struct BackfillTotals {
     pub runs_failed: u64,
     pub outputs_evaluated: u64,
     pub outputs_observed: u64,
+    /// How far back every job has reached (`BackfillJob::reached`; the
+    /// least advanced job's), while some job is still working.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached_back_to: Option<DateTime<Utc>>,
+    /// Every job has judged its last seven days.
+    pub last_seven_days_judged: bool,
 }
 
 impl Store {
     /// The counts of every backfill job, added up.
     pub fn backfill_totals(&self) -> Result<BackfillTotals> {
-        let mut t = BackfillTotals::default();
+        let mut t = BackfillTotals {
+            last_seven_days_judged: true,
+            ..BackfillTotals::default()
+        };
         for job in self.backfill_jobs()? {
+            if !job.done {
+                let reached = job.reached.unwrap_or(job.until);
+                t.reached_back_to = Some(t.reached_back_to.map_or(reached, |r| r.max(reached)));
+            }
+            t.last_seven_days_judged &= job.done || job.reached.is_some();
             *t.jobs.entry(job.state()).or_default() += 1;
             t.runs_found += job.runs_found;
             t.runs_harvested += job.runs_harvested;
@@ -272,7 +392,9 @@ mod tests {
             t("2026-10-31T00:00:00Z"),
             chrono::Duration::days(7),
         );
-        assert_eq!(job.slice_end, t("2026-10-08T00:00:00Z"));
+        // Newest first: the first slice ends at `until`.
+        assert_eq!(job.slice_end, t("2026-10-31T00:00:00Z"));
+        assert_eq!(job.slice_start, t("2026-10-24T00:00:00Z"));
         let mut batch = ExternalBatch::default();
         assert!(store.plan_backfill(&job, &mut batch).unwrap());
         store.commit_batch(batch).unwrap();
@@ -314,5 +436,49 @@ mod tests {
         assert!(store.backfill_evaluated("Acme/W:20:0").unwrap());
         assert_eq!(store.backfill_jobs().unwrap().len(), 1);
         assert_eq!(job.state(), "listing");
+    }
+
+    /// The cursor, as a property over windows, workflows and splits: each
+    /// workflow's slices cover `[since, until]` with no gap, newest first
+    /// within each window, and every slice of the last seven days (of
+    /// every workflow) comes before any older one.
+    #[test]
+    fn the_listing_covers_each_workflow_newest_first_and_the_last_week_before_the_rest() {
+        use proptest::prelude::*;
+        proptest!(|(days in 1i64..60, workflows in 0usize..4, slice_days in 1i64..40, splits in proptest::collection::vec(any::<bool>(), 0..200))| {
+            let until = t("2026-10-31T00:00:00Z");
+            let since = until - chrono::Duration::days(days);
+            let slice = chrono::Duration::days(slice_days);
+            let mut job = BackfillJob::new(5, "a/b", since, until, slice);
+            job.start_listing((0..workflows as u64).collect(), slice);
+            let recent = job.recent_floor();
+            let mut seen: Vec<(usize, DateTime<Utc>, DateTime<Utc>)> = Vec::new();
+            let mut split = splits.into_iter();
+            let mut steps = 0;
+            while !job.listed {
+                steps += 1;
+                prop_assert!(steps < 10_000, "the cursor never ends");
+                if split.next() == Some(true) && job.slice_end - job.slice_start > chrono::Duration::minutes(1) {
+                    job.narrow();
+                    continue;
+                }
+                seen.push((job.workflow_at, job.slice_start, job.slice_end));
+                job.advance(slice);
+            }
+            prop_assert_eq!(workflows == 0, seen.is_empty());
+            // The last week first: no slice reaching into it after one below it.
+            let first_old = seen.iter().position(|(_, a, _)| *a < recent).unwrap_or(seen.len());
+            prop_assert!(seen[first_old..].iter().all(|(_, _, b)| *b <= recent), "{:?}", seen);
+            for w in 0..workflows {
+                let mut mine: Vec<_> = seen.iter().filter(|(x, _, _)| *x == w).map(|(_, a, b)| (*a, *b)).collect();
+                for pair in mine.windows(2) {
+                    // Newest first, each slice right below the one before.
+                    prop_assert_eq!(pair[1].1, pair[0].0, "{:?}", mine);
+                }
+                mine.sort();
+                prop_assert_eq!(mine.first().map(|s| s.0), Some(since));
+                prop_assert_eq!(mine.last().map(|s| s.1), Some(until));
+            }
+        });
     }
 }

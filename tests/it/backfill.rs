@@ -355,6 +355,21 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
         );
     }
     assert_eq!(outcomes.len() as u64, DAYS);
+    // Newest first: every run of the last seven days was harvested before
+    // any older one, and newer before older within them.
+    let log = r.gh.log();
+    let harvested_at = |day: u64| {
+        let artifacts = format!("/actions/runs/{}/artifacts", run_id(day));
+        log.iter()
+            .position(|l| l.contains(&artifacts))
+            .unwrap_or_else(|| panic!("{artifacts} asked"))
+    };
+    let last_recent = (0..7).map(harvested_at).max().unwrap();
+    let first_older = (7..DAYS).map(harvested_at).min().unwrap();
+    assert!(last_recent < first_older, "the last week came first");
+    assert!((0..6).all(|d| harvested_at(d) < harvested_at(d + 1)));
+    // /status says how far back day one has reached: all of it.
+    assert_eq!(status["last_seven_days_judged"], true, "{status}");
     let metrics = r.t.client.get("/metrics").await.unwrap().body;
     let metrics = metrics.as_str().unwrap();
     assert!(
@@ -387,7 +402,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
         .collect();
     assert!(!again.is_empty(), "the window was listed again");
     assert!(
-        again.iter().all(|k| k.contains("/actions/runs?")),
+        again.iter().all(|k| k.contains("/actions/workflows")),
         "{again:?}"
     );
     assert_eq!(
@@ -652,7 +667,7 @@ async fn outputs_left_to_a_backfill_are_not_reconciled_at_start_up_too() {
 async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
     let gh = FakeGitHub::start().await;
     let busy = now() - chrono::Duration::days(10);
-    // 1,500 runs of a plain workflow in one day, five gh-aw runs among them.
+    // 1,500 runs of a plain workflow in one day: never listed.
     for i in 0..1500u64 {
         let at = busy + chrono::Duration::seconds(i as i64 * 57);
         gh.add_run(
@@ -663,8 +678,9 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
             at,
         );
     }
-    for k in 0..5u64 {
-        let at = busy + chrono::Duration::seconds(k as i64 * 17_000 + 30);
+    // 1,050 runs of a gh-aw workflow in one week: more than one listing returns.
+    for k in 0..1050u64 {
+        let at = busy + chrono::Duration::seconds(k as i64 * 577 + 30);
         gh.add_run(REPO, 300_000 + k, LOCK, "completed", at);
     }
     let options = BackfillOptions {
@@ -676,18 +692,29 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
         .await;
     wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
     let status = r.status().await;
-    assert_eq!(status["runs_found"], 5, "{status}");
+    assert_eq!(status["runs_found"], 1050, "{status}");
     // No run left behind the cap: every gh-aw run was asked for its artifacts.
     let log = r.gh.log();
-    for k in 0..5u64 {
+    for k in 0..1050u64 {
         let artifacts = format!("/runs/{}/artifacts", 300_000 + k);
         assert!(log.iter().any(|l| l.contains(&artifacts)), "{artifacts}");
     }
-    let beyond_cap = log
+    let listings: Vec<&String> = log
         .iter()
-        .filter(|l| l.contains("/actions/runs?") && l.contains("&page=11"))
-        .count();
-    assert_eq!(beyond_cap, 0);
+        .filter(|l| l.contains("/actions/workflows/") && l.contains("/runs?"))
+        .collect();
+    assert!(
+        listings.iter().all(|l| !l.contains("&page=11")),
+        "{listings:?}"
+    );
+    // Only gh-aw's workflow is listed: the plain workflow's runs never are.
+    let ci =
+        safe_outcomes::bench::github_model::runs::workflow_id(REPO, ".github/workflows/ci.yml");
+    assert!(
+        !log.iter()
+            .any(|l| l.contains(&format!("/actions/workflows/{ci}/"))),
+        "the plain workflow was listed"
+    );
     r.stop().await;
 }
 
@@ -710,14 +737,19 @@ async fn repositories_added_later_are_backfilled_too() {
     wait_for("the second", async || r.status().await["jobs"]["done"] == 2).await;
     assert_eq!(r.status().await["runs_found"], 1);
     let log = r.gh.log();
-    let listed = |repo: &str| {
+    let calls = |repo: &str, what: &str| {
         log.iter()
-            .filter(|l| l.starts_with(&format!("GET /repos/{repo}/actions/runs?")))
+            .filter(|l| l.starts_with(&format!("GET /repos/{repo}/actions/workflows")))
+            .filter(|l| l.contains(what))
             .count()
     };
-    // 30 days in 7-day slices: five slices, one page each.
-    assert_eq!(listed(REPO), 5);
-    assert_eq!(listed(other), 5);
+    // A repository without gh-aw workflows: one call, its workflows.
+    assert_eq!(calls(REPO, ""), 1, "{log:?}");
+    assert_eq!(calls(REPO, "/runs?"), 0);
+    // The other: its workflows, then the last seven days, then 23 days
+    // in 7-day slices: five listings, one page each.
+    assert_eq!(calls(other, "/runs?"), 5, "{log:?}");
+    assert_eq!(calls(other, ""), 6);
     assert!(log
         .iter()
         .any(|l| l.contains("/repos/acme/gadgets/actions/runs/9/artifacts")));

@@ -342,6 +342,11 @@ fn routes(fake: Fake) -> Router {
         )
         .route("/blob/{id}", get(artifacts::blob))
         .route("/repos/{owner}/{repo}/actions/runs", get(runs::list))
+        .route("/repos/{owner}/{repo}/actions/workflows", get(runs::list_workflows))
+        .route(
+            "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+            get(runs::list_for_workflow),
+        )
         .route("/rate_limit", get(runs::rate_limit))
         .merge(users::routes())
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))

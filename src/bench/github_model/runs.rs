@@ -4,6 +4,11 @@
 //!   (`A..B`, `>=A`, `<=A`, `>A`, `<A`, inclusive ranges as in GitHub's
 //!   search syntax) and `status`, paged by `per_page` / `page`, with
 //!   `total_count`; a filtered search reaches 1,000 runs at most (github-facts-2 §6).
+//! - `GET /repos/{o}/{r}/actions/workflows`: the workflows of the repository
+//!   (one per distinct path among its runs, id `workflow_id(repo, path)`),
+//!   paged, with `total_count`.
+//! - `GET /repos/{o}/{r}/actions/workflows/{workflow_id}/runs`: the runs
+//!   list above, of one workflow (by id or by file name, as GitHub takes it).
 //! - The rate limit (when set with `set_rate_limit`): every request made
 //!   with an installation token costs one, answers carry `x-ratelimit-*`,
 //!   and at zero the answer is GitHub's 403 (`rate_limited` counts those).
@@ -19,6 +24,9 @@ use serde_json::json;
 use super::{Authorized, Fake, FakeGitHub};
 
 pub const LIST_RUNS: &str = "GET /repos/{owner}/{repo}/actions/runs";
+pub const LIST_WORKFLOWS: &str = "GET /repos/{owner}/{repo}/actions/workflows";
+pub const LIST_WORKFLOW_RUNS: &str =
+    "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs";
 pub const RATE_LIMIT: &str = "GET /rate_limit";
 /// Results of a filtered runs search (github-facts-2 §6).
 pub const SEARCH_CAP: usize = 1000;
@@ -144,16 +152,103 @@ fn created_matches(filter: &str, at: DateTime<Utc>) -> Option<bool> {
     Some(parse(filter)? == at)
 }
 
+/// The id of the workflow at `path` in `repo`: stable, as GitHub's is.
+pub fn workflow_id(repo: &str, path: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in repo
+        .to_ascii_lowercase()
+        .bytes()
+        .chain([b'/'])
+        .chain(path.bytes())
+    {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    100_000 + h % 900_000_000
+}
+
 pub async fn list(
     State(fake): State<Fake>,
     Path((owner, repo)): Path<(String, String)>,
     Query(q): Query<ListQuery>,
     _auth: Authorized,
 ) -> Response {
+    runs_of(&fake, &format!("{owner}/{repo}"), &q, |_| true)
+}
+
+pub async fn list_for_workflow(
+    State(fake): State<Fake>,
+    Path((owner, repo, workflow)): Path<(String, String, String)>,
+    Query(q): Query<ListQuery>,
+    _auth: Authorized,
+) -> Response {
     let full = format!("{owner}/{repo}");
+    let exists = fake
+        .all_runs()
+        .iter()
+        .any(|r| r.repo.eq_ignore_ascii_case(&full) && names_workflow(&full, &r.path, &workflow));
+    if !exists {
+        return super::error(axum::http::StatusCode::NOT_FOUND, "Not Found");
+    }
+    runs_of(&fake, &full, &q, |r| {
+        names_workflow(&full, &r.path, &workflow)
+    })
+}
+
+/// `workflow` (an id, or a file name) names the workflow at `path`.
+fn names_workflow(repo: &str, path: &str, workflow: &str) -> bool {
+    workflow == workflow_id(repo, path).to_string()
+        || path.rsplit('/').next().is_some_and(|file| file == workflow)
+}
+
+pub async fn list_workflows(
+    State(fake): State<Fake>,
+    Path((owner, repo)): Path<(String, String)>,
+    Query(q): Query<ListQuery>,
+    _auth: Authorized,
+) -> Response {
+    let full = format!("{owner}/{repo}");
+    let mut paths: Vec<(String, DateTime<Utc>)> = Vec::new();
+    for r in fake
+        .all_runs()
+        .into_iter()
+        .filter(|r| r.repo.eq_ignore_ascii_case(&full))
+    {
+        match paths.iter_mut().find(|(p, _)| *p == r.path) {
+            Some((_, first)) => *first = (*first).min(r.created_at),
+            None => paths.push((r.path, r.created_at)),
+        }
+    }
+    paths.sort();
+    let total = paths.len();
+    let (start, per_page) = super::repos::page_window(q.per_page, q.page);
+    let page: Vec<_> = paths
+        .into_iter()
+        .skip(start)
+        .take(per_page)
+        .map(|(path, first)| {
+            let id = workflow_id(&full, &path);
+            let file = path.rsplit('/').next().unwrap_or_default().to_string();
+            json!({
+                "id": id, "node_id": format!("W_kwDO{id:08}"), "name": file, "path": path,
+                "state": "active",
+                "created_at": first.to_rfc3339(), "updated_at": first.to_rfc3339(),
+                "url": format!("https://api.github.com/repos/{full}/actions/workflows/{id}"),
+                "html_url": format!("https://github.com/{full}/blob/main/{path}"),
+                "badge_url": format!("https://github.com/{full}/workflows/{file}/badge.svg"),
+            })
+        })
+        .collect();
+    Json(json!({"total_count": total, "workflows": page})).into_response()
+}
+
+/// The runs of `full` that `keep` admits, filtered and paged as `q` asks.
+fn runs_of(fake: &Fake, full: &str, q: &ListQuery, keep: impl Fn(&Run) -> bool) -> Response {
     let all = fake.all_runs();
     let mut runs = Vec::new();
-    for r in all.iter().filter(|r| r.repo.eq_ignore_ascii_case(&full)) {
+    for r in all
+        .iter()
+        .filter(|r| r.repo.eq_ignore_ascii_case(full) && keep(r))
+    {
         if let Some(filter) = &q.created {
             match created_matches(filter, r.created_at) {
                 Some(true) => {}
@@ -189,6 +284,7 @@ pub async fn list(
             let name = r.path.rsplit('/').next().unwrap_or_default();
             json!({
                 "id": r.id, "name": name, "path": r.path, "status": r.status,
+                "workflow_id": workflow_id(&r.repo, &r.path),
                 "conclusion": r.conclusion, "run_attempt": 1, "event": r.event,
                 "head_branch": "main",
                 "created_at": r.created_at.to_rfc3339(), "updated_at": r.updated_at.to_rfc3339(),
