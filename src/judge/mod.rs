@@ -11,4 +11,8 @@ pub mod api_state;
 pub mod assess;
 pub mod conformance;
 pub mod evaluate;
+pub mod reads;
 pub mod spec;
+
+#[cfg(test)]
+mod reads_tests;
