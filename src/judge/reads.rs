@@ -1148,11 +1148,16 @@ pub fn api_misses_a_part(need: &Need) -> bool {
     !(what && who && when)
 }
 
-/// The counts the docs and the report give: facts (needs, over every
-/// profile), those with a webhook source, those with an API read, and the
-/// stated exceptions (a note where the API misses a part).
+/// The counts the docs and the report give, over every (type, fact) pair
+/// (a profile's facts count once for each of its types): facts, those with
+/// a webhook source, those with an API read, and the stated exceptions (a
+/// note where the API misses what, who or when).
 pub fn counts() -> (usize, usize, usize, usize) {
-    let needs = || PROFILES.iter().flat_map(|p| p.needs.iter());
+    let needs = || {
+        PROFILES
+            .iter()
+            .flat_map(|p| p.types.iter().flat_map(move |_| p.needs.iter()))
+    };
     let total = needs().count();
     let webhook = needs().filter(|n| !n.fact.webhook.is_empty()).count();
     let api = needs().filter(|n| !n.api.is_empty()).count();

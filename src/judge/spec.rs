@@ -169,7 +169,7 @@ fn read_table(out: &mut String) {
     let (total, webhook, api, exceptions) = reads::counts();
     let _ = write!(
         out,
-        "\n## What each path reads\n\nFor each output type, the facts its evaluator needs (a fact is what changed, who changed it and when), the webhook events that carry each, and the API reads that recover each part on the reconcile and backfill path (`src/judge/reads.rs`). Tests check the table against the readers themselves: the reconciler and backfill GET exactly the table's fetch reads for each type, and the signal fetcher its signal reads; each timeline kind named becomes the fact's observation through the API mapper, with the entry's actor and time; every fact the webhook extractor draws from a real payload is listed under its event and action; each evaluator family reads only kinds its types' facts list; and a fact a webhook carries is recovered from the API (what, who and when) or the row says why not. {total} facts over all types, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions (an API read missing who or when, or none, with the reason).\n\n### The facts\n\n| fact | what changed | observations | webhook (event.action) |\n|---|---|---|---|\n"
+        "\n## What each path reads\n\nFor each output type, the facts its evaluator needs (a fact is what changed, who changed it and when), the webhook events that carry each, and the API reads that recover each part on the reconcile and backfill path (`src/judge/reads.rs`). Tests check the table against the readers themselves: the reconciler and backfill GET exactly the table's fetch reads for each type, and the signal fetcher its signal reads; each timeline kind named becomes the fact's observation through the API mapper, with the entry's actor and time; every fact the webhook extractor draws from a real payload is listed under its event and action; each evaluator family reads only kinds its types' facts list; and a fact a webhook carries is recovered from the API (what, who and when) or the row says why not. Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions (the API misses what, who or when, and the row says why).\n\n### The facts\n\n| fact | what changed | observations | webhook (event.action) |\n|---|---|---|---|\n"
     );
     let list = |v: &[&str]| {
         if v.is_empty() {
@@ -328,7 +328,7 @@ mod tests {
         }
         let (total, webhook, api, exceptions) = crate::judge::reads::counts();
         assert!(table.contains(&format!(
-            "{total} facts over all types, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions"
+            "Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions"
         )));
     }
 
