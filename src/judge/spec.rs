@@ -156,7 +156,7 @@ fn seed_table(out: &mut String) {
         };
         let _ = writeln!(
             out,
-            "| {} | \"{}\" | {ours} | {how} |",
+            "| {} | `{}` | {ours} | {how} |",
             l.seed,
             l.quote.replace('|', "\\|")
         );
