@@ -68,6 +68,8 @@ pub const OPERATIONS: &[Operation] = &[
     op("issues.list_comments", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", &["per_page"]),
     op("issues.list_events", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/events", &["per_page"]),
     op("issues.list_labels", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/labels", &["per_page"]),
+    op("issues.list_sub_issues", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues", &["per_page"]),
+    op("issues.get_parent", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/parent", &[]),
     op("issues.list_timeline", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/timeline", &["per_page"]),
     op("pulls.get", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}", &[]),
     op("pulls.get_review_comment", "GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", &[]),

@@ -187,6 +187,8 @@ fn label(path: &str) -> &'static str {
         ["issues", _, "timeline"] => "issues.list_timeline",
         ["issues", _, "events"] => "issues.list_events",
         ["issues", _, "labels"] => "issues.list_labels",
+        ["issues", _, "sub_issues"] => "issues.list_sub_issues",
+        ["issues", _, "parent"] => "issues.get_parent",
         ["pulls", "comments", _] => "pulls.get_review_comment",
         ["pulls", _] => "pulls.get",
         ["pulls", _, "reviews"] => "pulls.list_reviews",

@@ -105,7 +105,7 @@ impl Mapping {
         match self {
             Mapping::Error => "gh-aw error = ours unknown/evaluation_error (DESIGN §5)",
             Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
-            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator, or its generic fallback for a type its spec gives a proposed rule only) = ours unknown for its own reason",
+            Mapping::Unsupported => "gh-aw has no evaluator (unsupported_evaluator, or its generic fallback for a type its spec gives a proposed rule only) = ours unknown for its own reason, or, where we have no evaluator either, our fallback: existence only, or a deletion by general rule 6",
             Mapping::UnnamedUnknown => "gh-aw unknown without a reason = ours unknown with the reason named",
             Mapping::ExistenceOnly => "existence only is pending/weak/target_exists_only whatever gh-aw's status (seed 000 §3 Key Rule and §8)",
             Mapping::UnseenActor => "evidence by an actor the state does not show (a reversal, a reaction counted without its reactor), where the row asks for a visible non-bot: ours one step weaker (general rules 4 and 8; seed 000 §6 \"A signal is stronger when it involves a visible non-bot actor\")",
@@ -389,11 +389,14 @@ fn compare(
     if exp.signal == "unsupported_evaluator" || gh_aw_fallback {
         // Where we have no evaluator either, ours is the seed's existence-only
         // fallback, which is no verdict.
-        let ok = ours.status == O::Unknown || (!ours.dedicated && existence_only);
+        // The general rules still hold for it: a deletion the audit trail
+        // shows is judged by rule 6 for every type (DESIGN §7).
+        let ok = ours.status == O::Unknown
+            || (!ours.dedicated && (existence_only || ours.signal == Signal::Deleted));
         return mapped(
             ok,
             Mapping::Unsupported,
-            "unknown/*/* (or our fallback)".into(),
+            "unknown/*/* (or our fallback: existence only, or rule 6's deletion)".into(),
         );
     }
     if exp.signal == "target_exists_only" {

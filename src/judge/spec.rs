@@ -12,6 +12,7 @@ use crate::judge::conformance::{
 };
 use crate::judge::evaluate::registry::TYPES;
 use crate::judge::evaluate::seed_rows::{self, By};
+use crate::judge::reads::{self, Via, FACTS, PROFILES};
 use crate::model::signal::{Signal, Twin, GH_AW_ONLY};
 
 /// The example rows, compiled in.
@@ -27,6 +28,7 @@ pub fn render() -> Result<String, String> {
     rows(&mut out, &cases)?;
     vocabulary(&mut out);
     seed_table(&mut out);
+    read_table(&mut out);
     Ok(out)
 }
 
@@ -106,7 +108,7 @@ fn seed_table(out: &mut String) {
     let (rules, differences, total) = seed_rows::counts();
     let _ = write!(
         out,
-        "\n## Seed 000 rows\n\nEvery row of seed 000 §7's per-type tables (`src/judge/evaluate/seed_rows.rs`; a test parses the seed and fails on a row that is neither a rule with a test nor a difference stated here): {rules} rows implemented, {differences} stated differences, {total} in all. Seeds 001–004 hold no per-type rows. A rule's limits say where it is narrower than the row, or which of the row's alternatives it takes.\n\n| type | seed row | ours | test / limits |\n|---|---|---|---|\n"
+        "\n## Seed 000 rows\n\nEvery row of seed 000 §7's per-type tables (`src/judge/evaluate/seed_rows.rs`; a test parses the seed and fails on a row that is neither a rule with a test nor a difference stated here): {rules} rows implemented, {differences} stated differences, {total} in all. Seeds 001–004 hold no per-type rows (the lines of 001–003 that state a rule follow the table). A rule's limits say where it is narrower than the row, or which of the row's alternatives it takes.\n\n| type | seed row | ours | test / limits |\n|---|---|---|---|\n"
     );
     for r in seed_rows::SEED_ROWS {
         let (ours, how) = match &r.by {
@@ -134,6 +136,89 @@ fn seed_table(out: &mut String) {
     for r in seed_rows::SEED_ROWS {
         if let By::Difference(why) = r.by {
             let _ = writeln!(out, "- `{}` \"{}\": {why}.", r.section, r.row);
+        }
+    }
+    let (rules, differences, context) = seed_rows::line_counts();
+    let _ = write!(
+        out,
+        "\n### Seeds 001–003: the lines that state a rule\n\nSeeds 001–003 are pull requests of other projects; their lines that name a rule of evaluation (by the words {}) are each a rule of ours with its test, a difference, or context that states no rule for us (`seed_rows::SEED_LINES`; a test finds every such line in the seeds and fails on one not listed): {rules} rules, {differences} differences, {context} context.\n\n| seed | line (quoted) | ours | test / reason |\n|---|---|---|---|\n",
+        seed_rows::RULE_WORDS
+            .iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for l in seed_rows::SEED_LINES {
+        let (ours, how) = match &l.said {
+            seed_rows::Said::Rule { rule, test } => (format!("rule: {rule}"), format!("`{test}`")),
+            seed_rows::Said::Difference(why) => ("**difference**".to_string(), why.to_string()),
+            seed_rows::Said::Context(why) => ("context".to_string(), why.to_string()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {ours} | {how} |",
+            l.seed,
+            l.quote.replace('|', "\\|")
+        );
+    }
+}
+
+/// What each path reads (`judge::reads`): the facts, their webhooks, and
+/// per type the API reads that recover each, or why not.
+fn read_table(out: &mut String) {
+    let (total, webhook, api, exceptions) = reads::counts();
+    let _ = write!(
+        out,
+        "\n## What each path reads\n\nFor each output type, the facts its evaluator needs (a fact is what changed, who changed it and when), the webhook events that carry each, and the API reads that recover each part on the reconcile and backfill path (`src/judge/reads.rs`). Tests check the table against the readers themselves: the reconciler and backfill GET exactly the table's fetch reads for each type, and the signal fetcher its signal reads; each timeline kind named becomes the fact's observation through the API mapper, with the entry's actor and time; every fact the webhook extractor draws from a real payload is listed under its event and action; each evaluator family reads only kinds its types' facts list; and a fact a webhook carries is recovered from the API (what, who and when) or the row says why not. Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions (the API misses what, who or when, and the row says why).\n\n### The facts\n\n| fact | what changed | observations | webhook (event.action) |\n|---|---|---|---|\n"
+    );
+    let list = |v: &[&str]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    for f in FACTS {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            f.name,
+            f.what,
+            list(f.kinds),
+            list(f.webhook)
+        );
+    }
+    out.push_str("\n### By type\n\nReads are relative to `repos/{owner}/{repo}/` (GraphQL answers under their `graphql/...` keys, `src/ingest/reconcile/mod.rs`); a timeline read names the entry's kind, with its `actor` and `created_at`. *signal* marks a read of the signal fetcher (at the window checkpoints); the rest are the reconciler's and backfill's fetch.\n");
+    for p in PROFILES {
+        let _ = write!(out, "\n#### {} ({:?} target)\n\n", list(p.types), p.shape);
+        if p.needs.is_empty() {
+            out.push_str("No facts: the type asks nothing of GitHub, and nothing is read.\n");
+            continue;
+        }
+        out.push_str("| fact | API reads: what (who, when) | why not all |\n|---|---|---|\n");
+        for n in p.needs {
+            let reads = if n.api.is_empty() {
+                "none".to_string()
+            } else {
+                n.api
+                    .iter()
+                    .map(|a| {
+                        let who = if a.who.is_empty() { "—" } else { a.who };
+                        let when = if a.when.is_empty() { "—" } else { a.when };
+                        let via = if a.via == Via::Signal {
+                            " *signal*"
+                        } else {
+                            ""
+                        };
+                        format!("`{}` {} ({who}, {when}){via}", a.read, a.item)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            let _ = writeln!(out, "| `{}` | {reads} | {} |", n.fact.name, n.note);
         }
     }
 }
@@ -213,6 +298,38 @@ mod tests {
             committed == rendered,
             "docs/evaluation.md is stale: run `cargo run -- spec > docs/evaluation.md` and commit it"
         );
+    }
+
+    /// The read table is part of the rendering (and so of the committed
+    /// docs, by the test above): every type under a heading of its own
+    /// reads, every fact with its webhooks, and the counts.
+    #[test]
+    fn the_docs_carry_the_read_table_for_every_type() {
+        let rendered = super::render().expect("the spec renders");
+        let (_, table) = rendered
+            .split_once("\n## What each path reads\n")
+            .expect("the read table is rendered");
+        let headings: Vec<&str> = table.lines().filter(|l| l.starts_with("#### ")).collect();
+        for t in crate::judge::evaluate::registry::TYPES {
+            assert!(
+                headings
+                    .iter()
+                    .any(|h| h.contains(&format!("`{}`", t.name))),
+                "{} has no reads in docs/evaluation.md",
+                t.name
+            );
+        }
+        for f in crate::judge::reads::FACTS {
+            assert!(
+                table.contains(&format!("| `{}` | {} |", f.name, f.what)),
+                "{}",
+                f.name
+            );
+        }
+        let (total, webhook, api, exceptions) = crate::judge::reads::counts();
+        assert!(table.contains(&format!(
+            "Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions"
+        )));
     }
 
     #[test]

@@ -77,7 +77,8 @@ fn event(o: &Observation, repo: &str, gh: &GitHub) -> Markup {
             "edited "
             @if let Some(t) = title_from { "its title (was “" (t) "”)" }
             @else if body_hash_from.is_some() { "its description" }
-            @else if let Some(b) = base_from { "its base branch (was " code { (b) } ")" }
+            @else if let Some(b) = base_from.as_deref().filter(|b| !b.is_empty()) { "its base branch (was " code { (b) } ")" }
+            @else if base_from.is_some() { "its base branch" }
             @else { "it" }
         },
         K::Labeled { label } => html! { "added the label " code { (label) } },

@@ -75,10 +75,14 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
                 let source = e.pointer("/source/issue");
                 let is_pr = source.and_then(|s| s.get("pull_request")).is_some();
                 let number = source.and_then(|s| s.get("number")).and_then(Value::as_u64);
+                // The PR, and its reviews: a person's approval of the
+                // agent's PR is read as the `pull_request_review` webhook
+                // gives it.
                 if let (Some("cross-referenced"), true, Some(m)) =
                     (e.get("event").and_then(Value::as_str), is_pr, number)
                 {
                     out.push(supplementary(format!("pulls/{m}")));
+                    out.push(supplementary(format!("pulls/{m}/reviews")));
                 }
             }
         }
@@ -106,6 +110,17 @@ pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
         TargetKind::Discussion => t.number,
         _ => t.parent_number.or(t.number),
     }
+}
+
+/// The (parent, child) a `link_sub_issue` record names: the target is the
+/// child (`sub_issue_number` else), its parent `parent_number` (or
+/// `parent_issue_number`), as the mapper reads them.
+pub fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
+    let t = record.target.as_ref()?;
+    let field = |k: &str| record.field_str(k).and_then(|s| s.parse::<u64>().ok());
+    let child = t.number.or_else(|| field("sub_issue_number"))?;
+    let parent = t.parent_number.or_else(|| field("parent_issue_number"))?;
+    Some((parent, child))
 }
 
 /// The runs a repository dispatch may have started: `repository_dispatch`
@@ -136,11 +151,14 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     // names the GitHub user who pushed (the timeline's `committed` names a
     // git identity; its `head_ref_force_pushed`, read with the commits,
     // names who forced).
+    // And the inline comments: a person's reply to one of the review's
+    // comments answers it (`pull_request_review_comment` on the webhook path).
     let reviews_first = |n: u64| {
         vec![
             format!("pulls/{n}/reviews"),
             format!("pulls/{n}"),
             format!("pulls/{n}/commits"),
+            format!("pulls/{n}/comments"),
             format!("issues/{n}/timeline"),
         ]
     };
@@ -202,19 +220,45 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
+        // A requested reviewer acts by reviewing, commenting, or writing an
+        // inline comment (`pull_request_review_comment` on the webhook path).
         OutputType::AddReviewer => {
             let n = n?;
             vec![
                 format!("pulls/{n}/requested_reviewers"),
                 format!("pulls/{n}/reviews"),
                 format!("pulls/{n}"),
+                format!("pulls/{n}/comments"),
                 format!("issues/{n}/timeline"),
             ]
         }
+        // A link shows on both ends: the child's timeline and `parent`, the
+        // parent's timeline and `sub_issues` (the `sub_issues` webhook names
+        // both), each read, none left to another.
+        OutputType::LinkSubIssue if link_of(record).is_some() => {
+            let (parent, child) = link_of(record)?;
+            vec![
+                format!("issues/{child}"),
+                format!("issues/{child}/timeline"),
+                format!("issues/{child}/parent"),
+                format!("issues/{parent}/sub_issues"),
+                format!("issues/{parent}/timeline"),
+            ]
+        }
         // gh-aw judges these from the review list; the PR is context.
-        OutputType::SubmitPullRequestReview
-        | OutputType::DismissPullRequestReview
-        | OutputType::MarkPullRequestAsReadyForReview => reviews_first(n?),
+        OutputType::SubmitPullRequestReview | OutputType::DismissPullRequestReview => {
+            reviews_first(n?)
+        }
+        // Readiness is judged from the draft state, the reviews and the
+        // close; its rules count no pushes and no inline comments.
+        OutputType::MarkPullRequestAsReadyForReview => {
+            let n = n?;
+            vec![
+                format!("pulls/{n}/reviews"),
+                format!("pulls/{n}"),
+                format!("issues/{n}/timeline"),
+            ]
+        }
         OutputType::CreatePullRequestReviewComment
         | OutputType::ReplyToPullRequestReviewComment => {
             let n = n?;
@@ -261,7 +305,12 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
         }
         OutputType::CreateCheckRun => {
             let id = t.filter(|t| t.kind == TargetKind::CheckRun)?.id?;
-            vec![format!("check-runs/{id}")]
+            // And the PR it reports on: its merge or close over the check's
+            // result is the check's verdict (`pull_request` on the webhook
+            // path).
+            let mut v = vec![format!("check-runs/{id}")];
+            v.extend(n.map(|n| format!("pulls/{n}")));
+            v
         }
         OutputType::CreateCodeScanningAlert | OutputType::AutofixCodeScanningAlert => {
             let alert = meta_u64("alert_number").or_else(|| {

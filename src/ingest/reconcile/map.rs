@@ -207,7 +207,7 @@ impl<'a> Mapper<'a> {
         ) {
             return;
         }
-        let Some((parent, child)) = link_of(self.record) else {
+        let Some((parent, child)) = super::endpoints::link_of(self.record) else {
             return;
         };
         if self.timeline_dates_link(parent, child) {
@@ -499,6 +499,14 @@ fn event_kind(
                 body_hash_from: None,
                 base_from: None,
             },
+            // GitHub's timeline names who changed the base and when, not
+            // the old branch: an empty `base_from` is "the base, from a
+            // branch not said" (`docs/evaluation.md`, "What each path reads").
+            "base_ref_changed" => K::Edited {
+                title_from: None,
+                body_hash_from: None,
+                base_from: Some(String::new()),
+            },
             "review_dismissed" => K::ReviewDismissed {
                 review_id: e.dismissed_review.as_ref()?.review_id?,
             },
@@ -667,13 +675,4 @@ fn sub_issue_event(name: &str, n: u64, raw: &Value) -> Option<K> {
     } else {
         K::SubIssueRemoved { parent, child }
     })
-}
-
-/// The (parent, child) a `link_sub_issue` record names.
-fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
-    let t = record.target.as_ref()?;
-    let field = |k: &str| record.field_str(k).and_then(|s| s.parse::<u64>().ok());
-    let child = t.number.or_else(|| field("sub_issue_number"))?;
-    let parent = t.parent_number.or_else(|| field("parent_issue_number"))?;
-    Some((parent, child))
 }

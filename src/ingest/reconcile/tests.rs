@@ -712,8 +712,8 @@ fn follow_ups_come_from_the_first_responses() {
         {"event": "cross-referenced", "source": {"issue": {"number": 9}}}
     ]}));
     let f = follow_up_endpoints(&agent, &s);
-    assert_eq!(f.len(), 1);
-    assert_eq!((f[0].path.as_str(), f[0].primary), ("pulls/8", false));
+    let f: Vec<(&str, bool)> = f.iter().map(|e| (e.path.as_str(), e.primary)).collect();
+    assert_eq!(f, vec![("pulls/8", false), ("pulls/8/reviews", false)]);
 }
 
 #[test]
@@ -1258,4 +1258,177 @@ fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
         .collect();
     assert_eq!(links.len(), 1);
     assert_eq!(links[0].at, exec_time() + chrono::Duration::hours(1));
+}
+
+/// Issue 44 item 2 (the read table, `judge::reads`): what a webhook would
+/// carry for these types is now read from the API, and judged alike.
+mod read_table_gaps {
+    use super::*;
+    use crate::model::Signal;
+
+    fn fetched_state(r: &crate::model::ExecutionRecord, all: Value) -> ApiState {
+        // Only what the reconciler asks for (required, then follow-ups).
+        let all: std::collections::BTreeMap<String, Value> = serde_json::from_value(all).unwrap();
+        let mut s = ApiState::default();
+        for e in required_endpoints(r) {
+            if let Some(v) = all.get(&e.path) {
+                s.responses.insert(e.path, v.clone());
+            }
+        }
+        for e in follow_up_endpoints(r, &s.clone()) {
+            if let Some(v) = all.get(&e.path) {
+                s.responses.insert(e.path, v.clone());
+            }
+        }
+        s
+    }
+
+    /// `assign_to_agent`: a person's approval of the agent's PR is read
+    /// (`pulls/{m}/reviews`), as `pull_request_review.submitted` gives it.
+    #[test]
+    fn the_agents_pr_approved_by_a_person_is_read() {
+        let r = record("assign_to_agent").meta("agent", json!("copilot"));
+        let agent = json!({"login": "copilot-swe-agent", "type": "Bot"});
+        let all = |reviews: Value| {
+            json!({
+                "issues/7": {"number": 7, "state": "open", "created_at": ts(-5), "updated_at": ts(3)},
+                "issues/7/timeline": [{"event": "cross-referenced", "created_at": ts(1), "actor": agent,
+                    "source": {"issue": {"number": 8, "pull_request": {}, "user": agent}}}],
+                "pulls/8": {"number": 8, "state": "open", "user": agent, "created_at": ts(1),
+                    "updated_at": ts(3), "head": {"ref": "copilot/fix", "sha": "h1"}},
+                "pulls/8/reviews": reviews
+            })
+        };
+        let approved = json!([{"id": 70, "state": "APPROVED", "submitted_at": ts(3),
+            "user": {"login": "alice", "type": "User"}}]);
+        let s = fetched_state(&r, all(approved));
+        assert!(s.responses.contains_key("pulls/8/reviews"));
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(5));
+        assert_eq!(e.triple(), (O::Pending, S::Medium, Signal::ReviewApproved));
+        let s = fetched_state(&r, all(json!([])));
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(5));
+        assert_ne!(e.signal, Signal::ReviewApproved);
+    }
+
+    /// `submit_pull_request_review`: a person's reply to one of the
+    /// review's inline comments (`pulls/{n}/comments`) acts on it.
+    #[test]
+    fn a_reply_to_the_reviews_inline_comment_is_read() {
+        let r = record("submit_pull_request_review").meta("review_id", json!(70));
+        let all = |comments: Value| {
+            json!({
+                "pulls/7/reviews": [{"id": 70, "state": "COMMENTED", "submitted_at": ts(0),
+                    "user": {"login": "github-actions[bot]", "type": "Bot"}}],
+                "pulls/7": {"number": 7, "state": "open", "created_at": ts(-5), "updated_at": ts(3),
+                    "head": {"ref": "b", "sha": "h1"}},
+                "pulls/7/commits": [],
+                "pulls/7/comments": comments,
+                "issues/7/timeline": []
+            })
+        };
+        let replies = json!([
+            {"id": 81, "pull_request_review_id": 70, "created_at": ts(0), "body": "nit",
+             "user": {"login": "github-actions[bot]", "type": "Bot"}, "path": "a.rs"},
+            {"id": 82, "pull_request_review_id": 71, "in_reply_to_id": 81, "created_at": ts(2),
+             "body": "done", "user": {"login": "alice", "type": "User"}, "path": "a.rs"}
+        ]);
+        let as_of = exec_time() + chrono::Duration::hours(5);
+        let e = assess_from_api(&r, &fetched_state(&r, all(replies)), as_of);
+        assert_eq!(e.triple(), (O::Accepted, S::Medium, Signal::ActedOn));
+        let e = assess_from_api(&r, &fetched_state(&r, all(json!([]))), as_of);
+        assert_ne!(e.signal, Signal::ActedOn);
+    }
+
+    /// `create_check_run`: the PR the check reports on is read, so its
+    /// merge over the check's result is seen.
+    #[test]
+    fn the_pr_a_check_run_reports_on_is_read() {
+        let r = record("create_check_run").target(Target {
+            id: Some(5),
+            name: Some("h1".into()),
+            parent_number: Some(7),
+            ..Target::named(REPO, TargetKind::CheckRun, "")
+        });
+        let s = fetched_state(
+            &r,
+            json!({
+                "check-runs/5": {"id": 5, "name": "lint", "head_sha": "h1", "status": "completed",
+                    "conclusion": "success", "completed_at": ts(0), "app": {"slug": "github-actions"}},
+                "pulls/7": {"number": 7, "state": "closed", "merged": true, "created_at": ts(-5),
+                    "closed_at": ts(2), "merged_at": ts(2), "merged_by": {"login": "alice", "type": "User"},
+                    "head": {"ref": "b", "sha": "h1"}, "merge_commit_sha": "m1"}
+            }),
+        );
+        assert!(s.responses.contains_key("pulls/7"));
+        let e = assess_from_api(&r, &s, exec_time() + chrono::Duration::hours(5));
+        assert_eq!(
+            e.triple(),
+            (O::Accepted, S::Medium, Signal::CheckRetainedAndMerged)
+        );
+    }
+
+    /// A base change on the timeline names who and when (not the old
+    /// branch): an edit of the base only.
+    #[test]
+    fn a_base_change_on_the_timeline_is_an_edit_of_the_base() {
+        let o = obs_of(
+            "update_pull_request",
+            json!({"issues/7/timeline": [{"id": 90, "event": "base_ref_changed", "created_at": ts(2),
+                "actor": {"login": "alice", "type": "User"}}]}),
+        );
+        let edit = o
+            .iter()
+            .find(|o| matches!(o.event, K::Edited { .. }))
+            .expect("an edit");
+        assert_eq!(
+            edit.event,
+            K::Edited {
+                title_from: None,
+                body_hash_from: None,
+                base_from: Some(String::new())
+            }
+        );
+        assert_eq!(edit.actor.as_ref().unwrap().login, "alice");
+    }
+
+    /// `link_sub_issue` reads both ends of the link.
+    #[test]
+    fn a_sub_issue_link_is_read_from_both_ends() {
+        let r = record("link_sub_issue").target(Target {
+            parent_number: Some(40),
+            ..Target::thread(REPO, TargetKind::Issue, 41)
+        });
+        let paths: Vec<String> = required_endpoints(&r).into_iter().map(|e| e.path).collect();
+        assert_eq!(
+            paths,
+            [
+                "issues/41",
+                "issues/41/timeline",
+                "issues/41/parent",
+                "issues/40/sub_issues",
+                "issues/40/timeline"
+            ]
+        );
+        // The parent's timeline dates a link the child's does not.
+        let s = state(json!({
+            "issues/41": {"number": 41, "state": "open", "created_at": ts(-5), "updated_at": ts(-1)},
+            "issues/41/timeline": [],
+            "issues/40/timeline": [{"id": 80, "event": "sub_issue_added", "created_at": ts(1),
+                "actor": {"login": "alice", "type": "User"}, "sub_issue": {"number": 41}}]
+        }));
+        let o = observations_from_api(&r, &s);
+        let link = o
+            .iter()
+            .find(|o| {
+                matches!(
+                    o.event,
+                    K::SubIssueAdded {
+                        parent: 40,
+                        child: 41
+                    }
+                )
+            })
+            .expect("the link");
+        assert_eq!(link.at, exec_time() + chrono::Duration::hours(1));
+    }
 }

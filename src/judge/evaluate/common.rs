@@ -238,9 +238,11 @@ pub fn is_closed(ctx: &EvalContext) -> bool {
         .iter()
         .rev()
         .find_map(|o| match (&o.snapshot, &o.event) {
-            (Some(s), _) => Some(s.state.eq_ignore_ascii_case("closed")),
-            (None, K::Closed) => Some(true),
-            (None, K::Reopened) => Some(false),
+            // A snapshot that does not show the state (`""`: the source did
+            // not say) says nothing of it (general rule 2).
+            (Some(s), _) if !s.state.is_empty() => Some(s.state.eq_ignore_ascii_case("closed")),
+            (_, K::Closed) => Some(true),
+            (_, K::Reopened) => Some(false),
             _ => None,
         })
         .unwrap_or(false)

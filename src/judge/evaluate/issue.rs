@@ -201,10 +201,22 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
     if let Some(c) = close.filter(|c| is_foreign_lifecycle_close(ctx, c)) {
         return lifecycle(ctx, c);
     }
-    if let Some(ch) = challenged(ctx, close) {
+    if let Some(ch) = challenged(ctx, close, |o| ctx.is_human(o)) {
         return Evaluation::new(O::Rejected, S::Medium, Signal::CloseChallenged)
             .decided_by(&ch.id, ch.at)
             .note(format!("A visible non-bot actor challenged the close of the {what} in a comment after it (a reopen request or \"closed by mistake\")."));
+    }
+    // General rule 4: a challenge whose author the state does not show is
+    // still a challenge (automation cannot be excluded): one step weaker,
+    // low confidence, never turned into an acceptance.
+    if let Some(ch) = challenged(ctx, close, |o| {
+        ctx.actor_class(o) == crate::model::ActorClass::UnknownActor
+    }) {
+        return unseen_reversal(
+            Evaluation::new(O::Rejected, S::Medium, Signal::CloseChallenged)
+                .decided_by(&ch.id, ch.at)
+                .note(format!("The close of the {what} was challenged in a comment after it (a reopen request or \"closed by mistake\")."))
+        );
     }
     // Strength follows the seed (medium); gh-aw's "closed action retained"
     // case says accepted/strong. The seed also says "after window".
@@ -236,10 +248,11 @@ pub(super) fn close_retention(ctx: &EvalContext, what: &str) -> Evaluation {
 fn challenged<'a>(
     ctx: &EvalContext<'a>,
     close: Option<&'a Observation>,
+    by: impl Fn(&Observation) -> bool,
 ) -> Option<&'a Observation> {
     let since = close.map_or(ctx.record.executed_at, |c| c.at.max(ctx.record.executed_at));
     ctx.after_execution()
-        .filter(|o| o.at >= since && ctx.is_human(o))
+        .filter(|o| o.at >= since && by(o))
         .filter(|o| {
             matches!(
                 o.event,
@@ -369,6 +382,7 @@ mod tests {
                 [ours(), reopen(5.0, human("alice")), obs(6.0, human("bob"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed"), at 8.0;
             "a person asks to reopen after the close": [ours(), obs(5.0, human("alice"), challenge(3))] => (REJECTED, MEDIUM, "close_challenged");
             "a bot asks to reopen": [ours(), obs(5.0, bot("triage[bot]"), challenge(3))] => (ACCEPTED, MEDIUM, "closed");
+            "someone nobody can see (a deleted account) asks to reopen: one step weaker (rule 4)": [ours(), obs(5.0, human("ghost"), challenge(3))] => (REJECTED, WEAK, "close_challenged");
             "the workflow's own words are no challenge": [ours(), obs(5.0, workflow_actor(), challenge(3))] => (ACCEPTED, MEDIUM, "closed");
             "a challenge before the close is not one of it": [obs(-2.0, human("alice"), challenge(3)), ours()] => (ACCEPTED, MEDIUM, "closed");
             "challenged, reopened and re-closed by people: the re-close answers it":

@@ -17,6 +17,17 @@
 //! - `SeedRow`: for the types of each seed row, the state the row names is
 //!   never given gh-aw's rating (same signal, different rating), and the
 //!   row's signal with the row's status has the row's strength.
+//! - `Unsupported`: a type with no dedicated evaluator (gh-aw's "proposed
+//!   rule only" types have one here; unregistered types do not) is judged by
+//!   the fallback, which gives no verdict of its own: unknown,
+//!   pending/weak/`target_exists_only`, or general rule 6's `deleted`; never
+//!   an acceptance. (The mapping said "unknown or existence only" and
+//!   contradicted rule 6 on a deletion by a person: it now allows it.)
+//! - `UnnamedUnknown`: every `unknown` names its reason: its signal, in
+//!   gh-aw's words too, is never the bare `unknown`.
+//!
+//! `MAPPING_RULES_CHECKED` lists the rules these properties cover; a test
+//! fails when `Mapping` gains a rule that is not in it.
 //!
 //! Also the roles-at-the-time-of-the-act rules (item 4) and the challenge
 //! and preserved-edit rules (item 3) as properties over the types they apply
@@ -190,8 +201,75 @@ fn humans(r: &ExecutionRecord, obs: &[Observation], as_of: DateTime<Utc>) -> boo
     super::actor_summary(r, &cut).visible_non_bot_actor_count > 0
 }
 
+/// The conformance mapping's rules with a property here.
+pub const MAPPING_RULES_CHECKED: &[crate::judge::conformance::Mapping] = {
+    use crate::judge::conformance::Mapping::*;
+    &[
+        Error,
+        Lifecycle,
+        Unsupported,
+        UnnamedUnknown,
+        ExistenceOnly,
+        UnseenActor,
+        NoHumanActivity,
+        SeedRow,
+    ]
+};
+
+/// Every rule of `Mapping` is checked: the match has no wildcard, so a new
+/// rule does not compile until it is placed here, and then fails until it
+/// is in `MAPPING_RULES_CHECKED` (with its property).
+#[test]
+fn every_mapping_rule_has_a_property() {
+    use crate::judge::conformance::Mapping;
+    let all = [
+        Mapping::Error,
+        Mapping::Lifecycle,
+        Mapping::Unsupported,
+        Mapping::UnnamedUnknown,
+        Mapping::ExistenceOnly,
+        Mapping::UnseenActor,
+        Mapping::NoHumanActivity,
+        Mapping::SeedRow,
+    ];
+    for m in all {
+        // Exhaustive on purpose.
+        match m {
+            Mapping::Error
+            | Mapping::Lifecycle
+            | Mapping::Unsupported
+            | Mapping::UnnamedUnknown
+            | Mapping::ExistenceOnly
+            | Mapping::UnseenActor
+            | Mapping::NoHumanActivity
+            | Mapping::SeedRow => {}
+        }
+        assert!(MAPPING_RULES_CHECKED.contains(&m), "{m:?} has no property");
+    }
+}
+
+/// Types nobody registered: the generic fallback judges them.
+const UNREGISTERED: &[&str] = &["frobnicate_issue", "create_wiki_page", "add_emoji"];
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `Unsupported`: without a dedicated evaluator there is no verdict.
+    #[test]
+    fn without_a_dedicated_evaluator_there_is_no_verdict(obs in history(), hours in 0i64..500, ty in prop::sample::select(UNREGISTERED.to_vec())) {
+        let mut r = record("create_issue");
+        r.output_type = ty.to_string();
+        let e = super::evaluate(&r, &obs, r.executed_at + Duration::hours(hours));
+        prop_assert!(!e.dedicated, "{}", ty);
+        prop_assert!(
+            e.status == O::Unknown
+                || e.triple() == (O::Pending, S::Weak, Signal::TargetExistsOnly)
+                || e.signal == Signal::Deleted,
+            "{}: {:?}", ty, e.triple()
+        );
+        // Never an acceptance: existence is not acceptance (seed 000 §8).
+        prop_assert!(e.status != O::Accepted, "{}: {:?}", ty, e.triple());
+    }
 
     #[test]
     fn every_mapping_rule_is_a_property_of_the_evaluators(obs in history(), hours in 0i64..500) {
@@ -200,6 +278,15 @@ proptest! {
             let e = super::evaluate(&r, &obs, as_of);
             let t = r.output_type.as_str();
             let why = format!("{t}: {:?} on {obs:?}", e.triple());
+            // UnnamedUnknown.
+            if e.status == O::Unknown {
+                prop_assert!(
+                    crate::model::signal::gh_aw_word(e.signal.as_str()) != "unknown",
+                    "an unknown without its reason: {}", why
+                );
+            }
+            // Unsupported: every registered type has its own evaluator.
+            prop_assert!(e.dedicated || e.status == O::Unknown, "{}", why);
             // Error.
             if e.signal == Signal::EvaluationError {
                 prop_assert_eq!(e.status, O::Unknown, "{}", why);
@@ -233,8 +320,13 @@ proptest! {
                         "gh-aw's rating of a seed row: {}", why
                     );
                 }
-                if e.signal == osig && e.status == os {
+                // UnseenActor comes first (as `conformance::compare` applies
+                // it): an unseen actor's row is one step weaker.
+                if e.signal == osig && e.status == os && !unseen {
                     prop_assert_eq!(e.strength, og, "{}", why);
+                }
+                if e.signal == osig && e.status == os && unseen {
+                    prop_assert_eq!(e.strength, crate::judge::evaluate::weaker(og), "{}", why);
                 }
             }
         }
@@ -305,7 +397,9 @@ proptest! {
     /// close_pull_request "Comment indicates premature close", close_discussion
     /// "Non-bot comments indicate close was wrong": for each close type, a
     /// person's challenge after the close, whatever other comments come
-    /// around it, is rejected/medium; nobody else's is.
+    /// around it, is rejected/medium; one whose author nobody can see is
+    /// rejected/weak with low confidence (general rule 4); a bot's or the
+    /// system's is none.
     #[test]
     fn a_person_s_challenge_after_the_close_rejects_every_close(
         who in person(), other in not_a_person(), h in 0.5f64..300.0,
@@ -329,7 +423,15 @@ proptest! {
             by_other.push(fact(1, h, other.clone(), comment(1, true), None));
             by_other.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
             let e = super::evaluate(&r, &by_other, as_of);
-            prop_assert!(e.signal != Signal::CloseChallenged, "{}: {:?}", t, e.triple());
+            let unseen = other.as_ref().is_some_and(|a| a.classify(None) == crate::model::ActorClass::UnknownActor);
+            if unseen {
+                // General rule 4: an author nobody can see is still a
+                // challenge, one step weaker and with low confidence.
+                prop_assert_eq!(e.triple(), (O::Rejected, S::Weak, Signal::CloseChallenged), "{}", t);
+                prop_assert_eq!(e.confidence, Confidence::Low);
+            } else {
+                prop_assert!(e.signal != Signal::CloseChallenged, "{}: {:?}", t, e.triple());
+            }
         }
     }
 

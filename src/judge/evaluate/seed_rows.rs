@@ -5,7 +5,11 @@
 //! seed itself (`../shared/seeds/000_*.txt`) and fails on any row that is
 //! neither here nor stated (and, for a rule, on a test or signal that does
 //! not exist). Seeds 001–004 hold no per-type rows (they are pull requests
-//! and a trace format on other projects), so they add none.
+//! and a trace format on other projects); the lines of 001–003 that state
+//! an evaluation rule (transient vs terminal failures, CI reduction, flaky
+//! evidence) are [`SEED_LINES`]: each a rule with its test, a difference, or
+//! context that states no rule of ours, and a test finds every such line in
+//! the seeds by its words and fails on one not registered.
 //!
 //! A row's text is the seed's line exactly (state, outcome and strength run
 //! together, as the seed prints them).
@@ -132,7 +136,7 @@ pub const SEED_ROWS: &[SeedRow] = &[
     rule("close_issue", "Still closed after evaluation window accepted medium", &["closed"], CLOSE_ISSUE),
     rule("close_issue", "Reopened by visible non-bot rejected strong", &["reopened"], CLOSE_ISSUE),
     limited("close_issue", "Closed then referenced as mistakenly closed rejected medium", &["close_challenged"], CLOSE_ISSUE,
-        "a visible non-bot's comment after the latest close in the vocabulary of `model::challenge` (reopen requests, \"closed by mistake\" phrasings; English only, quotes and code excluded)"),
+        "a visible non-bot's comment after the latest close in the vocabulary of `model::challenge` (reopen requests, \"closed by mistake\" phrasings; English only, quotes and code excluded); by an author nobody can see, rejected/weak with low confidence (general rule 4)"),
     limited("close_issue", "Closed by stale or lifecycle bot only accepted_weak or ignored weak", &["lifecycle"], CLOSE_ISSUE,
         "ignored/weak: automation's close is no verdict"),
     rule("close_issue", "Target missing unknown none", &["deleted"], CLOSE_ISSUE),
@@ -344,6 +348,139 @@ pub const SEED_ROWS: &[SeedRow] = &[
 ];
 
 /// (rows with a rule, rows stated as differences, all rows).
+/// What the code does with a rule-stating line of seeds 001–003.
+pub enum Said {
+    /// Our rule for it, in words, and the test (`path from the crate root`
+    /// `::` test fn) that shows it.
+    Rule {
+        rule: &'static str,
+        test: &'static str,
+    },
+    /// Not implemented, for the reason given.
+    Difference(&'static str),
+    /// The line names a rule word but states no rule for us (the other
+    /// project's bug, its tests, its tooling), for the reason given.
+    Context(&'static str),
+}
+
+/// A line of seeds 001–003, by a fragment quoted verbatim from it.
+pub struct SeedLine {
+    /// The seed's number (`001`).
+    pub seed: &'static str,
+    /// Words of the line, verbatim.
+    pub quote: &'static str,
+    pub said: Said,
+}
+
+const TRANSIENT: &str =
+    "src/ingest/reconcile/attempt.rs::transient_failures_fail_the_attempt_and_ask_for_another";
+const TERMINAL: &str = "src/ingest/reconcile/attempt.rs::a_refused_primary_fails_without_retry";
+const DELETION: &str =
+    "src/ingest/reconcile/attempt.rs::a_missing_primary_object_is_a_deletion_without_an_actor";
+const BOUNDED: &str = "tests/it/reconcile.rs::an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times";
+const CI_REDUCTION: &str = "src/judge/evaluate/ci.rs::reduction_table";
+const CI_PENDING: &str = "src/judge/evaluate/ci.rs::open_pr_reports_pending_ci_on_its_latest_head";
+const FLAKY_NO_VERDICT: &str =
+    "src/judge/evaluate/ci.rs::flaky_evidence_never_turns_a_rejection_into_acceptance";
+
+const fn line(seed: &'static str, quote: &'static str, said: Said) -> SeedLine {
+    SeedLine { seed, quote, said }
+}
+
+const fn said_rule(rule: &'static str, test: &'static str) -> Said {
+    Said::Rule { rule, test }
+}
+
+const THEIR_BUG: &str =
+    "describes the other project's bug (its session outcome guard), not a rule of evaluation";
+const THEIR_TESTS: &str = "names the other project's tests";
+const THEIR_TOOLS: &str = "describes the other project's tooling (its triage commands and routing)";
+
+/// The lines of seeds 001–003 that name a rule word (`RULE_WORDS`), each
+/// accounted for.
+pub const SEED_LINES: &[SeedLine] = &[
+    line("001", "\"channel confirmed + failure = retriable\" assumption", Said::Context(THEIR_BUG)),
+    line("001", "These are genuinely retriable: a resume will find the content.", said_rule("a transient API failure (5xx, timeout, rate limit) fails the attempt, which is tried again with backoff (DESIGN §7)", TRANSIENT)),
+    line("001", "Pattern-contract violations (terminal)", said_rule("a terminal failure (a refusal, a 404/410 on the primary object) is not retried: retrying would not change the answer", TERMINAL)),
+    line("001", "causing infinite retry cycles until the budget guard terminates the run", said_rule("retrying never loops: an exhausted budget is `unknown/weak/evaluation_error`, tried again a bounded number of times", BOUNDED)),
+    line("001", "Add TestDeadEndGuardContentState", Said::Context(THEIR_TESTS)),
+    line("001", "test_logs_dead_end_guard_terminal_not_promoted", Said::Context(THEIR_TESTS)),
+    line("001", "conflating drain-race artifacts (transient) with pattern-", Said::Context(THEIR_BUG)),
+    line("001", "contract violations (terminal).", Said::Context(THEIR_BUG)),
+    line("001", "This caused infinite retry cycles when a session", Said::Context(THEIR_BUG)),
+    line("001", "only promote ContentState.ABSENT to RETRIABLE", said_rule("only what a later read can change is tried again; a 404/410 on the primary object is a deletion, judged now", DELETION)),
+    line("001", "remain FAILED (terminal — retrying will not produce different output)", said_rule("a terminal failure is final for the attempt: no retry", TERMINAL)),
+    line("001", "dead-end guard can promote CHANNEL_A drain-race artifacts", Said::Context(THEIR_BUG)),
+    line("002", "reduce all check-runs to a single success / failure / pending", said_rule("all check runs on one commit reduce to success, failure or pending (the awk lists; the latest result per name wins)", CI_REDUCTION)),
+    line("002", "pending is explicitly handled: never accepted", said_rule("pending CI is never acceptance: the output stays pending (there is no re-run or wall-clock cap of ours: the window decides)", CI_PENDING)),
+    line("003", "wire deferred_nondeterministic into Monitor verdict path", said_rule("a check that failed then passed on one commit is `deferred_nondeterministic` evidence", CI_REDUCTION)),
+    line("003", "deferred_nondeterministicfor confirmed flaky tests", said_rule("a check that failed then passed on one commit is `deferred_nondeterministic` evidence", CI_REDUCTION)),
+    line("003", "validate_flaky_test_triage", Said::Context(THEIR_TOOLS)),
+    line("003", "A confirmed flake therefore forced an out-of-band manual", Said::Context(THEIR_TOOLS)),
+    line("003", "emit it on confirmed mixed pass/fail evidence", said_rule("flaky only when both results were observed (a re-run still running is pending, not flaky)", CI_REDUCTION)),
+    line("003", "validate_step 2.4 --disposition routes to defer_flaky_subtask", Said::Context(THEIR_TOOLS)),
+    line("003", "deferral honored only when the envelope structurally backs it", said_rule("flaky only when both results were observed on the same commit", CI_REDUCTION)),
+    line("003", "failed_checks lists quality dimensions", Said::Context(THEIR_TOOLS)),
+    line("003", "A Monitor cannot dodge a real deterministic failure or a green check by claiming \"flaky\"", said_rule("flaky evidence is never a verdict by itself: it never turns a rejection into an acceptance", FLAKY_NO_VERDICT)),
+    line("003", "a deferral is NOT green", said_rule("flaky evidence is not green: it is carried in `details`, never acceptance", FLAKY_NO_VERDICT)),
+];
+
+/// The words that mark a line of seeds 001–003 as stating (or describing) a
+/// rule of evaluation, lower-case.
+pub const RULE_WORDS: &[&str] = &[
+    "retriable",
+    "terminal",
+    "never accepted",
+    "deferred_nondeterministic",
+    "flak",
+    "success / failure / pending",
+    "not green",
+    "infinite retry",
+    "honored only",
+];
+
+/// (rules, differences, context) among [`SEED_LINES`].
+pub fn line_counts() -> (usize, usize, usize) {
+    let of = |f: fn(&Said) -> bool| SEED_LINES.iter().filter(|l| f(&l.said)).count();
+    (
+        of(|s| matches!(s, Said::Rule { .. })),
+        of(|s| matches!(s, Said::Difference(_))),
+        of(|s| matches!(s, Said::Context(_))),
+    )
+}
+
+/// The sentences of a seed's text: each line split after a `.` or `;`
+/// followed by white space, trimmed.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let mut cur = String::new();
+        let mut chars = l.trim().chars().peekable();
+        while let Some(c) = chars.next() {
+            cur.push(c);
+            if (c == '.' || c == ';') && chars.peek().is_some_and(|n| n.is_whitespace()) {
+                out.push(cur.trim().to_string());
+                cur.clear();
+            }
+        }
+        if !cur.trim().is_empty() {
+            out.push(cur.trim().to_string());
+        }
+    }
+    out
+}
+
+/// Whether a sentence names a rule word and is prose (not a diagram's
+/// syntax or its colour legend).
+pub fn names_a_rule(sentence: &str) -> bool {
+    const DIAGRAM: &[&str] = &["classDef", "-->", "<br/>", "class ", ":#"];
+    const LEGEND: &[&str] = &["Dark ", "Teal ", "Orange ", "Purple ", "Green ", "Red "];
+    let lower = sentence.to_lowercase();
+    RULE_WORDS.iter().any(|w| lower.contains(w))
+        && !DIAGRAM.iter().any(|d| sentence.contains(d))
+        && !LEGEND.iter().any(|l| sentence.starts_with(l))
+}
+
 pub fn counts() -> (usize, usize, usize) {
     let rules = SEED_ROWS
         .iter()
@@ -475,6 +612,62 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Seeds 001–003: every sentence naming a rule word is a registered
+    /// line (its quote verbatim in it), and every registered quote is in its
+    /// seed; a rule's test exists.
+    #[test]
+    fn every_rule_line_of_seeds_001_to_003_is_accounted_for() {
+        let files = seed_files();
+        if files.is_empty() {
+            return; // shared_path said it skipped (and fails under CI).
+        }
+        let mut missing = Vec::new();
+        let mut found = 0;
+        for seed in ["001", "002", "003"] {
+            let (_, text) = files
+                .iter()
+                .find(|(name, _)| name.starts_with(&format!("{seed}_")))
+                .unwrap_or_else(|| panic!("seed {seed} present"));
+            let mine: Vec<&SeedLine> = SEED_LINES.iter().filter(|l| l.seed == seed).collect();
+            for l in &mine {
+                assert!(
+                    text.contains(l.quote),
+                    "{seed}: `{}` is not in the seed",
+                    l.quote
+                );
+            }
+            for s in sentences(text).into_iter().filter(|s| names_a_rule(s)) {
+                found += 1;
+                if !mine.iter().any(|l| s.contains(l.quote)) {
+                    missing.push(format!("{seed}: {s}"));
+                }
+            }
+        }
+        assert!(found >= SEED_LINES.len(), "{found}");
+        assert!(
+            missing.is_empty(),
+            "lines of seeds 001–003 naming a rule, neither a rule, a difference nor context:\n{}",
+            missing.join("\n")
+        );
+        let root = env!("CARGO_MANIFEST_DIR");
+        for l in SEED_LINES {
+            if let Said::Rule { test, .. } = l.said {
+                let (file, func) = test.split_once("::").expect("file::fn");
+                let src = std::fs::read_to_string(format!("{root}/{file}"))
+                    .unwrap_or_else(|_| panic!("{}: {file} missing", l.quote));
+                assert!(
+                    src.contains(&format!("fn {func}(")),
+                    "{}: no fn {func} in {file}",
+                    l.quote
+                );
+            }
+        }
+        // The finder sees a rule word in prose, not in a diagram.
+        assert!(names_a_rule("pending is never accepted here."));
+        assert!(!names_a_rule("DEGS -->|\"terminal\"| X"));
+        assert_eq!(sentences("a. b; c.d e"), vec!["a.", "b;", "c.d e"]);
     }
 
     #[test]

@@ -308,7 +308,12 @@ impl Mapper<'_> {
             return;
         };
         let id = v.get("id").and_then(Value::as_u64);
-        if !self.comment_follows(at, id) {
+        let review_id = v.get("pull_request_review_id").and_then(Value::as_u64);
+        // The output's own review's inline comments are part of it, made
+        // with it (as `pull_request_review_comment` delivers them): a reply
+        // to one is how a person answers the review.
+        let of_own_review = review_id.is_some() && review_id == self.own_review;
+        if !of_own_review && !self.comment_follows(at, id) {
             return;
         }
         let (marker, _) =
@@ -323,7 +328,7 @@ impl Mapper<'_> {
             K::ReviewCommentCreated {
                 comment_id: id.unwrap_or(0),
                 in_reply_to: v.get("in_reply_to_id").and_then(Value::as_u64),
-                review_id: v.get("pull_request_review_id").and_then(Value::as_u64),
+                review_id,
                 path: text_at(v, "/path"),
                 agent_marker: marker,
             },
