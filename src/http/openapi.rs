@@ -42,8 +42,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     ),
     paths(
         list_outputs, get_output, reconcile_output, run_outcomes, report, series, export,
-        export_jsonl, post_manifest, post_backfill, get_backfill, openapi_json, status, ping,
-        ready,
+        export_jsonl, post_manifest, post_backfill, get_backfill, me, openapi_json, status,
+        ping, ready,
     ),
     components(schemas(
         ErrorBody, ObservationDoc, crate::read::export::TraceRecord,
@@ -133,14 +133,15 @@ struct ReadParams {
     /// `evidence_strength`.
     strength: Option<crate::model::EvidenceStrength>,
     /// Outputs executed at or after this instant (an RFC 3339 instant or a
-    /// date, midnight UTC; real calendar dates only). With `until`, it must
-    /// not come after it (equal: an empty range).
-    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    /// date, midnight UTC; real calendar dates of the years 1000 to 2999
+    /// only, `read::query::YEARS`). With `until`, it must not come after it
+    /// (equal: an empty range).
+    #[param(value_type = Option<String>, pattern = r"^([12][0-9]{3}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([12][0-9](0[48]|[2468][048]|[13579][26])|(1[26]|2[048])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     since: Option<String>,
     /// Outputs executed before this instant (an RFC 3339 instant or a date,
-    /// midnight UTC). With `since`, it must not come before
-    /// it.
-    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    /// midnight UTC; years 1000 to 2999). With `since`, it must not come
+    /// before it.
+    #[param(value_type = Option<String>, pattern = r"^([12][0-9]{3}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([12][0-9](0[48]|[2468][048]|[13579][26])|(1[26]|2[048])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     until: Option<String>,
 }
 
@@ -152,9 +153,9 @@ struct PageParams {
     /// `next_cursor` of the previous page.
     cursor: Option<String>,
     /// Records per page, default 100; taken as 1 below it and as 1000
-    /// above it.
+    /// above it (any other text, or a number past 64-bit, is a 400).
     #[param(minimum = 0)]
-    limit: Option<u64>,
+    limit: Option<i64>,
 }
 
 /// `window` of `GET /api/v1/report`.
@@ -200,8 +201,9 @@ enum SeriesBy {
     Week,
 }
 
-/// `format` of the export: outcome records (`jsonl`, also when absent or
-/// empty), a spreadsheet's rows (`csv`) or opentraces `TraceRecord`s.
+/// `format` of the export: outcome records (`jsonl`, also when absent), a
+/// spreadsheet's rows (`csv`) or opentraces `TraceRecord`s. An empty
+/// `format=` is refused (400) like any other value not listed.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 enum ExportFormat {
@@ -259,6 +261,61 @@ pub struct BackfillPlannedDoc {
     /// Repositories whose backfill was planned (one still running keeps its
     /// job and is not listed).
     pub planned: Vec<String>,
+}
+
+/// `GET /api/v1/me` (`http::auth::signin::me`): who is reading, and what
+/// they may see.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct MeDoc {
+    /// The signed-in viewer's GitHub login, or a read token's issuer;
+    /// null for the `API_TOKEN`.
+    pub login: Option<String>,
+    /// How the session signed in; null with a bearer.
+    pub session: Option<SessionKindDoc>,
+    /// With a bearer: which one.
+    #[schema(nullable = false)]
+    pub bearer: Option<BearerDoc>,
+    /// With a read token: the installation it reads through, and its account.
+    #[schema(nullable = false)]
+    pub installation: Option<u64>,
+    #[schema(nullable = false)]
+    pub account: Option<String>,
+    /// `all` (the `API_TOKEN`, an operator or local session) or
+    /// `repositories` (exactly those of `repositories`).
+    pub scope: ScopeDoc,
+    /// With `scope: repositories`: the `owner/name`s, lower-case.
+    #[schema(nullable = false)]
+    pub repositories: Option<Vec<String>>,
+}
+
+/// `session` of `/api/v1/me` (`http::auth::sessions::SessionKind`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum SessionKindDoc {
+    #[serde(rename = "github")]
+    GitHub,
+    Local,
+    Operator,
+}
+
+/// `bearer` of `/api/v1/me`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum BearerDoc {
+    ApiToken,
+    ReadToken,
+}
+
+/// `scope` of `/api/v1/me`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum ScopeDoc {
+    All,
+    Repositories,
 }
 
 /// `POST /api/v1/outputs/{id}/reconcile`: the output queued.
@@ -431,7 +488,7 @@ bearer_path! {
         (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
         ("by" = Option<SeriesBy>, Query, description = "The period: `week`"),
-        ("window" = Option<SeriesWindow>, Query, description = "The outcome as of a checkpoint (empty or absent: the latest window every output in range has reached)"))
+        ("window" = Option<SeriesWindow>, Query, description = "The outcome as of a checkpoint (absent: the latest window every output in range has reached)"))
 }
 
 bearer_path! {
@@ -514,6 +571,14 @@ bearer_path! {
         (status = 200, body = super::backfill::BackfillJobs, description = "Every backfill job"),
         (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a malformed query (`bad_request`)")),
     params(("repo" = Option<String>, Query, description = "Only this repository's job"))
+}
+
+bearer_path! {
+    /// Who is reading (the bearer's holder, or the session's viewer) and
+    /// which repositories they may see.
+    get "/api/v1/me", tag = "read", fn me,
+    responses(
+        (status = 200, body = MeDoc, description = "The reader and their scope"))
 }
 
 /// This document.

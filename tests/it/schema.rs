@@ -289,6 +289,15 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     let a = c.get("/api/v1/backfill").await.unwrap();
     k.check("get", "/api/v1/backfill", a.status, &a.body);
 
+    // Who reads: the API token, and no one.
+    let a = c.get("/api/v1/me").await.unwrap();
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.body["scope"], "all", "{}", a.body);
+    k.check("get", "/api/v1/me", a.status, &a.body);
+    let a = anonymous.get("/api/v1/me").await.unwrap();
+    assert_eq!(a.status, 401, "{}", a.body);
+    k.check("get", "/api/v1/me", a.status, &a.body);
+
     // Health.
     let a = c.get("/status").await.unwrap();
     k.check("get", "/status", a.status, &a.body);
@@ -325,4 +334,65 @@ impl PostEmpty for Client {
     async fn client_post_empty(&self, path: &str) -> safe_outcomes::ingest::client::Answer {
         self.post_json(path, &json!({})).await.unwrap()
     }
+}
+
+/// Does the router's path `route` (`{name}` a segment, `{*name}` the rest)
+/// serve the document's path `doc` (`{name}` a segment)?
+fn serves(route: &str, doc: &str) -> bool {
+    let r: Vec<&str> = route.split('/').collect();
+    let d: Vec<&str> = doc.split('/').collect();
+    let param = |s: &str| s.starts_with('{') && s.ends_with('}');
+    for (i, seg) in r.iter().enumerate() {
+        if seg.starts_with("{*") {
+            // The rest of the path: at least the parameter itself.
+            return d.get(i).is_some_and(|s| param(s));
+        }
+        match d.get(i) {
+            Some(s) if s == seg || (param(s) && param(seg)) => {}
+            _ => return false,
+        }
+    }
+    r.len() == d.len()
+}
+
+/// Every route the router serves under `/api/v1` — read from the router
+/// itself (`routes::of`), so a route added tomorrow is held to this — is in
+/// the OpenAPI document with each of its methods, and every path and method
+/// of the document is served by a route (issue 45: `/api/v1/me` was served
+/// and not described).
+#[test]
+fn every_api_route_of_the_router_is_in_the_document() {
+    use safe_outcomes::app::App;
+    use safe_outcomes::http::{router, RouterOptions};
+    use safe_outcomes::model::clock::Clock;
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::start(&dir.path().join("data"), Clock::System).unwrap();
+    let routes = crate::routes::of(&router(&app, RouterOptions::default()));
+    let doc = serde_json::to_value(safe_outcomes::http::openapi::openapi()).unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    let mut api = 0;
+    for route in routes.iter().filter(|r| r.path.starts_with("/api/v1/")) {
+        for method in &route.methods {
+            let method = method.to_ascii_lowercase();
+            let described = paths
+                .iter()
+                .any(|(p, ops)| serves(&route.path, p) && ops.get(&method).is_some());
+            assert!(
+                described,
+                "{method} {} is served but not in the document",
+                route.path
+            );
+            api += 1;
+        }
+    }
+    for (path, ops) in paths {
+        for method in ops.as_object().unwrap().keys() {
+            let served = routes.iter().any(|r| {
+                serves(&r.path, path) && r.methods.iter().any(|m| m.eq_ignore_ascii_case(method))
+            });
+            assert!(served, "{method} {path} is in the document but not served");
+        }
+    }
+    assert!(paths.contains_key("/api/v1/me"));
+    assert!(api >= 13, "API routes and methods walked: {api}");
 }
