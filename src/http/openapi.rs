@@ -26,12 +26,60 @@ pub fn routes(_: &Mount) -> Router<State> {
 }
 
 async fn document() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+    Json(openapi())
 }
 
-/// The document, for tests and `safe-outcomes` itself.
+/// The answers' examples, `"METHOD PATH STATUS"` → a real answer of the
+/// demo scenario (arrays cut to their first item). Written by the schema
+/// test from what the server answered (`SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES=1
+/// cargo test --test it schema::`), and checked by it on every run: each
+/// example validates against its schema, and has the shape of the real
+/// answer it stands for.
+pub const EXAMPLES: &str = include_str!("openapi-examples.json");
+
+/// The document, for tests and `safe-outcomes` itself: the generated one,
+/// each JSON answer with its example from `EXAMPLES`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    static DOC: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    DOC.get_or_init(|| with_examples(ApiDoc::openapi(), EXAMPLES))
+        .clone()
+}
+
+/// `doc` with `examples` (`EXAMPLES`' form) set on the `application/json`
+/// content of the answers they name. An example naming no such answer is a
+/// mistake of the file: it panics (the schema test runs this).
+fn with_examples(mut doc: utoipa::openapi::OpenApi, examples: &str) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::RefOr;
+    let examples: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(examples).expect("openapi-examples.json is a JSON object");
+    for (key, example) in examples {
+        let mut parts = key.splitn(3, ' ');
+        let (Some(method), Some(path), Some(status)) = (parts.next(), parts.next(), parts.next())
+        else {
+            panic!("openapi-examples.json: {key:?} is not \"METHOD PATH STATUS\"");
+        };
+        let item = doc.paths.paths.get_mut(path);
+        let operation = item.and_then(|item| match method {
+            "GET" => item.get.as_mut(),
+            "POST" => item.post.as_mut(),
+            "PUT" => item.put.as_mut(),
+            "DELETE" => item.delete.as_mut(),
+            _ => None,
+        });
+        let content = operation
+            .and_then(|op| op.responses.responses.get_mut(status))
+            .and_then(|answer| match answer {
+                RefOr::T(answer) => answer.content.get_mut("application/json"),
+                RefOr::Ref(_) => None,
+            })
+            .and_then(|content| match content {
+                RefOr::T(content) => Some(content),
+                RefOr::Ref(_) => None,
+            })
+            .unwrap_or_else(|| panic!("openapi-examples.json: no JSON answer {key:?}"));
+        content.example = Some(example);
+    }
+    doc
 }
 
 #[derive(OpenApi)]
@@ -613,6 +661,31 @@ fn ping() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The examples change nothing else: the document read back after they
+    /// are set is the generated one plus its examples.
+    #[test]
+    fn examples_are_added_and_nothing_else_changes() {
+        let plain = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let empty = serde_json::to_value(with_examples(ApiDoc::openapi(), "{}")).unwrap();
+        assert_eq!(plain, empty, "no examples: the generated document");
+        let with = serde_json::to_value(openapi()).unwrap();
+        let examples: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(EXAMPLES).unwrap();
+        let mut found = 0;
+        for (path, ops) in with["paths"].as_object().unwrap() {
+            for (method, op) in ops.as_object().unwrap() {
+                for (status, answer) in op["responses"].as_object().unwrap() {
+                    if let Some(e) = answer["content"]["application/json"].get("example") {
+                        let key = format!("{} {path} {status}", method.to_uppercase());
+                        assert_eq!(Some(e), examples.get(&key), "{key}");
+                        found += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(found, examples.len());
+    }
 
     /// Every path is described with its answers, and every schema a path
     /// names is in the document's components.

@@ -20,6 +20,48 @@ struct Checker {
     /// (method, path) of the document an answer was checked against.
     seen: BTreeSet<(String, String)>,
     checked: usize,
+    /// The first JSON answer of each `"METHOD PATH STATUS"`, arrays cut to
+    /// their first item: what the document's examples must look like.
+    real: serde_json::Map<String, Value>,
+}
+
+/// `value` with every array cut to its first item.
+fn trimmed(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().take(1).map(trimmed).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), trimmed(v)))
+                .collect(),
+        ),
+        v => v.clone(),
+    }
+}
+
+/// Do `a` and `b` have the same shape: the same fields at every level, the
+/// same JSON types (null matching anything: a field that may be null), the
+/// same shape of their arrays' first items?
+fn same_shape(a: &Value, b: &Value, at: &str) -> Result<(), String> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => Ok(()),
+        (Value::Object(x), Value::Object(y)) => {
+            let (kx, ky): (BTreeSet<_>, BTreeSet<_>) = (x.keys().collect(), y.keys().collect());
+            if kx != ky {
+                return Err(format!("{at}: fields {kx:?} against {ky:?}"));
+            }
+            x.iter()
+                .try_for_each(|(k, v)| same_shape(v, &y[k], &format!("{at}.{k}")))
+        }
+        (Value::Array(x), Value::Array(y)) => match (x.first(), y.first()) {
+            (Some(p), Some(q)) => same_shape(p, q, &format!("{at}[0]")),
+            _ => Ok(()),
+        },
+        (Value::Number(_), Value::Number(_))
+        | (Value::String(_), Value::String(_))
+        | (Value::Bool(_), Value::Bool(_)) => Ok(()),
+        _ => Err(format!("{at}: {a} against {b}")),
+    }
 }
 
 impl Checker {
@@ -33,6 +75,7 @@ impl Checker {
         );
         let content = response["content"].as_object().expect("content");
         let (kind, media) = content.iter().next().expect("one media type");
+        let kind = kind.clone();
         let schema = media["schema"].clone();
         self.seen.insert((method.to_string(), path.to_string()));
         match kind.as_str() {
@@ -44,6 +87,10 @@ impl Checker {
                 }
             }
             _ => self.validate(&format!("{method} {path} {status}"), &schema, body),
+        }
+        if kind == "application/json" && path != "/api/v1/openapi.json" {
+            let key = format!("{} {path} {status}", method.to_uppercase());
+            self.real.entry(key).or_insert_with(|| trimmed(body));
         }
     }
 
@@ -159,6 +206,7 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
         doc: served.body.clone(),
         seen: BTreeSet::new(),
         checked: 0,
+        real: serde_json::Map::new(),
     };
     k.check("get", "/api/v1/openapi.json", 200, &served.body);
 
@@ -324,6 +372,52 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     );
     eprintln!("{} answers checked against the document", k.checked);
     t.stop().await;
+    examples_are_real_answers(&mut k);
+}
+
+/// The document's examples are real answers (issue 45): every JSON answer
+/// seen above has an example in the document, each example validates
+/// against its answer's schema (no undeclared field either), and has the
+/// shape of the real answer. `SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES=1`
+/// writes the answers seen as the examples (`src/http/openapi-examples.json`,
+/// read by `http::openapi::openapi`), then checks the document built before
+/// the write (rebuild and run again to check the new file).
+fn examples_are_real_answers(k: &mut Checker) {
+    if std::env::var_os("SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES").is_some() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http/openapi-examples.json");
+        let text = serde_json::to_string_pretty(&Value::Object(k.real.clone())).unwrap();
+        std::fs::write(file, text + "\n").unwrap();
+        eprintln!("wrote {} examples to {file}", k.real.len());
+        return;
+    }
+    let doc = k.doc.clone();
+    let mut examples = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for (status, answer) in op["responses"].as_object().unwrap() {
+                let media = &answer["content"]["application/json"];
+                let key = format!("{} {path} {status}", method.to_uppercase());
+                let Some(example) = media.get("example") else {
+                    assert!(
+                        !k.real.contains_key(&key),
+                        "{key}: answered as JSON, and the document has no example"
+                    );
+                    continue;
+                };
+                k.validate(&format!("{key} example"), &media["schema"], example);
+                let real = k
+                    .real
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("{key}: an example of no answer seen"));
+                if let Err(e) = same_shape(example, real, "") {
+                    panic!("{key}: the example is not the shape of the real answer: {e}");
+                }
+                examples += 1;
+            }
+        }
+    }
+    assert_eq!(examples, k.real.len(), "every JSON answer seen has its example");
+    eprintln!("{examples} examples checked against real answers");
 }
 
 trait PostEmpty {
