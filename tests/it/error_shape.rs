@@ -193,7 +193,9 @@ async fn each_resource_of_the_shared_output_route_allows_its_own_methods() {
         (reconcile, "POST", &["POST"]),
     ];
     for (path, allow, taken) in cases {
-        for method in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"] {
+        for method in [
+            "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE",
+        ] {
             for token in [None, Some(TOKEN)] {
                 let mut req = client.request(
                     Method::from_bytes(method.as_bytes()).unwrap(),

@@ -384,7 +384,10 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
 /// the write (rebuild and run again to check the new file).
 fn examples_are_real_answers(k: &mut Checker) {
     if std::env::var_os("SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES").is_some() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http/openapi-examples.json");
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/http/openapi-examples.json"
+        );
         let text = serde_json::to_string_pretty(&Value::Object(k.real.clone())).unwrap();
         std::fs::write(file, text + "\n").unwrap();
         eprintln!("wrote {} examples to {file}", k.real.len());
@@ -416,7 +419,11 @@ fn examples_are_real_answers(k: &mut Checker) {
             }
         }
     }
-    assert_eq!(examples, k.real.len(), "every JSON answer seen has its example");
+    assert_eq!(
+        examples,
+        k.real.len(),
+        "every JSON answer seen has its example"
+    );
     eprintln!("{examples} examples checked against real answers");
 }
 
