@@ -42,11 +42,11 @@ pub const PAGE_SCAN: usize = 20_000;
 /// narrower cuts instead of reading on.
 pub const SCAN_LIMIT: usize = 5 * PAGE_SCAN;
 
-/// The read API's endpoints (an output's `POST` is `http::reconcile`'s).
+/// The read API's endpoints (`GET /api/v1/outputs/{id}`, `get_output`, is
+/// routed by `http::reconcile`, which shares its route).
 pub fn routes(_: &Mount) -> Router<State> {
     Router::new()
         .route("/api/v1/outputs", get(list_outputs))
-        .route("/api/v1/outputs/{*id}", get(get_output))
         .route("/api/v1/runs/{owner}/{repo}/{run_id}", get(run_outcomes))
         .route("/api/v1/report", get(report))
 }
@@ -83,9 +83,16 @@ pub async fn list_outputs(
 ) -> Result<Json<OutputsPage>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["cursor", "limit"])?;
     let limit = match rest.get("limit") {
-        Some(l) => l
-            .parse::<usize>()
-            .map_err(|_| ApiError::bad_request(format!("limit {l:?} is not a number")))?,
+        // The document's `limit`: an int64 from 0; past 1000 it is 1000.
+        Some(l) => match l.parse::<i64>() {
+            Ok(n) if n >= 0 => usize::try_from(n).unwrap_or(MAX_PAGE),
+            _ => {
+                return Err(ApiError::bad_request(format!(
+                    "limit {l:?} is not a whole number from 0 to {}",
+                    i64::MAX
+                )))
+            }
+        },
         None => DEFAULT_PAGE,
     }
     .clamp(1, MAX_PAGE);

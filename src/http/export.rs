@@ -69,7 +69,7 @@ pub async fn export(
 ) -> Result<Response, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["format"])?;
     let format = match rest.get("format").map(String::as_str) {
-        None | Some("") => Format::Jsonl,
+        None => Format::Jsonl,
         Some(f) => Format::parse(f).ok_or_else(|| {
             ApiError::bad_request(format!(
                 "format {f:?} is not one of {}",

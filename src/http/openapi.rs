@@ -26,12 +26,60 @@ pub fn routes(_: &Mount) -> Router<State> {
 }
 
 async fn document() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+    Json(openapi())
 }
 
-/// The document, for tests and `safe-outcomes` itself.
+/// The answers' examples, `"METHOD PATH STATUS"` → a real answer of the
+/// demo scenario (arrays cut to their first item). Written by the schema
+/// test from what the server answered (`SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES=1
+/// cargo test --test it schema::`), and checked by it on every run: each
+/// example validates against its schema, and has the shape of the real
+/// answer it stands for.
+pub const EXAMPLES: &str = include_str!("openapi-examples.json");
+
+/// The document, for tests and `safe-outcomes` itself: the generated one,
+/// each JSON answer with its example from `EXAMPLES`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    static DOC: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    DOC.get_or_init(|| with_examples(ApiDoc::openapi(), EXAMPLES))
+        .clone()
+}
+
+/// `doc` with `examples` (`EXAMPLES`' form) set on the `application/json`
+/// content of the answers they name. An example naming no such answer is a
+/// mistake of the file: it panics (the schema test runs this).
+fn with_examples(mut doc: utoipa::openapi::OpenApi, examples: &str) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::RefOr;
+    let examples: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(examples).expect("openapi-examples.json is a JSON object");
+    for (key, example) in examples {
+        let mut parts = key.splitn(3, ' ');
+        let (Some(method), Some(path), Some(status)) = (parts.next(), parts.next(), parts.next())
+        else {
+            panic!("openapi-examples.json: {key:?} is not \"METHOD PATH STATUS\"");
+        };
+        let item = doc.paths.paths.get_mut(path);
+        let operation = item.and_then(|item| match method {
+            "GET" => item.get.as_mut(),
+            "POST" => item.post.as_mut(),
+            "PUT" => item.put.as_mut(),
+            "DELETE" => item.delete.as_mut(),
+            _ => None,
+        });
+        let content = operation
+            .and_then(|op| op.responses.responses.get_mut(status))
+            .and_then(|answer| match answer {
+                RefOr::T(answer) => answer.content.get_mut("application/json"),
+                RefOr::Ref(_) => None,
+            })
+            .and_then(|content| match content {
+                RefOr::T(content) => Some(content),
+                RefOr::Ref(_) => None,
+            })
+            .unwrap_or_else(|| panic!("openapi-examples.json: no JSON answer {key:?}"));
+        content.example = Some(example);
+    }
+    doc
 }
 
 #[derive(OpenApi)]
@@ -42,8 +90,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     ),
     paths(
         list_outputs, get_output, reconcile_output, run_outcomes, report, series, export,
-        export_jsonl, post_manifest, post_backfill, get_backfill, openapi_json, status, ping,
-        ready,
+        export_jsonl, post_manifest, post_backfill, get_backfill, me, openapi_json, status,
+        ping, ready,
     ),
     components(schemas(
         ErrorBody, ObservationDoc, crate::read::export::TraceRecord,
@@ -133,14 +181,15 @@ struct ReadParams {
     /// `evidence_strength`.
     strength: Option<crate::model::EvidenceStrength>,
     /// Outputs executed at or after this instant (an RFC 3339 instant or a
-    /// date, midnight UTC; real calendar dates only). With `until`, it must
-    /// not come after it (equal: an empty range).
-    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    /// date, midnight UTC; real calendar dates of the years 1000 to 2999
+    /// only, `read::query::YEARS`). With `until`, it must not come after it
+    /// (equal: an empty range).
+    #[param(value_type = Option<String>, pattern = r"^([12][0-9]{3}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([12][0-9](0[48]|[2468][048]|[13579][26])|(1[26]|2[048])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     since: Option<String>,
     /// Outputs executed before this instant (an RFC 3339 instant or a date,
-    /// midnight UTC). With `since`, it must not come before
-    /// it.
-    #[param(value_type = Option<String>, pattern = r"^([0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
+    /// midnight UTC; years 1000 to 2999). With `since`, it must not come
+    /// before it.
+    #[param(value_type = Option<String>, pattern = r"^([12][0-9]{3}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|([12][0-9](0[48]|[2468][048]|[13579][26])|(1[26]|2[048])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$")]
     until: Option<String>,
 }
 
@@ -152,9 +201,9 @@ struct PageParams {
     /// `next_cursor` of the previous page.
     cursor: Option<String>,
     /// Records per page, default 100; taken as 1 below it and as 1000
-    /// above it.
+    /// above it (any other text, or a number past 64-bit, is a 400).
     #[param(minimum = 0)]
-    limit: Option<u64>,
+    limit: Option<i64>,
 }
 
 /// `window` of `GET /api/v1/report`.
@@ -200,8 +249,9 @@ enum SeriesBy {
     Week,
 }
 
-/// `format` of the export: outcome records (`jsonl`, also when absent or
-/// empty), a spreadsheet's rows (`csv`) or opentraces `TraceRecord`s.
+/// `format` of the export: outcome records (`jsonl`, also when absent), a
+/// spreadsheet's rows (`csv`) or opentraces `TraceRecord`s. An empty
+/// `format=` is refused (400) like any other value not listed.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 enum ExportFormat {
@@ -259,6 +309,61 @@ pub struct BackfillPlannedDoc {
     /// Repositories whose backfill was planned (one still running keeps its
     /// job and is not listed).
     pub planned: Vec<String>,
+}
+
+/// `GET /api/v1/me` (`http::auth::signin::me`): who is reading, and what
+/// they may see.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct MeDoc {
+    /// The signed-in viewer's GitHub login, or a read token's issuer;
+    /// null for the `API_TOKEN`.
+    pub login: Option<String>,
+    /// How the session signed in; null with a bearer.
+    pub session: Option<SessionKindDoc>,
+    /// With a bearer: which one.
+    #[schema(nullable = false)]
+    pub bearer: Option<BearerDoc>,
+    /// With a read token: the installation it reads through, and its account.
+    #[schema(nullable = false)]
+    pub installation: Option<u64>,
+    #[schema(nullable = false)]
+    pub account: Option<String>,
+    /// `all` (the `API_TOKEN`, an operator or local session) or
+    /// `repositories` (exactly those of `repositories`).
+    pub scope: ScopeDoc,
+    /// With `scope: repositories`: the `owner/name`s, lower-case.
+    #[schema(nullable = false)]
+    pub repositories: Option<Vec<String>>,
+}
+
+/// `session` of `/api/v1/me` (`http::auth::sessions::SessionKind`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum SessionKindDoc {
+    #[serde(rename = "github")]
+    GitHub,
+    Local,
+    Operator,
+}
+
+/// `bearer` of `/api/v1/me`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum BearerDoc {
+    ApiToken,
+    ReadToken,
+}
+
+/// `scope` of `/api/v1/me`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum ScopeDoc {
+    All,
+    Repositories,
 }
 
 /// `POST /api/v1/outputs/{id}/reconcile`: the output queued.
@@ -431,7 +536,7 @@ bearer_path! {
         (status = 400, body = ErrorBody, description = "An unknown or repeated parameter or a bad value (`bad_request`)")),
     params(ReadParams,
         ("by" = Option<SeriesBy>, Query, description = "The period: `week`"),
-        ("window" = Option<SeriesWindow>, Query, description = "The outcome as of a checkpoint (empty or absent: the latest window every output in range has reached)"))
+        ("window" = Option<SeriesWindow>, Query, description = "The outcome as of a checkpoint (absent: the latest window every output in range has reached)"))
 }
 
 bearer_path! {
@@ -516,6 +621,14 @@ bearer_path! {
     params(("repo" = Option<String>, Query, description = "Only this repository's job"))
 }
 
+bearer_path! {
+    /// Who is reading (the bearer's holder, or the session's viewer) and
+    /// which repositories they may see.
+    get "/api/v1/me", tag = "read", fn me,
+    responses(
+        (status = 200, body = MeDoc, description = "The reader and their scope"))
+}
+
 /// This document.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "health",
     responses((status = 200, body = Object, description = "This OpenAPI 3.1 document")))]
@@ -548,6 +661,31 @@ fn ping() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The examples change nothing else: the document read back after they
+    /// are set is the generated one plus its examples.
+    #[test]
+    fn examples_are_added_and_nothing_else_changes() {
+        let plain = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let empty = serde_json::to_value(with_examples(ApiDoc::openapi(), "{}")).unwrap();
+        assert_eq!(plain, empty, "no examples: the generated document");
+        let with = serde_json::to_value(openapi()).unwrap();
+        let examples: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(EXAMPLES).unwrap();
+        let mut found = 0;
+        for (path, ops) in with["paths"].as_object().unwrap() {
+            for (method, op) in ops.as_object().unwrap() {
+                for (status, answer) in op["responses"].as_object().unwrap() {
+                    if let Some(e) = answer["content"]["application/json"].get("example") {
+                        let key = format!("{} {path} {status}", method.to_uppercase());
+                        assert_eq!(Some(e), examples.get(&key), "{key}");
+                        found += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(found, examples.len());
+    }
 
     /// Every path is described with its answers, and every schema a path
     /// names is in the document's components.

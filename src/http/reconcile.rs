@@ -6,15 +6,21 @@
 //! `ingest::tenancy`) is never read for: 409 `outside_installation` with the
 //! reason.
 //!
-//! The read API's `GET /api/v1/outputs/{*id}` takes the whole rest of the
+//! The read API's `GET /api/v1/outputs/{id}` takes the whole rest of the
 //! path (ids contain `/`), and axum cannot put a segment after a wildcard,
-//! so this handler is the `POST` of the same route and requires the
-//! `/reconcile` suffix.
+//! so both share the route `/api/v1/outputs/{*id}`, and `by_method` tells
+//! them apart by the `/reconcile` suffix: the two resources of the OpenAPI
+//! document, each taking its own methods. Any other method is a 405 whose
+//! `Allow` names exactly the methods of the resource asked (`GET, HEAD` or
+//! `POST`; RFC 9110 §15.5.6, schemathesis ST204/ST205), not the union the
+//! framework would list for the shared route.
 
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State as StateExtractor};
-use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
+use axum::extract::{Path, Request, State as StateExtractor};
+use axum::handler::Handler;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
@@ -23,10 +29,52 @@ use super::{ApiError, Mount, State};
 
 const SUFFIX: &str = "/reconcile";
 
-/// `POST /api/v1/outputs/{*id}` (the read API's `GET` of the same route is
-/// `http::api`'s; axum merges the two methods).
+/// `/api/v1/outputs/{*id}`: an output (`GET`, `HEAD`: `http::api::get_output`)
+/// and its reconcile request (`POST …/reconcile`: `request`).
 pub fn routes(_: &Mount) -> Router<State> {
-    Router::new().route("/api/v1/outputs/{*id}", post(request))
+    // `get` and `post` name the route's methods (its `Allow` as the router
+    // lists it); every other method reaches `by_method` as the fallback.
+    Router::new().route(
+        "/api/v1/outputs/{*id}",
+        get(by_method).post(by_method).fallback(by_method),
+    )
+}
+
+/// Which of the route's two resources `path` is: the reconcile request
+/// when something comes before the `/reconcile` suffix.
+fn is_reconcile(path: &str) -> bool {
+    path.strip_prefix("/api/v1/outputs/")
+        .and_then(|rest| rest.strip_suffix(SUFFIX))
+        .is_some_and(|id| !id.is_empty())
+}
+
+/// Hand the request to the resource's handler for its method, or answer
+/// 405 with the resource's own `Allow`.
+async fn by_method(StateExtractor(state): StateExtractor<State>, req: Request) -> Response {
+    let reconcile = is_reconcile(req.uri().path());
+    let method = req.method().clone();
+    match (reconcile, &method) {
+        (true, &Method::POST) => Handler::call(request, req, state).await,
+        (false, &Method::GET | &Method::HEAD) => {
+            Handler::call(super::api::get_output, req, state).await
+        }
+        _ => {
+            let (allow, resource) = match reconcile {
+                true => ("POST", "/api/v1/outputs/{id}/reconcile"),
+                false => ("GET, HEAD", "/api/v1/outputs/{id}"),
+            };
+            let mut answer = ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                format!("{resource} takes {allow}, not {method}"),
+            )
+            .into_response();
+            answer
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static(allow));
+            answer
+        }
+    }
 }
 
 pub async fn request(
@@ -37,11 +85,8 @@ pub async fn request(
     require_token(&headers, &state)?;
     let Path(path) = path.map_err(|e| ApiError::bad_request(e.body_text()))?;
     let Some(id) = path.strip_suffix(SUFFIX).filter(|id| !id.is_empty()) else {
-        return Err(ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            "only POST /api/v1/outputs/{id}/reconcile is accepted here",
-        ));
+        // `by_method` sends only paths with the suffix here.
+        return Err(ApiError::not_found(format!("no output {path:?}")));
     };
     state.refuse_listen_only(
         "it cannot reconcile; set APP_ID and PRIVATE_KEY to enable reconciliation",

@@ -222,6 +222,14 @@ pub async fn series(
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {
     let (filter, rest) = ReadFilter::parse(&pairs, &["by", "window"])?;
+    // The API's `window` is one of the document's enumeration or absent;
+    // an empty one (what the dashboard's form sends for its default) is
+    // refused here like any value not listed.
+    if rest.get("window").is_some_and(|w| w.is_empty()) {
+        return Err(ApiError::bad_request(
+            "window \"\" is not one of 1h, 24h, 7d, 30d (leave it out for the default)",
+        ));
+    }
     let window = asked_window(rest.get("window").map(String::as_str))?;
     match rest.get("by").map(String::as_str) {
         None | Some("week") => {}

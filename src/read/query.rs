@@ -191,20 +191,81 @@ impl ReadFilter {
     }
 }
 
-/// `2026-11-01` (midnight UTC) or an RFC 3339 instant.
+/// The years `since` and `until` take: four digits from 1000 to 2999. Every
+/// instant the reads derive from them (the series' default first week, 11
+/// weeks before `until`; its last week's end, the Monday after `until`)
+/// then stays a four-digit year, which RFC 3339 requires of every instant
+/// the API answers with (`Series.since`, `Period.period_end`). GitHub holds
+/// nothing older; the OpenAPI document says the same with a `pattern`.
+pub const YEARS: std::ops::RangeInclusive<i32> = 1000..=2999;
+
+/// `2026-11-01` (midnight UTC) or an RFC 3339 instant, exactly as the
+/// OpenAPI document's `pattern` of `since`/`until` spells them: `T` and `Z`
+/// upper-case, seconds 00 to 59, at most nine digits of fraction, a year in
+/// `YEARS`. Anything else is a 400 naming the parameter (no value the
+/// document refuses is read).
 fn parse_instant(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
-    if let Ok(t) = DateTime::parse_from_rfc3339(value) {
-        return Ok(t.with_timezone(&Utc));
+    instant(value).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "{name} {value:?} is neither a date (2026-11-01) nor an RFC 3339 instant \
+             (2026-11-01T09:30:00Z) with a year from {} to {}",
+            YEARS.start(),
+            YEARS.end()
+        ))
+    })
+}
+
+fn instant(value: &str) -> Option<DateTime<Utc>> {
+    let b = value.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .filter(|d| d.iter().all(u8::is_ascii_digit))
+            .map(|d| d.iter().fold(0u32, |n, c| n * 10 + u32::from(c - b'0')))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let year = digits(0..4)? as i32;
+    if !YEARS.contains(&year) || !at(4, b'-') || !at(7, b'-') {
+        return None;
     }
-    NaiveDate::parse_from_str(value, "%Y-%m-%d")
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|t| t.and_utc())
-        .ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "{name} {value:?} is neither a date (2026-11-01) nor an RFC 3339 instant"
-            ))
-        })
+    let date = NaiveDate::from_ymd_opt(year, digits(5..7)?, digits(8..10)?)?;
+    if b.len() == 10 {
+        return Some(date.and_hms_opt(0, 0, 0)?.and_utc());
+    }
+    if !at(10, b'T') || !at(13, b':') || !at(16, b':') {
+        return None;
+    }
+    let (h, m, sec) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    let mut i = 19;
+    let mut nanos = 0u32;
+    if at(i, b'.') {
+        let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if !(1..=9).contains(&n) {
+            return None;
+        }
+        nanos = digits(i + 1..i + 1 + n)? * 10u32.pow(9 - n as u32);
+        i += 1 + n;
+    }
+    let offset_seconds = match b.get(i) {
+        Some(b'Z') if b.len() == i + 1 => 0,
+        Some(sign @ (b'+' | b'-')) if b.len() == i + 6 && at(i + 3, b':') => {
+            let (oh, om) = (digits(i + 1..i + 3)?, digits(i + 4..i + 6)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let s = (oh * 3600 + om * 60) as i64;
+            if *sign == b'-' {
+                -s
+            } else {
+                s
+            }
+        }
+        _ => return None,
+    };
+    let local = date.and_hms_nano_opt(h, m, sec, nanos)?.and_utc();
+    Some(local - chrono::Duration::seconds(offset_seconds))
 }
 
 #[cfg(test)]
@@ -290,5 +351,53 @@ mod tests {
         let only = RepoScope::only(["Acme/Widgets".to_string()]);
         assert!(only.allows("acme/widgets") && only.allows("ACME/widgets"));
         assert!(!only.allows("acme/gadgets"));
+    }
+
+    /// `since`/`until` are read exactly as the OpenAPI document's pattern
+    /// spells them (schemathesis, issue 45): what chrono's RFC 3339 parser
+    /// takes besides (a space for `T`, a leap second, lower-case `z`, ten
+    /// digits of fraction) and years outside `YEARS` are refused; what the
+    /// pattern takes reads as chrono reads it.
+    #[test]
+    fn instants_are_read_as_the_document_spells_them() {
+        for good in [
+            "2026-11-01",
+            "1000-01-01",
+            "2999-12-31T23:59:59Z",
+            "2024-02-29T09:30:00.123456789+05:30",
+            "2026-11-01T00:00:00-23:59",
+            "2000-02-29T12:00:00.5Z",
+        ] {
+            let got = instant(good).unwrap_or_else(|| panic!("{good} refused"));
+            if good.len() > 10 {
+                let chrono = DateTime::parse_from_rfc3339(good).unwrap();
+                assert_eq!(got, chrono.with_timezone(&Utc), "{good}");
+            }
+        }
+        for bad in [
+            "0000-01-01",
+            "0999-12-31",
+            "3000-01-01",
+            "9999-12-31T23:59:59Z",
+            "2026-11-01 00:00:00Z",
+            "2026-11-01t00:00:00Z",
+            "2026-11-01T00:00:00z",
+            "2026-12-31T23:59:60Z",
+            "2026-11-01T00:00:00.1234567890Z",
+            "2026-11-01T00:00:00.Z",
+            "2026-11-01T00:00:00",
+            "2026-11-01T00:00:00+24:00",
+            "2026-11-01T00:00:00+0530",
+            "2025-02-29",
+            "1900-02-29",
+            "2026-13-01",
+            "+2026-11-01",
+            "2026-11-01Z",
+            "",
+        ] {
+            assert!(instant(bad).is_none(), "{bad} was taken");
+            let err = ReadFilter::parse(&pairs(&format!("since={}", bad.replace('+', "%2B"))), &[]);
+            assert!(err.is_err(), "since={bad} was taken");
+        }
     }
 }

@@ -20,6 +20,48 @@ struct Checker {
     /// (method, path) of the document an answer was checked against.
     seen: BTreeSet<(String, String)>,
     checked: usize,
+    /// The first JSON answer of each `"METHOD PATH STATUS"`, arrays cut to
+    /// their first item: what the document's examples must look like.
+    real: serde_json::Map<String, Value>,
+}
+
+/// `value` with every array cut to its first item.
+fn trimmed(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().take(1).map(trimmed).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), trimmed(v)))
+                .collect(),
+        ),
+        v => v.clone(),
+    }
+}
+
+/// Do `a` and `b` have the same shape: the same fields at every level, the
+/// same JSON types (null matching anything: a field that may be null), the
+/// same shape of their arrays' first items?
+fn same_shape(a: &Value, b: &Value, at: &str) -> Result<(), String> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => Ok(()),
+        (Value::Object(x), Value::Object(y)) => {
+            let (kx, ky): (BTreeSet<_>, BTreeSet<_>) = (x.keys().collect(), y.keys().collect());
+            if kx != ky {
+                return Err(format!("{at}: fields {kx:?} against {ky:?}"));
+            }
+            x.iter()
+                .try_for_each(|(k, v)| same_shape(v, &y[k], &format!("{at}.{k}")))
+        }
+        (Value::Array(x), Value::Array(y)) => match (x.first(), y.first()) {
+            (Some(p), Some(q)) => same_shape(p, q, &format!("{at}[0]")),
+            _ => Ok(()),
+        },
+        (Value::Number(_), Value::Number(_))
+        | (Value::String(_), Value::String(_))
+        | (Value::Bool(_), Value::Bool(_)) => Ok(()),
+        _ => Err(format!("{at}: {a} against {b}")),
+    }
 }
 
 impl Checker {
@@ -33,6 +75,7 @@ impl Checker {
         );
         let content = response["content"].as_object().expect("content");
         let (kind, media) = content.iter().next().expect("one media type");
+        let kind = kind.clone();
         let schema = media["schema"].clone();
         self.seen.insert((method.to_string(), path.to_string()));
         match kind.as_str() {
@@ -44,6 +87,10 @@ impl Checker {
                 }
             }
             _ => self.validate(&format!("{method} {path} {status}"), &schema, body),
+        }
+        if kind == "application/json" && path != "/api/v1/openapi.json" {
+            let key = format!("{} {path} {status}", method.to_uppercase());
+            self.real.entry(key).or_insert_with(|| trimmed(body));
         }
     }
 
@@ -159,6 +206,7 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
         doc: served.body.clone(),
         seen: BTreeSet::new(),
         checked: 0,
+        real: serde_json::Map::new(),
     };
     k.check("get", "/api/v1/openapi.json", 200, &served.body);
 
@@ -289,6 +337,15 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     let a = c.get("/api/v1/backfill").await.unwrap();
     k.check("get", "/api/v1/backfill", a.status, &a.body);
 
+    // Who reads: the API token, and no one.
+    let a = c.get("/api/v1/me").await.unwrap();
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.body["scope"], "all", "{}", a.body);
+    k.check("get", "/api/v1/me", a.status, &a.body);
+    let a = anonymous.get("/api/v1/me").await.unwrap();
+    assert_eq!(a.status, 401, "{}", a.body);
+    k.check("get", "/api/v1/me", a.status, &a.body);
+
     // Health.
     let a = c.get("/status").await.unwrap();
     k.check("get", "/status", a.status, &a.body);
@@ -315,6 +372,59 @@ async fn every_endpoint_answers_as_the_openapi_document_says() {
     );
     eprintln!("{} answers checked against the document", k.checked);
     t.stop().await;
+    examples_are_real_answers(&mut k);
+}
+
+/// The document's examples are real answers (issue 45): every JSON answer
+/// seen above has an example in the document, each example validates
+/// against its answer's schema (no undeclared field either), and has the
+/// shape of the real answer. `SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES=1`
+/// writes the answers seen as the examples (`src/http/openapi-examples.json`,
+/// read by `http::openapi::openapi`), then checks the document built before
+/// the write (rebuild and run again to check the new file).
+fn examples_are_real_answers(k: &mut Checker) {
+    if std::env::var_os("SAFE_OUTCOMES_WRITE_OPENAPI_EXAMPLES").is_some() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/http/openapi-examples.json"
+        );
+        let text = serde_json::to_string_pretty(&Value::Object(k.real.clone())).unwrap();
+        std::fs::write(file, text + "\n").unwrap();
+        eprintln!("wrote {} examples to {file}", k.real.len());
+        return;
+    }
+    let doc = k.doc.clone();
+    let mut examples = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for (status, answer) in op["responses"].as_object().unwrap() {
+                let media = &answer["content"]["application/json"];
+                let key = format!("{} {path} {status}", method.to_uppercase());
+                let Some(example) = media.get("example") else {
+                    assert!(
+                        !k.real.contains_key(&key),
+                        "{key}: answered as JSON, and the document has no example"
+                    );
+                    continue;
+                };
+                k.validate(&format!("{key} example"), &media["schema"], example);
+                let real = k
+                    .real
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("{key}: an example of no answer seen"));
+                if let Err(e) = same_shape(example, real, "") {
+                    panic!("{key}: the example is not the shape of the real answer: {e}");
+                }
+                examples += 1;
+            }
+        }
+    }
+    assert_eq!(
+        examples,
+        k.real.len(),
+        "every JSON answer seen has its example"
+    );
+    eprintln!("{examples} examples checked against real answers");
 }
 
 trait PostEmpty {
@@ -325,4 +435,65 @@ impl PostEmpty for Client {
     async fn client_post_empty(&self, path: &str) -> safe_outcomes::ingest::client::Answer {
         self.post_json(path, &json!({})).await.unwrap()
     }
+}
+
+/// Does the router's path `route` (`{name}` a segment, `{*name}` the rest)
+/// serve the document's path `doc` (`{name}` a segment)?
+fn serves(route: &str, doc: &str) -> bool {
+    let r: Vec<&str> = route.split('/').collect();
+    let d: Vec<&str> = doc.split('/').collect();
+    let param = |s: &str| s.starts_with('{') && s.ends_with('}');
+    for (i, seg) in r.iter().enumerate() {
+        if seg.starts_with("{*") {
+            // The rest of the path: at least the parameter itself.
+            return d.get(i).is_some_and(|s| param(s));
+        }
+        match d.get(i) {
+            Some(s) if s == seg || (param(s) && param(seg)) => {}
+            _ => return false,
+        }
+    }
+    r.len() == d.len()
+}
+
+/// Every route the router serves under `/api/v1` — read from the router
+/// itself (`routes::of`), so a route added tomorrow is held to this — is in
+/// the OpenAPI document with each of its methods, and every path and method
+/// of the document is served by a route (issue 45: `/api/v1/me` was served
+/// and not described).
+#[test]
+fn every_api_route_of_the_router_is_in_the_document() {
+    use safe_outcomes::app::App;
+    use safe_outcomes::http::{router, RouterOptions};
+    use safe_outcomes::model::clock::Clock;
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::start(&dir.path().join("data"), Clock::System).unwrap();
+    let routes = crate::routes::of(&router(&app, RouterOptions::default()));
+    let doc = serde_json::to_value(safe_outcomes::http::openapi::openapi()).unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    let mut api = 0;
+    for route in routes.iter().filter(|r| r.path.starts_with("/api/v1/")) {
+        for method in &route.methods {
+            let method = method.to_ascii_lowercase();
+            let described = paths
+                .iter()
+                .any(|(p, ops)| serves(&route.path, p) && ops.get(&method).is_some());
+            assert!(
+                described,
+                "{method} {} is served but not in the document",
+                route.path
+            );
+            api += 1;
+        }
+    }
+    for (path, ops) in paths {
+        for method in ops.as_object().unwrap().keys() {
+            let served = routes.iter().any(|r| {
+                serves(&r.path, path) && r.methods.iter().any(|m| m.eq_ignore_ascii_case(method))
+            });
+            assert!(served, "{method} {path} is in the document but not served");
+        }
+    }
+    assert!(paths.contains_key("/api/v1/me"));
+    assert!(api >= 13, "API routes and methods walked: {api}");
 }
