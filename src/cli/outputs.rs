@@ -12,6 +12,8 @@
 //! `safe-outcomes outputs view ID`, like `gh run view`: one output in a few
 //! lines (what, verdict and why, each window, the next one or final, its
 //! target and Actions run), or `--json FIELDS`; an unknown id is exit 4.
+//!
+//! `--web` on either opens the dashboard's page instead (`web`).
 
 use clap::Args;
 
@@ -37,6 +39,11 @@ pub struct OutputsArgs {
     pub limit: u64,
     #[command(flatten)]
     pub json: JsonArgs,
+    /// Open the dashboard's list of these outputs (the same cuts) in the
+    /// browser, on --server; prints its address when stdout is not a
+    /// terminal or there is no browser.
+    #[arg(short = 'w', long, conflicts_with_all = ["json", "jq"])]
+    pub web: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -53,6 +60,11 @@ pub struct ViewArgs {
     pub id: String,
     #[command(flatten)]
     pub json: JsonArgs,
+    /// Open the output's page of the dashboard in the browser, on --server;
+    /// prints its address when stdout is not a terminal or there is no
+    /// browser.
+    #[arg(short = 'w', long, conflicts_with_all = ["json", "jq"])]
+    pub web: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -70,6 +82,10 @@ fn available_fields() -> Vec<String> {
 pub async fn outputs(args: OutputsArgs) -> anyhow::Result<()> {
     if let Some(OutputsCommand::View(view)) = args.view {
         return view_one(view).await;
+    }
+    if args.web {
+        let url = super::web::page_url(&args.source, "/outputs", &args.filter.to_query())?;
+        return super::web::open(&url);
     }
     let fields = args.json.fields(&available_fields())?;
     let source = args.source.open()?;
@@ -202,6 +218,10 @@ pub(crate) fn table(records: &[ListedOutput], for_terminal: bool) -> String {
 
 /// `outputs view ID`.
 async fn view_one(args: ViewArgs) -> anyhow::Result<()> {
+    if args.web {
+        let path = format!("/outputs/{}", crate::model::escape::url_path(&args.id));
+        return super::web::open(&super::web::page_url(&args.source, &path, &[])?);
+    }
     let fields = args.json.fields(&available_fields())?;
     let source = args.source.open()?;
     let missing = || {

@@ -256,7 +256,7 @@ pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
                 @for r in shown {
                     tr data-output=(r.safe_output_id) data-status=(r.outcome_status.as_str()) {
                         td data-label="executed" { time datetime=(r.created_at.to_rfc3339()) { (when(r.created_at)) } }
-                        td data-label="output" { a href=(output_path(&r.safe_output_id)) { (r.safe_output_id) } }
+                        td data-label="output" { a href=(output_path(&r.safe_output_id)) { (super::id_text(&r.safe_output_id)) } }
                         td data-label="workflow" {
                             @if let Some(w) = &r.workflow { a href=(workflow_path(w)) { (w) } } @else { "–" }
                         }
