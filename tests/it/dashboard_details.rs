@@ -259,7 +259,7 @@ async fn in_chromium_skip_link_whole_ids_whole_window_menu_and_a_short_overview_
             ] {
                 browser.open(&format!("{url}{path}")).await;
                 let broken = browser
-                    .js("return [...document.querySelectorAll('.id .seg')].filter(s => s.getClientRects().length > 1).map(s => s.textContent)")
+                    .js("return [...document.querySelectorAll('td .seg')].filter(s => s.getClientRects().length > 1).map(s => s.textContent)")
                     .await;
                 let pieces = browser
                     .js("return document.querySelectorAll('.id .seg').length")

@@ -265,14 +265,15 @@ pub(crate) fn percent(rate: Option<f64>) -> String {
     rate.map_or("–".to_string(), |r| format!("{:.0}%", r * 100.0))
 }
 
-/// An id (`acme/widgets:2106:0`, `acme/widgets #5101`) that wraps only
-/// after its separators (`/`, `:`, `#`, a space), never inside a name or a
-/// number: each piece is a `span.seg` kept on one line, with a `<wbr>` after it.
+/// An id (`acme/widgets:2106:0`, `acme/widgets #5101`, a type
+/// `create_pull_request`) that wraps only after its separators (`/`, `:`,
+/// `#`, `_`, a space), never inside a name or a number: each piece is a
+/// `span.seg` kept on one line, with a `<wbr>` after it.
 pub(crate) fn id_text(id: &str) -> Markup {
     let mut pieces: Vec<&str> = Vec::new();
     let mut start = 0;
     for (i, c) in id.char_indices() {
-        if matches!(c, '/' | ':' | '#' | ' ') {
+        if matches!(c, '/' | ':' | '#' | '_' | ' ') {
             pieces.push(&id[start..i + c.len_utf8()]);
             start = i + c.len_utf8();
         }

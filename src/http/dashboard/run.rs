@@ -120,7 +120,7 @@ pub async fn run(
                     tr data-output=(r.safe_output_id) {
                         td { a href=(output_path(&r.safe_output_id)) { (super::id_text(&r.safe_output_id)) } }
                         td data-label="executed" { (day(r.created_at, now)) " " (r.created_at.format("%H:%M")) }
-                        td data-label="type" { code { (r.safe_output_type) } }
+                        td data-label="type" { code { (super::id_text(&r.safe_output_type)) } }
                         td data-label="target" { span {
                             (target_cell(r))
                             @if let Some(t) = title { br; span.muted { "“" (t) "”" } }

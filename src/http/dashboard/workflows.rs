@@ -37,7 +37,7 @@ pub(crate) const TREND_MIN_OUTPUTS: u64 = 10;
 /// later half of its rated weeks against the earlier half (the middle week
 /// of an odd count left out). Immature weeks are left out: their rates may
 /// still change. With fewer than `TREND_MIN_OUTPUTS` evaluable outputs on
-/// either side, no change is given: "too few outputs" with the counts
+/// either side, no change is given: "too few to tell" with the counts
 /// (`few`).
 pub(crate) fn trend(periods: &[Period]) -> (String, &'static str) {
     let rated: Vec<&Period> = periods
@@ -59,9 +59,7 @@ pub(crate) fn trend(periods: &[Period]) -> (String, &'static str) {
     let (n_before, n_after) = (evaluable(early), evaluable(late));
     if n_before.min(n_after) < TREND_MIN_OUTPUTS {
         return (
-            format!(
-                "⚠ too few outputs to call a trend ({n_before} → {n_after} evaluable; {TREND_MIN_OUTPUTS} a side needed)"
-            ),
+            format!("⚠ too few to tell ({n_before} → {n_after} evaluable)"),
             "few",
         );
     }
