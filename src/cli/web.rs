@@ -95,7 +95,10 @@ fn launch(command: &[String], url: &str) -> anyhow::Result<()> {
         .map_err(|e| {
             fail(
                 Exit::Failure,
-                format!("cannot start the browser {:?} ({e}); the page: {url}", command[0]),
+                format!(
+                    "cannot start the browser {:?} ({e}); the page: {url}",
+                    command[0]
+                ),
             )
         })?;
     let started = Instant::now();
@@ -104,7 +107,10 @@ fn launch(command: &[String], url: &str) -> anyhow::Result<()> {
             if !status.success() {
                 return Err(fail(
                     Exit::Failure,
-                    format!("the browser {:?} failed ({status}); the page: {url}", command[0]),
+                    format!(
+                        "the browser {:?} failed ({status}); the page: {url}",
+                        command[0]
+                    ),
                 ));
             }
             return Ok(());

@@ -96,14 +96,12 @@ pub async fn build(source: &Source, args: &ReportArgs) -> anyhow::Result<Weekly>
                 q.extend(extra.iter().cloned());
                 q
             };
-            let window_q: Vec<(&'static str, String)> =
-                asked.map(|w| vec![("window", w.to_string())]).unwrap_or_default();
-            let all: Series = serde_json::from_value(
-                remote
-                    .get_json("/api/v1/series", &with(&window_q))
-                    .await?,
-            )
-            .context("reading the server's series")?;
+            let window_q: Vec<(&'static str, String)> = asked
+                .map(|w| vec![("window", w.to_string())])
+                .unwrap_or_default();
+            let all: Series =
+                serde_json::from_value(remote.get_json("/api/v1/series", &with(&window_q)).await?)
+                    .context("reading the server's series")?;
             let report = remote.get_json("/api/v1/report", &cuts).await?;
             let names: Vec<String> = report["by_workflow"]
                 .as_object()
@@ -126,10 +124,9 @@ pub async fn build(source: &Source, args: &ReportArgs) -> anyhow::Result<Weekly>
                 }
                 let mut q = with(&window);
                 q.push(("workflow", name.clone()));
-                let s: Series = serde_json::from_value(
-                    remote.get_json("/api/v1/series", &q).await?,
-                )
-                .context("reading the server's series")?;
+                let s: Series =
+                    serde_json::from_value(remote.get_json("/api/v1/series", &q).await?)
+                        .context("reading the server's series")?;
                 out.workflows.insert(name, s.periods);
             }
             let named: u64 = out.workflows.values().map(|p| count(p)).sum();
@@ -161,14 +158,13 @@ pub fn table(w: &Weekly, for_terminal: bool) -> String {
             if outputs == 0 {
                 continue;
             }
-            let rejected = match p.rates.evaluable {
-                0 => p.totals.rejected.to_string(),
-                _ => format!(
-                    "{} ({})",
-                    p.totals.rejected,
-                    percent(p.rates.rejection_rate)
-                ),
-            };
+            // As the dashboard says it: the count, then its share of the
+            // evaluable outputs (`–` when none is).
+            let rejected = format!(
+                "{} · {}",
+                p.totals.rejected,
+                percent(p.rates.rejection_rate)
+            );
             rows.push([
                 format!("{}{}", p.week, if p.immature { "*" } else { "" }),
                 terminal(name),
@@ -183,10 +179,7 @@ pub fn table(w: &Weekly, for_terminal: bool) -> String {
     }
     rows.sort_by(|a, b| (&a[0], &a[1]).cmp(&(&b[0], &b[1])));
     if !for_terminal {
-        return rows
-            .iter()
-            .map(|r| format!("{}\n", r.join("\t")))
-            .collect();
+        return rows.iter().map(|r| format!("{}\n", r.join("\t"))).collect();
     }
     let header = [
         "WEEK",

@@ -29,7 +29,8 @@ fn ok(out: &Output) -> String {
 async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
         let mut c = bin();
-        c.env_remove("BROWSER").env_remove("SAFE_OUTCOMES_FORCE_TTY");
+        c.env_remove("BROWSER")
+            .env_remove("SAFE_OUTCOMES_FORCE_TTY");
         for (k, v) in env {
             c.env(k, v);
         }
@@ -79,7 +80,14 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
 
     // Piped: the address on stdout, nothing else.
     let out = run(
-        with(&["outputs", "-R", "acme/widgets", "--status", "rejected", "--web"]),
+        with(&[
+            "outputs",
+            "-R",
+            "acme/widgets",
+            "--status",
+            "rejected",
+            "--web",
+        ]),
         vec![],
     )
     .await;
@@ -183,7 +191,10 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
         with(&["outputs", "view", id, "--web"]),
         vec![
             ("SAFE_OUTCOMES_FORCE_TTY".into(), "1".into()),
-            ("PATH".into(), tools.path().join("empty").display().to_string()),
+            (
+                "PATH".into(),
+                tools.path().join("empty").display().to_string(),
+            ),
         ],
     )
     .await;
@@ -204,7 +215,11 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--server URL"));
     assert!(!opened.exists());
     // --web and --json do not go together.
-    let out = run(with(&["outputs", "--web", "--json", "safe_output_id"]), vec![]).await;
+    let out = run(
+        with(&["outputs", "--web", "--json", "safe_output_id"]),
+        vec![],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(2));
     t.stop().await;
 }
@@ -252,7 +267,10 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
                 assert_eq!(a["window_chosen"], "default");
                 assert_eq!(window, "24h", "the youngest demo output has reached T+24h");
             }
-            _ => assert_eq!((a["window_chosen"].as_str(), window), (Some("asked"), "30d")),
+            _ => assert_eq!(
+                (a["window_chosen"].as_str(), window),
+                (Some("asked"), "30d")
+            ),
         }
         // Each cell counts exactly the outputs of its workflow and week.
         let mut cells: BTreeMap<(String, String), (u64, u64, u64)> = BTreeMap::new();
@@ -311,31 +329,58 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
         vec![("SAFE_OUTCOMES_FORCE_TTY".into(), "1".into())],
     )
     .await);
-    assert!(tty.starts_with("Acceptance per week and workflow at T+24h"), "{tty}");
+    assert!(
+        tty.starts_with("Acceptance per week and workflow at T+24h"),
+        "{tty}"
+    );
     assert!(tty.contains("WEEK") && tty.contains("REJECTED"), "{tty}");
     let piped = ok(&run(args, vec![]).await);
     assert!(!piped.contains("WEEK"), "no header when piped: {piped}");
     let rows: Vec<Vec<&str>> = piped.lines().map(|l| l.split('\t').collect()).collect();
     assert!(rows.iter().all(|r| r.len() == 8), "{piped}");
+    // "rejected" as the dashboard says it: count · share.
+    assert!(
+        rows.iter().all(|r| {
+            let (n, share) = r[5].split_once(" · ").unwrap();
+            n.parse::<u64>().is_ok() && (share == "–" || share.ends_with('%'))
+        }),
+        "{piped}"
+    );
     assert!(rows.iter().any(|r| r[1] == "ci-coach"), "{piped}");
     let mut at30 = strings(&["report", "--weekly", "--window", "30d"]);
     at30.extend(strings(&RANGE));
     at30.extend(from_store.clone());
     let piped = ok(&run(at30, vec![]).await);
     assert!(
-        piped.lines().any(|l| l.split('\t').next().unwrap().ends_with('*')),
+        piped
+            .lines()
+            .any(|l| l.split('\t').next().unwrap().ends_with('*')),
         "immature weeks are marked: {piped}"
     );
 
     // Bad input: a clear usage error.
     let out = run(
-        strings(&["report", "--weekly", "--json", "totals", "--data-dir", &data]),
+        strings(&[
+            "report",
+            "--weekly",
+            "--json",
+            "totals",
+            "--data-dir",
+            &data,
+        ]),
         vec![],
     )
     .await;
     assert_eq!(out.status.code(), Some(2));
     let out = run(
-        strings(&["report", "--weekly", "--format", "jsonl", "--data-dir", &data]),
+        strings(&[
+            "report",
+            "--weekly",
+            "--format",
+            "jsonl",
+            "--data-dir",
+            &data,
+        ]),
         vec![],
     )
     .await;

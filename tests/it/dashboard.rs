@@ -50,10 +50,9 @@ async fn young_demo_app(dir: &Path) -> TestApp {
     let steps = parse_scenario(SCENARIO).unwrap();
     let november: chrono::DateTime<chrono::Utc> = "2026-11-01T00:00:00Z".parse().unwrap();
     let last = steps.iter().position(|s| s.at() >= november).unwrap();
-    assert!(steps[last..].iter().any(|s| matches!(
-        s,
-        safe_outcomes::ingest::client::Step::Advance { .. }
-    )));
+    assert!(steps[last..]
+        .iter()
+        .any(|s| matches!(s, safe_outcomes::ingest::client::Step::Advance { .. })));
     let t = TestApp::start(dir, steps[0].at()).await;
     t.play(&steps[..last]).await;
     t.settle().await;

@@ -131,10 +131,14 @@ async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_
         .into();
     let mut want = expected_order(&by_workflow, "strict_acceptance_rate");
     let got = row_keys(&html, "workflows", "data-workflow");
-    got.iter().for_each(|w| assert!(want.contains(w) || w == "(none)", "{w}"));
+    got.iter()
+        .for_each(|w| assert!(want.contains(w) || w == "(none)", "{w}"));
     want.retain(|w| got.contains(w));
     assert_eq!(
-        got.iter().filter(|w| *w != "(none)").cloned().collect::<Vec<_>>(),
+        got.iter()
+            .filter(|w| *w != "(none)")
+            .cloned()
+            .collect::<Vec<_>>(),
         want,
         "strict, best first"
     );
@@ -150,7 +154,11 @@ async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_
         row_keys(&html, "by-type", "data-type"),
         expected_order(&report["by_type"], "rejection_rate"),
     );
-    for bad in ["/workflows?sort=size", "/?sort=-workflow", "/workflows/ci-coach?sort=x"] {
+    for bad in [
+        "/workflows?sort=size",
+        "/?sort=-workflow",
+        "/workflows/ci-coach?sort=x",
+    ] {
         let (status, html) = html_of(&t, bad).await;
         assert_eq!(status, 400, "{bad}");
         assert!(html.contains("sort"), "{bad}: the page names the parameter");
@@ -181,7 +189,10 @@ async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_
     assert!(!html.contains(" pts"), "no points on so few outputs");
     let kinds = attribute_values(&html, "data-trend=\"");
     assert!(kinds.iter().any(|k| k == "few"), "{kinds:?}");
-    assert!(kinds.iter().all(|k| k == "few" || k == "steady"), "{kinds:?}");
+    assert!(
+        kinds.iter().all(|k| k == "few" || k == "steady"),
+        "{kinds:?}"
+    );
 
     // The existence-only box holds only the existence-only count.
     let (_, html) = html_of(&t, "/").await;
@@ -209,7 +220,10 @@ async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_
             "{path}: {}",
             &body[..80.min(body.len())]
         );
-        assert!(html.contains("<main id=\"main\" tabindex=\"-1\">"), "{path}");
+        assert!(
+            html.contains("<main id=\"main\" tabindex=\"-1\">"),
+            "{path}"
+        );
     }
     // Ids wrap only after their separators: each piece kept whole.
     let (_, html) = html_of(&t, "/outputs?status=rejected").await;
@@ -280,10 +294,21 @@ async fn in_chromium_skip_link_whole_ids_whole_window_menu_and_a_short_overview_
                      const inner = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
                      return [text, inner, s.getBoundingClientRect().right, document.documentElement.clientWidth]")
                 .await;
-            let m: Vec<f64> = menu.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let m: Vec<f64> = menu
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
             // Room for the text and the menu's arrow (about 20 px).
-            assert!(m[0] + 16.0 <= m[1], "{path} at {width}: the menu cuts its text: {menu}");
-            assert!(m[2] <= m[3], "{path} at {width}: the menu runs off the page: {menu}");
+            assert!(
+                m[0] + 16.0 <= m[1],
+                "{path} at {width}: the menu cuts its text: {menu}"
+            );
+            assert!(
+                m[2] <= m[3],
+                "{path} at {width}: the menu runs off the page: {menu}"
+            );
         }
     }
     // The overview at 390 px: short, its secondary tables folded.

@@ -93,7 +93,11 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
         );
     }
     assert!(
-        expected.values().filter(|e| e.get("next_window").is_some()).count() >= 2,
+        expected
+            .values()
+            .filter(|e| e.get("next_window").is_some())
+            .count()
+            >= 2,
         "the demo has outputs in flight"
     );
     // The malformed manifest line is reported, not stored.
@@ -178,7 +182,12 @@ async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due
     assert_eq!(t.clock.now(), final_at(), "the demo ends at final_at");
     let expected = expected();
     let expected = expected["outputs"].as_object().unwrap();
-    let listed = t.client.get("/api/v1/outputs?limit=100").await.unwrap().body;
+    let listed = t
+        .client
+        .get("/api/v1/outputs?limit=100")
+        .await
+        .unwrap()
+        .body;
     let items = listed["items"].as_array().unwrap();
     assert_eq!(items.len(), expected.len());
     let mut in_flight = 0;
@@ -190,10 +199,12 @@ async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due
                 assert_eq!(item["next_window"], next, "{id}");
                 assert_eq!(item["verdict_final"], false, "{id}");
                 let hours = CHECKPOINTS.iter().find(|(w, _)| *w == next).unwrap().1;
-                let executed: DateTime<Utc> =
-                    item["created_at"].as_str().unwrap().parse().unwrap();
-                let due: DateTime<Utc> =
-                    item["next_window_due_at"].as_str().unwrap().parse().unwrap();
+                let executed: DateTime<Utc> = item["created_at"].as_str().unwrap().parse().unwrap();
+                let due: DateTime<Utc> = item["next_window_due_at"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
                 assert_eq!(due, executed + chrono::Duration::hours(hours), "{id}");
                 assert!(due > final_at(), "{id} is due after the demo's end");
             }

@@ -135,7 +135,16 @@ pub(crate) const BY_TYPE_SORTS: [&str; 8] = [
 
 /// The header of the rates per type, each column a sort link to `path`.
 fn rates_header(path: &str, pairs: &[(String, String)], sort: &Sort) -> Markup {
-    let labels = ["type", "count", "strict", "human-check", "sticky", "rejected", "pending", "median h"];
+    let labels = [
+        "type",
+        "count",
+        "strict",
+        "human-check",
+        "sticky",
+        "rejected",
+        "pending",
+        "median h",
+    ];
     html! {
         tr {
             @for (i, (key, label)) in BY_TYPE_SORTS.iter().zip(labels).enumerate() {
@@ -189,7 +198,11 @@ pub(crate) fn by_type_table(
     let n = report.by_type.len();
     let asked = pairs.iter().any(|(k, _)| k == "sort");
     let mut rows: Vec<(&String, &TypeStats)> = report.by_type.iter().collect();
-    sort.apply(&mut rows, |(name, s), key| by_type_key(name, s, key), |(name, _)| name.to_string());
+    sort.apply(
+        &mut rows,
+        |(name, s), key| by_type_key(name, s, key),
+        |(name, _)| name.to_string(),
+    );
     html! {
         details.more #by-type-section open[asked] {
             summary { "Rates per type (" (n) (if n == 1 { " type" } else { " types" }) ")" }

@@ -86,7 +86,9 @@ pub async fn run(
     };
     let run_pairs: Vec<(String, String)> =
         vec![("repo".into(), repo.clone()), ("run".into(), id.clone())];
-    let rejection_rate = crate::read::report::Report::overall(&records).1.rejection_rate;
+    let rejection_rate = crate::read::report::Report::overall(&records)
+        .1
+        .rejection_rate;
     let content = html! {
         h1 { "Run " (repo) " #" (run_id) }
         p {

@@ -47,13 +47,22 @@ impl Sort {
 
     /// Order `rows` by this column (`key_of(row, key)`), ties by the first
     /// column's text as given (`tie`).
-    pub fn apply<T>(&self, rows: &mut [T], key_of: impl Fn(&T, &str) -> Key, tie: impl Fn(&T) -> String) {
+    pub fn apply<T>(
+        &self,
+        rows: &mut [T],
+        key_of: impl Fn(&T, &str) -> Key,
+        tie: impl Fn(&T) -> String,
+    ) {
         rows.sort_by(|a, b| {
             let by = match (key_of(a, &self.key), key_of(b, &self.key)) {
                 (Key::Number(x), Key::Number(y)) => match (x, y) {
                     (Some(x), Some(y)) => {
                         let o = x.partial_cmp(&y).unwrap_or(Ordering::Equal);
-                        if self.descending { o.reverse() } else { o }
+                        if self.descending {
+                            o.reverse()
+                        } else {
+                            o
+                        }
                     }
                     (Some(_), None) => Ordering::Less,
                     (None, Some(_)) => Ordering::Greater,
@@ -61,7 +70,11 @@ impl Sort {
                 },
                 (Key::Text(x), Key::Text(y)) => {
                     let o = x.cmp(&y);
-                    if self.descending { o.reverse() } else { o }
+                    if self.descending {
+                        o.reverse()
+                    } else {
+                        o
+                    }
                 }
                 _ => Ordering::Equal,
             };
@@ -109,21 +122,40 @@ mod tests {
 
     #[test]
     fn numbers_sort_both_ways_with_nothing_last_and_ties_by_name() {
-        let rows = vec![("b", Some(0.5)), ("a", None), ("c", Some(0.5)), ("d", Some(0.1))];
+        let rows = vec![
+            ("b", Some(0.5)),
+            ("a", None),
+            ("c", Some(0.5)),
+            ("d", Some(0.1)),
+        ];
         let key = |r: &(&str, Option<f64>), _: &str| Key::Number(r.1);
         let tie = |r: &(&str, Option<f64>)| r.0.to_string();
         let mut up = rows.clone();
-        Sort::parse(Some(&"strict".into()), &["strict"], "x").unwrap().apply(&mut up, key, tie);
+        Sort::parse(Some(&"strict".into()), &["strict"], "x")
+            .unwrap()
+            .apply(&mut up, key, tie);
         assert_eq!(up.iter().map(|r| r.0).collect::<String>(), "dbca");
         let mut down = rows.clone();
-        Sort::parse(Some(&"-strict".into()), &["strict"], "x").unwrap().apply(&mut down, key, tie);
+        Sort::parse(Some(&"-strict".into()), &["strict"], "x")
+            .unwrap()
+            .apply(&mut down, key, tie);
         assert_eq!(down.iter().map(|r| r.0).collect::<String>(), "bcda");
     }
 
     #[test]
     fn an_unknown_key_is_refused_by_name() {
         let e = Sort::parse(Some(&"-nope".into()), &["a", "b"], "a").unwrap_err();
-        assert!(e.detail.contains("\"-nope\"") && e.detail.contains("a, b"), "{}", e.detail);
-        assert_eq!(Sort::parse(None, &["a"], "-a").unwrap(), Sort { key: "a".into(), descending: true });
+        assert!(
+            e.detail.contains("\"-nope\"") && e.detail.contains("a, b"),
+            "{}",
+            e.detail
+        );
+        assert_eq!(
+            Sort::parse(None, &["a"], "-a").unwrap(),
+            Sort {
+                key: "a".into(),
+                descending: true
+            }
+        );
     }
 }

@@ -199,7 +199,9 @@ pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
         },
         |(name, _, _)| name.to_string(),
     );
-    let th = |key: &str, label: &str, num: bool| sort.header("/workflows", &pairs, "workflows", key, label, num);
+    let th = |key: &str, label: &str, num: bool| {
+        sort.header("/workflows", &pairs, "workflows", key, label, num)
+    };
     let content = html! {
         h1 { "Workflows" }
         (filters("/workflows", &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&window)))
