@@ -40,6 +40,11 @@ async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
     .unwrap()
 }
 
+/// `run` without extra environment.
+async fn run_web(args: Vec<String>) -> Output {
+    run(args, vec![]).await
+}
+
 fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
@@ -122,6 +127,59 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
             "{id} listed"
         );
     }
+
+    // One run: its outputs (as the run view has them), and its page.
+    let listed_run = ok(&run(
+        with(&[
+            "outputs",
+            "-R",
+            "acme/widgets",
+            "--run",
+            "5101",
+            "--json",
+            "safe_output_id",
+            "--jq",
+            ".[].safe_output_id",
+        ]),
+        vec![],
+    )
+    .await);
+    let view = t
+        .client
+        .get("/api/v1/runs/acme/widgets/5101")
+        .await
+        .unwrap()
+        .body;
+    let mut of_run: Vec<&str> = view["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["safe_output_id"].as_str().unwrap())
+        .collect();
+    of_run.sort();
+    assert!(of_run.len() >= 3, "{view}");
+    assert_eq!(listed_run.lines().collect::<Vec<_>>(), of_run);
+    let page_of_run = ok(&run_web(with(&[
+        "outputs",
+        "-R",
+        "acme/widgets",
+        "--run",
+        "5101",
+        "--web",
+    ]))
+    .await);
+    assert_eq!(page_of_run, format!("{url}/runs/acme/widgets/5101\n"));
+    let (status, html) = page(page_of_run.trim()).await;
+    assert_eq!(status, 200);
+    for id in &of_run {
+        assert!(
+            html.contains(&format!("data-output=\"{id}\"")),
+            "{id} on the run's page"
+        );
+    }
+    // --run needs the repository.
+    let out = run_web(with(&["outputs", "--run", "5101", "--web"])).await;
+    assert_eq!(out.status.code(), Some(2));
 
     // One output: its page.
     let id = "acme/widgets:2106:0";
@@ -356,6 +414,31 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
             .lines()
             .any(|l| l.split('\t').next().unwrap().ends_with('*')),
         "immature weeks are marked: {piped}"
+    );
+
+    // One run's outputs from the store: the same as from the server.
+    let of_run = |source: Vec<String>| {
+        let mut args = strings(&[
+            "outputs",
+            "-R",
+            "acme/widgets",
+            "--run",
+            "5101",
+            "--json",
+            "safe_output_id",
+            "--jq",
+            ".[].safe_output_id",
+        ]);
+        args.extend(source);
+        run(args, vec![])
+    };
+    let stored = ok(&of_run(from_store.clone()).await);
+    let served = ok(&of_run(from_server.clone()).await);
+    assert_eq!(stored, served);
+    assert!(stored.lines().count() >= 3, "{stored}");
+    assert!(
+        stored.lines().all(|l| l.starts_with("acme/widgets:5101:")),
+        "{stored}"
     );
 
     // Bad input: a clear usage error.
