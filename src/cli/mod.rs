@@ -30,6 +30,8 @@ mod report;
 mod serve;
 mod source;
 mod stop;
+mod web;
+mod weekly;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

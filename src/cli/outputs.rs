@@ -12,6 +12,10 @@
 //! `safe-outcomes outputs view ID`, like `gh run view`: one output in a few
 //! lines (what, verdict and why, each window, the next one or final, its
 //! target and Actions run), or `--json FIELDS`; an unknown id is exit 4.
+//!
+//! `--run RUN_ID` (with `-R`) lists one run's outputs, as `gh run view`
+//! does; `--web` on any of them opens the dashboard's page instead (the
+//! list, the run's page, the output's page: `web`).
 
 use clap::Args;
 
@@ -32,11 +36,20 @@ pub struct OutputsArgs {
     pub view: Option<OutputsCommand>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    /// Only the outputs of this run (its Actions run id; needs -R OWNER/NAME),
+    /// like `gh run view`; with --web, the run's page.
+    #[arg(long, value_name = "RUN_ID", requires = "repo")]
+    pub run: Option<u64>,
     /// At most this many outputs.
     #[arg(short = 'L', long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: u64,
     #[command(flatten)]
     pub json: JsonArgs,
+    /// Open the dashboard's list of these outputs (the same cuts) in the
+    /// browser, on --server; prints its address when stdout is not a
+    /// terminal or there is no browser.
+    #[arg(short = 'w', long, conflicts_with_all = ["json", "jq"])]
+    pub web: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -53,6 +66,11 @@ pub struct ViewArgs {
     pub id: String,
     #[command(flatten)]
     pub json: JsonArgs,
+    /// Open the output's page of the dashboard in the browser, on --server;
+    /// prints its address when stdout is not a terminal or there is no
+    /// browser.
+    #[arg(short = 'w', long, conflicts_with_all = ["json", "jq"])]
+    pub web: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -70,6 +88,22 @@ fn available_fields() -> Vec<String> {
 pub async fn outputs(args: OutputsArgs) -> anyhow::Result<()> {
     if let Some(OutputsCommand::View(view)) = args.view {
         return view_one(view).await;
+    }
+    if args.web {
+        let url = match (args.run, &args.filter.repo) {
+            (Some(run), Some(repo)) => {
+                let cuts: Vec<_> = args
+                    .filter
+                    .to_query()
+                    .into_iter()
+                    .filter(|(k, _)| *k != "repo")
+                    .collect();
+                let path = format!("/runs/{}/{run}", crate::model::escape::url_path(repo));
+                super::web::page_url(&args.source, &path, &cuts)?
+            }
+            _ => super::web::page_url(&args.source, "/outputs", &args.filter.to_query())?,
+        };
+        return super::web::open(&url);
     }
     let fields = args.json.fields(&available_fields())?;
     let source = args.source.open()?;
@@ -95,14 +129,41 @@ async fn read(source: &Source, args: &OutputsArgs) -> anyhow::Result<Vec<Outcome
     match source {
         Source::Store(store) => {
             let filter = args.filter.to_filter()?;
-            for stored in filter.scan(store, &RepoScope::All, &filter.id_prefix(), None) {
+            let prefix = match args.run {
+                Some(run) => format!("{}{run}:", filter.id_prefix()),
+                None => filter.id_prefix(),
+            };
+            for stored in filter.scan(store, &RepoScope::All, &prefix, None) {
                 if out.len() as u64 >= args.limit {
                     break;
                 }
-                out.extend(stored?.outcome);
+                out.extend(
+                    stored?
+                        .outcome
+                        .filter(|o| args.run.is_none_or(|run| o.run_id == Some(run))),
+                );
             }
         }
         Source::Server(remote) => {
+            if let (Some(run), Some(repo)) = (args.run, &args.filter.repo) {
+                // The run view (`GET /api/v1/runs/…`): its items are the
+                // outcome records, with the same cuts.
+                let cuts: Vec<_> = args
+                    .filter
+                    .to_query()
+                    .into_iter()
+                    .filter(|(k, _)| *k != "repo")
+                    .collect();
+                let path = format!(
+                    "/api/v1/runs/{}/{run}",
+                    crate::model::escape::url_path(repo)
+                );
+                let view = remote.get_json(&path, &cuts).await?;
+                let mut items: Vec<OutcomeRecord> = serde_json::from_value(view["items"].clone())?;
+                items.sort_by(|a, b| a.safe_output_id.cmp(&b.safe_output_id));
+                items.truncate(args.limit as usize);
+                return Ok(items);
+            }
             let mut cursor: Option<String> = None;
             while (out.len() as u64) < args.limit {
                 let mut query = args.filter.to_query();
@@ -202,6 +263,10 @@ pub(crate) fn table(records: &[ListedOutput], for_terminal: bool) -> String {
 
 /// `outputs view ID`.
 async fn view_one(args: ViewArgs) -> anyhow::Result<()> {
+    if args.web {
+        let path = format!("/outputs/{}", crate::model::escape::url_path(&args.id));
+        return super::web::open(&super::web::page_url(&args.source, &path, &[])?);
+    }
     let fields = args.json.fields(&available_fields())?;
     let source = args.source.open()?;
     let missing = || {

@@ -9,6 +9,9 @@
 //! the report leaves them out. `--json FIELDS` picks top-level fields of the
 //! report (`--jq` filters them). A repository nothing was recorded for is
 //! exit 4.
+//!
+//! `--weekly`: acceptance week by week per workflow (`weekly`). `--web`:
+//! the dashboard's page instead (`web`).
 
 use std::io::Write;
 
@@ -46,6 +49,15 @@ pub struct ReportArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
+    /// Acceptance week by week, per workflow (table, or --format json), at
+    /// one window (--window, or the latest every output has reached).
+    #[arg(long)]
+    pub weekly: bool,
+    /// Open the dashboard's page of this report in the browser (the overview;
+    /// with --weekly, the workflows page) on --server; prints its address
+    /// when stdout is not a terminal or there is no browser.
+    #[arg(short = 'w', long, conflicts_with_all = ["json", "jq"])]
+    pub web: bool,
     #[command(flatten)]
     pub json: JsonArgs,
     #[command(flatten)]
@@ -64,8 +76,41 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
             "--json and --format cannot be used together",
         ));
     }
+    if args.web {
+        let mut query = args.filter.to_query();
+        if let Some(w) = &args.window {
+            query.push(("window", w.clone()));
+        }
+        let path = if args.weekly { "/workflows" } else { "/" };
+        return super::web::open(&super::web::page_url(&args.source, path, &query)?);
+    }
     let source = args.source.open()?;
     let repo = args.filter.repo.as_deref();
+    if args.weekly {
+        if json_fields.is_some() {
+            return Err(fail(
+                Exit::Usage,
+                "--json picks fields of the report; with --weekly use --format json",
+            ));
+        }
+        let weekly = super::weekly::build(&source, &args).await?;
+        if weekly.workflows.is_empty() && weekly.no_workflow == 0 {
+            source.require_known_repo(repo).await?;
+        }
+        return match args.format {
+            ReportFormat::Table => super::exit::emit(&super::weekly::table(
+                &weekly,
+                super::outputs::for_terminal(),
+            )),
+            ReportFormat::Json => {
+                super::exit::emit(&format!("{}\n", serde_json::to_string_pretty(&weekly)?))
+            }
+            _ => Err(fail(
+                Exit::Usage,
+                "--weekly prints a table or --format json",
+            )),
+        };
+    }
     match args.format {
         ReportFormat::Opentraces if args.window.is_some() => Err(fail(
             Exit::Usage,

@@ -43,15 +43,16 @@ pub(crate) async fn demo_app(dir: &Path) -> TestApp {
     t
 }
 
-/// The demo stopped before its last jump in time (to Nov 21): its last
-/// outputs are hours old, many windows still to come.
+/// The demo stopped after its October steps (before its outputs of November
+/// and its last jump in time, to Nov 21): its last outputs are hours old,
+/// many windows still to come.
 async fn young_demo_app(dir: &Path) -> TestApp {
     let steps = parse_scenario(SCENARIO).unwrap();
-    let last = steps.len() - 1;
-    assert!(matches!(
-        steps[last],
-        safe_outcomes::ingest::client::Step::Advance { .. }
-    ));
+    let november: chrono::DateTime<chrono::Utc> = "2026-11-01T00:00:00Z".parse().unwrap();
+    let last = steps.iter().position(|s| s.at() >= november).unwrap();
+    assert!(steps[last..]
+        .iter()
+        .any(|s| matches!(s, safe_outcomes::ingest::client::Step::Advance { .. })));
     let t = TestApp::start(dir, steps[0].at()).await;
     t.play(&steps[..last]).await;
     t.settle().await;
@@ -193,7 +194,7 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
     let report = t.client.get("/api/v1/report").await.unwrap().body;
     let dom = browser
         .js(
-            "const o = {}; document.querySelectorAll('#totals [data-field], #apart [data-field]')
+            "const o = {}; document.querySelectorAll('#totals [data-field], #apart [data-field], #also [data-field]')
                .forEach(e => o[e.dataset.field] = Number(e.textContent)); return o;",
         )
         .await;
@@ -206,8 +207,9 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
         .js(
             "const o = {}; document.querySelectorAll('#by-type tr[data-type]').forEach(r => {
                const row = {}; r.querySelectorAll('[data-field]').forEach(c =>
-                 row[c.dataset.field] = c.dataset.value === undefined ? Number(c.textContent)
-                   : (c.dataset.value === '' ? null : Number(c.dataset.value)));
+                 { row[c.dataset.field] = c.dataset.value === undefined ? Number(c.textContent)
+                   : (c.dataset.value === '' ? null : Number(c.dataset.value));
+                   if (c.dataset.rate !== undefined) row.rejection_rate = c.dataset.rate === '' ? null : Number(c.dataset.rate); });
                o[r.dataset.type] = row; }); return o;",
         )
         .await;
@@ -541,7 +543,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
         // Every count of the overview is a door: each list holds its count.
         overview_at(&browser, &t, width).await;
         let doors = browser
-            .js("return [...document.querySelectorAll('#totals a.card, #apart a.card')].map(a => [a.querySelector('b').dataset.field, Number(a.querySelector('b').textContent), a.getAttribute('href')])")
+            .js("return [...document.querySelectorAll('#totals a.card, #apart a.card, #also a.card')].map(a => [a.querySelector('b').dataset.field, Number(a.querySelector('b').textContent), a.getAttribute('href')])")
             .await;
         for door in doors.as_array().unwrap() {
             browser
@@ -552,17 +554,28 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
                 .await;
             assert_eq!(total, door[1], "{door}");
         }
-        // "Is it getting better?": the trend at a mature window, then at 24h.
+        // "Is it getting better?": the trend at the mature window, then at 30d.
         overview_at(&browser, &t, width).await;
         let series = check_chart(&t, &browser, "").await;
-        assert_eq!(series["window"], "30d", "every demo output is past 30 days");
+        assert_eq!(
+            series["window"], "24h",
+            "the demo's youngest output (in flight, 34 hours old) has reached T+24h, not T+7d"
+        );
         browser
-            .click("select[name=window] option[value='24h']")
+            .click("select[name=window] option[value='30d']")
             .await;
         browser.click("form.filters button[type=submit]").await;
         let url = browser.url().await;
-        assert!(url.contains("window=24h"), "{url}");
-        check_chart(&t, &browser, "window=24h").await;
+        assert!(url.contains("window=30d"), "{url}");
+        let series = check_chart(&t, &browser, "window=30d").await;
+        assert!(
+            series["periods"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["immature"] == true),
+            "at 30d the weeks of the outputs in flight are immature"
+        );
         browser
             .screenshot(&shots.join(format!("question-trend-{width}.png")))
             .await;

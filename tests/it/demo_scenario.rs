@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use common::{comparable, shuffle, TestApp};
 use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use safe_outcomes::ingest::client::{parse_scenario, Step};
-use safe_outcomes::model::OutcomeRecord;
+use safe_outcomes::model::{OutcomeRecord, CHECKPOINTS};
 use safe_outcomes::store::counter;
 use serde_json::Value;
 
@@ -77,16 +77,29 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
     }
     assert!(mismatches.is_empty(), "\n{}", mismatches.join("\n"));
 
-    // Every output has a snapshot at every checkpoint by the end.
+    // By the end every output has a snapshot at every checkpoint, but those
+    // still in flight: theirs up to the window before their next one.
     for o in &result.outcomes {
+        let reached = match expected[&o.safe_output_id]["next_window"].as_str() {
+            None => 4,
+            Some(next) => CHECKPOINTS.iter().position(|(w, _)| *w == next).unwrap(),
+        };
         assert_eq!(
             o.windows.len(),
-            4,
+            reached,
             "{}: {:?}",
             o.safe_output_id,
             o.windows.keys()
         );
     }
+    assert!(
+        expected
+            .values()
+            .filter(|e| e.get("next_window").is_some())
+            .count()
+            >= 2,
+        "the demo has outputs in flight"
+    );
     // The malformed manifest line is reported, not stored.
     let rejected: usize = result
         .manifest_answers
@@ -140,10 +153,70 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
         .map(|r| r.window.as_deref())
         .collect();
     assert_eq!(windows, [Some("1h"), Some("24h"), Some("7d"), Some("30d")]);
-    for r in &result.window_reports {
-        assert_eq!(r.totals.total_safe_outputs as usize, expected.len());
-        assert_eq!(r.not_yet_at_window, 0);
+    for (r, (window, _)) in result.window_reports.iter().zip(CHECKPOINTS) {
+        assert_eq!(
+            (r.totals.total_safe_outputs + r.not_yet_at_window) as usize,
+            expected.len()
+        );
+        // Outputs in flight whose next window is this one or a later one.
+        let at = |w: &str| CHECKPOINTS.iter().position(|(c, _)| *c == w).unwrap();
+        let not_yet = expected
+            .values()
+            .filter_map(|e| e["next_window"].as_str())
+            .filter(|next| at(next) <= at(window))
+            .count() as u64;
+        assert_eq!(r.not_yet_at_window, not_yet, "{window}");
     }
+}
+
+/// The outputs still in flight at the end of the demo: the list API gives
+/// each its next window and its due time (execution + the window), the
+/// others `verdict_final` — as `fixtures/demo/expected.json` says.
+#[tokio::test]
+async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due() {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = steps();
+    let t = TestApp::start(dir.path(), steps[0].at()).await;
+    t.play(&steps).await;
+    t.app.wait_idle().await;
+    assert_eq!(t.clock.now(), final_at(), "the demo ends at final_at");
+    let expected = expected();
+    let expected = expected["outputs"].as_object().unwrap();
+    let listed = t
+        .client
+        .get("/api/v1/outputs?limit=100")
+        .await
+        .unwrap()
+        .body;
+    let items = listed["items"].as_array().unwrap();
+    assert_eq!(items.len(), expected.len());
+    let mut in_flight = 0;
+    for item in items {
+        let id = item["safe_output_id"].as_str().unwrap();
+        match expected[id]["next_window"].as_str() {
+            Some(next) => {
+                in_flight += 1;
+                assert_eq!(item["next_window"], next, "{id}");
+                assert_eq!(item["verdict_final"], false, "{id}");
+                let hours = CHECKPOINTS.iter().find(|(w, _)| *w == next).unwrap().1;
+                let executed: DateTime<Utc> = item["created_at"].as_str().unwrap().parse().unwrap();
+                let due: DateTime<Utc> = item["next_window_due_at"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert_eq!(due, executed + chrono::Duration::hours(hours), "{id}");
+                assert!(due > final_at(), "{id} is due after the demo's end");
+            }
+            None => {
+                assert_eq!(item["next_window"], Value::Null, "{id}");
+                assert_eq!(item["next_window_due_at"], Value::Null, "{id}");
+                assert_eq!(item["verdict_final"], true, "{id}");
+            }
+        }
+    }
+    assert_eq!(in_flight, 2);
+    t.stop().await;
 }
 
 #[tokio::test]

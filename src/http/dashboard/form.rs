@@ -119,7 +119,7 @@ pub fn filters(
             }
             @if let Some(in_use) = window {
                 @let chosen = value("window");
-                label {
+                label.window {
                     "window"
                     select name="window" {
                         option value="" selected[chosen.is_empty()] { "mature (T+" (in_use) ")" }

@@ -256,11 +256,11 @@ pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
                 @for r in shown {
                     tr data-output=(r.safe_output_id) data-status=(r.outcome_status.as_str()) {
                         td data-label="executed" { time datetime=(r.created_at.to_rfc3339()) { (when(r.created_at)) } }
-                        td data-label="output" { a href=(output_path(&r.safe_output_id)) { (r.safe_output_id) } }
+                        td data-label="output" { a href=(output_path(&r.safe_output_id)) { (super::id_text(&r.safe_output_id)) } }
                         td data-label="workflow" {
                             @if let Some(w) = &r.workflow { a href=(workflow_path(w)) { (w) } } @else { "–" }
                         }
-                        td data-label="type" { code { (r.safe_output_type) } }
+                        td data-label="type" { code { (super::id_text(&r.safe_output_type)) } }
                         td data-label="verdict" { span { (verdict(r.outcome_status, r.evidence_strength)) " " (signal(&r.human_check_signal)) } }
                         @if let Some(w) = own.window {
                             td data-label=(format!("at T+{w}")) data-field="at_window" {
@@ -274,7 +274,7 @@ pub async fn outputs(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
                         td data-label="target" { (target_cell(r)) }
                         td data-label="run" {
                             @match r.run_id {
-                                Some(id) => a href=(run_path(r.safe_output_id.split(':').next().unwrap_or(""), id)) { "#" (id) },
+                                Some(id) => a href=(run_path(r.safe_output_id.split(':').next().unwrap_or(""), id)) { span.seg { "#" (id) } },
                                 None => "–",
                             }
                         }

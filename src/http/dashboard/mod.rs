@@ -21,6 +21,7 @@ mod overview;
 mod pr;
 mod run;
 pub mod shell;
+mod sort;
 mod words;
 mod workflows;
 
@@ -124,12 +125,19 @@ impl Visit {
         page_filter(std::mem::take(&mut self.pairs), extra)
     }
 
-    /// The query of a page whose own parameter is `window=`: its cuts, the
-    /// window asked (`None`: the mature default), the pairs kept for links.
-    pub fn windowed(&mut self) -> Result<WindowedQuery, ApiError> {
-        let (filter, rest, pairs) = self.query(&["window"])?;
+    /// The query of a page whose own parameters are `window=` and, for its
+    /// sortable table, `sort=` among `keys` (`default` without one): its
+    /// cuts, the window asked (`None`: the mature default), the pairs kept
+    /// for links, the order.
+    pub fn windowed_sorted(
+        &mut self,
+        keys: &[&str],
+        default: &str,
+    ) -> Result<WindowedQuery, ApiError> {
+        let (filter, rest, pairs) = self.query(&["window", "sort"])?;
         let window = crate::http::series::asked_window(rest.get("window").map(String::as_str))?;
-        Ok((filter, window, pairs))
+        let sort = sort::Sort::parse(rest.get("sort"), keys, default)?;
+        Ok((filter, window, pairs, sort))
     }
 }
 
@@ -182,7 +190,12 @@ pub(crate) fn page(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Mark
 }
 
 /// A `window=` page's query: the cuts, the window, the pairs kept for links.
-pub(crate) type WindowedQuery = (ReadFilter, Option<&'static str>, Vec<(String, String)>);
+pub(crate) type WindowedQuery = (
+    ReadFilter,
+    Option<&'static str>,
+    Vec<(String, String)>,
+    sort::Sort,
+);
 
 /// A page's query: the cuts, its own parameters, the pairs kept for links.
 pub(crate) type PageQuery = (
@@ -231,6 +244,45 @@ pub(crate) fn rate_cell(field: &str, label: &str, rate: Option<f64>) -> Markup {
             td.num data-field=(field) data-label=(label) data-value=(r) { (format!("{:.0}%", r * 100.0)) }
         },
         None => html! { td.num data-field=(field) data-label=(label) data-value="" { "–" } },
+    }
+}
+
+/// "rejected", the same way on every page: the count (a link to those
+/// outputs) and its share of the evaluable outputs, `3 · 23%` (`–` for the
+/// share when nothing is evaluable). `data-value` holds the count,
+/// `data-rate` the exact share.
+pub(crate) fn rejected_cell(field: &str, n: u64, rate: Option<f64>, href: &str) -> Markup {
+    html! {
+        td.num data-field=(field) data-label="rejected" data-value=(n)
+            data-rate=(rate.map(|r| r.to_string()).unwrap_or_default()) {
+            a href=(href) { (n) } " · " (percent(rate))
+        }
+    }
+}
+
+/// A share as a whole percentage, `–` when there is none.
+pub(crate) fn percent(rate: Option<f64>) -> String {
+    rate.map_or("–".to_string(), |r| format!("{:.0}%", r * 100.0))
+}
+
+/// An id (`acme/widgets:2106:0`, `acme/widgets #5101`, a type
+/// `create_pull_request`) that wraps only after its separators (`/`, `:`,
+/// `#`, `_`, a space), never inside a name or a number: each piece is a
+/// `span.seg` kept on one line, with a `<wbr>` after it.
+pub(crate) fn id_text(id: &str) -> Markup {
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in id.char_indices() {
+        if matches!(c, '/' | ':' | '#' | '_' | ' ') {
+            pieces.push(&id[start..i + c.len_utf8()]);
+            start = i + c.len_utf8();
+        }
+    }
+    if start < id.len() {
+        pieces.push(&id[start..]);
+    }
+    html! {
+        span.id { @for p in pieces { span.seg { (p) } wbr; } }
     }
 }
 

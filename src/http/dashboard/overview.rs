@@ -7,7 +7,10 @@ use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::list_path;
-use super::{chart, count_link, page, query, rate_cell, with, PageResult, Visit};
+use super::sort::{Key, Sort};
+use super::{
+    chart, count_link, page, percent, query, rate_cell, rejected_cell, with, PageResult, Visit,
+};
 use crate::http::api::summary_of;
 use crate::http::read::Read;
 use crate::http::series::{self, Period};
@@ -53,13 +56,27 @@ pub(crate) fn door(pairs: &[(String, String)], field: &str) -> String {
     list_path(&with(pairs, &["window", "page", "sort"], &add))
 }
 
-/// The counts by status, each a link to its outputs; the facts kept apart.
+/// The share `n` is of `of` (`None` when `of` is 0).
+pub(crate) fn share(n: u64, of: u64) -> Option<f64> {
+    (of > 0).then(|| n as f64 / of as f64)
+}
+
+/// The counts by status, each a link to its outputs ("rejected" with its
+/// share of the evaluable outputs, as every table says it); then, apart,
+/// the existence-only count (a target that exists is not an acceptance),
+/// and, apart from that, what else is worth knowing: the types without a
+/// rule of their own and the outputs accepted, then reverted.
 pub(crate) fn totals_cards(t: &Totals, pairs: &[(String, String)]) -> Markup {
-    let (main, apart) = Totals::FIELDS.split_at(10);
+    let (main, _) = Totals::FIELDS.split_at(10);
     let card = |field: &str| {
         html! {
             a.card href=(door(pairs, field)) {
                 (label(field)) b data-field=(field) { (t.get(field).unwrap_or(0)) }
+                @if field == "rejected" {
+                    span.share data-rate=(share(t.rejected, t.evaluable_outputs).map(|r| r.to_string()).unwrap_or_default()) {
+                        (percent(share(t.rejected, t.evaluable_outputs))) " of evaluable"
+                    }
+                }
             }
         }
     };
@@ -67,13 +84,14 @@ pub(crate) fn totals_cards(t: &Totals, pairs: &[(String, String)]) -> Markup {
         section #totals .cards { @for field in main { (card(field)) } }
         h2 { "Existence only, kept apart" }
         section #apart .cards {
-            @for field in apart {
-                @if *field == "fallback_exists_only_count" {
-                    a.card.apart href=(door(pairs, field)) {
-                        (label(field)) b data-field=(field) { (t.get(field).unwrap_or(0)) }
-                    }
-                } @else { (card(field)) }
+            a.card.apart href=(door(pairs, "fallback_exists_only_count")) {
+                (label("fallback_exists_only_count")) b data-field="fallback_exists_only_count" { (t.fallback_exists_only_count) }
             }
+        }
+        h2 { "Also worth knowing" }
+        section #also .cards {
+            (card("durable_reversal_count"))
+            (card("missing_type_specific_rule_count"))
         }
     }
 }
@@ -103,22 +121,65 @@ pub(crate) fn awaiting_line(
     }
 }
 
-pub(crate) fn rates_header(first: &str) -> Markup {
+/// The sort keys of the rates per type, by column.
+pub(crate) const BY_TYPE_SORTS: [&str; 8] = [
+    "type",
+    "count",
+    "strict",
+    "human-check",
+    "sticky",
+    "rejected",
+    "pending",
+    "median",
+];
+
+/// The header of the rates per type, each column a sort link to `path`.
+fn rates_header(path: &str, pairs: &[(String, String)], sort: &Sort) -> Markup {
+    let labels = [
+        "type",
+        "count",
+        "strict",
+        "human-check",
+        "sticky",
+        "rejected",
+        "pending",
+        "median h",
+    ];
     html! {
         tr {
-            th { (first) } th.num { "count" } th.num { "strict" } th.num { "human-check" }
-            th.num { "sticky" } th.num { "rejected" } th.num { "pending" } th.num { "median h" }
+            @for (i, (key, label)) in BY_TYPE_SORTS.iter().zip(labels).enumerate() {
+                (sort.header(path, pairs, "by-type", key, label, i > 0))
+            }
         }
     }
 }
 
-pub(crate) fn rates_cells(s: &TypeStats, href: &str) -> Markup {
+/// What a type's row sorts by in column `key`.
+fn by_type_key(name: &str, s: &TypeStats, key: &str) -> Key {
+    match key {
+        "count" => Key::Number(Some(s.count as f64)),
+        "strict" => Key::Number(s.strict_acceptance_rate),
+        "human-check" => Key::Number(s.human_check_acceptance_rate),
+        "sticky" => Key::Number(s.sticky_artifact_rate),
+        "rejected" => Key::Number(s.rejection_rate),
+        "pending" => Key::Number(s.pending_rate),
+        "median" => Key::Number(s.median_time_to_acceptance),
+        _ => Key::Text(name.to_string()),
+    }
+}
+
+/// A row's counts and rates; `href` lists its outputs, `rejected_href`
+/// its rejected ones.
+pub(crate) fn rates_cells(s: &TypeStats, href: &str, rejected_href: &str) -> Markup {
+    let rejected = s
+        .rejection_rate
+        .map_or(0, |r| (r * s.evaluable as f64).round() as u64);
     html! {
         (count_link("total_safe_outputs", "count", s.count, href))
         (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
         (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
         (rate_cell("sticky_artifact_rate", "sticky", s.sticky_artifact_rate))
-        (rate_cell("rejection_rate", "rejected", s.rejection_rate))
+        (rejected_cell("rejected", rejected, s.rejection_rate, rejected_href))
         (rate_cell("pending_rate", "pending", s.pending_rate))
         td.num data-field="median_time_to_acceptance" data-label="median h" {
             (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
@@ -126,15 +187,48 @@ pub(crate) fn rates_cells(s: &TypeStats, href: &str) -> Markup {
     }
 }
 
-pub(crate) fn by_type_table(report: &Report, pairs: &[(String, String)]) -> Markup {
+/// The rates per type, sortable (links to `path`), folded unless a sort
+/// was asked for (a secondary section: open it to read).
+pub(crate) fn by_type_table(
+    report: &Report,
+    path: &str,
+    pairs: &[(String, String)],
+    sort: &Sort,
+) -> Markup {
+    let n = report.by_type.len();
+    let asked = pairs.iter().any(|(k, _)| k == "sort");
+    let mut rows: Vec<(&String, &TypeStats)> = report.by_type.iter().collect();
+    sort.apply(
+        &mut rows,
+        |(name, s), key| by_type_key(name, s, key),
+        |(name, _)| name.to_string(),
+    );
+    html! {
+        details.more #by-type-section open[asked] {
+            summary { "Rates per type (" (n) (if n == 1 { " type" } else { " types" }) ")" }
+            (by_type_rows(&rows, path, pairs, sort))
+        }
+    }
+}
+
+fn by_type_rows(
+    rows: &[(&String, &TypeStats)],
+    path: &str,
+    pairs: &[(String, String)],
+    sort: &Sort,
+) -> Markup {
     html! {
         div.scroll { table #by-type.stack {
-            thead { (rates_header("type")) }
+            thead { (rates_header(path, pairs, sort)) }
             tbody {
-                @for (name, s) in &report.by_type {
+                @for (name, s) in rows.iter().copied() {
                     tr data-type=(name) {
                         td { code { (name) } }
-                        (rates_cells(s, &list_path(&with(pairs, &["window", "page", "sort"], &[("type", name)]))))
+                        (rates_cells(
+                            s,
+                            &list_path(&with(pairs, &["window", "page", "sort"], &[("type", name)])),
+                            &list_path(&with(pairs, &["window", "page", "sort"], &[("type", name), ("status", "rejected")])),
+                        ))
                     }
                 }
             }
@@ -183,6 +277,8 @@ pub(crate) fn weekly(
         figure #weekly-chart data-weeks=(periods.len()) {
             (chart::weekly(periods, window))
         }
+        details.more #weekly-section {
+        summary { "The same numbers, week by week (table)" }
         div.scroll { table #weekly.stack {
             thead { tr {
                 th { "week" } th.num { "outputs" } th.num { "not yet at T+" (window) }
@@ -197,11 +293,12 @@ pub(crate) fn weekly(
                         (rate_cell("strict_acceptance_rate", "strict", p.rates.strict_acceptance_rate))
                         (rate_cell("human_check_acceptance_rate", "human-check", p.rates.human_check_acceptance_rate))
                         (rate_cell("sticky_artifact_rate", "sticky", p.rates.sticky_artifact_rate))
-                        (count_link("rejected", "rejected", p.totals.rejected, &week_list(p, &[("count", "rejected")])))
+                        (rejected_cell("rejected", p.totals.rejected, p.rates.rejection_rate, &week_list(p, &[("count", "rejected")])))
                     }
                 }
             }
         } }
+        }
     }
 }
 
@@ -210,7 +307,7 @@ pub(crate) const RATES_NOTE: &str =
      sticky = (weak or exists-only) / evaluable. Three rates, never one blended number.";
 
 pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
-    let (filter, window, pairs) = visit.windowed()?;
+    let (filter, window, pairs, sort) = visit.windowed_sorted(&BY_TYPE_SORTS, "type")?;
     let summary = summary_of(&state, &filter, &visit.reader.scope).await?;
     let series = series::build(&state, &visit.reader, filter, window).await?;
     let report = &summary.report;
@@ -232,8 +329,8 @@ pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
         p.muted { "Each output's latest verdict. Every count opens the list of its outputs." }
         (totals_cards(&report.totals, &pairs))
         h2 { "By type" }
-        (by_type_table(report, &pairs))
-        p { a href=(format!("/workflows{}", query(&pairs, &["workflow"]))) { "Per workflow →" } }
+        (by_type_table(report, "/", &pairs, &sort))
+        p { a href=(format!("/workflows{}", query(&pairs, &["workflow", "sort"]))) { "Per workflow →" } }
         p.muted { "Windows: every output is judged at T+" (CHECKPOINTS.map(|(n, _)| n).join(", T+")) " after execution; after T+30d its verdict is final." }
     };
     page("Overview", &[], &visit.viewer, content)

@@ -73,7 +73,7 @@ pub async fn pull_request_page(
                 tbody {
                     @for o in &pr.outcomes {
                         tr data-output=(o.safe_output_id) {
-                            td { a href=(output_path(&o.safe_output_id)) { code { (o.safe_output_type) } } br; span.muted { (o.safe_output_id) } }
+                            td { a href=(output_path(&o.safe_output_id)) { code { (super::id_text(&o.safe_output_type)) } } br; span.muted { (super::id_text(&o.safe_output_id)) } }
                             td data-label="workflow · run" { span {
                                 @match &o.workflow { Some(w) => a href=(workflow_path(w)) { (w) }, None => "–" }
                                 @if let Some(r) = o.run_id { " · " a href=(run_path(o.safe_output_id.split(':').next().unwrap_or(""), r)) { "run " (r) } }

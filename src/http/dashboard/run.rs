@@ -86,6 +86,9 @@ pub async fn run(
     };
     let run_pairs: Vec<(String, String)> =
         vec![("repo".into(), repo.clone()), ("run".into(), id.clone())];
+    let rejection_rate = crate::read::report::Report::overall(&records)
+        .1
+        .rejection_rate;
     let content = html! {
         h1 { "Run " (repo) " #" (run_id) }
         p {
@@ -96,7 +99,14 @@ pub async fn run(
         }
         section #summary .cards {
             @for (field, label) in FIELDS {
-                a.card href=(of_run(field)) { (label) b data-field=(field) { (view["summary"][field]) } }
+                a.card href=(of_run(field)) {
+                    (label) b data-field=(field) { (view["summary"][field]) }
+                    @if field == "rejected" {
+                        span.share data-rate=(rejection_rate.map(|r| r.to_string()).unwrap_or_default()) {
+                            (super::percent(rejection_rate)) " of evaluable"
+                        }
+                    }
+                }
             }
         }
         (awaiting_line(&crate::read::report::awaiting(&records), Some(&run_pairs)))
@@ -110,9 +120,9 @@ pub async fn run(
                 @for r in &records {
                     @let title = r.target.as_ref().and_then(|t| thread_of(t).and_then(|n| titles.get(&(t.repo.clone(), n))));
                     tr data-output=(r.safe_output_id) {
-                        td { a href=(output_path(&r.safe_output_id)) { (r.safe_output_id) } }
+                        td { a href=(output_path(&r.safe_output_id)) { (super::id_text(&r.safe_output_id)) } }
                         td data-label="executed" { (day(r.created_at, now)) " " (r.created_at.format("%H:%M")) }
-                        td data-label="type" { code { (r.safe_output_type) } }
+                        td data-label="type" { code { (super::id_text(&r.safe_output_type)) } }
                         td data-label="target" { span {
                             (target_cell(r))
                             @if let Some(t) = title { br; span.muted { "“" (t) "”" } }

@@ -99,6 +99,7 @@ pub fn document(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Markup)
                 title { (title) " · safe-outcomes" }
             }
             body {
+                a.skip href="#main" { "Skip to the main content" }
                 header.top {
                     nav aria-label="Main" {
                         a.brand href="/" { "safe-outcomes" }
@@ -123,7 +124,7 @@ pub fn document(title: &str, crumbs: &[Crumb], viewer: &Viewer, content: Markup)
                         }
                     }
                 }
-                main { (content) }
+                main #main tabindex="-1" { (content) }
             }
         }
     }

@@ -10,9 +10,12 @@ use maud::{html, Markup};
 
 use super::form::{filters, Choices};
 use super::links::{export_links, list_path, run_path, workflow_path};
-use super::overview::{awaiting_line, by_type_table, door, totals_cards, weekly, RATES_NOTE};
+use super::overview::{
+    awaiting_line, by_type_table, door, share, totals_cards, weekly, BY_TYPE_SORTS, RATES_NOTE,
+};
 use super::shell::crumb;
-use super::{chart, count_link, day, page, rate_cell, with, PageResult, Visit};
+use super::sort::Key;
+use super::{chart, count_link, day, page, rate_cell, rejected_cell, with, PageResult, Visit};
 use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
 use crate::http::read::Read;
 use crate::http::read::ReadFilter;
@@ -25,10 +28,17 @@ use crate::read::rollup::RunRow;
 /// Index entries a workflow page looks at, at most, to find its recent runs.
 const RUNS_SCAN: usize = 50_000;
 
+/// The fewest evaluable outputs on each side of a trend for it to be
+/// called: below, a change of rate is mostly chance (one output of two
+/// moves a rate by 50 points), so the trend says so instead of a number.
+pub(crate) const TREND_MIN_OUTPUTS: u64 = 10;
+
 /// The trend of the strict rate over the mature weeks of a series: the
 /// later half of its rated weeks against the earlier half (the middle week
 /// of an odd count left out). Immature weeks are left out: their rates may
-/// still change.
+/// still change. With fewer than `TREND_MIN_OUTPUTS` evaluable outputs on
+/// either side, no change is given: "too few to tell" with the counts
+/// (`few`).
 pub(crate) fn trend(periods: &[Period]) -> (String, &'static str) {
     let rated: Vec<&Period> = periods
         .iter()
@@ -44,7 +54,16 @@ pub(crate) fn trend(periods: &[Period]) -> (String, &'static str) {
         });
         strong as f64 / evaluable as f64
     };
-    let (before, after) = (pooled(&rated[..half]), pooled(&rated[rated.len() - half..]));
+    let evaluable = |ps: &[&Period]| ps.iter().map(|p| p.rates.evaluable).sum::<u64>();
+    let (early, late) = (&rated[..half], &rated[rated.len() - half..]);
+    let (n_before, n_after) = (evaluable(early), evaluable(late));
+    if n_before.min(n_after) < TREND_MIN_OUTPUTS {
+        return (
+            format!("⚠ too few to tell ({n_before} → {n_after} evaluable)"),
+            "few",
+        );
+    }
+    let (before, after) = (pooled(early), pooled(late));
     let points = ((after - before) * 100.0).round();
     match points {
         p if p > 5.0 => (format!("▲ better, +{p:.0} pts"), "better"),
@@ -124,8 +143,19 @@ fn survival_table(t: &LineTotals) -> Markup {
     }
 }
 
+/// The sort keys of the workflows table.
+const WORKFLOW_SORTS: [&str; 7] = [
+    "workflow",
+    "outputs",
+    "strict",
+    "human-check",
+    "rejected",
+    "ignored",
+    "median",
+];
+
 pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
-    let (filter, asked, pairs) = visit.windowed()?;
+    let (filter, asked, pairs, sort) = visit.windowed_sorted(&WORKFLOW_SORTS, "workflow")?;
     let scope = &visit.reader.scope;
     let summary = summary_of(&state, &filter, scope).await?;
     let survival = line_survival_of(&state, &filter, scope).await?;
@@ -145,9 +175,9 @@ pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
     let window = series::of_sums(&all_weeks, first, weeks, asked, now).window;
     let w: &'static str = crate::read::report::parse_window(&window).unwrap_or("30d");
     let link = |add: &[(&str, &str)]| list_path(&with(&pairs, &["window", "page", "sort"], add));
-    let keep = super::query(&pairs, &["workflow"]);
+    let keep = super::query(&pairs, &["workflow", "sort"]);
     let none = BTreeMap::new();
-    let rows: Vec<_> = summary
+    let mut rows: Vec<_> = summary
         .by_workflow
         .iter()
         .map(|(name, sums)| {
@@ -156,17 +186,35 @@ pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
             (name, sums.overall(), periods)
         })
         .collect();
+    sort.apply(
+        &mut rows,
+        |(name, (t, s), _), key| match key {
+            "outputs" => Key::Number(Some(t.total_safe_outputs as f64)),
+            "strict" => Key::Number(s.strict_acceptance_rate),
+            "human-check" => Key::Number(s.human_check_acceptance_rate),
+            "rejected" => Key::Number(s.rejection_rate),
+            "ignored" => Key::Number(Some(t.ignored as f64)),
+            "median" => Key::Number(s.median_time_to_acceptance),
+            _ => Key::Text(name.to_string()),
+        },
+        |(name, _, _)| name.to_string(),
+    );
+    let th = |key: &str, label: &str, num: bool| {
+        sort.header("/workflows", &pairs, "workflows", key, label, num)
+    };
     let content = html! {
         h1 { "Workflows" }
         (filters("/workflows", &pairs, &["workflow"], &Choices::of_summary(&summary), Some(&window)))
         (export_links(&pairs, &[]))
         p.muted { (RATES_NOTE) " Counts and rates: each output's latest verdict. Per week: the strict rate at T+" (window)
-            " (hollow: immature week). Trend: its later mature weeks against its earlier ones." }
+            " (hollow: immature week). Trend: its later mature weeks against its earlier ones, called only with "
+            (TREND_MIN_OUTPUTS) " evaluable outputs or more on each side. Rejected: count · share of the evaluable outputs. Column headers sort." }
         p.muted { (SURVIVAL_NOTE) }
         div.scroll { table #workflows.stack {
             thead { tr {
-                th { "workflow" } th.num { "outputs" } th.num { "strict" } th.num { "human-check" }
-                th.num { "rejected" } th.num { "ignored" } th.num { "median h" } th { "per week · trend" }
+                (th("workflow", "workflow", false)) (th("outputs", "outputs", true)) (th("strict", "strict", true))
+                (th("human-check", "human-check", true)) (th("rejected", "rejected", true))
+                (th("ignored", "ignored", true)) (th("median", "median h", true)) th { "per week · trend" }
                 th.num { "agent lines" } th.num { "alive 7d" } th.num { "alive 30d" }
                 th.num { "survival unknown" }
             } }
@@ -178,7 +226,7 @@ pub async fn workflows(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
                         (count_link("total_safe_outputs", "outputs", t.total_safe_outputs, &link(&[("workflow", name)])))
                         (rate_cell("strict_acceptance_rate", "strict", s.strict_acceptance_rate))
                         (rate_cell("human_check_acceptance_rate", "human-check", s.human_check_acceptance_rate))
-                        (count_link("rejected", "rejected", t.rejected, &door(&with(&pairs, &[], &[("workflow", name)]), "rejected")))
+                        (rejected_cell("rejected", t.rejected, s.rejection_rate, &door(&with(&pairs, &[], &[("workflow", name)]), "rejected")))
                         (count_link("ignored", "ignored", t.ignored, &door(&with(&pairs, &[], &[("workflow", name)]), "ignored")))
                         td.num data-field="median_time_to_acceptance" data-label="median h" {
                             (s.median_time_to_acceptance.map_or("–".to_string(), |h| format!("{h:.1}")))
@@ -204,7 +252,7 @@ pub async fn workflow(
     Read(state, mut visit, ..): Read<Visit>,
     Path(name): Path<String>,
 ) -> PageResult {
-    let (filter, window, pairs) = visit.windowed()?;
+    let (filter, window, pairs, sort) = visit.windowed_sorted(&BY_TYPE_SORTS, "type")?;
     let filter = ReadFilter {
         workflow: Some(name.clone()),
         ..filter
@@ -236,7 +284,7 @@ pub async fn workflow(
         h2 { "Counts by status" }
         (totals_cards(&report.totals, &pairs))
         h2 { "Its types" }
-        (by_type_table(report, &pairs))
+        (by_type_table(report, &workflow_path(&name), &pairs, &sort))
         h2 { "Agent lines still there" }
         p.muted { (SURVIVAL_NOTE) }
         (survival_table(&lines))
@@ -259,7 +307,7 @@ pub async fn workflow(
                         td data-label="executed" { (day(*latest, now)) " " (latest.format("%H:%M")) }
                         (count_link("total", "outputs", t.total_safe_outputs, &of_run(&[])))
                         (count_link("accepted", "accepted", t.accepted_strong + t.accepted_medium + t.accepted_weak, &of_run(&[("status", "accepted")])))
-                        (count_link("rejected", "rejected", t.rejected, &of_run(&[("status", "rejected")])))
+                        (rejected_cell("rejected", t.rejected, share(t.rejected, t.evaluable_outputs), &of_run(&[("status", "rejected")])))
                         (count_link("pending", "pending", t.pending, &of_run(&[("status", "pending")])))
                         td data-label="on GitHub" {
                             a href=(gh.run(repo, *run_id)) rel="noopener noreferrer" { "Actions run" }
@@ -282,4 +330,52 @@ pub async fn workflow(
         &visit.viewer,
         content,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::report::{Totals, TypeStats};
+
+    fn week(i: i64, evaluable: u64, strong: u64) -> Period {
+        let start = chrono::DateTime::parse_from_rfc3339("2026-10-05T00:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+            + chrono::Duration::weeks(i);
+        Period {
+            week: format!("W{i}"),
+            period_start: start,
+            period_end: start + chrono::Duration::weeks(1),
+            totals: Totals {
+                total_safe_outputs: evaluable,
+                evaluable_outputs: evaluable,
+                accepted_strong: strong,
+                ..Totals::default()
+            },
+            rates: TypeStats {
+                count: evaluable,
+                evaluable,
+                strict_acceptance_rate: (evaluable > 0).then(|| strong as f64 / evaluable as f64),
+                ..TypeStats::default()
+            },
+            not_yet_at_window: 0,
+            immature: false,
+        }
+    }
+
+    /// A two-output week is no trend: no "-100 pts" from one output of one.
+    #[test]
+    fn a_trend_on_a_handful_of_outputs_is_not_called() {
+        let (words, direction) = trend(&[week(0, 1, 1), week(1, 2, 0)]);
+        assert_eq!(direction, "few");
+        assert!(!words.contains("pts"), "{words}");
+        assert!(words.contains("1 → 2"), "{words}");
+        // Enough on each side: the change, in points.
+        let (words, direction) = trend(&[week(0, 10, 8), week(1, 12, 3)]);
+        assert_eq!(direction, "worse");
+        assert!(words.contains("-55 pts"), "{words}");
+        // Just under on one side: not called.
+        let (_, direction) = trend(&[week(0, 9, 8), week(1, 12, 3)]);
+        assert_eq!(direction, "few");
+    }
 }
