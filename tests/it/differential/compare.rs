@@ -325,6 +325,9 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::Milestone { number, .. }
         | Fact::Demilestone { number }
         | Fact::RequestReview { number, .. }
+        | Fact::RemoveReviewRequest { number, .. }
+        | Fact::Lock { number, .. }
+        | Fact::Silent { number, .. }
         | Fact::DismissReview { number, .. }
         | Fact::ResolveThread { number, .. }
         | Fact::Push { number, .. }
