@@ -134,7 +134,7 @@ impl Builder<'_, '_> {
 
     pub(super) fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {
         let mut merged = false;
-        self.follow_ups_of(21, |b, choice, who, _| {
+        self.follow_ups_of(21, |b, choice, who, at| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -187,12 +187,24 @@ impl Builder<'_, '_> {
                     body: "nit".into(),
                 },
                 9 => Fact::ConvertToDraft { number: n },
-                10 => Fact::ReadyForReview { number: n },
-                // The request withdrawn (alice is who outputs request).
-                11 => Fact::RemoveReviewRequest {
-                    number: n,
-                    reviewer: ["alice", who.login.as_str()][b.c.pick(2)].into(),
-                },
+                // Back to draft and ready again, by whoever.
+                10 => {
+                    b.h.push(at, who, Fact::ConvertToDraft { number: n });
+                    Fact::ReadyForReview { number: n }
+                }
+                // A review requested of alice (as add_reviewer's output
+                // does), then withdrawn by whoever.
+                11 => {
+                    let request = Fact::RequestReview {
+                        number: n,
+                        reviewer: "alice".into(),
+                    };
+                    b.h.push(at, &Actor::human("carol"), request);
+                    Fact::RemoveReviewRequest {
+                        number: n,
+                        reviewer: "alice".into(),
+                    }
+                }
                 12 => Fact::RequestReview {
                     number: n,
                     reviewer: ["alice", "bob"][b.c.pick(2)].into(),
