@@ -442,9 +442,14 @@ impl World {
                 let Some(pr) = self.thread(*number).and_then(|t| t.pr.as_mut()) else {
                     return Changed::Nothing;
                 };
-                if !pr.requested.contains(reviewer) {
-                    pr.requested.push(reviewer.clone());
+                // A review already pending is not requested again: GitHub
+                // records nothing and sends nothing (as for a label already
+                // on). Found by the differential: the second entry made the
+                // API path date the request at the second one.
+                if pr.requested.contains(reviewer) {
+                    return Changed::Nothing;
                 }
+                pr.requested.push(reviewer.clone());
                 self.note(*number, at, who, Item::ReviewRequested(reviewer.clone()));
                 Changed::Thread(*number)
             }
