@@ -57,7 +57,7 @@ pub struct Spoken {
 /// The seeds `spoken` generates from: enough that every follow-up the
 /// generator can choose is chosen (the test checks the result against the
 /// descriptions, so a kind reached too rarely shows as missing).
-pub const SEEDS: u64 = 240;
+pub const SEEDS: u64 = 200;
 
 /// A timeline kind as the test compares it: `cross-referenced` and
 /// `cross_referenced` are one kind.
