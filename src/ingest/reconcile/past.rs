@@ -106,14 +106,24 @@ impl<'a> Timeline<'a> {
         // no request of them (nor of any team) at or before `t`. Found by
         // the differential: the agent's own later review comment hid that
         // a person's request had been removed.
+        let team_requested = self.entries.iter().any(|(at, e)| {
+            *at <= t
+                && name(e) == "review_requested"
+                && e.get("requested_team").is_some_and(|v| !v.is_null())
+        });
+        // Pending at `t`: their latest request or removal by then is a request.
         let requested_by_then = |login: &str| {
-            self.entries.iter().any(|(at, e)| {
-                *at <= t
-                    && name(e) == "review_requested"
-                    && (e.get("requested_team").is_some_and(|v| !v.is_null())
-                        || text(e, "/requested_reviewer/login")
-                            .is_none_or(|r| r.eq_ignore_ascii_case(login)))
-            })
+            team_requested
+                || self
+                    .entries
+                    .iter()
+                    .rfind(|(at, e)| {
+                        *at <= t
+                            && matches!(name(e), "review_requested" | "review_request_removed")
+                            && text(e, "/requested_reviewer/login")
+                                .is_none_or(|r| r.eq_ignore_ascii_case(login))
+                    })
+                    .is_some_and(|(_, e)| name(e) == "review_requested")
         };
         let reviewed_later = self.entries.iter().any(|(at, e)| {
             *at > t && name(e) == "reviewed" && text(e, "/user/login").is_none_or(requested_by_then)
@@ -439,8 +449,14 @@ mod tests {
         assert!(at(5).reviewers_known);
         assert_eq!(at(5).requested_reviewers, vec!["alice".to_string()]);
         assert!(at(20).reviewers_known && at(20).requested_reviewers.is_empty());
-        let alice = [requested, removed, reviewed_by("alice")];
+        // Alice's request was withdrawn before `t`: her later review
+        // answered no request standing then.
+        let alice = [requested.clone(), removed, reviewed_by("alice")];
         let past = Timeline::new(&alice, &[]);
+        assert!(past.state_at(&now, Some(t(40)), t(20)).reviewers_known);
+        // Still requested at `t`: her later review may have answered it.
+        let pending = [requested, reviewed_by("alice")];
+        let past = Timeline::new(&pending, &[]);
         assert!(!past.state_at(&now, Some(t(40)), t(20)).reviewers_known);
     }
 }
