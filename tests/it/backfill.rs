@@ -471,6 +471,30 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(fetches(&r.gh), calls);
     assert_eq!(r.status().await["jobs"]["paused"], 1);
+    // Newest first: the pause came after the last seven days were
+    // judged, and /status and the overview say how far back day one is.
+    let status = r.status().await;
+    assert_eq!(status["last_seven_days_judged"], true, "{status}");
+    let reached: DateTime<Utc> = status["reached_back_to"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{status}"))
+        .parse()
+        .unwrap();
+    assert!(reached <= now() - chrono::Duration::days(7), "{status}");
+    let page = reqwest::Client::new()
+        .get(format!("{}/", r.t.server.url()))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let day = reached.format("%Y-%m-%d").to_string();
+    assert!(
+        page.contains("id=\"day-one\"") && page.contains(&day) && page.contains("0 of 1 repositories done"),
+        "the overview says how far back day one is: {page}"
+    );
 
     // The reset: a fresh budget.
     r.gh.set_rate_limit(5000, 5000, now().timestamp() + 7200);

@@ -75,5 +75,6 @@ mod sign_in;
 mod signals;
 mod store_refusals;
 mod tenancy;
+mod vocabulary;
 mod windows;
 mod workflow_outputs;

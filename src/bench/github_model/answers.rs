@@ -154,7 +154,7 @@ pub fn destination(w: &World, to: &str, number: u64) -> Option<World> {
         .find(|(_, m)| m.to.eq_ignore_ascii_case(to) && m.new_number == number)?;
     let mut d = w.clone();
     d.repo = m.to.clone();
-    d.threads.clear();
+    d.came_from = Some((w.repo.clone(), std::mem::take(&mut d.threads)));
     d.moved.clear();
     let mut t = m.thread.clone();
     t.number = number;

@@ -70,8 +70,10 @@ pub struct Generated {
 }
 
 /// People and bots who act on the outputs.
-fn people() -> [Actor; 4] {
+/// (carol opens the people's issues and PRs the agent acts on: their author.)
+fn people() -> [Actor; 5] {
     [
+        Actor::human("carol"),
         Actor::human("alice"),
         Actor::human("bob"),
         Actor::bot("dependabot[bot]"),

@@ -196,6 +196,24 @@ pub enum Fact {
         number: u64,
         reviewer: String,
     },
+    /// A requested review withdrawn (`review_request_removed`).
+    RemoveReviewRequest {
+        number: u64,
+        reviewer: String,
+    },
+    /// The conversation locked (or unlocked).
+    Lock {
+        number: u64,
+        locked: bool,
+    },
+    /// An entry GitHub writes into an issue's or PR's timeline and sends no
+    /// webhook the App receives for (`SILENT_KINDS`: a mention, a
+    /// subscription, "marked as duplicate", a linked PR, a deleted head
+    /// branch, …): it changes no object the App reads.
+    Silent {
+        number: u64,
+        kind: String,
+    },
     Review {
         number: u64,
         id: u64,
@@ -319,6 +337,38 @@ pub enum Fact {
         payload: Value,
     },
 }
+
+/// Timeline kinds GitHub records with no webhook among the events the App
+/// subscribes to (GitHub's webhook list has no action for them): the model
+/// writes them as `Fact::Silent`. The ones on PRs only come second.
+pub const SILENT_KINDS: &[&str] = &[
+    "mentioned",
+    "subscribed",
+    "unsubscribed",
+    "referenced",
+    "marked_as_duplicate",
+    "unmarked_as_duplicate",
+    "connected",
+    "disconnected",
+    "comment_deleted",
+    "user_blocked",
+    "blocked_by_added",
+    "blocked_by_removed",
+    "blocking_added",
+    "blocking_removed",
+];
+
+/// `SILENT_KINDS` of PRs only (branches, deployments, automatic base changes).
+pub const SILENT_PR_KINDS: &[&str] = &[
+    "head_ref_deleted",
+    "head_ref_restored",
+    "base_ref_deleted",
+    "base_ref_force_pushed",
+    "deployed",
+    "deployment_environment_changed",
+    "automatic_base_change_failed",
+    "automatic_base_change_succeeded",
+];
 
 /// One fact, when and by whom.
 #[derive(Debug, Clone, PartialEq)]

@@ -27,6 +27,7 @@ mod replay;
 pub mod repos;
 pub mod runs;
 pub mod users;
+pub mod vocabulary;
 pub mod webhooks;
 pub mod world;
 

@@ -102,7 +102,7 @@ pub fn issue(w: &World, t: &Thread) -> Value {
         "id": 3_000_000_000u64 + n, "node_id": node_id(if t.pr.is_some() { "PR" } else { "I" }, n),
         "number": n, "title": t.title, "user": user(&t.user),
         "labels": t.labels.iter().map(|l| label(w, l)).collect::<Vec<_>>(),
-        "state": if t.closed.is_some() { "closed" } else { "open" }, "locked": false,
+        "state": if t.closed.is_some() { "closed" } else { "open" }, "locked": t.locked,
         "assignee": assignees.first().cloned().unwrap_or(Value::Null), "assignees": assignees,
         "milestone": milestone(w, t), "comments": t.comments.len(),
         "created_at": iso(t.created_at), "updated_at": iso(t.updated_at),
@@ -371,6 +371,19 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
             o["requested_reviewer"] = login_user(l);
             o
         }
+        Item::ReviewRequestRemoved(l) => {
+            let mut o = base("review_request_removed");
+            o["review_requester"] = user(&e.actor);
+            o["requested_reviewer"] = login_user(l);
+            o
+        }
+        Item::Locked => {
+            let mut o = base("locked");
+            o["lock_reason"] = Value::Null;
+            o
+        }
+        Item::Unlocked => base("unlocked"),
+        Item::Silent(kind) => base(kind),
         Item::ReadyForReview => base("ready_for_review"),
         Item::ConvertToDraft => base("convert_to_draft"),
         Item::Renamed { from, to } => {
@@ -443,14 +456,20 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
 }
 
 /// `issue-reference`: the other issue of a sub-issue event.
+/// An issue that moved away names its old repository's issues there
+/// (`World::came_from`), as GitHub names an issue of another repository.
 fn issue_reference(w: &World, n: u64) -> Value {
-    let Some(t) = w.threads.get(&n) else {
+    let found = w.threads.get(&n).map(|t| (t, w.repo.as_str())).or_else(|| {
+        let (repo, threads) = w.came_from.as_ref()?;
+        Some((threads.get(&n)?, repo.as_str()))
+    });
+    let Some((t, repo)) = found else {
         return Value::Null;
     };
     json!({"number": n, "title": t.title,
            "state": if t.closed.is_some() { "closed" } else { "open" },
            "state_reason": t.closed.as_ref().and_then(|c| c.2).map(|r| r.rest()),
-           "repository": {"full_name": w.repo}})
+           "repository": {"full_name": repo}})
 }
 
 pub fn reaction(r: &Reaction) -> Value {

@@ -166,6 +166,12 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
             "review_requested",
             json!({"requested_reviewer": objects::login_user(reviewer)}),
         ),
+        Fact::RemoveReviewRequest { reviewer, .. } => (
+            "review_request_removed",
+            json!({"requested_reviewer": objects::login_user(reviewer)}),
+        ),
+        Fact::Lock { locked: true, .. } => ("locked", json!({})),
+        Fact::Lock { locked: false, .. } => ("unlocked", json!({})),
         Fact::ReadyForReview { .. } => ("ready_for_review", json!({})),
         Fact::ConvertToDraft { .. } => ("converted_to_draft", json!({})),
         Fact::Push { .. } | Fact::ForcePush { .. } => ("synchronize", json!({})),

@@ -35,6 +35,11 @@ pub enum Item {
     Milestoned(String),
     Demilestoned(String),
     ReviewRequested(String),
+    ReviewRequestRemoved(String),
+    Locked,
+    Unlocked,
+    /// A kind of `history::SILENT_KINDS`.
+    Silent(String),
     ReadyForReview,
     ConvertToDraft,
     Renamed {
@@ -90,6 +95,7 @@ pub struct Thread {
     pub labels: Vec<String>,
     pub assignees: Vec<String>,
     pub milestone: Option<(u64, String)>,
+    pub locked: bool,
     pub timeline: Vec<TimelineEntry>,
     pub parent: Option<u64>,
     pub sub_issues: Vec<u64>,
@@ -241,6 +247,10 @@ pub struct World {
     /// Issues transferred away, by their number here: where they went
     /// (`to`, `new_number`) and the issue as it left.
     pub moved: BTreeMap<u64, Moved>,
+    /// In a transferred issue's new repository (`answers::destination`):
+    /// the repository it came from and its issues, which the issue's
+    /// timeline still names (a sub-issue link to its old parent).
+    pub came_from: Option<(String, BTreeMap<u64, Thread>)>,
     next_event: u64,
 }
 
@@ -432,11 +442,59 @@ impl World {
                 let Some(pr) = self.thread(*number).and_then(|t| t.pr.as_mut()) else {
                     return Changed::Nothing;
                 };
-                if !pr.requested.contains(reviewer) {
-                    pr.requested.push(reviewer.clone());
+                // A review already pending is not requested again: GitHub
+                // records nothing and sends nothing (as for a label already
+                // on). Found by the differential: the second entry made the
+                // API path date the request at the second one.
+                if pr.requested.contains(reviewer) {
+                    return Changed::Nothing;
                 }
+                pr.requested.push(reviewer.clone());
                 self.note(*number, at, who, Item::ReviewRequested(reviewer.clone()));
                 Changed::Thread(*number)
+            }
+            Fact::RemoveReviewRequest { number, reviewer } => {
+                let Some(pr) = self.thread(*number).and_then(|t| t.pr.as_mut()) else {
+                    return Changed::Nothing;
+                };
+                // GitHub removes only a pending request.
+                if !pr.requested.contains(reviewer) {
+                    return Changed::Nothing;
+                }
+                pr.requested.retain(|r| r != reviewer);
+                self.note(
+                    *number,
+                    at,
+                    who,
+                    Item::ReviewRequestRemoved(reviewer.clone()),
+                );
+                Changed::Thread(*number)
+            }
+            Fact::Lock { number, locked } => {
+                let Some(t) = self.thread(*number) else {
+                    return Changed::Nothing;
+                };
+                if t.locked == *locked {
+                    return Changed::Nothing;
+                }
+                t.locked = *locked;
+                let item = if *locked {
+                    Item::Locked
+                } else {
+                    Item::Unlocked
+                };
+                self.note(*number, at, who, item);
+                Changed::Thread(*number)
+            }
+            // Recorded in the timeline only: no webhook, no object changed
+            // (not even `updated_at`, which GitHub leaves for a mention).
+            Fact::Silent { number, kind } => {
+                let updated = self.threads.get(number).map(|t| t.updated_at);
+                self.note(*number, at, who, Item::Silent(kind.clone()));
+                if let (Some(t), Some(u)) = (self.threads.get_mut(number), updated) {
+                    t.updated_at = u;
+                }
+                Changed::Nothing
             }
             Fact::Review {
                 number,

@@ -302,6 +302,36 @@ pub(crate) fn weekly(
     }
 }
 
+/// While day one is still working on repositories the viewer sees: how
+/// far back it has judged every run (`BackfillJob::reached`), the last
+/// seven days coming first. Nothing once every job is done.
+fn day_one(state: &crate::http::State, scope: &crate::read::query::RepoScope) -> Markup {
+    let Ok(jobs) = state.store.backfill_jobs() else {
+        return html! {};
+    };
+    let mine: Vec<_> = jobs.iter().filter(|j| scope.allows(&j.repo)).collect();
+    let working: Vec<_> = mine.iter().filter(|j| !j.done).collect();
+    let Some(reached) = working
+        .iter()
+        .map(|j| j.reached.unwrap_or(j.until))
+        .max()
+    else {
+        return html! {};
+    };
+    let done = mine.len() - working.len();
+    let last_week = working.iter().all(|j| j.reached.is_some());
+    html! {
+        p.notice #day-one {
+            "Day one is reading the past from GitHub: " (done) " of " (mine.len()) " repositories done. "
+            @if last_week {
+                "Every run since " time datetime=(reached.to_rfc3339()) { (reached.format("%Y-%m-%d")) } " is judged; older runs come next."
+            } @else {
+                "The last seven days come first; older runs follow."
+            }
+        }
+    }
+}
+
 pub(crate) const RATES_NOTE: &str =
     "strict = strong / evaluable; human-check = (strong + medium) / evaluable; \
      sticky = (weak or exists-only) / evaluable. Three rates, never one blended number.";
@@ -319,6 +349,7 @@ pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
                 a href=(super::SETUP_PAGE) { "Register the GitHub App" }
             }
         }
+        (day_one(&state, &visit.reader.scope))
         (filters("/", &pairs, &[], &Choices::of_summary(&summary), Some(&series.window)))
         (super::links::export_links(&pairs, &[]))
         (awaiting_line(&summary.all.awaiting(), Some(&pairs)))

@@ -19,6 +19,7 @@ use crate::model::{
 
 mod graphql;
 mod history;
+pub use history::SILENT_TIMELINE;
 mod reactions;
 mod runs;
 mod threads;
@@ -565,7 +566,17 @@ fn carries_thread_state(kind: &K) -> bool {
             | K::ReviewSubmitted { .. }
             | K::ReviewDismissed { .. }
             | K::ReviewCommentCreated { .. }
-    )
+    ) || is_thread_action(kind)
+}
+
+/// A timeline entry read as an unnamed act (`locked`, `pinned`,
+/// `auto_merge_enabled`, …): each is an `issues` or `pull_request` action,
+/// whose delivery carries the thread's state as any other does (the kinds
+/// no webhook tells are left unread, `SILENT_TIMELINE`). Found by the
+/// differential property: a person's lock gave the webhook path a state
+/// after the output and the API path none.
+fn is_thread_action(kind: &K) -> bool {
+    matches!(kind, K::Other { event, .. } if event == "timeline")
 }
 
 /// The fact that carries a current snapshot without claiming who made it.

@@ -59,6 +59,7 @@ use crate::model::{ExecutionRecord, Observation};
 
 pub use attempt::{is_transient_status, judge, Attempt};
 pub use endpoints::{follow_up_endpoints, required_endpoints};
+pub use map::SILENT_TIMELINE;
 
 /// What the fetcher got: responses and failures, by path (see the module doc).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -100,10 +100,34 @@ impl<'a> Timeline<'a> {
         if self.heads.iter().any(|h| *h > t) {
             s.head_sha = None;
         }
-        let reviewed_later = self
-            .entries
-            .iter()
-            .any(|(at, e)| *at > t && name(e) == "reviewed");
+        // A review answers its author's pending request without a timeline
+        // entry of its own, so a later review makes the requests at `t`
+        // unknown — unless its author could not have been pending then:
+        // no request of them (nor of any team) at or before `t`. Found by
+        // the differential: the agent's own later review comment hid that
+        // a person's request had been removed.
+        let team_requested = self.entries.iter().any(|(at, e)| {
+            *at <= t
+                && name(e) == "review_requested"
+                && e.get("requested_team").is_some_and(|v| !v.is_null())
+        });
+        // Pending at `t`: their latest request or removal by then is a request.
+        let requested_by_then = |login: &str| {
+            team_requested
+                || self
+                    .entries
+                    .iter()
+                    .rfind(|(at, e)| {
+                        *at <= t
+                            && matches!(name(e), "review_requested" | "review_request_removed")
+                            && text(e, "/requested_reviewer/login")
+                                .is_none_or(|r| r.eq_ignore_ascii_case(login))
+                    })
+                    .is_some_and(|(_, e)| name(e) == "review_requested")
+        };
+        let reviewed_later = self.entries.iter().any(|(at, e)| {
+            *at > t && name(e) == "reviewed" && text(e, "/user/login").is_none_or(requested_by_then)
+        });
         if reviewed_later && s.reviewers_known {
             s.reviewers_known = false;
             s.requested_reviewers.clear();
@@ -394,5 +418,45 @@ mod tests {
         assert_eq!(at(25).body_hash, "");
         assert_eq!(at(30).body_hash, "b");
         assert_eq!(at(30), now);
+    }
+
+    /// A later review by someone who was not requested at the time (the
+    /// agent's own review comment) answers no request then: the requests
+    /// rebuilt at that time stay known; one by a requested reviewer, or
+    /// with a team requested, does not.
+    #[test]
+    fn a_later_review_by_someone_not_requested_then_leaves_the_requests_known() {
+        let t = |m: i64| {
+            "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
+        };
+        let now = ItemSnapshot {
+            state: "open".into(),
+            reviewers_known: true,
+            ..ItemSnapshot::default()
+        };
+        let requested = json!({"event": "review_requested", "created_at": t(0).to_rfc3339(),
+                               "requested_reviewer": {"login": "alice"}});
+        let removed = json!({"event": "review_request_removed", "created_at": t(10).to_rfc3339(),
+                             "requested_reviewer": {"login": "alice"}});
+        let reviewed_by = |login: &str| json!({"event": "reviewed", "created_at": t(30).to_rfc3339(), "user": {"login": login}});
+        let agent = [
+            requested.clone(),
+            removed.clone(),
+            reviewed_by("github-actions[bot]"),
+        ];
+        let past = Timeline::new(&agent, &[]);
+        let at = |m| past.state_at(&now, Some(t(40)), t(m));
+        assert!(at(5).reviewers_known);
+        assert_eq!(at(5).requested_reviewers, vec!["alice".to_string()]);
+        assert!(at(20).reviewers_known && at(20).requested_reviewers.is_empty());
+        // Alice's request was withdrawn before `t`: her later review
+        // answered no request standing then.
+        let alice = [requested.clone(), removed, reviewed_by("alice")];
+        let past = Timeline::new(&alice, &[]);
+        assert!(past.state_at(&now, Some(t(40)), t(20)).reviewers_known);
+        // Still requested at `t`: her later review may have answered it.
+        let pending = [requested, reviewed_by("alice")];
+        let past = Timeline::new(&pending, &[]);
+        assert!(!past.state_at(&now, Some(t(40)), t(20)).reviewers_known);
     }
 }

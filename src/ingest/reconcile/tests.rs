@@ -301,8 +301,11 @@ fn timeline_events_become_webhook_kinds() {
             ev(8, "milestoned", json!({"milestone": {"title": "v1"}})),
             ev(9, "closed", json!({})),
             ev(10, "reopened", json!({})),
-            ev(11, "head_ref_deleted", json!({})),
+            ev(11, "locked", json!({})),
             ev(12, "labeled", json!({})),
+            // No webhook tells these: left unread (`SILENT_TIMELINE`).
+            ev(13, "mentioned", json!({})),
+            ev(14, "head_ref_deleted", json!({})),
             {"event": "labeled", "label": {"name": "no-time"}}
         ]}),
     );
@@ -336,7 +339,7 @@ fn timeline_events_become_webhook_kinds() {
             &K::Reopened,
             &K::Other {
                 event: "timeline".into(),
-                action: "head_ref_deleted".into()
+                action: "locked".into()
             },
         ]
     );
@@ -1431,4 +1434,35 @@ mod read_table_gaps {
             .expect("the link");
         assert_eq!(link.at, exec_time() + chrono::Duration::hours(1));
     }
+}
+
+/// Issue 44 (the differential on the widened model): a timeline entry read
+/// as an unnamed act (`locked`) is an `issues` action whose delivery
+/// carries the thread's state, so the API path gives it the state at its
+/// time as it gives a label's; a timeline kind no webhook tells
+/// (`mentioned`) is no observation at all.
+#[test]
+fn a_timeline_act_carries_the_state_and_a_silent_entry_is_unread() {
+    let o = obs_of(
+        "create_issue",
+        json!({
+            "issues/7": {"number": 7, "state": "open", "title": "t", "created_at": ts(-1), "updated_at": ts(6),
+                         "user": {"login": "github-actions[bot]", "type": "Bot"}},
+            "issues/7/comments": [],
+            "issues/7/timeline": [
+                {"id": 1, "event": "locked", "created_at": ts(5), "actor": {"login": "alice", "type": "User"}},
+                {"id": 2, "event": "mentioned", "created_at": ts(6), "actor": {"login": "bob", "type": "User"}}
+            ]
+        }),
+    );
+    let locked = o
+        .iter()
+        .find(|o| matches!(&o.event, K::Other { action, .. } if action == "locked"))
+        .expect("the lock is read");
+    assert!(locked.snapshot.is_some(), "{locked:?}");
+    assert!(
+        !o.iter()
+            .any(|o| matches!(&o.event, K::Other { action, .. } if action == "mentioned")),
+        "{o:?}"
+    );
 }

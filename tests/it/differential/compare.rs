@@ -100,6 +100,11 @@ pub const EXCEPTIONS: &[Exception] = &[
         },
     },
     Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a push a later force push dropped is gone from the API (`pulls/N/commits` and the timeline list the commits the PR holds now; the `head_ref_force_pushed` entry names who forced, not what it dropped): only the `push` webhook told who pushed it and when (found on random seeds, 2026-12-06, once people's labels and milestones on PRs were generated)",
+        applies: dropped_push,
+    },
+    Exception {
         paths: &[Path::Webhooks, Path::WebhooksWithSignals],
         why: "minimizing a comment sends no webhook, and no signal read covers it: only an output judged from the API sees it",
         applies: |events| {
@@ -119,6 +124,24 @@ pub const EXCEPTIONS: &[Exception] = &[
 /// `SAFE_OUTCOMES_DIFFERENTIAL_STRICT=1` counts them too (to work on them:
 /// a failing case replays with `SAFE_OUTCOMES_DIFFERENTIAL_BYTES`).
 pub const KNOWN_GAPS: &[(&str, &str)] = &[];
+
+/// True when someone's push to a PR (not the agent's own, whose drop both
+/// paths judge alike: `commit_dropped`) was later dropped by a force push:
+/// the API no longer lists the dropped commit, nor who pushed it.
+fn dropped_push(events: &[&Event]) -> bool {
+    let agent = safe_outcomes::bench::github_model::history::Actor::actions();
+    events.iter().any(|p| {
+        let Fact::Push { number, .. } = &p.fact else {
+            return false;
+        };
+        if p.actor == agent {
+            return false;
+        }
+        events.iter().any(|f| {
+            matches!(&f.fact, Fact::ForcePush { number: m, .. } if m == number) && f.at > p.at
+        })
+    })
+}
 
 /// True when the output's history holds a discussion: its past states are
 /// not in the API (no discussion timeline, no history of its edits).
@@ -325,6 +348,9 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::Milestone { number, .. }
         | Fact::Demilestone { number }
         | Fact::RequestReview { number, .. }
+        | Fact::RemoveReviewRequest { number, .. }
+        | Fact::Lock { number, .. }
+        | Fact::Silent { number, .. }
         | Fact::DismissReview { number, .. }
         | Fact::ResolveThread { number, .. }
         | Fact::Push { number, .. }

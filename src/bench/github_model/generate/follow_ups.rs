@@ -2,7 +2,9 @@
 //! reviews, merges and reverts, comments, labels, titles, assignments, discussions.
 
 use super::{people, sha, Builder, OFFSETS_MIN};
-use crate::bench::github_model::history::{Actor, CloseReason, Fact, ReactionOn, ReviewState};
+use crate::bench::github_model::history::{
+    Actor, CloseReason, Fact, ReactionOn, ReviewState, SILENT_KINDS, SILENT_PR_KINDS,
+};
 use chrono::{DateTime, Duration, Utc};
 
 impl Builder<'_, '_> {
@@ -13,7 +15,30 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn who(&mut self) -> Actor {
-        people()[self.c.pick(4)].clone()
+        let people = people();
+        people[self.c.pick(people.len())].clone()
+    }
+
+    /// A kind GitHub records with no webhook (`SILENT_KINDS`, and on a PR
+    /// `SILENT_PR_KINDS` too).
+    fn silent(&mut self, number: u64, pr: bool) -> Fact {
+        let kinds: Vec<&str> = SILENT_KINDS
+            .iter()
+            .chain(if pr { SILENT_PR_KINDS } else { &[] })
+            .copied()
+            .collect();
+        Fact::Silent {
+            number,
+            kind: kinds[self.c.pick(kinds.len())].to_string(),
+        }
+    }
+
+    /// Lock or unlock the conversation.
+    fn lock(&mut self, number: u64) -> Fact {
+        Fact::Lock {
+            number,
+            locked: self.c.pick(3) != 0,
+        }
     }
 
     /// True one time in `n` (never when the choices ran out).
@@ -61,7 +86,7 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn issue_follow_ups(&mut self, n: u64) {
-        self.follow_ups_of(7, |b, choice, who, _| {
+        self.follow_ups_of(10, |b, choice, who, _| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -92,6 +117,13 @@ impl Builder<'_, '_> {
                     to: "acme/archive".into(),
                     new_number: n + 1000,
                 },
+                7 => b.lock(n),
+                8 => b.silent(n, false),
+                // Someone (the assignee, when it is them) steps down.
+                9 => Fact::Unassign {
+                    number: n,
+                    login: who.login.clone(),
+                },
                 _ => Fact::Assign {
                     number: n,
                     login: who.login.clone(),
@@ -102,7 +134,7 @@ impl Builder<'_, '_> {
 
     pub(super) fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {
         let mut merged = false;
-        self.follow_ups_of(9, |b, choice, _, _| {
+        self.follow_ups_of(21, |b, choice, who, at| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -147,13 +179,60 @@ impl Builder<'_, '_> {
                     sha: sha(n, 60 + b.c.pick(30) as u64),
                     message: "rework".into(),
                 },
-                _ => Fact::ReviewComment {
+                8 => Fact::ReviewComment {
                     number: n,
                     id: b.id(),
                     reply_to: None,
                     path: "src/main.rs".into(),
                     body: "nit".into(),
                 },
+                9 => Fact::ConvertToDraft { number: n },
+                // Back to draft and ready again, by whoever.
+                10 => {
+                    b.h.push(at, who, Fact::ConvertToDraft { number: n });
+                    Fact::ReadyForReview { number: n }
+                }
+                // A review requested of alice (as add_reviewer's output
+                // does), then withdrawn by whoever.
+                11 => {
+                    let request = Fact::RequestReview {
+                        number: n,
+                        reviewer: "alice".into(),
+                    };
+                    b.h.push(at, &Actor::human("carol"), request);
+                    Fact::RemoveReviewRequest {
+                        number: n,
+                        reviewer: "alice".into(),
+                    }
+                }
+                12 => Fact::RequestReview {
+                    number: n,
+                    reviewer: ["alice", "bob"][b.c.pick(2)].into(),
+                },
+                13 => b.lock(n),
+                14 => Fact::Label {
+                    number: n,
+                    name: "needs-work".into(),
+                },
+                15 => Fact::Unlabel {
+                    number: n,
+                    name: "needs-work".into(),
+                },
+                16 => Fact::Assign {
+                    number: n,
+                    login: ["alice", who.login.as_str()][b.c.pick(2)].into(),
+                },
+                17 => Fact::Unassign {
+                    number: n,
+                    login: ["alice", who.login.as_str()][b.c.pick(2)].into(),
+                },
+                18 => Fact::Milestone {
+                    number: n,
+                    milestone: 1,
+                    title: "v1".into(),
+                },
+                19 => Fact::Demilestone { number: n },
+                _ => b.silent(n, true),
             })
         });
         // People revert what was merged.
@@ -221,7 +300,7 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn comment_follow_ups(&mut self, n: u64, id: u64) {
-        self.follow_ups_of(5, |b, choice, _, _| {
+        self.follow_ups_of(6, |b, choice, _, _| {
             Some(match choice {
                 0 => Fact::Comment {
                     number: n,
@@ -236,6 +315,12 @@ impl Builder<'_, '_> {
                 3 => Fact::MinimizeComment {
                     id,
                     reason: "OUTDATED".into(),
+                },
+                // Someone edits the agent's comment (a maintainer, or
+                // another bot; GitHub lets only them and the author).
+                4 => Fact::EditComment {
+                    id,
+                    body: "Agent output, corrected.".into(),
                 },
                 _ => Fact::Close {
                     number: n,

@@ -87,6 +87,10 @@ impl Builder<'_, '_> {
                 };
                 let fields = json!({"number": n, "metadata": {"review_id": id}});
                 self.on_pr(t, n, review, fields);
+                // Someone dismisses the agent's review.
+                if self.chance(3) {
+                    self.someday(Fact::DismissReview { number: n, id });
+                }
             }
             T::DismissPullRequestReview => {
                 self.human_pr(n, false);

@@ -41,6 +41,7 @@ impl World {
                 labels: Vec::new(),
                 assignees: Vec::new(),
                 milestone: None,
+                locked: false,
                 timeline: Vec::new(),
                 parent: None,
                 sub_issues: Vec::new(),

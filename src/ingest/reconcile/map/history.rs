@@ -9,6 +9,38 @@ use crate::model::ObservationKind as K;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+/// Timeline kinds the API path does not read, because no webhook the App
+/// receives tells them (GitHub's webhook description has no action for
+/// them among the subscribed events) and no rule needs them: read from the
+/// timeline alone they would make a backfill judge what real time cannot
+/// see (a person's `mentioned` entry counted as their activity). The same
+/// history must give the same verdict whichever way it arrived (the
+/// differential property; the model writes these as `Fact::Silent`).
+pub const SILENT_TIMELINE: &[(&str, &str)] = &[
+    ("mentioned", "names the person mentioned, not an act of theirs"),
+    ("subscribed", "a notification setting, not an act on the item"),
+    ("unsubscribed", "a notification setting, not an act on the item"),
+    ("referenced", "a commit naming the item: the push (webhook `push`) is what rules read"),
+    ("marked_as_duplicate", "no webhook; a close as duplicate is read from the close's `state_reason`"),
+    ("unmarked_as_duplicate", "no webhook; the close's `state_reason` is what rules read"),
+    ("connected", "a linked PR: no webhook; the PR's own events are read"),
+    ("disconnected", "a linked PR removed: no webhook; the PR's own events are read"),
+    ("comment_deleted", "the deletion is read from the comment (webhook `issue_comment.deleted`, REST's comment list)"),
+    ("user_blocked", "no webhook; blocking a person is not an act on the item"),
+    ("blocked_by_added", "issue dependencies: an event the App does not subscribe to, and no rule reads"),
+    ("blocked_by_removed", "issue dependencies: an event the App does not subscribe to, and no rule reads"),
+    ("blocking_added", "issue dependencies: an event the App does not subscribe to, and no rule reads"),
+    ("blocking_removed", "issue dependencies: an event the App does not subscribe to, and no rule reads"),
+    ("head_ref_deleted", "a branch deleted: no `pull_request` action; the PR's state and commits are read"),
+    ("head_ref_restored", "a branch restored: no `pull_request` action; the PR's state and commits are read"),
+    ("base_ref_deleted", "no `pull_request` action; the PR's state is read"),
+    ("base_ref_force_pushed", "the base branch's history: no rule reads it"),
+    ("deployed", "deployments: an event the App does not subscribe to, and no rule reads"),
+    ("deployment_environment_changed", "deployments: an event the App does not subscribe to, and no rule reads"),
+    ("automatic_base_change_failed", "GitHub's own act after a base branch is deleted, no webhook"),
+    ("automatic_base_change_succeeded", "GitHub's own act after a base branch is deleted, no webhook"),
+];
+
 impl Mapper<'_> {
     /// Timeline (or issue-events) entries: the same kinds the `issues` and
     /// `pull_request` webhooks give.
@@ -34,6 +66,7 @@ impl Mapper<'_> {
                 "committed" => continue,
                 // Read with the PR's commits, below (`force_pushes`).
                 "head_ref_force_pushed" => continue,
+                k if SILENT_TIMELINE.iter().any(|(s, _)| *s == k) => continue,
                 _ => {}
             }
             // A close or reopen with no time of its own is (at the latest)

@@ -1,0 +1,277 @@
+//! What the model of GitHub says, measured against what GitHub documents
+//! (issue 44, item 1). Two lists, in one place:
+//!
+//! - **spoken**: every timeline event kind (`event` of
+//!   `issues/{n}/timeline`) and every webhook `event.action` the model
+//!   emits for the histories the generator writes. It is not a hand list:
+//!   `spoken` runs the generator (`generate::history`, every registered
+//!   type) over a fixed set of seeds and collects what the model's own
+//!   renderers (`objects::timeline_event`, `webhooks::deliveries`) put on
+//!   the wire, with the class of the actor who did it. A kind the generator
+//!   stops writing drops out of it by itself.
+//! - **unspoken** (`IRRELEVANT_TIMELINE`, `IRRELEVANT_WEBHOOKS`): each kind
+//!   GitHub documents that the model does not generate, with the reason it
+//!   cannot change a verdict.
+//!
+//! `tests/it/vocabulary.rs` reads GitHub's descriptions (`@octokit/openapi`,
+//! `@octokit/graphql-schema`'s timeline item enums, `@octokit/openapi-webhooks`
+//! and `@octokit/webhooks-examples`) and fails on a documented kind that is
+//! in neither list, on a listed kind GitHub no longer documents, and on a
+//! kind in both.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::generate::{self, Choices};
+use super::history::{Actor, Fact, History};
+use super::world::World;
+use super::{objects, webhooks};
+use crate::judge::evaluate::registry::TYPES;
+use crate::model::OutputType;
+
+/// Who did an act, relative to the output it touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActorClass {
+    /// The identity gh-aw writes as (`github-actions[bot]`).
+    Agent,
+    /// Any other bot (`[bot]` login or `type: Bot`).
+    OtherBot,
+    /// The person who opened the issue or PR the act is on.
+    Author,
+    /// A person named by the item (an assignee or a requested reviewer).
+    Named,
+    /// Any other person (a maintainer).
+    Maintainer,
+}
+
+/// Kinds the model emits, each with the actor classes seen doing it.
+#[derive(Debug, Clone, Default)]
+pub struct Spoken {
+    /// Timeline `event` values, `-` written `_` (`cross_referenced`).
+    pub timeline: BTreeMap<String, BTreeSet<ActorClass>>,
+    /// Webhook `event.action` (`push` alone: it has no action).
+    pub webhooks: BTreeMap<String, BTreeSet<ActorClass>>,
+}
+
+/// The seeds `spoken` generates from: enough that every follow-up the
+/// generator can choose is chosen (the test checks the result against the
+/// descriptions, so a kind reached too rarely shows as missing).
+pub const SEEDS: u64 = 200;
+
+/// A timeline kind as the test compares it: `cross-referenced` and
+/// `cross_referenced` are one kind.
+pub fn kind(s: &str) -> String {
+    s.replace('-', "_")
+}
+
+/// Everything the generator makes the model say over `seeds` histories.
+pub fn spoken(seeds: u64) -> Spoken {
+    let types: Vec<OutputType> = TYPES.iter().map(|t| OutputType::from(t.name)).collect();
+    let t0: DateTime<Utc> = "2026-10-01T12:00:00Z".parse().expect("a time");
+    let mut out = Spoken::default();
+    for seed in 0..seeds {
+        let bytes = generate::seeded(seed, 600);
+        let mut c = Choices::new(&bytes);
+        let g = generate::history(&mut c, "acme/widgets", 555, t0, 4242, &types);
+        collect(&g.history, &mut out);
+    }
+    out
+}
+
+fn collect(h: &History, out: &mut Spoken) {
+    let end = h.events.last().map(|e| e.at).unwrap_or_default() + Duration::days(1);
+    let world = World::at(h, end);
+    let threads = world
+        .threads
+        .values()
+        .chain(world.moved.values().map(|m| &m.thread));
+    for t in threads {
+        for e in &t.timeline {
+            let Some(v) = objects::timeline_event(&world, t, e) else {
+                continue;
+            };
+            let Some(event) = v["event"].as_str() else {
+                continue;
+            };
+            let class = class_of(&e.actor, t.user.login.as_str(), named(h, t.number));
+            out.timeline.entry(kind(event)).or_default().insert(class);
+        }
+    }
+    for d in webhooks::deliveries(h) {
+        let key = match d.body["action"].as_str() {
+            Some(a) => format!("{}.{a}", d.event),
+            None => d.event.clone(),
+        };
+        let sender = Actor {
+            login: d.body["sender"]["login"].as_str().unwrap_or("").into(),
+            bot: d.body["sender"]["type"] == "Bot",
+        };
+        let author = ["issue", "pull_request", "discussion"]
+            .iter()
+            .find_map(|k| d.body[k]["user"]["login"].as_str())
+            .unwrap_or("");
+        let number = ["issue", "pull_request", "discussion"]
+            .iter()
+            .find_map(|k| d.body[k]["number"].as_u64())
+            .unwrap_or(0);
+        let class = class_of(&sender, author, named(h, number));
+        out.webhooks.entry(key).or_default().insert(class);
+    }
+}
+
+/// The people item `number` ever named (assignees, requested reviewers).
+fn named(h: &History, number: u64) -> BTreeSet<String> {
+    h.events
+        .iter()
+        .filter_map(|e| match &e.fact {
+            Fact::Assign { number: n, login } if *n == number => Some(login.clone()),
+            Fact::RequestReview {
+                number: n,
+                reviewer,
+            } if *n == number => Some(reviewer.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn class_of(actor: &Actor, author: &str, named: BTreeSet<String>) -> ActorClass {
+    if *actor == Actor::actions() {
+        ActorClass::Agent
+    } else if actor.bot || actor.login.ends_with("[bot]") {
+        ActorClass::OtherBot
+    } else if actor.login == author {
+        ActorClass::Author
+    } else if named.contains(&actor.login) {
+        ActorClass::Named
+    } else {
+        ActorClass::Maintainer
+    }
+}
+
+/// Read alike on both paths as an act with no rule of its own: the
+/// webhook's action and the timeline's entry both become the same
+/// unnamed act of their actor (`ObservationKind::Other`), counted alike.
+const READ_ALIKE: &str = "read alike on both paths: the webhook action and the timeline entry become the same unnamed act of its actor (ObservationKind::Other), which no rule names";
+const CLASSIC_PROJECTS: &str = "Projects (classic), which GitHub sunset in 2024: no new entries; projects v2 items come by `projects_v2_item`";
+
+/// Timeline kinds GitHub documents that the model does not generate, and
+/// why none can change a verdict. Keys as `kind` writes them.
+pub const IRRELEVANT_TIMELINE: &[(&str, &str)] = &[
+    ("added_to_merge_queue", READ_ALIKE),
+    ("removed_from_merge_queue", READ_ALIKE),
+    ("auto_merge_enabled", READ_ALIKE),
+    ("auto_merge_disabled", READ_ALIKE),
+    ("auto_rebase_enabled", "GraphQL's name of an auto-merge by rebase; REST's timeline (which the API path reads) and the webhook say `auto_merge_enabled`, read alike; the merge it leads to is `merged` (generated)"),
+    ("auto_squash_enabled", "GraphQL's name of an auto-merge by squash; REST's timeline (which the API path reads) and the webhook say `auto_merge_enabled`, read alike; the merge it leads to is `merged` (generated)"),
+    ("pinned", READ_ALIKE),
+    ("unpinned", READ_ALIKE),
+    ("added_to_project", CLASSIC_PROJECTS),
+    ("moved_columns_in_project", CLASSIC_PROJECTS),
+    ("removed_from_project", CLASSIC_PROJECTS),
+    ("converted_note_to_issue", CLASSIC_PROJECTS),
+    ("pull_request_revision_marker", "GraphQL's marker of what the viewer last saw of a PR: no act, no actor, not in REST's timeline"),
+    ("line_commented", "REST's grouping of review comments in a timeline: the API path reads review comments from `pulls/N/comments` and GraphQL's review threads (the model serves both), never from this entry"),
+    ("commit_commented", "a comment on a commit (no output writes one); the API path skips it, and `commit_comment` is no event the App subscribes to"),
+];
+
+/// Documented kinds that can matter and the model does not generate yet:
+/// what they would take. Not a reason they cannot matter: a list of gaps,
+/// counted apart by the vocabulary test (and in docs/evaluation.md).
+pub const NOT_YET_TIMELINE: &[(&str, &str)] = &[
+    ("base_ref_changed", "update_pull_request's base: the model has no base branch (the webhook says `pull_request.edited` with `changes.base`)"),
+    ("issue_type_added", "set_issue_type: the model has no issue types"),
+    ("issue_type_changed", "set_issue_type: the model has no issue types"),
+    ("issue_type_removed", "set_issue_type: the model has no issue types"),
+    ("converted_to_discussion", "an issue turned into a discussion: the model cannot convert"),
+];
+
+/// Webhook `event.action`s of the events the App subscribes to that the
+/// model does not generate, and why none can change a verdict.
+pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
+    ("installation.created", "the App's installation lifecycle (tests/it/github_app.rs and tenancy.rs drive it): no fact about an output"),
+    ("installation.deleted", "the App's installation lifecycle (tests/it/github_app.rs and tenancy.rs drive it): no fact about an output"),
+    ("installation.new_permissions_accepted", "the App's installation lifecycle: no fact about an output"),
+    ("installation.suspend", "the App's installation lifecycle (tenancy.rs): no fact about an output"),
+    ("installation.unsuspend", "the App's installation lifecycle (tenancy.rs): no fact about an output"),
+    ("installation_repositories.added", "which repositories the App sees (tenancy.rs): no fact about an output"),
+    ("installation_repositories.removed", "which repositories the App sees (tenancy.rs): no fact about an output"),
+    ("issues.pinned", READ_ALIKE),
+    ("issues.unpinned", READ_ALIKE),
+    ("pull_request.auto_merge_enabled", READ_ALIKE),
+    ("pull_request.auto_merge_disabled", READ_ALIKE),
+    ("pull_request.enqueued", READ_ALIKE),
+    ("pull_request.dequeued", READ_ALIKE),
+    ("pull_request.merged", "not an action GitHub sends: webhooks-examples files merges under it, which arrive as `pull_request.closed` with `merged: true` (generated)"),
+    ("milestone.created", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
+    ("milestone.opened", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
+    ("milestone.closed", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
+    ("milestone.edited", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
+    ("projects_v2.created", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
+    ("projects_v2.edited", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
+    ("projects_v2.closed", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
+    ("projects_v2.reopened", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
+    ("projects_v2_status_update.created", "a project's status note: no output writes one, no rule reads one"),
+    ("projects_v2_status_update.edited", "a project's status note: no output writes one, no rule reads one"),
+    ("projects_v2_status_update.deleted", "a project's status note: no output writes one, no rule reads one"),
+    ("release.created", "sent with `release.published` (generated) for the same release: rules read the release's body"),
+    ("release.released", "sent with `release.published` (generated) for the same release: rules read the release's body"),
+    ("release.prereleased", "sent with `release.published` (generated) for a prerelease: rules read the release's body"),
+    ("workflow_run.in_progress", "a run between `requested` and `completed` (both generated): outputs are harvested from the completed run"),
+];
+
+/// Webhook actions that can matter and the model does not generate yet.
+pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
+    ("check_run.created", "the workflow family's check runs: the model records the App's check runs but delivers no check_run webhooks"),
+    ("check_run.completed", "the workflow family's check runs: no check_run webhooks in the model"),
+    ("check_run.rerequested", "a person re-requesting a check (rule `check_rerequested`): no check_run webhooks in the model"),
+    ("check_run.requested_action", "no check_run webhooks in the model"),
+    ("check_suite.completed", "no check_suite webhooks in the model"),
+    ("check_suite.requested", "no check_suite webhooks in the model"),
+    ("check_suite.rerequested", "no check_suite webhooks in the model"),
+    ("code_scanning_alert.appeared_in_branch", "the security family: the model has no code scanning alerts"),
+    ("code_scanning_alert.closed_by_user", "the security family: the model has no code scanning alerts"),
+    ("code_scanning_alert.created", "the security family: the model has no code scanning alerts"),
+    ("code_scanning_alert.fixed", "the security family: the model has no code scanning alerts"),
+    ("code_scanning_alert.reopened", "the security family: the model has no code scanning alerts"),
+    ("code_scanning_alert.reopened_by_user", "the security family: the model has no code scanning alerts"),
+    ("discussion.category_changed", "discussions: only created/answered/closed/reopened are modelled"),
+    ("discussion.deleted", "discussions: the model cannot delete one"),
+    ("discussion.edited", "discussions: the model cannot edit one"),
+    ("discussion.labeled", "discussions: labels on discussions are not modelled"),
+    ("discussion.unlabeled", "discussions: labels on discussions are not modelled"),
+    ("discussion.locked", "discussions: locks on discussions are not modelled"),
+    ("discussion.unlocked", "discussions: locks on discussions are not modelled"),
+    ("discussion.pinned", "discussions: pins are not modelled"),
+    ("discussion.unpinned", "discussions: pins are not modelled"),
+    ("discussion.transferred", "discussions: transfers are not modelled (issues' are)"),
+    ("discussion.unanswered", "discussions: an answer withdrawn is not modelled"),
+    ("discussion_comment.edited", "discussion comments: edits are not modelled"),
+    ("discussion_comment.deleted", "discussion comments: deletions are not modelled"),
+    ("issues.deleted", "an issue deleted: the model cannot delete issues"),
+    ("issues.typed", "set_issue_type: the model has no issue types"),
+    ("issues.untyped", "set_issue_type: the model has no issue types"),
+    ("membership.added", "team roles change: the model's people keep one role"),
+    ("membership.removed", "team roles change: the model's people keep one role"),
+    ("organization.member_added", "org roles change: the model's people keep one role"),
+    ("organization.member_invited", "org roles change: the model's people keep one role"),
+    ("organization.member_removed", "org roles change: the model's people keep one role"),
+    ("organization.renamed", "an owner renamed: the model's owner keeps its name"),
+    ("organization.deleted", "an owner deleted: not modelled"),
+    ("milestone.deleted", "assign_milestone's milestone deleted: the model cannot delete milestones"),
+    ("projects_v2.deleted", "update_project's project deleted: the model has no projects"),
+    ("projects_v2_item.created", "update_project: the model has no project items"),
+    ("projects_v2_item.edited", "update_project: the model has no project items"),
+    ("projects_v2_item.archived", "update_project: the model has no project items"),
+    ("projects_v2_item.restored", "update_project: the model has no project items"),
+    ("projects_v2_item.deleted", "update_project: the model has no project items"),
+    ("projects_v2_item.converted", "update_project: the model has no project items"),
+    ("projects_v2_item.reordered", "update_project: the model has no project items"),
+    ("pull_request_review.edited", "a review's body edited: not modelled"),
+    ("pull_request_review_comment.edited", "review comments: edits are not modelled"),
+    ("pull_request_review_comment.deleted", "review comments: deletions are not modelled"),
+    ("release.deleted", "a release deleted: not modelled"),
+    ("release.unpublished", "a release unpublished: not modelled"),
+    ("sub_issues.parent_issue_added", "GitHub sends it beside `sub_issue_added` (generated) for the child's side: the model sends only the parent's"),
+    ("sub_issues.parent_issue_removed", "GitHub sends it beside `sub_issue_removed` (generated) for the child's side: the model sends only the parent's"),
+];
