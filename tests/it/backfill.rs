@@ -492,7 +492,9 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
         .unwrap();
     let day = reached.format("%Y-%m-%d").to_string();
     assert!(
-        page.contains("id=\"day-one\"") && page.contains(&day) && page.contains("0 of 1 repositories done"),
+        page.contains("id=\"day-one\"")
+            && page.contains(&day)
+            && page.contains("0 of 1 repositories done"),
         "the overview says how far back day one is: {page}"
     );
 

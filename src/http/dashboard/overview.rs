@@ -311,11 +311,7 @@ fn day_one(state: &crate::http::State, scope: &crate::read::query::RepoScope) ->
     };
     let mine: Vec<_> = jobs.iter().filter(|j| scope.allows(&j.repo)).collect();
     let working: Vec<_> = mine.iter().filter(|j| !j.done).collect();
-    let Some(reached) = working
-        .iter()
-        .map(|j| j.reached.unwrap_or(j.until))
-        .max()
-    else {
+    let Some(reached) = working.iter().map(|j| j.reached.unwrap_or(j.until)).max() else {
         return html! {};
     };
     let done = mine.len() - working.len();
