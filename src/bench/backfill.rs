@@ -82,6 +82,8 @@ pub struct BackfillFigures {
     pub calls: u64,
     /// The most requests one repository without gh-aw cost.
     pub max_calls_plain_repo: u64,
+    /// The listing's requests: workflows, and their runs.
+    pub listing_calls: u64,
     /// Requests made before the first listing older than the last seven
     /// days: what the last week's answer cost.
     pub calls_to_last_week: u64,
@@ -301,6 +303,10 @@ pub async fn measure(shape: OrgShape) -> anyhow::Result<BackfillFigures> {
         open_prs,
         shape,
         max_calls_plain_repo,
+        listing_calls: log
+            .iter()
+            .filter(|l| l.contains("/actions/workflows"))
+            .count() as u64,
         calls_to_last_week,
         ack_ms: (pct(0.50), pct(0.99)),
         acks: took.len(),
@@ -341,6 +347,10 @@ fn table(f: &BackfillFigures) -> Table {
         )
         .target(format!("≤ {bound}"), f.calls <= bound),
     );
+    t.push(Row::new(
+        "  of which listing (workflows, then their runs)",
+        f.listing_calls.to_string(),
+    ));
     t.push(
         Row::new(
             "API calls of a repository without gh-aw (the most of any)",

@@ -19,6 +19,9 @@ use crate::model::signal::{Signal, Twin, GH_AW_ONLY};
 pub const SPEC_CASES: &str = include_str!("../../fixtures/conformance/spec.json");
 
 const HEADER: &str = include_str!("spec_prose.md");
+/// What the model of GitHub says, measured against GitHub's descriptions
+/// (`tests/it/vocabulary.rs`), and the rules the widened model brought.
+const VOCABULARY: &str = include_str!("vocabulary_prose.md");
 
 /// The whole of docs/evaluation.md.
 pub fn render() -> Result<String, String> {
@@ -237,6 +240,8 @@ fn vocabulary(out: &mut String) {
     for (word, why) in GH_AW_ONLY {
         let _ = writeln!(out, "- `{word}`: {why}.");
     }
+    out.push('\n');
+    out.push_str(VOCABULARY);
     out.push_str("\n## Where ours differs from gh-aw on purpose\n\n`safe-outcomes conformance` compares gh-aw's expected triple with ours exactly, else through the one general mapping below that applies. Each is a rule for every type, with the seed line behind it; none names a case.\n\n| mapping | rule |\n|---|---|\n");
     for m in [
         Mapping::Error,
