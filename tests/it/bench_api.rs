@@ -57,7 +57,10 @@ async fn a_day_one_backfill_of_an_org_asks_only_for_what_exists() {
     assert_eq!(f.runs, 18);
     assert!(f.outputs > 100, "{}", f.outputs);
     assert_eq!(f.max_calls_plain_repo, 1);
-    assert_eq!(f.listing_calls, shape.repos as u64 + 2 * shape.agentic as u64);
+    assert_eq!(
+        f.listing_calls,
+        shape.repos as u64 + 2 * shape.agentic as u64
+    );
     assert!(
         f.calls_to_last_week > 0 && f.calls_to_last_week < f.calls,
         "{} of {}",
