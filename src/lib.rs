@@ -25,6 +25,6 @@ pub mod github;
 pub mod http;
 pub mod ingest;
 pub mod judge;
-pub mod model;
+pub use safe_outcomes_model as model;
 pub mod read;
 pub mod store;

@@ -1,21 +1,23 @@
-//! Judgement, pure: an execution record and the observations of its targets
-//! → an outcome. `evaluate` holds one evaluator per output-type family and
-//! the type registry; `assess` turns an evaluation into the outcome record with
-//! its checkpoints; `conformance` runs gh-aw's cases through the API-state
-//! path; `reads` is the table of what each path reads for each type (the
-//! facts, their webhooks, the API reads that recover them; `reads_tests`
-//! holds it equal to the readers); `spec` renders docs/evaluation.md from the
-//! code.
+//! Judgement wired to the App: the pure judge (the `safe-outcomes-judge`
+//! crate, re-exported here as `assess`, `evaluate`, `reads`) and what needs
+//! ingest besides it: `api_state` (an output judged from API state),
+//! `conformance` (gh-aw's cases through the API-state path) and `spec`
+//! (docs/evaluation.md rendered from the code). `reads_tests` holds the read
+//! table equal to the readers; `rules_tests` and `mapping_tests` check the
+//! general rules and the conformance mapping over every registered type.
 //!
 //! May import: `model`, `ingest` (conformance parses gh-aw items and API state
 //! the way ingest does).
 
+pub use safe_outcomes_judge::{assess, evaluate, reads};
+
 pub mod api_state;
-pub mod assess;
 pub mod conformance;
-pub mod evaluate;
-pub mod reads;
 pub mod spec;
 
 #[cfg(test)]
+mod mapping_tests;
+#[cfg(test)]
 mod reads_tests;
+#[cfg(test)]
+mod rules_tests;

@@ -476,7 +476,7 @@ fn each_evaluator_family_reads_only_facts_of_its_types() {
     let mut wrong = Vec::new();
     for (family, types) in families {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/judge/evaluate")
+            .join("crates/judge/src/evaluate")
             .join(family);
         let text = std::fs::read_to_string(&path).unwrap();
         let listed: BTreeSet<&str> = types

@@ -37,12 +37,12 @@ pub fn render() -> Result<String, String> {
 
 fn types_table(out: &mut String) {
     out.push_str("\n## The types\n\n");
-    out.push_str("Every type with a dedicated evaluator (`src/judge/evaluate/registry.rs`). Any other type goes to the generic fallback, which can say at most `pending/weak/target_exists_only`.\n\n");
+    out.push_str("Every type with a dedicated evaluator (`crates/judge/src/evaluate/registry.rs`). Any other type goes to the generic fallback, which can say at most `pending/weak/target_exists_only`.\n\n");
     out.push_str("| type | effect | the record must carry (rule 1) | evaluator | seed 000 |\n|---|---|---|---|---|\n");
     for t in TYPES {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | `src/judge/evaluate/{}` | {} |",
+            "| `{}` | {} | {} | `crates/judge/src/evaluate/{}` | {} |",
             t.name,
             t.effect.as_str(),
             t.needs,
@@ -111,7 +111,7 @@ fn seed_table(out: &mut String) {
     let (rules, differences, total) = seed_rows::counts();
     let _ = write!(
         out,
-        "\n## Seed 000 rows\n\nEvery row of seed 000 §7's per-type tables (`src/judge/evaluate/seed_rows.rs`; a test parses the seed and fails on a row that is neither a rule with a test nor a difference stated here): {rules} rows implemented, {differences} stated differences, {total} in all. Seeds 001–004 hold no per-type rows (the lines of 001–003 that state a rule follow the table). A rule's limits say where it is narrower than the row, or which of the row's alternatives it takes.\n\n| type | seed row | ours | test / limits |\n|---|---|---|---|\n"
+        "\n## Seed 000 rows\n\nEvery row of seed 000 §7's per-type tables (`crates/judge/src/evaluate/seed_rows.rs`; a test parses the seed and fails on a row that is neither a rule with a test nor a difference stated here): {rules} rows implemented, {differences} stated differences, {total} in all. Seeds 001–004 hold no per-type rows (the lines of 001–003 that state a rule follow the table). A rule's limits say where it is narrower than the row, or which of the row's alternatives it takes.\n\n| type | seed row | ours | test / limits |\n|---|---|---|---|\n"
     );
     for r in seed_rows::SEED_ROWS {
         let (ours, how) = match &r.by {
@@ -172,7 +172,7 @@ fn read_table(out: &mut String) {
     let (total, webhook, api, exceptions) = reads::counts();
     let _ = write!(
         out,
-        "\n## What each path reads\n\nFor each output type, the facts its evaluator needs (a fact is what changed, who changed it and when), the webhook events that carry each, and the API reads that recover each part on the reconcile and backfill path (`src/judge/reads.rs`). Tests check the table against the readers themselves: the reconciler and backfill GET exactly the table's fetch reads for each type, and the signal fetcher its signal reads; each timeline kind named becomes the fact's observation through the API mapper, with the entry's actor and time; every fact the webhook extractor draws from a real payload is listed under its event and action; each evaluator family reads only kinds its types' facts list; and a fact a webhook carries is recovered from the API (what, who and when) or the row says why not. Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions (the API misses what, who or when, and the row says why).\n\n### The facts\n\n| fact | what changed | observations | webhook (event.action) |\n|---|---|---|---|\n"
+        "\n## What each path reads\n\nFor each output type, the facts its evaluator needs (a fact is what changed, who changed it and when), the webhook events that carry each, and the API reads that recover each part on the reconcile and backfill path (`crates/judge/src/reads.rs`). Tests check the table against the readers themselves: the reconciler and backfill GET exactly the table's fetch reads for each type, and the signal fetcher its signal reads; each timeline kind named becomes the fact's observation through the API mapper, with the entry's actor and time; every fact the webhook extractor draws from a real payload is listed under its event and action; each evaluator family reads only kinds its types' facts list; and a fact a webhook carries is recovered from the API (what, who and when) or the row says why not. Counted per type: {total} facts, {webhook} with a webhook source, {api} with an API read, {exceptions} stated exceptions (the API misses what, who or when, and the row says why).\n\n### The facts\n\n| fact | what changed | observations | webhook (event.action) |\n|---|---|---|---|\n"
     );
     let list = |v: &[&str]| {
         if v.is_empty() {

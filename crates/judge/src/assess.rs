@@ -1,0 +1,169 @@
+//! Assessment: turn an execution record and the observations of its targets
+//! into the outcome record users read, with a snapshot per passed checkpoint.
+//! Pure: the same inputs give the same record, whatever the delivery order.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::evaluate::{actor_summary, evaluate};
+use safe_outcomes_model::sane_time::plus;
+use safe_outcomes_model::{
+    Evaluation, EvidenceStrength, ExecutionRecord, Observation, OutcomeRecord, OutcomeStatus,
+    WindowSnapshot, Windows, CHECKPOINTS,
+};
+
+/// The outcome record of `record` as of `now`.
+pub fn assess(
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    now: DateTime<Utc>,
+) -> OutcomeRecord {
+    // GitHub's clock may run a little ahead of ours: the current outcome sees
+    // every observation we hold.
+    let latest = observations.last().map(|o| o.at).unwrap_or(now);
+    let current = evaluate(record, observations, now.max(latest));
+    let mut windows = Windows::new();
+    for (name, due) in checkpoints(record.executed_at) {
+        if due <= now {
+            let e = evaluate(record, observations, due);
+            windows.insert(
+                name,
+                WindowSnapshot {
+                    outcome_status: e.status,
+                    evidence_strength: e.strength,
+                    human_check_signal: e.signal.into(),
+                    evaluated_at: due,
+                },
+            );
+        }
+    }
+    build_record(record, observations, current, windows, now)
+}
+
+/// The time to judge an output as of: `now`, or the time its outcome on
+/// record was judged when the wall clock stands earlier than that (it was
+/// stepped back, by NTP or by hand). An output is never judged as of an
+/// earlier time than it already was: a checkpoint snapshot once taken
+/// stays, a final verdict stays final, and a checkpoint already passed is
+/// not scheduled, nor taken, a second time. Once the clock passes the
+/// record's time again, `now` rules as before. (A clock stepped *forward*
+/// by mistake takes the checkpoints it passes early; nothing here can tell
+/// that from real time.)
+pub fn judged_as_of(previous: Option<&OutcomeRecord>, now: DateTime<Utc>) -> DateTime<Utc> {
+    previous.map_or(now, |o| now.max(o.evaluated_at))
+}
+
+/// The checkpoint names and due times for an output executed at `executed_at`.
+pub fn checkpoints(
+    executed_at: DateTime<Utc>,
+) -> impl Iterator<Item = (&'static str, DateTime<Utc>)> {
+    CHECKPOINTS
+        .iter()
+        .map(move |(name, hours)| (*name, plus(executed_at, Duration::hours(*hours))))
+}
+
+/// The next checkpoint after `now`, if any remains.
+pub fn next_checkpoint(executed_at: DateTime<Utc>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    checkpoints(executed_at)
+        .map(|(_, due)| due)
+        .find(|due| *due > now)
+}
+
+fn build_record(
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    e: Evaluation,
+    windows: Windows,
+    now: DateTime<Utc>,
+) -> OutcomeRecord {
+    let elapsed_hours = (now - record.executed_at).num_minutes() as f64 / 60.0;
+    let window_hours = CHECKPOINTS
+        .iter()
+        .map(|(_, h)| *h)
+        .find(|h| elapsed_hours <= *h as f64)
+        .unwrap_or(CHECKPOINTS[CHECKPOINTS.len() - 1].1);
+    let time_to_acceptance_hours = match (e.status, e.decided_at) {
+        (OutcomeStatus::Accepted, Some(at)) => Some(
+            ((at - record.executed_at).num_seconds().max(0) as f64 / 3600.0 * 100.0).round()
+                / 100.0,
+        ),
+        _ => None,
+    };
+    OutcomeRecord {
+        safe_output_id: record.id.clone(),
+        safe_output_type: record.output_type.clone(),
+        target: record.target.clone(),
+        run_id: record.run_id,
+        workflow: record.workflow.clone(),
+        created_at: record.executed_at,
+        evaluated_at: now,
+        evaluation_window_hours: window_hours,
+        outcome_status: e.status,
+        evidence_strength: e.strength,
+        gh_aw_signal: e.signal.gh_aw().to_string(),
+        human_check_signal: e.signal.into(),
+        target_resolved: e.target_resolved,
+        confidence: e.confidence,
+        bot_aware: true,
+        actor_summary: actor_summary(record, observations),
+        details: e.details,
+        notes: e.notes,
+        windows,
+        time_to_acceptance_hours,
+        dedicated_evaluator: e.dedicated,
+    }
+}
+
+/// One change of outcome, for the history shown by `GET /api/v1/outputs/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Transition {
+    pub at: DateTime<Utc>,
+    pub outcome_status: OutcomeStatus,
+    pub evidence_strength: EvidenceStrength,
+    pub human_check_signal: String,
+    /// The observation that brought the change, when one did (otherwise time did).
+    pub observation: Option<String>,
+}
+
+/// The history of outcomes, derived by evaluating at each observation and
+/// checkpoint up to `now` (so it too is independent of delivery order).
+pub fn transitions(
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    now: DateTime<Utc>,
+) -> Vec<Transition> {
+    let mut instants: Vec<(DateTime<Utc>, Option<&str>)> = vec![(record.executed_at, None)];
+    instants.extend(
+        observations
+            .iter()
+            .filter(|o| o.at >= record.executed_at)
+            .map(|o| (o.at, Some(o.id.as_str()))),
+    );
+    instants.extend(
+        checkpoints(record.executed_at)
+            .filter(|(_, d)| *d <= now)
+            .map(|(_, d)| (d, None)),
+    );
+    instants.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<Transition> = Vec::new();
+    for (at, obs) in instants {
+        let e = evaluate(record, observations, at);
+        let changed = out.last().is_none_or(|t| {
+            (
+                t.outcome_status,
+                t.evidence_strength,
+                t.human_check_signal.as_str(),
+            ) != (e.status, e.strength, e.signal.as_str())
+        });
+        if changed {
+            out.push(Transition {
+                at,
+                outcome_status: e.status,
+                evidence_strength: e.strength,
+                human_check_signal: e.signal.into(),
+                observation: obs.map(str::to_string),
+            });
+        }
+    }
+    out
+}

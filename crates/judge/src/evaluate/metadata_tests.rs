@@ -1,0 +1,211 @@
+//! Table tests for the metadata evaluators (seed 000 §7 "Labels, Metadata,
+//! and Planning" rows): milestones, issue types and fields, replaced labels
+//! and sub-issue links.
+
+use serde_json::json;
+
+use crate::evaluate::testkit::*;
+use safe_outcomes_model::{ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind};
+
+fn milestoned(m: &str) -> K {
+    K::Milestoned {
+        milestone: m.into(),
+    }
+}
+
+fn in_milestone(s: ItemSnapshot, m: &str) -> ItemSnapshot {
+    ItemSnapshot {
+        milestone: Some(m.into()),
+        ..s
+    }
+}
+
+#[test]
+fn assign_milestone_table() {
+    let r = || record("assign_milestone").meta("milestone_number", json!(2));
+    let titled = || r().meta("milestone_title", json!("v2"));
+    // The workflow's own milestoning, which names the title.
+    let ours = || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
+    run_rows!(titled(), 24.0;
+        "same milestone after the window": [ours()] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
+        "same milestone, window not passed": [ours()] => (PENDING, WEAK, "milestone_assigned"), at 2.0;
+        "changed by a human (gh-aw: different milestone not accepted)":
+            [ours(), obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (REJECTED, MEDIUM, "milestone_removed"), on r();
+        "removed by a human":
+            [ours(), obs(3.0, human("alice"), K::Demilestoned { milestone: "v2".into() }).snap(open())] => (REJECTED, STRONG, "milestone_removed");
+        "removed by a bot":
+            [ours(), obs(3.0, bot("triage[bot]"), K::Demilestoned { milestone: "v2".into() }).snap(open())] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "completed under the milestone":
+            [ours(), obs(30.0, human("alice"), K::Closed).snap(in_milestone(closed_as(Some("completed")), "v2"))] => (ACCEPTED, STRONG, "completed_under_milestone"), at 48.0;
+        "only a number, no change after: trusted, hedged":
+            [obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r();
+        "target deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+        + unobserved_case("target never seen", titled());
+        "no milestone recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_milestone");
+    );
+    let hedged = eval(
+        &r(),
+        vec![obs(1.0, human("alice"), comment(5)).snap(in_milestone(open(), "v2"))],
+        24.0,
+    );
+    assert_eq!(hedged.confidence, safe_outcomes_model::Confidence::Low);
+}
+
+fn typed(s: ItemSnapshot, t: Option<&str>) -> ItemSnapshot {
+    ItemSnapshot {
+        issue_type: t.map(str::to_string),
+        ..s
+    }
+}
+
+#[test]
+fn set_issue_type_table() {
+    let r = || record("set_issue_type").extra("issue_type", json!("Bug"));
+    let ours = || {
+        obs(
+            0.0,
+            workflow_actor(),
+            K::IssueTyped {
+                issue_type: "Bug".into(),
+            },
+        )
+        .snap(typed(open(), Some("Bug")))
+    };
+    run_rows!(r(), 24.0;
+        "type still set after the window": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+        "type still set, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), at 3.0;
+        "changed by a human":
+            [ours(), obs(2.0, human("alice"), K::IssueTyped { issue_type: "Feature".into() }).snap(typed(open(), Some("Feature")))] => (REJECTED, MEDIUM, "issue_type_changed");
+        "cleared by a human":
+            [ours(), obs(2.0, human("alice"), K::IssueUntyped { issue_type: "Bug".into() }).snap(typed(open(), None))] => (REJECTED, STRONG, "issue_type_cleared");
+        "changed by a bot":
+            [ours(), obs(2.0, bot("triage[bot]"), K::IssueTyped { issue_type: "Task".into() }).snap(typed(open(), Some("Task")))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "completed with the type":
+            [ours(), obs(10.0, human("alice"), K::Closed).snap(typed(closed_as(Some("completed")), Some("bug")))] => (ACCEPTED, STRONG, "completed_with_type");
+        "cannot read the type": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "issue_type_unreadable");
+        "clearing retained":
+            [obs(0.0, workflow_actor(), K::IssueUntyped { issue_type: "Bug".into() }).snap(open())] => (ACCEPTED, MEDIUM, "state_retained"), on record("set_issue_type").extra("issue_type", json!(""));
+        "no type recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_type");
+    );
+}
+
+#[test]
+fn set_issue_field_table() {
+    let r = || {
+        record("set_issue_field")
+            .extra("field_name", json!("Priority"))
+            .extra("value", json!("P1"))
+    };
+    let status = || {
+        record("set_issue_field")
+            .extra("field_name", json!("Status"))
+            .extra("value", json!("Todo"))
+    };
+    let ours = || {
+        obs(
+            0.0,
+            workflow_actor(),
+            field("Priority", Some("P3"), Some("P1")),
+        )
+    };
+    run_rows!(r(), 24.0;
+        "still the intended value": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+        "reconciled value equals the intended one, before the window":
+            [obs(2.0, None, field("priority", None, Some("p1")))] => (PENDING, WEAK, "state_retained"), at 2.0;
+        "advanced to a later stage by a human":
+            [obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))), obs(5.0, human("alice"), field("Status", Some("Todo"), Some("In Progress")))] => (ACCEPTED, STRONG, "field_advanced"), on status();
+        "changed away by a human":
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P2")))] => (REJECTED, MEDIUM, "state_replaced");
+        "reverted by a human":
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), Some("P3")))] => (REJECTED, MEDIUM, "state_reverted");
+        "removed by a human":
+            [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), None))] => (REJECTED, STRONG, "field_removed");
+        "changed by a bot":
+            [ours(), obs(3.0, bot("sync[bot]"), field("Priority", Some("P1"), Some("P2")))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "issue deleted by a human": [ours(), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
+        "cannot read the field": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable");
+        "only a value from before execution":
+            [obs(-5.0, human("alice"), field("Priority", None, Some("P3")))] => (UNKNOWN, NONE, "field_unreadable");
+        "no value recorded":
+            [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("set_issue_field").extra("field_name", json!("Priority"));
+    );
+}
+
+#[test]
+fn replace_label_table() {
+    let r = || {
+        record("replace_label")
+            .before(json!({"labels": ["old"]}))
+            .after(json!({"labels": ["new"]}))
+    };
+    let by_name = || {
+        record("replace_label")
+            .extra("old_label", json!("old"))
+            .extra("new_label", json!("new"))
+    };
+    let ours = || obs(-0.01, workflow_actor(), labeled("new")).snap(with_labels(open(), &["new"]));
+    run_rows!(r(), 24.0;
+        "gh-aw: retained replacement with unrelated label":
+            [ours(), obs(2.0, human("alice"), labeled("unrelated")).snap(with_labels(open(), &["new", "unrelated"]))] => (ACCEPTED, MEDIUM, "state_retained");
+        "retained, window not passed": [ours()] => (PENDING, WEAK, "state_retained"), on by_name(), at 2.0;
+        "old label re-added and new removed by a human":
+            [ours(), obs(3.0, human("alice"), labeled("old")).snap(with_labels(open(), &["new", "old"])), obs(3.1, human("alice"), unlabeled("new")).snap(with_labels(open(), &["old"]))] => (REJECTED, STRONG, "state_reverted");
+        "new label removed by a human, old one not back: replaced (as add_labels)":
+            [ours(), obs(3.0, human("alice"), unlabeled("new")).snap(open())] => (REJECTED, STRONG, "state_replaced"), on by_name();
+        "old label re-added by a bot":
+            [ours(), obs(3.0, bot("triage[bot]"), labeled("old")).snap(with_labels(open(), &["new", "old"]))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "nothing recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("replace_label");
+    );
+}
+
+/// An observation filed under the parent issue (#40) instead of the child (#7).
+fn on_parent(mut o: Observation) -> Observation {
+    o.target = format!("{REPO}#40");
+    o
+}
+
+#[test]
+fn link_sub_issue_table() {
+    let r = || {
+        record("link_sub_issue").target(Target {
+            parent_number: Some(40),
+            ..Target::thread(REPO, TargetKind::Issue, NUMBER)
+        })
+    };
+    let added = || K::SubIssueAdded {
+        parent: 40,
+        child: NUMBER,
+    };
+    let removed = || K::SubIssueRemoved {
+        parent: 40,
+        child: NUMBER,
+    };
+    // sub_issues events are filed under both issues.
+    let ours = || {
+        vec![
+            on_parent(obs(-0.01, workflow_actor(), added()).snap(open())),
+            obs(-0.01, workflow_actor(), added()).snap(open()),
+        ]
+    };
+    let with = |extra: Vec<Observation>| {
+        let mut v = ours();
+        v.extend(extra);
+        v
+    };
+    run_rows!(r(), 24.0;
+        "link still present after the window": ours() => (ACCEPTED, MEDIUM, "state_retained");
+        "link present, window not passed": ours() => (PENDING, WEAK, "state_retained"), at 3.0;
+        "unlinked by a human":
+            with(vec![on_parent(obs(5.0, human("alice"), removed()).snap(open())), obs(5.0, human("alice"), removed()).snap(open())]) => (REJECTED, STRONG, "sub_issue_unlinked");
+        "unlinked by a bot":
+            with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]) => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "sub-issue closed as duplicate by a human":
+            with(vec![obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))]) => (REJECTED, MEDIUM, "closed_not_planned");
+        "parent closed as not planned is not the sub-issue":
+            with(vec![on_parent(obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))))]) => (ACCEPTED, MEDIUM, "state_retained");
+        "parent deleted": with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]) => (UNKNOWN, NONE, "deleted");
+        "link never seen": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "link_unobserved");
+        + unobserved_case("nothing seen", r());
+        "no parent recorded": ours() => (UNKNOWN, NONE, "missing_execution_state"), on record("link_sub_issue");
+    );
+}

@@ -1,0 +1,170 @@
+//! Evaluation: a pure function of (execution record, observations, as-of time).
+//!
+//! `evaluate` routes each safe-output type to its evaluator family; each family
+//! lives in its own file and is a plain function over an `EvalContext`.
+
+use chrono::{DateTime, Duration, Utc};
+
+use safe_outcomes_model::{
+    ActorClass, ActorSummary, Evaluation, ExecutionRecord, ItemSnapshot, Observation, TargetKind,
+};
+
+mod assignment;
+mod ci;
+mod comment;
+mod common;
+mod discussion;
+mod fallback;
+mod issue;
+mod labels;
+mod metadata;
+mod moderation;
+mod project;
+mod pull_request;
+mod reconcile_failed;
+pub mod registry;
+pub mod rules;
+pub mod seed_rows;
+
+pub use safe_outcomes_model::output_type::OutputType;
+pub use common::{hedge, weaker};
+mod release;
+mod revert;
+mod review;
+mod security;
+mod system;
+mod update;
+mod workflow;
+
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
+
+/// Everything an evaluator may look at.
+pub struct EvalContext<'a> {
+    pub record: &'a ExecutionRecord,
+    /// Observations of the watched targets with `at <= as_of`, sorted by (`at`, `id`).
+    pub observations: &'a [Observation],
+    pub as_of: DateTime<Utc>,
+}
+
+impl<'a> EvalContext<'a> {
+    /// Whether the record's target is of `kind`.
+    pub fn targets(&self, kind: TargetKind) -> bool {
+        self.record.target.as_ref().is_some_and(|t| t.kind == kind)
+    }
+
+    /// Time elapsed since execution.
+    pub fn elapsed(&self) -> Duration {
+        self.as_of - self.record.executed_at
+    }
+
+    /// How the actor of an observation counts for this output.
+    pub fn actor_class(&self, obs: &Observation) -> ActorClass {
+        match &obs.actor {
+            Some(actor) => actor.classify(self.record.actor.as_deref()),
+            None => ActorClass::SystemActor,
+        }
+    }
+
+    /// True when the observation is by a visible non-bot actor other than the
+    /// workflow's own: the only actor whose action counts as human evidence.
+    pub fn is_human(&self, obs: &Observation) -> bool {
+        self.actor_class(obs) == ActorClass::VisibleNonBotActor
+    }
+
+    /// Observations after execution (strictly later, or at the same instant but
+    /// not the creating event itself).
+    pub fn after_execution(&self) -> impl Iterator<Item = &'a Observation> + '_ {
+        let at = self.record.executed_at;
+        self.observations.iter().filter(move |o| o.at >= at)
+    }
+
+    /// The latest issue/PR state seen.
+    pub fn latest_snapshot(&self) -> Option<&'a ItemSnapshot> {
+        self.observations
+            .iter()
+            .rev()
+            .find_map(|o| o.snapshot.as_ref())
+    }
+
+    /// The latest observation with a snapshot, and that snapshot.
+    pub fn latest_snapshot_obs(&self) -> Option<&'a Observation> {
+        self.observations
+            .iter()
+            .rev()
+            .find(|o| o.snapshot.is_some())
+    }
+
+    /// True when anything at all was observed of the target.
+    pub fn target_seen(&self) -> bool {
+        !self.observations.is_empty()
+    }
+}
+
+/// The evaluator registered for a type; `None` means the generic fallback.
+fn evaluator_for(output_type: &str) -> Option<Evaluator> {
+    registry::spec_of(output_type).map(|t| t.evaluator)
+}
+
+/// An evaluator: a pure function of the context.
+pub type Evaluator = fn(&EvalContext) -> Evaluation;
+
+/// True when a type has a dedicated evaluator (not the generic fallback).
+pub fn has_dedicated_evaluator(output_type: &str) -> bool {
+    evaluator_for(output_type).is_some()
+}
+
+/// Evaluate one output as of `as_of`, from the observations of its targets.
+/// `observations` must be sorted by (`at`, `id`); later ones are ignored.
+pub fn evaluate(
+    record: &ExecutionRecord,
+    observations: &[Observation],
+    as_of: DateTime<Utc>,
+) -> Evaluation {
+    // General rule 1: what the record lacks decides before anything observed.
+    if let Some(gap) = rules::execution_state(record) {
+        return gap;
+    }
+    let cut = observations.partition_point(|o| o.at <= as_of);
+    // Failed API reconciliations decide only when nothing else is known.
+    let observations = match reconcile_failed::screen(&observations[..cut]) {
+        Ok(kept) => kept,
+        Err(evaluation_error) => return evaluation_error,
+    };
+    let ctx = EvalContext {
+        record,
+        observations: &observations,
+        as_of,
+    };
+    match evaluator_for(&record.output_type) {
+        Some(evaluator) => evaluator(&ctx),
+        None => {
+            let mut e = fallback::generic(&ctx);
+            e.dedicated = false;
+            e
+        }
+    }
+}
+
+/// Count the distinct actors after execution, by class.
+pub fn actor_summary(record: &ExecutionRecord, observations: &[Observation]) -> ActorSummary {
+    let mut humans = std::collections::BTreeSet::new();
+    let mut bots = std::collections::BTreeSet::new();
+    for obs in observations.iter().filter(|o| o.at >= record.executed_at) {
+        if let Some(actor) = &obs.actor {
+            match actor.classify(record.actor.as_deref()) {
+                ActorClass::VisibleNonBotActor => {
+                    humans.insert(actor.login.as_str());
+                }
+                ActorClass::BotActor | ActorClass::SameWorkflowActor => {
+                    bots.insert(actor.login.as_str());
+                }
+                _ => {}
+            }
+        }
+    }
+    ActorSummary {
+        visible_non_bot_actor_count: humans.len() as u32,
+        bot_actor_count: bots.len() as u32,
+    }
+}

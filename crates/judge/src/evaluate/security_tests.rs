@@ -1,0 +1,104 @@
+//! Table tests for the code-scanning evaluators (seed 000 §7 rows).
+
+use serde_json::json;
+
+use crate::evaluate::testkit::*;
+use safe_outcomes_model::{Actor, Confidence, Observation, ObservationKind as K, Target, TargetKind};
+
+/// The actor GitHub's analysis events arrive with (an organization).
+fn github() -> Option<Actor> {
+    Some(Actor::new("github", "Organization"))
+}
+
+fn alert(
+    h: f64,
+    who: Option<Actor>,
+    number: u64,
+    action: &str,
+    state: &str,
+    reason: Option<&str>,
+    rule: &str,
+) -> Observation {
+    obs(
+        h,
+        who,
+        K::AlertChanged {
+            alert_number: number,
+            state: state.into(),
+            action: action.into(),
+            dismissed_reason: reason.map(str::to_string),
+            rule_id: Some(rule.into()),
+        },
+    )
+}
+
+fn autofix() -> safe_outcomes_model::ExecutionRecord {
+    record("autofix_code_scanning_alert").target(Target {
+        number: Some(42),
+        ..Target::named(REPO, TargetKind::CodeScanningAlert, "")
+    })
+}
+
+#[test]
+fn autofix_code_scanning_alert_table() {
+    let a = |h, who, action, state, reason| alert(h, who, 42, action, state, reason, "js/xss");
+    run_rows!(autofix(), 24.0;
+        "alert fixed by a code change": [a(10.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed");
+        "dismissed as false positive by a human: triage, not fix":
+            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
+        "dismissed by a bot is no verdict":
+            [a(10.0, bot("triage[bot]"), "closed_by_user", "dismissed", Some("won't fix"))] => (IGNORED, WEAK, "lifecycle");
+        "fixed then reopened is open again":
+            [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)] => (PENDING, WEAK, "awaiting_fix");
+        "still open after the 7-day window":
+            [a(-48.0, github(), "created", "open", None)] => (PENDING, WEAK, "alert_open"), at 8.0 * 24.0;
+        "no event seen yet": [] => (PENDING, WEAK, "awaiting_fix");
+        "another alert's fix does not count":
+            [alert(10.0, github(), 43, "fixed", "fixed", None, "js/xss")] => (PENDING, WEAK, "awaiting_fix");
+        "no alert number": [] => (UNKNOWN, NONE, "missing_reference"), on autofix().no_target();
+    );
+}
+
+fn created() -> safe_outcomes_model::ExecutionRecord {
+    record("create_code_scanning_alert")
+        .target(Target::named(
+            REPO,
+            TargetKind::CodeScanningAlert,
+            "path:src/db.js",
+        ))
+        .extra("ruleIdSuffix", json!("sql-injection"))
+        .extra("file", json!("src/db.js"))
+}
+
+#[test]
+fn create_code_scanning_alert_table() {
+    let ours = |h, who, action, state, reason| {
+        alert(h, who, 7, action, state, reason, "gh-aw/sql-injection")
+    };
+    let born = || ours(0.5, github(), "created", "open", None);
+    run_rows!(created(), 24.0;
+        "alert fixed": [born(), ours(30.0, github(), "fixed", "fixed", None)] => (ACCEPTED, STRONG, "alert_fixed"), at 48.0;
+        "triaged: assigned by a human":
+            [born(), ours(3.0, human("alice"), "updated_assignment", "open", None)] => (ACCEPTED, MEDIUM, "triaged");
+        "dismissed as won't fix by a human: acknowledged":
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
+        "dismissed as false positive by a human: rejected":
+            [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (REJECTED, MEDIUM, "dismissed_false_positive");
+        "open with no activity": [born()] => (PENDING, WEAK, "alert_open");
+        "open with no activity after 30 days": [born()] => (IGNORED, WEAK, "no_engagement"), at 31.0 * 24.0;
+        "an alert of another rule on the file does not count":
+            [alert(0.5, github(), 8, "created", "open", None, "js/xss")] => (UNKNOWN, NONE, "target_unobserved");
+        "an alert created before the upload is someone else's":
+            [ours(-5.0, github(), "created", "open", None), ours(3.0, github(), "fixed", "fixed", None)] => (UNKNOWN, NONE, "target_unobserved");
+        + unobserved_case("nothing seen", created());
+    );
+    // The correlation is weak: never high confidence.
+    let e = eval(
+        &created(),
+        vec![born(), ours(30.0, github(), "fixed", "fixed", None)],
+        48.0,
+    );
+    assert_eq!(e.confidence, Confidence::Medium);
+    assert_eq!(e.details["correlation"], "file_rule_time");
+    assert_eq!(e.details["alert_number"], 7);
+}
