@@ -1,5 +1,9 @@
-//! The rooms of `src/` and their directions (docs/architecture.md, "Rooms and
-//! layers"): `src/` holds only `lib.rs`, `main.rs` and the rooms in `ROOMS`,
+//! The layers, two ways (docs/architecture.md, "Crates, rooms and layers").
+//! Between crates the compiler keeps them (a crate names only what its
+//! `Cargo.toml` depends on); `the_crates_depend_only_on_the_crates_below_them`
+//! fails if a crate gains a dependency on one above it. Inside the App crate,
+//! the rooms of `src/` and their directions: `src/` holds only `lib.rs`,
+//! `main.rs` and the rooms in `ROOMS`,
 //! each a folder whose `mod.rs` opens with a doc saying what it owns and what
 //! it may import, and a room imports only the rooms below it. The test reads
 //! every `crate::NAME` path in the non-test code of each room (test modules
@@ -179,8 +183,72 @@ mod tests {
 
     /// The rooms, bottom to top: each may import only the rooms before it.
     const ROOMS: &[&str] = &[
-        "model", "store", "ingest", "judge", "github", "read", "app", "http", "bench", "cli",
+        "ingest", "judge", "github", "read", "app", "http", "bench", "cli",
     ];
+
+    /// The workspace's crates, bottom to top: each may depend (normal or
+    /// dev) only on the crates before it.
+    const CRATES: &[(&str, &str)] = &[
+        ("safe-outcomes-model", "crates/model"),
+        ("safe-outcomes-judge", "crates/judge"),
+        ("safe-outcomes-store", "crates/store"),
+        ("safe-outcomes", "."),
+    ];
+
+    /// The workspace crates a manifest names in any dependency table.
+    fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut in_deps = false;
+        for line in manifest.lines() {
+            let t = line.trim();
+            if t.starts_with('[') {
+                in_deps = t.ends_with("dependencies]") && !t.starts_with("[workspace");
+                continue;
+            }
+            let name: String = t
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            if in_deps && CRATES.iter().any(|(c, _)| *c == name) {
+                out.insert(name);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_crates_depend_only_on_the_crates_below_them() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        let mut wrong = Vec::new();
+        for (rank, (name, dir)) in CRATES.iter().enumerate() {
+            assert!(
+                workspace.contains(&format!("\"{dir}\"")) || *dir == ".",
+                "{dir} is not a member of the workspace"
+            );
+            let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap();
+            assert!(manifest.contains(&format!("name = \"{name}\"")), "{dir}: not {name}");
+            for dep in workspace_dependencies(&manifest) {
+                let below = CRATES[..rank].iter().any(|(c, _)| *c == dep);
+                if !below {
+                    wrong.push(format!("{name} depends on {dep}, which is not below it"));
+                }
+            }
+        }
+        // Every member is in the list.
+        for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.join("Cargo.toml").exists() {
+                let dir = format!("crates/{}", path.file_name().unwrap().to_string_lossy());
+                assert!(CRATES.iter().any(|(_, d)| *d == dir), "{dir} is not in CRATES");
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        // The check sees an upward dependency.
+        let judge_on_store = "[dependencies]\nsafe-outcomes-store.workspace = true\n";
+        assert!(workspace_dependencies(judge_on_store).contains("safe-outcomes-store"));
+        assert!(workspace_dependencies("[workspace.dependencies]\nsafe-outcomes-store = {}\n").is_empty());
+    }
 
     fn src() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -205,7 +273,7 @@ mod tests {
     #[test]
     fn rooms_import_only_the_rooms_below_them() {
         let g = graph(&src());
-        assert!(g.contains_key("app") && g["app"].contains_key("store"));
+        assert!(g.contains_key("app") && g["app"].contains_key("github"));
         let up = upward(&g);
         assert!(
             up.is_empty(),
@@ -248,16 +316,16 @@ mod tests {
     #[test]
     fn the_check_sees_an_upward_import() {
         let mut g = Graph::new();
-        g.entry("store".into())
+        g.entry("ingest".into())
             .or_default()
             .entry("http".into())
             .or_default()
-            .insert("store/x.rs".into());
+            .insert("ingest/x.rs".into());
         assert_eq!(upward(&g).len(), 1);
         g.clear();
         g.entry("http".into())
             .or_default()
-            .entry("store".into())
+            .entry("ingest".into())
             .or_default()
             .insert("http/x.rs".into());
         assert!(upward(&g).is_empty());

@@ -257,7 +257,7 @@ mod tests {
     /// store's compression dictionary) encoded with and without it.
     #[test]
     fn a_stored_trace_id_costs_under_64_bytes_per_output() {
-        let text = include_str!("../../store/record_dictionary_v1.json");
+        let text = include_str!("../../../crates/store/src/record_dictionary_v1.json");
         // Other values than the dictionary's own (as its own test does).
         let sample = text
             .lines()
