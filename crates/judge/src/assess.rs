@@ -117,9 +117,13 @@ fn build_record(
 /// One change of outcome, for the history shown by `GET /api/v1/outputs/{id}`.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Transition {
+    /// When the outcome changed (the observation's GitHub time, or the time that passed).
     pub at: DateTime<Utc>,
+    /// The outcome from then on.
     pub outcome_status: OutcomeStatus,
+    /// Its evidence strength.
     pub evidence_strength: EvidenceStrength,
+    /// Its signal: what a careful human would check.
     pub human_check_signal: String,
     /// The observation that brought the change, when one did (otherwise time did).
     pub observation: Option<String>,

@@ -27,6 +27,7 @@
 
 /// One fact, as the observations it becomes and the webhooks that carry it.
 pub struct Fact {
+    /// Its name in the table.
     pub name: &'static str,
     /// What changed, in words.
     pub what: &'static str,
@@ -63,12 +64,15 @@ pub struct Api {
     pub who: &'static str,
     /// The field giving when (empty: the read does not say).
     pub when: &'static str,
+    /// Which reader performs it.
     pub via: Via,
 }
 
 /// One fact a type needs, and how the API path recovers it.
 pub struct Need {
+    /// The fact.
     pub fact: &'static Fact,
+    /// The API reads that recover it (empty: none does, see `note`).
     pub api: &'static [Api],
     /// Why the API does not recover what, who or when (required when the
     /// fact has a webhook source and the reads miss a part), or a limit.
@@ -78,7 +82,9 @@ pub struct Need {
 /// The shape of the record's target, which decides the reads.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Shape {
+    /// A pull request, by number.
     PullRequest,
+    /// An issue, by number.
     Issue,
     /// A conversation comment, by id, on its issue or PR.
     Comment,
@@ -86,6 +92,7 @@ pub enum Shape {
     ReviewComment,
     /// A sub-issue link: the child issue, with its parent.
     SubIssue,
+    /// A discussion, by number.
     Discussion,
     /// A comment by node id (hide_comment).
     Node,
@@ -93,9 +100,13 @@ pub enum Shape {
     Run,
     /// A repository dispatch: no run id.
     Dispatch,
+    /// A check run by id.
     CheckRun,
+    /// A code-scanning alert by number.
     Alert,
+    /// A release by tag.
     Release,
+    /// A project item.
     Project,
     /// Nothing on GitHub.
     Nothing,
@@ -103,8 +114,11 @@ pub enum Shape {
 
 /// The facts of some types on one target shape.
 pub struct Profile {
+    /// The safe-output types.
     pub types: &'static [&'static str],
+    /// Their target's shape.
     pub shape: Shape,
+    /// The facts they need.
     pub needs: &'static [Need],
 }
 
@@ -166,18 +180,21 @@ const fn noted(fact: &'static Fact, api: &'static [Api], note: &'static str) -> 
 
 // The facts.
 
+/// The fact `opened`: the item was opened.
 pub const OPENED: Fact = fact(
     "opened",
     "the item was opened",
     &["opened"],
     &["issues.opened", "pull_request.opened", "discussion.created"],
 );
+/// The fact `closed`: the item was closed or merged (and by which PR).
 pub const CLOSED: Fact = fact(
     "closed",
     "the item was closed or merged (and by which PR)",
     &["closed", "closed_by"],
     &["issues.closed", "pull_request.closed", "discussion.closed"],
 );
+/// The fact `reopened`: the item was reopened.
 pub const REOPENED: Fact = fact(
     "reopened",
     "the item was reopened",
@@ -188,36 +205,42 @@ pub const REOPENED: Fact = fact(
         "discussion.reopened",
     ],
 );
+/// The fact `deleted`: the item was deleted.
 pub const DELETED: Fact = fact(
     "deleted",
     "the item was deleted",
     &["deleted"],
     &["issues.deleted", "discussion.deleted"],
 );
+/// The fact `transferred`: the item was moved to another repository.
 pub const TRANSFERRED: Fact = fact(
     "transferred",
     "the item was moved to another repository",
     &["transferred"],
     &["issues.transferred", "discussion.transferred"],
 );
+/// The fact `title_edited`: the title was changed.
 pub const TITLE_EDITED: Fact = fact(
     "title_edited",
     "the title was changed",
     &["edited"],
     &["issues.edited", "pull_request.edited", "discussion.edited"],
 );
+/// The fact `body_edited`: the body was changed.
 pub const BODY_EDITED: Fact = fact(
     "body_edited",
     "the body was changed",
     &["edited"],
     &["issues.edited", "pull_request.edited", "discussion.edited"],
 );
+/// The fact `base_changed`: the PR's base branch was changed.
 pub const BASE_CHANGED: Fact = fact(
     "base_changed",
     "the PR's base branch was changed",
     &["edited"],
     &["pull_request.edited"],
 );
+/// The fact `labeled`: a label was added or removed.
 pub const LABELED: Fact = fact(
     "labeled",
     "a label was added or removed",
@@ -231,6 +254,7 @@ pub const LABELED: Fact = fact(
         "discussion.unlabeled",
     ],
 );
+/// The fact `assigned`: an assignee was added or removed.
 pub const ASSIGNED: Fact = fact(
     "assigned",
     "an assignee was added or removed",
@@ -242,18 +266,21 @@ pub const ASSIGNED: Fact = fact(
         "pull_request.unassigned",
     ],
 );
+/// The fact `milestoned`: the milestone was set or cleared.
 pub const MILESTONED: Fact = fact(
     "milestoned",
     "the milestone was set or cleared",
     &["milestoned", "demilestoned"],
     &["issues.milestoned", "issues.demilestoned"],
 );
+/// The fact `issue_typed`: the issue type was set or cleared.
 pub const ISSUE_TYPED: Fact = fact(
     "issue_typed",
     "the issue type was set or cleared",
     &["issue_typed", "issue_untyped"],
     &["issues.typed", "issues.untyped"],
 );
+/// The fact `review_requested`: a review was requested or the request removed.
 pub const REVIEW_REQUESTED: Fact = fact(
     "review_requested",
     "a review was requested or the request removed",
@@ -263,6 +290,7 @@ pub const REVIEW_REQUESTED: Fact = fact(
         "pull_request.review_request_removed",
     ],
 );
+/// The fact `draft`: the PR was marked ready for review or turned back into a draft.
 pub const DRAFT: Fact = fact(
     "draft",
     "the PR was marked ready for review or turned back into a draft",
@@ -272,72 +300,84 @@ pub const DRAFT: Fact = fact(
         "pull_request.converted_to_draft",
     ],
 );
+/// The fact `head_pushed`: commits were pushed to the PR head (forced or not).
 pub const HEAD_PUSHED: Fact = fact(
     "head_pushed",
     "commits were pushed to the PR head (forced or not)",
     &["synchronize", "pushed"],
     &["pull_request.synchronize", "push"],
 );
+/// The fact `on_base`: the pushed commit is (or is not) in what the merge put on the base.
 pub const ON_BASE: Fact = fact(
     "on_base",
     "the pushed commit is (or is not) in what the merge put on the base",
     &["compared", "pushed"],
     &["push"],
 );
+/// The fact `reverted`: a commit or PR was reverted.
 pub const REVERTED: Fact = fact(
     "reverted",
     "a commit or PR was reverted",
     &["reverted"],
     &["push", "pull_request.closed"],
 );
+/// The fact `cross_referenced`: another issue or PR mentioned this one.
 pub const CROSS_REFERENCED: Fact = fact(
     "cross_referenced",
     "another issue or PR mentioned this one",
     &["cross_referenced"],
     &["issues.opened", "pull_request.opened"],
 );
+/// The fact `comment`: a conversation comment was written (with its challenge or marker).
 pub const COMMENT: Fact = fact(
     "comment",
     "a conversation comment was written (with its challenge or marker)",
     &["comment_created"],
     &["issue_comment.created", "discussion_comment.created"],
 );
+/// The fact `comment_deleted`: a conversation comment was deleted.
 pub const COMMENT_DELETED: Fact = fact(
     "comment_deleted",
     "a conversation comment was deleted",
     &["comment_deleted"],
     &["issue_comment.deleted", "discussion_comment.deleted"],
 );
+/// The fact `comment_edited`: a conversation comment was edited.
 pub const COMMENT_EDITED: Fact = fact(
     "comment_edited",
     "a conversation comment was edited",
     &["comment_edited"],
     &["issue_comment.edited", "discussion_comment.edited"],
 );
+/// The fact `review`: a review was submitted (its state).
 pub const REVIEW: Fact = fact(
     "review",
     "a review was submitted (its state)",
     &["review_submitted"],
     &["pull_request_review.submitted"],
 );
+/// The fact `review_dismissed`: a review was dismissed.
 pub const REVIEW_DISMISSED: Fact = fact(
     "review_dismissed",
     "a review was dismissed",
     &["review_dismissed"],
     &["pull_request_review.dismissed"],
 );
+/// The fact `review_comment`: an inline review comment or reply was written.
 pub const REVIEW_COMMENT: Fact = fact(
     "review_comment",
     "an inline review comment or reply was written",
     &["review_comment_created"],
     &["pull_request_review_comment.created"],
 );
+/// The fact `review_comment_deleted`: an inline review comment was deleted.
 pub const REVIEW_COMMENT_DELETED: Fact = fact(
     "review_comment_deleted",
     "an inline review comment was deleted",
     &["review_comment_deleted"],
     &["pull_request_review_comment.deleted"],
 );
+/// The fact `thread_resolved`: a review thread was resolved or unresolved.
 pub const THREAD_RESOLVED: Fact = fact(
     "thread_resolved",
     "a review thread was resolved or unresolved",
@@ -347,24 +387,28 @@ pub const THREAD_RESOLVED: Fact = fact(
         "pull_request_review_thread.unresolved",
     ],
 );
+/// The fact `minimized`: a comment was hidden or shown again.
 pub const MINIMIZED: Fact = fact(
     "minimized",
     "a comment was hidden or shown again",
     &["comment_minimized", "comment_unminimized"],
     &[],
 );
+/// The fact `reaction`: someone reacted to the item or a comment.
 pub const REACTION: Fact = fact(
     "reaction",
     "someone reacted to the item or a comment",
     &["reacted"],
     &[],
 );
+/// The fact `team_member`: a reviewer belongs to a requested team.
 pub const TEAM_MEMBER: Fact = fact(
     "team_member",
     "a reviewer belongs to a requested team",
     &["team_member"],
     &[],
 );
+/// The fact `sub_issue`: a sub-issue link was added or removed.
 pub const SUB_ISSUE: Fact = fact(
     "sub_issue",
     "a sub-issue link was added or removed",
@@ -376,6 +420,7 @@ pub const SUB_ISSUE: Fact = fact(
         "sub_issues.parent_issue_removed",
     ],
 );
+/// The fact `project_item`: a project item was added, removed, archived or restored.
 pub const PROJECT_ITEM: Fact = fact(
     "project_item",
     "a project item was added, removed, archived or restored",
@@ -391,12 +436,14 @@ pub const PROJECT_ITEM: Fact = fact(
         "projects_v2_item.restored",
     ],
 );
+/// The fact `field_value`: a project field value was changed.
 pub const FIELD_VALUE: Fact = fact(
     "field_value",
     "a project field value was changed",
     &["field_value_changed"],
     &["projects_v2_item.edited"],
 );
+/// The fact `project_changed`: a project (or its status update) was created, edited, closed or deleted.
 pub const PROJECT_CHANGED: Fact = fact(
     "project_changed",
     "a project (or its status update) was created, edited, closed or deleted",
@@ -421,12 +468,14 @@ pub const PROJECT_CHANGED: Fact = fact(
         "projects_v2_status_update.deleted",
     ],
 );
+/// The fact `answered`: a discussion answer was marked or unmarked.
 pub const ANSWERED: Fact = fact(
     "answered",
     "a discussion answer was marked or unmarked",
     &["answered", "unanswered"],
     &["discussion.answered", "discussion.unanswered"],
 );
+/// The fact `workflow_run`: a workflow run was requested, ran or completed.
 pub const WORKFLOW_RUN: Fact = fact(
     "workflow_run",
     "a workflow run was requested, ran or completed",
@@ -437,6 +486,7 @@ pub const WORKFLOW_RUN: Fact = fact(
         "workflow_run.completed",
     ],
 );
+/// The fact `check_run`: a check run or suite was created, re-requested or completed.
 pub const CHECK_RUN: Fact = fact(
     "check_run",
     "a check run or suite was created, re-requested or completed",
@@ -449,6 +499,7 @@ pub const CHECK_RUN: Fact = fact(
         "check_suite.completed",
     ],
 );
+/// The fact `alert`: a code-scanning alert changed state.
 pub const ALERT: Fact = fact(
     "alert",
     "a code-scanning alert changed state",
@@ -462,6 +513,7 @@ pub const ALERT: Fact = fact(
         "code_scanning_alert.appeared_in_branch",
     ],
 );
+/// The fact `release`: a release was published, edited or deleted.
 pub const RELEASE: Fact = fact(
     "release",
     "a release was published, edited or deleted",
@@ -476,6 +528,7 @@ pub const RELEASE: Fact = fact(
     ],
 );
 
+/// The fact `milestone_changed`: a milestone was created, edited, closed or deleted (no type reads it yet).
 pub const MILESTONE_CHANGED: Fact = fact(
     "milestone_changed",
     "a milestone was created, edited, closed or deleted (no type reads it yet)",

@@ -41,9 +41,11 @@ pub mod testkit;
 
 /// Everything an evaluator may look at.
 pub struct EvalContext<'a> {
+    /// What the agent did.
     pub record: &'a ExecutionRecord,
     /// Observations of the watched targets with `at <= as_of`, sorted by (`at`, `id`).
     pub observations: &'a [Observation],
+    /// The time judged as of.
     pub as_of: DateTime<Utc>,
 }
 

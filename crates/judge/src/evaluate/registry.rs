@@ -58,6 +58,7 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The effect in words.
     pub fn as_str(self) -> &'static str {
         match self {
             Effect::Creates => "creates its object",
@@ -74,7 +75,9 @@ pub struct TypeSpec {
     pub name: &'static str,
     /// The file under `crates/judge/src/evaluate/` holding its evaluator.
     pub family: &'static str,
+    /// Its evaluator.
     pub evaluator: Evaluator,
+    /// What it did to GitHub (general rule 6).
     pub effect: Effect,
     /// What the execution record must carry (general rule 1); without it the
     /// output is `unknown/none/missing_execution_state`.

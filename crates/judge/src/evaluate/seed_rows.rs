@@ -20,8 +20,11 @@ pub enum By {
     /// under crates/judge/src/evaluate/` `::` test fn) holding the rows that show
     /// it, and its limits ("" when none).
     Rule {
+        /// The signals it gives.
         signals: &'static [&'static str],
+        /// `file::test_fn`.
         test: &'static str,
+        /// Where it is narrower than the row ("" when nowhere).
         limit: &'static str,
     },
     /// Not implemented, for the reason given.
@@ -34,6 +37,7 @@ pub struct SeedRow {
     pub section: &'static str,
     /// The row, as the seed prints it.
     pub row: &'static str,
+    /// What the code does with it.
     pub by: By,
 }
 
@@ -347,13 +351,14 @@ pub const SEED_ROWS: &[SeedRow] = &[
     rule("unassign_from_user", "Cannot read assignees unknown none", &["target_unobserved"], UNASSIGN),
 ];
 
-/// (rows with a rule, rows stated as differences, all rows).
 /// What the code does with a rule-stating line of seeds 001–003.
 pub enum Said {
     /// Our rule for it, in words, and the test (`path from the crate root`
     /// `::` test fn) that shows it.
     Rule {
+        /// The rule in words.
         rule: &'static str,
+        /// `path::test_fn`.
         test: &'static str,
     },
     /// Not implemented, for the reason given.
@@ -369,6 +374,7 @@ pub struct SeedLine {
     pub seed: &'static str,
     /// Words of the line, verbatim.
     pub quote: &'static str,
+    /// What the code does with it.
     pub said: Said,
 }
 
@@ -481,6 +487,7 @@ pub fn names_a_rule(sentence: &str) -> bool {
         && !LEGEND.iter().any(|l| sentence.starts_with(l))
 }
 
+/// (rows with a rule, rows stated as differences, all rows).
 pub fn counts() -> (usize, usize, usize) {
     let rules = SEED_ROWS
         .iter()
