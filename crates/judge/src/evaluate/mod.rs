@@ -36,7 +36,10 @@ mod system;
 mod update;
 mod workflow;
 
+/// Builders for the tests of this crate and, with the `testkit` feature,
+/// of the crates above (never in a release build).
 #[cfg(any(test, feature = "testkit"))]
+#[allow(missing_docs)]
 pub mod testkit;
 
 /// Everything an evaluator may look at.
