@@ -144,6 +144,14 @@ pub fn quiet_on_closed_pipe() {
     }));
 }
 
+/// Whether stdout is a terminal (`SAFE_OUTCOMES_FORCE_TTY` set: as if it
+/// were, like `gh`'s `GH_FORCE_TTY`).
+pub(crate) fn for_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("SAFE_OUTCOMES_FORCE_TTY").is_some_and(|v| !v.is_empty())
+        || std::io::stdout().is_terminal()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

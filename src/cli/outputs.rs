@@ -22,7 +22,6 @@ use clap::Args;
 use super::exit::emit;
 use super::json::{schema_fields, JsonArgs};
 use super::source::{FilterArgs, Source, SourceArgs};
-use std::io::IsTerminal;
 
 use crate::model::escape::terminal;
 use crate::model::OutcomeRecord;
@@ -119,7 +118,7 @@ pub async fn outputs(args: OutputsArgs) -> anyhow::Result<()> {
     }
     match fields {
         Some(fields) => args.json.print(&records, &fields),
-        None => emit(&table(&records, for_terminal())),
+        None => emit(&table(&records, super::exit::for_terminal())),
     }
 }
 
@@ -186,13 +185,6 @@ async fn read(source: &Source, args: &OutputsArgs) -> anyhow::Result<Vec<Outcome
     }
     out.truncate(args.limit as usize);
     Ok(out)
-}
-
-/// Whether stdout is a terminal (`SAFE_OUTCOMES_FORCE_TTY` set: as if it
-/// were, like `gh`'s `GH_FORCE_TTY`).
-pub(crate) fn for_terminal() -> bool {
-    std::env::var_os("SAFE_OUTCOMES_FORCE_TTY").is_some_and(|v| !v.is_empty())
-        || std::io::stdout().is_terminal()
 }
 
 /// One line per output: id, type, status, strength, signal, workflow,

@@ -93,15 +93,14 @@ pub async fn report(args: ReportArgs) -> anyhow::Result<()> {
                 "--json picks fields of the report; with --weekly use --format json",
             ));
         }
-        let weekly = super::weekly::build(&source, &args).await?;
+        let weekly = super::weekly::build(&source, &args.filter, args.window.as_deref()).await?;
         if weekly.workflows.is_empty() && weekly.no_workflow == 0 {
             source.require_known_repo(repo).await?;
         }
         return match args.format {
-            ReportFormat::Table => super::exit::emit(&super::weekly::table(
-                &weekly,
-                super::outputs::for_terminal(),
-            )),
+            ReportFormat::Table => {
+                super::exit::emit(&super::weekly::table(&weekly, super::exit::for_terminal()))
+            }
             ReportFormat::Json => {
                 super::exit::emit(&format!("{}\n", serde_json::to_string_pretty(&weekly)?))
             }

@@ -43,7 +43,7 @@ pub fn page_url(
 /// Open `url` in the browser when stdout is a terminal and there is one;
 /// else print it.
 pub fn open(url: &str) -> anyhow::Result<()> {
-    let browser = match super::outputs::for_terminal() {
+    let browser = match super::exit::for_terminal() {
         true => browser(),
         false => None,
     };

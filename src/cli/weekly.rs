@@ -24,8 +24,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::report::ReportArgs;
-use super::source::Source;
+use super::source::{FilterArgs, Source};
 use crate::http::series::{self, Period, Series};
 use crate::model::escape::terminal;
 use crate::read::query::RepoScope;
@@ -49,11 +48,16 @@ pub struct Weekly {
 const NONE: &str = "(none)";
 
 /// The weekly view of the cut, from the store or the server.
-pub async fn build(source: &Source, args: &ReportArgs) -> anyhow::Result<Weekly> {
-    let asked = args.window.as_deref().and_then(parse_window);
+/// `window`: the one asked for (`--window`), if any.
+pub async fn build(
+    source: &Source,
+    filter_args: &FilterArgs,
+    window: Option<&str>,
+) -> anyhow::Result<Weekly> {
+    let asked = window.and_then(parse_window);
     match source {
         Source::Store(store) => {
-            let filter = args.filter.to_filter()?;
+            let filter = filter_args.to_filter()?;
             let now = Utc::now();
             let (first, weeks) = series::weeks_of(&filter, now)
                 .map_err(|e| super::exit::fail(super::exit::Exit::Usage, e.detail))?;
@@ -90,7 +94,7 @@ pub async fn build(source: &Source, args: &ReportArgs) -> anyhow::Result<Weekly>
             Ok(out)
         }
         Source::Server(remote) => {
-            let cuts = args.filter.to_query();
+            let cuts = filter_args.to_query();
             let with = |extra: &[(&'static str, String)]| {
                 let mut q = cuts.clone();
                 q.extend(extra.iter().cloned());
@@ -117,7 +121,7 @@ pub async fn build(source: &Source, args: &ReportArgs) -> anyhow::Result<Weekly>
             };
             let window = [("window", all.window.clone())];
             for name in names.into_iter().filter(|n| n != NONE) {
-                if args.filter.workflow.is_some() {
+                if filter_args.workflow.is_some() {
                     // Already cut to that one workflow: its series is `all`.
                     out.workflows.insert(name, all.periods.clone());
                     continue;

@@ -23,6 +23,7 @@ pub mod installation;
 pub mod markers;
 pub mod observation;
 pub mod outcome;
+pub mod outcome_record;
 pub mod output_type;
 pub mod sane_time;
 pub mod shared_data;
@@ -35,9 +36,10 @@ pub mod wire;
 pub use execution::ExecutionRecord;
 pub use observation::{Actor, ItemSnapshot, Observation, ObservationKind};
 pub use outcome::{
-    ActorClass, ActorSummary, Confidence, Evaluation, EvidenceStrength, OutcomeRecord,
-    OutcomeStatus, WindowSnapshot, CHECKPOINTS,
+    ActorClass, ActorSummary, Confidence, Evaluation, EvidenceStrength, OutcomeStatus,
+    WindowSnapshot, CHECKPOINTS,
 };
+pub use outcome_record::OutcomeRecord;
 pub use output_type::OutputType;
 pub use signal::Signal;
 pub use target::{Target, TargetKind};

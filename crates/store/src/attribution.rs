@@ -83,6 +83,16 @@ pub fn line_cells(stored: &StoredOutput) -> Option<[Cell; 3]> {
 }
 
 /// The attribution of an output, if its code landed.
+/// The line-survival cells of `stored` and the counts its attribution adds
+/// to each (none when it has no attribution or lands in no cell).
+pub(crate) fn line_counts(store: &Store, stored: &StoredOutput) -> Result<Vec<(Vec<u8>, Counts)>> {
+    let (Some(cells), Some(a)) = (line_cells(stored), get(store, &stored.execution.id)?) else {
+        return Ok(Vec::new());
+    };
+    let counts = survival_counts(&a);
+    Ok(cells.map(|cell| (cell.key(), counts.clone())).to_vec())
+}
+
 pub fn get(store: &Store, output_id: &str) -> Result<Option<LineAttribution>> {
     let k = key(output_id);
     match store.db().open_tree(TREE)?.get(&k)? {

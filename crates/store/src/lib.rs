@@ -18,7 +18,7 @@ pub mod codec;
 pub mod compact;
 pub mod dead_letters;
 pub mod engine;
-pub mod heal;
+pub use engine::heal;
 pub mod inbox;
 mod inbox_item;
 mod installations;
@@ -696,6 +696,19 @@ impl Store {
 /// A lock held across replicas until dropped (`Store::try_lock`,
 /// `Store::leader`): nothing on sled, where one process owns the store.
 pub struct Held(#[allow(dead_code)] Option<pg::SessionLock>);
+
+impl Store {
+    /// Count every stored output into the rollups once, for a store written
+    /// before they existed, then its cells into the sums cells and the
+    /// tally, for a store written before those (`rollup`). Both run at open,
+    /// before the worker: on PostgreSQL run them with one replica (outputs
+    /// another replica's worker writes meanwhile may be counted twice).
+    /// Outputs with landed lines add their line-survival counts
+    /// (`attribution`).
+    pub fn ensure_rollups(&self) -> Result<()> {
+        self.build_rollups(&attribution::line_counts)
+    }
+}
 
 impl Store {
     /// Take the lock named `key` across replicas, if no one holds it: on

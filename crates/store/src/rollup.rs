@@ -771,6 +771,10 @@ fn is_sums_key(key: &[u8]) -> bool {
 }
 
 /// Fold the rollup additions into a batch (one addition per key).
+/// An output's line-survival cells and their counts.
+pub(crate) type LineCounts<'a> =
+    &'a dyn Fn(&Store, &StoredOutput) -> Result<Vec<(Vec<u8>, Counts)>>;
+
 pub(super) fn add_to_batch(batch: &mut Batch, adds: Vec<(Vec<u8>, Counts)>) {
     let mut folded: std::collections::BTreeMap<Vec<u8>, Counts> = Default::default();
     for (k, c) in adds {
@@ -889,9 +893,13 @@ impl Store {
     /// open, before the worker: on PostgreSQL run them with one replica
     /// (outputs another replica's worker writes meanwhile may be counted
     /// twice).
-    pub fn ensure_rollups(&self) -> Result<()> {
+    ///
+    /// `line_counts` gives an output's line-survival cells and counts (the
+    /// attributions', `attribution::line_counts`, wired in by the crate's
+    /// root so that the rollups need not know attributions).
+    pub(crate) fn build_rollups(&self, line_counts: LineCounts) -> Result<()> {
         if self.counter(BUILT) < CELLS_BUILT {
-            self.build_cells()?;
+            self.build_cells(line_counts)?;
         }
         if self.counter(BUILT) < SUMS_BUILT {
             self.build_sums()?;
@@ -906,7 +914,7 @@ impl Store {
     /// also recording the last output counted, so an interrupted build
     /// resumes where it stopped. No sums cell: those come from the cells
     /// (`build_sums`), whichever binary wrote the chunks before.
-    fn build_cells(&self) -> Result<()> {
+    fn build_cells(&self, line_counts: LineCounts) -> Result<()> {
         let mut from = self.resume_from(keys::ROLLUP_PROGRESS, keys::OUTPUT)?;
         let end = super::engine::prefix_end(keys::OUTPUT).expect("prefix end");
         loop {
@@ -917,13 +925,7 @@ impl Store {
             for item in self.db.range(from.clone()..end.clone()).take(BUILD_CHUNK) {
                 let (k, v) = item?;
                 let stored = codec::decode_output(&k, &v)?;
-                if let (Some(cells), Some(a)) = (
-                    super::attribution::line_cells(&stored),
-                    super::attribution::get(self, &stored.execution.id)?,
-                ) {
-                    let counts = super::attribution::survival_counts(&a);
-                    lines.extend(cells.map(|cell| (cell.key(), counts.clone())));
-                }
+                lines.extend(line_counts(self, &stored)?);
                 let c = change(None, Some(&stored));
                 adds.extend(c.adds.into_iter().filter(|(k, _)| built_from_outputs(k)));
                 if let Some((key, value)) = c.index_added {

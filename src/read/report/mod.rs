@@ -188,7 +188,7 @@ pub struct Report {
     /// there at 7 and 30 days (`read::line_survival`; filled
     /// by whoever has the store, empty otherwise).
     #[serde(default)]
-    pub line_survival: BTreeMap<String, crate::read::line_survival::LineTotals>,
+    pub line_survival: BTreeMap<String, crate::read::line_totals::LineTotals>,
 }
 
 /// Window names accepted by `--window` and `?window=`.

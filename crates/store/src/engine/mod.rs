@@ -7,6 +7,7 @@
 //! keys across replicas) is asked of it through the store's own methods.
 
 pub mod embedded;
+pub mod heal;
 pub mod journal;
 pub mod pg;
 
@@ -130,7 +131,7 @@ impl Batch {
 /// both after an I/O error (`store::heal`), or PostgreSQL.
 #[derive(Clone)]
 pub enum Engine {
-    Sled(crate::heal::Handle),
+    Sled(heal::Handle),
     Pg(pg::Pg),
 }
 

@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwapOption;
 use parking_lot::Mutex;
 
-use super::engine::embedded::Embedded;
-use super::{Durability, Engine, Result, Store, StoreError};
+use super::embedded::Embedded;
+use super::Engine;
+use crate::{Durability, Result, Store, StoreError};
 
 /// The first wait between reopen attempts; each failed one doubles it...
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
