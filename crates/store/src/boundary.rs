@@ -1,4 +1,4 @@
-//! The store's boundary, checked: no source file outside `src/store/`
+//! The store's boundary, checked: no source file outside `crates/store/src/`
 //! names sled, the raw tree (`.db()`) or the key layout (`keys::`), so
 //! everything persistent goes through typed store methods and units of
 //! work. (Integration tests under `tests/` still write raw bytes through
@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// What only `src/store/` may name.
+/// What only `crates/store/src/` may name.
 const FORBIDDEN: &[&str] = &["sled::", "redb::", ".db()", "store::keys", "keys::"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -55,7 +55,7 @@ fn nothing_outside_the_store_reaches_sled_or_its_keys() {
         .collect();
     assert!(
         found.is_empty(),
-        "outside src/store/:\n{}",
+        "outside crates/store/src/:\n{}",
         found.join("\n")
     );
 }

@@ -194,7 +194,7 @@ fn the_v3_dictionary_is_the_v1_records_in_v3_form() {
 #[test]
 #[ignore]
 fn write_dictionary_v3() {
-    std::fs::write("src/store/record_dictionary_v3.bin", dictionary_v3()).unwrap();
+    std::fs::write("src/record_dictionary_v3.bin", dictionary_v3()).unwrap();
 }
 
 #[test]
