@@ -66,9 +66,9 @@ fn the_scan_sees_each_forbidden_name() {
     for line in [
         "let b = sled::Batch::default();",
         "store.db().get(k)",
-        "use crate::keys;",
+        "use crate::store::keys;",
         "keys::output(id)",
-        "use crate::{counter, keys, Store};",
+        "use crate::store::{counter, keys, Store};",
     ] {
         assert_eq!(violations(file, line).len(), 1, "{line}");
     }
