@@ -34,6 +34,7 @@ pub mod http;
 pub mod ingest;
 pub mod judge;
 pub mod read;
+pub mod settings;
 
 pub use safe_outcomes_model as model;
 pub use safe_outcomes_store as store;

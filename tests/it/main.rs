@@ -61,6 +61,7 @@ mod read_api;
 mod read_cuts;
 mod read_tokens;
 mod readme;
+mod settings;
 mod reconcile;
 mod redelivery;
 mod replicas;

@@ -329,7 +329,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // The key as written signs JWTs GitHub accepts.
     let creds = AppCredentials::from_config(
         &env_get(&env, "APP_ID"),
-        Some(env_get(&env, "PRIVATE_KEY")),
+        Some(env_get(&env, "PRIVATE_KEY").into()),
         None,
     )
     .unwrap();

@@ -410,10 +410,10 @@ async fn register(
     let secret = app.webhook_secret.clone().unwrap_or_default();
     let pairs = [
         ("APP_ID", id.as_str()),
-        ("PRIVATE_KEY", app.pem.as_str()),
-        ("WEBHOOK_SECRET", secret.as_str()),
+        ("PRIVATE_KEY", app.pem.expose_secret()),
+        ("WEBHOOK_SECRET", secret.expose_secret()),
         ("GITHUB_CLIENT_ID", app.client_id.as_str()),
-        ("GITHUB_CLIENT_SECRET", app.client_secret.as_str()),
+        ("GITHUB_CLIENT_SECRET", app.client_secret.expose_secret()),
     ];
     let written = envfile::write(&setup.env_file, app.id, &pairs).map_err(|e| {
         (
