@@ -1,9 +1,9 @@
 use clap::Parser;
-use safe_outcomes::settings;
 use safe_outcomes::cli::{
     exit_code, init_logging, is_broken_pipe, load_dotenv, no_transparent_huge_pages,
     purge_freed_pages_at_once, quiet_on_closed_pipe, run, Cli, Command,
 };
+use safe_outcomes::settings;
 
 /// mimalloc, not glibc's malloc (`cli::allocator`).
 #[global_allocator]

@@ -215,10 +215,13 @@ impl App {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
         let owner = lock_data_dir(data_dir)?;
-        let store = Store::open_engine(&store_path(data_dir), crate::settings::exposed(&options.database_url))
-            .map_err(|e| {
-                anyhow::Error::new(e).context(format!("opening store in {}", data_dir.display()))
-            })?;
+        let store = Store::open_engine(
+            &store_path(data_dir),
+            crate::settings::exposed(&options.database_url),
+        )
+        .map_err(|e| {
+            anyhow::Error::new(e).context(format!("opening store in {}", data_dir.display()))
+        })?;
         let received = store.counter(counter::RECEIVED);
         // The highest inbox number given (sled: the count received).
         let last_seq = store

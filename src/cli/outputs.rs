@@ -191,7 +191,8 @@ async fn read(source: &Source, args: &OutputsArgs) -> anyhow::Result<Vec<Outcome
 /// Whether stdout is a terminal (`SAFE_OUTCOMES_FORCE_TTY` set: as if it
 /// were, like `gh`'s `GH_FORCE_TTY`).
 pub(crate) fn for_terminal() -> bool {
-    crate::settings::read_os(&crate::settings::SAFE_OUTCOMES_FORCE_TTY).is_some_and(|v| !v.is_empty())
+    crate::settings::read_os(&crate::settings::SAFE_OUTCOMES_FORCE_TTY)
+        .is_some_and(|v| !v.is_empty())
         || std::io::stdout().is_terminal()
 }
 

@@ -343,7 +343,7 @@ fn print_setup_link(
     // and the log says so (a restart with a readable stdout prints a new one).
     let shown = super::exit::emit_line(format!(
         "setup: register the GitHub App at {}",
-        crate::http::auth::setup::setup_link(base, &key)
+        crate::http::auth::setup::setup_link(base, key.expose_secret())
     ));
     if shown.is_err() {
         tracing::warn!("stdout is closed: the one-time setup link could not be printed; restart serve with a readable stdout to get one");

@@ -221,7 +221,11 @@ impl Remote {
     pub fn new(url: &str, token: Option<crate::settings::Secret>) -> Remote {
         Remote {
             url: url.trim_end_matches('/').to_string(),
-            client: Client::new(url, None, crate::settings::exposed(&token).map(str::to_string)),
+            client: Client::new(
+                url,
+                None,
+                crate::settings::exposed(&token).map(str::to_string),
+            ),
             token,
         }
     }

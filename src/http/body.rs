@@ -113,7 +113,11 @@ pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), Api
 }
 
 fn check_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
-    require_bearer(headers, crate::settings::exposed(&state.api_token), "API_TOKEN")
+    require_bearer(
+        headers,
+        crate::settings::exposed(&state.api_token),
+        "API_TOKEN",
+    )
 }
 
 /// Who may post a manifest.

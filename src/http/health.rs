@@ -183,9 +183,12 @@ fn resolved_by_database(
 /// the store cannot write (`database.store`: reopening after an I/O error).
 /// Per-installation figures only for a bearer `API_TOKEN` or `METRICS_TOKEN`.
 pub async fn status(StateExtractor(state): StateExtractor<State>, headers: HeaderMap) -> Response {
-    let operator = [crate::settings::exposed(&state.api_token), crate::settings::exposed(&state.metrics.token)]
-        .into_iter()
-        .any(|t| require_bearer(&headers, t, "API_TOKEN").is_ok());
+    let operator = [
+        crate::settings::exposed(&state.api_token),
+        crate::settings::exposed(&state.metrics.token),
+    ]
+    .into_iter()
+    .any(|t| require_bearer(&headers, t, "API_TOKEN").is_ok());
     let f = figures(&state);
     // PostgreSQL: checked now; an unreachable database is a 503 with why.
     let db_health = state.store.database_health();

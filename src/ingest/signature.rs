@@ -26,8 +26,7 @@ pub fn verify(secrets: &[Secret], header: &str, body: &[u8]) -> bool {
     // Check every secret, so timing does not reveal which one matched.
     let mut ok = false;
     for secret in secrets {
-        let mut mac =
-            HmacSha256::new_from_slice(secret.expose_secret().as_bytes())
+        let mut mac = HmacSha256::new_from_slice(secret.expose_secret().as_bytes())
             .expect("HMAC takes any key size");
         mac.update(body);
         ok |= mac.verify_slice(&expected).is_ok();

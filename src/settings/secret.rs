@@ -89,6 +89,9 @@ mod tests {
         assert_eq!(format!("{:?}", Some(s.clone())), "Some([REDACTED])");
         assert_eq!(s.expose_secret(), "hunter2");
         assert_eq!(exposed(&Some(s)), Some("hunter2"));
-        assert_eq!(" k ".parse::<Secret>().unwrap().trimmed().expose_secret(), "k");
+        assert_eq!(
+            " k ".parse::<Secret>().unwrap().trimmed().expose_secret(),
+            "k"
+        );
     }
 }

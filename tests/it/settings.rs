@@ -61,7 +61,9 @@ fn code_of(text: &str, dir: &Path, test_files: &mut BTreeSet<PathBuf>) -> String
         let t = line.trim();
         if t == "#[cfg(test)]" {
             let next = lines.peek().map(|l| l.trim()).unwrap_or("");
-            let decl = next.trim_start_matches("pub ").trim_start_matches("pub(crate) ");
+            let decl = next
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ");
             if let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
                 test_files.insert(dir.join(format!("{name}.rs")));
                 test_files.insert(dir.join(name).join("mod.rs"));
@@ -96,7 +98,11 @@ fn env_reads(workspace: &Path, root: &Path, found: &mut Vec<String>) {
         code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
     }
     for (file, text) in code {
-        let rel = file.strip_prefix(workspace).unwrap().to_string_lossy().to_string();
+        let rel = file
+            .strip_prefix(workspace)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         let name = file.file_name().unwrap().to_string_lossy();
         if test_files.contains(&file)
             || name == "tests.rs"
@@ -124,7 +130,11 @@ fn no_setting_is_read_outside_the_table() {
     let mut found = Vec::new();
     env_reads(&root, &root.join("src"), &mut found);
     for krate in ["model", "judge", "store"] {
-        env_reads(&root, &root.join("crates").join(krate).join("src"), &mut found);
+        env_reads(
+            &root,
+            &root.join("crates").join(krate).join("src"),
+            &mut found,
+        );
     }
     assert!(
         found.is_empty(),
@@ -158,14 +168,25 @@ fn arguments(cmd: &clap::Command, path: &str, out: &mut Vec<(String, clap::Arg)>
 #[test]
 fn every_flag_with_a_variable_is_a_row_of_the_table() {
     let mut args = Vec::new();
-    arguments(&safe_outcomes::cli::Cli::command(), "safe-outcomes", &mut args);
+    arguments(
+        &safe_outcomes::cli::Cli::command(),
+        "safe-outcomes",
+        &mut args,
+    );
     let mut declared = BTreeSet::new();
     for (path, arg) in &args {
         let Some(env) = arg.get_env() else { continue };
         let name = env.to_string_lossy().to_string();
-        let row = settings::find(&name)
-            .unwrap_or_else(|| panic!("{path} --{}: {name} is not in src/settings/table.rs", arg.get_id()));
-        assert!(row.flag, "{name} is a flag ({path}) but its row says `flag false`");
+        let row = settings::find(&name).unwrap_or_else(|| {
+            panic!(
+                "{path} --{}: {name} is not in src/settings/table.rs",
+                arg.get_id()
+            )
+        });
+        assert!(
+            row.flag,
+            "{name} is a flag ({path}) but its row says `flag false`"
+        );
         assert_ne!(row.scope, Scope::Test, "{name}");
         // The row's default, when it is a literal, is clap's.
         let defaults: Vec<String> = arg
@@ -175,7 +196,10 @@ fn every_flag_with_a_variable_is_a_row_of_the_table() {
             .collect();
         if let (Some(default), Some(literal)) = (defaults.first(), row.default.strip_prefix('`')) {
             let literal = literal.split('`').next().unwrap();
-            assert_eq!(literal, default, "{name}: the table's default is not {path}'s");
+            assert_eq!(
+                literal, default,
+                "{name}: the table's default is not {path}'s"
+            );
         }
         declared.insert(name);
     }
@@ -195,7 +219,12 @@ fn names_read(dir: &Path, found: &mut BTreeSet<String>) {
     rust_files(dir, &mut files);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        for opener in ["var(\"", "var_os(\"", "_PG: &str = \"", "const ROLE: &str = \""] {
+        for opener in [
+            "var(\"",
+            "var_os(\"",
+            "_PG: &str = \"",
+            "const ROLE: &str = \"",
+        ] {
             for (at, _) in text.match_indices(opener) {
                 let rest = &text[at + opener.len()..];
                 let name: String = rest
@@ -219,10 +248,15 @@ fn every_variable_the_tests_read_is_a_row_or_their_own_marker() {
     for krate in ["model", "judge", "store"] {
         names_read(&root.join("crates").join(krate).join("src"), &mut names);
     }
-    assert!(names.contains("SAFE_OUTCOMES_DIFFERENTIAL_SEED"), "the scan works");
+    assert!(
+        names.contains("SAFE_OUTCOMES_DIFFERENTIAL_SEED"),
+        "the scan works"
+    );
     let missing: Vec<&String> = names
         .iter()
-        .filter(|n| !OWN_MARKERS.contains(&n.as_str()) && settings::find(n).is_none())
+        // `NAME`: this file's own docs.
+        .filter(|n| *n != "NAME" && !OWN_MARKERS.contains(&n.as_str()))
+        .filter(|n| settings::find(n).is_none())
         .collect();
     assert!(
         missing.is_empty(),
@@ -234,8 +268,13 @@ fn every_variable_the_tests_read_is_a_row_or_their_own_marker() {
 fn between(doc: &str, name: &str) -> (String, std::ops::Range<usize>) {
     let open = format!("<!-- {name} -->\n");
     let close = format!("<!-- /{name} -->");
-    let start = doc.find(&open).unwrap_or_else(|| panic!("no `{open}` marker")) + open.len();
-    let end = doc.find(&close).unwrap_or_else(|| panic!("no `{close}` marker"));
+    let start = doc
+        .find(&open)
+        .unwrap_or_else(|| panic!("no `{open}` marker"))
+        + open.len();
+    let end = doc
+        .find(&close)
+        .unwrap_or_else(|| panic!("no `{close}` marker"));
     (doc[start..end].to_string(), start..end)
 }
 

@@ -421,8 +421,8 @@ mod tests {
     /// keyed as its text, which never looks time-ordered.
     #[test]
     fn delivery_keys_of_time_based_ids_sort_by_time_and_stay_distinct() {
-        use safe_outcomes_model::ident::time_based_delivery_id as id;
         use proptest::prelude::*;
+        use safe_outcomes_model::ident::time_based_delivery_id as id;
         let ticks = 0u64..(1 << 60);
         proptest!(|(a in ticks.clone(), b in ticks, sa: u16, sb: u16, na: u64, nb: u64)| {
             let (ia, ib) = (id(a, sa, na), id(b, sb, nb));

@@ -211,7 +211,11 @@ pub struct Auth {
 }
 
 impl Auth {
-    pub fn new(mut options: AuthOptions, store: Store, api_token: Option<crate::settings::Secret>) -> Auth {
+    pub fn new(
+        mut options: AuthOptions,
+        store: Store,
+        api_token: Option<crate::settings::Secret>,
+    ) -> Auth {
         if options.scope_ttl.is_zero() {
             options.scope_ttl = SCOPE_TTL;
         }
