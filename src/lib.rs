@@ -17,6 +17,7 @@
 //!
 //! | room | owns |
 //! |---|---|
+//! | `settings` | every environment variable read, declared once (the table the README's configuration section is rendered from), and `Secret`, the string that never prints |
 //! | `ingest` | outside input → records and observations: webhooks, signatures, manifests, targets, OIDC, API state (`reconcile`), the sending client |
 //! | `judge` | the judge crate, and what needs ingest besides it: judging from API state, gh-aw conformance, the rendered spec |
 //! | `github` | the App's API side: auth, client, check runs, reconciler, signals, harvest, backfill, redelivery, line attribution |
@@ -34,6 +35,7 @@ pub mod http;
 pub mod ingest;
 pub mod judge;
 pub mod read;
+pub mod settings;
 
 pub use safe_outcomes_model as model;
 pub use safe_outcomes_store as store;

@@ -3,6 +3,7 @@ use safe_outcomes::cli::{
     exit_code, init_logging, is_broken_pipe, load_dotenv, no_transparent_huge_pages,
     purge_freed_pages_at_once, quiet_on_closed_pipe, run, Cli, Command,
 };
+use safe_outcomes::settings;
 
 /// mimalloc, not glibc's malloc (`cli::allocator`).
 #[global_allocator]
@@ -24,7 +25,7 @@ async fn main() {
     let cli = Cli::parse();
     // The demo prints its own report; keep its logs to warnings.
     let level = match cli.command {
-        Command::Demo(_) if std::env::var_os("LOG_LEVEL").is_none() => "warn".to_string(),
+        Command::Demo(_) if !settings::is_set(&settings::LOG_LEVEL) => "warn".to_string(),
         _ => cli.log_level.clone(),
     };
     if let Err(e) = init_logging(&level, cli.log_format) {

@@ -63,7 +63,7 @@ pub struct AppOptions {
     /// The backfill's channel (`github::backfill::channel`).
     pub backfill_requests: Option<BackfillRequests>,
     /// PostgreSQL instead of sled (`AppConfig::database_url`).
-    pub database_url: Option<String>,
+    pub database_url: Option<crate::settings::Secret>,
 }
 
 /// The file under `DATA_DIR` a running App holds locked, with its pid in it.
@@ -128,12 +128,12 @@ fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
 }
 
 /// Lower the calling thread's scheduling priority (Linux: nice is per
-/// thread) to the environment variable `name` (a whole number from 0 to
-/// 19), else to `default`: the worker and the read threads, so the threads
-/// that acknowledge webhooks are scheduled first.
-pub fn lower_priority(name: &str, default: i32) {
-    let nice = std::env::var(name)
-        .ok()
+/// thread) to the setting `setting` (a whole number from 0 to 19), else to
+/// `default`: the worker and the read threads, so the threads that
+/// acknowledge webhooks are scheduled first.
+pub fn lower_priority(setting: &crate::settings::Setting, default: i32) {
+    let name = setting.name;
+    let nice = crate::settings::read(setting)
         .and_then(|v| v.trim().parse::<i32>().ok())
         .filter(|n| (0..=19).contains(n))
         .unwrap_or(default);
@@ -144,13 +144,14 @@ pub fn lower_priority(name: &str, default: i32) {
 }
 
 /// Put the calling thread in Linux's `SCHED_IDLE` class unless the
-/// environment variable `name` says `normal`: it then runs only on CPU no
+/// setting `setting` says `normal`: it then runs only on CPU no
 /// thread of the ordinary class wants, and any such thread that wakes takes
 /// its core at once (a nice value only shares the CPU out by weight, and
 /// lets the running thread finish its slice first). The read threads: an
 /// ack never waits behind a read for a core. Returns whether it took.
-pub fn run_when_idle(name: &str) -> bool {
-    if std::env::var(name).is_ok_and(|v| v.trim().eq_ignore_ascii_case("normal")) {
+pub fn run_when_idle(setting: &crate::settings::Setting) -> bool {
+    let name = setting.name;
+    if crate::settings::read(setting).is_some_and(|v| v.trim().eq_ignore_ascii_case("normal")) {
         return false;
     }
     let param = libc::sched_param { sched_priority: 0 };
@@ -214,10 +215,13 @@ impl App {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| anyhow::anyhow!("DATA_DIR {}: {e}", data_dir.display()))?;
         let owner = lock_data_dir(data_dir)?;
-        let store = Store::open_engine(&store_path(data_dir), options.database_url.as_deref())
-            .map_err(|e| {
-                anyhow::Error::new(e).context(format!("opening store in {}", data_dir.display()))
-            })?;
+        let store = Store::open_engine(
+            &store_path(data_dir),
+            crate::settings::exposed(&options.database_url),
+        )
+        .map_err(|e| {
+            anyhow::Error::new(e).context(format!("opening store in {}", data_dir.display()))
+        })?;
         let received = store.counter(counter::RECEIVED);
         // The highest inbox number given (sled: the count received).
         let last_seq = store

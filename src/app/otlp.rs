@@ -137,13 +137,10 @@ impl Otlp {
 /// The traces URL the OTLP environment names: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
 /// as it is, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces` (the OTLP spec's rule).
 pub fn traces_url_from_env() -> Option<String> {
-    let var = |n| {
-        std::env::var(n)
-            .ok()
-            .filter(|v: &String| !v.trim().is_empty())
-    };
-    var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-        .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT").map(|base| traces_url(&base)))
+    use crate::settings::{read, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT};
+    let var = |s| read(s).filter(|v: &String| !v.trim().is_empty());
+    var(&OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+        .or_else(|| var(&OTEL_EXPORTER_OTLP_ENDPOINT).map(|base| traces_url(&base)))
 }
 
 /// `base` + `/v1/traces`.

@@ -32,7 +32,7 @@ pub struct AppConfig {
     pub github: Option<GitHubConfig>,
     /// PostgreSQL (`DATABASE_URL`, `serve --database-url`); `None`: sled
     /// under `data_dir` (or the test cluster, `SAFE_OUTCOMES_TEST_PG`).
-    pub database_url: Option<String>,
+    pub database_url: Option<crate::settings::Secret>,
 }
 
 impl AppConfig {

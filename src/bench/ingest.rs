@@ -257,7 +257,7 @@ pub(super) async fn fixed_rate(
 
 /// The ceiling: read the body (same cap), check the HMAC, answer 200.
 async fn bare_handler(
-    State(secrets): State<Arc<Vec<String>>>,
+    State(secrets): State<Arc<Vec<crate::settings::Secret>>>,
     headers: HeaderMap,
     body: Body,
 ) -> StatusCode {
@@ -390,7 +390,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     let bare = RunningServer::start(
         Router::new()
             .route(HOOK, post(bare_handler))
-            .with_state(Arc::new(vec![SECRET.to_string()])),
+            .with_state(Arc::new(vec![crate::settings::Secret::from(SECRET)])),
         "127.0.0.1:0".parse()?,
     )
     .await?;

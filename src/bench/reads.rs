@@ -521,7 +521,7 @@ pub async fn run(args: ReadsArgs) -> anyhow::Result<Option<Table>> {
     }
     t.notes.push(format!(
         "read budget: READ_CONCURRENCY={} (default {}), wait {:?} then 503 + Retry-After",
-        std::env::var("READ_CONCURRENCY").unwrap_or_default(),
+        crate::settings::read(&crate::settings::READ_CONCURRENCY).unwrap_or_default(),
         crate::http::budget::default_concurrency(),
         crate::http::budget::DEFAULT_WAIT
     ));

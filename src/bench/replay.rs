@@ -199,7 +199,7 @@ async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyh
     let name = format!("so_bench_{}", hex::encode(nonce));
     pg::create_database(&admin, &name)?;
     let options = || crate::app::AppOptions {
-        database_url: Some(pg::database_url(&admin, &name)),
+        database_url: Some(pg::database_url(&admin, &name).into()),
         ..Default::default()
     };
     let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);

@@ -39,7 +39,7 @@ pub struct BackfillArgs {
 /// App's credentials, token cache and rate-limit budget), so the command
 /// does not open the store itself.
 pub async fn request_backfill(args: BackfillArgs) -> anyhow::Result<()> {
-    let client = Client::new(&args.server.url, None, args.server.token.clone());
+    let client = Client::new(&args.server.url, None, args.server.token_value());
     let mut body = serde_json::json!({ "days": args.days });
     if let Some(repo) = &args.repo {
         body["repo"] = serde_json::json!(repo);

@@ -15,11 +15,11 @@ pub struct DeadLettersArgs {
     #[command(subcommand)]
     pub action: DeadLetterAction,
     /// The store's folder (the server must be stopped).
-    #[arg(long, env = "DATA_DIR", default_value = "./data", global = true)]
+    #[arg(long, env = crate::settings::DATA_DIR.name, default_value = "./data", global = true)]
     pub data_dir: PathBuf,
     /// The store on PostgreSQL (instead of sled under --data-dir).
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true, global = true)]
-    pub database_url: Option<String>,
+    #[arg(long, env = crate::settings::DATABASE_URL.name, hide_env_values = true, global = true)]
+    pub database_url: Option<crate::settings::Secret>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -44,7 +44,7 @@ pub fn dead_letters(args: &DeadLettersArgs) -> anyhow::Result<()> {
     use crate::store::dead_letters::Replay;
     let path = crate::app::store_path(&args.data_dir);
     let store = match &args.database_url {
-        Some(url) => Store::on_pg(crate::store::pg::Pg::connect(url)?, &path),
+        Some(url) => Store::on_pg(crate::store::pg::Pg::connect(url.expose_secret())?, &path),
         None => {
             if !path.join("conf").is_file() {
                 bail!(

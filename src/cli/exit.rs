@@ -148,7 +148,8 @@ pub fn quiet_on_closed_pipe() {
 /// were, like `gh`'s `GH_FORCE_TTY`).
 pub(crate) fn for_terminal() -> bool {
     use std::io::IsTerminal;
-    std::env::var_os("SAFE_OUTCOMES_FORCE_TTY").is_some_and(|v| !v.is_empty())
+    crate::settings::read_os(&crate::settings::SAFE_OUTCOMES_FORCE_TTY)
+        .is_some_and(|v| !v.is_empty())
         || std::io::stdout().is_terminal()
 }
 

@@ -57,10 +57,10 @@ pub use serve::ServeArgs;
 )]
 pub struct Cli {
     /// What to log on stderr: a level (trace, debug, info, warn, error, off) or target=level directives.
-    #[arg(long, env = "LOG_LEVEL", global = true, default_value = "info")]
+    #[arg(long, env = crate::settings::LOG_LEVEL.name, global = true, default_value = "info")]
     pub log_level: String,
     /// How logs are written: pretty (colours on a terminal) or json.
-    #[arg(long, env = "LOG_FORMAT", global = true, value_enum, default_value_t = LogFormat::Pretty)]
+    #[arg(long, env = crate::settings::LOG_FORMAT.name, global = true, value_enum, default_value_t = LogFormat::Pretty)]
     pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
@@ -103,12 +103,12 @@ pub enum Command {
     /// Rewrite the store's live records into a fresh store (the server must be stopped).
     Compact {
         /// The store's folder.
-        #[arg(long, env = "DATA_DIR", default_value = "./data")]
+        #[arg(long, env = crate::settings::DATA_DIR.name, default_value = "./data")]
         data_dir: PathBuf,
         /// A PostgreSQL store has nothing to compact (VACUUM is PostgreSQL's):
         /// given, the command says so and changes nothing.
-        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-        database_url: Option<String>,
+        #[arg(long, env = crate::settings::DATABASE_URL.name, hide_env_values = true)]
+        database_url: Option<crate::settings::Secret>,
     },
     /// Copy a sled store (stopped) into PostgreSQL: idempotent, resumable.
     Migrate {
@@ -116,8 +116,8 @@ pub enum Command {
         #[arg(long)]
         from: PathBuf,
         /// The PostgreSQL URL (postgres://…).
-        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-        to: String,
+        #[arg(long, env = crate::settings::DATABASE_URL.name, hide_env_values = true)]
+        to: crate::settings::Secret,
     },
     /// List the inbox items moved aside after failing, or put them back in
     /// the inbox once fixed (the server must be stopped).
@@ -135,13 +135,20 @@ pub struct ServerArgs {
         long = "server",
         alias = "to",
         value_name = "URL",
-        env = "SAFE_OUTCOMES_URL",
+        env = crate::settings::SAFE_OUTCOMES_URL.name,
         default_value = "http://127.0.0.1:3000"
     )]
     pub url: String,
     /// Bearer token for the server's API.
-    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[arg(long, env = crate::settings::API_TOKEN.name, hide_env_values = true)]
+    pub token: Option<crate::settings::Secret>,
+}
+
+impl ServerArgs {
+    /// The token's value, for the HTTP client that sends it.
+    pub fn token_value(&self) -> Option<String> {
+        crate::settings::exposed(&self.token).map(str::to_string)
+    }
 }
 
 /// Start logging to stderr at `level` (`LOG_LEVEL`: a level, or
@@ -191,6 +198,13 @@ pub fn load_dotenv(path: &Path) -> anyhow::Result<()> {
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    // The store reads no variable: its settings come from here, before any
+    // command opens it (`serve`'s parsed flags win over the environment's).
+    let store_settings = match &cli.command {
+        Command::Serve(args) => args.store_settings(),
+        _ => crate::settings::store_settings(),
+    };
+    crate::store::configure(store_settings);
     match cli.command {
         Command::Serve(args) => serve::serve(args).await,
         Command::Demo(args) => demo::run_demo(args).await,
@@ -211,7 +225,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             ),
             None => compact::compact(&data_dir),
         },
-        Command::Migrate { from, to } => migrate::migrate(&from, &to),
+        Command::Migrate { from, to } => migrate::migrate(&from, to.expose_secret()),
         Command::DeadLetters(args) => dead_letters::dead_letters(&args),
         Command::Bench(args) => crate::bench::run(args).await,
     }

@@ -21,10 +21,10 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE")]
     pub manifest: PathBuf,
     /// The repository the run belongs to (lines naming their own repo keep it).
-    #[arg(short = 'R', long, env = "GITHUB_REPOSITORY", value_name = "OWNER/NAME", value_parser = parse_repo)]
+    #[arg(short = 'R', long, env = crate::settings::GITHUB_REPOSITORY.name, value_name = "OWNER/NAME", value_parser = parse_repo)]
     pub repo: String,
     /// The workflow run's id.
-    #[arg(long, env = "GITHUB_RUN_ID")]
+    #[arg(long, env = crate::settings::GITHUB_RUN_ID.name)]
     pub run_id: u64,
     /// The workflow's name.
     #[arg(long, value_name = "NAME")]
@@ -33,7 +33,7 @@ pub struct RecordArgs {
     pub server: ServerArgs,
     /// Without a token, inside GitHub Actions: request an OIDC token for this
     /// audience (the server's OIDC_AUDIENCE) and post with it.
-    #[arg(long, env = "SAFE_OUTCOMES_AUDIENCE")]
+    #[arg(long, env = crate::settings::SAFE_OUTCOMES_AUDIENCE.name)]
     pub audience: Option<String>,
 }
 
@@ -64,13 +64,14 @@ pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
 /// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC
 /// token for `--audience` from the Actions runtime.
 pub async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
-    if let Some(token) = args.server.token.clone().filter(|t| !t.is_empty()) {
-        return Ok(Some(token));
+    if let Some(token) = args.server.token.as_ref().filter(|t| !t.is_empty()) {
+        return Ok(Some(token.expose_secret().to_string()));
     }
-    let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    use crate::settings::{read, ACTIONS_ID_TOKEN_REQUEST_TOKEN, ACTIONS_ID_TOKEN_REQUEST_URL};
+    let env = |s| read(s).filter(|v: &String| !v.is_empty());
     let (Some(url), Some(request_token)) = (
-        env("ACTIONS_ID_TOKEN_REQUEST_URL"),
-        env("ACTIONS_ID_TOKEN_REQUEST_TOKEN"),
+        env(&ACTIONS_ID_TOKEN_REQUEST_URL),
+        env(&ACTIONS_ID_TOKEN_REQUEST_TOKEN),
     ) else {
         eprintln!("warning: no --token / API_TOKEN and no GitHub Actions OIDC environment (permissions: id-token: write): posting without a token");
         return Ok(None);

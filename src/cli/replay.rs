@@ -20,10 +20,10 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// The webhook secret to sign the deliveries with.
-    #[arg(long, env = "WEBHOOK_SECRET", hide_env_values = true)]
-    pub secret: Option<String>,
+    #[arg(long, env = crate::settings::WEBHOOK_SECRET.name, hide_env_values = true)]
+    pub secret: Option<crate::settings::Secret>,
     /// The server's webhook route.
-    #[arg(long, env = "WEBHOOK_PATH", default_value = "/api/github/webhooks")]
+    #[arg(long, env = crate::settings::WEBHOOK_PATH.name, default_value = "/api/github/webhooks")]
     pub webhook_path: String,
 }
 
@@ -42,8 +42,8 @@ struct Tally {
 pub async fn replay(args: ReplayArgs) -> anyhow::Result<()> {
     let client = Client::new(
         &args.server.url,
-        args.secret.clone(),
-        args.server.token.clone(),
+        args.secret.as_ref().map(|s| s.expose_secret().to_string()),
+        args.server.token_value(),
     )
     .with_webhook_path(&args.webhook_path);
     if args.secret.is_none() {

@@ -15,121 +15,122 @@ use crate::http::{router, Limits, RouterOptions, RunningServer};
 use crate::ingest::oidc::{OidcConfig, OidcVerifier};
 use crate::ingest::signature::parse_secrets;
 use crate::model::clock::Clock;
+use crate::settings::{self, Secret};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// The GitHub App's numeric id; unset: listen-only mode.
-    #[arg(long, env = "APP_ID")]
+    #[arg(long, env = crate::settings::APP_ID.name)]
     pub app_id: Option<String>,
     /// The App's private key (PEM), inline.
-    #[arg(long, env = "PRIVATE_KEY", hide_env_values = true)]
-    pub private_key: Option<String>,
+    #[arg(long, env = crate::settings::PRIVATE_KEY.name, hide_env_values = true)]
+    pub private_key: Option<Secret>,
     /// The App's private key (PEM), as a file.
-    #[arg(long, env = "PRIVATE_KEY_PATH")]
+    #[arg(long, env = crate::settings::PRIVATE_KEY_PATH.name)]
     pub private_key_path: Option<PathBuf>,
     /// Comma-separated: several secrets are accepted during rotation.
-    #[arg(long, env = "WEBHOOK_SECRET", hide_env_values = true)]
-    pub webhook_secret: Option<String>,
+    #[arg(long, env = crate::settings::WEBHOOK_SECRET.name, hide_env_values = true)]
+    pub webhook_secret: Option<Secret>,
     /// The port to listen on (0: any free one).
-    #[arg(long, env = "PORT", default_value_t = 3000)]
+    #[arg(long, env = crate::settings::PORT.name, default_value_t = 3000)]
     pub port: u16,
     /// The address to listen on.
-    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    #[arg(long, env = crate::settings::HOST.name, default_value = "127.0.0.1")]
     pub host: String,
     /// The route GitHub posts webhook deliveries to.
-    #[arg(long, env = "WEBHOOK_PATH", default_value = "/api/github/webhooks")]
+    #[arg(long, env = crate::settings::WEBHOOK_PATH.name, default_value = "/api/github/webhooks")]
     pub webhook_path: String,
     /// Where the sled store lives (unless DATABASE_URL is set).
-    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    #[arg(long, env = crate::settings::DATA_DIR.name, default_value = "./data")]
     pub data_dir: PathBuf,
     /// GitHub's REST API (GHES: https://HOST/api/v3).
-    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    #[arg(long, env = crate::settings::GITHUB_API_URL.name, default_value = "https://api.github.com")]
     pub github_api_url: String,
     /// Bearer token for the read API and manifest ingest.
-    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
-    pub api_token: Option<String>,
+    #[arg(long, env = crate::settings::API_TOKEN.name, hide_env_values = true)]
+    pub api_token: Option<Secret>,
     /// Accept GitHub Actions OIDC tokens with this audience on manifest ingest
     /// (unset: OIDC tokens are refused).
-    #[arg(long, env = "OIDC_AUDIENCE")]
+    #[arg(long, env = crate::settings::OIDC_AUDIENCE.name)]
     pub oidc_audience: Option<String>,
     /// Issuer of the OIDC tokens (GHES: https://HOST/_services/token).
-    #[arg(long, env = "OIDC_ISSUER", default_value = crate::ingest::oidc::GITHUB_ACTIONS_ISSUER)]
+    #[arg(long, env = crate::settings::OIDC_ISSUER.name, default_value = crate::ingest::oidc::GITHUB_ACTIONS_ISSUER)]
     pub oidc_issuer: String,
     /// Repository owners (logins or numeric ids, comma-separated) whose OIDC
     /// tokens are accepted besides the accounts the App is installed on.
-    #[arg(long, env = "OIDC_ALLOWED_OWNERS", value_delimiter = ',')]
+    #[arg(long, env = crate::settings::OIDC_ALLOWED_OWNERS.name, value_delimiter = ',')]
     pub oidc_allowed_owners: Vec<String>,
     /// Base URL users reach this server at, for links in check runs
     /// (default: http://HOST:PORT).
-    #[arg(long, env = "PUBLIC_URL")]
+    #[arg(long, env = crate::settings::PUBLIC_URL.name)]
     pub public_url: Option<String>,
     /// Seconds between looks for missed webhook deliveries to redeliver
     /// (App mode; 0: only at start-up).
-    #[arg(long, env = "REDELIVERY_INTERVAL_SECS", default_value_t = 600)]
+    #[arg(long, env = crate::settings::REDELIVERY_INTERVAL_SECS.name, default_value_t = 600)]
     pub redelivery_interval_secs: u64,
     /// Create check runs on PRs already closed when the App first learned of
     /// them (backfilled or reconciled ones); by default they get none.
-    #[arg(long, env = "CHECK_RUNS_ON_CLOSED_PRS", default_value_t = false)]
+    #[arg(long, env = crate::settings::CHECK_RUNS_ON_CLOSED_PRS.name, default_value_t = false)]
     pub check_runs_on_closed_prs: bool,
     /// Days of gh-aw runs backfilled for a new installation or repository.
-    #[arg(long, env = "BACKFILL_DAYS", default_value_t = 30)]
+    #[arg(long, env = crate::settings::BACKFILL_DAYS.name, default_value_t = 30)]
     pub backfill_days: u32,
     /// API requests kept in reserve: the backfill pauses at this many left
     /// until the rate limit resets.
-    #[arg(long, env = "BACKFILL_RESERVE", default_value_t = 500)]
+    #[arg(long, env = crate::settings::BACKFILL_RESERVE.name, default_value_t = 500)]
     pub backfill_reserve: u64,
     /// Longest wait, while paused, between looks at the rate limit (seconds).
-    #[arg(long, env = "BACKFILL_POLL_SECS", default_value_t = 60)]
+    #[arg(long, env = crate::settings::BACKFILL_POLL_SECS.name, default_value_t = 60)]
     pub backfill_poll_secs: u64,
     /// Open connections served at once; more wait until one closes.
-    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
+    #[arg(long, env = crate::settings::MAX_CONNECTIONS.name, default_value_t = 4096)]
     pub max_connections: usize,
     /// Seconds a connection may take to send request headers, or stay idle
     /// between requests, before it is closed.
-    #[arg(long, env = "HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    #[arg(long, env = crate::settings::HEADER_TIMEOUT_SECS.name, default_value_t = 10)]
     pub header_timeout_secs: u64,
     /// Seconds a request body may take to arrive (slower: 408).
-    #[arg(long, env = "BODY_TIMEOUT_SECS", default_value_t = 60)]
+    #[arg(long, env = crate::settings::BODY_TIMEOUT_SECS.name, default_value_t = 60)]
     pub body_timeout_secs: u64,
     /// Body bytes all requests together may hold in memory (over: 503 with
     /// Retry-After).
-    #[arg(long, env = "BODY_BUDGET_BYTES", default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, env = crate::settings::BODY_BUDGET_BYTES.name, default_value_t = 64 * 1024 * 1024)]
     pub body_budget_bytes: usize,
     /// Items (non-blank lines) a manifest may have (more: 413).
-    #[arg(long, env = "MANIFEST_MAX_LINES", default_value_t = 100_000)]
+    #[arg(long, env = crate::settings::MANIFEST_MAX_LINES.name, default_value_t = 100_000)]
     pub manifest_max_lines: usize,
     /// Bytes a manifest line may have (longer: that line is rejected).
-    #[arg(long, env = "MANIFEST_MAX_LINE_BYTES", default_value_t = 64 * 1024)]
+    #[arg(long, env = crate::settings::MANIFEST_MAX_LINE_BYTES.name, default_value_t = 64 * 1024)]
     pub manifest_max_line_bytes: usize,
     /// What an acknowledged delivery survives: `process-crash` (sled's
     /// flush) or `power-loss` (also an `fdatasync` per group commit).
-    #[arg(long, env = "DURABILITY", value_enum, default_value_t = DurabilityArg::ProcessCrash)]
+    #[arg(long, env = crate::settings::DURABILITY.name, value_enum, default_value_t = DurabilityArg::ProcessCrash)]
     pub durability: DurabilityArg,
     /// Hours a webhook delivery id is remembered to refuse a redelivery of
     /// it (GitHub allows redelivery for 3 days).
-    #[arg(long, env = "DEDUP_WINDOW_HOURS", default_value_t = 192,
+    #[arg(long, env = crate::settings::DEDUP_WINDOW_HOURS.name, default_value_t = 192,
           value_parser = clap::value_parser!(i64).range(1..))]
     pub dedup_window_hours: i64,
     /// PostgreSQL URL (postgres://…): run on PostgreSQL, where several
     /// replicas may share one database; without it, sled under DATA_DIR.
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: Option<String>,
+    #[arg(long, env = crate::settings::DATABASE_URL.name, hide_env_values = true)]
+    pub database_url: Option<Secret>,
     /// The bearer token `/metrics` requires (unset: the API_TOKEN; neither:
     /// `/metrics` refuses everyone on the main listener).
-    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
-    pub metrics_token: Option<String>,
+    #[arg(long, env = crate::settings::METRICS_TOKEN.name, hide_env_values = true)]
+    pub metrics_token: Option<Secret>,
     /// Serve `/metrics` on this address of its own (host:port, the
     /// Prometheus convention) instead of the main listener; there it needs
     /// METRICS_TOKEN only when one is set.
-    #[arg(long, env = "METRICS_ADDR")]
+    #[arg(long, env = crate::settings::METRICS_ADDR.name)]
     pub metrics_addr: Option<std::net::SocketAddr>,
     /// Label the outputs gauge by workflow (the busiest 20, the rest as
     /// "other"); off by default: workflow names say what an org automates.
-    #[arg(long, env = "METRICS_WORKFLOW_LABELS", value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, env = crate::settings::METRICS_WORKFLOW_LABELS.name, value_parser = clap::builder::BoolishValueParser::new())]
     pub metrics_workflow_labels: bool,
     /// Export outcome spans over OTLP (HTTP/protobuf) to this collector:
     /// URL/v1/traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, a full URL, wins).
-    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_name = "URL")]
+    #[arg(long, env = crate::settings::OTEL_EXPORTER_OTLP_ENDPOINT.name, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
     /// Sign-in with GitHub and the setup page.
     #[command(flatten)]
@@ -144,9 +145,11 @@ pub enum DurabilityArg {
 }
 
 impl ServeArgs {
-    /// The store settings these arguments set.
+    /// The store settings these arguments set (`SAFE_OUTCOMES_PAGE_IN`
+    /// from the environment: `settings::store_settings`).
     pub fn store_settings(&self) -> crate::store::Settings {
         crate::store::Settings {
+            page_in: crate::settings::store_settings().page_in,
             durability: Some(match self.durability {
                 DurabilityArg::ProcessCrash => crate::store::Durability::ProcessCrash,
                 DurabilityArg::PowerLoss => crate::store::Durability::PowerLoss,
@@ -183,7 +186,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let stop = super::stop::StopSignals::install();
     let secrets = args
         .webhook_secret
-        .as_deref()
+        .as_ref()
         .map(parse_secrets)
         .unwrap_or_default();
     if secrets.is_empty() {
@@ -220,7 +223,6 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         github_tasks(crab, &public_url, &args)
     });
-    crate::store::configure(args.store_settings());
     let running = App::launch(AppConfig {
         data_dir: args.data_dir.clone(),
         clock: Clock::System,
@@ -228,7 +230,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         database_url: args.database_url.clone(),
     })?;
     let traces_url = crate::app::otlp::traces_url_from_env()
-        .filter(|_| std::env::var_os("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some())
+        .filter(|_| settings::is_set(&settings::OTEL_EXPORTER_OTLP_TRACES_ENDPOINT))
         .or_else(|| {
             args.otlp_endpoint
                 .as_deref()
@@ -247,9 +249,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     auth.warnings = crate::http::auth::warnings::startup(
         args.public_url.as_deref(),
         &public_url,
-        args.api_token
-            .as_deref()
-            .is_some_and(|t| !t.trim().is_empty()),
+        crate::settings::exposed(&args.api_token).is_some_and(|t| !t.trim().is_empty()),
     );
     for warning in &auth.warnings {
         tracing::warn!("{warning}");
@@ -343,7 +343,7 @@ fn print_setup_link(
     // and the log says so (a restart with a readable stdout prints a new one).
     let shown = super::exit::emit_line(format!(
         "setup: register the GitHub App at {}",
-        crate::http::auth::setup::setup_link(base, &key)
+        crate::http::auth::setup::setup_link(base, key.expose_secret())
     ));
     if shown.is_err() {
         tracing::warn!("stdout is closed: the one-time setup link could not be printed; restart serve with a readable stdout to get one");
@@ -439,7 +439,7 @@ mod tests {
         ])
         .unwrap();
         let m = args.metrics();
-        assert_eq!(m.token.as_deref(), Some("s3"));
+        assert_eq!(crate::settings::exposed(&m.token), Some("s3"));
         assert!(m.own_listener && m.workflow_labels);
         assert!(parse(&["--metrics-addr", "nowhere"]).is_err());
     }

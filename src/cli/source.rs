@@ -141,18 +141,18 @@ pub struct SourceArgs {
         long = "server",
         alias = "from",
         value_name = "URL",
-        env = "SAFE_OUTCOMES_URL"
+        env = crate::settings::SAFE_OUTCOMES_URL.name
     )]
     pub server: Option<String>,
     /// Bearer token for the server's read API.
-    #[arg(long, env = "API_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[arg(long, env = crate::settings::API_TOKEN.name, hide_env_values = true)]
+    pub token: Option<crate::settings::Secret>,
     /// The store of a stopped server, read when no --server is given.
-    #[arg(long, env = "DATA_DIR", default_value = "./data")]
+    #[arg(long, env = crate::settings::DATA_DIR.name, default_value = "./data")]
     pub data_dir: PathBuf,
     /// Read the store on PostgreSQL (instead of sled under --data-dir).
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: Option<String>,
+    #[arg(long, env = crate::settings::DATABASE_URL.name, hide_env_values = true)]
+    pub database_url: Option<crate::settings::Secret>,
 }
 
 /// An open source of outcomes.
@@ -167,7 +167,7 @@ impl SourceArgs {
             Some(url) => Source::Server(Remote::new(url, self.token.clone())),
             None => Source::Store(crate::store::open_for_reading(
                 &self.data_dir,
-                self.database_url.as_deref(),
+                crate::settings::exposed(&self.database_url),
             )?),
         })
     }
@@ -214,14 +214,18 @@ impl Source {
 pub struct Remote {
     pub url: String,
     pub client: Client,
-    token: Option<String>,
+    token: Option<crate::settings::Secret>,
 }
 
 impl Remote {
-    pub fn new(url: &str, token: Option<String>) -> Remote {
+    pub fn new(url: &str, token: Option<crate::settings::Secret>) -> Remote {
         Remote {
             url: url.trim_end_matches('/').to_string(),
-            client: Client::new(url, None, token.clone()),
+            client: Client::new(
+                url,
+                None,
+                crate::settings::exposed(&token).map(str::to_string),
+            ),
             token,
         }
     }
@@ -246,7 +250,7 @@ impl Remote {
         let mut req =
             reqwest::Client::new().get(format!("{}{}", self.url, with_query(path, query)?));
         if let Some(token) = &self.token {
-            req = req.bearer_auth(token);
+            req = req.bearer_auth(token.expose_secret());
         }
         let mut resp = req
             .send()

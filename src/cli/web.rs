@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::exit::{emit, fail, Exit};
 use super::source::SourceArgs;
+use crate::settings;
 
 /// The dashboard address of `path` (with `query`) on `--server`; a usage
 /// error without one.
@@ -57,7 +58,7 @@ pub fn open(url: &str) -> anyhow::Result<()> {
 /// The browser command: `$BROWSER` split into words, or the desktop's
 /// opener found on `PATH`; `None` when there is none.
 fn browser() -> Option<Vec<String>> {
-    if let Some(b) = std::env::var_os("BROWSER").filter(|b| !b.is_empty()) {
+    if let Some(b) = settings::read_os(&settings::BROWSER).filter(|b| !b.is_empty()) {
         let words: Vec<String> = b
             .to_string_lossy()
             .split_whitespace()
@@ -74,7 +75,7 @@ fn browser() -> Option<Vec<String>> {
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
+    std::env::split_paths(&settings::read_os(&settings::PATH)?)
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
 }

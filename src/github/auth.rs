@@ -55,12 +55,14 @@ impl AppCredentials {
     /// escapes, or base64 of a PEM) wins over `PRIVATE_KEY_PATH`.
     pub fn from_config(
         app_id: &str,
-        private_key: Option<String>,
+        private_key: Option<crate::settings::Secret>,
         private_key_path: Option<PathBuf>,
     ) -> Result<AppCredentials, ConfigError> {
         let app_id = parse_app_id(app_id)?;
         let (variable, text) = match (private_key, private_key_path) {
-            (Some(k), _) if !k.trim().is_empty() => ("PRIVATE_KEY", k),
+            (Some(k), _) if !k.expose_secret().trim().is_empty() => {
+                ("PRIVATE_KEY", k.expose_secret().to_string())
+            }
             (_, Some(path)) => {
                 let text = std::fs::read_to_string(&path).map_err(|e| {
                     ConfigError::new(
@@ -162,7 +164,7 @@ mod tests {
     const PEM: &str = include_str!("../../fixtures/github/test-app-key.pem");
 
     fn err(app_id: &str, key: Option<&str>) -> ConfigError {
-        AppCredentials::from_config(app_id, key.map(str::to_string), None).unwrap_err()
+        AppCredentials::from_config(app_id, key.map(Into::into), None).unwrap_err()
     }
 
     #[test]
@@ -170,7 +172,7 @@ mod tests {
         let b64 = base64::engine::general_purpose::STANDARD.encode(PEM);
         let escaped = PEM.replace('\n', "\\n");
         for key in [PEM.to_string(), b64, escaped] {
-            let creds = AppCredentials::from_config("42", Some(key), None).unwrap();
+            let creds = AppCredentials::from_config("42", Some(key.into()), None).unwrap();
             assert_eq!(creds.app_id(), 42);
         }
     }

@@ -94,9 +94,7 @@ pub fn require_bearer(
 }
 
 fn api_token_matches(given: &str, state: &ServerState) -> bool {
-    state
-        .api_token
-        .as_deref()
+    crate::settings::exposed(&state.api_token)
         .filter(|t| !t.is_empty())
         .is_some_and(|expected| bool::from(given.as_bytes().ct_eq(expected.as_bytes())))
 }
@@ -115,7 +113,11 @@ pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), Api
 }
 
 fn check_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
-    require_bearer(headers, state.api_token.as_deref(), "API_TOKEN")
+    require_bearer(
+        headers,
+        crate::settings::exposed(&state.api_token),
+        "API_TOKEN",
+    )
 }
 
 /// Who may post a manifest.
@@ -149,7 +151,7 @@ pub async fn require_manifest_auth(
             Err(OidcError::Unavailable(detail)) => Err(ApiError::unavailable(detail)),
         };
     }
-    if state.api_token.as_deref().is_none_or(str::is_empty) {
+    if crate::settings::exposed(&state.api_token).is_none_or(str::is_empty) {
         Err(ApiError::unauthorized(
             "API_TOKEN is not configured on this server",
         ))

@@ -89,8 +89,8 @@ impl ReadThreads {
             let spawned = std::thread::Builder::new()
                 .name(format!("read-{i}"))
                 .spawn(move || {
-                    crate::app::lower_priority("READ_NICE", READ_NICE);
-                    crate::app::run_when_idle("READ_SCHED");
+                    crate::app::lower_priority(&crate::settings::READ_NICE, READ_NICE);
+                    crate::app::run_when_idle(&crate::settings::READ_SCHED);
                     loop {
                         let job = match queue.lock() {
                             Ok(q) => q.recv(),
@@ -142,10 +142,11 @@ impl ReadBudget {
 
     /// From `READ_CONCURRENCY` and `READ_WAIT_MS`, else the defaults.
     pub fn from_env() -> ReadBudget {
-        let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+        use crate::settings::{read, Setting, READ_CONCURRENCY, READ_WAIT_MS};
+        let var = |s: &Setting| read(s).and_then(|v| v.parse::<u64>().ok());
         ReadBudget::new(
-            var("READ_CONCURRENCY").map_or_else(default_concurrency, |n| n as usize),
-            var("READ_WAIT_MS").map_or(DEFAULT_WAIT, Duration::from_millis),
+            var(&READ_CONCURRENCY).map_or_else(default_concurrency, |n| n as usize),
+            var(&READ_WAIT_MS).map_or(DEFAULT_WAIT, Duration::from_millis),
         )
     }
 
@@ -247,7 +248,7 @@ mod tests {
         assert!(name.unwrap().starts_with("read-"));
         // Raised to READ_NICE, unless this process already runs above it.
         assert_eq!(there, READ_NICE.max(here));
-        if std::env::var("READ_SCHED").is_err() {
+        if !crate::settings::is_set(&crate::settings::READ_SCHED) {
             assert_eq!(class, libc::SCHED_IDLE, "reads run when nothing else would");
             assert_ne!(policy(), libc::SCHED_IDLE, "only the read threads");
         }

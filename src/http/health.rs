@@ -37,7 +37,7 @@ use crate::store::counter;
 pub struct MetricsOptions {
     /// The bearer `/metrics` requires (`METRICS_TOKEN`); unset: the API
     /// token on the main listener, nothing on its own listener.
-    pub token: Option<String>,
+    pub token: Option<crate::settings::Secret>,
     /// `/metrics` is served on a listener of its own (`METRICS_ADDR`): the
     /// main listener's answers 404.
     pub own_listener: bool,
@@ -183,9 +183,12 @@ fn resolved_by_database(
 /// the store cannot write (`database.store`: reopening after an I/O error).
 /// Per-installation figures only for a bearer `API_TOKEN` or `METRICS_TOKEN`.
 pub async fn status(StateExtractor(state): StateExtractor<State>, headers: HeaderMap) -> Response {
-    let operator = [state.api_token.as_deref(), state.metrics.token.as_deref()]
-        .into_iter()
-        .any(|t| require_bearer(&headers, t, "API_TOKEN").is_ok());
+    let operator = [
+        crate::settings::exposed(&state.api_token),
+        crate::settings::exposed(&state.metrics.token),
+    ]
+    .into_iter()
+    .any(|t| require_bearer(&headers, t, "API_TOKEN").is_ok());
     let f = figures(&state);
     // PostgreSQL: checked now; an unreachable database is a 503 with why.
     let db_health = state.store.database_health();
@@ -324,11 +327,8 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>, headers: Head
     if state.metrics.own_listener {
         return ApiError::not_found("/metrics is served on METRICS_ADDR").into_response();
     }
-    let token = state
-        .metrics
-        .token
-        .as_deref()
-        .or(state.api_token.as_deref());
+    let token = crate::settings::exposed(&state.metrics.token)
+        .or(crate::settings::exposed(&state.api_token));
     match require_bearer(&headers, token, "METRICS_TOKEN (or API_TOKEN)") {
         Ok(()) => scrape(&state, &headers).await.into_response(),
         Err(e) => refused(&state, e),
@@ -341,7 +341,7 @@ pub async fn metrics_on_own_listener(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(token) = state.metrics.token.as_deref() {
+    if let Some(token) = crate::settings::exposed(&state.metrics.token) {
         if let Err(e) = require_bearer(&headers, Some(token), "METRICS_TOKEN") {
             return refused(&state, e);
         }

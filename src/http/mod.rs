@@ -48,8 +48,8 @@ pub struct ServerState {
     pub store: Store,
     pub shared: Arc<Shared>,
     pub writer: InboxWriter,
-    pub secrets: Vec<String>,
-    pub api_token: Option<String>,
+    pub secrets: Vec<crate::settings::Secret>,
+    pub api_token: Option<crate::settings::Secret>,
     pub listen_only: bool,
     /// Verifies GitHub Actions OIDC tokens on manifest ingest; `None`: refused.
     pub oidc: Option<Arc<OidcVerifier>>,
@@ -83,8 +83,10 @@ impl ServerState {
 #[derive(Clone, Debug, Default)]
 pub struct RouterOptions {
     pub webhook_path: String,
-    pub secrets: Vec<String>,
-    pub api_token: Option<String>,
+    /// `WEBHOOK_SECRET`'s secrets (several during a rotation).
+    pub secrets: Vec<crate::settings::Secret>,
+    /// `API_TOKEN`.
+    pub api_token: Option<crate::settings::Secret>,
     pub listen_only: bool,
     pub oidc: Option<Arc<OidcVerifier>>,
     /// Body budget and timeout, manifest caps (the connection limits are

@@ -40,7 +40,7 @@ impl FromRequestParts<State> for Reader {
         let installation = crate::http::auth::tokens::scope_of_token(
             &state.auth,
             headers,
-            state.api_token.as_deref(),
+            crate::settings::exposed(&state.api_token),
         )
         .await
         .map_err(|e| refused(state, e))?;

@@ -78,8 +78,10 @@ pub struct Client {
     http: reqwest::Client,
     base: String,
     webhook_path: String,
-    secret: Option<String>,
-    token: Option<String>,
+    /// The webhook secret deliveries are signed with.
+    secret: Option<crate::settings::Secret>,
+    /// The bearer token of the read API and manifest posts.
+    token: Option<crate::settings::Secret>,
 }
 
 /// A response: status and JSON body (or text wrapped as a string).
@@ -95,8 +97,8 @@ impl Client {
             http: reqwest::Client::new(),
             base: base.trim_end_matches('/').to_string(),
             webhook_path: "/api/github/webhooks".to_string(),
-            secret,
-            token,
+            secret: secret.map(Into::into),
+            token: token.map(Into::into),
         }
     }
 
@@ -137,7 +139,10 @@ impl Client {
             .header("x-github-delivery", delivery)
             .body(body.to_vec());
         if let Some(secret) = &self.secret {
-            req = req.header("x-hub-signature-256", signature::sign(secret, body));
+            req = req.header(
+                "x-hub-signature-256",
+                signature::sign(secret.expose_secret(), body),
+            );
         }
         Self::answer(req.send().await?).await
     }
@@ -161,7 +166,7 @@ impl Client {
             .header("content-type", "application/x-ndjson")
             .body(body);
         if let Some(token) = &self.token {
-            req = req.bearer_auth(token);
+            req = req.bearer_auth(token.expose_secret());
         }
         Self::answer(req.send().await?).await
     }
@@ -170,7 +175,7 @@ impl Client {
     pub async fn get(&self, path_and_query: &str) -> anyhow::Result<Answer> {
         let mut req = self.http.get(format!("{}{}", self.base, path_and_query));
         if let Some(token) = &self.token {
-            req = req.bearer_auth(token);
+            req = req.bearer_auth(token.expose_secret());
         }
         Self::answer(req.send().await?).await
     }
@@ -179,7 +184,7 @@ impl Client {
     pub async fn post_json(&self, path: &str, body: &Value) -> anyhow::Result<Answer> {
         let mut req = self.http.post(format!("{}{}", self.base, path)).json(body);
         if let Some(token) = &self.token {
-            req = req.bearer_auth(token);
+            req = req.bearer_auth(token.expose_secret());
         }
         Self::answer(req.send().await?).await
     }

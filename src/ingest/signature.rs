@@ -4,6 +4,8 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::settings::Secret;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// The `sha256=<hex>` header value for a body.
@@ -14,7 +16,7 @@ pub fn sign(secret: &str, body: &[u8]) -> String {
 }
 
 /// True when `header` is a valid `sha256=` signature of `body` under any secret.
-pub fn verify(secrets: &[String], header: &str, body: &[u8]) -> bool {
+pub fn verify(secrets: &[Secret], header: &str, body: &[u8]) -> bool {
     let Some(hex_sig) = header.trim().strip_prefix("sha256=") else {
         return false;
     };
@@ -24,8 +26,8 @@ pub fn verify(secrets: &[String], header: &str, body: &[u8]) -> bool {
     // Check every secret, so timing does not reveal which one matched.
     let mut ok = false;
     for secret in secrets {
-        let mut mac =
-            HmacSha256::new_from_slice(secret.as_bytes()).expect("HMAC takes any key size");
+        let mut mac = HmacSha256::new_from_slice(secret.expose_secret().as_bytes())
+            .expect("HMAC takes any key size");
         mac.update(body);
         ok |= mac.verify_slice(&expected).is_ok();
     }
@@ -33,12 +35,13 @@ pub fn verify(secrets: &[String], header: &str, body: &[u8]) -> bool {
 }
 
 /// Split a comma-separated `WEBHOOK_SECRET` into its secrets.
-pub fn parse_secrets(value: &str) -> Vec<String> {
+pub fn parse_secrets(value: &Secret) -> Vec<Secret> {
     value
+        .expose_secret()
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string)
+        .map(Secret::from)
         .collect()
 }
 
@@ -56,7 +59,7 @@ mod tests {
 
     #[test]
     fn any_configured_secret_verifies() {
-        let secrets = parse_secrets("old-secret, new-secret");
+        let secrets = parse_secrets(&"old-secret, new-secret".into());
         let sig = sign("new-secret", b"body");
         assert!(verify(&secrets, &sig, b"body"));
         assert!(!verify(&secrets, &sig, b"other body"));

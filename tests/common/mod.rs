@@ -91,8 +91,8 @@ impl TestApp {
             &app,
             RouterOptions {
                 webhook_path: "/api/github/webhooks".into(),
-                secrets: vec![SECRET.to_string()],
-                api_token: Some(TOKEN.to_string()),
+                secrets: vec![SECRET.into()],
+                api_token: Some(TOKEN.into()),
                 ..options
             },
         );

@@ -183,7 +183,7 @@ mod tests {
 
     /// The rooms, bottom to top: each may import only the rooms before it.
     const ROOMS: &[&str] = &[
-        "ingest", "judge", "github", "read", "app", "http", "bench", "cli",
+        "settings", "ingest", "judge", "github", "read", "app", "http", "bench", "cli",
     ];
 
     /// The workspace's crates, bottom to top: each may depend (normal or

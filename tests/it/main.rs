@@ -70,6 +70,7 @@ mod routes;
 mod schema;
 mod security;
 mod security_headers;
+mod settings;
 mod shared_sessions;
 mod sign_in;
 mod signals;

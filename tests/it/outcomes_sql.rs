@@ -29,7 +29,7 @@ async fn demo_on(url: &str, dir: &std::path::Path) -> (TestApp, DateTime<Utc>) {
     let start = steps.first().map(Step::at).unwrap();
     let clock = Clock::manual(start);
     let options = AppOptions {
-        database_url: Some(url.to_string()),
+        database_url: Some(url.into()),
         ..AppOptions::default()
     };
     let app = App::start_with(dir, clock.clone(), options).unwrap();

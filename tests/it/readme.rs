@@ -25,9 +25,8 @@
 //! fixtures/oidc/), as a runner's would; the outputs must be stored under
 //! the gh-aw run's id and workflow name that the step passes.
 //!
-//! **The configuration tables.** Every environment variable a clap argument
-//! (`env = "…"`) or an `env::var` in `src/` reads is named in README.md or,
-//! for test and bench knobs, in docs/development.md.
+//! The configuration tables are the rendering of the settings table
+//! (`tests/it/settings.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -212,76 +211,6 @@ fn the_excerpt_rules_catch_a_changed_missing_or_reordered_line() {
         "Store: /tmp/safe-outcomes-demo-…/opentraces.jsonl"
     );
     assert_eq!(normalize("34 safe outputs in 3s"), "34 safe outputs in 3s");
-}
-
-/// Every `NAME` in `env = "NAME"`, `var("NAME")`, `var_os("NAME")`,
-/// `env("NAME")`, `lower_priority("NAME"`, `run_when_idle("NAME"` and
-/// `const …: &str = "NAME"` under `src/`.
-fn settings_read(dir: &Path, found: &mut std::collections::BTreeSet<String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            settings_read(&path, found);
-            continue;
-        }
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for opener in [
-            "env = \"",
-            "var(\"",
-            "var_os(\"",
-            "env(\"",
-            "lower_priority(\"",
-            "run_when_idle(\"",
-            "_ENV: &str = \"",
-            "TEST_PG: &str = \"",
-        ] {
-            for (at, _) in text.match_indices(opener) {
-                let rest = &text[at + opener.len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
-                    .collect();
-                if name.len() >= 2 && rest[name.len()..].starts_with('"') {
-                    found.insert(name);
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn the_configuration_tables_name_every_setting_the_code_reads() {
-    let root = common::manifest_dir();
-    let mut names = std::collections::BTreeSet::new();
-    settings_read(&root.join("src"), &mut names);
-    for expected in [
-        "APP_ID",
-        "CHECK_RUNS_ON_CLOSED_PRS",
-        "READ_SCHED",
-        "DURABILITY",
-    ] {
-        assert!(names.contains(expected), "the scan finds {expected}");
-    }
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let dev = std::fs::read_to_string(root.join("docs/development.md")).unwrap();
-    // Names that only a unit test sets on itself (`cli::tests`), not settings.
-    let own_test_vars = ["SO_TEST_DOTENV_ONLY", "SO_TEST_DOTENV_BOTH"];
-    let missing: Vec<&String> = names
-        .iter()
-        .filter(|n| !own_test_vars.contains(&n.as_str()))
-        .filter(|n| {
-            let quoted = format!("`{n}`");
-            !readme.contains(&quoted) && !dev.contains(&quoted)
-        })
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "settings the code reads that neither README.md's configuration tables nor \
-         docs/development.md name: {missing:?}"
-    );
 }
 
 /// The `run: |` script of the README's workflow YAML, unindented, and the

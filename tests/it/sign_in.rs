@@ -221,6 +221,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
 
     // The key printed in the terminal: taken once, remembered by a cookie.
     let key = safe_outcomes::http::auth::setup::setup_key(&rig.app.store).unwrap();
+    let key = key.expose_secret();
     let taken = fetch(&web, format!("{}/?setup_key={key}", rig.url)).await;
     assert_eq!(taken.status(), 303);
     assert_eq!(location(&taken), "/");
@@ -329,7 +330,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // The key as written signs JWTs GitHub accepts.
     let creds = AppCredentials::from_config(
         &env_get(&env, "APP_ID"),
-        Some(env_get(&env, "PRIVATE_KEY")),
+        Some(env_get(&env, "PRIVATE_KEY").into()),
         None,
     )
     .unwrap();

@@ -25,9 +25,6 @@ const MAX_BATCH: usize = 2048;
 /// of it: GitHub lets a delivery be redelivered for 3 days; 8 leaves room.
 pub const DEFAULT_DEDUP_WINDOW: chrono::Duration = chrono::Duration::days(8);
 
-/// Environment variable overriding `DEFAULT_DEDUP_WINDOW`, in hours.
-pub const DEDUP_WINDOW_ENV: &str = "DEDUP_WINDOW_HOURS";
-
 /// Expired dedupe keys removed per group commit, at most.
 const PRUNE_BATCH: usize = 1024;
 
@@ -45,16 +42,11 @@ pub struct Dedup {
 }
 
 impl Default for Dedup {
-    /// The window from `serve --dedup-window-hours` (`store::configure`),
-    /// else `DEDUP_WINDOW_HOURS`, else 8 days; system time.
+    /// The window `store::configure` set (`DEDUP_WINDOW_HOURS`, `serve
+    /// --dedup-window-hours`), else 8 days; system time.
     fn default() -> Self {
         let window = super::settings()
             .dedup_window_hours
-            .or_else(|| {
-                std::env::var(DEDUP_WINDOW_ENV)
-                    .ok()
-                    .and_then(|h| h.parse::<i64>().ok())
-            })
             .filter(|h| *h > 0)
             .map_or(DEFAULT_DEDUP_WINDOW, chrono::Duration::hours);
         Dedup {

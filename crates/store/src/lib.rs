@@ -153,20 +153,10 @@ pub enum Durability {
 }
 
 impl Durability {
-    /// Environment variable choosing the durability: `power-loss` or
-    /// `process-crash` (the default).
-    pub const ENV: &'static str = "DURABILITY";
-
-    /// As `serve --durability` set it (`configure`), else from
-    /// `DURABILITY`; anything but `power-loss` is `ProcessCrash`.
-    pub fn from_env() -> Durability {
-        if let Some(d) = SETTINGS.get().and_then(|s| s.durability) {
-            return d;
-        }
-        match std::env::var(Self::ENV).as_deref() {
-            Ok("power-loss") => Durability::PowerLoss,
-            _ => Durability::ProcessCrash,
-        }
+    /// As the process's settings say (`configure`: `DURABILITY` or
+    /// `serve --durability`, read by the App), else `ProcessCrash`.
+    pub fn configured() -> Durability {
+        settings().durability.unwrap_or(Durability::ProcessCrash)
     }
 
     /// As `/status` shows it.
@@ -178,14 +168,29 @@ impl Durability {
     }
 }
 
-/// Store settings given on the command line (`serve --durability`,
-/// `--dedup-window-hours`), set once per process before the store opens;
-/// what is not set here is read from the environment as before.
-#[derive(Debug, Clone, Copy, Default)]
+/// The store's settings, set once per process before the store opens. The
+/// store reads no environment variable: the App reads `DURABILITY`,
+/// `DEDUP_WINDOW_HOURS` and `SAFE_OUTCOMES_PAGE_IN` (its settings table,
+/// `settings::store_settings`, or `serve`'s flags) and passes them here;
+/// a process that sets none (a test) gets the defaults.
+#[derive(Debug, Clone, Copy)]
 pub struct Settings {
+    /// What an acknowledged write survives on sled (`None`: `ProcessCrash`).
     pub durability: Option<Durability>,
-    /// How long delivery ids are remembered, in hours (> 0).
+    /// How long delivery ids are remembered, in hours (> 0; `None`: 8 days).
     pub dedup_window_hours: Option<i64>,
+    /// Page a batch's leaves in before taking sled's lock (`engine::write_sled`).
+    pub page_in: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            durability: None,
+            dedup_window_hours: None,
+            page_in: true,
+        }
+    }
 }
 
 static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
@@ -289,7 +294,7 @@ impl Store {
             store.upgrade_at_open()?;
             return Ok(store);
         }
-        Store::open_with(path, Durability::from_env())
+        Store::open_with(path, Durability::configured())
     }
 
     /// Open the store: on PostgreSQL when `database_url` is given, else the
@@ -327,7 +332,7 @@ impl Store {
     /// Open the sled store at `path`, whatever `SAFE_OUTCOMES_TEST_PG` says
     /// (compaction and tests of sled's own files).
     pub fn open_sled(path: &Path) -> Result<Store> {
-        Store::open_with(path, Durability::from_env())
+        Store::open_with(path, Durability::configured())
     }
 
     /// Open the sled store with the given durability of acknowledged writes.

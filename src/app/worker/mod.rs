@@ -194,7 +194,7 @@ impl Worker {
 
     /// Run until the message channel closes.
     pub fn run(mut self, rx: Receiver<WorkerMsg>) {
-        crate::app::lower_priority("WORKER_NICE", WORKER_NICE);
+        crate::app::lower_priority(&crate::settings::WORKER_NICE, WORKER_NICE);
         self.sweep_when_due();
         self.drain_inbox();
         self.take_due_checkpoints();

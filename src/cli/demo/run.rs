@@ -134,7 +134,7 @@ async fn play(
         RouterOptions {
             listen_only: true,
             auth: crate::http::auth::AuthOptions {
-                local_key: local_key.clone(),
+                local_key: local_key.clone().map(Into::into),
                 ..Default::default()
             },
             ..RouterOptions::keyed("/api/github/webhooks", &secret, &token)

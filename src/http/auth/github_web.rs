@@ -93,9 +93,9 @@ pub struct Conversion {
     #[serde(default)]
     pub html_url: String,
     pub client_id: String,
-    pub client_secret: String,
-    pub webhook_secret: Option<String>,
-    pub pem: String,
+    pub client_secret: crate::settings::Secret,
+    pub webhook_secret: Option<crate::settings::Secret>,
+    pub pem: crate::settings::Secret,
 }
 
 /// Exchange a manifest code for the App's credentials (unauthenticated; 201).
@@ -129,7 +129,7 @@ pub async fn exchange_code(
         .post(format!("{web_url}/login/oauth/access_token"))
         .form(&[
             ("client_id", app.client_id.as_str()),
-            ("client_secret", app.client_secret.as_str()),
+            ("client_secret", app.client_secret.expose_secret()),
             ("code", code),
             ("redirect_uri", redirect_uri),
             ("code_verifier", verifier),

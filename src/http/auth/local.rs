@@ -30,7 +30,7 @@ pub async fn sign_in(
     RawQuery(q): RawQuery,
 ) -> Response {
     let auth = &state.auth;
-    let Some(expected) = auth.options.local_key.as_deref() else {
+    let Some(expected) = crate::settings::exposed(&auth.options.local_key) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let pairs: Vec<(String, String)> =

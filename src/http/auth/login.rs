@@ -311,9 +311,8 @@ pub async fn with_token(
     }
     let given = param(&form, "token").unwrap_or("").trim();
     // Both compared, in constant time, before the limit is looked at.
-    let matches = |t: &Option<String>| {
-        t.as_deref()
-            .is_some_and(|t| !t.is_empty() && signed::same(t, given))
+    let matches = |t: &Option<crate::settings::Secret>| {
+        crate::settings::exposed(t).is_some_and(|t| !t.is_empty() && signed::same(t, given))
     };
     let (operator, local) = (matches(&auth.api_token), matches(&auth.options.local_key));
     if let Some(wait) = auth.failures.retry_after(Secret::SignIn, source) {

@@ -77,22 +77,22 @@ pub const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct AuthArgs {
     /// The App's OAuth client id, for sign-in with GitHub (written by the setup page).
-    #[arg(long, env = "GITHUB_CLIENT_ID")]
+    #[arg(long, env = crate::settings::GITHUB_CLIENT_ID.name)]
     pub github_client_id: Option<String>,
     /// The App's OAuth client secret.
-    #[arg(long, env = "GITHUB_CLIENT_SECRET", hide_env_values = true)]
-    pub github_client_secret: Option<String>,
+    #[arg(long, env = crate::settings::GITHUB_CLIENT_SECRET.name, hide_env_values = true)]
+    pub github_client_secret: Option<crate::settings::Secret>,
     /// GitHub's web address, for the sign-in and App registration pages
     /// (default: https://github.com for api.github.com, https://HOST for a
     /// GHES API at https://HOST/api/v3, else GITHUB_API_URL itself).
-    #[arg(long, env = "GITHUB_WEB_URL")]
+    #[arg(long, env = crate::settings::GITHUB_WEB_URL.name)]
     pub github_web_url: Option<String>,
     /// Key that signs session cookies and CSRF tokens (default: a random key
     /// made once and kept in the store, shared by every replica).
-    #[arg(long, env = "SESSION_SECRET", hide_env_values = true)]
-    pub session_secret: Option<String>,
+    #[arg(long, env = crate::settings::SESSION_SECRET.name, hide_env_values = true)]
+    pub session_secret: Option<crate::settings::Secret>,
     /// Where the setup page writes the registered App's credentials.
-    #[arg(long, env = "ENV_FILE", default_value = ".env")]
+    #[arg(long, env = crate::settings::ENV_FILE.name, default_value = ".env")]
     pub env_file: PathBuf,
 }
 
@@ -107,10 +107,12 @@ impl AuthArgs {
         has_credentials: bool,
     ) -> AuthOptions {
         let oauth = match (&self.github_client_id, &self.github_client_secret) {
-            (Some(id), Some(secret)) if !id.trim().is_empty() && !secret.trim().is_empty() => {
+            (Some(id), Some(secret))
+                if !id.trim().is_empty() && !secret.expose_secret().trim().is_empty() =>
+            {
                 Some(OAuthApp {
                     client_id: id.trim().to_string(),
-                    client_secret: secret.trim().to_string(),
+                    client_secret: secret.trimmed(),
                 })
             }
             _ => None,
@@ -150,7 +152,7 @@ pub fn web_url_for(api_url: &str) -> String {
 #[derive(Clone)]
 pub struct OAuthApp {
     pub client_id: String,
-    pub client_secret: String,
+    pub client_secret: crate::settings::Secret,
 }
 
 impl std::fmt::Debug for OAuthApp {
@@ -176,7 +178,7 @@ pub struct AuthOptions {
     pub api_url: String,
     pub web_url: String,
     pub oauth: Option<OAuthApp>,
-    pub session_secret: Option<String>,
+    pub session_secret: Option<crate::settings::Secret>,
     pub setup: Option<SetupOptions>,
     pub scope_ttl: Duration,
     pub session_ttl: Duration,
@@ -184,7 +186,7 @@ pub struct AuthOptions {
     /// it, is trusted (`issuer::RECHECK`; zero: that).
     pub issuer_recheck: Duration,
     /// The key of the local sign-in link (`demo --serve` only; `local`).
-    pub local_key: Option<String>,
+    pub local_key: Option<crate::settings::Secret>,
     /// What the operator should fix (`warnings`), shown on the setup and
     /// sign-in pages; `serve` logs them at start-up.
     pub warnings: Vec<String>,
@@ -200,7 +202,7 @@ pub struct Auth {
     key: signed::Key,
     sessions: Sessions,
     /// The `API_TOKEN`, which also signs the operator in (`login`).
-    api_token: Option<String>,
+    api_token: Option<crate::settings::Secret>,
     /// Wrong tokens and setup keys, counted per source and secret (`login`).
     failures: login::Limiter,
     http: reqwest::Client,
@@ -209,7 +211,11 @@ pub struct Auth {
 }
 
 impl Auth {
-    pub fn new(mut options: AuthOptions, store: Store, api_token: Option<String>) -> Auth {
+    pub fn new(
+        mut options: AuthOptions,
+        store: Store,
+        api_token: Option<crate::settings::Secret>,
+    ) -> Auth {
         if options.scope_ttl.is_zero() {
             options.scope_ttl = SCOPE_TTL;
         }
@@ -219,7 +225,7 @@ impl Auth {
         if options.issuer_recheck.is_zero() {
             options.issuer_recheck = issuer::RECHECK;
         }
-        let key = signing_key(options.session_secret.as_deref(), &store);
+        let key = signing_key(crate::settings::exposed(&options.session_secret), &store);
         Auth {
             options,
             sessions: Sessions::new(store.clone()),
@@ -279,8 +285,8 @@ impl Auth {
         // the token or key they signed in with is still the server's.
         let credential = match session.kind {
             SessionKind::GitHub => return Ok(Some(session)),
-            SessionKind::Operator => self.api_token.as_deref(),
-            SessionKind::Local => self.options.local_key.as_deref(),
+            SessionKind::Operator => crate::settings::exposed(&self.api_token),
+            SessionKind::Local => crate::settings::exposed(&self.options.local_key),
         };
         if !credential.is_some_and(|c| signed::same(&signed::digest(c), &session.token)) {
             let _ = self.sessions.remove(&sid);

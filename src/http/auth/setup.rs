@@ -45,16 +45,16 @@ const REGISTERED: &str = "registered-app";
 const TITLE: &str = "Set up safe-outcomes";
 
 /// The setup key, made (and kept in the store) by the first to ask.
-pub fn setup_key(store: &Store) -> crate::store::Result<String> {
+pub fn setup_key(store: &Store) -> crate::store::Result<crate::settings::Secret> {
     let bytes = store.secret_or_create(SETUP_KEY, || {
         hex::encode(&signed::random_bytes()[..24]).into_bytes()
     })?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(String::from_utf8_lossy(&bytes).into_owned().into())
 }
 
 /// A start without credentials: setup is open again (an App registered
 /// before is forgotten: its credentials were not loaded); the setup key.
-pub fn begin(store: &Store) -> crate::store::Result<String> {
+pub fn begin(store: &Store) -> crate::store::Result<crate::settings::Secret> {
     store.take_secret(REGISTERED)?;
     setup_key(store)
 }
@@ -147,7 +147,7 @@ fn gate(auth: &Auth, req: &Request, given: Option<&str>, org: Option<&str>) -> R
     if let Some(given) = given {
         // Compared first, in constant time; only this source's own wrong
         // keys can hold it back.
-        let right = signed::same(&key, given);
+        let right = signed::same(key.expose_secret(), given);
         if let Some(wait) = auth.failures.retry_after(Secret::SetupKey, source) {
             return login::too_many(wait, TITLE);
         }
@@ -163,7 +163,7 @@ fn gate(auth: &Auth, req: &Request, given: Option<&str>, org: Option<&str>) -> R
         // Taken: a cookie remembers it, and the key leaves the address bar.
         let sealed = auth.key.seal(
             "setup-key",
-            &signed::digest(&key),
+            &signed::digest(key.expose_secret()),
             signed::now() + STATE_TTL,
         );
         let back = match org {
@@ -178,7 +178,7 @@ fn gate(auth: &Auth, req: &Request, given: Option<&str>, org: Option<&str>) -> R
             &signed::set_cookie(KEY_COOKIE, &sealed, STATE_TTL, super::signin::secure(auth)),
         );
     }
-    if !holds_key(auth, headers, &key) {
+    if !holds_key(auth, headers, key.expose_secret()) {
         return key_form(auth, StatusCode::OK, None);
     }
     setup_page(auth, org)
@@ -356,7 +356,7 @@ pub async fn callback(
     let key = setup_key(&auth.store).unwrap_or_default();
     let state_ok = expected.is_some_and(|e| signed::same(&e, &given))
         && !key.is_empty()
-        && holds_key(auth, &headers, &key);
+        && holds_key(auth, &headers, key.expose_secret());
     if !state_ok {
         return message(
             StatusCode::FORBIDDEN,
@@ -410,10 +410,10 @@ async fn register(
     let secret = app.webhook_secret.clone().unwrap_or_default();
     let pairs = [
         ("APP_ID", id.as_str()),
-        ("PRIVATE_KEY", app.pem.as_str()),
-        ("WEBHOOK_SECRET", secret.as_str()),
+        ("PRIVATE_KEY", app.pem.expose_secret()),
+        ("WEBHOOK_SECRET", secret.expose_secret()),
         ("GITHUB_CLIENT_ID", app.client_id.as_str()),
-        ("GITHUB_CLIENT_SECRET", app.client_secret.as_str()),
+        ("GITHUB_CLIENT_SECRET", app.client_secret.expose_secret()),
     ];
     let written = envfile::write(&setup.env_file, app.id, &pairs).map_err(|e| {
         (

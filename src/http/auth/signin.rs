@@ -334,7 +334,11 @@ pub async fn me(
 /// Who holds the bearer of a request `Reader` accepted: the operator's API
 /// token, or a read token (its issuer and installation).
 fn bearer_holder(state: &State, headers: &HeaderMap) -> Result<serde_json::Value, ApiError> {
-    match super::tokens::bearer_record(&state.auth, headers, state.api_token.as_deref())? {
+    match super::tokens::bearer_record(
+        &state.auth,
+        headers,
+        crate::settings::exposed(&state.api_token),
+    )? {
         Some(t) => Ok(json!({
             "login": t.issuer_login, "session": null, "bearer": "read_token",
             "installation": t.installation, "account": t.account,

@@ -417,11 +417,10 @@ impl Op {
 }
 
 /// Whether `write_sled` pages a batch's leaves in before taking sled's lock:
-/// yes, unless `SAFE_OUTCOMES_PAGE_IN=0` (for `bench ingest`'s before/after
-/// on one build).
+/// yes, unless the App's settings say `SAFE_OUTCOMES_PAGE_IN=0` (for `bench
+/// ingest`'s before/after on one build; `Settings::page_in`).
 fn page_in_first() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("SAFE_OUTCOMES_PAGE_IN").as_deref() != Ok("0"))
+    crate::settings().page_in
 }
 
 /// Pages of sled's log a batch moves out of the segments queued for
