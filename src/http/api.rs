@@ -24,6 +24,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::budget::blocking;
 use super::read::{QueryPairs, Read, ReadFilter, Reader, RepoScope};
 use super::{ApiError, Mount, State};
 use crate::judge::assess::{judged_as_of, transitions, Transition};
@@ -49,6 +50,7 @@ pub fn routes(_: &Mount) -> Router<State> {
         .route("/api/v1/outputs", get(list_outputs))
         .route("/api/v1/runs/{owner}/{repo}/{run_id}", get(run_outcomes))
         .route("/api/v1/report", get(report))
+        .route("/api/v1/me", get(me))
 }
 
 /// A page of `GET /api/v1/outputs`.
@@ -73,7 +75,7 @@ pub struct OutputDetail {
     /// Each change of verdict, with the observation that caused it.
     pub transitions: Vec<Transition>,
     /// The facts observed on the output's targets, in time order.
-    #[schema(value_type = Vec<crate::http::openapi::ObservationDoc>)]
+    #[schema(value_type = Vec<ObservationDoc>)]
     pub observations: Vec<Observation>,
 }
 
@@ -371,25 +373,6 @@ pub(crate) async fn admitted_outcomes(
     .await?
 }
 
-/// Run `read` on a read thread (`ReadBudget::run`) with the store, the
-/// cuts and the scope.
-pub(crate) async fn blocking<T: Send + 'static>(
-    state: &State,
-    filter: &ReadFilter,
-    scope: &RepoScope,
-    read: impl FnOnce(&crate::store::Store, &ReadFilter, &RepoScope) -> crate::store::Result<T>
-        + Send
-        + 'static,
-) -> Result<T, ApiError> {
-    let store = state.store.clone();
-    let (filter, scope) = (filter.clone(), scope.clone());
-    state
-        .reads
-        .run(move || read(&store, &filter, &scope))
-        .await?
-        .map_err(ApiError::from)
-}
-
 /// The window of a report's `window=`: a checkpoint name, `mature`, or
 /// `None` for `latest` (each output's latest outcome, the default).
 fn report_window(window: Option<&str>) -> Result<Option<&'static str>, ApiError> {
@@ -527,4 +510,81 @@ pub(crate) async fn pull_request(
             Ok((!pr.outcomes.is_empty()).then_some(pr))
         })
         .await?
+}
+
+/// Who did something.
+#[derive(Serialize, ToSchema)]
+pub struct ActorDoc {
+    pub login: String,
+    /// GitHub's account type: `User`, `Bot`, `Organization`, `Mannequin`.
+    #[serde(rename = "type")]
+    pub account_type: String,
+}
+
+/// One fact observed about a target, with GitHub's own timestamp. Its
+/// `kind` says what happened (`opened`, `closed`, `merged`, `labeled`, …);
+/// each kind has its own further fields.
+#[derive(Serialize, ToSchema)]
+pub struct ObservationDoc {
+    pub id: String,
+    pub at: DateTime<Utc>,
+    /// The key of the target it is filed under.
+    pub target: String,
+    pub kind: String,
+    pub actor: Option<ActorDoc>,
+    /// The issue or PR state after the event, when the delivery carried it.
+    #[schema(value_type = Option<Object>)]
+    pub snapshot: Option<serde_json::Value>,
+    /// The fields of its `kind` (`before`/`after` of a push, `state` of a
+    /// review, `label` of a label event, …).
+    #[serde(flatten)]
+    pub fields: std::collections::HashMap<String, serde_json::Value>,
+}
+
+/// `GET /api/v1/me`: who is reading, and which repositories they may see.
+/// With a bearer, the bearer's holder (`bearer`: `api_token`, or
+/// `read_token` with its issuer and installation); a cookie sent along is
+/// not read. Without one, the session's viewer.
+pub async fn me(
+    reader: Reader,
+    axum::extract::State(state): axum::extract::State<State>,
+    headers: axum::http::HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut who = match headers.contains_key(axum::http::header::AUTHORIZATION) {
+        true => bearer_holder(&state, &headers)?,
+        false => {
+            let session = state.auth.session(&headers).ok().flatten();
+            serde_json::json!({
+                "login": session.as_ref().map(|s| s.login.clone()),
+                "session": session.map(|s| s.kind),
+            })
+        }
+    };
+    match reader.scope {
+        RepoScope::All => who["scope"] = serde_json::json!("all"),
+        RepoScope::Only(repos) => {
+            who["scope"] = serde_json::json!("repositories");
+            who["repositories"] = serde_json::json!(repos);
+        }
+    }
+    Ok(Json(who))
+}
+
+/// Who holds the bearer of a request `Reader` accepted: the operator's API
+/// token, or a read token (its issuer and installation).
+fn bearer_holder(
+    state: &State,
+    headers: &axum::http::HeaderMap,
+) -> Result<serde_json::Value, ApiError> {
+    match crate::http::auth::tokens::bearer_record(
+        &state.auth,
+        headers,
+        crate::settings::exposed(&state.api_token),
+    )? {
+        Some(t) => Ok(serde_json::json!({
+            "login": t.issuer_login, "session": null, "bearer": "read_token",
+            "installation": t.installation, "account": t.account,
+        })),
+        None => Ok(serde_json::json!({"login": null, "session": null, "bearer": "api_token"})),
+    }
 }

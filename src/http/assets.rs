@@ -3,9 +3,9 @@
 //! icon, served as files so the pages hold no inline style or script and
 //! their Content-Security-Policy allows styles from this server only
 //! (`http::headers`). No auth: they name nothing. The pages link the
-//! stylesheet with a digest of its content (`dashboard::shell`), so a new
+//! stylesheet with a digest of its content (`http::shell`), so a new
 //! release is never read with an old sheet. `GET /assets/page.css` (the
-//! small pages' former sheet, `auth::page::STYLE`) is still served for
+//! small pages' former sheet, `PAGE_STYLE`) is still served for
 //! pages cached before.
 
 use axum::http::header;
@@ -22,24 +22,28 @@ pub const ICON_SVG: &str = "/assets/icon.svg";
 /// The setup and sign-in pages' former stylesheet.
 pub const PAGE_CSS: &str = "/assets/page.css";
 
+/// The stylesheet of every page (served at `DASHBOARD_CSS`).
+pub const STYLESHEET: &str = include_str!("dashboard/dashboard.css");
+/// The pages' icon (served at `ICON_SVG`).
+pub const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+<rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0969da\"/>\
+<path d=\"M4 8.5l2.5 2.5L12 5\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/></svg>";
+
+/// The small pages' former stylesheet, served at `PAGE_CSS` (no inline style:
+/// the pages' Content-Security-Policy allows none).
+pub const PAGE_STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}\
+button{font-size:1rem;padding:.5rem 1rem}code{background:#f3f3f3;padding:0 .2rem}\n";
+
 pub fn routes(_: &Mount) -> Router<State> {
     Router::new()
         .route(
             DASHBOARD_CSS,
-            get(|| async {
-                asset(
-                    "text/css; charset=utf-8",
-                    super::dashboard::shell::STYLESHEET,
-                )
-            }),
+            get(|| async { asset("text/css; charset=utf-8", STYLESHEET) }),
         )
-        .route(
-            ICON_SVG,
-            get(|| async { asset("image/svg+xml", super::dashboard::shell::ICON) }),
-        )
+        .route(ICON_SVG, get(|| async { asset("image/svg+xml", ICON) }))
         .route(
             PAGE_CSS,
-            get(|| async { asset("text/css; charset=utf-8", super::auth::page::STYLE) }),
+            get(|| async { asset("text/css; charset=utf-8", PAGE_STYLE) }),
         )
 }
 

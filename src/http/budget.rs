@@ -202,6 +202,29 @@ fn busy(concurrency: usize) -> Response {
     response
 }
 
+/// Run `read` on a read thread (`ReadBudget::run`) with the store, the
+/// cuts and the scope.
+pub(crate) async fn blocking<T: Send + 'static>(
+    state: &State,
+    filter: &crate::read::query::ReadFilter,
+    scope: &crate::read::query::RepoScope,
+    read: impl FnOnce(
+            &crate::store::Store,
+            &crate::read::query::ReadFilter,
+            &crate::read::query::RepoScope,
+        ) -> crate::store::Result<T>
+        + Send
+        + 'static,
+) -> Result<T, ApiError> {
+    let store = state.store.clone();
+    let (filter, scope) = (filter.clone(), scope.clone());
+    state
+        .reads
+        .run(move || read(&store, &filter, &scope))
+        .await?
+        .map_err(ApiError::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

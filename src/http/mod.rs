@@ -4,7 +4,10 @@
 //! included, is the API's JSON error (`errors::uniform`). `RunningServer`
 //! serves it under the connection limits of `limits::Limits`.
 //! Its rooms: `auth` (setup, sign-in, sessions, installation tokens),
-//! `dashboard` (the HTML pages), `read` (who may read what). One layer,
+//! `dashboard` (the HTML pages), `shell` (the one page template), `read`
+//! (who may read what). The files import one another in one direction:
+//! `assets` < `shell` < `auth` < `read` < `budget` < `api` < `series` <
+//! `openapi` < `dashboard` (no circle: `tests/it/layers.rs`). One layer,
 //! `headers::secure`, sets the security headers on every answer; the
 //! pages' stylesheet and icon are files (`assets`).
 //!
@@ -28,6 +31,7 @@ pub mod openapi;
 pub mod read;
 mod reconcile;
 pub mod series;
+pub mod shell;
 mod webhook;
 
 use std::sync::Arc;

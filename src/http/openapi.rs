@@ -13,7 +13,7 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use chrono::{DateTime, Utc};
+
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoParams, OpenApi, ToSchema};
@@ -94,7 +94,7 @@ fn with_examples(mut doc: utoipa::openapi::OpenApi, examples: &str) -> utoipa::o
         ping, ready,
     ),
     components(schemas(
-        ErrorBody, ObservationDoc, crate::read::export::TraceRecord,
+        ErrorBody, super::api::ObservationDoc, crate::read::export::TraceRecord,
         // The parameters' and `/status`'s enumerations.
         ReportWindow, SeriesWindow, SeriesBy, ExportFormat, ModeDoc, DurabilityDoc, WorkerDoc,
         crate::model::OutcomeStatus, crate::model::EvidenceStrength,
@@ -133,35 +133,6 @@ pub struct ErrorBody {
     pub error: String,
     /// What was wrong, for a person.
     pub detail: String,
-}
-
-/// Who did something.
-#[derive(Serialize, ToSchema)]
-pub struct ActorDoc {
-    pub login: String,
-    /// GitHub's account type: `User`, `Bot`, `Organization`, `Mannequin`.
-    #[serde(rename = "type")]
-    pub account_type: String,
-}
-
-/// One fact observed about a target, with GitHub's own timestamp. Its
-/// `kind` says what happened (`opened`, `closed`, `merged`, `labeled`, …);
-/// each kind has its own further fields.
-#[derive(Serialize, ToSchema)]
-pub struct ObservationDoc {
-    pub id: String,
-    pub at: DateTime<Utc>,
-    /// The key of the target it is filed under.
-    pub target: String,
-    pub kind: String,
-    pub actor: Option<ActorDoc>,
-    /// The issue or PR state after the event, when the delivery carried it.
-    #[schema(value_type = Option<Object>)]
-    pub snapshot: Option<serde_json::Value>,
-    /// The fields of its `kind` (`before`/`after` of a push, `state` of a
-    /// review, `label` of a label event, …).
-    #[serde(flatten)]
-    pub fields: std::collections::HashMap<String, serde_json::Value>,
 }
 
 /// The cuts every read endpoint takes.
@@ -311,7 +282,7 @@ pub struct BackfillPlannedDoc {
     pub planned: Vec<String>,
 }
 
-/// `GET /api/v1/me` (`http::auth::signin::me`): who is reading, and what
+/// `GET /api/v1/me` (`http::api::me`): who is reading, and what
 /// they may see.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]

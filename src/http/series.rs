@@ -21,7 +21,7 @@ use axum::{Json, Router};
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::api::blocking;
+use super::budget::blocking;
 use super::read::{QueryPairs, Read, ReadFilter, Reader};
 use super::{ApiError, Mount, State};
 use crate::model::OutcomeRecord;

@@ -181,6 +181,91 @@ mod tests {
         out
     }
 
+    /// The graph of one room's own modules (its files and folders): an edge
+    /// for each `{prefix}NAME` path, and each `super::NAME` in a file right
+    /// under the room, naming another of them, outside test code.
+    fn room_graph(room: &Path, prefix: &str) -> Graph {
+        let mut mods = top_modules(room);
+        mods.remove("mod");
+        let mut files = Vec::new();
+        rust_files(room, &mut files);
+        files.sort();
+        let mut test_files = BTreeSet::new();
+        let mut code = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let dir = match file.file_stem().unwrap().to_str().unwrap() {
+                "mod" | "lib" => file.parent().unwrap().to_path_buf(),
+                stem => file.parent().unwrap().join(stem),
+            };
+            code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
+        }
+        let mut g = Graph::new();
+        for (file, text) in code {
+            let rel = file.strip_prefix(room).unwrap();
+            let name = |c: &std::ffi::OsStr| {
+                let c = c.to_string_lossy();
+                c.strip_suffix(".rs").unwrap_or(&c).to_string()
+            };
+            let from = name(rel.iter().next().unwrap());
+            if test_files.contains(&file) || !mods.contains(&from) || from.ends_with("tests") {
+                continue;
+            }
+            let direct = rel.iter().count() == 1;
+            let mut edge = |to: String| {
+                if to != from && mods.contains(&to) {
+                    g.entry(from.clone())
+                        .or_default()
+                        .entry(to)
+                        .or_default()
+                        .insert(rel.display().to_string());
+                }
+            };
+            let after = |i: usize, len: usize| -> String {
+                text[i + len..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect()
+            };
+            for (i, _) in text.match_indices(prefix) {
+                edge(after(i, prefix.len()));
+            }
+            if direct {
+                for (i, _) in text.match_indices("super::") {
+                    edge(after(i, "super::".len()));
+                }
+            }
+        }
+        g
+    }
+
+    /// No circle inside a room: within each room of the App and each
+    /// crate, its modules import one another in one direction.
+    #[test]
+    fn no_room_has_an_import_circle_inside() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut found = Vec::new();
+        for room in ROOMS {
+            let g = room_graph(&root.join("src").join(room), &format!("crate::{room}::"));
+            for c in cycles(&g) {
+                found.push(format!("in `{room}`: {}", explain(&g, &c)));
+            }
+        }
+        for (_, dir) in CRATES.iter().filter(|(_, d)| *d != ".") {
+            let g = room_graph(&root.join(dir).join("src"), "crate::");
+            for c in cycles(&g) {
+                found.push(format!("in `{dir}`: {}", explain(&g, &c)));
+            }
+        }
+        assert!(found.is_empty(), "{}", found.join("\n"));
+        // The check sees a circle.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "use super::b::B;\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "use crate::r::a::A;\n").unwrap();
+        let g = room_graph(dir.path(), "crate::r::");
+        assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+    }
+
     /// The rooms, bottom to top: each may import only the rooms before it.
     const ROOMS: &[&str] = &[
         "settings", "ingest", "judge", "github", "read", "app", "http", "bench", "cli",

@@ -46,6 +46,7 @@ pub mod setup;
 pub mod signed;
 pub mod signin;
 pub mod tokens;
+mod viewer;
 pub mod warnings;
 
 use std::collections::BTreeSet;
@@ -423,7 +424,6 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
             "/auth/logout/everywhere",
             axum::routing::post(signin::logout_everywhere),
         )
-        .route("/api/v1/me", get(signin::me))
         .route("/auth/local", get(local::sign_in))
         .route(
             "/auth/tokens",

@@ -1,5 +1,5 @@
 //! The small HTML pages of setup and sign-in, in the dashboard's one
-//! template (`dashboard::shell`: served stylesheet, navigation, no inline
+//! template (`http::shell`: served stylesheet, navigation, no inline
 //! style or script), readable without JavaScript and on a phone. Every
 //! outside value goes through `escape::html` before it is written.
 
@@ -7,13 +7,8 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, PreEscaped};
 
-use crate::http::dashboard::shell::{document, Viewer};
+use crate::http::shell::{document, Viewer};
 pub use crate::model::escape::html as esc;
-
-/// The pages' stylesheet, served at `assets::PAGE_CSS` (no inline style:
-/// the pages' Content-Security-Policy allows none).
-pub const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}\
-button{font-size:1rem;padding:.5rem 1rem}code{background:#f3f3f3;padding:0 .2rem}\n";
 
 /// A page: `title` (plain text) and `body` (HTML, already escaped).
 pub fn page(status: StatusCode, title: &str, body: &str) -> Response {

@@ -98,17 +98,14 @@ fn valid_login(org: &str) -> bool {
 /// Serve the setup page at `GET /` while the App has no credentials —
 /// but to a signed-in viewer (the operator, signed in with the `API_TOKEN`)
 /// `/` is the dashboard's overview, and the setup page is at its own link,
-/// `crate::http::dashboard::SETUP_PAGE`, or `/` with the setup form's own
+/// `SETUP_PAGE`, or `/` with the setup form's own
 /// parameters. Any other request goes on to the router.
 pub async fn intercept(
     StateExtractor(state): StateExtractor<State>,
     req: Request,
     next: Next,
 ) -> Response {
-    if state.auth.setup_enabled()
-        && req.method() == Method::GET
-        && crate::http::dashboard::setup_page_asked(&state, &req)
-    {
+    if state.auth.setup_enabled() && req.method() == Method::GET && setup_page_asked(&state, &req) {
         let pairs: Vec<(String, String)> =
             serde_urlencoded::from_str(req.uri().query().unwrap_or("")).unwrap_or_default();
         let value = |name: &str| {
@@ -436,6 +433,31 @@ async fn register(
         html_url: app.html_url,
         written,
     })
+}
+
+/// The setup page's own link while the App has no credentials (`/` shows
+/// it too, to anyone not signed in).
+pub const SETUP_PAGE: &str = "/setup/app";
+
+/// Is this `GET` the setup page (`auth::setup::intercept`, while the App has
+/// no credentials)? Its own link always; `/` with the setup form's own
+/// parameters (`setup_key`, `org`) always; a bare `/` unless a viewer is
+/// signed in — the operator signed in with the `API_TOKEN` gets the
+/// overview there, with a link to the setup page.
+pub(crate) fn setup_page_asked(state: &State, req: &axum::extract::Request) -> bool {
+    let path = req.uri().path();
+    if path == SETUP_PAGE {
+        return true;
+    }
+    if path != "/" {
+        return false;
+    }
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(req.uri().query().unwrap_or("")).unwrap_or_default();
+    if pairs.iter().any(|(k, _)| k == "setup_key" || k == "org") {
+        return true;
+    }
+    !matches!(state.auth.session(req.headers()), Ok(Some(_)))
 }
 
 #[cfg(test)]

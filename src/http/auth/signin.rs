@@ -9,23 +9,19 @@
 //! session and sets the session cookie. The callback may land on any replica.
 //! `POST /auth/logout` (with the session's CSRF token) ends the session on
 //! every replica; `POST /auth/logout/everywhere` ends every session of the
-//! account; `GET /auth/logout` shows both forms. `GET /api/v1/me` tells a
-//! reader who they are (the bearer's holder when a bearer is sent, never a
-//! cookie's) and which repositories they may see.
+//! account; `GET /auth/logout` shows both forms. (`GET /api/v1/me`, who a reader
+//! is, is a read endpoint: `http::api::me`.)
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State as StateExtractor};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde_json::json;
 
 use super::flows::{self, Flow};
 use super::page::{esc, message, page};
 use super::sessions::Who;
 use super::{github_web, signed, Auth, SESSION_COOKIE};
-use crate::http::read::{Reader, RepoScope};
-use crate::http::{ApiError, State};
+use crate::http::State;
 
 const OAUTH_COOKIE: &str = "so_oauth";
 /// GitHub's authorization codes last 10 minutes.
@@ -300,51 +296,6 @@ fn sign_out(auth: &Auth, headers: &HeaderMap, body: &Bytes, everywhere: bool) ->
         Err(e) => return super::store_error(e).into_response(),
     }
     with_cookie(redirect("/"), &clear)
-}
-
-/// `GET /api/v1/me`: who is reading, and which repositories they may see.
-/// With a bearer, the bearer's holder (`bearer`: `api_token`, or
-/// `read_token` with its issuer and installation); a cookie sent along is
-/// not read. Without one, the session's viewer.
-pub async fn me(
-    reader: Reader,
-    StateExtractor(state): StateExtractor<State>,
-    headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let mut who = match headers.contains_key(header::AUTHORIZATION) {
-        true => bearer_holder(&state, &headers)?,
-        false => {
-            let session = state.auth.session(&headers).ok().flatten();
-            json!({
-                "login": session.as_ref().map(|s| s.login.clone()),
-                "session": session.map(|s| s.kind),
-            })
-        }
-    };
-    match reader.scope {
-        RepoScope::All => who["scope"] = json!("all"),
-        RepoScope::Only(repos) => {
-            who["scope"] = json!("repositories");
-            who["repositories"] = json!(repos);
-        }
-    }
-    Ok(Json(who))
-}
-
-/// Who holds the bearer of a request `Reader` accepted: the operator's API
-/// token, or a read token (its issuer and installation).
-fn bearer_holder(state: &State, headers: &HeaderMap) -> Result<serde_json::Value, ApiError> {
-    match super::tokens::bearer_record(
-        &state.auth,
-        headers,
-        crate::settings::exposed(&state.api_token),
-    )? {
-        Some(t) => Ok(json!({
-            "login": t.issuer_login, "session": null, "bearer": "read_token",
-            "installation": t.installation, "account": t.account,
-        })),
-        None => Ok(json!({"login": null, "session": null, "bearer": "api_token"})),
-    }
 }
 
 /// The `Set-Cookie` value of a new session `sid`: sealed, expiring with it.

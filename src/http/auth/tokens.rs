@@ -39,7 +39,7 @@ use super::page::{esc, message, page_for};
 use super::sessions::{self, account, Session, SessionKind, ViewerScope};
 use super::{access, github_web, issuer, signed, store_error, Auth};
 use crate::github::installations::{installation, repos_of, InstallationStatus};
-use crate::http::dashboard::shell::Viewer;
+use crate::http::shell::Viewer;
 use crate::http::{ApiError, State};
 use crate::store::{Space, Store};
 

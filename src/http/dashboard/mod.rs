@@ -20,7 +20,6 @@ mod output;
 mod overview;
 mod pr;
 mod run;
-pub mod shell;
 mod sort;
 mod words;
 mod workflows;
@@ -34,9 +33,9 @@ use axum::Router;
 use maud::{html, Markup};
 
 use crate::http::read::{QueryPairs, ReadFilter, Reader};
+use crate::http::shell::{self, Crumb, Viewer};
 use crate::http::{ApiError, State};
 pub use links::output_path;
-use shell::{Crumb, Viewer};
 
 /// The dashboard's routes, merged into the server's router.
 pub fn routes(_: &crate::http::Mount) -> Router<State> {
@@ -155,31 +154,6 @@ impl FromRequestParts<State> for Visit {
             pairs,
         })
     }
-}
-
-/// The setup page's own link while the App has no credentials (`/` shows
-/// it too, to anyone not signed in).
-pub const SETUP_PAGE: &str = "/setup/app";
-
-/// Is this `GET` the setup page (`auth::setup::intercept`, while the App has
-/// no credentials)? Its own link always; `/` with the setup form's own
-/// parameters (`setup_key`, `org`) always; a bare `/` unless a viewer is
-/// signed in — the operator signed in with the `API_TOKEN` gets the
-/// overview there, with a link to the setup page.
-pub(crate) fn setup_page_asked(state: &State, req: &axum::extract::Request) -> bool {
-    let path = req.uri().path();
-    if path == SETUP_PAGE {
-        return true;
-    }
-    if path != "/" {
-        return false;
-    }
-    let pairs: Vec<(String, String)> =
-        serde_urlencoded::from_str(req.uri().query().unwrap_or("")).unwrap_or_default();
-    if pairs.iter().any(|(k, _)| k == "setup_key" || k == "org") {
-        return true;
-    }
-    !matches!(state.auth.session(req.headers()), Ok(Some(_)))
 }
 
 /// A whole page.

@@ -12,11 +12,11 @@ use maud::{html, Markup};
 
 use super::links::{outside_link, pr_path, run_path, workflow_path, GitHub};
 use super::list::words_of_kind;
-use super::shell::crumb;
 use super::words::{observation, signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{output_detail, pull_request, thread_of, OutputDetail};
 use crate::http::read::Read;
+use crate::http::shell::crumb;
 use crate::model::{ExecutionRecord, CHECKPOINTS};
 
 /// The target, in words, with its title and link.

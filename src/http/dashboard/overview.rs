@@ -342,7 +342,7 @@ pub async fn overview(Read(state, mut visit, ..): Read<Visit>) -> PageResult {
         @if state.auth.setup_enabled() {
             p.notice #setup-link {
                 "No GitHub App is registered for this server: it listens to webhooks and manifests only (no check runs, no backfill). "
-                a href=(super::SETUP_PAGE) { "Register the GitHub App" }
+                a href=(crate::http::auth::setup::SETUP_PAGE) { "Register the GitHub App" }
             }
         }
         (day_one(&state, &visit.reader.scope))

@@ -9,11 +9,11 @@ use maud::html;
 use super::links::{list_path, output_path, workflow_path};
 use super::list::{standing, target_cell};
 use super::overview::awaiting_line;
-use super::shell::crumb;
 use super::words::{signal, verdict};
 use super::{day, page, when, PageResult, Visit};
 use crate::http::api::{run_records, run_view_of, thread_of, thread_titles};
 use crate::http::read::Read;
+use crate::http::shell::crumb;
 use crate::http::ApiError;
 
 /// The summary's counts, as the run view names them.

@@ -13,13 +13,14 @@ use super::links::{export_links, list_path, run_path, workflow_path};
 use super::overview::{
     awaiting_line, by_type_table, door, share, totals_cards, weekly, BY_TYPE_SORTS, RATES_NOTE,
 };
-use super::shell::crumb;
 use super::sort::Key;
 use super::{chart, count_link, day, page, rate_cell, rejected_cell, with, PageResult, Visit};
-use crate::http::api::{blocking, line_survival_of, summary_of, RUNS_SHOWN};
+use crate::http::api::{line_survival_of, summary_of, RUNS_SHOWN};
+use crate::http::budget::blocking;
 use crate::http::read::Read;
 use crate::http::read::ReadFilter;
 use crate::http::series::{self, Period};
+use crate::http::shell::crumb;
 use crate::http::ApiError;
 use crate::read::line_survival::LineTotals;
 use crate::read::report::Sums;

@@ -4,31 +4,19 @@
 //! navigation with who is signed in and a sign-out button, breadcrumbs, and
 //! the page.
 //!
+//! Who is looking (`Viewer`) is read from the request by `http::auth`.
 //! The stylesheet and the icon are served by `http::assets`; the
 //! stylesheet's link carries a digest of its content, so a new release is
 //! never read with an old cached sheet.
 
 use std::sync::LazyLock;
 
-use axum::extract::FromRequestParts;
-use axum::http::header;
-use axum::http::request::Parts;
 use maud::{html, Markup, DOCTYPE};
 use sha2::{Digest, Sha256};
 
-use crate::http::auth::SignedIn;
-use crate::http::State;
-
-/// The stylesheet of every page (served at `assets::DASHBOARD_CSS`).
-pub const STYLESHEET: &str = include_str!("dashboard.css");
-/// The pages' icon (served at `assets::ICON_SVG`).
-pub const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
-<rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0969da\"/>\
-<path d=\"M4 8.5l2.5 2.5L12 5\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/></svg>";
-
 /// The stylesheet's path, with a digest of its content.
 static STYLESHEET_PATH: LazyLock<String> = LazyLock::new(|| {
-    let digest = hex::encode(Sha256::digest(STYLESHEET.as_bytes()));
+    let digest = hex::encode(Sha256::digest(crate::http::assets::STYLESHEET.as_bytes()));
     format!("{}?v={}", crate::http::assets::DASHBOARD_CSS, &digest[..12])
 });
 
@@ -46,35 +34,6 @@ pub enum Viewer {
         local: bool,
         csrf: String,
     },
-}
-
-impl FromRequestParts<State> for Viewer {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &State,
-    ) -> Result<Viewer, Self::Rejection> {
-        if let Some(auth) = parts.headers.get(header::AUTHORIZATION) {
-            let token = auth.to_str().unwrap_or("").trim();
-            let token = token.split_once(' ').map_or("", |(_, t)| t.trim());
-            return Ok(Viewer::Token {
-                installation: token.starts_with(crate::http::auth::tokens::PREFIX),
-            });
-        }
-        let local = matches!(
-            state.auth.session(&parts.headers),
-            Ok(Some(s)) if s.kind == crate::http::auth::sessions::SessionKind::Local
-        );
-        Ok(match SignedIn::from_request_parts(parts, state).await {
-            Ok(s) => Viewer::Session {
-                login: s.login,
-                local,
-                csrf: s.csrf,
-            },
-            Err(_) => Viewer::Nobody,
-        })
-    }
 }
 
 /// One step of the breadcrumbs: its label and, but for the last, its link.
