@@ -37,8 +37,8 @@ use chrono::{DateTime, Duration, Utc};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::judge::evaluate::registry::{Effect, TYPES};
 use crate::judge::conformance::{record_of, seed_medium_pending, SEED_ROWS};
+use crate::judge::evaluate::registry::{Effect, TYPES};
 use crate::model::{
     Actor, Confidence, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
     ObservationKind as K, OutcomeStatus as O, Signal, TargetKind,

@@ -8,11 +8,11 @@ use chrono::Duration;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::judge::evaluate::registry::{Effect, TYPES};
-use crate::judge::evaluate::rules::{execution_state, RECORD_GAPS};
 use crate::ingest::reconcile::{observations_from_api, required_endpoints, ApiState};
 use crate::judge::api_state::{assess_from_api, NO_ENGAGEMENT};
 use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
+use crate::judge::evaluate::registry::{Effect, TYPES};
+use crate::judge::evaluate::rules::{execution_state, RECORD_GAPS};
 use crate::model::{
     Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,
     OutcomeStatus as O, Signal,
@@ -919,7 +919,8 @@ fn rule_10_reverts_are_read_from_the_api_as_from_webhooks() {
                     hooked.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
                     for d in [1, 3, 8, 45] {
                         let from_api = assess_from_api(&record, &api, day(d));
-                        let from_webhooks = crate::judge::evaluate::evaluate(&record, &hooked, day(d));
+                        let from_webhooks =
+                            crate::judge::evaluate::evaluate(&record, &hooked, day(d));
                         assert_eq!(
                             from_api.triple(),
                             from_webhooks.triple(),

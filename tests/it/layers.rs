@@ -227,7 +227,10 @@ mod tests {
                 "{dir} is not a member of the workspace"
             );
             let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap();
-            assert!(manifest.contains(&format!("name = \"{name}\"")), "{dir}: not {name}");
+            assert!(
+                manifest.contains(&format!("name = \"{name}\"")),
+                "{dir}: not {name}"
+            );
             for dep in workspace_dependencies(&manifest) {
                 let below = CRATES[..rank].iter().any(|(c, _)| *c == dep);
                 if !below {
@@ -240,14 +243,20 @@ mod tests {
             let path = entry.unwrap().path();
             if path.join("Cargo.toml").exists() {
                 let dir = format!("crates/{}", path.file_name().unwrap().to_string_lossy());
-                assert!(CRATES.iter().any(|(_, d)| *d == dir), "{dir} is not in CRATES");
+                assert!(
+                    CRATES.iter().any(|(_, d)| *d == dir),
+                    "{dir} is not in CRATES"
+                );
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
         // The check sees an upward dependency.
         let judge_on_store = "[dependencies]\nsafe-outcomes-store.workspace = true\n";
         assert!(workspace_dependencies(judge_on_store).contains("safe-outcomes-store"));
-        assert!(workspace_dependencies("[workspace.dependencies]\nsafe-outcomes-store = {}\n").is_empty());
+        assert!(
+            workspace_dependencies("[workspace.dependencies]\nsafe-outcomes-store = {}\n")
+                .is_empty()
+        );
     }
 
     fn src() -> PathBuf {

@@ -288,8 +288,8 @@ impl OutputCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use safe_outcomes_model::ObservationKind;
     use chrono::{DateTime, Utc};
+    use safe_outcomes_model::ObservationKind;
 
     fn obs(id: &str, at: &str, target: &str) -> Observation {
         Observation {

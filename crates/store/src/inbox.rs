@@ -645,7 +645,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let n = UPGRADE_BATCH as u64 * 2 + 123;
-        let id = |i: u64| safe_outcomes_model::ident::time_based_delivery_id((1 << 56) | (i * 977), 3, i);
+        let id = |i: u64| {
+            safe_outcomes_model::ident::time_based_delivery_id((1 << 56) | (i * 977), 3, i)
+        };
         let mut batch = super::super::Batch::default();
         let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         for i in 0..n {

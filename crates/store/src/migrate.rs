@@ -131,10 +131,8 @@ mod tests {
         // Some judged: they become rows of the `outcomes` relation too.
         for i in 0..30 {
             let id = format!("o/r:{i}:0");
-            unit.put_output(&crate::test_judged_output(
-                &id, "ci-coach", "rejected",
-            ))
-            .unwrap();
+            unit.put_output(&crate::test_judged_output(&id, "ci-coach", "rejected"))
+                .unwrap();
         }
         unit.set_counter(counter::PROCESSED, 1230);
         unit.commit().unwrap();

@@ -58,11 +58,11 @@ mod tests {
     use chrono::{DateTime, Duration, Utc};
 
     use super::*;
+    use crate::ReadStore;
     use safe_outcomes_judge::assess::assess;
     use safe_outcomes_model::{
         ExecutionRecord, ItemSnapshot, Observation, ObservationKind, Target, TargetKind,
     };
-    use crate::ReadStore;
 
     fn t0() -> DateTime<Utc> {
         "2026-09-01T00:00:00Z".parse().unwrap()

@@ -997,9 +997,7 @@ mod tests {
         let id = |n: u8| format!("o/r:{n}:0");
         let mut first = store.begin();
         for n in 0..3 {
-            first
-                .put_output(&crate::test_output(&id(n), "w"))
-                .unwrap();
+            first.put_output(&crate::test_output(&id(n), "w")).unwrap();
         }
         first.commit().unwrap();
         let mut unit = store.begin();

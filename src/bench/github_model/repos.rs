@@ -138,12 +138,17 @@ async fn rest_get(
     let key = path
         .strip_prefix("/repos/")
         .unwrap_or(path.trim_start_matches('/'));
-    if let Some(to) = moved(&fake, key) {
-        // GitHub's answer for a transferred issue: 301 with its new place.
+    let to = renamed(&fake, key).or_else(|| moved(&fake, key));
+    if let Some(mut to) = to {
+        // GitHub's answer for a renamed repository or a transferred
+        // issue: 301 with its new place (the query kept).
         let host = headers
             .get("host")
             .and_then(|h| h.to_str().ok())
             .unwrap_or("127.0.0.1");
+        if let Some(q) = uri.query() {
+            to = format!("{to}?{q}");
+        }
         let location = format!("http://{host}/{to}");
         let mut r = (
             StatusCode::MOVED_PERMANENTLY,
@@ -222,6 +227,16 @@ fn from_history(fake: &Fake, key: &str) -> Option<Value> {
         let d = super::answers::destination(&w, &repo, number)?;
         super::answers::rest(&d, rest)
     })
+}
+
+/// Where a path of a renamed repository now is: the same path under the
+/// repository's name now (`Fact::RenameRepo`).
+fn renamed(fake: &Fake, key: &str) -> Option<String> {
+    let mut segs = key.splitn(3, '/');
+    let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
+    let asked = format!("{owner}/{name}");
+    let (_, now) = fake.named(&asked)?;
+    (!now.eq_ignore_ascii_case(&asked)).then(|| format!("repos/{now}/{rest}"))
 }
 
 /// Where a path of a transferred issue now is (`answers::moved`).

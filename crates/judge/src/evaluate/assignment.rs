@@ -250,9 +250,9 @@ pub fn assign_to_agent(ctx: &EvalContext) -> Evaluation {
                     source_is_pull_request: true,
                 },
                 Some(a),
-            ) if is_agent(&a.login, a.is_bot(), agent.as_deref()) => {
-                Some(safe_outcomes_model::target::thread_key(repo, *source_number))
-            }
+            ) if is_agent(&a.login, a.is_bot(), agent.as_deref()) => Some(
+                safe_outcomes_model::target::thread_key(repo, *source_number),
+            ),
             _ => None,
         })
         .collect();

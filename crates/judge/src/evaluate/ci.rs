@@ -331,7 +331,10 @@ mod pr_tests {
     #[test]
     fn merged_over_red_ci_stays_merged() {
         let e = pr(vec![opened(), test_run(1.0, "failure"), merge(5.0)]);
-        assert_eq!(e.triple(), (ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged));
+        assert_eq!(
+            e.triple(),
+            (ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged)
+        );
         assert_eq!(e.details["ci"], "failure");
         assert_eq!(e.details["ci_checks"], 1);
         assert_eq!(e.details["merged_over_red_ci"], true);
@@ -360,7 +363,11 @@ mod pr_tests {
         ]);
         assert_eq!(
             e.triple(),
-            (REJECTED, STRONG, safe_outcomes_model::Signal::ClosedWithoutMerge)
+            (
+                REJECTED,
+                STRONG,
+                safe_outcomes_model::Signal::ClosedWithoutMerge
+            )
         );
         assert_eq!(e.details["deferred_nondeterministic"], json!(["test"]));
     }

@@ -81,7 +81,8 @@ pub fn add_comment(ctx: &EvalContext) -> Evaluation {
         .find(|o| o.event.reaction_polarity() == Some(false));
     // Rule 8: replies and reactions on ours by actors nobody can see (a
     // rollup's counts, an author not shown).
-    let unseen = |o: &&safe_outcomes_model::Observation| ctx.actor_class(o) == ActorClass::UnknownActor;
+    let unseen =
+        |o: &&safe_outcomes_model::Observation| ctx.actor_class(o) == ActorClass::UnknownActor;
     let on_ours = |o: &&safe_outcomes_model::Observation| {
         is_reply(o)
             || matches!(o.event, K::Reacted { comment_id: Some(c), .. } if c == ours && o.at >= posted)

@@ -48,9 +48,8 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
     match ctx.actor_class(last) {
         safe_outcomes_model::ActorClass::VisibleNonBotActor => Some(e),
         // The chooser was not visible: the answer stands, with less confidence.
-        safe_outcomes_model::ActorClass::SystemActor | safe_outcomes_model::ActorClass::UnknownActor => {
-            Some(hedge(e))
-        }
+        safe_outcomes_model::ActorClass::SystemActor
+        | safe_outcomes_model::ActorClass::UnknownActor => Some(hedge(e)),
         _ => None,
     }
 }
@@ -138,7 +137,9 @@ mod tests {
     use serde_json::json;
 
     use crate::evaluate::testkit::*;
-    use safe_outcomes_model::{ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind};
+    use safe_outcomes_model::{
+        ItemSnapshot, Observation, ObservationKind as K, Target, TargetKind,
+    };
 
     fn discussion(kind: &str) -> safe_outcomes_model::ExecutionRecord {
         record(kind).target(Target::thread(REPO, TargetKind::Discussion, 12))

@@ -26,8 +26,8 @@ pub mod registry;
 pub mod rules;
 pub mod seed_rows;
 
-pub use safe_outcomes_model::output_type::OutputType;
 pub use common::{hedge, weaker};
+pub use safe_outcomes_model::output_type::OutputType;
 mod release;
 mod revert;
 mod review;

@@ -26,7 +26,8 @@ pub fn hide_comment(ctx: &EvalContext) -> Evaluation {
     }
     // General rule 1: the output names the comment it hid, not only the thread.
     let names_comment = ctx.record.target.as_ref().is_some_and(|t| {
-        t.kind == safe_outcomes_model::TargetKind::Comment && (t.id.is_some() || t.node_id.is_some())
+        t.kind == safe_outcomes_model::TargetKind::Comment
+            && (t.id.is_some() || t.node_id.is_some())
     });
     if !names_comment {
         return missing_state(

@@ -523,7 +523,10 @@ mod tests {
             vec![opened(), merge(30.0, bot("github-merge-queue[bot]"))],
             48.0,
         );
-        assert_eq!(q.triple(), (ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged));
+        assert_eq!(
+            q.triple(),
+            (ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged)
+        );
         assert_eq!(q.confidence, safe_outcomes_model::Confidence::Medium);
         assert_eq!(q.details["merged_by_type"], "Bot");
     }

@@ -239,11 +239,7 @@ mod tests {
     #[test]
     fn every_family_file_exists() {
         for t in TYPES {
-            let path = format!(
-                "{}/src/evaluate/{}",
-                env!("CARGO_MANIFEST_DIR"),
-                t.family
-            );
+            let path = format!("{}/src/evaluate/{}", env!("CARGO_MANIFEST_DIR"), t.family);
             assert!(
                 std::path::Path::new(&path).exists(),
                 "{}: {path} is missing",

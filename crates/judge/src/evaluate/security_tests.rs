@@ -3,7 +3,9 @@
 use serde_json::json;
 
 use crate::evaluate::testkit::*;
-use safe_outcomes_model::{Actor, Confidence, Observation, ObservationKind as K, Target, TargetKind};
+use safe_outcomes_model::{
+    Actor, Confidence, Observation, ObservationKind as K, Target, TargetKind,
+};
 
 /// The actor GitHub's analysis events arrive with (an organization).
 fn github() -> Option<Actor> {

@@ -86,7 +86,8 @@ const fn differs(section: &'static str, row: &'static str, why: &'static str) ->
 
 /// Rule 6 (`rules::object_gone`): a 404/410 of the object an output changed
 /// is unknown/none `deleted`, for every type at once.
-const RULE_6: &str = "src/judge/rules_tests.rs::rule_6_a_404_of_the_own_object_is_judged_by_the_effect";
+const RULE_6: &str =
+    "src/judge/rules_tests.rs::rule_6_a_404_of_the_own_object_is_judged_by_the_effect";
 const ISSUE: &str = "issue.rs::create_issue_table";
 const CLOSE_ISSUE: &str = "issue.rs::close_issue_table";
 const UPDATE_ISSUE: &str = "update.rs::update_issue_table";
@@ -385,7 +386,8 @@ const DELETION: &str =
     "src/ingest/reconcile/attempt.rs::a_missing_primary_object_is_a_deletion_without_an_actor";
 const BOUNDED: &str = "tests/it/reconcile.rs::an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times";
 const CI_REDUCTION: &str = "crates/judge/src/evaluate/ci.rs::reduction_table";
-const CI_PENDING: &str = "crates/judge/src/evaluate/ci.rs::open_pr_reports_pending_ci_on_its_latest_head";
+const CI_PENDING: &str =
+    "crates/judge/src/evaluate/ci.rs::open_pr_reports_pending_ci_on_its_latest_head";
 const FLAKY_NO_VERDICT: &str =
     "crates/judge/src/evaluate/ci.rs::flaky_evidence_never_turns_a_rejection_into_acceptance";
 
@@ -596,7 +598,10 @@ mod tests {
                 continue;
             };
             let (file, func) = test.split_once("::").expect("file::fn");
-            let base = if ["src/", "crates/", "tests/"].iter().any(|p| file.starts_with(p)) {
+            let base = if ["src/", "crates/", "tests/"]
+                .iter()
+                .any(|p| file.starts_with(p))
+            {
                 root
             } else {
                 dir

@@ -51,7 +51,11 @@ mod tests {
         let e = eval(&record("noop"), o, 24.0);
         assert_eq!(
             e.triple(),
-            (SKIPPED, NONE, safe_outcomes_model::Signal::NoActionRequested)
+            (
+                SKIPPED,
+                NONE,
+                safe_outcomes_model::Signal::NoActionRequested
+            )
         );
         assert!(!e.target_resolved);
     }

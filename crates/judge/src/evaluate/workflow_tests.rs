@@ -128,7 +128,11 @@ fn correlation_and_confidence_are_reported() {
     );
     assert_eq!(
         e.triple(),
-        (ACCEPTED, STRONG, safe_outcomes_model::Signal::WorkflowSuccess)
+        (
+            ACCEPTED,
+            STRONG,
+            safe_outcomes_model::Signal::WorkflowSuccess
+        )
     );
     assert_eq!(e.details["candidate_runs"], 2);
     assert_eq!(e.confidence, Confidence::Low);
@@ -150,7 +154,11 @@ fn a_rerun_attempt_replaces_the_first() {
     );
     assert_eq!(
         e.triple(),
-        (ACCEPTED, STRONG, safe_outcomes_model::Signal::WorkflowSuccess)
+        (
+            ACCEPTED,
+            STRONG,
+            safe_outcomes_model::Signal::WorkflowSuccess
+        )
     );
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);

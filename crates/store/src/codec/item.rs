@@ -3,8 +3,8 @@
 use super::observation::ObservationV3;
 use super::outcome::ExecutionV3;
 use super::{Stored, Time};
-use safe_outcomes_model::{ExecutionRecord, Observation};
 use crate::inbox_item::InboxItem;
+use safe_outcomes_model::{ExecutionRecord, Observation};
 use serde::{Deserialize, Serialize};
 
 /// `InboxItem`, variant for variant (append only).

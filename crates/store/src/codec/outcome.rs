@@ -6,10 +6,10 @@ use super::{
     confidence_code, confidence_of, json_map, json_text, status_code, status_of, strength_code,
     strength_of, Stored, Time,
 };
+use crate::StoredOutput;
 use safe_outcomes_model::execution::Sources;
 use safe_outcomes_model::outcome::{ActorSummary, WindowSnapshot};
 use safe_outcomes_model::{ExecutionRecord, OutcomeRecord};
-use crate::StoredOutput;
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize)]

@@ -348,12 +348,8 @@ fn a_store_on_schema_version_1_upgrades_in_place() {
     let mut unit = store.begin();
     unit.put_output(&crate::test_output("o/r:0:0", "w"))
         .unwrap();
-    unit.put_output(&crate::test_judged_output(
-        "o/r:9999:0",
-        "w",
-        "pending",
-    ))
-    .unwrap();
+    unit.put_output(&crate::test_judged_output("o/r:9999:0", "w", "pending"))
+        .unwrap();
     unit.commit().unwrap();
     let rows = pg.outcome_rows().unwrap();
     assert_eq!(rows.len(), 801);
