@@ -138,27 +138,9 @@ async fn rest_get(
     let key = path
         .strip_prefix("/repos/")
         .unwrap_or(path.trim_start_matches('/'));
-    let to = renamed(&fake, key).or_else(|| moved(&fake, key));
-    if let Some(mut to) = to {
-        // GitHub's answer for a renamed repository or a transferred
-        // issue: 301 with its new place (the query kept).
-        let host = headers
-            .get("host")
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("127.0.0.1");
-        if let Some(q) = uri.query() {
-            to = format!("{to}?{q}");
-        }
-        let location = format!("http://{host}/{to}");
-        let mut r = (
-            StatusCode::MOVED_PERMANENTLY,
-            Json(json!({"message": "Moved Permanently", "url": location,
-                        "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"})),
-        )
-            .into_response();
-        r.headers_mut()
-            .insert("location", HeaderValue::from_str(&location).unwrap());
-        return r;
+    if let Some(to) = moved(&fake, key) {
+        // GitHub's answer for a transferred issue: 301 with its new place.
+        return moved_permanently(&headers, &to, None);
     }
     let set = fake.lock().api.get(key).cloned();
     let value = set.or_else(|| from_history(&fake, key));
@@ -227,6 +209,45 @@ fn from_history(fake: &Fake, key: &str) -> Option<Value> {
         let d = super::answers::destination(&w, &repo, number)?;
         super::answers::rest(&d, rest)
     })
+}
+
+/// GitHub's `301 Moved Permanently` to `to` (a path under the API root),
+/// the query kept.
+fn moved_permanently(headers: &HeaderMap, to: &str, query: Option<&str>) -> Response {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    let location = match query {
+        Some(q) => format!("http://{host}/{to}?{q}"),
+        None => format!("http://{host}/{to}"),
+    };
+    let mut r = (
+        StatusCode::MOVED_PERMANENTLY,
+        Json(json!({"message": "Moved Permanently", "url": location,
+                    "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"})),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert("location", HeaderValue::from_str(&location).unwrap());
+    r
+}
+
+/// Every GET of a renamed repository's old name (`/repos/{old}/...`, any
+/// route: issues, runs, artifacts, check runs) answers GitHub's `301` to
+/// the same path under its name now, the query kept.
+pub(super) async fn follow_renames(
+    State(fake): State<Fake>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if req.method() == axum::http::Method::GET {
+        let key = req.uri().path().strip_prefix("/repos/").map(str::to_string);
+        if let Some(to) = key.and_then(|k| renamed(&fake, &k)) {
+            return moved_permanently(req.headers(), &to, req.uri().query());
+        }
+    }
+    next.run(req).await
 }
 
 /// Where a path of a renamed repository now is: the same path under the

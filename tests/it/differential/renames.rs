@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use safe_outcomes::bench::github_model::generate::Generated;
 use safe_outcomes::bench::github_model::history::{Actor, Fact};
 
-use super::compare::windows;
+use super::compare::{events_of, windows, Shown};
 use super::paths::{self, Ended, Path};
 
 const DEFAULT_CASES: u32 = 2;
@@ -67,8 +67,9 @@ fn with_and_without(bytes: &[u8], at: usize, to: usize, twice: bool) -> (Generat
     (plain, renamed)
 }
 
-/// Each output's windows that differ between the two ends of one path.
-fn differing(path: Path, plain: &Ended, renamed: &Ended) -> Vec<String> {
+/// Each output's windows that differ between the two ends of one path,
+/// with the renamed history of the output.
+fn differing(g: &Generated, path: Path, plain: &Ended, renamed: &Ended) -> Vec<String> {
     let ids: BTreeSet<&String> = plain
         .outcomes
         .keys()
@@ -81,10 +82,14 @@ fn differing(path: Path, plain: &Ended, renamed: &Ended) -> Vec<String> {
             renamed.outcomes.get(id).map(windows),
         );
         if a != b {
-            out.push(format!(
-                "{} {id}: without the rename {a:?}, renamed {b:?}",
+            let mut shown = format!(
+                "{} {id}: without the rename {a:?}, renamed {b:?}; its history:",
                 path.name()
-            ));
+            );
+            for e in events_of(g, id) {
+                shown.push_str(&format!("\n      {}", Shown(e)));
+            }
+            out.push(shown);
         }
     }
     out
@@ -103,7 +108,7 @@ fn rename_differences(bytes: &[u8], at: usize, to: usize, twice: bool) -> Vec<St
             let a = paths::run(&plain, path).await;
             let b = paths::run(&renamed, path).await;
             assert!(!a.outcomes.is_empty(), "{}: no outputs", path.name());
-            out.extend(differing(path, &a, &b));
+            out.extend(differing(&renamed, path, &a, &b));
         }
         out
     })
