@@ -337,7 +337,7 @@ async fn rest(
 /// GET one route as JSON, following GitHub's redirects (a renamed
 /// repository's old name, a transferred issue) as `rest` does, up to
 /// [`MAX_REDIRECTS`] hops (the signal reads).
-pub async fn get_following(
+pub(super) async fn get_following(
     client: &GitHubClient,
     installation: u64,
     label: &'static str,
@@ -356,7 +356,7 @@ pub async fn get_following(
 /// Where a redirect answer sends a route: its `Location` as a route
 /// relative to the API (`None` for any other answer, or a `Location` that
 /// is not one).
-pub fn redirect_of(status: u16, location: Option<&str>) -> Option<String> {
+pub(super) fn redirect_of(status: u16, location: Option<&str>) -> Option<String> {
     if !matches!(status, 301 | 302 | 307 | 308) {
         return None;
     }
@@ -366,7 +366,7 @@ pub fn redirect_of(status: u16, location: Option<&str>) -> Option<String> {
         .filter(|p| p.starts_with('/'))
 }
 
-pub(crate) fn too_many_redirects(path: &str) -> Failure {
+pub(super) fn too_many_redirects(path: &str) -> Failure {
     Failure {
         status: 310,
         message: format!("{path}: more than {MAX_REDIRECTS} redirects"),
