@@ -18,7 +18,7 @@ impl ExternalBatch {
     pub fn key_repo_by(&mut self, installation: u64, repo_id: u64, name: &str) {
         self.0.insert(
             keys::repo_keyed_name(installation, repo_id),
-            name.as_bytes().to_vec(),
+            name.as_bytes(),
         );
     }
 
