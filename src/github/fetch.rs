@@ -334,7 +334,39 @@ async fn rest(
     Ok((Value::Array(items), moved))
 }
 
-fn too_many_redirects(path: &str) -> Failure {
+/// GET one route as JSON, following GitHub's redirects (a renamed
+/// repository's old name, a transferred issue) as `rest` does, up to
+/// [`MAX_REDIRECTS`] hops (the signal reads).
+pub(super) async fn get_following(
+    client: &GitHubClient,
+    installation: u64,
+    label: &'static str,
+    route: &str,
+) -> Result<Value, Failure> {
+    let mut route = route.to_string();
+    for _ in 0..=MAX_REDIRECTS {
+        match get_or_moved::<Value>(client, installation, label, &route).await? {
+            Got::Body(v) => return Ok(v),
+            Got::Moved(to) => route = to,
+        }
+    }
+    Err(too_many_redirects(&route))
+}
+
+/// Where a redirect answer sends a route: its `Location` as a route
+/// relative to the API (`None` for any other answer, or a `Location` that
+/// is not one).
+pub(super) fn redirect_of(status: u16, location: Option<&str>) -> Option<String> {
+    if !matches!(status, 301 | 302 | 307 | 308) {
+        return None;
+    }
+    let uri: axum::http::Uri = location?.parse().ok()?;
+    uri.path_and_query()
+        .map(|p| p.as_str().to_string())
+        .filter(|p| p.starts_with('/'))
+}
+
+pub(super) fn too_many_redirects(path: &str) -> Failure {
     Failure {
         status: 310,
         message: format!("{path}: more than {MAX_REDIRECTS} redirects"),

@@ -92,9 +92,13 @@ pub enum Applied {
     Disagrees { repo: String, mapped: u64 },
 }
 
-/// The first repository of a `Seen` change mapped to another installation.
+/// The first repository of a `Seen` (or `RepoRenamed`) change mapped to
+/// another installation.
 fn disagreement(store: &Store, change: &InstallationChange) -> Result<Option<Applied>> {
-    if change.action != InstallationAction::Seen {
+    if !matches!(
+        change.action,
+        InstallationAction::Seen | InstallationAction::RepoRenamed
+    ) {
         return Ok(None);
     }
     for repo in &change.repos_added {
@@ -162,7 +166,84 @@ pub fn apply(
             batch.unmap_repo(&repo);
         }
     }
+    if change.action == A::RepoRenamed {
+        file_rename(store, change, batch)?;
+    }
     Ok(Applied::Filed)
+}
+
+/// A repository renamed (or transferred) within installation `id`: its
+/// outputs stay keyed by the name they were keyed by before (the name
+/// before its first rename seen: a chain of renames leads back to it), and
+/// its new name leads there (`store::repo_names`). The name it left stops
+/// leading there: another repository may take it. The old name stays
+/// mapped to the installation, so the outputs keyed by it stay within it.
+fn file_rename(
+    store: &Store,
+    change: &InstallationChange,
+    batch: &mut ExternalBatch,
+) -> Result<()> {
+    let id = change.installation_id;
+    let (Some(repo_id), Some(from), [now]) = (
+        change.repo_id,
+        change.renamed_from.as_deref(),
+        change.repos_added.as_slice(),
+    ) else {
+        return Ok(());
+    };
+    let known = store.repo_keyed_name(id, repo_id)?;
+    let keyed = known.clone().unwrap_or_else(|| from.to_string());
+    if mapped_installation(store, &keyed)?.is_some_and(|m| m != id) {
+        // Its old name is another installation's (a transfer between
+        // owners the App is installed on apart): its outputs stay there.
+        tracing::info!(repo = %now, from = %keyed, installation = id,
+            "a repository came from another installation: its outputs are not followed across");
+        return Ok(());
+    }
+    if known.is_none() {
+        batch.key_repo_by(id, repo_id, from);
+    }
+    if !from.eq_ignore_ascii_case(now) && store.repo_of_later_name(id, from)? == Some(repo_id) {
+        batch.forget_later_name(id, from);
+    }
+    if keyed.eq_ignore_ascii_case(now) {
+        // Back to the name it is keyed by: no alias needed.
+        batch.forget_later_name(id, now);
+    } else {
+        batch.note_later_name(id, now, repo_id);
+    }
+    Ok(())
+}
+
+/// The name the outputs of the delivery's repository are keyed by, when
+/// it was renamed: `change` is the `Seen` (or `RepoRenamed`) change every
+/// delivery from a repository carries, with the repository's id. `None`:
+/// the delivery's own name is that name.
+pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<String>> {
+    let (Some(repo_id), [now]) = (change.repo_id, change.repos_added.as_slice()) else {
+        return Ok(None);
+    };
+    if !matches!(
+        change.action,
+        InstallationAction::Seen | InstallationAction::RepoRenamed
+    ) {
+        return Ok(None);
+    }
+    Ok(store
+        .repo_keyed_name(change.installation_id, repo_id)?
+        .filter(|keyed| !keyed.eq_ignore_ascii_case(now)))
+}
+
+/// The name outputs are keyed by for a repository named `repo` now, with
+/// no repository id at hand (a manifest line): through the installation
+/// `repo` is mapped to, the name before its renames. `None`: not renamed.
+pub fn keyed_name_of_repo(store: &Store, repo: &str) -> Result<Option<String>> {
+    let Some(id) = mapped_installation(store, repo)? else {
+        return Ok(None);
+    };
+    Ok(store
+        .keyed_name_of(id, repo)?
+        .filter(|keyed| !keyed.eq_ignore_ascii_case(repo)))
 }
 
 #[cfg(test)]
@@ -177,6 +258,8 @@ mod tests {
             account_id: Some(77),
             repos_added: added.iter().map(|s| s.to_string()).collect(),
             repos_removed: Vec::new(),
+            repo_id: None,
+            renamed_from: None,
         }
     }
 
@@ -260,6 +343,80 @@ mod tests {
         assert_eq!(
             installation(&store, 9).unwrap().unwrap().status,
             InstallationStatus::Active
+        );
+    }
+
+    fn renamed(id: u64, repo_id: u64, from: &str, now: &str) -> InstallationChange {
+        let mut c = change(id, InstallationAction::RepoRenamed, &[now]);
+        c.repo_id = Some(repo_id);
+        c.renamed_from = Some(from.into());
+        c
+    }
+
+    fn seen(id: u64, repo_id: u64, now: &str) -> InstallationChange {
+        let mut c = change(id, InstallationAction::Seen, &[now]);
+        c.repo_id = Some(repo_id);
+        c
+    }
+
+    #[test]
+    fn a_chain_of_renames_leads_back_to_the_first_name_and_a_reused_name_is_not_captured() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        run(&store, change(5, InstallationAction::Created, &["acme/a"]));
+        let keyed = |c: InstallationChange| keyed_name(&store, &c).unwrap();
+        assert_eq!(keyed(seen(5, 9, "acme/a")), None, "not renamed");
+        run(&store, renamed(5, 9, "acme/a", "acme/b"));
+        assert_eq!(keyed(seen(5, 9, "acme/b")).as_deref(), Some("acme/a"));
+        assert_eq!(keyed(seen(5, 9, "ACME/B")).as_deref(), Some("acme/a"));
+        assert_eq!(
+            keyed_name_of_repo(&store, "acme/b").unwrap().as_deref(),
+            Some("acme/a")
+        );
+        run(&store, renamed(5, 9, "acme/b", "acme/c"));
+        assert_eq!(keyed(seen(5, 9, "acme/c")).as_deref(), Some("acme/a"));
+        assert_eq!(
+            keyed_name_of_repo(&store, "acme/c").unwrap().as_deref(),
+            Some("acme/a")
+        );
+        // acme/b is free again: another repository (id 10) takes it.
+        assert_eq!(keyed(seen(5, 10, "acme/b")), None);
+        assert_eq!(keyed_name_of_repo(&store, "acme/b").unwrap(), None);
+        // The same id in another installation knows no rename.
+        assert_eq!(keyed(seen(6, 9, "acme/c")), None);
+        // Renamed back to its first name: its own name again.
+        run(&store, renamed(5, 9, "acme/c", "acme/a"));
+        assert_eq!(keyed(seen(5, 9, "acme/a")), None);
+        assert_eq!(keyed_name_of_repo(&store, "acme/c").unwrap(), None);
+        // Every name stays within the installation.
+        for repo in ["acme/a", "acme/b", "acme/c"] {
+            assert_eq!(
+                installation_for_repo(&store, repo).unwrap(),
+                Some(5),
+                "{repo}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_repository_transferred_from_another_installation_is_not_followed_across() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        run(
+            &store,
+            change(1, InstallationAction::Created, &["octocat/x"]),
+        );
+        run(&store, change(2, InstallationAction::Created, &["org/y"]));
+        run(&store, renamed(2, 9, "octocat/x", "org/x"));
+        assert_eq!(keyed_name(&store, &seen(2, 9, "org/x")).unwrap(), None);
+        assert_eq!(keyed_name_of_repo(&store, "org/x").unwrap(), None);
+        // Within one owner's installation a transfer is followed.
+        run(&store, renamed(2, 11, "org/y", "org2/y"));
+        assert_eq!(
+            keyed_name(&store, &seen(2, 11, "org2/y"))
+                .unwrap()
+                .as_deref(),
+            Some("org/y")
         );
     }
 

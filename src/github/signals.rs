@@ -510,12 +510,34 @@ impl SignalFetcher {
         .await
     }
 
+    /// `conditional_get_once`, following GitHub's redirects (a renamed
+    /// repository's old name) up to `fetch::MAX_REDIRECTS` hops.
     async fn conditional_get(
         &self,
         installation: u64,
         label: &'static str,
         route: &str,
     ) -> Result<Value, Failure> {
+        let mut route = route.to_string();
+        for _ in 0..=super::fetch::MAX_REDIRECTS {
+            match self
+                .conditional_get_once(installation, label, &route)
+                .await?
+            {
+                Ok(value) => return Ok(value),
+                Err(to) => route = to,
+            }
+        }
+        Err(super::fetch::too_many_redirects(&route))
+    }
+
+    /// One conditional GET: the answer, or (`Err`) where a redirect sends it.
+    async fn conditional_get_once(
+        &self,
+        installation: u64,
+        label: &'static str,
+        route: &str,
+    ) -> Result<Result<Value, String>, Failure> {
         let kept = self
             .kept
             .lock()
@@ -541,6 +563,14 @@ impl SignalFetcher {
                     if response.status() == StatusCode::NOT_MODIFIED {
                         return Ok((304, None, None, Vec::new()));
                     }
+                    let location = response
+                        .headers()
+                        .get(axum::http::header::LOCATION)
+                        .and_then(|v| v.to_str().ok());
+                    let status = response.status().as_u16();
+                    if let Some(to) = super::fetch::redirect_of(status, location) {
+                        return Ok((301, Some(to), None, Vec::new()));
+                    }
                     let response = octocrab::map_github_error(response).await?;
                     let header = |n: &str| {
                         response
@@ -556,9 +586,14 @@ impl SignalFetcher {
             })
             .await
             .map_err(Failure::from)?;
+        if status == 301 {
+            if let Some(to) = etag {
+                return Ok(Err(to));
+            }
+        }
         if status == 304 {
             if let Some(k) = kept {
-                return Ok(k.value);
+                return Ok(Ok(k.value));
             }
         }
         let value: Value = serde_json::from_slice(&body).map_err(|e| Failure {
@@ -580,7 +615,7 @@ impl SignalFetcher {
                 },
             );
         }
-        Ok(value)
+        Ok(Ok(value))
     }
 }
 
@@ -605,13 +640,7 @@ struct Plain<'a>(&'a GitHubClient, u64);
 
 impl Reader for Plain<'_> {
     async fn get(&self, label: &'static str, route: &str) -> Result<Value, Failure> {
-        self.0
-            .call(self.1, Endpoint::idempotent(label), |crab| {
-                let route = route.to_string();
-                async move { crab.get::<Value, _, _>(route, None::<&()>).await }
-            })
-            .await
-            .map_err(Failure::from)
+        super::fetch::get_following(self.0, self.1, label, route).await
     }
 }
 

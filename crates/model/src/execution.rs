@@ -76,6 +76,29 @@ impl ExecutionRecord {
         }
     }
 
+    /// The record of a renamed repository's output filed under the name
+    /// its outputs are keyed by: `from`'s repository, target and output id
+    /// become `to`'s (the target's URL stays GitHub's link). Names compare
+    /// ignoring ASCII case; what names another repository is left alone.
+    pub fn rename_repo(&mut self, from: &str, to: &str) {
+        if self.repo.eq_ignore_ascii_case(from) {
+            self.repo = to.to_string();
+        }
+        if let Some(t) = self
+            .target
+            .as_mut()
+            .filter(|t| t.repo.eq_ignore_ascii_case(from))
+        {
+            t.repo = to.to_string();
+        }
+        let prefix = self.id.get(..from.len());
+        if prefix.is_some_and(|p| p.eq_ignore_ascii_case(from))
+            && self.id[from.len()..].starts_with(':')
+        {
+            self.id = format!("{to}{}", &self.id[from.len()..]);
+        }
+    }
+
     /// A string field from the line's extra fields or metadata.
     pub fn field_str(&self, name: &str) -> Option<&str> {
         self.extra
@@ -223,5 +246,31 @@ mod tests {
         assert!(written.get("output_type").is_none(), "{written}");
         let again: ExecutionRecord = serde_json::from_value(written).unwrap();
         assert_eq!(again, record);
+    }
+
+    #[test]
+    fn a_renamed_repositorys_record_takes_its_keyed_name() {
+        let line = serde_json::json!({
+            "id": "O/New:1:0", "output_type": "create_issue", "repo": "o/new", "run_id": 1,
+            "target": {"repo": "o/new", "kind": "issue", "number": 7,
+                       "url": "https://github.com/o/new/issues/7"},
+            "executed_at": "2026-11-01T00:00:00Z"
+        });
+        let mut record: ExecutionRecord = serde_json::from_value(line).unwrap();
+        record.rename_repo("o/new", "o/old");
+        assert_eq!(record.id, "o/old:1:0");
+        assert_eq!(record.repo, "o/old");
+        let target = record.target.as_ref().unwrap();
+        assert_eq!(target.key(), "o/old#7");
+        assert_eq!(
+            target.url.as_deref(),
+            Some("https://github.com/o/new/issues/7")
+        );
+        // An id of its own (not the repository's) and another repository stay.
+        let mut other = record.clone();
+        other.id = "o/newest:1:0".into();
+        other.rename_repo("o/new", "o/x");
+        assert_eq!(other.id, "o/newest:1:0");
+        assert_eq!(other.repo, "o/old");
     }
 }

@@ -19,6 +19,15 @@ pub struct InstallationChange {
     pub repos_added: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repos_removed: Vec<String>,
+    /// GitHub's id of the delivery's repository (`repository.id`): it
+    /// survives renames and transfers, so the names a repository had are
+    /// tied by it (`RepoRenamed`); absent in items stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_id: Option<u64>,
+    /// `RepoRenamed`: the repository's full name before the rename or
+    /// transfer (its new name is `repos_added`'s one entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +44,9 @@ pub enum InstallationAction {
     ReposRemoved,
     /// Any other delivery from a repository, naming its installation.
     Seen,
+    /// `repository.renamed` or `repository.transferred`: the repository
+    /// (`repo_id`, now `repos_added`'s name) was `renamed_from` before.
+    RepoRenamed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

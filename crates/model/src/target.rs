@@ -162,6 +162,16 @@ impl Target {
     }
 }
 
+/// `key` of repository `from` as the same key of repository `to` (a
+/// renamed repository's facts filed under the name its outputs are keyed
+/// by); `None` for a key of another repository. Names compare as GitHub's
+/// do, ignoring ASCII case.
+pub fn rekey(key: &str, from: &str, to: &str) -> Option<String> {
+    let (repo, rest) = key.split_once('#')?;
+    repo.eq_ignore_ascii_case(from)
+        .then(|| format!("{to}#{rest}"))
+}
+
 pub fn thread_key(repo: &str, number: u64) -> String {
     format!("{repo}#{number}")
 }
@@ -220,6 +230,21 @@ fn kind_name(kind: TargetKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_renamed_repositorys_keys_move_to_its_keyed_name_and_others_stay() {
+        assert_eq!(
+            rekey("o/new#7", "o/new", "o/old").as_deref(),
+            Some("o/old#7")
+        );
+        assert_eq!(
+            rekey("O/New#ref:main", "o/new", "o/old").as_deref(),
+            Some("o/old#ref:main")
+        );
+        assert_eq!(rekey("o/newer#7", "o/new", "o/old"), None);
+        assert_eq!(rekey("x/y#7", "o/new", "o/old"), None);
+        assert_eq!(rekey("o/new", "o/new", "o/old"), None, "no key");
+    }
 
     #[test]
     fn issues_and_prs_share_a_thread_key() {

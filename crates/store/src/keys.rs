@@ -35,6 +35,8 @@
 //! | `n/v/` | space, NUL, id | an expiring record (session, sign-in or setup flow, read token, issuer access, audit event) with its expiry and group |
 //! | `n/y/` | space, NUL, expiry (µs, BE, sign-flipped), id | — (when the record expires: sweeps, oldest first) |
 //! | `n/u/` | space, NUL, group, NUL, expiry (µs, BE, sign-flipped), id | — (a group's records, oldest first: one account's sessions, one issuer's tokens) |
+//! | `n/a/` | installation id (u64 BE), repository id (u64 BE) | the full name a renamed repository's outputs are keyed by (its name before its first rename seen; `store::repo_names`) |
+//! | `n/m/` | installation id (u64 BE), repository (lowercase) | repository id (u64 BE): a later name of a renamed repository (`store::repo_names`) |
 //! | `n/t/` | installation id (u64 BE) | a mark (u64 BE) that changes when the installation's cached API token must be minted again (`github::client`) |
 //! | `g/d`, `g/w`, `g/a` | level, repository (lowercase), NUL, period, the cell's coordinates (`store::rollup::Cell::key`) | packed counts (`engine::pack`), added to |
 //! | `g/D`, `g/W`, `g/A` | level (uppercase), repository (lowercase), NUL, period, the cell's coordinates but status and strength (`store::rollup::Cell::sums_key`) | packed counts: outputs by latest class, then the cells' counts (`Counts::sums_of`), added to |
@@ -82,6 +84,8 @@ pub const WEB_RECORD: &[u8] = b"n/v/";
 pub const WEB_EXPIRY: &[u8] = b"n/y/";
 pub const WEB_GROUP: &[u8] = b"n/u/";
 pub const TOKEN_MARK: &[u8] = b"n/t/";
+pub const REPO_KEYED_NAME: &[u8] = b"n/a/";
+pub const REPO_LATER_NAME: &[u8] = b"n/m/";
 pub const ROLLUP: &[u8] = b"g/";
 pub const ROLLUP_REPOS: &[u8] = b"g/r";
 pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
@@ -282,6 +286,24 @@ pub fn counter(name: &str) -> Vec<u8> {
 
 pub fn installation(id: u64) -> Vec<u8> {
     join(&[INSTALLATION, &id.to_be_bytes()])
+}
+
+/// The name a renamed repository's outputs are keyed by (`n/a/`).
+pub fn repo_keyed_name(installation: u64, repo_id: u64) -> Vec<u8> {
+    join(&[
+        REPO_KEYED_NAME,
+        &installation.to_be_bytes(),
+        &repo_id.to_be_bytes(),
+    ])
+}
+
+/// A later name of a renamed repository (`n/m/`; case-insensitive).
+pub fn repo_later_name(installation: u64, repo: &str) -> Vec<u8> {
+    join(&[
+        REPO_LATER_NAME,
+        &installation.to_be_bytes(),
+        repo.to_ascii_lowercase().as_bytes(),
+    ])
 }
 
 /// GitHub repository names are case-insensitive.

@@ -29,6 +29,7 @@ pub mod migrate;
 pub mod open_checks;
 pub mod prefetch;
 mod repeats;
+pub mod repo_names;
 pub mod rollup;
 pub mod staging;
 pub mod unit;

@@ -13,10 +13,11 @@ impl Worker {
     pub(super) fn upsert_manifest_records(
         &mut self,
         unit: &mut Unit,
-        records: Vec<ExecutionRecord>,
+        mut records: Vec<ExecutionRecord>,
         outputs: &mut BTreeSet<String>,
         fx: &mut Effects,
     ) -> Result<()> {
+        self.manifest_under_keyed_names(&mut records)?;
         for record in records {
             let Some(id) = self.upsert_output(unit, record, fx)? else {
                 continue;

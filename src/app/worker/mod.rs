@@ -10,7 +10,7 @@
 //!
 //! Here: the thread's loop. The unit of work is in `unit`, its steps in
 //! `discover` (register outputs), `observe` (file observations), `reassess`
-//! and `checkpoints`; failures and panics in `dead_letters`.
+//! and `checkpoints`, `renamed` (renamed repositories' names); failures and panics in `dead_letters`.
 
 mod checkpoints;
 mod dead_letters;
@@ -23,6 +23,7 @@ mod discover;
 mod observe;
 mod prefetch;
 mod reassess;
+mod renamed;
 #[cfg(test)]
 mod tests;
 mod unit;

@@ -567,3 +567,112 @@ fn judging_once_per_unit_gives_what_judging_each_item_gives() {
         })?;
     });
 }
+
+/// A delivery as the webhook handler stores it (`normalize`, then the item).
+fn normalized(event: &str, id: &str, body: serde_json::Value) -> InboxItem {
+    use crate::ingest::webhook::{normalize, Normalized};
+    let Normalized::Relevant(d) = normalize(event, id, body.to_string().as_bytes()).unwrap() else {
+        panic!("{event} {id} ignored")
+    };
+    InboxItem::Delivery {
+        delivery_id: id.into(),
+        event: d.event,
+        action: d.action,
+        received_at: checkpoint_t0(),
+        observations: d.observations,
+        discoveries: d.discoveries,
+        installation_change: d.installation_change,
+    }
+}
+
+/// A manifest post of `issue_record(0)` named under `repo`.
+fn manifest_under(repo: &str, key: &str) -> InboxItem {
+    let mut record = issue_record(0, true);
+    record.rename_repo("o/r", repo);
+    InboxItem::Manifest {
+        key: key.into(),
+        received_at: checkpoint_t0(),
+        records: vec![record],
+    }
+}
+
+/// Renamed repositories (`renamed`): after `repository.renamed`, the
+/// deliveries under the new name (same `repository.id`) are filed under the
+/// name the outputs are keyed by, a manifest under the new name adds to the
+/// output it names (no second output), and another repository's delivery
+/// (another id) under a name the renamed one left is not taken for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renamed_repositorys_later_deliveries_and_manifests_reach_its_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::start(dir.path(), Clock::System).unwrap();
+    app.wait_ready().await;
+    let repo = |name: &str, id: u64| serde_json::json!({"id": id, "full_name": name});
+    let installation = serde_json::json!({"id": 4242});
+    let at = checkpoint_t0() + chrono::Duration::hours(2);
+    let labeled = |name: &str, id: u64| {
+        serde_json::json!({"action": "labeled", "issue": {"number": 1, "state": "open",
+            "created_at": checkpoint_t0(), "updated_at": at, "user": {"login": "github-actions[bot]"}},
+            "label": {"name": "bug"}, "repository": repo(name, id),
+            "installation": installation, "sender": {"login": "alice", "type": "User"}})
+    };
+    let items = vec![
+        normalized(
+            "installation",
+            "i-1",
+            serde_json::json!({"action": "created",
+            "installation": {"id": 4242, "account": {"login": "o", "id": 1}},
+            "repositories": [{"full_name": "o/r"}]}),
+        ),
+        manifest_under("o/r", "m-1"),
+        normalized(
+            "repository",
+            "r-1",
+            serde_json::json!({"action": "renamed",
+            "changes": {"repository": {"name": {"from": "r"}}},
+            "repository": repo("o/r2", 99), "installation": installation,
+            "sender": {"login": "alice"}}),
+        ),
+        normalized("issues", "l-1", labeled("o/r2", 99)),
+        manifest_under("o/r2", "m-2"),
+        normalized(
+            "repository",
+            "r-2",
+            serde_json::json!({"action": "renamed",
+            "changes": {"repository": {"name": {"from": "r2"}}},
+            "repository": repo("o/r3", 99), "installation": installation,
+            "sender": {"login": "alice"}}),
+        ),
+        normalized("issues", "l-2", labeled("o/r3", 99)),
+        // Another repository (id 100) takes the name o/r2.
+        normalized("issues", "l-3", labeled("o/r2", 100)),
+    ];
+    for item in items {
+        assert!(matches!(
+            app.writer.enqueue(item).await.unwrap(),
+            Enqueued::Stored(_)
+        ));
+    }
+    app.wait_idle().await;
+    assert_eq!(app.shared.dead_letters.load(Ordering::Relaxed), 0);
+    assert_eq!(app.store.output_count(), 1, "no output under a later name");
+    let output = app.store.output("o/r:77:0").unwrap().expect("the output");
+    assert_eq!(output.execution.repo, "o/r");
+    let ids = |key: &str| -> Vec<String> {
+        let obs = app.store.observations(&[key.to_string()]).unwrap();
+        let mut ids: Vec<String> = obs.into_iter().map(|o| o.id).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        ids("o/r#1"),
+        vec!["l-1/0", "l-2/0"],
+        "filed under the first name"
+    );
+    assert!(ids("o/r3#1").is_empty());
+    assert_eq!(
+        ids("o/r2#1"),
+        vec!["l-3/0"],
+        "the name's new holder is itself"
+    );
+    app.shutdown();
+}

@@ -279,11 +279,16 @@ impl Worker {
         let mut touched = BTreeSet::new();
         match item {
             InboxItem::Delivery {
-                observations,
-                discoveries,
+                mut observations,
+                mut discoveries,
                 installation_change,
                 ..
             } => {
+                self.deliver_under_keyed_name(
+                    installation_change.as_ref(),
+                    &mut observations,
+                    &mut discoveries,
+                )?;
                 if let Some(change) = installation_change {
                     self.file_installation(&change, unit.external_batch())?;
                     if let Some(hook) = &self.shared.backfill_requests {

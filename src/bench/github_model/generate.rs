@@ -26,6 +26,12 @@ impl<'a> Choices<'a> {
         Choices { bytes, pos: 0 }
     }
 
+    /// The last choice byte, read apart from the stream (0 when there are
+    /// none): what it decides leaves every other choice as it was.
+    pub fn last(&self) -> usize {
+        self.bytes.last().copied().unwrap_or(0) as usize
+    }
+
     /// A number below `n` (0 when the choices ran out).
     pub fn pick(&mut self, n: usize) -> usize {
         let b = self.bytes.get(self.pos).copied().unwrap_or(0);
@@ -139,6 +145,19 @@ pub fn history(
             artifacts: vec![(ARTIFACT.into(), zip)],
         },
     );
+    // One history in four renames the repository after its run, at a
+    // window's edge (chosen by the last byte, so the rest of the history is
+    // the one the other choices make).
+    let last = b.c.last();
+    if last % 4 == 3 {
+        let offset = OFFSETS_MIN[(last / 4) % OFFSETS_MIN.len()];
+        let to = format!("{repo}-renamed");
+        b.h.push(
+            t0 + Duration::minutes(offset - 1),
+            &Actor::human("alice"),
+            Fact::RenameRepo { to },
+        );
+    }
     let run = AgentRun {
         run_id,
         executed_at: t0,

@@ -330,6 +330,14 @@ pub enum Fact {
         tag: String,
         body: String,
     },
+    /// The repository renamed to `to` (an `owner/name`; another owner is a
+    /// transfer): it keeps its id and every object. GitHub sends
+    /// `repository.renamed` (`transferred`), every later delivery names
+    /// `to`, and the old name's REST paths answer `301 Moved Permanently`
+    /// with the same path under `to`.
+    RenameRepo {
+        to: String,
+    },
     /// Anything else: an event name and a raw payload the test wrote
     /// (delivered as is, changing no object).
     Raw {
@@ -409,5 +417,26 @@ impl History {
 
     pub fn owner(&self) -> &str {
         self.repo.split('/').next().unwrap_or_default()
+    }
+
+    /// Every name the repository had up to `now`, first (`repo`) to last
+    /// (its name then).
+    pub fn names_at(&self, now: DateTime<Utc>) -> Vec<String> {
+        let mut names = vec![self.repo.clone()];
+        for e in self.events.iter().take_while(|e| e.at <= now) {
+            if let Fact::RenameRepo { to } = &e.fact {
+                if names.last().is_none_or(|n| !n.eq_ignore_ascii_case(to)) {
+                    names.push(to.clone());
+                }
+            }
+        }
+        names
+    }
+
+    /// The repository's name at `now`.
+    pub fn name_at(&self, now: DateTime<Utc>) -> String {
+        self.names_at(now)
+            .pop()
+            .unwrap_or_else(|| self.repo.clone())
     }
 }

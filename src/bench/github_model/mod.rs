@@ -350,6 +350,7 @@ fn routes(fake: Fake) -> Router {
         )
         .route("/rate_limit", get(runs::rate_limit))
         .merge(users::routes())
+        .route_layer(middleware::from_fn_with_state(fake.clone(), repos::follow_renames))
         .route_layer(middleware::from_fn_with_state(fake.clone(), count_and_inject))
         .fallback(|req: Request| async move {
             (

@@ -43,7 +43,8 @@ fn html(w: &World) -> String {
 }
 
 pub fn repository(w: &World) -> Value {
-    payloads::repository(&w.repo, 702_318_455)
+    // Its id survives renames: the id of its first name.
+    payloads::repository(&w.repo, super::webhooks::repo_id(w.first_name()))
 }
 
 pub fn label(w: &World, name: &str) -> Value {

@@ -42,7 +42,7 @@ impl Fake {
     /// it (the last one replayed is kept while the clock stands still).
     pub(super) fn world(&self, repo: &str) -> Option<Arc<World>> {
         let now = self.now();
-        let repo = repo.to_ascii_lowercase();
+        let (repo, _) = self.named(repo)?;
         let mut inner = self.lock();
         if let Some((r, at, w)) = &inner.world_cache {
             if *r == repo && *at == now {
@@ -53,6 +53,30 @@ impl Fake {
         let world = Arc::new(World::at(history, now));
         inner.world_cache = Some((repo, now, world.clone()));
         Some(world)
+    }
+
+    /// The history a repository name stands for (any name it had up to
+    /// now, `Fact::RenameRepo`): its key and the repository's name now.
+    pub(super) fn named(&self, repo: &str) -> Option<(String, String)> {
+        let now = self.now();
+        let key = repo.to_ascii_lowercase();
+        let inner = self.lock();
+        if let Some(h) = inner.histories.get(&key) {
+            return Some((key, h.name_at(now)));
+        }
+        inner.histories.iter().find_map(|(key, h)| {
+            let mut names = h.names_at(now);
+            let now_name = names.pop()?;
+            now_name
+                .eq_ignore_ascii_case(repo)
+                .then(|| (key.clone(), now_name.clone()))
+                .or_else(|| {
+                    names
+                        .iter()
+                        .any(|n| n.eq_ignore_ascii_case(repo))
+                        .then(|| (key.clone(), now_name))
+                })
+        })
     }
 
     /// Every repository with a history.

@@ -140,20 +140,7 @@ async fn rest_get(
         .unwrap_or(path.trim_start_matches('/'));
     if let Some(to) = moved(&fake, key) {
         // GitHub's answer for a transferred issue: 301 with its new place.
-        let host = headers
-            .get("host")
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("127.0.0.1");
-        let location = format!("http://{host}/{to}");
-        let mut r = (
-            StatusCode::MOVED_PERMANENTLY,
-            Json(json!({"message": "Moved Permanently", "url": location,
-                        "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"})),
-        )
-            .into_response();
-        r.headers_mut()
-            .insert("location", HeaderValue::from_str(&location).unwrap());
-        return r;
+        return moved_permanently(&headers, &to, None);
     }
     let set = fake.lock().api.get(key).cloned();
     let value = set.or_else(|| from_history(&fake, key));
@@ -222,6 +209,55 @@ fn from_history(fake: &Fake, key: &str) -> Option<Value> {
         let d = super::answers::destination(&w, &repo, number)?;
         super::answers::rest(&d, rest)
     })
+}
+
+/// GitHub's `301 Moved Permanently` to `to` (a path under the API root),
+/// the query kept.
+fn moved_permanently(headers: &HeaderMap, to: &str, query: Option<&str>) -> Response {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    let location = match query {
+        Some(q) => format!("http://{host}/{to}?{q}"),
+        None => format!("http://{host}/{to}"),
+    };
+    let mut r = (
+        StatusCode::MOVED_PERMANENTLY,
+        Json(json!({"message": "Moved Permanently", "url": location,
+                    "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"})),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert("location", HeaderValue::from_str(&location).unwrap());
+    r
+}
+
+/// Every GET of a renamed repository's old name (`/repos/{old}/...`, any
+/// route: issues, runs, artifacts, check runs) answers GitHub's `301` to
+/// the same path under its name now, the query kept.
+pub(super) async fn follow_renames(
+    State(fake): State<Fake>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if req.method() == axum::http::Method::GET {
+        let key = req.uri().path().strip_prefix("/repos/").map(str::to_string);
+        if let Some(to) = key.and_then(|k| renamed(&fake, &k)) {
+            return moved_permanently(req.headers(), &to, req.uri().query());
+        }
+    }
+    next.run(req).await
+}
+
+/// Where a path of a renamed repository now is: the same path under the
+/// repository's name now (`Fact::RenameRepo`).
+fn renamed(fake: &Fake, key: &str) -> Option<String> {
+    let mut segs = key.splitn(3, '/');
+    let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
+    let asked = format!("{owner}/{name}");
+    let (_, now) = fake.named(&asked)?;
+    (!now.eq_ignore_ascii_case(&asked)).then(|| format!("repos/{now}/{rest}"))
 }
 
 /// Where a path of a transferred issue now is (`answers::moved`).

@@ -218,6 +218,12 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
     ("release.released", "sent with `release.published` (generated) for the same release: rules read the release's body"),
     ("release.prereleased", "sent with `release.published` (generated) for a prerelease: rules read the release's body"),
     ("workflow_run.in_progress", "a run between `requested` and `completed` (both generated): outputs are harvested from the completed run"),
+    ("repository.created", "a new repository holds no output yet (`installation_repositories.added` tells the App it may see it)"),
+    ("repository.edited", "a repository's description, homepage or topics: no rule reads them"),
+    ("repository.archived", "a repository made read-only: nothing more happens to its objects, which the verdicts already hold"),
+    ("repository.unarchived", "a repository writable again: what follows comes by its own events"),
+    ("repository.privatized", "a repository's visibility: no rule reads it (who may read it is the installation's and the viewer's, asked of GitHub)"),
+    ("repository.publicized", "a repository's visibility: no rule reads it (who may read it is the installation's and the viewer's, asked of GitHub)"),
 ];
 
 /// Webhook actions that can matter and the model does not generate yet.
@@ -272,6 +278,8 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("pull_request_review_comment.deleted", "review comments: deletions are not modelled"),
     ("release.deleted", "a release deleted: not modelled"),
     ("release.unpublished", "a release unpublished: not modelled"),
+    ("repository.transferred", "a repository moved to another owner: the App reads it as a rename (`ingest::webhook::repositories`, unit-tested on GitHub's example, and the model renders `Fact::RenameRepo` to another owner as it), but the generator renames within the one owner its installation covers"),
+    ("repository.deleted", "a repository deleted: the model cannot delete one (its objects would answer 404)"),
     ("sub_issues.parent_issue_added", "GitHub sends it beside `sub_issue_added` (generated) for the child's side: the model sends only the parent's"),
     ("sub_issues.parent_issue_removed", "GitHub sends it beside `sub_issue_removed` (generated) for the child's side: the model sends only the parent's"),
 ];

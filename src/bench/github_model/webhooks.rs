@@ -82,6 +82,9 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
     }
     let one = |event: &str, body: Value| vec![(event.to_string(), body)];
     match (&e.fact, changed) {
+        (Fact::RenameRepo { .. }, Changed::Repository(before)) => {
+            one("repository", renamed(w, before))
+        }
         (Fact::Comment { .. }, Changed::Comment(id)) => {
             one("issue_comment", comment(w, *id, "created", None))
         }
@@ -256,6 +259,20 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         ));
     }
     out
+}
+
+/// GitHub's `repository.renamed` (same owner) or `repository.transferred`
+/// (another owner): the repository as it is now (the envelope's), and
+/// what it was (`@octokit/webhooks-examples`' shapes).
+fn renamed(w: &World, before: &str) -> Value {
+    let (owner_before, name_before) = before.split_once('/').unwrap_or(("", before));
+    let owner_now = w.repo.split('/').next().unwrap_or_default();
+    if owner_before.eq_ignore_ascii_case(owner_now) {
+        json!({"action": "renamed", "changes": {"repository": {"name": {"from": name_before}}}})
+    } else {
+        json!({"action": "transferred", "changes": {"owner": {"from": {
+            "organization": {"login": owner_before, "id": 148_820_031}}}}})
+    }
 }
 
 /// A stable repository id for a repository's name (GitHub's numeric ids).

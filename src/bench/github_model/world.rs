@@ -227,6 +227,8 @@ pub enum Changed {
     DiscussionComment(u64),
     Run(u64),
     Release(String),
+    /// The repository renamed (its name before).
+    Repository(String),
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -251,6 +253,9 @@ pub struct World {
     /// the repository it came from and its issues, which the issue's
     /// timeline still names (a sub-issue link to its old parent).
     pub came_from: Option<(String, BTreeMap<u64, Thread>)>,
+    /// The names the repository had before `repo`, oldest first
+    /// (`Fact::RenameRepo`).
+    pub former_names: Vec<String>,
     next_event: u64,
 }
 
@@ -270,6 +275,12 @@ impl World {
             next_event: 8_000_000_000,
             ..World::default()
         }
+    }
+
+    /// The repository's first name: GitHub's id of it does not change
+    /// with its name (`objects::repository`).
+    pub fn first_name(&self) -> &str {
+        self.former_names.first().unwrap_or(&self.repo)
     }
 
     /// The world as of `now`: every event at or before it applied.
@@ -700,6 +711,14 @@ impl World {
                 }
                 None => Changed::Nothing,
             },
+            Fact::RenameRepo { to } => {
+                if to.eq_ignore_ascii_case(&self.repo) {
+                    return Changed::Nothing;
+                }
+                let before = std::mem::replace(&mut self.repo, to.clone());
+                self.former_names.push(before.clone());
+                Changed::Repository(before)
+            }
             Fact::Raw { .. } => Changed::Nothing,
         }
     }

@@ -28,6 +28,9 @@ pub(super) struct Mapper<'a> {
     record: &'a ExecutionRecord,
     state: &'a ApiState,
     repo: String,
+    /// The repository's later names (`later_names`): a body written after
+    /// a rename names the repository so.
+    later_names: Vec<String>,
     /// Where a fact with no time of its own is placed: the execution time.
     /// Real responses always carry times; only synthetic fixtures lack them.
     fallback: DateTime<Utc>,
@@ -42,7 +45,30 @@ pub(super) struct Mapper<'a> {
     out: Vec<Observation>,
 }
 
+/// The names a renamed repository has now, from the fetch's `301`s: a path
+/// sent to the same path under another `owner/name` (a transferred issue
+/// moves to another path, and is not one).
+fn later_names(state: &ApiState) -> Vec<String> {
+    let names: BTreeSet<String> = state
+        .moved
+        .iter()
+        .filter_map(|(asked, to)| {
+            let mut segs = to.strip_prefix("repos/")?.splitn(3, '/');
+            let (owner, name, tail) = (segs.next()?, segs.next()?, segs.next()?);
+            let asked = asked.split('?').next().unwrap_or(asked);
+            (tail == asked).then(|| format!("{owner}/{name}"))
+        })
+        .collect();
+    names.into_iter().collect()
+}
+
 impl<'a> Mapper<'a> {
+    /// The repository's names: the record's, and those it has now after a
+    /// rename (`later_names`).
+    fn names_the_repo(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.repo.as_str()).chain(self.later_names.iter().map(String::as_str))
+    }
+
     pub fn new(record: &'a ExecutionRecord, state: &'a ApiState) -> Mapper<'a> {
         let target = record.target.as_ref();
         let id_of = |kind: TargetKind| target.filter(|t| t.kind == kind).and_then(|t| t.id);
@@ -56,6 +82,7 @@ impl<'a> Mapper<'a> {
             record,
             state,
             repo: target.map_or_else(|| record.repo.clone(), |t| t.repo.clone()),
+            later_names: later_names(state),
             fallback: record.executed_at,
             state_time: BTreeMap::new(),
             current: BTreeMap::new(),

@@ -1466,3 +1466,54 @@ fn a_timeline_act_carries_the_state_and_a_silent_entry_is_unread() {
         "{o:?}"
     );
 }
+
+/// A renamed repository (issue 44 item 5): a revert PR opened after the
+/// rename names the new name (`Reverts o/r2#7`); the fetch followed the
+/// old name's `301`s to it, so the mapper knows the name and finds the
+/// revert, as the webhook of the revert PR (under the new name) does. A
+/// transferred issue's `301` (another path) names no later name.
+#[test]
+fn a_revert_naming_the_repositorys_later_name_is_a_revert() {
+    let timeline = json!([{"id": 1001, "event": "cross-referenced", "created_at": ts(30),
+        "actor": {"login": "alice", "type": "User"},
+        "source": {"type": "issue", "issue": {"number": 9, "user": {"login": "alice", "type": "User"},
+            "pull_request": {"merged_at": ts(30)},
+            "title": "Revert \"A fix\"", "body": "Reverts o/r2#7"}}}]);
+    let mut s = state(json!({
+        "pulls/7": {"state": "closed", "merged": true, "merged_at": ts(2), "title": "T",
+            "created_at": ts(-1), "updated_at": ts(30),
+            "user": {"login": "github-actions[bot]", "type": "Bot"},
+            "merged_by": {"login": "alice", "type": "User"}},
+        "issues/7/timeline": timeline
+    }));
+    let reverted = |s: &ApiState| {
+        observations_from_api(&record("create_pull_request"), s)
+            .iter()
+            .any(|o| matches!(o.event, K::Reverted { .. }))
+    };
+    assert!(!reverted(&s), "another repository's #7 without the 301s");
+    for p in ["pulls/7", "issues/7/timeline"] {
+        s.moved.insert(p.into(), format!("repos/o/r2/{p}"));
+    }
+    assert!(reverted(&s), "the later name is the repository's");
+    let mut transferred = s.clone();
+    for p in ["pulls/7", "issues/7/timeline"] {
+        transferred
+            .moved
+            .insert(p.into(), "repos/o/r2/issues/1007".into());
+    }
+    assert!(!reverted(&transferred));
+    // Renamed twice: the revert PR names the name between, and lies in the
+    // repository (its `repository_url` names the name now).
+    let between = |url: &str| {
+        let mut s = s.clone();
+        let entry = &mut s.responses.get_mut("issues/7/timeline").unwrap()[0];
+        entry["source"]["issue"]["body"] = json!("Reverts o/r-between#7");
+        entry["source"]["issue"]["repository_url"] = json!(url);
+        s
+    };
+    assert!(reverted(&between("https://api.github.com/repos/o/r2")));
+    assert!(!reverted(&between(
+        "https://api.github.com/repos/x/elsewhere"
+    )));
+}

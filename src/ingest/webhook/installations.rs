@@ -111,6 +111,8 @@ pub(super) fn normalize(
         account: installation.account.and_then(|a| a.login),
         repos_added,
         repos_removed,
+        repo_id: None,
+        renamed_from: None,
     }))
 }
 

@@ -16,6 +16,7 @@ mod payload;
 mod projects;
 mod push;
 mod releases;
+mod repositories;
 mod reviews;
 mod security;
 mod sub_issues;
@@ -111,6 +112,7 @@ const FAMILIES: &[Events] = &[
     workflows::EVENTS,
     security::EVENTS,
     releases::EVENTS,
+    repositories::EVENTS,
 ];
 
 /// The events normalized into observations (every family's, in `FAMILIES`'
@@ -229,6 +231,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
     if let Ok(out) = &result {
         out.check_keys()?;
     }
+    let repo_id = payload.repository.as_ref().and_then(|r| r.id);
     Ok(match result {
         Err(reason) => ignored(reason),
         Ok(out) => Normalized::Relevant(NormalizedDelivery {
@@ -237,13 +240,19 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             repo: Some(repo.clone()),
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
             installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
+                let (action, renamed_from) = match &out.rename {
+                    Some(r) => (InstallationAction::RepoRenamed, Some(r.from.clone())),
+                    None => (InstallationAction::Seen, None),
+                };
                 InstallationChange {
                     installation_id: id,
-                    action: InstallationAction::Seen,
+                    action,
                     account: None,
                     account_id: None,
                     repos_added: vec![repo.clone()],
                     repos_removed: Vec::new(),
+                    repo_id,
+                    renamed_from,
                 }
             }),
             observations: out
@@ -421,6 +430,15 @@ impl Fact {
 struct Output {
     observations: Vec<Fact>,
     discoveries: Vec<ExecutionRecord>,
+    /// `repository.renamed`/`transferred`: the repository's old name.
+    rename: Option<Rename>,
+}
+
+/// A repository renamed or transferred (`repositories`; the payload's
+/// `repository.id` says which): the full name it had, read from `field`.
+struct Rename {
+    from: String,
+    field: &'static str,
 }
 
 impl Output {
@@ -432,6 +450,9 @@ impl Output {
         let found = self.discoveries.iter().flat_map(|d| d.watch_keys());
         for key in facts.chain(found) {
             ident::target_key(&key).map_err(WebhookError::bad_name("a key it names"))?;
+        }
+        if let Some(rename) = &self.rename {
+            repositories::check(rename)?;
         }
         Ok(())
     }

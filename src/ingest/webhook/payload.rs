@@ -66,6 +66,10 @@ pub struct BaseChange {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Repository {
+    /// GitHub's id of the repository (it survives renames and transfers);
+    /// anything but a number is no id.
+    #[serde(deserialize_with = "lenient_id")]
+    pub id: Option<u64>,
     pub full_name: Option<String>,
     pub name: Option<String>,
     pub owner: Option<User>,
@@ -88,6 +92,12 @@ pub struct Commit {
     pub added: Vec<String>,
     pub modified: Vec<String>,
     pub removed: Vec<String>,
+}
+
+/// A number, or nothing: an id of another shape is no id (the delivery is
+/// read without it rather than ignored).
+fn lenient_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(Value::deserialize(d)?.as_u64())
 }
 
 impl Repository {

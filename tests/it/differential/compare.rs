@@ -105,6 +105,15 @@ pub const EXCEPTIONS: &[Exception] = &[
         applies: dropped_push,
     },
     Exception {
+        paths: &[Path::Backfill],
+        why: "a day-one backfill installed after a rename meets the repository by its new name only: a manifest line whose URL names the old name (written before the rename) names a repository the installation does not list, and is refused by the tenancy rule (following the old name's 301 at harvest is not built)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::RenameRepo { .. }))
+        },
+    },
+    Exception {
         paths: &[Path::Webhooks, Path::WebhooksWithSignals],
         why: "minimizing a comment sends no webhook, and no signal read covers it: only an output judged from the API sees it",
         applies: |events| {
@@ -220,7 +229,7 @@ fn compared(output_type: &str) -> bool {
     })
 }
 
-fn windows(o: &safe_outcomes::model::OutcomeRecord) -> BTreeMap<String, Verdict> {
+pub fn windows(o: &safe_outcomes::model::OutcomeRecord) -> BTreeMap<String, Verdict> {
     o.windows
         .iter()
         .map(|(w, s)| {
@@ -242,6 +251,8 @@ fn windows(o: &safe_outcomes::model::OutcomeRecord) -> BTreeMap<String, Verdict>
 /// Every difference between the paths' verdicts that no rule states: each
 /// pair of paths, window by window.
 pub fn differences(g: &Generated, ended: &[(Path, Ended)]) -> Vec<Difference> {
+    let ended = under_first_name(g, ended);
+    let ended = ended.as_slice();
     let ids: BTreeSet<&String> = ended.iter().flat_map(|(_, e)| e.outcomes.keys()).collect();
     let mut out = Vec::new();
     for id in ids {
@@ -295,6 +306,44 @@ pub fn differences(g: &Generated, ended: &[(Path, Ended)]) -> Vec<Difference> {
         }
     }
     out
+}
+
+/// Each path's outcomes by output id under the repository's first name:
+/// a path that met the repository after a rename only (a day-one backfill
+/// installed later) keys its outputs by the name it met (`o/new:run:i`),
+/// the others by the name the outputs were written under (`o/old:run:i`),
+/// for the same outputs.
+fn under_first_name(g: &Generated, ended: &[(Path, Ended)]) -> Vec<(Path, Ended)> {
+    let names = g.history.names_at(super::paths::end(g));
+    let first = &g.history.repo;
+    let rekey = |id: &String| {
+        for name in &names {
+            let prefix = id.get(..name.len());
+            if prefix.is_some_and(|p| p.eq_ignore_ascii_case(name))
+                && id[name.len()..].starts_with(':')
+            {
+                return format!("{first}{}", &id[name.len()..]);
+            }
+        }
+        id.clone()
+    };
+    ended
+        .iter()
+        .map(|(p, e)| {
+            let outcomes = e
+                .outcomes
+                .iter()
+                .map(|(id, o)| (rekey(id), o.clone()))
+                .collect();
+            (
+                *p,
+                Ended {
+                    outcomes,
+                    check_runs: Vec::new(),
+                },
+            )
+        })
+        .collect()
 }
 
 /// The numbers and ids an output's manifest line names.
@@ -403,6 +452,8 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
         .filter(|e| {
             touched(e).iter().any(|k| keys.contains(k))
                 || tag.is_some_and(|t| release_tag(e) == Some(t))
+                // A rename bears on every output of the repository.
+                || matches!(e.fact, Fact::RenameRepo { .. })
         })
         .collect()
 }

@@ -14,6 +14,7 @@
 
 mod compare;
 mod paths;
+mod renames;
 
 use proptest::prelude::*;
 use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};

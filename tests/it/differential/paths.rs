@@ -125,7 +125,8 @@ async fn rig(g: &Generated, start: DateTime<Utc>, path: Path) -> Rig {
         publisher: running.publisher,
     };
     let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
-    let installed = installation_created(g.history.installation, &g.history.repo);
+    // The installation lists the repository by its name when installed.
+    let installed = installation_created(g.history.installation, &g.history.name_at(start));
     t.deliver_ok("installation", "install-1", &installed).await;
     Rig {
         t,

@@ -278,7 +278,13 @@ fn inbox_items_round_trip_in_v3_and_older_forms() {
         account_id: None,
         repos_added: vec!["acme/w".into()],
         repos_removed: vec![],
+        repo_id: None,
+        renamed_from: None,
     };
+    let mut renamed = change.clone();
+    renamed.action = safe_outcomes_model::installation::InstallationAction::RepoRenamed;
+    renamed.repo_id = Some(99);
+    renamed.renamed_from = Some("acme/v".into());
     let items = [
         InboxItem::Delivery {
             delivery_id: "d-1".into(),
@@ -297,6 +303,15 @@ fn inbox_items_round_trip_in_v3_and_older_forms() {
             observations: vec![],
             discoveries: vec![],
             installation_change: None,
+        },
+        InboxItem::Delivery {
+            delivery_id: "d-3".into(),
+            event: "repository".into(),
+            action: Some("renamed".into()),
+            received_at: at("2026-09-01T10:00:00Z"),
+            observations: vec![],
+            discoveries: vec![],
+            installation_change: Some(renamed),
         },
         InboxItem::Manifest {
             key: "m".into(),

@@ -241,7 +241,25 @@ impl Mapper<'_> {
         let (Some(at), Some(m), true) = (merged_at, number, title.starts_with("Revert \"")) else {
             return;
         };
-        if crate::ingest::webhook::reverted_pr(body, &self.repo) != Some(n) || m == n {
+        // The revert button writes its repository's name at the time: a
+        // revert PR of this repository (its `repository_url` names it now)
+        // may name it by a name it had between (renamed twice).
+        let here = source
+            .get("repository_url")
+            .and_then(Value::as_str)
+            .and_then(|u| u.rsplit_once("/repos/"))
+            .is_some_and(|(_, repo)| self.names_the_repo().any(|r| r.eq_ignore_ascii_case(repo)));
+        let named_then = body
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Reverts "))
+            .and_then(|r| r.split_once('#'))
+            .map(|(repo, _)| repo.trim())
+            .filter(|_| here);
+        let names_n = self
+            .names_the_repo()
+            .chain(named_then)
+            .any(|repo| crate::ingest::webhook::reverted_pr(body, repo) == Some(n));
+        if !names_n || m == n {
             return;
         }
         let id = format!("api:{path}:revert:{m}");
