@@ -169,6 +169,8 @@ settings! {
         "the differential test's seed: a number, or `random`";
     SAFE_OUTCOMES_DIFFERENTIAL_CASES: Test, flag false, default "the test's own",
         "how many cases the differential test runs";
+    SAFE_OUTCOMES_RENAME_CASES: Test, flag false, default "the test's own",
+        "how many cases the renamed-repository property runs (`tests/it/differential/renames.rs`)";
     SAFE_OUTCOMES_DIFFERENTIAL_BYTES: Test, flag false, default "—",
         "replay one differential case from its bytes";
     SAFE_OUTCOMES_DIFFERENTIAL_STRICT: Test, flag false, default "—",
