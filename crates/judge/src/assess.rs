@@ -171,3 +171,105 @@ pub fn transitions(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::testkit::*;
+    use safe_outcomes_model::ObservationKind;
+
+    fn hours(h: f64) -> Duration {
+        Duration::seconds((h * 3600.0) as i64)
+    }
+
+    /// A PR the agent opened and a person merged `merge_at` hours later.
+    fn merged_pr(merge_at: f64) -> (ExecutionRecord, Vec<Observation>) {
+        let r = record("create_pull_request");
+        let observations = vec![
+            opened_by_workflow(open()),
+            obs(merge_at, human("alice"), ObservationKind::Closed).snap(merged(human("alice"))),
+        ];
+        (r, observations)
+    }
+
+    #[test]
+    fn the_next_checkpoint_is_the_first_strictly_after_now() {
+        let e = exec_time();
+        assert_eq!(next_checkpoint(e, e), Some(e + hours(1.0)));
+        assert_eq!(next_checkpoint(e, e + hours(1.0)), Some(e + hours(24.0)));
+        assert_eq!(next_checkpoint(e, e + hours(23.9)), Some(e + hours(24.0)));
+        assert_eq!(next_checkpoint(e, e + hours(719.9)), Some(e + hours(720.0)));
+        assert_eq!(next_checkpoint(e, e + hours(720.0)), None);
+        assert_eq!(next_checkpoint(e, e + hours(9999.0)), None);
+    }
+
+    #[test]
+    fn a_window_is_taken_once_due_and_judged_as_of_its_due_time() {
+        let (r, o) = merged_pr(30.0);
+        let at_24h = assess(&r, &o, at(24.0));
+        assert_eq!(at_24h.windows.keys().collect::<Vec<_>>(), ["1h", "24h"]);
+        let w = at_24h.windows.get("24h").unwrap();
+        assert_eq!(w.evaluated_at, at(24.0));
+        assert_eq!(w.outcome_status, PENDING, "the merge came after 24h");
+        assert_eq!(at_24h.evaluation_window_hours, 24);
+        let week = assess(&r, &o, at(24.0 * 7.0));
+        assert_eq!(week.windows.get("7d").unwrap().outcome_status, ACCEPTED);
+        assert_eq!(week.evaluation_window_hours, 168);
+        assert!(!week.windows.contains_key("30d"));
+        let late = assess(&r, &o, at(2000.0));
+        assert_eq!(late.windows.len(), 4);
+        assert_eq!(late.evaluation_window_hours, 720);
+        assert_eq!(assess(&r, &o, at(25.0)).evaluation_window_hours, 168);
+    }
+
+    #[test]
+    fn time_to_acceptance_is_hours_to_the_deciding_fact_rounded_to_hundredths() {
+        let (r, o) = merged_pr(49.5);
+        let a = assess(&r, &o, at(100.0));
+        assert_eq!(a.outcome_status, ACCEPTED);
+        assert_eq!(a.time_to_acceptance_hours, Some(49.5));
+        // 10 min 20 s: 0.17 h.
+        let (r, o) = merged_pr(620.0 / 3600.0);
+        assert_eq!(assess(&r, &o, at(1.0)).time_to_acceptance_hours, Some(0.17));
+        let (r, o) = merged_pr(49.5);
+        let pending = assess(&r, &o[..1], at(100.0));
+        assert_ne!(pending.outcome_status, ACCEPTED);
+        assert_eq!(pending.time_to_acceptance_hours, None);
+    }
+
+    #[test]
+    fn transitions_list_each_change_once_with_the_fact_that_brought_it() {
+        let (r, o) = merged_pr(30.0);
+        let t = transitions(&r, &o, at(200.0));
+        assert_eq!(t[0].at, r.executed_at, "{t:?}");
+        assert_eq!(t[0].observation, None);
+        let merge = t
+            .iter()
+            .find(|x| x.outcome_status == ACCEPTED)
+            .expect("accepted");
+        assert_eq!(merge.at, at(30.0));
+        assert_eq!(merge.observation.as_deref(), Some(o[1].id.as_str()));
+        for pair in t.windows(2) {
+            assert!(pair[0].at <= pair[1].at);
+            assert_ne!(
+                (
+                    pair[0].outcome_status,
+                    pair[0].evidence_strength,
+                    &pair[0].human_check_signal
+                ),
+                (
+                    pair[1].outcome_status,
+                    pair[1].evidence_strength,
+                    &pair[1].human_check_signal
+                ),
+                "a transition is a change"
+            );
+        }
+        // The opening before execution is no instant; checkpoints after
+        // `now` are none either.
+        assert!(t.iter().all(|x| x.at >= r.executed_at));
+        let early = transitions(&r, &o[..1], at(2.0));
+        assert!(early.iter().all(|x| x.at <= at(2.0)), "{early:?}");
+        assert!(!transitions(&r, &o, at(0.0)).is_empty());
+    }
+}
