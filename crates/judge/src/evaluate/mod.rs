@@ -173,3 +173,67 @@ pub fn actor_summary(record: &ExecutionRecord, observations: &[Observation]) -> 
         bot_actor_count: bots.len() as u32,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::*;
+    use super::*;
+    use safe_outcomes_model::ObservationKind;
+
+    #[test]
+    fn a_dedicated_evaluator_is_one_the_registry_lists() {
+        assert!(has_dedicated_evaluator("create_pull_request"));
+        assert!(has_dedicated_evaluator("add_comment"));
+        assert!(!has_dedicated_evaluator("no_such_type"));
+        assert!(!has_dedicated_evaluator(""));
+    }
+
+    #[test]
+    fn actors_are_counted_once_each_from_execution_on() {
+        let r = record("add_comment");
+        let o = vec![
+            obs(-1.0, human("before"), comment(1)),
+            obs(0.0, human("alice"), comment(2)),
+            obs(1.0, human("alice"), comment(3)),
+            obs(2.0, human("bob"), comment(4)),
+            obs(3.0, bot("dependabot[bot]"), comment(5)),
+            obs(4.0, workflow_actor(), comment(6)),
+            obs(5.0, None, comment(7)),
+        ];
+        let s = actor_summary(&r, &o);
+        assert_eq!(
+            s.visible_non_bot_actor_count, 2,
+            "alice and bob, not `before`"
+        );
+        assert_eq!(s.bot_actor_count, 2, "another bot and the workflow's own");
+    }
+
+    #[test]
+    fn the_latest_snapshot_is_the_last_observation_that_carries_one() {
+        let r = record("create_issue");
+        let o = vec![
+            opened_by_workflow(open()),
+            obs(1.0, human("alice"), ObservationKind::Closed).snap(closed_as(Some("completed"))),
+            obs(2.0, human("bob"), comment(1)),
+        ];
+        let ctx = EvalContext {
+            record: &r,
+            observations: &o,
+            as_of: at(3.0),
+        };
+        assert_eq!(
+            ctx.latest_snapshot_obs().map(|x| x.id.as_str()),
+            Some(o[1].id.as_str())
+        );
+        assert_eq!(
+            ctx.latest_snapshot().map(|s| s.state.as_str()),
+            Some("closed")
+        );
+        let none = EvalContext {
+            record: &r,
+            observations: &o[2..],
+            as_of: at(3.0),
+        };
+        assert!(none.latest_snapshot_obs().is_none());
+    }
+}
