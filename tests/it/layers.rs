@@ -14,6 +14,8 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
 
+    use crate::source::production_code;
+
     type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
     /// The top-level modules: `src/NAME.rs` and `src/NAME/`.
@@ -30,63 +32,10 @@ mod tests {
         mods
     }
 
-    fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
-        if path.is_dir() {
-            for entry in std::fs::read_dir(path).unwrap() {
-                rust_files(&entry.unwrap().path(), out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path.to_path_buf());
-        }
-    }
-
-    /// The file's code without its test parts: declared test-only module
-    /// files are listed in `test_files`, and an inline `#[cfg(test)] mod` cuts
-    /// the rest of the file (test modules sit at the end, by convention).
-    fn code_of(text: &str, dir: &Path, test_files: &mut BTreeSet<PathBuf>) -> String {
-        let mut out = String::new();
-        let mut lines = text.lines().peekable();
-        while let Some(line) = lines.next() {
-            let t = line.trim();
-            if t == "#[cfg(test)]" {
-                let next = lines.peek().map(|l| l.trim()).unwrap_or("");
-                if let Some(name) = next.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
-                    test_files.insert(dir.join(format!("{name}.rs")));
-                    lines.next();
-                    continue;
-                }
-                if next.starts_with("mod ") {
-                    break;
-                }
-            }
-            if !t.starts_with("//") {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-        out
-    }
-
     fn graph(src: &Path) -> Graph {
         let mods = top_modules(src);
-        let mut files = Vec::new();
-        rust_files(src, &mut files);
-        files.sort();
-        let mut test_files = BTreeSet::new();
-        let mut code = Vec::new();
-        for file in &files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let dir = match file.file_stem().unwrap().to_str().unwrap() {
-                "mod" | "lib" => file.parent().unwrap().to_path_buf(),
-                stem => file.parent().unwrap().join(stem),
-            };
-            code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
-        }
         let mut g = Graph::new();
-        for (file, text) in code {
-            if test_files.contains(&file) {
-                continue;
-            }
+        for (file, text) in production_code(src) {
             let rel = file.strip_prefix(src).unwrap();
             let Some(from) = rel.iter().next().map(|c| {
                 let c = c.to_string_lossy();
@@ -187,28 +136,15 @@ mod tests {
     fn room_graph(room: &Path, prefix: &str) -> Graph {
         let mut mods = top_modules(room);
         mods.remove("mod");
-        let mut files = Vec::new();
-        rust_files(room, &mut files);
-        files.sort();
-        let mut test_files = BTreeSet::new();
-        let mut code = Vec::new();
-        for file in &files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let dir = match file.file_stem().unwrap().to_str().unwrap() {
-                "mod" | "lib" => file.parent().unwrap().to_path_buf(),
-                stem => file.parent().unwrap().join(stem),
-            };
-            code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
-        }
         let mut g = Graph::new();
-        for (file, text) in code {
+        for (file, text) in production_code(room) {
             let rel = file.strip_prefix(room).unwrap();
             let name = |c: &std::ffi::OsStr| {
                 let c = c.to_string_lossy();
                 c.strip_suffix(".rs").unwrap_or(&c).to_string()
             };
             let from = name(rel.iter().next().unwrap());
-            if test_files.contains(&file) || !mods.contains(&from) || from.ends_with("tests") {
+            if !mods.contains(&from) || from.ends_with("tests") {
                 continue;
             }
             let direct = rel.iter().count() == 1;

@@ -74,6 +74,7 @@ mod settings;
 mod shared_sessions;
 mod sign_in;
 mod signals;
+mod source;
 mod store_refusals;
 mod tenancy;
 mod vocabulary;

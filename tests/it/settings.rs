@@ -14,7 +14,7 @@
 //!   no secret's value.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::CommandFactory;
 use safe_outcomes::settings::{self, Scope, Secret};
@@ -41,84 +41,28 @@ const OWN_MARKERS: &[&str] = &[
     "CARGO_TARGET_DIR",
 ];
 
-fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path).unwrap() {
-            rust_files(&entry.unwrap().path(), out);
-        }
-    } else if path.extension().is_some_and(|e| e == "rs") {
-        out.push(path.to_path_buf());
-    }
-}
-
-/// The file's code without its tests: an inline `#[cfg(test)] mod … {`
-/// cuts the rest of the file (test modules sit at the end), and the files
-/// of `#[cfg(test)] mod name;` are added to `test_files`.
-fn code_of(text: &str, dir: &Path, test_files: &mut BTreeSet<PathBuf>) -> String {
-    let mut out = String::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let t = line.trim();
-        if t == "#[cfg(test)]" {
-            let next = lines.peek().map(|l| l.trim()).unwrap_or("");
-            let decl = next
-                .trim_start_matches("pub ")
-                .trim_start_matches("pub(crate) ");
-            if let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
-                test_files.insert(dir.join(format!("{name}.rs")));
-                test_files.insert(dir.join(name).join("mod.rs"));
-                lines.next();
-                continue;
-            }
-            if decl.starts_with("mod ") {
-                break;
-            }
-        }
-        if !t.starts_with("//") {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
 /// `file:line: text` of every environment read in the non-test code of `root`.
 fn env_reads(workspace: &Path, root: &Path, found: &mut Vec<String>) {
-    let mut files = Vec::new();
-    rust_files(root, &mut files);
-    files.sort();
-    let mut test_files = BTreeSet::new();
-    let mut code = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        let dir = match file.file_stem().unwrap().to_str().unwrap() {
-            "mod" | "lib" | "main" => file.parent().unwrap().to_path_buf(),
-            stem => file.parent().unwrap().join(stem),
-        };
-        code.push((file.clone(), code_of(&text, &dir, &mut test_files)));
-    }
-    for (file, text) in code {
+    for (file, text) in crate::source::production_code(root) {
         let rel = file
             .strip_prefix(workspace)
             .unwrap()
             .to_string_lossy()
             .to_string();
         let name = file.file_name().unwrap().to_string_lossy();
-        if test_files.contains(&file)
-            || name == "tests.rs"
+        if name == "tests.rs"
             || name.ends_with("_tests.rs")
             || rel.starts_with("src/settings/")
             || TEST_SUPPORT.contains(&rel.as_str())
         {
             continue;
         }
-        for (n, line) in text.lines().enumerate() {
+        for line in text.lines() {
             if ["env::var(", "env::var_os(", "env::vars("]
                 .iter()
                 .any(|p| line.contains(p))
             {
                 found.push(format!("{rel}: {}", line.trim()));
-                let _ = n;
             }
         }
     }
@@ -215,9 +159,7 @@ fn every_flag_with_a_variable_is_a_row_of_the_table() {
 
 /// Every `NAME` in `var("NAME")` / `var_os("NAME")` / `.env("NAME"` under `dir`.
 fn names_read(dir: &Path, found: &mut BTreeSet<String>) {
-    let mut files = Vec::new();
-    rust_files(dir, &mut files);
-    for file in files {
+    for file in crate::source::rust_files(dir) {
         let text = std::fs::read_to_string(&file).unwrap();
         for opener in [
             "var(\"",
