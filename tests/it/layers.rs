@@ -32,35 +32,9 @@ mod tests {
         mods
     }
 
+    /// The rooms of `src/` and the imports between them (`crate::NAME`).
     fn graph(src: &Path) -> Graph {
-        let mods = top_modules(src);
-        let mut g = Graph::new();
-        for (file, text) in production_code(src) {
-            let rel = file.strip_prefix(src).unwrap();
-            let Some(from) = rel.iter().next().map(|c| {
-                let c = c.to_string_lossy();
-                c.strip_suffix(".rs").unwrap_or(&c).to_string()
-            }) else {
-                continue;
-            };
-            if !mods.contains(&from) {
-                continue;
-            }
-            for (i, _) in text.match_indices("crate::") {
-                let to: String = text[i + 7..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if to != from && mods.contains(&to) {
-                    g.entry(from.clone())
-                        .or_default()
-                        .entry(to)
-                        .or_default()
-                        .insert(rel.display().to_string());
-                }
-            }
-        }
-        g
+        room_graph(src, "crate::")
     }
 
     /// Strongly connected components with more than one module (Tarjan).
