@@ -6,6 +6,7 @@
 pub mod guard;
 pub mod pg;
 pub mod serve;
+pub mod tester;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

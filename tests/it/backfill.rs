@@ -7,22 +7,19 @@
 
 use crate::{common, fake_github};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use common::serve::ServeChild;
+use common::tester::Tester;
 use common::{TestApp, SECRET, TOKEN};
-use fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
+use fake_github::{zip_of, FakeGitHub};
 use fake_github::{Failure, LIST_ARTIFACTS};
-use safe_outcomes::app::{App, AppOptions};
 use safe_outcomes::bench::payloads::{pull_request, PrEvent};
-use safe_outcomes::github::backfill::{self, Backfill, BackfillHandle, BackfillOptions};
+use safe_outcomes::github::backfill::BackfillOptions;
 use safe_outcomes::github::harvest::HarvestOptions;
 use safe_outcomes::github::reconciler::startup_candidates;
-use safe_outcomes::http::RouterOptions;
 use safe_outcomes::ingest::client::Client;
-use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::OutcomeStatus;
 use safe_outcomes::store::backfill::{BackfillJob, BackfillRun, RunStage};
 use serde_json::{json, Value};
@@ -226,58 +223,18 @@ fn assert_reads(gh: &FakeGitHub, observed: Option<u64>, one_in_flight: bool) {
     }
 }
 
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    backfill: BackfillHandle,
-    /// The App's data directory, removed after the App (fields drop in order).
-    _dir: tempfile::TempDir,
+/// A fresh App, in a directory of its own, with a backfill on `gh`.
+async fn start(gh: FakeGitHub, options: BackfillOptions) -> Tester {
+    Tester::setup(now())
+        .github(gh)
+        .backfill(HarvestOptions::default(), options)
+        .start()
+        .await
 }
 
-impl Rig {
-    /// A fresh App, in a directory of its own, with a backfill on `gh`.
-    async fn start(gh: FakeGitHub, options: BackfillOptions) -> Rig {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(now());
-        let (requests, inbox) = backfill::channel(&options);
-        let app = App::start_with(
-            dir.path(),
-            clock.clone(),
-            AppOptions {
-                backfill_requests: Some(requests.clone()),
-                ..AppOptions::default()
-            },
-        )
-        .unwrap();
-        let client = gh.client(
-            app.shared.github_calls.clone(),
-            recorded_policy(&Sleeps::default(), clock.clone(), 3),
-        );
-        let backfill = Backfill::new(
-            &app,
-            clock.clone(),
-            Arc::new(client),
-            HarvestOptions::default(),
-            options,
-        )
-        .spawn(&requests, inbox);
-        let t = TestApp::serve(app, clock, dir.path(), RouterOptions::default()).await;
-        Rig {
-            t,
-            gh,
-            backfill,
-            _dir: dir,
-        }
-    }
-
-    async fn status(&self) -> Value {
-        self.t.client.get("/status").await.unwrap().body["github"]["backfill"].clone()
-    }
-
-    async fn stop(self) {
-        self.backfill.stop().await;
-        self.t.stop().await;
-    }
+/// The backfill's part of `/status`.
+async fn backfill_status(r: &Tester) -> Value {
+    r.status().await["github"]["backfill"].clone()
 }
 
 fn test_options() -> BackfillOptions {
@@ -316,7 +273,7 @@ fn assert_month_evaluated(status: &Value) {
 async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     let gh = FakeGitHub::start().await;
     month_of_runs(&gh, now());
-    let r = Rig::start(gh, test_options()).await;
+    let r = start(gh, test_options()).await;
     // Webhooks told us of one PR already (merged, day 3): no fetch for it.
     let merged = pull_request(&PrEvent {
         repo: REPO,
@@ -333,12 +290,12 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the backfill", async || {
-        r.status().await["jobs"]["done"] == 1
+        backfill_status(&r).await["jobs"]["done"] == 1
     })
     .await;
     r.t.app.wait_idle().await;
 
-    let status = r.status().await;
+    let status = backfill_status(&r).await;
     assert_eq!(status["outputs_evaluated"], DAYS - 1, "{status}");
     assert_eq!(status["outputs_observed"], 1, "{status}");
     assert_eq!(status["runs_harvested"], DAYS, "{status}");
@@ -393,7 +350,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
             .unwrap();
     assert_eq!(a.status, 202, "{}", a.body);
     assert_eq!(a.body["planned"], json!([REPO]));
-    r.backfill.flush().await;
+    r.backfill().flush().await;
     let after = fetches(&r.gh);
     let again: Vec<_> = after
         .iter()
@@ -406,7 +363,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
         "{again:?}"
     );
     assert_eq!(
-        r.status().await["jobs"]["done"],
+        backfill_status(&r).await["jobs"]["done"],
         1,
         "the new job replaced the old"
     );
@@ -416,7 +373,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
 #[tokio::test]
 async fn backfill_requests_are_checked_and_refusals_change_nothing() {
     let gh = FakeGitHub::start().await;
-    let r = Rig::start(gh, test_options()).await;
+    let r = start(gh, test_options()).await;
     let post = |body: Value, token: Option<&str>| {
         let c = Client::new(&r.t.server.url(), None, token.map(String::from));
         async move { c.post_json("/api/v1/backfill", &body).await.unwrap() }
@@ -430,7 +387,7 @@ async fn backfill_requests_are_checked_and_refusals_change_nothing() {
     );
     assert_eq!(post(json!({"days": 0}), Some(TOKEN)).await.status, 400);
     assert_eq!(post(json!({"dayz": 3}), Some(TOKEN)).await.status, 400);
-    assert_eq!(r.status().await["jobs"], json!({}));
+    assert_eq!(backfill_status(&r).await["jobs"], json!({}));
     assert!(r.gh.log().is_empty(), "nothing asked of GitHub");
     r.stop().await;
 }
@@ -446,15 +403,15 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
         reserve: RESERVE,
         ..test_options()
     };
-    let r = Rig::start(gh, options).await;
+    let r = start(gh, options).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
     wait_for("the pause", async || {
-        r.status().await["jobs"]["paused"] == 1
+        backfill_status(&r).await["jobs"]["paused"] == 1
     })
     .await;
 
-    let status = r.status().await;
+    let status = backfill_status(&r).await;
     let evaluated = status["outputs_evaluated"].as_u64().unwrap();
     assert!(
         evaluated > 5 && evaluated < DAYS,
@@ -470,10 +427,10 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
     let calls = fetches(&r.gh);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(fetches(&r.gh), calls);
-    assert_eq!(r.status().await["jobs"]["paused"], 1);
+    assert_eq!(backfill_status(&r).await["jobs"]["paused"], 1);
     // Newest first: the pause came after the last seven days were
     // judged, and /status and the overview say how far back day one is.
-    let status = r.status().await;
+    let status = backfill_status(&r).await;
     assert_eq!(status["last_seven_days_judged"], true, "{status}");
     let reached: DateTime<Utc> = status["reached_back_to"]
         .as_str()
@@ -500,9 +457,12 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
 
     // The reset: a fresh budget.
     r.gh.set_rate_limit(5000, 5000, now().timestamp() + 7200);
-    wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
+    wait_for("the end", async || {
+        backfill_status(&r).await["jobs"]["done"] == 1
+    })
+    .await;
     r.t.app.wait_idle().await;
-    assert_month_evaluated(&r.status().await);
+    assert_month_evaluated(&backfill_status(&r).await);
     assert_each_fetched_once(&r.gh);
     assert_eq!(r.gh.rate_limited(), 0);
     r.stop().await;
@@ -623,12 +583,15 @@ async fn a_rate_limit_answer_midway_pauses_and_the_run_is_harvested_after_the_re
     // Someone else spent the budget: an answer we did not expect.
     let reset = now().timestamp() + 3600;
     gh.fail_next(LIST_ARTIFACTS, 1, Failure::primary_rate_limit(reset));
-    let r = Rig::start(gh, test_options()).await;
+    let r = start(gh, test_options()).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
-    wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
+    wait_for("the end", async || {
+        backfill_status(&r).await["jobs"]["done"] == 1
+    })
+    .await;
     r.t.app.wait_idle().await;
-    assert_month_evaluated(&r.status().await);
+    assert_month_evaluated(&backfill_status(&r).await);
     assert_each_fetched_once(&r.gh);
     let log = r.gh.log();
     let refused = log
@@ -713,11 +676,14 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
         per_page: 100,
         ..test_options()
     };
-    let r = Rig::start(gh, options).await;
+    let r = start(gh, options).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
-    wait_for("the end", async || r.status().await["jobs"]["done"] == 1).await;
-    let status = r.status().await;
+    wait_for("the end", async || {
+        backfill_status(&r).await["jobs"]["done"] == 1
+    })
+    .await;
+    let status = backfill_status(&r).await;
     assert_eq!(status["runs_found"], 1050, "{status}");
     // No run left behind the cap: every gh-aw run was asked for its artifacts.
     let log = r.gh.log();
@@ -750,18 +716,24 @@ async fn repositories_added_later_are_backfilled_too() {
     let other = "acme/gadgets";
     let created = now() - chrono::Duration::days(2);
     gh.add_run(other, 9, LOCK, "completed", created);
-    let r = Rig::start(gh, test_options()).await;
+    let r = start(gh, test_options()).await;
     r.t.deliver_ok("installation", "i-1", &installation_created())
         .await;
-    wait_for("the first", async || r.status().await["jobs"]["done"] == 1).await;
+    wait_for("the first", async || {
+        backfill_status(&r).await["jobs"]["done"] == 1
+    })
+    .await;
     let added = json!({"action": "added",
         "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
         "repositories_added": [{"full_name": other}], "repositories_removed": [],
         "sender": user("alice")});
     r.t.deliver_ok("installation_repositories", "i-2", &added)
         .await;
-    wait_for("the second", async || r.status().await["jobs"]["done"] == 2).await;
-    assert_eq!(r.status().await["runs_found"], 1);
+    wait_for("the second", async || {
+        backfill_status(&r).await["jobs"]["done"] == 2
+    })
+    .await;
+    assert_eq!(backfill_status(&r).await["runs_found"], 1);
     let log = r.gh.log();
     let calls = |repo: &str, what: &str| {
         log.iter()

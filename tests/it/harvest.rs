@@ -5,18 +5,13 @@
 //! exactly once per run.
 
 use crate::{common, fake_github};
-use std::sync::Arc;
 use std::time::Duration;
 
+use common::tester::{Setup, Tester};
 use common::{at, t0, TestApp};
-use fake_github::{
-    recorded_policy, zip_of, Failure, FakeGitHub, Sleeps, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS,
-    TOKENS,
-};
+use fake_github::{zip_of, Failure, FakeGitHub, BLOB, DOWNLOAD_ARTIFACT, LIST_ARTIFACTS, TOKENS};
 use safe_outcomes::app::{App, AppOptions};
-use safe_outcomes::github::harvest::{
-    self, HarvestOptions, HarvestRequests, Harvester, HarvesterHandle,
-};
+use safe_outcomes::github::harvest::{self, HarvestOptions, HarvestRequests};
 use safe_outcomes::http::RouterOptions;
 use safe_outcomes::model::clock::Clock;
 use safe_outcomes::store::{counter, ReadStore, Store};
@@ -52,90 +47,49 @@ fn artifact_zip() -> Vec<u8> {
     ])
 }
 
-struct Harness {
-    t: TestApp,
-    gh: FakeGitHub,
-    harvester: HarvesterHandle,
-}
-
-impl Harness {
-    async fn start(dir: &std::path::Path) -> Harness {
-        Harness::start_on(dir, FakeGitHub::start().await).await
-    }
-
-    async fn start_on(dir: &std::path::Path, gh: FakeGitHub) -> Harness {
-        Harness::start_with(dir, gh, HarvestOptions::default()).await
-    }
-
-    async fn start_with(dir: &std::path::Path, gh: FakeGitHub, options: HarvestOptions) -> Harness {
-        let clock = Clock::manual(t0() + chrono::Duration::hours(1));
-        let (requests, inbox) = harvest::channel();
-        let app = open_app(dir, &clock, &requests).await;
-        let client = gh.client(
-            app.shared.github_calls.clone(),
-            recorded_policy(&Sleeps::default(), clock.clone(), 3),
-        );
-        // Retries wait long: only the tests' flushes retry, so counts are exact.
-        let options = HarvestOptions {
+/// The App with a harvester (retries wait long: only the tests' flushes
+/// retry, so counts are exact), on `gh`, harvesting with `options`.
+fn setup(gh: FakeGitHub, options: HarvestOptions) -> Setup {
+    Tester::setup(t0() + chrono::Duration::hours(1))
+        .github(gh)
+        .harvester(HarvestOptions {
             retry_min: Duration::from_secs(600),
             ..options
-        };
-        let harvester = Harvester::new(
-            app.store.clone(),
-            clock.clone(),
-            Arc::new(client),
-            app.writer.clone(),
-            options,
-        )
-        .spawn(&requests, inbox);
-        let t = TestApp::serve(app, clock, dir, RouterOptions::default()).await;
-        Harness { t, gh, harvester }
-    }
+        })
+}
 
-    async fn send(&self, event: &str, delivery: &str, body: Value) {
-        self.t.deliver_ok(event, delivery, &body).await;
-    }
+/// A fresh App on a fresh fake GitHub.
+async fn start() -> Tester {
+    setup(FakeGitHub::start().await, HarvestOptions::default())
+        .start()
+        .await
+}
 
-    /// Deliver `workflow_run.completed` for `run` of the workflow at `path`.
-    async fn run_completed(&self, delivery: &str, run: u64, path: &str, conclusion: &str) {
-        self.send(
-            "workflow_run",
-            delivery,
-            run_completed(run, path, conclusion),
-        )
-        .await;
-    }
+/// Deliver `workflow_run.completed` for `run` of the workflow at `path`.
+async fn complete_run(h: &Tester, delivery: &str, run: u64, path: &str, conclusion: &str) {
+    h.send(
+        "workflow_run",
+        delivery,
+        run_completed(run, path, conclusion),
+    )
+    .await;
+}
 
-    async fn stop(self) {
-        self.harvester.stop().await;
-        self.t.stop().await;
-    }
+fn outputs_of_run(h: &Tester, run: u64) -> Vec<String> {
+    h.t.app
+        .store
+        .outputs(&format!("{REPO}:{run}:"), None)
+        .map(|o| o.unwrap().execution.id)
+        .collect()
+}
 
-    /// Process the deliveries, harvest what they queued, process the manifests.
-    async fn settle(&self) {
-        self.t.app.wait_idle().await;
-        self.harvester.flush().await;
-        self.t.app.wait_idle().await;
-    }
-
-    fn outputs_of_run(&self, run: u64) -> Vec<String> {
-        self.t
-            .app
-            .store
-            .outputs(&format!("{REPO}:{run}:"), None)
-            .map(|o| o.unwrap().execution.id)
-            .collect()
-    }
-
-    fn manifest_items(&self) -> u64 {
-        // Every harvested manifest is one inbox item with a `manifest:harvest:` key.
-        self.t
-            .app
-            .store
-            .scan_raw(b"i/d/manifest:harvest:")
-            .unwrap()
-            .len() as u64
-    }
+fn manifest_items(h: &Tester) -> u64 {
+    // Every harvested manifest is one inbox item with a `manifest:harvest:` key.
+    h.t.app
+        .store
+        .scan_raw(b"i/d/manifest:harvest:")
+        .unwrap()
+        .len() as u64
 }
 
 /// Open the App with the harvest hook. After a restart in the same test,
@@ -174,13 +128,12 @@ fn run_completed(run: u64, path: &str, conclusion: &str) -> Value {
 
 #[tokio::test]
 async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     let gh = &h.gh;
     gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // A partial run (failure) executed outputs too: it is harvested.
-    h.run_completed("d-run-1", RUN, LOCK, "failure").await;
+    complete_run(&h, "d-run-1", RUN, LOCK, "failure").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
@@ -190,8 +143,8 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
         0,
         "the token never goes to the blob"
     );
-    assert_eq!(h.manifest_items(), 1);
-    let ids = h.outputs_of_run(RUN);
+    assert_eq!(manifest_items(&h), 1);
+    let ids = outputs_of_run(&h, RUN);
     assert_eq!(ids.len(), 2, "{ids:?}");
     let marker = harvest::harvested(&h.t.app.store, REPO, RUN, 1)
         .unwrap()
@@ -201,8 +154,8 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     // Another delivery for the same run (GitHub sends `completed` per
     // attempt; a redelivery has the same GUID, which the inbox drops).
     let received = h.t.app.store.counter(counter::RECEIVED);
-    h.run_completed("d-run-2", RUN, LOCK, "failure").await;
-    h.run_completed("d-run-1", RUN, LOCK, "failure").await;
+    complete_run(&h, "d-run-2", RUN, LOCK, "failure").await;
+    complete_run(&h, "d-run-1", RUN, LOCK, "failure").await;
     h.settle().await;
     assert_eq!(
         h.t.app.store.counter(counter::RECEIVED),
@@ -212,8 +165,8 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1, "nothing listed again");
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1, "nothing downloaded again");
     assert_eq!(gh.calls(BLOB), 1);
-    assert_eq!(h.manifest_items(), 1);
-    assert_eq!(h.outputs_of_run(RUN), ids);
+    assert_eq!(manifest_items(&h), 1);
+    assert_eq!(outputs_of_run(&h, RUN), ids);
     assert_eq!(gh.calls(TOKENS), 1);
 
     // The harvested outputs are the run's, in the gh-aw-shaped run view.
@@ -245,7 +198,7 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
             .unwrap();
     assert!(posted.status < 300, "{}", posted.body);
     h.t.app.wait_idle().await;
-    assert_eq!(h.outputs_of_run(RUN), ids);
+    assert_eq!(outputs_of_run(&h, RUN), ids);
 
     let status = h.t.client.get("/status").await.unwrap().body;
     assert_eq!(status["github"]["manifests_harvested"], 1);
@@ -256,54 +209,51 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
 
 #[tokio::test]
 async fn transient_failures_are_retried_and_still_ingest_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     let gh = &h.gh;
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // The API's 502 is retried by the retry helper; the blob's 503 by a
     // fresh redirect.
     gh.fail_next(DOWNLOAD_ARTIFACT, 1, Failure::status(502));
     gh.fail_next(BLOB, 1, Failure::status(503));
-    h.run_completed("d-run-1", RUN, LOCK, "success").await;
+    complete_run(&h, "d-run-1", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 3);
     assert_eq!(gh.calls(BLOB), 2);
-    assert_eq!(h.manifest_items(), 1);
-    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+    assert_eq!(manifest_items(&h), 1);
+    assert_eq!(outputs_of_run(&h, RUN).len(), 2);
 
     // Failures past the call's budget put the run back for later; it is
     // harvested on a later try, once.
     let other = RUN + 1;
     gh.add_artifact(REPO, other, "safe-outputs-items", artifact_zip());
     gh.fail_next(LIST_ARTIFACTS, 3, Failure::status(500));
-    h.run_completed("d-other", other, LOCK, "cancelled").await;
+    complete_run(&h, "d-other", other, LOCK, "cancelled").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3);
-    assert!(h.outputs_of_run(other).is_empty());
+    assert!(outputs_of_run(&h, other).is_empty());
     assert!(harvest::harvested(&h.t.app.store, REPO, other, 1)
         .unwrap()
         .is_none());
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3, "it waits out its backoff");
-    h.harvester.retry_now().await;
+    h.harvester().retry_now().await;
     h.t.app.wait_idle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1 + 3 + 1);
-    assert_eq!(h.outputs_of_run(other).len(), 2);
-    assert_eq!(h.manifest_items(), 2);
-    h.harvester.retry_now().await;
+    assert_eq!(outputs_of_run(&h, other).len(), 2);
+    assert_eq!(manifest_items(&h), 2);
+    h.harvester().retry_now().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 5, "done is done");
     h.stop().await;
 }
 
 #[tokio::test]
 async fn only_completed_gh_aw_runs_are_harvested() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     let gh = &h.gh;
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // A plain workflow has no manifest.
-    h.run_completed("d-ci", RUN, ".github/workflows/ci.yml", "success")
-        .await;
+    complete_run(&h, "d-ci", RUN, ".github/workflows/ci.yml", "success").await;
     // A gh-aw run still in progress is not done writing.
     let mut running = run_completed(RUN, LOCK, "success");
     running["action"] = json!("in_progress");
@@ -313,7 +263,7 @@ async fn only_completed_gh_aw_runs_are_harvested() {
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 0);
     assert_eq!(gh.calls(TOKENS), 0);
-    assert!(h.outputs_of_run(RUN).is_empty());
+    assert!(outputs_of_run(&h, RUN).is_empty());
     assert_eq!(
         h.t.app.store.scan_raw(b"n/q/").unwrap().len(),
         0,
@@ -324,18 +274,17 @@ async fn only_completed_gh_aw_runs_are_harvested() {
 
 #[tokio::test]
 async fn a_run_without_a_manifest_artifact_is_marked_and_not_asked_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     let gh = &h.gh;
     // A staged-mode run uploads no manifest.
     gh.add_artifact(REPO, RUN, "agent-output", zip_of(&[("output.json", "{}")]));
-    h.run_completed("d-1", RUN, LOCK, "success").await;
+    complete_run(&h, "d-1", RUN, LOCK, "success").await;
     h.settle().await;
     let marker = harvest::harvested(&h.t.app.store, REPO, RUN, 1)
         .unwrap()
         .unwrap();
     assert!(marker.note.unwrap().contains("no `safe-outputs-items`"));
-    h.run_completed("d-2", RUN, LOCK, "success").await;
+    complete_run(&h, "d-2", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 1);
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 0);
@@ -343,9 +292,9 @@ async fn a_run_without_a_manifest_artifact_is_marked_and_not_asked_again() {
     // Under workflow_call the artifact name carries a prefix.
     let called = RUN + 5;
     gh.add_artifact(REPO, called, "a1b2c3-safe-outputs-items", artifact_zip());
-    h.run_completed("d-3", called, LOCK, "success").await;
+    complete_run(&h, "d-3", called, LOCK, "success").await;
     h.settle().await;
-    assert_eq!(h.outputs_of_run(called).len(), 2);
+    assert_eq!(outputs_of_run(&h, called).len(), 2);
     h.stop().await;
 }
 
@@ -374,17 +323,16 @@ async fn a_run_queued_before_a_restart_is_harvested_after_it() {
     }
     let gh = FakeGitHub::start().await;
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
-    let h = Harness::start_on(dir.path(), gh).await;
+    let h = setup(gh, HarvestOptions::default()).dir(dir).start().await;
     h.settle().await;
-    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+    assert_eq!(outputs_of_run(&h, RUN).len(), 2);
     assert_eq!(h.t.app.store.scan_raw(b"n/q/").unwrap().len(), 0);
     h.stop().await;
 }
 
 #[tokio::test]
 async fn the_manifest_artifact_is_found_past_the_first_page_of_artifacts() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     let gh = &h.gh;
     // A matrix run uploads many artifacts; gh-aw's comes last, on page 2.
     for i in 0..130 {
@@ -396,11 +344,11 @@ async fn the_manifest_artifact_is_found_past_the_first_page_of_artifacts() {
         );
     }
     gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
-    h.run_completed("d-run-many", RUN, LOCK, "success").await;
+    complete_run(&h, "d-run-many", RUN, LOCK, "success").await;
     h.settle().await;
     assert_eq!(gh.calls(LIST_ARTIFACTS), 2, "two pages of 100");
     assert_eq!(gh.calls(DOWNLOAD_ARTIFACT), 1);
-    assert_eq!(h.outputs_of_run(RUN).len(), 2);
+    assert_eq!(outputs_of_run(&h, RUN).len(), 2);
 }
 
 /// Two replicas on one database never harvest the same run at once: while
@@ -419,16 +367,16 @@ async fn a_run_another_replica_holds_is_left_until_its_lease_runs_out() {
         rescan_every: Duration::from_millis(300),
         ..HarvestOptions::default()
     };
-    let h = Harness::start_with(dir.path(), gh, options).await;
+    let h = setup(gh, options).dir(dir).start().await;
     // The other replica: its own pool on the same database, harvesting.
-    let path = safe_outcomes::app::store_path(dir.path());
+    let path = safe_outcomes::app::store_path(h.path());
     let other = Store::on_pg(
         safe_outcomes::store::pg::test_database(&admin, &path).unwrap(),
         &path,
     );
     let lease = format!("harvest:{REPO}:{RUN}:1");
     assert!(other.take_lease(&lease, Duration::from_secs(3)).unwrap());
-    h.run_completed("d-1", RUN, LOCK, "success").await;
+    complete_run(&h, "d-1", RUN, LOCK, "success").await;
     h.settle().await;
     tokio::time::sleep(Duration::from_millis(900)).await;
     h.settle().await;
@@ -436,12 +384,12 @@ async fn a_run_another_replica_holds_is_left_until_its_lease_runs_out() {
     assert_eq!(h.t.app.store.scan_raw(b"n/q/").unwrap().len(), 1);
     drop(other); // killed: its lease stays until it runs out
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while h.outputs_of_run(RUN).len() < 2 && std::time::Instant::now() < deadline {
+    while outputs_of_run(&h, RUN).len() < 2 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
         h.t.app.wait_idle().await;
     }
     assert_eq!(
-        h.outputs_of_run(RUN).len(),
+        outputs_of_run(&h, RUN).len(),
         2,
         "taken over after the lease ran out"
     );

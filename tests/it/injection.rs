@@ -3,14 +3,12 @@
 //! version before the checks, or by any other path) render inert in the
 //! check run the fake GitHub receives and in the `report` a terminal prints.
 
-use crate::{common, fake_github};
+use crate::common;
 use std::time::Duration;
 
+use common::tester::Tester;
 use common::{t0, user, TestApp, TOKEN};
-use fake_github::{recorded_policy, FakeGitHub, Sleeps};
-use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
-use safe_outcomes::http::RouterOptions;
+use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::ingest::manifest::{parse_manifest, ManifestDefaults};
 use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::{ExecutionRecord, Target, TargetKind};
@@ -44,52 +42,37 @@ fn envelope(mut body: Value) -> Value {
     body
 }
 
-/// An App in App mode with a publisher sending check runs to a fake GitHub.
-struct Harness {
-    t: TestApp,
-    gh: FakeGitHub,
-    publisher: PublisherHandle,
-}
-
-impl Harness {
-    async fn start(dir: &std::path::Path) -> Harness {
-        let gh = FakeGitHub::start().await;
-        let clock = Clock::manual(t0() + chrono::Duration::hours(4));
-        let policy = recorded_policy(&Sleeps::default(), Clock::manual(t0()), 4);
-        let mut github = GitHubConfig::new(gh.client_factory(policy));
-        github.publisher = Some(PublisherOptions {
+/// The App with a check-run publisher (long debounce and retry waits:
+/// only the tests' flushes publish), against a fake GitHub.
+async fn start() -> Tester {
+    Tester::setup(t0() + chrono::Duration::hours(4))
+        .policy_clock(Clock::manual(t0()))
+        .attempts(4)
+        .publisher(PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new(PUBLIC_URL)
-        });
-        let running = common::launch(dir, &clock, github);
-        let publisher = running.publisher.expect("the publisher runs");
-        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
-        Harness { t, gh, publisher }
-    }
+        })
+        .start()
+        .await
+}
 
-    async fn settle(&self) {
-        self.t.app.wait_idle().await;
-        self.publisher.flush().await;
-    }
-
-    /// The App installed on acme, and PR acme/widgets#42 opened.
-    async fn open_pr(&self) {
-        let install = json!({"action": "created",
-            "installation": {"id": INSTALLATION, "account": {"login": "acme", "id": 7}},
-            "repositories": [{"full_name": "acme/widgets"}], "sender": user("alice")});
-        self.t.deliver_ok("installation", "i-1", &install).await;
-        let pr = json!({
-            "number": 42, "node_id": "PR_42", "html_url": "https://github.com/acme/widgets/pull/42",
-            "title": "Cache the registry", "body": "plain", "state": "open", "draft": false,
-            "merged": false, "user": user("alice"),
-            "head": {"ref": "cache", "sha": "aaa111"}, "base": {"ref": "main", "sha": "base000"},
-            "created_at": t0().to_rfc3339(), "updated_at": t0().to_rfc3339()
-        });
-        let opened = envelope(json!({"action": "opened", "number": 42, "pull_request": pr}));
-        self.t.deliver_ok("pull_request", "d-open", &opened).await;
-        self.settle().await;
-    }
+/// The App installed on acme, and PR acme/widgets#42 opened.
+async fn open_pr(h: &Tester) {
+    let install = json!({"action": "created",
+        "installation": {"id": INSTALLATION, "account": {"login": "acme", "id": 7}},
+        "repositories": [{"full_name": "acme/widgets"}], "sender": user("alice")});
+    h.t.deliver_ok("installation", "i-1", &install).await;
+    let pr = json!({
+        "number": 42, "node_id": "PR_42", "html_url": "https://github.com/acme/widgets/pull/42",
+        "title": "Cache the registry", "body": "plain", "state": "open", "draft": false,
+        "merged": false, "user": user("alice"),
+        "head": {"ref": "cache", "sha": "aaa111"}, "base": {"ref": "main", "sha": "base000"},
+        "created_at": t0().to_rfc3339(), "updated_at": t0().to_rfc3339()
+    });
+    let opened = envelope(json!({"action": "opened", "number": 42, "pull_request": pr}));
+    h.t.deliver_ok("pull_request", "d-open", &opened).await;
+    h.settle().await;
 }
 
 /// Records on acme/widgets#42 whose id, type and workflow are hostile, as
@@ -145,9 +128,8 @@ use safe_outcomes::model::escape::outside_code;
 
 #[tokio::test]
 async fn hostile_strings_reach_the_check_run_inert() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
-    h.open_pr().await;
+    let h = start().await;
+    open_pr(&h).await;
     file_directly(&h.t, hostile_records()).await;
     h.settle().await;
 
@@ -195,18 +177,15 @@ async fn hostile_strings_reach_the_check_run_inert() {
     }
     assert!(!summary.chars().any(hidden_control), "{summary:?}");
     assert!(!title.chars().any(hidden_control), "{title:?}");
-    h.publisher.stop().await;
-    h.t.stop().await;
+    h.stop().await;
 }
 
 #[tokio::test]
 async fn report_shows_control_characters_instead_of_obeying_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::start(dir.path()).await;
+    let h = start().await;
     file_directly(&h.t, hostile_records()).await;
     h.settle().await;
-    h.publisher.stop().await;
-    h.t.stop().await;
+    let dir = h.stop().await;
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
         .args(["report", "--data-dir"])

@@ -9,16 +9,14 @@ use crate::payloads::installation_created;
 use crate::{common, fake_github};
 use std::time::Duration;
 
+use common::tester::Tester;
 use common::{at, t0, user, TestApp, TOKEN};
 use fake_github::repos::{
     GET_ISSUE, GET_ISSUE_COMMENTS, GET_PR_COMMITS, GET_PULL, GET_REVIEWS, GET_REVIEW_COMMENT,
     GET_TIMELINE, GRAPHQL,
 };
-use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
-use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::github::reconciler::{ReconcileStats, ReconcilerHandle, ReconcilerOptions};
-use safe_outcomes::http::RouterOptions;
-use safe_outcomes::model::clock::Clock;
+use fake_github::{Failure, FakeGitHub};
+use safe_outcomes::github::reconciler::{ReconcileStats, ReconcilerOptions};
 use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
 use serde_json::{json, Value};
 
@@ -31,97 +29,54 @@ const CALL_ATTEMPTS: u32 = 3;
 /// Attempts per reconcile request the test reconciler allows.
 const RECONCILE_ATTEMPTS: u32 = 3;
 
-/// The App with a reconciler, on the real router, against a fake GitHub.
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    reconciler: ReconcilerHandle,
-    sleeps: Sleeps,
-    /// The App's data directory, removed after the App (fields drop in order).
-    _dir: tempfile::TempDir,
+/// The App with a reconciler, on the real router, against `gh`, in a
+/// directory of its own.
+async fn start(gh: FakeGitHub) -> Tester {
+    start_in(tempfile::tempdir().unwrap(), gh).await
 }
 
-impl Rig {
-    /// A fresh App in a directory of its own.
-    async fn start(gh: FakeGitHub) -> Rig {
-        Rig::start_in(tempfile::tempdir().unwrap(), gh).await
-    }
-
-    /// The App on the data in `dir`.
-    async fn start_in(dir: tempfile::TempDir, gh: FakeGitHub) -> Rig {
-        let clock = Clock::manual(t0() + chrono::Duration::hours(48));
-        let sleeps = Sleeps::default();
-        let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
-            &sleeps,
-            clock.clone(),
-            CALL_ATTEMPTS,
-        )));
-        // Long waits between tries: only the explicit flushes attempt, so
-        // counts are exact.
-        github.reconciler = Some(ReconcilerOptions {
+/// The App on the data in `dir`. Long waits between tries: only the
+/// explicit flushes attempt, so counts are exact.
+async fn start_in(dir: tempfile::TempDir, gh: FakeGitHub) -> Tester {
+    Tester::setup(t0() + chrono::Duration::hours(48))
+        .github(gh)
+        .dir(dir)
+        .attempts(CALL_ATTEMPTS)
+        .reconciler(ReconcilerOptions {
             max_attempts: RECONCILE_ATTEMPTS,
             retry_min: Duration::from_secs(600),
             ..ReconcilerOptions::default()
-        });
-        let running = common::launch(dir.path(), &clock, github);
-        let reconciler = running.reconciler.expect("the reconciler runs");
-        let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
-        Rig {
-            t,
-            gh,
-            reconciler,
-            sleeps,
-            _dir: dir,
-        }
-    }
+        })
+        .start()
+        .await
+}
 
-    async fn send(&self, event: &str, delivery: &str, body: Value) {
-        self.t.deliver_ok(event, delivery, &body).await;
-    }
+async fn install(r: &Tester) {
+    r.send(
+        "installation",
+        "i-1",
+        installation_created(INSTALLATION, REPO),
+    )
+    .await;
+}
 
-    async fn install(&self) {
-        self.send(
-            "installation",
-            "i-1",
-            installation_created(INSTALLATION, REPO),
-        )
-        .await;
-    }
+async fn post_manifest(r: &Tester, lines: &[Value]) {
+    r.post_manifest(REPO, 900, "ci-coach", lines).await;
+}
 
-    async fn post_manifest(&self, lines: &[Value]) {
-        self.t.post_manifest_ok(REPO, 900, "ci-coach", lines).await;
-    }
+/// The App on `gh`, installed, handed a manifest naming PR 42, settled:
+/// with the PR output's outcome as first judged.
+async fn judge_pr(gh: FakeGitHub) -> (Tester, OutcomeRecord) {
+    let r = start(gh).await;
+    install(&r).await;
+    post_manifest(&r, &[pr_line(42)]).await;
+    r.settle().await;
+    let o = r.outcome(PR_OUTPUT).await;
+    (r, o)
+}
 
-    /// Let the worker file everything, attempt what is queued, file the results.
-    async fn settle(&self) {
-        self.t.app.wait_idle().await;
-        self.reconciler.flush().await;
-        self.t.app.wait_idle().await;
-    }
-
-    /// The rig on `gh`, installed, handed a manifest naming PR 42, settled:
-    /// with the PR output's outcome as first judged.
-    async fn judge_pr(gh: FakeGitHub) -> (Rig, OutcomeRecord) {
-        let r = Rig::start(gh).await;
-        r.install().await;
-        r.post_manifest(&[pr_line(42)]).await;
-        r.settle().await;
-        let o = r.outcome(PR_OUTPUT).await;
-        (r, o)
-    }
-
-    async fn outcome(&self, id: &str) -> OutcomeRecord {
-        self.t.outcomes().await.remove(id).expect("output tracked")
-    }
-
-    fn stats(&self) -> &ReconcileStats {
-        self.reconciler.stats()
-    }
-
-    async fn stop(self) {
-        self.reconciler.stop().await;
-        self.t.stop().await;
-    }
+fn stats(r: &Tester) -> &ReconcileStats {
+    r.reconciler().stats()
 }
 
 fn triple(o: &OutcomeRecord) -> (O, S, &str) {
@@ -223,7 +178,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     let gh = FakeGitHub::start().await;
     // 120 comments: two pages of 100, the second through the Link header.
     serve_pr(&gh, merged_pr(), 120);
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -259,7 +214,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
         .iter()
         .all(|o| o["id"].as_str().unwrap().starts_with("api:")));
     assert_eq!(
-        r.stats()
+        stats(&r)
             .attempts
             .load(std::sync::atomic::Ordering::Relaxed),
         1
@@ -299,7 +254,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
 async fn a_502_then_200_is_retried_and_succeeds() {
     let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1, Failure::status(502));
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(triple(&o), (O::Accepted, S::Strong, "merged"));
     assert_eq!(r.gh.calls(GET_PULL), 2);
     assert_eq!(*r.sleeps.lock().unwrap(), vec![Duration::from_secs(1)]);
@@ -310,17 +265,17 @@ async fn a_502_then_200_is_retried_and_succeeds() {
 async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
     let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "pulls/42");
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     // No human deleter is known: the evaluators' rule gives unknown, not rejected.
     assert_eq!(triple(&o), (O::Unknown, S::None, "deleted"), "{}", o.notes);
     assert_eq!(o.details["deleted_by_type"], "system_actor");
     // Not retried, the rest not fetched, and no later try.
     assert_eq!(calls(&r.gh), [1, 0, 0, 0, 0]);
     assert!(r.sleeps.lock().unwrap().is_empty());
-    r.reconciler.flush().await;
+    r.reconciler().flush().await;
     assert_eq!(calls(&r.gh), [1, 0, 0, 0, 0]);
     assert_eq!(
-        r.stats().deleted.load(std::sync::atomic::Ordering::Relaxed),
+        stats(&r).deleted.load(std::sync::atomic::Ordering::Relaxed),
         1
     );
     r.stop().await;
@@ -330,7 +285,7 @@ async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
 async fn a_404_on_comments_is_not_deletion() {
     let gh = serving_pr(merged_pr(), 1).await;
     gh.remove_api(REPO, "issues/42/comments");
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -345,7 +300,7 @@ async fn a_404_on_comments_is_not_deletion() {
 async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times() {
     let gh = serving_pr(merged_pr(), 1).await;
     gh.fail_next(GET_PULL, 1000, Failure::status(503));
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(
         triple(&o),
         (O::Unknown, S::Weak, "evaluation_error"),
@@ -377,7 +332,7 @@ async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_
         seen,
         vec![per_attempt, 2 * per_attempt, bound, bound, bound]
     );
-    let stats = r.stats();
+    let stats = stats(&r);
     assert_eq!(stats.failed.load(std::sync::atomic::Ordering::Relaxed), 3);
     assert_eq!(stats.gave_up.load(std::sync::atomic::Ordering::Relaxed), 1);
     let o = r.outcome(PR_OUTPUT).await;
@@ -403,7 +358,7 @@ async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_
 #[tokio::test]
 async fn on_demand_reconcile_queues_and_the_outcome_changes() {
     let gh = serving_pr(open_pr(), 0).await;
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(o.outcome_status, O::Pending, "{}", o.human_check_signal);
 
     // Merged meanwhile, webhooks lost; reconcile on demand.
@@ -505,7 +460,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
         "issues/43",
         json!({"number": 43, "state": "open", "user": user(BOT), "created_at": at(0)}),
     );
-    let r = Rig::start_in(dir, gh).await;
+    let r = start_in(dir, gh).await;
     r.settle().await;
     let o = r.outcome(PR_OUTPUT).await;
     assert_eq!(
@@ -526,13 +481,13 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
 #[tokio::test]
 async fn without_an_installation_nothing_is_fetched() {
     let gh = serving_pr(merged_pr(), 0).await;
-    let r = Rig::start(gh).await;
-    r.post_manifest(&[pr_line(42)]).await;
+    let r = start(gh).await;
+    post_manifest(&r, &[pr_line(42)]).await;
     r.settle().await;
     assert_eq!(calls(&r.gh), [0; 5]);
     assert_eq!(r.gh.calls(fake_github::TOKENS), 0);
     assert_eq!(
-        r.stats()
+        stats(&r)
             .skipped_no_installation
             .load(std::sync::atomic::Ordering::Relaxed),
         1
@@ -567,9 +522,9 @@ async fn graphql_state_resolves_review_comment_threads_and_hidden_comments() {
                     {"databaseId": 32, "createdAt": at(90), "author": {"login": "alice", "__typename": "User"}, "replyTo": {"databaseId": 31}}
                 ]}}]),
     );
-    let r = Rig::start(gh).await;
-    r.install().await;
-    r.post_manifest(&[
+    let r = start(gh).await;
+    install(&r).await;
+    post_manifest(&r, &[
         json!({"type": "hide_comment", "comment_id": "IC_77", "repo": REPO, "timestamp": at(0)}),
         json!({"type": "create_pull_request_review_comment", "repo": REPO, "pull_request_number": 42,
                "comment_id": 31, "url": format!("https://github.com/{REPO}/pull/42#discussion_r31"),
@@ -609,7 +564,7 @@ async fn a_rate_limit_reset_beyond_what_we_wait_ends_the_attempt_and_is_tried_la
         1,
         Failure::primary_rate_limit(now.timestamp() + 3600),
     );
-    let (r, o) = Rig::judge_pr(gh).await;
+    let (r, o) = judge_pr(gh).await;
     assert_eq!(triple(&o), (O::Unknown, S::Weak, "evaluation_error"));
     assert!(o.details["reconcile_error"]
         .as_str()

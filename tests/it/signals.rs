@@ -7,14 +7,12 @@
 use crate::payloads::installation_created;
 use crate::{common, fake_github};
 
-use common::{at, t0, user, TestApp};
+use common::tester::Tester;
+use common::{at, t0, user};
 use fake_github::repos::{GET_COMMENT_REACTIONS, GET_TEAM_MEMBERSHIP, GRAPHQL};
-use fake_github::{recorded_policy, Failure, FakeGitHub, Sleeps};
-use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::github::signals::{self, SignalsHandle};
-use safe_outcomes::http::RouterOptions;
-use safe_outcomes::model::clock::Clock;
-use safe_outcomes::model::{EvidenceStrength as S, OutcomeRecord, OutcomeStatus as O};
+use fake_github::Failure;
+use safe_outcomes::github::signals;
+use safe_outcomes::model::{EvidenceStrength as S, OutcomeStatus as O};
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 555;
@@ -28,97 +26,53 @@ fn envelope(mut body: Value, sender: &str) -> Value {
     body
 }
 
-/// The App with a signals fetcher, on the real router, against a fake GitHub.
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    signals: SignalsHandle,
-    /// The App's data directory, removed after the App (fields drop in order).
-    _dir: tempfile::TempDir,
+/// The App with a signals fetcher, on the real router, against a fake
+/// GitHub, installed on acme.
+async fn start() -> Tester {
+    let r = Tester::setup(t0()).signals().start().await;
+    r.send(
+        "installation",
+        "i-1",
+        installation_created(INSTALLATION, REPO),
+    )
+    .await;
+    r
 }
 
-impl Rig {
-    /// A fresh App, in a directory of its own, installed on acme.
-    async fn start() -> Rig {
-        let dir = tempfile::tempdir().unwrap();
-        let gh = FakeGitHub::start().await;
-        let clock = Clock::manual(t0());
-        let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
-            &Sleeps::default(),
-            clock.clone(),
-            3,
-        )));
-        github.signals = true;
-        let running = common::launch(dir.path(), &clock, github);
-        let signals = running.signals.expect("the signal fetcher runs");
-        let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
-        let rig = Rig {
-            t,
-            gh,
-            signals,
-            _dir: dir,
-        };
-        rig.send(
-            "installation",
-            "i-1",
-            installation_created(INSTALLATION, REPO),
-        )
+async fn post_manifest(r: &Tester, lines: &[Value]) {
+    r.post_manifest(REPO, 900, "ci-coach", lines).await;
+}
+
+/// Move to `minutes` after t0 (checkpoints come due), let the fetcher
+/// read, and the worker file what it read.
+async fn window(r: &Tester, minutes: i64) {
+    let at = t0() + chrono::Duration::minutes(minutes);
+    r.advance(at).await;
+    // Due outputs wait for others to share the read.
+    let batch = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
+    r.advance(at + batch).await;
+}
+
+/// Let the fetcher attempt what it has queued (retries come due after
+/// their backoff: a minute, then two, ...).
+async fn retry(r: &Tester) {
+    r.advance(r.t.clock.now() + chrono::Duration::minutes(5))
         .await;
-        rig
-    }
+}
 
-    async fn send(&self, event: &str, delivery: &str, body: Value) {
-        self.t.deliver_ok(event, delivery, &body).await;
-    }
+/// Asserts that output `id` reads `status`, `strength` and `signal`.
+async fn expect(r: &Tester, id: &str, status: O, strength: S, signal: &str) {
+    assert_eq!(
+        verdict(r, id).await,
+        triple(status, strength, signal),
+        "{id}"
+    );
+}
 
-    async fn post_manifest(&self, lines: &[Value]) {
-        self.t.post_manifest_ok(REPO, 900, "ci-coach", lines).await;
-    }
-
-    /// Move to `minutes` after t0 (checkpoints come due), let the fetcher
-    /// read, and the worker file what it read.
-    async fn window(&self, minutes: i64) {
-        let at = t0() + chrono::Duration::minutes(minutes);
-        self.t.advance_to(at).await;
-        self.flush().await;
-        // Due outputs wait for others to share the read.
-        let batch = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
-        self.t.advance_to(at + batch).await;
-        self.flush().await;
-    }
-
-    /// Let the fetcher attempt what it has queued (retries come due after
-    /// their backoff: a minute, then two, ...).
-    async fn retry(&self) {
-        let later = self.t.clock.now() + chrono::Duration::minutes(5);
-        self.t.advance_to(later).await;
-        self.flush().await;
-    }
-
-    async fn flush(&self) {
-        self.t.app.wait_idle().await;
-        self.signals.flush().await;
-        self.t.app.wait_idle().await;
-    }
-
-    async fn outcome(&self, id: &str) -> (O, S, String) {
-        let o: OutcomeRecord = self.t.outcomes().await.remove(id).expect("output tracked");
-        (o.outcome_status, o.evidence_strength, o.human_check_signal)
-    }
-
-    /// Asserts that output `id` reads `status`, `strength` and `signal`.
-    async fn expect(&self, id: &str, status: O, strength: S, signal: &str) {
-        assert_eq!(
-            self.outcome(id).await,
-            triple(status, strength, signal),
-            "{id}"
-        );
-    }
-
-    async fn stop(self) {
-        self.signals.stop().await;
-        self.t.stop().await;
-    }
+/// Output `id`'s status, strength and signal.
+async fn verdict(r: &Tester, id: &str) -> (O, S, String) {
+    let o = r.outcome(id).await;
+    (o.outcome_status, o.evidence_strength, o.human_check_signal)
 }
 
 fn triple(s: O, g: S, signal: &str) -> (O, S, String) {
@@ -126,7 +80,7 @@ fn triple(s: O, g: S, signal: &str) -> (O, S, String) {
 }
 
 /// Our comment `id` on issue `n`, posted by the workflow at t0.
-async fn our_comment(r: &Rig, n: u64, id: u64) {
+async fn our_comment(r: &Tester, n: u64, id: u64) {
     let body = envelope(
         json!({"action": "created",
                "issue": {"number": n, "title": "x", "state": "open", "user": user("alice"),
@@ -149,11 +103,10 @@ fn reaction(id: u64, content: &str, who: &str, minutes: i64) -> Value {
 
 #[tokio::test]
 async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
-    let r = Rig::start().await;
+    let r = start().await;
     our_comment(&r, 3, 61).await;
     our_comment(&r, 4, 62).await;
-    r.post_manifest(&[comment_line(3, 61), comment_line(4, 62)])
-        .await;
+    post_manifest(&r, &[comment_line(3, 61), comment_line(4, 62)]).await;
     r.gh.set_api(
         REPO,
         "issues/comments/61/reactions",
@@ -167,24 +120,24 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
     r.t.settle().await;
     let (a, b) = ("acme/widgets:900:0", "acme/widgets:900:1");
     let waiting = triple(O::Pending, S::Weak, "awaiting_reply");
-    assert_eq!(r.outcome(a).await, waiting);
+    assert_eq!(verdict(&r, a).await, waiting);
 
     // Not read at 1h or 24h: comments are read where silence would become
     // `ignored`, at 7 days.
-    r.window(61).await;
-    r.window(24 * 60 + 1).await;
+    window(&r, 61).await;
+    window(&r, 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_COMMENT_REACTIONS), 0);
-    assert_eq!(r.outcome(a).await, waiting);
+    assert_eq!(verdict(&r, a).await, waiting);
 
-    r.window(7 * 24 * 60 + 1).await;
+    window(&r, 7 * 24 * 60 + 1).await;
     assert_eq!(
         r.gh.calls(GET_COMMENT_REACTIONS),
         2,
         "each comment read once"
     );
-    r.expect(a, O::Accepted, S::Medium, "acted_on").await;
+    expect(&r, a, O::Accepted, S::Medium, "acted_on").await;
     assert_eq!(
-        r.outcome(b).await,
+        verdict(&r, b).await,
         triple(O::Ignored, S::Weak, "no_engagement"),
         "a bot's +1 is not human"
     );
@@ -192,8 +145,8 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
 }
 
 /// An add_reviewer output requesting team `infra` on PR 5; the PR, open.
-async fn team_review_requested(r: &Rig) -> Value {
-    r.post_manifest(&[
+async fn team_review_requested(r: &Tester) -> Value {
+    post_manifest(&r, &[
         json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
                "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
     ])
@@ -205,7 +158,7 @@ async fn team_review_requested(r: &Rig) -> Value {
 
 /// An add_reviewer output requesting team `infra` on PR 5, and an approval
 /// by `frank`, who is not a requested user.
-async fn team_review_by_frank(r: &Rig) {
+async fn team_review_by_frank(r: &Tester) {
     let pr = team_review_requested(r).await;
     let review = envelope(
         json!({"action": "submitted",
@@ -218,31 +171,30 @@ async fn team_review_by_frank(r: &Rig) {
 
 #[tokio::test]
 async fn team_membership_makes_a_team_review_count() {
-    let r = Rig::start().await;
+    let r = start().await;
     team_review_by_frank(&r).await;
     r.t.settle().await;
     let id = "acme/widgets:900:0";
-    r.expect(id, O::Unknown, S::Weak, "team_membership_unverified")
-        .await;
+    expect(&r, id, O::Unknown, S::Weak, "team_membership_unverified").await;
 
     r.gh.set_org_api(
         "orgs/acme/teams/infra/memberships/frank",
         json!({"role": "member", "state": "active"}),
     );
-    r.window(24 * 60 + 1).await;
+    window(&r, 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
-    r.expect(id, O::Accepted, S::Strong, "review_approved")
-        .await;
+    expect(&r, id, O::Accepted, S::Strong, "review_approved").await;
     r.stop().await;
 }
 
 #[tokio::test]
 async fn a_404_membership_leaves_the_team_review_unverified() {
-    let r = Rig::start().await;
+    let r = start().await;
     team_review_by_frank(&r).await;
-    r.window(24 * 60 + 1).await;
+    window(&r, 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
-    r.expect(
+    expect(
+        &r,
         "acme/widgets:900:0",
         O::Unknown,
         S::Weak,
@@ -250,12 +202,12 @@ async fn a_404_membership_leaves_the_team_review_unverified() {
     )
     .await;
     // A 404 is an answer, not a failure: not asked again until the next window.
-    r.retry().await;
+    retry(&r).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 1);
     r.stop().await;
 }
 
-async fn opened_issue(r: &Rig, n: u64) {
+async fn opened_issue(r: &Tester, n: u64) {
     let body = envelope(
         json!({"action": "opened",
                "issue": {"number": n, "title": "Flaky test", "body": "b", "state": "open",
@@ -272,13 +224,13 @@ fn issue_line(n: u64) -> Value {
 
 #[tokio::test]
 async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_and_is_retried() {
-    let r = Rig::start().await;
+    let r = start().await;
     opened_issue(&r, 7).await;
     opened_issue(&r, 8).await;
-    r.post_manifest(&[issue_line(7), issue_line(8)]).await;
+    post_manifest(&r, &[issue_line(7), issue_line(8)]).await;
     r.t.settle().await;
     let (i7, i8) = ("acme/widgets:900:0", "acme/widgets:900:1");
-    r.expect(i7, O::Pending, S::Weak, "awaiting_triage").await;
+    expect(&r, i7, O::Pending, S::Weak, "awaiting_triage").await;
     // Read at 7 days, where silence makes them `ignored`.
     let waiting = triple(O::Ignored, S::Weak, "no_engagement");
 
@@ -300,21 +252,21 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
                   {"databaseId": 1, "content": "THUMBS_UP", "createdAt": at(30), "user": {"login": "alice", "__typename": "User"}}]},
                "timelineItems": {"nodes": []}}),
     );
-    r.window(7 * 24 * 60 + 1).await;
+    window(&r, 7 * 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GRAPHQL), 1, "both issues in one query");
     assert_eq!(
-        r.outcome(i7).await,
+        verdict(&r, i7).await,
         waiting,
         "an answer with errors changes nothing"
     );
-    assert_eq!(r.outcome(i8).await, waiting);
+    assert_eq!(verdict(&r, i8).await, waiting);
 
     // Tried again: issue 7's +1 is engagement; issue 8 is not in the answer
     // (a null object with a NOT_FOUND error) and stays as it was.
-    r.retry().await;
+    retry(&r).await;
     assert_eq!(r.gh.calls(GRAPHQL), 2);
-    r.expect(i7, O::Pending, S::Medium, "acted_on").await;
-    assert_eq!(r.outcome(i8).await, waiting);
+    expect(&r, i7, O::Pending, S::Medium, "acted_on").await;
+    assert_eq!(verdict(&r, i8).await, waiting);
 
     // Issue 8 closed by a bot (on its own: lifecycle, ignored) that merged
     // the linked PR: its retry reads the closer.
@@ -334,16 +286,16 @@ async fn one_graphql_query_per_batch_and_an_answer_with_errors_changes_nothing_a
     );
     r.send("issues", "d-close8", closed).await;
     r.t.settle().await;
-    r.expect(i8, O::Ignored, S::Weak, "lifecycle").await;
-    r.retry().await;
+    expect(&r, i8, O::Ignored, S::Weak, "lifecycle").await;
+    retry(&r).await;
     assert_eq!(r.gh.calls(GRAPHQL), 3, "only issue 8 asked again");
-    r.expect(i8, O::Accepted, S::Strong, "completed").await;
+    expect(&r, i8, O::Accepted, S::Strong, "completed").await;
     r.stop().await;
 }
 
 #[tokio::test]
 async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() {
-    let r = Rig::start().await;
+    let r = start().await;
     let pr = team_review_requested(&r).await;
     for (i, who) in ["frank", "gina"].iter().enumerate() {
         let review = envelope(
@@ -365,21 +317,19 @@ async fn a_retry_after_a_partial_failure_asks_conditionally_and_a_304_is_free() 
     );
     // frank's read fails all three tries; gina's is answered (and paid).
     r.gh.fail_next(GET_TEAM_MEMBERSHIP, 3, Failure::status(502));
-    r.window(24 * 60 + 1).await;
+    window(&r, 24 * 60 + 1).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 4);
     assert_eq!(r.gh.rate_limited_reads(), (1, 0));
     // gina (pending: not a member) was filed although frank's read failed;
     // frank's review is still unverified.
     let id = "acme/widgets:900:0";
-    r.expect(id, O::Unknown, S::Weak, "team_membership_unverified")
-        .await;
+    expect(&r, id, O::Unknown, S::Weak, "team_membership_unverified").await;
 
     // The retry reads both again: frank's is paid, gina's unchanged answer
     // comes back 304 to If-None-Match and costs no rate limit.
-    r.retry().await;
+    retry(&r).await;
     assert_eq!(r.gh.calls(GET_TEAM_MEMBERSHIP), 6);
     assert_eq!(r.gh.rate_limited_reads(), (2, 1));
-    r.expect(id, O::Accepted, S::Strong, "review_submitted")
-        .await;
+    expect(&r, id, O::Accepted, S::Strong, "review_submitted").await;
     r.stop().await;
 }

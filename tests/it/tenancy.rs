@@ -17,7 +17,6 @@
 use chrono::Utc;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::redirect::Policy;
-use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::github::backfill::BackfillOptions;
 use safe_outcomes::github::harvest::HarvestOptions;
 use safe_outcomes::github::reconciler::ReconcilerOptions;
@@ -30,9 +29,10 @@ use safe_outcomes::store::StoredOutput;
 use serde_json::{json, Value};
 
 use crate::answers;
+use crate::common::tester::Tester;
 use crate::common::{self, TestApp, TOKEN};
 use crate::fake_github::users::{CLIENT_ID, CLIENT_SECRET};
-use crate::fake_github::{recorded_policy, zip_of, FakeGitHub, Sleeps};
+use crate::fake_github::zip_of;
 use crate::oidc::{token_from, Issuer};
 use crate::routes;
 use crate::sign_in::fetch;
@@ -89,39 +89,23 @@ fn jsonl(lines: &[Value]) -> String {
         + "\n"
 }
 
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    issuer: Issuer,
-    options: RouterOptions,
-    harvester: safe_outcomes::github::harvest::HarvesterHandle,
-    reconciler: safe_outcomes::github::reconciler::ReconcilerHandle,
-    backfill: safe_outcomes::github::backfill::BackfillHandle,
-    _dir: tempfile::TempDir,
-}
-
-impl Rig {
-    async fn start() -> Rig {
-        let dir = tempfile::tempdir().unwrap();
-        let gh = FakeGitHub::start().await;
-        let issuer = Issuer::start().await;
-        let clock = Clock::System;
-        let mut github = GitHubConfig::new(gh.client_factory(recorded_policy(
-            &Sleeps::default(),
-            clock.clone(),
-            3,
-        )));
-        github.harvester = Some(HarvestOptions::default());
-        github.reconciler = Some(ReconcilerOptions::default());
-        let backfill = BackfillOptions {
-            days: 2,
-            reserve: 0,
-            ..BackfillOptions::default()
-        };
-        github.backfill = Some((HarvestOptions::default(), backfill));
-        let running = common::launch(dir.path(), &clock, github);
-        let options = RouterOptions {
-            oidc: Some(issuer.verifier()),
+/// The App with a harvester, a reconciler and a two-day backfill, its
+/// sign-in and OIDC on, against a fake GitHub and `issuer`.
+async fn start(issuer: &Issuer) -> Tester {
+    let verifier = issuer.verifier();
+    Tester::setup_on(Clock::System)
+        .harvester(HarvestOptions::default())
+        .reconciler(ReconcilerOptions::default())
+        .backfill(
+            HarvestOptions::default(),
+            BackfillOptions {
+                days: 2,
+                reserve: 0,
+                ..BackfillOptions::default()
+            },
+        )
+        .router(move |gh| RouterOptions {
+            oidc: Some(verifier),
             auth: AuthOptions {
                 public_url: "http://outcomes.invalid".into(),
                 api_url: gh.url.clone(),
@@ -133,62 +117,23 @@ impl Rig {
                 ..AuthOptions::default()
             },
             ..RouterOptions::default()
-        };
-        let harvester = running.harvester.expect("harvester");
-        let reconciler = running.reconciler.expect("reconciler");
-        let backfill = running.backfill.expect("backfill");
-        let t = TestApp::serve(running.app, clock, dir.path(), options.clone()).await;
-        Rig {
-            t,
-            gh,
-            issuer,
-            options,
-            harvester,
-            reconciler,
-            backfill,
-            _dir: dir,
-        }
-    }
+        })
+        .start()
+        .await
+}
 
-    /// Let every task take what it was given and the worker file it all.
-    async fn settle(&self) {
-        for _ in 0..2 {
-            self.t.app.wait_idle().await;
-            self.harvester.flush().await;
-            self.backfill.flush().await;
-            self.reconciler.flush().await;
-        }
-        self.t.app.wait_idle().await;
-    }
-
-    async fn install(&self, id: u64, login: &str, repos: &[&str]) {
-        let body = json!({"action": "created",
-            "installation": {"id": id, "account": {"login": login, "id": id * 10 + 1}},
-            "repositories": repos.iter().map(|r| json!({"full_name": r})).collect::<Vec<_>>(),
-            "sender": common::user("admin")});
-        self.t
-            .deliver_ok("installation", &format!("inst-{id}"), &body)
-            .await;
-    }
-
-    async fn status(&self) -> Value {
-        self.t.client.get("/status").await.unwrap().body
-    }
-
-    /// Every stored output's id.
-    fn stored(&self) -> Vec<String> {
-        self.t
-            .app
-            .store
-            .outputs("", None)
-            .map(|o| o.unwrap().execution.id)
-            .collect()
-    }
+/// Every stored output's id.
+fn stored(r: &Tester) -> Vec<String> {
+    r.t.app
+        .store
+        .outputs("", None)
+        .map(|o| o.unwrap().execution.id)
+        .collect()
 }
 
 /// B's private activity: an agent's issue (discovered from its marker), a
 /// comment and a label by B's people, all delivered for installation B.
-async fn b_private_activity(r: &Rig) {
+async fn b_private_activity(r: &Tester) {
     let body = "Private.\n\n<!-- gh-aw-agentic-workflow: B, engine: copilot, id: 900, workflow_id: b-private-wf, run: https://github.com/orgb/secret/actions/runs/900 -->";
     let issue = json!({"number": 7, "id": 7007, "node_id": "I_b7", "title": "Bsecrettitle",
         "html_url": "https://github.com/orgb/secret/issues/7", "body": body, "state": "open",
@@ -228,7 +173,7 @@ async fn b_private_activity(r: &Rig) {
 /// repository and its target's) keeps it from A's readers.
 const LEGACY: &str = "orga/app:99:0";
 
-async fn store_a_legacy_output(r: &Rig) {
+async fn store_a_legacy_output(r: &Tester) {
     let execution: ExecutionRecord = serde_json::from_value(json!({
         "id": LEGACY, "output_type": "add_comment", "repo": A_APP, "run_id": 99,
         "workflow": "a-wf",
@@ -247,7 +192,7 @@ async fn store_a_legacy_output(r: &Rig) {
 
 /// Ask for `id` to be reconciled: refused with the reason (409), and no
 /// repository is read, not even by the tasks that had it queued.
-async fn reconcile_reads_nothing(r: &Rig, id: &str) {
+async fn reconcile_reads_nothing(r: &Tester, id: &str) {
     let before = r.gh.log().len();
     let path = format!("/api/v1/outputs/{id}/reconcile");
     let a = r.t.client.post_json(&path, &json!({})).await.unwrap();
@@ -258,7 +203,7 @@ async fn reconcile_reads_nothing(r: &Rig, id: &str) {
         "{}",
         a.body
     );
-    r.settle().await;
+    r.settle_chain().await;
     let log = r.gh.log();
     let reads: Vec<&String> = log[before..]
         .iter()
@@ -271,7 +216,7 @@ async fn reconcile_reads_nothing(r: &Rig, id: &str) {
 }
 
 /// A manifest post: status and answer.
-async fn post_manifest(r: &Rig, query: &str, bearer: &str, lines: &[Value]) -> (u16, Value) {
+async fn post_manifest(r: &Tester, query: &str, bearer: &str, lines: &[Value]) -> (u16, Value) {
     let resp = reqwest::Client::new()
         .post(format!("{}/api/v1/manifests{query}", r.t.server.url()))
         .header("content-type", "application/x-ndjson")
@@ -291,7 +236,8 @@ fn kept_of_run(run: u64) -> Vec<String> {
 
 #[tokio::test]
 async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
-    let r = Rig::start().await;
+    let issuer = Issuer::start().await;
+    let r = start(&issuer).await;
     // Runs of A the harvester (101) and the backfill (102) will read.
     for run in [101, 102] {
         let zip = zip_of(&[("safe-output-items.jsonl", &jsonl(&lines_of_a_run(run)))]);
@@ -307,12 +253,12 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     // B first: A's backfill starts as soon as A is filed, and must find
     // B's repository already mapped to B (else the reason differs).
     r.install(B, "orgb", &[B_SECRET]).await;
-    r.settle().await;
+    r.settle_chain().await;
     r.install(A, "orga", &[A_APP, A_TOOLS]).await;
-    r.settle().await;
+    r.settle_chain().await;
     store_a_legacy_output(&r).await;
     b_private_activity(&r).await;
-    r.settle().await;
+    r.settle_chain().await;
 
     // 0. A delivery of A naming B's issue as a sub-issue: the fact is not
     //    filed under B's issue; the one under A's own is.
@@ -373,7 +319,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     assert_eq!(answer["outside_installation"], 5, "{answer}");
 
     // 2. An OIDC manifest of orga/app naming B's repository: refused whole.
-    let oidc = token_from(&r.issuer, "orga", &(A * 10 + 1).to_string());
+    let oidc = token_from(&issuer, "orga", &(A * 10 + 1).to_string());
     let lines = lines_of_a_run(4242);
     let (status, answer) =
         post_manifest(&r, "", &oidc, &[lines[0].clone(), lines[2].clone()]).await;
@@ -392,7 +338,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
         "installation": {"id": A}, "sender": common::user("github-actions[bot]")});
     r.t.deliver_ok("workflow_run", "run-101", &completed).await;
     // 4. The backfill of A's repositories found run 102 (planned when A was installed).
-    r.settle().await;
+    r.settle_chain().await;
 
     // 5. Items that reach registration without a manifest's check: a
     //    discovery, and a manifest stored before the rule existed.
@@ -425,7 +371,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     for item in items {
         r.t.app.writer.enqueue(item).await.unwrap();
     }
-    r.settle().await;
+    r.settle_chain().await;
 
     // 6. A loses orga/tools: run 100's output on it now lies outside A, and
     //    no installation's token reads GitHub for it.
@@ -434,7 +380,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
         "sender": common::user("admin")});
     r.t.deliver_ok("installation_repositories", "inst-a-removed", &removed)
         .await;
-    r.settle().await;
+    r.settle_chain().await;
     reconcile_reads_nothing(&r, &format!("{A_APP}:100:1")).await;
     // The legacy output was judged on B's activity; GitHub is not read for it.
     let legacy = r.t.app.store.output(LEGACY).unwrap().unwrap();
@@ -442,7 +388,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     reconcile_reads_nothing(&r, LEGACY).await;
 
     // Nothing foreign was stored, whatever the path; what lies within A was.
-    let stored = r.stored();
+    let stored = stored(&r);
     let mut want: Vec<String> = [100, 101, 102].into_iter().flat_map(kept_of_run).collect();
     want.extend(["orgb/secret:900:issue-7".to_string(), LEGACY.to_string()]);
     for id in &want {
@@ -507,7 +453,7 @@ fn header(r: &reqwest::Response, name: reqwest::header::HeaderName) -> String {
 }
 
 /// Sign in as `login` through the OAuth web flow; the session cookie.
-async fn sign_in(r: &Rig, login: &str) -> String {
+async fn sign_in(r: &Tester, login: &str) -> String {
     let base = r.t.server.url();
     let start = fetch(&browser(), format!("{base}/auth/login/github")).await;
     assert_eq!(start.status(), 303);
@@ -545,7 +491,7 @@ async fn read_as(url: String, session: &str) -> String {
 }
 
 /// Issue installation A's read token as `session` (who sees all of A).
-async fn issue_token(r: &Rig, session: &str) -> String {
+async fn issue_token(r: &Tester, session: &str) -> String {
     let base = r.t.server.url();
     let page = read_as(format!("{base}/auth/tokens"), session).await;
     let at = page.find("name=\"csrf\"").expect("a token form");
@@ -586,7 +532,7 @@ fn a_value(name: &str) -> String {
 /// no answer holds any of B's marks the request did not name itself. A's
 /// own outputs are there (so the reads really read), and B's viewer still
 /// sees B's.
-async fn readers_of_a_see_nothing_of_b(r: &Rig) {
+async fn readers_of_a_see_nothing_of_b(r: &Tester) {
     r.gh.add_user("alice", A, "orga", &[A_APP, A_TOOLS]);
     r.gh.add_user("bob", B, "orgb", &[B_SECRET]);
     let alice = sign_in(r, "alice").await;
