@@ -85,25 +85,38 @@ impl TestApp {
     }
 
     /// Serve an App the test started itself (e.g. with a check-run publisher).
-    /// The webhook path, secret and token are always the test ones.
+    /// The webhook path and secret are always the test ones, the API token
+    /// the test one unless `options` names another.
     pub async fn serve(app: App, clock: Clock, dir: &Path, options: RouterOptions) -> TestApp {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::serve_on(app, clock, dir, listener, options)
+    }
+
+    /// `serve` on a listener already bound (the caller knew its URL first).
+    pub fn serve_on(
+        app: App,
+        clock: Clock,
+        dir: &Path,
+        listener: tokio::net::TcpListener,
+        options: RouterOptions,
+    ) -> TestApp {
         let limits = options.limits.clone();
+        let token: safe_outcomes::settings::Secret =
+            options.api_token.clone().unwrap_or_else(|| TOKEN.into());
         let routes = router(
             &app,
             RouterOptions {
                 webhook_path: "/api/github/webhooks".into(),
                 secrets: vec![SECRET.into()],
-                api_token: Some(TOKEN.into()),
+                api_token: Some(token.clone()),
                 ..options
             },
         );
-        let server = RunningServer::start_with(routes, "127.0.0.1:0".parse().unwrap(), &limits)
-            .await
-            .expect("server binds");
+        let server = RunningServer::serve_on(listener, routes, &limits).expect("server serves");
         let client = Client::new(
             &server.url(),
             Some(SECRET.to_string()),
-            Some(TOKEN.to_string()),
+            Some(token.expose_secret().to_string()),
         );
         TestApp {
             app,

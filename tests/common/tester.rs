@@ -5,7 +5,7 @@
 //! `advance`, `outcome`, `status`, `stop`. What only one file needs stays
 //! a function of that file taking a `&Tester`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -30,8 +30,11 @@ pub struct Setup {
     attempts: u32,
     gh: Option<FakeGitHub>,
     dir: Option<tempfile::TempDir>,
+    data: Option<PathBuf>,
+    /// App mode (a GitHub client on the model); off: no GitHub at all.
+    app_mode: bool,
     github: Vec<Box<dyn Fn(&mut GitHubConfig)>>,
-    router: Box<dyn FnOnce(&FakeGitHub) -> RouterOptions>,
+    router: Box<dyn FnOnce(&FakeGitHub, &str) -> RouterOptions>,
 }
 
 /// The App's GitHub tasks a test turned on.
@@ -53,8 +56,24 @@ pub struct Tester {
     pub sleeps: Sleeps,
     /// The router options the App is served with.
     pub options: RouterOptions,
-    /// The App's data directory, removed after the App (fields drop in order).
-    dir: tempfile::TempDir,
+    /// Where the App's data is.
+    data: PathBuf,
+    /// The directory the tester made for it, removed after the App (fields
+    /// drop in order); none when the test keeps the data (`data_at`).
+    dir: Option<tempfile::TempDir>,
+}
+
+/// What is left of a stopped tester: its data, to restart on or read.
+pub struct Stopped {
+    pub data: PathBuf,
+    /// Removes the data when dropped (if the tester made the directory).
+    pub dir: Option<tempfile::TempDir>,
+}
+
+impl Stopped {
+    pub fn path(&self) -> &Path {
+        &self.data
+    }
 }
 
 impl Tester {
@@ -78,8 +97,10 @@ impl Setup {
             attempts: 3,
             gh: None,
             dir: None,
+            data: None,
+            app_mode: true,
             github: Vec::new(),
-            router: Box::new(|_| RouterOptions::default()),
+            router: Box::new(|_, _| RouterOptions::default()),
         }
     }
 
@@ -92,6 +113,19 @@ impl Setup {
     /// On the data already in `dir` (a restart).
     pub fn dir(mut self, dir: tempfile::TempDir) -> Setup {
         self.dir = Some(dir);
+        self
+    }
+
+    /// The App's data at `path` (the test keeps the directory).
+    pub fn data_at(mut self, path: PathBuf) -> Setup {
+        self.data = Some(path);
+        self
+    }
+
+    /// No App credentials: the App knows no GitHub (the model still runs,
+    /// for sign-in).
+    pub fn without_app(mut self) -> Setup {
+        self.app_mode = false;
         self
     }
 
@@ -133,8 +167,9 @@ impl Setup {
         self.configure(move |g| g.publisher = Some(options.clone()))
     }
 
-    /// The router options, made knowing the model's address.
-    pub fn router(mut self, f: impl FnOnce(&FakeGitHub) -> RouterOptions + 'static) -> Setup {
+    /// The router options, made knowing the model's address and the
+    /// App's own (its `PUBLIC_URL`).
+    pub fn router(mut self, f: impl FnOnce(&FakeGitHub, &str) -> RouterOptions + 'static) -> Setup {
         self.router = Box::new(f);
         self
     }
@@ -146,20 +181,27 @@ impl Setup {
             None => FakeGitHub::start().await,
         };
         let dir = match self.dir {
-            Some(d) => d,
-            None => tempfile::tempdir().unwrap(),
+            Some(d) => Some(d),
+            None if self.data.is_some() => None,
+            None => Some(tempfile::tempdir().unwrap()),
+        };
+        let data = match (&self.data, &dir) {
+            (Some(p), _) => p.clone(),
+            (None, d) => d.as_ref().unwrap().path().to_path_buf(),
         };
         let sleeps = Sleeps::default();
         let policy_clock = self.policy_clock.unwrap_or_else(|| self.clock.clone());
         let config = || {
-            let policy = recorded_policy(&sleeps, policy_clock.clone(), self.attempts);
-            let mut github = GitHubConfig::new(gh.client_factory(policy));
-            for f in &self.github {
-                f(&mut github);
-            }
-            github
+            self.app_mode.then(|| {
+                let policy = recorded_policy(&sleeps, policy_clock.clone(), self.attempts);
+                let mut github = GitHubConfig::new(gh.client_factory(policy));
+                for f in &self.github {
+                    f(&mut github);
+                }
+                github
+            })
         };
-        let running = launch(dir.path(), &self.clock, config).await;
+        let running = launch(&data, &self.clock, config).await;
         let tasks = Tasks {
             harvester: running.harvester,
             reconciler: running.reconciler,
@@ -167,15 +209,18 @@ impl Setup {
             signals: running.signals,
             publisher: running.publisher,
         };
-        let options = (self.router)(&gh);
-        let t = TestApp::serve(running.app, self.clock, dir.path(), options.clone()).await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let options = (self.router)(&gh, &url);
+        let t = TestApp::serve_on(running.app, self.clock, &data, listener, options.clone());
         Tester {
             t,
             gh,
             tasks,
             sleeps,
             options,
-            dir: dir,
+            data,
+            dir,
         }
     }
 }
@@ -183,12 +228,12 @@ impl Setup {
 /// `App::launch`, tried again while a stopped App's store on the same
 /// directory still holds its file lock (sled's threads let go a moment
 /// after a restart's stop).
-async fn launch(dir: &Path, clock: &Clock, config: impl Fn() -> GitHubConfig) -> Running {
+async fn launch(dir: &Path, clock: &Clock, config: impl Fn() -> Option<GitHubConfig>) -> Running {
     for _ in 0..100 {
         let app = App::launch(AppConfig {
             data_dir: dir.to_path_buf(),
             clock: clock.clone(),
-            github: Some(config()),
+            github: config(),
             database_url: None,
         });
         match app {
@@ -301,7 +346,7 @@ impl Tester {
 
     /// Stop the tasks, then the App; the data directory, which is removed
     /// when dropped (keep it to restart on it or read it with the CLI).
-    pub async fn stop(self) -> tempfile::TempDir {
+    pub async fn stop(self) -> Stopped {
         let Tasks {
             harvester,
             reconciler,
@@ -324,12 +369,24 @@ impl Tester {
         if let Some(p) = publisher {
             p.stop().await;
         }
-        self.t.stop().await;
-        self.dir
+        self.t.server.stop().await;
+        let app = self.t.app;
+        tokio::task::spawn_blocking(move || app.shutdown())
+            .await
+            .unwrap();
+        Stopped {
+            data: self.data,
+            dir: self.dir,
+        }
+    }
+
+    /// The App's own address (its `PUBLIC_URL` in sign-in tests).
+    pub fn url(&self) -> String {
+        self.t.server.url()
     }
 
     /// The App's data directory.
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.data
     }
 }

@@ -7,16 +7,15 @@
 use crate::{common, fake_github};
 use std::sync::Arc;
 
+use common::tester::Tester;
 use common::{t0, TestApp};
 use fake_github::contents::GET_CONTENTS;
 use fake_github::git::{Files, Git};
 use fake_github::repos::GET_COMPARE;
-use fake_github::{recorded_policy, FakeGitHub, Sleeps};
 use safe_outcomes::github::attribution::driver::pass;
 use safe_outcomes::github::attribution::murmur3::range_hash;
 use safe_outcomes::github::attribution::record::Contributor;
 use safe_outcomes::github::attribution::{attribute_output, measure_survival, DEFAULT_MAX_FILES};
-use safe_outcomes::github::calls::ApiCalls;
 use safe_outcomes::read::line_survival::{line_survival, to_table};
 use safe_outcomes::read::query::{ReadFilter, RepoScope};
 use serde_json::{json, Value};
@@ -124,51 +123,37 @@ struct Landed {
 }
 
 /// The App with the PR merged as `merge_commit` (main moving `h1` →
-/// `merge_commit`), and a fake GitHub serving `git`'s compares.
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    client: safe_outcomes::github::GitHubClient,
-    _dir: tempfile::TempDir,
+/// `merge_commit`), and a fake GitHub serving `git`'s compares (one try a
+/// call).
+async fn merged(git: &Git, merge_commit: &str, agent_head: &str) -> Tester {
+    let rig = Tester::setup(t0()).attempts(1).start().await;
+    rig.send("pull_request", "d-open", pr("opened", None)).await;
+    rig.send("push", "d-push", push("h1h1h1h1", merge_commit))
+        .await;
+    rig.send("pull_request", "d-merge", pr("closed", Some(merge_commit)))
+        .await;
+    rig.t.settle().await;
+    rig.gh.serve_compare(REPO, git, "h1h1h1h1", agent_head);
+    rig.gh.serve_compare(REPO, git, "h1h1h1h1", merge_commit);
+    rig
 }
 
-async fn merged(git: &Git, merge_commit: &str, agent_head: &str) -> Rig {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::start(dir.path(), t0()).await;
-    t.deliver_ok("pull_request", "d-open", &pr("opened", None))
-        .await;
-    t.deliver_ok("push", "d-push", &push("h1h1h1h1", merge_commit))
-        .await;
-    t.deliver_ok("pull_request", "d-merge", &pr("closed", Some(merge_commit)))
-        .await;
-    t.settle().await;
-    let gh = FakeGitHub::start().await;
-    gh.serve_compare(REPO, git, "h1h1h1h1", agent_head);
-    gh.serve_compare(REPO, git, "h1h1h1h1", merge_commit);
-    let calls = Arc::new(ApiCalls::default());
-    let client = gh.client(
-        calls,
-        recorded_policy(&Sleeps::default(), t.clock.clone(), 1),
-    );
-    Rig {
-        t,
-        gh,
-        client,
-        _dir: dir,
-    }
+/// The App's own GitHub client.
+fn client(rig: &Tester) -> Arc<safe_outcomes::github::GitHubClient> {
+    rig.t.app.shared.github.get().expect("App mode").clone()
 }
 
 /// Merge, attribute, and export.
 async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
     let rig = merged(git, merge_commit, agent_head).await;
     let store = rig.t.app.store.clone();
-    let a = attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
+    let a = attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
         .await
         .unwrap()
         .expect("the merged PR is attributed");
     // Once attributed, nothing more is asked of GitHub.
     assert!(
-        attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
+        attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
             .await
             .unwrap()
             .is_none()
@@ -351,7 +336,7 @@ async fn survival_after(
     );
     let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
     let store = rig.t.app.store.clone();
-    attribute_output(&store, &rig.client, 9, OUTPUT, DEFAULT_MAX_FILES)
+    attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
         .await
         .unwrap()
         .unwrap();
@@ -366,17 +351,17 @@ async fn survival_after(
         rig.t.settle().await;
     }
     let at = |d: i64| t0() + chrono::Duration::days(d);
-    let m7 = measure_survival(&store, &rig.client, 9, OUTPUT, "7d", at(7))
+    let m7 = measure_survival(&store, &client(&rig), 9, OUTPUT, "7d", at(7))
         .await
         .unwrap()
         .unwrap();
-    let m30 = measure_survival(&store, &rig.client, 9, OUTPUT, "30d", at(30))
+    let m30 = measure_survival(&store, &client(&rig), 9, OUTPUT, "30d", at(30))
         .await
         .unwrap()
         .unwrap();
     // Measured once per checkpoint.
     assert!(
-        measure_survival(&store, &rig.client, 9, OUTPUT, "30d", at(30))
+        measure_survival(&store, &client(&rig), 9, OUTPUT, "30d", at(30))
             .await
             .unwrap()
             .is_none()
@@ -471,12 +456,12 @@ async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
     // Before the 7-day checkpoint: attributed, nothing measured.
-    let first = pass(&store, &rig.client, day(1), DEFAULT_MAX_FILES).await;
+    let first = pass(&store, &client(&rig), day(1), DEFAULT_MAX_FILES).await;
     assert_eq!((first.attributed, first.measured), (1, 0), "{first:?}");
     // Past it: measured once; a further pass does nothing more.
-    let second = pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    let second = pass(&store, &client(&rig), day(8), DEFAULT_MAX_FILES).await;
     assert_eq!((second.attributed, second.measured), (0, 1), "{second:?}");
-    let third = pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    let third = pass(&store, &client(&rig), day(8), DEFAULT_MAX_FILES).await;
     assert_eq!((third.attributed, third.measured), (0, 0), "{third:?}");
     assert_eq!(rig.gh.calls(GET_COMPARE), 2);
     assert_eq!(rig.gh.calls(GET_CONTENTS), 0, "nothing touched the files");
@@ -540,8 +525,8 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
-    pass(&store, &rig.client, day(1), DEFAULT_MAX_FILES).await;
-    pass(&store, &rig.client, day(8), DEFAULT_MAX_FILES).await;
+    pass(&store, &client(&rig), day(1), DEFAULT_MAX_FILES).await;
+    pass(&store, &client(&rig), day(8), DEFAULT_MAX_FILES).await;
     // What the store holds for the one output.
     let held = safe_outcomes::store::attribution::get(&store, OUTPUT)
         .unwrap()
@@ -590,13 +575,13 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     let seen = line_survival(&store, &all, &own).unwrap();
     assert_eq!(seen["coach"].lines_attributed, 5);
     drop(store);
-    rig.t.stop().await;
+    let dir = rig.stop().await;
 
     // The CLI, from the stopped server's store: the same section and table.
     let cli = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
             .args(["report", "--data-dir"])
-            .arg(rig._dir.path())
+            .arg(dir.path())
             .args(args)
             .output()
             .unwrap();
@@ -609,7 +594,7 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     // an empty report.
     let other = std::process::Command::new(env!("CARGO_BIN_EXE_safe-outcomes"))
         .args(["report", "--data-dir"])
-        .arg(rig._dir.path())
+        .arg(dir.path())
         .args(["--format", "json", "--repo", "other/repo"])
         .output()
         .unwrap();

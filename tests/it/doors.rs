@@ -26,20 +26,20 @@ use crate::fake_github::FakeGitHub;
 use crate::read_tokens::issue;
 use crate::sign_in::{
     attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
-    set_cookie, sign_in, signin_options, Rig,
+    set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
 };
 use safe_outcomes::http::auth::AuthOptions;
 
 /// A signed delivery of `event` with `body`; the answer's status.
 async fn deliver(rig: &Rig, event: &str, id: &str, body: Value) -> u16 {
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+        safe_outcomes::ingest::client::Client::new(&rig.url(), Some(common::SECRET.into()), None);
     let a = client
         .deliver(event, id, body.to_string().as_bytes())
         .await
         .unwrap();
     assert!(a.status < 300, "{event}: {}", a.body);
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
     a.status
 }
 
@@ -55,7 +55,7 @@ async fn app_rig(dir: &std::path::Path, gh: &FakeGitHub, recheck: Duration) -> R
         issuer_recheck: recheck,
         ..signin_options(Duration::from_secs(600), Duration::from_secs(600))(url)
     };
-    let rig = Rig::start_in_app_mode(dir, gh, auth).await;
+    let rig = web_rig_in_app_mode(dir, gh, auth).await;
     seed(&rig).await;
     rig
 }
@@ -152,7 +152,7 @@ async fn a_listen_only_server_never_reads_on_what_was_last_seen() {
     gh.add_user("alice", 1, "acme", &["acme/widgets"]);
     let scope_ttl = Duration::from_millis(1);
     let options = signin_options(Duration::from_secs(600), scope_ttl);
-    let rig = Rig::start(dir.path(), &gh, options).await;
+    let rig = web_rig(dir.path(), &gh, options).await;
     seed(&rig).await;
     install(&rig, 1, "acme", &["acme/widgets"]).await;
     let alice = sign_in(&rig, "alice").await;
@@ -233,7 +233,7 @@ async fn sign_out_everywhere_ends_every_session_of_one_account_only() {
     gh.add_user("alice", 1, "acme", &["acme/widgets"]);
     gh.add_user("bob", 1, "acme", &["acme/widgets"]);
     let options = signin_options(Duration::from_secs(600), Duration::from_secs(600));
-    let rig = Rig::start(dir.path(), &gh, options).await;
+    let rig = web_rig(dir.path(), &gh, options).await;
     let (laptop, phone) = (sign_in(&rig, "alice").await, sign_in(&rig, "alice").await);
     let bob = sign_in(&rig, "bob").await;
 
@@ -265,14 +265,14 @@ async fn me_describes_the_bearer_never_a_cookie_sent_along() {
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
     gh.add_user("bob", 1, "acme", &["acme/docs"]);
     let options = signin_options(Duration::from_secs(600), Duration::from_secs(600));
-    let rig = Rig::start(dir.path(), &gh, options).await;
+    let rig = web_rig(dir.path(), &gh, options).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let (alice, bob) = (sign_in(&rig, "alice").await, sign_in(&rig, "bob").await);
     let bobs = issue(&rig, &bob, "1").await;
 
     let me = |bearer: &str| {
         reqwest::Client::new()
-            .get(format!("{}/api/v1/me", rig.url))
+            .get(format!("{}/api/v1/me", rig.url()))
             .header(COOKIE, format!("so_session={alice}"))
             .bearer_auth(bearer.to_string())
             .send()
@@ -307,14 +307,14 @@ fn browser_from(ip: Ipv4Addr) -> reqwest::Client {
 /// Post the sign-in form with `token` from `web`; the status.
 async fn try_token(rig: &Rig, web: &reqwest::Client, token: &str) -> u16 {
     let r = web
-        .get(format!("{}/auth/login", rig.url))
+        .get(format!("{}/auth/login", rig.url()))
         .send()
         .await
         .unwrap();
     let nonce = set_cookie(&r, "so_login").expect("a nonce");
     let csrf = attribute_after(&r.text().await.unwrap(), "name=\"csrf\"", "value");
     let form = [("csrf", csrf.as_str()), ("token", token), ("next", "/")];
-    web.post(format!("{}/auth/login", rig.url))
+    web.post(format!("{}/auth/login", rig.url()))
         .header(COOKIE, format!("so_login={nonce}"))
         .form(&form)
         .send()
@@ -328,7 +328,7 @@ async fn try_token(rig: &Rig, web: &reqwest::Client, token: &str) -> u16 {
 async fn wrong_tokens_from_one_source_never_keep_another_sources_right_one_out() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    let rig = Rig::start(dir.path(), &gh, |_| AuthOptions::default()).await;
+    let rig = web_rig(dir.path(), &gh, |_| AuthOptions::default()).await;
     let attacker = browser_from(Ipv4Addr::new(127, 0, 0, 2));
     let operator = browser_from(Ipv4Addr::new(127, 0, 0, 1));
     let mut answers = Vec::new();
@@ -382,7 +382,7 @@ async fn an_ordinary_delivery_never_moves_a_repository_and_guids_ignore_case() {
         "installation": {"id": 1, "account": {"login": "acme", "id": 101}},
         "repositories": [{"full_name": "acme/widgets"}], "sender": common::user("admin")});
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+        safe_outcomes::ingest::client::Client::new(&rig.url(), Some(common::SECRET.into()), None);
     let body = again.to_string();
     let first = client
         .deliver(
@@ -420,7 +420,7 @@ async fn an_ordinary_delivery_never_moves_a_repository_and_guids_ignore_case() {
 
 /// `/status`, with the API token or without any.
 async fn common_status(rig: &Rig, token: bool) -> Value {
-    let mut req = reqwest::Client::new().get(format!("{}/status", rig.url));
+    let mut req = reqwest::Client::new().get(format!("{}/status", rig.url()));
     if token {
         req = req.bearer_auth(common::TOKEN);
     }

@@ -19,7 +19,8 @@ use crate::fake_github::users::{self, TOKEN_EXCHANGE};
 use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
     alice_and_bob_rig, attribute_after, browser, fetch, get_with_cookie, install, location,
-    post_form, read, read_with_bearer, repos_of, seed, set_cookie, sign_in, signin_options, Rig,
+    post_form, read, read_with_bearer, repos_of, seed, set_cookie, sign_in, signin_options,
+    web_rig, web_rig_with_token,
 };
 
 /// The log of `serve` started (as `ServeChild::start_without`) and stopped.
@@ -66,9 +67,9 @@ async fn the_api_token_signs_the_operator_in_through_a_checked_form() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
     // No OAuth client: no "Sign in with GitHub", the token's form instead.
-    let rig = Rig::start(dir.path(), &gh, |_| AuthOptions::default()).await;
+    let rig = web_rig(dir.path(), &gh, |_| AuthOptions::default()).await;
     seed(&rig).await;
-    let (cookie, csrf, html) = login_form(&rig.url, "/workflows").await;
+    let (cookie, csrf, html) = login_form(&rig.url(), "/workflows").await;
     assert!(!html.contains("Sign in with GitHub"), "{html}");
     assert!(html.contains("type=\"password\" name=\"token\""), "{html}");
 
@@ -78,20 +79,20 @@ async fn the_api_token_signs_the_operator_in_through_a_checked_form() {
         ("token", common::TOKEN),
         ("next", "/workflows"),
     ];
-    let r = post_token(&rig.url, None, &good).await;
+    let r = post_token(&rig.url(), None, &good).await;
     assert_eq!(r.status(), 403);
     assert!(set_cookie(&r, "so_session").is_none());
-    let (other_cookie, _, _) = login_form(&rig.url, "/").await;
-    let r = post_token(&rig.url, Some(&other_cookie), &good).await;
+    let (other_cookie, _, _) = login_form(&rig.url(), "/").await;
+    let r = post_token(&rig.url(), Some(&other_cookie), &good).await;
     assert_eq!(r.status(), 403);
     // A wrong token: 401, no session.
     let wrong = [("csrf", csrf.as_str()), ("token", "nope"), ("next", "/")];
-    let r = post_token(&rig.url, Some(&cookie), &wrong).await;
+    let r = post_token(&rig.url(), Some(&cookie), &wrong).await;
     assert_eq!(r.status(), 401);
     assert!(set_cookie(&r, "so_session").is_none());
 
     // The right one: a session, back to the page asked for, seeing everything.
-    let r = post_token(&rig.url, Some(&cookie), &good).await;
+    let r = post_token(&rig.url(), Some(&cookie), &good).await;
     assert_eq!(r.status(), 303);
     assert_eq!(location(&r), "/workflows");
     let session = set_cookie(&r, "so_session").expect("a session");
@@ -117,10 +118,10 @@ async fn the_api_token_signs_the_operator_in_through_a_checked_form() {
 
     // Rate-limited: after ten wrong tokens, even the right one waits.
     for _ in 0..9 {
-        let r = post_token(&rig.url, Some(&cookie), &wrong).await;
+        let r = post_token(&rig.url(), Some(&cookie), &wrong).await;
         assert_eq!(r.status(), 401);
     }
-    let r = post_token(&rig.url, Some(&cookie), &good).await;
+    let r = post_token(&rig.url(), Some(&cookie), &good).await;
     assert_eq!(r.status(), 429);
     let wait: u64 = r.headers()[RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!((1..=61).contains(&wait), "{wait}");
@@ -129,13 +130,13 @@ async fn the_api_token_signs_the_operator_in_through_a_checked_form() {
 
     // With an OAuth client, "Sign in with GitHub" comes back to `next`.
     let dir = tempfile::tempdir().unwrap();
-    let rig = Rig::start(
+    let rig = web_rig(
         dir.path(),
         &gh,
         signin_options(Duration::from_secs(600), Duration::from_secs(600)),
     )
     .await;
-    let (_, _, html) = login_form(&rig.url, "/workflows").await;
+    let (_, _, html) = login_form(&rig.url(), "/workflows").await;
     assert!(
         html.contains("href=\"/auth/login/github?next=%2Fworkflows\""),
         "{html}"
@@ -151,7 +152,7 @@ async fn a_replayed_sign_in_state_never_reaches_github() {
     let web = browser();
     let start = fetch(
         &web,
-        format!("{}/auth/login/github?next=/api/v1/me", rig.url),
+        format!("{}/auth/login/github?next=/api/v1/me", rig.url()),
     )
     .await;
     let oauth = format!("so_oauth={}", set_cookie(&start, "so_oauth").unwrap());
@@ -198,7 +199,7 @@ async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
 
     // 10,100 sign-ins of one account (the operator): fifty at a time, then
     // the last 25 one after another.
-    let (cookie, csrf, _) = login_form(&rig.url, "/").await;
+    let (cookie, csrf, _) = login_form(&rig.url(), "/").await;
     let form = [
         ("csrf", csrf.as_str()),
         ("token", common::TOKEN),
@@ -206,7 +207,7 @@ async fn one_accounts_ten_thousand_sign_ins_leave_another_session_alive() {
     ];
     let http = browser();
     let sign_in_once = || {
-        http.post(format!("{}/auth/login", rig.url))
+        http.post(format!("{}/auth/login", rig.url()))
             .header(COOKIE, &cookie)
             .form(&form)
             .send()
@@ -257,14 +258,14 @@ async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
     let (gh, rig) = alice_and_bob_rig(dir.path()).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
-    let op = operator(&rig.url).await;
+    let op = operator(&rig.url()).await;
     let token = crate::read_tokens::issue(&rig, &alice, "1").await;
     let (_, form) = read(&rig, "/auth/logout", &alice).await;
     let csrf = attribute_after(&form, "name=\"csrf\"", "value");
     rig.stop().await;
 
     // The same store, a new process's worth of state: nobody signed out.
-    let rig = Rig::start(
+    let rig = web_rig(
         dir.path(),
         &gh,
         signin_options(Duration::from_secs(600), Duration::from_secs(600)),
@@ -287,7 +288,7 @@ async fn a_restart_signs_nobody_out_and_keeps_the_tokens() {
     rig.stop().await;
 
     // With the API token rotated, the operator's session ends with it.
-    let rig = Rig::start_with_token(
+    let rig = web_rig_with_token(
         dir.path(),
         &gh,
         signin_options(Duration::from_secs(600), Duration::from_secs(600)),

@@ -24,15 +24,15 @@ use crate::sign_in::{
 /// A manifest line on `repo`, posted with the API token.
 async fn output_on(rig: &Rig, repo: &str, run: u64) {
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+        safe_outcomes::ingest::client::Client::new(&rig.url(), None, Some(common::TOKEN.into()));
     crate::common::post_issue_five(&client, repo, run).await;
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
 }
 
 /// GitHub's `installation_repositories` delivery adding `repos`.
 async fn add_repos(rig: &Rig, id: u64, repos: &[&str]) {
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+        safe_outcomes::ingest::client::Client::new(&rig.url(), Some(common::SECRET.into()), None);
     let body = serde_json::json!({
         "action": "added",
         "installation": {"id": id, "account": {"login": "acme", "id": id + 100}},
@@ -50,7 +50,7 @@ async fn add_repos(rig: &Rig, id: u64, repos: &[&str]) {
         .await
         .unwrap();
     assert!(a.status < 300, "{}", a.body);
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
 }
 
 /// Issue a read token for installation `id` as the session `session`.
@@ -137,7 +137,7 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
     assert_eq!(gh.calls(users::USER_INSTALLATIONS), asked + 1);
     for path in ["/api/v1/outputs", "/api/v1/export.jsonl", "/api/v1/report"] {
         let r = reqwest::Client::new()
-            .get(format!("{}{path}", rig.url))
+            .get(format!("{}{path}", rig.url()))
             .bearer_auth(&token)
             .send()
             .await
@@ -171,7 +171,7 @@ async fn a_token_revoked_while_in_use_reads_nothing_from_the_revoke_on() {
 
     // A machine reads with it, over and over, while alice revokes it.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let url = rig.url.clone();
+    let url = rig.url().clone();
     let machine = {
         let (stop, token) = (stop.clone(), token.clone());
         tokio::spawn(async move {
@@ -301,7 +301,7 @@ async fn knowing_the_oauth_client_secret_mints_nothing() {
     // The genuine ones still work.
     assert_eq!(read(&rig, "/api/v1/outputs", &alice).await.0, 200);
     let r = browser()
-        .get(format!("{}/api/v1/outputs", rig.url))
+        .get(format!("{}/api/v1/outputs", rig.url()))
         .header(COOKIE, format!("so_session={alice}"))
         .send()
         .await

@@ -13,90 +13,78 @@ use reqwest::redirect::Policy;
 use safe_outcomes::app::App;
 use safe_outcomes::github::{verify, ApiCalls, AppCredentials, GitHubClient};
 use safe_outcomes::http::auth::{AuthOptions, OAuthApp, SetupOptions};
-use safe_outcomes::http::{router, RouterOptions, RunningServer};
+use safe_outcomes::http::RouterOptions;
 use safe_outcomes::model::clock::Clock;
 use serde_json::Value;
 
 use crate::answers;
+use crate::common::tester::{Setup, Tester};
 use crate::common::{self, serve::ServeChild};
 use crate::fake_github::users::{self, CLIENT_ID, CLIENT_SECRET};
 use crate::fake_github::{self, Failure, FakeGitHub, Sleeps, GET_APP};
 
-/// A real App behind the real router on a port chosen first, so the
-/// server's `PUBLIC_URL` (in redirect URLs) is its own address.
-pub(crate) struct Rig {
-    pub(crate) app: App,
-    server: RunningServer,
-    pub(crate) url: String,
-}
+/// The sign-in tests' App: the tester on the system clock, its data in
+/// `dir/data`, its `PUBLIC_URL` its own address (a port chosen first, for
+/// the redirect URLs), its sign-in options `auth(url)` against `gh`.
+pub(crate) type Rig = Tester;
 
-impl Rig {
-    pub(crate) async fn start(
-        dir: &std::path::Path,
-        gh: &FakeGitHub,
-        auth: impl FnOnce(&str) -> AuthOptions,
-    ) -> Rig {
-        Rig::start_with_token(dir, gh, auth, common::TOKEN).await
-    }
-
-    /// `start` with another `API_TOKEN`.
-    pub(crate) async fn start_with_token(
-        dir: &std::path::Path,
-        gh: &FakeGitHub,
-        auth: impl FnOnce(&str) -> AuthOptions,
-        api_token: &str,
-    ) -> Rig {
-        let app = App::start(&dir.join("data"), Clock::System).unwrap();
-        Rig::serve(app, gh, auth, api_token).await
-    }
-
-    /// `start` in App mode: the App has credentials and a GitHub client
-    /// on `gh` (no background task), so it can ask GitHub with its
-    /// installation tokens.
-    pub(crate) async fn start_in_app_mode(
-        dir: &std::path::Path,
-        gh: &FakeGitHub,
-        auth: impl FnOnce(&str) -> AuthOptions,
-    ) -> Rig {
-        let policy = fake_github::recorded_policy(&Sleeps::default(), Clock::System, 2);
-        let github = safe_outcomes::app::GitHubConfig::new(gh.client_factory(policy));
-        let running = common::launch(&dir.join("data"), &Clock::System, github);
-        Rig::serve(running.app, gh, auth, common::TOKEN).await
-    }
-
-    async fn serve(
-        app: App,
-        gh: &FakeGitHub,
-        auth: impl FnOnce(&str) -> AuthOptions,
-        api_token: &str,
-    ) -> Rig {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let mut options = auth(&url);
-        options.api_url = gh.url.clone();
-        options.web_url = gh.url.clone();
-        options.public_url = url.clone();
-        let routes = router(
-            &app,
+fn web_setup(
+    dir: &std::path::Path,
+    gh: &FakeGitHub,
+    auth: impl FnOnce(&str) -> AuthOptions + 'static,
+    api_token: &str,
+) -> Setup {
+    let token = api_token.to_string();
+    Tester::setup_on(Clock::System)
+        .github(gh.clone())
+        .data_at(dir.join("data"))
+        .router(move |gh, url| {
+            let mut options = auth(url);
+            options.api_url = gh.url.clone();
+            options.web_url = gh.url.clone();
+            options.public_url = url.to_string();
             RouterOptions {
-                webhook_path: "/api/github/webhooks".into(),
-                secrets: vec![common::SECRET.into()],
-                api_token: Some(api_token.into()),
+                api_token: Some(token.into()),
                 auth: options,
                 ..RouterOptions::default()
-            },
-        );
-        let limits = safe_outcomes::http::Limits::default();
-        let server = RunningServer::serve_on(listener, routes, &limits).unwrap();
-        Rig { app, server, url }
-    }
+            }
+        })
+}
 
-    pub(crate) async fn stop(self) {
-        self.server.stop().await;
-        tokio::task::spawn_blocking(move || self.app.shutdown())
-            .await
-            .unwrap();
-    }
+/// An App without credentials (no GitHub client) with sign-in on `gh`.
+pub(crate) async fn web_rig(
+    dir: &std::path::Path,
+    gh: &FakeGitHub,
+    auth: impl FnOnce(&str) -> AuthOptions + 'static,
+) -> Tester {
+    web_rig_with_token(dir, gh, auth, common::TOKEN).await
+}
+
+/// `web_rig` with another `API_TOKEN`.
+pub(crate) async fn web_rig_with_token(
+    dir: &std::path::Path,
+    gh: &FakeGitHub,
+    auth: impl FnOnce(&str) -> AuthOptions + 'static,
+    api_token: &str,
+) -> Tester {
+    web_setup(dir, gh, auth, api_token)
+        .without_app()
+        .start()
+        .await
+}
+
+/// `web_rig` in App mode: the App has credentials and a GitHub client on
+/// `gh` (no background task), so it can ask GitHub with its installation
+/// tokens.
+pub(crate) async fn web_rig_in_app_mode(
+    dir: &std::path::Path,
+    gh: &FakeGitHub,
+    auth: impl FnOnce(&str) -> AuthOptions + 'static,
+) -> Tester {
+    web_setup(dir, gh, auth, common::TOKEN)
+        .attempts(2)
+        .start()
+        .await
 }
 
 /// GET `path` on `base` with the test API token; the body as text.
@@ -201,12 +189,12 @@ pub(crate) fn setup_options(dir: &std::path::Path) -> impl FnOnce(&str) -> AuthO
 async fn the_setup_page_registers_the_app_and_writes_env() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    let rig = Rig::start(dir.path(), &gh, setup_options(dir.path())).await;
+    let rig = web_rig(dir.path(), &gh, setup_options(dir.path())).await;
     let web = browser();
 
     // Without the setup key, `/` only asks for it: no form to GitHub, no
     // state, and a wrong key is refused.
-    let stranger = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    let stranger = web.get(format!("{}/", rig.url())).send().await.unwrap();
     assert_eq!(stranger.status(), 200);
     assert!(set_cookie(&stranger, "so_setup").is_none());
     let html = stranger.text().await.unwrap();
@@ -215,14 +203,14 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         "{html}"
     );
     assert!(!html.contains("settings/apps/new"), "{html}");
-    let wrong = fetch(&web, format!("{}/?setup_key=not-the-key", rig.url)).await;
+    let wrong = fetch(&web, format!("{}/?setup_key=not-the-key", rig.url())).await;
     assert_eq!(wrong.status(), 403);
     assert!(set_cookie(&wrong, "so_setup_key").is_none());
 
     // The key printed in the terminal: taken once, remembered by a cookie.
-    let key = safe_outcomes::http::auth::setup::setup_key(&rig.app.store).unwrap();
+    let key = safe_outcomes::http::auth::setup::setup_key(&rig.t.app.store).unwrap();
     let key = key.expose_secret();
-    let taken = fetch(&web, format!("{}/?setup_key={key}", rig.url)).await;
+    let taken = fetch(&web, format!("{}/?setup_key={key}", rig.url())).await;
     assert_eq!(taken.status(), 303);
     assert_eq!(location(&taken), "/");
     let key_cookie = format!(
@@ -231,7 +219,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     );
 
     // The page: a form posting the manifest to GitHub, and a state cookie.
-    let page = get_with_cookie(&web, format!("{}/", rig.url), &key_cookie).await;
+    let page = get_with_cookie(&web, format!("{}/", rig.url()), &key_cookie).await;
     assert_eq!(page.status(), 200);
     let state_cookie = set_cookie(&page, "so_setup").expect("a state cookie");
     let html = page.text().await.unwrap();
@@ -244,7 +232,8 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     let manifest = attribute_after(&html, "name=\"manifest\"", "value");
 
     // For an organization, the form posts to the organization's page.
-    let org_page = get_with_cookie(&web, format!("{}/?org=acme-corp", rig.url), &key_cookie).await;
+    let org_page =
+        get_with_cookie(&web, format!("{}/?org=acme-corp", rig.url()), &key_cookie).await;
     let org_html = org_page.text().await.unwrap();
     let org_action = attribute_after(&org_html, "<form", "action");
     assert!(
@@ -254,7 +243,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
         )),
         "{org_action}"
     );
-    let bad = get_with_cookie(&web, format!("{}/?org=..%2Fx", rig.url), &key_cookie).await;
+    let bad = get_with_cookie(&web, format!("{}/?org=..%2Fx", rig.url()), &key_cookie).await;
     assert_eq!(bad.status(), 400);
 
     // The browser posts it; GitHub sends it back to /setup with a code.
@@ -267,7 +256,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     assert_eq!(back.status(), 302);
     let callback = location(&back);
     assert!(
-        callback.starts_with(&format!("{}/setup?code=", rig.url)),
+        callback.starts_with(&format!("{}/setup?code=", rig.url())),
         "{callback}"
     );
     assert!(
@@ -306,12 +295,12 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     let (registered, _) = gh.registered_manifests().pop().unwrap();
     assert_eq!(
         registered["hook_attributes"]["url"],
-        format!("{}/api/github/webhooks", rig.url)
+        format!("{}/api/github/webhooks", rig.url())
     );
-    assert_eq!(registered["redirect_url"], format!("{}/setup", rig.url));
+    assert_eq!(registered["redirect_url"], format!("{}/setup", rig.url()));
     assert_eq!(
         registered["callback_urls"][0],
-        format!("{}/auth/callback", rig.url)
+        format!("{}/auth/callback", rig.url())
     );
     assert_eq!(registered["default_permissions"]["checks"], "write");
 
@@ -355,7 +344,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
     // Once registered, `/` says so to anyone, and nothing about the App;
     // the key is spent.
     for cookie in [None, Some(&key_cookie)] {
-        let mut req = web.get(format!("{}/", rig.url));
+        let mut req = web.get(format!("{}/", rig.url()));
         if let Some(c) = cookie {
             req = req.header(COOKIE, c);
         }
@@ -365,7 +354,7 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
             assert!(!html.contains(secret), "{secret} in {html}");
         }
     }
-    let spent = fetch(&web, format!("{}/?setup_key={key}", rig.url)).await;
+    let spent = fetch(&web, format!("{}/?setup_key={key}", rig.url())).await;
     assert!(set_cookie(&spent, "so_setup_key").is_none());
     rig.stop().await;
 }
@@ -374,22 +363,22 @@ async fn the_setup_page_registers_the_app_and_writes_env() {
 async fn an_app_with_credentials_serves_no_setup() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    let rig = Rig::start(dir.path(), &gh, |_| AuthOptions::default()).await;
+    let rig = web_rig(dir.path(), &gh, |_| AuthOptions::default()).await;
     let web = browser();
-    let root = web.get(format!("{}/", rig.url)).send().await.unwrap();
+    let root = web.get(format!("{}/", rig.url())).send().await.unwrap();
     assert_ne!(root.status(), 200);
     assert!(!root.text().await.unwrap().contains("Register GitHub App"));
-    let setup = fetch(&web, format!("{}/setup?code=abc&state=x", rig.url)).await;
+    let setup = fetch(&web, format!("{}/setup?code=abc&state=x", rig.url())).await;
     assert_eq!(setup.status(), 404);
     assert_eq!(gh.calls(users::CONVERSIONS), 0);
     // No OAuth client: no "Sign in with GitHub" on the sign-in page (the
     // API token's form instead), and its path says what to set.
-    let page = fetch(&web, format!("{}/auth/login", rig.url)).await;
+    let page = fetch(&web, format!("{}/auth/login", rig.url())).await;
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
     assert!(!html.contains("Sign in with GitHub"), "{html}");
     assert!(html.contains("name=\"token\""), "{html}");
-    let login = fetch(&web, format!("{}/auth/login/github", rig.url)).await;
+    let login = fetch(&web, format!("{}/auth/login/github", rig.url())).await;
     assert_eq!(login.status(), 503);
     assert!(login.text().await.unwrap().contains("GITHUB_CLIENT_ID"));
     rig.stop().await;
@@ -538,7 +527,7 @@ pub(crate) async fn seeded_rig_with(
     session_ttl: Duration,
     scope_ttl: Duration,
 ) -> Rig {
-    let rig = Rig::start(dir, gh, signin_options(session_ttl, scope_ttl)).await;
+    let rig = web_rig(dir, gh, signin_options(session_ttl, scope_ttl)).await;
     seed(&rig).await;
     rig
 }
@@ -546,14 +535,14 @@ pub(crate) async fn seeded_rig_with(
 /// Three repositories of two organizations, one output each.
 pub(crate) async fn seed(rig: &Rig) {
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+        safe_outcomes::ingest::client::Client::new(&rig.url(), None, Some(common::TOKEN.into()));
     for (i, repo) in ["acme/widgets", "acme/docs", "globex/secret-plans"]
         .iter()
         .enumerate()
     {
         crate::common::post_issue_five(&client, repo, 70 + i as u64).await;
     }
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
 }
 
 /// Sign in as `login` through the whole web flow; the session cookie value.
@@ -561,7 +550,7 @@ pub(crate) async fn sign_in(rig: &Rig, login: &str) -> String {
     let web = browser();
     let start = fetch(
         &web,
-        format!("{}/auth/login/github?next=/api/v1/me", rig.url),
+        format!("{}/auth/login/github?next=/api/v1/me", rig.url()),
     )
     .await;
     assert_eq!(start.status(), 303);
@@ -575,7 +564,7 @@ pub(crate) async fn sign_in(rig: &Rig, login: &str) -> String {
         .unwrap();
     assert_eq!(back.status(), 302, "{}", back.text().await.unwrap());
     let callback = location(&back);
-    assert!(callback.starts_with(&format!("{}/auth/callback?", rig.url)));
+    assert!(callback.starts_with(&format!("{}/auth/callback?", rig.url())));
     let done = get_with_cookie(&web, &callback, &format!("so_oauth={oauth}")).await;
     assert_eq!(done.status(), 303, "{}", done.text().await.unwrap());
     assert_eq!(location(&done), "/api/v1/me");
@@ -592,7 +581,7 @@ pub(crate) async fn read(rig: &Rig, path: &str, session: &str) -> (u16, String) 
     let session = format!("so_session={session}");
     answer(
         browser()
-            .get(format!("{}{path}", rig.url))
+            .get(format!("{}{path}", rig.url()))
             .header(COOKIE, session),
     )
     .await
@@ -657,7 +646,7 @@ async fn two_viewers_see_only_the_repositories_their_accounts_can_see() {
     assert_eq!(gh.calls(users::USER_INSTALLATIONS), asked);
 
     // The API token still sees everything.
-    let all = get_with_token(&rig.url, "/api/v1/outputs").await;
+    let all = get_with_token(&rig.url(), "/api/v1/outputs").await;
     assert_eq!(
         repos_of(&all),
         ["acme/docs", "acme/widgets", "globex/secret-plans"]
@@ -710,7 +699,7 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
     // Signed out: the form needs the session's CSRF token.
     let carol = sign_in(&rig, "carol").await;
     let no_csrf = browser()
-        .post(format!("{}/auth/logout", rig.url))
+        .post(format!("{}/auth/logout", rig.url()))
         .header(COOKIE, format!("so_session={carol}"))
         .form(&[("csrf", "wrong")])
         .send()
@@ -721,7 +710,7 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
     let (_, form) = read(&rig, "/auth/logout", &carol).await;
     let csrf = attribute_after(&form, "name=\"csrf\"", "value");
     let out = browser()
-        .post(format!("{}/auth/logout", rig.url))
+        .post(format!("{}/auth/logout", rig.url()))
         .header(COOKIE, format!("so_session={carol}"))
         .form(&[("csrf", csrf.as_str())])
         .send()
@@ -748,7 +737,7 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
 /// The installations, as GitHub's `installation.created` deliveries tell the server.
 pub(crate) async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+        safe_outcomes::ingest::client::Client::new(&rig.url(), Some(common::SECRET.into()), None);
     let body = serde_json::json!({
         "action": "created",
         "installation": {"id": id, "account": {"login": account, "id": id + 100}},
@@ -764,7 +753,7 @@ pub(crate) async fn install(rig: &Rig, id: u64, account: &str, repos: &[&str]) {
         .await
         .unwrap();
     assert!(a.status < 300, "{}", a.body);
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
 }
 
 pub(crate) async fn post_form(
@@ -776,7 +765,7 @@ pub(crate) async fn post_form(
     let session = format!("so_session={session}");
     answer(
         browser()
-            .post(format!("{}{path}", rig.url))
+            .post(format!("{}{path}", rig.url()))
             .header(COOKIE, session)
             .form(form),
     )
@@ -795,7 +784,7 @@ pub(crate) fn token_in(html: &str) -> String {
 pub(crate) async fn read_with_bearer(rig: &Rig, token: &str) -> (u16, String) {
     answer(
         reqwest::Client::new()
-            .get(format!("{}/api/v1/outputs", rig.url))
+            .get(format!("{}/api/v1/outputs", rig.url()))
             .bearer_auth(token),
     )
     .await
@@ -870,7 +859,7 @@ async fn an_installation_token_reads_exactly_its_installation() {
     let tampered = format!("{}{last}", &token[..token.len() - 1]);
     assert_eq!(read_with_bearer(&rig, &tampered).await.0, 401);
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, Some(common::SECRET.into()), None);
+        safe_outcomes::ingest::client::Client::new(&rig.url(), Some(common::SECRET.into()), None);
     let deleted = serde_json::json!({"action": "deleted", "installation": {"id": 1, "account": {"login": "acme"}}, "sender": common::user("admin")});
     client
         .deliver(
@@ -880,7 +869,7 @@ async fn an_installation_token_reads_exactly_its_installation() {
         )
         .await
         .unwrap();
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
     assert_eq!(read_with_bearer(&rig, token).await.0, 401);
     rig.stop().await;
 }
@@ -955,14 +944,14 @@ async fn two_viewers_see_different_numbers_on_the_same_dashboard_pages() {
     let (_gh, rig) = alice_and_bob_rig(dir.path()).await;
     // A second output on acme/widgets: alice sees three, bob two.
     let client =
-        safe_outcomes::ingest::client::Client::new(&rig.url, None, Some(common::TOKEN.into()));
+        safe_outcomes::ingest::client::Client::new(&rig.url(), None, Some(common::TOKEN.into()));
     let line = r#"{"type":"add_comment","url":"https://github.com/acme/widgets/issues/6#issuecomment-1","number":6,"repo":"acme/widgets","timestamp":"2026-10-02T00:00:00Z"}"#;
     let a = client
         .post_manifest("acme/widgets", 80, Some("triage"), line.to_string())
         .await
         .unwrap();
     assert_eq!(a.status, 202, "{}", a.body);
-    rig.app.wait_idle().await;
+    rig.t.app.wait_idle().await;
 
     let alice = sign_in(&rig, "alice").await;
     let bob = sign_in(&rig, "bob").await;

@@ -104,7 +104,7 @@ async fn start(issuer: &Issuer) -> Tester {
                 ..BackfillOptions::default()
             },
         )
-        .router(move |gh| RouterOptions {
+        .router(move |gh, _| RouterOptions {
             oidc: Some(verifier),
             auth: AuthOptions {
                 public_url: "http://outcomes.invalid".into(),

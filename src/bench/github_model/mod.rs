@@ -201,11 +201,21 @@ impl Fake {
     }
 }
 
-/// A running fake.
+/// A running fake. Clones share it; it stops when the last is dropped.
+#[derive(Clone)]
 pub struct FakeGitHub {
     pub url: String,
     pub fake: Fake,
-    task: tokio::task::JoinHandle<()>,
+    _serving: Arc<Serving>,
+}
+
+/// The fake's server task, aborted when dropped.
+struct Serving(tokio::task::JoinHandle<()>);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl FakeGitHub {
@@ -261,7 +271,11 @@ impl FakeGitHub {
         let task = tokio::spawn(async move {
             axum::serve(listener, router).await.unwrap();
         });
-        FakeGitHub { url, fake, task }
+        FakeGitHub {
+            url,
+            fake,
+            _serving: Arc::new(Serving(task)),
+        }
     }
 
     /// The next `n` answers of `route` (e.g. `"POST /repos/{owner}/{repo}/check-runs"`).
@@ -304,12 +318,6 @@ impl FakeGitHub {
     /// they existed, open and untouched (see `lenient`).
     pub fn lenient(&self) {
         self.fake.lock().lenient = true;
-    }
-}
-
-impl Drop for FakeGitHub {
-    fn drop(&mut self) {
-        self.task.abort();
     }
 }
 
