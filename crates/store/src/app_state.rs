@@ -128,6 +128,7 @@ impl Store {
     }
 
     /// Write raw bytes under a key (tests: fault injection only).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn put_raw_for_tests(&self, key: &[u8], value: &[u8]) -> Result<()> {
         self.db.insert(key, value)?;
@@ -135,6 +136,7 @@ impl Store {
     }
 
     /// The key an output is stored under (tests: fault injection only).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn output_key_for_tests(id: &str) -> Vec<u8> {
         keys::output(id)

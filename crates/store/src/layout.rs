@@ -51,6 +51,7 @@ impl Store {
 
     /// An entry of the target index as stores kept it before
     /// `move_target_index` (tests of the move).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn put_target_index_as_before_for_tests(&self, target: &str, id: &str) -> Result<()> {
         let mut key = keys::TARGET_INDEX_BEFORE.to_vec();

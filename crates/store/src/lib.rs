@@ -419,6 +419,7 @@ impl Store {
     }
 
     /// Set a counter directly (tests: fault injection).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn set_counter_for_tests(&self, name: &str, value: u64) {
         let _ = self.db.insert(keys::counter(name), value.to_be_bytes());

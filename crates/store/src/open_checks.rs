@@ -123,6 +123,7 @@ fn check_format(store: &Store) -> Result<()> {
 }
 
 /// Mark a store with a format number (tests: a store a newer version wrote).
+#[cfg(any(test, feature = "test-hooks"))]
 #[doc(hidden)]
 pub fn mark_format_for_tests(store: &Store, format: u64) -> Result<()> {
     store.db().insert(FORMAT_KEY, format.to_be_bytes())

@@ -1039,6 +1039,7 @@ impl Store {
 impl Store {
     /// Remove every rollup, the time index and the marker, as in a store
     /// written before them (tests of `ensure_rollups`).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollups_for_tests(&self) -> Result<()> {
         let mut batch = Batch::default();
@@ -1062,6 +1063,7 @@ impl Store {
     /// Rewrite every time index entry as written before entries held their
     /// output's day cell (the workflow only), as in an older store (tests
     /// of the reads that fall back to the output).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn time_index_as_before_for_tests(&self) -> Result<()> {
         let mut batch = Batch::default();
@@ -1076,6 +1078,7 @@ impl Store {
     /// Remove the tally, the marker saying the cells and the sums cells
     /// are built, as in a store written before it (tests of
     /// `ensure_rollups`).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_tally_for_tests(&self) -> Result<()> {
         let mut batch = Batch::default();
@@ -1089,6 +1092,7 @@ impl Store {
     /// Remove the sums cells and the tally, the marker saying only the
     /// cells are built, as in a store written before them (tests of
     /// `ensure_rollups`).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_sums_for_tests(&self) -> Result<()> {
         let mut batch = Batch::default();

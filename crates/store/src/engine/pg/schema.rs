@@ -56,6 +56,7 @@ impl Pg {
     }
 
     /// Run SQL as it is (tests: a store as an older version left it).
+    #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn execute_for_tests(&self, sql: &str) -> Result<()> {
         let sql = sql.to_string();
