@@ -8,16 +8,15 @@ use crate::{common, fake_github};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{at, t0, user, TestApp};
+use common::tester::Tester;
+use common::{at, t0, user};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::app::GitHubConfig;
-use safe_outcomes::github::publisher::{PublisherHandle, PublisherOptions};
+use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
-use safe_outcomes::http::RouterOptions;
 use safe_outcomes::model::clock::Clock;
 use serde_json::{json, Value};
 
@@ -299,38 +298,43 @@ async fn app_level_calls_carry_a_valid_app_jwt() {
 
 // --- The check run, through the real router -------------------------------
 
-struct AppWithChecks {
-    t: TestApp,
-    gh: FakeGitHub,
-    publisher: PublisherHandle,
-}
-
-impl AppWithChecks {
-    async fn start(dir: &std::path::Path) -> AppWithChecks {
-        let gh = FakeGitHub::start().await;
-        let clock = Clock::manual(t0() + chrono::Duration::hours(4));
-        // A long debounce: only the explicit flushes publish, so counts are exact.
-        let mut github = GitHubConfig::new(gh.client_factory(policy(&Sleeps::default())));
-        github.publisher = Some(PublisherOptions {
+/// The App with a check-run publisher (a long debounce: only the explicit
+/// flushes publish, so counts are exact) against a fake GitHub.
+async fn with_checks() -> Tester {
+    Tester::setup(t0() + chrono::Duration::hours(4))
+        .policy_clock(Clock::manual(t0()))
+        .attempts(4)
+        .publisher(PublisherOptions {
             debounce: Duration::from_secs(600),
             retry_min: Duration::from_secs(600),
             ..PublisherOptions::new("https://outcomes.example")
-        });
-        let running = common::launch(dir, &clock, github);
-        let publisher = running.publisher.expect("the publisher runs");
-        let t = TestApp::serve(running.app, clock, dir, RouterOptions::default()).await;
-        AppWithChecks { t, gh, publisher }
-    }
+        })
+        .start()
+        .await
+}
 
-    async fn send(&self, event: &str, delivery: &str, body: Value) {
-        self.t.deliver_ok(event, delivery, &body).await;
-    }
+/// Installed on acme, and the agent's PR 42 opened at `sha`.
+async fn install_and_open(w: &Tester, sha: &str) {
+    w.send(
+        "installation",
+        "i-1",
+        installation_created(INSTALLATION, "acme/widgets"),
+    )
+    .await;
+    open_pr(w, sha).await;
+}
 
-    /// Let the worker process everything, then publish what is pending.
-    async fn settle(&self) {
-        self.t.app.wait_idle().await;
-        self.publisher.flush().await;
-    }
+/// The agent's PR 42 opened at `sha`.
+async fn open_pr(w: &Tester, sha: &str) {
+    w.send(
+        "pull_request",
+        "d-open",
+        envelope(
+            json!({"action": "opened", "number": 42, "pull_request": pr_body(sha, "open", None, 1, None)}),
+            BOT,
+        ),
+    )
+    .await;
 }
 
 const BOT: &str = "github-actions[bot]";
@@ -365,24 +369,9 @@ fn envelope(mut body: Value, sender: &str) -> Value {
 
 #[tokio::test]
 async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = AppWithChecks::start(dir.path()).await;
+    let w = with_checks().await;
     let gh = &w.gh;
-    w.send(
-        "installation",
-        "i-1",
-        installation_created(INSTALLATION, "acme/widgets"),
-    )
-    .await;
-    w.send(
-        "pull_request",
-        "d-open",
-        envelope(
-            json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
-            BOT,
-        ),
-    )
-    .await;
+    install_and_open(&w, "aaa111").await;
     w.settle().await;
     let runs = gh.check_runs();
     assert_eq!(runs.len(), 1, "{runs:?}");
@@ -473,8 +462,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
         "{metrics}"
     );
     assert!(!metrics.contains("widgets"));
-    w.publisher.stop().await;
-    w.t.stop().await;
+    w.stop().await;
 }
 
 /// Issue 49 item 2: a PR the App saw open gets its check run however soon
@@ -483,24 +471,9 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
 /// none. The title says what became of it in plain words.
 #[tokio::test]
 async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = AppWithChecks::start(dir.path()).await;
+    let w = with_checks().await;
     let gh = &w.gh;
-    w.send(
-        "installation",
-        "i-1",
-        installation_created(INSTALLATION, "acme/widgets"),
-    )
-    .await;
-    w.send(
-        "pull_request",
-        "d-open",
-        envelope(
-            json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
-            BOT,
-        ),
-    )
-    .await;
+    install_and_open(&w, "aaa111").await;
     w.send(
         "pull_request",
         "d-close",
@@ -538,26 +511,16 @@ async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
         runs[0].details_url.as_deref(),
         Some("https://github.com/acme/widgets/actions/runs/777")
     );
-    w.publisher.stop().await;
-    w.t.stop().await;
+    w.stop().await;
 }
 
 #[tokio::test]
 async fn a_failed_publish_is_retried_later_without_duplicates() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = AppWithChecks::start(dir.path()).await;
+    let w = with_checks().await;
     let gh = &w.gh;
     // The create is processed, but its answer is lost to a 502.
     gh.fail_next(CREATE_CHECK, 1, Failure::status(502).after_processing());
-    w.send(
-        "pull_request",
-        "d-open",
-        envelope(
-            json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
-            BOT,
-        ),
-    )
-    .await;
+    open_pr(&w, "aaa111").await;
     w.settle().await;
     assert_eq!(gh.calls(CREATE_CHECK), 1);
     let metrics = w.t.client.get("/metrics").await.unwrap().body;
@@ -580,7 +543,7 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
 
     // The retry first looks for the check run the lost create may have made,
     // and adopts it instead of creating a second one.
-    w.publisher.flush().await;
+    w.publisher().flush().await;
     assert_eq!(gh.calls(LIST_CHECKS), 1);
     assert_eq!(gh.calls(CREATE_CHECK), 1);
     assert_eq!(gh.check_runs().len(), 1);
@@ -595,7 +558,7 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     gh.fail_next(CREATE_CHECK, 1, Failure::status(500));
     w.send("pull_request", "d-sync", sync).await;
     w.settle().await;
-    w.publisher.flush().await;
+    w.publisher().flush().await;
     let runs = gh.check_runs();
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert_eq!(runs[1].head_sha, "bbb222");
@@ -605,14 +568,12 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     assert_eq!(check_runs["failures"], 2, "{status}");
     let last = check_runs["last_failure"].as_str().unwrap();
     assert!(last.contains("500"), "{last}");
-    w.publisher.stop().await;
-    w.t.stop().await;
+    w.stop().await;
 }
 
 #[tokio::test]
 async fn repositories_without_an_installation_get_no_check_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = AppWithChecks::start(dir.path()).await;
+    let w = with_checks().await;
     let mut open = envelope(
         json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
         BOT,
@@ -638,8 +599,7 @@ async fn repositories_without_an_installation_get_no_check_run() {
     w.settle().await;
     assert!(w.gh.check_runs().is_empty());
     assert_eq!(w.gh.calls(TOKENS), 0);
-    w.publisher.stop().await;
-    w.t.stop().await;
+    w.stop().await;
 }
 
 // --- `serve` in App mode, end to end ----------------------------------------
