@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use safe_outcomes::bench::github_model::generate::Generated;
-use safe_outcomes::bench::github_model::history::{Event, Fact, ReactionOn};
+use safe_outcomes::bench::github_model::history::{DiscussionAct, Event, Fact, ReactionOn};
 use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
 use serde_json::Value;
 
@@ -92,6 +92,11 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted discussion or discussion comment is gone from the API (GraphQL answers the discussion null, or lists the comments left): who deleted it, when, and what the comment was are told only by its webhook",
+        applies: discussion_deleted,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
         why: "a deleted comment's past is gone from the API (its 404 says deleted, not when nor what came before)",
         applies: |events| {
             events
@@ -152,12 +157,38 @@ fn dropped_push(events: &[&Event]) -> bool {
     })
 }
 
-/// True when the output's history holds a discussion: its past states are
-/// not in the API (no discussion timeline, no history of its edits).
+/// True when the output's history holds a change to a discussion whose
+/// past the API cannot tell (no discussion timeline, no history of its
+/// edits): a close or a reopen, or an edit or a label change by anyone but
+/// the agent. A discussion only opened, commented, answered (GraphQL dates
+/// the answer and names its chooser), reacted to, locked, pinned, moved to
+/// another category, or edited by the agent alone is compared.
 fn on_a_discussion(events: &[&Event]) -> bool {
-    events
-        .iter()
-        .any(|e| matches!(e.fact, Fact::OpenDiscussion { .. }))
+    let agent = safe_outcomes::bench::github_model::history::Actor::actions();
+    events.iter().any(|e| match &e.fact {
+        Fact::CloseDiscussion { .. } | Fact::ReopenDiscussion { .. } => true,
+        Fact::DiscussionAct {
+            act: DiscussionAct::Edit { .. } | DiscussionAct::Label { .. },
+            ..
+        } => e.actor != agent,
+        _ => false,
+    })
+}
+
+/// True when a discussion, or a comment on one, was deleted: GitHub keeps
+/// no trace of a deletion (GraphQL answers the discussion `null`, or lists
+/// the comments left), so who deleted it, and when, and what the comment
+/// was, are told only by the webhook.
+fn discussion_deleted(events: &[&Event]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            &e.fact,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Delete | DiscussionAct::DeleteComment { .. },
+                ..
+            }
+        )
+    })
 }
 
 // Closed (2026-11-26), no longer gaps but stated differences (`EXCEPTIONS`,
@@ -410,7 +441,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::OpenDiscussion { number, .. }
         | Fact::AnswerDiscussion { number, .. }
         | Fact::CloseDiscussion { number, .. }
-        | Fact::ReopenDiscussion { number } => vec![*number],
+        | Fact::ReopenDiscussion { number }
+        | Fact::DiscussionAct { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }

@@ -3,11 +3,12 @@
 //! `history::DiscussionAct`, each by one of `people()` at a window edge, so
 //! that every actor class the generator has does each of them (the agent,
 //! another bot, the discussion's author when a person opened it, a
-//! maintainer). Zero choices: none.
+//! maintainer); a label, a lock or a pin is undone later one time in two.
+//! Zero choices: none.
 
 use super::Builder;
 use crate::bench::github_model::history::{DiscussionAct, Fact};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 /// How many kinds of act `act` chooses from.
 const KINDS: usize = 10;
@@ -19,9 +20,17 @@ impl Builder<'_, '_> {
             let at = self.later();
             let who = self.who();
             let choice = self.c.pick(KINDS);
-            if let Some(act) = self.discussion_act(n, choice, at) {
+            let Some(act) = self.discussion_act(n, choice, at) else {
+                continue;
+            };
+            let undo = undo(&act).filter(|_| self.c.pick(2) == 1);
+            self.h
+                .push(at, &who, Fact::DiscussionAct { number: n, act });
+            if let Some(act) = undo {
+                let later = at + Duration::hours(1 + self.c.pick(48) as i64);
+                let who = self.who();
                 self.h
-                    .push(at, &who, Fact::DiscussionAct { number: n, act });
+                    .push(later, &who, Fact::DiscussionAct { number: n, act });
             }
         }
     }
@@ -32,15 +41,17 @@ impl Builder<'_, '_> {
         choice: usize,
         at: DateTime<Utc>,
     ) -> Option<DiscussionAct> {
-        let flag = self.c.pick(2) == 0;
         Some(match choice {
-            0 => self.discussion_edit(n, flag),
+            0 => {
+                let title = self.c.pick(2) == 0;
+                self.discussion_edit(n, title)
+            }
             1 => DiscussionAct::Label {
                 name: "question".into(),
-                added: flag,
+                added: true,
             },
-            2 => DiscussionAct::Lock { locked: flag },
-            3 => DiscussionAct::Pin { pinned: flag },
+            2 => DiscussionAct::Lock { locked: true },
+            3 => DiscussionAct::Pin { pinned: true },
             4 => {
                 let cats = DiscussionAct::CATEGORIES;
                 DiscussionAct::Category {
@@ -95,4 +106,18 @@ impl Builder<'_, '_> {
         }
         Some(ids[self.c.pick(ids.len())])
     }
+}
+
+/// The act that undoes `act` (a label removed, an unlock, an unpin), which
+/// one time in two follows it within two days.
+fn undo(act: &DiscussionAct) -> Option<DiscussionAct> {
+    Some(match act {
+        DiscussionAct::Label { name, .. } => DiscussionAct::Label {
+            name: name.clone(),
+            added: false,
+        },
+        DiscussionAct::Lock { .. } => DiscussionAct::Lock { locked: false },
+        DiscussionAct::Pin { .. } => DiscussionAct::Pin { pinned: false },
+        _ => return None,
+    })
 }
