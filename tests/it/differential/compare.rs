@@ -87,13 +87,28 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a discussion's past states are told only by its webhooks and by the reads at its checkpoints: GitHub has no discussion timeline (GraphQL nor REST), so it answers neither who closed or reopened it, nor when it was closed once reopened, nor an edit undone later; a read after the fact sees the discussion as it is now",
+        why: "a discussion's past states are told only by its webhooks and by the reads at its checkpoints: GitHub has no discussion timeline (GraphQL nor REST), so it answers neither who closed or reopened it, nor when it was closed once reopened, nor an edit undone later, nor an answer replaced or withdrawn later (GraphQL's `answer` is the current one; found when the exception was narrowed, 2026-12-06: a person's answer at T+54m replaced by the agent's at T+5h read as a reply at 1h); a read after the fact sees the discussion as it is now",
         applies: on_a_discussion,
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
         why: "a deleted discussion or discussion comment is gone from the API (GraphQL answers the discussion null, or lists the comments left): who deleted it, when, and what the comment was are told only by its webhook",
         applies: discussion_deleted,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a transferred discussion leaves the repository: GraphQL's `repository.discussion(number)` resolves a number in that repository only (no redirect, unlike REST's 301 for a transferred issue), so a read finds it gone as if deleted; only the `discussion.transferred` webhook says it moved, and where (its node id would find it in its new repository, but the output's record names the number only)",
+        applies: |events| {
+            events.iter().any(|e| {
+                matches!(
+                    &e.fact,
+                    Fact::DiscussionAct {
+                        act: DiscussionAct::Transfer { .. },
+                        ..
+                    }
+                )
+            })
+        },
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
@@ -160,19 +175,29 @@ fn dropped_push(events: &[&Event]) -> bool {
 /// True when the output's history holds a change to a discussion whose
 /// past the API cannot tell (no discussion timeline, no history of its
 /// edits): a close or a reopen, or an edit or a label change by anyone but
-/// the agent. A discussion only opened, commented, answered (GraphQL dates
-/// the answer and names its chooser), reacted to, locked, pinned, moved to
-/// another category, or edited by the agent alone is compared.
+/// the agent, or an answer replaced or withdrawn. A discussion only opened,
+/// commented, answered once (GraphQL dates the answer and names its
+/// chooser), reacted to, locked, pinned, moved to another category, or
+/// edited by the agent alone is compared.
 fn on_a_discussion(events: &[&Event]) -> bool {
     let agent = safe_outcomes::bench::github_model::history::Actor::actions();
-    events.iter().any(|e| match &e.fact {
-        Fact::CloseDiscussion { .. } | Fact::ReopenDiscussion { .. } => true,
-        Fact::DiscussionAct {
-            act: DiscussionAct::Edit { .. } | DiscussionAct::Label { .. },
-            ..
-        } => e.actor != agent,
-        _ => false,
-    })
+    let answers = events
+        .iter()
+        .filter(|e| matches!(e.fact, Fact::AnswerDiscussion { .. }))
+        .count();
+    answers > 1
+        || events.iter().any(|e| match &e.fact {
+            Fact::CloseDiscussion { .. } | Fact::ReopenDiscussion { .. } => true,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Unanswer,
+                ..
+            } => true,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Edit { .. } | DiscussionAct::Label { .. },
+                ..
+            } => e.actor != agent,
+            _ => false,
+        })
 }
 
 /// True when a discussion, or a comment on one, was deleted: GitHub keeps
