@@ -175,10 +175,13 @@ fn dropped_push(events: &[&Event]) -> bool {
 /// True when the output's history holds a change to a discussion whose
 /// past the API cannot tell (no discussion timeline, no history of its
 /// edits): a close or a reopen, or an edit or a label change by anyone but
-/// the agent, or an answer replaced or withdrawn. A discussion only opened,
+/// the agent, or an answer replaced or withdrawn; or, on a discussion a
+/// person opened (an update's or a close's target, whose verdict reads the
+/// discussion's state), any change after the agent's write
+/// (`state_moved_later`). A discussion the agent opened and others only
 /// commented, answered once (GraphQL dates the answer and names its
-/// chooser), reacted to, locked, pinned, moved to another category, or
-/// edited by the agent alone is compared.
+/// chooser), reacted to, locked, pinned or moved to another category is
+/// compared, and so is one a person opened that only the agent changed.
 fn on_a_discussion(events: &[&Event]) -> bool {
     let agent = safe_outcomes::bench::github_model::history::Actor::actions();
     let answers = events
@@ -186,6 +189,7 @@ fn on_a_discussion(events: &[&Event]) -> bool {
         .filter(|e| matches!(e.fact, Fact::AnswerDiscussion { .. }))
         .count();
     answers > 1
+        || state_moved_later(events, &agent)
         || events.iter().any(|e| match &e.fact {
             Fact::CloseDiscussion { .. } | Fact::ReopenDiscussion { .. } => true,
             Fact::DiscussionAct {
@@ -197,6 +201,46 @@ fn on_a_discussion(events: &[&Event]) -> bool {
                 ..
             } => e.actor != agent,
             _ => false,
+        })
+}
+
+/// True when a person opened the discussion and it changed after the
+/// agent's write (a comment, an answer, any `DiscussionAct`): GraphQL dates
+/// the discussion's state by its `updatedAt` only, which the later change
+/// moved past the windows before it, so a read after the fact has no state
+/// for them (found when the exception was narrowed, 2026-12-06: an
+/// update_discussion pinned at T+51m, unpinned at T+36h, pinned and
+/// unpinned again at T+25d, unobserved by the API paths until 30d).
+fn state_moved_later(
+    events: &[&Event],
+    agent: &safe_outcomes::bench::github_model::history::Actor,
+) -> bool {
+    let by_person =
+        |e: &&&Event| matches!(e.fact, Fact::OpenDiscussion { .. }) && e.actor != *agent;
+    let Some(written) = events
+        .iter()
+        .filter(|e| e.actor == *agent)
+        .find(|e| {
+            matches!(
+                e.fact,
+                Fact::DiscussionAct { .. } | Fact::CloseDiscussion { .. }
+            )
+        })
+        .map(|e| e.at)
+    else {
+        return false;
+    };
+    events.iter().any(|e| by_person(&e))
+        && events.iter().any(|e| {
+            e.at > written
+                && matches!(
+                    e.fact,
+                    Fact::DiscussionComment { .. }
+                        | Fact::AnswerDiscussion { .. }
+                        | Fact::CloseDiscussion { .. }
+                        | Fact::ReopenDiscussion { .. }
+                        | Fact::DiscussionAct { .. }
+                )
         })
 }
 
