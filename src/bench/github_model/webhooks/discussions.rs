@@ -124,3 +124,175 @@ fn comment(w: &World, before: &World, id: u64, action: &str) -> Vec<(String, Val
     }
     vec![("discussion_comment".into(), body)]
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Duration, Utc};
+
+    use crate::bench::github_model::history::{Actor, DiscussionAct, Fact, History};
+    use crate::bench::github_model::world::World;
+    use crate::bench::github_model::{answers, webhooks};
+    use crate::ingest::webhook::{normalize, Normalized};
+    use crate::model::ObservationKind as K;
+
+    fn t(minutes: i64) -> DateTime<Utc> {
+        "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(minutes)
+    }
+
+    /// A person's discussion, a comment chosen as the answer, then `acts`.
+    fn history(acts: &[DiscussionAct]) -> History {
+        let mut h = History::new("acme/widgets", 1);
+        let carol = Actor::human("carol");
+        let open = Fact::OpenDiscussion {
+            number: 7,
+            title: "Topic".into(),
+            body: "?".into(),
+        };
+        h.push(t(0), &carol, open);
+        let comment = Fact::DiscussionComment {
+            number: 7,
+            id: 70,
+            body: "this".into(),
+        };
+        h.push(t(1), &Actor::human("bob"), comment);
+        let answer = Fact::AnswerDiscussion {
+            number: 7,
+            comment: 70,
+        };
+        h.push(t(2), &carol, answer);
+        for (i, act) in acts.iter().enumerate() {
+            let fact = Fact::DiscussionAct {
+                number: 7,
+                act: act.clone(),
+            };
+            h.push(t(10 + i as i64), &Actor::human("alice"), fact);
+        }
+        h
+    }
+
+    /// What the App makes of the deliveries of the acts (past the three
+    /// that set the discussion up): `event.action` and the kind.
+    fn read(h: &History) -> Vec<(String, K)> {
+        webhooks::deliveries(h)
+            .iter()
+            .skip(3)
+            .map(|d| {
+                let body = d.body.to_string();
+                let Ok(Normalized::Relevant(n)) = normalize(&d.event, &d.id, body.as_bytes())
+                else {
+                    panic!("{} not read: {body}", d.event);
+                };
+                assert_eq!(n.observations[0].actor.as_ref().unwrap().login, "alice");
+                let action = format!("{}.{}", d.event, d.body["action"].as_str().unwrap());
+                (action, n.observations[0].event.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_act_is_read_by_the_app_as_githubs_delivery_of_it() {
+        let h = history(&[
+            DiscussionAct::Edit {
+                title: Some("New".into()),
+                body: None,
+            },
+            DiscussionAct::Label {
+                name: "question".into(),
+                added: true,
+            },
+            DiscussionAct::Label {
+                name: "question".into(),
+                added: false,
+            },
+            DiscussionAct::Lock { locked: true },
+            DiscussionAct::Pin { pinned: true },
+            DiscussionAct::Category { slug: "q-a".into() },
+            DiscussionAct::EditComment {
+                id: 70,
+                body: "edited".into(),
+            },
+            DiscussionAct::Unanswer,
+            DiscussionAct::DeleteComment { id: 70 },
+            DiscussionAct::Delete,
+        ]);
+        let other = |a: &str| K::Other {
+            event: "discussion".into(),
+            action: a.into(),
+        };
+        let want = vec![
+            (
+                "discussion.edited",
+                K::Edited {
+                    title_from: Some("Topic".into()),
+                    body_hash_from: None,
+                    base_from: None,
+                },
+            ),
+            (
+                "discussion.labeled",
+                K::Labeled {
+                    label: "question".into(),
+                },
+            ),
+            (
+                "discussion.unlabeled",
+                K::Unlabeled {
+                    label: "question".into(),
+                },
+            ),
+            ("discussion.locked", other("locked")),
+            ("discussion.pinned", other("pinned")),
+            ("discussion.category_changed", other("category_changed")),
+            (
+                "discussion_comment.edited",
+                K::CommentEdited { comment_id: 70 },
+            ),
+            ("discussion.unanswered", K::Unanswered { comment_id: 70 }),
+            (
+                "discussion_comment.deleted",
+                K::CommentDeleted { comment_id: 70 },
+            ),
+            ("discussion.deleted", K::Deleted),
+        ];
+        let want: Vec<(String, K)> = want.into_iter().map(|(a, k)| (a.to_string(), k)).collect();
+        assert_eq!(read(&h), want);
+        assert!(answers::discussion(&World::at(&h, t(60)), 7).is_none());
+    }
+
+    #[test]
+    fn a_transfer_names_the_new_place_and_leaves_the_repository() {
+        let h = history(&[DiscussionAct::Transfer {
+            to: "acme/archive".into(),
+            new_number: 9,
+        }]);
+        assert_eq!(
+            read(&h),
+            vec![("discussion.transferred".to_string(), K::Transferred)]
+        );
+        let d = webhooks::deliveries(&h).pop().unwrap();
+        assert_eq!(d.body["changes"]["new_discussion"]["number"], 9);
+        assert_eq!(
+            d.body["changes"]["new_repository"]["full_name"],
+            "acme/archive"
+        );
+        assert_eq!(d.body["discussion"]["number"], 7);
+        let w = World::at(&h, t(60));
+        assert!(answers::discussion(&w, 7).is_none());
+    }
+
+    #[test]
+    fn an_act_that_changes_nothing_sends_nothing() {
+        let h = history(&[
+            DiscussionAct::Lock { locked: false },
+            DiscussionAct::Label {
+                name: "x".into(),
+                added: false,
+            },
+            DiscussionAct::EditComment {
+                id: 70,
+                body: "this".into(),
+            },
+        ]);
+        assert!(read(&h).is_empty());
+    }
+}
