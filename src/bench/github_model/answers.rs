@@ -264,6 +264,7 @@ pub fn discussion(w: &World, n: u64) -> Option<Value> {
         "answerChosenAt": d.answer.as_ref().map(|a| iso(a.1)),
         "answerChosenBy": d.answer.as_ref().map(|a| actor(&a.2)),
         "labels": {"nodes": d.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
+        "locked": d.locked, "category": {"slug": d.category},
         "comments": {"nodes": comments},
         "reactions": {"nodes": reactions},
     }))

@@ -10,6 +10,9 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+mod discussions;
+pub use discussions::DiscussionAct;
+
 /// Who did something: a person or a bot (`[bot]` login or `type: Bot`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Actor {
@@ -343,6 +346,13 @@ pub enum Fact {
     Raw {
         event: String,
         payload: Value,
+    },
+    /// Something done to discussion `number` beyond its own facts above
+    /// (`DiscussionAct`: edits, labels, locks, pins, category, transfer,
+    /// deletion, answer withdrawn, a comment edited or deleted).
+    DiscussionAct {
+        number: u64,
+        act: DiscussionAct,
     },
 }
 

@@ -11,6 +11,8 @@ use super::history::{CloseReason, Event, Fact, History};
 use super::objects::{self, iso, user};
 use super::world::{Changed, World};
 
+mod discussions;
+
 /// One delivery: the event name, its id, the body, when it was sent.
 #[derive(Debug, Clone)]
 pub struct Delivery {
@@ -124,6 +126,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
             };
             one("sub_issues", sub_issue(w, *p, *c, action))
         }
+        (Fact::DiscussionAct { number, act }, _) => discussions::render(w, before, *number, act),
         (_, Changed::Discussion(n)) => one("discussion", discussion(w, *n, e)),
         (_, Changed::DiscussionComment(id)) => {
             one("discussion_comment", discussion_comment(w, *id))
@@ -373,9 +376,9 @@ fn discussion_object(w: &World, n: u64) -> Value {
     json!({
         "id": 5_000_000 + n, "node_id": format!("D_{n}"), "number": n, "html_url": html,
         "title": d.title, "body": d.body,
-        "state": if d.closed.is_some() { "closed" } else { "open" },
-        "state_reason": d.closed.map(|c| c.1.rest()), "locked": false,
-        "comments": d.comments.len(), "category": {"id": 1, "name": "General", "slug": "general"},
+        "state": discussions::state(d),
+        "state_reason": d.closed.map(|c| c.1.rest()), "locked": d.locked,
+        "comments": d.comments.len(), "category": discussions::category(&d.category),
         "labels": d.labels.iter().map(|l| objects::label(w, l)).collect::<Vec<_>>(),
         "answer_html_url": d.answer.as_ref().map(|a| format!("{html}#discussioncomment-{}", a.0)),
         "answer_chosen_at": d.answer.as_ref().map(|a| iso(a.1)),

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
 mod changes;
+mod discussions;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -161,6 +162,10 @@ pub struct Discussion {
     pub answer: Option<(u64, DateTime<Utc>, Actor)>,
     pub labels: Vec<String>,
     pub comments: Vec<u64>,
+    pub locked: bool,
+    pub pinned: bool,
+    /// The category's slug (`history::DiscussionAct::CATEGORIES`).
+    pub category: String,
 }
 
 #[derive(Debug, Clone)]
@@ -606,6 +611,9 @@ impl World {
                         answer: None,
                         labels: Vec::new(),
                         comments: Vec::new(),
+                        locked: false,
+                        pinned: false,
+                        category: "general".into(),
                     },
                 );
                 Changed::Discussion(*number)
@@ -720,6 +728,7 @@ impl World {
                 Changed::Repository(before)
             }
             Fact::Raw { .. } => Changed::Nothing,
+            Fact::DiscussionAct { number, act } => self.discussion_act(*number, act, at),
         }
     }
 }

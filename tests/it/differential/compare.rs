@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use safe_outcomes::bench::github_model::generate::Generated;
-use safe_outcomes::bench::github_model::history::{Event, Fact, ReactionOn};
+use safe_outcomes::bench::github_model::history::{DiscussionAct, Event, Fact, ReactionOn};
 use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
 use serde_json::Value;
 
@@ -87,8 +87,28 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a discussion's past states are told only by its webhooks and by the reads at its checkpoints: GitHub has no discussion timeline (GraphQL nor REST), so it answers neither who closed or reopened it, nor when it was closed once reopened, nor an edit undone later; a read after the fact sees the discussion as it is now",
+        why: "a discussion's past states are told only by its webhooks and by the reads at its checkpoints: GitHub has no discussion timeline (GraphQL nor REST), so it answers neither who closed or reopened it, nor when it was closed once reopened, nor an edit undone later, nor an answer replaced or withdrawn later (GraphQL's `answer` is the current one; found when the exception was narrowed, 2026-12-06: a person's answer at T+54m replaced by the agent's at T+5h read as a reply at 1h); a read after the fact sees the discussion as it is now",
         applies: on_a_discussion,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted discussion or discussion comment is gone from the API (GraphQL answers the discussion null, or lists the comments left): who deleted it, when, and what the comment was are told only by its webhook",
+        applies: discussion_deleted,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a transferred discussion leaves the repository: GraphQL's `repository.discussion(number)` resolves a number in that repository only (no redirect, unlike REST's 301 for a transferred issue), so a read finds it gone as if deleted; only the `discussion.transferred` webhook says it moved, and where (its node id would find it in its new repository, but the output's record names the number only)",
+        applies: |events| {
+            events.iter().any(|e| {
+                matches!(
+                    &e.fact,
+                    Fact::DiscussionAct {
+                        act: DiscussionAct::Transfer { .. },
+                        ..
+                    }
+                )
+            })
+        },
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
@@ -152,12 +172,92 @@ fn dropped_push(events: &[&Event]) -> bool {
     })
 }
 
-/// True when the output's history holds a discussion: its past states are
-/// not in the API (no discussion timeline, no history of its edits).
+/// True when the output's history holds a change to a discussion whose
+/// past the API cannot tell (no discussion timeline, no history of its
+/// edits): a close or a reopen, or an edit or a label change by anyone but
+/// the agent, or an answer replaced or withdrawn; or, on a discussion a
+/// person opened (an update's or a close's target, whose verdict reads the
+/// discussion's state), any change after the agent's write
+/// (`state_moved_later`). A discussion the agent opened and others only
+/// commented, answered once (GraphQL dates the answer and names its
+/// chooser), reacted to, locked, pinned or moved to another category is
+/// compared, and so is one a person opened that only the agent changed.
 fn on_a_discussion(events: &[&Event]) -> bool {
-    events
+    let agent = safe_outcomes::bench::github_model::history::Actor::actions();
+    let answers = events
         .iter()
-        .any(|e| matches!(e.fact, Fact::OpenDiscussion { .. }))
+        .filter(|e| matches!(e.fact, Fact::AnswerDiscussion { .. }))
+        .count();
+    answers > 1
+        || state_moved_later(events, &agent)
+        || events.iter().any(|e| match &e.fact {
+            Fact::CloseDiscussion { .. } | Fact::ReopenDiscussion { .. } => true,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Unanswer,
+                ..
+            } => true,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Edit { .. } | DiscussionAct::Label { .. },
+                ..
+            } => e.actor != agent,
+            _ => false,
+        })
+}
+
+/// True when a person opened the discussion and it changed after the
+/// agent's write (a comment, an answer, any `DiscussionAct`): GraphQL dates
+/// the discussion's state by its `updatedAt` only, which the later change
+/// moved past the windows before it, so a read after the fact has no state
+/// for them (found when the exception was narrowed, 2026-12-06: an
+/// update_discussion pinned at T+51m, unpinned at T+36h, pinned and
+/// unpinned again at T+25d, unobserved by the API paths until 30d).
+fn state_moved_later(
+    events: &[&Event],
+    agent: &safe_outcomes::bench::github_model::history::Actor,
+) -> bool {
+    let by_person =
+        |e: &&&Event| matches!(e.fact, Fact::OpenDiscussion { .. }) && e.actor != *agent;
+    let Some(written) = events
+        .iter()
+        .filter(|e| e.actor == *agent)
+        .find(|e| {
+            matches!(
+                e.fact,
+                Fact::DiscussionAct { .. } | Fact::CloseDiscussion { .. }
+            )
+        })
+        .map(|e| e.at)
+    else {
+        return false;
+    };
+    events.iter().any(|e| by_person(&e))
+        && events.iter().any(|e| {
+            e.at > written
+                && matches!(
+                    e.fact,
+                    Fact::DiscussionComment { .. }
+                        | Fact::AnswerDiscussion { .. }
+                        | Fact::CloseDiscussion { .. }
+                        | Fact::ReopenDiscussion { .. }
+                        | Fact::DiscussionAct { .. }
+                )
+        })
+}
+
+/// True when a discussion, or a comment on one, was deleted: GitHub keeps
+/// no trace of a deletion (GraphQL answers the discussion `null`, or lists
+/// the comments left), so who deleted it, and when, and what the comment
+/// was, are told only by the webhook.
+fn discussion_deleted(events: &[&Event]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            &e.fact,
+            Fact::DiscussionAct {
+                act: DiscussionAct::Delete | DiscussionAct::DeleteComment { .. },
+                ..
+            }
+        )
+    })
 }
 
 // Closed (2026-11-26), no longer gaps but stated differences (`EXCEPTIONS`,
@@ -410,7 +510,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::OpenDiscussion { number, .. }
         | Fact::AnswerDiscussion { number, .. }
         | Fact::CloseDiscussion { number, .. }
-        | Fact::ReopenDiscussion { number } => vec![*number],
+        | Fact::ReopenDiscussion { number }
+        | Fact::DiscussionAct { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }

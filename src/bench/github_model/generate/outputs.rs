@@ -2,7 +2,7 @@
 //! follow-ups that type's target may see.
 
 use super::{sha, Builder};
-use crate::bench::github_model::history::{Actor, CloseReason, Fact, ReviewState};
+use crate::bench::github_model::history::{Actor, CloseReason, DiscussionAct, Fact, ReviewState};
 use crate::model::OutputType;
 use chrono::Duration;
 use serde_json::json;
@@ -328,10 +328,18 @@ impl Builder<'_, '_> {
                         });
                         self.line(t, json!({"discussion_number": n, "number": n}));
                     } else {
+                        self.agent(Fact::DiscussionAct {
+                            number: n,
+                            act: DiscussionAct::Edit {
+                                title: Some("agent title".into()),
+                                body: None,
+                            },
+                        });
                         self.line(t, json!({"discussion_number": n, "number": n, "before_state": {"title": format!("Topic {n}")}, "after_state": {"title": "agent title"}}));
                     }
                 }
                 self.discussion_follow_ups(n);
+                self.discussion_acts(n);
             }
             T::HideComment => {
                 self.human_issue(n);
