@@ -13,6 +13,7 @@ use super::history::{Actor, Fact, History};
 use crate::model::OutputType;
 
 mod follow_ups;
+mod issue_types;
 mod outputs;
 
 /// Choices read one at a time; past the end every choice is 0.

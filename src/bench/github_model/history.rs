@@ -344,6 +344,13 @@ pub enum Fact {
         event: String,
         payload: Value,
     },
+    /// Issue `number`'s type set (`Some`) or cleared (`None`): GitHub
+    /// writes `issue_type_added`/`_changed`/`_removed` into its timeline
+    /// and sends `issues.typed`/`untyped` (`world::issue_types`).
+    SetIssueType {
+        number: u64,
+        issue_type: Option<String>,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

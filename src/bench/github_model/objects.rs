@@ -114,6 +114,7 @@ pub fn issue(w: &World, t: &Thread) -> Value {
         "timeline_url": format!("{url}/timeline"), "performed_via_github_app": null,
         "state_reason": t.closed.as_ref().and_then(|c| c.2).map_or(Value::Null, |r| json!(r.rest())),
         "sub_issues_summary": sub_issues_summary(w, t),
+        "type": super::issue_types::rest(t.issue_type.as_deref()),
     });
     if let Some(parent) = t.parent {
         o["parent_issue_url"] = json!(format!("{}/issues/{parent}", api(w)));
@@ -181,6 +182,7 @@ pub fn pull(w: &World, t: &Thread) -> Value {
         "closed_by",
         "sub_issues_summary",
         "comments",
+        "type",
     ] {
         obj.remove(k);
     }
@@ -411,6 +413,14 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
             };
             let mut o = base(name);
             o[field] = issue_reference(w, *other);
+            o
+        }
+        Item::IssueType { from, to } => {
+            let (name, fields) = super::issue_types::timeline(from.as_deref(), to.as_deref());
+            let mut o = base(name);
+            if let (Some(o), Value::Object(fields)) = (o.as_object_mut(), fields) {
+                o.extend(fields);
+            }
             o
         }
         Item::CrossReferenced(source) => {

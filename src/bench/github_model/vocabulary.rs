@@ -180,9 +180,6 @@ pub const IRRELEVANT_TIMELINE: &[(&str, &str)] = &[
 /// counted apart by the vocabulary test (and in docs/evaluation.md).
 pub const NOT_YET_TIMELINE: &[(&str, &str)] = &[
     ("base_ref_changed", "update_pull_request's base: the model has no base branch (the webhook says `pull_request.edited` with `changes.base`)"),
-    ("issue_type_added", "set_issue_type: the model has no issue types"),
-    ("issue_type_changed", "set_issue_type: the model has no issue types"),
-    ("issue_type_removed", "set_issue_type: the model has no issue types"),
     ("converted_to_discussion", "an issue turned into a discussion: the model cannot convert"),
 ];
 
@@ -255,8 +252,6 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("discussion_comment.edited", "discussion comments: edits are not modelled"),
     ("discussion_comment.deleted", "discussion comments: deletions are not modelled"),
     ("issues.deleted", "an issue deleted: the model cannot delete issues"),
-    ("issues.typed", "set_issue_type: the model has no issue types"),
-    ("issues.untyped", "set_issue_type: the model has no issue types"),
     ("membership.added", "team roles change: the model's people keep one role"),
     ("membership.removed", "team roles change: the model's people keep one role"),
     ("organization.member_added", "org roles change: the model's people keep one role"),

@@ -194,6 +194,10 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
                 json!({"changes": {"new_issue": new_issue, "new_repository": new_repository}}),
             )
         }
+        Fact::SetIssueType { .. } => {
+            let from = before.threads.get(&n).and_then(|b| b.issue_type.clone());
+            super::issue_types::webhook(from.as_deref(), t.issue_type.as_deref())
+        }
         _ => return Vec::new(),
     };
     let mut body = if is_pr {

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
 mod changes;
+mod issue_types;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -60,6 +61,11 @@ pub enum Item {
     SubIssueRemoved(u64),
     ParentIssueAdded(u64),
     ParentIssueRemoved(u64),
+    /// The issue's type set, changed or cleared (`from` → `to`).
+    IssueType {
+        from: Option<String>,
+        to: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +107,8 @@ pub struct Thread {
     pub sub_issues: Vec<u64>,
     /// The comments on its conversation, in order.
     pub comments: Vec<u64>,
+    /// The issue's type (`Fact::SetIssueType`; a PR has none).
+    pub issue_type: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -720,6 +728,9 @@ impl World {
                 Changed::Repository(before)
             }
             Fact::Raw { .. } => Changed::Nothing,
+            Fact::SetIssueType { number, issue_type } => {
+                self.set_issue_type(*number, issue_type.as_deref(), who, at)
+            }
         }
     }
 }

@@ -170,7 +170,8 @@ impl Builder<'_, '_> {
                 self.line(t, json!({"number": n}));
                 self.issue_follow_ups(n);
             }
-            T::UpdateIssue | T::SetIssueType | T::SetIssueField => {
+            T::SetIssueType => self.set_issue_type(t, n),
+            T::UpdateIssue | T::SetIssueField => {
                 self.human_issue(n);
                 if *t == T::UpdateIssue {
                     self.agent(Fact::EditTitle {

@@ -46,6 +46,7 @@ impl World {
                 parent: None,
                 sub_issues: Vec::new(),
                 comments: Vec::new(),
+                issue_type: None,
             },
         );
         Changed::Thread(number)
