@@ -12,9 +12,11 @@ use serde_json::{json, Value};
 use super::history::{Actor, Fact, History};
 use crate::model::OutputType;
 
+mod deletions;
 mod follow_ups;
 mod issue_types;
 mod outputs;
+mod review_edits;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {

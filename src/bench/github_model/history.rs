@@ -351,6 +351,26 @@ pub enum Fact {
         number: u64,
         issue_type: Option<String>,
     },
+    /// A review's body edited (`pull_request_review.edited`).
+    EditReview {
+        id: u64,
+        body: String,
+    },
+    /// A review comment's body edited (`pull_request_review_comment.edited`).
+    EditReviewComment {
+        id: u64,
+        body: String,
+    },
+    /// A review comment deleted (`pull_request_review_comment.deleted`):
+    /// REST answers its path 404 from then on.
+    DeleteReviewComment {
+        id: u64,
+    },
+    /// An issue deleted (`issues.deleted`): REST answers its paths `410
+    /// Gone` from then on (`world::deletions`).
+    DeleteIssue {
+        number: u64,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

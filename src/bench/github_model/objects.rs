@@ -282,7 +282,7 @@ pub fn review_comment(w: &World, c: &ReviewComment) -> Value {
         "pull_request_review_id": super::world::review_of_comment(c.id), "diff_hunk": "@@ -1,3 +1,4 @@",
         "path": c.path, "position": 1, "original_position": 1, "commit_id": c.commit_id,
         "original_commit_id": c.commit_id, "user": user(&c.user), "body": c.body,
-        "created_at": iso(c.created_at), "updated_at": iso(c.created_at),
+        "created_at": iso(c.created_at), "updated_at": iso(c.updated_at),
         "html_url": format!("{}/pull/{}#discussion_r{}", html(w), c.number, c.id),
         "pull_request_url": format!("{}/pulls/{}", api(w), c.number),
         "author_association": association(&c.user),

@@ -5,14 +5,16 @@
 //! state at that moment), and `rest`/`graphql` render the answers from the
 //! objects as they are at the moment asked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
 mod changes;
+mod deletions;
 mod issue_types;
+mod review_edits;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -146,6 +148,8 @@ pub struct ReviewComment {
     pub root: u64,
     pub created_at: DateTime<Utc>,
     pub commit_id: String,
+    /// Its last edit (`Fact::EditReviewComment`), else `created_at`.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// A review thread, named by the comment that started it.
@@ -264,6 +268,8 @@ pub struct World {
     /// The names the repository had before `repo`, oldest first
     /// (`Fact::RenameRepo`).
     pub former_names: Vec<String>,
+    /// Issues deleted here, by number (`Fact::DeleteIssue`): 410 Gone.
+    pub deleted: BTreeSet<u64>,
     next_event: u64,
 }
 
@@ -364,6 +370,8 @@ impl World {
             // A comment on an issue transferred away is made in its new
             // repository: nothing here.
             Fact::Comment { number, .. } if self.moved.contains_key(number) => Changed::Nothing,
+            // Nor on a deleted issue.
+            Fact::Comment { number, .. } if self.is_deleted(*number) => Changed::Nothing,
             Fact::Comment { number, id, body } => {
                 self.comments.insert(
                     *id,
@@ -731,6 +739,10 @@ impl World {
             Fact::SetIssueType { number, issue_type } => {
                 self.set_issue_type(*number, issue_type.as_deref(), who, at)
             }
+            Fact::EditReview { id, body } => self.edit_review(*id, body, at),
+            Fact::EditReviewComment { id, body } => self.edit_review_comment(*id, body, at),
+            Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
+            Fact::DeleteIssue { number } => self.delete_issue(*number, at),
         }
     }
 }

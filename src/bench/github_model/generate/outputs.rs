@@ -91,6 +91,7 @@ impl Builder<'_, '_> {
                 if self.chance(3) {
                     self.someday(Fact::DismissReview { number: n, id });
                 }
+                self.review_edit_follow_ups(id);
             }
             T::DismissPullRequestReview => {
                 self.human_pr(n, false);
@@ -122,6 +123,7 @@ impl Builder<'_, '_> {
                 let url = format!("{}#discussion_r{id}", self.url("pull", n));
                 self.line(t, json!({"number": n, "url": url, "id": id}));
                 self.thread_follow_ups(n, id);
+                self.review_comment_edit_follow_ups(id);
             }
             T::ReplyToPullRequestReviewComment => {
                 self.human_pr(n, false);
@@ -140,6 +142,7 @@ impl Builder<'_, '_> {
                     json!({"number": n, "url": url, "id": id, "comment_id": root}),
                 );
                 self.thread_follow_ups(n, root);
+                self.review_comment_edit_follow_ups(id);
             }
             T::ResolvePullRequestReviewThread => {
                 self.human_pr(n, false);
