@@ -1,7 +1,8 @@
 //! `set_issue_type`'s write and what people and bots do to the type after
 //! it: the agent sets "Bug" on a person's issue (which sometimes had a type
 //! already: "Task", or "Bug" itself, a write with no delta), then someone
-//! changes it ("Feature"), clears it, or sets "Bug" back.
+//! changes it ("Feature"), clears it, or sets "Bug" back. Drawn aside
+//! (`aside`).
 
 use super::Builder;
 use crate::bench::github_model::history::Fact;
@@ -16,7 +17,7 @@ impl Builder<'_, '_> {
     /// line, and the follow-ups.
     pub(super) fn set_issue_type(&mut self, t: &OutputType, n: u64) {
         self.human_issue(n);
-        let before = [None, Some("Task"), Some(WANT)][self.c.pick(3)];
+        let before = [None, Some("Task"), Some(WANT)][self.aside(n, 3) as usize];
         if let Some(before) = before {
             self.earlier("carol", 1, typed(n, Some(before)));
         }
@@ -32,9 +33,11 @@ impl Builder<'_, '_> {
 
     /// 0–3 later changes of issue `n`'s type, each by one of the people.
     fn issue_type_follow_ups(&mut self, n: u64) {
-        for _ in 0..self.count() {
-            let to = [None, Some("Feature"), Some(WANT)][self.c.pick(3)];
-            self.someday(typed(n, to));
+        for i in 0..self.aside(n + 1, 4) {
+            let salt = n * 16 + i;
+            let to = [None, Some("Feature"), Some(WANT)][self.aside(salt, 3) as usize];
+            let (at, who) = (self.later_aside(salt), self.who_aside(salt));
+            self.h.push(at, &who, typed(n, to));
         }
     }
 }
