@@ -371,6 +371,11 @@ pub enum Fact {
     DeleteIssue {
         number: u64,
     },
+    /// A PR's base branch changed to `base` (`world::bases`).
+    ChangeBase {
+        number: u64,
+        base: String,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

@@ -212,7 +212,7 @@ pub fn pull(w: &World, t: &Thread) -> Value {
         json!(format!("{}/statuses/{}", api(w), pr.head_sha)),
     );
     obj.insert("head".into(), branch(&pr.head_ref, &pr.head_sha));
-    obj.insert("base".into(), branch("main", &payloads::sha(7)));
+    obj.insert("base".into(), branch(w.base(n), &payloads::sha(7)));
     let reviewers: Vec<Value> = pr.requested.iter().map(|l| login_user(l)).collect();
     obj.insert("requested_reviewers".into(), json!(reviewers));
     obj.insert("requested_teams".into(), json!([]));
@@ -342,6 +342,7 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
         // description names no before or after commit.
         Item::HeadRefForcePushed => base("head_ref_force_pushed"),
         Item::Transferred(_) => base("transferred"),
+        Item::BaseRefChanged => base("base_ref_changed"),
         Item::Merged(sha) => {
             let mut o = base("merged");
             o["commit_id"] = json!(sha);

@@ -179,8 +179,7 @@ pub const IRRELEVANT_TIMELINE: &[(&str, &str)] = &[
 /// what they would take. Not a reason they cannot matter: a list of gaps,
 /// counted apart by the vocabulary test (and in docs/evaluation.md).
 pub const NOT_YET_TIMELINE: &[(&str, &str)] = &[
-    ("base_ref_changed", "update_pull_request's base: the model has no base branch (the webhook says `pull_request.edited` with `changes.base`)"),
-    ("converted_to_discussion", "an issue turned into a discussion: the model cannot convert"),
+    ("converted_to_discussion", "an issue converted to a discussion: GitHub documents the entry in GraphQL's `IssueTimelineItems` only (REST's timeline, which the API path reads, has no such event schema), and its descriptions say neither what REST answers for the converted issue afterwards nor which webhooks go (a `discussion.created`; an `issues` action?): not modelled until that is known"),
 ];
 
 /// Webhook `event.action`s of the events the App subscribes to that the
@@ -258,7 +257,7 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("organization.member_removed", "org roles change: the model's people keep one role"),
     ("organization.renamed", "an owner renamed: the model's owner keeps its name"),
     ("organization.deleted", "an owner deleted: not modelled"),
-    ("milestone.deleted", "assign_milestone's milestone deleted: the model cannot delete milestones"),
+    ("milestone.deleted", "assign_milestone's milestone deleted: the milestone normalizer files it under the milestone's own key, which no evaluator reads; what it does to the milestone's issues (their `milestone` cleared, with or without `issues.demilestoned` and a `demilestoned` entry) is not in GitHub's descriptions, so the model cannot delete milestones yet"),
     ("projects_v2.deleted", "update_project's project deleted: the model has no projects"),
     ("projects_v2_item.created", "update_project: the model has no project items"),
     ("projects_v2_item.edited", "update_project: the model has no project items"),
@@ -269,6 +268,5 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("projects_v2_item.reordered", "update_project: the model has no project items"),
     ("release.deleted", "a release deleted: not modelled"),
     ("release.unpublished", "a release unpublished: not modelled"),
-    ("repository.transferred", "a repository moved to another owner: the App reads it as a rename (`ingest::webhook::repositories`, unit-tested on GitHub's example, and the model renders `Fact::RenameRepo` to another owner as it), but the generator renames within the one owner its installation covers"),
-    ("repository.deleted", "a repository deleted: the model cannot delete one (its objects would answer 404)"),
+    ("repository.deleted", "a repository deleted: every object of it would answer 404 and no later delivery comes; the App ignores the action (`ingest::webhook::repositories` reads only renamed/transferred) and the API path would read each output's 404 as its deletion with no actor: not modelled (the model keeps its one repository)"),
 ];

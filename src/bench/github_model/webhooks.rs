@@ -220,6 +220,14 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
             )
         }
         Fact::DeleteIssue { .. } => ("deleted", json!({})),
+        Fact::ChangeBase { .. } => {
+            let from = before.base(n).to_string();
+            let sha = objects::node_id("sha", 7);
+            (
+                "edited",
+                json!({"changes": {"base": {"ref": {"from": from}, "sha": {"from": sha}}}}),
+            )
+        }
         Fact::SetIssueType { .. } => {
             let from = before.threads.get(&n).and_then(|b| b.issue_type.clone());
             super::issue_types::webhook(from.as_deref(), t.issue_type.as_deref())

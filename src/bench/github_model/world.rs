@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
+mod bases;
 mod changes;
 mod deletions;
 mod issue_types;
@@ -68,6 +69,8 @@ pub enum Item {
         from: Option<String>,
         to: Option<String>,
     },
+    /// The PR's base branch changed (`base_ref_changed`).
+    BaseRefChanged,
 }
 
 #[derive(Debug, Clone)]
@@ -270,6 +273,8 @@ pub struct World {
     pub former_names: Vec<String>,
     /// Issues deleted here, by number (`Fact::DeleteIssue`): 410 Gone.
     pub deleted: BTreeSet<u64>,
+    /// PRs' base branches changed from `main` (`Fact::ChangeBase`).
+    pub bases: BTreeMap<u64, String>,
     next_event: u64,
 }
 
@@ -743,6 +748,7 @@ impl World {
             Fact::EditReviewComment { id, body } => self.edit_review_comment(*id, body, at),
             Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
             Fact::DeleteIssue { number } => self.delete_issue(*number, at),
+            Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
         }
     }
 }

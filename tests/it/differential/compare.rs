@@ -424,7 +424,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::CloseDiscussion { number, .. }
         | Fact::ReopenDiscussion { number }
         | Fact::SetIssueType { number, .. }
-        | Fact::DeleteIssue { number } => vec![*number],
+        | Fact::DeleteIssue { number }
+        | Fact::ChangeBase { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }

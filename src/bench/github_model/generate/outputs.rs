@@ -44,16 +44,7 @@ impl Builder<'_, '_> {
                 };
                 self.on_pr(t, n, close, json!({"number": n}));
             }
-            T::UpdatePullRequest => {
-                self.human_pr(n, false);
-                self.agent(Fact::EditTitle {
-                    number: n,
-                    title: "agent title".into(),
-                });
-                self.line(t, json!({"number": n, "before_state": {"title": format!("Change {n}")}, "after_state": {"title": "agent title"}}));
-                self.title_follow_ups(n, &format!("Change {n}"));
-                self.pr_follow_ups(n, false);
-            }
+            T::UpdatePullRequest => self.update_pull_request(t, n),
             T::MergePullRequest => {
                 self.human_pr(n, false);
                 self.agent(Fact::Merge {
