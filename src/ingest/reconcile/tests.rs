@@ -1395,8 +1395,8 @@ mod read_table_gaps {
     }
 
     /// GitHub's `issue-type-removed-issue-event` names the type removed as
-    /// `prev_issue_type` and has no `issue_type` (found by the
-    /// differential once the model spoke issue types): the clear is read.
+    /// `prev_issue_type` and has no `issue_type` (found rendering the
+    /// model's issue types from the description): the clear is read.
     #[test]
     fn an_issue_type_removed_names_its_previous_type() {
         let o = obs_of(
