@@ -144,6 +144,16 @@ pub fn moved(w: &World, path: &str) -> Option<String> {
     Some(loc)
 }
 
+/// True for a path of an issue deleted here (`issues/{n}`, `issues/{n}/...`):
+/// GitHub answers it `410 Gone`.
+pub fn gone(w: &World, path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').collect();
+    match segs.as_slice() {
+        ["issues", n, ..] => n.parse::<u64>().is_ok_and(|n| w.is_deleted(n)),
+        _ => false,
+    }
+}
+
 /// The repository an issue of `w` was transferred to (`to`, as `number`),
 /// as far as the model knows it: that issue alone, with its comments and
 /// its timeline (which ends with its `transferred`).

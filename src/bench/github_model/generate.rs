@@ -13,8 +13,13 @@ use super::history::{Actor, Fact, History};
 use crate::model::OutputType;
 
 mod discussions;
+mod aside;
+mod bases;
+mod deletions;
 mod follow_ups;
+mod issue_types;
 mod outputs;
+mod review_edits;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {
@@ -146,13 +151,18 @@ pub fn history(
             artifacts: vec![(ARTIFACT.into(), zip)],
         },
     );
-    // One history in four renames the repository after its run, at a
+    // One history in four renames the repository after its run (or moves
+    // it to another owner), at a
     // window's edge (chosen by the last byte, so the rest of the history is
     // the one the other choices make).
     let last = b.c.last();
     if last % 4 == 3 {
         let offset = OFFSETS_MIN[(last / 4) % OFFSETS_MIN.len()];
-        let to = format!("{repo}-renamed");
+        // Every other one moves it to another owner (`repository.transferred`).
+        let to = match repo.split_once('/') {
+            Some((owner, name)) if (last / 24) % 2 == 1 => format!("{owner}-labs/{name}"),
+            _ => format!("{repo}-renamed"),
+        };
         b.h.push(
             t0 + Duration::minutes(offset - 1),
             &Actor::human("alice"),

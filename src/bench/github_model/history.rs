@@ -354,6 +354,38 @@ pub enum Fact {
         number: u64,
         act: DiscussionAct,
     },
+    /// Issue `number`'s type set (`Some`) or cleared (`None`): GitHub
+    /// writes `issue_type_added`/`_changed`/`_removed` into its timeline
+    /// and sends `issues.typed`/`untyped` (`world::issue_types`).
+    SetIssueType {
+        number: u64,
+        issue_type: Option<String>,
+    },
+    /// A review's body edited (`pull_request_review.edited`).
+    EditReview {
+        id: u64,
+        body: String,
+    },
+    /// A review comment's body edited (`pull_request_review_comment.edited`).
+    EditReviewComment {
+        id: u64,
+        body: String,
+    },
+    /// A review comment deleted (`pull_request_review_comment.deleted`):
+    /// REST answers its path 404 from then on.
+    DeleteReviewComment {
+        id: u64,
+    },
+    /// An issue deleted (`issues.deleted`): REST answers its paths `410
+    /// Gone` from then on (`world::deletions`).
+    DeleteIssue {
+        number: u64,
+    },
+    /// A PR's base branch changed to `base` (`world::bases`).
+    ChangeBase {
+        number: u64,
+        base: String,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

@@ -21,6 +21,7 @@ mod deliveries;
 pub mod generate;
 pub mod git;
 pub mod history;
+pub mod issue_types;
 pub mod lenient;
 pub mod objects;
 mod replay;

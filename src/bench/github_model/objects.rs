@@ -114,6 +114,7 @@ pub fn issue(w: &World, t: &Thread) -> Value {
         "timeline_url": format!("{url}/timeline"), "performed_via_github_app": null,
         "state_reason": t.closed.as_ref().and_then(|c| c.2).map_or(Value::Null, |r| json!(r.rest())),
         "sub_issues_summary": sub_issues_summary(w, t),
+        "type": super::issue_types::rest(t.issue_type.as_deref()),
     });
     if let Some(parent) = t.parent {
         o["parent_issue_url"] = json!(format!("{}/issues/{parent}", api(w)));
@@ -181,6 +182,7 @@ pub fn pull(w: &World, t: &Thread) -> Value {
         "closed_by",
         "sub_issues_summary",
         "comments",
+        "type",
     ] {
         obj.remove(k);
     }
@@ -210,7 +212,7 @@ pub fn pull(w: &World, t: &Thread) -> Value {
         json!(format!("{}/statuses/{}", api(w), pr.head_sha)),
     );
     obj.insert("head".into(), branch(&pr.head_ref, &pr.head_sha));
-    obj.insert("base".into(), branch("main", &payloads::sha(7)));
+    obj.insert("base".into(), branch(w.base(n), &payloads::sha(7)));
     let reviewers: Vec<Value> = pr.requested.iter().map(|l| login_user(l)).collect();
     obj.insert("requested_reviewers".into(), json!(reviewers));
     obj.insert("requested_teams".into(), json!([]));
@@ -280,7 +282,7 @@ pub fn review_comment(w: &World, c: &ReviewComment) -> Value {
         "pull_request_review_id": super::world::review_of_comment(c.id), "diff_hunk": "@@ -1,3 +1,4 @@",
         "path": c.path, "position": 1, "original_position": 1, "commit_id": c.commit_id,
         "original_commit_id": c.commit_id, "user": user(&c.user), "body": c.body,
-        "created_at": iso(c.created_at), "updated_at": iso(c.created_at),
+        "created_at": iso(c.created_at), "updated_at": iso(c.updated_at),
         "html_url": format!("{}/pull/{}#discussion_r{}", html(w), c.number, c.id),
         "pull_request_url": format!("{}/pulls/{}", api(w), c.number),
         "author_association": association(&c.user),
@@ -340,6 +342,7 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
         // description names no before or after commit.
         Item::HeadRefForcePushed => base("head_ref_force_pushed"),
         Item::Transferred(_) => base("transferred"),
+        Item::BaseRefChanged => base("base_ref_changed"),
         Item::Merged(sha) => {
             let mut o = base("merged");
             o["commit_id"] = json!(sha);
@@ -411,6 +414,14 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
             };
             let mut o = base(name);
             o[field] = issue_reference(w, *other);
+            o
+        }
+        Item::IssueType { from, to } => {
+            let (name, fields) = super::issue_types::timeline(from.as_deref(), to.as_deref());
+            let mut o = base(name);
+            if let (Some(o), Value::Object(fields)) = (o.as_object_mut(), fields) {
+                o.extend(fields);
+            }
             o
         }
         Item::CrossReferenced(source) => {

@@ -142,6 +142,10 @@ async fn rest_get(
         // GitHub's answer for a transferred issue: 301 with its new place.
         return moved_permanently(&headers, &to, None);
     }
+    if gone(&fake, key) {
+        // GitHub's answer for a deleted issue (`Fact::DeleteIssue`).
+        return error(StatusCode::GONE, "This issue was deleted");
+    }
     let set = fake.lock().api.get(key).cloned();
     let value = set.or_else(|| from_history(&fake, key));
     let tag = value.as_ref().map(etag_of);
@@ -258,6 +262,16 @@ fn renamed(fake: &Fake, key: &str) -> Option<String> {
     let asked = format!("{owner}/{name}");
     let (_, now) = fake.named(&asked)?;
     (!now.eq_ignore_ascii_case(&asked)).then(|| format!("repos/{now}/{rest}"))
+}
+
+/// True for a path of a deleted issue (`answers::gone`).
+fn gone(fake: &Fake, key: &str) -> bool {
+    let mut segs = key.splitn(3, '/');
+    let (Some(owner), Some(name), Some(rest)) = (segs.next(), segs.next(), segs.next()) else {
+        return false;
+    };
+    fake.world(&format!("{owner}/{name}"))
+        .is_some_and(|w| super::answers::gone(&w, rest))
 }
 
 /// Where a path of a transferred issue now is (`answers::moved`).

@@ -103,6 +103,26 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (Fact::DismissReview { .. }, Changed::Review(id)) => {
             one("pull_request_review", review(w, *id, "dismissed"))
         }
+        (Fact::EditReview { .. }, Changed::Review(id)) => {
+            let mut body = review(w, *id, "edited");
+            body["changes"] =
+                json!({"body": {"from": before.reviews.get(id).map(|r| r.body.clone())}});
+            one("pull_request_review", body)
+        }
+        (
+            Fact::EditReviewComment { .. } | Fact::DeleteReviewComment { .. },
+            Changed::ReviewComment(id),
+        ) => {
+            let mut body = review_comment(w, *id);
+            if matches!(e.fact, Fact::EditReviewComment { .. }) {
+                body["action"] = json!("edited");
+                let from = before.review_comments.get(id).map(|c| c.body.clone());
+                body["changes"] = json!({"body": {"from": from}});
+            } else {
+                body["action"] = json!("deleted");
+            }
+            one("pull_request_review_comment", body)
+        }
         (Fact::ReviewComment { .. }, Changed::ReviewComment(id)) => {
             // GitHub sends the comment, then the review it makes.
             let review_id = super::world::review_of_comment(*id);
@@ -119,12 +139,17 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
             thread(w, *n, *root, *resolved),
         ),
         (Fact::LinkSubIssue { .. } | Fact::UnlinkSubIssue { .. }, Changed::SubIssue(p, c)) => {
-            let action = if matches!(e.fact, Fact::LinkSubIssue { .. }) {
-                "sub_issue_added"
+            let (action, child_side) = if matches!(e.fact, Fact::LinkSubIssue { .. }) {
+                ("sub_issue_added", "parent_issue_added")
             } else {
-                "sub_issue_removed"
+                ("sub_issue_removed", "parent_issue_removed")
             };
-            one("sub_issues", sub_issue(w, *p, *c, action))
+            // GitHub tells of the link from both ends: the parent's side,
+            // then the child's (the same payload, its own action).
+            vec![
+                ("sub_issues".into(), sub_issue(w, *p, *c, action)),
+                ("sub_issues".into(), sub_issue(w, *p, *c, child_side)),
+            ]
         }
         (Fact::DiscussionAct { number, act }, _) => discussions::render(w, before, *number, act),
         (_, Changed::Discussion(n)) => one("discussion", discussion(w, *n, e)),
@@ -196,6 +221,19 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
                 "transferred",
                 json!({"changes": {"new_issue": new_issue, "new_repository": new_repository}}),
             )
+        }
+        Fact::DeleteIssue { .. } => ("deleted", json!({})),
+        Fact::ChangeBase { .. } => {
+            let from = before.base(n).to_string();
+            let sha = objects::node_id("sha", 7);
+            (
+                "edited",
+                json!({"changes": {"base": {"ref": {"from": from}, "sha": {"from": sha}}}}),
+            )
+        }
+        Fact::SetIssueType { .. } => {
+            let from = before.threads.get(&n).and_then(|b| b.issue_type.clone());
+            super::issue_types::webhook(from.as_deref(), t.issue_type.as_deref())
         }
         _ => return Vec::new(),
     };

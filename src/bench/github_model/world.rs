@@ -5,14 +5,18 @@
 //! state at that moment), and `rest`/`graphql` render the answers from the
 //! objects as they are at the moment asked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
+mod bases;
 mod changes;
 mod discussions;
+mod deletions;
+mod issue_types;
+mod review_edits;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -61,6 +65,13 @@ pub enum Item {
     SubIssueRemoved(u64),
     ParentIssueAdded(u64),
     ParentIssueRemoved(u64),
+    /// The issue's type set, changed or cleared (`from` → `to`).
+    IssueType {
+        from: Option<String>,
+        to: Option<String>,
+    },
+    /// The PR's base branch changed (`base_ref_changed`).
+    BaseRefChanged,
 }
 
 #[derive(Debug, Clone)]
@@ -102,6 +113,8 @@ pub struct Thread {
     pub sub_issues: Vec<u64>,
     /// The comments on its conversation, in order.
     pub comments: Vec<u64>,
+    /// The issue's type (`Fact::SetIssueType`; a PR has none).
+    pub issue_type: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -139,6 +152,8 @@ pub struct ReviewComment {
     pub root: u64,
     pub created_at: DateTime<Utc>,
     pub commit_id: String,
+    /// Its last edit (`Fact::EditReviewComment`), else `created_at`.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// A review thread, named by the comment that started it.
@@ -261,6 +276,10 @@ pub struct World {
     /// The names the repository had before `repo`, oldest first
     /// (`Fact::RenameRepo`).
     pub former_names: Vec<String>,
+    /// Issues deleted here, by number (`Fact::DeleteIssue`): 410 Gone.
+    pub deleted: BTreeSet<u64>,
+    /// PRs' base branches changed from `main` (`Fact::ChangeBase`).
+    pub bases: BTreeMap<u64, String>,
     next_event: u64,
 }
 
@@ -361,6 +380,8 @@ impl World {
             // A comment on an issue transferred away is made in its new
             // repository: nothing here.
             Fact::Comment { number, .. } if self.moved.contains_key(number) => Changed::Nothing,
+            // Nor on a deleted issue.
+            Fact::Comment { number, .. } if self.is_deleted(*number) => Changed::Nothing,
             Fact::Comment { number, id, body } => {
                 self.comments.insert(
                     *id,
@@ -729,6 +750,14 @@ impl World {
             }
             Fact::Raw { .. } => Changed::Nothing,
             Fact::DiscussionAct { number, act } => self.discussion_act(*number, act, at),
+            Fact::SetIssueType { number, issue_type } => {
+                self.set_issue_type(*number, issue_type.as_deref(), who, at)
+            }
+            Fact::EditReview { id, body } => self.edit_review(*id, body, at),
+            Fact::EditReviewComment { id, body } => self.edit_review_comment(*id, body, at),
+            Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
+            Fact::DeleteIssue { number } => self.delete_issue(*number, at),
+            Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
         }
     }
 }

@@ -541,8 +541,15 @@ fn event_kind(
             "issue_type_added" | "issue_type_changed" => K::IssueTyped {
                 issue_type: e.issue_type.as_ref()?.name.clone()?,
             },
+            // GitHub's `issue-type-removed-issue-event` names the type
+            // removed as `prev_issue_type` (it has no `issue_type`).
             "issue_type_removed" => K::IssueUntyped {
-                issue_type: e.issue_type.as_ref()?.name.clone()?,
+                issue_type: e
+                    .prev_issue_type
+                    .as_ref()
+                    .or(e.issue_type.as_ref())?
+                    .name
+                    .clone()?,
             },
             // The issue was mentioned from another issue or PR, attributed to
             // whoever wrote the mentioning item.

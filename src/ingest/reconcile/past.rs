@@ -31,7 +31,11 @@
 //! - the head commit: it holds since the last commit or force-push; a past
 //!   state before a later one carries no head;
 //! - the pending review requests, before a later review (a review clears
-//!   its reviewer's request with no timeline entry).
+//!   its reviewer's request with no timeline entry);
+//! - a PR's base branch, before a later `base_ref_changed`: the entry
+//!   names who changed it and when, not the branch it left (found by the
+//!   differential once the model changed bases: a backfill judged
+//!   `update_pull_request` at 1h by the base set at 1h06).
 //!
 //! A state rebuilt at `t` with nothing undone is the current state.
 
@@ -207,6 +211,7 @@ fn undo(s: &mut ItemSnapshot, e: &Value, earlier: &[(DateTime<Utc>, &Value)]) {
         "convert_to_draft" => s.draft = false,
         "ready_for_review" => s.draft = true,
         "issue_type_added" => s.issue_type = None,
+        "base_ref_changed" => s.base = None,
         "issue_type_changed" => {
             s.issue_type = text(e, "/prev_issue_type/name").map(str::to_string);
         }
@@ -392,6 +397,27 @@ mod tests {
     /// What no timeline entry dates is unknown before a later change of it:
     /// the head before a later commit, the review requests before a later
     /// review, the body before `updated_at`.
+    /// The base a PR had before a later base change is unknown: REST's
+    /// `base_ref_changed` names who and when, not the branch it left.
+    #[test]
+    fn a_base_before_a_later_base_change_is_unknown() {
+        let t = |m: i64| {
+            "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
+        };
+        let now = ItemSnapshot {
+            state: "open".into(),
+            base: Some("develop".into()),
+            ..ItemSnapshot::default()
+        };
+        let timeline = [json!({"event": "base_ref_changed", "created_at": t(10).to_rfc3339()})];
+        let past = Timeline::new(&timeline, &[]);
+        assert_eq!(past.state_at(&now, None, t(5)).base, None);
+        assert_eq!(
+            past.state_at(&now, None, t(10)).base.as_deref(),
+            Some("develop")
+        );
+    }
+
     #[test]
     fn what_the_timeline_does_not_date_is_unknown_before_it_may_have_changed() {
         let t = |m: i64| {

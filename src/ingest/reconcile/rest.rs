@@ -93,6 +93,8 @@ pub struct Event {
     pub requested_team: Option<User>,
     pub dismissed_review: Option<DismissedReview>,
     pub issue_type: Option<Named>,
+    /// The type before (`issue_type_changed`, `issue_type_removed`).
+    pub prev_issue_type: Option<Named>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -1394,6 +1394,32 @@ mod read_table_gaps {
         assert_eq!(edit.actor.as_ref().unwrap().login, "alice");
     }
 
+    /// GitHub's `issue-type-removed-issue-event` names the type removed as
+    /// `prev_issue_type` and has no `issue_type` (found rendering the
+    /// model's issue types from the description): the clear is read.
+    #[test]
+    fn an_issue_type_removed_names_its_previous_type() {
+        let o = obs_of(
+            "set_issue_type",
+            json!({"issues/7/timeline": [
+                {"id": 91, "event": "issue_type_added", "created_at": ts(1),
+                 "actor": {"login": "alice", "type": "User"}, "issue_type": {"id": 1, "name": "Bug"}},
+                {"id": 92, "event": "issue_type_removed", "created_at": ts(2),
+                 "actor": {"login": "alice", "type": "User"}, "prev_issue_type": {"id": 1, "name": "Bug"}}]}),
+        );
+        let want = [
+            K::IssueTyped {
+                issue_type: "Bug".into(),
+            },
+            K::IssueUntyped {
+                issue_type: "Bug".into(),
+            },
+        ];
+        for w in &want {
+            assert!(o.iter().any(|o| &o.event == w), "{w:?} in {:?}", kinds(&o));
+        }
+    }
+
     /// `link_sub_issue` reads both ends of the link.
     #[test]
     fn a_sub_issue_link_is_read_from_both_ends() {

@@ -112,11 +112,14 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a deleted comment's past is gone from the API (its 404 says deleted, not when nor what came before)",
+        why: "a deleted comment's past is gone from the API (its 404 says deleted, not when nor what came before, nor who deleted it): an issue comment or a review comment alike",
         applies: |events| {
-            events
-                .iter()
-                .any(|e| matches!(e.fact, Fact::DeleteComment { .. }))
+            events.iter().any(|e| {
+                matches!(
+                    e.fact,
+                    Fact::DeleteComment { .. } | Fact::DeleteReviewComment { .. }
+                )
+            })
         },
     },
     Exception {
@@ -131,6 +134,26 @@ pub const EXCEPTIONS: &[Exception] = &[
             events
                 .iter()
                 .any(|e| matches!(e.fact, Fact::RenameRepo { .. }))
+        },
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted issue's past is gone from the API: REST answers its paths (the issue, its timeline, its comments) `410 Gone`, naming neither who deleted it nor when, nor anything done to it before; only `issues.deleted` tells who (a person's deletion of an issue the agent wrote is rejected/strong from the webhook, unknown from the API)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::DeleteIssue { .. }))
+        },
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a PR's base that a later base change replaced is told only by the webhooks (`pull_request.edited`'s `changes.base.ref.from` and the PR's `base.ref` then): REST's `base_ref_changed` names who and when, not the branches, so a state rebuilt before the later change has no base (`ingest::reconcile::past`); found on random seeds once the model changed bases (2026-12-06)",
+        applies: |events| {
+            events
+                .iter()
+                .filter(|e| matches!(e.fact, Fact::ChangeBase { .. }))
+                .count()
+                >= 2
         },
     },
     Exception {
@@ -511,14 +534,20 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::AnswerDiscussion { number, .. }
         | Fact::CloseDiscussion { number, .. }
         | Fact::ReopenDiscussion { number }
-        | Fact::DiscussionAct { number, .. } => vec![*number],
+        | Fact::DiscussionAct { number, .. }
+        | Fact::SetIssueType { number, .. }
+        | Fact::DeleteIssue { number }
+        | Fact::ChangeBase { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }
         | Fact::DiscussionComment { number, id, .. } => vec![*number, *id],
         Fact::EditComment { id, .. }
         | Fact::DeleteComment { id }
-        | Fact::MinimizeComment { id, .. } => vec![*id],
+        | Fact::MinimizeComment { id, .. }
+        | Fact::EditReview { id, .. }
+        | Fact::EditReviewComment { id, .. }
+        | Fact::DeleteReviewComment { id } => vec![*id],
         Fact::React { on, .. } => match on {
             ReactionOn::Thread(n) | ReactionOn::Comment(n) | ReactionOn::Discussion(n) => {
                 vec![*n]

@@ -130,6 +130,7 @@ impl Builder<'_, '_> {
                 },
             })
         });
+        self.delete_follow_up(n);
     }
 
     pub(super) fn pr_follow_ups(&mut self, n: u64, may_revert: bool) {

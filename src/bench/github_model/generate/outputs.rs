@@ -44,16 +44,7 @@ impl Builder<'_, '_> {
                 };
                 self.on_pr(t, n, close, json!({"number": n}));
             }
-            T::UpdatePullRequest => {
-                self.human_pr(n, false);
-                self.agent(Fact::EditTitle {
-                    number: n,
-                    title: "agent title".into(),
-                });
-                self.line(t, json!({"number": n, "before_state": {"title": format!("Change {n}")}, "after_state": {"title": "agent title"}}));
-                self.title_follow_ups(n, &format!("Change {n}"));
-                self.pr_follow_ups(n, false);
-            }
+            T::UpdatePullRequest => self.update_pull_request(t, n),
             T::MergePullRequest => {
                 self.human_pr(n, false);
                 self.agent(Fact::Merge {
@@ -91,6 +82,7 @@ impl Builder<'_, '_> {
                 if self.chance(3) {
                     self.someday(Fact::DismissReview { number: n, id });
                 }
+                self.review_edit_follow_ups(id);
             }
             T::DismissPullRequestReview => {
                 self.human_pr(n, false);
@@ -122,6 +114,7 @@ impl Builder<'_, '_> {
                 let url = format!("{}#discussion_r{id}", self.url("pull", n));
                 self.line(t, json!({"number": n, "url": url, "id": id}));
                 self.thread_follow_ups(n, id);
+                self.review_comment_edit_follow_ups(id);
             }
             T::ReplyToPullRequestReviewComment => {
                 self.human_pr(n, false);
@@ -140,6 +133,7 @@ impl Builder<'_, '_> {
                     json!({"number": n, "url": url, "id": id, "comment_id": root}),
                 );
                 self.thread_follow_ups(n, root);
+                self.review_comment_edit_follow_ups(id);
             }
             T::ResolvePullRequestReviewThread => {
                 self.human_pr(n, false);
@@ -170,7 +164,8 @@ impl Builder<'_, '_> {
                 self.line(t, json!({"number": n}));
                 self.issue_follow_ups(n);
             }
-            T::UpdateIssue | T::SetIssueType | T::SetIssueField => {
+            T::SetIssueType => self.set_issue_type(t, n),
+            T::UpdateIssue | T::SetIssueField => {
                 self.human_issue(n);
                 if *t == T::UpdateIssue {
                     self.agent(Fact::EditTitle {

@@ -46,6 +46,7 @@ impl World {
                 parent: None,
                 sub_issues: Vec::new(),
                 comments: Vec::new(),
+                issue_type: None,
             },
         );
         Changed::Thread(number)
@@ -107,6 +108,10 @@ impl World {
             Fact::DeleteComment { id } => {
                 self.comments.remove(id);
             }
+            Fact::DeleteReviewComment { id } => {
+                self.review_comments.remove(id);
+            }
+            Fact::DeleteIssue { number } => self.forget_issue(*number),
             // A transferred issue leaves the repository (its deliveries
             // were rendered from it first).
             Fact::TransferIssue {
@@ -328,6 +333,7 @@ impl World {
                 root,
                 created_at: at,
                 commit_id,
+                updated_at: at,
             },
         );
         self.review_threads.entry(root).or_insert(ReviewThread {
