@@ -268,3 +268,9 @@ impl Builder<'_, '_> {
 pub fn sha(n: u64, k: u64) -> String {
     crate::bench::payloads::sha(n * 1000 + k)
 }
+
+/// The sha of a commit pushed to thread `n` (choice `k`) as the history's
+/// object `id`: unique, as a new commit's sha is (its parent differs).
+pub fn unique_sha(n: u64, k: u64, id: u64) -> String {
+    crate::bench::payloads::sha((n * 1000 + k) ^ (id << 20))
+}

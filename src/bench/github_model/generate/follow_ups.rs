@@ -1,7 +1,7 @@
 //! What people and bots do to a target after the agent's write: reactions,
 //! reviews, merges and reverts, comments, labels, titles, assignments, discussions.
 
-use super::{people, sha, Builder, OFFSETS_MIN};
+use super::{people, sha, unique_sha, Builder, OFFSETS_MIN};
 use crate::bench::github_model::history::{
     Actor, CloseReason, Fact, ReactionOn, ReviewState, SILENT_KINDS, SILENT_PR_KINDS,
 };
@@ -165,7 +165,9 @@ impl Builder<'_, '_> {
                 },
                 4 => Fact::Push {
                     number: n,
-                    sha: sha(n, 10 + b.c.pick(50) as u64),
+                    // A commit of its own: two pushes never share a sha
+                    // (GitHub's sha names the commit's content and parent).
+                    sha: unique_sha(n, 10 + b.c.pick(50) as u64, b.id()),
                     message: "fixup".into(),
                 },
                 5 => {
@@ -177,7 +179,7 @@ impl Builder<'_, '_> {
                 // commit but the first).
                 7 => Fact::ForcePush {
                     number: n,
-                    sha: sha(n, 60 + b.c.pick(30) as u64),
+                    sha: unique_sha(n, 60 + b.c.pick(30) as u64, b.id()),
                     message: "rework".into(),
                 },
                 8 => Fact::ReviewComment {
