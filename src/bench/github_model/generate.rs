@@ -14,6 +14,7 @@ use crate::model::OutputType;
 
 mod follow_ups;
 mod outputs;
+mod projects;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
 mod changes;
+pub mod projects;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -229,6 +230,10 @@ pub enum Changed {
     Release(String),
     /// The repository renamed (its name before).
     Repository(String),
+    /// An item of the owner's project (by its id).
+    ProjectItem(u64),
+    /// The owner's project itself.
+    Project,
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -256,6 +261,8 @@ pub struct World {
     /// The names the repository had before `repo`, oldest first
     /// (`Fact::RenameRepo`).
     pub former_names: Vec<String>,
+    /// The owner's project (`world::projects`).
+    pub project: projects::Project,
     next_event: u64,
 }
 
@@ -720,6 +727,13 @@ impl World {
                 Changed::Repository(before)
             }
             Fact::Raw { .. } => Changed::Nothing,
+            Fact::AddProjectItem { .. }
+            | Fact::SetProjectField { .. }
+            | Fact::ArchiveProjectItem { .. }
+            | Fact::DeleteProjectItem { .. }
+            | Fact::ReorderProjectItem { .. }
+            | Fact::ConvertProjectItem { .. }
+            | Fact::DeleteProject => self.apply_project(e),
         }
     }
 }
