@@ -56,8 +56,28 @@ impl Builder<'_, '_> {
     /// into issue `new_issue`.
     fn project_follow_ups(&mut self, item: u64, new_issue: u64) {
         let draft = self.id();
-        self.follow_ups_of(9, |b, choice, _, _| {
+        let add_draft = Fact::AddProjectItem {
+            item: draft,
+            number: None,
+            title: "An idea".into(),
+        };
+        self.follow_ups_of(9, |b, choice, who, at| {
             let on = if b.chance(3) { draft } else { item };
+            // A draft to reorder against or convert: added just before
+            // (nothing when it is there already).
+            let just_before = at - chrono::Duration::minutes(1);
+            if matches!(choice, 4 | 6) {
+                b.h.push(just_before, who, add_draft.clone());
+            }
+            // Restored: archived first, by someone.
+            if choice == 2 {
+                let archiver = b.who();
+                let archive = Fact::ArchiveProjectItem {
+                    item: on,
+                    archived: true,
+                };
+                b.h.push(just_before, &archiver, archive);
+            }
             Some(match choice {
                 0 => {
                     let value =
@@ -78,11 +98,7 @@ impl Builder<'_, '_> {
                 },
                 3 => Fact::DeleteProjectItem { item: on },
                 4 => Fact::ReorderProjectItem { item: on },
-                5 => Fact::AddProjectItem {
-                    item: draft,
-                    number: None,
-                    title: "An idea".into(),
-                },
+                5 => add_draft.clone(),
                 6 => Fact::ConvertProjectItem {
                     item: draft,
                     number: new_issue,
