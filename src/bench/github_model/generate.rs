@@ -20,6 +20,7 @@ mod follow_ups;
 mod issue_types;
 mod outputs;
 mod review_edits;
+mod projects;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {

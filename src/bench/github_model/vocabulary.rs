@@ -155,6 +155,8 @@ fn class_of(actor: &Actor, author: &str, named: BTreeSet<String>) -> ActorClass 
 const READ_ALIKE: &str = "read alike on both paths: the webhook action and the timeline entry become the same unnamed act of its actor (ObservationKind::Other), which no rule names";
 const CLASSIC_PROJECTS: &str = "Projects (classic), which GitHub sunset in 2024: no new entries; projects v2 items come by `projects_v2_item`";
 
+const ORG_MEMBERSHIP: &str = "organization membership: no rule reads it (verdicts ask whether an actor is a bot, and what a requested user or team did; none asks org membership, and no normalizer reads `organization` deliveries); the App reads `member_removed` only to end that member's dashboard sessions (`http::auth::access`, tested there)";
+
 /// Timeline kinds GitHub documents that the model does not generate, and
 /// why none can change a verdict. Keys as `kind` writes them.
 pub const IRRELEVANT_TIMELINE: &[(&str, &str)] = &[
@@ -220,6 +222,9 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
     ("repository.unarchived", "a repository writable again: what follows comes by its own events"),
     ("repository.privatized", "a repository's visibility: no rule reads it (who may read it is the installation's and the viewer's, asked of GitHub)"),
     ("repository.publicized", "a repository's visibility: no rule reads it (who may read it is the installation's and the viewer's, asked of GitHub)"),
+    ("organization.member_added", ORG_MEMBERSHIP),
+    ("organization.member_invited", ORG_MEMBERSHIP),
+    ("organization.member_removed", ORG_MEMBERSHIP),
 ];
 
 /// Webhook actions that can matter and the model does not generate yet.
@@ -237,22 +242,11 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("code_scanning_alert.fixed", "the security family: the model has no code scanning alerts"),
     ("code_scanning_alert.reopened", "the security family: the model has no code scanning alerts"),
     ("code_scanning_alert.reopened_by_user", "the security family: the model has no code scanning alerts"),
-    ("membership.added", "team roles change: the model's people keep one role"),
-    ("membership.removed", "team roles change: the model's people keep one role"),
-    ("organization.member_added", "org roles change: the model's people keep one role"),
-    ("organization.member_invited", "org roles change: the model's people keep one role"),
-    ("organization.member_removed", "org roles change: the model's people keep one role"),
-    ("organization.renamed", "an owner renamed: the model's owner keeps its name"),
-    ("organization.deleted", "an owner deleted: not modelled"),
+    ("membership.added", "team membership matters to add_reviewer's team requests (a `TeamMember` observation counts a team member's review; `github::signals` reads it from the memberships endpoint as it is at the read, not at the review: issue 44 item 4), and the App reads no `membership` delivery for it (only `http::auth::access`, to end sessions); the model has no teams and requests none: it would take teams and team requests in the model and generator, the memberships answer by time, and membership dated by these deliveries"),
+    ("membership.removed", "team membership matters to add_reviewer's team requests (a `TeamMember` observation counts a team member's review; `github::signals` reads it from the memberships endpoint as it is at the read, not at the review: issue 44 item 4), and the App reads no `membership` delivery for it (only `http::auth::access`, to end sessions); the model has no teams and requests none: it would take teams and team requests in the model and generator, the memberships answer by time, and membership dated by these deliveries"),
+    ("organization.renamed", "every repository of the owner is renamed with it, with no `repository.renamed` for each (the brief of issue 44 says so; not verified here): the App follows renames by `repository.renamed`/`transferred` only (`ingest::webhook::repositories`, `app::worker::renamed`), so deliveries under the new owner would be filed under new names; it would take the App mapping an owner rename to a `RepoRenamed` of each repository it knows under the old owner, and the model renaming its owner"),
+    ("organization.deleted", "the owner's repositories and the App's installation on it go with it (GitHub's description says only 'An organization was deleted'; whether `installation.deleted` comes with it is not stated there nor verified here); the App reads nothing of it (no normalizer; `http::auth::access` acts on `member_removed` only): what both paths then conclude is not modelled"),
     ("milestone.deleted", "assign_milestone's milestone deleted: the milestone normalizer files it under the milestone's own key, which no evaluator reads; what it does to the milestone's issues (their `milestone` cleared, with or without `issues.demilestoned` and a `demilestoned` entry) is not in GitHub's descriptions, so the model cannot delete milestones yet"),
-    ("projects_v2.deleted", "update_project's project deleted: the model has no projects"),
-    ("projects_v2_item.created", "update_project: the model has no project items"),
-    ("projects_v2_item.edited", "update_project: the model has no project items"),
-    ("projects_v2_item.archived", "update_project: the model has no project items"),
-    ("projects_v2_item.restored", "update_project: the model has no project items"),
-    ("projects_v2_item.deleted", "update_project: the model has no project items"),
-    ("projects_v2_item.converted", "update_project: the model has no project items"),
-    ("projects_v2_item.reordered", "update_project: the model has no project items"),
     ("release.deleted", "a release deleted: not modelled"),
     ("release.unpublished", "a release unpublished: not modelled"),
     ("repository.deleted", "a repository deleted: every object of it would answer 404 and no later delivery comes; the App ignores the action (`ingest::webhook::repositories` reads only renamed/transferred) and the API path would read each output's 404 as its deletion with no actor: not modelled (the model keeps its one repository)"),

@@ -12,6 +12,7 @@ use super::objects::{self, iso, user};
 use super::world::{Changed, World};
 
 mod discussions;
+mod projects;
 
 /// One delivery: the event name, its id, the body, when it was sent.
 #[derive(Debug, Clone)]
@@ -57,8 +58,12 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
 /// Add what every delivery carries: repository, sender, installation.
 fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
     if let Some(o) = body.as_object_mut() {
-        o.entry("repository")
-            .or_insert_with(|| objects::repository(w));
+        // A project's deliveries are the organization's: no repository.
+        let org_level = o.contains_key("projects_v2_item") || o.contains_key("projects_v2");
+        if !org_level {
+            o.entry("repository")
+                .or_insert_with(|| objects::repository(w));
+        }
         o.insert("sender".into(), user(&e.actor));
         o.insert(
             "installation".into(),
@@ -159,6 +164,8 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Run(id)) => one("workflow_run", run(w, *id)),
         (_, Changed::Release(tag)) => one("release", release(w, before, tag, e)),
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
+        (_, Changed::ProjectItem(id)) => projects::item_deliveries(w, before, e, *id),
+        (_, Changed::Project) => projects::project_deliveries(w),
         _ => Vec::new(),
     }
 }

@@ -17,6 +17,7 @@ mod discussions;
 mod deletions;
 mod issue_types;
 mod review_edits;
+pub mod projects;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -249,6 +250,10 @@ pub enum Changed {
     Release(String),
     /// The repository renamed (its name before).
     Repository(String),
+    /// An item of the owner's project (by its id).
+    ProjectItem(u64),
+    /// The owner's project itself.
+    Project,
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -280,6 +285,8 @@ pub struct World {
     pub deleted: BTreeSet<u64>,
     /// PRs' base branches changed from `main` (`Fact::ChangeBase`).
     pub bases: BTreeMap<u64, String>,
+    /// The owner's project (`world::projects`).
+    pub project: projects::Project,
     next_event: u64,
 }
 
@@ -758,6 +765,13 @@ impl World {
             Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
             Fact::DeleteIssue { number } => self.delete_issue(*number, at),
             Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
+            Fact::AddProjectItem { .. }
+            | Fact::SetProjectField { .. }
+            | Fact::ArchiveProjectItem { .. }
+            | Fact::DeleteProjectItem { .. }
+            | Fact::ReorderProjectItem { .. }
+            | Fact::ConvertProjectItem { .. }
+            | Fact::DeleteProject => self.apply_project(e),
         }
     }
 }

@@ -19,8 +19,9 @@
 //!   id, so a number-keyed target sees the project's own events only.
 //! - `update_project`: the project item when its node id (`PVTI_…`) is known;
 //!   else the content's issue/PR thread (`content_number`) with the project
-//!   left in `extra` — field changes then reach it only through
-//!   reconciliation, since item webhooks name content by node id alone; else
+//!   left in `extra` — field changes do not reach it: item webhooks name
+//!   content by node id alone, and reconciliation reads no project yet
+//!   (`judge::reads` PROJECTS), so it stays `field_unreadable`; else
 //!   (draft issues, `create_fields`/`create_view`) the project.
 
 use serde_json::{Map, Value};

@@ -165,6 +165,15 @@ pub const EXCEPTIONS: &[Exception] = &[
                 .any(|e| matches!(e.fact, Fact::MinimizeComment { .. }))
         },
     },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted project is told only by `projects_v2.deleted`, which names who deleted it and when: GitHub's GraphQL answers a deleted project NOT_FOUND, naming neither, so no read after the fact can give a person's deletion (rejected/strong `deleted` of create_project) or its time; and the App reads no project from the API (`judge::reads` PROJECTS: projects are judged from webhooks only)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::DeleteProject))
+        },
+    },
 ];
 
 /// The verdict of each window. "Nothing seen" is one verdict whatever the
@@ -584,8 +593,24 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 || tag.is_some_and(|t| release_tag(e) == Some(t))
                 // A rename bears on every output of the repository.
                 || matches!(e.fact, Fact::RenameRepo { .. })
+                // The owner's project, on every output that names it.
+                || (line.get("project").is_some() && project_fact(e))
         })
         .collect()
+}
+
+/// True for a fact about the owner's project (`world::projects`).
+fn project_fact(e: &Event) -> bool {
+    matches!(
+        e.fact,
+        Fact::AddProjectItem { .. }
+            | Fact::SetProjectField { .. }
+            | Fact::ArchiveProjectItem { .. }
+            | Fact::DeleteProjectItem { .. }
+            | Fact::ReorderProjectItem { .. }
+            | Fact::ConvertProjectItem { .. }
+            | Fact::DeleteProject
+    )
 }
 
 /// The tag of a release an event publishes or edits.

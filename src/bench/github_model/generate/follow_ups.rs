@@ -54,7 +54,7 @@ impl Builder<'_, '_> {
     /// `count()` follow-ups, each by one of the people at a window edge:
     /// the fact `fact` makes of a choice below `kinds` (none when it filed
     /// its own, as a reaction does).
-    fn follow_ups_of(
+    pub(super) fn follow_ups_of(
         &mut self,
         kinds: usize,
         mut fact: impl FnMut(&mut Self, usize, &Actor, DateTime<Utc>) -> Option<Fact>,

@@ -384,8 +384,7 @@ impl Builder<'_, '_> {
             }
             T::AutofixCodeScanningAlert => self.line(t, json!({})),
             T::UpdateProject | T::CreateProject | T::CreateProjectStatusUpdate => {
-                let owner = self.h.owner().to_string();
-                self.line(t, json!({"project": format!("https://github.com/orgs/{owner}/projects/7"), "content_number": n}));
+                self.project_output(t, n)
             }
             _ => self.line(t, json!({"branch": "assets", "message": "done"})),
         }
