@@ -414,6 +414,23 @@ const DISCUSSION: &str = "query($owner: String!, $repo: String!, $number: Int!) 
   }
 }";
 
+/// A PR's base changes: REST's `base_ref_changed` names who and when, not
+/// the branches; GraphQL's `BaseRefChangedEvent` names both.
+const BASE_CHANGES: &str = "query($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      timelineItems(itemTypes: [BASE_REF_CHANGED_EVENT], first: 100) {
+        nodes {
+          ... on BaseRefChangedEvent {
+            createdAt previousRefName currentRefName
+            actor { login __typename }
+          }
+        }
+      }
+    }
+  }
+}";
+
 const GRAPHQL: Endpoint = Endpoint::idempotent("graphql.query");
 
 /// The GraphQL documents this file sends, by name (checked against GitHub's
@@ -423,6 +440,7 @@ pub fn graphql_documents() -> Vec<(String, String)> {
         ("fetch::REVIEW_THREADS", REVIEW_THREADS),
         ("fetch::MINIMIZED", MINIMIZED),
         ("fetch::DISCUSSION", DISCUSSION),
+        ("fetch::BASE_CHANGES", BASE_CHANGES),
     ]
     .into_iter()
     .map(|(n, q)| (n.to_string(), q.to_string()))
@@ -471,6 +489,14 @@ async fn graphql(
         "minimized" => {
             let data = query(client, installation, MINIMIZED, json!({"id": arg})).await?;
             data.get("node")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .ok_or_else(|| missing(key, &data))
+        }
+        "base_changes" => {
+            let vars = json!({"owner": owner, "repo": repo, "number": number()?});
+            let data = query(client, installation, BASE_CHANGES, vars).await?;
+            data.pointer("/repository/pullRequest/timelineItems")
                 .filter(|v| !v.is_null())
                 .cloned()
                 .ok_or_else(|| missing(key, &data))

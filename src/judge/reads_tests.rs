@@ -91,8 +91,8 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
 }
 
 /// What the first responses of `r` show: PR 7 merged into `main` by
-/// `mmmm222`, and its timeline cross-referencing PR 8 (for the follow-up
-/// reads), of the paths `r` reads.
+/// `mmmm222`, and its timeline cross-referencing PR 8 and changing its base
+/// (for the follow-up reads), of the paths `r` reads.
 fn first_answers(r: &ExecutionRecord) -> ApiState {
     let read: BTreeSet<String> = required_endpoints(r).into_iter().map(|e| e.path).collect();
     let mut state = ApiState {
@@ -100,7 +100,8 @@ fn first_answers(r: &ExecutionRecord) -> ApiState {
             "pulls/7": {"state": "closed", "merged": true, "merge_commit_sha": "mmmm222",
                         "base": {"ref": "main"}, "head": {"ref": "b", "sha": "h9"}},
             "issues/7/timeline": [{"event": "cross-referenced", "created_at": ts(1),
-                "source": {"issue": {"number": 8, "pull_request": {}}}}]
+                "source": {"issue": {"number": 8, "pull_request": {}}}},
+                {"event": "base_ref_changed", "created_at": ts(2)}]
         }))
         .unwrap(),
         ..Default::default()

@@ -747,7 +747,19 @@ pub const PROFILES: &[Profile] = &[
         needs: &[
             need(&TITLE_EDITED, TITLE),
             noted(&BODY_EDITED, PR_BODY, BODY),
-            need(&BASE_CHANGED, &[tl("base_ref_changed"), api("pulls/{n}", "base.ref", "", "")]),
+            need(
+                &BASE_CHANGED,
+                &[
+                    tl("base_ref_changed"),
+                    api("pulls/{n}", "base.ref", "", ""),
+                    api(
+                        "graphql/base_changes/{n}",
+                        "previousRefName, currentRefName",
+                        "actor",
+                        "createdAt",
+                    ),
+                ],
+            ),
             need(&LABELED, LABEL_EVENTS),
             need(&ASSIGNED, ASSIGN_EVENTS),
             need(

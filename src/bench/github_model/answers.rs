@@ -247,6 +247,27 @@ pub fn review_threads(w: &World, n: u64) -> Option<Vec<Value>> {
     Some(threads)
 }
 
+/// `repository.pullRequest(number).timelineItems(itemTypes:
+/// [BASE_REF_CHANGED_EVENT])` of PR `n`: each base change, with the branch
+/// it left and the one it took.
+pub fn base_changes(w: &World, n: u64) -> Option<Value> {
+    let t = w.threads.get(&n).filter(|t| t.pr.is_some())?;
+    let nodes: Vec<Value> = t
+        .timeline
+        .iter()
+        .filter_map(|e| match &e.item {
+            Item::BaseRefChanged { from, to } => Some(json!({
+                "createdAt": e.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                "previousRefName": from,
+                "currentRefName": to,
+                "actor": actor(&e.actor),
+            })),
+            _ => None,
+        })
+        .collect();
+    Some(json!({ "nodes": nodes }))
+}
+
 /// `repository.discussion(number)`.
 pub fn discussion(w: &World, n: u64) -> Option<Value> {
     let d = w.discussions.get(&n)?;

@@ -12,15 +12,15 @@ use serde_json::{json, Value};
 use super::history::{Actor, Fact, History};
 use crate::model::OutputType;
 
-mod discussions;
 mod aside;
 mod bases;
 mod deletions;
+mod discussions;
 mod follow_ups;
 mod issue_types;
 mod outputs;
-mod review_edits;
 mod projects;
+mod review_edits;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {

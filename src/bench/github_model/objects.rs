@@ -342,7 +342,7 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
         // description names no before or after commit.
         Item::HeadRefForcePushed => base("head_ref_force_pushed"),
         Item::Transferred(_) => base("transferred"),
-        Item::BaseRefChanged => base("base_ref_changed"),
+        Item::BaseRefChanged { .. } => base("base_ref_changed"),
         Item::Merged(sha) => {
             let mut o = base("merged");
             o["commit_id"] = json!(sha);

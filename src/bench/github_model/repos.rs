@@ -380,6 +380,7 @@ async fn graphql(
             match kind {
                 "review_threads" => super::answers::review_threads(w, n).map(Value::from),
                 "discussion" => super::answers::discussion(w, n),
+                "base_changes" => super::answers::base_changes(w, n),
                 _ => None,
             }
         })
@@ -394,6 +395,16 @@ async fn graphql(
     }
     if body.query.contains(": repository(owner: ") {
         return batch_answer(&fake, &body.query);
+    }
+    if body.query.contains("BASE_REF_CHANGED_EVENT") {
+        let number = var("number").as_u64().unwrap_or_default();
+        return match get(format!("{repo}/graphql/base_changes/{number}")) {
+            Some(items) => Json(json!({"data": {"repository": {"pullRequest": {
+                "timelineItems": items
+            }}}}))
+            .into_response(),
+            None => not_found(json!({"repository": {"pullRequest": null}})),
+        };
     }
     if body.query.contains("reviewThreads") {
         let number = var("number").as_u64().unwrap_or_default();

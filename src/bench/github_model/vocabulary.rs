@@ -187,6 +187,7 @@ pub const NOT_YET_TIMELINE: &[(&str, &str)] = &[
 /// Webhook `event.action`s of the events the App subscribes to that the
 /// model does not generate, and why none can change a verdict.
 pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
+    ("projects_v2.edited", "a project's title or description edited: create_project's rules read its close and the items people add to it, update_project its item's field, create_project_status_update its status update (`crates/judge/src/evaluate/project.rs`); no rule reads an edit"),
     ("installation.created", "the App's installation lifecycle (tests/it/github_app.rs and tenancy.rs drive it): no fact about an output"),
     ("installation.deleted", "the App's installation lifecycle (tests/it/github_app.rs and tenancy.rs drive it): no fact about an output"),
     ("installation.new_permissions_accepted", "the App's installation lifecycle: no fact about an output"),
@@ -205,10 +206,6 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
     ("milestone.opened", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
     ("milestone.closed", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
     ("milestone.edited", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
-    ("projects_v2.created", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
-    ("projects_v2.edited", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
-    ("projects_v2.closed", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
-    ("projects_v2.reopened", "a project's own lifecycle: update_project is judged by its item (`projects_v2_item`)"),
     ("projects_v2_status_update.created", "a project's status note: no output writes one, no rule reads one"),
     ("projects_v2_status_update.edited", "a project's status note: no output writes one, no rule reads one"),
     ("projects_v2_status_update.deleted", "a project's status note: no output writes one, no rule reads one"),
@@ -229,6 +226,9 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
 
 /// Webhook actions that can matter and the model does not generate yet.
 pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
+    ("projects_v2.created", "create_project's project created (an `Opened` fact of the project): the model's owner has one project from the start and the generator's create_project line names it, so no creation is delivered; it would take the agent's project created at execution"),
+    ("projects_v2.closed", "create_project's rule `project_closed` (a person closing the agent's project rejects it): the model's project is never closed, and the API path reads no project (GraphQL's `ProjectV2.closed`/`closedAt` would tell that and when, not who); it would take a close in the model and that read"),
+    ("projects_v2.reopened", "create_project's close undone: as `projects_v2.closed`"),
     ("check_run.created", "the workflow family's check runs: the model records the App's check runs but delivers no check_run webhooks"),
     ("check_run.completed", "the workflow family's check runs: no check_run webhooks in the model"),
     ("check_run.rerequested", "a person re-requesting a check (rule `check_rerequested`): no check_run webhooks in the model"),

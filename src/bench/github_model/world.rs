@@ -13,11 +13,11 @@ use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, Revie
 
 mod bases;
 mod changes;
-mod discussions;
 mod deletions;
+mod discussions;
 mod issue_types;
-mod review_edits;
 pub mod projects;
+mod review_edits;
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -71,8 +71,12 @@ pub enum Item {
         from: Option<String>,
         to: Option<String>,
     },
-    /// The PR's base branch changed (`base_ref_changed`).
-    BaseRefChanged,
+    /// The PR's base branch changed (`base_ref_changed`), from one branch
+    /// to another (REST's entry names neither; GraphQL's names both).
+    BaseRefChanged {
+        from: String,
+        to: String,
+    },
 }
 
 #[derive(Debug, Clone)]

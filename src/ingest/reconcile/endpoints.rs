@@ -86,6 +86,19 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
                 }
             }
         }
+        // The base a PR had before a later change: REST's `base_ref_changed`
+        // names who and when, not the branches; GraphQL's names both, as the
+        // `pull_request.edited` webhook's `changes.base.ref.from` does.
+        OutputType::UpdatePullRequest => {
+            let timeline = state.responses.get(&format!("issues/{n}/timeline"));
+            let changed = timeline.map(super::rest::items).unwrap_or_default();
+            if changed
+                .iter()
+                .any(|e| e.get("event").and_then(Value::as_str) == Some("base_ref_changed"))
+            {
+                out.push(supplementary(format!("graphql/base_changes/{n}")));
+            }
+        }
         _ => {}
     }
     out

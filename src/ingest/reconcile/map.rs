@@ -182,7 +182,12 @@ impl<'a> Mapper<'a> {
                 .get(&format!("pulls/{n}/commits"))
                 .map(items)
                 .unwrap_or_default();
-            let past = super::past::Timeline::new(items(timeline), commits);
+            let bases = self
+                .state
+                .responses
+                .get(&format!("graphql/base_changes/{n}"));
+            let past =
+                super::past::Timeline::new(items(timeline), commits).with_base_changes(bases);
             let key = thread_key(&self.repo, n);
             // The current state itself, when dated before later changes (a
             // closed item's, at its close), is the state at that date too.

@@ -28,6 +28,9 @@
 //!   user{login}}]}`: reactions on the discussion.
 //! - `graphql/discussion_reactions/<number>`: the discussion's
 //!   `reactions.nodes`, read alone (as `github::signals` does).
+//! - `graphql/base_changes/<pr number>`: the PR's `timelineItems` of
+//!   `BASE_REF_CHANGED_EVENT`: `{nodes: [{createdAt, previousRefName,
+//!   currentRefName, actor{login}}]}` (rebuilds the base before each change).
 //! - `graphql/closed_by/<issue number>`: the issue's latest `ClosedEvent`:
 //!   `{createdAt, closer{__typename, number, merged}}`.
 //!

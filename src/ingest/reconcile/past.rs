@@ -32,10 +32,13 @@
 //!   state before a later one carries no head;
 //! - the pending review requests, before a later review (a review clears
 //!   its reviewer's request with no timeline entry);
-//! - a PR's base branch, before a later `base_ref_changed`: the entry
+//! - a PR's base branch, before a later `base_ref_changed`: the REST entry
 //!   names who changed it and when, not the branch it left (found by the
 //!   differential once the model changed bases: a backfill judged
-//!   `update_pull_request` at 1h by the base set at 1h06).
+//!   `update_pull_request` at 1h by the base set at 1h06) — unless
+//!   GraphQL's `BaseRefChangedEvent` was read (`graphql/base_changes/<n>`,
+//!   `with_base_changes`), which names the branch each change left, as the
+//!   `pull_request.edited` webhook's `changes.base.ref.from` does.
 //!
 //! A state rebuilt at `t` with nothing undone is the current state.
 
@@ -51,6 +54,9 @@ pub(super) struct Timeline<'a> {
     entries: Vec<(DateTime<Utc>, &'a Value)>,
     /// When the head moved: commits (their committer date) and force-pushes.
     heads: Vec<DateTime<Utc>>,
+    /// The branch each base change left, by its time (GraphQL's
+    /// `BaseRefChangedEvent.previousRefName`).
+    bases_left: Vec<(DateTime<Utc>, String)>,
 }
 
 impl<'a> Timeline<'a> {
@@ -80,7 +86,26 @@ impl<'a> Timeline<'a> {
                 _ => {}
             }
         }
-        Timeline { entries, heads }
+        Timeline {
+            entries,
+            heads,
+            bases_left: Vec::new(),
+        }
+    }
+
+    /// With the PR's base changes as GraphQL names them (`{nodes:
+    /// [{createdAt, previousRefName}]}`): a base change undone gives back
+    /// the branch it left.
+    pub fn with_base_changes(mut self, changes: Option<&Value>) -> Timeline<'a> {
+        let nodes = changes.map(super::rest::items).unwrap_or_default();
+        self.bases_left = nodes
+            .iter()
+            .filter_map(|n| {
+                let at = time(n.get("createdAt"))?;
+                Some((at, text(n, "/previousRefName")?.to_string()))
+            })
+            .collect();
+        self
     }
 
     /// The item's state at `t`, from its `current` state read when it was
@@ -97,6 +122,11 @@ impl<'a> Timeline<'a> {
                 break;
             }
             undo(&mut s, e, &self.entries[..i]);
+            if name(e) == "base_ref_changed" {
+                if let Some((_, left)) = self.bases_left.iter().find(|(when, _)| when == at) {
+                    s.base = Some(left.clone());
+                }
+            }
         }
         if updated.is_none_or(|u| t < u) {
             s.body_hash.clear();
@@ -400,7 +430,7 @@ mod tests {
     /// The base a PR had before a later base change is unknown: REST's
     /// `base_ref_changed` names who and when, not the branch it left.
     #[test]
-    fn a_base_before_a_later_base_change_is_unknown() {
+    fn a_base_before_a_later_base_change_is_unknown_unless_graphql_names_it() {
         let t = |m: i64| {
             "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
         };
@@ -416,6 +446,21 @@ mod tests {
             past.state_at(&now, None, t(10)).base.as_deref(),
             Some("develop")
         );
+        // GraphQL's `BaseRefChangedEvent` names the branch each change
+        // left: the base before is known again, change by change.
+        let timeline = [
+            json!({"event": "base_ref_changed", "created_at": t(10).to_rfc3339()}),
+            json!({"event": "base_ref_changed", "created_at": t(20).to_rfc3339()}),
+        ];
+        let graphql = json!({"nodes": [
+            {"createdAt": t(10).to_rfc3339(), "previousRefName": "main", "currentRefName": "release"},
+            {"createdAt": t(20).to_rfc3339(), "previousRefName": "release", "currentRefName": "develop"},
+        ]});
+        let past = Timeline::new(&timeline, &[]).with_base_changes(Some(&graphql));
+        let base = |m| past.state_at(&now, None, t(m)).base;
+        assert_eq!(base(5).as_deref(), Some("main"));
+        assert_eq!(base(15).as_deref(), Some("release"));
+        assert_eq!(base(25).as_deref(), Some("develop"));
     }
 
     #[test]

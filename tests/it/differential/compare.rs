@@ -146,17 +146,6 @@ pub const EXCEPTIONS: &[Exception] = &[
         },
     },
     Exception {
-        paths: &[Path::Backfill, Path::Reconcile],
-        why: "a PR's base that a later base change replaced is told only by the webhooks (`pull_request.edited`'s `changes.base.ref.from` and the PR's `base.ref` then): REST's `base_ref_changed` names who and when, not the branches, so a state rebuilt before the later change has no base (`ingest::reconcile::past`); found on random seeds once the model changed bases (2026-12-06)",
-        applies: |events| {
-            events
-                .iter()
-                .filter(|e| matches!(e.fact, Fact::ChangeBase { .. }))
-                .count()
-                >= 2
-        },
-    },
-    Exception {
         paths: &[Path::Webhooks, Path::WebhooksWithSignals],
         why: "minimizing a comment sends no webhook, and no signal read covers it: only an output judged from the API sees it",
         applies: |events| {

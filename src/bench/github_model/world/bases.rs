@@ -33,8 +33,10 @@ impl World {
         if !open_pr || self.base(number) == base {
             return Changed::Nothing;
         }
+        let from = self.base(number).to_string();
         self.bases.insert(number, base.to_string());
-        self.note(number, at, who, Item::BaseRefChanged);
+        let to = base.to_string();
+        self.note(number, at, who, Item::BaseRefChanged { from, to });
         Changed::Thread(number)
     }
 }
