@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use safe_outcomes::app::GitHubConfig;
 use safe_outcomes::bench::github_model::generate::Generated;
 use safe_outcomes::bench::github_model::webhooks;
 use safe_outcomes::github::backfill::BackfillOptions;
@@ -16,13 +15,12 @@ use safe_outcomes::github::harvest::HarvestOptions;
 use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::github::reconciler::ReconcilerOptions;
 use safe_outcomes::github::signals;
-use safe_outcomes::http::RouterOptions;
 use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::{OutcomeRecord, CHECKPOINTS};
 use serde_json::Value;
 
-use crate::common::{self, TestApp};
-use crate::fake_github::{recorded_policy, CheckRun, FakeGitHub, Sleeps};
+use crate::common::tester::{Setup, Tester};
+use crate::fake_github::{CheckRun, FakeGitHub};
 use crate::payloads::installation_created;
 
 /// What one path ended with.
@@ -69,138 +67,95 @@ pub fn end(g: &Generated) -> DateTime<Utc> {
     last + chrono::Duration::days(31)
 }
 
-struct Rig {
-    t: TestApp,
-    gh: FakeGitHub,
-    running: RunningTasks,
-    _dir: tempfile::TempDir,
-}
-
-struct RunningTasks {
-    signals: Option<safe_outcomes::github::signals::SignalsHandle>,
-    reconciler: Option<safe_outcomes::github::reconciler::ReconcilerHandle>,
-    backfill: Option<safe_outcomes::github::backfill::BackfillHandle>,
-    publisher: Option<safe_outcomes::github::publisher::PublisherHandle>,
-}
-
-async fn rig(g: &Generated, start: DateTime<Utc>, path: Path) -> Rig {
-    let dir = tempfile::tempdir().unwrap();
+/// The App on the model of GitHub serving `g`'s history at the model's
+/// clock, with the tasks `path` runs (and the check-run publisher), the
+/// repository installed as it was named at `start`.
+async fn rig(g: &Generated, start: DateTime<Utc>, path: Path) -> Tester {
     let gh = FakeGitHub::start().await;
     gh.set_history(g.history.clone());
     let clock = Clock::manual(start);
     gh.set_clock(clock.clone());
-    let policy = recorded_policy(&Sleeps::default(), clock.clone(), 3);
-    let mut github = GitHubConfig::new(gh.client_factory(policy));
-    github.publisher = Some(PublisherOptions::new("http://127.0.0.1"));
-    match path {
+    let setup = Setup::on_clock(clock)
+        .github(gh)
+        .publisher(PublisherOptions::new("http://127.0.0.1"));
+    let setup = match path {
         // As `serve` runs: outputs still unseen after the grace are reconciled.
-        Path::Webhooks => github.reconciler = Some(ReconcilerOptions::default()),
-        Path::WebhooksWithSignals => {
-            github.reconciler = Some(ReconcilerOptions::default());
-            github.signals = true;
+        Path::Webhooks => setup.reconciler(ReconcilerOptions::default()),
+        Path::WebhooksWithSignals | Path::Reconcile => {
+            setup.reconciler(ReconcilerOptions::default()).signals()
         }
-        Path::Reconcile => {
-            github.reconciler = Some(ReconcilerOptions::default());
-            github.signals = true;
-        }
-        Path::Backfill => {
-            github.signals = true;
-            github.backfill = Some((
-                HarvestOptions::default(),
-                BackfillOptions {
-                    days: 35,
-                    reserve: 0,
-                    poll: Duration::from_millis(20),
-                    retry_wait: Duration::from_millis(20),
-                    ..BackfillOptions::default()
-                },
-            ));
-        }
-    }
-    let running = common::launch(dir.path(), &clock, github);
-    let tasks = RunningTasks {
-        signals: running.signals,
-        reconciler: running.reconciler,
-        backfill: running.backfill,
-        publisher: running.publisher,
+        Path::Backfill => setup.signals().backfill(
+            HarvestOptions::default(),
+            BackfillOptions {
+                days: 35,
+                reserve: 0,
+                poll: Duration::from_millis(20),
+                retry_wait: Duration::from_millis(20),
+                ..BackfillOptions::default()
+            },
+        ),
     };
-    let t = TestApp::serve(running.app, clock, dir.path(), RouterOptions::default()).await;
+    let r = setup.start().await;
     // The installation lists the repository by its name when installed.
     let installed = installation_created(g.history.installation, &g.history.name_at(start));
-    t.deliver_ok("installation", "install-1", &installed).await;
-    Rig {
-        t,
-        gh,
-        running: tasks,
-        _dir: dir,
+    r.send("installation", "install-1", installed).await;
+    r
+}
+
+/// Let the worker file, the reconciler then the signal fetcher attempt
+/// what they hold (the worker filing each one's results before the next),
+/// and the publisher publish.
+async fn settle(r: &Tester) {
+    r.t.app.wait_idle().await;
+    if let Some(rc) = &r.tasks.reconciler {
+        rc.flush().await;
+        r.t.app.wait_idle().await;
+    }
+    if let Some(s) = &r.tasks.signals {
+        s.flush().await;
+        r.t.app.wait_idle().await;
+    }
+    if let Some(p) = &r.tasks.publisher {
+        p.flush().await;
     }
 }
 
-impl Rig {
-    async fn settle(&self) {
-        self.t.app.wait_idle().await;
-        if let Some(r) = &self.running.reconciler {
-            r.flush().await;
-            self.t.app.wait_idle().await;
-        }
-        if let Some(s) = &self.running.signals {
-            s.flush().await;
-            self.t.app.wait_idle().await;
-        }
-        if let Some(p) = &self.running.publisher {
-            p.flush().await;
-        }
+/// Move the clock to `at`, letting checkpoints and signal reads happen.
+async fn advance(r: &Tester, at: DateTime<Utc>) {
+    if std::env::var("DIFF_TRACE").is_ok() {
+        eprintln!("advance to {at}");
     }
-
-    /// Move the clock to `at`, letting checkpoints and signal reads happen.
-    async fn advance(&self, at: DateTime<Utc>) {
-        if std::env::var("DIFF_TRACE").is_ok() {
-            eprintln!("advance to {at}");
-        }
-        if at > self.t.clock.now() {
-            self.t.advance_to(at).await;
-            self.settle().await;
-        }
+    if at > r.t.clock.now() {
+        r.t.advance_to(at).await;
+        settle(r).await;
     }
+}
 
-    async fn ended(self) -> Ended {
-        trace("ending");
-        self.settle().await;
-        let outcomes = self.t.outcomes().await;
-        trace(&format!(
-            "stopping; outputs: {:?}",
-            outcomes
-                .iter()
-                .filter(|(_, o)| o.safe_output_type.contains("comment"))
-                .map(|(k, o)| (k, o.target.as_ref().map(|t| t.key())))
-                .collect::<Vec<_>>()
-        ));
-        let check_runs = self.gh.check_runs();
-        if let Some(s) = self.running.signals {
-            s.stop().await;
-        }
-        if let Some(r) = self.running.reconciler {
-            r.stop().await;
-        }
-        if let Some(b) = self.running.backfill {
-            b.stop().await;
-        }
-        if let Some(p) = self.running.publisher {
-            p.stop().await;
-        }
-        self.t.stop().await;
-        Ended {
-            outcomes,
-            check_runs,
-        }
+/// What the path ended with; the App stopped.
+async fn ended(r: Tester) -> Ended {
+    trace("ending");
+    settle(&r).await;
+    let outcomes = r.t.outcomes().await;
+    trace(&format!(
+        "stopping; outputs: {:?}",
+        outcomes
+            .iter()
+            .filter(|(_, o)| o.safe_output_type.contains("comment"))
+            .map(|(k, o)| (k, o.target.as_ref().map(|t| t.key())))
+            .collect::<Vec<_>>()
+    ));
+    let check_runs = r.gh.check_runs();
+    r.stop().await;
+    Ended {
+        outcomes,
+        check_runs,
     }
+}
 
-    async fn post_manifests(&self, g: &Generated) {
-        for run in &g.runs {
-            self.t
-                .post_manifest_ok(&g.history.repo, run.run_id, "agent", &run.lines)
-                .await;
-        }
+async fn post_manifests(r: &Tester, g: &Generated) {
+    for run in &g.runs {
+        r.post_manifest(&g.history.repo, run.run_id, "agent", &run.lines)
+            .await;
     }
 }
 
@@ -238,7 +193,7 @@ pub async fn webhooks(g: &Generated, path: Path) -> Ended {
     let start = g.history.events.first().map(|e| e.at).unwrap_or_default();
     let r = rig(g, start - chrono::Duration::hours(1), path).await;
     for (at, step) in story(g) {
-        r.advance(at).await;
+        advance(&r, at).await;
         match step {
             Step::Deliver(d) => {
                 if std::env::var("DIFF_TRACE").is_ok() {
@@ -256,15 +211,15 @@ pub async fn webhooks(g: &Generated, path: Path) -> Ended {
                     a.body
                 );
             }
-            Step::Manifests => r.post_manifests(g).await,
+            Step::Manifests => post_manifests(&r, g).await,
             Step::Tick => {}
         }
     }
     let end = end(g);
-    r.advance(end).await;
+    advance(&r, end).await;
     let wait = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
-    r.advance(end + wait + chrono::Duration::minutes(1)).await;
-    r.ended().await
+    advance(&r, end + wait + chrono::Duration::minutes(1)).await;
+    ended(r).await
 }
 
 /// (b): installed after the fact; the day-one backfill harvests the run and
@@ -272,7 +227,7 @@ pub async fn webhooks(g: &Generated, path: Path) -> Ended {
 pub async fn backfill(g: &Generated) -> Ended {
     let r = rig(g, end(g), Path::Backfill).await;
     r.t.app.wait_idle().await;
-    let b = r.running.backfill.as_ref().expect("the backfill runs");
+    let b = r.tasks.backfill.as_ref().expect("the backfill runs");
     for _ in 0..200 {
         trace("backfill pass");
         b.flush().await;
@@ -285,9 +240,8 @@ pub async fn backfill(g: &Generated) -> Ended {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let wait = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
-    r.advance(end(g) + wait + chrono::Duration::minutes(1))
-        .await;
-    r.ended().await
+    advance(&r, end(g) + wait + chrono::Duration::minutes(1)).await;
+    ended(r).await
 }
 
 /// (c): the manifests arrived, every delivery was lost; the reconciler
@@ -300,10 +254,10 @@ pub async fn reconcile(g: &Generated) -> Ended {
         Path::Reconcile,
     )
     .await;
-    r.post_manifests(g).await;
+    post_manifests(&r, g).await;
     r.t.app.wait_idle().await;
-    r.advance(end(g)).await;
-    let reconciler = r.running.reconciler.as_ref().expect("the reconciler runs");
+    advance(&r, end(g)).await;
+    let reconciler = r.tasks.reconciler.as_ref().expect("the reconciler runs");
     for id in r.t.outcomes().await.keys() {
         let a =
             r.t.client
@@ -323,9 +277,8 @@ pub async fn reconcile(g: &Generated) -> Ended {
     reconciler.flush().await;
     r.t.app.wait_idle().await;
     let wait = chrono::Duration::from_std(signals::BATCH_WAIT).unwrap();
-    r.advance(end(g) + wait + chrono::Duration::minutes(1))
-        .await;
-    r.ended().await
+    advance(&r, end(g) + wait + chrono::Duration::minutes(1)).await;
+    ended(r).await
 }
 
 pub async fn run(g: &Generated, path: Path) -> Ended {
