@@ -11,6 +11,8 @@ use super::history::{CloseReason, Event, Fact, History};
 use super::objects::{self, iso, user};
 use super::world::{Changed, World};
 
+mod checks;
+
 /// One delivery: the event name, its id, the body, when it was sent.
 #[derive(Debug, Clone)]
 pub struct Delivery {
@@ -131,6 +133,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Run(id)) => one("workflow_run", run(w, *id)),
         (_, Changed::Release(tag)) => one("release", release(w, before, tag, e)),
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
+        (_, Changed::Checks(c)) => checks::render(w, before, e, c),
         _ => Vec::new(),
     }
 }

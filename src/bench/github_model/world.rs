@@ -12,6 +12,9 @@ use chrono::{DateTime, Utc};
 use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, ReviewState};
 
 mod changes;
+mod checks;
+
+pub use checks::{Alert, AlertState, Change as ChecksChange, CheckRun};
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -184,6 +187,8 @@ pub struct Release {
     pub author: Actor,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Unpublished (`Fact::UnpublishRelease`): a draft again.
+    pub draft: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -229,6 +234,8 @@ pub enum Changed {
     Release(String),
     /// The repository renamed (its name before).
     Repository(String),
+    /// Checks, code scanning alerts, a release's end (`world::checks`).
+    Checks(ChecksChange),
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -256,6 +263,10 @@ pub struct World {
     /// The names the repository had before `repo`, oldest first
     /// (`Fact::RenameRepo`).
     pub former_names: Vec<String>,
+    /// Check runs by id (`world::checks`).
+    pub check_runs: BTreeMap<u64, CheckRun>,
+    /// Code scanning alerts by number (`world::checks`).
+    pub alerts: BTreeMap<u64, Alert>,
     next_event: u64,
 }
 
@@ -699,6 +710,7 @@ impl World {
                         author: who.clone(),
                         created_at: at,
                         updated_at: at,
+                        draft: false,
                     },
                 );
                 Changed::Release(tag.clone())
@@ -720,6 +732,18 @@ impl World {
                 Changed::Repository(before)
             }
             Fact::Raw { .. } => Changed::Nothing,
+            Fact::CreateCheckRun { .. }
+            | Fact::CompleteCheckRun { .. }
+            | Fact::RerequestCheckRun { .. }
+            | Fact::RequestCheckAction { .. }
+            | Fact::RequestCheckSuite { .. }
+            | Fact::CreateAlert { .. }
+            | Fact::FixAlert { .. }
+            | Fact::DismissAlert { .. }
+            | Fact::ReopenAlert { .. }
+            | Fact::AlertInBranch { .. }
+            | Fact::DeleteRelease { .. }
+            | Fact::UnpublishRelease { .. } => self.apply_checks(e),
         }
     }
 }
