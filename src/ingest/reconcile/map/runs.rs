@@ -94,6 +94,17 @@ impl Mapper<'_> {
     }
 
     pub(super) fn check_run(&mut self, path: &str, v: &Value) {
+        self.check_run_as(format!("api:{path}"), v);
+    }
+
+    /// A check run of a listing (`commits/{sha}/check-runs`), each its own
+    /// observation.
+    pub(super) fn listed_check_run(&mut self, path: &str, v: &Value) {
+        let id = v.get("id").and_then(Value::as_u64).unwrap_or_default();
+        self.check_run_as(format!("api:{path}:{id}"), v);
+    }
+
+    fn check_run_as(&mut self, obs_id: String, v: &Value) {
         let (Some(id), Some(sha)) = (
             v.get("id").and_then(Value::as_u64),
             v.get("head_sha").and_then(Value::as_str),
@@ -105,7 +116,7 @@ impl Mapper<'_> {
             .unwrap_or(self.fallback);
         let key = commit_key(&self.repo, sha);
         self.push(
-            format!("api:{path}"),
+            obs_id,
             at,
             key,
             None,
