@@ -1132,7 +1132,13 @@ pub const PROFILES: &[Profile] = &[
         types: &["create_check_run"],
         shape: Shape::CheckRun,
         needs: &[
-            need(&CHECK_RUN, &[api("check-runs/{check}", "status, conclusion", "app", "completed_at")]),
+            need(
+                &CHECK_RUN,
+                &[
+                    api("check-runs/{check}", "status, conclusion", "app", "completed_at"),
+                    api("commits/{sha}/check-runs?check_name={name}", "the check runs of its name on its commit: a later one replaced it", "app", "started_at, completed_at"),
+                ],
+            ),
             need(
                 &CLOSED,
                 &[api("pulls/{n}", "the PR the check reports on: state, merged", "merged_by", "closed_at, merged_at")],

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::history::{Actor, Fact, History};
 use crate::model::OutputType;
 
+mod checks;
 mod follow_ups;
 mod outputs;
 

@@ -228,19 +228,6 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
 
 /// Webhook actions that can matter and the model does not generate yet.
 pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
-    ("check_run.created", "the workflow family's check runs: the model records the App's check runs but delivers no check_run webhooks"),
-    ("check_run.completed", "the workflow family's check runs: no check_run webhooks in the model"),
-    ("check_run.rerequested", "a person re-requesting a check (rule `check_rerequested`): no check_run webhooks in the model"),
-    ("check_run.requested_action", "no check_run webhooks in the model"),
-    ("check_suite.completed", "no check_suite webhooks in the model"),
-    ("check_suite.requested", "no check_suite webhooks in the model"),
-    ("check_suite.rerequested", "no check_suite webhooks in the model"),
-    ("code_scanning_alert.appeared_in_branch", "the security family: the model has no code scanning alerts"),
-    ("code_scanning_alert.closed_by_user", "the security family: the model has no code scanning alerts"),
-    ("code_scanning_alert.created", "the security family: the model has no code scanning alerts"),
-    ("code_scanning_alert.fixed", "the security family: the model has no code scanning alerts"),
-    ("code_scanning_alert.reopened", "the security family: the model has no code scanning alerts"),
-    ("code_scanning_alert.reopened_by_user", "the security family: the model has no code scanning alerts"),
     ("discussion.category_changed", "discussions: only created/answered/closed/reopened are modelled"),
     ("discussion.deleted", "discussions: the model cannot delete one"),
     ("discussion.edited", "discussions: the model cannot edit one"),
@@ -276,8 +263,6 @@ pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
     ("pull_request_review.edited", "a review's body edited: not modelled"),
     ("pull_request_review_comment.edited", "review comments: edits are not modelled"),
     ("pull_request_review_comment.deleted", "review comments: deletions are not modelled"),
-    ("release.deleted", "a release deleted: not modelled"),
-    ("release.unpublished", "a release unpublished: not modelled"),
     ("repository.transferred", "a repository moved to another owner: the App reads it as a rename (`ingest::webhook::repositories`, unit-tested on GitHub's example, and the model renders `Fact::RenameRepo` to another owner as it), but the generator renames within the one owner its installation covers"),
     ("repository.deleted", "a repository deleted: the model cannot delete one (its objects would answer 404)"),
     ("sub_issues.parent_issue_added", "GitHub sends it beside `sub_issue_added` (generated) for the child's side: the model sends only the parent's"),
