@@ -135,7 +135,16 @@ impl Mapper<'_> {
         let Some(n) = v.get("number").and_then(Value::as_u64).or(n) else {
             return;
         };
-        let at = time(v.get("updated_at"))
+        // Its state is dated at its own time, as its webhook is: a fix at
+        // `fixed_at`, a dismissal at `dismissed_at` (`updated_at` moves on
+        // with later acts that leave the state, e.g. `appeared_in_branch`).
+        let own = match v.get("state").and_then(Value::as_str) {
+            Some("fixed") => time(v.get("fixed_at")),
+            Some("dismissed") => time(v.get("dismissed_at")),
+            _ => None,
+        };
+        let at = own
+            .or(time(v.get("updated_at")))
             .or(time(v.get("created_at")))
             .unwrap_or(self.fallback);
         let key = object_key(&self.repo, TargetKind::CodeScanningAlert, &n.to_string());
