@@ -1141,7 +1141,10 @@ pub const PROFILES: &[Profile] = &[
             ),
             need(
                 &CLOSED,
-                &[api("pulls/{n}", "the PR the check reports on: state, merged", "merged_by", "closed_at, merged_at")],
+                &[
+                    api("pulls/{n}", "the PR the check reports on: state, merged", "merged_by", "closed_at, merged_at"),
+                    tl("closed"),
+                ],
             ),
             noted(&WORKFLOW_RUN, &[], "the check run's own state is read; runs are the workflow types' fact"),
         ],

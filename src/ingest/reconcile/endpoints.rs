@@ -328,6 +328,9 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             // path).
             let mut v = vec![format!("check-runs/{id}")];
             v.extend(n.map(|n| format!("pulls/{n}")));
+            // Who closed it (`check_upheld` asks for a visible non-bot's
+            // close): its timeline, as the `pull_request.closed` sender.
+            v.extend(n.map(|n| format!("issues/{n}/timeline")));
             // And the check runs of its name on its commit: a later one
             // replaced it (`check_superseded`; `check_run.created` on the
             // webhook path).
