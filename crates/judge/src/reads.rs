@@ -513,15 +513,16 @@ pub const ALERT: Fact = fact(
         "code_scanning_alert.appeared_in_branch",
     ],
 );
-/// The fact `release`: a release was published, edited or deleted.
+/// The fact `release`: a release was published, edited, unpublished or deleted.
 pub const RELEASE: Fact = fact(
     "release",
-    "a release was published, edited or deleted",
+    "a release was published, edited, unpublished or deleted",
     &["release_changed", "edited"],
     &[
         "release.published",
         "release.edited",
         "release.deleted",
+        "release.unpublished",
         "release.released",
         "release.prereleased",
         "release.created",
@@ -1165,11 +1166,18 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         types: &["update_release"],
         shape: Shape::Release,
-        needs: &[noted(
-            &RELEASE,
-            &[api("releases/tags/{tag}", "name, body, draft, prerelease", "", "updated_at")],
-            "a release shows its author and state, not who edited it later",
-        )],
+        needs: &[
+            noted(
+                &RELEASE,
+                &[api("releases/tags/{tag}", "name, body, draft, prerelease", "", "updated_at")],
+                "a release shows its author and state, not who edited it later",
+            ),
+            noted(
+                &DELETED,
+                &[api("releases/tags/{tag}", "404 (deleted, or unpublished: a draft is not found by tag)", "", "")],
+                GONE,
+            ),
+        ],
     },
     Profile {
         types: &["upload_asset", "push_repo_memory", "upload_artifact", "upload_code_coverage"],
