@@ -123,9 +123,10 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
         ["actions", "runs", id] => Some(objects::run(w, w.runs.get(&num(id)?)?)),
         ["compare", spec] => compare(w, spec),
         // A draft (an unpublished release) is not found by its tag.
-        ["releases", "tags", tag] => {
-            Some(objects::release(w, w.releases.get(*tag).filter(|r| !r.draft)?))
-        }
+        ["releases", "tags", tag] => Some(objects::release(
+            w,
+            w.releases.get(*tag).filter(|r| !r.draft)?,
+        )),
         ["check-runs", id] => Some(objects::check_run(w, w.check_runs.get(&num(id)?)?)),
         ["commits", sha, "check-runs"] => Some(check_runs_at(w, sha)),
         ["code-scanning", "alerts", n] => Some(objects::alert(w, w.alerts.get(&num(n)?)?)),

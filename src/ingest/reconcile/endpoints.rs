@@ -148,7 +148,9 @@ pub fn same_name_runs(record: &ExecutionRecord) -> Option<String> {
             _ => format!("%{b:02X}"),
         })
         .collect();
-    Some(format!("commits/{sha}/check-runs?check_name={name}&per_page=100"))
+    Some(format!(
+        "commits/{sha}/check-runs?check_name={name}&per_page=100"
+    ))
 }
 
 fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {

@@ -154,9 +154,7 @@ impl Builder<'_, '_> {
     /// has it.
     fn alert_dismissed(&self, number: u64, at: chrono::DateTime<chrono::Utc>) -> bool {
         let w = crate::bench::github_model::world::World::at(&self.h, at);
-        w.alerts
-            .get(&number)
-            .is_some_and(|a| a.dismissed.is_some())
+        w.alerts.get(&number).is_some_and(|a| a.dismissed.is_some())
     }
 
     /// `update_release`: the release may later be deleted or unpublished,

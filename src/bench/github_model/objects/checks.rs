@@ -65,10 +65,16 @@ pub fn check_suite(w: &World, app_slug: &str, head_sha: &str) -> Value {
         .filter_map(|r| r.completed.as_ref().map(|c| c.1.as_str()))
         .collect();
     let conclusion = done.then(|| {
-        ["failure", "cancelled", "timed_out", "action_required", "success"]
-            .into_iter()
-            .find(|c| conclusions.contains(c))
-            .unwrap_or("neutral")
+        [
+            "failure",
+            "cancelled",
+            "timed_out",
+            "action_required",
+            "success",
+        ]
+        .into_iter()
+        .find(|c| conclusions.contains(c))
+        .unwrap_or("neutral")
     });
     let created = runs.iter().map(|r| r.created_at).min();
     let updated = runs
@@ -89,7 +95,11 @@ pub fn check_suite(w: &World, app_slug: &str, head_sha: &str) -> Value {
 /// A check run (`check-run`), its suite and app inside.
 pub fn check_run(w: &World, r: &CheckRun) -> Value {
     let (status, completed_at, conclusion) = match &r.completed {
-        Some((at, c)) => ("completed", Value::String(iso(*at)), Value::String(c.clone())),
+        Some((at, c)) => (
+            "completed",
+            Value::String(iso(*at)),
+            Value::String(c.clone()),
+        ),
         None => ("in_progress", Value::Null, Value::Null),
     };
     let suite = check_suite(w, &r.app, &r.head_sha);

@@ -51,7 +51,9 @@ fn check_run(w: &World, e: &Event, id: u64, action: &str) -> Vec<(String, Value)
     }
     let mut out = vec![("check_run".to_string(), body)];
     // The run that completes its suite completes the suite.
-    let done = w.suite_runs(&r.app, &r.head_sha).all(|x| x.completed.is_some());
+    let done = w
+        .suite_runs(&r.app, &r.head_sha)
+        .all(|x| x.completed.is_some());
     if matches!(action, "created" | "completed") && r.completed.is_some() && done {
         out.push((
             "check_suite".into(),

@@ -94,7 +94,9 @@ impl World {
                 let action = if *rerun { "rerequested" } else { "requested" };
                 Some(Change::CheckSuite(app.clone(), head_sha.clone(), action))
             }
-            Fact::CreateAlert { number, rule, path } => self.create_alert(*number, rule, path, e.at),
+            Fact::CreateAlert { number, rule, path } => {
+                self.create_alert(*number, rule, path, e.at)
+            }
             Fact::FixAlert { number } => self.fix_alert(*number, e.at),
             Fact::DismissAlert { number, reason } => self.dismiss(*number, reason, &e.actor, e.at),
             Fact::ReopenAlert { number } => self.reopen_alert(*number, e.at),
@@ -141,7 +143,10 @@ impl World {
     }
 
     fn complete(&mut self, id: u64, conclusion: &str, at: DateTime<Utc>) -> Option<Change> {
-        let run = self.check_runs.get_mut(&id).filter(|r| r.completed.is_none())?;
+        let run = self
+            .check_runs
+            .get_mut(&id)
+            .filter(|r| r.completed.is_none())?;
         run.completed = Some((at, conclusion.to_string()));
         Some(Change::CheckRun(id, "completed"))
     }
