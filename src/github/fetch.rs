@@ -199,14 +199,17 @@ fn label(path: &str) -> &'static str {
         ["actions", listed] if listed.starts_with("runs?") => "actions.list_runs",
         ["compare", _] => "repos.compare",
         ["check-runs", _] => "checks.get",
+        ["commits", _, listed] if listed.starts_with("check-runs?") => "checks.list_for_ref",
         ["code-scanning", "alerts", _] => "code_scanning.get_alert",
         ["releases", "tags", ..] => "releases.get_by_tag",
         _ => "reconcile.get",
     }
 }
 
+/// A listing GitHub pages as an array. `checks.list_for_ref` answers an
+/// object (`check_runs`), read as one page of 100 (`same_name_runs`).
 fn is_list(label: &str) -> bool {
-    label.contains(".list_")
+    label.contains(".list_") && label != "checks.list_for_ref"
 }
 
 /// An answer, or GitHub's redirect to where the object is now.

@@ -66,7 +66,7 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
         )),
         Shape::Dispatch => None,
         Shape::CheckRun => Some(target(
-            json!({"repo": REPO, "kind": "check_run", "id": 5151, "parent_number": 7}),
+            json!({"repo": REPO, "kind": "check_run", "id": 5151, "name": "aaaa111", "parent_number": 7}),
         )),
         Shape::Alert => Some(target(
             json!({"repo": REPO, "kind": "code_scanning_alert", "number": 61}),
@@ -82,6 +82,9 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
         None => r.no_target(),
     };
     r.repo = REPO.to_string();
+    if output_type == "create_check_run" {
+        r = r.extra("name", json!("lint"));
+    }
     if output_type == "add_reviewer" {
         r = r
             .meta("requested_reviewers", json!(["dave"]))
@@ -112,6 +115,7 @@ fn first_answers(r: &ExecutionRecord) -> ApiState {
 
 /// A path back to its template (`Api::read`'s placeholders).
 fn template(path: &str) -> String {
+    let path = &path.replace("check_name=lint&per_page=100", "check_name={name}");
     if path.starts_with("actions/runs?event=repository_dispatch&created=") {
         return "actions/runs?event=repository_dispatch&created={since}".to_string();
     }

@@ -513,15 +513,16 @@ pub const ALERT: Fact = fact(
         "code_scanning_alert.appeared_in_branch",
     ],
 );
-/// The fact `release`: a release was published, edited or deleted.
+/// The fact `release`: a release was published, edited, unpublished or deleted.
 pub const RELEASE: Fact = fact(
     "release",
-    "a release was published, edited or deleted",
+    "a release was published, edited, unpublished or deleted",
     &["release_changed", "edited"],
     &[
         "release.published",
         "release.edited",
         "release.deleted",
+        "release.unpublished",
         "release.released",
         "release.prereleased",
         "release.created",
@@ -1144,10 +1145,19 @@ pub const PROFILES: &[Profile] = &[
         types: &["create_check_run"],
         shape: Shape::CheckRun,
         needs: &[
-            need(&CHECK_RUN, &[api("check-runs/{check}", "status, conclusion", "app", "completed_at")]),
+            need(
+                &CHECK_RUN,
+                &[
+                    api("check-runs/{check}", "status, conclusion", "app", "completed_at"),
+                    api("commits/{sha}/check-runs?check_name={name}", "the check runs of its name on its commit: a later one replaced it", "app", "started_at, completed_at"),
+                ],
+            ),
             need(
                 &CLOSED,
-                &[api("pulls/{n}", "the PR the check reports on: state, merged", "merged_by", "closed_at, merged_at")],
+                &[
+                    api("pulls/{n}", "the PR the check reports on: state, merged", "merged_by", "closed_at, merged_at"),
+                    tl("closed"),
+                ],
             ),
             noted(&WORKFLOW_RUN, &[], "the check run's own state is read; runs are the workflow types' fact"),
         ],
@@ -1168,11 +1178,18 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         types: &["update_release"],
         shape: Shape::Release,
-        needs: &[noted(
-            &RELEASE,
-            &[api("releases/tags/{tag}", "name, body, draft, prerelease", "", "updated_at")],
-            "a release shows its author and state, not who edited it later",
-        )],
+        needs: &[
+            noted(
+                &RELEASE,
+                &[api("releases/tags/{tag}", "name, body, draft, prerelease", "", "updated_at")],
+                "a release shows its author and state, not who edited it later",
+            ),
+            noted(
+                &DELETED,
+                &[api("releases/tags/{tag}", "404 (deleted, or unpublished: a draft is not found by tag)", "", "")],
+                GONE,
+            ),
+        ],
     },
     Profile {
         types: &["upload_asset", "push_repo_memory", "upload_artifact", "upload_code_coverage"],

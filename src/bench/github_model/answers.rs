@@ -122,9 +122,27 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
         }
         ["actions", "runs", id] => Some(objects::run(w, w.runs.get(&num(id)?)?)),
         ["compare", spec] => compare(w, spec),
-        ["releases", "tags", tag] => Some(objects::release(w, w.releases.get(*tag)?)),
+        // A draft (an unpublished release) is not found by its tag.
+        ["releases", "tags", tag] => Some(objects::release(
+            w,
+            w.releases.get(*tag).filter(|r| !r.draft)?,
+        )),
+        ["check-runs", id] => Some(objects::check_run(w, w.check_runs.get(&num(id)?)?)),
+        ["commits", sha, "check-runs"] => Some(check_runs_at(w, sha)),
+        ["code-scanning", "alerts", n] => Some(objects::alert(w, w.alerts.get(&num(n)?)?)),
         _ => None,
     }
+}
+
+/// `commits/{sha}/check-runs`: every app's check runs on the commit.
+fn check_runs_at(w: &World, sha: &str) -> Value {
+    let runs: Vec<Value> = w
+        .check_runs
+        .values()
+        .filter(|r| r.head_sha == sha)
+        .map(|r| objects::check_run(w, r))
+        .collect();
+    json!({"total_count": runs.len(), "check_runs": runs})
 }
 
 /// Where GitHub sends a path of an issue transferred away: `301 Moved

@@ -132,13 +132,20 @@ pub async fn get_one(
     _auth: Authorized,
 ) -> Response {
     let full = format!("{owner}/{repo}");
-    match fake
+    let ours = fake
         .lock()
         .check_runs
         .iter()
         .find(|r| r.id == id && r.repo == full)
-    {
-        Some(r) => Json(r.json()).into_response(),
+        .map(CheckRun::json);
+    // Else a check run of the repository's history (another app's, or one
+    // the history says the App made).
+    let history = || {
+        let w = fake.world(&full)?;
+        super::answers::rest(&w, &format!("check-runs/{id}"))
+    };
+    match ours.or_else(history) {
+        Some(r) => Json(r).into_response(),
         None => error(StatusCode::NOT_FOUND, "Not Found"),
     }
 }
@@ -156,7 +163,7 @@ pub async fn list_for_ref(
     _auth: Authorized,
 ) -> Response {
     let full = format!("{owner}/{repo}");
-    let runs: Vec<Value> = fake
+    let mut runs: Vec<Value> = fake
         .lock()
         .check_runs
         .iter()
@@ -164,5 +171,12 @@ pub async fn list_for_ref(
         .filter(|r| q.check_name.as_ref().is_none_or(|n| *n == r.name))
         .map(CheckRun::json)
         .collect();
+    // And the check runs of the repository's history on that commit.
+    let world = fake.world(&full);
+    let listed = world.and_then(|w| super::answers::rest(&w, &format!("commits/{sha}/check-runs")));
+    let named = |r: &Value| q.check_name.as_ref().is_none_or(|n| r["name"] == **n);
+    if let Some(Value::Array(more)) = listed.map(|l| l["check_runs"].clone()) {
+        runs.extend(more.into_iter().filter(named));
+    }
     Json(json!({"total_count": runs.len(), "check_runs": runs})).into_response()
 }

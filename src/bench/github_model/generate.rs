@@ -16,6 +16,7 @@ mod aside;
 mod bases;
 mod deletions;
 mod discussions;
+mod checks;
 mod follow_ups;
 mod issue_types;
 mod outputs;

@@ -423,6 +423,78 @@ pub enum Fact {
     },
     /// The owner's project deleted, with its items (`projects_v2.deleted`).
     DeleteProject,
+    /// A check run created on commit `head_sha` by the GitHub App `app`
+    /// (its slug: `github-actions` for a workflow's token, ours for the
+    /// App's own outcome check). The actor is who caused it: the agent, or
+    /// a person re-running a check. With a conclusion it is created
+    /// completed.
+    CreateCheckRun {
+        id: u64,
+        name: String,
+        head_sha: String,
+        app: String,
+        conclusion: Option<String>,
+    },
+    /// A check run completed (its suite too, once all its runs are).
+    CompleteCheckRun {
+        id: u64,
+        conclusion: String,
+    },
+    /// A person asks a check run's app to run it again: GitHub sends
+    /// `check_run.rerequested` to that app alone.
+    RerequestCheckRun {
+        id: u64,
+    },
+    /// A person presses one of a check run's buttons: GitHub sends
+    /// `check_run.requested_action` to its app alone.
+    RequestCheckAction {
+        id: u64,
+        identifier: String,
+    },
+    /// A person asks for (`rerun: false`) or re-runs (`rerun: true`) the
+    /// check suite of `app` on `head_sha`: `check_suite.requested` /
+    /// `rerequested`, sent to that app alone.
+    RequestCheckSuite {
+        head_sha: String,
+        app: String,
+        rerun: bool,
+    },
+    /// A code scanning alert created by an analysis, on `path`.
+    CreateAlert {
+        number: u64,
+        rule: String,
+        path: String,
+    },
+    /// An alert fixed by a commit (the actor pushed it).
+    FixAlert {
+        number: u64,
+    },
+    /// An alert dismissed (closed) by the actor, with GitHub's reason
+    /// (`false positive`, `won't fix`, `used in tests`).
+    DismissAlert {
+        number: u64,
+        reason: String,
+    },
+    /// An alert open again: a dismissed one reopened by the actor
+    /// (`reopened_by_user`), a fixed one found again by an analysis
+    /// (`reopened`).
+    ReopenAlert {
+        number: u64,
+    },
+    /// An alert found on another branch too (`appeared_in_branch`).
+    AlertInBranch {
+        number: u64,
+        branch: String,
+    },
+    /// A release deleted: its tag answers 404 from now.
+    DeleteRelease {
+        tag: String,
+    },
+    /// A release unpublished (a draft again): GitHub's get-by-tag answers
+    /// 404 for a draft.
+    UnpublishRelease {
+        tag: String,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

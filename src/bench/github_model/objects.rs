@@ -13,6 +13,9 @@ use super::history::{Actor, ReactionOn};
 use super::world::{Comment, Item, Reaction, Review, ReviewComment, Run, Thread, World};
 use crate::bench::payloads;
 
+mod checks;
+pub use checks::{alert, app_bot, check_run, check_suite, ACTIONS_APP, OUR_APP};
+
 pub fn iso(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
@@ -516,8 +519,8 @@ pub fn release(w: &World, r: &super::world::Release) -> Value {
         "url": format!("{}/releases/{}", api(w), r.id), "id": r.id,
         "html_url": format!("{}/releases/tag/{}", html(w), r.tag),
         "node_id": format!("RE_{}", r.id), "tag_name": r.tag, "target_commitish": "main",
-        "name": r.tag, "draft": false, "prerelease": false, "author": user(&r.author),
-        "created_at": iso(r.created_at), "published_at": iso(r.created_at),
+        "name": r.tag, "draft": r.draft, "prerelease": false, "author": user(&r.author),
+        "created_at": iso(r.created_at), "published_at": (!r.draft).then(|| iso(r.created_at)),
         "updated_at": iso(r.updated_at), "body": r.body, "assets": [],
     })
 }

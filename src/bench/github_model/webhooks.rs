@@ -13,6 +13,7 @@ use super::world::{Changed, World};
 
 mod discussions;
 mod projects;
+mod checks;
 
 /// One delivery: the event name, its id, the body, when it was sent.
 #[derive(Debug, Clone)]
@@ -166,6 +167,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
         (_, Changed::ProjectItem(id)) => projects::item_deliveries(w, before, e, *id),
         (_, Changed::Project) => projects::project_deliveries(w),
+        (_, Changed::Checks(c)) => checks::render(w, before, e, c),
         _ => Vec::new(),
     }
 }

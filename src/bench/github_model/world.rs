@@ -18,6 +18,9 @@ mod discussions;
 mod issue_types;
 pub mod projects;
 mod review_edits;
+mod checks;
+
+pub use checks::{Alert, AlertState, Change as ChecksChange, CheckRun};
 
 /// A commit on a PR's head branch.
 #[derive(Debug, Clone)]
@@ -209,6 +212,8 @@ pub struct Release {
     pub author: Actor,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Unpublished (`Fact::UnpublishRelease`): a draft again.
+    pub draft: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -258,6 +263,8 @@ pub enum Changed {
     ProjectItem(u64),
     /// The owner's project itself.
     Project,
+    /// Checks, code scanning alerts, a release's end (`world::checks`).
+    Checks(ChecksChange),
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -291,6 +298,10 @@ pub struct World {
     pub bases: BTreeMap<u64, String>,
     /// The owner's project (`world::projects`).
     pub project: projects::Project,
+    /// Check runs by id (`world::checks`).
+    pub check_runs: BTreeMap<u64, CheckRun>,
+    /// Code scanning alerts by number (`world::checks`).
+    pub alerts: BTreeMap<u64, Alert>,
     next_event: u64,
 }
 
@@ -739,6 +750,7 @@ impl World {
                         author: who.clone(),
                         created_at: at,
                         updated_at: at,
+                        draft: false,
                     },
                 );
                 Changed::Release(tag.clone())
@@ -776,6 +788,18 @@ impl World {
             | Fact::ReorderProjectItem { .. }
             | Fact::ConvertProjectItem { .. }
             | Fact::DeleteProject => self.apply_project(e),
+            Fact::CreateCheckRun { .. }
+            | Fact::CompleteCheckRun { .. }
+            | Fact::RerequestCheckRun { .. }
+            | Fact::RequestCheckAction { .. }
+            | Fact::RequestCheckSuite { .. }
+            | Fact::CreateAlert { .. }
+            | Fact::FixAlert { .. }
+            | Fact::DismissAlert { .. }
+            | Fact::ReopenAlert { .. }
+            | Fact::AlertInBranch { .. }
+            | Fact::DeleteRelease { .. }
+            | Fact::UnpublishRelease { .. } => self.apply_checks(e),
         }
     }
 }

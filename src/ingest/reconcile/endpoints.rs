@@ -146,6 +146,26 @@ pub fn dispatched_runs(record: &ExecutionRecord) -> String {
     format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}")
 }
 
+/// `commits/{sha}/check-runs?check_name={name}` of a `create_check_run`
+/// record: the check runs of its name on its commit (one page: a commit
+/// has few runs of one name).
+pub fn same_name_runs(record: &ExecutionRecord) -> Option<String> {
+    let sha = record.target.as_ref()?.name.clone()?;
+    let name = record
+        .field_str("name")
+        .or_else(|| record.field_str("check_name"))?;
+    let name: String = name
+        .bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    Some(format!(
+        "commits/{sha}/check-runs?check_name={name}&per_page=100"
+    ))
+}
+
 fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     let t = record.target.as_ref();
     let n = thread_number(record);
@@ -323,6 +343,13 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
             // path).
             let mut v = vec![format!("check-runs/{id}")];
             v.extend(n.map(|n| format!("pulls/{n}")));
+            // Who closed it (`check_upheld` asks for a visible non-bot's
+            // close): its timeline, as the `pull_request.closed` sender.
+            v.extend(n.map(|n| format!("issues/{n}/timeline")));
+            // And the check runs of its name on its commit: a later one
+            // replaced it (`check_superseded`; `check_run.created` on the
+            // webhook path).
+            v.extend(same_name_runs(record));
             v
         }
         OutputType::CreateCodeScanningAlert | OutputType::AutofixCodeScanningAlert => {

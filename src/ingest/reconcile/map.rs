@@ -491,6 +491,12 @@ impl<'a> Mapper<'a> {
             ["graphql", "minimized", node] => self.minimized(path, node, v),
             ["graphql", "discussion", n] => self.discussion(path, num(n), v),
             ["check-runs", _] => self.check_run(path, v),
+            ["commits", _, listed] if listed.starts_with("check-runs?") => {
+                let runs = v.get("check_runs").map_or_else(|| items(v), items);
+                for run in runs {
+                    self.listed_check_run(path, run);
+                }
+            }
             ["code-scanning", "alerts", n] => self.alert(path, num(n), v),
             ["releases", "tags", tag] => self.release(path, tag, v),
             // Objects and overlays are read by `thread_state`.

@@ -1370,6 +1370,50 @@ mod read_table_gaps {
         );
     }
 
+    /// `create_check_run`: the runs of its name on its commit are read, so
+    /// a later run of the name (a re-run) replaces it, as its
+    /// `check_run.created` does on the webhook path.
+    #[test]
+    fn a_later_run_of_the_check_name_on_its_commit_is_read() {
+        let r = record("create_check_run")
+            .target(Target {
+                id: Some(5),
+                name: Some("h1".into()),
+                parent_number: Some(7),
+                ..Target::named(REPO, TargetKind::CheckRun, "")
+            })
+            .extra("name", json!("lint"));
+        let run = |id: u64, at: i64| {
+            json!({"id": id, "name": "lint", "head_sha": "h1", "status": "completed",
+                   "conclusion": "failure", "started_at": ts(at), "completed_at": ts(at),
+                   "app": {"slug": "github-actions"}})
+        };
+        let listed = "commits/h1/check-runs?check_name=lint&per_page=100";
+        let all = |runs: Value| json!({"check-runs/5": run(5, 0), listed: {"total_count": 2, "check_runs": runs}});
+        let as_of = exec_time() + chrono::Duration::hours(5);
+        let s = fetched_state(&r, all(json!([run(5, 0), run(6, 2)])));
+        assert!(s.responses.contains_key(listed));
+        let e = assess_from_api(&r, &s, as_of);
+        assert_eq!(e.triple(), (O::Ignored, S::Weak, Signal::CheckSuperseded));
+        let alone = assess_from_api(&r, &fetched_state(&r, all(json!([run(5, 0)]))), as_of);
+        assert_ne!(alone.signal, Signal::CheckSuperseded);
+    }
+
+    /// An alert's state is dated at its own time (`fixed_at`), as its
+    /// webhook is, not at `updated_at` (a later `appeared_in_branch`).
+    #[test]
+    fn an_alert_fix_is_dated_at_fixed_at() {
+        let o = obs_of(
+            "autofix_code_scanning_alert",
+            json!({"code-scanning/alerts/3": {"number": 3, "state": "fixed", "created_at": ts(-50),
+                "fixed_at": ts(2), "updated_at": ts(30), "rule": {"id": "js/xss"}}}),
+        );
+        let fixed = o
+            .iter()
+            .find(|o| matches!(&o.event, K::AlertChanged { state, .. } if state == "fixed"));
+        assert_eq!(fixed.map(|o| o.at.to_rfc3339()), Some(ts(2)));
+    }
+
     /// A base change on the timeline names who and when (not the old
     /// branch): an edit of the base only.
     #[test]

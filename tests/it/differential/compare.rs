@@ -146,6 +146,27 @@ pub const EXCEPTIONS: &[Exception] = &[
         },
     },
     Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted or unpublished release's past is gone from the API: `releases/tags/{tag}` answers 404 for both (GitHub finds only a published release by its tag), which says gone, not by whom nor when; only the `release.deleted`/`unpublished` webhook names who withdrew it",
+        applies: |events| {
+            events.iter().any(|e| {
+                matches!(
+                    e.fact,
+                    Fact::DeleteRelease { .. } | Fact::UnpublishRelease { .. }
+                )
+            })
+        },
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a code scanning alert's earlier states are gone from the API once it is open again: `code-scanning/alerts/{n}` is the alert now (open, its `fixed_at` or `dismissed_by`/`dismissed_at` cleared, dated at its reopening), and GitHub keeps no history of an alert's states (REST nor GraphQL): only its webhooks told it was fixed or dismissed before",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::ReopenAlert { .. }))
+        },
+    },
+    Exception {
         paths: &[Path::Webhooks, Path::WebhooksWithSignals],
         why: "minimizing a comment sends no webhook, and no signal read covers it: only an output judged from the API sees it",
         applies: |events| {
@@ -479,6 +500,9 @@ fn named(line: &Value) -> BTreeSet<u64> {
         "id",
         "review_id",
         "run_id",
+        "alert_number",
+        "check_run_id",
+        "pull_request_number",
     ] {
         if let Some(n) = line.get(k).and_then(Value::as_u64) {
             out.insert(n);
@@ -558,6 +582,15 @@ fn touched(e: &Event) -> Vec<u64> {
             number, reverts, ..
         } => vec![*number, *reverts],
         Fact::RunRequested { id, .. } | Fact::RunCompleted { id, .. } => vec![*id],
+        Fact::CreateAlert { number, .. }
+        | Fact::FixAlert { number }
+        | Fact::DismissAlert { number, .. }
+        | Fact::ReopenAlert { number }
+        | Fact::AlertInBranch { number, .. } => vec![*number],
+        Fact::CreateCheckRun { id, .. }
+        | Fact::CompleteCheckRun { id, .. }
+        | Fact::RerequestCheckRun { id }
+        | Fact::RequestCheckAction { id, .. } => vec![*id],
         _ => Vec::new(),
     }
 }
@@ -605,7 +638,10 @@ fn project_fact(e: &Event) -> bool {
 /// The tag of a release an event publishes or edits.
 fn release_tag(e: &Event) -> Option<&str> {
     match &e.fact {
-        Fact::PublishRelease { tag, .. } | Fact::EditRelease { tag, .. } => Some(tag),
+        Fact::PublishRelease { tag, .. }
+        | Fact::EditRelease { tag, .. }
+        | Fact::DeleteRelease { tag }
+        | Fact::UnpublishRelease { tag } => Some(tag),
         _ => None,
     }
 }

@@ -336,11 +336,28 @@ pub fn close_actor_unknown(close: Option<&Observation>) -> Evaluation {
 /// engagement only when positive (`+1`, heart, hooray, rocket): a 👎 or 😕
 /// is an answer the types that read it judge themselves, and a 👀 or 😄
 /// says nothing about the output.
+///
+/// A check run or suite is no person's act on the item (`is_check`), whoever
+/// GitHub names as its sender.
 pub fn human_after<'a, 'c>(ctx: &'c EvalContext<'a>) -> impl Iterator<Item = &'a Observation> + 'c {
     ctx.after_execution().filter(move |o| {
         ctx.is_human(o)
+            && !is_check(o)
             && (!matches!(o.event, K::Reacted { .. }) || o.event.reaction_polarity() == Some(true))
     })
+}
+
+/// A check run or check suite (`check_run`, `check_suite` deliveries, filed
+/// under the commit and so copied to its PRs). Their sender is whoever
+/// caused them (the pusher, a person re-running a check, a person pressing
+/// the App's own check run's button): CI's act and the App's, about a
+/// commit, not a person's engagement with the item, and nothing the API's
+/// reads of an item show. GitHub sends `rerequested`, `requested_action`
+/// and a suite's `requested`/`rerequested` to the check's own app alone, so
+/// for the App they are acts on its own outcome check.
+pub fn is_check(o: &Observation) -> bool {
+    matches!(o.event, K::CheckRun { .. } | K::CheckSuite { .. })
+        || matches!(&o.event, K::Other { event, .. } if event == "check_run" || event == "check_suite")
 }
 
 /// How many comments visible non-bot actors wrote after execution (the

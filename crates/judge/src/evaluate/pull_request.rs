@@ -542,6 +542,28 @@ mod tests {
         assert_eq!(e.details["human_reviews"], 1);
     }
 
+    /// A check run's delivery with `status` as its sender made it.
+    fn check_act(status: &str) -> K {
+        K::CheckRun {
+            check_run_id: 9,
+            name: "safe-outcomes".into(),
+            head_sha: "c1".into(),
+            status: status.into(),
+            conclusion: Some("neutral".into()),
+            app: Some("safe-outcomes".into()),
+        }
+    }
+
+    fn check_suite_act() -> K {
+        K::CheckSuite {
+            check_suite_id: 10,
+            head_sha: "c1".into(),
+            status: "queued".into(),
+            conclusion: None,
+            app: Some("safe-outcomes".into()),
+        }
+    }
+
     #[test]
     fn push_to_pull_request_branch_table() {
         let r = || record("push_to_pull_request_branch").meta("commit_sha", json!("c1"));
@@ -572,6 +594,8 @@ mod tests {
                 [head(-0.01, "c1"), obs(5.0, human("alice"), review(1, "changes_requested"))] => (PENDING, MEDIUM, "open"), at 24.0;
             "open with no activity after 30 days": [head(-0.01, "c1")] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
             "open with no activity yet": [head(-0.01, "c1")] => (PENDING, WEAK, "awaiting_review"), at 24.0;
+            "a person re-running a check (the App's own) is no activity on the PR":
+                [head(-0.01, "c1"), obs(5.0, human("alice"), check_act("rerequested")), obs(6.0, human("bob"), check_suite_act())] => (PENDING, WEAK, "awaiting_review"), at 24.0;
             "no commit sha recorded":
                 [merge_at(30.0, "c1")] => (UNKNOWN, NONE, "missing_execution_state"), on record("push_to_pull_request_branch");
             + unobserved_case("not yet observed", r());

@@ -39,6 +39,19 @@ fn release_change(o: &Observation) -> Option<(&str, bool, &str)> {
     }
 }
 
+/// The release gone from its readers: deleted, or unpublished (a draft
+/// again), as its webhook tells it, or the API's 404 for its tag (which
+/// GitHub answers for a deleted release and for a draft alike: "Get a
+/// published release with the specified tag"). Seed 000 §7 update_release:
+/// "Release deleted — rejected — strong"; an unpublished release is
+/// withdrawn the same way (the edit no longer reaches anyone). Limit: a
+/// release published again after it was unpublished is still read as
+/// withdrawn.
+fn withdrawn(o: &Observation) -> bool {
+    matches!(o.event, K::Deleted)
+        || release_change(o).is_some_and(|c| matches!(c.0, "deleted" | "unpublished"))
+}
+
 /// The delivery an observation came from (`{delivery}/{n}`).
 fn delivery(o: &Observation) -> &str {
     o.id.rsplit_once('/').map_or(o.id.as_str(), |(d, _)| d)
@@ -57,15 +70,11 @@ pub fn update_release(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = missing_reference(ctx) {
         return e;
     }
+    if let Some(d) = ctx.observations.iter().find(|o| withdrawn(o)) {
+        return deletion(ctx, d, "release");
+    }
     if !ctx.observations.iter().any(|o| release_change(o).is_some()) {
         return unobserved();
-    }
-    if let Some(d) = ctx
-        .observations
-        .iter()
-        .find(|o| release_change(o).is_some_and(|c| c.0 == "deleted"))
-    {
-        return deletion(ctx, d, "release");
     }
     let own_edit = ctx.observations.iter().rev().find(|o| {
         matches!(o.event, K::Edited { .. }) && ctx.actor_class(o) == ActorClass::SameWorkflowActor

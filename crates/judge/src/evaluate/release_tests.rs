@@ -77,6 +77,14 @@ fn update_release_table() {
             cat(vec![ours(), vec![changed(-100.0, human("alice"), "deleted", false, NEW)]]) => (REJECTED, STRONG, "deleted");
         "deleted by a bot is no verdict":
             cat(vec![ours(), vec![changed(-100.0, bot("cleanup[bot]"), "deleted", false, NEW)]]) => (UNKNOWN, NONE, "deleted");
+        "unpublished by a human: withdrawn as a deletion":
+            cat(vec![ours(), vec![changed(-100.0, human("alice"), "unpublished", true, NEW)]]) => (REJECTED, STRONG, "deleted");
+        "unpublished by a bot is no verdict":
+            cat(vec![ours(), vec![changed(-100.0, bot("cleanup[bot]"), "unpublished", true, NEW)]]) => (UNKNOWN, NONE, "deleted");
+        "the API's 404 for the tag: gone, by nobody named":
+            cat(vec![ours(), vec![obs(20.0, None, K::Deleted)]]) => (UNKNOWN, NONE, "deleted");
+        "gone before anything else was seen: still deleted, not unobserved":
+            [obs(20.0, None, K::Deleted)] => (UNKNOWN, NONE, "deleted");
         "append with no recorded result: judged by the workflow's own edit":
             ours() => (ACCEPTED, MEDIUM, "state_retained"), on r().extra("operation", json!("append"));
         "cannot compare fields":

@@ -70,8 +70,26 @@ enum AlertState<'a> {
     Open(&'a Observation),
 }
 
+/// The observation a dismissed alert is judged by: its dismissal
+/// (`closed_by_user`, sent by who dismissed it), not a later event that
+/// leaves it dismissed (`appeared_in_branch`, sent by the analysis). Found
+/// on random differential seeds (2026-12-06): a person's dismissal followed
+/// by the alert found on another branch read as automation's. The API's
+/// state (`api_state`) names the dismisser itself (`dismissed_by`).
+fn judged_by<'a>(ctx: &EvalContext<'a>, latest: &Change<'a>) -> &'a Observation {
+    if latest.state != "dismissed" || matches!(latest.action, "closed_by_user" | "api_state") {
+        return latest.obs;
+    }
+    ctx.observations
+        .iter()
+        .rev()
+        .filter_map(change)
+        .find(|c| c.number == latest.number && c.action == "closed_by_user")
+        .map_or(latest.obs, |c| c.obs)
+}
+
 fn state_of<'a>(ctx: &EvalContext<'a>, latest: &Change<'a>) -> AlertState<'a> {
-    let o = latest.obs;
+    let o = judged_by(ctx, latest);
     match (latest.action, latest.state) {
         ("fixed", _) | (_, "fixed") => AlertState::Fixed(o),
         ("closed_by_user", _) | (_, "dismissed") if ctx.is_human(o) => {

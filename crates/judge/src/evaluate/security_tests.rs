@@ -50,6 +50,8 @@ fn autofix_code_scanning_alert_table() {
             [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
         "dismissed by a bot is no verdict":
             [a(10.0, bot("triage[bot]"), "closed_by_user", "dismissed", Some("won't fix"))] => (IGNORED, WEAK, "lifecycle");
+        "dismissed by a human, then found on another branch by the analysis: still the human's":
+            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix")), a(20.0, github(), "appeared_in_branch", "dismissed", Some("won't fix"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
         "fixed then reopened is open again":
             [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)] => (PENDING, WEAK, "awaiting_fix");
         "still open after the 7-day window":

@@ -26,6 +26,7 @@ impl Builder<'_, '_> {
                 };
                 self.created(t, n, "pull", open);
                 self.pr_follow_ups(n, true);
+                self.own_check_follow_ups(n);
             }
             T::PushToPullRequestBranch => {
                 let s = sha(n, 1);
@@ -377,12 +378,13 @@ impl Builder<'_, '_> {
                         body: "human notes".into(),
                     });
                 }
+                self.release_end_follow_up(&format!("v{n}"));
             }
-            T::CreateCheckRun => self.line(t, json!({"head_sha": sha(n, 5), "name": "lint"})),
+            T::CreateCheckRun => self.check_run_output(t, n),
             T::CreateCodeScanningAlert => {
                 self.line(t, json!({"file": "src/lib.rs", "line": 3, "rule_id": "x"}))
             }
-            T::AutofixCodeScanningAlert => self.line(t, json!({})),
+            T::AutofixCodeScanningAlert => self.alert_output(t, n),
             T::UpdateProject | T::CreateProject | T::CreateProjectStatusUpdate => {
                 self.project_output(t, n)
             }

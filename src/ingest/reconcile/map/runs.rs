@@ -94,6 +94,17 @@ impl Mapper<'_> {
     }
 
     pub(super) fn check_run(&mut self, path: &str, v: &Value) {
+        self.check_run_as(format!("api:{path}"), v);
+    }
+
+    /// A check run of a listing (`commits/{sha}/check-runs`), each its own
+    /// observation.
+    pub(super) fn listed_check_run(&mut self, path: &str, v: &Value) {
+        let id = v.get("id").and_then(Value::as_u64).unwrap_or_default();
+        self.check_run_as(format!("api:{path}:{id}"), v);
+    }
+
+    fn check_run_as(&mut self, obs_id: String, v: &Value) {
         let (Some(id), Some(sha)) = (
             v.get("id").and_then(Value::as_u64),
             v.get("head_sha").and_then(Value::as_str),
@@ -105,7 +116,7 @@ impl Mapper<'_> {
             .unwrap_or(self.fallback);
         let key = commit_key(&self.repo, sha);
         self.push(
-            format!("api:{path}"),
+            obs_id,
             at,
             key,
             None,
@@ -124,7 +135,16 @@ impl Mapper<'_> {
         let Some(n) = v.get("number").and_then(Value::as_u64).or(n) else {
             return;
         };
-        let at = time(v.get("updated_at"))
+        // Its state is dated at its own time, as its webhook is: a fix at
+        // `fixed_at`, a dismissal at `dismissed_at` (`updated_at` moves on
+        // with later acts that leave the state, e.g. `appeared_in_branch`).
+        let own = match v.get("state").and_then(Value::as_str) {
+            Some("fixed") => time(v.get("fixed_at")),
+            Some("dismissed") => time(v.get("dismissed_at")),
+            _ => None,
+        };
+        let at = own
+            .or(time(v.get("updated_at")))
             .or(time(v.get("created_at")))
             .unwrap_or(self.fallback);
         let key = object_key(&self.repo, TargetKind::CodeScanningAlert, &n.to_string());
