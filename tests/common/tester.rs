@@ -33,9 +33,14 @@ pub struct Setup {
     data: Option<PathBuf>,
     /// App mode (a GitHub client on the model); off: no GitHub at all.
     app_mode: bool,
-    github: Vec<Box<dyn Fn(&mut GitHubConfig)>>,
-    router: Box<dyn FnOnce(&FakeGitHub, &str) -> RouterOptions>,
+    github: Vec<Configure>,
+    router: Router,
 }
+
+/// A change to the App's GitHub configuration (`Setup::configure`).
+type Configure = Box<dyn Fn(&mut GitHubConfig)>;
+/// The router options from the model's and the App's addresses.
+type Router = Box<dyn FnOnce(&FakeGitHub, &str) -> RouterOptions>;
 
 /// The App's GitHub tasks a test turned on.
 #[derive(Default)]

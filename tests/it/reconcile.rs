@@ -5,7 +5,6 @@
 //! endpoint (and its refusal in listen-only mode), and the start-up scan.
 
 use crate::answers;
-use crate::payloads::installation_created;
 use crate::{common, fake_github};
 use std::time::Duration;
 
@@ -52,12 +51,7 @@ async fn start_in(dir: tempfile::TempDir, gh: FakeGitHub) -> Tester {
 }
 
 async fn install(r: &Tester) {
-    r.send(
-        "installation",
-        "i-1",
-        installation_created(INSTALLATION, REPO),
-    )
-    .await;
+    r.install(INSTALLATION, "acme", &[REPO]).await;
 }
 
 async fn post_manifest(r: &Tester, lines: &[Value]) {

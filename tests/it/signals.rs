@@ -4,7 +4,6 @@
 //! closing PRs from the fake GitHub over real HTTP through octocrab and our
 //! retry rules, and the worker files what it found as observations.
 
-use crate::payloads::installation_created;
 use crate::{common, fake_github};
 
 use common::tester::Tester;
@@ -30,12 +29,7 @@ fn envelope(mut body: Value, sender: &str) -> Value {
 /// GitHub, installed on acme.
 async fn start() -> Tester {
     let r = Tester::setup(t0()).signals().start().await;
-    r.send(
-        "installation",
-        "i-1",
-        installation_created(INSTALLATION, REPO),
-    )
-    .await;
+    r.install(INSTALLATION, "acme", &[REPO]).await;
     r
 }
 
@@ -146,7 +140,7 @@ async fn a_human_reaction_accepts_a_comment_and_a_bot_s_does_not() {
 
 /// An add_reviewer output requesting team `infra` on PR 5; the PR, open.
 async fn team_review_requested(r: &Tester) -> Value {
-    post_manifest(&r, &[
+    post_manifest(r, &[
         json!({"type": "add_reviewer", "url": format!("https://github.com/{REPO}/pull/5"),
                "pull_request_number": 5, "repo": REPO, "team_reviewers": ["infra"], "timestamp": at(0)}),
     ])

@@ -26,6 +26,7 @@ pub mod outcome;
 pub mod outcome_record;
 pub mod output_type;
 pub mod sane_time;
+#[cfg(feature = "shared-data")]
 pub mod shared_data;
 pub mod signal;
 pub mod target;

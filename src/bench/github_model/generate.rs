@@ -14,9 +14,9 @@ use crate::model::OutputType;
 
 mod aside;
 mod bases;
+mod checks;
 mod deletions;
 mod discussions;
-mod checks;
 mod follow_ups;
 mod issue_types;
 mod outputs;

@@ -11,9 +11,9 @@ use super::history::{CloseReason, Event, Fact, History};
 use super::objects::{self, iso, user};
 use super::world::{Changed, World};
 
+mod checks;
 mod discussions;
 mod projects;
-mod checks;
 
 /// One delivery: the event name, its id, the body, when it was sent.
 #[derive(Debug, Clone)]

@@ -13,12 +13,12 @@ use super::history::{Actor, CloseReason, Event, Fact, History, ReactionOn, Revie
 
 mod bases;
 mod changes;
+mod checks;
 mod deletions;
 mod discussions;
 mod issue_types;
 pub mod projects;
 mod review_edits;
-mod checks;
 
 pub use checks::{Alert, AlertState, Change as ChecksChange, CheckRun};
 
