@@ -107,7 +107,7 @@ fn judge(ctx: &EvalContext, fields: &[&'static str], is_pr: bool) -> Evaluation 
     }
     let verdicts: Vec<Verdict> = changed
         .iter()
-        .filter_map(|k| verdict(ctx, snap, k))
+        .filter_map(|k| verdict(ctx, shown(ctx, k).unwrap_or(snap), k))
         .collect();
     if verdicts.is_empty() {
         return Evaluation::new(O::Unknown, S::None, Signal::StateUnreadable).note(
@@ -126,6 +126,25 @@ fn judge(ctx: &EvalContext, fields: &[&'static str], is_pr: bool) -> Evaluation 
         .detail("retained", names(FieldState::Retained))
         .detail("reverted", names(FieldState::Reverted))
         .detail("replaced", names(FieldState::Replaced))
+}
+
+/// The latest state that shows `field` (general rule 2: a state without a
+/// field says nothing about it — an issue comment's issue names no PR
+/// base, so a PR's base is the one the latest PR state showed), unless an
+/// event that changes the field came after it (then nothing shows its
+/// value now, and the latest state is read as it is). Found by the
+/// differential once the API path read a PR's past bases: a person's
+/// comment after a bot's base change hid the change from real time.
+fn shown<'a>(ctx: &EvalContext<'a>, field: &str) -> Option<&'a ItemSnapshot> {
+    for o in ctx.observations.iter().rev() {
+        if let Some(s) = o.snapshot.as_ref().filter(|s| current(s, field).is_some()) {
+            return Some(s);
+        }
+        if touches(field, &o.event) {
+            return None;
+        }
+    }
+    None
 }
 
 fn verdict<'a>(
@@ -487,7 +506,46 @@ mod tests {
             "new commits after a head update are not a revert":
                 [obs(2.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_pull_request").before(json!({"head_sha": "a"})).after(json!({"head_sha": "b"}));
             "cannot compare": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("update_pull_request");
+            "a base a bot moved stays moved under a later state that names no base":
+                [
+                    obs(0.0, workflow_actor(), base_edit("main")).snap(based(open(), "release")),
+                    obs(3.0, bot("retarget[bot]"), base_edit("release")).snap(based(open(), "develop")),
+                    obs(9.0, human("alice"), comment(7)).snap(open()),
+                ] => (UNKNOWN, WEAK, "state_changed_by_bot"), on based_record();
+            "a base a person set back, then a state that names no base":
+                [
+                    obs(0.0, workflow_actor(), base_edit("main")).snap(based(open(), "release")),
+                    obs(3.0, human("alice"), base_edit("release")).snap(based(open(), "main")),
+                    obs(9.0, human("alice"), comment(7)).snap(open()),
+                ] => (REJECTED, STRONG, "state_reverted"), on based_record();
+            "a base changed with no state after it is not read from an older state":
+                [
+                    obs(0.0, workflow_actor(), base_edit("main")).snap(based(open(), "release")),
+                    obs(3.0, human("alice"), base_edit("release")),
+                    obs(9.0, human("alice"), comment(7)).snap(open()),
+                ] => (UNKNOWN, NONE, "state_unreadable"), on based_record();
         );
+    }
+
+    fn based(s: ItemSnapshot, base: &str) -> ItemSnapshot {
+        ItemSnapshot {
+            base: Some(base.to_string()),
+            ..s
+        }
+    }
+
+    fn base_edit(from: &str) -> K {
+        K::Edited {
+            title_from: None,
+            body_hash_from: None,
+            base_from: Some(from.to_string()),
+        }
+    }
+
+    fn based_record() -> safe_outcomes_model::ExecutionRecord {
+        record("update_pull_request")
+            .before(json!({"base": "main"}))
+            .after(json!({"base": "release"}))
     }
 
     #[test]
