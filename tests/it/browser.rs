@@ -208,6 +208,26 @@ impl Browser {
         self.call("/url", json!({"url": url})).await;
     }
 
+    /// Press one key as a person would, once the page has loaded and holds
+    /// the keyboard focus (a key sent before then goes nowhere: seen under
+    /// load, where the first Tab after a navigation left the focus on the
+    /// body).
+    pub async fn press(&self, key: &str) {
+        for _ in 0..100 {
+            let ready = self
+                .js("window.focus(); return document.readyState === 'complete' && document.hasFocus()")
+                .await;
+            if ready == Value::Bool(true) {
+                break;
+            }
+            self.cdp("Page.bringToFront", json!({})).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let action = json!({"actions": [{"type": "key", "id": "kb", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
+        self.call("/actions", action).await;
+    }
+
     /// The page's current URL.
     pub async fn url(&self) -> String {
         let r = answers::json(self.http.get(format!("{}/url", self.base))).await;

@@ -246,16 +246,12 @@ async fn in_chromium_skip_link_whole_ids_whole_window_menu_and_a_short_overview_
     // focus to the content, whose first link is then the next stop.
     browser.width(1280).await;
     browser.open(&format!("{url}/")).await;
-    let keys = |k: &str| {
-        serde_json::json!({"actions": [{"type": "key", "id": "kb", "actions": [
-            {"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}]}]})
-    };
-    browser.call("/actions", keys("\u{E004}")).await; // Tab
+    browser.press("\u{E004}").await; // Tab
     let focused = browser
         .js("const a = document.activeElement, r = a.getBoundingClientRect(); return [a.className, a.getAttribute('href'), r.left >= 0 && r.top >= 0 && r.width > 0]")
         .await;
     assert_eq!(focused, serde_json::json!(["skip", "#main", true]));
-    browser.call("/actions", keys("\u{E007}")).await; // Enter
+    browser.press("\u{E007}").await; // Enter
     let inside = browser
         .js("return document.activeElement.id === 'main' || !!document.activeElement.closest('main')")
         .await;
