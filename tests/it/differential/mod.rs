@@ -14,6 +14,7 @@
 
 mod compare;
 mod paths;
+mod moved;
 mod renames;
 
 use proptest::prelude::*;
