@@ -495,6 +495,24 @@ pub enum Fact {
     UnpublishRelease {
         tag: String,
     },
+    /// The owner renamed (`organization.renamed`, its old login in
+    /// `changes.login.from`): the repository is `to` from now, its name
+    /// under the owner's new login. The delivery names no repository; every
+    /// later delivery names `to`, and the old name's REST paths answer
+    /// `301 Moved Permanently` with the same path under `to`.
+    RenameOwner {
+        to: String,
+    },
+}
+
+impl Fact {
+    /// The repository's name from now, for a rename of it or of its owner.
+    pub fn renamed_to(&self) -> Option<&str> {
+        match self {
+            Fact::RenameRepo { to } | Fact::RenameOwner { to } => Some(to),
+            _ => None,
+        }
+    }
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App
@@ -575,9 +593,9 @@ impl History {
     pub fn names_at(&self, now: DateTime<Utc>) -> Vec<String> {
         let mut names = vec![self.repo.clone()];
         for e in self.events.iter().take_while(|e| e.at <= now) {
-            if let Fact::RenameRepo { to } = &e.fact {
+            if let Some(to) = e.fact.renamed_to() {
                 if names.last().is_none_or(|n| !n.eq_ignore_ascii_case(to)) {
-                    names.push(to.clone());
+                    names.push(to.to_string());
                 }
             }
         }

@@ -59,8 +59,11 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
 /// Add what every delivery carries: repository, sender, installation.
 fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
     if let Some(o) = body.as_object_mut() {
-        // A project's deliveries are the organization's: no repository.
-        let org_level = o.contains_key("projects_v2_item") || o.contains_key("projects_v2");
+        // A project's deliveries and an owner's rename are the
+        // organization's: no repository.
+        let org_level = o.contains_key("projects_v2_item")
+            || o.contains_key("projects_v2")
+            || o.get("changes").is_some_and(|c| c.get("login").is_some());
         if !org_level {
             o.entry("repository")
                 .or_insert_with(|| objects::repository(w));
@@ -92,6 +95,13 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
     match (&e.fact, changed) {
         (Fact::RenameRepo { .. }, Changed::Repository(before)) => {
             one("repository", renamed(w, before))
+        }
+        (Fact::RenameOwner { .. }, Changed::Repository(before)) => {
+            let from = before.split('/').next().unwrap_or_default();
+            one(
+                "organization",
+                json!({"action": "renamed", "changes": {"login": {"from": from}}}),
+            )
         }
         (Fact::Comment { .. }, Changed::Comment(id)) => {
             one("issue_comment", comment(w, *id, "created", None))

@@ -131,9 +131,7 @@ pub const EXCEPTIONS: &[Exception] = &[
         paths: &[Path::Backfill],
         why: "a day-one backfill installed after a rename meets the repository by its new name only: a manifest line whose URL names the old name (written before the rename) names a repository the installation does not list, and is refused by the tenancy rule (following the old name's 301 at harvest is not built)",
         applies: |events| {
-            events
-                .iter()
-                .any(|e| matches!(e.fact, Fact::RenameRepo { .. }))
+            events.iter().any(|e| e.fact.renamed_to().is_some())
         },
     },
     Exception {
@@ -614,7 +612,7 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
             touched(e).iter().any(|k| keys.contains(k))
                 || tag.is_some_and(|t| release_tag(e) == Some(t))
                 // A rename bears on every output of the repository.
-                || matches!(e.fact, Fact::RenameRepo { .. })
+                || e.fact.renamed_to().is_some()
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
         })
