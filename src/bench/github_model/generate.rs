@@ -180,6 +180,16 @@ pub fn history(
             fact,
         );
     }
+    // One history in sixteen deletes the repository (a maintainer, at a
+    // window's edge): nothing of it can be read from then on.
+    if last % 16 == 5 {
+        let offset = OFFSETS_MIN[(last / 16) % OFFSETS_MIN.len()];
+        b.h.push(
+            t0 + Duration::minutes(offset + 1),
+            &Actor::human("alice"),
+            Fact::DeleteRepo,
+        );
+    }
     let run = AgentRun {
         run_id,
         executed_at: t0,

@@ -503,6 +503,11 @@ pub enum Fact {
     RenameOwner {
         to: String,
     },
+    /// The repository deleted (`repository.deleted`): from now every REST
+    /// path of it answers `404 Not Found`, GraphQL's `repository` is
+    /// `NOT_FOUND`, and the installation no longer lists it. (An issue
+    /// transferred away before lives on where it went.)
+    DeleteRepo,
 }
 
 impl Fact {
@@ -603,6 +608,14 @@ impl History {
     }
 
     /// The repository's name at `now`.
+    /// True once the repository was deleted (`Fact::DeleteRepo`) by `now`.
+    pub fn deleted_by(&self, now: DateTime<Utc>) -> bool {
+        self.events
+            .iter()
+            .take_while(|e| e.at <= now)
+            .any(|e| matches!(e.fact, Fact::DeleteRepo))
+    }
+
     pub fn name_at(&self, now: DateTime<Utc>) -> String {
         self.names_at(now)
             .pop()

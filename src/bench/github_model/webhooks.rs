@@ -96,6 +96,9 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (Fact::RenameRepo { .. }, Changed::Repository(before)) => {
             one("repository", renamed(w, before))
         }
+        (Fact::DeleteRepo, Changed::Repository(_)) => {
+            one("repository", json!({"action": "deleted"}))
+        }
         (Fact::RenameOwner { .. }, Changed::Repository(before)) => {
             let from = before.split('/').next().unwrap_or_default();
             one(

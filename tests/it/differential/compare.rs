@@ -63,6 +63,11 @@ pub struct Exception {
 /// (backfill, reconcile, the signal fetcher) must agree.
 pub const EXCEPTIONS: &[Exception] = &[
     Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted repository's past is gone from the API: every REST path of it answers 404 and GraphQL's `repository` NOT_FOUND, the installation no longer lists it nor its runs, so a read after the deletion finds nothing of it (not even who deleted it, nor when); only the webhooks told what happened before, and `repository.deleted` who deleted it",
+        applies: |events| events.iter().any(|e| matches!(e.fact, Fact::DeleteRepo)),
+    },
+    Exception {
         paths: &[Path::Webhooks],
         why: "reactions send no webhook (github::signals reads them)",
         applies: |events| events.iter().any(|e| matches!(e.fact, Fact::React { .. })),
@@ -611,8 +616,10 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
         .filter(|e| {
             touched(e).iter().any(|k| keys.contains(k))
                 || tag.is_some_and(|t| release_tag(e) == Some(t))
-                // A rename bears on every output of the repository.
+                // A rename or a deletion bears on every output of the
+                // repository.
                 || e.fact.renamed_to().is_some()
+                || matches!(e.fact, Fact::DeleteRepo)
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
         })
