@@ -180,14 +180,20 @@ pub fn history(
             fact,
         );
     }
-    // One history in sixteen deletes the repository (a maintainer, at a
-    // window's edge): nothing of it can be read from then on.
+    // One history in sixteen deletes the repository, or (one in two of
+    // those) its owner with it (a maintainer, at a window's edge): nothing
+    // of it can be read from then on.
     if last % 16 == 5 {
-        let offset = OFFSETS_MIN[(last / 16) % OFFSETS_MIN.len()];
+        let offset = OFFSETS_MIN[(last / 32) % OFFSETS_MIN.len()];
+        let fact = if (last / 16) % 2 == 1 {
+            Fact::DeleteOwner
+        } else {
+            Fact::DeleteRepo
+        };
         b.h.push(
             t0 + Duration::minutes(offset + 1),
             &Actor::human("alice"),
-            Fact::DeleteRepo,
+            fact,
         );
     }
     let run = AgentRun {

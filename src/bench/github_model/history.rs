@@ -508,6 +508,9 @@ pub enum Fact {
     /// `NOT_FOUND`, and the installation no longer lists it. (An issue
     /// transferred away before lives on where it went.)
     DeleteRepo,
+    /// The owner deleted (`organization.deleted`, no repository named): its
+    /// repository with it, as `DeleteRepo` says.
+    DeleteOwner,
 }
 
 impl Fact {
@@ -613,7 +616,7 @@ impl History {
         self.events
             .iter()
             .take_while(|e| e.at <= now)
-            .any(|e| matches!(e.fact, Fact::DeleteRepo))
+            .any(|e| matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner))
     }
 
     pub fn name_at(&self, now: DateTime<Utc>) -> String {

@@ -763,7 +763,7 @@ impl World {
                 }
                 None => Changed::Nothing,
             },
-            Fact::DeleteRepo => Changed::Repository(self.repo.clone()),
+            Fact::DeleteRepo | Fact::DeleteOwner => Changed::Repository(self.repo.clone()),
             Fact::RenameRepo { to } | Fact::RenameOwner { to } => {
                 if to.eq_ignore_ascii_case(&self.repo) {
                     return Changed::Nothing;

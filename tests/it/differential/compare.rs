@@ -64,8 +64,12 @@ pub struct Exception {
 pub const EXCEPTIONS: &[Exception] = &[
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a deleted repository's past is gone from the API: every REST path of it answers 404 and GraphQL's `repository` NOT_FOUND, the installation no longer lists it nor its runs, so a read after the deletion finds nothing of it (not even who deleted it, nor when); only the webhooks told what happened before, and `repository.deleted` who deleted it",
-        applies: |events| events.iter().any(|e| matches!(e.fact, Fact::DeleteRepo)),
+        why: "a deleted repository's past (its owner's deleted with it) is gone from the API: every REST path of it answers 404 and GraphQL's `repository` NOT_FOUND, the installation no longer lists it nor its runs, so a read after the deletion finds nothing of it (not even who deleted it, nor when); only the webhooks told what happened before, and `repository.deleted` who deleted it",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner))
+        },
     },
     Exception {
         paths: &[Path::Webhooks],
@@ -619,7 +623,7 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 // A rename or a deletion bears on every output of the
                 // repository.
                 || e.fact.renamed_to().is_some()
-                || matches!(e.fact, Fact::DeleteRepo)
+                || matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner)
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
         })
