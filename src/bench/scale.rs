@@ -60,6 +60,11 @@ pub struct SizeFigures {
     /// the store's pages the OS page cache did not hold.
     #[serde(default)]
     pub disk_read_per_event: f64,
+    /// The store's random reads per timed event (`engine::random_reads`:
+    /// point reads and range starts), counted, so the figure does not
+    /// depend on the machine's caches.
+    #[serde(default)]
+    pub random_reads_per_event: f64,
     pub rss_bytes: u64,
     pub store_bytes: u64,
     /// Live key + value bytes and entries by key prefix.
@@ -167,7 +172,12 @@ fn delivery(id: String, observations: Vec<Observation>) -> InboxItem {
 }
 
 /// Enqueue the items, then drain them: (wall seconds, drain thread CPU seconds).
-async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(f64, f64)> {
+/// Enqueue `items`, then drain them: the drain's wall and CPU seconds, and
+/// the store's random reads it made (`engine::random_reads`).
+async fn enqueue_and_drain(
+    app: &App,
+    items: Vec<InboxItem>,
+) -> anyhow::Result<(f64, f64, u64)> {
     let mut tasks = tokio::task::JoinSet::new();
     for item in items {
         let writer = app.writer.clone();
@@ -177,17 +187,19 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(
         r??;
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
+    let reads_before = crate::store::engine::random_reads();
     // Pinned to the same CPU for every size.
     let timed = super::timed_on_quiet_cpu("bench-drain", move || {
         Worker::new(store, shared).drain_inbox()
     })?;
+    let reads = crate::store::engine::random_reads().saturating_sub(reads_before);
     let (secs, cpu) = (timed.wall.as_secs_f64(), timed.cpu);
     anyhow::ensure!(
         app.store.backlog() == 0,
         "worker stopped: {:?}",
         app.shared.last_error()
     );
-    Ok((secs, cpu))
+    Ok((secs, cpu, reads))
 }
 
 /// Seed `size` outputs with one observation each, then time `batch` events.
@@ -223,7 +235,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
     );
 
     let mut rng = Lcg(size ^ 0x5eed);
-    let (mut timed, mut timed_cpu, mut disk_read) = (0.0, 0.0, 0);
+    let (mut timed, mut timed_cpu, mut disk_read, mut reads) = (0.0, 0.0, 0, 0);
     for round in 0..2 {
         let items = (0..batch)
             .map(|n| {
@@ -236,7 +248,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             .collect();
         // The first round warms up; the second is the figure.
         let read_before = super::disk_read_bytes();
-        (timed, timed_cpu) = enqueue_and_drain(&app, items).await?;
+        (timed, timed_cpu, reads) = enqueue_and_drain(&app, items).await?;
         disk_read = super::disk_read_bytes().saturating_sub(read_before);
     }
     app.store.flush()?;
@@ -246,6 +258,7 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
         per_event_us: timed * 1e6 / batch as f64,
         per_event_cpu_us: timed_cpu * 1e6 / batch as f64,
         disk_read_per_event: disk_read as f64 / batch as f64,
+        random_reads_per_event: reads as f64 / batch as f64,
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
@@ -346,6 +359,15 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
         2,
         None,
     );
+    for f in &figures {
+        t.push(
+            Row::new(
+                format!("random store reads per event at {} outputs", human(f.outputs)),
+                format!("{:.1}", f.random_reads_per_event),
+            )
+            .target("≤ 6", f.random_reads_per_event <= 6.0),
+        );
+    }
     for f in &figures {
         t.push(Row::new(
             format!("read from disk per event at {} outputs", human(f.outputs)),

@@ -12,8 +12,26 @@ pub mod journal;
 pub mod pg;
 
 use std::ops::{Bound, Deref, RangeBounds};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Result, StoreError};
+
+/// Random reads the engines made in this process: each point read (`get`,
+/// `contains_key`, `take`, and sled's read of a counter or sum a batch adds
+/// to), and each start of a range or prefix scan (the seek to its first
+/// key; the keys after it are read in order). Counted so
+/// that `bench scale` can say how many random reads an event costs,
+/// whatever the machine's caches make each one cost.
+static RANDOM_READS: AtomicU64 = AtomicU64::new(0);
+
+/// The random reads (`RANDOM_READS`) made so far in this process.
+pub fn random_reads() -> u64 {
+    RANDOM_READS.load(Ordering::Relaxed)
+}
+
+fn count_read() {
+    RANDOM_READS.fetch_add(1, Ordering::Relaxed);
+}
 
 /// A key or value as read: sled's shared buffer, or bytes read from PostgreSQL.
 #[derive(Debug, Clone)]
@@ -265,6 +283,7 @@ impl Engine {
     }
 
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        count_read();
         match self {
             Engine::Sled(h) => h.with(|s| s.get(key.as_ref())),
             Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.map(Bytes::Owned)),
@@ -273,7 +292,10 @@ impl Engine {
 
     pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         match self {
-            Engine::Sled(h) => h.with(|s| s.contains_key(key.as_ref())),
+            Engine::Sled(h) => {
+                count_read();
+                h.with(|s| s.contains_key(key.as_ref()))
+            }
             Engine::Pg(_) => Ok(self.get(key)?.is_some()),
         }
     }
@@ -306,6 +328,7 @@ impl Engine {
     /// transaction that takes the key's advisory lock, reads and deletes (a
     /// caller that finds the lock held gets `None`: another one is taking it).
     pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        count_read();
         match self {
             Engine::Sled(h) => h.with(|s| s.take(key.as_ref())),
             Engine::Pg(pg) => {
@@ -328,6 +351,7 @@ impl Engine {
 
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+        count_read();
         match self {
             Engine::Sled(h) => h
                 .with(|s| Ok(s.scan_prefix(prefix.as_ref())))
@@ -338,6 +362,7 @@ impl Engine {
 
     /// The keys in `range`, in key order.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Iter {
+        count_read();
         let (start, end) = owned_bounds(&range);
         match self {
             Engine::Sled(h) => h
@@ -495,7 +520,10 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
             Op::AddAll(k, delta) => {
                 let now = match sums.get(&k) {
                     Some(v) => v.clone(),
-                    None => db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default(),
+                    None => {
+                        count_read();
+                        db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default()
+                    }
                 };
                 let value = add_packed(&now, &delta);
                 sums.insert(k.clone(), value.clone());
@@ -509,10 +537,12 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
             Op::Add(k, delta) => {
                 let now = match counters.get(&k) {
                     Some(v) => *v,
-                    None => db
-                        .get(&k)?
-                        .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
-                        .unwrap_or(0),
+                    None => {
+                        count_read();
+                        db.get(&k)?
+                            .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
+                            .unwrap_or(0)
+                    }
                 };
                 let value = (now as i64).saturating_add(delta).max(0) as u64;
                 counters.insert(k.clone(), value);
@@ -535,6 +565,7 @@ impl Tree {
     /// The keys in `start..end` of the tree, in key order (on PostgreSQL
     /// with the tree's prefix in front: `strip` takes it off).
     pub fn range(&self, start: Vec<u8>, end: Vec<u8>) -> Iter {
+        count_read();
         match self {
             Tree::Sled(t) => Iter(IterInner::Sled(t.range(start..end))),
             Tree::Pg(pg, tree) => Iter(IterInner::Pg(pg.pages(
@@ -576,6 +607,7 @@ impl Tree {
     /// Every key under `prefix` in the tree, in key order (on PostgreSQL
     /// the keys come with the tree's own prefix in front).
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+        count_read();
         match self {
             Tree::Sled(t) => Iter(IterInner::Sled(t.scan_prefix(prefix))),
             Tree::Pg(pg, tree) => {
@@ -587,6 +619,7 @@ impl Tree {
     }
 
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
+        count_read();
         match self {
             Tree::Sled(t) => Ok(t.get(key)?.map(Bytes::Sled)),
             Tree::Pg(pg, prefix) => {
