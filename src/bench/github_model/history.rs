@@ -11,7 +11,9 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 mod discussions;
+mod projects;
 pub use discussions::DiscussionAct;
+pub use projects::ProjectAct;
 
 /// Who did something: a person or a bot (`[bot]` login or `type: Bot`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -495,6 +497,9 @@ pub enum Fact {
     UnpublishRelease {
         tag: String,
     },
+    /// Something done to one of the owner's projects as a project
+    /// (`ProjectAct`: created, closed, reopened; `world::projects`).
+    Project(ProjectAct),
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

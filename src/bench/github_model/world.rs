@@ -298,6 +298,9 @@ pub struct World {
     pub bases: BTreeMap<u64, String>,
     /// The owner's project (`world::projects`).
     pub project: projects::Project,
+    /// The owner's projects created during the history, by number
+    /// (`Fact::Project`, `world::projects`).
+    pub created_projects: BTreeMap<u64, projects::CreatedProject>,
     /// Check runs by id (`world::checks`).
     pub check_runs: BTreeMap<u64, CheckRun>,
     /// Code scanning alerts by number (`world::checks`).
@@ -788,6 +791,7 @@ impl World {
             | Fact::ReorderProjectItem { .. }
             | Fact::ConvertProjectItem { .. }
             | Fact::DeleteProject => self.apply_project(e),
+            Fact::Project(act) => self.project_act(act, &e.actor, at),
             Fact::CreateCheckRun { .. }
             | Fact::CompleteCheckRun { .. }
             | Fact::RerequestCheckRun { .. }

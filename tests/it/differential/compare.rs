@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use safe_outcomes::bench::github_model::generate::Generated;
-use safe_outcomes::bench::github_model::history::{DiscussionAct, Event, Fact, ReactionOn};
+use safe_outcomes::bench::github_model::history::{
+    DiscussionAct, Event, Fact, ProjectAct, ReactionOn,
+};
 use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
 use serde_json::Value;
 
@@ -182,6 +184,15 @@ pub const EXCEPTIONS: &[Exception] = &[
             events
                 .iter()
                 .any(|e| matches!(e.fact, Fact::DeleteProject))
+        },
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "who closed a project, and its closes undone since, are told only by `projects_v2.closed`/`reopened`: GitHub's GraphQL `ProjectV2` (and REST's `projects-v2`) gives `closed`/`closedAt` now and its `creator`, no closer and no past closes, so a read after the fact finds a close by an unknown actor (unknown/weak `close_actor_unknown` of create_project, where the webhooks name a person's close, rejected/strong `project_closed`, or a bot's, ignored/weak `lifecycle`), or, once reopened, no close at all (where the webhooks' windows during the close saw it)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Close { .. })))
         },
     },
 ];
@@ -617,6 +628,9 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 || matches!(e.fact, Fact::RenameRepo { .. })
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
+                // A project the output created, named by its URL.
+                || (line.get("url").and_then(Value::as_str).is_some_and(|u| u.contains("/projects/"))
+                    && matches!(e.fact, Fact::Project(_)))
         })
         .collect()
 }

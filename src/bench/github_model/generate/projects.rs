@@ -9,7 +9,7 @@
 use serde_json::json;
 
 use super::Builder;
-use crate::bench::github_model::history::Fact;
+use crate::bench::github_model::history::{Fact, ProjectAct};
 use crate::bench::github_model::world::projects::{NUMBER, OPTIONS, STATUS};
 use crate::model::OutputType;
 
@@ -27,6 +27,9 @@ impl Builder<'_, '_> {
     /// status (`n + 1` is kept for the issue a draft may become).
     pub(super) fn project_output(&mut self, t: &OutputType, n: u64) {
         let project = self.project_url();
+        if *t == OutputType::CreateProject {
+            return self.create_project(t);
+        }
         if *t != OutputType::UpdateProject {
             self.line(t, json!({"project": project, "content_number": n}));
             return;
@@ -49,6 +52,36 @@ impl Builder<'_, '_> {
                    "fields": {STATUS: "Todo"}}),
         );
         self.project_follow_ups(item, n + 1);
+    }
+
+    /// `create_project`: the agent creates project `NUMBER + 1` of the
+    /// owner at the run (`projects_v2.created`); its line names the
+    /// project's URL (gh-aw's manifest takes `url` from the handler's
+    /// `projectUrl`) and title. Then anyone of `people()` closes it, or
+    /// closes it and someone (anyone) reopens it later.
+    fn create_project(&mut self, t: &OutputType) {
+        let number = NUMBER + 1;
+        let title = "Flaky test triage";
+        let create = ProjectAct::Create {
+            number,
+            title: title.into(),
+        };
+        self.agent(Fact::Project(create));
+        let url = format!(
+            "https://github.com/orgs/{}/projects/{number}",
+            self.h.owner()
+        );
+        self.line(t, json!({"url": url, "title": title}));
+        self.follow_ups_of(2, |b, choice, _, at| {
+            if choice == 1 {
+                // Closed first, by anyone, just before.
+                let closer = b.who();
+                let before = at - chrono::Duration::minutes(1);
+                b.h.push(before, &closer, Fact::Project(ProjectAct::Close { number }));
+                return Some(Fact::Project(ProjectAct::Reopen { number }));
+            }
+            Some(Fact::Project(ProjectAct::Close { number }))
+        });
     }
 
     /// People's and bots' changes to the project after the agent's: on the

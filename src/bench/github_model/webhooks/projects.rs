@@ -6,10 +6,10 @@
 
 use serde_json::{json, Value};
 
-use super::super::history::{Event, Fact};
+use super::super::history::{Event, Fact, ProjectAct};
 use super::super::objects::{iso, node_id, user};
 use super::super::world::projects::{
-    ProjectItem, CREATOR, NODE_ID, NUMBER, OPTIONS, STATUS_NODE_ID,
+    CreatedProject, ProjectItem, CREATOR, NODE_ID, NUMBER, OPTIONS, STATUS_NODE_ID,
 };
 use super::super::world::World;
 use crate::bench::payloads;
@@ -96,6 +96,40 @@ pub(super) fn project_deliveries(w: &World) -> Vec<(String, Value)> {
         "projects_v2".into(),
         json!({"action": "deleted", "projects_v2": project(w)}),
     )]
+}
+
+/// `projects_v2.created` / `closed` / `reopened` of a project created
+/// during the history (`Fact::Project`), as it is after the act.
+pub(super) fn act_deliveries(w: &World, act: &ProjectAct) -> Vec<(String, Value)> {
+    let Some(p) = w.created_projects.get(&act.number()) else {
+        return Vec::new();
+    };
+    let action = match act {
+        ProjectAct::Create { .. } => "created",
+        ProjectAct::Close { .. } => "closed",
+        ProjectAct::Reopen { .. } => "reopened",
+    };
+    // Its owner's delivery, wherever the repository has moved since.
+    let org = json!({"login": p.owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"});
+    vec![(
+        "projects_v2".into(),
+        json!({"action": action, "projects_v2": created_project(p), "organization": org}),
+    )]
+}
+
+/// A project created during the history (`projects-v2`), as GitHub
+/// describes it: `closed_at` and `state` say whether it is closed, not who
+/// closed it.
+pub fn created_project(p: &CreatedProject) -> Value {
+    let owner = p.owner.as_str();
+    json!({
+        "id": 2_000_000 + p.number, "node_id": p.node_id(), "number": p.number,
+        "owner": payloads::user(owner, 148_820_031, "Organization"), "creator": user(&p.creator),
+        "title": p.title, "description": null, "short_description": null, "public": false,
+        "closed_at": p.closed_at.map(iso), "created_at": iso(p.created_at),
+        "updated_at": iso(p.updated_at), "deleted_at": null, "deleted_by": null,
+        "state": if p.closed_at.is_some() { "closed" } else { "open" }, "is_template": false,
+    })
 }
 
 /// A single-select option as `changes.field_value` carries it.

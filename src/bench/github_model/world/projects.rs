@@ -6,13 +6,18 @@
 //! it. Every change here is told by a `projects_v2_item` or `projects_v2`
 //! delivery (`webhooks::projects`); GitHub writes no entry of it in the
 //! content's REST timeline.
+//!
+//! Projects created during a history (`create_project`'s: `Fact::Project`)
+//! are kept apart (`CreatedProject`): their number, creator, and whether
+//! and since when they are closed, which is all GitHub answers of a
+//! project's state (`closed`, `closedAt`; no closer, no past closes).
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
 use super::{Changed, World};
-use crate::bench::github_model::history::{Actor, Event, Fact};
+use crate::bench::github_model::history::{Actor, Event, Fact, ProjectAct};
 
 /// The project's number under its owner (`https://github.com/orgs/{owner}/projects/7`).
 pub const NUMBER: u64 = 7;
@@ -84,7 +89,63 @@ impl Project {
     }
 }
 
+/// A project of the owner created during the history.
+#[derive(Debug, Clone)]
+pub struct CreatedProject {
+    /// The organization that owns it: the repository's owner when it was
+    /// created (a repository moved to another owner leaves it there).
+    pub owner: String,
+    pub number: u64,
+    pub title: String,
+    pub creator: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Closed since (`None`: open).
+    pub closed_at: Option<DateTime<Utc>>,
+}
+
+impl CreatedProject {
+    /// The node id GitHub gives it (unlike project `NUMBER`'s).
+    pub fn node_id(&self) -> String {
+        format!("PVT_kwDOCN7GP84AAAC{}", self.number)
+    }
+}
+
 impl World {
+    /// A project created, closed or reopened (`Fact::Project`): nothing
+    /// when it leaves the project as it was, or names no project created
+    /// during the history (project `NUMBER` is created before it), as
+    /// GitHub then sends nothing.
+    pub(super) fn project_act(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
+        let number = act.number();
+        if let ProjectAct::Create { title, .. } = act {
+            if number == NUMBER || self.created_projects.contains_key(&number) {
+                return Changed::Nothing;
+            }
+            let p = CreatedProject {
+                owner: self.repo.split('/').next().unwrap_or_default().to_string(),
+                number,
+                title: title.clone(),
+                creator: who.clone(),
+                created_at: at,
+                updated_at: at,
+                closed_at: None,
+            };
+            self.created_projects.insert(number, p);
+            return Changed::Project;
+        }
+        let Some(p) = self.created_projects.get_mut(&number) else {
+            return Changed::Nothing;
+        };
+        let close = matches!(act, ProjectAct::Close { .. });
+        if p.closed_at.is_some() == close {
+            return Changed::Nothing;
+        }
+        p.closed_at = close.then_some(at);
+        p.updated_at = at;
+        Changed::Project
+    }
+
     /// A fact about the owner's project (`Fact::AddProjectItem` …
     /// `Fact::DeleteProject`): what it changed. Nothing changes once the
     /// project is deleted, nor for a change that leaves the item as it was
