@@ -14,6 +14,7 @@
 
 mod compare;
 mod paths;
+mod projects;
 mod renames;
 
 use proptest::prelude::*;
