@@ -61,7 +61,11 @@ const REOPEN: ProjectAct = ProjectAct::Reopen { number: 8 };
 fn a_persons_close_rejects_from_the_webhooks_and_is_an_unknown_closer_from_the_api() {
     let g = history(&[(120, Actor::human("alice"), CLOSE)]);
     let hooks = verdicts(&g, Path::Webhooks);
-    assert_eq!(at(&hooks, "1h"), "Pending/Weak/target_exists_only", "{hooks:?}");
+    assert_eq!(
+        at(&hooks, "1h"),
+        "Pending/Weak/target_exists_only",
+        "{hooks:?}"
+    );
     for w in ["24h", "7d", "30d"] {
         assert_eq!(at(&hooks, w), "Rejected/Strong/project_closed", "{hooks:?}");
     }
@@ -88,11 +92,20 @@ fn a_close_reopened_is_rejected_on_no_path_once_reopened() {
         (2 * 1440, Actor::human("bob"), REOPEN),
     ]);
     let hooks = verdicts(&g, Path::Webhooks);
-    assert_eq!(at(&hooks, "24h"), "Rejected/Strong/project_closed", "{hooks:?}");
+    assert_eq!(
+        at(&hooks, "24h"),
+        "Rejected/Strong/project_closed",
+        "{hooks:?}"
+    );
     for path in [Path::Webhooks, Path::Backfill, Path::Reconcile] {
         let v = verdicts(&g, path);
         for w in ["7d", "30d"] {
-            assert_eq!(at(&v, w), "Ignored/Weak/no_engagement", "{}: {v:?}", path.name());
+            assert_eq!(
+                at(&v, w),
+                "Ignored/Weak/no_engagement",
+                "{}: {v:?}",
+                path.name()
+            );
         }
     }
 }
@@ -101,7 +114,11 @@ fn a_close_reopened_is_rejected_on_no_path_once_reopened() {
 fn a_project_left_alone_is_judged_alike_on_every_path() {
     let g = history(&[]);
     let all: Vec<Verdicts> = Path::ALL.iter().map(|p| verdicts(&g, *p)).collect();
-    assert_eq!(at(&all[0], "24h"), "Pending/Weak/target_exists_only", "{all:?}");
+    assert_eq!(
+        at(&all[0], "24h"),
+        "Pending/Weak/target_exists_only",
+        "{all:?}"
+    );
     assert_eq!(at(&all[0], "30d"), "Ignored/Weak/no_engagement", "{all:?}");
     assert!(all.iter().all(|v| *v == all[0]), "{all:?}");
 }

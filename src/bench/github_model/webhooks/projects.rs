@@ -288,4 +288,69 @@ mod tests {
         assert_eq!(got[11].1, "acme#project:PVT_kwDOCN7GP84AAAAH");
         assert!(got[1].1.starts_with("acme#project_item:PVTI_"));
     }
+
+    /// A project created during the history: created by the agent, closed
+    /// (twice: the second sends nothing), reopened, after its repository
+    /// moved to another owner; each delivery read by the App under the
+    /// project's number in its owner, `acme`, and timed as it happened.
+    #[test]
+    fn a_created_projects_deliveries_are_read_by_the_app() {
+        use crate::bench::github_model::history::ProjectAct;
+        let mut h = History::new("acme/widgets", 555);
+        let act = |a| Fact::Project(a);
+        let create = ProjectAct::Create {
+            number: 8,
+            title: "Triage".into(),
+        };
+        h.push(t(0), &Actor::actions(), act(create));
+        h.push(
+            t(1),
+            &Actor::human("alice"),
+            act(ProjectAct::Close { number: 8 }),
+        );
+        h.push(
+            t(2),
+            &Actor::human("bob"),
+            act(ProjectAct::Close { number: 8 }),
+        );
+        let moved = Fact::RenameRepo {
+            to: "acme-labs/widgets".into(),
+        };
+        h.push(t(3), &Actor::human("alice"), moved);
+        h.push(
+            t(4),
+            &Actor::bot("dependabot[bot]"),
+            act(ProjectAct::Reopen { number: 8 }),
+        );
+        h.push(
+            t(5),
+            &Actor::human("bob"),
+            act(ProjectAct::Reopen { number: 8 }),
+        );
+        let mut got = Vec::new();
+        for d in deliveries(&h)
+            .into_iter()
+            .filter(|d| d.event == "projects_v2")
+        {
+            let body = d.body.to_string();
+            let Ok(Normalized::Relevant(n)) = normalize(&d.event, &d.id, body.as_bytes()) else {
+                panic!("{} not read: {body}", d.event);
+            };
+            let o = &n.observations[0];
+            let state = o.snapshot.as_ref().map(|s| s.state.clone());
+            let who = o.actor.as_ref().map(|a| a.login.clone());
+            got.push((o.event.clone(), o.at, state, who));
+            let targets: Vec<&str> = n.observations.iter().map(|o| o.target.as_str()).collect();
+            assert!(targets.contains(&"acme#project:8"), "{targets:?}");
+        }
+        let seen = |k, h, state: &str, who: &str| (k, t(h), Some(state.into()), Some(who.into()));
+        assert_eq!(
+            got,
+            [
+                seen(K::Opened, 0, "open", "github-actions[bot]"),
+                seen(K::Closed, 1, "closed", "alice"),
+                seen(K::Reopened, 4, "open", "dependabot[bot]"),
+            ]
+        );
+    }
 }

@@ -116,7 +116,12 @@ impl World {
     /// when it leaves the project as it was, or names no project created
     /// during the history (project `NUMBER` is created before it), as
     /// GitHub then sends nothing.
-    pub(super) fn project_act(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
+    pub(super) fn project_act(
+        &mut self,
+        act: &ProjectAct,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
         let number = act.number();
         if let ProjectAct::Create { title, .. } = act {
             if number == NUMBER || self.created_projects.contains_key(&number) {

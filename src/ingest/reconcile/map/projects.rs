@@ -34,7 +34,14 @@ impl Mapper<'_> {
         if let Some(at) = time(v.get("createdAt")) {
             let who = actor(v.get("creator"));
             let opened = Some(snap("open"));
-            self.push_snap(format!("api:{path}:created"), at, key.clone(), who, K::Opened, opened);
+            self.push_snap(
+                format!("api:{path}:created"),
+                at,
+                key.clone(),
+                who,
+                K::Opened,
+                opened,
+            );
         }
         if !closed {
             return;
@@ -43,6 +50,13 @@ impl Mapper<'_> {
             .or(time(v.get("updatedAt")))
             .unwrap_or(self.fallback);
         let closed = Some(snap("closed"));
-        self.push_snap(format!("api:{path}:closed"), at, key, None, K::Closed, closed);
+        self.push_snap(
+            format!("api:{path}:closed"),
+            at,
+            key,
+            None,
+            K::Closed,
+            closed,
+        );
     }
 }
