@@ -388,43 +388,6 @@ pub enum Fact {
         number: u64,
         base: String,
     },
-    /// Issue or PR `number` (or, with none, a draft issue titled `title`)
-    /// added to the owner's project as item `item` (`projects_v2_item.created`).
-    AddProjectItem {
-        item: u64,
-        number: Option<u64>,
-        title: String,
-    },
-    /// A single-select field of item `item` set to `value` (cleared when
-    /// `None`): `projects_v2_item.edited` with `changes.field_value`.
-    SetProjectField {
-        item: u64,
-        field: String,
-        value: Option<String>,
-    },
-    /// Item `item` archived (or restored): `projects_v2_item.archived` /
-    /// `restored`.
-    ArchiveProjectItem {
-        item: u64,
-        archived: bool,
-    },
-    /// Item `item` deleted from the project (`projects_v2_item.deleted`).
-    DeleteProjectItem {
-        item: u64,
-    },
-    /// Item `item` moved in the project's order (`projects_v2_item.reordered`).
-    ReorderProjectItem {
-        item: u64,
-    },
-    /// Draft item `item` converted into issue `number` of this repository:
-    /// GitHub opens the issue (`issues.opened`) and sends
-    /// `projects_v2_item.converted`.
-    ConvertProjectItem {
-        item: u64,
-        number: u64,
-    },
-    /// The owner's project deleted, with its items (`projects_v2.deleted`).
-    DeleteProject,
     /// A check run created on commit `head_sha` by the GitHub App `app`
     /// (its slug: `github-actions` for a workflow's token, ours for the
     /// App's own outcome check). The actor is who caused it: the agent, or
@@ -497,8 +460,9 @@ pub enum Fact {
     UnpublishRelease {
         tag: String,
     },
-    /// Something done to one of the owner's projects as a project
-    /// (`ProjectAct`: created, closed, reopened; `world::projects`).
+    /// Something done to one of the owner's projects (`ProjectAct`: its
+    /// items, its deletion; a project created, closed, reopened;
+    /// `world::projects`).
     Project(ProjectAct),
 }
 

@@ -165,9 +165,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Run(id)) => one("workflow_run", run(w, *id)),
         (_, Changed::Release(tag)) => one("release", release(w, before, tag, e)),
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
-        (_, Changed::ProjectItem(id)) => projects::item_deliveries(w, before, e, *id),
-        (Fact::Project(act), _) => projects::act_deliveries(w, act),
-        (_, Changed::Project) => projects::project_deliveries(w),
+        (Fact::Project(act), _) => projects::render(w, before, e, act, changed),
         (_, Changed::Checks(c)) => checks::render(w, before, e, c),
         _ => Vec::new(),
     }

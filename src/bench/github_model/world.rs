@@ -784,13 +784,6 @@ impl World {
             Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
             Fact::DeleteIssue { number } => self.delete_issue(*number, at),
             Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
-            Fact::AddProjectItem { .. }
-            | Fact::SetProjectField { .. }
-            | Fact::ArchiveProjectItem { .. }
-            | Fact::DeleteProjectItem { .. }
-            | Fact::ReorderProjectItem { .. }
-            | Fact::ConvertProjectItem { .. }
-            | Fact::DeleteProject => self.apply_project(e),
             Fact::Project(act) => self.project_act(act, &e.actor, at),
             Fact::CreateCheckRun { .. }
             | Fact::CompleteCheckRun { .. }

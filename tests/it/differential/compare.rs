@@ -183,7 +183,7 @@ pub const EXCEPTIONS: &[Exception] = &[
         applies: |events| {
             events
                 .iter()
-                .any(|e| matches!(e.fact, Fact::DeleteProject))
+                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Delete)))
         },
     },
     Exception {
@@ -627,26 +627,25 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 // A rename bears on every output of the repository.
                 || matches!(e.fact, Fact::RenameRepo { .. })
                 // The owner's project, on every output that names it.
-                || (line.get("project").is_some() && project_fact(e))
-                // A project the output created, named by its URL.
-                || (line.get("url").and_then(Value::as_str).is_some_and(|u| u.contains("/projects/"))
-                    && matches!(e.fact, Fact::Project(_)))
+                // The owner's project the line names (by `project`, or by
+                // its `url` for the project create_project made).
+                || project_of(line).is_some_and(|n| on_project(e, n))
         })
         .collect()
 }
 
-/// True for a fact about the owner's project (`world::projects`).
-fn project_fact(e: &Event) -> bool {
-    matches!(
-        e.fact,
-        Fact::AddProjectItem { .. }
-            | Fact::SetProjectField { .. }
-            | Fact::ArchiveProjectItem { .. }
-            | Fact::DeleteProjectItem { .. }
-            | Fact::ReorderProjectItem { .. }
-            | Fact::ConvertProjectItem { .. }
-            | Fact::DeleteProject
-    )
+/// The number of the project a line names (`…/projects/{n}`, as its
+/// `project` or its `url`).
+fn project_of(line: &Value) -> Option<u64> {
+    ["project", "url"].iter().find_map(|k| {
+        let url = line.get(*k)?.as_str()?;
+        url.split_once("/projects/")?.1.parse().ok()
+    })
+}
+
+/// True for an act on the owner's project `number` (`world::projects`).
+fn on_project(e: &Event, number: u64) -> bool {
+    matches!(&e.fact, Fact::Project(act) if act.project() == number)
 }
 
 /// The tag of a release an event publishes or edits.

@@ -36,16 +36,16 @@ impl Builder<'_, '_> {
         }
         self.human_issue(n);
         let item = self.id();
-        self.agent(Fact::AddProjectItem {
+        self.agent(Fact::Project(ProjectAct::AddItem {
             item,
             number: Some(n),
             title: String::new(),
-        });
-        self.agent(Fact::SetProjectField {
+        }));
+        self.agent(Fact::Project(ProjectAct::SetField {
             item,
             field: STATUS.into(),
             value: Some("Todo".into()),
-        });
+        }));
         self.line(
             t,
             json!({"project": project, "content_type": "issue", "content_number": n,
@@ -89,11 +89,11 @@ impl Builder<'_, '_> {
     /// into issue `new_issue`.
     fn project_follow_ups(&mut self, item: u64, new_issue: u64) {
         let draft = self.id();
-        let add_draft = Fact::AddProjectItem {
+        let add_draft = Fact::Project(ProjectAct::AddItem {
             item: draft,
             number: None,
             title: "An idea".into(),
-        };
+        });
         self.follow_ups_of(9, |b, choice, who, at| {
             let on = if b.chance(3) { draft } else { item };
             // A draft to reorder against or convert: added just before
@@ -105,44 +105,46 @@ impl Builder<'_, '_> {
             // Restored: archived first, by someone.
             if choice == 2 {
                 let archiver = b.who();
-                let archive = Fact::ArchiveProjectItem {
+                let archive = Fact::Project(ProjectAct::ArchiveItem {
                     item: on,
                     archived: true,
-                };
+                });
                 b.h.push(just_before, &archiver, archive);
             }
-            Some(match choice {
+            if choice == 5 {
+                return Some(add_draft.clone());
+            }
+            Some(Fact::Project(match choice {
                 0 => {
                     let value =
                         (b.c.pick(4) != 0).then(|| OPTIONS[b.c.pick(OPTIONS.len())].to_string());
-                    Fact::SetProjectField {
+                    ProjectAct::SetField {
                         item: on,
                         field: STATUS.into(),
                         value,
                     }
                 }
-                1 => Fact::ArchiveProjectItem {
+                1 => ProjectAct::ArchiveItem {
                     item: on,
                     archived: true,
                 },
-                2 => Fact::ArchiveProjectItem {
+                2 => ProjectAct::ArchiveItem {
                     item: on,
                     archived: false,
                 },
-                3 => Fact::DeleteProjectItem { item: on },
-                4 => Fact::ReorderProjectItem { item: on },
-                5 => add_draft.clone(),
-                6 => Fact::ConvertProjectItem {
+                3 => ProjectAct::DeleteItem { item: on },
+                4 => ProjectAct::ReorderItem { item: on },
+                6 => ProjectAct::ConvertItem {
                     item: draft,
                     number: new_issue,
                 },
-                7 => Fact::DeleteProject,
-                _ => Fact::SetProjectField {
+                7 => ProjectAct::Delete,
+                _ => ProjectAct::SetField {
                     item,
                     field: STATUS.into(),
                     value: Some(OPTIONS[b.c.pick(OPTIONS.len())].to_string()),
                 },
-            })
+            }))
         });
     }
 }

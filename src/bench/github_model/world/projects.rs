@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 
 use super::{Changed, World};
-use crate::bench::github_model::history::{Actor, Event, Fact, ProjectAct};
+use crate::bench::github_model::history::{Actor, ProjectAct};
 
 /// The project's number under its owner (`https://github.com/orgs/{owner}/projects/7`).
 pub const NUMBER: u64 = 7;
@@ -112,17 +112,27 @@ impl CreatedProject {
 }
 
 impl World {
-    /// A project created, closed or reopened (`Fact::Project`): nothing
-    /// when it leaves the project as it was, or names no project created
-    /// during the history (project `NUMBER` is created before it), as
-    /// GitHub then sends nothing.
+    /// An act on one of the owner's projects (`Fact::Project`): what it
+    /// changed.
     pub(super) fn project_act(
         &mut self,
         act: &ProjectAct,
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
-        let number = act.number();
+        if act.on_created() {
+            self.created_project_act(act, who, at)
+        } else {
+            self.apply_project(act, who, at)
+        }
+    }
+
+    /// A project created, closed or reopened: nothing when it leaves the
+    /// project as it was, or names no project created during the history
+    /// (project `NUMBER` is created before it), as GitHub then sends
+    /// nothing.
+    fn created_project_act(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
+        let number = act.project();
         if let ProjectAct::Create { title, .. } = act {
             if number == NUMBER || self.created_projects.contains_key(&number) {
                 return Changed::Nothing;
@@ -151,33 +161,32 @@ impl World {
         Changed::Project
     }
 
-    /// A fact about the owner's project (`Fact::AddProjectItem` …
-    /// `Fact::DeleteProject`): what it changed. Nothing changes once the
-    /// project is deleted, nor for a change that leaves the item as it was
-    /// (GitHub then records and sends nothing).
-    pub(super) fn apply_project(&mut self, e: &Event) -> Changed {
+    /// An act on the owner's project `NUMBER` (its items, its deletion):
+    /// what it changed. Nothing changes once the project is deleted, nor for
+    /// a change that leaves the item as it was (GitHub then records and
+    /// sends nothing).
+    fn apply_project(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
         if self.project.deleted.is_some() {
             return Changed::Nothing;
         }
-        let (at, who) = (e.at, &e.actor);
-        let changed = match &e.fact {
-            Fact::AddProjectItem {
+        let changed = match act {
+            ProjectAct::AddItem {
                 item,
                 number,
                 title,
             } => self.add_item(*item, *number, title, who, at),
-            Fact::SetProjectField { item, field, value } => {
+            ProjectAct::SetField { item, field, value } => {
                 self.set_field(*item, field, value.as_deref(), at)
             }
-            Fact::ArchiveProjectItem { item, archived } => self.archive(*item, *archived, at),
-            Fact::DeleteProjectItem { item } => self.live_item(*item).map(|it| {
+            ProjectAct::ArchiveItem { item, archived } => self.archive(*item, *archived, at),
+            ProjectAct::DeleteItem { item } => self.live_item(*item).map(|it| {
                 it.deleted = true;
                 it.updated_at = at;
                 it.id
             }),
-            Fact::ReorderProjectItem { item } => self.reorder(*item, at),
-            Fact::ConvertProjectItem { item, number } => self.convert(*item, *number, who, at),
-            Fact::DeleteProject => {
+            ProjectAct::ReorderItem { item } => self.reorder(*item, at),
+            ProjectAct::ConvertItem { item, number } => self.convert(*item, *number, who, at),
+            ProjectAct::Delete => {
                 self.project.deleted = Some((at, who.clone()));
                 self.project.updated_at = Some(at);
                 return Changed::Project;
