@@ -785,18 +785,9 @@ impl World {
             Fact::DeleteIssue { number } => self.delete_issue(*number, at),
             Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
             Fact::Project(act) => self.project_act(act, &e.actor, at),
-            Fact::CreateCheckRun { .. }
-            | Fact::CompleteCheckRun { .. }
-            | Fact::RerequestCheckRun { .. }
-            | Fact::RequestCheckAction { .. }
-            | Fact::RequestCheckSuite { .. }
-            | Fact::CreateAlert { .. }
-            | Fact::FixAlert { .. }
-            | Fact::DismissAlert { .. }
-            | Fact::ReopenAlert { .. }
-            | Fact::AlertInBranch { .. }
-            | Fact::DeleteRelease { .. }
-            | Fact::UnpublishRelease { .. } => self.apply_checks(e),
+            Fact::Check(_) | Fact::DeleteRelease { .. } | Fact::UnpublishRelease { .. } => {
+                self.apply_checks(e)
+            }
         }
     }
 }

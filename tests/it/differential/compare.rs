@@ -7,7 +7,7 @@ use std::fmt;
 
 use safe_outcomes::bench::github_model::generate::Generated;
 use safe_outcomes::bench::github_model::history::{
-    DiscussionAct, Event, Fact, ProjectAct, ReactionOn,
+    CheckAct, DiscussionAct, Event, Fact, ProjectAct, ReactionOn,
 };
 use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
 use serde_json::Value;
@@ -165,7 +165,7 @@ pub const EXCEPTIONS: &[Exception] = &[
         applies: |events| {
             events
                 .iter()
-                .any(|e| matches!(e.fact, Fact::ReopenAlert { .. }))
+                .any(|e| matches!(e.fact, Fact::Check(CheckAct::ReopenAlert { .. })))
         },
     },
     Exception {
@@ -593,15 +593,7 @@ fn touched(e: &Event) -> Vec<u64> {
             number, reverts, ..
         } => vec![*number, *reverts],
         Fact::RunRequested { id, .. } | Fact::RunCompleted { id, .. } => vec![*id],
-        Fact::CreateAlert { number, .. }
-        | Fact::FixAlert { number }
-        | Fact::DismissAlert { number, .. }
-        | Fact::ReopenAlert { number }
-        | Fact::AlertInBranch { number, .. } => vec![*number],
-        Fact::CreateCheckRun { id, .. }
-        | Fact::CompleteCheckRun { id, .. }
-        | Fact::RerequestCheckRun { id }
-        | Fact::RequestCheckAction { id, .. } => vec![*id],
+        Fact::Check(act) => act.subject().into_iter().collect(),
         _ => Vec::new(),
     }
 }
