@@ -592,7 +592,7 @@ pub const FACTS: &[&Fact] = &[
 const GONE: &str = "GitHub keeps no trace of a deletion: the primary read's 404/410 is the fact, dated at the read, by nobody named";
 const BODY: &str = "the REST object has only the current body and `updated_at`, not who edited it (GraphQL `userContentEdits` would name the editor; not read yet): the current body is compared, and the change is dated but not attributed";
 const NO_REST_HISTORY_DISCUSSION: &str = "a discussion has no REST timeline: GraphQL gives its current state only, so the change is seen (the state) but not who made it or when";
-const PROJECTS: &str = "Projects v2 items are not read from the API (GraphQL `ProjectV2.items` / `ProjectV2Item.fieldValues` would give them; not read yet): a project output is judged from webhooks only";
+const PROJECTS: &str = "Projects v2 items are not read from the API (GraphQL `ProjectV2.items` / `ProjectV2Item.fieldValues` would give them as they are now; not read yet): a project's items, their field values and its status updates are judged from webhooks only";
 
 const PROJECT_CLOSER: &str = "GitHub names who created a project, not who closed it (GraphQL's `ProjectV2` has `closed`/`closedAt`, REST's `projects-v2` `state`/`closed_at`, neither a closer), nor keeps its past closes: a close is read as a close by an unknown actor (`close_actor_unknown`), and one reopened since is not seen";
 
