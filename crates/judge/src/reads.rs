@@ -594,7 +594,7 @@ const BODY: &str = "the REST object has only the current body and `updated_at`, 
 const NO_REST_HISTORY_DISCUSSION: &str = "a discussion has no REST timeline: GraphQL gives its current state only, so the change is seen (the state) but not who made it or when";
 const PROJECTS: &str = "Projects v2 items are not read from the API (GraphQL `ProjectV2.items` / `ProjectV2Item.fieldValues` would give them as they are now; not read yet): a project's items, their field values and its status updates are judged from webhooks only";
 
-const PROJECT_CLOSER: &str = "GitHub names who created a project, not who closed it (GraphQL's `ProjectV2` has `closed`/`closedAt`, REST's `projects-v2` `state`/`closed_at`, neither a closer), nor keeps its past closes: a close is read as a close by an unknown actor (`close_actor_unknown`), and one reopened since is not seen";
+const PROJECT_CLOSER: &str = "GitHub names who created a project, not who closed it (GraphQL's `ProjectV2` has `closed`/`closedAt`, REST's `projects-v2` `state`/`closed_at`, neither a closer), nor keeps its past closes: a close is read as a close by an unknown actor (`close_actor_unknown`), and one reopened since is not seen; a deleted project answers NOT_FOUND, naming neither who deleted it nor when";
 
 const RESOLVED_WHEN: &str =
     "GraphQL names who resolved a thread but not when: the change is dated at the read";
@@ -1220,7 +1220,7 @@ pub const PROFILES: &[Profile] = &[
                 &PROJECT_CHANGED,
                 &[api(
                     "graphql/project/{project}",
-                    "createdAt, closed, closedAt (now)",
+                    "createdAt, closed, closedAt (now); NOT_FOUND once deleted",
                     "creator",
                     "createdAt, closedAt",
                 )],

@@ -179,11 +179,11 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a deleted project is told only by `projects_v2.deleted`, which names who deleted it and when: GitHub's GraphQL answers a deleted project NOT_FOUND, naming neither, so no read after the fact can give a person's deletion (rejected/strong `deleted` of create_project) or its time; and the App reads no project from the API (`judge::reads` PROJECTS: projects are judged from webhooks only)",
+        why: "a deleted project is told only by `projects_v2.deleted`, which names who deleted it and when: GitHub's GraphQL answers a deleted project NOT_FOUND, naming neither, so no read after the fact can give a person's deletion (rejected/strong `deleted` of create_project) or its time: the API path's read of create_project's project (`graphql/project/{n}`) finds it gone at the read, by nobody named; and the App reads no project for create_project_status_update (`judge::reads` PROJECTS)",
         applies: |events| {
             events
                 .iter()
-                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Delete)))
+                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Delete { .. })))
         },
     },
     Exception {

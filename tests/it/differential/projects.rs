@@ -122,3 +122,25 @@ fn a_project_left_alone_is_judged_alike_on_every_path() {
     assert_eq!(at(&all[0], "30d"), "Ignored/Weak/no_engagement", "{all:?}");
     assert!(all.iter().all(|v| *v == all[0]), "{all:?}");
 }
+
+/// A deletion (create_project's `deleted` rule: a visible non-bot's
+/// deletion rejects), which the API cannot tell.
+#[test]
+fn a_persons_deletion_rejects_from_the_webhooks_and_is_gone_by_nobody_from_the_api() {
+    let g = history(&[(120, Actor::human("alice"), ProjectAct::Delete { number: 8 })]);
+    let hooks = verdicts(&g, Path::Webhooks);
+    assert_eq!(at(&hooks, "30d"), "Rejected/Strong/deleted", "{hooks:?}");
+    for path in [Path::Backfill, Path::Reconcile] {
+        let api = verdicts(&g, path);
+        // GitHub answers a deleted project NOT_FOUND: neither its creation
+        // nor who deleted it is left to read.
+        for w in ["1h", "24h", "7d", "30d"] {
+            assert_eq!(
+                at(&api, w),
+                "Unknown/None/unobserved",
+                "{}: {api:?}",
+                path.name()
+            );
+        }
+    }
+}

@@ -10,13 +10,13 @@ use serde_json::{json, Value};
 use super::super::world::World;
 use super::actor;
 
-/// `projectV2(number)` of `owner` in `w`, `None` when it has none (GitHub's
-/// `NOT_FOUND`).
+/// `projectV2(number)` of `owner` in `w`, `None` when it has none or it
+/// was deleted (GitHub's `NOT_FOUND`, naming neither who nor when).
 pub fn project_v2(w: &World, owner: &str, number: u64) -> Option<Value> {
     let p = w
         .created_projects
         .get(&number)
-        .filter(|p| p.owner.eq_ignore_ascii_case(owner))?;
+        .filter(|p| p.owner.eq_ignore_ascii_case(owner) && p.deleted.is_none())?;
     Some(json!({
         "id": p.node_id(), "number": p.number, "title": p.title,
         "closed": p.closed_at.is_some(),

@@ -57,8 +57,8 @@ impl Builder<'_, '_> {
     /// `create_project`: the agent creates project `NUMBER + 1` of the
     /// owner at the run (`projects_v2.created`); its line names the
     /// project's URL (gh-aw's manifest takes `url` from the handler's
-    /// `projectUrl`) and title. Then anyone of `people()` closes it, or
-    /// closes it and someone (anyone) reopens it later.
+    /// `projectUrl`) and title. Then anyone of `people()` closes it,
+    /// closes it and someone (anyone) reopens it later, or deletes it.
     fn create_project(&mut self, t: &OutputType) {
         let number = NUMBER + 1;
         let title = "Flaky test triage";
@@ -72,7 +72,10 @@ impl Builder<'_, '_> {
             self.h.owner()
         );
         self.line(t, json!({"url": url, "title": title}));
-        self.follow_ups_of(2, |b, choice, _, at| {
+        self.follow_ups_of(3, |b, choice, _, at| {
+            if choice == 2 {
+                return Some(Fact::Project(ProjectAct::Delete { number }));
+            }
             if choice == 1 {
                 // Closed first, by anyone, just before.
                 let closer = b.who();
@@ -138,7 +141,7 @@ impl Builder<'_, '_> {
                     item: draft,
                     number: new_issue,
                 },
-                7 => ProjectAct::Delete,
+                7 => ProjectAct::Delete { number: NUMBER },
                 _ => ProjectAct::SetField {
                     item,
                     field: STATUS.into(),

@@ -35,8 +35,9 @@ pub enum ProjectAct {
     /// GitHub opens the issue (`issues.opened`) and sends
     /// `projects_v2_item.converted`.
     ConvertItem { item: u64, number: u64 },
-    /// The owner's project deleted, with its items (`projects_v2.deleted`).
-    Delete,
+    /// Project `number` deleted, with its items (`projects_v2.deleted`):
+    /// the owner's project `NUMBER` or one created during the history.
+    Delete { number: u64 },
     /// Project `number` created, titled `title` (`projects_v2.created`):
     /// nothing when the owner has a project of that number already.
     Create { number: u64, title: String },
@@ -54,17 +55,16 @@ impl ProjectAct {
         match self {
             ProjectAct::Create { number, .. }
             | ProjectAct::Close { number }
-            | ProjectAct::Reopen { number } => *number,
+            | ProjectAct::Reopen { number }
+            | ProjectAct::Delete { number } => *number,
             _ => super::super::world::projects::NUMBER,
         }
     }
 
     /// True for an act on a project created during the history (create,
-    /// close, reopen), which `world::projects::CreatedProject` holds.
+    /// close, reopen, delete), which `world::projects::CreatedProject`
+    /// holds.
     pub fn on_created(&self) -> bool {
-        matches!(
-            self,
-            ProjectAct::Create { .. } | ProjectAct::Close { .. } | ProjectAct::Reopen { .. }
-        )
+        self.project() != super::super::world::projects::NUMBER
     }
 }

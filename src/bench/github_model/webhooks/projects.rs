@@ -126,6 +126,7 @@ fn act_deliveries(w: &World, act: &ProjectAct) -> Vec<(String, Value)> {
         ProjectAct::Create { .. } => "created",
         ProjectAct::Close { .. } => "closed",
         ProjectAct::Reopen { .. } => "reopened",
+        ProjectAct::Delete { .. } => "deleted",
         _ => return Vec::new(),
     };
     // Its owner's delivery, wherever the repository has moved since.
@@ -146,7 +147,9 @@ pub fn created_project(p: &CreatedProject) -> Value {
         "owner": payloads::user(owner, 148_820_031, "Organization"), "creator": user(&p.creator),
         "title": p.title, "description": null, "short_description": null, "public": false,
         "closed_at": p.closed_at.map(iso), "created_at": iso(p.created_at),
-        "updated_at": iso(p.updated_at), "deleted_at": null, "deleted_by": null,
+        "updated_at": iso(p.updated_at),
+        "deleted_at": p.deleted.as_ref().map(|(at, _)| iso(*at)),
+        "deleted_by": p.deleted.as_ref().map(|(_, who)| user(who)),
         "state": if p.closed_at.is_some() { "closed" } else { "open" }, "is_template": false,
     })
 }
@@ -245,7 +248,7 @@ mod tests {
         };
         h.push(t(9), &carol, Fact::Project(convert));
         h.push(t(10), &alice, Fact::Project(P::DeleteItem { item: 1 }));
-        h.push(t(11), &alice, Fact::Project(P::Delete));
+        h.push(t(11), &alice, Fact::Project(P::Delete { number: 7 }));
         h.push(t(12), &alice, Fact::Project(archive(true)));
         h
     }
@@ -309,9 +312,10 @@ mod tests {
     }
 
     /// A project created during the history: created by the agent, closed
-    /// (twice: the second sends nothing), reopened, after its repository
-    /// moved to another owner; each delivery read by the App under the
-    /// project's number in its owner, `acme`, and timed as it happened.
+    /// (twice: the second sends nothing), reopened after its repository
+    /// moved to another owner, deleted (a close after it sends nothing);
+    /// each delivery read by the App under the project's number in its
+    /// owner, `acme`, and timed as it happened.
     #[test]
     fn a_created_projects_deliveries_are_read_by_the_app() {
         let mut h = History::new("acme/widgets", 555);
@@ -333,6 +337,8 @@ mod tests {
             act(P::Reopen { number: 8 }),
         );
         h.push(t(5), &Actor::human("bob"), act(P::Reopen { number: 8 }));
+        h.push(t(6), &Actor::human("carol"), act(P::Delete { number: 8 }));
+        h.push(t(7), &Actor::human("bob"), act(P::Close { number: 8 }));
         let mut got = Vec::new();
         for d in deliveries(&h)
             .into_iter()
@@ -356,6 +362,7 @@ mod tests {
                 seen(K::Opened, 0, "open", "github-actions[bot]"),
                 seen(K::Closed, 1, "closed", "alice"),
                 seen(K::Reopened, 4, "open", "dependabot[bot]"),
+                seen(K::Deleted, 6, "open", "carol"),
             ]
         );
     }

@@ -102,6 +102,9 @@ pub struct CreatedProject {
     pub updated_at: DateTime<Utc>,
     /// Closed since (`None`: open).
     pub closed_at: Option<DateTime<Utc>>,
+    /// Deleted, when and by whom (kept so the delivery telling it renders
+    /// the project; GitHub answers it `NOT_FOUND` from then on).
+    pub deleted: Option<(DateTime<Utc>, Actor)>,
 }
 
 impl CreatedProject {
@@ -145,13 +148,23 @@ impl World {
                 created_at: at,
                 updated_at: at,
                 closed_at: None,
+                deleted: None,
             };
             self.created_projects.insert(number, p);
             return Changed::Project;
         }
-        let Some(p) = self.created_projects.get_mut(&number) else {
+        let Some(p) = self
+            .created_projects
+            .get_mut(&number)
+            .filter(|p| p.deleted.is_none())
+        else {
             return Changed::Nothing;
         };
+        if let ProjectAct::Delete { .. } = act {
+            p.deleted = Some((at, who.clone()));
+            p.updated_at = at;
+            return Changed::Project;
+        }
         let close = matches!(act, ProjectAct::Close { .. });
         if p.closed_at.is_some() == close {
             return Changed::Nothing;
@@ -186,7 +199,7 @@ impl World {
             }),
             ProjectAct::ReorderItem { item } => self.reorder(*item, at),
             ProjectAct::ConvertItem { item, number } => self.convert(*item, *number, who, at),
-            ProjectAct::Delete => {
+            ProjectAct::Delete { .. } => {
                 self.project.deleted = Some((at, who.clone()));
                 self.project.updated_at = Some(at);
                 return Changed::Project;
