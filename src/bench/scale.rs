@@ -551,6 +551,7 @@ mod tests {
             per_event_us,
             per_event_cpu_us: 0.0,
             disk_read_per_event: 0.0,
+            random_reads_per_event: 0.0,
             rss_bytes: 0,
             store_bytes: 0,
             live: BTreeMap::new(),

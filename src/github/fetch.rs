@@ -15,8 +15,8 @@
 //!   1,000 items of each list).
 //! - `graphql/...` keys are GraphQL queries (module doc of `reconcile`):
 //!   review threads are paged the same way (100 threads per page, the first
-//!   100 comments of each thread), minimized state and discussions are one
-//!   query each. GraphQL's `__typename` of an actor becomes its `type`, so
+//!   100 comments of each thread), minimized state, discussions and
+//!   projects are one query each. GraphQL's `__typename` of an actor becomes its `type`, so
 //!   bots are told from people as in REST.
 //! - A `301`/`302`/`307`/`308` answer is followed to its `Location` (octocrab
 //!   is built without its redirect layer, so GitHub's redirect reaches here
@@ -434,6 +434,20 @@ const BASE_CHANGES: &str = "query($owner: String!, $repo: String!, $number: Int!
   }
 }";
 
+/// A project of an organization or a user (`create_project`): whether and
+/// since when it is closed, and who created it. GitHub's `ProjectV2` names
+/// no closer (REST's `projects-v2` neither: `closed_at`, `state`).
+const PROJECT: &str = "query($owner: String!, $number: Int!) {
+  repositoryOwner(login: $owner) {
+    ... on ProjectV2Owner {
+      projectV2(number: $number) {
+        id number title closed closedAt createdAt updatedAt
+        creator { login __typename }
+      }
+    }
+  }
+}";
+
 const GRAPHQL: Endpoint = Endpoint::idempotent("graphql.query");
 
 /// The GraphQL documents this file sends, by name (checked against GitHub's
@@ -444,6 +458,7 @@ pub fn graphql_documents() -> Vec<(String, String)> {
         ("fetch::MINIMIZED", MINIMIZED),
         ("fetch::DISCUSSION", DISCUSSION),
         ("fetch::BASE_CHANGES", BASE_CHANGES),
+        ("fetch::PROJECT", PROJECT),
     ]
     .into_iter()
     .map(|(n, q)| (n.to_string(), q.to_string()))
@@ -508,6 +523,15 @@ async fn graphql(
             let vars = json!({"owner": owner, "repo": repo, "number": number()?});
             let data = query(client, installation, DISCUSSION, vars).await?;
             data.pointer("/repository/discussion")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .ok_or_else(|| missing(key, &data))
+        }
+        // The owner is the target's (a project's target names no repository).
+        "project" => {
+            let vars = json!({"owner": owner, "number": number()?});
+            let data = query(client, installation, PROJECT, vars).await?;
+            data.pointer("/repositoryOwner/projectV2")
                 .filter(|v| !v.is_null())
                 .cloned()
                 .ok_or_else(|| missing(key, &data))

@@ -526,7 +526,7 @@ fn kind_from_str(s: &str) -> Option<TargetKind> {
 /// Web: `/o/r/{pull|issues|discussions}/N[#fragment]`. REST:
 /// `[/api/v3]/repos/o/r/{pulls|issues}/N[/reviews/ID]` and
 /// `/repos/o/r/{issues|pulls}/comments/ID`. Any other `/o/r/...` path gives a
-/// `Repository` target.
+/// `Repository` target; an owner's path (`/orgs/o/…`, `/users/u/…`) none.
 pub fn parse_github_url(url: &str) -> Option<Target> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let (path, fragment) = match rest.split_once('#') {
@@ -540,6 +540,12 @@ pub fn parse_github_url(url: &str) -> Option<Target> {
     }
     if segs.first() == Some(&"repos") {
         segs.remove(0);
+    }
+    // `/orgs/{o}/…` and `/users/{u}/…` (a project's `projectUrl`, as
+    // gh-aw's create_project logs it) name an owner, no repository: GitHub
+    // reserves both words as logins.
+    if matches!(segs.first(), Some(&("orgs" | "users"))) {
+        return None;
     }
     let [owner, name, rest @ ..] = segs.as_slice() else {
         return None;

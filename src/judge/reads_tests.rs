@@ -73,7 +73,7 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
         )),
         Shape::Release => Some(Target::named(REPO, TargetKind::Release, "v1.2.3")),
         Shape::Project => Some(target(
-            json!({"repo": REPO, "kind": "project", "name": "PVT_1"}),
+            json!({"repo": "acme", "kind": "project", "number": 42}),
         )),
         Shape::Nothing => None,
     };
@@ -122,6 +122,7 @@ fn template(path: &str) -> String {
     let word = |s: &str| {
         match s {
             "7" => "{n}",
+            "42" => "{project}",
             "5" => "{p}",
             "901" => "{id}",
             "8" => "{m}",

@@ -54,7 +54,8 @@ pub struct Api {
     /// parent issue, `{id}` the comment, `{node}` a node id, `{run}`,
     /// `{check}`, `{alert}`, `{tag}`, `{sha}` the pushed commit, `{merge}`
     /// the merge commit, `{base}` the base branch, `{m}` a cross-referenced
-    /// PR, `{since}` the execution time less a minute, `{org}`, `{team}`,
+    /// PR, `{since}` the execution time less a minute, `{project}` a project's
+    /// number under its owner (the target's), `{org}`, `{team}`,
     /// `{login}`.
     pub read: &'static str,
     /// What in the answer is the fact: a timeline kind (for a `timeline`
@@ -591,7 +592,9 @@ pub const FACTS: &[&Fact] = &[
 const GONE: &str = "GitHub keeps no trace of a deletion: the primary read's 404/410 is the fact, dated at the read, by nobody named";
 const BODY: &str = "the REST object has only the current body and `updated_at`, not who edited it (GraphQL `userContentEdits` would name the editor; not read yet): the current body is compared, and the change is dated but not attributed";
 const NO_REST_HISTORY_DISCUSSION: &str = "a discussion has no REST timeline: GraphQL gives its current state only, so the change is seen (the state) but not who made it or when";
-const PROJECTS: &str = "Projects v2 items are not read from the API (GraphQL `ProjectV2.items` / `ProjectV2Item.fieldValues` would give them; not read yet): a project output is judged from webhooks only";
+const PROJECTS: &str = "Projects v2 items are not read from the API (GraphQL `ProjectV2.items` / `ProjectV2Item.fieldValues` would give them as they are now; not read yet): a project's items, their field values and its status updates are judged from webhooks only";
+
+const PROJECT_CLOSER: &str = "GitHub names who created a project, not who closed it (GraphQL's `ProjectV2` has `closed`/`closedAt`, REST's `projects-v2` `state`/`closed_at`, neither a closer), nor keeps its past closes: a close is read as a close by an unknown actor (`close_actor_unknown`), and one reopened since is not seen; a deleted project answers NOT_FOUND, naming neither who deleted it nor when";
 
 const RESOLVED_WHEN: &str =
     "GraphQL names who resolved a thread but not when: the change is dated at the read";
@@ -1200,12 +1203,29 @@ pub const PROFILES: &[Profile] = &[
         ],
     },
     Profile {
-        types: &["update_project", "create_project", "create_project_status_update"],
+        types: &["update_project", "create_project_status_update"],
         shape: Shape::Project,
         needs: &[
             noted(&PROJECT_ITEM, &[], PROJECTS),
             noted(&FIELD_VALUE, &[], PROJECTS),
             noted(&PROJECT_CHANGED, &[], PROJECTS),
+        ],
+    },
+    Profile {
+        types: &["create_project"],
+        shape: Shape::Project,
+        needs: &[
+            noted(&PROJECT_ITEM, &[], PROJECTS),
+            noted(
+                &PROJECT_CHANGED,
+                &[api(
+                    "graphql/project/{project}",
+                    "createdAt, closed, closedAt (now); NOT_FOUND once deleted",
+                    "creator",
+                    "createdAt, closedAt",
+                )],
+                PROJECT_CLOSER,
+            ),
         ],
     },
     Profile {

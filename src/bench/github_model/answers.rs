@@ -9,6 +9,9 @@ use super::history::ReactionOn;
 use super::objects::{self, iso, user};
 use super::world::{Item, World};
 
+mod projects;
+pub use projects::project_v2;
+
 /// `GET /repos/{o}/{r}/{path}` (without the query string).
 pub fn rest(w: &World, path: &str) -> Option<Value> {
     let segs: Vec<&str> = path.split('/').collect();

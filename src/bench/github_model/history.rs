@@ -10,8 +10,12 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+mod checks;
 mod discussions;
+mod projects;
+pub use checks::CheckAct;
 pub use discussions::DiscussionAct;
+pub use projects::ProjectAct;
 
 /// Who did something: a person or a bot (`[bot]` login or `type: Bot`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -386,106 +390,6 @@ pub enum Fact {
         number: u64,
         base: String,
     },
-    /// Issue or PR `number` (or, with none, a draft issue titled `title`)
-    /// added to the owner's project as item `item` (`projects_v2_item.created`).
-    AddProjectItem {
-        item: u64,
-        number: Option<u64>,
-        title: String,
-    },
-    /// A single-select field of item `item` set to `value` (cleared when
-    /// `None`): `projects_v2_item.edited` with `changes.field_value`.
-    SetProjectField {
-        item: u64,
-        field: String,
-        value: Option<String>,
-    },
-    /// Item `item` archived (or restored): `projects_v2_item.archived` /
-    /// `restored`.
-    ArchiveProjectItem {
-        item: u64,
-        archived: bool,
-    },
-    /// Item `item` deleted from the project (`projects_v2_item.deleted`).
-    DeleteProjectItem {
-        item: u64,
-    },
-    /// Item `item` moved in the project's order (`projects_v2_item.reordered`).
-    ReorderProjectItem {
-        item: u64,
-    },
-    /// Draft item `item` converted into issue `number` of this repository:
-    /// GitHub opens the issue (`issues.opened`) and sends
-    /// `projects_v2_item.converted`.
-    ConvertProjectItem {
-        item: u64,
-        number: u64,
-    },
-    /// The owner's project deleted, with its items (`projects_v2.deleted`).
-    DeleteProject,
-    /// A check run created on commit `head_sha` by the GitHub App `app`
-    /// (its slug: `github-actions` for a workflow's token, ours for the
-    /// App's own outcome check). The actor is who caused it: the agent, or
-    /// a person re-running a check. With a conclusion it is created
-    /// completed.
-    CreateCheckRun {
-        id: u64,
-        name: String,
-        head_sha: String,
-        app: String,
-        conclusion: Option<String>,
-    },
-    /// A check run completed (its suite too, once all its runs are).
-    CompleteCheckRun {
-        id: u64,
-        conclusion: String,
-    },
-    /// A person asks a check run's app to run it again: GitHub sends
-    /// `check_run.rerequested` to that app alone.
-    RerequestCheckRun {
-        id: u64,
-    },
-    /// A person presses one of a check run's buttons: GitHub sends
-    /// `check_run.requested_action` to its app alone.
-    RequestCheckAction {
-        id: u64,
-        identifier: String,
-    },
-    /// A person asks for (`rerun: false`) or re-runs (`rerun: true`) the
-    /// check suite of `app` on `head_sha`: `check_suite.requested` /
-    /// `rerequested`, sent to that app alone.
-    RequestCheckSuite {
-        head_sha: String,
-        app: String,
-        rerun: bool,
-    },
-    /// A code scanning alert created by an analysis, on `path`.
-    CreateAlert {
-        number: u64,
-        rule: String,
-        path: String,
-    },
-    /// An alert fixed by a commit (the actor pushed it).
-    FixAlert {
-        number: u64,
-    },
-    /// An alert dismissed (closed) by the actor, with GitHub's reason
-    /// (`false positive`, `won't fix`, `used in tests`).
-    DismissAlert {
-        number: u64,
-        reason: String,
-    },
-    /// An alert open again: a dismissed one reopened by the actor
-    /// (`reopened_by_user`), a fixed one found again by an analysis
-    /// (`reopened`).
-    ReopenAlert {
-        number: u64,
-    },
-    /// An alert found on another branch too (`appeared_in_branch`).
-    AlertInBranch {
-        number: u64,
-        branch: String,
-    },
     /// A release deleted: its tag answers 404 from now.
     DeleteRelease {
         tag: String,
@@ -511,7 +415,15 @@ pub enum Fact {
     /// The owner deleted (`organization.deleted`, no repository named): its
     /// repository with it, as `DeleteRepo` says.
     DeleteOwner,
+    /// Something done to a check run, a check suite or a code scanning
+    /// alert (`CheckAct`; `world::checks`).
+    Check(CheckAct),
+    /// Something done to one of the owner's projects (`ProjectAct`: its
+    /// items, its deletion; a project created, closed, reopened;
+    /// `world::projects`).
+    Project(ProjectAct),
 }
+
 
 impl Fact {
     /// The repository's name from now, for a rename of it or of its owner.

@@ -451,6 +451,18 @@ async fn graphql(
             None => not_found(json!({"node": null})),
         };
     }
+    if body.query.contains("projectV2(") {
+        let (owner, number) = (var("owner"), var("number").as_u64().unwrap_or_default());
+        let owner = owner.as_str().unwrap_or_default();
+        let found = fake
+            .history_repos()
+            .iter()
+            .find_map(|r| super::answers::project_v2(&*fake.world(r)?, owner, number));
+        return match found {
+            Some(p) => Json(json!({"data": {"repositoryOwner": {"projectV2": p}}})).into_response(),
+            None => not_found(json!({"repositoryOwner": {"projectV2": null}})),
+        };
+    }
     if body.query.contains("discussion(") {
         let number = var("number").as_u64().unwrap_or_default();
         return match get(format!("{repo}/graphql/discussion/{number}")) {

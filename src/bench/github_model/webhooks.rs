@@ -73,9 +73,9 @@ fn envelope(w: &World, e: &Event, event: &str, mut body: Value) -> Value {
             json!({"id": w.installation, "node_id": format!("MDIzOkludGVncmF0aW9u{}", w.installation)}),
         );
         let owner = w.repo.split('/').next().unwrap_or_default();
-        o.insert(
-            "organization".into(),
-            json!({"login": owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"}),
+        // A project's delivery names its own owner (`webhooks::projects`).
+        o.entry("organization").or_insert_with(
+            || json!({"login": owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"}),
         );
     }
     body
@@ -180,8 +180,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Run(id)) => one("workflow_run", run(w, *id)),
         (_, Changed::Release(tag)) => one("release", release(w, before, tag, e)),
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
-        (_, Changed::ProjectItem(id)) => projects::item_deliveries(w, before, e, *id),
-        (_, Changed::Project) => projects::project_deliveries(w),
+        (Fact::Project(act), _) => projects::render(w, before, e, act, changed),
         (_, Changed::Checks(c)) => checks::render(w, before, e, c),
         _ => Vec::new(),
     }

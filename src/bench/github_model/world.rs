@@ -298,6 +298,9 @@ pub struct World {
     pub bases: BTreeMap<u64, String>,
     /// The owner's project (`world::projects`).
     pub project: projects::Project,
+    /// The owner's projects created during the history, by number
+    /// (`Fact::Project`, `world::projects`).
+    pub created_projects: BTreeMap<u64, projects::CreatedProject>,
     /// Check runs by id (`world::checks`).
     pub check_runs: BTreeMap<u64, CheckRun>,
     /// Code scanning alerts by number (`world::checks`).
@@ -782,25 +785,10 @@ impl World {
             Fact::DeleteReviewComment { id } => self.delete_review_comment(*id, at),
             Fact::DeleteIssue { number } => self.delete_issue(*number, at),
             Fact::ChangeBase { number, base } => self.change_base(*number, base, who, at),
-            Fact::AddProjectItem { .. }
-            | Fact::SetProjectField { .. }
-            | Fact::ArchiveProjectItem { .. }
-            | Fact::DeleteProjectItem { .. }
-            | Fact::ReorderProjectItem { .. }
-            | Fact::ConvertProjectItem { .. }
-            | Fact::DeleteProject => self.apply_project(e),
-            Fact::CreateCheckRun { .. }
-            | Fact::CompleteCheckRun { .. }
-            | Fact::RerequestCheckRun { .. }
-            | Fact::RequestCheckAction { .. }
-            | Fact::RequestCheckSuite { .. }
-            | Fact::CreateAlert { .. }
-            | Fact::FixAlert { .. }
-            | Fact::DismissAlert { .. }
-            | Fact::ReopenAlert { .. }
-            | Fact::AlertInBranch { .. }
-            | Fact::DeleteRelease { .. }
-            | Fact::UnpublishRelease { .. } => self.apply_checks(e),
+            Fact::Project(act) => self.project_act(act, &e.actor, at),
+            Fact::Check(_) | Fact::DeleteRelease { .. } | Fact::UnpublishRelease { .. } => {
+                self.apply_checks(e)
+            }
         }
     }
 }

@@ -457,3 +457,27 @@ fn github_url_parsing_is_total() {
     let t = parse_github_url("https://api.github.com/repos/o/r/pulls/comments/5").unwrap();
     assert_eq!((t.kind, t.id), (TargetKind::ReviewComment, Some(5)));
 }
+
+/// gh-aw logs create_project's `projectUrl` as the line's `url`, and may
+/// write no `repo`: the line is the run's repository's (the defaults'), its
+/// target the project under its owner, never a repository `orgs/{owner}`.
+#[test]
+fn a_project_url_names_the_owners_project_not_a_repository() {
+    assert_eq!(
+        parse_github_url("https://github.com/orgs/acme/projects/8"),
+        None
+    );
+    assert_eq!(
+        parse_github_url("https://github.com/users/carol/projects/3"),
+        None
+    );
+    let r = one(
+        r#"{"type":"create_project","url":"https://github.com/orgs/def/projects/8","title":"Triage","timestamp":"2026-05-31T12:00:00Z"}"#,
+    );
+    assert_eq!(r.repo, "def/repo");
+    let t = r.target.expect("the project");
+    assert_eq!(
+        (t.repo.as_str(), t.kind, t.number),
+        ("def", TargetKind::Project, Some(8))
+    );
+}

@@ -366,6 +366,11 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 .or_else(|| meta_str("tag"))?;
             vec![format!("releases/tags/{tag}")]
         }
+        // The project the output created: whether it is closed, since when.
+        OutputType::CreateProject => {
+            let number = t.filter(|t| t.kind == TargetKind::Project)?.number?;
+            vec![format!("graphql/project/{number}")]
+        }
         OutputType::Noop
         | OutputType::MissingTool
         | OutputType::MissingData

@@ -20,6 +20,7 @@ use crate::model::{
 mod graphql;
 mod history;
 pub use history::SILENT_TIMELINE;
+mod projects;
 mod reactions;
 mod runs;
 mod threads;
@@ -490,6 +491,7 @@ impl<'a> Mapper<'a> {
             ["graphql", "review_threads", n] => self.review_threads(path, num(n), v),
             ["graphql", "minimized", node] => self.minimized(path, node, v),
             ["graphql", "discussion", n] => self.discussion(path, num(n), v),
+            ["graphql", "project", _] => self.project(path, v),
             ["check-runs", _] => self.check_run(path, v),
             ["commits", _, listed] if listed.starts_with("check-runs?") => {
                 let runs = v.get("check_runs").map_or_else(|| items(v), items);

@@ -31,6 +31,10 @@
 //! - `graphql/base_changes/<pr number>`: the PR's `timelineItems` of
 //!   `BASE_REF_CHANGED_EVENT`: `{nodes: [{createdAt, previousRefName,
 //!   currentRefName, actor{login}}]}` (rebuilds the base before each change).
+//! - `graphql/project/<number>`: `repositoryOwner(login).projectV2(number)`
+//!   of the target's owner (a project's target names no repository):
+//!   `{id, number, title, closed, closedAt, createdAt, updatedAt,
+//!   creator{login}}`. GitHub names no closer of a project.
 //! - `graphql/closed_by/<issue number>`: the issue's latest `ClosedEvent`:
 //!   `{createdAt, closer{__typename, number, merged}}`.
 //!

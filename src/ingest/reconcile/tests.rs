@@ -1587,3 +1587,29 @@ fn a_revert_naming_the_repositorys_later_name_is_a_revert() {
         "https://api.github.com/repos/x/elsewhere"
     )));
 }
+
+/// create_project's project from GraphQL: its creation by its creator, its
+/// close at `closedAt` by nobody (GitHub names no closer), filed under the
+/// record's project target; read from the project's own query only.
+#[test]
+fn a_project_is_created_by_its_creator_and_closed_by_nobody_named() {
+    let target =
+        serde_json::from_value(json!({"repo": "o", "kind": "project", "number": 8})).unwrap();
+    let r = record("create_project").target(target);
+    let paths: Vec<String> = required_endpoints(&r).into_iter().map(|e| e.path).collect();
+    assert_eq!(paths, ["graphql/project/8"]);
+    let project = |closed: bool| {
+        json!({"graphql/project/8": {"closed": closed, "closedAt": closed.then(|| ts(5)),
+            "createdAt": ts(0), "updatedAt": ts(5), "title": "Triage",
+            "creator": {"login": "github-actions[bot]", "type": "Bot"}}})
+    };
+    let o = observations_from_api(&r, &state(project(true)));
+    assert!(o.iter().all(|o| o.target == "o#project:8"), "{o:?}");
+    assert_eq!(kinds(&o), [&K::Opened, &K::Closed]);
+    let login = |i: usize| o[i].actor.as_ref().map(|a| a.login.as_str());
+    assert_eq!(login(0), Some("github-actions[bot]"));
+    assert_eq!((login(1), o[1].at.to_rfc3339()), (None, ts(5)));
+    assert_eq!(o[1].snapshot.as_ref().unwrap().state, "closed");
+    let open = observations_from_api(&r, &state(project(false)));
+    assert_eq!(kinds(&open), [&K::Opened]);
+}

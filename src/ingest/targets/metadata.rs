@@ -20,8 +20,8 @@
 //! - `update_project`: the project item when its node id (`PVTI_…`) is known;
 //!   else the content's issue/PR thread (`content_number`) with the project
 //!   left in `extra` — field changes do not reach it: item webhooks name
-//!   content by node id alone, and reconciliation reads no project yet
-//!   (`judge::reads` PROJECTS), so it stays `field_unreadable`; else
+//!   content by node id alone, and reconciliation reads no project item
+//!   yet (`judge::reads` PROJECTS), so it stays `field_unreadable`; else
 //!   (draft issues, `create_fields`/`create_view`) the project.
 
 use serde_json::{Map, Value};

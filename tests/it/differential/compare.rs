@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use safe_outcomes::bench::github_model::generate::Generated;
-use safe_outcomes::bench::github_model::history::{DiscussionAct, Event, Fact, ReactionOn};
+use safe_outcomes::bench::github_model::history::{
+    CheckAct, DiscussionAct, Event, Fact, ProjectAct, ReactionOn,
+};
 use safe_outcomes::model::{EvidenceStrength, OutcomeStatus};
 use serde_json::Value;
 
@@ -170,7 +172,7 @@ pub const EXCEPTIONS: &[Exception] = &[
         applies: |events| {
             events
                 .iter()
-                .any(|e| matches!(e.fact, Fact::ReopenAlert { .. }))
+                .any(|e| matches!(e.fact, Fact::Check(CheckAct::ReopenAlert { .. })))
         },
     },
     Exception {
@@ -184,11 +186,20 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Backfill, Path::Reconcile],
-        why: "a deleted project is told only by `projects_v2.deleted`, which names who deleted it and when: GitHub's GraphQL answers a deleted project NOT_FOUND, naming neither, so no read after the fact can give a person's deletion (rejected/strong `deleted` of create_project) or its time; and the App reads no project from the API (`judge::reads` PROJECTS: projects are judged from webhooks only)",
+        why: "a deleted project is told only by `projects_v2.deleted`, which names who deleted it and when: GitHub's GraphQL answers a deleted project NOT_FOUND, naming neither, so no read after the fact can give a person's deletion (rejected/strong `deleted` of create_project) or its time: the API path's read of create_project's project (`graphql/project/{n}`) finds it gone at the read, by nobody named; and the App reads no project for create_project_status_update (`judge::reads` PROJECTS)",
         applies: |events| {
             events
                 .iter()
-                .any(|e| matches!(e.fact, Fact::DeleteProject))
+                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Delete { .. })))
+        },
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "who closed a project, and its closes undone since, are told only by `projects_v2.closed`/`reopened`: GitHub's GraphQL `ProjectV2` (and REST's `projects-v2`) gives `closed`/`closedAt` now and its `creator`, no closer and no past closes, so a read after the fact finds a close by an unknown actor (unknown/weak `close_actor_unknown` of create_project, where the webhooks name a person's close, rejected/strong `project_closed`, or a bot's, ignored/weak `lifecycle`), or, once reopened, no close at all (where the webhooks' windows during the close saw it)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Close { .. })))
         },
     },
 ];
@@ -589,15 +600,7 @@ fn touched(e: &Event) -> Vec<u64> {
             number, reverts, ..
         } => vec![*number, *reverts],
         Fact::RunRequested { id, .. } | Fact::RunCompleted { id, .. } => vec![*id],
-        Fact::CreateAlert { number, .. }
-        | Fact::FixAlert { number }
-        | Fact::DismissAlert { number, .. }
-        | Fact::ReopenAlert { number }
-        | Fact::AlertInBranch { number, .. } => vec![*number],
-        Fact::CreateCheckRun { id, .. }
-        | Fact::CompleteCheckRun { id, .. }
-        | Fact::RerequestCheckRun { id }
-        | Fact::RequestCheckAction { id, .. } => vec![*id],
+        Fact::Check(act) => act.subject().into_iter().collect(),
         _ => Vec::new(),
     }
 }
@@ -625,23 +628,25 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 || e.fact.renamed_to().is_some()
                 || matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner)
                 // The owner's project, on every output that names it.
-                || (line.get("project").is_some() && project_fact(e))
+                // The owner's project the line names (by `project`, or by
+                // its `url` for the project create_project made).
+                || project_of(line).is_some_and(|n| on_project(e, n))
         })
         .collect()
 }
 
-/// True for a fact about the owner's project (`world::projects`).
-fn project_fact(e: &Event) -> bool {
-    matches!(
-        e.fact,
-        Fact::AddProjectItem { .. }
-            | Fact::SetProjectField { .. }
-            | Fact::ArchiveProjectItem { .. }
-            | Fact::DeleteProjectItem { .. }
-            | Fact::ReorderProjectItem { .. }
-            | Fact::ConvertProjectItem { .. }
-            | Fact::DeleteProject
-    )
+/// The number of the project a line names (`…/projects/{n}`, as its
+/// `project` or its `url`).
+fn project_of(line: &Value) -> Option<u64> {
+    ["project", "url"].iter().find_map(|k| {
+        let url = line.get(*k)?.as_str()?;
+        url.split_once("/projects/")?.1.parse().ok()
+    })
+}
+
+/// True for an act on the owner's project `number` (`world::projects`).
+fn on_project(e: &Event, number: u64) -> bool {
+    matches!(&e.fact, Fact::Project(act) if act.project() == number)
 }
 
 /// The tag of a release an event publishes or edits.

@@ -15,6 +15,7 @@
 mod compare;
 mod paths;
 mod moved;
+mod projects;
 mod renames;
 
 use proptest::prelude::*;

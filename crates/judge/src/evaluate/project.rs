@@ -10,7 +10,7 @@
 //! rejected/strong `project_item_removed`; nothing seen → unknown/none. Field
 //! changes reach an item target from webhooks; a content-thread target from
 //! neither path yet (item webhooks name content by node id alone, and no
-//! project is read from the API: see targets/metadata.rs). An update that only adds the
+//! project item is read from the API: see targets/metadata.rs). An update that only adds the
 //! item is judged on the item staying in the project. `create_fields` /
 //! `create_view` operations and draft items without an item id cannot be
 //! followed by webhook: at most `pending/weak/target_exists_only`.

@@ -9,7 +9,7 @@ use chrono::Duration;
 use serde_json::json;
 
 use super::{sha, Builder};
-use crate::bench::github_model::history::{Actor, Fact};
+use crate::bench::github_model::history::{Actor, CheckAct, Fact};
 use crate::bench::github_model::objects::{app_bot, ACTIONS_APP, OUR_APP};
 use crate::model::OutputType;
 
@@ -32,18 +32,18 @@ impl Builder<'_, '_> {
         let head = sha(n, 0);
         let conclusion = ["success", "failure", "neutral"][self.c.pick(3)];
         let later = self.chance(2);
-        self.agent(Fact::CreateCheckRun {
+        self.agent(Fact::Check(CheckAct::CreateRun {
             id,
             name: "lint".into(),
             head_sha: head.clone(),
             app: ACTIONS_APP.into(),
             conclusion: (!later).then(|| conclusion.to_string()),
-        });
+        }));
         if later {
-            let done = Fact::CompleteCheckRun {
+            let done = Fact::Check(CheckAct::CompleteRun {
                 id,
                 conclusion: conclusion.into(),
-            };
+            });
             self.h
                 .push(self.t0 + Duration::minutes(2), &Actor::actions(), done);
         }
@@ -54,13 +54,13 @@ impl Builder<'_, '_> {
                    "conclusion": conclusion, "pull_request_number": n}),
         );
         if self.chance(3) {
-            let rerun = Fact::CreateCheckRun {
+            let rerun = Fact::Check(CheckAct::CreateRun {
                 id: self.id(),
                 name: "lint".into(),
                 head_sha: head,
                 app: ACTIONS_APP.into(),
                 conclusion: Some(["success", "failure"][self.c.pick(2)].into()),
-            };
+            });
             self.someday(rerun);
         }
         self.pr_follow_ups(n, false);
@@ -76,32 +76,32 @@ impl Builder<'_, '_> {
         }
         let id = self.id();
         let head = sha(n, 0);
-        let create = Fact::CreateCheckRun {
+        let create = Fact::Check(CheckAct::CreateRun {
             id,
             name: "safe-outcomes".into(),
             head_sha: head.clone(),
             app: OUR_APP.into(),
             conclusion: None,
-        };
+        });
         let bot = app_bot(OUR_APP);
         self.h.push(self.t0 + Duration::minutes(1), &bot, create);
-        let done = Fact::CompleteCheckRun {
+        let done = Fact::Check(CheckAct::CompleteRun {
             id,
             conclusion: "neutral".into(),
-        };
+        });
         self.h.push(self.t0 + Duration::minutes(2), &bot, done);
         for _ in 0..self.count() {
             let fact = match self.c.pick(4) {
-                0 => Fact::RerequestCheckRun { id },
-                1 => Fact::RequestCheckAction {
+                0 => Fact::Check(CheckAct::RerequestRun { id }),
+                1 => Fact::Check(CheckAct::RequestAction {
                     id,
                     identifier: "explain".into(),
-                },
-                k => Fact::RequestCheckSuite {
+                }),
+                k => Fact::Check(CheckAct::RequestSuite {
                     head_sha: head.clone(),
                     app: OUR_APP.into(),
                     rerun: k == 3,
-                },
+                }),
             };
             self.someday(fact);
         }
@@ -113,11 +113,11 @@ impl Builder<'_, '_> {
     /// another branch.
     pub(super) fn alert_output(&mut self, t: &OutputType, n: u64) {
         let number = n;
-        let create = Fact::CreateAlert {
+        let create = Fact::Check(CheckAct::CreateAlert {
             number,
             rule: "js/sql-injection".into(),
             path: format!("src/alert_{n}.js"),
-        };
+        });
         self.h.push(self.before(), &analysis(), create);
         self.line(
             t,
@@ -126,24 +126,27 @@ impl Builder<'_, '_> {
         for _ in 0..self.count() {
             let at = self.later();
             let (who, fact) = match self.c.pick(4) {
-                0 => (self.who(), Fact::FixAlert { number }),
+                0 => (self.who(), Fact::Check(CheckAct::FixAlert { number })),
                 1 => {
                     let reason = DISMISS_REASONS[self.c.pick(3)].to_string();
-                    (self.who(), Fact::DismissAlert { number, reason })
+                    (
+                        self.who(),
+                        Fact::Check(CheckAct::DismissAlert { number, reason }),
+                    )
                 }
                 // A person reopens a dismissed alert; the analysis finds a
                 // fixed one again.
                 2 => {
                     let dismissed = self.alert_dismissed(number, at);
                     let who = if dismissed { self.who() } else { analysis() };
-                    (who, Fact::ReopenAlert { number })
+                    (who, Fact::Check(CheckAct::ReopenAlert { number }))
                 }
                 _ => (
                     analysis(),
-                    Fact::AlertInBranch {
+                    Fact::Check(CheckAct::AlertInBranch {
                         number,
                         branch: format!("release-{}", self.c.pick(3)),
-                    },
+                    }),
                 ),
             };
             self.h.push(at, &who, fact);

@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use crate::bench::github_model::history::{Event, Fact};
+use crate::bench::github_model::history::{CheckAct, Event, Fact};
 use crate::bench::github_model::objects::{self, OUR_APP};
 use crate::bench::github_model::world::{ChecksChange as Change, World};
 
@@ -46,7 +46,7 @@ fn check_run(w: &World, e: &Event, id: u64, action: &str) -> Vec<(String, Value)
         return Vec::new();
     }
     let mut body = json!({"action": action, "check_run": objects::check_run(w, r)});
-    if let Fact::RequestCheckAction { identifier, .. } = &e.fact {
+    if let Fact::Check(CheckAct::RequestAction { identifier, .. }) = &e.fact {
         body["requested_action"] = json!({"identifier": identifier});
     }
     let mut out = vec![("check_run".to_string(), body)];
@@ -80,7 +80,7 @@ fn alert(w: &World, e: &Event, n: u64, action: &str) -> Vec<(String, Value)> {
         return Vec::new();
     };
     let branch = match &e.fact {
-        Fact::AlertInBranch { branch, .. } => branch.as_str(),
+        Fact::Check(CheckAct::AlertInBranch { branch, .. }) => branch.as_str(),
         _ => "main",
     };
     let body = json!({"action": action, "alert": objects::alert(w, a),

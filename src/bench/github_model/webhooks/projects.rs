@@ -6,29 +6,47 @@
 
 use serde_json::{json, Value};
 
-use super::super::history::{Event, Fact};
+use super::super::history::{Event, Fact, ProjectAct};
 use super::super::objects::{iso, node_id, user};
 use super::super::world::projects::{
-    ProjectItem, CREATOR, NODE_ID, NUMBER, OPTIONS, STATUS_NODE_ID,
+    CreatedProject, ProjectItem, CREATOR, NODE_ID, NUMBER, OPTIONS, STATUS_NODE_ID,
 };
-use super::super::world::World;
+use super::super::world::{Changed, World};
 use crate::bench::payloads;
 
-/// What a change of item `id` makes GitHub send: `projects_v2_item` (a
-/// conversion first opens its issue: `issues.opened`).
-pub(super) fn item_deliveries(
+/// What an act on one of the owner's projects (`Fact::Project`) that
+/// changed something makes GitHub send.
+pub(super) fn render(
     w: &World,
     before: &World,
     e: &Event,
+    act: &ProjectAct,
+    changed: &Changed,
+) -> Vec<(String, Value)> {
+    match changed {
+        _ if act.on_created() => act_deliveries(w, act),
+        Changed::ProjectItem(id) => item_deliveries(w, before, e, act, *id),
+        Changed::Project => project_deliveries(w),
+        _ => Vec::new(),
+    }
+}
+
+/// What a change of item `id` makes GitHub send: `projects_v2_item` (a
+/// conversion first opens its issue: `issues.opened`).
+fn item_deliveries(
+    w: &World,
+    before: &World,
+    e: &Event,
+    act: &ProjectAct,
     id: u64,
 ) -> Vec<(String, Value)> {
     let Some(it) = w.project.items.get(&id) else {
         return Vec::new();
     };
     let was = before.project.items.get(&id);
-    let (action, changes) = match &e.fact {
-        Fact::AddProjectItem { .. } => ("created", None),
-        Fact::SetProjectField { field, .. } => {
+    let (action, changes) = match act {
+        ProjectAct::AddItem { .. } => ("created", None),
+        ProjectAct::SetField { field, .. } => {
             let option = |i: Option<&ProjectItem>| {
                 i.and_then(|i| i.fields.get(field))
                     .map_or(Value::Null, |v| option(v))
@@ -40,7 +58,7 @@ pub(super) fn item_deliveries(
             }});
             ("edited", Some(changes))
         }
-        Fact::ArchiveProjectItem { archived, .. } => {
+        ProjectAct::ArchiveItem { archived, .. } => {
             let (from, to) = (
                 was.and_then(|i| i.archived_at).map(iso),
                 it.archived_at.map(iso),
@@ -51,8 +69,8 @@ pub(super) fn item_deliveries(
                 Some(json!({"archived_at": {"from": from, "to": to}})),
             )
         }
-        Fact::DeleteProjectItem { .. } => ("deleted", None),
-        Fact::ReorderProjectItem { .. } => {
+        ProjectAct::DeleteItem { .. } => ("deleted", None),
+        ProjectAct::ReorderItem { .. } => {
             let node = |p: Option<u64>, w: &World| {
                 p.and_then(|p| w.project.items.get(&p))
                     .map(ProjectItem::node_id)
@@ -62,15 +80,15 @@ pub(super) fn item_deliveries(
             let changes = json!({"previous_projects_v2_item_node_id": {"from": from, "to": to}});
             ("reordered", Some(changes))
         }
-        Fact::ConvertProjectItem { .. } => {
+        ProjectAct::ConvertItem { .. } => {
             let changes = json!({"content_type": {"from": "DraftIssue", "to": "Issue"}});
             ("converted", Some(changes))
         }
         _ => return Vec::new(),
     };
     let mut out = Vec::new();
-    if let (Fact::ConvertProjectItem { number, .. }, Some(t)) =
-        (&e.fact, it.number.and_then(|n| w.threads.get(&n)))
+    if let (ProjectAct::ConvertItem { number, .. }, Some(t)) =
+        (act, it.number.and_then(|n| w.threads.get(&n)))
     {
         let opened = Event {
             fact: Fact::OpenIssue {
@@ -91,11 +109,49 @@ pub(super) fn item_deliveries(
 }
 
 /// `projects_v2.deleted`.
-pub(super) fn project_deliveries(w: &World) -> Vec<(String, Value)> {
+fn project_deliveries(w: &World) -> Vec<(String, Value)> {
     vec![(
         "projects_v2".into(),
         json!({"action": "deleted", "projects_v2": project(w)}),
     )]
+}
+
+/// `projects_v2.created` / `closed` / `reopened` of a project created
+/// during the history (`Fact::Project`), as it is after the act.
+fn act_deliveries(w: &World, act: &ProjectAct) -> Vec<(String, Value)> {
+    let Some(p) = w.created_projects.get(&act.project()) else {
+        return Vec::new();
+    };
+    let action = match act {
+        ProjectAct::Create { .. } => "created",
+        ProjectAct::Close { .. } => "closed",
+        ProjectAct::Reopen { .. } => "reopened",
+        ProjectAct::Delete { .. } => "deleted",
+        _ => return Vec::new(),
+    };
+    // Its owner's delivery, wherever the repository has moved since.
+    let org = json!({"login": p.owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"});
+    vec![(
+        "projects_v2".into(),
+        json!({"action": action, "projects_v2": created_project(p), "organization": org}),
+    )]
+}
+
+/// A project created during the history (`projects-v2`), as GitHub
+/// describes it: `closed_at` and `state` say whether it is closed, not who
+/// closed it.
+pub fn created_project(p: &CreatedProject) -> Value {
+    let owner = p.owner.as_str();
+    json!({
+        "id": 2_000_000 + p.number, "node_id": p.node_id(), "number": p.number,
+        "owner": payloads::user(owner, 148_820_031, "Organization"), "creator": user(&p.creator),
+        "title": p.title, "description": null, "short_description": null, "public": false,
+        "closed_at": p.closed_at.map(iso), "created_at": iso(p.created_at),
+        "updated_at": iso(p.updated_at),
+        "deleted_at": p.deleted.as_ref().map(|(at, _)| iso(*at)),
+        "deleted_by": p.deleted.as_ref().map(|(_, who)| user(who)),
+        "state": if p.closed_at.is_some() { "closed" } else { "open" }, "is_template": false,
+    })
 }
 
 /// A single-select option as `changes.field_value` carries it.
@@ -143,7 +199,7 @@ pub fn project(w: &World) -> Value {
 mod tests {
     use chrono::{DateTime, Duration, Utc};
 
-    use crate::bench::github_model::history::{Actor, Fact, History};
+    use crate::bench::github_model::history::{Actor, Fact, History, ProjectAct as P};
     use crate::bench::github_model::webhooks::deliveries;
     use crate::ingest::webhook::{normalize, Normalized};
     use crate::model::ObservationKind as K;
@@ -166,34 +222,34 @@ mod tests {
             body: "b".into(),
         };
         h.push(t(0), &carol, open);
-        let add = |item, number| Fact::AddProjectItem {
+        let add = |item, number| P::AddItem {
             item,
             number,
             title: "An idea".into(),
         };
-        h.push(t(1), &agent, add(1, Some(10)));
-        let status = |v: &str| Fact::SetProjectField {
+        h.push(t(1), &agent, Fact::Project(add(1, Some(10))));
+        let status = |v: &str| P::SetField {
             item: 1,
             field: "Status".into(),
             value: Some(v.into()),
         };
-        h.push(t(1), &agent, status("Todo"));
-        h.push(t(2), &alice, status("Done"));
-        h.push(t(3), &alice, status("Done"));
-        let archive = |archived| Fact::ArchiveProjectItem { item: 1, archived };
-        h.push(t(4), &alice, archive(true));
-        h.push(t(5), &carol, archive(false));
-        h.push(t(6), &carol, add(2, None));
-        h.push(t(7), &alice, Fact::ReorderProjectItem { item: 2 });
-        h.push(t(8), &alice, Fact::ReorderProjectItem { item: 2 });
-        let convert = Fact::ConvertProjectItem {
+        h.push(t(1), &agent, Fact::Project(status("Todo")));
+        h.push(t(2), &alice, Fact::Project(status("Done")));
+        h.push(t(3), &alice, Fact::Project(status("Done")));
+        let archive = |archived| P::ArchiveItem { item: 1, archived };
+        h.push(t(4), &alice, Fact::Project(archive(true)));
+        h.push(t(5), &carol, Fact::Project(archive(false)));
+        h.push(t(6), &carol, Fact::Project(add(2, None)));
+        h.push(t(7), &alice, Fact::Project(P::ReorderItem { item: 2 }));
+        h.push(t(8), &alice, Fact::Project(P::ReorderItem { item: 2 }));
+        let convert = P::ConvertItem {
             item: 2,
             number: 11,
         };
-        h.push(t(9), &carol, convert);
-        h.push(t(10), &alice, Fact::DeleteProjectItem { item: 1 });
-        h.push(t(11), &alice, Fact::DeleteProject);
-        h.push(t(12), &alice, archive(true));
+        h.push(t(9), &carol, Fact::Project(convert));
+        h.push(t(10), &alice, Fact::Project(P::DeleteItem { item: 1 }));
+        h.push(t(11), &alice, Fact::Project(P::Delete { number: 7 }));
+        h.push(t(12), &alice, Fact::Project(archive(true)));
         h
     }
 
@@ -253,5 +309,61 @@ mod tests {
         assert_eq!(got[11].2, K::Deleted);
         assert_eq!(got[11].1, "acme#project:PVT_kwDOCN7GP84AAAAH");
         assert!(got[1].1.starts_with("acme#project_item:PVTI_"));
+    }
+
+    /// A project created during the history: created by the agent, closed
+    /// (twice: the second sends nothing), reopened after its repository
+    /// moved to another owner, deleted (a close after it sends nothing);
+    /// each delivery read by the App under the project's number in its
+    /// owner, `acme`, and timed as it happened.
+    #[test]
+    fn a_created_projects_deliveries_are_read_by_the_app() {
+        let mut h = History::new("acme/widgets", 555);
+        let act = |a| Fact::Project(a);
+        let create = P::Create {
+            number: 8,
+            title: "Triage".into(),
+        };
+        h.push(t(0), &Actor::actions(), act(create));
+        h.push(t(1), &Actor::human("alice"), act(P::Close { number: 8 }));
+        h.push(t(2), &Actor::human("bob"), act(P::Close { number: 8 }));
+        let moved = Fact::RenameRepo {
+            to: "acme-labs/widgets".into(),
+        };
+        h.push(t(3), &Actor::human("alice"), moved);
+        h.push(
+            t(4),
+            &Actor::bot("dependabot[bot]"),
+            act(P::Reopen { number: 8 }),
+        );
+        h.push(t(5), &Actor::human("bob"), act(P::Reopen { number: 8 }));
+        h.push(t(6), &Actor::human("carol"), act(P::Delete { number: 8 }));
+        h.push(t(7), &Actor::human("bob"), act(P::Close { number: 8 }));
+        let mut got = Vec::new();
+        for d in deliveries(&h)
+            .into_iter()
+            .filter(|d| d.event == "projects_v2")
+        {
+            let body = d.body.to_string();
+            let Ok(Normalized::Relevant(n)) = normalize(&d.event, &d.id, body.as_bytes()) else {
+                panic!("{} not read: {body}", d.event);
+            };
+            let o = &n.observations[0];
+            let state = o.snapshot.as_ref().map(|s| s.state.clone());
+            let who = o.actor.as_ref().map(|a| a.login.clone());
+            got.push((o.event.clone(), o.at, state, who));
+            let targets: Vec<&str> = n.observations.iter().map(|o| o.target.as_str()).collect();
+            assert!(targets.contains(&"acme#project:8"), "{targets:?}");
+        }
+        let seen = |k, h, state: &str, who: &str| (k, t(h), Some(state.into()), Some(who.into()));
+        assert_eq!(
+            got,
+            [
+                seen(K::Opened, 0, "open", "github-actions[bot]"),
+                seen(K::Closed, 1, "closed", "alice"),
+                seen(K::Reopened, 4, "open", "dependabot[bot]"),
+                seen(K::Deleted, 6, "open", "carol"),
+            ]
+        );
     }
 }

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 
 use super::{Changed, World};
-use crate::bench::github_model::history::{Actor, Event, Fact};
+use crate::bench::github_model::history::{Actor, CheckAct, Event, Fact};
 
 /// A check run: by its app (slug), on a commit.
 #[derive(Debug, Clone)]
@@ -67,40 +67,11 @@ pub enum Change {
 }
 
 impl World {
-    /// Apply one event of this family (`Fact::CreateCheckRun` to
+    /// Apply one event of this family (`Fact::Check`, `Fact::DeleteRelease`,
     /// `Fact::UnpublishRelease`).
     pub(super) fn apply_checks(&mut self, e: &Event) -> Changed {
         let change = match &e.fact {
-            Fact::CreateCheckRun {
-                id,
-                name,
-                head_sha,
-                app,
-                conclusion,
-            } => self.create_check_run(*id, name, head_sha, app, conclusion, e.at),
-            Fact::CompleteCheckRun { id, conclusion } => self.complete(*id, conclusion, e.at),
-            // Only a completed run can be re-run, or act on a button.
-            Fact::RerequestCheckRun { id } => self
-                .completed_run(*id)
-                .map(|_| Change::CheckRun(*id, "rerequested")),
-            Fact::RequestCheckAction { id, .. } => self
-                .completed_run(*id)
-                .map(|_| Change::CheckRun(*id, "requested_action")),
-            Fact::RequestCheckSuite {
-                head_sha,
-                app,
-                rerun,
-            } => {
-                let action = if *rerun { "rerequested" } else { "requested" };
-                Some(Change::CheckSuite(app.clone(), head_sha.clone(), action))
-            }
-            Fact::CreateAlert { number, rule, path } => {
-                self.create_alert(*number, rule, path, e.at)
-            }
-            Fact::FixAlert { number } => self.fix_alert(*number, e.at),
-            Fact::DismissAlert { number, reason } => self.dismiss(*number, reason, &e.actor, e.at),
-            Fact::ReopenAlert { number } => self.reopen_alert(*number, e.at),
-            Fact::AlertInBranch { number, branch } => self.in_branch(*number, branch, e.at),
+            Fact::Check(act) => self.check_act(act, e),
             Fact::DeleteRelease { tag } => self
                 .releases
                 .remove(tag)
@@ -116,6 +87,44 @@ impl World {
             _ => None,
         };
         change.map_or(Changed::Nothing, Changed::Checks)
+    }
+
+    /// What one act on a check run, suite or alert changed.
+    fn check_act(&mut self, act: &CheckAct, e: &Event) -> Option<Change> {
+        match act {
+            CheckAct::CreateRun {
+                id,
+                name,
+                head_sha,
+                app,
+                conclusion,
+            } => self.create_check_run(*id, name, head_sha, app, conclusion, e.at),
+            CheckAct::CompleteRun { id, conclusion } => self.complete(*id, conclusion, e.at),
+            // Only a completed run can be re-run, or act on a button.
+            CheckAct::RerequestRun { id } => self
+                .completed_run(*id)
+                .map(|_| Change::CheckRun(*id, "rerequested")),
+            CheckAct::RequestAction { id, .. } => self
+                .completed_run(*id)
+                .map(|_| Change::CheckRun(*id, "requested_action")),
+            CheckAct::RequestSuite {
+                head_sha,
+                app,
+                rerun,
+            } => {
+                let action = if *rerun { "rerequested" } else { "requested" };
+                Some(Change::CheckSuite(app.clone(), head_sha.clone(), action))
+            }
+            CheckAct::CreateAlert { number, rule, path } => {
+                self.create_alert(*number, rule, path, e.at)
+            }
+            CheckAct::FixAlert { number } => self.fix_alert(*number, e.at),
+            CheckAct::DismissAlert { number, reason } => {
+                self.dismiss(*number, reason, &e.actor, e.at)
+            }
+            CheckAct::ReopenAlert { number } => self.reopen_alert(*number, e.at),
+            CheckAct::AlertInBranch { number, branch } => self.in_branch(*number, branch, e.at),
+        }
     }
 
     fn create_check_run(

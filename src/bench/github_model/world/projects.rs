@@ -6,13 +6,18 @@
 //! it. Every change here is told by a `projects_v2_item` or `projects_v2`
 //! delivery (`webhooks::projects`); GitHub writes no entry of it in the
 //! content's REST timeline.
+//!
+//! Projects created during a history (`create_project`'s: `Fact::Project`)
+//! are kept apart (`CreatedProject`): their number, creator, and whether
+//! and since when they are closed, which is all GitHub answers of a
+//! project's state (`closed`, `closedAt`; no closer, no past closes).
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
 use super::{Changed, World};
-use crate::bench::github_model::history::{Actor, Event, Fact};
+use crate::bench::github_model::history::{Actor, ProjectAct};
 
 /// The project's number under its owner (`https://github.com/orgs/{owner}/projects/7`).
 pub const NUMBER: u64 = 7;
@@ -84,34 +89,117 @@ impl Project {
     }
 }
 
+/// A project of the owner created during the history.
+#[derive(Debug, Clone)]
+pub struct CreatedProject {
+    /// The organization that owns it: the repository's owner when it was
+    /// created (a repository moved to another owner leaves it there).
+    pub owner: String,
+    pub number: u64,
+    pub title: String,
+    pub creator: Actor,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Closed since (`None`: open).
+    pub closed_at: Option<DateTime<Utc>>,
+    /// Deleted, when and by whom (kept so the delivery telling it renders
+    /// the project; GitHub answers it `NOT_FOUND` from then on).
+    pub deleted: Option<(DateTime<Utc>, Actor)>,
+}
+
+impl CreatedProject {
+    /// The node id GitHub gives it (unlike project `NUMBER`'s).
+    pub fn node_id(&self) -> String {
+        format!("PVT_kwDOCN7GP84AAAC{}", self.number)
+    }
+}
+
 impl World {
-    /// A fact about the owner's project (`Fact::AddProjectItem` …
-    /// `Fact::DeleteProject`): what it changed. Nothing changes once the
-    /// project is deleted, nor for a change that leaves the item as it was
-    /// (GitHub then records and sends nothing).
-    pub(super) fn apply_project(&mut self, e: &Event) -> Changed {
+    /// An act on one of the owner's projects (`Fact::Project`): what it
+    /// changed.
+    pub(super) fn project_act(
+        &mut self,
+        act: &ProjectAct,
+        who: &Actor,
+        at: DateTime<Utc>,
+    ) -> Changed {
+        if act.on_created() {
+            self.created_project_act(act, who, at)
+        } else {
+            self.apply_project(act, who, at)
+        }
+    }
+
+    /// A project created, closed or reopened: nothing when it leaves the
+    /// project as it was, or names no project created during the history
+    /// (project `NUMBER` is created before it), as GitHub then sends
+    /// nothing.
+    fn created_project_act(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
+        let number = act.project();
+        if let ProjectAct::Create { title, .. } = act {
+            if number == NUMBER || self.created_projects.contains_key(&number) {
+                return Changed::Nothing;
+            }
+            let p = CreatedProject {
+                owner: self.repo.split('/').next().unwrap_or_default().to_string(),
+                number,
+                title: title.clone(),
+                creator: who.clone(),
+                created_at: at,
+                updated_at: at,
+                closed_at: None,
+                deleted: None,
+            };
+            self.created_projects.insert(number, p);
+            return Changed::Project;
+        }
+        let Some(p) = self
+            .created_projects
+            .get_mut(&number)
+            .filter(|p| p.deleted.is_none())
+        else {
+            return Changed::Nothing;
+        };
+        if let ProjectAct::Delete { .. } = act {
+            p.deleted = Some((at, who.clone()));
+            p.updated_at = at;
+            return Changed::Project;
+        }
+        let close = matches!(act, ProjectAct::Close { .. });
+        if p.closed_at.is_some() == close {
+            return Changed::Nothing;
+        }
+        p.closed_at = close.then_some(at);
+        p.updated_at = at;
+        Changed::Project
+    }
+
+    /// An act on the owner's project `NUMBER` (its items, its deletion):
+    /// what it changed. Nothing changes once the project is deleted, nor for
+    /// a change that leaves the item as it was (GitHub then records and
+    /// sends nothing).
+    fn apply_project(&mut self, act: &ProjectAct, who: &Actor, at: DateTime<Utc>) -> Changed {
         if self.project.deleted.is_some() {
             return Changed::Nothing;
         }
-        let (at, who) = (e.at, &e.actor);
-        let changed = match &e.fact {
-            Fact::AddProjectItem {
+        let changed = match act {
+            ProjectAct::AddItem {
                 item,
                 number,
                 title,
             } => self.add_item(*item, *number, title, who, at),
-            Fact::SetProjectField { item, field, value } => {
+            ProjectAct::SetField { item, field, value } => {
                 self.set_field(*item, field, value.as_deref(), at)
             }
-            Fact::ArchiveProjectItem { item, archived } => self.archive(*item, *archived, at),
-            Fact::DeleteProjectItem { item } => self.live_item(*item).map(|it| {
+            ProjectAct::ArchiveItem { item, archived } => self.archive(*item, *archived, at),
+            ProjectAct::DeleteItem { item } => self.live_item(*item).map(|it| {
                 it.deleted = true;
                 it.updated_at = at;
                 it.id
             }),
-            Fact::ReorderProjectItem { item } => self.reorder(*item, at),
-            Fact::ConvertProjectItem { item, number } => self.convert(*item, *number, who, at),
-            Fact::DeleteProject => {
+            ProjectAct::ReorderItem { item } => self.reorder(*item, at),
+            ProjectAct::ConvertItem { item, number } => self.convert(*item, *number, who, at),
+            ProjectAct::Delete { .. } => {
                 self.project.deleted = Some((at, who.clone()));
                 self.project.updated_at = Some(at);
                 return Changed::Project;
