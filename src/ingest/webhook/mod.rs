@@ -20,6 +20,7 @@ mod repositories;
 mod reviews;
 mod security;
 mod sub_issues;
+mod teams;
 mod threads;
 mod workflows;
 
@@ -49,6 +50,9 @@ pub struct NormalizedDelivery {
     pub installation_id: Option<u64>,
     pub observations: Vec<Observation>,
     pub discoveries: Vec<ExecutionRecord>,
+    /// The payload carries no time of its own (`membership`): its facts are
+    /// dated when the delivery is received (`http::webhook`).
+    pub dated_at_receipt: bool,
     /// What the delivery says about the App's installations: the change of an
     /// `installation`/`installation_repositories` event, or for any other
     /// event the installation its repository belongs to (`Seen`).
@@ -113,6 +117,7 @@ const FAMILIES: &[Events] = &[
     security::EVENTS,
     releases::EVENTS,
     repositories::EVENTS,
+    teams::EVENTS,
 ];
 
 /// The events normalized into observations (every family's, in `FAMILIES`'
@@ -178,6 +183,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
                 event: event.to_string(),
                 action: value["action"].as_str().map(str::to_string),
                 repo: None,
+                dated_at_receipt: false,
                 installation_id: Some(change.installation_id),
                 observations: Vec::new(),
                 discoveries: Vec::new(),
@@ -213,6 +219,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         .as_ref()
         .and_then(|r| r.slug())
         .or_else(|| projects::owner_without_repo(event, raw.value()))
+        .or_else(|| teams::owner_without_repo(event, raw.value()))
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
@@ -238,6 +245,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             event: event.to_string(),
             action: payload.action.clone(),
             repo: Some(repo.clone()),
+            dated_at_receipt: out.observations.iter().any(|f| f.at == teams::UNDATED),
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
             installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
                 let (action, renamed_from) = match &out.rename {
