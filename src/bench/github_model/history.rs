@@ -495,6 +495,20 @@ pub enum Fact {
     UnpublishRelease {
         tag: String,
     },
+    /// A review of PR `number` requested of the owner's team `team` (its
+    /// slug): `pull_request.review_requested` with `requested_team`, a
+    /// `review_requested` timeline entry naming it (`world::teams`).
+    RequestTeamReview {
+        number: u64,
+        team: String,
+    },
+    /// `login` added to (`member: true`) or removed from the owner's team
+    /// `team`: `membership.added`/`removed`, sent by the actor.
+    TeamMembership {
+        team: String,
+        login: String,
+        member: bool,
+    },
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App

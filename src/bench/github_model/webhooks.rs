@@ -60,7 +60,10 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
 fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
     if let Some(o) = body.as_object_mut() {
         // A project's deliveries are the organization's: no repository.
-        let org_level = o.contains_key("projects_v2_item") || o.contains_key("projects_v2");
+        // So are a team's (`membership`).
+        let org_level = o.contains_key("projects_v2_item")
+            || o.contains_key("projects_v2")
+            || o.contains_key("scope");
         if !org_level {
             o.entry("repository")
                 .or_insert_with(|| objects::repository(w));
@@ -70,7 +73,11 @@ fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
             "installation".into(),
             json!({"id": w.installation, "node_id": format!("MDIzOkludGVncmF0aW9u{}", w.installation)}),
         );
-        let owner = w.repo.split('/').next().unwrap_or_default();
+        let owner = if o.contains_key("scope") {
+            super::teams::org(w)
+        } else {
+            w.repo.split('/').next().unwrap_or_default()
+        };
         o.insert(
             "organization".into(),
             json!({"login": owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"}),
@@ -168,6 +175,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::ProjectItem(id)) => projects::item_deliveries(w, before, e, *id),
         (_, Changed::Project) => projects::project_deliveries(w),
         (_, Changed::Checks(c)) => checks::render(w, before, e, c),
+        (_, Changed::Team(team, login)) => super::teams::delivery(w, team, login),
         _ => Vec::new(),
     }
 }
@@ -205,6 +213,10 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         Fact::RequestReview { reviewer, .. } => (
             "review_requested",
             json!({"requested_reviewer": objects::login_user(reviewer)}),
+        ),
+        Fact::RequestTeamReview { team, .. } => (
+            "review_requested",
+            json!({"requested_team": super::teams::team(w, team)}),
         ),
         Fact::RemoveReviewRequest { reviewer, .. } => (
             "review_request_removed",
