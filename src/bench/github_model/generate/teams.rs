@@ -3,7 +3,9 @@
 //! or leave the team around the reviews its members and others write, so
 //! that a review comes before or after its reviewer's membership changed.
 //! Team changes are made by a maintainer (alice), by another bot (an
-//! organization's team sync), or by a member leaving on their own.
+//! organization's team sync), or by a member leaving on their own. Drawn
+//! aside (`aside`), so the rest of the history is as the other choices make
+//! it; zero choices: alice is requested, as before.
 
 use super::Builder;
 use crate::bench::github_model::history::{Actor, Fact, ReviewState};
@@ -18,7 +20,7 @@ const PEOPLE: [&str; 3] = ["bob", "carol", "alice"];
 impl Builder<'_, '_> {
     /// The agent's `add_reviewer`: alice, or one time in two the team.
     pub(super) fn add_reviewer(&mut self, t: &OutputType, n: u64) {
-        if self.c.pick(2) == 0 {
+        if self.aside(n ^ 0x7ea0, 2) == 0 {
             let request = Fact::RequestReview {
                 number: n,
                 reviewer: "alice".into(),
@@ -38,25 +40,26 @@ impl Builder<'_, '_> {
         self.pr_follow_ups(n, false);
     }
 
-    /// 0–3 of: someone joins or leaves the team, a person reviews, a
+    /// 1–4 of: someone joins or leaves the team, a person reviews, a
     /// person comments on the PR.
     fn team_follow_ups(&mut self, n: u64) {
-        for _ in 0..self.count() {
-            let at = self.later();
-            let login = PEOPLE[self.c.pick(PEOPLE.len())];
-            let (who, fact) = match self.c.pick(3) {
+        for i in 0..=self.aside(n ^ 0x7ea1, 4) {
+            let salt = n ^ 0x7e00 ^ (i << 20);
+            let at = self.later_aside(salt);
+            let login = PEOPLE[self.aside(salt ^ 1, PEOPLE.len() as u64) as usize];
+            let (who, fact) = match self.aside(salt ^ 2, 3) {
                 0 => {
-                    let member = self.c.pick(2) == 1;
-                    let who = match self.c.pick(3) {
+                    let who = match self.aside(salt ^ 3, 3) {
                         0 => Actor::human("alice"),
                         1 => Actor::bot("team-sync[bot]"),
                         // A member leaves on their own.
                         _ => Actor::human(login),
                     };
+                    let member = self.aside(salt ^ 4, 2) == 1 && who.login != login;
                     let fact = Fact::TeamMembership {
                         team: TEAM.into(),
                         login: login.into(),
-                        member: member && who.login != login,
+                        member,
                     };
                     (who, fact)
                 }
@@ -65,7 +68,7 @@ impl Builder<'_, '_> {
                         ReviewState::Approved,
                         ReviewState::ChangesRequested,
                         ReviewState::Commented,
-                    ][self.c.pick(3)];
+                    ][self.aside(salt ^ 5, 3) as usize];
                     let fact = Fact::Review {
                         number: n,
                         id: self.id(),
