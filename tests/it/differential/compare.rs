@@ -184,6 +184,16 @@ pub const EXCEPTIONS: &[Exception] = &[
                 .any(|e| matches!(e.fact, Fact::DeleteProject))
         },
     },
+    Exception {
+        paths: &[Path::Webhooks],
+        why: "a requested team's membership is in no webhook unless it changes (`membership.added`/`removed`): whether a person who reviewed or commented was a member of the team is known to the webhook-only path only from such a change; a member from before, or one whose change came after the window, is known only from the memberships endpoint, which the signal fetcher and the API paths read (issue 44 item 4)",
+        applies: team_act,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a requested team's membership history is told only by `membership.added`/`removed`: GitHub's memberships endpoint answers membership now (and 404 for a non-member, as for a team the App cannot see), so a read after the fact cannot tell that a reviewer joined after their review, or left after it, or left before it (issue 44 item 4: a team member's act counts only while they are a member)",
+        applies: team_act_by_a_changed_member,
+    },
 ];
 
 /// The verdict of each window. "Nothing seen" is one verdict whatever the
@@ -559,7 +569,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::DiscussionAct { number, .. }
         | Fact::SetIssueType { number, .. }
         | Fact::DeleteIssue { number }
-        | Fact::ChangeBase { number, .. } => vec![*number],
+        | Fact::ChangeBase { number, .. }
+        | Fact::RequestTeamReview { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }
@@ -617,8 +628,53 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 || matches!(e.fact, Fact::RenameRepo { .. })
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
+                // A requested team's memberships, on the output that names it.
+                || (requests_team(line) && matches!(e.fact, Fact::TeamMembership { .. }))
         })
         .collect()
+}
+
+/// True for an `add_reviewer` line that requests a team.
+fn requests_team(line: &Value) -> bool {
+    line.pointer("/metadata/requested_team_reviewers").is_some()
+}
+
+/// The logins who reviewed or commented on the output's PR as people
+/// (the acts a team request's member could satisfy it with).
+fn acting_people<'e>(events: &[&'e Event]) -> Vec<&'e str> {
+    events
+        .iter()
+        .filter(|e| !e.actor.bot)
+        .filter(|e| {
+            matches!(
+                e.fact,
+                Fact::Review { .. } | Fact::Comment { .. } | Fact::ReviewComment { .. }
+            )
+        })
+        .map(|e| e.actor.login.as_str())
+        .collect()
+}
+
+/// A team was requested and a person reviewed or commented: whether they
+/// were a member is in no webhook unless their membership changed.
+fn team_act(events: &[&Event]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e.fact, Fact::RequestTeamReview { .. }))
+        && !acting_people(events).is_empty()
+}
+
+/// A team was requested and a person whose membership of it changed in the
+/// history reviewed or commented.
+fn team_act_by_a_changed_member(events: &[&Event]) -> bool {
+    let changed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.fact {
+            Fact::TeamMembership { login, .. } => Some(login.as_str()),
+            _ => None,
+        })
+        .collect();
+    team_act(events) && acting_people(events).iter().any(|l| changed.contains(l))
 }
 
 /// True for a fact about the owner's project (`world::projects`).
