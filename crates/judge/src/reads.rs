@@ -401,12 +401,13 @@ pub const REACTION: Fact = fact(
     &["reacted"],
     &[],
 );
-/// The fact `team_member`: a reviewer belongs to a requested team.
+/// The fact `team_member`: a reviewer belongs to a requested team (a
+/// change dated by `membership`; a read tells membership now, undated).
 pub const TEAM_MEMBER: Fact = fact(
     "team_member",
     "a reviewer belongs to a requested team",
     &["team_member"],
-    &[],
+    &["membership.added", "membership.removed"],
 );
 /// The fact `sub_issue`: a sub-issue link was added or removed.
 pub const SUB_ISSUE: Fact = fact(
@@ -826,7 +827,7 @@ pub const PROFILES: &[Profile] = &[
                     "orgs/{org}/teams/{team}/memberships/{login}",
                     "state active",
                     "",
-                    "the read",
+                    "undated: membership at the read",
                 )],
             ),
         ],
