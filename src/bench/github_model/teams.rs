@@ -19,7 +19,11 @@ pub fn org(w: &World) -> &str {
 
 /// A stable id of team `slug`.
 fn id(slug: &str) -> u64 {
-    3_000_000 + slug.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)) % 1_000_000
+    3_000_000
+        + slug
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+            % 1_000_000
 }
 
 /// GitHub's `team-simple` (and the webhooks' team) for `slug`.
@@ -58,9 +62,8 @@ pub fn membership(w: &World, path: &str) -> Option<Value> {
     let ["orgs", o, "teams", slug, "memberships", login] = segs.as_slice() else {
         return None;
     };
-    let member = o.eq_ignore_ascii_case(org(w))
-        && w.teams.exists(slug)
-        && w.teams.is_member(slug, login);
+    let member =
+        o.eq_ignore_ascii_case(org(w)) && w.teams.exists(slug) && w.teams.is_member(slug, login);
     member.then(|| {
         json!({"url": format!("https://api.github.com/organizations/148820031/team/{}/memberships/{login}", id(slug)),
                "role": "member", "state": "active"})
@@ -82,13 +85,20 @@ mod tests {
             member,
         };
         h.push(t0, &Actor::human("alice"), add("carol", true));
-        h.push(t0 + chrono::Duration::hours(1), &Actor::human("alice"), add("bob", false));
+        h.push(
+            t0 + chrono::Duration::hours(1),
+            &Actor::human("alice"),
+            add("bob", false),
+        );
         let path = |l: &str| format!("orgs/acme/teams/reviewers/memberships/{l}");
         let before = World::at(&h, t0 - chrono::Duration::hours(1));
         assert!(membership(&before, &path("bob")).is_some());
         assert!(membership(&before, &path("carol")).is_none());
         let after = World::at(&h, t0 + chrono::Duration::hours(2));
-        assert_eq!(membership(&after, &path("carol")).unwrap()["state"], "active");
+        assert_eq!(
+            membership(&after, &path("carol")).unwrap()["state"],
+            "active"
+        );
         assert!(membership(&after, &path("bob")).is_none());
         assert!(membership(&after, "orgs/acme/teams/other/memberships/carol").is_none());
         let d = crate::bench::github_model::webhooks::deliveries(&h);
@@ -104,7 +114,10 @@ mod tests {
             .collect();
         assert_eq!(
             actions,
-            [("membership", "added", "carol"), ("membership", "removed", "bob")]
+            [
+                ("membership", "added", "carol"),
+                ("membership", "removed", "bob")
+            ]
         );
         assert!(d[0].body.get("repository").is_none());
         assert_eq!(d[0].body["team"]["slug"], "reviewers");

@@ -107,7 +107,9 @@ mod tests {
     #[test]
     fn a_team_membership_change_is_filed_under_the_team_dated_at_receipt() {
         for (action, member) in [("added", true), ("removed", false)] {
-            let Normalized::Relevant(d) = delivery(action, "team", json!({"slug": "Infra", "id": 3})) else {
+            let Normalized::Relevant(d) =
+                delivery(action, "team", json!({"slug": "Infra", "id": 3}))
+            else {
                 panic!("{action} ignored");
             };
             assert!(d.dated_at_receipt);
@@ -135,7 +137,11 @@ mod tests {
             Normalized::Ignored { .. }
         ));
         assert!(matches!(
-            delivery("removed", "team", json!({"id": 3, "name": "gone", "deleted": true})),
+            delivery(
+                "removed",
+                "team",
+                json!({"id": 3, "name": "gone", "deleted": true})
+            ),
             Normalized::Ignored { .. }
         ));
     }

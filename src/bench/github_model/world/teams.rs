@@ -37,7 +37,8 @@ impl Teams {
         let key = (team.to_ascii_lowercase(), login.to_ascii_lowercase());
         self.changed.get(&key).copied().unwrap_or_else(|| {
             INITIAL.iter().any(|(t, members)| {
-                t.eq_ignore_ascii_case(team) && members.iter().any(|m| m.eq_ignore_ascii_case(login))
+                t.eq_ignore_ascii_case(team)
+                    && members.iter().any(|m| m.eq_ignore_ascii_case(login))
             })
         })
     }
