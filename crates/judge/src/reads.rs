@@ -821,7 +821,7 @@ pub const PROFILES: &[Profile] = &[
             need(&REVIEW_COMMENT, PR_REVIEW_COMMENTS),
             need(&COMMENT, TIMELINE_COMMENTS),
             need(&CLOSED, PR_CLOSED),
-            need(
+            noted(
                 &TEAM_MEMBER,
                 &[signal(
                     "orgs/{org}/teams/{team}/memberships/{login}",
@@ -829,6 +829,7 @@ pub const PROFILES: &[Profile] = &[
                     "",
                     "undated: membership at the read",
                 )],
+                "GitHub keeps no history of a team's membership: the endpoint answers membership now (404 for a non-member, as for a team the App cannot see), not when it changed nor who changed it; only `membership.added`/`removed` date a change (a stated difference of the differential)",
             ),
         ],
     },
