@@ -498,4 +498,39 @@ mod tests {
             proptest::prop_assert_eq!(counted, at_review, "{:?}", e);
         }
     }
+
+    proptest::proptest! {
+        /// Roles at the time of the act, over times: a maintainer withdraws
+        /// and renews the request of alice at any times; her review counts
+        /// exactly when she was requested at it.
+        #[test]
+        fn a_requested_user_s_review_counts_only_while_requested(
+            flips in proptest::collection::vec(1u32..200, 0..6),
+            review in 1u32..200,
+        ) {
+            let mut flips = flips;
+            flips.sort_unstable();
+            flips.dedup();
+            flips.retain(|f| *f != review);
+            let rec = record("add_reviewer").meta("requested_reviewers", json!(["alice"]));
+            let mut o = vec![requested_obs(-0.01, Some("alice"), None)];
+            let (mut held, mut at_review) = (true, true);
+            for f in &flips {
+                held = !held;
+                if *f < review {
+                    at_review = held;
+                }
+                let h = *f as f64 / 10.0;
+                o.push(if held {
+                    obs(h, human("carol"), K::ReviewRequested { reviewer: Some("alice".into()), team: None }).snap(open())
+                } else {
+                    removed(h, human("carol"), Some("alice"), None)
+                });
+            }
+            o.push(reviewed(review as f64 / 10.0, human("alice"), "approved"));
+            let e = eval(&rec, o, 24.0);
+            let counted = e.signal == safe_outcomes_model::Signal::ReviewApproved;
+            proptest::prop_assert_eq!(counted, at_review, "{:?}", e);
+        }
+    }
 }
