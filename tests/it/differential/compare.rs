@@ -186,7 +186,7 @@ pub const EXCEPTIONS: &[Exception] = &[
     },
     Exception {
         paths: &[Path::Webhooks],
-        why: "a requested team's membership is in no webhook unless it changes (`membership.added`/`removed`): whether a person who reviewed or commented was a member of the team is known to the webhook-only path only from such a change; a member from before, or one whose change came after the window, is known only from the memberships endpoint, which the signal fetcher and the API paths read (issue 44 item 4)",
+        why: "a requested team's membership is in no webhook unless it changes (`membership.added`/`removed`): whether a person who reviewed or commented, and was a member of the team at some time, was one at their act is known to the webhook-only path only from such a change; a member from before, or one whose change came after the window, is known only from the memberships endpoint, which the signal fetcher and the API paths read (issue 44 item 4)",
         applies: team_act,
     },
     Exception {
@@ -655,13 +655,24 @@ fn acting_people<'e>(events: &[&'e Event]) -> Vec<&'e str> {
         .collect()
 }
 
-/// A team was requested and a person reviewed or commented: whether they
-/// were a member is in no webhook unless their membership changed.
+/// A team was requested and a person who was ever its member (from before
+/// the history, or added in it) reviewed or commented: whether they were a
+/// member is in no webhook unless their membership changed. (One never a
+/// member is unknown alike on every path: no delivery, and a 404.)
 fn team_act(events: &[&Event]) -> bool {
+    use safe_outcomes::bench::github_model::world::teams::INITIAL;
+    let ever_member = |login: &str| {
+        INITIAL
+            .iter()
+            .any(|(_, members)| members.contains(&login))
+            || events.iter().any(|e| {
+                matches!(&e.fact, Fact::TeamMembership { login: l, member: true, .. } if l == login)
+            })
+    };
     events
         .iter()
         .any(|e| matches!(e.fact, Fact::RequestTeamReview { .. }))
-        && !acting_people(events).is_empty()
+        && acting_people(events).into_iter().any(ever_member)
 }
 
 /// A team was requested and a person whose membership of it changed in the
