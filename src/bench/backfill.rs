@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::github_model::generate::{self, Choices};
-use super::github_model::history::{Fact, History};
+use super::github_model::history::History;
 use super::github_model::{CallKind, Counts, FakeGitHub, APP_ID, PRIVATE_KEY};
 use super::{Row, Table};
 use crate::app::GitHubConfig;
@@ -130,7 +130,7 @@ pub fn org(
         // The org's repositories keep their names: the days of one
         // repository are one history, which a day's rename would rename.
         for e in g.history.events {
-            if matches!(e.fact, Fact::RenameRepo { .. }) {
+            if e.fact.renamed_to().is_some() {
                 continue;
             }
             history.push(e.at, &e.actor, e.fact);

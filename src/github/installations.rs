@@ -169,7 +169,56 @@ pub fn apply(
     if change.action == A::RepoRenamed {
         file_rename(store, change, batch)?;
     }
+    if change.action == A::OwnerRenamed {
+        file_owner_rename(store, change, batch)?;
+    }
     Ok(Applied::Filed)
+}
+
+/// The installation's owner renamed (`organization.renamed`): every
+/// repository of it is renamed with it, and GitHub names none of them. Its
+/// repositories' outputs stay keyed under the login before its first
+/// rename seen (a chain of renames leads back to it); the login now leads
+/// there (`store::repo_names`), and each repository mapped to the
+/// installation under the old login is mapped under the new one too, so a
+/// manifest line naming it (no delivery yet) stays within the installation.
+fn file_owner_rename(
+    store: &Store,
+    change: &InstallationChange,
+    batch: &mut ExternalBatch,
+) -> Result<()> {
+    let id = change.installation_id;
+    let (Some(from), Some(now)) = (change.renamed_from.as_deref(), change.account.as_deref())
+    else {
+        return Ok(());
+    };
+    if from.eq_ignore_ascii_case(now) {
+        return Ok(());
+    }
+    let keyed = store
+        .owner_keyed_name(id, from)?
+        .unwrap_or_else(|| from.to_string());
+    let back = keyed.eq_ignore_ascii_case(now);
+    batch.key_owner_by(id, now, (!back).then_some(keyed.as_str()));
+    for repo in repos_of(store, id)? {
+        if let Some((owner, name)) = repo.split_once('/') {
+            if owner.eq_ignore_ascii_case(from) {
+                batch.map_repo(&format!("{now}/{name}"), id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `repo` (`owner/name`) under the login its owner's repositories are
+/// keyed by, when the owner was renamed; `None`: not renamed.
+fn under_keyed_owner(store: &Store, installation: u64, repo: &str) -> Result<Option<String>> {
+    let Some((owner, name)) = repo.split_once('/') else {
+        return Ok(None);
+    };
+    Ok(store
+        .owner_keyed_name(installation, owner)?
+        .map(|keyed| format!("{keyed}/{name}")))
 }
 
 /// A repository renamed (or transferred) within installation `id`: its
@@ -192,7 +241,10 @@ fn file_rename(
         return Ok(());
     };
     let known = store.repo_keyed_name(id, repo_id)?;
-    let keyed = known.clone().unwrap_or_else(|| from.to_string());
+    let keyed = match known.clone() {
+        Some(keyed) => keyed,
+        None => under_keyed_owner(store, id, from)?.unwrap_or_else(|| from.to_string()),
+    };
     if mapped_installation(store, &keyed)?.is_some_and(|m| m != id) {
         // Its old name is another installation's (a transfer between
         // owners the App is installed on apart): its outputs stay there.
@@ -201,7 +253,7 @@ fn file_rename(
         return Ok(());
     }
     if known.is_none() {
-        batch.key_repo_by(id, repo_id, from);
+        batch.key_repo_by(id, repo_id, &keyed);
     }
     if !from.eq_ignore_ascii_case(now) && store.repo_of_later_name(id, from)? == Some(repo_id) {
         batch.forget_later_name(id, from);
@@ -229,9 +281,11 @@ pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<S
     ) {
         return Ok(None);
     }
-    Ok(store
-        .repo_keyed_name(change.installation_id, repo_id)?
-        .filter(|keyed| !keyed.eq_ignore_ascii_case(now)))
+    let keyed = match store.repo_keyed_name(change.installation_id, repo_id)? {
+        Some(keyed) => Some(keyed),
+        None => under_keyed_owner(store, change.installation_id, now)?,
+    };
+    Ok(keyed.filter(|keyed| !keyed.eq_ignore_ascii_case(now)))
 }
 
 /// The name outputs are keyed by for a repository named `repo` now, with
@@ -241,9 +295,16 @@ pub fn keyed_name_of_repo(store: &Store, repo: &str) -> Result<Option<String>> {
     let Some(id) = mapped_installation(store, repo)? else {
         return Ok(None);
     };
-    Ok(store
-        .keyed_name_of(id, repo)?
-        .filter(|keyed| !keyed.eq_ignore_ascii_case(repo)))
+    let keyed = match store.keyed_name_of(id, repo)? {
+        Some(keyed) => Some(keyed),
+        None => match under_keyed_owner(store, id, repo)? {
+            // The repository under its owner's old login may itself have
+            // been renamed before.
+            Some(old) => Some(store.keyed_name_of(id, &old)?.unwrap_or(old)),
+            None => None,
+        },
+    };
+    Ok(keyed.filter(|keyed| !keyed.eq_ignore_ascii_case(repo)))
 }
 
 #[cfg(test)]
@@ -357,6 +418,56 @@ mod tests {
         let mut c = change(id, InstallationAction::Seen, &[now]);
         c.repo_id = Some(repo_id);
         c
+    }
+
+    fn owner_renamed(id: u64, from: &str, now: &str) -> InstallationChange {
+        let mut c = change(id, InstallationAction::OwnerRenamed, &[]);
+        c.account = Some(now.into());
+        c.renamed_from = Some(from.into());
+        c
+    }
+
+    /// An owner renamed (`organization.renamed`, no repository named):
+    /// every repository of it is keyed under the owner's first login, by
+    /// its id (deliveries) and by its name (manifest lines), through a
+    /// chain of owner renames and a repository renamed before; back at the
+    /// first login, no alias; another installation's owner of the same
+    /// name is not touched.
+    #[test]
+    fn an_owner_renamed_keeps_its_repositories_outputs_under_its_first_login() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        run(&store, seen(5, 11, "acme/a"));
+        run(&store, seen(5, 12, "acme/b0"));
+        run(&store, renamed(5, 12, "acme/b0", "acme/b1"));
+        run(&store, seen(6, 13, "acme-2/c"));
+        run(&store, owner_renamed(5, "acme", "acme-2"));
+        let keyed = |c| keyed_name(&store, &c).unwrap();
+        assert_eq!(keyed(seen(5, 11, "acme-2/a")).as_deref(), Some("acme/a"));
+        assert_eq!(keyed(seen(5, 12, "acme-2/b1")).as_deref(), Some("acme/b0"));
+        assert_eq!(
+            keyed(seen(6, 13, "acme-2/c")),
+            None,
+            "another installation's"
+        );
+        let by_name = |r: &str| keyed_name_of_repo(&store, r).unwrap();
+        assert_eq!(by_name("acme-2/a").as_deref(), Some("acme/a"));
+        assert_eq!(by_name("acme-2/b1").as_deref(), Some("acme/b0"));
+        assert_eq!(mapped_installation(&store, "acme-2/a").unwrap(), Some(5));
+        assert_eq!(
+            installation(&store, 5).unwrap().unwrap().account.as_deref(),
+            Some("acme-2")
+        );
+        // Renamed again, then a repository renamed under the new login.
+        run(&store, owner_renamed(5, "acme-2", "acme-3"));
+        assert_eq!(keyed(seen(5, 11, "acme-3/a")).as_deref(), Some("acme/a"));
+        run(&store, renamed(5, 11, "acme-3/a", "acme-3/a2"));
+        assert_eq!(keyed(seen(5, 11, "acme-3/a2")).as_deref(), Some("acme/a"));
+        assert_eq!(by_name("acme-3/a2").as_deref(), Some("acme/a"));
+        // Back to the first login: the names are the keys again.
+        run(&store, owner_renamed(5, "acme-3", "ACME"));
+        assert_eq!(keyed(seen(5, 12, "acme/b1")).as_deref(), Some("acme/b0"));
+        assert_eq!(keyed(seen(5, 13, "acme/z")), None);
     }
 
     #[test]

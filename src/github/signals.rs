@@ -14,7 +14,10 @@
 //!   each reaction's `createdAt` and `user`; a bot's reaction comes back with
 //!   `user: null` (the field is typed `User`), which is skipped, and that is
 //!   what we want: bots are never human evidence. (`reactionGroups` would
-//!   name bots but has no per-reaction time.)
+//!   name bots but has no per-reaction time.) An issue transferred away is
+//!   `NOT_FOUND` there (GraphQL resolves a number in its own repository
+//!   only); its reactions are then read by REST, which follows the old
+//!   path's `301` to the issue's new place.
 //! - `add_comment`, `comment_memory`: reactions on the comment, by REST
 //!   (`issues/comments/{id}/reactions`; a comment cannot be addressed in
 //!   GraphQL without its node id, which records do not carry), first page of
@@ -671,7 +674,12 @@ async fn read_need(
         match (answers, alias) {
             (Ok(data), Some(alias)) => {
                 if let Err(e) = item_state(item, data, &alias, state) {
-                    result = Err(e);
+                    if moved_reactions(reader, item, data, &alias, state)
+                        .await
+                        .is_none()
+                    {
+                        result = Err(e);
+                    }
                 }
             }
             (Err(f), _) => result = Err(Unread(f.message.clone())),
@@ -711,6 +719,32 @@ async fn read_need(
         }
     }
     result
+}
+
+/// An issue or PR GraphQL cannot find under its number (`NOT_FOUND`: it was
+/// transferred, and GraphQL resolves a number in its own repository only)
+/// has its reactions read by REST, which answers a transferred issue's paths
+/// `301` with its new place (followed by `reader`): the issue moves with its
+/// reactions, and a person's reaction before the move still answers the
+/// output. `Some` once read; `None` when this is not such an item or
+/// REST cannot find it either (deleted: the batch's error stands).
+async fn moved_reactions(
+    reader: &impl Reader,
+    item: &Item,
+    data: &Value,
+    alias: &str,
+    state: &mut ApiState,
+) -> Option<()> {
+    if item.kind == TargetKind::Discussion || !batch::not_found(data, alias) {
+        return None;
+    }
+    let n = item.number;
+    let route = format!("/repos/{}/issues/{n}/reactions?per_page=100", item.repo);
+    let listed = reader.get("reactions.list", &route).await.ok()?;
+    state
+        .responses
+        .insert(format!("issues/{n}/reactions"), listed);
+    Some(())
 }
 
 /// The signals `record` needs, read now for an evaluation from the API

@@ -25,7 +25,8 @@ pub struct InstallationChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo_id: Option<u64>,
     /// `RepoRenamed`: the repository's full name before the rename or
-    /// transfer (its new name is `repos_added`'s one entry).
+    /// transfer (its new name is `repos_added`'s one entry); `OwnerRenamed`:
+    /// the owner's login before (its login now is `account`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renamed_from: Option<String>,
 }
@@ -47,6 +48,9 @@ pub enum InstallationAction {
     /// `repository.renamed` or `repository.transferred`: the repository
     /// (`repo_id`, now `repos_added`'s name) was `renamed_from` before.
     RepoRenamed,
+    /// `organization.renamed`: the installation's owner (now `account`)
+    /// was `renamed_from`, and every repository of it with it.
+    OwnerRenamed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

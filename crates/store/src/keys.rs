@@ -86,6 +86,7 @@ pub const WEB_GROUP: &[u8] = b"n/u/";
 pub const TOKEN_MARK: &[u8] = b"n/t/";
 pub const REPO_KEYED_NAME: &[u8] = b"n/a/";
 pub const REPO_LATER_NAME: &[u8] = b"n/m/";
+pub const OWNER_KEYED_NAME: &[u8] = b"n/o/";
 pub const ROLLUP: &[u8] = b"g/";
 pub const ROLLUP_REPOS: &[u8] = b"g/r";
 pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
@@ -303,6 +304,16 @@ pub fn repo_later_name(installation: u64, repo: &str) -> Vec<u8> {
         REPO_LATER_NAME,
         &installation.to_be_bytes(),
         repo.to_ascii_lowercase().as_bytes(),
+    ])
+}
+
+/// The owner a renamed owner's repositories are keyed by (`n/o/`;
+/// case-insensitive): installation, owner's login now.
+pub fn owner_keyed_name(installation: u64, owner: &str) -> Vec<u8> {
+    join(&[
+        OWNER_KEYED_NAME,
+        &installation.to_be_bytes(),
+        owner.to_ascii_lowercase().as_bytes(),
     ])
 }
 

@@ -8,8 +8,12 @@
 //! the name before the first rename seen, kept through every later one)
 //! and each later name it was seen under (`n/m/`: installation, name →
 //! repository id, dropped when the repository leaves the name, so that a
-//! repository that takes the name later is not mistaken for it). Nothing
-//! here crosses installations: every key starts with the installation id.
+//! repository that takes the name later is not mistaken for it). An owner
+//! renamed (`organization.renamed`) renames every repository of it at once,
+//! with no repository ids: its later login leads to the login its
+//! repositories' outputs are keyed by (`n/o/`: installation, login now →
+//! login before its first rename seen). Nothing here crosses
+//! installations: every key starts with the installation id.
 
 use super::{keys, ExternalBatch, Result, Store};
 
@@ -34,6 +38,20 @@ impl ExternalBatch {
     pub fn forget_later_name(&mut self, installation: u64, name: &str) {
         self.0.remove(keys::repo_later_name(installation, name));
     }
+
+    /// The repositories of owner `now` are keyed under owner `keyed`
+    /// (renamed from it); `None`: under `now` itself again.
+    pub fn key_owner_by(&mut self, installation: u64, now: &str, keyed: Option<&str>) {
+        let key = keys::owner_keyed_name(installation, now);
+        match keyed {
+            Some(keyed) => {
+                self.0.insert(key, keyed.as_bytes());
+            }
+            None => {
+                self.0.remove(key);
+            }
+        }
+    }
 }
 
 impl Store {
@@ -43,6 +61,15 @@ impl Store {
         Ok(self
             .db
             .get(keys::repo_keyed_name(installation, repo_id))?
+            .and_then(|v| String::from_utf8(v.as_ref().to_vec()).ok()))
+    }
+
+    /// The login the repositories of owner `now` are keyed under, when the
+    /// owner was renamed.
+    pub fn owner_keyed_name(&self, installation: u64, now: &str) -> Result<Option<String>> {
+        Ok(self
+            .db
+            .get(keys::owner_keyed_name(installation, now))?
             .and_then(|v| String::from_utf8(v.as_ref().to_vec()).ok()))
     }
 

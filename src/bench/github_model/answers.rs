@@ -180,7 +180,7 @@ pub fn gone(w: &World, path: &str) -> bool {
 
 /// The repository an issue of `w` was transferred to (`to`, as `number`),
 /// as far as the model knows it: that issue alone, with its comments and
-/// its timeline (which ends with its `transferred`).
+/// its timeline (which ends with its `transferred`) and its reactions.
 pub fn destination(w: &World, to: &str, number: u64) -> Option<World> {
     let (old, m) = w
         .moved
@@ -196,6 +196,12 @@ pub fn destination(w: &World, to: &str, number: u64) -> Option<World> {
     for c in d.comments.values_mut() {
         if c.number == *old {
             c.number = number;
+        }
+    }
+    // The issue object moves, and its reactions with it.
+    for r in &mut d.reactions {
+        if r.on == ReactionOn::Thread(*old) {
+            r.on = ReactionOn::Thread(number);
         }
     }
     Some(d)

@@ -161,15 +161,40 @@ pub fn history(
     let last = b.c.last();
     if last % 4 == 3 {
         let offset = OFFSETS_MIN[(last / 4) % OFFSETS_MIN.len()];
-        // Every other one moves it to another owner (`repository.transferred`).
-        let to = match repo.split_once('/') {
-            Some((owner, name)) if (last / 24) % 2 == 1 => format!("{owner}-labs/{name}"),
-            _ => format!("{repo}-renamed"),
+        // One in three moves it to another owner (`repository.transferred`),
+        // one in three renames its owner (`organization.renamed`).
+        let (owner, name) = repo.split_once('/').unwrap_or(("acme", repo));
+        let fact = match (last / 24) % 3 {
+            1 => Fact::RenameRepo {
+                to: format!("{owner}-labs/{name}"),
+            },
+            2 => Fact::RenameOwner {
+                to: format!("{owner}-corp/{name}"),
+            },
+            _ => Fact::RenameRepo {
+                to: format!("{repo}-renamed"),
+            },
         };
         b.h.push(
             t0 + Duration::minutes(offset - 1),
             &Actor::human("alice"),
-            Fact::RenameRepo { to },
+            fact,
+        );
+    }
+    // One history in sixteen deletes the repository, or (one in two of
+    // those) its owner with it (a maintainer, at a window's edge): nothing
+    // of it can be read from then on.
+    if last % 16 == 5 {
+        let offset = OFFSETS_MIN[(last / 32) % OFFSETS_MIN.len()];
+        let fact = if (last / 16) % 2 == 1 {
+            Fact::DeleteOwner
+        } else {
+            Fact::DeleteRepo
+        };
+        b.h.push(
+            t0 + Duration::minutes(offset + 1),
+            &Actor::human("alice"),
+            fact,
         );
     }
     let run = AgentRun {

@@ -495,6 +495,22 @@ pub enum Fact {
     UnpublishRelease {
         tag: String,
     },
+    /// The owner renamed (`organization.renamed`, its old login in
+    /// `changes.login.from`): the repository is `to` from now, its name
+    /// under the owner's new login. The delivery names no repository; every
+    /// later delivery names `to`, and the old name's REST paths answer
+    /// `301 Moved Permanently` with the same path under `to`.
+    RenameOwner {
+        to: String,
+    },
+    /// The repository deleted (`repository.deleted`): from now every REST
+    /// path of it answers `404 Not Found`, GraphQL's `repository` is
+    /// `NOT_FOUND`, and the installation no longer lists it. (An issue
+    /// transferred away before lives on where it went.)
+    DeleteRepo,
+    /// The owner deleted (`organization.deleted`, no repository named): its
+    /// repository with it, as `DeleteRepo` says.
+    DeleteOwner,
     /// A review of PR `number` requested of the owner's team `team` (its
     /// slug): `pull_request.review_requested` with `requested_team`, a
     /// `review_requested` timeline entry naming it (`world::teams`).
@@ -509,6 +525,16 @@ pub enum Fact {
         login: String,
         member: bool,
     },
+}
+
+impl Fact {
+    /// The repository's name from now, for a rename of it or of its owner.
+    pub fn renamed_to(&self) -> Option<&str> {
+        match self {
+            Fact::RenameRepo { to } | Fact::RenameOwner { to } => Some(to),
+            _ => None,
+        }
+    }
 }
 
 /// Timeline kinds GitHub records with no webhook among the events the App
@@ -589,9 +615,9 @@ impl History {
     pub fn names_at(&self, now: DateTime<Utc>) -> Vec<String> {
         let mut names = vec![self.repo.clone()];
         for e in self.events.iter().take_while(|e| e.at <= now) {
-            if let Fact::RenameRepo { to } = &e.fact {
+            if let Some(to) = e.fact.renamed_to() {
                 if names.last().is_none_or(|n| !n.eq_ignore_ascii_case(to)) {
-                    names.push(to.clone());
+                    names.push(to.to_string());
                 }
             }
         }
@@ -599,6 +625,14 @@ impl History {
     }
 
     /// The repository's name at `now`.
+    /// True once the repository was deleted (`Fact::DeleteRepo`) by `now`.
+    pub fn deleted_by(&self, now: DateTime<Utc>) -> bool {
+        self.events
+            .iter()
+            .take_while(|e| e.at <= now)
+            .any(|e| matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner))
+    }
+
     pub fn name_at(&self, now: DateTime<Utc>) -> String {
         self.names_at(now)
             .pop()

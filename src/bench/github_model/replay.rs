@@ -43,6 +43,18 @@ impl Fake {
     pub(super) fn world(&self, repo: &str) -> Option<Arc<World>> {
         let now = self.now();
         let (repo, _) = self.named(repo)?;
+        if self.lock().histories.get(&repo)?.deleted_by(now) {
+            // A deleted repository is not found (`Fact::DeleteRepo`).
+            return None;
+        }
+        self.world_kept(&repo)
+    }
+
+    /// The world of the history keyed `repo` now, deleted or not (an
+    /// issue transferred away before the deletion lives on where it went).
+    pub(super) fn world_kept(&self, repo: &str) -> Option<Arc<World>> {
+        let now = self.now();
+        let repo = repo.to_string();
         let mut inner = self.lock();
         if let Some((r, at, w)) = &inner.world_cache {
             if *r == repo && *at == now {

@@ -217,7 +217,7 @@ fn from_history(fake: &Fake, key: &str) -> Option<Value> {
         _ => return None,
     };
     fake.history_repos().iter().find_map(|r| {
-        let w = fake.world(r)?;
+        let w = fake.world_kept(r)?;
         let d = super::answers::destination(&w, &repo, number)?;
         super::answers::rest(&d, rest)
     })

@@ -44,11 +44,12 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
         let before = w.clone();
         let changed = w.apply(e);
         for (j, (event, body)) in render(&w, &before, e, &changed).into_iter().enumerate() {
+            let body = envelope(&w, e, &event, body);
             out.push(Delivery {
                 event,
                 id: format!("model-{i}-{j}"),
                 at: e.at,
-                body: envelope(&w, e, body),
+                body,
             });
         }
         w.forget_deleted(e);
@@ -57,13 +58,12 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
 }
 
 /// Add what every delivery carries: repository, sender, installation.
-fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
+fn envelope(w: &World, e: &Event, event: &str, mut body: Value) -> Value {
     if let Some(o) = body.as_object_mut() {
-        // A project's deliveries are the organization's: no repository.
-        // So are a team's (`membership`).
-        let org_level = o.contains_key("projects_v2_item")
-            || o.contains_key("projects_v2")
-            || o.contains_key("scope");
+        // A project's deliveries and an owner's are the organization's: no
+        // repository. So are a team's (`membership`).
+        let org_level =
+            event.starts_with("projects_v2") || event == "organization" || event == "membership";
         if !org_level {
             o.entry("repository")
                 .or_insert_with(|| objects::repository(w));
@@ -73,7 +73,7 @@ fn envelope(w: &World, e: &Event, mut body: Value) -> Value {
             "installation".into(),
             json!({"id": w.installation, "node_id": format!("MDIzOkludGVncmF0aW9u{}", w.installation)}),
         );
-        let owner = if o.contains_key("scope") {
+        let owner = if event == "membership" {
             super::teams::org(w)
         } else {
             w.repo.split('/').next().unwrap_or_default()
@@ -99,6 +99,19 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
     match (&e.fact, changed) {
         (Fact::RenameRepo { .. }, Changed::Repository(before)) => {
             one("repository", renamed(w, before))
+        }
+        (Fact::DeleteRepo, Changed::Repository(_)) => {
+            one("repository", json!({"action": "deleted"}))
+        }
+        (Fact::DeleteOwner, Changed::Repository(_)) => {
+            one("organization", json!({"action": "deleted"}))
+        }
+        (Fact::RenameOwner { .. }, Changed::Repository(before)) => {
+            let from = before.split('/').next().unwrap_or_default();
+            one(
+                "organization",
+                json!({"action": "renamed", "changes": {"login": {"from": from}}}),
+            )
         }
         (Fact::Comment { .. }, Changed::Comment(id)) => {
             one("issue_comment", comment(w, *id, "created", None))

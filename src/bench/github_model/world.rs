@@ -771,7 +771,8 @@ impl World {
                 }
                 None => Changed::Nothing,
             },
-            Fact::RenameRepo { to } => {
+            Fact::DeleteRepo | Fact::DeleteOwner => Changed::Repository(self.repo.clone()),
+            Fact::RenameRepo { to } | Fact::RenameOwner { to } => {
                 if to.eq_ignore_ascii_case(&self.repo) {
                     return Changed::Nothing;
                 }

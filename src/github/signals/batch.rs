@@ -55,6 +55,19 @@ pub(super) fn item_state(
     Ok(())
 }
 
+/// True when GraphQL answered alias `alias` `NOT_FOUND` (its `errors`, kept
+/// under `__errors`, name the alias first in their `path`).
+pub(super) fn not_found(data: &Value, alias: &str) -> bool {
+    data.get("__errors")
+        .and_then(Value::as_array)
+        .is_some_and(|errors| {
+            errors.iter().any(|e| {
+                e.pointer("/path/0").and_then(Value::as_str) == Some(alias)
+                    && e.get("type").and_then(Value::as_str) == Some("NOT_FOUND")
+            })
+        })
+}
+
 fn item_field(kind: TargetKind) -> &'static str {
     match kind {
         TargetKind::PullRequest => "pullRequest",

@@ -12,6 +12,7 @@ mod discussions;
 mod installations;
 mod milestones;
 mod nesting;
+mod organizations;
 mod payload;
 mod projects;
 mod push;
@@ -117,6 +118,7 @@ const FAMILIES: &[Events] = &[
     security::EVENTS,
     releases::EVENTS,
     repositories::EVENTS,
+    organizations::EVENTS,
     teams::EVENTS,
 ];
 
@@ -219,6 +221,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         .as_ref()
         .and_then(|r| r.slug())
         .or_else(|| projects::owner_without_repo(event, raw.value()))
+        .or_else(|| organizations::owner(event, raw.value()))
         .or_else(|| teams::owner_without_repo(event, raw.value()))
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
@@ -249,15 +252,23 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
             installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
                 let (action, renamed_from) = match &out.rename {
+                    Some(r) if r.owner => (InstallationAction::OwnerRenamed, Some(r.from.clone())),
                     Some(r) => (InstallationAction::RepoRenamed, Some(r.from.clone())),
                     None => (InstallationAction::Seen, None),
                 };
+                // An owner's rename is the installation's account's: it
+                // names the login now, and no repository.
+                let owner = action == InstallationAction::OwnerRenamed;
                 InstallationChange {
                     installation_id: id,
                     action,
-                    account: None,
+                    account: owner.then(|| repo.clone()),
                     account_id: None,
-                    repos_added: vec![repo.clone()],
+                    repos_added: if owner {
+                        Vec::new()
+                    } else {
+                        vec![repo.clone()]
+                    },
                     repos_removed: Vec::new(),
                     repo_id,
                     renamed_from,
@@ -438,15 +449,18 @@ impl Fact {
 struct Output {
     observations: Vec<Fact>,
     discoveries: Vec<ExecutionRecord>,
-    /// `repository.renamed`/`transferred`: the repository's old name.
+    /// `repository.renamed`/`transferred`: the repository's old name;
+    /// `organization.renamed`: the owner's.
     rename: Option<Rename>,
 }
 
 /// A repository renamed or transferred (`repositories`; the payload's
-/// `repository.id` says which): the full name it had, read from `field`.
+/// `repository.id` says which): the full name it had, read from `field`;
+/// or (`owner`) an owner renamed (`organizations`): the login it had.
 struct Rename {
     from: String,
     field: &'static str,
+    owner: bool,
 }
 
 impl Output {
@@ -459,8 +473,10 @@ impl Output {
         for key in facts.chain(found) {
             ident::target_key(&key).map_err(WebhookError::bad_name("a key it names"))?;
         }
-        if let Some(rename) = &self.rename {
-            repositories::check(rename)?;
+        match &self.rename {
+            Some(rename) if rename.owner => organizations::check(rename)?,
+            Some(rename) => repositories::check(rename)?,
+            None => {}
         }
         Ok(())
     }

@@ -108,7 +108,11 @@ fn normalize(ctx: &Ctx) -> NormResult {
         _ => "changes.owner.from",
     };
     Ok(Output {
-        rename: Some(Rename { from, field }),
+        rename: Some(Rename {
+            from,
+            field,
+            owner: false,
+        }),
         ..Output::default()
     })
 }

@@ -63,6 +63,15 @@ pub struct Exception {
 /// (backfill, reconcile, the signal fetcher) must agree.
 pub const EXCEPTIONS: &[Exception] = &[
     Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a deleted repository's past (its owner's deleted with it) is gone from the API: every REST path of it answers 404 and GraphQL's `repository` NOT_FOUND, the installation no longer lists it nor its runs, so a read after the deletion finds nothing of it (not even who deleted it, nor when); only the webhooks told what happened before, and `repository.deleted` who deleted it",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner))
+        },
+    },
+    Exception {
         paths: &[Path::Webhooks],
         why: "reactions send no webhook (github::signals reads them)",
         applies: |events| events.iter().any(|e| matches!(e.fact, Fact::React { .. })),
@@ -131,9 +140,7 @@ pub const EXCEPTIONS: &[Exception] = &[
         paths: &[Path::Backfill],
         why: "a day-one backfill installed after a rename meets the repository by its new name only: a manifest line whose URL names the old name (written before the rename) names a repository the installation does not list, and is refused by the tenancy rule (following the old name's 301 at harvest is not built)",
         applies: |events| {
-            events
-                .iter()
-                .any(|e| matches!(e.fact, Fact::RenameRepo { .. }))
+            events.iter().any(|e| e.fact.renamed_to().is_some())
         },
     },
     Exception {
@@ -624,8 +631,10 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
         .filter(|e| {
             touched(e).iter().any(|k| keys.contains(k))
                 || tag.is_some_and(|t| release_tag(e) == Some(t))
-                // A rename bears on every output of the repository.
-                || matches!(e.fact, Fact::RenameRepo { .. })
+                // A rename or a deletion bears on every output of the
+                // repository.
+                || e.fact.renamed_to().is_some()
+                || matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner)
                 // The owner's project, on every output that names it.
                 || (line.get("project").is_some() && project_fact(e))
                 // A requested team's memberships, on the output that names it.

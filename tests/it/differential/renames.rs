@@ -28,8 +28,23 @@ fn cases() -> u32 {
         .unwrap_or(DEFAULT_CASES)
 }
 
-/// The names a rename may give: another name, another owner.
-const NEW_NAMES: [&str; 3] = ["acme/widgets-2", "acme/gadgets", "acme-labs/widgets"];
+/// The names a rename may give: another name, another owner, and (the
+/// last) the owner renamed.
+const NEW_NAMES: [&str; 4] = [
+    "acme/widgets-2",
+    "acme/gadgets",
+    "acme-labs/widgets",
+    "acme-corp/widgets",
+];
+
+/// A rename to `to`: of the owner for the last of `NEW_NAMES`.
+fn rename(to: String) -> Fact {
+    if to.starts_with("acme-corp/") {
+        Fact::RenameOwner { to }
+    } else {
+        Fact::RenameRepo { to }
+    }
+}
 
 /// `g` without renames (the generator makes some), and `g` renamed: once
 /// at the `at`-th event after the run completed (one minute before it),
@@ -39,7 +54,7 @@ fn with_and_without(bytes: &[u8], at: usize, to: usize, twice: bool) -> (Generat
     plain
         .history
         .events
-        .retain(|e| !matches!(e.fact, Fact::RenameRepo { .. }));
+        .retain(|e| !e.fact.renamed_to().is_some());
     let mut renamed = plain.clone();
     let run = plain.runs[0].executed_at;
     let after: Vec<_> = plain
@@ -56,7 +71,7 @@ fn with_and_without(bytes: &[u8], at: usize, to: usize, twice: bool) -> (Generat
     let alice = Actor::human("alice");
     let to = NEW_NAMES[to % NEW_NAMES.len()];
     let h = &mut renamed.history;
-    h.push(first, &alice, Fact::RenameRepo { to: to.into() });
+    h.push(first, &alice, rename(to.into()));
     if twice {
         let last = after.last().copied().unwrap_or(first) + Duration::seconds(1);
         let again = Fact::RenameRepo {
@@ -127,7 +142,7 @@ proptest! {
     fn renaming_the_repository_changes_no_verdict_on_either_path(
         bytes in proptest::collection::vec(any::<u8>(), 0..600),
         at in 0usize..1000,
-        to in 0usize..3,
+        to in 0usize..4,
         twice in any::<bool>(),
     ) {
         let found = rename_differences(&bytes, at, to, twice);

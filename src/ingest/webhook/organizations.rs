@@ -1,0 +1,122 @@
+//! `organization` events: of them only `renamed` is read here (who left an
+//! organization is `http::auth::access`'s). An owner renamed renames every
+//! repository of it, and GitHub's description of `organization.renamed`
+//! names no repository: the delivery becomes an `InstallationChange`
+//! `OwnerRenamed` (the login now as its account, the login before from
+//! `changes.login.from`), from which `github::installations` keeps the
+//! login the owner's repositories' outputs are keyed by; the worker then
+//! files every later fact and output under the owner's old login, as for a
+//! renamed repository (docs/evaluation.md, "Renamed repositories").
+//!
+//! The payload (`@octokit/openapi-webhooks`, `webhook-organization-renamed`):
+//! `organization.login` (the login now, required), `changes.login.from`.
+
+use serde::Deserialize;
+
+use super::{Ctx, NormResult, Output, Rename};
+use crate::model::ident;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Body {
+    changes: Option<Changes>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Changes {
+    login: Option<From>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct From {
+    from: Option<String>,
+}
+
+pub(super) const EVENTS: super::Events = &[("organization", normalize)];
+
+/// The owner an `organization` delivery is about: its `organization.login`
+/// (it names no repository).
+pub(super) fn owner(event: &str, raw: &serde_json::Value) -> Option<String> {
+    if event != "organization" {
+        return None;
+    }
+    raw.pointer("/organization/login")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn normalize(ctx: &Ctx) -> NormResult {
+    let action = ctx.action();
+    if action != "renamed" {
+        return Err(format!("`organization.{action}` is not used"));
+    }
+    let body = Body::deserialize(ctx.raw())
+        .map_err(|e| format!("unexpected `organization` payload shape: {e}"))?;
+    let from = body
+        .changes
+        .and_then(|c| c.login)
+        .and_then(|l| l.from)
+        .ok_or("`organization.renamed` has no `changes.login.from`")?;
+    Ok(Output {
+        rename: Some(Rename {
+            from,
+            field: "changes.login.from",
+            owner: true,
+        }),
+        ..Output::default()
+    })
+}
+
+/// The old login must be a login like any (`ident::owner`).
+pub(super) fn check(rename: &Rename) -> Result<(), super::WebhookError> {
+    ident::owner(&rename.from).map_err(super::WebhookError::bad_name(rename.field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{normalize, Normalized, WebhookError};
+    use crate::model::installation::InstallationAction;
+    use serde_json::{json, Value};
+
+    fn renamed(from: Value) -> Value {
+        json!({"action": "renamed", "changes": {"login": {"from": from}},
+               "organization": {"login": "acme-2", "id": 9}, "installation": {"id": 7},
+               "sender": {"login": "alice", "type": "User"}})
+    }
+
+    #[test]
+    fn a_renamed_owner_becomes_an_owner_rename_within_its_installation() {
+        let body = renamed(json!("acme"));
+        let Normalized::Relevant(d) =
+            normalize("organization", "d", body.to_string().as_bytes()).unwrap()
+        else {
+            panic!("ignored")
+        };
+        assert!(d.observations.is_empty() && d.discoveries.is_empty());
+        let change = d.installation_change.expect("a change");
+        assert_eq!(change.action, InstallationAction::OwnerRenamed);
+        assert_eq!(change.installation_id, 7);
+        assert_eq!(change.account.as_deref(), Some("acme-2"));
+        assert_eq!(change.renamed_from.as_deref(), Some("acme"));
+        assert!(change.repos_added.is_empty() && change.repo_id.is_none());
+    }
+
+    #[test]
+    fn other_actions_and_a_rename_without_its_old_login_are_ignored_and_a_bad_login_refused() {
+        for body in [
+            json!({"action": "member_added", "organization": {"login": "acme"},
+                   "installation": {"id": 7}, "sender": {"login": "a"}}),
+            json!({"action": "renamed", "organization": {"login": "acme"},
+                   "installation": {"id": 7}, "sender": {"login": "a"}}),
+        ] {
+            let got = normalize("organization", "d", body.to_string().as_bytes()).unwrap();
+            assert!(matches!(got, Normalized::Ignored { .. }), "{got:?}");
+        }
+        let bad = renamed(json!("no/slash"));
+        let got = normalize("organization", "d", bad.to_string().as_bytes());
+        assert!(matches!(got, Err(WebhookError::BadName { .. })), "{got:?}");
+    }
+}
