@@ -445,7 +445,11 @@ mod tests {
         let keyed = |c| keyed_name(&store, &c).unwrap();
         assert_eq!(keyed(seen(5, 11, "acme-2/a")).as_deref(), Some("acme/a"));
         assert_eq!(keyed(seen(5, 12, "acme-2/b1")).as_deref(), Some("acme/b0"));
-        assert_eq!(keyed(seen(6, 13, "acme-2/c")), None, "another installation's");
+        assert_eq!(
+            keyed(seen(6, 13, "acme-2/c")),
+            None,
+            "another installation's"
+        );
         let by_name = |r: &str| keyed_name_of_repo(&store, r).unwrap();
         assert_eq!(by_name("acme-2/a").as_deref(), Some("acme/a"));
         assert_eq!(by_name("acme-2/b1").as_deref(), Some("acme/b0"));

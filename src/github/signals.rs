@@ -131,8 +131,11 @@ pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
 /// The checkpoints (hours after execution) at which `record`'s signals are
 /// read: the end of the window in which silence becomes `ignored` (7d for
 /// issues, comments and discussions; 30d for pull requests), where a
-/// reaction decides between `ignored` and engagement; 24h for
-/// `add_reviewer` (team membership); and, for the types read at 7d, the
+/// reaction decides between `ignored` and engagement; 24h, 7d and 30d for
+/// `add_reviewer` (the team membership of whoever acted by then: found by
+/// the differential, 2026-12-06, once teams were modelled: a member's
+/// comment at T+3d was never read in real time, and was by a read after
+/// the fact); and, for the types read at 7d, the
 /// last window (30d) again. Reactions given earlier are read then, with
 /// GitHub's times: late, not lost; every window reflects them from that
 /// read on. Reading at every window would cost one call per open output per
@@ -149,7 +152,10 @@ pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
 pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
     match record.output_type.as_str() {
         "create_pull_request" => &[720],
-        "add_reviewer" => &[24],
+        // Membership is read for the people who reviewed or commented by
+        // then: one who acts after 24h is read at 7d or 30d (a read costs a
+        // call only for such a person, `memberships`).
+        "add_reviewer" => &[24, 168, 720],
         _ => &[168, 720],
     }
 }
@@ -735,7 +741,9 @@ async fn moved_reactions(
     let n = item.number;
     let route = format!("/repos/{}/issues/{n}/reactions?per_page=100", item.repo);
     let listed = reader.get("reactions.list", &route).await.ok()?;
-    state.responses.insert(format!("issues/{n}/reactions"), listed);
+    state
+        .responses
+        .insert(format!("issues/{n}/reactions"), listed);
     Some(())
 }
 

@@ -156,11 +156,18 @@ async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refus
     };
     let mut delivery_norm = delivery_norm;
     keep_facts_within_installation(state, &mut delivery_norm)?;
+    let received_at = state.shared.clock.now();
+    if delivery_norm.dated_at_receipt {
+        // A payload with no time of its own (`membership`): dated now.
+        for o in &mut delivery_norm.observations {
+            o.at = received_at;
+        }
+    }
     let item = InboxItem::Delivery {
         delivery_id: delivery.to_string(),
         event: delivery_norm.event,
         action: delivery_norm.action,
-        received_at: state.shared.clock.now(),
+        received_at,
         observations: delivery_norm.observations,
         discoveries: delivery_norm.discoveries,
         installation_change: delivery_norm.installation_change,

@@ -402,12 +402,13 @@ pub const REACTION: Fact = fact(
     &["reacted"],
     &[],
 );
-/// The fact `team_member`: a reviewer belongs to a requested team.
+/// The fact `team_member`: a reviewer belongs to a requested team (a
+/// change dated by `membership`; a read tells membership now, undated).
 pub const TEAM_MEMBER: Fact = fact(
     "team_member",
     "a reviewer belongs to a requested team",
     &["team_member"],
-    &[],
+    &["membership.added", "membership.removed"],
 );
 /// The fact `sub_issue`: a sub-issue link was added or removed.
 pub const SUB_ISSUE: Fact = fact(
@@ -823,14 +824,15 @@ pub const PROFILES: &[Profile] = &[
             need(&REVIEW_COMMENT, PR_REVIEW_COMMENTS),
             need(&COMMENT, TIMELINE_COMMENTS),
             need(&CLOSED, PR_CLOSED),
-            need(
+            noted(
                 &TEAM_MEMBER,
                 &[signal(
                     "orgs/{org}/teams/{team}/memberships/{login}",
                     "state active",
                     "",
-                    "the read",
+                    "undated: membership at the read",
                 )],
+                "GitHub keeps no history of a team's membership: the endpoint answers membership now (404 for a non-member, as for a team the App cannot see), not when it changed nor who changed it; only `membership.added`/`removed` date a change (a stated difference of the differential)",
             ),
         ],
     },

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::target::{commit_key, object_key, Target, TargetKind};
+use super::target::{commit_key, object_key, team_key, Target, TargetKind};
 
 /// Where we learned of an output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -141,6 +141,7 @@ impl ExecutionRecord {
     ///   check runs are filed under the commit);
     /// - `create_check_run`: the commit the check run is on (its target is
     ///   the check run, named by the commit sha);
+    /// - `add_reviewer`: each requested team (its membership changes);
     /// - `call_workflow` without `metadata.run_id`: the calling run itself,
     ///   since a `workflow_call` worker runs as jobs of the caller's run.
     pub fn extra_watch_keys(&self) -> Vec<String> {
@@ -167,6 +168,7 @@ impl ExecutionRecord {
                     .filter(|t| t.kind == TargetKind::CheckRun)
                     .and_then(|t| t.name.as_deref()),
             ),
+            "add_reviewer" => self.requested_team_keys(repo),
             "call_workflow" if !self.metadata.contains_key("run_id") => self
                 .run_id
                 .map(|run| object_key(repo, TargetKind::WorkflowRun, &run.to_string()))
@@ -174,6 +176,24 @@ impl ExecutionRecord {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// `add_reviewer`: the key of each requested team (`org/slug` or a slug
+    /// of the repository's owner), where its membership changes are filed.
+    fn requested_team_keys(&self, repo: &str) -> Vec<String> {
+        let teams = ["requested_team_reviewers", "team_reviewers"]
+            .iter()
+            .map(|n| self.field_list(n))
+            .find(|l| !l.is_empty())
+            .unwrap_or_default();
+        let owner = repo.split('/').next().unwrap_or_default();
+        teams
+            .iter()
+            .map(|t| t.trim().trim_start_matches('@'))
+            .map(|t| t.rsplit_once('/').unwrap_or((owner, t)))
+            .filter(|(org, slug)| !org.is_empty() && !slug.is_empty())
+            .map(|(org, slug)| team_key(org, slug))
+            .collect()
     }
 
     /// Merge what another record for the same output knows (manifest + webhook).

@@ -415,14 +415,23 @@ pub enum ObservationKind {
         comment_id: Option<u64>,
     },
     /// Whether `login` is an active member of team `team` (its slug) of
-    /// `org`, as the memberships endpoint answered at the observation's time.
-    /// Only a definite answer is filed: a 404 (not a member, or not visible
-    /// to the App) files nothing. No actor: it is nobody's action.
+    /// `org`. Two sources:
+    /// - a read of the memberships endpoint (`changed: false`): membership
+    ///   at the read, which has no date of its own (GitHub keeps no history
+    ///   of it); filed at the output's execution as a stand-in. Only a
+    ///   definite answer is filed: a 404 (not a member, or not visible to
+    ///   the App) files nothing.
+    /// - a `membership.added`/`removed` delivery (`changed: true`): the
+    ///   membership changed at the observation's time, to `member`.
+    ///
+    /// No actor: it is nobody's act on the output.
     TeamMember {
         org: String,
         team: String,
         login: String,
         member: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        changed: bool,
     },
     /// The issue was closed by pull request `pr` (GraphQL `ClosedEvent.closer`),
     /// `merged` when that PR is merged. The actor is the close's actor.

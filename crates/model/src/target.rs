@@ -186,6 +186,12 @@ pub fn object_key(repo: &str, kind: TargetKind, id: &str) -> String {
     format!("{repo}#{}:{id}", kind_name(kind))
 }
 
+/// Observations about an organization's team (its memberships, from
+/// `membership` deliveries) are filed under this key, by the team's slug.
+pub fn team_key(org: &str, slug: &str) -> String {
+    format!("{org}#team:{}", slug.to_ascii_lowercase())
+}
+
 /// True for keys whose observations are copied to the PRs linked to them
 /// (a PR's head branch, head commit and merge commit).
 pub fn is_linkable_key(key: &str) -> bool {

@@ -121,7 +121,13 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
                 .iter()
                 .map(|l| objects::login_user(l))
                 .collect();
-            Some(json!({"users": users, "teams": []}))
+            let teams: Vec<Value> = w
+                .teams
+                .requested_of(num(n)?)
+                .iter()
+                .map(|t| super::teams::team(w, t))
+                .collect();
+            Some(json!({"users": users, "teams": teams}))
         }
         ["actions", "runs", id] => Some(objects::run(w, w.runs.get(&num(id)?)?)),
         ["compare", spec] => compare(w, spec),

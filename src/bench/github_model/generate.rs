@@ -22,6 +22,7 @@ mod issue_types;
 mod outputs;
 mod projects;
 mod review_edits;
+mod teams;
 
 /// Choices read one at a time; past the end every choice is 0.
 pub struct Choices<'a> {

@@ -422,6 +422,20 @@ pub enum Fact {
     /// items, its deletion; a project created, closed, reopened;
     /// `world::projects`).
     Project(ProjectAct),
+    /// A review of PR `number` requested of the owner's team `team` (its
+    /// slug): `pull_request.review_requested` with `requested_team`, a
+    /// `review_requested` timeline entry naming it (`world::teams`).
+    RequestTeamReview {
+        number: u64,
+        team: String,
+    },
+    /// `login` added to (`member: true`) or removed from the owner's team
+    /// `team`: `membership.added`/`removed`, sent by the actor.
+    TeamMembership {
+        team: String,
+        login: String,
+        member: bool,
+    },
 }
 
 

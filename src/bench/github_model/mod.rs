@@ -27,6 +27,7 @@ pub mod objects;
 mod replay;
 pub mod repos;
 pub mod runs;
+pub mod teams;
 pub mod users;
 pub mod vocabulary;
 pub mod webhooks;

@@ -218,7 +218,13 @@ pub fn pull(w: &World, t: &Thread) -> Value {
     obj.insert("base".into(), branch(w.base(n), &payloads::sha(7)));
     let reviewers: Vec<Value> = pr.requested.iter().map(|l| login_user(l)).collect();
     obj.insert("requested_reviewers".into(), json!(reviewers));
-    obj.insert("requested_teams".into(), json!([]));
+    let teams: Vec<Value> = w
+        .teams
+        .requested_of(n)
+        .iter()
+        .map(|t| super::teams::team(w, t))
+        .collect();
+    obj.insert("requested_teams".into(), json!(teams));
     obj.insert("draft".into(), json!(pr.draft));
     obj.insert("merged".into(), json!(merged.is_some()));
     obj.insert("merged_at".into(), opt_iso(merged.map(|m| m.0)));
@@ -382,6 +388,12 @@ pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) ->
             let mut o = base("review_request_removed");
             o["review_requester"] = user(&e.actor);
             o["requested_reviewer"] = login_user(l);
+            o
+        }
+        Item::TeamReviewRequested(team) => {
+            let mut o = base("review_requested");
+            o["review_requester"] = user(&e.actor);
+            o["requested_team"] = super::teams::team(w, team);
             o
         }
         Item::Locked => {

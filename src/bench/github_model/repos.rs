@@ -198,6 +198,14 @@ async fn rest_get(
 /// for a repository with no history of its own, what the issues
 /// transferred to it from a history answer (`answers::destination`).
 fn from_history(fake: &Fake, key: &str) -> Option<Value> {
+    if key.starts_with("orgs/") {
+        // A team of a history's owner (`teams::membership`).
+        let repos = fake.history_repos();
+        return repos.iter().find_map(|r| {
+            let w = fake.world(r)?;
+            super::teams::membership(&w, key)
+        });
+    }
     let mut segs = key.splitn(3, '/');
     let (owner, name, rest) = (segs.next()?, segs.next()?, segs.next()?);
     let repo = format!("{owner}/{name}");

@@ -61,8 +61,9 @@ pub fn deliveries(history: &History) -> Vec<Delivery> {
 fn envelope(w: &World, e: &Event, event: &str, mut body: Value) -> Value {
     if let Some(o) = body.as_object_mut() {
         // A project's deliveries and an owner's are the organization's: no
-        // repository.
-        let org_level = event.starts_with("projects_v2") || event == "organization";
+        // repository. So are a team's (`membership`).
+        let org_level =
+            event.starts_with("projects_v2") || event == "organization" || event == "membership";
         if !org_level {
             o.entry("repository")
                 .or_insert_with(|| objects::repository(w));
@@ -72,7 +73,11 @@ fn envelope(w: &World, e: &Event, event: &str, mut body: Value) -> Value {
             "installation".into(),
             json!({"id": w.installation, "node_id": format!("MDIzOkludGVncmF0aW9u{}", w.installation)}),
         );
-        let owner = w.repo.split('/').next().unwrap_or_default();
+        let owner = if event == "membership" {
+            super::teams::org(w)
+        } else {
+            w.repo.split('/').next().unwrap_or_default()
+        };
         // A project's delivery names its own owner (`webhooks::projects`).
         o.entry("organization").or_insert_with(
             || json!({"login": owner, "id": 148_820_031, "node_id": "O_kgDOCN7GPw"}),
@@ -182,6 +187,7 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (_, Changed::Thread(n)) => thread_deliveries(w, before, e, *n),
         (Fact::Project(act), _) => projects::render(w, before, e, act, changed),
         (_, Changed::Checks(c)) => checks::render(w, before, e, c),
+        (_, Changed::Team(team, login)) => super::teams::delivery(w, team, login),
         _ => Vec::new(),
     }
 }
@@ -219,6 +225,10 @@ fn thread_deliveries(w: &World, before: &World, e: &Event, n: u64) -> Vec<(Strin
         Fact::RequestReview { reviewer, .. } => (
             "review_requested",
             json!({"requested_reviewer": objects::login_user(reviewer)}),
+        ),
+        Fact::RequestTeamReview { team, .. } => (
+            "review_requested",
+            json!({"requested_team": super::teams::team(w, team)}),
         ),
         Fact::RemoveReviewRequest { reviewer, .. } => (
             "review_request_removed",

@@ -19,6 +19,7 @@ mod discussions;
 mod issue_types;
 pub mod projects;
 mod review_edits;
+pub mod teams;
 
 pub use checks::{Alert, AlertState, Change as ChecksChange, CheckRun};
 
@@ -80,6 +81,9 @@ pub enum Item {
         from: String,
         to: String,
     },
+    /// A review requested of a team (its slug): `review_requested` with
+    /// `requested_team` (`world::teams`).
+    TeamReviewRequested(String),
 }
 
 #[derive(Debug, Clone)]
@@ -265,6 +269,8 @@ pub enum Changed {
     Project,
     /// Checks, code scanning alerts, a release's end (`world::checks`).
     Checks(ChecksChange),
+    /// A team's membership of a login changed (`world::teams`).
+    Team(String, String),
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -305,6 +311,8 @@ pub struct World {
     pub check_runs: BTreeMap<u64, CheckRun>,
     /// Code scanning alerts by number (`world::checks`).
     pub alerts: BTreeMap<u64, Alert>,
+    /// The owner's teams and the PRs' team requests (`world::teams`).
+    pub teams: teams::Teams,
     next_event: u64,
 }
 
@@ -789,6 +797,14 @@ impl World {
             Fact::Check(_) | Fact::DeleteRelease { .. } | Fact::UnpublishRelease { .. } => {
                 self.apply_checks(e)
             }
+            Fact::RequestTeamReview { number, team } => {
+                self.request_team_review(*number, team, who, at)
+            }
+            Fact::TeamMembership {
+                team,
+                login,
+                member,
+            } => self.team_membership(team, login, *member),
         }
     }
 }

@@ -24,7 +24,10 @@ fn types_read_at_7d_are_read_again_at_30d_and_after_the_fact_alike() {
         assert!(!reads_at(&r, 1) && !reads_at(&r, 24), "{t}");
     }
     assert_eq!(reading_checkpoints(&record("create_pull_request")), &[720]);
-    assert_eq!(reading_checkpoints(&record("add_reviewer")), &[24]);
+    assert_eq!(
+        reading_checkpoints(&record("add_reviewer")),
+        &[24, 168, 720]
+    );
     let day = |d: i64| exec_time() + chrono::Duration::days(d);
     for t in ["add_comment", "comment_memory"] {
         let r = ExecutionRecord {

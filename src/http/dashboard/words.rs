@@ -249,8 +249,16 @@ fn event(o: &Observation, repo: &str, gh: &GitHub) -> Markup {
             team,
             login,
             member,
+            changed,
         } => html! {
-            "(membership) " (login) (if *member { " is" } else { " is not" }) " in team " code { (org) "/" (team) }
+            "(membership) " (login)
+            (match (*changed, *member) {
+                (true, true) => " was added to",
+                (true, false) => " was removed from",
+                (false, true) => " is",
+                (false, false) => " is not",
+            })
+            " team " code { (org) "/" (team) }
         },
         K::ClosedBy { pr, merged } => html! {
             "closed it with " a href=(gh.pull(repo, *pr)) rel="noopener noreferrer" { "#" (pr) }

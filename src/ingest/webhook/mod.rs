@@ -12,15 +12,16 @@ mod discussions;
 mod installations;
 mod milestones;
 mod nesting;
+mod organizations;
 mod payload;
 mod projects;
 mod push;
 mod releases;
-mod organizations;
 mod repositories;
 mod reviews;
 mod security;
 mod sub_issues;
+mod teams;
 mod threads;
 mod workflows;
 
@@ -50,6 +51,9 @@ pub struct NormalizedDelivery {
     pub installation_id: Option<u64>,
     pub observations: Vec<Observation>,
     pub discoveries: Vec<ExecutionRecord>,
+    /// The payload carries no time of its own (`membership`): its facts are
+    /// dated when the delivery is received (`http::webhook`).
+    pub dated_at_receipt: bool,
     /// What the delivery says about the App's installations: the change of an
     /// `installation`/`installation_repositories` event, or for any other
     /// event the installation its repository belongs to (`Seen`).
@@ -115,6 +119,7 @@ const FAMILIES: &[Events] = &[
     releases::EVENTS,
     repositories::EVENTS,
     organizations::EVENTS,
+    teams::EVENTS,
 ];
 
 /// The events normalized into observations (every family's, in `FAMILIES`'
@@ -180,6 +185,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
                 event: event.to_string(),
                 action: value["action"].as_str().map(str::to_string),
                 repo: None,
+                dated_at_receipt: false,
                 installation_id: Some(change.installation_id),
                 observations: Vec::new(),
                 discoveries: Vec::new(),
@@ -216,6 +222,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         .and_then(|r| r.slug())
         .or_else(|| projects::owner_without_repo(event, raw.value()))
         .or_else(|| organizations::owner(event, raw.value()))
+        .or_else(|| teams::owner_without_repo(event, raw.value()))
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
@@ -241,6 +248,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             event: event.to_string(),
             action: payload.action.clone(),
             repo: Some(repo.clone()),
+            dated_at_receipt: out.observations.iter().any(|f| f.at == teams::UNDATED),
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
             installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
                 let (action, renamed_from) = match &out.rename {
@@ -256,7 +264,11 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
                     action,
                     account: owner.then(|| repo.clone()),
                     account_id: None,
-                    repos_added: if owner { Vec::new() } else { vec![repo.clone()] },
+                    repos_added: if owner {
+                        Vec::new()
+                    } else {
+                        vec![repo.clone()]
+                    },
                     repos_removed: Vec::new(),
                     repo_id,
                     renamed_from,

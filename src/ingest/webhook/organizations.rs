@@ -87,6 +87,27 @@ mod tests {
                "sender": {"login": "alice", "type": "User"}})
     }
 
+    /// GitHub's example of `organization.renamed` (octokit's; it names no
+    /// installation, so one is given): the login now, the old in `changes`.
+    #[test]
+    fn github_s_example_is_an_owner_rename() {
+        let path = format!(
+            "{}/fixtures/webhooks/organization/renamed.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut body: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        body["installation"] = json!({"id": 1});
+        let Normalized::Relevant(d) =
+            normalize("organization", "d", body.to_string().as_bytes()).unwrap()
+        else {
+            panic!("ignored")
+        };
+        let change = d.installation_change.expect("a change");
+        assert_eq!(change.action, InstallationAction::OwnerRenamed);
+        assert_eq!(change.account.as_deref(), Some("Octocoders"));
+        assert_eq!(change.renamed_from.as_deref(), Some("Octocoders"));
+    }
+
     #[test]
     fn a_renamed_owner_becomes_an_owner_rename_within_its_installation() {
         let body = renamed(json!("acme"));

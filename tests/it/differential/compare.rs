@@ -202,6 +202,16 @@ pub const EXCEPTIONS: &[Exception] = &[
                 .any(|e| matches!(e.fact, Fact::Project(ProjectAct::Close { .. })))
         },
     },
+    Exception {
+        paths: &[Path::Webhooks],
+        why: "a requested team's membership is in no webhook unless it changes (`membership.added`/`removed`): whether a person who reviewed or commented, and was a member of the team at some time, was one at their act is known to the webhook-only path only from such a change; a member from before, or one whose change came after the window, is known only from the memberships endpoint, which the signal fetcher and the API paths read (issue 44 item 4)",
+        applies: team_act,
+    },
+    Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a requested team's membership history is told only by `membership.added`/`removed`: GitHub's memberships endpoint answers membership now (and 404 for a non-member, as for a team the App cannot see), so a read after the fact cannot tell that a reviewer joined after their review, or left after it, or left before it (issue 44 item 4: a team member's act counts only while they are a member)",
+        applies: team_act_by_a_changed_member,
+    },
 ];
 
 /// The verdict of each window. "Nothing seen" is one verdict whatever the
@@ -577,7 +587,8 @@ fn touched(e: &Event) -> Vec<u64> {
         | Fact::DiscussionAct { number, .. }
         | Fact::SetIssueType { number, .. }
         | Fact::DeleteIssue { number }
-        | Fact::ChangeBase { number, .. } => vec![*number],
+        | Fact::ChangeBase { number, .. }
+        | Fact::RequestTeamReview { number, .. } => vec![*number],
         Fact::Comment { number, id, .. }
         | Fact::Review { number, id, .. }
         | Fact::ReviewComment { number, id, .. }
@@ -627,10 +638,11 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 // repository.
                 || e.fact.renamed_to().is_some()
                 || matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner)
-                // The owner's project, on every output that names it.
                 // The owner's project the line names (by `project`, or by
                 // its `url` for the project create_project made).
                 || project_of(line).is_some_and(|n| on_project(e, n))
+                // A requested team's memberships, on the output that names it.
+                || (requests_team(line) && matches!(e.fact, Fact::TeamMembership { .. }))
         })
         .collect()
 }
@@ -647,6 +659,60 @@ fn project_of(line: &Value) -> Option<u64> {
 /// True for an act on the owner's project `number` (`world::projects`).
 fn on_project(e: &Event, number: u64) -> bool {
     matches!(&e.fact, Fact::Project(act) if act.project() == number)
+}
+
+/// True for an `add_reviewer` line that requests a team.
+fn requests_team(line: &Value) -> bool {
+    line.pointer("/metadata/requested_team_reviewers").is_some()
+}
+
+/// The logins who reviewed or commented on the output's PR as people
+/// (the acts a team request's member could satisfy it with).
+fn acting_people<'e>(events: &[&'e Event]) -> Vec<&'e str> {
+    events
+        .iter()
+        .filter(|e| !e.actor.bot)
+        .filter(|e| {
+            matches!(
+                e.fact,
+                Fact::Review { .. } | Fact::Comment { .. } | Fact::ReviewComment { .. }
+            )
+        })
+        .map(|e| e.actor.login.as_str())
+        .collect()
+}
+
+/// A team was requested and a person who was ever its member (from before
+/// the history, or added in it) reviewed or commented: whether they were a
+/// member is in no webhook unless their membership changed. (One never a
+/// member is unknown alike on every path: no delivery, and a 404.)
+fn team_act(events: &[&Event]) -> bool {
+    use safe_outcomes::bench::github_model::world::teams::INITIAL;
+    let ever_member = |login: &str| {
+        INITIAL
+            .iter()
+            .any(|(_, members)| members.contains(&login))
+            || events.iter().any(|e| {
+                matches!(&e.fact, Fact::TeamMembership { login: l, member: true, .. } if l == login)
+            })
+    };
+    events
+        .iter()
+        .any(|e| matches!(e.fact, Fact::RequestTeamReview { .. }))
+        && acting_people(events).into_iter().any(ever_member)
+}
+
+/// A team was requested and a person whose membership of it changed in the
+/// history reviewed or commented.
+fn team_act_by_a_changed_member(events: &[&Event]) -> bool {
+    let changed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.fact {
+            Fact::TeamMembership { login, .. } => Some(login.as_str()),
+            _ => None,
+        })
+        .collect();
+    team_act(events) && acting_people(events).iter().any(|l| changed.contains(l))
 }
 
 /// The tag of a release an event publishes or edits.

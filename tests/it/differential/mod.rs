@@ -13,8 +13,8 @@
 //! BENCHMARKS.md says how many it passed.
 
 mod compare;
-mod paths;
 mod moved;
+mod paths;
 mod projects;
 mod renames;
 

@@ -54,7 +54,7 @@ fn with_and_without(bytes: &[u8], at: usize, to: usize, twice: bool) -> (Generat
     plain
         .history
         .events
-        .retain(|e| !e.fact.renamed_to().is_some());
+        .retain(|e| e.fact.renamed_to().is_none());
     let mut renamed = plain.clone();
     let run = plain.runs[0].executed_at;
     let after: Vec<_> = plain

@@ -527,4 +527,41 @@ mod tests {
         ]);
         run_with(r(), 24.0, cases);
     }
+
+    proptest::proptest! {
+        /// Roles at the time of the act (issue 44, item 4), over times: a
+        /// maintainer takes the assignment away and gives it back at any
+        /// times; the assignee's comment counts (`assignee_acted`) exactly
+        /// when they were assigned at it.
+        #[test]
+        fn an_assignee_s_act_counts_only_while_assigned(
+            flips in proptest::collection::vec(1u32..200, 0..6),
+            act in 1u32..200,
+        ) {
+            let mut flips = flips;
+            flips.sort_unstable();
+            flips.dedup();
+            flips.retain(|f| *f != act);
+            let r = record("assign_to_user").extra("assignees", json!(["bob"]));
+            let mut o = vec![obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]))];
+            let (mut held, mut at_act) = (true, true);
+            for f in &flips {
+                held = !held;
+                if *f < act {
+                    at_act = held;
+                }
+                let (kind, snap) = if held {
+                    (assigned("bob"), assignees(open(), &["bob"]))
+                } else {
+                    (unassigned("bob"), open())
+                };
+                o.push(obs(*f as f64 / 10.0, human("alice"), kind).snap(snap));
+            }
+            let now = if at_act { assignees(open(), &["bob"]) } else { open() };
+            o.push(obs(act as f64 / 10.0, human("bob"), comment(4)).snap(now));
+            let e = eval(&r, o, 24.0);
+            let counted = e.signal == safe_outcomes_model::Signal::AssigneeActed;
+            proptest::prop_assert_eq!(counted, at_act, "{:?}", e);
+        }
+    }
 }

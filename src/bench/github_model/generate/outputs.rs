@@ -61,14 +61,7 @@ impl Builder<'_, '_> {
                 self.line(t, json!({"number": n}));
                 self.pr_follow_ups(n, false);
             }
-            T::AddReviewer => {
-                let request = Fact::RequestReview {
-                    number: n,
-                    reviewer: "alice".into(),
-                };
-                let fields = json!({"number": n, "metadata": {"requested_reviewers": ["alice"]}});
-                self.on_pr(t, n, request, fields);
-            }
+            T::AddReviewer => self.add_reviewer(t, n),
             T::SubmitPullRequestReview => {
                 let id = self.id();
                 let review = Fact::Review {

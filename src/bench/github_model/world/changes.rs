@@ -278,6 +278,7 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
+        self.team_reviewed(number, who);
         let Some(t) = self.threads.get_mut(&number) else {
             return Changed::Nothing;
         };

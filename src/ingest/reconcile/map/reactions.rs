@@ -128,8 +128,12 @@ impl Mapper<'_> {
     /// 200 `{state: active|pending}` means member iff `active`. A 404 is not
     /// a response, so nothing is filed: it means "not a member" or "team not
     /// visible to the App", which cannot be told apart. The answer has no
-    /// time of its own: the fetcher adds `_fetched_at`, else the execution
-    /// time stands in. Filed under the output's thread.
+    /// time of its own (GitHub keeps no history of a membership): it is
+    /// filed at the execution time, a stand-in the judge reads as undated
+    /// (`changed: false`; only a `membership` delivery dates a change), so
+    /// that a read after the fact bears on every window alike, whichever
+    /// checkpoint read it. The fetcher's `_fetched_at` orders two reads (in
+    /// the id). Filed under the output's thread.
     pub(super) fn team_membership(
         &mut self,
         path: &str,
@@ -142,11 +146,11 @@ impl Mapper<'_> {
         let Some(n) = crate::ingest::reconcile::endpoints::thread_number(self.record) else {
             return;
         };
-        let at = time(v.get("_fetched_at")).unwrap_or(self.fallback);
+        let read = time(v.get("_fetched_at")).unwrap_or(self.fallback);
         let member = state == "active";
         self.push(
-            format!("api:{path}:{member}:{}", at.timestamp_millis()),
-            at,
+            format!("api:{path}:{:020}:{member}", read.timestamp_millis()),
+            self.fallback,
             thread_key(&self.repo, n),
             None,
             K::TeamMember {
@@ -154,6 +158,7 @@ impl Mapper<'_> {
                 team: team.to_ascii_lowercase(),
                 login: login.to_string(),
                 member,
+                changed: false,
             },
         );
     }

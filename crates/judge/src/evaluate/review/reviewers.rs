@@ -9,22 +9,32 @@
 //! | a requested user reviewed (visible non-bot; their latest review decides) | accepted/strong `review_approved` (approval) or `review_submitted` |
 //! | a requested user commented on the PR or its diff | accepted/medium `acted_on` |
 //! | a visible non-bot removed one of our requests | rejected/medium `review_request_removed` |
-//! | a visible non-bot known to be an active member of a requested team (a `TeamMember` observation, `member: true`) reviewed or commented | as a requested user above |
+//! | a visible non-bot who was an active member of a requested team at the time of their act (below) reviewed or commented | as a requested user above |
 //! | a team was requested and a visible non-bot not among the requested users, and not known to be outside every requested team, reviewed | unknown/weak `team_membership_unverified` |
 //! | PR merged without a requested reviewer acting | ignored/weak `review_missing` |
 //! | PR closed unmerged without one acting | ignored/weak `review_missing` |
 //! | PR open | pending/weak `awaiting_review` |
 //!
-//! Team membership is in no webhook: the checkpoint signals fetch
-//! (`github::signals`) asks the memberships endpoint and files `TeamMember`
-//! observations (the latest answer per team and login counts). A reviewer
-//! who is a member of no requested team (`member: false` for each) is not
-//! theirs; with no answer (a 404 files nothing: "not a member" and "team not
+//! Team membership at the time of the act (issue 44, item 4): a member's
+//! review or comment counts only if they were a member when they acted.
+//! Two sources of `TeamMember` observations: a `membership.added`/`removed`
+//! delivery (`changed: true`) dates a change; the memberships endpoint,
+//! which the signals fetch (`github::signals`) and a read after the fact
+//! ask, answers membership at the read, with no date (GitHub keeps no
+//! history of it). Per login and team, at the act's time: the latest dated
+//! change at or before it decides, else the first after it (an addition
+//! after the act says they were not a member then, a removal that they
+//! were); with no change known, a read is taken as having held (the
+//! verdict then says so, `team_membership: as read`). A reviewer who is a
+//! member of no requested team (`member: false` for each) is not theirs;
+//! with nothing known (a 404 files nothing: "not a member" and "team not
 //! visible" look the same) a team request is satisfied only "maybe", as
 //! gh-aw answers. For a merged PR the seed allows "ignored
 //! or accepted_weak"; a merge says nothing about the reviewer, so `ignored`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
 
 use super::super::common::{
     cite, gone, holds_role_at, is_closed, is_merged, missing_reference, missing_state, unobserved,
@@ -56,18 +66,22 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = gone(ctx, false) {
         return e;
     }
-    let membership = team_membership(ctx, &teams);
-    let by_requested = |o: &Observation| {
-        o.actor.as_ref().is_some_and(|a| {
-            let login = login_key(&a.login);
-            users.contains(&login) || membership.get(&login) == Some(&Membership::Member)
-        })
-    };
-    let not_in_teams = |o: &Observation| {
+    let membership = Teams::new(ctx, &teams);
+    let team_at = |o: &Observation| {
         o.actor
             .as_ref()
-            .is_some_and(|a| membership.get(&login_key(&a.login)) == Some(&Membership::Outside))
+            .and_then(|a| membership.of(&login_key(&a.login), o.at))
     };
+    let by_user = |o: &Observation| {
+        o.actor
+            .as_ref()
+            .is_some_and(|a| users.contains(&login_key(&a.login)))
+    };
+    let by_requested =
+        |o: &Observation| by_user(o) || team_at(o).is_some_and(|(m, _)| m == Membership::Member);
+    let not_in_teams = |o: &Observation| team_at(o).is_some_and(|(m, _)| m == Membership::Outside);
+    // Said when a read decided a team member's act: membership at the read.
+    let undated = |o: &Observation| !by_user(o) && team_at(o).is_some_and(|(_, read)| read);
     // Role at the time of the act: a requested user's review or comment
     // counts only while their request stands (not after a removal of it,
     // until requested again). A team member's counts while the team's does.
@@ -157,6 +171,16 @@ pub fn add_reviewer(ctx: &EvalContext) -> Evaluation {
         Evaluation::new(O::Pending, S::Weak, Signal::AwaitingReview)
             .note("The review request is pending and the PR is open.")
     };
+    // A team member's act counted from a read: say that membership is the
+    // read's, not dated at the act.
+    let e = match pending.or(review).or(comment) {
+        Some(o) if undated(o) => {
+            let notes = format!("{} Their team membership is as GitHub answered when read (it keeps no history of memberships), not dated at the act.", e.notes);
+            e.note(notes).detail("team_membership", "as read")
+        }
+        Some(o) if team_at(o).is_some() && !by_user(o) => e.detail("team_membership", "dated"),
+        _ => e,
+    };
     e.detail("requested_reviewers", users)
         .detail("requested_team_reviewers", teams)
         .detail("merged", is_merged(ctx))
@@ -187,7 +211,7 @@ fn requests_gone<'a>(
 }
 
 /// What the `TeamMember` observations say of a login and the requested teams.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Membership {
     /// An active member of at least one requested team.
     Member,
@@ -195,39 +219,86 @@ enum Membership {
     Outside,
 }
 
-/// Per login: member of a requested team, or known outside all of them
-/// (the latest answer per team and login counts). Logins with no answer for
-/// some requested team, and no membership in another, are left out (unknown).
-fn team_membership(ctx: &EvalContext, teams: &[String]) -> BTreeMap<String, Membership> {
-    let mut latest: BTreeMap<(String, String), bool> = BTreeMap::new();
-    for o in ctx.observations {
-        if let K::TeamMember {
-            team,
-            login,
-            member,
-            ..
-        } = &o.event
-        {
-            let team = team_key(team);
-            if teams.contains(&team) {
-                latest.insert((login_key(login), team), *member);
+/// What is known of one login's membership of one team at one time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    /// Dated by a `membership` delivery: the latest change at or before the
+    /// time, else the state before the first change after it.
+    Dated(bool),
+    /// Only a read (undated: membership at the read), assumed to have held.
+    Read(bool),
+}
+
+impl Known {
+    fn member(self) -> bool {
+        match self {
+            Known::Dated(m) | Known::Read(m) => m,
+        }
+    }
+}
+
+/// The `TeamMember` observations of the requested teams, per (login, team),
+/// in the context's order (time, then id).
+struct Teams<'a> {
+    teams: &'a [String],
+    by_pair: BTreeMap<(String, String), Vec<&'a Observation>>,
+}
+
+impl<'a> Teams<'a> {
+    fn new(ctx: &EvalContext<'a>, teams: &'a [String]) -> Teams<'a> {
+        let mut by_pair: BTreeMap<(String, String), Vec<&Observation>> = BTreeMap::new();
+        for o in ctx.observations {
+            if let K::TeamMember { team, login, .. } = &o.event {
+                let team = team_key(team);
+                if teams.contains(&team) {
+                    by_pair.entry((login_key(login), team)).or_default().push(o);
+                }
             }
         }
+        Teams { teams, by_pair }
     }
-    let mut out = BTreeMap::new();
-    let logins: BTreeSet<&String> = latest.keys().map(|(l, _)| l).collect();
-    for login in logins {
-        let answers: Vec<Option<bool>> = teams
-            .iter()
-            .map(|t| latest.get(&(login.clone(), t.clone())).copied())
-            .collect();
-        if answers.contains(&Some(true)) {
-            out.insert(login.clone(), Membership::Member);
-        } else if answers.iter().all(|a| *a == Some(false)) {
-            out.insert(login.clone(), Membership::Outside);
+
+    /// Issue 44 item 4, roles at the time of the act: `login`'s membership
+    /// of `team` at `at`. A change a `membership` delivery dated decides:
+    /// the latest at or before `at`, else the first after it (which says
+    /// what held before it). With no change known, a read tells membership
+    /// at the read only (GitHub keeps no history of it), taken as held.
+    fn at(&self, login: &str, team: &str, at: DateTime<Utc>) -> Option<Known> {
+        let obs = self.by_pair.get(&(login.to_string(), team.to_string()))?;
+        let change = |o: &&Observation| match &o.event {
+            K::TeamMember {
+                member,
+                changed: true,
+                ..
+            } => Some((o.at, *member)),
+            _ => None,
+        };
+        let changes: Vec<(DateTime<Utc>, bool)> = obs.iter().filter_map(change).collect();
+        if let Some((_, m)) = changes.iter().rfind(|(t, _)| *t <= at) {
+            return Some(Known::Dated(*m));
         }
+        if let Some((_, m)) = changes.iter().find(|(t, _)| *t > at) {
+            return Some(Known::Dated(!m));
+        }
+        obs.iter().rev().find_map(|o| match &o.event {
+            K::TeamMember { member, .. } => Some(Known::Read(*member)),
+            _ => None,
+        })
     }
-    out
+
+    /// `login` at `at` across the requested teams: a member of one, known
+    /// outside all, or unknown (`None`); and whether a read decided it.
+    fn of(&self, login: &str, at: DateTime<Utc>) -> Option<(Membership, bool)> {
+        let known: Vec<Option<Known>> = self.teams.iter().map(|t| self.at(login, t, at)).collect();
+        if let Some(k) = known.iter().flatten().find(|k| k.member()) {
+            return Some((Membership::Member, matches!(k, Known::Read(_))));
+        }
+        if known.iter().all(|k| k.is_some_and(|k| !k.member())) {
+            let read = known.iter().flatten().any(|k| matches!(k, Known::Read(_)));
+            return Some((Membership::Outside, read));
+        }
+        None
+    }
 }
 
 /// The first non-empty list among `names`, normalized by `key`.
@@ -299,6 +370,22 @@ mod tests {
                 team: "infra".into(),
                 login: login.into(),
                 member,
+                changed: false,
+            },
+        )
+    }
+
+    /// A `membership.added` (`true`) or `removed` delivery at `h`.
+    fn changed(h: f64, login: &str, member: bool) -> Observation {
+        obs(
+            h,
+            None,
+            K::TeamMember {
+                org: "acme".into(),
+                team: "infra".into(),
+                login: login.into(),
+                member,
+                changed: true,
             },
         )
     }
@@ -347,7 +434,19 @@ mod tests {
             "team request, the latest answer counts":
                 [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", false), member(2.0, "frank", true), reviewed(3.0, human("frank"), "approved")] => (ACCEPTED, STRONG, "review_approved"), on team();
             "team request, membership of another team says nothing":
-                [requested_obs(-0.01, None, Some("infra")), obs(1.0, None, K::TeamMember { org: "acme".into(), team: "web".into(), login: "frank".into(), member: true }), reviewed(3.0, human("frank"), "approved")] => (UNKNOWN, WEAK, "team_membership_unverified"), on team();
+                [requested_obs(-0.01, None, Some("infra")), obs(1.0, None, K::TeamMember { org: "acme".into(), team: "web".into(), login: "frank".into(), member: true, changed: false }), reviewed(3.0, human("frank"), "approved")] => (UNKNOWN, WEAK, "team_membership_unverified"), on team();
+            "team request, joined before the review: counted":
+                [requested_obs(-0.01, None, Some("infra")), changed(1.0, "frank", true), reviewed(3.0, human("frank"), "approved")] => (ACCEPTED, STRONG, "review_approved"), on team();
+            "team request, joined after the review: not counted":
+                [requested_obs(-0.01, None, Some("infra")), reviewed(3.0, human("frank"), "approved"), changed(5.0, "frank", true)] => (PENDING, WEAK, "awaiting_review"), on team();
+            "team request, left before the review: not counted":
+                [requested_obs(-0.01, None, Some("infra")), changed(1.0, "frank", false), reviewed(3.0, human("frank"), "approved")] => (PENDING, WEAK, "awaiting_review"), on team();
+            "team request, left after the review: counted":
+                [requested_obs(-0.01, None, Some("infra")), reviewed(3.0, human("frank"), "approved"), changed(5.0, "frank", false)] => (ACCEPTED, STRONG, "review_approved"), on team();
+            "team request, a dated change outweighs a read":
+                [requested_obs(-0.01, None, Some("infra")), member(0.0, "frank", true), reviewed(3.0, human("frank"), "approved"), changed(5.0, "frank", true)] => (PENDING, WEAK, "awaiting_review"), on team();
+            "team request, a change after the window's time is not seen":
+                [requested_obs(-0.01, None, Some("infra")), member(0.0, "frank", true), reviewed(3.0, human("frank"), "approved"), changed(30.0, "frank", true)] => (ACCEPTED, STRONG, "review_approved"), on team();
             "team request removed by a human":
                 [requested_obs(-0.01, None, Some("infra")), removed(3.0, human("carol"), None, Some("infra"))] => (REJECTED, MEDIUM, "review_request_removed"), on team();
             "user review by someone else, no team requested":
@@ -360,5 +459,78 @@ mod tests {
             "nobody named": [asked()] => (UNKNOWN, NONE, "missing_execution_state"), on record("add_reviewer");
             + unobserved_case("nothing observed", users());
         );
+    }
+
+    proptest::proptest! {
+        /// Roles at the time of the act (issue 44, item 4), over times: with
+        /// membership changes delivered at any times (starting from either
+        /// state, a read of the state at the end filed undated), a team
+        /// member's review counts exactly when they were a member at the
+        /// review, whenever it came.
+        #[test]
+        fn a_team_review_counts_only_while_a_member(
+            initially in proptest::bool::ANY,
+            flips in proptest::collection::vec(1u32..200, 0..6),
+            review in 1u32..200,
+        ) {
+            let mut flips = flips;
+            flips.sort_unstable();
+            flips.dedup();
+            flips.retain(|f| *f != review);
+            let rec = record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
+            let mut state = initially;
+            let mut at_review = initially;
+            let mut o = vec![requested_obs(-0.01, None, Some("infra"))];
+            for f in &flips {
+                if *f < review {
+                    at_review = !state;
+                }
+                state = !state;
+                o.push(changed(*f as f64 / 10.0, "frank", state));
+            }
+            if state {
+                // The read at the end answers 200 (a non-member's 404 files nothing).
+                o.push(member(0.0, "frank", true));
+            }
+            o.push(reviewed(review as f64 / 10.0, human("frank"), "approved"));
+            let e = eval(&rec, o, 24.0);
+            let counted = e.signal == safe_outcomes_model::Signal::ReviewApproved;
+            proptest::prop_assert_eq!(counted, at_review, "{:?}", e);
+        }
+    }
+
+    proptest::proptest! {
+        /// Roles at the time of the act, over times: a maintainer withdraws
+        /// and renews the request of alice at any times; her review counts
+        /// exactly when she was requested at it.
+        #[test]
+        fn a_requested_user_s_review_counts_only_while_requested(
+            flips in proptest::collection::vec(1u32..200, 0..6),
+            review in 1u32..200,
+        ) {
+            let mut flips = flips;
+            flips.sort_unstable();
+            flips.dedup();
+            flips.retain(|f| *f != review);
+            let rec = record("add_reviewer").meta("requested_reviewers", json!(["alice"]));
+            let mut o = vec![requested_obs(-0.01, Some("alice"), None)];
+            let (mut held, mut at_review) = (true, true);
+            for f in &flips {
+                held = !held;
+                if *f < review {
+                    at_review = held;
+                }
+                let h = *f as f64 / 10.0;
+                o.push(if held {
+                    obs(h, human("carol"), K::ReviewRequested { reviewer: Some("alice".into()), team: None }).snap(open())
+                } else {
+                    removed(h, human("carol"), Some("alice"), None)
+                });
+            }
+            o.push(reviewed(review as f64 / 10.0, human("alice"), "approved"));
+            let e = eval(&rec, o, 24.0);
+            let counted = e.signal == safe_outcomes_model::Signal::ReviewApproved;
+            proptest::prop_assert_eq!(counted, at_review, "{:?}", e);
+        }
     }
 }
