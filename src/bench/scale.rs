@@ -174,10 +174,7 @@ fn delivery(id: String, observations: Vec<Observation>) -> InboxItem {
 /// Enqueue the items, then drain them: (wall seconds, drain thread CPU seconds).
 /// Enqueue `items`, then drain them: the drain's wall and CPU seconds, and
 /// the store's random reads it made (`engine::random_reads`).
-async fn enqueue_and_drain(
-    app: &App,
-    items: Vec<InboxItem>,
-) -> anyhow::Result<(f64, f64, u64)> {
+async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(f64, f64, u64)> {
     let mut tasks = tokio::task::JoinSet::new();
     for item in items {
         let writer = app.writer.clone();
@@ -362,7 +359,10 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
     for f in &figures {
         t.push(
             Row::new(
-                format!("random store reads per event at {} outputs", human(f.outputs)),
+                format!(
+                    "random store reads per event at {} outputs",
+                    human(f.outputs)
+                ),
                 format!("{:.1}", f.random_reads_per_event),
             )
             .target("≤ 6", f.random_reads_per_event <= 6.0),

@@ -438,7 +438,6 @@ pub enum Fact {
     },
 }
 
-
 impl Fact {
     /// The repository's name from now, for a rename of it or of its owner.
     pub fn renamed_to(&self) -> Option<&str> {

@@ -463,7 +463,28 @@ struct Rename {
     owner: bool,
 }
 
+impl Rename {
+    /// The old name must be a name like any: an owner's login
+    /// (`ident::owner`) or a repository's full name (`ident::repo`).
+    fn check(&self) -> Result<(), WebhookError> {
+        let valid = if self.owner {
+            ident::owner(&self.from)
+        } else {
+            ident::repo(&self.from)
+        };
+        valid.map_err(WebhookError::bad_name(self.field))
+    }
+}
+
 impl Output {
+    /// A delivery that renames (`Rename`), with no facts of its own.
+    fn renamed(from: String, field: &'static str, owner: bool) -> Output {
+        Output {
+            rename: Some(Rename { from, field, owner }),
+            ..Output::default()
+        }
+    }
+
     /// Every key the delivery would file under (its facts' targets, its
     /// discoveries' watch keys) must pass `ident::target_key`: a delivery
     /// naming a bad repository, branch or tag stores nothing.
@@ -473,10 +494,8 @@ impl Output {
         for key in facts.chain(found) {
             ident::target_key(&key).map_err(WebhookError::bad_name("a key it names"))?;
         }
-        match &self.rename {
-            Some(rename) if rename.owner => organizations::check(rename)?,
-            Some(rename) => repositories::check(rename)?,
-            None => {}
+        if let Some(rename) = &self.rename {
+            rename.check()?;
         }
         Ok(())
     }

@@ -13,8 +13,7 @@
 
 use serde::Deserialize;
 
-use super::{Ctx, NormResult, Output, Rename};
-use crate::model::ident;
+use super::{Ctx, NormResult, Output};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -60,19 +59,7 @@ fn normalize(ctx: &Ctx) -> NormResult {
         .and_then(|c| c.login)
         .and_then(|l| l.from)
         .ok_or("`organization.renamed` has no `changes.login.from`")?;
-    Ok(Output {
-        rename: Some(Rename {
-            from,
-            field: "changes.login.from",
-            owner: true,
-        }),
-        ..Output::default()
-    })
-}
-
-/// The old login must be a login like any (`ident::owner`).
-pub(super) fn check(rename: &Rename) -> Result<(), super::WebhookError> {
-    ident::owner(&rename.from).map_err(super::WebhookError::bad_name(rename.field))
+    Ok(Output::renamed(from, "changes.login.from", true))
 }
 
 #[cfg(test)]
@@ -95,7 +82,8 @@ mod tests {
             "{}/fixtures/webhooks/organization/renamed.json",
             env!("CARGO_MANIFEST_DIR")
         );
-        let mut body: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut body: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         body["installation"] = json!({"id": 1});
         let Normalized::Relevant(d) =
             normalize("organization", "d", body.to_string().as_bytes()).unwrap()

@@ -17,8 +17,7 @@
 
 use serde::Deserialize;
 
-use super::{Ctx, NormResult, Output, Rename};
-use crate::model::ident;
+use super::{Ctx, NormResult, Output};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -107,19 +106,7 @@ fn normalize(ctx: &Ctx) -> NormResult {
         "renamed" => "changes.repository.name.from",
         _ => "changes.owner.from",
     };
-    Ok(Output {
-        rename: Some(Rename {
-            from,
-            field,
-            owner: false,
-        }),
-        ..Output::default()
-    })
-}
-
-/// The old name must be a repository name like any (`ident::repo`).
-pub(super) fn check(rename: &Rename) -> Result<(), super::WebhookError> {
-    ident::repo(&rename.from).map_err(super::WebhookError::bad_name(rename.field))
+    Ok(Output::renamed(from, field, false))
 }
 
 #[cfg(test)]

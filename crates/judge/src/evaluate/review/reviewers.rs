@@ -361,33 +361,28 @@ mod tests {
         .snap(open())
     }
 
+    /// `login`'s membership of team infra at `h`: read (`changed: false`),
+    /// or told by a `membership.added`/`removed` delivery (`changed: true`).
+    fn membership(h: f64, login: &str, member: bool, changed: bool) -> Observation {
+        let org = "acme".into();
+        let (team, login) = ("infra".into(), login.into());
+        let kind = K::TeamMember {
+            org,
+            team,
+            login,
+            member,
+            changed,
+        };
+        obs(h, None, kind)
+    }
+
     fn member(h: f64, login: &str, member: bool) -> Observation {
-        obs(
-            h,
-            None,
-            K::TeamMember {
-                org: "acme".into(),
-                team: "infra".into(),
-                login: login.into(),
-                member,
-                changed: false,
-            },
-        )
+        membership(h, login, member, false)
     }
 
     /// A `membership.added` (`true`) or `removed` delivery at `h`.
     fn changed(h: f64, login: &str, member: bool) -> Observation {
-        obs(
-            h,
-            None,
-            K::TeamMember {
-                org: "acme".into(),
-                team: "infra".into(),
-                login: login.into(),
-                member,
-                changed: true,
-            },
-        )
+        membership(h, login, member, true)
     }
 
     fn reviewed(h: f64, who: Option<Actor>, state: &str) -> Observation {
