@@ -269,10 +269,11 @@ fn file_rename(
 
 /// The name the outputs of the delivery's repository are keyed by, when
 /// it was renamed: `change` is the `Seen` (or `RepoRenamed`) change every
-/// delivery from a repository carries, with the repository's id. `None`:
-/// the delivery's own name is that name.
+/// delivery from a repository carries, with the repository's id (or an
+/// owner's own delivery, naming its login: the login its repositories are
+/// keyed under). `None`: the delivery's own name is that name.
 pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<String>> {
-    let (Some(repo_id), [now]) = (change.repo_id, change.repos_added.as_slice()) else {
+    let [now] = change.repos_added.as_slice() else {
         return Ok(None);
     };
     if !matches!(
@@ -281,6 +282,15 @@ pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<S
     ) {
         return Ok(None);
     }
+    if !now.contains('/') {
+        // An owner's own delivery (a project's, a team's): under the login
+        // its repositories are keyed under, when the owner was renamed.
+        let keyed = store.owner_keyed_name(change.installation_id, now)?;
+        return Ok(keyed.filter(|keyed| !keyed.eq_ignore_ascii_case(now)));
+    }
+    let Some(repo_id) = change.repo_id else {
+        return Ok(None);
+    };
     let keyed = match store.repo_keyed_name(change.installation_id, repo_id)? {
         Some(keyed) => Some(keyed),
         None => under_keyed_owner(store, change.installation_id, now)?,
@@ -435,6 +445,7 @@ mod tests {
     /// name is not touched.
     #[test]
     fn an_owner_renamed_keeps_its_repositories_outputs_under_its_first_login() {
+        use InstallationAction as A;
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         run(&store, seen(5, 11, "acme/a"));
@@ -464,6 +475,9 @@ mod tests {
         run(&store, renamed(5, 11, "acme-3/a", "acme-3/a2"));
         assert_eq!(keyed(seen(5, 11, "acme-3/a2")).as_deref(), Some("acme/a"));
         assert_eq!(by_name("acme-3/a2").as_deref(), Some("acme/a"));
+        // The owner's own deliveries (a project's, a team's: no repository).
+        assert_eq!(keyed(change(5, A::Seen, &["acme-3"])).as_deref(), Some("acme"));
+        assert_eq!(keyed(change(6, A::Seen, &["acme-3"])), None, "another installation's");
         // Back to the first login: the names are the keys again.
         run(&store, owner_renamed(5, "acme-3", "ACME"));
         assert_eq!(keyed(seen(5, 12, "acme/b1")).as_deref(), Some("acme/b0"));
