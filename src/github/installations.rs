@@ -476,8 +476,15 @@ mod tests {
         assert_eq!(keyed(seen(5, 11, "acme-3/a2")).as_deref(), Some("acme/a"));
         assert_eq!(by_name("acme-3/a2").as_deref(), Some("acme/a"));
         // The owner's own deliveries (a project's, a team's: no repository).
-        assert_eq!(keyed(change(5, A::Seen, &["acme-3"])).as_deref(), Some("acme"));
-        assert_eq!(keyed(change(6, A::Seen, &["acme-3"])), None, "another installation's");
+        assert_eq!(
+            keyed(change(5, A::Seen, &["acme-3"])).as_deref(),
+            Some("acme")
+        );
+        assert_eq!(
+            keyed(change(6, A::Seen, &["acme-3"])),
+            None,
+            "another installation's"
+        );
         // Back to the first login: the names are the keys again.
         run(&store, owner_renamed(5, "acme-3", "ACME"));
         assert_eq!(keyed(seen(5, 12, "acme/b1")).as_deref(), Some("acme/b0"));

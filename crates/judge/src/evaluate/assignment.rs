@@ -473,8 +473,80 @@ mod tests {
                 [ours(), obs(3.0, human("alice"), unassigned("Copilot")).snap(open())] => (REJECTED, MEDIUM, "agent_unassigned");
             "assigned to a PR that merged":
                 [obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..open() }), obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..merged(human("alice")) })] => (ACCEPTED, STRONG, "merged"), on r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)), at 24.0;
+            "the named agent's PR (a person's account, by its name) merged":
+                [ours(), pr_by(10.0, human("devin-ai"), true)] => (ACCEPTED, STRONG, "merged"), on record("assign_to_agent").extra("agent", json!("devin"));
+            "a PR the agent linked, its author unseen, merged":
+                [ours(), linked(5.0, bot("copilot-swe-agent"), 8), on_pr(pr_by(10.0, None, true), 8)] => (ACCEPTED, STRONG, "merged");
+            "a PR a person linked, theirs, merged: someone else's work":
+                [ours(), linked(5.0, human("alice"), 9), on_pr(pr_by(10.0, human("alice"), true), 9)] => (ACCEPTED, MEDIUM, "completed_by_other_actor");
+            "someone else's PR still open: not done yet":
+                [ours(), pr_by(10.0, human("bob"), false)] => (PENDING, WEAK, "awaiting_agent");
+            "a person's comment is activity: not ignored at 7 days":
+                [ours(), obs(30.0, human("alice"), comment(3)).snap(open())] => (PENDING, WEAK, "awaiting_agent"), at 168.0;
+            "agent PR open, a person's comment is no approval":
+                [ours(), agent_pr(5.0, human("alice"), open()), obs(6.0, human("alice"), comment(3))] => (PENDING, WEAK, "awaiting_review"), at 24.0;
+            "issue closed as completed by a bot: lifecycle, not the agent's work":
+                [ours(), obs(10.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("completed")))] => (IGNORED, WEAK, "lifecycle");
+            "issue closed as completed, the closer unseen":
+                [ours(), obs(10.0, None, K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, STRONG, "completed");
             + unobserved_case("nothing seen", r());
         );
+    }
+
+    /// A PR's state (merged or open) by `author`, filed under the issue's key.
+    fn pr_by(hours: f64, author: Option<Actor>, is_merged: bool) -> Observation {
+        let state = if is_merged {
+            merged(human("alice"))
+        } else {
+            open()
+        };
+        obs(hours, author.clone(), K::Closed).snap(ItemSnapshot {
+            kind: Some(TargetKind::PullRequest),
+            author,
+            ..state
+        })
+    }
+
+    /// `o` filed under PR `n`'s own key.
+    fn on_pr(mut o: Observation, n: u64) -> Observation {
+        o.target = safe_outcomes_model::target::thread_key(REPO, n);
+        o
+    }
+
+    /// `who` linked PR `n` to the issue (a timeline cross-reference).
+    fn linked(hours: f64, who: Option<Actor>, n: u64) -> Observation {
+        let kind = K::CrossReferenced {
+            source_number: n,
+            source_is_pull_request: true,
+        };
+        obs(hours, who, kind)
+    }
+
+    /// The agent's merged PR is dated by its merge, not by a later state of
+    /// it; the assignee's own unassignment alone is a decline.
+    #[test]
+    fn the_merge_dates_the_agent_s_pr_and_only_the_assignee_declines() {
+        let r = record("assign_to_agent").extra("agent", json!("copilot"));
+        let ours = obs(-0.01, workflow_actor(), assigned("Copilot")).snap(open());
+        let o = vec![
+            ours,
+            agent_pr(5.0, human("alice"), open()),
+            agent_pr(10.0, human("alice"), merged(human("alice"))),
+            agent_pr(20.0, human("alice"), merged(human("alice"))),
+        ];
+        let e = eval(&r, o, 24.0);
+        assert_eq!(e.signal, safe_outcomes_model::Signal::Merged);
+        assert_eq!(e.decided_at, Some(at(10.0)), "{e:?}");
+
+        let r = record("assign_to_user").extra("assignees", json!(["bob"]));
+        let ours = obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]));
+        let by = |who| vec![ours.clone(), obs(3.0, who, unassigned("bob")).snap(open())];
+        let declined = |e: &safe_outcomes_model::Evaluation| e.details.get("declined").cloned();
+        assert_eq!(
+            declined(&eval(&r, by(human("bob")), 24.0)),
+            Some(json!(true))
+        );
+        assert_eq!(declined(&eval(&r, by(human("alice")), 24.0)), None);
     }
 
     #[test]
@@ -522,6 +594,8 @@ mod tests {
                 [ours(), obs(3.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (ACCEPTED, MEDIUM, "closed_after_unassignment"), at 4.0;
             "assignees not seen since execution":
                 [obs(-3.0, human("alice"), assigned("bob")).snap(assignees(open(), &["bob"]))] => (UNKNOWN, NONE, "target_unobserved");
+            "closed before, still closed, no close since: the unassignment stands, nothing more":
+                [ours(), obs(3.0, human("alice"), comment(4)).snap(closed_as(Some("completed")))] => (PENDING, WEAK, "state_retained"), at 4.0;
             "removal recorded as a state delta":
                 [ours()] => (ACCEPTED, MEDIUM, "state_retained"), on record("unassign_from_user").before(json!({"assignees": ["bob", "carol"]})).after(json!({"assignees": ["carol"]}));
         ]);
