@@ -236,6 +236,10 @@ mod tests {
             ("re-run still running after a failure is pending, not flaky", vec![done(1.0, "test", "failure"), check(2.0, "test", "s1", "in_progress", None)], Some(CiState::Pending), vec![]),
             ("other commits do not count", vec![done(1.0, "build", "success"), check(1.0, "build2", "s2", "completed", Some("failure"))], Some(CiState::Success), vec![]),
             ("results after the cut do not count", vec![done(1.0, "test", "failure"), done(9.0, "test", "success")], Some(CiState::Failure), vec![]),
+            ("a pending-like conclusion (gh pr checks) is pending", vec![done(1.0, "build", "success"), check(1.0, "lint", "s1", "", Some("QUEUED"))], Some(CiState::Pending), vec![]),
+            ("an empty conclusion while in progress is pending", vec![check(1.0, "lint", "s1", "in_progress", Some(""))], Some(CiState::Pending), vec![]),
+            ("a conclusion is final, whatever the status says", vec![check(1.0, "build", "s1", "", Some("success"))], Some(CiState::Success), vec![]),
+            ("completed with no conclusion read is green", vec![check(1.0, "build", "s1", "completed", None)], Some(CiState::Success), vec![]),
         ];
         let mut failures = Vec::new();
         for (name, checks, want, flaky) in rows {

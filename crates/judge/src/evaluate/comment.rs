@@ -156,6 +156,21 @@ mod tests {
         obs(-0.01, workflow_actor(), comment(COMMENT_ID))
     }
 
+    /// The counts the verdict carries: a person's reply is no bot's
+    /// follow-up, and a bot's is no person's reply.
+    #[test]
+    fn replies_are_counted_by_who_wrote_them() {
+        let o = vec![
+            ours(),
+            obs(3.0, human("alice"), comment(901)),
+            obs(4.0, bot("app[bot]"), comment(902)),
+            obs(5.0, bot("app[bot]"), comment(903)),
+        ];
+        let e = eval(&record("add_comment"), o, 24.0);
+        assert_eq!(e.details["human_replies"], 1, "{e:?}");
+        assert_eq!(e.details["bot_followups"], 2, "{e:?}");
+    }
+
     #[test]
     fn add_comment_table() {
         let r = || record("add_comment");
