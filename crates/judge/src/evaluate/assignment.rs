@@ -475,6 +475,8 @@ mod tests {
                 [obs(-0.01, workflow_actor(), assigned("Copilot")).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..open() }), obs(9.0, human("alice"), K::Closed).snap(ItemSnapshot { kind: Some(TargetKind::PullRequest),..merged(human("alice")) })] => (ACCEPTED, STRONG, "merged"), on r().target(Target::thread(REPO, TargetKind::PullRequest, NUMBER)), at 24.0;
             "the named agent's PR (a person's account, by its name) merged":
                 [ours(), pr_by(10.0, human("devin-ai"), true)] => (ACCEPTED, STRONG, "merged"), on record("assign_to_agent").extra("agent", json!("devin"));
+            "a bot account's PR (no [bot] in its login) is the agent's":
+                [ours(), pr_by(10.0, Some(Actor::new("sweep-ai", "Bot")), true)] => (ACCEPTED, STRONG, "merged");
             "a PR the agent linked, its author unseen, merged":
                 [ours(), linked(5.0, bot("copilot-swe-agent"), 8), on_pr(pr_by(10.0, None, true), 8)] => (ACCEPTED, STRONG, "merged");
             "a PR a person linked, theirs, merged: someone else's work":
