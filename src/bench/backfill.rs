@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::github_model::generate::{self, Choices};
-use super::github_model::history::History;
+use super::github_model::history::{Fact, History};
 use super::github_model::{CallKind, Counts, FakeGitHub, APP_ID, PRIVATE_KEY};
 use super::{Row, Table};
 use crate::app::GitHubConfig;
@@ -127,10 +127,12 @@ pub fn org(
             5000 + index as u64 * 1000 + day as u64,
             &types,
         );
-        // The org's repositories keep their names: the days of one
-        // repository are one history, which a day's rename would rename.
+        // The org's repositories keep their names and live on: the days of
+        // one repository are one history, which a day's rename would
+        // rename and a day's deletion delete.
         for e in g.history.events {
-            if e.fact.renamed_to().is_some() {
+            let ends = matches!(e.fact, Fact::DeleteRepo | Fact::DeleteOwner);
+            if e.fact.renamed_to().is_some() || ends {
                 continue;
             }
             history.push(e.at, &e.actor, e.fact);
