@@ -11,33 +11,15 @@
 //! The payload (`@octokit/openapi-webhooks`, `webhook-organization-renamed`):
 //! `organization.login` (the login now, required), `changes.login.from`.
 
-use serde::Deserialize;
+use serde_json::Value;
 
 use super::{Ctx, NormResult, Output};
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Body {
-    changes: Option<Changes>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Changes {
-    login: Option<From>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct From {
-    from: Option<String>,
-}
 
 pub(super) const EVENTS: super::Events = &[("organization", normalize)];
 
 /// The owner an `organization` delivery is about: its `organization.login`
 /// (it names no repository).
-pub(super) fn owner(event: &str, raw: &serde_json::Value) -> Option<String> {
+pub(super) fn owner(event: &str, raw: &Value) -> Option<String> {
     if event != "organization" {
         return None;
     }
@@ -52,14 +34,12 @@ fn normalize(ctx: &Ctx) -> NormResult {
     if action != "renamed" {
         return Err(format!("`organization.{action}` is not used"));
     }
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `organization` payload shape: {e}"))?;
-    let from = body
-        .changes
-        .and_then(|c| c.login)
-        .and_then(|l| l.from)
-        .ok_or("`organization.renamed` has no `changes.login.from`")?;
-    Ok(Output::renamed(from, "changes.login.from", true))
+    let from = ctx
+        .raw()
+        .pointer("/changes/login/from")
+        .and_then(Value::as_str)
+        .ok_or("`organization.renamed` has no `changes.login.from` (a string)")?;
+    Ok(Output::renamed(from.to_string(), "changes.login.from", true))
 }
 
 #[cfg(test)]
