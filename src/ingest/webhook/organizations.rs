@@ -39,7 +39,11 @@ fn normalize(ctx: &Ctx) -> NormResult {
         .pointer("/changes/login/from")
         .and_then(Value::as_str)
         .ok_or("`organization.renamed` has no `changes.login.from` (a string)")?;
-    Ok(Output::renamed(from.to_string(), "changes.login.from", true))
+    Ok(Output::renamed(
+        from.to_string(),
+        "changes.login.from",
+        true,
+    ))
 }
 
 #[cfg(test)]
