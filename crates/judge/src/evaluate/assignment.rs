@@ -614,24 +614,16 @@ mod tests {
             flips in proptest::collection::vec(1u32..200, 0..6),
             act in 1u32..200,
         ) {
-            let mut flips = flips;
-            flips.sort_unstable();
-            flips.dedup();
-            flips.retain(|f| *f != act);
+            let (changes, at_act) = role_flips(flips, act, true);
             let r = record("assign_to_user").extra("assignees", json!(["bob"]));
             let mut o = vec![obs(-0.01, workflow_actor(), assigned("bob")).snap(assignees(open(), &["bob"]))];
-            let (mut held, mut at_act) = (true, true);
-            for f in &flips {
-                held = !held;
-                if *f < act {
-                    at_act = held;
-                }
+            for (h, held) in changes {
                 let (kind, snap) = if held {
                     (assigned("bob"), assignees(open(), &["bob"]))
                 } else {
                     (unassigned("bob"), open())
                 };
-                o.push(obs(*f as f64 / 10.0, human("alice"), kind).snap(snap));
+                o.push(obs(h, human("alice"), kind).snap(snap));
             }
             let now = if at_act { assignees(open(), &["bob"]) } else { open() };
             o.push(obs(act as f64 / 10.0, human("bob"), comment(4)).snap(now));

@@ -38,6 +38,28 @@ pub fn exec_time() -> DateTime<Utc> {
     "2026-06-01T12:00:00Z".parse().unwrap()
 }
 
+/// A role (an assignment, a review request, a team membership) given and
+/// taken away at the times `flips` (tenths of an hour after execution),
+/// held from the start when `initially`: each change's hour with whether
+/// the role is held after it, in time order (none at `act`, the time of
+/// the act being judged), and whether it is held at `act`. For the
+/// properties "an act counts exactly while its actor holds the role".
+pub fn role_flips(mut flips: Vec<u32>, act: u32, initially: bool) -> (Vec<(f64, bool)>, bool) {
+    flips.sort_unstable();
+    flips.dedup();
+    flips.retain(|f| *f != act);
+    let (mut held, mut at_act) = (initially, initially);
+    let mut changes = Vec::new();
+    for f in flips {
+        held = !held;
+        if f < act {
+            at_act = held;
+        }
+        changes.push((f as f64 / 10.0, held));
+    }
+    (changes, at_act)
+}
+
 /// `hours` after execution (fractions allowed; negative is before).
 pub fn at(hours: f64) -> DateTime<Utc> {
     exec_time() + Duration::seconds((hours * 3600.0).round() as i64)

@@ -468,22 +468,11 @@ mod tests {
             flips in proptest::collection::vec(1u32..200, 0..6),
             review in 1u32..200,
         ) {
-            let mut flips = flips;
-            flips.sort_unstable();
-            flips.dedup();
-            flips.retain(|f| *f != review);
+            let (changes, at_review) = role_flips(flips, review, initially);
             let rec = record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
-            let mut state = initially;
-            let mut at_review = initially;
             let mut o = vec![requested_obs(-0.01, None, Some("infra"))];
-            for f in &flips {
-                if *f < review {
-                    at_review = !state;
-                }
-                state = !state;
-                o.push(changed(*f as f64 / 10.0, "frank", state));
-            }
-            if state {
+            o.extend(changes.iter().map(|(h, member)| changed(*h, "frank", *member)));
+            if changes.last().map_or(initially, |(_, member)| *member) {
                 // The read at the end answers 200 (a non-member's 404 files nothing).
                 o.push(member(0.0, "frank", true));
             }
@@ -503,19 +492,10 @@ mod tests {
             flips in proptest::collection::vec(1u32..200, 0..6),
             review in 1u32..200,
         ) {
-            let mut flips = flips;
-            flips.sort_unstable();
-            flips.dedup();
-            flips.retain(|f| *f != review);
+            let (changes, at_review) = role_flips(flips, review, true);
             let rec = record("add_reviewer").meta("requested_reviewers", json!(["alice"]));
             let mut o = vec![requested_obs(-0.01, Some("alice"), None)];
-            let (mut held, mut at_review) = (true, true);
-            for f in &flips {
-                held = !held;
-                if *f < review {
-                    at_review = held;
-                }
-                let h = *f as f64 / 10.0;
+            for (h, held) in changes {
                 o.push(if held {
                     obs(h, human("carol"), K::ReviewRequested { reviewer: Some("alice".into()), team: None }).snap(open())
                 } else {
