@@ -220,9 +220,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
         .repository
         .as_ref()
         .and_then(|r| r.slug())
-        .or_else(|| projects::owner_without_repo(event, raw.value()))
-        .or_else(|| organizations::owner(event, raw.value()))
-        .or_else(|| teams::owner_without_repo(event, raw.value()))
+        .or_else(|| owner_without_repo(event, raw.value()))
     else {
         return Ok(ignored(format!("`{event}` delivery names no repository")));
     };
@@ -442,6 +440,21 @@ impl Fact {
             snapshot: self.snapshot,
         }
     }
+}
+
+/// The login to key a delivery by when it names no repository: the
+/// organization of an organization-level event (a project's, a team
+/// membership's, the organization's own), from `organization.login`.
+fn owner_without_repo(event: &str, raw: &Value) -> Option<String> {
+    let org_level =
+        event.starts_with("projects_v2") || matches!(event, "membership" | "organization");
+    if !org_level {
+        return None;
+    }
+    raw.pointer("/organization/login")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 /// A per-event normalizer's result; `Err` is the reason to ignore the delivery.

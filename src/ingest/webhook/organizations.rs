@@ -17,18 +17,6 @@ use super::{Ctx, NormResult, Output};
 
 pub(super) const EVENTS: super::Events = &[("organization", normalize)];
 
-/// The owner an `organization` delivery is about: its `organization.login`
-/// (it names no repository).
-pub(super) fn owner(event: &str, raw: &Value) -> Option<String> {
-    if event != "organization" {
-        return None;
-    }
-    raw.pointer("/organization/login")?
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 fn normalize(ctx: &Ctx) -> NormResult {
     let action = ctx.action();
     if action != "renamed" {

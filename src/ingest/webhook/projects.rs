@@ -92,19 +92,6 @@ struct TitleChange {
     from: Option<String>,
 }
 
-/// The login to key a delivery by when it names no repository: the
-/// organization owning the project. Used by the router before normalizing.
-pub(super) fn owner_without_repo(event: &str, raw: &Value) -> Option<String> {
-    if !event.starts_with("projects_v2") {
-        return None;
-    }
-    raw.get("organization")?
-        .get("login")?
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
         .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;

@@ -33,16 +33,6 @@ struct Body {
     organization: Option<User>,
 }
 
-/// The login to key a `membership` delivery by (it names no repository):
-/// its organization.
-pub(super) fn owner_without_repo(event: &str, raw: &serde_json::Value) -> Option<String> {
-    (event == "membership")
-        .then(|| raw.get("organization")?.get("login")?.as_str())
-        .flatten()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 /// A placeholder time: the delivery has none, and `http::webhook` dates the
 /// fact at receipt (`dated_at_receipt`).
 pub(super) const UNDATED: DateTime<Utc> = DateTime::<Utc>::UNIX_EPOCH;
