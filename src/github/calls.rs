@@ -71,6 +71,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("issues.list_sub_issues", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues", &["per_page"]),
     op("issues.get_parent", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/parent", &[]),
     op("issues.list_timeline", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/timeline", &["per_page"]),
+    op("issues.get_milestone", "GET", "/repos/{owner}/{repo}/milestones/{milestone_number}", &[]),
     op("pulls.get", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}", &[]),
     op("pulls.get_review_comment", "GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", &[]),
     op("pulls.list_commits", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits", &["per_page"]),

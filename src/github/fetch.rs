@@ -189,6 +189,7 @@ fn label(path: &str) -> &'static str {
         ["issues", _, "labels"] => "issues.list_labels",
         ["issues", _, "sub_issues"] => "issues.list_sub_issues",
         ["issues", _, "parent"] => "issues.get_parent",
+        ["milestones", _] => "issues.get_milestone",
         ["pulls", "comments", _] => "pulls.get_review_comment",
         ["pulls", _] => "pulls.get",
         ["pulls", _, "reviews"] => "pulls.list_reviews",

@@ -85,6 +85,9 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
     if output_type == "create_check_run" {
         r = r.extra("name", json!("lint"));
     }
+    if output_type == "assign_milestone" {
+        r = r.meta("milestone_number", json!(3));
+    }
     if output_type == "add_reviewer" {
         r = r
             .meta("requested_reviewers", json!(["dave"]))
@@ -94,12 +97,13 @@ fn sample(output_type: &str, shape: Shape) -> ExecutionRecord {
 }
 
 /// What the first responses of `r` show: PR 7 merged into `main` by
-/// `mmmm222`, and its timeline cross-referencing PR 8 and changing its base
-/// (for the follow-up reads), of the paths `r` reads.
+/// `mmmm222`, and its timeline cross-referencing PR 8 and changing its base,
+/// issue 7 in no milestone (for the follow-up reads), of the paths `r` reads.
 fn first_answers(r: &ExecutionRecord) -> ApiState {
     let read: BTreeSet<String> = required_endpoints(r).into_iter().map(|e| e.path).collect();
     let mut state = ApiState {
         responses: serde_json::from_value(json!({
+            "issues/7": {"number": 7, "state": "open", "milestone": null},
             "pulls/7": {"state": "closed", "merged": true, "merge_commit_sha": "mmmm222",
                         "base": {"ref": "main"}, "head": {"ref": "b", "sha": "h9"}},
             "issues/7/timeline": [{"event": "cross-referenced", "created_at": ts(1),
@@ -126,6 +130,7 @@ fn template(path: &str) -> String {
             "5" => "{p}",
             "901" => "{id}",
             "8" => "{m}",
+            "3" => "{milestone}",
             "4242" => "{run}",
             "5151" => "{check}",
             "61" => "{alert}",

@@ -531,10 +531,10 @@ pub const RELEASE: Fact = fact(
     ],
 );
 
-/// The fact `milestone_changed`: a milestone was created, edited, closed or deleted (no type reads it yet).
+/// The fact `milestone_changed`: a milestone was created, edited, closed or deleted (assign_milestone reads its deletion).
 pub const MILESTONE_CHANGED: Fact = fact(
     "milestone_changed",
-    "a milestone was created, edited, closed or deleted (no type reads it yet)",
+    "a milestone was created, edited, closed or deleted (assign_milestone reads its deletion)",
     &["milestone_changed"],
     &[
         "milestone.created",
@@ -968,7 +968,20 @@ pub const PROFILES: &[Profile] = &[
         ],
     },
     Profile {
-        types: &["assign_milestone", "set_issue_type", "set_issue_field"],
+        types: &["assign_milestone"],
+        shape: Shape::Issue,
+        needs: &[
+            need(&MILESTONED, &[tl("milestoned"), tl("demilestoned")]),
+            noted(
+                &MILESTONE_CHANGED,
+                &[api("milestones/{milestone}", "404: deleted (read while the item does not hold it)", "", "")],
+                "GitHub answers a deleted milestone 404, naming neither who deleted it nor when (only `milestone.deleted` does): a deletion found by the read is dated at the read, by nobody named; its creation, edits and closes change no verdict",
+            ),
+            need(&CLOSED, ISSUE_CLOSED),
+        ],
+    },
+    Profile {
+        types: &["set_issue_type", "set_issue_field"],
         shape: Shape::Issue,
         needs: &[
             need(&MILESTONED, &[tl("milestoned"), tl("demilestoned")]),

@@ -142,6 +142,8 @@ impl ExecutionRecord {
     /// - `create_check_run`: the commit the check run is on (its target is
     ///   the check run, named by the commit sha);
     /// - `add_reviewer`: each requested team (its membership changes);
+    /// - `assign_milestone`: the milestone (its deletion, `milestone.deleted`,
+    ///   takes it off every item it held);
     /// - `call_workflow` without `metadata.run_id`: the calling run itself,
     ///   since a `workflow_call` worker runs as jobs of the caller's run.
     pub fn extra_watch_keys(&self) -> Vec<String> {
@@ -169,6 +171,11 @@ impl ExecutionRecord {
                     .and_then(|t| t.name.as_deref()),
             ),
             "add_reviewer" => self.requested_team_keys(repo),
+            "assign_milestone" => self
+                .milestone_number()
+                .map(|n| object_key(repo, TargetKind::Milestone, &n.to_string()))
+                .into_iter()
+                .collect(),
             "call_workflow" if !self.metadata.contains_key("run_id") => self
                 .run_id
                 .map(|run| object_key(repo, TargetKind::WorkflowRun, &run.to_string()))
@@ -176,6 +183,15 @@ impl ExecutionRecord {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// `assign_milestone`: the milestone's number (`metadata.milestone_number`
+    /// or the line's `milestone_number`), a positive GitHub id.
+    pub fn milestone_number(&self) -> Option<u64> {
+        self.extra
+            .get("milestone_number")
+            .or_else(|| self.metadata.get("milestone_number"))
+            .and_then(super::wire::github_id)
     }
 
     /// `add_reviewer`: the key of each requested team (`org/slug` or a slug
@@ -266,6 +282,31 @@ mod tests {
         assert!(written.get("output_type").is_none(), "{written}");
         let again: ExecutionRecord = serde_json::from_value(written).unwrap();
         assert_eq!(again, record);
+    }
+
+    /// `assign_milestone` watches its milestone (where `milestone.deleted`
+    /// is filed), by the number the line or its metadata names; a number
+    /// that is no GitHub id names none.
+    #[test]
+    fn assign_milestone_watches_its_milestone() {
+        let record = |metadata: serde_json::Value| -> ExecutionRecord {
+            serde_json::from_value(serde_json::json!({
+                "id": "o/r:1:0", "output_type": "assign_milestone", "repo": "o/r", "run_id": 1,
+                "target": {"repo": "o/r", "kind": "issue", "number": 7},
+                "executed_at": "2026-11-01T00:00:00Z", "metadata": metadata
+            }))
+            .unwrap()
+        };
+        let keys = record(serde_json::json!({"milestone_number": 2})).watch_keys();
+        assert_eq!(keys, vec!["o/r#7", "o/r#milestone:2"]);
+        let keys = record(serde_json::json!({"milestone_number": "3"})).watch_keys();
+        assert_eq!(keys, vec!["o/r#7", "o/r#milestone:3"]);
+        for none in [
+            serde_json::json!({}),
+            serde_json::json!({"milestone_number": 0}),
+        ] {
+            assert_eq!(record(none).watch_keys(), vec!["o/r#7"]);
+        }
     }
 
     #[test]

@@ -27,6 +27,11 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
             Some(reactions(w, ReactionOn::Comment(id)))
         }
         ["issues", n] => Some(objects::issue(w, w.threads.get(&num(n)?)?)),
+        ["milestones", n] => {
+            let n = num(n)?;
+            let (title, at) = w.milestones.get(n)?;
+            Some(objects::milestone_object(w, n, title, at, at))
+        }
         ["issues", n, "comments"] => {
             let t = w.threads.get(&num(n)?)?;
             let list = t

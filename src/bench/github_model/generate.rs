@@ -19,6 +19,7 @@ mod deletions;
 mod discussions;
 mod follow_ups;
 mod issue_types;
+mod milestones;
 mod outputs;
 mod projects;
 mod review_edits;

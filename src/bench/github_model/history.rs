@@ -436,6 +436,14 @@ pub enum Fact {
         login: String,
         member: bool,
     },
+    /// Milestone `milestone` deleted (`milestone.deleted`, the milestone as
+    /// it was): it is off every issue and PR it held, and its REST path
+    /// answers 404. GitHub says "issues and pull requests are not
+    /// affected" and documents no per-item delivery or timeline entry for
+    /// it: the model sends none and leaves their `updated_at` (`world::milestones`).
+    DeleteMilestone {
+        milestone: u64,
+    },
 }
 
 impl Fact {

@@ -83,12 +83,25 @@ fn milestone(w: &World, t: &Thread) -> Value {
     let Some((number, title)) = &t.milestone else {
         return Value::Null;
     };
+    milestone_object(w, *number, title, t.created_at, t.updated_at)
+}
+
+/// A milestone as GitHub's `milestone` schema gives it (an item's
+/// `milestone`, `milestones/{n}`, a `milestone` delivery's).
+pub fn milestone_object(
+    w: &World,
+    number: u64,
+    title: &str,
+    created: DateTime<Utc>,
+    updated: DateTime<Utc>,
+) -> Value {
     json!({"url": format!("{}/milestones/{number}", api(w)),
            "html_url": format!("{}/milestone/{number}", html(w)),
+           "labels_url": format!("{}/milestones/{number}/labels", api(w)),
            "id": 4_000_000 + number, "node_id": format!("MI_{number}"), "number": number,
            "title": title, "description": null, "creator": login_user("maria-lopez"),
            "open_issues": 1, "closed_issues": 0, "state": "open",
-           "created_at": iso(t.created_at), "updated_at": iso(t.updated_at),
+           "created_at": iso(created), "updated_at": iso(updated),
            "due_on": null, "closed_at": null})
 }
 

@@ -157,6 +157,9 @@ const CLASSIC_PROJECTS: &str = "Projects (classic), which GitHub sunset in 2024:
 
 const ORG_MEMBERSHIP: &str = "organization membership: no rule reads it (verdicts ask whether an actor is a bot, and what a requested user or team did; none asks org membership, and no normalizer reads `organization` deliveries); the App reads `member_removed` only to end that member's dashboard sessions (`http::auth::access`, tested there)";
 
+/// A milestone's lifecycle short of its deletion.
+const MILESTONE_LIFE: &str = "a milestone's own lifecycle: assign_milestone is judged by the item's milestone (`issues.milestoned`/`demilestoned`, generated) and by the milestone's deletion (`milestone.deleted`, generated; general rule 15), and no rule reads a milestone's creation, edit, close or reopening";
+
 /// Timeline kinds GitHub documents that the model does not generate, and
 /// why none can change a verdict. Keys as `kind` writes them.
 pub const IRRELEVANT_TIMELINE: &[(&str, &str)] = &[
@@ -202,10 +205,10 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
     ("pull_request.enqueued", READ_ALIKE),
     ("pull_request.dequeued", READ_ALIKE),
     ("pull_request.merged", "not an action GitHub sends: webhooks-examples files merges under it, which arrive as `pull_request.closed` with `merged: true` (generated)"),
-    ("milestone.created", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
-    ("milestone.opened", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
-    ("milestone.closed", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
-    ("milestone.edited", "a milestone's own lifecycle: assign_milestone is judged by the issue's milestone (`issues.milestoned`/`demilestoned`, generated)"),
+    ("milestone.created", MILESTONE_LIFE),
+    ("milestone.opened", MILESTONE_LIFE),
+    ("milestone.closed", MILESTONE_LIFE),
+    ("milestone.edited", MILESTONE_LIFE),
     ("projects_v2_status_update.created", "a project's status note: no output writes one, no rule reads one"),
     ("projects_v2_status_update.edited", "a project's status note: no output writes one, no rule reads one"),
     ("projects_v2_status_update.deleted", "a project's status note: no output writes one, no rule reads one"),
@@ -225,6 +228,4 @@ pub const IRRELEVANT_WEBHOOKS: &[(&str, &str)] = &[
 ];
 
 /// Webhook actions that can matter and the model does not generate yet.
-pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[
-    ("milestone.deleted", "assign_milestone's milestone deleted: the milestone normalizer files it under the milestone's own key, which no evaluator reads; what it does to the milestone's issues (their `milestone` cleared, with or without `issues.demilestoned` and a `demilestoned` entry) is not in GitHub's descriptions, so the model cannot delete milestones yet"),
-];
+pub const NOT_YET_WEBHOOKS: &[(&str, &str)] = &[];

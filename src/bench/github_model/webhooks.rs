@@ -188,6 +188,12 @@ fn render(w: &World, before: &World, e: &Event, changed: &Changed) -> Vec<(Strin
         (Fact::Project(act), _) => projects::render(w, before, e, act, changed),
         (_, Changed::Checks(c)) => checks::render(w, before, e, c),
         (_, Changed::Team(team, login)) => super::teams::delivery(w, team, login),
+        (_, Changed::Milestone(number, title)) => {
+            // The milestone as it was: nothing in it dates the deletion.
+            let at = before.milestones.get(*number).map_or(e.at, |(_, at)| at);
+            let m = objects::milestone_object(before, *number, title, at, at);
+            one("milestone", json!({"action": "deleted", "milestone": m}))
+        }
         _ => Vec::new(),
     }
 }

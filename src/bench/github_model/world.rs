@@ -17,6 +17,7 @@ mod checks;
 mod deletions;
 mod discussions;
 mod issue_types;
+mod milestones;
 pub mod projects;
 mod review_edits;
 pub mod teams;
@@ -271,6 +272,8 @@ pub enum Changed {
     Checks(ChecksChange),
     /// A team's membership of a login changed (`world::teams`).
     Team(String, String),
+    /// A milestone deleted: its number and title (`world::milestones`).
+    Milestone(u64, String),
 }
 
 /// Everything GitHub holds of one repository at one moment.
@@ -313,6 +316,9 @@ pub struct World {
     pub alerts: BTreeMap<u64, Alert>,
     /// The owner's teams and the PRs' team requests (`world::teams`).
     pub teams: teams::Teams,
+    /// The milestones set on an item so far, by number, and those deleted
+    /// (`world::milestones`).
+    pub milestones: milestones::Milestones,
     next_event: u64,
 }
 
@@ -491,6 +497,9 @@ impl World {
                 milestone,
                 title,
             } => {
+                if !self.milestones.set(*milestone, title, at) {
+                    return Changed::Nothing;
+                }
                 let Some(t) = self.thread(*number) else {
                     return Changed::Nothing;
                 };
@@ -805,6 +814,7 @@ impl World {
                 login,
                 member,
             } => self.team_membership(team, login, *member),
+            Fact::DeleteMilestone { milestone } => self.delete_milestone(*milestone),
         }
     }
 }

@@ -28,8 +28,9 @@ pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
 
 /// Endpoints that only the first responses reveal: what landed on the base
 /// branch after a merged PR (`compare/MERGE...BASE`, for reverts), the
-/// compare of a pushed commit with the merge commit, and the PRs a timeline
-/// cross-references (for `assign_to_agent`). All supplementary.
+/// compare of a pushed commit with the merge commit, the PRs a timeline
+/// cross-references (for `assign_to_agent`), and the milestone an
+/// `assign_milestone` item no longer holds. All supplementary.
 pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
     let supplementary = |path: String| Endpoint {
         path,
@@ -83,6 +84,20 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
                 {
                     out.push(supplementary(format!("pulls/{m}")));
                     out.push(supplementary(format!("pulls/{m}/reviews")));
+                }
+            }
+        }
+        // A milestone the item no longer holds may have been deleted (its
+        // deletion takes it off every item without a timeline entry the
+        // model knows of): its own read says so by a 404 (rule 15).
+        OutputType::AssignMilestone => {
+            let issue = state.responses.get(&format!("issues/{n}"));
+            let holds = issue
+                .and_then(|i| i.pointer("/milestone/number"))
+                .and_then(Value::as_u64);
+            if let (Some(m), Some(_)) = (record.milestone_number(), issue) {
+                if holds != Some(m) {
+                    out.push(supplementary(format!("milestones/{m}")));
                 }
             }
         }

@@ -20,6 +20,7 @@ use crate::model::{
 mod graphql;
 mod history;
 pub use history::SILENT_TIMELINE;
+mod milestones;
 mod projects;
 mod reactions;
 mod runs;
@@ -128,6 +129,7 @@ impl<'a> Mapper<'a> {
         }
         self.past_states();
         self.moved_away();
+        self.deleted_milestones();
         self.out.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
         self.out
     }

@@ -1,6 +1,9 @@
 //! `milestone` events: created, opened, edited, closed, deleted. Filed under
 //! the milestone's key (`object_key(repo, Milestone, number)`) as
-//! `MilestoneChanged`, with its state and title as the snapshot.
+//! `MilestoneChanged`, with its state and title as the snapshot. An
+//! `assign_milestone` output watches its milestone's key: a deletion takes
+//! the milestone off every item it held (general rule 15). A deletion is
+//! dated at receipt: the payload is the milestone as it was.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -40,7 +43,13 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
         ("closed", m.closed_at.as_ref()),
     ];
     let updated = m.updated_at.as_ref();
-    let at = ctx.fact_time("milestone", &own, updated, updated)?;
+    // A deleted milestone is sent as it was: nothing in it dates the
+    // deletion, so the delivery's receipt does.
+    let at = if action == "deleted" {
+        super::UNDATED
+    } else {
+        ctx.fact_time("milestone", &own, updated, updated)?
+    };
     let title = m.title.clone().unwrap_or_default();
     let kind = if action.is_empty() {
         ctx.other()
@@ -89,6 +98,21 @@ mod tests {
         );
         assert_eq!(o.at, time("2026-06-10T17:00:00Z"));
         assert_eq!(o.snapshot.as_ref().unwrap().state, "closed");
+    }
+
+    #[test]
+    fn a_deleted_milestone_is_dated_at_receipt() {
+        let d = relevant_delivery("milestone", &own_fixture("milestone/deleted.json"));
+        assert!(d.dated_at_receipt);
+        let o = &d.observations[0];
+        assert_eq!(o.target, "Codertocat/Hello-World#milestone:1");
+        assert_eq!(
+            o.event,
+            K::MilestoneChanged {
+                milestone: "v1.0".into(),
+                action: "deleted".into()
+            }
+        );
     }
 
     #[test]

@@ -246,7 +246,7 @@ pub fn normalize(event: &str, delivery_id: &str, body: &[u8]) -> Result<Normaliz
             event: event.to_string(),
             action: payload.action.clone(),
             repo: Some(repo.clone()),
-            dated_at_receipt: out.observations.iter().any(|f| f.at == teams::UNDATED),
+            dated_at_receipt: out.observations.iter().any(|f| f.at == UNDATED),
             installation_id: payload.installation.as_ref().and_then(|i| i.id),
             installation_change: payload.installation.as_ref().and_then(|i| i.id).map(|id| {
                 let (action, renamed_from) = match &out.rename {
@@ -420,6 +420,11 @@ impl Ctx<'_> {
         }
     }
 }
+
+/// A placeholder time: the delivery has none of the fact's own (a team's
+/// membership change, a milestone's deletion), and `http::webhook` dates
+/// the fact at receipt (`dated_at_receipt`).
+const UNDATED: DateTime<Utc> = DateTime::<Utc>::UNIX_EPOCH;
 
 /// A fact before it gets its delivery-derived id and the sender as actor.
 struct Fact {

@@ -13,7 +13,6 @@
 //! Organization-scoped removals (`scope: organization`) name no team and are
 //! left to `http::auth::access`, which ends the member's sessions.
 
-use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::payload::{Team, User};
@@ -32,10 +31,6 @@ struct Body {
     team: Option<Team>,
     organization: Option<User>,
 }
-
-/// A placeholder time: the delivery has none, and `http::webhook` dates the
-/// fact at receipt (`dated_at_receipt`).
-pub(super) const UNDATED: DateTime<Utc> = DateTime::<Utc>::UNIX_EPOCH;
 
 fn normalize(ctx: &Ctx) -> NormResult {
     let body = Body::deserialize(ctx.raw())
@@ -64,7 +59,7 @@ fn normalize(ctx: &Ctx) -> NormResult {
         .unwrap_or_else(|| ctx.repo.split('/').next().unwrap_or(ctx.repo).to_string());
     let mut out = Output::default();
     out.observations.push(Fact {
-        at: UNDATED,
+        at: super::UNDATED,
         target: team_key(&org, &slug),
         kind: K::TeamMember {
             org,

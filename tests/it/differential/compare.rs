@@ -203,6 +203,15 @@ pub const EXCEPTIONS: &[Exception] = &[
         },
     },
     Exception {
+        paths: &[Path::Backfill, Path::Reconcile],
+        why: "a milestone's deletion is told only by `milestone.deleted`, which names who deleted it and is received when it happens: GitHub answers the deleted milestone's own path 404 (naming neither who nor when), and the items it held keep no trace of it (no timeline entry, no delivery of theirs, their `updated_at` unmoved), so a read after the fact finds the milestone gone at the read, by nobody named (rejected/weak `milestone_removed`, hedged: general rule 15), and the windows before the read see the item as its `milestoned` entry left it (`ingest::reconcile::map::milestones`; tests/it/differential/milestones.rs)",
+        applies: |events| {
+            events
+                .iter()
+                .any(|e| matches!(e.fact, Fact::DeleteMilestone { .. }))
+        },
+    },
+    Exception {
         paths: &[Path::Webhooks],
         why: "a requested team's membership is in no webhook unless it changes (`membership.added`/`removed`): whether a person who reviewed or commented, and was a member of the team at some time, was one at their act is known to the webhook-only path only from such a change; a member from before, or one whose change came after the window, is known only from the memberships endpoint, which the signal fetcher and the API paths read (issue 44 item 4)",
         applies: team_act,
@@ -643,8 +652,17 @@ pub fn events_of<'g>(g: &'g Generated, id: &str) -> Vec<&'g Event> {
                 || project_of(line).is_some_and(|n| on_project(e, n))
                 // A requested team's memberships, on the output that names it.
                 || (requests_team(line) && matches!(e.fact, Fact::TeamMembership { .. }))
+                // The deletion of the milestone the line names.
+                || milestone_of(line).is_some_and(|m| {
+                    matches!(e.fact, Fact::DeleteMilestone { milestone } if milestone == m)
+                })
         })
         .collect()
+}
+
+/// The milestone an `assign_milestone` line names (`metadata.milestone_number`).
+fn milestone_of(line: &Value) -> Option<u64> {
+    line.pointer("/metadata/milestone_number")?.as_u64()
 }
 
 /// The number of the project a line names (`…/projects/{n}`, as its

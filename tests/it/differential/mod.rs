@@ -13,6 +13,7 @@
 //! BENCHMARKS.md says how many it passed.
 
 mod compare;
+mod milestones;
 mod moved;
 mod paths;
 mod projects;

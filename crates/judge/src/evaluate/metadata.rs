@@ -34,7 +34,7 @@ use super::EvalContext;
 use safe_outcomes_model::target::thread_key;
 use safe_outcomes_model::{
     ActorClass, Evaluation, EvidenceStrength as S, ExecutionRecord, ItemSnapshot, Observation,
-    ObservationKind as K, OutcomeStatus as O, Signal,
+    ObservationKind as K, OutcomeStatus as O, Signal, TargetKind,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -350,7 +350,7 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     if let Some(e) = unseen_or_gone(ctx, false) {
         return e;
     }
-    let Some(snap) = snapshot_showing(ctx, |s| !s.milestone_absent) else {
+    let Some(snap) = snapshot_showing(ctx, item_showing_milestone) else {
         return unobserved().note("No state of the target was seen since execution.");
     };
     let is_milestone_event = |k: &K| matches!(k, K::Milestoned { .. } | K::Demilestoned { .. });
@@ -362,6 +362,11 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
             _ => None,
         })
     });
+    if let Some(e) = milestone_deleted(ctx, last_change, ours.as_deref()) {
+        return e
+            .detail("intended_milestone_number", number)
+            .detail("intended_milestone_title", ours);
+    }
     // Numbers, when both sides have one, settle it whatever the titles say.
     let other_number = match (
         number.as_deref().and_then(|n| n.parse::<u64>().ok()),
@@ -414,6 +419,60 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     };
     e.detail("intended_milestone_number", number)
         .detail("intended_milestone_title", ours)
+}
+
+/// A state of the item itself that shows its milestone: not the
+/// milestone's own (`milestone` deliveries are filed under the milestone's
+/// key, which `assign_milestone` watches, with the milestone as snapshot).
+fn item_showing_milestone(s: &ItemSnapshot) -> bool {
+    !s.milestone_absent && s.kind != Some(TargetKind::Milestone)
+}
+
+/// General rule 15 (seed 000 assign_milestone, "did the milestone remain
+/// assigned?"): a milestone deleted after the output is off every item it
+/// held (GitHub: deleting a milestone leaves its issues and pull requests
+/// in place, without it), so the assignment did not remain. The deletion
+/// is a decision about the whole milestone, not about this item: rejected
+/// with weak evidence (a person's), `state_changed_by_bot` (a bot's), and
+/// hedged when nobody is named (the API's 404 names no one). Only when the
+/// item held the milestone (`ours`, where its title is known) until the
+/// deletion: not when the last change before it was a removal or another
+/// milestone (that change decides), nor when a milestone was set since
+/// (`last_change` is later), nor when the item was completed under it
+/// before the deletion (completed under the milestone stands).
+fn milestone_deleted(
+    ctx: &EvalContext,
+    last_change: Option<&Observation>,
+    ours: Option<&str>,
+) -> Option<Evaluation> {
+    let deleted = last_after(
+        ctx,
+        |k| matches!(k, K::MilestoneChanged { action, .. } if action == "deleted"),
+    )?;
+    if last_change.is_some_and(|o| o.at > deleted.at) {
+        return None;
+    }
+    let held_then = since_execution(ctx)
+        .filter(|o| o.at <= deleted.at)
+        .filter_map(|o| o.snapshot.as_ref())
+        .filter(|s| item_showing_milestone(s))
+        .last()?;
+    let held = held_then
+        .milestone
+        .as_deref()
+        .is_some_and(|m| ours.is_none_or(|want| same(m, want)));
+    if !held || completed(held_then) {
+        return None;
+    }
+    Some(
+        moved_away(
+            ctx,
+            Some(deleted),
+            (O::Rejected, S::Weak, Signal::MilestoneRemoved),
+            "The milestone itself was deleted, which took it off the target: a decision about the milestone, not about this item.",
+        )
+        .detail("milestone_deleted", true),
+    )
 }
 
 /// Did the issue type remain set?

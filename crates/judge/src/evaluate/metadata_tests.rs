@@ -42,6 +42,24 @@ fn assign_milestone_table() {
         "target deleted": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
         + unobserved_case("target never seen", titled());
         "no milestone recorded": [ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("assign_milestone");
+        "milestone deleted by a person (rule 15)":
+            [ours(), milestone_deleted(30.0, human("alice"))] => (REJECTED, WEAK, "milestone_removed"), at 48.0;
+        "milestone deleted after the window":
+            [ours(), milestone_deleted(30.0, human("alice"))] => (ACCEPTED, MEDIUM, "milestone_assigned");
+        "milestone deleted by a bot":
+            [ours(), milestone_deleted(30.0, bot("cleanup[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot"), at 48.0;
+        "milestone deleted, nobody named (the API's 404)":
+            [ours(), milestone_deleted(30.0, None)] => (REJECTED, WEAK, "milestone_removed"), at 48.0;
+        "milestone deleted, the item read without it since":
+            [ours(), milestone_deleted(30.0, human("alice")), obs(31.0, human("bob"), comment(6)).snap(open())] => (REJECTED, WEAK, "milestone_removed"), at 48.0;
+        "completed under the milestone, then the milestone deleted":
+            [ours(), obs(20.0, human("alice"), K::Closed).snap(in_milestone(closed_as(Some("completed")), "v2")), milestone_deleted(30.0, human("alice"))] => (ACCEPTED, STRONG, "completed_under_milestone"), at 48.0;
+        "removed by a person, then the milestone deleted: the removal decides":
+            [ours(), obs(3.0, human("bob"), K::Demilestoned { milestone: "v2".into() }).snap(open()), milestone_deleted(30.0, human("alice"))] => (REJECTED, STRONG, "milestone_removed"), at 48.0;
+        "moved to another milestone, then ours deleted: the move decides":
+            [ours(), obs(3.0, human("bob"), milestoned("v3")).snap(in_milestone(open(), "v3")), milestone_deleted(30.0, human("alice"))] => (REJECTED, MEDIUM, "milestone_removed"), at 48.0;
+        "milestone deleted, another set since":
+            [ours(), milestone_deleted(30.0, human("alice")), obs(31.0, human("bob"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (REJECTED, MEDIUM, "milestone_removed"), at 48.0;
     );
     let hedged = eval(
         &r(),
@@ -49,6 +67,29 @@ fn assign_milestone_table() {
         24.0,
     );
     assert_eq!(hedged.confidence, safe_outcomes_model::Confidence::Low);
+}
+
+/// A `milestone.deleted` delivery, filed under the milestone's key with the
+/// milestone as its snapshot (which shows no milestone of an item).
+fn milestone_deleted(hours: f64, actor: Option<safe_outcomes_model::Actor>) -> Observation {
+    let o = obs(
+        hours,
+        actor,
+        K::MilestoneChanged {
+            milestone: "v2".into(),
+            action: "deleted".into(),
+        },
+    );
+    Observation {
+        target: format!("{REPO}#milestone:2"),
+        ..o
+    }
+    .snap(ItemSnapshot {
+        kind: Some(TargetKind::Milestone),
+        state: "open".into(),
+        title: "v2".into(),
+        ..ItemSnapshot::default()
+    })
 }
 
 fn typed(s: ItemSnapshot, t: Option<&str>) -> ItemSnapshot {

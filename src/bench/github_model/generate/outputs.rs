@@ -235,6 +235,7 @@ impl Builder<'_, '_> {
                 if self.chance(3) {
                     self.someday(Fact::Demilestone { number: n });
                 }
+                self.milestone_deletion(2);
                 self.issue_follow_ups(n);
             }
             T::LinkSubIssue => {

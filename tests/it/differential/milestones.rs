@@ -1,0 +1,120 @@
+//! `assign_milestone`'s milestone deleted, on each path (general rule 15).
+//! The webhooks name who deleted it and when (`milestone.deleted`, dated at
+//! receipt); the API answers the milestone 404 and keeps no trace on the
+//! item, so a read finds it deleted at the read, by nobody named.
+
+use std::collections::BTreeMap;
+
+use chrono::Duration;
+use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};
+use safe_outcomes::bench::github_model::history::{Actor, Fact};
+use safe_outcomes::model::OutputType;
+
+use super::compare::windows;
+use super::paths::{self, Path};
+
+type Verdicts = BTreeMap<String, String>;
+
+/// The run writing only `assign_milestone` (milestone 2), then `facts`,
+/// each by its actor `hours` after the run.
+fn history(facts: &[(i64, Actor, Fact)]) -> Generated {
+    let mut c = Choices::new(&[]);
+    let types = [OutputType::AssignMilestone];
+    let mut g = generate::history(&mut c, "acme/widgets", 555, super::t0(), 4242, &types);
+    for (hours, who, fact) in facts {
+        let at = super::t0() + Duration::hours(*hours);
+        g.history.push(at, who, fact.clone());
+    }
+    g
+}
+
+const DELETE: Fact = Fact::DeleteMilestone { milestone: 2 };
+
+/// The output's verdict now and at each window on `path`, as
+/// `status/strength/signal`.
+fn verdicts(g: &Generated, path: Path) -> (String, Verdicts) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ended = rt.block_on(paths::run(g, path));
+    let o = ended
+        .outcomes
+        .values()
+        .find(|o| o.safe_output_type == "assign_milestone")
+        .unwrap_or_else(|| panic!("{}: no assign_milestone outcome", path.name()));
+    let now = format!(
+        "{:?}/{:?}/{}",
+        o.outcome_status, o.evidence_strength, o.human_check_signal
+    );
+    let windows = windows(o)
+        .into_iter()
+        .map(|(w, (s, g, sig))| (w, format!("{s:?}/{g:?}/{sig}")))
+        .collect();
+    (now, windows)
+}
+
+fn at(v: &Verdicts, window: &str) -> String {
+    v.get(window).cloned().unwrap_or_default()
+}
+
+const KEPT: &str = "Accepted/Medium/milestone_assigned";
+
+#[test]
+fn a_persons_deletion_rejects_weakly_from_the_webhooks_and_at_the_read_from_the_api() {
+    let g = history(&[(30, Actor::human("alice"), DELETE)]);
+    let (now, hooks) = verdicts(&g, Path::Webhooks);
+    assert_eq!(at(&hooks, "24h"), KEPT, "{hooks:?}");
+    for w in ["7d", "30d"] {
+        assert_eq!(
+            at(&hooks, w),
+            "Rejected/Weak/milestone_removed",
+            "{hooks:?}"
+        );
+    }
+    assert_eq!(now, "Rejected/Weak/milestone_removed");
+    // The API: the item as its `milestoned` entry left it until the read
+    // finds the milestone gone (404), by nobody named.
+    for path in [Path::Backfill, Path::Reconcile] {
+        let (now, api) = verdicts(&g, path);
+        for w in ["24h", "7d", "30d"] {
+            assert_eq!(at(&api, w), KEPT, "{}: {api:?}", path.name());
+        }
+        assert_eq!(now, "Rejected/Weak/milestone_removed", "{}", path.name());
+    }
+}
+
+#[test]
+fn a_bots_deletion_is_a_bots_change_from_the_webhooks() {
+    let g = history(&[(30, Actor::bot("dependabot[bot]"), DELETE)]);
+    let (now, hooks) = verdicts(&g, Path::Webhooks);
+    assert_eq!(at(&hooks, "24h"), KEPT, "{hooks:?}");
+    assert_eq!(
+        at(&hooks, "7d"),
+        "Unknown/Weak/state_changed_by_bot",
+        "{hooks:?}"
+    );
+    assert_eq!(now, "Unknown/Weak/state_changed_by_bot");
+}
+
+#[test]
+fn a_removal_before_the_deletion_decides_on_every_path() {
+    let n = history(&[]).runs[0].lines[0]["number"].as_u64().unwrap();
+    let g = history(&[
+        (3, Actor::human("bob"), Fact::Demilestone { number: n }),
+        (30, Actor::human("alice"), DELETE),
+    ]);
+    for path in [Path::Webhooks, Path::Backfill, Path::Reconcile] {
+        let (now, v) = verdicts(&g, path);
+        for w in ["24h", "7d", "30d"] {
+            assert_eq!(
+                at(&v, w),
+                "Rejected/Strong/milestone_removed",
+                "{}: {v:?}",
+                path.name()
+            );
+        }
+        assert_eq!(now, "Rejected/Strong/milestone_removed", "{}", path.name());
+    }
+}
