@@ -65,6 +65,9 @@ pub struct SizeFigures {
     /// depend on the machine's caches.
     #[serde(default)]
     pub random_reads_per_event: f64,
+    /// The same, by key family (`engine::reads_by_family`).
+    #[serde(default)]
+    pub random_reads_by_family: BTreeMap<String, f64>,
     pub rss_bytes: u64,
     pub store_bytes: u64,
     /// Live key + value bytes and entries by key prefix.
@@ -174,7 +177,7 @@ fn delivery(id: String, observations: Vec<Observation>) -> InboxItem {
 /// Enqueue the items, then drain them: (wall seconds, drain thread CPU seconds).
 /// Enqueue `items`, then drain them: the drain's wall and CPU seconds, and
 /// the store's random reads it made (`engine::random_reads`).
-async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(f64, f64, u64)> {
+async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<Drained> {
     let mut tasks = tokio::task::JoinSet::new();
     for item in items {
         let writer = app.writer.clone();
@@ -185,18 +188,34 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<(
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
     let reads_before = crate::store::engine::random_reads();
+    crate::store::engine::count_reads_by_family(true);
     // Pinned to the same CPU for every size.
     let timed = super::timed_on_quiet_cpu("bench-drain", move || {
         Worker::new(store, shared).drain_inbox()
     })?;
     let reads = crate::store::engine::random_reads().saturating_sub(reads_before);
-    let (secs, cpu) = (timed.wall.as_secs_f64(), timed.cpu);
+    let by_family = crate::store::engine::reads_by_family();
+    crate::store::engine::count_reads_by_family(false);
     anyhow::ensure!(
         app.store.backlog() == 0,
         "worker stopped: {:?}",
         app.shared.last_error()
     );
-    Ok((secs, cpu, reads))
+    Ok(Drained {
+        secs: timed.wall.as_secs_f64(),
+        cpu: timed.cpu,
+        reads,
+        by_family,
+    })
+}
+
+/// What one drain took: wall and CPU seconds, the store's random reads,
+/// and those by key family.
+struct Drained {
+    secs: f64,
+    cpu: f64,
+    reads: u64,
+    by_family: BTreeMap<String, u64>,
 }
 
 /// Seed `size` outputs with one observation each, then time `batch` events.
@@ -232,7 +251,8 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
     );
 
     let mut rng = Lcg(size ^ 0x5eed);
-    let (mut timed, mut timed_cpu, mut disk_read, mut reads) = (0.0, 0.0, 0, 0);
+    let mut disk_read = 0;
+    let mut drained = None;
     for round in 0..2 {
         let items = (0..batch)
             .map(|n| {
@@ -245,17 +265,23 @@ pub async fn measure(size: u64, batch: usize) -> anyhow::Result<SizeFigures> {
             .collect();
         // The first round warms up; the second is the figure.
         let read_before = super::disk_read_bytes();
-        (timed, timed_cpu, reads) = enqueue_and_drain(&app, items).await?;
+        drained = Some(enqueue_and_drain(&app, items).await?);
         disk_read = super::disk_read_bytes().saturating_sub(read_before);
     }
     app.store.flush()?;
+    let drained = drained.expect("two rounds");
     let figures = SizeFigures {
         outputs: size,
         seed_seconds,
-        per_event_us: timed * 1e6 / batch as f64,
-        per_event_cpu_us: timed_cpu * 1e6 / batch as f64,
+        per_event_us: drained.secs * 1e6 / batch as f64,
+        per_event_cpu_us: drained.cpu * 1e6 / batch as f64,
         disk_read_per_event: disk_read as f64 / batch as f64,
-        random_reads_per_event: reads as f64 / batch as f64,
+        random_reads_per_event: drained.reads as f64 / batch as f64,
+        random_reads_by_family: drained
+            .by_family
+            .iter()
+            .map(|(family, n)| (family.clone(), *n as f64 / batch as f64))
+            .collect(),
         rss_bytes: rss_bytes(),
         store_bytes: app.store.size_on_disk(),
         live: app.store.live_bytes_by_prefix()?,
@@ -367,6 +393,21 @@ pub async fn run(args: ScaleArgs) -> anyhow::Result<Option<Table>> {
             )
             .target("≤ 6", f.random_reads_per_event <= 6.0),
         );
+    }
+    for f in &figures {
+        let parts: Vec<String> = f
+            .random_reads_by_family
+            .iter()
+            .filter(|(_, n)| **n >= 0.05)
+            .map(|(family, n)| format!("{family} {n:.1}"))
+            .collect();
+        t.push(Row::new(
+            format!(
+                "random store reads per event at {}, by key",
+                human(f.outputs)
+            ),
+            parts.join(", "),
+        ));
     }
     for f in &figures {
         t.push(Row::new(
@@ -552,6 +593,7 @@ mod tests {
             per_event_cpu_us: 0.0,
             disk_read_per_event: 0.0,
             random_reads_per_event: 0.0,
+            random_reads_by_family: BTreeMap::new(),
             rss_bytes: 0,
             store_bytes: 0,
             live: BTreeMap::new(),

@@ -369,6 +369,7 @@ impl Store {
             db,
             journal,
             generation: 0,
+            added: Default::default(),
         };
         let store = Store {
             db: Engine::Sled(heal::Handle::new(parts, path.to_path_buf(), durability)),

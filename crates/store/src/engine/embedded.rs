@@ -16,6 +16,9 @@ pub struct Embedded {
     pub journal: journal::Journal,
     /// Which opening of the store this is (0 at start).
     pub generation: u64,
+    /// What sled's additions last left (`added`): every write to `db`
+    /// below keeps it right.
+    pub added: super::added::Added,
 }
 
 impl Embedded {
@@ -39,7 +42,9 @@ impl Embedded {
                 .journal
                 .apply(vec![Op::Insert(key.to_vec(), value.to_vec())]);
         }
+        let mut added = self.added.lock();
         self.db.insert(key, value)?;
+        added.forget(key);
         Ok(())
     }
 
@@ -47,7 +52,9 @@ impl Embedded {
         if journal::holds(key) {
             return self.journal.apply(vec![Op::Remove(key.to_vec())]);
         }
+        let mut added = self.added.lock();
         self.db.remove(key)?;
+        added.forget(key);
         Ok(())
     }
 
@@ -56,7 +63,10 @@ impl Embedded {
         if journal::holds(key) {
             return Ok(self.journal.take(key)?.map(Bytes::Owned));
         }
-        Ok(self.db.remove(key)?.map(Bytes::Sled))
+        let mut added = self.added.lock();
+        let taken = self.db.remove(key)?.map(Bytes::Sled);
+        added.forget(key);
+        Ok(taken)
     }
 
     /// Every key starting with `prefix`, in key order.
@@ -106,7 +116,7 @@ impl Embedded {
             return Ok(());
         }
         let processed = journal::processed_in(&rest);
-        apply_sled(&self.db, Batch { ops: rest })?;
+        apply_sled(&self.db, Batch { ops: rest }, Some(&self.added))?;
         if let Some(seq) = processed {
             self.journal.set_processed(seq);
         }
@@ -136,7 +146,8 @@ impl Embedded {
             .get(&key)?
             .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
             .unwrap_or(0);
-        self.db.insert(key, &(before + 1).to_be_bytes())?;
+        self.db.insert(&key, &(before + 1).to_be_bytes())?;
+        self.added.lock().forget(&key);
         self.db.flush()?;
         self.journal.apply(Vec::new())
     }

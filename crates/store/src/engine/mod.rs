@@ -6,13 +6,16 @@
 //! only PostgreSQL can do (row claims, advisory locks, a real sequence, unique
 //! keys across replicas) is asked of it through the store's own methods.
 
+pub mod added;
 pub mod embedded;
 pub mod heal;
 pub mod journal;
 pub mod pg;
 
+use std::collections::BTreeMap;
 use std::ops::{Bound, Deref, RangeBounds};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use super::{Result, StoreError};
 
@@ -29,8 +32,52 @@ pub fn random_reads() -> u64 {
     RANDOM_READS.load(Ordering::Relaxed)
 }
 
-fn count_read() {
+/// Whether each random read is also counted by its key's family
+/// (`reads_by_family`): off unless a bench asks, since it takes a lock.
+static BY_FAMILY_ON: AtomicBool = AtomicBool::new(false);
+static BY_FAMILY: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+/// Count the random reads by key family from now (`on`), or stop; either
+/// way the counts so far are cleared.
+pub fn count_reads_by_family(on: bool) {
+    BY_FAMILY_ON.store(on, Ordering::Relaxed);
+    BY_FAMILY.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The random reads counted by family since `count_reads_by_family(true)`:
+/// a key's family is its prefix up to its first `/` (`o/`, `b/`, …), or its
+/// second under the shared prefixes (`n/r/`, `i/q/`, `g/r`…; `keys.rs`).
+pub fn reads_by_family() -> BTreeMap<String, u64> {
+    BY_FAMILY.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn count_read(key: &[u8]) {
     RANDOM_READS.fetch_add(1, Ordering::Relaxed);
+    if BY_FAMILY_ON.load(Ordering::Relaxed) {
+        let family = String::from_utf8_lossy(family(key)).into_owned();
+        *BY_FAMILY
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(family)
+            .or_default() += 1;
+    }
+}
+
+/// The family of `key`: up to its first `/`, or its second under `n/`,
+/// `i/` and `g/` (which hold families of their own).
+fn family(key: &[u8]) -> &[u8] {
+    let end = |from: usize| {
+        key[from..]
+            .iter()
+            .position(|b| *b == b'/')
+            .map_or(key.len(), |i| from + i + 1)
+    };
+    let first = end(0);
+    match key.get(..first) {
+        Some(b"n/" | b"i/") => &key[..end(first)],
+        Some(b"g/") => &key[..(first + 1).min(key.len())],
+        _ => &key[..first.min(16)],
+    }
 }
 
 /// A key or value as read: sled's shared buffer, or bytes read from PostgreSQL.
@@ -283,7 +330,7 @@ impl Engine {
     }
 
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
-        count_read();
+        count_read(key.as_ref());
         match self {
             Engine::Sled(h) => h.with(|s| s.get(key.as_ref())),
             Engine::Pg(pg) => Ok(pg.get(key.as_ref())?.map(Bytes::Owned)),
@@ -293,7 +340,7 @@ impl Engine {
     pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         match self {
             Engine::Sled(h) => {
-                count_read();
+                count_read(key.as_ref());
                 h.with(|s| s.contains_key(key.as_ref()))
             }
             Engine::Pg(_) => Ok(self.get(key)?.is_some()),
@@ -328,7 +375,7 @@ impl Engine {
     /// transaction that takes the key's advisory lock, reads and deletes (a
     /// caller that finds the lock held gets `None`: another one is taking it).
     pub fn take(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
-        count_read();
+        count_read(key.as_ref());
         match self {
             Engine::Sled(h) => h.with(|s| s.take(key.as_ref())),
             Engine::Pg(pg) => {
@@ -351,7 +398,7 @@ impl Engine {
 
     /// Every key starting with `prefix`, in key order.
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
-        count_read();
+        count_read(prefix.as_ref());
         match self {
             Engine::Sled(h) => h
                 .with(|s| Ok(s.scan_prefix(prefix.as_ref())))
@@ -362,8 +409,11 @@ impl Engine {
 
     /// The keys in `range`, in key order.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Iter {
-        count_read();
         let (start, end) = owned_bounds(&range);
+        count_read(match &start {
+            Bound::Included(k) | Bound::Excluded(k) => k,
+            Bound::Unbounded => &[],
+        });
         match self {
             Engine::Sled(h) => h
                 .with(|s| Ok(s.range(start, end)))
@@ -460,9 +510,9 @@ const CLEAN_PAGES_PER_WRITE: usize = 1;
 /// clean as many pages of the log as it wrote (`CLEAN_PAGES_PER_WRITE`).
 /// The batch is written by then: cleaning that fails is logged, and the
 /// batch's result stays a success (the next write meets sled's error).
-fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+fn apply_sled(db: &sled::Tree, batch: Batch, added: Option<&added::Added>) -> Result<()> {
     let writes = batch.ops.len();
-    write_sled(db, batch)?;
+    write_sled(db, batch, added)?;
     if let Err(e) = db.clean_segments(writes * CLEAN_PAGES_PER_WRITE) {
         tracing::warn!(error = %e, "cleaning sled's log after a batch failed");
     }
@@ -470,8 +520,9 @@ fn apply_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
 }
 
 /// Write a batch to one sled tree, with the additions of `Op::Add` and
-/// `Op::AddAll` read and summed first.
-fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
+/// `Op::AddAll` read and summed first: from what the additions last left
+/// (`remembered`, the main tree's), else from sled.
+fn write_sled(db: &sled::Tree, batch: Batch, remembered: Option<&added::Added>) -> Result<()> {
     if page_in_first() {
         // sled's `apply_batch` holds its process-wide write lock while it
         // pages in every leaf the batch writes into, and every read of
@@ -499,6 +550,20 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
     let mut counters: std::collections::HashMap<Vec<u8>, u64> = Default::default();
     // Packed counts as this batch leaves them so far.
     let mut sums: std::collections::HashMap<Vec<u8>, Vec<u8>> = Default::default();
+    // Held from the first read to the last update (`added`'s doc).
+    let mut kept = remembered.map(added::Added::lock);
+    // What an added-to key holds once the batch is written (empty: nothing),
+    // and the other keys written (`kept` forgets them).
+    let mut left: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut written: Vec<Vec<u8>> = Vec::new();
+    // What an added-to key holds before the batch: remembered, else read.
+    let stored = |k: &[u8]| -> Result<Vec<u8>> {
+        if let Some(v) = kept.as_ref().and_then(|kept| kept.get(k)) {
+            return Ok(v.clone());
+        }
+        count_read(k);
+        Ok(db.get(k)?.map(|v| v.to_vec()).unwrap_or_default())
+    };
     for op in batch.ops {
         match op {
             Op::Insert(k, v) => {
@@ -507,6 +572,9 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
                         counters.insert(k.clone(), u64::from_be_bytes(bytes));
                     }
                     sums.insert(k.clone(), v.clone());
+                    left.push((k.clone(), v.clone()));
+                } else {
+                    written.push(k.clone());
                 }
                 sled_batch.insert(k, v)
             }
@@ -514,19 +582,20 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
                 if added.contains(&k) {
                     counters.insert(k.clone(), 0);
                     sums.insert(k.clone(), Vec::new());
+                    left.push((k.clone(), Vec::new()));
+                } else {
+                    written.push(k.clone());
                 }
                 sled_batch.remove(k)
             }
             Op::AddAll(k, delta) => {
                 let now = match sums.get(&k) {
                     Some(v) => v.clone(),
-                    None => {
-                        count_read();
-                        db.get(&k)?.map(|v| v.to_vec()).unwrap_or_default()
-                    }
+                    None => stored(&k)?,
                 };
                 let value = add_packed(&now, &delta);
                 sums.insert(k.clone(), value.clone());
+                left.push((k.clone(), value.clone()));
                 if value.is_empty() {
                     // Every count back to 0: nothing left to keep.
                     sled_batch.remove(k);
@@ -537,20 +606,26 @@ fn write_sled(db: &sled::Tree, batch: Batch) -> Result<()> {
             Op::Add(k, delta) => {
                 let now = match counters.get(&k) {
                     Some(v) => *v,
-                    None => {
-                        count_read();
-                        db.get(&k)?
-                            .and_then(|v| v.as_ref().try_into().ok().map(u64::from_be_bytes))
-                            .unwrap_or(0)
-                    }
+                    None => <[u8; 8]>::try_from(stored(&k)?.as_slice())
+                        .map(u64::from_be_bytes)
+                        .unwrap_or(0),
                 };
                 let value = (now as i64).saturating_add(delta).max(0) as u64;
                 counters.insert(k.clone(), value);
+                left.push((k.clone(), value.to_be_bytes().to_vec()));
                 sled_batch.insert(k, &value.to_be_bytes());
             }
         }
     }
     db.apply_batch(sled_batch)?;
+    if let Some(kept) = kept.as_mut() {
+        for k in written {
+            kept.forget(&k);
+        }
+        for (k, v) in left {
+            kept.put(k, v);
+        }
+    }
     Ok(())
 }
 
@@ -565,7 +640,7 @@ impl Tree {
     /// The keys in `start..end` of the tree, in key order (on PostgreSQL
     /// with the tree's prefix in front: `strip` takes it off).
     pub fn range(&self, start: Vec<u8>, end: Vec<u8>) -> Iter {
-        count_read();
+        count_read(b"tree/");
         match self {
             Tree::Sled(t) => Iter(IterInner::Sled(t.range(start..end))),
             Tree::Pg(pg, tree) => Iter(IterInner::Pg(pg.pages(
@@ -586,7 +661,7 @@ impl Tree {
     /// Apply every write of `batch` to the tree at once.
     pub fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
-            Tree::Sled(t) => apply_sled(t, batch),
+            Tree::Sled(t) => apply_sled(t, batch, None),
             Tree::Pg(pg, prefix) => {
                 let inside = |k: Vec<u8>| [prefix.as_slice(), &k].concat();
                 let ops = batch
@@ -607,7 +682,7 @@ impl Tree {
     /// Every key under `prefix` in the tree, in key order (on PostgreSQL
     /// the keys come with the tree's own prefix in front).
     pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
-        count_read();
+        count_read(b"tree/");
         match self {
             Tree::Sled(t) => Iter(IterInner::Sled(t.scan_prefix(prefix))),
             Tree::Pg(pg, tree) => {
@@ -619,7 +694,7 @@ impl Tree {
     }
 
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Bytes>> {
-        count_read();
+        count_read(b"tree/");
         match self {
             Tree::Sled(t) => Ok(t.get(key)?.map(Bytes::Sled)),
             Tree::Pg(pg, prefix) => {
