@@ -127,6 +127,17 @@ impl TestApp {
         }
     }
 
+    /// GET `path` with the API token; the response as it came (status,
+    /// headers, and the body still to read).
+    pub async fn get_raw(&self, path: &str) -> reqwest::Response {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.server.url()))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Deliver a signed webhook; the answer, whatever it is.
     pub async fn deliver(
         &self,
@@ -272,6 +283,18 @@ pub fn success_and_text(out: &std::process::Output) -> (bool, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
+}
+
+/// The stdout of a finished process that must have succeeded (its stdout
+/// and stderr in the failure message otherwise).
+pub fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 /// The built-in demo scenario, run into `dir`.

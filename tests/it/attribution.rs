@@ -70,6 +70,11 @@ fn history() -> Git {
 }
 
 /// Main after the agent's work landed on top of `h1`.
+/// The tree as landed with the agent's function in lib.rs and nothing else.
+fn agent_landed() -> Files {
+    landed_tree(&with_agent_fn(LIB), &[])
+}
+
 fn landed_tree(lib: &str, extra: &[(&str, &str)]) -> Files {
     let mut f = files(&[
         ("src/lib.rs", lib),
@@ -202,17 +207,19 @@ fn agent_ranges() -> Vec<(String, u64, u64, Contributor)> {
     ]
 }
 
+/// The agent's lines are attributed to it, found with two compares (the
+/// agent's head and the landing commit, each against the base).
+fn assert_agents_lines_in_two_compares(l: &Landed) {
+    assert_eq!(ranges(l), agent_ranges());
+    assert_eq!(l.compares, 2, "two compares per merged output");
+}
+
 #[tokio::test]
 async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
     let mut git = history();
-    git.commit(
-        "m1m1m1m1",
-        &["h1h1h1h1", "a1a1a1a1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("m1m1m1m1", &["h1h1h1h1", "a1a1a1a1"], agent_landed());
     let l = land(&git, "m1m1m1m1", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2, "two compares per merged output");
+    assert_agents_lines_in_two_compares(&l);
     assert!(
         l.attribution.unattributed_files.is_empty(),
         "{:?}",
@@ -248,14 +255,9 @@ async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
 #[tokio::test]
 async fn a_squash_merge_attributes_the_same_lines() {
     let mut git = history();
-    git.commit(
-        "s1s1s1s1",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("s1s1s1s1", &["h1h1h1h1"], agent_landed());
     let l = land(&git, "s1s1s1s1", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2);
+    assert_agents_lines_in_two_compares(&l);
 }
 
 #[tokio::test]
@@ -270,14 +272,9 @@ async fn a_rebase_merge_attributes_the_rewritten_commits() {
             ("README.md", "# r\n\nMore.\n"),
         ]),
     );
-    git.commit(
-        "r2r2r2r2",
-        &["r1r1r1r1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("r2r2r2r2", &["r1r1r1r1"], agent_landed());
     let l = land(&git, "r2r2r2r2", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2);
+    assert_agents_lines_in_two_compares(&l);
 }
 
 #[tokio::test]
@@ -329,11 +326,7 @@ async fn survival_after(
     change: Option<(Files, Value, bool)>,
 ) -> (Option<u64>, Option<u64>, u64, Option<String>) {
     let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
     let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
     let store = rig.t.app.store.clone();
     attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
@@ -411,7 +404,7 @@ async fn a_moved_block_is_found_by_its_hash() {
 
 #[tokio::test]
 async fn a_deleted_file_survives_nothing_without_a_read() {
-    let mut tree = landed_tree(&with_agent_fn(LIB), &[]);
+    let mut tree = agent_landed();
     tree.remove("src/lib.rs");
     let commit =
         json!({"message": "drop lib", "added": [], "modified": [], "removed": ["src/lib.rs"]});
@@ -424,7 +417,7 @@ async fn a_deleted_file_survives_nothing_without_a_read() {
 #[tokio::test]
 async fn a_force_push_makes_every_file_dirty() {
     // History rewritten; the tree happens to keep the agent's lines.
-    let tree = landed_tree(&with_agent_fn(LIB), &[]);
+    let tree = agent_landed();
     let commit =
         json!({"message": "rewrite", "added": [], "modified": ["README.md"], "removed": []});
     let got = survival_after(Some((tree, commit, true))).await;
@@ -447,11 +440,7 @@ async fn a_revert_sets_survival_to_zero() {
 #[tokio::test]
 async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
     let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
@@ -504,12 +493,7 @@ fn cell(html: &str, row: &str, field: &str) -> String {
 }
 
 async fn html_page(t: &TestApp, path: &str) -> String {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", t.server.url()))
-        .bearer_auth(common::TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = t.get_raw(path).await;
     assert_eq!(r.status().as_u16(), 200, "{path}");
     r.text().await.unwrap()
 }
@@ -517,11 +501,7 @@ async fn html_page(t: &TestApp, path: &str) -> String {
 #[tokio::test]
 async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_scope() {
     let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
     let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);

@@ -13,17 +13,7 @@ use std::process::Output;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::common::{self, bin, TestApp};
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use crate::common::{self, bin, ok, TestApp};
 
 /// Run the binary off the async runtime (the server answers on it).
 async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
@@ -44,6 +34,20 @@ async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
 async fn run_web(args: Vec<String>) -> Output {
     run(args, vec![]).await
 }
+
+/// `outputs` of run 5101 of acme/widgets, their ids one a line; the source
+/// (`--server …` or `--data-dir …`) follows.
+const RUN_5101_IDS: [&str; 9] = [
+    "outputs",
+    "-R",
+    "acme/widgets",
+    "--run",
+    "5101",
+    "--json",
+    "safe_output_id",
+    "--jq",
+    ".[].safe_output_id",
+];
 
 fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
@@ -129,21 +133,7 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
     }
 
     // One run: its outputs (as the run view has them), and its page.
-    let listed_run = ok(&run(
-        with(&[
-            "outputs",
-            "-R",
-            "acme/widgets",
-            "--run",
-            "5101",
-            "--json",
-            "safe_output_id",
-            "--jq",
-            ".[].safe_output_id",
-        ]),
-        vec![],
-    )
-    .await);
+    let listed_run = ok(&run(with(&RUN_5101_IDS), vec![]).await);
     let view = t
         .client
         .get("/api/v1/runs/acme/widgets/5101")
@@ -418,17 +408,7 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
 
     // One run's outputs from the store: the same as from the server.
     let of_run = |source: Vec<String>| {
-        let mut args = strings(&[
-            "outputs",
-            "-R",
-            "acme/widgets",
-            "--run",
-            "5101",
-            "--json",
-            "safe_output_id",
-            "--jq",
-            ".[].safe_output_id",
-        ]);
+        let mut args = strings(&RUN_5101_IDS);
         args.extend(source);
         run(args, vec![])
     };

@@ -285,12 +285,7 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
 
 /// GET `path` with the API token; status, a header's value, body.
 async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", t.server.url()))
-        .bearer_auth(common::TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = t.get_raw(path).await;
     let value = r
         .headers()
         .get(header)

@@ -13,7 +13,6 @@ use common::{at, t0, user};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
@@ -298,21 +297,6 @@ async fn app_level_calls_carry_a_valid_app_jwt() {
 
 // --- The check run, through the real router -------------------------------
 
-/// The App with a check-run publisher (a long debounce: only the explicit
-/// flushes publish, so counts are exact) against a fake GitHub.
-async fn with_checks() -> Tester {
-    Tester::setup(t0() + chrono::Duration::hours(4))
-        .policy_clock(Clock::manual(t0()))
-        .attempts(4)
-        .publisher(PublisherOptions {
-            debounce: Duration::from_secs(600),
-            retry_min: Duration::from_secs(600),
-            ..PublisherOptions::new("https://outcomes.example")
-        })
-        .start()
-        .await
-}
-
 /// Installed on acme, and the agent's PR 42 opened at `sha`.
 async fn install_and_open(w: &Tester, sha: &str) {
     w.send(
@@ -369,7 +353,7 @@ fn envelope(mut body: Value, sender: &str) -> Value {
 
 #[tokio::test]
 async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     install_and_open(&w, "aaa111").await;
     w.settle().await;
@@ -471,7 +455,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
 /// none. The title says what became of it in plain words.
 #[tokio::test]
 async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     install_and_open(&w, "aaa111").await;
     w.send(
@@ -516,7 +500,7 @@ async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
 
 #[tokio::test]
 async fn a_failed_publish_is_retried_later_without_duplicates() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     // The create is processed, but its answer is lost to a 502.
     gh.fail_next(CREATE_CHECK, 1, Failure::status(502).after_processing());
@@ -573,7 +557,7 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
 
 #[tokio::test]
 async fn repositories_without_an_installation_get_no_check_run() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let mut open = envelope(
         json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
         BOT,
