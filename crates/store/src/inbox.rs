@@ -517,11 +517,13 @@ pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    fn delivery(id: &str) -> InboxItem {
+    /// Delivery `id`: an `issues.edited` with no observation (the dead
+    /// letters' tests too).
+    pub(crate) fn delivery(id: &str) -> InboxItem {
         InboxItem::Delivery {
             delivery_id: id.into(),
             event: "issues".into(),

@@ -1060,11 +1060,7 @@ mod tests {
             }
         }
         unit.commit().unwrap();
-        store
-            .db()
-            .iter()
-            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-            .collect()
+        store.scan_raw(b"").unwrap()
     }
 
     proptest::proptest! {
