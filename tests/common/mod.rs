@@ -127,6 +127,12 @@ impl TestApp {
         }
     }
 
+    /// GET `path` through the test's client (with the API token); the
+    /// answer, whatever its status.
+    pub async fn get(&self, path: &str) -> safe_outcomes::ingest::client::Answer {
+        self.client.get(path).await.unwrap()
+    }
+
     /// GET `path` with the API token; the response as it came (status,
     /// headers, and the body still to read).
     pub async fn get_raw(&self, path: &str) -> reqwest::Response {

@@ -164,12 +164,7 @@ async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
             .is_none()
     );
     let compares = rig.gh.calls(GET_COMPARE);
-    let export = rig
-        .t
-        .client
-        .get("/api/v1/export?format=opentraces")
-        .await
-        .unwrap();
+    let export = rig.t.get("/api/v1/export?format=opentraces").await;
     let trace = export
         .body
         .as_str()
@@ -462,12 +457,7 @@ async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     assert_eq!(coach.rate_30d(), None);
     assert!(to_table(&totals).contains("coach"), "{}", to_table(&totals));
 
-    let export = rig
-        .t
-        .client
-        .get("/api/v1/export?format=opentraces")
-        .await
-        .unwrap();
+    let export = rig.t.get("/api/v1/export?format=opentraces").await;
     let trace: Value =
         serde_json::from_str(export.body.as_str().unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(
@@ -515,7 +505,7 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     assert_eq!((lines, at_7d), (5, Some(5)));
 
     // The JSON report.
-    let report = rig.t.client.get("/api/v1/report").await.unwrap().body;
+    let report = rig.t.get("/api/v1/report").await.body;
     let coach = &report["line_survival"]["coach"];
     assert_eq!(coach["lines_attributed"], lines, "{report}");
     assert_eq!(coach["lines_surviving_7d"], 5);

@@ -337,7 +337,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     assert!((0..6).all(|d| harvested_at(d) < harvested_at(d + 1)));
     // /status says how far back day one has reached: all of it.
     assert_eq!(status["last_seven_days_judged"], true, "{status}");
-    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    let metrics = r.t.get("/metrics").await.body;
     let metrics = metrics.as_str().unwrap();
     assert!(
         metrics.contains(&format!(

@@ -109,10 +109,8 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
     let (status, html) = page(list.trim()).await;
     assert_eq!(status, 200, "{html}");
     let api = t
-        .client
         .get("/api/v1/outputs?repo=acme/widgets&status=rejected&limit=1000")
         .await
-        .unwrap()
         .body;
     let wanted: Vec<&str> = api["items"]
         .as_array()
@@ -134,12 +132,7 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
 
     // One run: its outputs (as the run view has them), and its page.
     let listed_run = ok(&run(with(&RUN_5101_IDS), vec![]).await);
-    let view = t
-        .client
-        .get("/api/v1/runs/acme/widgets/5101")
-        .await
-        .unwrap()
-        .body;
+    let view = t.get("/api/v1/runs/acme/widgets/5101").await.body;
     let mut of_run: Vec<&str> = view["items"]
         .as_array()
         .unwrap()
@@ -294,12 +287,7 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
     };
     let from_store = strings(&["--data-dir", &data]);
     let from_server = strings(&["--server", &url, "--token", common::TOKEN]);
-    let records: Vec<Value> = t
-        .client
-        .get("/api/v1/outputs?limit=1000")
-        .await
-        .unwrap()
-        .body["items"]
+    let records: Vec<Value> = t.get("/api/v1/outputs?limit=1000").await.body["items"]
         .as_array()
         .unwrap()
         .clone();

@@ -182,12 +182,7 @@ async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due
     assert_eq!(t.clock.now(), final_at(), "the demo ends at final_at");
     let expected = expected();
     let expected = expected["outputs"].as_object().unwrap();
-    let listed = t
-        .client
-        .get("/api/v1/outputs?limit=100")
-        .await
-        .unwrap()
-        .body;
+    let listed = t.get("/api/v1/outputs?limit=100").await.body;
     let items = listed["items"].as_array().unwrap();
     assert_eq!(items.len(), expected.len());
     let mut in_flight = 0;

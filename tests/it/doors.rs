@@ -73,16 +73,27 @@ async fn sign_out(rig: &Rig, session: &str, path: &str) -> u16 {
     post_form(rig, path, session, &[("csrf", &csrf)]).await.0
 }
 
-#[tokio::test]
-async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
-    let dir = tempfile::tempdir().unwrap();
+/// On an App-mode rig whose issuers are re-checked every `recheck`, alice
+/// (acme/widgets and acme/docs on GitHub, both installed) issues herself
+/// a read token and signs out: the model, the rig, and her token.
+async fn token_of_signed_out_alice(
+    dir: &std::path::Path,
+    recheck: Duration,
+) -> (FakeGitHub, Rig, String) {
     let gh = FakeGitHub::start().await;
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = app_rig(dir.path(), &gh, Duration::from_secs(600)).await;
+    let rig = app_rig(dir, &gh, recheck).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let token = issue(&rig, &alice, "1").await;
     assert_eq!(sign_out(&rig, &alice, "/auth/logout").await, 303);
+    (gh, rig, token)
+}
+
+#[tokio::test]
+async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gh, rig, token) = token_of_signed_out_alice(dir.path(), Duration::from_secs(600)).await;
 
     // No session of hers: GitHub is asked with the installation token,
     // once per repository, and the answer stands for `issuer_recheck`.
@@ -119,13 +130,7 @@ async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
 #[tokio::test]
 async fn without_a_delivery_the_issuer_is_asked_again_after_the_recheck() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = app_rig(dir.path(), &gh, Duration::from_millis(200)).await;
-    install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
-    let alice = sign_in(&rig, "alice").await;
-    let token = issue(&rig, &alice, "1").await;
-    assert_eq!(sign_out(&rig, &alice, "/auth/logout").await, 303);
+    let (gh, rig, token) = token_of_signed_out_alice(dir.path(), Duration::from_millis(200)).await;
     assert_eq!(token_reads(&rig, &token).await.len(), 2);
 
     gh.add_user("alice", 1, "acme", &["acme/widgets"]);

@@ -239,7 +239,7 @@ async fn a_manifest_without_run_id_is_refused_and_stores_nothing() {
         "{body}"
     );
     t.app.wait_idle().await;
-    let outputs = t.client.get("/api/v1/outputs").await.unwrap();
+    let outputs = t.get("/api/v1/outputs").await;
     assert_eq!(outputs.status, 200);
     assert_eq!(
         outputs.body["items"].as_array().map(Vec::len),

@@ -393,9 +393,8 @@ async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let t = crate::dashboard::demo_app(dir.path()).await;
-    let total =
-        t.client.get("/api/v1/report").await.unwrap().body["totals"]["total_safe_outputs"].clone();
+    let t = common::TestApp::demo(dir.path()).await;
+    let total = t.get("/api/v1/report").await.body["totals"]["total_safe_outputs"].clone();
     let base = t.server.url();
     for width in [1200u32, 390] {
         let browser = Browser::start(&chromium, &chromedriver).await;

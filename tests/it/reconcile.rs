@@ -196,7 +196,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     // of the merge with the base branch (where a revert would land).
     assert_eq!(counted.of("repos.compare"), 1);
     assert_eq!(counted.by_installation()["555"], 7);
-    let status = r.t.client.get("/status").await.unwrap().body;
+    let status = r.t.get("/status").await.body;
     assert_eq!(status["github"]["api_calls_by_installation"]["555"], 7);
 
     // The observations are of the kinds webhooks give, the second page
@@ -222,10 +222,10 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
         1
     );
     // The App's counters say so on /status and /metrics.
-    let status = r.t.client.get("/status").await.unwrap().body;
+    let status = r.t.get("/status").await.body;
     assert_eq!(status["github"]["reconcile"]["attempts"], 1);
     assert_eq!(status["github"]["reconcile"]["failed"], 0);
-    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    let metrics = r.t.get("/metrics").await.body;
     assert!(metrics
         .as_str()
         .unwrap()

@@ -139,7 +139,7 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
     assert_eq!(s.client.calls().of("app.hook_deliveries"), 4);
     assert_eq!(s.client.calls().of("app.hook_delivery_redeliver"), 2);
 
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(status["github"]["redeliveries_requested"], 2);
     assert_eq!(status["github"]["api_calls_by_installation"]["app"], 6);
 
@@ -173,7 +173,7 @@ async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
     let mut again = s.redeliverer(100);
     again.pass().await.unwrap();
     assert_eq!(gh.redelivery_requests().len(), 3);
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(status["github"]["redeliveries_requested"], 3);
 
     // Once it went through, nothing more is asked, even below the cap.
@@ -213,7 +213,7 @@ async fn the_redelivery_post_follows_the_retry_rules() {
     // Listing is a read: a 502 is retried.
     gh.fail_next(LIST_DELIVERIES, 1, Failure::status(502));
     r.pass().await.unwrap();
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(
         status["github"]["redeliveries_requested"], 1,
         "only requests GitHub confirmed are counted"

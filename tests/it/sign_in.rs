@@ -387,7 +387,7 @@ async fn an_app_with_credentials_serves_no_setup() {
 // --- /status ---------------------------------------------------------------
 
 async fn status_of(t: &common::TestApp) -> Value {
-    t.client.get("/status").await.unwrap().body
+    t.get("/status").await.body
 }
 
 #[tokio::test]
@@ -830,17 +830,7 @@ async fn an_installation_token_reads_exactly_its_installation() {
 
     // Bob sees only part of installation 1: his token reads only that part.
     let bob = sign_in(&rig, "bob").await;
-    let (_, html) = read(&rig, "/auth/tokens", &bob).await;
-    let bob_csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    let (status, html) = post_form(
-        &rig,
-        "/auth/tokens",
-        &bob,
-        &[("csrf", &bob_csrf), ("installation", "1")],
-    )
-    .await;
-    assert_eq!(status, 200, "{html}");
-    let bobs = token_in(&html);
+    let bobs = crate::read_tokens::issue(&rig, &bob, "1").await;
     let (status, body) = read_with_bearer(&rig, &bobs).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(repos_of(&body), ["acme/docs"]);
