@@ -33,6 +33,17 @@ pub fn launch(dir: &Path, clock: &Clock, github: GitHubConfig) -> Running {
 pub const SECRET: &str = "test-webhook-secret";
 pub const TOKEN: &str = "test-api-token";
 
+/// The router options the harness serves with: the test webhook path and
+/// secret, and the test API token.
+pub fn signed_options() -> RouterOptions {
+    RouterOptions {
+        webhook_path: "/api/github/webhooks".into(),
+        secrets: vec![SECRET.into()],
+        api_token: Some(TOKEN.into()),
+        ..RouterOptions::default()
+    }
+}
+
 pub struct TestApp {
     pub app: App,
     pub server: RunningServer,

@@ -61,17 +61,12 @@ fn report_jsonl(data: &str, window: Option<&str>) -> Vec<Value> {
         .collect()
 }
 
-/// `outputs` of the rejected outputs (up to 1,000) as JSON with their ids,
-/// statuses and windows; the source (`--server …` or `--data-dir …`) follows.
-const REJECTED_AS_JSON: [&str; 7] = [
-    "outputs",
-    "--status",
-    "rejected",
-    "-L",
-    "1000",
-    "--json",
-    "safe_output_id,outcome_status,windows",
-];
+/// `outputs` of the rejected outputs (up to 1,000); how they are printed
+/// and the source (`--server …` or `--data-dir …`) follow.
+const REJECTED: [&str; 5] = ["outputs", "--status", "rejected", "-L", "1000"];
+
+/// `--json` with the ids, statuses and windows.
+const AS_JSON: [&str; 2] = ["--json", "safe_output_id,outcome_status,windows"];
 
 #[test]
 fn demo_then_report_from_its_store() {
@@ -234,21 +229,9 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
         base.iter().chain(source).map(|s| s.to_string()).collect()
     };
     let remote = {
-        let a = with(&REJECTED_AS_JSON, &server);
-        let b = with(
-            &[
-                "outputs",
-                "--status",
-                "rejected",
-                "-L",
-                "1000",
-                "--json",
-                "safe_output_id",
-                "--jq",
-                ".[].safe_output_id",
-            ],
-            &server,
-        );
+        let a = with(&[&REJECTED[..], &AS_JSON].concat(), &server);
+        let ids = ["--json", "safe_output_id", "--jq", ".[].safe_output_id"];
+        let b = with(&[&REJECTED[..], &ids].concat(), &server);
         let c = with(&["report", "--json", "totals,by_type"], &server);
         let d = with(&["outputs", "-R", "acme/nope"], &server);
         let e = with(&["report", "-R", "acme/nope"], &server);
@@ -331,7 +314,7 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
     // The same from the store the server left.
     let data = dir.path().display().to_string();
     let local = ok(&cli(
-        &[&REJECTED_AS_JSON[..], &["--data-dir", &data]].concat()
+        &[&REJECTED[..], &AS_JSON, &["--data-dir", &data]].concat()
     ));
     assert_eq!(
         serde_json::from_str::<Value>(&local).unwrap(),
@@ -452,46 +435,27 @@ async fn record_and_replay_exit_codes_say_what_was_refused() {
     let b = bad.display().to_string();
     let d = delivery.display().to_string();
     let outs = tokio::task::spawn_blocking(move || {
+        // `record` of `manifest` as run `run` of acme/widgets, to the
+        // server named by `to` (`--server` or its alias `--to`), with `token`.
+        let record = |manifest: &str, run: &str, to: &str, token: &str| {
+            cli(&[
+                "record",
+                "--manifest",
+                manifest,
+                "-R",
+                "acme/widgets",
+                "--run-id",
+                run,
+                to,
+                &url,
+                "--token",
+                token,
+            ])
+        };
         [
-            cli(&[
-                "record",
-                "--manifest",
-                &m,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "7",
-                "--server",
-                &url,
-                "--token",
-                common::TOKEN,
-            ]),
-            cli(&[
-                "record",
-                "--manifest",
-                &b,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "8",
-                "--to",
-                &url,
-                "--token",
-                common::TOKEN,
-            ]),
-            cli(&[
-                "record",
-                "--manifest",
-                &m,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "9",
-                "--server",
-                &url,
-                "--token",
-                "wrong",
-            ]),
+            record(&m, "7", "--server", common::TOKEN),
+            record(&b, "8", "--to", common::TOKEN),
+            record(&m, "9", "--server", "wrong"),
             cli(&["replay", &d, "--server", &url, "--secret", "not-the-secret"]),
         ]
     })

@@ -736,6 +736,15 @@ impl Store {
     }
 }
 
+/// A store (`Store::open`) in a temporary directory of its own (tests):
+/// the directory, which removes it when dropped, and the store.
+#[cfg(test)]
+pub(crate) fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}
+
 /// A stored output of workflow `workflow` not judged yet (tests).
 #[cfg(test)]
 pub(crate) fn test_output(id: &str, workflow: &str) -> StoredOutput {

@@ -859,8 +859,7 @@ mod tests {
 
     /// A new store in a directory of its own (dropped with it).
     fn fresh() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (dir, store) = crate::temp_store();
         (dir, store)
     }
 
