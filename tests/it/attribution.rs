@@ -209,6 +209,13 @@ fn assert_agents_lines_in_two_compares(l: &Landed) {
     assert_eq!(l.compares, 2, "two compares per merged output");
 }
 
+/// Landed as `merge_commit`, the agent's head `a1a1a1a1`: the agent's
+/// lines, in two compares.
+async fn lands_as_the_agents_lines(git: &Git, merge_commit: &str) {
+    let l = land(git, merge_commit, "a1a1a1a1").await;
+    assert_agents_lines_in_two_compares(&l);
+}
+
 #[tokio::test]
 async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
     let mut git = history();
@@ -251,8 +258,7 @@ async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
 async fn a_squash_merge_attributes_the_same_lines() {
     let mut git = history();
     git.commit("s1s1s1s1", &["h1h1h1h1"], agent_landed());
-    let l = land(&git, "s1s1s1s1", "a1a1a1a1").await;
-    assert_agents_lines_in_two_compares(&l);
+    lands_as_the_agents_lines(&git, "s1s1s1s1").await;
 }
 
 #[tokio::test]
@@ -268,8 +274,7 @@ async fn a_rebase_merge_attributes_the_rewritten_commits() {
         ]),
     );
     git.commit("r2r2r2r2", &["r1r1r1r1"], agent_landed());
-    let l = land(&git, "r2r2r2r2", "a1a1a1a1").await;
-    assert_agents_lines_in_two_compares(&l);
+    lands_as_the_agents_lines(&git, "r2r2r2r2").await;
 }
 
 #[tokio::test]

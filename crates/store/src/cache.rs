@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use super::unit::{ReadStore, TargetEntries};
 #[cfg(test)]
 use super::keys;
+use super::unit::{ReadStore, TargetEntries};
 use super::{Result, StoredOutput};
 use safe_outcomes_model::Observation;
 

@@ -101,10 +101,7 @@ pub fn mature_window<'a>(records: impl IntoIterator<Item = &'a OutcomeRecord>) -
 pub(crate) mod tests {
     use super::*;
     use crate::model::{EvidenceStrength, OutcomeStatus, WindowSnapshot};
-
-    fn at(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-    }
+    use crate::read::at;
 
     fn snapshots(names: &[&str]) -> Windows {
         names
