@@ -36,12 +36,7 @@ pub const TOKEN: &str = "test-api-token";
 /// The router options the harness serves with: the test webhook path and
 /// secret, and the test API token.
 pub fn signed_options() -> RouterOptions {
-    RouterOptions {
-        webhook_path: "/api/github/webhooks".into(),
-        secrets: vec![SECRET.into()],
-        api_token: Some(TOKEN.into()),
-        ..RouterOptions::default()
-    }
+    RouterOptions::keyed("/api/github/webhooks", SECRET, TOKEN)
 }
 
 pub struct TestApp {

@@ -143,6 +143,15 @@ async fn merged(git: &Git, merge_commit: &str, agent_head: &str) -> Tester {
     rig
 }
 
+/// The agent's PR squash-merged as `5a1e5a1e` (on `h1h1h1h1`): the
+/// history, and the App it was merged on (`merged`).
+async fn squash_merged() -> (Git, Tester) {
+    let mut git = history();
+    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
+    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    (git, rig)
+}
+
 /// The App's own GitHub client.
 fn client(rig: &Tester) -> Arc<safe_outcomes::github::GitHubClient> {
     rig.t.app.shared.github.get().expect("App mode").clone()
@@ -325,9 +334,7 @@ fn later_push(day: i64, before: &str, after: &str, commit: Value, forced: bool) 
 async fn survival_after(
     change: Option<(Files, Value, bool)>,
 ) -> (Option<u64>, Option<u64>, u64, Option<String>) {
-    let mut git = history();
-    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (mut git, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
         .await
@@ -439,9 +446,7 @@ async fn a_revert_sets_survival_to_zero() {
 
 #[tokio::test]
 async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
-    let mut git = history();
-    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (_, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
     // Before the 7-day checkpoint: attributed, nothing measured.
@@ -495,9 +500,7 @@ async fn html_page(t: &TestApp, path: &str) -> String {
 
 #[tokio::test]
 async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_scope() {
-    let mut git = history();
-    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (_, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
     pass(&store, &client(&rig), day(1), DEFAULT_MAX_FILES).await;

@@ -410,31 +410,10 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
     );
 
     // Bad input: a clear usage error.
-    let out = run(
-        strings(&[
-            "report",
-            "--weekly",
-            "--json",
-            "totals",
-            "--data-dir",
-            &data,
-        ]),
-        vec![],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(2));
-    let out = run(
-        strings(&[
-            "report",
-            "--weekly",
-            "--format",
-            "jsonl",
-            "--data-dir",
-            &data,
-        ]),
-        vec![],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(2));
+    for bad in [["--json", "totals"], ["--format", "jsonl"]] {
+        let args = [&["report", "--weekly"][..], &bad, &["--data-dir", &data]].concat();
+        let out = run(strings(&args), vec![]).await;
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
     t.stop().await;
 }
