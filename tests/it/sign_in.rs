@@ -867,15 +867,9 @@ async fn an_installation_token_reads_exactly_its_installation() {
 #[tokio::test]
 async fn serve_without_credentials_offers_the_setup_page() {
     let dir = tempfile::tempdir().unwrap();
-    let env_file = dir.path().join("app.env");
-    let mut serve = ServeChild::start(
-        &dir.path().join("data"),
-        &[
-            ("PUBLIC_URL", "https://outcomes.example"),
-            ("ENV_FILE", env_file.to_str().unwrap()),
-        ],
-    )
-    .await;
+    let (mut serve, env_file) =
+        ServeChild::start_with_env_file(dir.path(), &[("PUBLIC_URL", "https://outcomes.example")])
+            .await;
     // The setup link, printed on stdout with its key (after "listening on").
     let mut link = None;
     for _ in 0..300 {
