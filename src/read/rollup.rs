@@ -169,15 +169,7 @@ fn admits(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
 
 /// `admits`, but for the status and strength cuts.
 fn admits_coordinates(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
-    repos.contains(&cell.repo)
-        && filter
-            .workflow
-            .as_deref()
-            .is_none_or(|w| cell.workflow.as_deref() == Some(w))
-        && filter
-            .output_type
-            .as_deref()
-            .is_none_or(|t| t == cell.output_type)
+    repos.contains(&cell.repo) && filter.admits_kind(cell.workflow.as_deref(), &cell.output_type)
 }
 
 /// The week a cell's outputs ran in (`None` for all time).

@@ -309,6 +309,17 @@ pub fn ok(out: &std::process::Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// The test cannot run here: `missing` (a tool, with where it comes from)
+/// is not installed. On CI, which installs every tool, that fails the test;
+/// elsewhere the skip is said loudly, with what went `untested`.
+pub fn skip_without(missing: &str, untested: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set and {missing} is missing"
+    );
+    eprintln!("\n!!! SKIPPED: {missing} not found; {untested} !!!\n");
+}
+
 /// The built-in demo scenario, run into `dir`.
 pub async fn run_demo(dir: &Path) -> safe_outcomes::cli::demo::run::DemoResult {
     safe_outcomes::cli::demo::run::run(safe_outcomes::cli::demo::run::DemoOptions {

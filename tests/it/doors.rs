@@ -25,8 +25,8 @@ use crate::fake_github::users::CHECK_COLLABORATOR;
 use crate::fake_github::FakeGitHub;
 use crate::read_tokens::issue;
 use crate::sign_in::{
-    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
-    set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
+    add_alice_and_bob, attribute_after, browser, install, post_form, read, read_with_bearer,
+    repos_of, seed, set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
 };
 use safe_outcomes::http::auth::AuthOptions;
 
@@ -176,9 +176,7 @@ async fn a_listen_only_server_never_reads_on_what_was_last_seen() {
 async fn offboarding_deliveries_end_sessions_access_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    add_alice_and_bob(&gh);
     let rig = app_rig(dir.path(), &gh, Duration::from_secs(600)).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     install(&rig, 2, "globex", &["globex/secret-plans"]).await;

@@ -385,11 +385,10 @@ async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
     use crate::browser::{binaries, screenshot_dir, Browser};
     use serde_json::json;
     let Some((chromium, chromedriver)) = binaries() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and chromium/chromedriver are missing (.ci/run installs them)"
+        common::skip_without(
+            "chromium or chromedriver (.ci/run installs them)",
+            "sign-in was not tested in a browser",
         );
-        eprintln!("\n!!! SKIPPED: chromium or chromedriver not found; sign-in was not tested in a browser !!!\n");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
