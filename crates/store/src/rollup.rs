@@ -1074,12 +1074,7 @@ impl Store {
     #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_tally_for_tests(&self) -> Result<()> {
-        let mut batch = Batch::default();
-        for item in self.db.scan_prefix(keys::ROLLUP_TALLY) {
-            batch.remove(item?.0);
-        }
-        batch.insert(keys::counter(BUILT), SUMS_BUILT.to_be_bytes());
-        self.db.apply_batch(batch)
+        self.forget_rollups(keys::ROLLUP_TALLY, |_| true, SUMS_BUILT)
     }
 
     /// Remove the sums cells and the tally, the marker saying only the
@@ -1088,14 +1083,26 @@ impl Store {
     #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_sums_for_tests(&self) -> Result<()> {
+        self.forget_rollups(keys::ROLLUP, |key| !built_from_outputs(key), CELLS_BUILT)
+    }
+
+    /// Remove the keys under `prefix` that `forget` picks, and say the
+    /// rollups are built as far as `built` (`CELLS_BUILT`, `SUMS_BUILT`).
+    #[cfg(any(test, feature = "test-hooks"))]
+    fn forget_rollups(
+        &self,
+        prefix: &[u8],
+        forget: impl Fn(&[u8]) -> bool,
+        built: u64,
+    ) -> Result<()> {
         let mut batch = Batch::default();
-        for item in self.db.scan_prefix(keys::ROLLUP) {
+        for item in self.db.scan_prefix(prefix) {
             let key = item?.0;
-            if !built_from_outputs(&key) {
+            if forget(&key) {
                 batch.remove(key);
             }
         }
-        batch.insert(keys::counter(BUILT), CELLS_BUILT.to_be_bytes());
+        batch.insert(keys::counter(BUILT), built.to_be_bytes());
         self.db.apply_batch(batch)
     }
 }
