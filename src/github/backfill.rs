@@ -46,12 +46,11 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use http_body_util::BodyExt;
 use serde::Deserialize;
-use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
@@ -62,6 +61,7 @@ use super::installations::{self, installation_for_repo, InstallationAction, Inst
 use super::reconciler::{
     from_reconcile, ReconcileStats, Reconciled, Reconciler, ReconcilerOptions,
 };
+use super::task;
 use crate::ingest::tenancy::TenancyStats;
 use crate::model::clock::Clock;
 use crate::store::backfill::{BackfillJob, BackfillRun, RunStage};
@@ -107,17 +107,14 @@ impl Default for BackfillOptions {
     }
 }
 
-pub enum BackfillMsg {
-    /// Jobs were planned: look at them.
-    Wake,
-    /// Work on every job now; reply when the pass is over (tests).
-    Flush(oneshot::Sender<()>),
-}
+/// A request to the backfill: jobs were planned, look at them. (A flush,
+/// the tests' and shutdown's sync point, is `task`'s own.)
+pub struct Wake;
 
 /// The worker's and the API's side: plan jobs and wake the backfill.
 #[derive(Clone, Debug)]
 pub struct BackfillRequests {
-    tx: mpsc::UnboundedSender<BackfillMsg>,
+    tx: task::Sender<Wake>,
     days: u32,
     slice: chrono::Duration,
 }
@@ -139,10 +136,10 @@ pub trait CaughtUp: Send + Sync {
 }
 
 /// The backfill's end of the channel.
-pub struct BackfillInbox(mpsc::UnboundedReceiver<BackfillMsg>);
+pub struct BackfillInbox(task::Inbox<Wake>);
 
 pub fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillInbox) {
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = task::channel();
     let requests = BackfillRequests {
         tx,
         days: options.days,
@@ -166,7 +163,7 @@ pub enum RequestError {
 
 impl BackfillRequests {
     pub fn wake(&self) {
-        let _ = self.tx.send(BackfillMsg::Wake);
+        let _ = self.tx.send(Wake);
     }
 
     /// The worker's part: plan jobs for the repositories an installation
@@ -261,23 +258,16 @@ fn covered_repos(store: &Store) -> Result<Vec<(u64, String)>, StoreError> {
 }
 
 /// Handle on the running backfill.
-pub struct BackfillHandle {
-    tx: mpsc::UnboundedSender<BackfillMsg>,
-    task: tokio::task::JoinHandle<()>,
-}
+pub struct BackfillHandle(task::Handle<Wake>);
 
 impl BackfillHandle {
     /// Work on every job and wait until the pass is over.
     pub async fn flush(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.tx.send(BackfillMsg::Flush(reply)).is_ok() {
-            let _ = done.await;
-        }
+        self.0.flush(false).await
     }
 
     pub async fn stop(self) {
-        self.task.abort();
-        let _ = self.task.await;
+        self.0.stop().await
     }
 }
 
@@ -311,6 +301,28 @@ pub struct Backfill {
     reconciler: Reconciler,
     options: BackfillOptions,
     budgets: HashMap<u64, Budget>,
+    /// When the next pass is due (`task::Queue`): at once when woken,
+    /// `retry_wait` after a pass that left jobs unfinished, else never.
+    due: Option<Instant>,
+}
+
+/// The backfill's passes on the tasks' scaffold: a pass over every
+/// unfinished job when due; a flush is one more pass.
+impl task::Queue for Backfill {
+    type Work = Wake;
+
+    fn take(&mut self, _: Wake) {
+        self.due = Some(Instant::now());
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.due
+    }
+
+    async fn run(&mut self, _: task::Run) {
+        let unfinished = self.pass().await;
+        self.due = unfinished.then(|| Instant::now() + self.options.retry_wait);
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -384,42 +396,18 @@ impl Backfill {
             reconciler,
             options,
             budgets: HashMap::new(),
+            // The jobs left unfinished first.
+            due: Some(Instant::now()),
         }
     }
 
     /// Run on a tokio task, starting with the jobs left unfinished.
     pub fn spawn(self, requests: &BackfillRequests, inbox: BackfillInbox) -> BackfillHandle {
-        let tx = requests.tx.clone();
-        let task = tokio::spawn(self.run(inbox.0));
-        BackfillHandle { tx, task }
-    }
-
-    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<BackfillMsg>) {
-        let mut replies: Vec<oneshot::Sender<()>> = Vec::new();
-        loop {
-            let unfinished = self.pass().await;
-            for r in replies.drain(..) {
-                let _ = r.send(());
-            }
-            let msg = if unfinished {
-                match tokio::time::timeout(self.options.retry_wait, rx.recv()).await {
-                    Ok(m) => m,
-                    Err(_) => continue,
-                }
-            } else {
-                rx.recv().await
-            };
-            let Some(msg) = msg else { break };
-            let mut collect = |m| {
-                if let BackfillMsg::Flush(r) = m {
-                    replies.push(r);
-                }
-            };
-            collect(msg);
-            while let Ok(m) = rx.try_recv() {
-                collect(m);
-            }
-        }
+        BackfillHandle(task::Handle::spawn(
+            &requests.tx,
+            inbox.0,
+            async move { self },
+        ))
     }
 
     /// Work on every unfinished job; true when some are left (failed).

@@ -189,3 +189,13 @@ impl GitHubError {
         )
     }
 }
+
+/// A step that reads GitHub and files what it learned failed: GitHub's
+/// call, or the store (line attribution, a redelivery pass).
+#[derive(Debug, thiserror::Error)]
+pub enum CallOrStoreError {
+    #[error(transparent)]
+    GitHub(#[from] GitHubError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}

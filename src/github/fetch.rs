@@ -489,10 +489,7 @@ async fn graphql(
                 let vars = json!({"owner": owner, "repo": repo, "number": number,
                                   "first": PER_PAGE, "after": after});
                 let data = query(client, installation, REVIEW_THREADS, vars).await?;
-                let threads = data
-                    .pointer("/repository/pullRequest/reviewThreads")
-                    .filter(|v| !v.is_null())
-                    .ok_or_else(|| missing(key, &data))?;
+                let threads = present(&data, "/repository/pullRequest/reviewThreads", key)?;
                 nodes.extend(threads["nodes"].as_array().cloned().unwrap_or_default());
                 after = threads
                     .pointer("/pageInfo/endCursor")
@@ -507,38 +504,34 @@ async fn graphql(
         }
         "minimized" => {
             let data = query(client, installation, MINIMIZED, json!({"id": arg})).await?;
-            data.get("node")
-                .filter(|v| !v.is_null())
-                .cloned()
-                .ok_or_else(|| missing(key, &data))
+            present(&data, "/node", key).cloned()
         }
         "base_changes" => {
             let vars = json!({"owner": owner, "repo": repo, "number": number()?});
             let data = query(client, installation, BASE_CHANGES, vars).await?;
-            data.pointer("/repository/pullRequest/timelineItems")
-                .filter(|v| !v.is_null())
-                .cloned()
-                .ok_or_else(|| missing(key, &data))
+            present(&data, "/repository/pullRequest/timelineItems", key).cloned()
         }
         "discussion" => {
             let vars = json!({"owner": owner, "repo": repo, "number": number()?});
             let data = query(client, installation, DISCUSSION, vars).await?;
-            data.pointer("/repository/discussion")
-                .filter(|v| !v.is_null())
-                .cloned()
-                .ok_or_else(|| missing(key, &data))
+            present(&data, "/repository/discussion", key).cloned()
         }
         // The owner is the target's (a project's target names no repository).
         "project" => {
             let vars = json!({"owner": owner, "number": number()?});
             let data = query(client, installation, PROJECT, vars).await?;
-            data.pointer("/repositoryOwner/projectV2")
-                .filter(|v| !v.is_null())
-                .cloned()
-                .ok_or_else(|| missing(key, &data))
+            present(&data, "/repositoryOwner/projectV2", key).cloned()
         }
         _ => Err(bad_key(key)),
     }
+}
+
+/// The object at `pointer` in a query's `data`; absent or null, the query
+/// for `key` found nothing ([`missing`]).
+fn present<'a>(data: &'a Value, pointer: &str, key: &str) -> Result<&'a Value, Failure> {
+    data.pointer(pointer)
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| missing(key, data))
 }
 
 fn bad_key(key: &str) -> Failure {

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::client::{Endpoint, GitHubClient};
 use super::error::GitHubError;
 use crate::model::clock::Clock;
-use crate::store::{counter, Store, StoreError};
+use crate::store::{counter, Store};
 
 const LIST: Endpoint = Endpoint::idempotent("app.hook_deliveries");
 const REDELIVER: Endpoint = Endpoint::create("app.hook_delivery_redeliver");
@@ -107,13 +107,8 @@ pub struct PassReport {
     pub errors: Vec<String>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RedeliveryError {
-    #[error(transparent)]
-    GitHub(#[from] GitHubError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// A pass failed: GitHub's call, or the store.
+pub type RedeliveryError = super::error::CallOrStoreError;
 
 pub struct Redeliverer {
     store: Store,

@@ -1,5 +1,5 @@
 //! The scaffold the GitHub background tasks share (the check-run publisher,
-//! the reconciler, the manifest harvester): a request channel whose sending
+//! the reconciler, the manifest harvester, the backfill): a request channel whose sending
 //! side is cheap to clone, one loop that wakes at the queue's next due item
 //! or on a request, a flush on demand (the tests' and shutdown's sync point:
 //! requests sent before it are taken first), and a handle to flush and stop.

@@ -350,13 +350,7 @@ pub(crate) async fn admitted_outcomes(
     let store = state.store.clone();
     let (filter, scope) = (filter.clone(), scope.clone());
     state.reads.run(move || -> Result<Vec<OutcomeRecord>, ApiError> {
-        let mut prefixes: Vec<String> =
-            crate::read::rollup::repositories(&store, &filter, &scope)?
-                .into_iter()
-                .flat_map(|(_, exact)| exact)
-                .map(|r| format!("{r}:"))
-                .collect();
-        prefixes.sort();
+        let prefixes = crate::read::rollup::output_prefixes(&store, &filter, &scope)?;
         let mut out = Vec::new();
         for prefix in prefixes {
             for stored in filter.scan(&store, &scope, &prefix, None) {

@@ -245,10 +245,7 @@ pub async fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-    }
+    use crate::read::at;
 
     #[test]
     fn weeks_start_on_monday_midnight_utc() {

@@ -52,31 +52,7 @@ impl ListedOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(windows: &[&str]) -> OutcomeRecord {
-        let mut o: OutcomeRecord = serde_json::from_value(serde_json::json!({
-            "safe_output_id": "o/r:1:0", "safe_output_type": "add_labels", "target": null,
-            "run_id": 1, "workflow": "w", "created_at": "2026-10-01T00:00:00Z",
-            "evaluated_at": "2026-10-01T00:00:00Z", "evaluation_window_hours": 24,
-            "outcome_status": "pending", "evidence_strength": "weak",
-            "human_check_signal": "open", "target_resolved": true, "confidence": "high",
-            "bot_aware": true, "actor_summary": {"visible_non_bot_actor_count": 0, "bot_actor_count": 0},
-            "details": {}, "notes": "", "windows": {}, "dedicated_evaluator": true
-        }))
-        .unwrap();
-        for w in windows {
-            o.windows.insert(
-                crate::read::report::parse_window(w).unwrap(),
-                crate::model::WindowSnapshot {
-                    outcome_status: crate::model::OutcomeStatus::Pending,
-                    evidence_strength: crate::model::EvidenceStrength::Weak,
-                    human_check_signal: "open".into(),
-                    evaluated_at: o.created_at,
-                },
-            );
-        }
-        o
-    }
+    use crate::read::report::maturity::tests::record;
 
     #[test]
     fn a_listed_output_says_its_next_window_or_final() {
@@ -89,7 +65,7 @@ mod tests {
         assert!(!l.verdict_final);
         assert_eq!(l.next_words(), "24h due 2026-10-02 00:00 UTC");
         let json = serde_json::to_value(&l).unwrap();
-        assert_eq!(json["safe_output_id"], "o/r:1:0", "the record is flattened");
+        assert_eq!(json["safe_output_id"], "o/r:1:1", "the record is flattened");
         assert_eq!(json["next_window_due_at"], "2026-10-02T00:00:00Z");
         let back: ListedOutput = serde_json::from_value(json).unwrap();
         assert_eq!(back, l);

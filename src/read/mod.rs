@@ -13,3 +13,11 @@ pub mod listed;
 pub mod query;
 pub mod report;
 pub mod rollup;
+
+/// The instant an RFC 3339 text names (tests).
+#[cfg(test)]
+pub(crate) fn at(s: &str) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+}

@@ -175,15 +175,16 @@ impl ReadFilter {
             && self.admits_outcome(outcome)
     }
 
+    /// The workflow and type cuts: of an output of `workflow` (if named)
+    /// and type `output_type`.
+    pub fn admits_kind(&self, workflow: Option<&str>, output_type: &str) -> bool {
+        self.workflow.as_deref().is_none_or(|w| workflow == Some(w))
+            && self.output_type.as_deref().is_none_or(|t| t == output_type)
+    }
+
     /// The cuts that read the outcome record alone (no scope, no repo).
     pub fn admits_outcome(&self, outcome: &OutcomeRecord) -> bool {
-        self.workflow
-            .as_deref()
-            .is_none_or(|w| outcome.workflow.as_deref() == Some(w))
-            && self
-                .output_type
-                .as_deref()
-                .is_none_or(|t| t == outcome.safe_output_type)
+        self.admits_kind(outcome.workflow.as_deref(), &outcome.safe_output_type)
             && self.status.is_none_or(|s| s == outcome.outcome_status)
             && self.strength.is_none_or(|s| s == outcome.evidence_strength)
             && self.since.is_none_or(|t| outcome.created_at >= t)

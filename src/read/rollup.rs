@@ -169,15 +169,7 @@ fn admits(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
 
 /// `admits`, but for the status and strength cuts.
 fn admits_coordinates(filter: &ReadFilter, repos: &[String], cell: &Cell) -> bool {
-    repos.contains(&cell.repo)
-        && filter
-            .workflow
-            .as_deref()
-            .is_none_or(|w| cell.workflow.as_deref() == Some(w))
-        && filter
-            .output_type
-            .as_deref()
-            .is_none_or(|t| t == cell.output_type)
+    repos.contains(&cell.repo) && filter.admits_kind(cell.workflow.as_deref(), &cell.output_type)
 }
 
 /// The week a cell's outputs ran in (`None` for all time).
@@ -611,6 +603,22 @@ pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, St
         .collect())
 }
 
+/// The id prefixes (`owner/name:`) of the outputs of each repository a
+/// read covers (`repositories`), in id order.
+pub fn output_prefixes(
+    store: &Store,
+    filter: &ReadFilter,
+    scope: &RepoScope,
+) -> Result<Vec<String>> {
+    let mut prefixes: Vec<String> = repositories(store, filter, scope)?
+        .into_iter()
+        .flat_map(|(_, exact)| exact)
+        .map(|r| format!("{r}:"))
+        .collect();
+    prefixes.sort();
+    Ok(prefixes)
+}
+
 /// One page of the outputs `filter` and `scope` admit, in id order after
 /// `cursor`: at most `limit` outcomes, looking at no more than `scan`
 /// outputs (then the page is shorter). Returns the outcomes and the cursor
@@ -624,12 +632,7 @@ pub fn page_of_outputs(
     limit: usize,
     scan: usize,
 ) -> Result<(Vec<crate::model::OutcomeRecord>, Option<String>)> {
-    let mut prefixes: Vec<String> = repositories(store, filter, scope)?
-        .into_iter()
-        .flat_map(|(_, exact)| exact)
-        .map(|r| format!("{r}:"))
-        .collect();
-    prefixes.sort();
+    let prefixes = output_prefixes(store, filter, scope)?;
     let mut items = Vec::new();
     let mut looked = 0;
     let mut last: Option<String> = None;
@@ -773,10 +776,7 @@ pub fn checkpoint_index(name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-    }
+    use crate::read::at;
 
     /// Every instant of a range is counted once (in one segment, or in a
     /// day's cells and not in the part taken away from them), and nothing

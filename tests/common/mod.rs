@@ -33,6 +33,12 @@ pub fn launch(dir: &Path, clock: &Clock, github: GitHubConfig) -> Running {
 pub const SECRET: &str = "test-webhook-secret";
 pub const TOKEN: &str = "test-api-token";
 
+/// The router options the harness serves with: the test webhook path and
+/// secret, and the test API token.
+pub fn signed_options() -> RouterOptions {
+    RouterOptions::keyed("/api/github/webhooks", SECRET, TOKEN)
+}
+
 pub struct TestApp {
     pub app: App,
     pub server: RunningServer,
@@ -125,6 +131,23 @@ impl TestApp {
             clock,
             dir: dir.to_path_buf(),
         }
+    }
+
+    /// GET `path` through the test's client (with the API token); the
+    /// answer, whatever its status.
+    pub async fn get(&self, path: &str) -> safe_outcomes::ingest::client::Answer {
+        self.client.get(path).await.unwrap()
+    }
+
+    /// GET `path` with the API token; the response as it came (status,
+    /// headers, and the body still to read).
+    pub async fn get_raw(&self, path: &str) -> reqwest::Response {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.server.url()))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
     }
 
     /// Deliver a signed webhook; the answer, whatever it is.
@@ -272,6 +295,29 @@ pub fn success_and_text(out: &std::process::Output) -> (bool, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
+}
+
+/// The stdout of a finished process that must have succeeded (its stdout
+/// and stderr in the failure message otherwise).
+pub fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The test cannot run here: `missing` (a tool, with where it comes from)
+/// is not installed. On CI, which installs every tool, that fails the test;
+/// elsewhere the skip is said loudly, with what went `untested`.
+pub fn skip_without(missing: &str, untested: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set and {missing} is missing"
+    );
+    eprintln!("\n!!! SKIPPED: {missing} not found; {untested} !!!\n");
 }
 
 /// The built-in demo scenario, run into `dir`.

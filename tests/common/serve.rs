@@ -2,7 +2,7 @@
 //! (`PORT=0`; it prints `listening on URL` on stdout), with its stdout and
 //! stderr captured, for the crash and log tests.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +23,17 @@ impl ServeChild {
     /// Start `serve` on `data_dir` with the given extra environment.
     pub async fn start(data_dir: &Path, env: &[(&str, &str)]) -> ServeChild {
         Self::start_in(None, data_dir, env).await
+    }
+
+    /// `start` on `dir/data` with the extra environment `env`, the setup
+    /// page (without App credentials) writing to `ENV_FILE` `dir/app.env`;
+    /// the server and that file's path.
+    pub async fn start_with_env_file(dir: &Path, env: &[(&str, &str)]) -> (ServeChild, PathBuf) {
+        let env_file = dir.join("app.env");
+        let path = env_file.to_str().unwrap();
+        let env = [env, &[("ENV_FILE", path)]].concat();
+        let serve = Self::start(&dir.join("data"), &env).await;
+        (serve, env_file)
     }
 
     /// `start` in the working directory `cwd` (where `serve` reads `.env`),

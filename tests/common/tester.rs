@@ -81,7 +81,27 @@ impl Stopped {
     }
 }
 
+/// The App's public address in the tests of its check runs.
+pub const PUBLIC_URL: &str = "https://outcomes.example";
+
 impl Tester {
+    /// The App with a check-run publisher linking to [`PUBLIC_URL`], against
+    /// the model of GitHub, four hours after `t0`: debounce and retry waits
+    /// are long, so only the test's flushes publish and counts are exact;
+    /// four tries a call, the retry policy on its own clock at `t0`.
+    pub async fn with_check_runs() -> Tester {
+        Tester::setup(super::t0() + chrono::Duration::hours(4))
+            .policy_clock(Clock::manual(super::t0()))
+            .attempts(4)
+            .publisher(PublisherOptions {
+                debounce: std::time::Duration::from_secs(600),
+                retry_min: std::time::Duration::from_secs(600),
+                ..PublisherOptions::new(PUBLIC_URL)
+            })
+            .start()
+            .await
+    }
+
     /// A setup on a manual clock at `start`: no task on yet, three tries a call.
     pub fn setup(start: DateTime<Utc>) -> Setup {
         Setup::on_clock(Clock::manual(start))

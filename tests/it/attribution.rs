@@ -70,6 +70,11 @@ fn history() -> Git {
 }
 
 /// Main after the agent's work landed on top of `h1`.
+/// The tree as landed with the agent's function in lib.rs and nothing else.
+fn agent_landed() -> Files {
+    landed_tree(&with_agent_fn(LIB), &[])
+}
+
 fn landed_tree(lib: &str, extra: &[(&str, &str)]) -> Files {
     let mut f = files(&[
         ("src/lib.rs", lib),
@@ -138,6 +143,15 @@ async fn merged(git: &Git, merge_commit: &str, agent_head: &str) -> Tester {
     rig
 }
 
+/// The agent's PR squash-merged as `5a1e5a1e` (on `h1h1h1h1`): the
+/// history, and the App it was merged on (`merged`).
+async fn squash_merged() -> (Git, Tester) {
+    let mut git = history();
+    git.commit("5a1e5a1e", &["h1h1h1h1"], agent_landed());
+    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    (git, rig)
+}
+
 /// The App's own GitHub client.
 fn client(rig: &Tester) -> Arc<safe_outcomes::github::GitHubClient> {
     rig.t.app.shared.github.get().expect("App mode").clone()
@@ -159,12 +173,7 @@ async fn land(git: &Git, merge_commit: &str, agent_head: &str) -> Landed {
             .is_none()
     );
     let compares = rig.gh.calls(GET_COMPARE);
-    let export = rig
-        .t
-        .client
-        .get("/api/v1/export?format=opentraces")
-        .await
-        .unwrap();
+    let export = rig.t.get("/api/v1/export?format=opentraces").await;
     let trace = export
         .body
         .as_str()
@@ -202,17 +211,26 @@ fn agent_ranges() -> Vec<(String, u64, u64, Contributor)> {
     ]
 }
 
+/// The agent's lines are attributed to it, found with two compares (the
+/// agent's head and the landing commit, each against the base).
+fn assert_agents_lines_in_two_compares(l: &Landed) {
+    assert_eq!(ranges(l), agent_ranges());
+    assert_eq!(l.compares, 2, "two compares per merged output");
+}
+
+/// Landed as `merge_commit`, the agent's head `a1a1a1a1`: the agent's
+/// lines, in two compares.
+async fn lands_as_the_agents_lines(git: &Git, merge_commit: &str) {
+    let l = land(git, merge_commit, "a1a1a1a1").await;
+    assert_agents_lines_in_two_compares(&l);
+}
+
 #[tokio::test]
 async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
     let mut git = history();
-    git.commit(
-        "m1m1m1m1",
-        &["h1h1h1h1", "a1a1a1a1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
+    git.commit("m1m1m1m1", &["h1h1h1h1", "a1a1a1a1"], agent_landed());
     let l = land(&git, "m1m1m1m1", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2, "two compares per merged output");
+    assert_agents_lines_in_two_compares(&l);
     assert!(
         l.attribution.unattributed_files.is_empty(),
         "{:?}",
@@ -248,14 +266,8 @@ async fn a_merge_commit_attributes_the_agents_lines_with_two_calls() {
 #[tokio::test]
 async fn a_squash_merge_attributes_the_same_lines() {
     let mut git = history();
-    git.commit(
-        "s1s1s1s1",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
-    let l = land(&git, "s1s1s1s1", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2);
+    git.commit("s1s1s1s1", &["h1h1h1h1"], agent_landed());
+    lands_as_the_agents_lines(&git, "s1s1s1s1").await;
 }
 
 #[tokio::test]
@@ -270,14 +282,8 @@ async fn a_rebase_merge_attributes_the_rewritten_commits() {
             ("README.md", "# r\n\nMore.\n"),
         ]),
     );
-    git.commit(
-        "r2r2r2r2",
-        &["r1r1r1r1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
-    let l = land(&git, "r2r2r2r2", "a1a1a1a1").await;
-    assert_eq!(ranges(&l), agent_ranges());
-    assert_eq!(l.compares, 2);
+    git.commit("r2r2r2r2", &["r1r1r1r1"], agent_landed());
+    lands_as_the_agents_lines(&git, "r2r2r2r2").await;
 }
 
 #[tokio::test]
@@ -328,13 +334,7 @@ fn later_push(day: i64, before: &str, after: &str, commit: Value, forced: bool) 
 async fn survival_after(
     change: Option<(Files, Value, bool)>,
 ) -> (Option<u64>, Option<u64>, u64, Option<String>) {
-    let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (mut git, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     attribute_output(&store, &client(&rig), 9, OUTPUT, DEFAULT_MAX_FILES)
         .await
@@ -411,7 +411,7 @@ async fn a_moved_block_is_found_by_its_hash() {
 
 #[tokio::test]
 async fn a_deleted_file_survives_nothing_without_a_read() {
-    let mut tree = landed_tree(&with_agent_fn(LIB), &[]);
+    let mut tree = agent_landed();
     tree.remove("src/lib.rs");
     let commit =
         json!({"message": "drop lib", "added": [], "modified": [], "removed": ["src/lib.rs"]});
@@ -424,7 +424,7 @@ async fn a_deleted_file_survives_nothing_without_a_read() {
 #[tokio::test]
 async fn a_force_push_makes_every_file_dirty() {
     // History rewritten; the tree happens to keep the agent's lines.
-    let tree = landed_tree(&with_agent_fn(LIB), &[]);
+    let tree = agent_landed();
     let commit =
         json!({"message": "rewrite", "added": [], "modified": ["README.md"], "removed": []});
     let got = survival_after(Some((tree, commit, true))).await;
@@ -446,13 +446,7 @@ async fn a_revert_sets_survival_to_zero() {
 
 #[tokio::test]
 async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
-    let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (_, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
     // Before the 7-day checkpoint: attributed, nothing measured.
@@ -473,12 +467,7 @@ async fn the_attribution_pass_attributes_measures_and_reports_per_workflow() {
     assert_eq!(coach.rate_30d(), None);
     assert!(to_table(&totals).contains("coach"), "{}", to_table(&totals));
 
-    let export = rig
-        .t
-        .client
-        .get("/api/v1/export?format=opentraces")
-        .await
-        .unwrap();
+    let export = rig.t.get("/api/v1/export?format=opentraces").await;
     let trace: Value =
         serde_json::from_str(export.body.as_str().unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(
@@ -504,25 +493,14 @@ fn cell(html: &str, row: &str, field: &str) -> String {
 }
 
 async fn html_page(t: &TestApp, path: &str) -> String {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", t.server.url()))
-        .bearer_auth(common::TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = t.get_raw(path).await;
     assert_eq!(r.status().as_u16(), 200, "{path}");
     r.text().await.unwrap()
 }
 
 #[tokio::test]
 async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_scope() {
-    let mut git = history();
-    git.commit(
-        "5a1e5a1e",
-        &["h1h1h1h1"],
-        landed_tree(&with_agent_fn(LIB), &[]),
-    );
-    let rig = merged(&git, "5a1e5a1e", "a1a1a1a1").await;
+    let (_, rig) = squash_merged().await;
     let store = rig.t.app.store.clone();
     let day = |d: i64| t0() + chrono::Duration::days(d);
     pass(&store, &client(&rig), day(1), DEFAULT_MAX_FILES).await;
@@ -535,7 +513,7 @@ async fn the_report_and_the_dashboard_show_the_stored_lines_within_the_readers_s
     assert_eq!((lines, at_7d), (5, Some(5)));
 
     // The JSON report.
-    let report = rig.t.client.get("/api/v1/report").await.unwrap().body;
+    let report = rig.t.get("/api/v1/report").await.body;
     let coach = &report["line_survival"]["coach"];
     assert_eq!(coach["lines_attributed"], lines, "{report}");
     assert_eq!(coach["lines_surviving_7d"], 5);

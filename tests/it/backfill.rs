@@ -261,6 +261,20 @@ async fn wait_for(what: &str, mut done: impl AsyncFnMut() -> bool) {
     panic!("timed out waiting for {what}");
 }
 
+/// Poll `/status` until `n` backfill jobs are `state` (`done`, `paused`).
+async fn until_jobs(r: &Tester, state: &str, n: u64) {
+    wait_for(&format!("{n} jobs {state}"), async || {
+        backfill_status(r).await["jobs"][state] == n
+    })
+    .await;
+}
+
+/// The App installed on acme (installation `i-1`): the backfill starts.
+async fn install(r: &Tester) {
+    r.t.deliver_ok("installation", "i-1", &installation_created())
+        .await;
+}
+
 fn assert_month_evaluated(status: &Value) {
     assert_eq!(status["runs_found"], DAYS, "{status}");
     assert_eq!(status["runs_harvested"], DAYS, "{status}");
@@ -287,12 +301,8 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
         merged: true,
     });
     r.t.deliver_ok("pull_request", "pr-1", &merged).await;
-    r.t.deliver_ok("installation", "i-1", &installation_created())
-        .await;
-    wait_for("the backfill", async || {
-        backfill_status(&r).await["jobs"]["done"] == 1
-    })
-    .await;
+    install(&r).await;
+    until_jobs(&r, "done", 1).await;
     r.t.app.wait_idle().await;
 
     let status = backfill_status(&r).await;
@@ -327,7 +337,7 @@ async fn a_month_of_runs_is_harvested_and_every_output_evaluated_once() {
     assert!((0..6).all(|d| harvested_at(d) < harvested_at(d + 1)));
     // /status says how far back day one has reached: all of it.
     assert_eq!(status["last_seven_days_judged"], true, "{status}");
-    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    let metrics = r.t.get("/metrics").await.body;
     let metrics = metrics.as_str().unwrap();
     assert!(
         metrics.contains(&format!(
@@ -404,12 +414,8 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
         ..test_options()
     };
     let r = start(gh, options).await;
-    r.t.deliver_ok("installation", "i-1", &installation_created())
-        .await;
-    wait_for("the pause", async || {
-        backfill_status(&r).await["jobs"]["paused"] == 1
-    })
-    .await;
+    install(&r).await;
+    until_jobs(&r, "paused", 1).await;
 
     let status = backfill_status(&r).await;
     let evaluated = status["outputs_evaluated"].as_u64().unwrap();
@@ -438,15 +444,7 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
         .parse()
         .unwrap();
     assert!(reached <= now() - chrono::Duration::days(7), "{status}");
-    let page = reqwest::Client::new()
-        .get(format!("{}/", r.t.server.url()))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = r.t.get_raw("/").await.text().await.unwrap();
     let day = reached.format("%Y-%m-%d").to_string();
     assert!(
         page.contains("id=\"day-one\"")
@@ -457,10 +455,7 @@ async fn at_the_reserve_the_backfill_pauses_and_resumes_after_the_reset() {
 
     // The reset: a fresh budget.
     r.gh.set_rate_limit(5000, 5000, now().timestamp() + 7200);
-    wait_for("the end", async || {
-        backfill_status(&r).await["jobs"]["done"] == 1
-    })
-    .await;
+    until_jobs(&r, "done", 1).await;
     r.t.app.wait_idle().await;
     assert_month_evaluated(&backfill_status(&r).await);
     assert_each_fetched_once(&r.gh);
@@ -584,12 +579,8 @@ async fn a_rate_limit_answer_midway_pauses_and_the_run_is_harvested_after_the_re
     let reset = now().timestamp() + 3600;
     gh.fail_next(LIST_ARTIFACTS, 1, Failure::primary_rate_limit(reset));
     let r = start(gh, test_options()).await;
-    r.t.deliver_ok("installation", "i-1", &installation_created())
-        .await;
-    wait_for("the end", async || {
-        backfill_status(&r).await["jobs"]["done"] == 1
-    })
-    .await;
+    install(&r).await;
+    until_jobs(&r, "done", 1).await;
     r.t.app.wait_idle().await;
     assert_month_evaluated(&backfill_status(&r).await);
     assert_each_fetched_once(&r.gh);
@@ -677,12 +668,8 @@ async fn a_slice_over_the_search_cap_is_listed_in_narrower_slices() {
         ..test_options()
     };
     let r = start(gh, options).await;
-    r.t.deliver_ok("installation", "i-1", &installation_created())
-        .await;
-    wait_for("the end", async || {
-        backfill_status(&r).await["jobs"]["done"] == 1
-    })
-    .await;
+    install(&r).await;
+    until_jobs(&r, "done", 1).await;
     let status = backfill_status(&r).await;
     assert_eq!(status["runs_found"], 1050, "{status}");
     // No run left behind the cap: every gh-aw run was asked for its artifacts.
@@ -717,22 +704,15 @@ async fn repositories_added_later_are_backfilled_too() {
     let created = now() - chrono::Duration::days(2);
     gh.add_run(other, 9, LOCK, "completed", created);
     let r = start(gh, test_options()).await;
-    r.t.deliver_ok("installation", "i-1", &installation_created())
-        .await;
-    wait_for("the first", async || {
-        backfill_status(&r).await["jobs"]["done"] == 1
-    })
-    .await;
+    install(&r).await;
+    until_jobs(&r, "done", 1).await;
     let added = json!({"action": "added",
         "installation": {"id": INSTALLATION, "account": {"login": "acme"}},
         "repositories_added": [{"full_name": other}], "repositories_removed": [],
         "sender": user("alice")});
     r.t.deliver_ok("installation_repositories", "i-2", &added)
         .await;
-    wait_for("the second", async || {
-        backfill_status(&r).await["jobs"]["done"] == 2
-    })
-    .await;
+    until_jobs(&r, "done", 2).await;
     assert_eq!(backfill_status(&r).await["runs_found"], 1);
     let log = r.gh.log();
     let calls = |repo: &str, what: &str| {

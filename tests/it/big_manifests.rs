@@ -201,7 +201,7 @@ async fn after_a_restart_committed_chunks_are_applied_orphans_swept_and_a_bad_ch
     assert_eq!(staged(&t), 0, "nothing staged is left");
     // The good chunks count; the bad one is skipped and said so.
     assert_eq!(t.outcomes().await.len(), 700);
-    let status = t.client.get("/status").await.unwrap();
+    let status = t.get("/status").await;
     let error = status.body["last_error"].as_str().unwrap_or_default();
     assert!(error.contains("undecodable manifest chunk 1"), "{error}");
     t.stop().await;

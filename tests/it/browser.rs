@@ -185,11 +185,10 @@ impl Browser {
     /// Start a browser that reads as the API token's holder.
     pub async fn with_token(token: &str) -> Option<Browser> {
         let Some((chromium, chromedriver)) = binaries() else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set and chromium/chromedriver are missing (.ci/run installs them)"
+            crate::common::skip_without(
+                "chromium or chromedriver (.ci/run installs them)",
+                "the dashboard was not tested in a browser",
             );
-            eprintln!("\n!!! SKIPPED: chromium or chromedriver not found; the dashboard was not tested in a browser !!!\n");
             return None;
         };
         let browser = Browser::start(&chromium, &chromedriver).await;

@@ -9,45 +9,69 @@ use std::process::{Output, Stdio};
 use serde_json::Value;
 
 use crate::common;
-use common::{bin, cli, TestApp};
+use common::{bin, cli, ok, TestApp};
 use safe_outcomes::ingest::client::parse_scenario;
 use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A demo store in `dir` (the demo's own run through the binary).
-fn demo_store(dir: &Path) -> String {
+/// What the demo printed, run through the binary into `dir`; it must succeed.
+fn demo_into(dir: &Path) -> String {
     let out = bin()
         .args(["demo", "--data-dir"])
         .arg(dir)
         .output()
         .unwrap();
-    let stdout = ok(&out);
+    ok(&out)
+}
+
+/// A demo store in `dir` (the demo's own run through the binary).
+fn demo_store(dir: &Path) -> String {
+    let stdout = demo_into(dir);
     assert!(stdout.contains("safe-outcomes report"), "{stdout}");
     dir.display().to_string()
 }
 
+/// `report --format json` at `window` on the store at `data`; it must succeed.
+fn report_json(data: &str, window: &str) -> Value {
+    let out = cli(&[
+        "report",
+        "--format",
+        "json",
+        "--window",
+        window,
+        "--data-dir",
+        data,
+    ]);
+    serde_json::from_str(&ok(&out)).unwrap()
+}
+
+/// `report --format jsonl` on the store at `data` (at `window`, if one is
+/// named), a record a line; it must succeed.
+fn report_jsonl(data: &str, window: Option<&str>) -> Vec<Value> {
+    let mut args = vec!["report", "--format", "jsonl", "--data-dir", data];
+    if let Some(w) = window {
+        args.extend(["--window", w]);
+    }
+    ok(&cli(&args))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `outputs` of the rejected outputs (up to 1,000); how they are printed
+/// and the source (`--server …` or `--data-dir …`) follow.
+const REJECTED: [&str; 5] = ["outputs", "--status", "rejected", "-L", "1000"];
+
+/// `--json` with the ids, statuses and windows.
+const AS_JSON: [&str; 2] = ["--json", "safe_output_id,outcome_status,windows"];
+
 #[test]
 fn demo_then_report_from_its_store() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bin()
-        .args(["demo", "--data-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = ok(&out);
+    let stdout = demo_into(dir.path());
     assert!(stdout.contains("strict = strong / evaluable"), "{stdout}");
     let jsonl = dir.path().join("outcomes.jsonl");
     assert!(
@@ -57,16 +81,7 @@ fn demo_then_report_from_its_store() {
     let records = std::fs::read_to_string(&jsonl).unwrap();
     let data = dir.path().display().to_string();
 
-    let report: Value = serde_json::from_str(&ok(&cli(&[
-        "report",
-        "--format",
-        "json",
-        "--window",
-        "7d",
-        "--data-dir",
-        &data,
-    ])))
-    .unwrap();
+    let report: Value = report_json(&data, "7d");
     assert_eq!(report["window"], "7d");
     assert_eq!(
         report["totals"]["total_safe_outputs"].as_u64().unwrap() as usize
@@ -82,16 +97,7 @@ fn demo_then_report_from_its_store() {
     }
     let said = ok(&cli(&["compact", "--data-dir", &data]));
     assert!(said.starts_with("compacted "), "{said}");
-    let mut again: Value = serde_json::from_str(&ok(&cli(&[
-        "report",
-        "--format",
-        "json",
-        "--window",
-        "7d",
-        "--data-dir",
-        &data,
-    ])))
-    .unwrap();
+    let mut again: Value = report_json(&data, "7d");
     let mut before = report.clone();
     for r in [&mut again, &mut before] {
         r.as_object_mut().unwrap().remove("generated_at");
@@ -147,33 +153,10 @@ fn report_names_a_missing_store() {
 fn jsonl_at_a_window_is_the_records_as_of_that_window() {
     let dir = tempfile::tempdir().unwrap();
     let data = demo_store(dir.path());
-    let latest: Vec<Value> = ok(&cli(&["report", "--format", "jsonl", "--data-dir", &data]))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let latest = report_jsonl(&data, None);
     for window in ["1h", "24h", "7d", "30d"] {
-        let at: Vec<Value> = ok(&cli(&[
-            "report",
-            "--format",
-            "jsonl",
-            "--window",
-            window,
-            "--data-dir",
-            &data,
-        ]))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-        let report: Value = serde_json::from_str(&ok(&cli(&[
-            "report",
-            "--format",
-            "json",
-            "--window",
-            window,
-            "--data-dir",
-            &data,
-        ])))
-        .unwrap();
+        let at = report_jsonl(&data, Some(window));
+        let report = report_json(&data, window);
         assert_eq!(
             at.len() as u64,
             report["totals"]["total_safe_outputs"].as_u64().unwrap(),
@@ -226,11 +209,7 @@ fn jsonl_at_a_window_is_the_records_as_of_that_window() {
 async fn outputs_and_report_speak_json_and_take_the_cuts() {
     let dir = tempfile::tempdir().unwrap();
     let t = TestApp::demo(dir.path()).await;
-    let api = t
-        .client
-        .get("/api/v1/outputs?status=rejected&limit=1000")
-        .await
-        .unwrap();
+    let api = t.get("/api/v1/outputs?status=rejected&limit=1000").await;
     let rejected: Vec<String> = api.body["items"]
         .as_array()
         .unwrap()
@@ -250,32 +229,9 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
         base.iter().chain(source).map(|s| s.to_string()).collect()
     };
     let remote = {
-        let a = with(
-            &[
-                "outputs",
-                "--status",
-                "rejected",
-                "-L",
-                "1000",
-                "--json",
-                "safe_output_id,outcome_status,windows",
-            ],
-            &server,
-        );
-        let b = with(
-            &[
-                "outputs",
-                "--status",
-                "rejected",
-                "-L",
-                "1000",
-                "--json",
-                "safe_output_id",
-                "--jq",
-                ".[].safe_output_id",
-            ],
-            &server,
-        );
+        let a = with(&[&REJECTED[..], &AS_JSON].concat(), &server);
+        let ids = ["--json", "safe_output_id", "--jq", ".[].safe_output_id"];
+        let b = with(&[&REJECTED[..], &ids].concat(), &server);
         let c = with(&["report", "--json", "totals,by_type"], &server);
         let d = with(&["outputs", "-R", "acme/nope"], &server);
         let e = with(&["report", "-R", "acme/nope"], &server);
@@ -357,17 +313,9 @@ async fn outputs_and_report_speak_json_and_take_the_cuts() {
 
     // The same from the store the server left.
     let data = dir.path().display().to_string();
-    let local = ok(&cli(&[
-        "outputs",
-        "--status",
-        "rejected",
-        "-L",
-        "1000",
-        "--json",
-        "safe_output_id,outcome_status,windows",
-        "--data-dir",
-        &data,
-    ]));
+    let local = ok(&cli(
+        &[&REJECTED[..], &AS_JSON, &["--data-dir", &data]].concat()
+    ));
     assert_eq!(
         serde_json::from_str::<Value>(&local).unwrap(),
         serde_json::from_str::<Value>(&text).unwrap()
@@ -487,46 +435,27 @@ async fn record_and_replay_exit_codes_say_what_was_refused() {
     let b = bad.display().to_string();
     let d = delivery.display().to_string();
     let outs = tokio::task::spawn_blocking(move || {
+        // `record` of `manifest` as run `run` of acme/widgets, to the
+        // server named by `to` (`--server` or its alias `--to`), with `token`.
+        let record = |manifest: &str, run: &str, to: &str, token: &str| {
+            cli(&[
+                "record",
+                "--manifest",
+                manifest,
+                "-R",
+                "acme/widgets",
+                "--run-id",
+                run,
+                to,
+                &url,
+                "--token",
+                token,
+            ])
+        };
         [
-            cli(&[
-                "record",
-                "--manifest",
-                &m,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "7",
-                "--server",
-                &url,
-                "--token",
-                common::TOKEN,
-            ]),
-            cli(&[
-                "record",
-                "--manifest",
-                &b,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "8",
-                "--to",
-                &url,
-                "--token",
-                common::TOKEN,
-            ]),
-            cli(&[
-                "record",
-                "--manifest",
-                &m,
-                "-R",
-                "acme/widgets",
-                "--run-id",
-                "9",
-                "--server",
-                &url,
-                "--token",
-                "wrong",
-            ]),
+            record(&m, "7", "--server", common::TOKEN),
+            record(&b, "8", "--to", common::TOKEN),
+            record(&m, "9", "--server", "wrong"),
             cli(&["replay", &d, "--server", &url, "--secret", "not-the-secret"]),
         ]
     })

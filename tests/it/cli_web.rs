@@ -13,17 +13,7 @@ use std::process::Output;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::common::{self, bin, TestApp};
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use crate::common::{self, bin, ok, TestApp};
 
 /// Run the binary off the async runtime (the server answers on it).
 async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
@@ -44,6 +34,20 @@ async fn run(args: Vec<String>, env: Vec<(String, String)>) -> Output {
 async fn run_web(args: Vec<String>) -> Output {
     run(args, vec![]).await
 }
+
+/// `outputs` of run 5101 of acme/widgets, their ids one a line; the source
+/// (`--server …` or `--data-dir …`) follows.
+const RUN_5101_IDS: [&str; 9] = [
+    "outputs",
+    "-R",
+    "acme/widgets",
+    "--run",
+    "5101",
+    "--json",
+    "safe_output_id",
+    "--jq",
+    ".[].safe_output_id",
+];
 
 fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
@@ -105,10 +109,8 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
     let (status, html) = page(list.trim()).await;
     assert_eq!(status, 200, "{html}");
     let api = t
-        .client
         .get("/api/v1/outputs?repo=acme/widgets&status=rejected&limit=1000")
         .await
-        .unwrap()
         .body;
     let wanted: Vec<&str> = api["items"]
         .as_array()
@@ -129,27 +131,8 @@ async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
     }
 
     // One run: its outputs (as the run view has them), and its page.
-    let listed_run = ok(&run(
-        with(&[
-            "outputs",
-            "-R",
-            "acme/widgets",
-            "--run",
-            "5101",
-            "--json",
-            "safe_output_id",
-            "--jq",
-            ".[].safe_output_id",
-        ]),
-        vec![],
-    )
-    .await);
-    let view = t
-        .client
-        .get("/api/v1/runs/acme/widgets/5101")
-        .await
-        .unwrap()
-        .body;
+    let listed_run = ok(&run(with(&RUN_5101_IDS), vec![]).await);
+    let view = t.get("/api/v1/runs/acme/widgets/5101").await.body;
     let mut of_run: Vec<&str> = view["items"]
         .as_array()
         .unwrap()
@@ -304,12 +287,7 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
     };
     let from_store = strings(&["--data-dir", &data]);
     let from_server = strings(&["--server", &url, "--token", common::TOKEN]);
-    let records: Vec<Value> = t
-        .client
-        .get("/api/v1/outputs?limit=1000")
-        .await
-        .unwrap()
-        .body["items"]
+    let records: Vec<Value> = t.get("/api/v1/outputs?limit=1000").await.body["items"]
         .as_array()
         .unwrap()
         .clone();
@@ -418,17 +396,7 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
 
     // One run's outputs from the store: the same as from the server.
     let of_run = |source: Vec<String>| {
-        let mut args = strings(&[
-            "outputs",
-            "-R",
-            "acme/widgets",
-            "--run",
-            "5101",
-            "--json",
-            "safe_output_id",
-            "--jq",
-            ".[].safe_output_id",
-        ]);
+        let mut args = strings(&RUN_5101_IDS);
         args.extend(source);
         run(args, vec![])
     };
@@ -442,31 +410,10 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
     );
 
     // Bad input: a clear usage error.
-    let out = run(
-        strings(&[
-            "report",
-            "--weekly",
-            "--json",
-            "totals",
-            "--data-dir",
-            &data,
-        ]),
-        vec![],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(2));
-    let out = run(
-        strings(&[
-            "report",
-            "--weekly",
-            "--format",
-            "jsonl",
-            "--data-dir",
-            &data,
-        ]),
-        vec![],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(2));
+    for bad in [["--json", "totals"], ["--format", "jsonl"]] {
+        let args = [&["report", "--weekly"][..], &bad, &["--data-dir", &data]].concat();
+        let out = run(strings(&args), vec![]).await;
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
     t.stop().await;
 }

@@ -90,7 +90,7 @@ async fn eleven_hundred_idle_connections_do_not_take_the_server_offline() {
     let mut idle = idle_connections(t.server.addr, 1100).await;
     let asked = Instant::now();
     assert_eq!(ping(t.server.addr, Duration::from_secs(5)).await, Ok(200));
-    let status = t.client.get("/status").await.unwrap();
+    let status = t.get("/status").await;
     assert_eq!(status.status, 200, "{}", status.body);
     assert!(
         asked.elapsed() < Duration::from_secs(5),

@@ -36,13 +36,6 @@ const PAGES: [(&str, &str); 7] = [
     ("pull-request", "/prs/acme/widgets/66"),
 ];
 
-pub(crate) async fn demo_app(dir: &Path) -> TestApp {
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir, steps[0].at()).await;
-    t.play(&steps).await;
-    t
-}
-
 /// The demo stopped after its October steps (before its outputs of November
 /// and its last jump in time, to Nov 21): its last outputs are hours old,
 /// many windows still to come.
@@ -74,8 +67,8 @@ async fn page(t: &TestApp, path: &str, token: Option<&str>) -> (u16, String) {
 #[tokio::test]
 async fn every_page_answers_html_and_refusals_are_pages_too() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let report = t.client.get("/api/v1/report").await.unwrap().body;
+    let t = TestApp::demo(dir.path()).await;
+    let report = t.get("/api/v1/report").await.body;
     for (name, path) in PAGES {
         let (status, html) = page(&t, path, Some(common::TOKEN)).await;
         assert_eq!(status, 200, "{name}: {html}");
@@ -152,7 +145,7 @@ async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let shots = screenshot_dir();
     for width in [1200u32, 390] {
         browser.width(width).await;
@@ -191,7 +184,7 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
     browser
         .call("/url", json!({"url": format!("{}/", t.server.url())}))
         .await;
-    let report = t.client.get("/api/v1/report").await.unwrap().body;
+    let report = t.get("/api/v1/report").await.body;
     let dom = browser
         .js(
             "const o = {}; document.querySelectorAll('#totals [data-field], #apart [data-field], #also [data-field]')
@@ -237,12 +230,7 @@ async fn check_overview_numbers(t: &TestApp, browser: &Browser) {
 /// marker per rated week in each series, at the same window, each with a
 /// title; the table's rows with their counts; immature weeks marked alike.
 async fn check_chart(t: &TestApp, browser: &Browser, query: &str) -> Value {
-    let series = t
-        .client
-        .get(&format!("/api/v1/series?by=week&{query}"))
-        .await
-        .unwrap()
-        .body;
+    let series = t.get(&format!("/api/v1/series?by=week&{query}")).await.body;
     let periods = series["periods"].as_array().unwrap();
     let window = series["window"].as_str().unwrap();
     let shown = browser
@@ -374,7 +362,7 @@ async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_wi
             "/api/v1/outputs/{}",
             safe_outcomes::model::escape::url_path(id)
         );
-        let s = t.client.get(&path).await.unwrap().body["schedule"].clone();
+        let s = t.get(&path).await.body["schedule"].clone();
         let next = ["1h", "24h", "7d", "30d"]
             .into_iter()
             .find(|w| !o.windows.contains_key(w));
@@ -402,12 +390,7 @@ async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_wi
     );
     // The report per workflow adds up to its totals, at any window.
     for window in ["", "window=7d", "window=mature", "window=latest"] {
-        let r = t
-            .client
-            .get(&format!("/api/v1/report?{window}"))
-            .await
-            .unwrap()
-            .body;
+        let r = t.get(&format!("/api/v1/report?{window}")).await.body;
         let per: u64 = r["by_workflow"]
             .as_object()
             .unwrap()
@@ -426,12 +409,7 @@ async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_wi
     // The series: the default window is the latest every output in the range
     // reached; immature weeks are those with outputs not at the window yet.
     for query in ["", "window=24h", "window=30d"] {
-        let series = t
-            .client
-            .get(&format!("/api/v1/series?{query}"))
-            .await
-            .unwrap()
-            .body;
+        let series = t.get(&format!("/api/v1/series?{query}")).await.body;
         let window = series["window"].as_str().unwrap();
         if query.is_empty() {
             let all_reached = |w: &str| outcomes.values().all(|o| o.windows.contains_key(w));
@@ -467,7 +445,7 @@ async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_wi
             );
         }
     }
-    let bad = t.client.get("/api/v1/series?window=2d").await.unwrap();
+    let bad = t.get("/api/v1/series?window=2d").await;
     assert_eq!(bad.status, 400);
     t.stop().await;
 }
@@ -491,10 +469,8 @@ async fn listed(browser: &Browser) -> Vec<String> {
 /// The ids `/api/v1/outputs?{query}` answers.
 async fn api_ids(t: &TestApp, query: &str) -> Vec<String> {
     let items = t
-        .client
         .get(&format!("/api/v1/outputs?limit=1000&{query}"))
         .await
-        .unwrap()
         .body;
     let mut ids: Vec<String> = items["items"]
         .as_array()
@@ -513,7 +489,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
     };
     let shots = screenshot_dir();
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     for width in [1200u32, 390] {
         // "Show me the rejected ones": one click from the overview.
         overview_at(&browser, &t, width).await;
@@ -527,7 +503,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
         );
         let rows = listed(&browser).await;
         assert_eq!(rows, api_ids(&t, "status=rejected").await);
-        let report = t.client.get("/api/v1/report").await.unwrap().body;
+        let report = t.get("/api/v1/report").await.body;
         assert_eq!(
             rows.len() as u64,
             report["totals"]["rejected"].as_u64().unwrap()

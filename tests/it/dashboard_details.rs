@@ -18,7 +18,6 @@ use serde_json::Value;
 use crate::answers;
 use crate::browser::{screenshot_dir, Browser};
 use crate::common::{self, TestApp};
-use crate::dashboard::demo_app;
 
 async fn html_of(t: &TestApp, path: &str) -> (u16, String) {
     let req = reqwest::Client::new().get(format!("{}{path}", t.server.url()));
@@ -106,8 +105,8 @@ fn expected_order(api: &Value, field: &str) -> Vec<String> {
 #[tokio::test]
 async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_content() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let report = t.client.get("/api/v1/report").await.unwrap().body;
+    let t = TestApp::demo(dir.path()).await;
+    let report = t.get("/api/v1/report").await.body;
 
     // Sortable tables: the header links, both ways.
     let (status, html) = html_of(&t, "/workflows").await;
@@ -238,7 +237,7 @@ async fn in_chromium_skip_link_whole_ids_whole_window_menu_and_a_short_overview_
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let url = t.server.url();
     let shots = screenshot_dir();
 

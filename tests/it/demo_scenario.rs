@@ -29,9 +29,7 @@ fn steps() -> Vec<Step> {
 /// The scenario played in order on a fresh App: the reference outcomes.
 async fn reference_outcomes() -> BTreeMap<String, OutcomeRecord> {
     let dir = tempfile::tempdir().unwrap();
-    let steps = steps();
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
+    let t = TestApp::demo(dir.path()).await;
     t.advance_to(final_at()).await;
     let outcomes = t.outcomes().await;
     t.stop().await;
@@ -175,19 +173,11 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
 #[tokio::test]
 async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due() {
     let dir = tempfile::tempdir().unwrap();
-    let steps = steps();
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
-    t.app.wait_idle().await;
+    let t = TestApp::demo(dir.path()).await;
     assert_eq!(t.clock.now(), final_at(), "the demo ends at final_at");
     let expected = expected();
     let expected = expected["outputs"].as_object().unwrap();
-    let listed = t
-        .client
-        .get("/api/v1/outputs?limit=100")
-        .await
-        .unwrap()
-        .body;
+    let listed = t.get("/api/v1/outputs?limit=100").await.body;
     let items = listed["items"].as_array().unwrap();
     assert_eq!(items.len(), expected.len());
     let mut in_flight = 0;

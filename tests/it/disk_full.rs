@@ -134,6 +134,18 @@ impl Http {
         Self::answer(resp).await
     }
 
+    /// Five more deliveries (numbered on from `number`), each accepted
+    /// (202, or the failure says `when`); their ids added to `acked`.
+    async fn five_accepted(&self, number: &mut u64, acked: &mut Vec<String>, when: &str) {
+        for _ in 0..5 {
+            *number += 1;
+            let id = format!("df-{number}");
+            let a = self.deliver(&id, *number).await;
+            assert_eq!(a.status, 202, "{when}: {}", a.body);
+            acked.push(id);
+        }
+    }
+
     async fn get(&self, path: &str) -> Answer {
         let resp = self
             .http
@@ -197,13 +209,7 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
     let mut acked: Vec<String> = Vec::new();
     let mut number = 0u64;
     // Before: accepted.
-    for _ in 0..5 {
-        number += 1;
-        let id = format!("df-{number}");
-        let a = c.deliver(&id, number).await;
-        assert_eq!(a.status, 202, "{}", a.body);
-        acked.push(id);
-    }
+    c.five_accepted(&mut number, &mut acked, "before").await;
     assert_eq!(c.get("/ready").await.status, 200);
 
     // The disk fills: deliveries go on until one is refused.
@@ -266,13 +272,8 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
         ready.body
     );
     assert!(ready.body["store"]["reopens"].as_u64().unwrap() >= 1);
-    for _ in 0..5 {
-        number += 1;
-        let id = format!("df-{number}");
-        let a = c.deliver(&id, number).await;
-        assert_eq!(a.status, 202, "after space came back: {}", a.body);
-        acked.push(id);
-    }
+    c.five_accepted(&mut number, &mut acked, "after space came back")
+        .await;
 
     // Everything acknowledged is stored, once, and processed.
     let status = c

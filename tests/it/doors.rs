@@ -25,8 +25,8 @@ use crate::fake_github::users::CHECK_COLLABORATOR;
 use crate::fake_github::FakeGitHub;
 use crate::read_tokens::issue;
 use crate::sign_in::{
-    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seed,
-    set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
+    add_alice_and_bob, attribute_after, browser, install, post_form, read, read_with_bearer,
+    repos_of, seed, set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
 };
 use safe_outcomes::http::auth::AuthOptions;
 
@@ -73,16 +73,27 @@ async fn sign_out(rig: &Rig, session: &str, path: &str) -> u16 {
     post_form(rig, path, session, &[("csrf", &csrf)]).await.0
 }
 
-#[tokio::test]
-async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
-    let dir = tempfile::tempdir().unwrap();
+/// On an App-mode rig whose issuers are re-checked every `recheck`, alice
+/// (acme/widgets and acme/docs on GitHub, both installed) issues herself
+/// a read token and signs out: the model, the rig, and her token.
+async fn token_of_signed_out_alice(
+    dir: &std::path::Path,
+    recheck: Duration,
+) -> (FakeGitHub, Rig, String) {
     let gh = FakeGitHub::start().await;
     gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = app_rig(dir.path(), &gh, Duration::from_secs(600)).await;
+    let rig = app_rig(dir, &gh, recheck).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
     let token = issue(&rig, &alice, "1").await;
     assert_eq!(sign_out(&rig, &alice, "/auth/logout").await, 303);
+    (gh, rig, token)
+}
+
+#[tokio::test]
+async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gh, rig, token) = token_of_signed_out_alice(dir.path(), Duration::from_secs(600)).await;
 
     // No session of hers: GitHub is asked with the installation token,
     // once per repository, and the answer stands for `issuer_recheck`.
@@ -119,13 +130,7 @@ async fn a_token_follows_its_issuer_with_no_session_of_theirs() {
 #[tokio::test]
 async fn without_a_delivery_the_issuer_is_asked_again_after_the_recheck() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    let rig = app_rig(dir.path(), &gh, Duration::from_millis(200)).await;
-    install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
-    let alice = sign_in(&rig, "alice").await;
-    let token = issue(&rig, &alice, "1").await;
-    assert_eq!(sign_out(&rig, &alice, "/auth/logout").await, 303);
+    let (gh, rig, token) = token_of_signed_out_alice(dir.path(), Duration::from_millis(200)).await;
     assert_eq!(token_reads(&rig, &token).await.len(), 2);
 
     gh.add_user("alice", 1, "acme", &["acme/widgets"]);
@@ -171,9 +176,7 @@ async fn a_listen_only_server_never_reads_on_what_was_last_seen() {
 async fn offboarding_deliveries_end_sessions_access_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
-    gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
+    add_alice_and_bob(&gh);
     let rig = app_rig(dir.path(), &gh, Duration::from_secs(600)).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     install(&rig, 2, "globex", &["globex/secret-plans"]).await;

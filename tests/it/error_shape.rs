@@ -8,10 +8,7 @@
 //! never the framework's text; every API route answers 401 before it looks
 //! at its input; and with the token the same input is a JSON 4xx.
 
-use std::time::Duration;
-
 use reqwest::header::{ALLOW, CONTENT_TYPE};
-use reqwest::redirect::Policy;
 use reqwest::Method;
 use safe_outcomes::app::App;
 use safe_outcomes::http::{router, RouterOptions, RunningServer};
@@ -57,23 +54,8 @@ fn shape(what: &str, status: u16, kind: &str, body: &str) -> String {
 async fn every_refusal_of_every_route_is_the_json_error_and_auth_comes_first() {
     let dir = tempfile::tempdir().unwrap();
     let app = App::start(&dir.path().join("data"), Clock::System).unwrap();
-    let options = RouterOptions {
-        webhook_path: "/api/github/webhooks".into(),
-        secrets: vec![common::SECRET.into()],
-        api_token: Some(TOKEN.into()),
-        ..RouterOptions::default()
-    };
-    let routed = router(&app, options);
-    let found = routes::of(&routed);
-    let server = RunningServer::start(routed, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let (found, server, client) = routes::serve_walkable(&app, common::signed_options()).await;
     let base = server.url();
-    let client = reqwest::Client::builder()
-        .redirect(Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
     let mut refused = 0;
     let mut unauthorized = 0;
     for route in &found {

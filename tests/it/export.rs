@@ -10,16 +10,7 @@ use std::process::Command;
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::ingest::client::parse_scenario;
-use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
 use serde_json::Value;
-
-async fn demo_app(dir: &std::path::Path) -> TestApp {
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir, steps[0].at()).await;
-    t.play(&steps).await;
-    t
-}
 
 /// The JSON lines a CLI run that succeeded printed.
 fn printed_lines(out: std::process::Output) -> Vec<Value> {
@@ -42,14 +33,10 @@ fn lines(body: &Value) -> Vec<Value> {
 #[tokio::test]
 async fn the_export_maps_every_output_filters_and_keeps_its_trace_ids() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let outcomes = t.outcomes().await;
 
-    let a = t
-        .client
-        .get("/api/v1/export?format=opentraces")
-        .await
-        .unwrap();
+    let a = t.get("/api/v1/export?format=opentraces").await;
     assert_eq!(a.status, 200, "{}", a.body);
     let traces = lines(&a.body);
     assert_eq!(traces.len(), outcomes.len());
@@ -107,9 +94,9 @@ async fn the_export_maps_every_output_filters_and_keeps_its_trace_ids() {
         .count();
     assert!(want > 0);
     assert_eq!(docs.len(), want);
-    let plain = t.client.get("/api/v1/export?format=jsonl").await.unwrap();
-    let old = t.client.get("/api/v1/export.jsonl").await.unwrap();
-    let default = t.client.get("/api/v1/export").await.unwrap();
+    let plain = t.get("/api/v1/export?format=jsonl").await;
+    let old = t.get("/api/v1/export.jsonl").await;
+    let default = t.get("/api/v1/export").await;
     assert_eq!(plain.body, old.body);
     assert_eq!(plain.body, default.body);
     assert_eq!(lines(&plain.body).len(), outcomes.len());
@@ -119,18 +106,14 @@ async fn the_export_maps_every_output_filters_and_keeps_its_trace_ids() {
 #[tokio::test]
 async fn bad_export_requests_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     for (query, needle) in [
         ("format=xlsx", "format"),
         ("format=opentraces&colour=red", "colour"),
         ("status=merged", "status"),
         ("format=jsonl&format=opentraces", "twice"),
     ] {
-        let a = t
-            .client
-            .get(&format!("/api/v1/export?{query}"))
-            .await
-            .unwrap();
+        let a = t.get(&format!("/api/v1/export?{query}")).await;
         assert_eq!(a.status, 400, "{query}: {}", a.body);
         assert!(a.body.to_string().contains(needle), "{query}: {}", a.body);
     }
@@ -146,7 +129,7 @@ async fn bad_export_requests_are_refused_with_the_reason() {
 #[tokio::test]
 async fn report_format_opentraces_reads_the_store_and_the_server() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let served = lines(
         &t.client
             .get("/api/v1/export?format=opentraces&repo=acme/docs")
@@ -285,12 +268,7 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
 
 /// GET `path` with the API token; status, a header's value, body.
 async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", t.server.url()))
-        .bearer_auth(common::TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = t.get_raw(path).await;
     let value = r
         .headers()
         .get(header)
@@ -302,7 +280,7 @@ async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
 #[tokio::test]
 async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let (status, kind, csv) = fetch(
         &t,
         "/api/v1/export?format=csv&repo=acme/docs",

@@ -239,7 +239,7 @@ async fn a_manifest_without_run_id_is_refused_and_stores_nothing() {
         "{body}"
     );
     t.app.wait_idle().await;
-    let outputs = t.client.get("/api/v1/outputs").await.unwrap();
+    let outputs = t.get("/api/v1/outputs").await;
     assert_eq!(outputs.status, 200);
     assert_eq!(
         outputs.body["items"].as_array().map(Vec::len),
@@ -260,14 +260,9 @@ async fn a_manifest_without_run_id_is_refused_and_stores_nothing() {
 async fn the_operator_signed_in_with_the_api_token_sees_the_overview_before_any_app() {
     use crate::sign_in::{attribute_after, browser, fetch, get_with_cookie, location, set_cookie};
     let dir = tempfile::tempdir().unwrap();
-    let env_file = dir.path().join("app.env");
-    let mut serve = ServeChild::start(
-        &dir.path().join("data"),
-        &[
-            ("API_TOKEN", TOKEN),
-            ("WEBHOOK_SECRET", SECRET),
-            ("ENV_FILE", env_file.to_str().unwrap()),
-        ],
+    let (mut serve, _) = ServeChild::start_with_env_file(
+        dir.path(),
+        &[("API_TOKEN", TOKEN), ("WEBHOOK_SECRET", SECRET)],
     )
     .await;
     let url = serve.url.clone();

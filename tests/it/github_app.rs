@@ -13,7 +13,6 @@ use common::{at, t0, user};
 use fake_github::{
     recorded_policy, Failure, FakeGitHub, Sleeps, CREATE_CHECK, LIST_CHECKS, TOKENS, UPDATE_CHECK,
 };
-use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::github::{
     ApiCalls, AppCredentials, Endpoint, GitHubClient, GitHubError, RetryPolicy,
 };
@@ -34,6 +33,15 @@ fn client_for(url: &str, policy: RetryPolicy) -> GitHubClient {
 
 fn policy(sleeps: &Sleeps) -> RetryPolicy {
     recorded_policy(sleeps, Clock::manual(t0()), 4)
+}
+
+/// A model of GitHub, and the App's client on it with `policy`: the
+/// retry policy's waits recorded in the `Sleeps`, not slept.
+async fn on_model() -> (FakeGitHub, Sleeps, GitHubClient) {
+    let gh = FakeGitHub::start().await;
+    let sleeps = Sleeps::default();
+    let client = client_for(&gh.url, policy(&sleeps));
+    (gh, sleeps, client)
 }
 
 async fn list_runs(client: &GitHubClient, installation: u64) -> Result<Value, GitHubError> {
@@ -67,9 +75,7 @@ async fn create_run(client: &GitHubClient) -> Result<u64, GitHubError> {
 
 #[tokio::test]
 async fn a_502_then_200_is_retried_and_succeeds() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     gh.fail_next(LIST_CHECKS, 1, Failure::status(502));
     let list = list_runs(&client, INSTALLATION).await.unwrap();
     assert_eq!(list["total_count"], 0);
@@ -80,9 +86,7 @@ async fn a_502_then_200_is_retried_and_succeeds() {
 
 #[tokio::test]
 async fn terminal_answers_come_back_at_once_typed() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     let cases = [
         (Failure::status(404), "NotFound"),
         (Failure::status(410), "Gone"),
@@ -106,9 +110,7 @@ async fn terminal_answers_come_back_at_once_typed() {
 
 #[tokio::test]
 async fn a_401_is_unauthorized_after_octocrabs_one_token_refresh() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, _, client) = on_model().await;
     gh.fail_next(LIST_CHECKS, 2, Failure::status(401));
     let e = list_runs(&client, INSTALLATION).await.unwrap_err();
     assert!(matches!(e, GitHubError::Unauthorized { .. }), "{e:?}");
@@ -119,9 +121,7 @@ async fn a_401_is_unauthorized_after_octocrabs_one_token_refresh() {
 
 #[tokio::test]
 async fn rate_limits_wait_as_github_asks() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     // Primary: nothing left until the reset, 42 s after the policy clock's now.
     gh.fail_next(
         LIST_CHECKS,
@@ -152,9 +152,7 @@ async fn rate_limits_wait_as_github_asks() {
 
 #[tokio::test]
 async fn retrying_ends_in_budget_exhausted_never_a_loop() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     gh.fail_next(LIST_CHECKS, 100, Failure::status(503));
     let e = list_runs(&client, INSTALLATION).await.unwrap_err();
     assert!(
@@ -198,9 +196,7 @@ async fn retrying_ends_in_budget_exhausted_never_a_loop() {
 
 #[tokio::test]
 async fn a_post_is_not_retried_blindly() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     // A 502 may come after the write: not retried.
     gh.fail_next(CREATE_CHECK, 1, Failure::status(502));
     let e = create_run(&client).await.unwrap_err();
@@ -244,9 +240,7 @@ async fn a_post_that_could_not_connect_is_retried() {
 
 #[tokio::test]
 async fn one_token_serves_many_calls_and_is_refreshed_before_expiry() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     for _ in 0..5 {
         list_runs(&client, INSTALLATION).await.unwrap();
     }
@@ -269,9 +263,7 @@ async fn one_token_serves_many_calls_and_is_refreshed_before_expiry() {
 
 #[tokio::test]
 async fn app_level_calls_carry_a_valid_app_jwt() {
-    let gh = FakeGitHub::start().await;
-    let sleeps = Sleeps::default();
-    let client = client_for(&gh.url, policy(&sleeps));
+    let (gh, sleeps, client) = on_model().await;
     let app: Value = client
         .call_app(Endpoint::idempotent("app.get"), |crab| async move {
             crab.get("/app", None::<&()>).await
@@ -297,21 +289,6 @@ async fn app_level_calls_carry_a_valid_app_jwt() {
 }
 
 // --- The check run, through the real router -------------------------------
-
-/// The App with a check-run publisher (a long debounce: only the explicit
-/// flushes publish, so counts are exact) against a fake GitHub.
-async fn with_checks() -> Tester {
-    Tester::setup(t0() + chrono::Duration::hours(4))
-        .policy_clock(Clock::manual(t0()))
-        .attempts(4)
-        .publisher(PublisherOptions {
-            debounce: Duration::from_secs(600),
-            retry_min: Duration::from_secs(600),
-            ..PublisherOptions::new("https://outcomes.example")
-        })
-        .start()
-        .await
-}
 
 /// Installed on acme, and the agent's PR 42 opened at `sha`.
 async fn install_and_open(w: &Tester, sha: &str) {
@@ -369,7 +346,7 @@ fn envelope(mut body: Value, sender: &str) -> Value {
 
 #[tokio::test]
 async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     install_and_open(&w, "aaa111").await;
     w.settle().await;
@@ -450,12 +427,12 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
     assert_eq!(gh.token_requests(INSTALLATION), 1);
 
     // /status and /metrics count the calls per installation, without repositories.
-    let status = w.t.client.get("/status").await.unwrap().body;
+    let status = w.t.get("/status").await.body;
     assert_eq!(status["mode"], "app");
     assert_eq!(status["github"]["api_calls"], 3);
     assert_eq!(status["github"]["api_calls_by_installation"]["555"], 3);
     assert!(!status.to_string().contains("widgets"));
-    let metrics = w.t.client.get("/metrics").await.unwrap().body;
+    let metrics = w.t.get("/metrics").await.body;
     let metrics = metrics.as_str().unwrap();
     assert!(
         metrics.contains("safe_outcomes_github_api_calls_total{installation=\"555\"} 3"),
@@ -471,7 +448,7 @@ async fn the_check_run_is_created_once_updated_in_place_and_renewed_per_head_sha
 /// none. The title says what became of it in plain words.
 #[tokio::test]
 async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     install_and_open(&w, "aaa111").await;
     w.send(
@@ -516,14 +493,14 @@ async fn a_pr_closed_within_the_batching_window_still_gets_its_check_run() {
 
 #[tokio::test]
 async fn a_failed_publish_is_retried_later_without_duplicates() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let gh = &w.gh;
     // The create is processed, but its answer is lost to a 502.
     gh.fail_next(CREATE_CHECK, 1, Failure::status(502).after_processing());
     open_pr(&w, "aaa111").await;
     w.settle().await;
     assert_eq!(gh.calls(CREATE_CHECK), 1);
-    let metrics = w.t.client.get("/metrics").await.unwrap().body;
+    let metrics = w.t.get("/metrics").await.body;
     let metrics = metrics.as_str().unwrap();
     assert!(
         metrics.contains("\nsafe_outcomes_check_run_failures_total 1\n"),
@@ -563,7 +540,7 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert_eq!(runs[1].head_sha, "bbb222");
     // /status counts the two publications that failed.
-    let status = w.t.client.get("/status").await.unwrap().body;
+    let status = w.t.get("/status").await.body;
     let check_runs = &status["github"]["check_runs"];
     assert_eq!(check_runs["failures"], 2, "{status}");
     let last = check_runs["last_failure"].as_str().unwrap();
@@ -573,7 +550,7 @@ async fn a_failed_publish_is_retried_later_without_duplicates() {
 
 #[tokio::test]
 async fn repositories_without_an_installation_get_no_check_run() {
-    let w = with_checks().await;
+    let w = Tester::with_check_runs().await;
     let mut open = envelope(
         json!({"action": "opened", "number": 42, "pull_request": pr_body("aaa111", "open", None, 1, None)}),
         BOT,

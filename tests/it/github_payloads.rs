@@ -39,7 +39,7 @@ async fn real_github_payloads_are_stored_or_ignored_never_refused() {
     }
     assert!(sent > 50, "expected the octokit examples, found {sent}");
     t.settle().await;
-    let status = t.client.get("/status").await.unwrap();
+    let status = t.get("/status").await;
     assert_eq!(
         status.body["last_error"],
         serde_json::Value::Null,

@@ -47,7 +47,7 @@ async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog()
     storm.store(false, Ordering::Relaxed);
     pressure.join().unwrap();
 
-    let status = t.client.get("/status").await.unwrap();
+    let status = t.get("/status").await;
     assert_eq!(status.body["deliveries"]["received"], n);
     assert_eq!(status.body["deliveries"]["processed"], n);
     assert_eq!(status.body["deliveries"]["backlog"], 0);
@@ -55,7 +55,7 @@ async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog()
         .as_u64()
         .unwrap();
     assert!(gave_way > 0, "the worker never gave way: {status:?}");
-    let metrics = t.client.get("/metrics").await.unwrap();
+    let metrics = t.get("/metrics").await;
     let text = metrics.body.as_str().unwrap_or_default().to_string();
     assert!(
         text.contains(&format!("safe_outcomes_worker_gave_way_total {gave_way}")),

@@ -200,7 +200,7 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
     h.t.app.wait_idle().await;
     assert_eq!(outputs_of_run(&h, RUN), ids);
 
-    let status = h.t.client.get("/status").await.unwrap().body;
+    let status = h.t.get("/status").await.body;
     assert_eq!(status["github"]["manifests_harvested"], 1);
     // The list and the download (token mints and the blob are not counted).
     assert_eq!(status["github"]["api_calls"], 2);

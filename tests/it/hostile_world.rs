@@ -37,7 +37,7 @@ fn issue(number: u64, action: &str) -> Value {
 }
 
 async fn status(t: &TestApp) -> (u16, Value) {
-    let a = t.client.get("/status").await.unwrap();
+    let a = t.get("/status").await;
     (a.status, a.body)
 }
 
@@ -151,10 +151,8 @@ async fn a_poison_item_already_stored_is_processed_without_a_panic() {
     assert_eq!(outcomes.len(), 2, "both outputs assessed: {outcomes:?}");
     let poisoned = outcomes.values().find(|o| o.created_at == far).unwrap();
     let history = t
-        .client
         .get(&format!("/api/v1/outputs/{}", poisoned.safe_output_id))
-        .await
-        .unwrap();
+        .await;
     assert_eq!(history.status, 200, "{}", history.body);
     t.stop().await;
 }

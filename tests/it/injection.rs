@@ -4,19 +4,15 @@
 //! check run the fake GitHub receives and in the `report` a terminal prints.
 
 use crate::common;
-use std::time::Duration;
 
-use common::tester::Tester;
+use common::tester::{Tester, PUBLIC_URL};
 use common::{t0, user, TestApp, TOKEN};
-use safe_outcomes::github::publisher::PublisherOptions;
 use safe_outcomes::ingest::manifest::{parse_manifest, ManifestDefaults};
-use safe_outcomes::model::clock::Clock;
 use safe_outcomes::model::{ExecutionRecord, Target, TargetKind};
 use safe_outcomes::store::inbox::InboxItem;
 use serde_json::{json, Value};
 
 const INSTALLATION: u64 = 556;
-const PUBLIC_URL: &str = "https://outcomes.example";
 
 /// Strings meant to plant a link, an image, a tag, a mention, a table break,
 /// a code-span escape, or to act on a terminal.
@@ -40,21 +36,6 @@ fn envelope(mut body: Value) -> Value {
     body["installation"] = json!({"id": INSTALLATION});
     body["sender"] = user("github-actions[bot]");
     body
-}
-
-/// The App with a check-run publisher (long debounce and retry waits:
-/// only the tests' flushes publish), against a fake GitHub.
-async fn start() -> Tester {
-    Tester::setup(t0() + chrono::Duration::hours(4))
-        .policy_clock(Clock::manual(t0()))
-        .attempts(4)
-        .publisher(PublisherOptions {
-            debounce: Duration::from_secs(600),
-            retry_min: Duration::from_secs(600),
-            ..PublisherOptions::new(PUBLIC_URL)
-        })
-        .start()
-        .await
 }
 
 /// The App installed on acme, and PR acme/widgets#42 opened.
@@ -128,7 +109,7 @@ use safe_outcomes::model::escape::outside_code;
 
 #[tokio::test]
 async fn hostile_strings_reach_the_check_run_inert() {
-    let h = start().await;
+    let h = Tester::with_check_runs().await;
     open_pr(&h).await;
     file_directly(&h.t, hostile_records()).await;
     h.settle().await;
@@ -182,7 +163,7 @@ async fn hostile_strings_reach_the_check_run_inert() {
 
 #[tokio::test]
 async fn report_shows_control_characters_instead_of_obeying_them() {
-    let h = start().await;
+    let h = Tester::with_check_runs().await;
     file_directly(&h.t, hostile_records()).await;
     h.settle().await;
     let dir = h.stop().await;

@@ -51,12 +51,7 @@ async fn outputs_are_counted_by_status_strength_type_and_workflow() {
         ..MetricsOptions::default()
     };
     let t = app_with_outputs(dir.path(), opted_in).await;
-    let response = reqwest::Client::new()
-        .get(format!("{}/metrics", t.server.url()))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let response = t.get_raw("/metrics").await;
     let kind = response.headers()["content-type"]
         .to_str()
         .unwrap()

@@ -178,6 +178,15 @@ pub(crate) async fn app_with(
     t
 }
 
+/// An issuer, and in a directory of its own an App installed on `octo`
+/// that takes the issuer's tokens.
+async fn installed() -> (Issuer, tempfile::TempDir, TestApp) {
+    let issuer = Issuer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    (issuer, dir, t)
+}
+
 /// Deliver a signed `installation` webhook for account `login`/`id`
 /// (installation id 900 + account id), and let the worker file it.
 async fn install(t: &TestApp, delivery: &str, action: &str, login: &str, id: u64) {
@@ -218,9 +227,7 @@ async fn post(t: &TestApp, query: &str, bearer: &str, body: String) -> (u16, Val
 
 #[tokio::test]
 async fn a_valid_token_is_accepted_and_its_claims_fill_run_and_workflow() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = installed().await;
 
     let body = format!("{}\n{}\n", line(REPO, 5), line("OCTO/App", 6));
     let (status, answer) = post(&t, "", &issuer.token(), body).await;
@@ -264,9 +271,7 @@ async fn a_valid_token_is_accepted_and_its_claims_fill_run_and_workflow() {
 
 #[tokio::test]
 async fn every_bad_token_or_foreign_repo_is_refused_and_stores_nothing() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = installed().await;
     let iss = issuer.url();
     let good = claims(&iss);
     let mut hs256 = Header::new(Algorithm::HS256);
@@ -467,9 +472,7 @@ async fn an_unreachable_key_set_is_unavailable_not_unauthorized() {
 
 #[tokio::test]
 async fn record_in_a_workflow_gets_an_oidc_token_and_posts_the_manifest() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, dir, t) = installed().await;
     let manifest = dir.path().join("safe-output-items.jsonl");
     std::fs::write(
         &manifest,
@@ -531,9 +534,7 @@ async fn record_in_a_workflow_gets_an_oidc_token_and_posts_the_manifest() {
 
 #[tokio::test]
 async fn a_strangers_well_signed_token_is_refused_and_nothing_is_stored() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = installed().await;
     let before = t.dump();
     // Valid issuer, audience, signature and expiry; its own repository; but
     // no installation of the App is on `evil`.
@@ -568,9 +569,7 @@ async fn a_strangers_well_signed_token_is_refused_and_nothing_is_stored() {
 
 #[tokio::test]
 async fn a_deleted_installation_no_longer_lets_its_owner_post() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = installed().await;
     assert_eq!(post(&t, "", &issuer.token(), line(REPO, 1)).await.0, 202);
     install(&t, "installation-octo-gone", "deleted", "octo", OCTO_ID).await;
     let (status, answer) = post(&t, "", &issuer.token(), line(REPO, 2)).await;
@@ -626,9 +625,7 @@ async fn the_allow_list_admits_owners_by_login_or_id() {
 
 #[tokio::test]
 async fn a_token_workflow_name_with_control_characters_is_left_out() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = installed().await;
     let c = with(
         claims(&issuer.url()),
         "workflow",

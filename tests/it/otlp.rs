@@ -139,7 +139,7 @@ async fn outcome_spans_reach_an_otlp_receiver_with_gh_aw_attributes() {
     for id in outcomes.keys() {
         assert!(last.contains_key(id), "{id} has no span");
     }
-    let listed = t.client.get("/api/v1/outputs?limit=1000").await.unwrap();
+    let listed = t.get("/api/v1/outputs?limit=1000").await;
     assert_eq!(listed.status, 200, "{}", listed.body);
     let listed: std::collections::BTreeSet<String> = listed.body["items"]
         .as_array()
@@ -180,36 +180,27 @@ async fn outcome_spans_reach_an_otlp_receiver_with_gh_aw_attributes() {
     for (id, o) in &outcomes {
         let s = last[id];
         let a = &s.attributes;
-        assert_eq!(
-            text(a, "gh-aw.outcome.type").as_deref(),
-            Some(o.safe_output_type.as_str()),
-            "{id}"
-        );
-        assert_eq!(
-            text(a, "gh-aw.outcome.outcome_status").as_deref(),
-            Some(o.outcome_status.as_str()),
-            "{id}"
-        );
-        assert_eq!(
-            text(a, "gh-aw.outcome.result").as_deref(),
-            Some(o.outcome_status.as_str()),
-            "{id}"
-        );
-        assert_eq!(
-            text(a, "gh-aw.outcome.evidence_strength").as_deref(),
-            Some(o.evidence_strength.as_str()),
-            "{id}"
-        );
-        assert_eq!(
-            text(a, "gh-aw.outcome.signal").as_deref(),
-            Some(o.gh_aw_signal.as_str()),
-            "{id}"
-        );
-        assert_eq!(
-            text(a, "safe_outcomes.human_check_signal").as_deref(),
-            Some(o.human_check_signal.as_str()),
-            "{id}"
-        );
+        // The record's words, each as an attribute.
+        for (attribute, word) in [
+            ("gh-aw.outcome.type", o.safe_output_type.as_str()),
+            ("gh-aw.outcome.outcome_status", o.outcome_status.as_str()),
+            ("gh-aw.outcome.result", o.outcome_status.as_str()),
+            (
+                "gh-aw.outcome.evidence_strength",
+                o.evidence_strength.as_str(),
+            ),
+            ("gh-aw.outcome.signal", o.gh_aw_signal.as_str()),
+            (
+                "safe_outcomes.human_check_signal",
+                o.human_check_signal.as_str(),
+            ),
+        ] {
+            assert_eq!(
+                text(a, attribute).as_deref(),
+                Some(word),
+                "{id} {attribute}"
+            );
+        }
         // The target's repository, or (no target) the run's.
         let run_repo = id.split(':').next().unwrap().to_string();
         assert_eq!(

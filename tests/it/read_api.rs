@@ -3,25 +3,12 @@
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::ingest::client::parse_scenario;
-use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
-
-async fn demo_app(dir: &std::path::Path) -> TestApp {
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir, steps[0].at()).await;
-    t.play(&steps).await;
-    t
-}
 
 #[tokio::test]
 async fn one_output_comes_with_its_transitions_and_observations() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let a = t
-        .client
-        .get("/api/v1/outputs/acme/widgets:2101:0")
-        .await
-        .unwrap();
+    let t = TestApp::demo(dir.path()).await;
+    let a = t.get("/api/v1/outputs/acme/widgets:2101:0").await;
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["outcome"]["human_check_signal"], "merged");
     assert_eq!(
@@ -43,11 +30,7 @@ async fn one_output_comes_with_its_transitions_and_observations() {
         "{cause} not among the observations"
     );
 
-    let missing = t
-        .client
-        .get("/api/v1/outputs/acme/widgets:9:9")
-        .await
-        .unwrap();
+    let missing = t.get("/api/v1/outputs/acme/widgets:9:9").await;
     assert_eq!(missing.status, 404);
     assert!(missing.body["error"].is_string());
     t.stop().await;
@@ -56,12 +39,8 @@ async fn one_output_comes_with_its_transitions_and_observations() {
 #[tokio::test]
 async fn a_run_is_shaped_like_gh_aw_outcomes_json() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let a = t
-        .client
-        .get("/api/v1/runs/acme/widgets/4101")
-        .await
-        .unwrap();
+    let t = TestApp::demo(dir.path()).await;
+    let a = t.get("/api/v1/runs/acme/widgets/4101").await;
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["run_id"], 4101);
     let items = a.body["items"].as_array().unwrap();
@@ -79,7 +58,7 @@ async fn a_run_is_shaped_like_gh_aw_outcomes_json() {
         }
     }
     assert_eq!(a.body["summary"]["total"], 4);
-    let none = t.client.get("/api/v1/runs/acme/widgets/1").await.unwrap();
+    let none = t.get("/api/v1/runs/acme/widgets/1").await;
     assert_eq!(none.status, 404);
     t.stop().await;
 }
@@ -87,12 +66,8 @@ async fn a_run_is_shaped_like_gh_aw_outcomes_json() {
 #[tokio::test]
 async fn outputs_filter_and_paginate() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let a = t
-        .client
-        .get("/api/v1/outputs?repo=acme/docs")
-        .await
-        .unwrap();
+    let t = TestApp::demo(dir.path()).await;
+    let a = t.get("/api/v1/outputs?repo=acme/docs").await;
     let docs = a.body["items"].as_array().unwrap();
     assert!(!docs.is_empty());
     assert!(docs.iter().all(|o| o["safe_output_id"]
@@ -100,10 +75,8 @@ async fn outputs_filter_and_paginate() {
         .unwrap()
         .starts_with("acme/docs:")));
     let a = t
-        .client
         .get("/api/v1/outputs?status=rejected&strength=strong")
-        .await
-        .unwrap();
+        .await;
     let rejected = a.body["items"].as_array().unwrap();
     assert!(!rejected.is_empty());
     assert!(rejected
@@ -123,7 +96,7 @@ async fn outputs_filter_and_paginate() {
     let mut cursor: Option<String> = None;
     loop {
         let path = crate::common::outputs_page(5, cursor.as_deref());
-        let page = t.client.get(&path).await.unwrap();
+        let page = t.get(&path).await;
         for o in page.body["items"].as_array().unwrap() {
             seen.push(o["safe_output_id"].as_str().unwrap().to_string());
         }
@@ -140,10 +113,10 @@ async fn outputs_filter_and_paginate() {
 #[tokio::test]
 async fn the_report_takes_a_window_and_a_repo() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
-    let latest = t.client.get("/api/v1/report").await.unwrap();
+    let t = TestApp::demo(dir.path()).await;
+    let latest = t.get("/api/v1/report").await;
     assert_eq!(latest.status, 200);
-    let at_24h = t.client.get("/api/v1/report?window=24h").await.unwrap();
+    let at_24h = t.get("/api/v1/report?window=24h").await;
     assert_eq!(at_24h.body["window"], "24h");
     // Fewer outputs are accepted at 24 h than at the end: PRs merge later.
     let accepted = |r: &serde_json::Value| {
@@ -151,7 +124,7 @@ async fn the_report_takes_a_window_and_a_repo() {
             + r["totals"]["accepted_medium"].as_u64().unwrap()
     };
     assert!(accepted(&at_24h.body) < accepted(&latest.body));
-    let docs = t.client.get("/api/v1/report?repo=acme/docs").await.unwrap();
+    let docs = t.get("/api/v1/report?repo=acme/docs").await;
     assert!(
         docs.body["totals"]["total_safe_outputs"].as_u64().unwrap()
             < latest.body["totals"]["total_safe_outputs"]

@@ -5,16 +5,8 @@
 
 use crate::common;
 use common::TestApp;
-use safe_outcomes::ingest::client::DEMO_SCENARIO as SCENARIO;
-use safe_outcomes::ingest::client::{parse_scenario, Client};
+use safe_outcomes::ingest::client::Client;
 use serde_json::Value;
-
-async fn demo_app(dir: &std::path::Path) -> TestApp {
-    let steps = parse_scenario(SCENARIO).unwrap();
-    let t = TestApp::start(dir, steps[0].at()).await;
-    t.play(&steps).await;
-    t
-}
 
 async fn get_ok(c: &Client, path: &str) -> Value {
     let a = c.get(path).await.unwrap();
@@ -34,7 +26,7 @@ fn ids(items: &Value) -> Vec<String> {
 #[tokio::test]
 async fn every_cut_narrows_the_outputs_and_the_report() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let c = &t.client;
     let all = get_ok(c, "/api/v1/outputs?limit=1000").await["items"].clone();
     let all = all.as_array().unwrap();
@@ -90,7 +82,7 @@ async fn every_cut_narrows_the_outputs_and_the_report() {
 #[tokio::test]
 async fn an_unknown_or_bad_parameter_is_a_400_on_every_read_endpoint() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     for path in [
         "/api/v1/outputs?wokflow=ci-coach",
         "/api/v1/outputs?limit=lots",
@@ -103,7 +95,7 @@ async fn an_unknown_or_bad_parameter_is_a_400_on_every_read_endpoint() {
         "/api/v1/series?cursor=x",
         "/api/v1/series?since=1990-01-01",
     ] {
-        let a = t.client.get(path).await.unwrap();
+        let a = t.get(path).await;
         assert_eq!(a.status, 400, "{path}: {}", a.body);
         assert!(a.body["detail"].as_str().is_some(), "{path}: {}", a.body);
     }
@@ -117,7 +109,7 @@ async fn an_unknown_or_bad_parameter_is_a_400_on_every_read_endpoint() {
 #[tokio::test]
 async fn the_series_gives_three_rates_and_counts_per_week_adding_up_to_the_report() {
     let dir = tempfile::tempdir().unwrap();
-    let t = demo_app(dir.path()).await;
+    let t = TestApp::demo(dir.path()).await;
     let c = &t.client;
     for cut in ["", "&workflow=ci-coach", "&repo=acme/docs"] {
         let range = "since=2026-09-28&until=2026-11-23";

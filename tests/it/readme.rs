@@ -267,11 +267,10 @@ async fn the_readme_workflow_step_records_a_manifest_with_oidc_and_curl() {
             .output()
             .is_ok_and(|o| o.status.success());
         if !found {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set and `{tool}` is missing (the README's step needs it)"
+            crate::common::skip_without(
+                &format!("`{tool}` (the README's step needs it)"),
+                "the README's workflow step was not run",
             );
-            eprintln!("SKIPPED the README's workflow step: `{tool}` is not installed");
             return;
         }
     }

@@ -106,6 +106,14 @@ fn open_pr() -> Value {
     pr
 }
 
+/// `judge_pr` of the merged PR 42 with one comment, on a model of GitHub
+/// that `fault` has broken first.
+async fn judge_merged_pr_after(fault: impl FnOnce(&FakeGitHub)) -> (Tester, OutcomeRecord) {
+    let gh = serving_pr(merged_pr(), 1).await;
+    fault(&gh);
+    judge_pr(gh).await
+}
+
 /// The merged PR 42 with its activity; `comments` human comments.
 /// A fake GitHub serving PR 42 as `pr` with `comments` comments.
 async fn serving_pr(pr: Value, comments: usize) -> FakeGitHub {
@@ -188,7 +196,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     // of the merge with the base branch (where a revert would land).
     assert_eq!(counted.of("repos.compare"), 1);
     assert_eq!(counted.by_installation()["555"], 7);
-    let status = r.t.client.get("/status").await.unwrap().body;
+    let status = r.t.get("/status").await.body;
     assert_eq!(status["github"]["api_calls_by_installation"]["555"], 7);
 
     // The observations are of the kinds webhooks give, the second page
@@ -214,10 +222,10 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
         1
     );
     // The App's counters say so on /status and /metrics.
-    let status = r.t.client.get("/status").await.unwrap().body;
+    let status = r.t.get("/status").await.body;
     assert_eq!(status["github"]["reconcile"]["attempts"], 1);
     assert_eq!(status["github"]["reconcile"]["failed"], 0);
-    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    let metrics = r.t.get("/metrics").await.body;
     assert!(metrics
         .as_str()
         .unwrap()
@@ -246,9 +254,7 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
 
 #[tokio::test]
 async fn a_502_then_200_is_retried_and_succeeds() {
-    let gh = serving_pr(merged_pr(), 1).await;
-    gh.fail_next(GET_PULL, 1, Failure::status(502));
-    let (r, o) = judge_pr(gh).await;
+    let (r, o) = judge_merged_pr_after(|gh| gh.fail_next(GET_PULL, 1, Failure::status(502))).await;
     assert_eq!(triple(&o), (O::Accepted, S::Strong, "merged"));
     assert_eq!(r.gh.calls(GET_PULL), 2);
     assert_eq!(*r.sleeps.lock().unwrap(), vec![Duration::from_secs(1)]);
@@ -257,9 +263,7 @@ async fn a_502_then_200_is_retried_and_succeeds() {
 
 #[tokio::test]
 async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
-    let gh = serving_pr(merged_pr(), 1).await;
-    gh.remove_api(REPO, "pulls/42");
-    let (r, o) = judge_pr(gh).await;
+    let (r, o) = judge_merged_pr_after(|gh| gh.remove_api(REPO, "pulls/42")).await;
     // No human deleter is known: the evaluators' rule gives unknown, not rejected.
     assert_eq!(triple(&o), (O::Unknown, S::None, "deleted"), "{}", o.notes);
     assert_eq!(o.details["deleted_by_type"], "system_actor");
@@ -277,9 +281,7 @@ async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
 
 #[tokio::test]
 async fn a_404_on_comments_is_not_deletion() {
-    let gh = serving_pr(merged_pr(), 1).await;
-    gh.remove_api(REPO, "issues/42/comments");
-    let (r, o) = judge_pr(gh).await;
+    let (r, o) = judge_merged_pr_after(|gh| gh.remove_api(REPO, "issues/42/comments")).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
@@ -292,9 +294,8 @@ async fn a_404_on_comments_is_not_deletion() {
 
 #[tokio::test]
 async fn an_exhausted_retry_budget_is_an_evaluation_error_tried_again_a_bounded_number_of_times() {
-    let gh = serving_pr(merged_pr(), 1).await;
-    gh.fail_next(GET_PULL, 1000, Failure::status(503));
-    let (r, o) = judge_pr(gh).await;
+    let (r, o) =
+        judge_merged_pr_after(|gh| gh.fail_next(GET_PULL, 1000, Failure::status(503))).await;
     assert_eq!(
         triple(&o),
         (O::Unknown, S::Weak, "evaluation_error"),

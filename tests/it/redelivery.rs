@@ -34,6 +34,14 @@ fn delivery(id: u64, guid: &str, status_code: u16, at: DateTime<Utc>) -> Deliver
     }
 }
 
+/// `delivery`, as a redelivery GitHub made of an earlier one.
+fn redelivered(id: u64, guid: &str, status_code: u16, at: DateTime<Utc>) -> Delivery {
+    Delivery {
+        redelivery: true,
+        ..delivery(id, guid, status_code, at)
+    }
+}
+
 struct Setup {
     t: TestApp,
     _dir: tempfile::TempDir,
@@ -120,10 +128,7 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
     gh.add_delivery(delivery(103, "g-5xx", 503, minutes_ago(40)));
     gh.add_delivery(delivery(104, "g-ok", 200, minutes_ago(30)));
     gh.add_delivery(delivery(105, "g-fixed", 502, minutes_ago(20)));
-    gh.add_delivery(Delivery {
-        redelivery: true,
-        ..delivery(106, "g-fixed", 202, minutes_ago(10))
-    });
+    gh.add_delivery(redelivered(106, "g-fixed", 202, minutes_ago(10)));
 
     // Two per page: the fake's Link is absolute, only its cursor is followed.
     let mut r = s.redeliverer(2);
@@ -139,7 +144,7 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
     assert_eq!(s.client.calls().of("app.hook_deliveries"), 4);
     assert_eq!(s.client.calls().of("app.hook_delivery_redeliver"), 2);
 
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(status["github"]["redeliveries_requested"], 2);
     assert_eq!(status["github"]["api_calls_by_installation"]["app"], 6);
 
@@ -162,10 +167,7 @@ async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
     r.pass().await.unwrap();
     // Each redelivery that fails again is a new delivery id with the same GUID.
     for (id, minutes) in [(201, 25), (202, 20), (203, 15)] {
-        gh.add_delivery(Delivery {
-            redelivery: true,
-            ..delivery(id, "g-flaky", 504, minutes_ago(minutes))
-        });
+        gh.add_delivery(redelivered(id, "g-flaky", 504, minutes_ago(minutes)));
         r.pass().await.unwrap();
     }
     assert_eq!(gh.redelivery_requests(), vec![200, 201, 202]);
@@ -173,15 +175,12 @@ async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
     let mut again = s.redeliverer(100);
     again.pass().await.unwrap();
     assert_eq!(gh.redelivery_requests().len(), 3);
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(status["github"]["redeliveries_requested"], 3);
 
     // Once it went through, nothing more is asked, even below the cap.
     gh.add_delivery(delivery(300, "g-other", 500, minutes_ago(10)));
-    gh.add_delivery(Delivery {
-        redelivery: true,
-        ..delivery(301, "g-other", 200, minutes_ago(5))
-    });
+    gh.add_delivery(redelivered(301, "g-other", 200, minutes_ago(5)));
     again.pass().await.unwrap();
     assert_eq!(gh.redelivery_requests().len(), 3);
     s.t.stop().await;
@@ -213,7 +212,7 @@ async fn the_redelivery_post_follows_the_retry_rules() {
     // Listing is a read: a 502 is retried.
     gh.fail_next(LIST_DELIVERIES, 1, Failure::status(502));
     r.pass().await.unwrap();
-    let status = s.t.client.get("/status").await.unwrap().body;
+    let status = s.t.get("/status").await.body;
     assert_eq!(
         status["github"]["redeliveries_requested"], 1,
         "only requests GitHub confirmed are counted"

@@ -29,6 +29,30 @@ impl Route {
     }
 }
 
+/// The routes of `app`'s router with `options`, that router served on a
+/// loopback port, and a client that follows no redirect (each answer is
+/// the route's own) and gives up after 30 s.
+pub async fn serve_walkable(
+    app: &safe_outcomes::app::App,
+    options: safe_outcomes::http::RouterOptions,
+) -> (
+    Vec<Route>,
+    safe_outcomes::http::RunningServer,
+    reqwest::Client,
+) {
+    let routed = safe_outcomes::http::router(app, options);
+    let found = of(&routed);
+    let server = safe_outcomes::http::RunningServer::start(routed, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .unwrap();
+    (found, server, client)
+}
+
 /// The routes of `router` (its path router; the fallback is not a route).
 pub fn of(router: &axum::Router) -> Vec<Route> {
     let text = format!("{router:?}");

@@ -32,9 +32,7 @@ fn titles(steps: &[Step]) -> BTreeSet<String> {
 #[tokio::test]
 async fn the_read_api_refuses_requests_without_the_bearer_token() {
     let dir = tempfile::tempdir().unwrap();
-    let steps = steps();
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
+    let t = TestApp::demo(dir.path()).await;
     let http = reqwest::Client::new();
     for path in [
         "/api/v1/outputs",
@@ -73,8 +71,7 @@ async fn status_and_metrics_reveal_no_repository_names_or_titles() {
     let steps = steps();
     let titles = titles(&steps);
     assert!(titles.len() > 5, "{titles:?}");
-    let t = TestApp::start(dir.path(), steps[0].at()).await;
-    t.play(&steps).await;
+    let t = TestApp::demo(dir.path()).await;
     let http = reqwest::Client::new();
     for path in ["/status", "/metrics", "/ping"] {
         let req = http

@@ -9,10 +9,7 @@
 //! answer but the static assets is `Cache-Control: no-store` (pages, API
 //! answers and exports carry a viewer's data).
 
-use std::time::Duration;
-
 use reqwest::header::{HeaderMap, CONTENT_TYPE};
-use reqwest::redirect::Policy;
 use safe_outcomes::app::App;
 use safe_outcomes::http::auth::{AuthOptions, OAuthApp, SetupOptions};
 use safe_outcomes::http::{router, RouterOptions, RunningServer};
@@ -88,17 +85,8 @@ async fn check_stylesheets(base: &str, what: &str, body: &str) {
 
 /// Walk every route of `options`' router; returns how many HTML pages were seen.
 async fn walk(app: &App, options: RouterOptions) -> usize {
-    let routes_of = router(app, options.clone());
-    let found = routes::of(&routes_of);
-    let server = RunningServer::start(routes_of, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let (found, server, client) = routes::serve_walkable(app, options.clone()).await;
     let base = server.url();
-    let client = reqwest::Client::builder()
-        .redirect(Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
     let mut pages = 0;
     let mut tried = vec!["/no/such/route".to_string()];
     for route in &found {
@@ -144,12 +132,7 @@ async fn walk(app: &App, options: RouterOptions) -> usize {
 async fn every_answer_of_every_route_carries_the_security_headers() {
     let dir = tempfile::tempdir().unwrap();
     let app = App::start(&dir.path().join("data"), Clock::System).unwrap();
-    let base = RouterOptions {
-        webhook_path: "/api/github/webhooks".into(),
-        secrets: vec![common::SECRET.into()],
-        api_token: Some(TOKEN.into()),
-        ..RouterOptions::default()
-    };
+    let base = common::signed_options();
     // An output for the pages to show.
     let seeded = router(&app, base.clone());
     let server = RunningServer::start(seeded, "127.0.0.1:0".parse().unwrap())

@@ -387,7 +387,7 @@ async fn an_app_with_credentials_serves_no_setup() {
 // --- /status ---------------------------------------------------------------
 
 async fn status_of(t: &common::TestApp) -> Value {
-    t.client.get("/status").await.unwrap().body
+    t.get("/status").await.body
 }
 
 #[tokio::test]
@@ -830,17 +830,7 @@ async fn an_installation_token_reads_exactly_its_installation() {
 
     // Bob sees only part of installation 1: his token reads only that part.
     let bob = sign_in(&rig, "bob").await;
-    let (_, html) = read(&rig, "/auth/tokens", &bob).await;
-    let bob_csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    let (status, html) = post_form(
-        &rig,
-        "/auth/tokens",
-        &bob,
-        &[("csrf", &bob_csrf), ("installation", "1")],
-    )
-    .await;
-    assert_eq!(status, 200, "{html}");
-    let bobs = token_in(&html);
+    let bobs = crate::read_tokens::issue(&rig, &bob, "1").await;
     let (status, body) = read_with_bearer(&rig, &bobs).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(repos_of(&body), ["acme/docs"]);
@@ -877,15 +867,9 @@ async fn an_installation_token_reads_exactly_its_installation() {
 #[tokio::test]
 async fn serve_without_credentials_offers_the_setup_page() {
     let dir = tempfile::tempdir().unwrap();
-    let env_file = dir.path().join("app.env");
-    let mut serve = ServeChild::start(
-        &dir.path().join("data"),
-        &[
-            ("PUBLIC_URL", "https://outcomes.example"),
-            ("ENV_FILE", env_file.to_str().unwrap()),
-        ],
-    )
-    .await;
+    let (mut serve, env_file) =
+        ServeChild::start_with_env_file(dir.path(), &[("PUBLIC_URL", "https://outcomes.example")])
+            .await;
     // The setup link, printed on stdout with its key (after "listening on").
     let mut link = None;
     for _ in 0..300 {

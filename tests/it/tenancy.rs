@@ -425,7 +425,7 @@ async fn nothing_crosses_an_installation_on_any_ingest_path_or_any_read() {
     assert_eq!(refused["webhook"]["other_installation"], 1, "{status}");
     assert_eq!(refused["reconcile"]["not_in_installation"], 1, "{status}");
     assert_eq!(refused["reconcile"]["other_installation"], 1, "{status}");
-    let metrics = r.t.client.get("/metrics").await.unwrap().body;
+    let metrics = r.t.get("/metrics").await.body;
     let metrics = metrics.as_str().unwrap();
     assert!(
         metrics.contains("safe_outcomes_tenancy_refused_total{path=\"registration\",reason=\"other_installation\"} 2"),
@@ -642,7 +642,7 @@ async fn without_a_known_installation_the_owner_decides() {
         .observations(&["globex/plans#6".into()])
         .unwrap();
     assert!(filed.is_empty(), "{filed:?}");
-    let status = t.client.get("/status").await.unwrap().body;
+    let status = t.get("/status").await.body;
     let refused = &status["tenancy"]["refused"];
     assert_eq!(refused["manifest"]["other_owner"], 2, "{status}");
     assert_eq!(refused["webhook"]["other_owner"], 1, "{status}");

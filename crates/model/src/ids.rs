@@ -73,6 +73,14 @@ macro_rules! string_id {
                 s.serialize_str(self.as_str())
             }
         }
+
+        /// Only what `parse` takes: a stored or posted id is checked too.
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                let s = String::deserialize(d)?;
+                $name::parse(&s).map_err(serde::de::Error::custom)
+            }
+        }
     };
 }
 
@@ -111,13 +119,6 @@ impl RepoName {
 }
 
 string_id!(RepoName);
-
-impl<'de> Deserialize<'de> for RepoName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RepoName, D::Error> {
-        let s = String::deserialize(d)?;
-        RepoName::parse(&s).map_err(serde::de::Error::custom)
-    }
-}
 
 /// The repository (or owner) part of a target key `{repo}#{object}` (the
 /// whole string when it names no object): where a key is kept as a string
@@ -248,13 +249,6 @@ impl TargetKey {
 
 string_id!(TargetKey);
 
-impl<'de> Deserialize<'de> for TargetKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TargetKey, D::Error> {
-        let s = String::deserialize(d)?;
-        TargetKey::parse(&s).map_err(serde::de::Error::custom)
-    }
-}
-
 /// An output's id: `{repo}:{run_id}:{index}`, or the manifest's own id when
 /// the line carries one.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -304,13 +298,6 @@ impl OutputId {
 }
 
 string_id!(OutputId);
-
-impl<'de> Deserialize<'de> for OutputId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<OutputId, D::Error> {
-        let s = String::deserialize(d)?;
-        OutputId::parse(&s).map_err(serde::de::Error::custom)
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -383,8 +383,7 @@ mod tests {
 
     #[test]
     fn pages_runs_and_markers_round_trip_and_repeat_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let mut job = BackfillJob::new(
             5,
             "Acme/W",

@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use super::unit::{ReadStore, TargetEntries};
 #[cfg(test)]
-use super::{keys, Store};
+use super::keys;
+use super::unit::{ReadStore, TargetEntries};
 use super::{Result, StoredOutput};
 use safe_outcomes_model::Observation;
 
@@ -304,8 +304,7 @@ mod tests {
 
     #[test]
     fn answers_like_the_store_after_inserts() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let mut cache = ObservationCache::default();
         let put = |cache: &mut ObservationCache, o: &Observation| {
             store
@@ -352,8 +351,7 @@ mod tests {
 
     #[test]
     fn outputs_answer_like_the_store_and_only_under_canonical_ids() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let mut cache = OutputCache::default();
         assert!(cache.get_mut(&store, "o/r:1:0").unwrap().is_none());
         let first = output("o/r:1:0", "a");
@@ -396,8 +394,7 @@ mod tests {
 
     #[test]
     fn links_answer_like_the_store() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let mut cache = ObservationCache::default();
         store
             .db()

@@ -180,8 +180,8 @@ fn copy_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(
     Ok(records)
 }
 
-/// Bytes of the files under `dir`.
-fn dir_bytes(dir: &Path) -> u64 {
+/// Bytes of the files under `dir` (and its subdirectories).
+pub(crate) fn dir_bytes(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -198,6 +198,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ReadStore;
 
     fn fill(dir: &Path) -> Vec<(Vec<u8>, Vec<u8>)> {
         let store = Store::open_sled(dir).unwrap();
@@ -212,11 +213,7 @@ mod tests {
             }
         }
         store.flush().unwrap();
-        store
-            .db()
-            .iter()
-            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-            .collect()
+        store.scan_raw(b"").unwrap()
     }
 
     #[test]

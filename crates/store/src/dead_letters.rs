@@ -157,23 +157,11 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn item(id: &str) -> InboxItem {
-        InboxItem::Delivery {
-            delivery_id: id.into(),
-            event: "issues".into(),
-            action: Some("opened".into()),
-            received_at: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
-            observations: Vec::new(),
-            discoveries: Vec::new(),
-            installation_change: None,
-        }
-    }
+    use crate::inbox::tests::delivery as item;
 
     #[test]
     fn a_dead_letter_keeps_its_item_and_replays_to_the_tail_of_the_inbox() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let now = DateTime::from_timestamp(1_800_000_100, 0).unwrap();
         let mut batch = crate::Batch::default();
         Store::set_counter(&mut batch, counter::RECEIVED, 7);

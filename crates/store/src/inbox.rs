@@ -517,11 +517,13 @@ pub fn decode_item(seq: u64, bytes: &[u8]) -> super::Result<InboxItem> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    fn delivery(id: &str) -> InboxItem {
+    /// Delivery `id`: an `issues.edited` with no observation (the dead
+    /// letters' tests too).
+    pub(crate) fn delivery(id: &str) -> InboxItem {
         InboxItem::Delivery {
             delivery_id: id.into(),
             event: "issues".into(),
@@ -535,8 +537,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn delivery_ids_expire_after_the_window_and_not_before() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         // A dedupe key as an earlier version stored it: the sequence only.
         store
             .db()
@@ -634,8 +635,7 @@ mod tests {
     /// and is found as before.
     #[test]
     fn an_upgrade_moves_every_text_key_in_bounded_commits() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         let n = UPGRADE_BATCH as u64 * 2 + 123;
         let id = |i: u64| {
             safe_outcomes_model::ident::time_based_delivery_id((1 << 56) | (i * 977), 3, i)

@@ -182,13 +182,13 @@ pub fn dedup_expiry(at: DateTime<Utc>, delivery_id: &str) -> Vec<u8> {
 
 /// The time and delivery id of a `dedup_expiry` key.
 pub fn parse_dedup_expiry(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
-    let rest = key.strip_prefix(DEDUP_EXPIRY)?;
-    let (time, id) = rest.split_at_checked(8)?;
-    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
-    Some((
-        DateTime::from_timestamp_millis(ms)?,
-        String::from_utf8(id.to_vec()).ok()?,
-    ))
+    parse_timed(DEDUP_EXPIRY, key)
+}
+
+/// The time (`time_bytes`) and the id after it in a key of `prefix`.
+fn parse_timed(prefix: &[u8], key: &[u8]) -> Option<(DateTime<Utc>, String)> {
+    let (ms, id) = parse_web_index(key, prefix)?;
+    Some((DateTime::from_timestamp_millis(ms)?, id))
 }
 
 pub fn staged_upload(upload: u64) -> Vec<u8> {
@@ -218,8 +218,17 @@ fn time_bytes(at: DateTime<Utc>) -> [u8; 8] {
 
 /// Order-preserving encoding of a count since 1970 (milliseconds,
 /// microseconds), sign bit flipped.
-fn ms_bytes(ms: i64) -> [u8; 8] {
+pub(crate) fn ms_bytes(ms: i64) -> [u8; 8] {
     ((ms as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+/// The count `ms_bytes` encoded at the start of `bytes`, and what follows.
+pub(crate) fn split_ms(bytes: &[u8]) -> Option<(i64, &[u8])> {
+    let (count, rest) = bytes.split_at_checked(8)?;
+    Some((
+        (u64::from_be_bytes(count.try_into().ok()?) ^ (1 << 63)) as i64,
+        rest,
+    ))
 }
 
 pub fn observations_of(target: &str) -> Vec<u8> {
@@ -266,13 +275,7 @@ pub fn schedule(due: DateTime<Utc>, output_id: &str) -> Vec<u8> {
 
 /// The due time encoded in a schedule key, and the output id.
 pub fn parse_schedule(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
-    let rest = key.strip_prefix(SCHEDULE)?;
-    let (time, id) = rest.split_at_checked(8)?;
-    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
-    Some((
-        DateTime::from_timestamp_millis(ms)?,
-        String::from_utf8(id.to_vec()).ok()?,
-    ))
+    parse_timed(SCHEDULE, key)
 }
 
 /// The suffix after a `prefix`, as UTF-8.
@@ -410,9 +413,7 @@ pub fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8>
 /// The expiry (µs) and id of an index key under `prefix` (`web_expiry_of`,
 /// `web_group_of`).
 pub fn parse_web_index(key: &[u8], prefix: &[u8]) -> Option<(i64, String)> {
-    let rest = key.strip_prefix(prefix)?;
-    let (time, id) = rest.split_at_checked(8)?;
-    let ms = (u64::from_be_bytes(time.try_into().ok()?) ^ (1 << 63)) as i64;
+    let (ms, id) = split_ms(key.strip_prefix(prefix)?)?;
     Some((ms, String::from_utf8(id.to_vec()).ok()?))
 }
 

@@ -526,20 +526,7 @@ impl Store {
     /// Bytes of the files under the store's directory (sled's own figure
     /// reads 0 for a store that has no blob directory yet).
     pub fn size_on_disk(&self) -> u64 {
-        fn walk(dir: &Path) -> u64 {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                return 0;
-            };
-            entries
-                .flatten()
-                .map(|e| match e.metadata() {
-                    Ok(m) if m.is_dir() => walk(&e.path()),
-                    Ok(m) => m.len(),
-                    Err(_) => 0,
-                })
-                .sum()
-        }
-        walk(&self.path)
+        compact::dir_bytes(&self.path)
     }
 
     /// Live key + value bytes and entry counts by key prefix (`o/`, `b/`,
@@ -748,6 +735,15 @@ impl Store {
     pub fn leader(&self, task: &str) -> Result<Option<Held>> {
         self.try_lock(&format!("leader:{task}"))
     }
+}
+
+/// A store (`Store::open`) in a temporary directory of its own (tests):
+/// the directory, which removes it when dropped, and the store.
+#[cfg(test)]
+pub(crate) fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
 }
 
 /// A stored output of workflow `workflow` not judged yet (tests).

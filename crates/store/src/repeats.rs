@@ -57,7 +57,6 @@ fn split(key: &[u8]) -> Option<(&[u8], &[u8])> {
 mod tests {
     use chrono::{DateTime, Duration, Utc};
 
-    use super::*;
     use crate::ReadStore;
     use safe_outcomes_judge::assess::assess;
     use safe_outcomes_model::{
@@ -100,8 +99,7 @@ mod tests {
 
     #[test]
     fn the_same_fact_filed_again_overwrites_itself() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         for _ in 0..3 {
             let mut unit = store.begin();
             unit.put_observation("acme/w#7", &open_state(t0() + Duration::hours(2)));
@@ -124,8 +122,7 @@ mod tests {
             open_state(t0() + Duration::hours(2)),
             open_state(t0() + Duration::days(9)),
         );
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (_dir, store) = crate::temp_store();
         // A comment in between (the id dedup only folds neighbours).
         let comment = Observation {
             id: "d-1/0".into(),

@@ -371,7 +371,7 @@ pub fn cells_of(stored: &StoredOutput) -> Option<([Cell; 3], Counts)> {
 
 /// Order-preserving bytes of a (possibly negative) period.
 fn period_bytes(period: i64) -> [u8; 8] {
-    ((period as u64) ^ (1 << 63)).to_be_bytes()
+    keys::ms_bytes(period)
 }
 
 /// `g/<level><repo lowercase>\0`: every cell of a repository at a level
@@ -521,8 +521,7 @@ impl Cell {
         let level = level_of(level)?;
         let lc_end = rest.iter().position(|b| *b == 0)?;
         let rest = &rest[lc_end + 1..];
-        let (period, rest) = rest.split_at_checked(8)?;
-        let period = (u64::from_be_bytes(period.try_into().ok()?) ^ (1 << 63)) as i64;
+        let (period, rest) = keys::split_ms(rest)?;
         let repo_end = rest.iter().position(|b| *b == 0)?;
         let repo = std::str::from_utf8(&rest[..repo_end]).ok()?.to_string();
         let (workflow, output_type) = workflow_and_type(&rest[repo_end + 1..])?;
@@ -668,15 +667,14 @@ fn times_of_repo(repo_lc: &str) -> Vec<u8> {
 
 fn time_key(repo: &str, at: DateTime<Utc>, id: &str) -> Vec<u8> {
     let mut k = times_of_repo(&repo.to_ascii_lowercase());
-    k.extend_from_slice(&((at.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes());
+    k.extend_from_slice(&keys::ms_bytes(at.timestamp_millis()));
     k.extend_from_slice(id.as_bytes());
     k
 }
 
 fn parse_time_entry(prefix_len: usize, key: &[u8], value: &[u8]) -> Option<TimeEntry> {
     let rest = key.get(prefix_len..)?;
-    let (ms, id) = rest.split_at_checked(8)?;
-    let ms = (u64::from_be_bytes(ms.try_into().ok()?) ^ (1 << 63)) as i64;
+    let (ms, id) = keys::split_ms(rest)?;
     let created_at = DateTime::from_timestamp_millis(ms)?;
     let (workflow, day) = parse_time_value(value, created_at);
     Some(TimeEntry {
@@ -871,13 +869,8 @@ impl Store {
         to: DateTime<Utc>,
     ) -> impl Iterator<Item = Result<TimeEntry>> + '_ {
         let prefix = times_of_repo(repo_lc);
-        let at = |t: DateTime<Utc>| {
-            [
-                prefix.as_slice(),
-                &((t.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes(),
-            ]
-            .concat()
-        };
+        let at =
+            |t: DateTime<Utc>| [prefix.as_slice(), &keys::ms_bytes(t.timestamp_millis())].concat();
         let n = prefix.len();
         self.db
             .range(at(from)..at(to))
@@ -1081,12 +1074,7 @@ impl Store {
     #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_tally_for_tests(&self) -> Result<()> {
-        let mut batch = Batch::default();
-        for item in self.db.scan_prefix(keys::ROLLUP_TALLY) {
-            batch.remove(item?.0);
-        }
-        batch.insert(keys::counter(BUILT), SUMS_BUILT.to_be_bytes());
-        self.db.apply_batch(batch)
+        self.forget_rollups(keys::ROLLUP_TALLY, |_| true, SUMS_BUILT)
     }
 
     /// Remove the sums cells and the tally, the marker saying only the
@@ -1095,14 +1083,26 @@ impl Store {
     #[cfg(any(test, feature = "test-hooks"))]
     #[doc(hidden)]
     pub fn forget_rollup_sums_for_tests(&self) -> Result<()> {
+        self.forget_rollups(keys::ROLLUP, |key| !built_from_outputs(key), CELLS_BUILT)
+    }
+
+    /// Remove the keys under `prefix` that `forget` picks, and say the
+    /// rollups are built as far as `built` (`CELLS_BUILT`, `SUMS_BUILT`).
+    #[cfg(any(test, feature = "test-hooks"))]
+    fn forget_rollups(
+        &self,
+        prefix: &[u8],
+        forget: impl Fn(&[u8]) -> bool,
+        built: u64,
+    ) -> Result<()> {
         let mut batch = Batch::default();
-        for item in self.db.scan_prefix(keys::ROLLUP) {
+        for item in self.db.scan_prefix(prefix) {
             let key = item?.0;
-            if !built_from_outputs(&key) {
+            if forget(&key) {
                 batch.remove(key);
             }
         }
-        batch.insert(keys::counter(BUILT), CELLS_BUILT.to_be_bytes());
+        batch.insert(keys::counter(BUILT), built.to_be_bytes());
         self.db.apply_batch(batch)
     }
 }

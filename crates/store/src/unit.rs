@@ -859,8 +859,7 @@ mod tests {
 
     /// A new store in a directory of its own (dropped with it).
     fn fresh() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let (dir, store) = crate::temp_store();
         (dir, store)
     }
 
@@ -1060,11 +1059,7 @@ mod tests {
             }
         }
         unit.commit().unwrap();
-        store
-            .db()
-            .iter()
-            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-            .collect()
+        store.scan_raw(b"").unwrap()
     }
 
     proptest::proptest! {

@@ -22,17 +22,12 @@ pub mod survival;
 
 pub use attribute::{line_hash, DEFAULT_MAX_FILES};
 
-use crate::github::{GitHubClient, GitHubError};
+use crate::github::GitHubClient;
 use crate::store::{Store, StoreError};
 use record::LineAttribution;
 
-#[derive(Debug, thiserror::Error)]
-pub enum AttributionError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    GitHub(#[from] GitHubError),
-}
+/// Attributing or measuring failed: GitHub's call, or the store.
+pub type AttributionError = crate::github::error::CallOrStoreError;
 
 /// Attribute one output if its code has landed and it is not attributed
 /// yet: reads the store, then two compares, and stores the result. `None`

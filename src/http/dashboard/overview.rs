@@ -133,22 +133,14 @@ pub(crate) const BY_TYPE_SORTS: [&str; 8] = [
     "median",
 ];
 
-/// The header of the rates per type, each column a sort link to `path`.
+/// The header of the rates per type, each column a sort link to `path`
+/// labelled with its sort key (the median with its unit).
 fn rates_header(path: &str, pairs: &[(String, String)], sort: &Sort) -> Markup {
-    let labels = [
-        "type",
-        "count",
-        "strict",
-        "human-check",
-        "sticky",
-        "rejected",
-        "pending",
-        "median h",
-    ];
+    let label = |key: &'static str| if key == "median" { "median h" } else { key };
     html! {
         tr {
-            @for (i, (key, label)) in BY_TYPE_SORTS.iter().zip(labels).enumerate() {
-                (sort.header(path, pairs, "by-type", key, label, i > 0))
+            @for (i, key) in BY_TYPE_SORTS.iter().enumerate() {
+                (sort.header(path, pairs, "by-type", key, label(key), i > 0))
             }
         }
     }

@@ -207,12 +207,7 @@ pub fn write_lines(
     mut emit: impl FnMut(Vec<u8>) -> bool,
 ) -> Result<u64, StoreError> {
     let mut written = 0;
-    let mut prefixes: Vec<String> = crate::read::rollup::repositories(store, filter, scope)?
-        .into_iter()
-        .flat_map(|(_, exact)| exact)
-        .map(|r| format!("{r}:"))
-        .collect();
-    prefixes.sort();
+    let prefixes = crate::read::rollup::output_prefixes(store, filter, scope)?;
     if format == Format::Csv {
         let mut header = csv_header();
         header.push(b'\n');

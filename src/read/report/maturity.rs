@@ -98,13 +98,10 @@ pub fn mature_window<'a>(records: impl IntoIterator<Item = &'a OutcomeRecord>) -
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{EvidenceStrength, OutcomeStatus, WindowSnapshot};
-
-    fn at(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-    }
+    use crate::read::at;
 
     fn snapshots(names: &[&str]) -> Windows {
         names
@@ -139,7 +136,9 @@ mod tests {
         assert_eq!(done.windows_reached, ["1h", "24h", "7d", "30d"]);
     }
 
-    fn record(windows: &[&str]) -> OutcomeRecord {
+    /// Output `o/r:1:1`, an issue opened on 2026-10-01 and still pending,
+    /// with a pending snapshot at each of `windows` (`listed`'s tests too).
+    pub(crate) fn record(windows: &[&str]) -> OutcomeRecord {
         let mut o: OutcomeRecord = serde_json::from_value(serde_json::json!({
             "safe_output_id": "o/r:1:1", "safe_output_type": "create_issue", "target": null,
             "run_id": 1, "workflow": "w", "created_at": "2026-10-01T00:00:00Z",

@@ -227,8 +227,7 @@ fn the_v3_layout_is_pinned() {
 #[test]
 fn a_store_written_by_the_previous_version_reads_and_upgrades_as_it_is_written() {
     use crate::{keys, ReadStore, Store};
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let (dir, store) = crate::temp_store();
     let stored = typical_output();
     let id = stored.execution.id.clone();
     let obs = rich_observation();
