@@ -191,7 +191,12 @@ impl ExecutionRecord {
         self.extra
             .get("milestone_number")
             .or_else(|| self.metadata.get("milestone_number"))
-            .and_then(super::wire::github_id)
+            .and_then(|v| match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            })
+            .filter(|n| *n > 0)
     }
 
     /// `add_reviewer`: the key of each requested team (`org/slug` or a slug
