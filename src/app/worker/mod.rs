@@ -148,6 +148,11 @@ pub struct Worker {
     /// Repository → installation already filed, so ordinary deliveries do
     /// not rewrite the mapping.
     seen_installations: HashMap<String, u64>,
+    /// The name a delivery's repository is keyed by (`renamed`), by
+    /// (installation, repository id, name now): read once, not twice an
+    /// event. Only the worker files renames (`file_installation`, which
+    /// drops it); dropped with the other caches (`forget_cached`).
+    keyed_names: HashMap<(u64, Option<u64>, String), Option<String>>,
     /// No inbox item below this sequence is left: scans start here instead of
     /// at the front of the queue, which sled leaves strewn with emptied leaves.
     next_seq: u64,
@@ -182,6 +187,7 @@ impl Worker {
             shared,
             processed,
             seen_installations: HashMap::new(),
+            keyed_names: HashMap::new(),
             next_seq,
             released: next_seq.saturating_sub(1),
             last_release: Instant::now(),
