@@ -168,6 +168,10 @@ pub struct Worker {
     /// The unit epoch this worker's last commit left (PostgreSQL): while it
     /// stands, no other replica wrote since and the caches hold (`prefetch`).
     epoch: Option<u64>,
+    /// When a unit of this worker's was last rolled back because another
+    /// replica committed while it ran (`StoreError::Stale`): for a while
+    /// after, its units expect nothing of the caches (`prefetch`).
+    contended: Option<Instant>,
     /// When the next sweep of expired leases' leftovers is due.
     next_sweep: Instant,
     /// Items through this inbox sequence are judged after each item: a
@@ -197,6 +201,7 @@ impl Worker {
             cache: ObservationCache::default(),
             outputs: OutputCache::default(),
             epoch: None,
+            contended: None,
             next_sweep: Instant::now(),
             judge_each_through: 0,
         }

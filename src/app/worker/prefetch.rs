@@ -8,6 +8,10 @@
 use super::*;
 use crate::store::ReadPlan;
 
+/// How long after a stale unit the worker's caches are dropped at every
+/// commit (`Worker::commit`).
+const CONTENDED: Duration = Duration::from_secs(5);
+
 impl Worker {
     /// Read ahead what `items` will ask for, in two rounds: what the items
     /// name (their outputs, targets, refs), then the outputs watching those
@@ -65,13 +69,29 @@ impl Worker {
 
     /// Commit a unit of the worker's, expecting the unit epoch at `expect`
     /// (PostgreSQL): the caches are kept on success, dropped otherwise.
+    /// While other replicas commit as busily (a unit of this worker's was
+    /// stale within `CONTENDED`), they are dropped after every commit too:
+    /// the next unit reads afresh and expects nothing, so it is never
+    /// done twice (a unit of 256 items redone costs more than its reads).
     pub(super) fn commit(&mut self, unit: Unit, expect: Option<u64>) -> Result<()> {
         match unit.commit_after(expect) {
             Ok(epoch) => {
                 self.epoch = epoch;
+                if self.contended.is_some_and(|at| at.elapsed() < CONTENDED) {
+                    // The caches only: the unit's outcome spans are
+                    // released with its effects.
+                    self.cache.clear();
+                    self.outputs.clear();
+                    self.seen_installations.clear();
+                    self.keyed_names.clear();
+                    self.epoch = None;
+                }
                 Ok(())
             }
             Err(e) => {
+                if matches!(e, StoreError::Stale) {
+                    self.contended = Some(Instant::now());
+                }
                 self.forget_cached();
                 Err(e)
             }
