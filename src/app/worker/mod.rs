@@ -98,6 +98,9 @@ const UNIT_TIME: Duration = Duration::from_millis(2);
 /// statements and its WAL flush) came to 70% of a replayed event's time at
 /// 64 items (docs/postgres.md, "Engine").
 const UNIT_ITEMS_SHARED: usize = 256;
+/// ...and this many while other replicas contend for the same items
+/// (`Worker::shared_unit_items`).
+const UNIT_ITEMS_CONTENDED: usize = 64;
 const UNIT_TIME_SHARED: Duration = Duration::from_millis(100);
 
 /// How often the worker flushes its commits (when the inbox is drained, and

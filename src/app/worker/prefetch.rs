@@ -8,11 +8,25 @@
 use super::*;
 use crate::store::ReadPlan;
 
-/// How long after a stale unit the worker's caches are dropped at every
-/// commit (`Worker::commit`).
+/// How long after a stale unit (or one that found an item busy) the
+/// worker's caches are dropped at every commit (`Worker::commit`) and its
+/// units are smaller (`shared_unit_items`).
 const CONTENDED: Duration = Duration::from_secs(5);
 
 impl Worker {
+    /// Items a unit claims on PostgreSQL: `UNIT_ITEMS_SHARED`, or
+    /// `UNIT_ITEMS_CONTENDED` for `CONTENDED` after a unit found an item
+    /// another replica holds, or went stale — where the locks a large
+    /// unit takes for all its items hold the other replica back, and
+    /// what it claims and reads ahead beyond its first busy item is
+    /// wasted.
+    pub(super) fn shared_unit_items(&self) -> usize {
+        match self.contended.is_some_and(|at| at.elapsed() < CONTENDED) {
+            true => UNIT_ITEMS_CONTENDED,
+            false => UNIT_ITEMS_SHARED,
+        }
+    }
+
     /// Read ahead what `items` will ask for, in two rounds: what the items
     /// name (their outputs, targets, refs), then the outputs watching those
     /// targets — and the `due` outputs (checkpoints) — and what they watch. Drops the caches when another
