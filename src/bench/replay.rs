@@ -19,6 +19,7 @@ use crate::app::App;
 use crate::ingest::webhook::{normalize, Normalized};
 use crate::model::clock::Clock;
 use crate::store::inbox::InboxItem;
+use crate::store::pg::{self, stats::Stats, stats::Trip};
 use crate::store::{codec, counter, Store};
 
 #[derive(Args, Debug)]
@@ -126,6 +127,8 @@ struct Drain {
     /// The CPU the drain's thread was pinned to.
     on: Option<usize>,
     outputs: u64,
+    /// The engine's round trips and commits while it drained (PostgreSQL).
+    trips: Stats,
 }
 
 /// Drain `app`'s inbox with a worker on a thread of its own, and check
@@ -134,7 +137,9 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
     let store = app.store.clone();
     let shared = app.shared.clone();
     let mut worker = Worker::new(store, shared);
+    let before = pg::stats::stats();
     let timed = super::timed_on_quiet_cpu("bench-drain", move || worker.drain_inbox())?;
+    let trips = pg::stats::stats().since(&before);
     let processed = app.store.counter(counter::PROCESSED);
     let outputs = app.outputs_tracked();
     let backlog = app.store.backlog();
@@ -149,6 +154,7 @@ async fn drain(app: App, n: usize) -> anyhow::Result<Drain> {
         cpu: timed.cpu,
         on: timed.on,
         outputs,
+        trips,
     })
 }
 
@@ -192,7 +198,6 @@ fn median_of<T, V: PartialOrd + Copy>(rounds: &[T], f: impl Fn(&T) -> V) -> V {
 /// threads of their own) drain one inbox together: the wall time until
 /// both are done, and their drain threads' CPU seconds.
 async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyhow::Result<Drain> {
-    use crate::store::pg;
     let admin = pg::test_pg_from_env().context("two replicas need --database-url")?;
     let mut nonce = [0u8; 6];
     let _ = getrandom::getrandom(&mut nonce);
@@ -245,6 +250,7 @@ async fn two_replicas(items: &[InboxItem], now: DateTime<Utc>, n: usize) -> anyh
         cpu,
         on: None,
         outputs,
+        trips: Stats::default(),
     })
 }
 
@@ -379,6 +385,7 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
                 format!("{:.1} µs, {}", pair.cpu * 1e6 / n as f64, pair.outputs),
             ));
         }
+        push_trips(&mut t, &rounds[0].0, n);
         t.push(Row::new(
             "drain thread CPU per event: PostgreSQL / sled",
             format!(
@@ -439,6 +446,56 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<Table> {
         ),
     ));
     Ok(t)
+}
+
+/// Where a PostgreSQL drain's time went (the first round): round trips
+/// per unit and per event, by kind, and the time the worker waited on each.
+fn push_trips(t: &mut Table, drain: &Drain, n: usize) {
+    let s = &drain.trips;
+    let units = s.trips_of(Trip::Commit).max(1) as f64;
+    let n = n as f64;
+    t.push(Row::new(
+        "PostgreSQL drain: units, round trips per unit / per event",
+        format!(
+            "{units}, {:.1} / {:.2}",
+            s.total_trips() as f64 / units,
+            s.total_trips() as f64 / n
+        ),
+    ));
+    let kinds = Trip::ALL
+        .iter()
+        .filter(|k| s.trips_of(**k) > 0)
+        .map(|k| {
+            format!(
+                "{} {:.2} ({:.1} µs)",
+                k.name(),
+                s.trips_of(*k) as f64 / units,
+                s.seconds_of(*k) * 1e6 / n
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    t.push(Row::new(
+        "PostgreSQL drain: round trips per unit by kind (waited per event)",
+        kinds,
+    ));
+    t.push(Row::new(
+        "PostgreSQL drain per event: wall / waiting on the database / commit's params built",
+        format!(
+            "{:.1} µs / {:.1} µs / {:.1} µs",
+            drain.wall.as_secs_f64() * 1e6 / n,
+            s.total_seconds() * 1e6 / n,
+            s.prep_nanos as f64 / 1e3 / n
+        ),
+    ));
+    t.push(Row::new(
+        "PostgreSQL commit: statements per unit, rows written per event",
+        format!(
+            "{:.1}, {:.2}",
+            s.commit_statements as f64 / units,
+            s.commit_rows as f64 / n
+        ),
+    ));
 }
 
 /// Decoding the inbox items in the JSON form the worker still reads (items

@@ -127,29 +127,73 @@ pub fn put(store: &Store, a: &LineAttribution) -> Result<()> {
 /// An output's line-survival cells changed (it got its first outcome, or
 /// was merged away: `Unit::put_output*`, `retire_output`): its attribution,
 /// if any, leaves the old cells and joins the new. Written after the unit's
-/// commit, in the tree of its own.
+/// commit, in the tree of its own (sled; on PostgreSQL in the unit's own
+/// commit, `move_lines_into`).
 pub(super) fn move_lines(
     store: &Store,
     old: Option<&StoredOutput>,
     new: Option<&StoredOutput>,
 ) -> Result<()> {
+    let mut batch = Batch::default();
+    for (cell, counts) in line_moves(store, old, new)? {
+        batch.add_all(cell, counts);
+    }
+    store.db().open_tree(TREE)?.apply_batch(batch)
+}
+
+/// The additions to the tree's cells that `move_lines` writes.
+fn line_moves(
+    store: &Store,
+    old: Option<&StoredOutput>,
+    new: Option<&StoredOutput>,
+) -> Result<Vec<(Vec<u8>, Vec<i64>)>> {
     let Some(id) = old.or(new).map(|o| o.execution.id.clone()) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let Some(a) = get(store, &id)? else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let counts = survival_counts(&a);
     let mut minus = Counts::default();
     minus.sub(&counts);
-    let mut batch = Batch::default();
+    let mut moves = Vec::new();
     for cell in old.and_then(line_cells).into_iter().flatten() {
-        batch.add_all(cell.key(), minus.0.clone());
+        moves.push((cell.key(), minus.0.clone()));
     }
     for cell in new.and_then(line_cells).into_iter().flatten() {
-        batch.add_all(cell.key(), counts.0.clone());
+        moves.push((cell.key(), counts.0.clone()));
     }
-    store.db().open_tree(TREE)?.apply_batch(batch)
+    Ok(moves)
+}
+
+/// `move_lines` of a unit's outputs on PostgreSQL, inside the unit (`store`
+/// is its transaction): their attributions read in one round trip, and the
+/// moves added to the unit's commit `batch` (one statement with its other
+/// packed counts, rows locked in key order), not a round trip each after it.
+pub(super) fn move_lines_into(
+    store: &Store,
+    moves: &[(Option<StoredOutput>, Option<StoredOutput>)],
+    batch: &mut Batch,
+) -> Result<()> {
+    let Some(pg) = store.db().pg().filter(|_| !moves.is_empty()) else {
+        return Ok(());
+    };
+    let tree = super::pg::tree_prefix(TREE);
+    let gets = moves
+        .iter()
+        .filter_map(|(old, new)| old.as_ref().or(new.as_ref()))
+        .map(|o| [tree.as_slice(), &key(&o.execution.id)].concat())
+        .collect();
+    pg.prefetch(super::pg::Prefetch {
+        gets,
+        ..Default::default()
+    })?;
+    for (old, new) in moves {
+        for (cell, counts) in line_moves(store, old.as_ref(), new.as_ref())? {
+            batch.add_all([tree.as_slice(), &cell].concat(), counts);
+        }
+    }
+    Ok(())
 }
 
 /// The line-survival cells of one repository (lowercase) at a level with

@@ -453,6 +453,10 @@ impl Unit {
             batch.add(keys::counter(name), delta as i64);
         }
         super::rollup::add_to_batch(&mut batch, self.rollups);
+        if self.store.db.pg().is_some() {
+            let moves = std::mem::take(&mut self.line_moves);
+            super::attribution::move_lines_into(&self.store, &moves, &mut batch)?;
+        }
         // On sled a unit is one atomic batch only if all of it is sled's:
         // the journal's commit would be durable before sled's flush.
         debug_assert!(

@@ -76,6 +76,7 @@ impl Worker {
         self.cache.clear();
         self.outputs.clear();
         self.seen_installations.clear();
+        self.keyed_names.clear();
         self.epoch = None;
     }
 

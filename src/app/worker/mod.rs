@@ -93,8 +93,14 @@ const UNIT_ITEMS: usize = 128;
 const UNIT_TIME: Duration = Duration::from_millis(2);
 /// On PostgreSQL there is no process-wide write lock, and every commit is a
 /// round trip and a WAL flush: a unit goes on for longer, up to this many
-/// items (the claim of a unit, `Unit::claim_inbox`).
-const UNIT_ITEMS_SHARED: usize = 64;
+/// items (the claim of a unit, `Unit::claim_inbox`). What a unit pays
+/// whatever its size (the claim, two read-ahead rounds, the commit's
+/// statements and its WAL flush) came to 70% of a replayed event's time at
+/// 64 items (docs/postgres.md, "Engine").
+const UNIT_ITEMS_SHARED: usize = 256;
+/// ...and this many while other replicas contend for the same items
+/// (`Worker::shared_unit_items`).
+const UNIT_ITEMS_CONTENDED: usize = 64;
 const UNIT_TIME_SHARED: Duration = Duration::from_millis(100);
 
 /// How often the worker flushes its commits (when the inbox is drained, and
@@ -148,6 +154,11 @@ pub struct Worker {
     /// Repository → installation already filed, so ordinary deliveries do
     /// not rewrite the mapping.
     seen_installations: HashMap<String, u64>,
+    /// The name a delivery's repository is keyed by (`renamed`), by
+    /// (installation, repository id, name now): read once, not twice an
+    /// event. Only the worker files renames (`file_installation`, which
+    /// drops it); dropped with the other caches (`forget_cached`).
+    keyed_names: HashMap<(u64, Option<u64>, String), Option<String>>,
     /// No inbox item below this sequence is left: scans start here instead of
     /// at the front of the queue, which sled leaves strewn with emptied leaves.
     next_seq: u64,
@@ -160,6 +171,10 @@ pub struct Worker {
     /// The unit epoch this worker's last commit left (PostgreSQL): while it
     /// stands, no other replica wrote since and the caches hold (`prefetch`).
     epoch: Option<u64>,
+    /// When a unit of this worker's was last rolled back because another
+    /// replica committed while it ran (`StoreError::Stale`): for a while
+    /// after, its units expect nothing of the caches (`prefetch`).
+    contended: Option<Instant>,
     /// When the next sweep of expired leases' leftovers is due.
     next_sweep: Instant,
     /// Items through this inbox sequence are judged after each item: a
@@ -182,12 +197,14 @@ impl Worker {
             shared,
             processed,
             seen_installations: HashMap::new(),
+            keyed_names: HashMap::new(),
             next_seq,
             released: next_seq.saturating_sub(1),
             last_release: Instant::now(),
             cache: ObservationCache::default(),
             outputs: OutputCache::default(),
             epoch: None,
+            contended: None,
             next_sweep: Instant::now(),
             judge_each_through: 0,
         }

@@ -20,6 +20,8 @@ impl Worker {
         if self.already_filed(change) {
             return Ok(());
         }
+        // A rename filed here changes the names outputs are keyed by.
+        self.keyed_names.clear();
         if let installations::Applied::Disagrees { repo, mapped } =
             installations::apply(&self.store, change, batch)?
         {

@@ -8,7 +8,25 @@
 use super::*;
 use crate::store::ReadPlan;
 
+/// How long after a stale unit (or one that found an item busy) the
+/// worker's caches are dropped at every commit (`Worker::commit`) and its
+/// units are smaller (`shared_unit_items`).
+const CONTENDED: Duration = Duration::from_secs(5);
+
 impl Worker {
+    /// Items a unit claims on PostgreSQL: `UNIT_ITEMS_SHARED`, or
+    /// `UNIT_ITEMS_CONTENDED` for `CONTENDED` after a unit found an item
+    /// another replica holds, or went stale — where the locks a large
+    /// unit takes for all its items hold the other replica back, and
+    /// what it claims and reads ahead beyond its first busy item is
+    /// wasted.
+    pub(super) fn shared_unit_items(&self) -> usize {
+        match self.contended.is_some_and(|at| at.elapsed() < CONTENDED) {
+            true => UNIT_ITEMS_CONTENDED,
+            false => UNIT_ITEMS_SHARED,
+        }
+    }
+
     /// Read ahead what `items` will ask for, in two rounds: what the items
     /// name (their outputs, targets, refs), then the outputs watching those
     /// targets — and the `due` outputs (checkpoints) — and what they watch. Drops the caches when another
@@ -65,13 +83,29 @@ impl Worker {
 
     /// Commit a unit of the worker's, expecting the unit epoch at `expect`
     /// (PostgreSQL): the caches are kept on success, dropped otherwise.
+    /// While other replicas commit as busily (a unit of this worker's was
+    /// stale within `CONTENDED`), they are dropped after every commit too:
+    /// the next unit reads afresh and expects nothing, so it is never
+    /// done twice (a unit of 256 items redone costs more than its reads).
     pub(super) fn commit(&mut self, unit: Unit, expect: Option<u64>) -> Result<()> {
         match unit.commit_after(expect) {
             Ok(epoch) => {
                 self.epoch = epoch;
+                if self.contended.is_some_and(|at| at.elapsed() < CONTENDED) {
+                    // The caches only: the unit's outcome spans are
+                    // released with its effects.
+                    self.cache.clear();
+                    self.outputs.clear();
+                    self.seen_installations.clear();
+                    self.keyed_names.clear();
+                    self.epoch = None;
+                }
                 Ok(())
             }
             Err(e) => {
+                if matches!(e, StoreError::Stale) {
+                    self.contended = Some(Instant::now());
+                }
                 self.forget_cached();
                 Err(e)
             }

@@ -15,7 +15,7 @@ impl Worker {
     /// outputs are keyed by, when it was renamed. `change` is what the
     /// delivery says of its repository (its name and id).
     pub(super) fn deliver_under_keyed_name(
-        &self,
+        &mut self,
         change: Option<&InstallationChange>,
         observations: &mut [Observation],
         discoveries: &mut [ExecutionRecord],
@@ -23,7 +23,7 @@ impl Worker {
         let Some(change) = change else {
             return Ok(());
         };
-        let Some(keyed) = installations::keyed_name(&self.store, change)? else {
+        let Some(keyed) = self.keyed_name(change)? else {
             return Ok(());
         };
         let now = change.repos_added[0].as_str();
@@ -36,6 +36,21 @@ impl Worker {
             record.rename_repo(now, &keyed);
         }
         Ok(())
+    }
+
+    /// `installations::keyed_name`, remembered (`Worker::keyed_names`).
+    fn keyed_name(&mut self, change: &InstallationChange) -> Result<Option<String>> {
+        let (InstallationAction::Seen, [now]) = (change.action, change.repos_added.as_slice())
+        else {
+            return installations::keyed_name(&self.store, change);
+        };
+        let key = (change.installation_id, change.repo_id, now.clone());
+        if let Some(known) = self.keyed_names.get(&key) {
+            return Ok(known.clone());
+        }
+        let keyed = installations::keyed_name(&self.store, change)?;
+        self.keyed_names.insert(key, keyed.clone());
+        Ok(keyed)
     }
 
     /// Manifest lines under the name their repository's outputs are keyed

@@ -67,7 +67,7 @@ impl Worker {
         let mut unit = self.store.begin();
         let shared = unit.is_shared();
         let (unit_items, unit_time) = if shared {
-            (UNIT_ITEMS_SHARED, UNIT_TIME_SHARED)
+            (self.shared_unit_items(), UNIT_TIME_SHARED)
         } else {
             (UNIT_ITEMS, UNIT_TIME)
         };
@@ -156,6 +156,9 @@ impl Worker {
             if alone || count as usize >= unit_items || started.elapsed() >= unit_time {
                 break;
             }
+        }
+        if busy {
+            self.contended = Some(Instant::now());
         }
         let Some(last) = last else {
             drop(unit);

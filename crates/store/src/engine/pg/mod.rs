@@ -28,6 +28,7 @@ mod inbox;
 mod leases;
 mod reads;
 mod schema;
+pub mod stats;
 mod testing;
 mod writes;
 
@@ -48,6 +49,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
 use crate::{Result, StoreError};
+use stats::Trip;
 
 /// Connections per store, at most.
 const MAX_CONNECTIONS: usize = 8;
@@ -190,10 +192,26 @@ async fn checkout_config(config: &tokio_postgres::Config) -> Result<tokio_postgr
 
 /// The transaction a pinned handle runs in: a connection taken and `BEGIN`
 /// sent on first use, what the transaction read already (`reads::Memo`),
-/// committed by `Pg::commit`, rolled back when dropped otherwise.
+/// committed by `Pg::commit`, rolled back when dropped otherwise. Once
+/// committed (`finished`), the handle's statements run on their own, as an
+/// unpinned handle's (what a unit does after its commit — its outputs'
+/// landed lines moved, `attribution::move_lines` — is not begun in a
+/// transaction that its drop would roll back).
 struct Pinned {
     client: Mutex<Option<Client>>,
     memo: Mutex<reads::Memo>,
+    finished: std::sync::atomic::AtomicBool,
+}
+
+impl Pinned {
+    fn finished(&self) -> bool {
+        self.finished.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn finish(&self) {
+        self.finished
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Drop for Pinned {
@@ -201,11 +219,13 @@ impl Drop for Pinned {
         if let Some(client) = self.client.get_mut().expect("pinned lock").take() {
             // Waited for: a dropped unit has let go of its claims and locks,
             // and its connection is back in the pool.
+            let started = std::time::Instant::now();
             let _ = block(async move {
                 let _ = client.batch_execute("ROLLBACK").await;
                 drop(client);
                 Ok(())
             });
+            stats::count(Trip::Rollback, started);
         }
     }
 }
@@ -307,13 +327,14 @@ impl Pg {
             pinned: Some(Arc::new(Pinned {
                 client: Mutex::new(None),
                 memo: Mutex::default(),
+                finished: Default::default(),
             })),
         }
     }
 
-    /// True for a pinned handle.
+    /// True for a pinned handle whose transaction is not committed yet.
     pub fn is_pinned(&self) -> bool {
-        self.pinned.is_some()
+        self.pinned.as_ref().is_some_and(|p| !p.finished())
     }
 
     /// Run the statements `f` makes on a connection: the pinned one, inside
@@ -324,7 +345,18 @@ impl Pg {
         F: FnOnce(Client) -> Fut + Send + 'static,
         Fut: Future<Output = PgResult<T>> + Send + 'static,
     {
-        let result = match &self.pinned {
+        self.run_as(Trip::Other, f)
+    }
+
+    /// `run`, counted as a round trip of `kind` (`stats`).
+    pub(crate) fn run_as<T, F, Fut>(&self, kind: Trip, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Client) -> Fut + Send + 'static,
+        Fut: Future<Output = PgResult<T>> + Send + 'static,
+    {
+        let started = std::time::Instant::now();
+        let result = match self.pinned.as_ref().filter(|p| !p.finished()) {
             Some(pinned) => self
                 .begun(pinned)
                 .and_then(|c| block(async move { f(c).await.map_err(describe) })),
@@ -333,6 +365,7 @@ impl Pg {
                 block(async move { f(checkout(pool).await?).await.map_err(describe) })
             }
         };
+        stats::count(kind, started);
         self.shared.noted(result)
     }
 
@@ -352,11 +385,14 @@ impl Pg {
             return Ok(client.clone());
         }
         let pool = self.shared.pool.clone();
+        let started = std::time::Instant::now();
         let client = block(async move {
             let client = checkout(pool).await?;
             client.batch_execute("BEGIN").await.map_err(describe)?;
             Ok(client)
-        })?;
+        });
+        stats::count(Trip::Begin, started);
+        let client = client?;
         *held = Some(client.clone());
         Ok(client)
     }
@@ -366,6 +402,7 @@ impl Pg {
         let Some(pinned) = &self.pinned else {
             return Ok(());
         };
+        pinned.finish();
         let Some(client) = pinned.client.lock().expect("pinned lock").take() else {
             return Ok(());
         };

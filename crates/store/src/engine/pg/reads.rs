@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use tokio_postgres::types::ToSql;
 
+use super::stats::Trip;
 use super::{Client, Pg, PgResult, TREE_BYTE};
 use crate::engine::{prefix_end, Bytes};
 use crate::{keys, Result};
@@ -126,6 +127,7 @@ impl Pg {
     fn memo(&self) -> Option<std::sync::MutexGuard<'_, Memo>> {
         self.pinned
             .as_ref()
+            .filter(|p| !p.finished())
             .map(|p| p.memo.lock().expect("memo lock"))
     }
 
@@ -143,7 +145,7 @@ impl Pg {
             return Ok(known);
         }
         let k = key.to_vec();
-        let value = self.run(move |c| async move {
+        let value = self.run_as(Trip::Get, move |c| async move {
             let found = query(&c, "SELECT v FROM kv WHERE k = $1", &[&k]).await?;
             Ok(found.first().map(|r| r.get::<_, Vec<u8>>(0)))
         })?;
@@ -186,7 +188,7 @@ impl Pg {
     pub fn scan_prefix(&self, prefix: &[u8]) -> Pages {
         let end = prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded);
         let mut pages = self.pages(Bound::Included(prefix.to_vec()), end);
-        if self.pinned.is_none() {
+        if !self.is_pinned() {
             return pages;
         }
         if let Some(known) = self.memo().and_then(|m| m.scan(prefix)) {
@@ -231,7 +233,7 @@ impl Pg {
             return Ok(true);
         }
         let k = key.to_string();
-        let taken = self.run(move |c| async move {
+        let taken = self.run_as(Trip::Lock, move |c| async move {
             let found = query(
                 &c,
                 "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))",
@@ -272,7 +274,7 @@ impl Pg {
             .map(|p| prefix_end(p).unwrap_or_else(|| vec![TREE_BYTE]))
             .collect();
         let asked = want.clone();
-        let (epoch, locked, got, scanned) = self.run(move |c| async move {
+        let (epoch, locked, got, scanned) = self.run_as(Trip::Prefetch, move |c| async move {
             let lock_params: [&(dyn ToSql + Sync); 1] = [&want.locks];
             let get_params: [&(dyn ToSql + Sync); 1] = [&want.gets];
             let scan_params: [&(dyn ToSql + Sync); 3] = [&want.prefixes, &ends, &PREFETCH_ROWS];
@@ -368,7 +370,8 @@ impl Pages {
         if self.claim {
             sql.push_str(" FOR UPDATE SKIP LOCKED");
         }
-        let found = self.pg.run(move |c| async move {
+        let kind = if self.claim { Trip::Claim } else { Trip::Scan };
+        let found = self.pg.run_as(kind, move |c| async move {
             let mut refs: Vec<&(dyn ToSql + Sync)> =
                 params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
             refs.push(&limit);

@@ -197,6 +197,39 @@ impl Writes {
     }
 }
 
+impl Params {
+    /// Rows the statements write (`stats`).
+    fn rows(&self) -> u64 {
+        let outcomes = self.outcomes.as_array().map_or(0, Vec::len);
+        (self.put_k.len()
+            + self.schedule.len()
+            + self.gone.len()
+            + self.set_names.len()
+            + self.add_names.len()
+            + self.sum_k.len()
+            + outcomes
+            + self.outcomes_gone.len()) as u64
+    }
+
+    /// Statements the writes take, without the frame (`stats`).
+    fn statements(&self) -> u64 {
+        let outcomes = self.outcomes.as_array().is_some_and(|a| !a.is_empty());
+        [
+            !self.gone.is_empty(),
+            !self.put_k.is_empty(),
+            !self.schedule.is_empty(),
+            !self.set_names.is_empty(),
+            !self.add_names.is_empty(),
+            !self.sum_k.is_empty(),
+            !self.outcomes_gone.is_empty(),
+            outcomes,
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count() as u64
+    }
+}
+
 /// How a pipeline of writes begins and ends.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -342,7 +375,7 @@ impl Pg {
             return Ok(());
         }
         let params = writes.params();
-        let pinned = self.pinned.is_some();
+        let pinned = self.is_pinned();
         let frame = Frame {
             begin: !pinned,
             bump: None,
@@ -363,16 +396,19 @@ impl Pg {
     /// stood at `expect`: no other unit committed since the caller's last.
     /// Returns the new epoch (`None`: nothing was begun or written).
     pub fn commit_unit(&self, batch: Batch, expect: Option<u64>) -> Result<Option<u64>> {
-        let Some(pinned) = &self.pinned else {
+        let Some(pinned) = self.pinned.as_ref().filter(|p| !p.finished()) else {
             self.apply(batch)?;
             return Ok(None);
         };
+        let prep = std::time::Instant::now();
         let writes = Writes::from(batch);
         let begun = pinned.client.lock().expect("pinned lock").is_some();
         if !begun && writes.is_empty() {
+            pinned.finish();
             return Ok(None);
         }
         let client = self.begun(pinned)?;
+        pinned.finish();
         pinned.client.lock().expect("pinned lock").take();
         let params = writes.params();
         let frame = Frame {
@@ -380,6 +416,8 @@ impl Pg {
             bump: Some(expect.map(|e| e as i64)),
             commit: true,
         };
+        super::stats::count_commit(params.rows(), params.statements() + 2, prep);
+        let started = std::time::Instant::now();
         let result = block(async move {
             let result = pipeline(&client, &params, frame).await.map_err(failed);
             if result.is_err() {
@@ -387,6 +425,7 @@ impl Pg {
             }
             result
         });
+        super::stats::count(super::stats::Trip::Commit, started);
         let result = match result {
             Err(StoreError::Stale) => return Err(StoreError::Stale),
             other => self.shared.noted(other),
