@@ -10,8 +10,7 @@ use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};
 use safe_outcomes::bench::github_model::history::{Actor, Fact};
 use safe_outcomes::model::OutputType;
 
-use super::compare::windows;
-use super::paths::{self, Path};
+use super::paths::Path;
 
 type Verdicts = BTreeMap<String, String>;
 
@@ -33,25 +32,11 @@ const DELETE: Fact = Fact::DeleteMilestone { milestone: 2 };
 /// The output's verdict now and at each window on `path`, as
 /// `status/strength/signal`.
 fn verdicts(g: &Generated, path: Path) -> (String, Verdicts) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let ended = rt.block_on(paths::run(g, path));
-    let o = ended
-        .outcomes
-        .values()
-        .find(|o| o.safe_output_type == "assign_milestone")
-        .unwrap_or_else(|| panic!("{}: no assign_milestone outcome", path.name()));
+    let (o, windows) = super::judged_on(g, path, "assign_milestone");
     let now = format!(
         "{:?}/{:?}/{}",
         o.outcome_status, o.evidence_strength, o.human_check_signal
     );
-    let windows = windows(o)
-        .into_iter()
-        .map(|(w, (s, g, sig))| (w, format!("{s:?}/{g:?}/{sig}")))
-        .collect();
     (now, windows)
 }
 

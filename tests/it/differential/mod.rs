@@ -120,6 +120,35 @@ pub fn verdicts_differ(g: &Generated) -> Vec<Difference> {
     })
 }
 
+/// The output of `output_type` as `path` judged `g` (for the properties of
+/// one family: `projects`, `milestones`), and its windows' verdicts as
+/// `status/strength/signal`.
+pub fn judged_on(
+    g: &Generated,
+    path: Path,
+    output_type: &str,
+) -> (
+    safe_outcomes::model::OutcomeRecord,
+    std::collections::BTreeMap<String, String>,
+) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ended = rt.block_on(paths::run(g, path));
+    let o = ended
+        .outcomes
+        .into_values()
+        .find(|o| o.safe_output_type == output_type)
+        .unwrap_or_else(|| panic!("{}: no {output_type} outcome", path.name()));
+    let windows = compare::windows(&o)
+        .into_iter()
+        .map(|(w, (s, g, sig))| (w, format!("{s:?}/{g:?}/{sig}")))
+        .collect();
+    (o, windows)
+}
+
 fn explain(g: &Generated, diffs: &[Difference]) -> String {
     let mut out = String::from("(stated differences, not counted:");
     for x in compare::EXCEPTIONS {

@@ -12,8 +12,7 @@ use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};
 use safe_outcomes::bench::github_model::history::{Actor, Fact, ProjectAct};
 use safe_outcomes::model::OutputType;
 
-use super::compare::windows;
-use super::paths::{self, Path};
+use super::paths::Path;
 
 type Verdicts = BTreeMap<String, String>;
 
@@ -33,21 +32,7 @@ fn history(acts: &[(i64, Actor, ProjectAct)]) -> Generated {
 /// Each window's verdict of the create_project output on `path`, as
 /// `status/strength/signal`.
 fn verdicts(g: &Generated, path: Path) -> Verdicts {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let ended = rt.block_on(paths::run(g, path));
-    let o = ended
-        .outcomes
-        .values()
-        .find(|o| o.safe_output_type == "create_project")
-        .unwrap_or_else(|| panic!("{}: no create_project outcome", path.name()));
-    windows(o)
-        .into_iter()
-        .map(|(w, (s, g, sig))| (w, format!("{s:?}/{g:?}/{sig}")))
-        .collect()
+    super::judged_on(g, path, "create_project").1
 }
 
 fn at(v: &Verdicts, window: &str) -> String {

@@ -6,7 +6,7 @@
 //! when the choices ran out: nothing happens.
 
 use super::{people, Builder, OFFSETS_MIN};
-use crate::bench::github_model::history::Actor;
+use crate::bench::github_model::history::{Actor, Fact};
 use chrono::{DateTime, Duration, Utc};
 
 impl Builder<'_, '_> {
@@ -28,6 +28,17 @@ impl Builder<'_, '_> {
     pub(super) fn later_aside(&self, salt: u64) -> DateTime<Utc> {
         let edge = OFFSETS_MIN[self.aside(salt, OFFSETS_MIN.len() as u64) as usize];
         self.t0 + Duration::minutes(edge + self.aside(salt ^ 0x55, 40) as i64)
+    }
+
+    /// `fact` one time in `one_in` (never when the choices ran out), by one
+    /// of `actors`, at a window's edge: each drawn aside with `salt`.
+    pub(super) fn aside_by(&mut self, salt: u64, one_in: u64, actors: &[Actor], fact: Fact) {
+        if one_in == 0 || self.aside(salt, one_in) != one_in - 1 {
+            return;
+        }
+        let at = self.later_aside(salt);
+        let who = actors[self.aside(salt ^ 1, actors.len() as u64) as usize].clone();
+        self.h.push(at, &who, fact);
     }
 
     /// One of the people, drawn aside (as `who`).

@@ -10,16 +10,11 @@ impl Builder<'_, '_> {
     /// deleted by alice, bob or dependabot.
     pub(super) fn delete_follow_up(&mut self, n: u64) {
         let salt = n.wrapping_mul(31).wrapping_add(7);
-        if self.aside(salt, 8) != 7 {
-            return;
-        }
-        let at = self.later_aside(salt);
-        let who = [
+        let admins = [
             Actor::human("alice"),
             Actor::human("bob"),
             Actor::bot("dependabot[bot]"),
-        ][self.aside(salt ^ 1, 3) as usize]
-            .clone();
-        self.h.push(at, &who, Fact::DeleteIssue { number: n });
+        ];
+        self.aside_by(salt, 8, &admins, Fact::DeleteIssue { number: n });
     }
 }

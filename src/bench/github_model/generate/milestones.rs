@@ -11,17 +11,12 @@ impl Builder<'_, '_> {
     /// deleted by alice, bob, dependabot or the agent.
     pub(super) fn milestone_deletion(&mut self, milestone: u64) {
         let salt = milestone.wrapping_mul(0x6d).wrapping_add(0x51);
-        if self.aside(salt, 6) != 5 {
-            return;
-        }
-        let at = self.later_aside(salt);
-        let who = [
+        let writers = [
             Actor::human("alice"),
             Actor::human("bob"),
             Actor::bot("dependabot[bot]"),
             Actor::actions(),
-        ][self.aside(salt ^ 1, 4) as usize]
-            .clone();
-        self.h.push(at, &who, Fact::DeleteMilestone { milestone });
+        ];
+        self.aside_by(salt, 6, &writers, Fact::DeleteMilestone { milestone });
     }
 }
