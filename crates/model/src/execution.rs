@@ -185,18 +185,16 @@ impl ExecutionRecord {
         }
     }
 
-    /// `assign_milestone`: the milestone's number (`metadata.milestone_number`
-    /// or the line's `milestone_number`), a positive GitHub id.
+    /// `assign_milestone`: the milestone's number (the line's
+    /// `milestone_number`, else its metadata's, else its after-state's), a
+    /// GitHub id (`github_id`): the one reading of it, for the watch key,
+    /// the API's read and the evaluator alike.
     pub fn milestone_number(&self) -> Option<u64> {
         self.extra
             .get("milestone_number")
             .or_else(|| self.metadata.get("milestone_number"))
-            .and_then(|v| match v {
-                Value::Number(n) => n.as_u64(),
-                Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            })
-            .filter(|n| *n > 0)
+            .or_else(|| self.after_state.get("milestone_number"))
+            .and_then(github_id)
     }
 
     /// `add_reviewer`: the key of each requested team (`org/slug` or a slug
@@ -257,6 +255,19 @@ impl ExecutionRecord {
     }
 }
 
+/// A GitHub id or number given as a JSON number or a numeric string.
+/// Correlation ids are validated here, once: 0, a negative number, a
+/// fraction or anything unparsable is no id at all (docs/evaluation.md,
+/// general rule 1), so a record carrying one is judged as missing it.
+pub fn github_id(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .filter(|id| *id > 0)
+}
+
 /// Label names from `[{"name": ..}]` or `["..."]`.
 pub fn label_names(items: &[Value]) -> Vec<String> {
     items
@@ -312,6 +323,12 @@ mod tests {
         ] {
             assert_eq!(record(none).watch_keys(), vec!["o/r#7"]);
         }
+        // The after-state's number, as the evaluator reads it.
+        let mut after = record(serde_json::json!({}));
+        after.after_state =
+            serde_json::from_value(serde_json::json!({"milestone_number": 4})).unwrap();
+        assert_eq!(after.milestone_number(), Some(4));
+        assert_eq!(after.watch_keys(), vec!["o/r#7", "o/r#milestone:4"]);
     }
 
     #[test]

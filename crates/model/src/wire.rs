@@ -205,20 +205,7 @@ impl Item {
     }
 }
 
-/// A GitHub id or number given as a JSON number or a numeric string.
-/// Correlation ids are validated here, once: 0, a negative number, a
-/// fraction or anything unparsable is no id at all (docs/evaluation.md,
-/// general rule 1), so a record carrying one is judged as missing it.
-pub fn github_id(v: &Value) -> Option<u64> {
-    match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-    .filter(|id| *id > 0)
-}
-
-pub use crate::execution::label_names;
+pub use crate::execution::{github_id, label_names};
 
 pub fn logins(users: Option<&[User]>) -> Vec<String> {
     users

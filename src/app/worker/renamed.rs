@@ -10,6 +10,10 @@
 use super::*;
 use crate::model::target::rekey;
 
+/// The most repositories `Worker::keyed_names` remembers (a few hundred
+/// bytes each): past it, the map starts again.
+const KEYED_NAMES_MAX: usize = 100_000;
+
 impl Worker {
     /// A delivery's facts and discoveries under the name its repository's
     /// outputs are keyed by, when it was renamed. `change` is what the
@@ -49,6 +53,10 @@ impl Worker {
             return Ok(known.clone());
         }
         let keyed = installations::keyed_name(&self.store, change)?;
+        if self.keyed_names.len() >= KEYED_NAMES_MAX {
+            // Bounded by a limit: start again rather than grow.
+            self.keyed_names.clear();
+        }
         self.keyed_names.insert(key, keyed.clone());
         Ok(keyed)
     }

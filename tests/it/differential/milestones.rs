@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use chrono::Duration;
-use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};
+use safe_outcomes::bench::github_model::generate::Generated;
 use safe_outcomes::bench::github_model::history::{Actor, Fact};
 use safe_outcomes::model::OutputType;
 
@@ -17,14 +17,10 @@ type Verdicts = BTreeMap<String, String>;
 /// The run writing only `assign_milestone` (milestone 2), then `facts`,
 /// each by its actor `hours` after the run.
 fn history(facts: &[(i64, Actor, Fact)]) -> Generated {
-    let mut c = Choices::new(&[]);
-    let types = [OutputType::AssignMilestone];
-    let mut g = generate::history(&mut c, "acme/widgets", 555, super::t0(), 4242, &types);
-    for (hours, who, fact) in facts {
-        let at = super::t0() + Duration::hours(*hours);
-        g.history.push(at, who, fact.clone());
-    }
-    g
+    let facts = facts
+        .iter()
+        .map(|(hours, who, fact)| (Duration::hours(*hours), who.clone(), fact.clone()));
+    super::one_output_then(OutputType::AssignMilestone, facts)
 }
 
 const DELETE: Fact = Fact::DeleteMilestone { milestone: 2 };

@@ -120,6 +120,27 @@ pub fn verdicts_differ(g: &Generated) -> Vec<Difference> {
     })
 }
 
+/// The run writing only `output_type`, with no follow-up of the
+/// generator's own, then `facts`, each by its actor at its time after the
+/// run (for the properties of one family: `projects`, `milestones`).
+pub fn one_output_then(
+    output_type: OutputType,
+    facts: impl IntoIterator<
+        Item = (
+            chrono::Duration,
+            safe_outcomes::bench::github_model::history::Actor,
+            safe_outcomes::bench::github_model::history::Fact,
+        ),
+    >,
+) -> Generated {
+    let mut c = Choices::new(&[]);
+    let mut g = generate::history(&mut c, "acme/widgets", 555, t0(), 4242, &[output_type]);
+    for (after, who, fact) in facts {
+        g.history.push(t0() + after, &who, fact);
+    }
+    g
+}
+
 /// The output of `output_type` as `path` judged `g` (for the properties of
 /// one family: `projects`, `milestones`), and its windows' verdicts as
 /// `status/strength/signal`.

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use chrono::Duration;
-use safe_outcomes::bench::github_model::generate::{self, Choices, Generated};
+use safe_outcomes::bench::github_model::generate::Generated;
 use safe_outcomes::bench::github_model::history::{Actor, Fact, ProjectAct};
 use safe_outcomes::model::OutputType;
 
@@ -19,14 +19,14 @@ type Verdicts = BTreeMap<String, String>;
 /// The run writing only `create_project` (project 8), then `acts`, each
 /// `minutes` after the run.
 fn history(acts: &[(i64, Actor, ProjectAct)]) -> Generated {
-    let mut c = Choices::new(&[]);
-    let types = [OutputType::CreateProject];
-    let mut g = generate::history(&mut c, "acme/widgets", 555, super::t0(), 4242, &types);
-    for (minutes, who, act) in acts {
-        let at = super::t0() + Duration::minutes(*minutes);
-        g.history.push(at, who, Fact::Project(act.clone()));
-    }
-    g
+    let facts = acts.iter().map(|(minutes, who, act)| {
+        (
+            Duration::minutes(*minutes),
+            who.clone(),
+            Fact::Project(act.clone()),
+        )
+    });
+    super::one_output_then(OutputType::CreateProject, facts)
 }
 
 /// Each window's verdict of the create_project output on `path`, as

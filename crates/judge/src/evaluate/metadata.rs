@@ -328,10 +328,9 @@ pub fn assign_milestone(ctx: &EvalContext) -> Evaluation {
     }
     let record = ctx.record;
     let given = intended_str(record, &["milestone_number"]);
-    // A milestone number is a correlation id: 0 or garbage names none.
-    let number = given
-        .clone()
-        .filter(|n| safe_outcomes_model::wire::github_id(&Value::from(n.as_str())).is_some());
+    // A milestone number is a correlation id: 0 or garbage names none
+    // (read as the watch key and the API's read read it).
+    let number = record.milestone_number().map(|n| n.to_string());
     let title = intended_str(record, &["milestone_title", "milestone"]).filter(|t| {
         // `after_state.milestone` may be the number.
         given.as_deref() != Some(t.as_str())
