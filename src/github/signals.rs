@@ -88,8 +88,11 @@ const RETRY_POLL: std::time::Duration = std::time::Duration::from_secs(30);
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Item {
     pub repo: String,
+    /// The issue, pull request or discussion number; a comment's id.
     pub number: u64,
     pub kind: TargetKind,
+    /// A comment's GraphQL node id, by which it is read (`node(id:)`).
+    pub node: Option<String>,
 }
 
 /// What one output needs read.
@@ -160,18 +163,79 @@ pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
     }
 }
 
-/// An outcome a signal could still change: none yet, `pending`, `unknown`,
-/// or `ignored` (silence, or a close by automation, which a reaction or a
+/// True when a signals read now could still change `record`'s outcome:
+/// none yet; the latest outcome is open to signals ([`open_status`]); or a
+/// window this read is the first to see reactions for is open, and the
+/// output's object is still there.
+///
+/// The windows a read is the first to see for: those after the reading
+/// checkpoint before the one just passed. A reaction carries GitHub's time
+/// and a read sees every reaction given before it, so the first read (7d
+/// for issues, comments and discussions) is also the first that can find a
+/// reaction given before the 1h or 24h window closed; a later read finds
+/// only reactions given since the one before, which no earlier window
+/// looks at. The human check: a person looking at the 1h window of a
+/// discussion someone gave a heart at T+52m, and answered at T+1h29m, sees
+/// the heart inside the hour (seed 000 §5 "T+1h: immediate reaction";
+/// gh-aw §3 create_discussion "reactions > 0 → accepted"). Found by the
+/// random differential (2026-12-06): the answer decided the latest outcome
+/// before the 7d read, and the real-time path never read the heart that a
+/// read after the fact dates inside the hour.
+///
+/// A deleted object's windows may be open, but its reactions can no longer
+/// be read: it is not read for them.
+pub fn open_to_signals(record: &ExecutionRecord, outcome: Option<&OutcomeRecord>) -> bool {
+    let Some(o) = outcome else {
+        return true;
+    };
+    if open_status(o.outcome_status, o.evidence_strength, &o.human_check_signal) {
+        return true;
+    }
+    if gone(&o.human_check_signal) {
+        return false;
+    }
+    let seen_before = previous_reading(record, o.evaluated_at);
+    o.windows.iter().any(|(name, w)| {
+        checkpoint_hours(name).is_some_and(|h| h > seen_before)
+            && open_status(w.outcome_status, w.evidence_strength, &w.human_check_signal)
+    })
+}
+
+/// The hours of the reading checkpoint before the latest one passed by
+/// `at` (0 when at most one has passed): reactions given before it were
+/// seen by the read there, or could change nothing then.
+fn previous_reading(record: &ExecutionRecord, at: DateTime<Utc>) -> i64 {
+    let elapsed = at - record.executed_at;
+    let passed: Vec<i64> = reading_checkpoints(record)
+        .iter()
+        .copied()
+        .filter(|h| chrono::Duration::hours(*h) <= elapsed)
+        .collect();
+    passed.iter().rev().nth(1).copied().unwrap_or(0)
+}
+
+fn checkpoint_hours(name: &str) -> Option<i64> {
+    crate::model::CHECKPOINTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, h)| *h)
+}
+
+/// The output's own object is gone: nothing of it can be read.
+fn gone(signal: &str) -> bool {
+    use crate::model::Signal;
+    [Signal::Deleted, Signal::CommentDeleted]
+        .iter()
+        .any(|s| s.as_str() == signal)
+}
+
+/// An outcome a signal could still change: `pending`, `unknown`, or
+/// `ignored` (silence, or a close by automation, which a reaction or a
 /// merged closing PR overrides); rejected by a negative reaction alone (a
 /// person's positive reaction outweighs it); or accepted only on the word
 /// of actors nobody can see (`accepted/weak/acted_on`: a reaction count
 /// read early, before the reactor list that dates and names each reaction).
-/// Other accepted and rejected outputs are not read.
-pub fn open_to_signals(outcome: Option<&OutcomeRecord>) -> bool {
-    outcome
-        .is_none_or(|o| open_status(o.outcome_status, o.evidence_strength, &o.human_check_signal))
-}
-
+/// Other accepted and rejected outcomes are not read.
 fn open_status(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) -> bool {
     match status {
         OutcomeStatus::Pending | OutcomeStatus::Unknown | OutcomeStatus::Ignored => true,
@@ -194,13 +258,25 @@ pub fn needs(record: &ExecutionRecord, observations: &[Observation]) -> Need {
             repo: t.repo.clone(),
             number,
             kind,
+            node: None,
         })
     };
     match (record.output_type.as_str(), t.kind) {
-        ("add_comment" | "comment_memory", TargetKind::Comment) => {
-            need.rest
-                .extend(t.id.map(|id| format!("issues/comments/{id}/reactions")));
-        }
+        // Read in the batch by its node id when the comment's delivery
+        // gave it; by REST otherwise (a record from a manifest alone).
+        ("add_comment" | "comment_memory", TargetKind::Comment) => match (t.id, &t.node_id) {
+            (Some(id), Some(node)) => {
+                need.item = Some(Item {
+                    repo: t.repo.clone(),
+                    number: id,
+                    kind: TargetKind::Comment,
+                    node: Some(node.clone()),
+                })
+            }
+            (id, _) => need
+                .rest
+                .extend(id.map(|id| format!("issues/comments/{id}/reactions"))),
+        },
         ("create_issue", TargetKind::Issue)
         | ("create_pull_request", TargetKind::PullRequest)
         | ("create_discussion", TargetKind::Discussion) => need.item = item(t.kind),
@@ -442,7 +518,7 @@ impl SignalFetcher {
             return Ok(None);
         };
         let record = stored.execution;
-        if !open_to_signals(stored.outcome.as_ref()) || !wants(&record) {
+        if !open_to_signals(&record, stored.outcome.as_ref()) || !wants(&record) {
             return Ok(None);
         }
         let observations = self.store.observations(&record.watch_keys())?;
@@ -739,11 +815,20 @@ async fn moved_reactions(
         return None;
     }
     let n = item.number;
-    let route = format!("/repos/{}/issues/{n}/reactions?per_page=100", item.repo);
-    let listed = reader.get("reactions.list", &route).await.ok()?;
-    state
-        .responses
-        .insert(format!("issues/{n}/reactions"), listed);
+    let path = match item.kind {
+        // A comment GraphQL cannot resolve is read as REST reads it (a 404
+        // there, a deleted comment, files nothing).
+        TargetKind::Comment => format!("issues/comments/{n}/reactions"),
+        _ => format!("issues/{n}/reactions"),
+    };
+    let route = format!("/repos/{}/{path}?per_page=100", item.repo);
+    match reader.get("reactions.list", &route).await {
+        Ok(listed) => {
+            state.responses.insert(path, listed);
+        }
+        Err(f) if f.status == 404 && item.kind == TargetKind::Comment => {}
+        Err(_) => return None,
+    }
     Some(())
 }
 
@@ -789,22 +874,45 @@ pub async fn read_now(
 
 /// True when the fetcher would have read `record`'s signals by `now`: at
 /// one of its reading checkpoints passed, judged from `observations` then,
-/// a signal could still change it. (Made at once after the fact, the reads
-/// see what the fetcher's would have, and more only after the last
-/// checkpoint, where no window looks.)
+/// a signal could still change the outcome or a window that read is the
+/// first to see for ([`open_to_signals`]). (Made at once after the fact,
+/// the reads see what the fetcher's would have, and more only after the
+/// last checkpoint, where no window looks.)
 pub fn read_due(
     record: &ExecutionRecord,
     observations: &[Observation],
     now: DateTime<Utc>,
 ) -> bool {
-    reading_checkpoints(record).iter().any(|hours| {
-        let due =
-            crate::model::sane_time::plus(record.executed_at, chrono::Duration::hours(*hours));
-        due <= now && {
-            let then = crate::judge::evaluate::evaluate(record, observations, due);
-            open_status(then.status, then.strength, then.signal.as_str())
+    let due = |hours: i64| {
+        crate::model::sane_time::plus(record.executed_at, chrono::Duration::hours(hours))
+    };
+    let open_at = |hours: i64| {
+        let then = crate::judge::evaluate::evaluate(record, observations, due(hours));
+        (
+            open_status(then.status, then.strength, then.signal.as_str()),
+            gone(then.signal.as_str()),
+        )
+    };
+    let mut seen_before = 0;
+    for &hours in reading_checkpoints(record) {
+        if due(hours) > now {
+            break;
         }
-    })
+        let (open, gone) = open_at(hours);
+        if open {
+            return true;
+        }
+        let earlier_open = !gone
+            && crate::model::CHECKPOINTS
+                .iter()
+                .filter(|(_, h)| *h > seen_before && *h < hours)
+                .any(|(_, h)| open_at(*h).0);
+        if earlier_open {
+            return true;
+        }
+        seen_before = hours;
+    }
+    false
 }
 
 fn ready(

@@ -101,9 +101,11 @@ impl Worker {
             .map(|(_, h)| *h)
             .filter(|h| chrono::Duration::hours(*h) <= elapsed)
             .max();
-        Ok(signals::open_to_signals(stored.outcome.as_ref())
-            && signals::wants(&stored.execution)
-            && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)))
+        Ok(
+            signals::open_to_signals(&stored.execution, stored.outcome.as_ref())
+                && signals::wants(&stored.execution)
+                && taken.is_some_and(|h| signals::reads_at(&stored.execution, h)),
+        )
     }
 }
 

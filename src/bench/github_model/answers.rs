@@ -372,6 +372,21 @@ pub fn minimized(w: &World, node_id: &str) -> Option<Value> {
     )
 }
 
+/// `node(id)` of an issue comment in the signals batch: its reactions, as
+/// REST's `issues/comments/{id}/reactions` lists them.
+pub fn comment_reactions(w: &World, node_id: &str) -> Option<Value> {
+    let c = w
+        .comments
+        .values()
+        .find(|c| objects::node_id("IC", c.id) == node_id)?;
+    let nodes: Vec<Value> = w
+        .reactions_on(ReactionOn::Comment(c.id))
+        .into_iter()
+        .map(reaction_node)
+        .collect();
+    Some(json!({"reactions": {"nodes": nodes}}))
+}
+
 /// One item of the signals batch: reactions, and for issues the latest close.
 pub fn signal_item(w: &World, field: &str, n: u64) -> Option<Value> {
     let on = match field {

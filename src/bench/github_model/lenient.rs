@@ -37,16 +37,20 @@ pub fn repo_object(rest: &[&str]) -> Value {
 }
 
 /// An empty review-thread page, or for the signals fetcher's batch (one
-/// `sN: repository(...) { field(number: N) { ... } }` alias per line) each
-/// item with no reactions and no close.
+/// `sN: repository(...) { field(number: N) { ... } }` or `sN: node(id: ...)
+/// { ... }` alias per line) each item with no reactions and no close.
 pub fn graphql(query: &str) -> Value {
-    if !query.contains(": repository(owner: ") {
+    if !query.contains(": repository(owner: ") && !query.contains(": node(id: ") {
         return json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
             "pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": []
         }}}}});
     }
     let mut data = serde_json::Map::new();
     for line in query.lines().map(str::trim) {
+        if let Some((alias, _)) = line.split_once(": node(id: ") {
+            data.insert(alias.to_string(), json!({"reactions": {"nodes": []}}));
+            continue;
+        }
         let Some((alias, rest)) = line.split_once(": repository(") else {
             continue;
         };

@@ -322,11 +322,31 @@ fn etag_of(v: &Value) -> String {
 /// The signals fetcher's batch: one line per alias, `sN: repository(owner:
 /// "o", name: "r") { issue|pullRequest|discussion(number: N) { ... } }`,
 /// each answered from the `graphql/item/<field>/<n>` key of that repository
-/// (unset: a null object and a NOT_FOUND error, as GitHub answers).
+/// (unset: a null object and a NOT_FOUND error, as GitHub answers), or `sN:
+/// node(id: "IC_…") { ... on IssueComment { reactions … } }`, an issue
+/// comment's reactions (a deleted comment: null and NOT_FOUND).
 fn batch_answer(fake: &Fake, query: &str) -> Response {
     let mut data = serde_json::Map::new();
     let mut errors = Vec::new();
     for line in query.lines().map(str::trim) {
+        if let Some((alias, rest)) = line.split_once(": node(id: ") {
+            let id = rest.split('"').nth(1).unwrap_or_default();
+            let found = fake
+                .history_repos()
+                .iter()
+                .find_map(|r| super::answers::comment_reactions(&*fake.world(r)?, id));
+            match found {
+                Some(v) => {
+                    data.insert(alias.to_string(), v);
+                }
+                None => {
+                    data.insert(alias.to_string(), Value::Null);
+                    errors.push(json!({"type": "NOT_FOUND", "path": [alias],
+                        "message": format!("Could not resolve to a node with the global id of '{id}'")}));
+                }
+            }
+            continue;
+        }
         let Some((alias, rest)) = line.split_once(": repository(owner: ") else {
             continue;
         };

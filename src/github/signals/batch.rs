@@ -1,5 +1,6 @@
 //! One GraphQL query per batch of items (one alias per item: its reactions, and
-//! an issue's latest close), and each item's answer put where `reconcile` maps it.
+//! an issue's latest close; an issue comment by its node id), and each item's
+//! answer put where `reconcile` maps it.
 
 use super::{Item, Unread};
 use crate::ingest::reconcile::ApiState;
@@ -16,11 +17,13 @@ pub(super) fn item_state(
     state: &mut ApiState,
 ) -> Result<(), Unread> {
     let field = item_field(item.kind);
-    let Some(node) = data
-        .get(alias)
-        .and_then(|r| r.get(field))
-        .filter(|v| !v.is_null())
-    else {
+    let answer = data.get(alias);
+    let node = if item.kind == TargetKind::Comment {
+        answer
+    } else {
+        answer.and_then(|r| r.get(field))
+    };
+    let Some(node) = node.filter(|v| !v.is_null()) else {
         let errors = data.get("__errors").cloned().unwrap_or(Value::Null);
         return Err(Unread(format!(
             "{alias}: no {field} in the answer: {errors}"
@@ -36,6 +39,11 @@ pub(super) fn item_state(
             state
                 .responses
                 .insert(format!("graphql/discussion_reactions/{n}"), reactions);
+        }
+        TargetKind::Comment => {
+            state
+                .responses
+                .insert(format!("issues/comments/{n}/reactions"), reactions);
         }
         _ => {
             state
@@ -72,6 +80,7 @@ fn item_field(kind: TargetKind) -> &'static str {
     match kind {
         TargetKind::PullRequest => "pullRequest",
         TargetKind::Discussion => "discussion",
+        TargetKind::Comment => "node",
         _ => "issue",
     }
 }
@@ -88,6 +97,7 @@ pub fn graphql_documents() -> Vec<(String, String)> {
         TargetKind::Issue,
         TargetKind::PullRequest,
         TargetKind::Discussion,
+        TargetKind::Comment,
     ]
     .into_iter()
     .map(|kind| {
@@ -95,6 +105,7 @@ pub fn graphql_documents() -> Vec<(String, String)> {
             repo: "octo/hello".into(),
             kind,
             number: 1,
+            node: (kind == TargetKind::Comment).then(|| "IC_kwDOA".to_string()),
         };
         (
             format!("signals::batch_query({kind:?})"),
@@ -104,10 +115,21 @@ pub fn graphql_documents() -> Vec<(String, String)> {
     .collect()
 }
 
-/// One query, one alias (`s0`, `s1`, ...) per item, one line each.
+/// One query, one alias (`s0`, `s1`, ...) per item, one line each. An
+/// issue comment is read by its node id (`sN: node(id: "…") { ... on
+/// IssueComment { reactions … } }`: a comment has no number to address
+/// it by); its reactions are the same list REST's
+/// `issues/comments/{id}/reactions` gives.
 pub fn batch_query(items: &[&Item]) -> String {
     let mut q = String::from("query {\n");
     for (i, item) in items.iter().enumerate() {
+        if let (TargetKind::Comment, Some(node)) = (item.kind, &item.node) {
+            q.push_str(&format!(
+                "  s{i}: node(id: {}) {{ ... on IssueComment {{ {REACTIONS} }} }}\n",
+                Value::String(node.clone())
+            ));
+            continue;
+        }
         let (owner, name) = item.repo.split_once('/').unwrap_or((&item.repo, ""));
         let field = item_field(item.kind);
         let extra = if item.kind == TargetKind::Issue {

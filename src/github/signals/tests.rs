@@ -39,8 +39,20 @@ fn types_read_at_7d_are_read_again_at_30d_and_after_the_fact_alike() {
         assert!(!read_due(&r, &silent, day(3)), "{t}: before 7d");
         assert!(read_due(&r, &silent, day(8)), "{t}: silent at 7d");
         assert!(read_due(&r, &silent, day(31)), "{t}: silent at 30d");
-        let replied = vec![ours.clone(), obs(2.0, human("alice"), comment(901))];
-        assert!(!read_due(&r, &replied, day(31)), "{t}: a reply decided");
+        let replied = vec![ours.clone(), obs(0.5, human("alice"), comment(901))];
+        assert!(
+            !read_due(&r, &replied, day(31)),
+            "{t}: a reply decided every window"
+        );
+        // A reply after the 1h window decides the latest outcome, not the
+        // 1h window: the first read (7d) may find a reaction inside the
+        // hour; nothing later can.
+        let replied_late = vec![ours.clone(), obs(2.0, human("alice"), comment(901))];
+        assert!(!read_due(&r, &replied_late, day(3)), "{t}: before 7d");
+        assert!(
+            read_due(&r, &replied_late, day(8)),
+            "{t}: the 1h window is open"
+        );
         let disliked = vec![ours, obs(2.0, human("alice"), reacted("-1", Some(900)))];
         assert!(read_due(&r, &disliked, day(31)), "{t}: a +1 outweighs a -1");
     }
@@ -49,16 +61,49 @@ fn types_read_at_7d_are_read_again_at_30d_and_after_the_fact_alike() {
         human_check_signal: signal.into(),
         ..crate::judge::assess::assess(&record("add_comment"), &[], day(8))
     };
-    assert!(open_to_signals(Some(&rejected("reacted_negatively"))));
-    assert!(!open_to_signals(Some(&rejected("deleted"))));
+    let r = record("add_comment");
+    assert!(open_to_signals(&r, Some(&rejected("reacted_negatively"))));
+    assert!(!open_to_signals(&r, Some(&rejected("deleted"))));
     let accepted = |strength| OutcomeRecord {
         outcome_status: OutcomeStatus::Accepted,
         evidence_strength: strength,
         human_check_signal: "acted_on".into(),
+        windows: Default::default(),
         ..rejected("acted_on")
     };
-    assert!(open_to_signals(Some(&accepted(EvidenceStrength::Weak))));
-    assert!(!open_to_signals(Some(&accepted(EvidenceStrength::Medium))));
+    assert!(open_to_signals(&r, Some(&accepted(EvidenceStrength::Weak))));
+    assert!(!open_to_signals(
+        &r,
+        Some(&accepted(EvidenceStrength::Medium))
+    ));
+}
+
+/// A decided latest outcome with an earlier window still open is read at
+/// the first reading checkpoint only (the read that first sees reactions
+/// given inside that window), and never once the object is gone.
+#[test]
+fn earlier_open_windows_are_read_at_the_first_reading_only() {
+    use crate::judge::evaluate::testkit::{comment, exec_time, workflow_actor};
+    let r = record("add_comment");
+    let day = |d: i64| exec_time() + chrono::Duration::days(d);
+    let history = vec![
+        obs(-0.01, workflow_actor(), comment(900)),
+        obs(2.0, human("alice"), comment(901)),
+    ];
+    let at = |d| crate::judge::assess::assess(&r, &history, day(d));
+    let first = at(8);
+    assert_eq!(first.outcome_status, OutcomeStatus::Accepted);
+    assert!(
+        open_to_signals(&r, Some(&first)),
+        "1h is open at the 7d read"
+    );
+    assert!(!open_to_signals(&r, Some(&at(31))), "the 7d read saw it");
+    let gone = OutcomeRecord {
+        outcome_status: OutcomeStatus::Rejected,
+        human_check_signal: "comment_deleted".into(),
+        ..first
+    };
+    assert!(!open_to_signals(&r, Some(&gone)), "nothing left to read");
 }
 
 #[test]
@@ -72,11 +117,36 @@ fn each_type_needs_its_own_signals() {
         Some(Item {
             repo: "o/r".into(),
             number: 7,
-            kind: TargetKind::Issue
+            kind: TargetKind::Issue,
+            node: None
         })
     );
     assert!(needs(&record("add_labels"), &[]).is_empty());
     assert!(!wants(&record("add_labels")));
+}
+
+/// A comment whose node id its delivery gave is read in the batch, and
+/// its answer lands where REST's list would.
+#[test]
+fn a_comment_with_a_node_id_is_read_in_the_batch() {
+    let mut r = record("add_comment");
+    if let Some(t) = r.target.as_mut() {
+        t.node_id = Some("IC_kwDOx".into());
+    }
+    let need = needs(&r, &[]);
+    assert!(need.rest.is_empty());
+    let item = need.item.expect("the comment is a batch item");
+    let q = batch_query(&[&item]);
+    assert!(q.contains("s0: node(id: \"IC_kwDOx\") { ... on IssueComment { reactions("));
+    let data = json!({"s0": {"reactions": {"nodes": [
+        {"databaseId": 5, "content": "HEART", "createdAt": "2026-01-01T00:00:00Z",
+         "user": {"login": "carol", "__typename": "User"}}]}}});
+    let mut state = ApiState::default();
+    batch::item_state(&item, &data, "s0", &mut state).expect("answered");
+    let listed = &state.responses["issues/comments/900/reactions"];
+    assert_eq!(listed[0]["databaseId"], 5);
+    let missing = json!({"s0": null});
+    assert!(batch::item_state(&item, &missing, "s0", &mut ApiState::default()).is_err());
 }
 
 #[test]
@@ -102,11 +172,13 @@ fn one_query_names_every_item_once() {
             repo: "o/r".into(),
             number: 1,
             kind: TargetKind::Issue,
+            node: None,
         },
         Item {
             repo: "o/\"x".into(),
             number: 2,
             kind: TargetKind::PullRequest,
+            node: None,
         },
     ];
     let q = batch_query(&items.iter().collect::<Vec<_>>());
@@ -121,6 +193,7 @@ fn an_item_missing_from_the_answer_is_unread() {
         repo: "o/r".into(),
         number: 1,
         kind: TargetKind::Issue,
+        node: None,
     };
     let mut state = ApiState::default();
     let data = json!({"s0": null, "__errors": [{"type": "FORBIDDEN"}]});
