@@ -361,7 +361,7 @@ pub fn table(f: &ApiFigures) -> Table {
             .join(", ")
     };
     t.notes.push(format!(
-        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed ({} here, since every target's webhooks follow its manifest within seconds), and the signals no webhook carries (reactions, team membership, closing PRs: `github::signals`), read for the outputs a signal could still change at the checkpoints where it decides (7d and again 30d for issues, comments and discussions, 30d for PRs, 24h for team membership), due outputs waiting up to an hour to share one GraphQL query; REST for comment reactions and team memberships (a conditional read answered 304 is counted as a call too). Manifest harvesting and redelivery are off.",
+        "Webhook-fed evaluation calls are the reconciler's one look at outputs whose targets were still unseen a grace period (10 min) after their manifest was filed ({} here, since every target's webhooks follow its manifest within seconds), and the signals no webhook carries (reactions, team membership, closing PRs: `github::signals`), read for the outputs a signal could still change at the checkpoints where it decides (7d and again 30d for issues, comments and discussions, 30d for PRs, 24h for team membership; the first of these also for an earlier window still open), due outputs waiting up to an hour to share one GraphQL query (comments by their node id); REST for the reactions of comments whose node id is not known and for team memberships (a conditional read answered 304 is counted as a call too). Manifest harvesting and redelivery are off.",
         f.webhook_reconciles
     ));
     t.notes

@@ -18,10 +18,11 @@
 //!   `NOT_FOUND` there (GraphQL resolves a number in its own repository
 //!   only); its reactions are then read by REST, which follows the old
 //!   path's `301` to the issue's new place.
-//! - `add_comment`, `comment_memory`: reactions on the comment, by REST
-//!   (`issues/comments/{id}/reactions`; a comment cannot be addressed in
-//!   GraphQL without its node id, which records do not carry), first page of
-//!   100, as a conditional request.
+//! - `add_comment`, `comment_memory`: reactions on the comment, in the same
+//!   GraphQL batch by the comment's node id (`node(id:) { ... on
+//!   IssueComment { reactions } }`) when its delivery gave one; else by REST
+//!   (`issues/comments/{id}/reactions`), first page of 100, as a
+//!   conditional request.
 //! - `add_reviewer` with team requests: for each visible non-bot who
 //!   reviewed or commented and is not a requested user, and each requested
 //!   team, `GET /orgs/{owner}/teams/{slug}/memberships/{login}`, conditional.
