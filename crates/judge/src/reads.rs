@@ -1071,7 +1071,12 @@ pub const PROFILES: &[Profile] = &[
             ),
             need(
                 &REACTION,
-                &[signal("issues/comments/{id}/reactions", "content", "user", "created_at")],
+                &[signal(
+                    "issues/comments/{id}/reactions",
+                    "content (GraphQL `node(id:)` in the batch; REST without a node id)",
+                    "user",
+                    "created_at",
+                )],
             ),
         ],
     },
