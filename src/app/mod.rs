@@ -67,7 +67,7 @@ pub struct AppOptions {
 }
 
 /// The file under `DATA_DIR` a running App holds locked, with its pid in it.
-pub const OWNER_FILE: &str = "safe-outcomes.pid";
+pub(crate) const OWNER_FILE: &str = "safe-outcomes.pid";
 
 /// Lock `DATA_DIR` for this process. When another holds it, say at once
 /// which (its pid), wait up to `STORE_LOCK_WAIT` for it to let go (a
@@ -131,7 +131,7 @@ fn holder(file: &mut std::fs::File, data_dir: &Path) -> String {
 /// thread) to the setting `setting` (a whole number from 0 to 19), else to
 /// `default`: the worker and the read threads, so the threads that
 /// acknowledge webhooks are scheduled first.
-pub fn lower_priority(setting: &crate::settings::Setting, default: i32) {
+pub(crate) fn lower_priority(setting: &crate::settings::Setting, default: i32) {
     let name = setting.name;
     let nice = crate::settings::read(setting)
         .and_then(|v| v.trim().parse::<i32>().ok())
@@ -149,7 +149,7 @@ pub fn lower_priority(setting: &crate::settings::Setting, default: i32) {
 /// its core at once (a nice value only shares the CPU out by weight, and
 /// lets the running thread finish its slice first). The read threads: an
 /// ack never waits behind a read for a core. Returns whether it took.
-pub fn run_when_idle(setting: &crate::settings::Setting) -> bool {
+pub(crate) fn run_when_idle(setting: &crate::settings::Setting) -> bool {
     let name = setting.name;
     if crate::settings::read(setting).is_some_and(|v| v.trim().eq_ignore_ascii_case("normal")) {
         return false;
@@ -198,7 +198,7 @@ impl App {
     }
 
     /// `start_without_worker` with options (a bench's replicas on one database).
-    pub fn start_without_worker_with(
+    pub(crate) fn start_without_worker_with(
         data_dir: &Path,
         clock: Clock,
         options: AppOptions,
@@ -331,7 +331,7 @@ impl App {
         self.store.counter(counter::PROCESSED)
     }
 
-    pub fn outputs_tracked(&self) -> u64 {
+    pub(crate) fn outputs_tracked(&self) -> u64 {
         self.shared.outputs_tracked.load(Ordering::Relaxed)
     }
 

@@ -54,7 +54,7 @@ const BATCH: usize = 512;
 /// How long the exporter waits to fill a batch.
 const LINGER: Duration = Duration::from_millis(500);
 /// The span's name (gh-aw's attributes say the rest).
-pub const SPAN_NAME: &str = "gh-aw.outcome";
+pub(crate) const SPAN_NAME: &str = "gh-aw.outcome";
 
 /// One changed outcome, with the trace id of its output.
 #[derive(Debug, Clone)]
@@ -78,7 +78,7 @@ pub struct SpanSink {
 /// Is a changed record exported? Yes for an output with a manifest line
 /// (`from_manifest`: its id is final); one known from webhooks alone only
 /// once a checkpoint is taken, when no manifest line is coming to rename it.
-pub fn spans_for(record: &OutcomeRecord, from_manifest: bool) -> bool {
+pub(crate) fn spans_for(record: &OutcomeRecord, from_manifest: bool) -> bool {
     from_manifest || !record.windows.is_empty()
 }
 
@@ -106,7 +106,7 @@ impl SpanSink {
     }
 
     /// The unit was rolled back: nothing it staged happened.
-    pub fn discard(&self) {
+    pub(crate) fn discard(&self) {
         self.staged.lock().expect("staged spans").clear();
     }
 }
@@ -136,7 +136,7 @@ impl Otlp {
 
 /// The traces URL the OTLP environment names: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
 /// as it is, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces` (the OTLP spec's rule).
-pub fn traces_url_from_env() -> Option<String> {
+pub(crate) fn traces_url_from_env() -> Option<String> {
     use crate::settings::{read, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT};
     let var = |s| read(s).filter(|v: &String| !v.trim().is_empty());
     var(&OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)

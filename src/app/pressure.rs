@@ -14,9 +14,9 @@ const SATURATED_BATCH: u64 = 8;
 const PRESSURE_LASTS: Duration = Duration::from_millis(20);
 
 /// Under pressure, the worker works this long...
-pub const WORK_SLICE: Duration = Duration::from_millis(2);
+pub(crate) const WORK_SLICE: Duration = Duration::from_millis(2);
 /// ...then sleeps this long: a fifth of one core instead of a whole one.
-pub const GIVE_WAY: Duration = Duration::from_millis(8);
+pub(crate) const GIVE_WAY: Duration = Duration::from_millis(8);
 
 /// The last group commit's size and time, shared by the writer and the worker.
 pub struct IngestPressure {
@@ -58,7 +58,7 @@ impl IngestPressure {
     }
 
     /// Let the worker run flat out whatever the load (for comparison).
-    pub fn set_enabled(&self, enabled: bool) {
+    pub(crate) fn set_enabled(&self, enabled: bool) {
         self.enabled.store(enabled, Ordering::Relaxed);
     }
 
@@ -73,7 +73,7 @@ impl IngestPressure {
 
     /// Called by the worker at each pause it may take: after a work slice,
     /// it sleeps if ingest is saturated. Returns true when it gave way.
-    pub fn maybe_give_way(&self, slice_started: &mut Instant) -> bool {
+    pub(crate) fn maybe_give_way(&self, slice_started: &mut Instant) -> bool {
         if slice_started.elapsed() < WORK_SLICE {
             return false;
         }

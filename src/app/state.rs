@@ -20,7 +20,7 @@ use crate::model::clock::Clock;
 use crate::read::report::tally::OutputTally;
 
 /// A count of the outputs and when it was taken.
-pub type TallyAt = (Instant, Arc<OutputTally>);
+pub(crate) type TallyAt = (Instant, Arc<OutputTally>);
 
 /// State shared by the handlers, the writer and the worker.
 pub struct Shared {
@@ -81,7 +81,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn record_error(&self, message: String) {
+    pub(crate) fn record_error(&self, message: String) {
         tracing::error!("{message}");
         *self.last_error.lock().expect("last_error lock") = Some((message, chrono::Utc::now()));
     }
@@ -91,12 +91,12 @@ impl Shared {
     }
 
     /// The last error recorded, with when.
-    pub fn last_error_at(&self) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
+    pub(crate) fn last_error_at(&self) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
         self.last_error.lock().expect("last_error lock").clone()
     }
 
     /// An inbox item was moved to the dead letters.
-    pub fn dead_lettered(&self, seq: u64, error: &str) {
+    pub(crate) fn dead_lettered(&self, seq: u64, error: &str) {
         self.dead_letters.fetch_add(1, Ordering::Relaxed);
         self.record_error(format!(
             "inbox item {seq} moved to the dead letters: {error}"
@@ -105,7 +105,7 @@ impl Shared {
 
     /// The worker thread is gone: `/status` reports not ready from now on,
     /// and whoever waits on the worker is let go.
-    pub fn worker_died(&self, reason: String) {
+    pub(crate) fn worker_died(&self, reason: String) {
         self.record_error(format!("worker thread died: {reason}"));
         *self.worker_death.lock().expect("worker_death lock") = Some(reason);
         self.ready.send_replace(true);
@@ -113,22 +113,22 @@ impl Shared {
     }
 
     /// Why the worker died, if it has.
-    pub fn worker_death(&self) -> Option<String> {
+    pub(crate) fn worker_death(&self) -> Option<String> {
         self.worker_death.lock().expect("worker_death lock").clone()
     }
 
-    pub fn mark_ready(&self) {
+    pub(crate) fn mark_ready(&self) {
         self.ready.send_replace(true);
     }
 
     /// Wait until the worker has processed every item stored so far.
-    pub async fn wait_caught_up(&self) {
+    pub(crate) async fn wait_caught_up(&self) {
         let stored = *self.stored.borrow();
         let mut processed = self.processed.subscribe();
         let _ = processed.wait_for(|p| *p >= stored).await;
     }
 
-    pub fn publish_processed(&self, seq: u64) {
+    pub(crate) fn publish_processed(&self, seq: u64) {
         self.processed.send_if_modified(|v| {
             let changed = seq > *v;
             *v = (*v).max(seq);

@@ -12,7 +12,7 @@ static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// A folder under the system temp folder, removed when dropped.
 #[derive(Debug)]
-pub struct TempFolder {
+pub(crate) struct TempFolder {
     path: PathBuf,
     keep: bool,
 }
@@ -58,7 +58,7 @@ fn forget(path: &Path) {
 }
 
 /// Remove every registered folder (the signal path).
-pub fn remove_registered() {
+pub(crate) fn remove_registered() {
     let folders = std::mem::take(&mut *REGISTERED.lock().expect("temp folders lock"));
     for path in folders {
         let _ = std::fs::remove_dir_all(path);

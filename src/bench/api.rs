@@ -73,7 +73,7 @@ impl ApiFigures {
         self.per_output_window(self.reconciled.of(CallKind::Evaluation))
     }
 
-    pub fn check_run_calls(&self) -> f64 {
+    pub(crate) fn check_run_calls(&self) -> f64 {
         self.per_output_window(self.webhook.of(CallKind::CheckRun))
     }
 }

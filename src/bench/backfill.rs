@@ -94,7 +94,7 @@ pub struct BackfillFigures {
 
 impl BackfillFigures {
     /// Every request but token mints, per output.
-    pub fn calls_per_output(&self) -> f64 {
+    pub(crate) fn calls_per_output(&self) -> f64 {
         let calls = self.counts.of(CallKind::Evaluation) + self.counts.of(CallKind::CheckRun);
         calls as f64 / self.outputs.max(1) as f64
     }

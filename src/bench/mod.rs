@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-pub use table::{Row, Table};
+pub(crate) use table::{Row, Table};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -96,7 +96,7 @@ pub(crate) fn on_sled<T>(open: impl FnOnce() -> T) -> T {
 
 /// The App on a sled store in `dir`, on `clock`, talking to GitHub as
 /// `github` says (the benches that run the App against the model of GitHub).
-pub fn launch_app(
+pub(crate) fn launch_app(
     dir: &std::path::Path,
     clock: &crate::model::clock::Clock,
     github: crate::app::GitHubConfig,
@@ -111,21 +111,21 @@ pub fn rss_bytes() -> u64 {
 
 /// Resident memory (`VmRSS`) of process `pid` ("self": this one), in
 /// bytes; 0 where unknown (or gone).
-pub fn rss_of(pid: &str) -> u64 {
+pub(crate) fn rss_of(pid: &str) -> u64 {
     proc_number(&format!("/proc/{pid}/status"), "VmRSS:").map_or(0, |kb| kb * 1024)
 }
 
 /// Bytes this process has caused to be fetched from storage (`read_bytes`
 /// of `/proc/self/io`: page cache misses, readahead included); 0 where
 /// unknown.
-pub fn disk_read_bytes() -> u64 {
+pub(crate) fn disk_read_bytes() -> u64 {
     proc_number("/proc/self/io", "read_bytes:").unwrap_or(0)
 }
 
 /// True when this process is kept out of transparent huge pages
 /// (`PR_SET_THP_DISABLE`, set by the binary's `main`: `cli::allocator`); the
 /// RSS figures depend on it.
-pub fn huge_pages_off() -> bool {
+pub(crate) fn huge_pages_off() -> bool {
     // SAFETY: reads one flag of this process.
     unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 }
 }
@@ -142,7 +142,7 @@ pub fn proc_number(path: &str, key: &str) -> Option<u64> {
 }
 
 /// CPU time this process used so far (all threads, user + system), in seconds.
-pub fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     // Fields 14 and 15 of /proc/self/stat, in clock ticks (100 per second on Linux).
     std::fs::read_to_string("/proc/self/stat")
         .ok()
@@ -165,7 +165,7 @@ pub fn cpu_seconds() -> f64 {
 /// 21.1 µs in them against 0.5 µs of 15.3 µs on the other (`perf` of the
 /// store ceiling, BENCHMARKS.md 2026-11-27 day): which CPU the scheduler
 /// chose moved a figure by 1.4× from run to run.
-pub fn pin_to_quiet_cpu() -> Option<usize> {
+pub(crate) fn pin_to_quiet_cpu() -> Option<usize> {
     static QUIET: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let quiet = (*QUIET.get_or_init(quiet_cpu))?;
     let size = std::mem::size_of::<libc::cpu_set_t>();
@@ -178,7 +178,7 @@ pub fn pin_to_quiet_cpu() -> Option<usize> {
 }
 
 /// What `timed_on_quiet_cpu` measured of its work.
-pub struct Timed<R> {
+pub(crate) struct Timed<R> {
     pub value: R,
     pub wall: std::time::Duration,
     /// The thread's CPU seconds.
@@ -190,7 +190,7 @@ pub struct Timed<R> {
 /// Run `work` on a thread of its own named `name` (so a profiler can tell
 /// it apart), pinned to the quiet CPU (`pin_to_quiet_cpu`), and time it by
 /// wall clock and by the thread's CPU seconds.
-pub fn timed_on_quiet_cpu<R: Send + 'static>(
+pub(crate) fn timed_on_quiet_cpu<R: Send + 'static>(
     name: &str,
     work: impl FnOnce() -> R + Send + 'static,
 ) -> anyhow::Result<Timed<R>> {
@@ -253,7 +253,7 @@ fn quiet_cpu() -> Option<usize> {
 
 /// CPU seconds used by the calling thread (immune to other processes'
 /// load on a shared machine, unlike wall time).
-pub fn thread_cpu_seconds() -> f64 {
+pub(crate) fn thread_cpu_seconds() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -267,7 +267,7 @@ pub fn thread_cpu_seconds() -> f64 {
 }
 
 /// The `q` quantile (0..=1) of sorted durations.
-pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
+pub(crate) fn quantile(sorted: &[Duration], q: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -279,7 +279,7 @@ pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
-pub fn per_sec(n: f64) -> String {
+pub(crate) fn per_sec(n: f64) -> String {
     if n >= 10_000.0 {
         format!("{:.0}/s", n)
     } else {
@@ -292,10 +292,10 @@ pub fn mib(bytes: u64) -> String {
 }
 
 /// A small deterministic generator (no RNG dependency), for "random" picks.
-pub struct Lcg(pub u64);
+pub(crate) struct Lcg(pub u64);
 
 impl Lcg {
-    pub fn next_below(&mut self, n: u64) -> u64 {
+    pub(crate) fn next_below(&mut self, n: u64) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// The time of the benches' first delivery, 2026-01-01, in a time-based
 /// UUID's 100 ns ticks since 1582-10-15.
-pub const FIRST_DELIVERY_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_000;
+pub(crate) const FIRST_DELIVERY_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 10_000_000;
 
 /// The `X-GitHub-Delivery` of the `i`th delivery of a round, shaped as
 /// GitHub's are (`ident::time_based_delivery_id`: a time-based UUID, whose
@@ -22,7 +22,7 @@ pub fn delivery_id(round: &str, i: usize) -> String {
 }
 
 /// A UUID node for a name (FNV-1a, 48 bits used).
-pub fn node_of(name: &str) -> u64 {
+pub(crate) fn node_of(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

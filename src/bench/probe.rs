@@ -38,7 +38,7 @@ struct Samples {
 }
 
 /// p50 / p99 / max of each probe step, and CPU seconds per thread name.
-pub struct ProbeFigures {
+pub(crate) struct ProbeFigures {
     pub wake: (Duration, Duration, Duration),
     /// How late a 10 ms timer fired on the runtime the handlers run on.
     pub runtime: (Duration, Duration, Duration),

@@ -49,7 +49,7 @@ const REPOS: u64 = 500;
 
 /// One size's figures.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SizeFigures {
+pub(crate) struct SizeFigures {
     pub outputs: u64,
     pub seed_seconds: f64,
     pub per_event_us: f64,

@@ -38,7 +38,7 @@ pub struct BackfillArgs {
 /// Ask the running server to backfill: the server holds the store (and the
 /// App's credentials, token cache and rate-limit budget), so the command
 /// does not open the store itself.
-pub async fn request_backfill(args: BackfillArgs) -> anyhow::Result<()> {
+pub(crate) async fn request_backfill(args: BackfillArgs) -> anyhow::Result<()> {
     let client = Client::new(&args.server.url, None, args.server.token_value());
     let mut body = serde_json::json!({ "days": args.days });
     if let Some(repo) = &args.repo {

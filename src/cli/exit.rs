@@ -41,7 +41,7 @@ pub enum Exit {
 
 /// An error that ends the command with its own exit code.
 #[derive(Debug)]
-pub struct CliError {
+pub(crate) struct CliError {
     pub code: Exit,
     pub message: String,
 }
@@ -85,7 +85,7 @@ fn refusal<'a>(link: &'a (dyn std::error::Error + 'static)) -> Option<&'a Refusa
 }
 
 /// The exit code a store's refusal at open means.
-pub fn for_refusal(refusal: &Refusal) -> Exit {
+pub(crate) fn for_refusal(refusal: &Refusal) -> Exit {
     match refusal {
         Refusal::UnfinishedMigration { .. } => Exit::UnfinishedMigration,
         Refusal::NewerFormat { .. } | Refusal::NewerSchema { .. } => Exit::NewerStore,
@@ -94,7 +94,7 @@ pub fn for_refusal(refusal: &Refusal) -> Exit {
 }
 
 /// The exit code a server's refusal means.
-pub fn for_status(status: u16) -> Exit {
+pub(crate) fn for_status(status: u16) -> Exit {
     match status {
         401 | 403 => Exit::Unauthorized,
         404 => Exit::NotFound,
@@ -121,7 +121,7 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
 }
 
 /// `emit` with a newline.
-pub fn emit_line(text: impl fmt::Display) -> anyhow::Result<()> {
+pub(crate) fn emit_line(text: impl fmt::Display) -> anyhow::Result<()> {
     emit(&format!("{text}\n"))
 }
 

@@ -130,7 +130,7 @@ fn pretty(out: &mut Vec<u8>, v: &Val) -> anyhow::Result<()> {
 
 /// The property names of the OpenAPI document's schema `name` (the record's
 /// or the report's own field names), in their declared order.
-pub fn schema_fields(name: &str) -> Vec<String> {
+pub(crate) fn schema_fields(name: &str) -> Vec<String> {
     let doc = serde_json::to_value(crate::http::openapi::openapi()).unwrap_or_default();
     doc["components"]["schemas"][name]["properties"]
         .as_object()

@@ -39,15 +39,15 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use allocator::{no_transparent_huge_pages, purge_freed_pages_at_once};
-pub use backfill::BackfillArgs;
-pub use dead_letters::{DeadLetterAction, DeadLettersArgs};
-pub use demo::DemoArgs;
+pub(crate) use backfill::BackfillArgs;
+pub(crate) use dead_letters::DeadLettersArgs;
+pub(crate) use demo::DemoArgs;
 pub use exit::{emit, exit_code, is_broken_pipe, quiet_on_closed_pipe};
-pub use outputs::OutputsArgs;
-pub use record::RecordArgs;
-pub use replay::ReplayArgs;
-pub use report::{ReportArgs, ReportFormat};
-pub use serve::ServeArgs;
+pub(crate) use outputs::OutputsArgs;
+pub(crate) use record::RecordArgs;
+pub(crate) use replay::ReplayArgs;
+pub(crate) use report::ReportArgs;
+pub(crate) use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -146,7 +146,7 @@ pub struct ServerArgs {
 
 impl ServerArgs {
     /// The token's value, for the HTTP client that sends it.
-    pub fn token_value(&self) -> Option<String> {
+    pub(crate) fn token_value(&self) -> Option<String> {
         crate::settings::exposed(&self.token).map(str::to_string)
     }
 }
@@ -174,7 +174,7 @@ const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
 /// Every directive of `LOG_LEVEL` must end in a level: `info`, or
 /// `safe_outcomes=debug` (tracing would read a typo like `inof` as a target
 /// name and log nothing at all).
-pub fn check_log_level(level: &str) -> anyhow::Result<()> {
+pub(crate) fn check_log_level(level: &str) -> anyhow::Result<()> {
     for directive in level.split(',').map(str::trim) {
         let named = directive.rsplit('=').next().unwrap_or(directive);
         if !LEVELS.contains(&named.to_ascii_lowercase().as_str()) {

@@ -5,7 +5,7 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A bar of `len` steps named `what`, on stderr when it is a terminal.
-pub fn bar(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template(
         "{prefix:>12} [{bar:32}] {pos}/{len} {msg} ({elapsed}, {eta} left)",

@@ -63,7 +63,7 @@ pub async fn record(args: RecordArgs) -> anyhow::Result<()> {
 
 /// `--token`/API_TOKEN when given; else, inside GitHub Actions, an OIDC
 /// token for `--audience` from the Actions runtime.
-pub async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
+pub(crate) async fn record_token(args: &RecordArgs) -> anyhow::Result<Option<String>> {
     if let Some(token) = args.server.token.as_ref().filter(|t| !t.is_empty()) {
         return Ok(Some(token.expose_secret().to_string()));
     }

@@ -147,7 +147,7 @@ pub enum DurabilityArg {
 impl ServeArgs {
     /// The store settings these arguments set (`SAFE_OUTCOMES_PAGE_IN`
     /// from the environment: `settings::store_settings`).
-    pub fn store_settings(&self) -> crate::store::Settings {
+    pub(crate) fn store_settings(&self) -> crate::store::Settings {
         crate::store::Settings {
             page_in: crate::settings::store_settings().page_in,
             durability: Some(match self.durability {

@@ -60,14 +60,14 @@ fn strength_parser() -> impl TypedValueParser<Value = EvidenceStrength> {
 }
 
 /// `owner/name`, checked as the server checks it.
-pub fn parse_repo(value: &str) -> Result<String, String> {
+pub(crate) fn parse_repo(value: &str) -> Result<String, String> {
     crate::model::ident::repo(value)
         .map(|()| value.to_string())
         .map_err(|e| e.to_string())
 }
 
 /// A date, an RFC 3339 instant, or a span before now (`30m`, `24h`, `7d`, `2w`).
-pub fn parse_when(value: &str) -> Result<DateTime<Utc>, String> {
+pub(crate) fn parse_when(value: &str) -> Result<DateTime<Utc>, String> {
     when(value, Utc::now())
 }
 
@@ -97,7 +97,7 @@ fn when(value: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
 
 impl FilterArgs {
     /// The same cuts as the read API's.
-    pub fn to_filter(&self) -> anyhow::Result<ReadFilter> {
+    pub(crate) fn to_filter(&self) -> anyhow::Result<ReadFilter> {
         if let (Some(since), Some(until)) = (self.since, self.until) {
             if until <= since {
                 return Err(fail(Exit::Usage, "--until must be after --since"));
@@ -115,7 +115,7 @@ impl FilterArgs {
     }
 
     /// The cuts as the read API's query parameters.
-    pub fn to_query(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn to_query(&self) -> Vec<(&'static str, String)> {
         let mut q = Vec::new();
         let mut put = |name, value: Option<String>| {
             if let Some(v) = value {
@@ -176,7 +176,7 @@ impl SourceArgs {
 impl Source {
     /// Refuse a repository nothing was ever recorded for (exit 4): an empty
     /// answer for it is a typo more often than a fact.
-    pub async fn require_known_repo(&self, repo: Option<&str>) -> anyhow::Result<()> {
+    pub(crate) async fn require_known_repo(&self, repo: Option<&str>) -> anyhow::Result<()> {
         let Some(repo) = repo else { return Ok(()) };
         let known = match self {
             Source::Store(store) => {
@@ -232,7 +232,11 @@ impl Remote {
 
     /// `GET path?query` answered 200 with JSON; a refusal is an error with
     /// the exit code its status means.
-    pub async fn get_json(&self, path: &str, query: &[(&str, String)]) -> anyhow::Result<Value> {
+    pub(crate) async fn get_json(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> anyhow::Result<Value> {
         let answer = self.client.get(&with_query(path, query)?).await?;
         if answer.status != 200 {
             return Err(refused(&self.url, answer.status, &answer.body));
@@ -241,7 +245,7 @@ impl Remote {
     }
 
     /// `GET path?query`, its body handed over as it arrives, line by line.
-    pub async fn get_lines(
+    pub(crate) async fn get_lines(
         &self,
         path: &str,
         query: &[(&str, String)],

@@ -4,7 +4,7 @@
 //! action that kills the process mid-write.
 
 /// The stop signals, registered at construction.
-pub struct StopSignals {
+pub(crate) struct StopSignals {
     #[cfg(unix)]
     handlers: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
 }

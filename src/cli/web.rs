@@ -21,7 +21,7 @@ use crate::settings;
 
 /// The dashboard address of `path` (with `query`) on `--server`; a usage
 /// error without one.
-pub fn page_url(
+pub(crate) fn page_url(
     source: &SourceArgs,
     path: &str,
     query: &[(&str, String)],

@@ -32,7 +32,7 @@ use crate::read::report::{parse_window, Sums};
 
 /// The weeks of each workflow, at one window.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Weekly {
+pub(crate) struct Weekly {
     /// The window every week is read at.
     pub window: String,
     /// `asked` (`--window`) or `default` (the latest every output reached).

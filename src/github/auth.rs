@@ -93,7 +93,7 @@ impl AppCredentials {
         Ok(AppCredentials { app_id, key })
     }
 
-    pub fn app_id(&self) -> u64 {
+    pub(crate) fn app_id(&self) -> u64 {
         self.app_id
     }
 

@@ -109,7 +109,7 @@ impl Default for BackfillOptions {
 
 /// A request to the backfill: jobs were planned, look at them. (A flush,
 /// the tests' and shutdown's sync point, is `task`'s own.)
-pub struct Wake;
+pub(crate) struct Wake;
 
 /// The worker's and the API's side: plan jobs and wake the backfill.
 #[derive(Clone, Debug)]
@@ -162,14 +162,14 @@ pub enum RequestError {
 }
 
 impl BackfillRequests {
-    pub fn wake(&self) {
+    pub(crate) fn wake(&self) {
         let _ = self.tx.send(Wake);
     }
 
     /// The worker's part: plan jobs for the repositories an installation
     /// change brings (`created`, `repositories added`) into `batch`.
     /// Returns whether any was planned (then `wake` after the commit).
-    pub fn plan_change(
+    pub(crate) fn plan_change(
         &self,
         store: &Store,
         change: &InstallationChange,

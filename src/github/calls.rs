@@ -88,13 +88,13 @@ pub const OPERATIONS: &[Operation] = &[
 ];
 
 /// Is `label` an operation of `OPERATIONS` (the token mint included)?
-pub fn is_listed(label: &str) -> bool {
+pub(crate) fn is_listed(label: &str) -> bool {
     OPERATIONS.iter().any(|o| o.label == label)
 }
 
 /// The request a label stands for, as the log and `/status` show it
 /// ("GET /app"); an unlisted label is shown as itself.
-pub fn request_of(label: &str) -> String {
+pub(crate) fn request_of(label: &str) -> String {
     let ops: Vec<String> = OPERATIONS
         .iter()
         .filter(|o| o.label == label)
@@ -107,14 +107,14 @@ pub fn request_of(label: &str) -> String {
 }
 
 /// The installation label of App-level (JWT) calls.
-pub const APP: &str = "app";
+pub(crate) const APP: &str = "app";
 
 /// Endpoints whose success proves the App's id and key (they are signed
 /// with the App JWT): `GET /app` and minting an installation token.
 const CREDENTIAL_ENDPOINTS: [&str; 2] = ["app.get", "app.installation_token"];
 
 /// Consecutive failed calls after which `/status` reports the App failing.
-pub const FAILING_AFTER: u64 = 3;
+pub(crate) const FAILING_AFTER: u64 = 3;
 
 #[derive(Debug, Default)]
 pub struct ApiCalls {
@@ -207,7 +207,7 @@ impl ApiCalls {
     }
 
     /// Requests per endpoint label.
-    pub fn by_endpoint(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn by_endpoint(&self) -> BTreeMap<&'static str, u64> {
         let mut out = BTreeMap::new();
         for ((_, endpoint), n) in self.counts.lock().expect("api call counts lock").iter() {
             *out.entry(*endpoint).or_default() += n;
@@ -273,7 +273,7 @@ impl ApiCalls {
     }
 
     /// A check run could not be published.
-    pub fn check_run_failed(&self, error: String) {
+    pub(crate) fn check_run_failed(&self, error: String) {
         let mut h = self.health.lock().expect("api health lock");
         h.check_run_failures += 1;
         h.last_check_run_failure = Some((error, Utc::now()));
@@ -285,7 +285,7 @@ impl ApiCalls {
     }
 
     /// Check-run publications that failed, for `/metrics`.
-    pub fn check_run_failures(&self) -> u64 {
+    pub(crate) fn check_run_failures(&self) -> u64 {
         self.health().check_run_failures
     }
 

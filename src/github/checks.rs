@@ -34,14 +34,15 @@ use crate::model::{OutcomeRecord, OutcomeStatus, Target, TargetKind};
 use crate::store::{Result, Store};
 
 /// The check run's name (docs/architecture.md, "Names users see").
-pub const CHECK_NAME: &str = "safe-outcomes";
+pub(crate) const CHECK_NAME: &str = "safe-outcomes";
 
 /// GitHub caps a check run's summary at 65,535 characters; the rows stop
 /// below this many bytes (a byte count bounds the character count), which
 /// leaves room for the statement of the cut.
-pub const MAX_SUMMARY: usize = 64_000;
+pub(crate) const MAX_SUMMARY: usize = 64_000;
 /// GitHub's own cap on a summary, in characters.
-pub const GITHUB_SUMMARY_LIMIT: usize = 65_535;
+#[cfg(test)]
+pub(crate) const GITHUB_SUMMARY_LIMIT: usize = 65_535;
 
 /// What the check run shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,11 +74,16 @@ pub fn check_run(store: &Store, pr: &str, head_sha: &str) -> Result<Option<Check
     store.check_run_record(pr, head_sha)
 }
 
-pub fn save_check_run(store: &Store, pr: &str, head_sha: &str, r: &CheckRunRecord) -> Result<()> {
+pub(crate) fn save_check_run(
+    store: &Store,
+    pr: &str,
+    head_sha: &str,
+    r: &CheckRunRecord,
+) -> Result<()> {
     store.save_check_run_record(pr, head_sha, r)
 }
 
-pub fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
+pub(crate) fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
     store.forget_check_run_record(pr, head_sha)
 }
 
@@ -85,7 +91,7 @@ pub fn forget_check_run(store: &Store, pr: &str, head_sha: &str) -> Result<()> {
 /// itself, the thread a comment or review sits on, the PRs whose head branch
 /// or commit it is. Issues are included (an issue key may be a PR); the
 /// publisher keeps only threads it has seen as PRs.
-pub fn prs_touched(store: &Store, target: &Target) -> Result<Vec<String>> {
+pub(crate) fn prs_touched(store: &Store, target: &Target) -> Result<Vec<String>> {
     let mut prs = Vec::new();
     match target.kind {
         k if k.is_thread() => prs.push(target.key()),
@@ -121,7 +127,7 @@ pub struct PrState {
 /// of the outputs on it, its comments and reviews, its head branch and head
 /// commit. `None` when the thread was never seen as a PR with a head commit,
 /// or nothing tracked bears on it.
-pub fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
+pub(crate) fn pr_state(store: &Store, pr: &str) -> Result<Option<PrState>> {
     let Some((repo, number)) = crate::model::ids::thread_of_key(pr) else {
         return Ok(None);
     };
@@ -203,12 +209,12 @@ fn web_base(web_url: &str) -> String {
 }
 
 /// GitHub's page of a workflow run (its Actions run).
-pub fn actions_run_url(web: &str, repo: &str, run_id: u64) -> String {
+pub(crate) fn actions_run_url(web: &str, repo: &str, run_id: u64) -> String {
     format!("{web}/{}/actions/runs/{run_id}", escape::url_path(repo))
 }
 
 /// The dashboard path of a PR's page.
-pub fn pr_path(repo: &str, number: u64) -> String {
+pub(crate) fn pr_path(repo: &str, number: u64) -> String {
     format!("/prs/{}/{number}", escape::url_path(repo))
 }
 
@@ -270,16 +276,6 @@ pub fn progress(o: &OutcomeRecord) -> String {
     }
 }
 
-/// The verdict of `o` in words: `accepted · strong (merged)`.
-pub fn verdict_words(o: &OutcomeRecord) -> String {
-    format!(
-        "{} · {} ({})",
-        o.outcome_status.as_str(),
-        o.evidence_strength.as_str(),
-        o.human_check_signal.replace('_', " ")
-    )
-}
-
 /// When the verdict of `o` last moved, and to what: the last window whose
 /// verdict differs from the one before, or the latest verdict when it
 /// differs from the last window's (dated at acceptance when known, else just
@@ -303,7 +299,7 @@ fn last_change(o: &OutcomeRecord) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// An output type as a PR author would name what the agent made.
-pub fn output_noun(output_type: &str) -> String {
+pub(crate) fn output_noun(output_type: &str) -> String {
     match output_type {
         "create_pull_request" => "pull request".into(),
         "push_to_pull_request_branch" => "commits".into(),

@@ -53,7 +53,7 @@ impl Endpoint {
 }
 
 /// A fresh token mark: random, never 0 (0 is "never marked").
-pub fn new_mark() -> u64 {
+pub(crate) fn new_mark() -> u64 {
     let mut b = [0u8; 8];
     let _ = getrandom::getrandom(&mut b);
     u64::from_be_bytes(b).max(1)

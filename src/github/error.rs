@@ -58,7 +58,7 @@ impl FailureClass {
     }
 
     /// Does this class say something about the App's health?
-    pub fn is_fault(self) -> bool {
+    pub(crate) fn is_fault(self) -> bool {
         self != FailureClass::Answer
     }
 }
@@ -182,7 +182,7 @@ impl GitHubError {
     }
 
     /// True for 404 and 410: the object is not there (any more).
-    pub fn is_missing(&self) -> bool {
+    pub(crate) fn is_missing(&self) -> bool {
         matches!(
             self,
             GitHubError::NotFound { .. } | GitHubError::Gone { .. }

@@ -41,10 +41,10 @@ use crate::ingest::reconcile::{
 use crate::model::ExecutionRecord;
 
 /// Most redirects followed for one path.
-pub const MAX_REDIRECTS: usize = 3;
+pub(crate) const MAX_REDIRECTS: usize = 3;
 
 /// Most pages read of one list endpoint (100 items each).
-pub const MAX_PAGES: usize = 10;
+pub(crate) const MAX_PAGES: usize = 10;
 const PER_PAGE: u32 = 100;
 
 /// What a fetch got, with what the caller needs to schedule another try.
@@ -55,15 +55,6 @@ pub struct Fetched {
     pub messages: Vec<(String, String)>,
     /// When GitHub said trying again makes sense (rate limits).
     pub retry_at: Option<DateTime<Utc>>,
-}
-
-/// The state of `record`'s target, as installation `installation` sees it.
-pub async fn fetch_state(
-    client: &GitHubClient,
-    installation: u64,
-    record: &ExecutionRecord,
-) -> ApiState {
-    fetch(client, installation, record).await.state
 }
 
 /// `fetch_state`, with failure messages and the rate-limit reset.

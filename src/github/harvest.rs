@@ -58,9 +58,9 @@ use crate::store::{counter, ExternalBatch, Store, StoreError};
 
 /// gh-aw's artifact name (`constants.SafeOutputItemsArtifactName`); under
 /// `workflow_call` it carries a prefix.
-pub const ARTIFACT: &str = "safe-outputs-items";
+pub(crate) const ARTIFACT: &str = "safe-outputs-items";
 /// The manifest file inside the artifact.
-pub const MANIFEST_FILE: &str = "safe-output-items.jsonl";
+pub(crate) const MANIFEST_FILE: &str = "safe-output-items.jsonl";
 
 const LIST_ARTIFACTS: Endpoint = Endpoint::idempotent("actions.list_run_artifacts");
 const DOWNLOAD: Endpoint = Endpoint::idempotent("actions.download_artifact");
@@ -74,7 +74,7 @@ fn workflow_file(path: &str) -> &str {
 }
 
 /// True for a gh-aw compiled workflow file (`*.lock.yml`).
-pub fn is_gh_aw_workflow(path: &str) -> bool {
+pub(crate) fn is_gh_aw_workflow(path: &str) -> bool {
     workflow_file(path).ends_with(LOCK_SUFFIX)
 }
 
@@ -90,7 +90,7 @@ pub struct RunRef {
 
 impl RunRef {
     /// The run of a completed gh-aw `WorkflowRun` observation.
-    pub fn from_observation(obs: &Observation) -> Option<RunRef> {
+    pub(crate) fn from_observation(obs: &Observation) -> Option<RunRef> {
         let ObservationKind::WorkflowRun {
             run_id,
             workflow,
@@ -120,7 +120,7 @@ impl RunRef {
     }
 
     /// The inbox dedupe key of the run's manifest.
-    pub fn manifest_key(&self) -> String {
+    pub(crate) fn manifest_key(&self) -> String {
         format!(
             "harvest:{}:{}:{}",
             self.repo.to_ascii_lowercase(),
@@ -236,7 +236,7 @@ pub enum Harvested {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum HarvestError {
+pub(crate) enum HarvestError {
     #[error(transparent)]
     GitHub(#[from] GitHubError),
     #[error(transparent)]
@@ -283,7 +283,7 @@ impl HarvesterHandle {
 
 /// How long a harvest's lease lasts: a replica killed mid-harvest leaves
 /// the run to another once it runs out.
-pub const HARVEST_LEASE: Duration = Duration::from_secs(300);
+pub(crate) const HARVEST_LEASE: Duration = Duration::from_secs(300);
 
 /// How often the harvester reads the durable queue for runs nobody holds
 /// (the first time when it starts): queued before a restart, or left by a
@@ -335,7 +335,7 @@ struct Pending {
     failures: u32,
 }
 
-pub struct Harvester {
+pub(crate) struct Harvester {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,
@@ -401,7 +401,7 @@ impl Harvester {
 
     /// Count the lines the tenancy rule refuses into these stats (the
     /// App's, on `/status` and `/metrics`) instead of the harvester's own.
-    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Harvester {
+    pub(crate) fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Harvester {
         self.tenancy = stats;
         self
     }
@@ -767,7 +767,7 @@ impl Pending {
 
 /// The text of `safe-output-items.jsonl` in an artifact zip (at any depth),
 /// at most `max` bytes unzipped.
-pub fn manifest_from_zip(bytes: &[u8], max: u64) -> Result<Option<String>, String> {
+pub(crate) fn manifest_from_zip(bytes: &[u8], max: u64) -> Result<Option<String>, String> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| format!("not a zip archive: {e}"))?;
     for i in 0..archive.len() {

@@ -29,7 +29,7 @@ pub fn list(store: &Store) -> Result<Vec<InstallationRecord>> {
 }
 
 /// The active installation covering `repo`, if any.
-pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
+pub(crate) fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
     let Some(id) = mapped_installation(store, repo)? else {
         return Ok(None);
     };
@@ -42,7 +42,7 @@ pub fn installation_for_repo(store: &Store, repo: &str) -> Result<Option<u64>> {
 /// output passes the tenancy rule (`ingest::tenancy`). `Ok(None)`: no
 /// active installation covers it; `Err(refusal)`: it names a repository
 /// outside its installation and nothing may be read for it.
-pub fn reading_installation(
+pub(crate) fn reading_installation(
     store: &Store,
     record: &ExecutionRecord,
 ) -> Result<std::result::Result<Option<u64>, Refusal>> {
@@ -59,13 +59,13 @@ pub fn reading_installation(
 }
 
 /// The installation a repository is mapped to, whatever its status.
-pub fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
+pub(crate) fn mapped_installation(store: &Store, repo: &str) -> Result<Option<u64>> {
     store.installation_of_repo(repo)
 }
 
 /// The accounts of the active installations, for deciding whose OIDC tokens
 /// may post manifests (`oidc::authorize_owner`).
-pub fn active_accounts(store: &Store) -> Result<Vec<crate::ingest::oidc::KnownAccount>> {
+pub(crate) fn active_accounts(store: &Store) -> Result<Vec<crate::ingest::oidc::KnownAccount>> {
     Ok(store
         .active_installations()?
         .into_iter()
@@ -272,7 +272,7 @@ fn file_rename(
 /// delivery from a repository carries, with the repository's id (or an
 /// owner's own delivery, naming its login: the login its repositories are
 /// keyed under). `None`: the delivery's own name is that name.
-pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<String>> {
+pub(crate) fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<String>> {
     let [now] = change.repos_added.as_slice() else {
         return Ok(None);
     };
@@ -301,7 +301,7 @@ pub fn keyed_name(store: &Store, change: &InstallationChange) -> Result<Option<S
 /// The name outputs are keyed by for a repository named `repo` now, with
 /// no repository id at hand (a manifest line): through the installation
 /// `repo` is mapped to, the name before its renames. `None`: not renamed.
-pub fn keyed_name_of_repo(store: &Store, repo: &str) -> Result<Option<String>> {
+pub(crate) fn keyed_name_of_repo(store: &Store, repo: &str) -> Result<Option<String>> {
     let Some(id) = mapped_installation(store, repo)? else {
         return Ok(None);
     };

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 /// GitHub's limits on content-creating requests.
-pub const PER_MINUTE: usize = 80;
-pub const PER_HOUR: usize = 500;
+pub(crate) const PER_MINUTE: usize = 80;
+pub(crate) const PER_HOUR: usize = 500;
 
 const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3600);

@@ -101,7 +101,7 @@ pub struct Pending {
 /// The per-PR pending set. Pure (time is passed in) so the debounce rule is
 /// unit-tested without sleeping.
 #[derive(Debug)]
-pub struct PendingSet {
+pub(crate) struct PendingSet {
     options: PublisherOptions,
     items: BTreeMap<String, Pending>,
 }
@@ -130,7 +130,7 @@ impl PendingSet {
     }
 
     /// Take the PRs due at `now` (all of them with `all`).
-    pub fn take_due(&mut self, now: Instant, all: bool) -> Vec<(String, Pending)> {
+    pub(crate) fn take_due(&mut self, now: Instant, all: bool) -> Vec<(String, Pending)> {
         let due: Vec<String> = self
             .items
             .iter()
@@ -142,21 +142,18 @@ impl PendingSet {
             .collect()
     }
 
-    pub fn next_due(&self) -> Option<Instant> {
-        self.items.values().map(|p| p.due).min()
-    }
-
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.items.values().map(|p| p.due).min()
     }
 
     /// Put a paced PR back, due at `due` (not a failure). A change that came
     /// in meanwhile keeps its own entry.
-    pub fn requeue(&mut self, pr: String, mut p: Pending, due: Instant) {
+    pub(crate) fn requeue(&mut self, pr: String, mut p: Pending, due: Instant) {
         p.due = due;
         self.items.entry(pr).or_insert(p);
     }
@@ -164,7 +161,7 @@ impl PendingSet {
     /// Put a failed PR back with backoff (or `retry_at` if later). Returns
     /// false, and drops it, once it has failed `max_failures` times. A change
     /// that came in meanwhile keeps its own entry.
-    pub fn retry_later(
+    pub(crate) fn retry_later(
         &mut self,
         pr: String,
         mut p: Pending,
@@ -193,7 +190,7 @@ impl PendingSet {
 
 /// What publishing one PR did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Published {
+pub(crate) enum Published {
     Created(u64),
     Updated(u64),
     /// Same content as last sent: no call.
@@ -203,7 +200,7 @@ pub enum Published {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum PublishError {
+pub(crate) enum PublishError {
     #[error(transparent)]
     GitHub(#[from] GitHubError),
     #[error(transparent)]
@@ -253,7 +250,7 @@ impl task::Queue for PublisherQueue {
     }
 }
 
-pub struct Publisher {
+pub(crate) struct Publisher {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,

@@ -47,7 +47,7 @@ use crate::store::inbox::{InboxItem, InboxWriter};
 use crate::store::{Store, StoreError};
 
 /// What the reconciler is asked.
-pub enum ReconcileMsg {
+pub(crate) enum ReconcileMsg {
     /// Reconcile this output (id or alias) as soon as possible.
     Request(String),
     /// A new manifest output whose target was never seen: wait the grace
@@ -67,7 +67,7 @@ impl ReconcileRequests {
     }
 
     /// Queue an output the App has seen nothing of yet (see `RequestIfUnseen`).
-    pub fn request_if_unseen(&self, output_id: String) -> bool {
+    pub(crate) fn request_if_unseen(&self, output_id: String) -> bool {
         self.0.send(ReconcileMsg::RequestIfUnseen(output_id))
     }
 }
@@ -146,7 +146,7 @@ fn bump(c: &AtomicU64) {
 
 /// What reconciling one output did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Reconciled {
+pub(crate) enum Reconciled {
     /// Observations (possibly none) went to the worker.
     Observed(usize),
     /// The output's own object is gone.
@@ -160,7 +160,7 @@ pub enum Reconciled {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ReconcileError {
+pub(crate) enum ReconcileError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("handing the result to the worker: {0}")]
@@ -230,7 +230,7 @@ impl task::Queue for ReconcileQueue {
     }
 }
 
-pub struct Reconciler {
+pub(crate) struct Reconciler {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,
@@ -261,14 +261,14 @@ impl Reconciler {
 
     /// Count outputs the tenancy rule refuses to read for into these stats
     /// (the App's) instead of the reconciler's own.
-    pub fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Reconciler {
+    pub(crate) fn with_tenancy(mut self, stats: Arc<TenancyStats>) -> Reconciler {
         self.tenancy = stats;
         self
     }
 
     /// Count into these stats (the App's, shown on `/status` and `/metrics`)
     /// instead of the reconciler's own.
-    pub fn with_stats(mut self, stats: Arc<ReconcileStats>) -> Reconciler {
+    pub(crate) fn with_stats(mut self, stats: Arc<ReconcileStats>) -> Reconciler {
         self.stats = stats;
         self
     }
@@ -401,7 +401,7 @@ impl Reconciler {
 
     /// One attempt for one output: fetch, judge, hand to the worker. Also
     /// returns when GitHub said to come back (rate limits).
-    pub async fn reconcile_output(
+    pub(crate) async fn reconcile_output(
         &self,
         id: &str,
     ) -> Result<(Reconciled, Option<chrono::DateTime<chrono::Utc>>), ReconcileError> {
@@ -546,7 +546,7 @@ fn is_deletion(observations: &[Observation]) -> bool {
 
 /// True for observations that did not come from a webhook: read from the
 /// API (`api:` ids) or a failed reconcile.
-pub fn from_reconcile(o: &Observation) -> bool {
+pub(crate) fn from_reconcile(o: &Observation) -> bool {
     o.id.starts_with("api:") || matches!(o.event, ObservationKind::ReconcileFailed { .. })
 }
 

@@ -39,7 +39,7 @@ const REDELIVER: Endpoint = Endpoint::create("app.hook_delivery_redeliver");
 /// One entry of `GET /app/hook/deliveries` (the fields we read).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct HookDelivery {
+pub(crate) struct HookDelivery {
     pub id: u64,
     pub guid: String,
     pub delivered_at: Option<DateTime<Utc>>,
@@ -59,7 +59,7 @@ impl HookDelivery {
 
 /// What we asked GitHub to redeliver for one GUID (`n/w/{guid}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedeliveryRecord {
+pub(crate) struct RedeliveryRecord {
     /// Delivery ids a redelivery was requested for, oldest first.
     pub requested: Vec<u64>,
     pub last_requested_at: Option<DateTime<Utc>>,
@@ -108,7 +108,7 @@ pub struct PassReport {
 }
 
 /// A pass failed: GitHub's call, or the store.
-pub type RedeliveryError = super::error::CallOrStoreError;
+pub(crate) type RedeliveryError = super::error::CallOrStoreError;
 
 pub struct Redeliverer {
     store: Store,

@@ -32,10 +32,11 @@ use super::error::{FailureClass, GitHubError};
 use crate::model::clock::Clock;
 
 /// Sleeps for the given duration; injectable so tests never wait a minute.
-pub type Sleeper = Arc<dyn Fn(Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+pub(crate) type Sleeper =
+    Arc<dyn Fn(Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
 /// The real sleeper.
-pub fn tokio_sleeper() -> Sleeper {
+pub(crate) fn tokio_sleeper() -> Sleeper {
     Arc::new(|d| Box::pin(tokio::time::sleep(d)))
 }
 
@@ -86,7 +87,7 @@ impl std::fmt::Debug for RetryPolicy {
 
 /// Exponential backoff: `min` after the first failure, doubling per failure
 /// after that, never more than `max`.
-pub fn doubling(min: Duration, max: Duration, failures: u32) -> Duration {
+pub(crate) fn doubling(min: Duration, max: Duration, failures: u32) -> Duration {
     let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
     min.saturating_mul(factor).min(max)
 }
@@ -117,7 +118,7 @@ pub enum Verdict {
 }
 
 /// Classify one failed attempt of `endpoint`.
-pub fn classify(
+pub(crate) fn classify(
     endpoint: &'static str,
     error: &octocrab::Error,
     now: DateTime<Utc>,

@@ -71,11 +71,11 @@ use batch::item_state;
 pub use batch::{batch_query, graphql_documents};
 
 /// Most items in one GraphQL query (GitHub's `nodes(ids:)` bound; one alias each).
-pub const MAX_ITEMS: usize = 100;
+pub(crate) const MAX_ITEMS: usize = 100;
 /// Most routes whose validators are kept.
-pub const MAX_VALIDATORS: usize = 10_000;
+pub(crate) const MAX_VALIDATORS: usize = 10_000;
 /// Most attempts for one output's signals in one window.
-pub const MAX_ATTEMPTS: u32 = 3;
+pub(crate) const MAX_ATTEMPTS: u32 = 3;
 /// Wait before trying a failed read again (doubling per attempt, up to `RETRY_MAX`).
 const RETRY_MIN: std::time::Duration = std::time::Duration::from_secs(60);
 const RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(15 * 60);
@@ -114,7 +114,7 @@ impl Need {
 
 /// True when `record`'s type reads signals at all (before looking at its
 /// observations).
-pub fn wants(record: &ExecutionRecord) -> bool {
+pub(crate) fn wants(record: &ExecutionRecord) -> bool {
     matches!(
         record.output_type.as_str(),
         "add_comment"
@@ -128,7 +128,7 @@ pub fn wants(record: &ExecutionRecord) -> bool {
 
 /// True when the checkpoint of `hours` after execution is one at which
 /// `record`'s signals are read ([`reading_checkpoints`]).
-pub fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
+pub(crate) fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
     reading_checkpoints(record).contains(&hours)
 }
 
@@ -185,7 +185,7 @@ pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
 ///
 /// A deleted object's windows may be open, but its reactions can no longer
 /// be read: it is not read for them.
-pub fn open_to_signals(record: &ExecutionRecord, outcome: Option<&OutcomeRecord>) -> bool {
+pub(crate) fn open_to_signals(record: &ExecutionRecord, outcome: Option<&OutcomeRecord>) -> bool {
     let Some(o) = outcome else {
         return true;
     };
@@ -345,7 +345,7 @@ fn memberships(record: &ExecutionRecord, observations: &[Observation]) -> Vec<St
     out
 }
 
-pub enum SignalsMsg {
+pub(crate) enum SignalsMsg {
     /// These outputs reached a checkpoint: read what they need.
     Due(Vec<String>),
     /// Read what is ready now (see `ready`); reply when done.
@@ -400,7 +400,7 @@ struct Kept {
     value: Value,
 }
 
-pub struct SignalFetcher {
+pub(crate) struct SignalFetcher {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,
@@ -482,7 +482,7 @@ impl SignalFetcher {
 
     /// Read the signals of `batch` (id → failed attempts so far). Returns the
     /// outputs to try again, with their attempts.
-    pub async fn read_batch(&self, batch: BTreeMap<String, u32>) -> Vec<(String, u32)> {
+    pub(crate) async fn read_batch(&self, batch: BTreeMap<String, u32>) -> Vec<(String, u32)> {
         let mut by_installation: BTreeMap<u64, Vec<(ExecutionRecord, Need)>> = BTreeMap::new();
         for id in batch.keys() {
             match self.prepare(id) {
@@ -841,7 +841,7 @@ async fn moved_reactions(
 /// change it ([`open_to_signals`]). The answers, to be mapped with the state
 /// they complete (a rollup read with a reactor list counts only what the
 /// list does not show); empty when nothing was due; `Err` when a read failed.
-pub async fn read_now(
+pub(crate) async fn read_now(
     client: &GitHubClient,
     installation: u64,
     record: &ExecutionRecord,
@@ -879,7 +879,7 @@ pub async fn read_now(
 /// first to see for ([`open_to_signals`]). (Made at once after the fact,
 /// the reads see what the fetcher's would have, and more only after the
 /// last checkpoint, where no window looks.)
-pub fn read_due(
+pub(crate) fn read_due(
     record: &ExecutionRecord,
     observations: &[Observation],
     now: DateTime<Utc>,

@@ -13,7 +13,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 /// A message to a task: work for its queue, or a flush.
-pub enum Msg<W> {
+pub(crate) enum Msg<W> {
     Work(W),
     /// Run the queue now; reply when done. `retry`: also what waits out a
     /// failure (the harvester's distinction; the others run everything).
@@ -33,7 +33,7 @@ pub enum Run {
 }
 
 /// A task's queue of work.
-pub trait Queue: Send {
+pub(crate) trait Queue: Send {
     type Work: Send;
     /// Take one request.
     fn take(&mut self, work: Self::Work);
@@ -74,7 +74,7 @@ pub fn channel<W>() -> (Sender<W>, Inbox<W>) {
 }
 
 /// A running task.
-pub struct Handle<W> {
+pub(crate) struct Handle<W> {
     tx: mpsc::UnboundedSender<Msg<W>>,
     task: tokio::task::JoinHandle<()>,
 }

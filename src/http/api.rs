@@ -33,15 +33,15 @@ use crate::read::line_survival::{line_survival, LineTotals};
 use crate::read::report::{awaiting, parse_window, schedule, Report, Schedule, Totals};
 
 const DEFAULT_PAGE: usize = 100;
-pub const MAX_PAGE: usize = 1000;
+pub(crate) const MAX_PAGE: usize = 1000;
 /// Outputs a page of `GET /api/v1/outputs` looks at, at most: when the cuts
 /// leave fewer than a page among them, the page is shorter and its
 /// `next_cursor` goes on from where it stopped.
-pub const PAGE_SCAN: usize = 20_000;
+pub(crate) const PAGE_SCAN: usize = 20_000;
 /// Outputs a dashboard page that reads the outputs themselves
 /// (`admitted_outcomes`) holds at most: past it the page asks for
 /// narrower cuts instead of reading on.
-pub const SCAN_LIMIT: usize = 5 * PAGE_SCAN;
+pub(crate) const SCAN_LIMIT: usize = 5 * PAGE_SCAN;
 
 /// The read API's endpoints (`GET /api/v1/outputs/{id}`, `get_output`, is
 /// routed by `http::reconcile`, which shares its route).
@@ -55,7 +55,7 @@ pub fn routes(_: &Mount) -> Router<State> {
 
 /// A page of `GET /api/v1/outputs`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct OutputsPage {
+pub(crate) struct OutputsPage {
     /// Outcome records, in output id order, each with its next window and
     /// when it is due (or `verdict_final`).
     pub items: Vec<crate::read::listed::ListedOutput>,
@@ -65,7 +65,7 @@ pub struct OutputsPage {
 
 /// `GET /api/v1/outputs/{id}`: one output with its history.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct OutputDetail {
+pub(crate) struct OutputDetail {
     /// Null until the output is first evaluated.
     pub outcome: Option<OutcomeRecord>,
     pub execution: ExecutionRecord,
@@ -79,7 +79,7 @@ pub struct OutputDetail {
     pub observations: Vec<Observation>,
 }
 
-pub async fn list_outputs(
+pub(crate) async fn list_outputs(
     Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<OutputsPage>, ApiError> {
@@ -156,7 +156,7 @@ pub(crate) async fn output_detail(
     })
 }
 
-pub async fn get_output(
+pub(crate) async fn get_output(
     Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path(id): Path<String>,
@@ -169,7 +169,7 @@ pub async fn get_output(
 /// the names `gh aw outcomes RUN --json` gives the same facts (deprecated
 /// aliases: read the record's names).
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct RunItem {
+pub(crate) struct RunItem {
     #[serde(flatten)]
     pub record: OutcomeRecord,
     /// Deprecated alias of `safe_output_type`.
@@ -222,7 +222,7 @@ impl RunItem {
 
 /// A run's counts: the report's totals (same names), and `accepted`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct RunSummary {
+pub(crate) struct RunSummary {
     #[serde(flatten)]
     pub totals: Totals,
     /// Accepted at any strength (`accepted_strong + accepted_medium + accepted_weak`).
@@ -235,7 +235,7 @@ pub struct RunSummary {
 /// `GET /api/v1/runs/{owner}/{repo}/{run_id}`, shaped like
 /// `gh aw outcomes RUN --json`: `{run_id, workflow, items, summary}`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct RunView {
+pub(crate) struct RunView {
     pub run_id: u64,
     pub repo: String,
     pub workflow: Option<String>,
@@ -303,7 +303,7 @@ pub(crate) async fn run_view(
     Ok((!outcomes.is_empty()).then(|| run_view_of(repo, run_id, &outcomes)))
 }
 
-pub async fn run_outcomes(
+pub(crate) async fn run_outcomes(
     Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
@@ -417,7 +417,7 @@ pub(crate) async fn summary_of(
 }
 
 /// Runs shown on a workflow's page, at most.
-pub const RUNS_SHOWN: usize = 50;
+pub(crate) const RUNS_SHOWN: usize = 50;
 
 /// Line survival per workflow of what `scope` may see under `filter`.
 pub(crate) async fn line_survival_of(
@@ -508,7 +508,7 @@ pub(crate) async fn pull_request(
 
 /// Who did something.
 #[derive(Serialize, ToSchema)]
-pub struct ActorDoc {
+pub(crate) struct ActorDoc {
     pub login: String,
     /// GitHub's account type: `User`, `Bot`, `Organization`, `Mannequin`.
     #[serde(rename = "type")]
@@ -519,7 +519,7 @@ pub struct ActorDoc {
 /// `kind` says what happened (`opened`, `closed`, `merged`, `labeled`, …);
 /// each kind has its own further fields.
 #[derive(Serialize, ToSchema)]
-pub struct ObservationDoc {
+pub(crate) struct ObservationDoc {
     pub id: String,
     pub at: DateTime<Utc>,
     /// The key of the target it is filed under.

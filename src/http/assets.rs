@@ -16,22 +16,22 @@ use axum::Router;
 use super::{Mount, State};
 
 /// The stylesheet of every page.
-pub const DASHBOARD_CSS: &str = "/assets/dashboard.css";
+pub(crate) const DASHBOARD_CSS: &str = "/assets/dashboard.css";
 /// The pages' icon.
-pub const ICON_SVG: &str = "/assets/icon.svg";
+pub(crate) const ICON_SVG: &str = "/assets/icon.svg";
 /// The setup and sign-in pages' former stylesheet.
-pub const PAGE_CSS: &str = "/assets/page.css";
+pub(crate) const PAGE_CSS: &str = "/assets/page.css";
 
 /// The stylesheet of every page (served at `DASHBOARD_CSS`).
-pub const STYLESHEET: &str = include_str!("dashboard/dashboard.css");
+pub(crate) const STYLESHEET: &str = include_str!("dashboard/dashboard.css");
 /// The pages' icon (served at `ICON_SVG`).
-pub const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+pub(crate) const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
 <rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#0969da\"/>\
 <path d=\"M4 8.5l2.5 2.5L12 5\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/></svg>";
 
 /// The small pages' former stylesheet, served at `PAGE_CSS` (no inline style:
 /// the pages' Content-Security-Policy allows none).
-pub const PAGE_STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}\
+pub(crate) const PAGE_STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}\
 button{font-size:1rem;padding:.5rem 1rem}code{background:#f3f3f3;padding:0 .2rem}\n";
 
 pub fn routes(_: &Mount) -> Router<State> {

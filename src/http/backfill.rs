@@ -37,13 +37,13 @@ pub fn routes(_: &Mount) -> Router<State> {
 
 /// The backfill jobs, one per repository.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct BackfillJobs {
+pub(crate) struct BackfillJobs {
     pub jobs: Vec<BackfillJobView>,
 }
 
 /// One repository's backfill and how far it has got.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct BackfillJobView {
+pub(crate) struct BackfillJobView {
     pub repo: String,
     /// `listing`, `harvesting`, `paused` or `done`.
     pub state: String,

@@ -7,11 +7,11 @@ use bytes::Bytes;
 use subtle::ConstantTimeEq;
 
 use super::{ApiError, ServerState, MAX_BODY};
-pub use crate::ingest::ingress::body_error;
+pub(crate) use crate::ingest::ingress::body_error;
 use crate::ingest::oidc::{looks_like_jwt, ActionsClaims, OidcError};
 
 /// Refuse a body whose `Content-Length` is over `MAX_BODY` before reading it.
-pub fn check_declared_length(headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn check_declared_length(headers: &HeaderMap) -> Result<(), ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -23,7 +23,7 @@ pub fn check_declared_length(headers: &HeaderMap) -> Result<(), ApiError> {
 }
 
 /// Read the whole body, refusing more than `MAX_BODY` bytes.
-pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
     check_declared_length(headers)?;
     axum::body::to_bytes(body, MAX_BODY).await.map_err(|e| {
         let too_large = std::error::Error::source(&e)
@@ -38,7 +38,7 @@ pub async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiEr
 }
 
 /// Require one of the given media types (parameters like `charset` ignored).
-pub fn require_content_type(headers: &HeaderMap, allowed: &[&str]) -> Result<(), ApiError> {
+pub(crate) fn require_content_type(headers: &HeaderMap, allowed: &[&str]) -> Result<(), ApiError> {
     let value = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -75,7 +75,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// Require `Authorization: Bearer {expected}`, compared in constant time;
 /// `expected` unset or empty refuses everyone, naming `setting`.
-pub fn require_bearer(
+pub(crate) fn require_bearer(
     headers: &HeaderMap,
     expected: Option<&str>,
     setting: &str,
@@ -102,7 +102,7 @@ fn api_token_matches(given: &str, state: &ServerState) -> bool {
 /// Require `Authorization: Bearer API_TOKEN`, compared in constant time.
 /// The read API's check: a refusal is logged and counted as rejected, like
 /// any other refused request.
-pub fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
+pub(crate) fn require_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError> {
     check_token(headers, state).inspect_err(|e| {
         state
             .shared
@@ -122,7 +122,7 @@ fn check_token(headers: &HeaderMap, state: &ServerState) -> Result<(), ApiError>
 
 /// Who may post a manifest.
 #[derive(Debug)]
-pub enum ManifestAuth {
+pub(crate) enum ManifestAuth {
     /// The server's API_TOKEN: any repository.
     ApiToken,
     /// A verified GitHub Actions OIDC token: its `repository` only.
@@ -131,7 +131,7 @@ pub enum ManifestAuth {
 
 /// Accept the API_TOKEN (tried first, in constant time) or a GitHub Actions
 /// OIDC token (a JWT that verifies against the configured issuer/audience).
-pub async fn require_manifest_auth(
+pub(crate) async fn require_manifest_auth(
     headers: &HeaderMap,
     state: &ServerState,
 ) -> Result<ManifestAuth, ApiError> {

@@ -34,7 +34,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::{ApiError, State};
 
 /// The most reads at once when `READ_CONCURRENCY` is not set.
-pub const MAX_DEFAULT_CONCURRENCY: usize = 4;
+pub(crate) const MAX_DEFAULT_CONCURRENCY: usize = 4;
 
 /// Reads at once when `READ_CONCURRENCY` is not set: one fewer than the
 /// cores the process may use (at least 1, at most
@@ -42,19 +42,19 @@ pub const MAX_DEFAULT_CONCURRENCY: usize = 4;
 /// with every core reading, an ack waits for a core (measured in
 /// BENCHMARKS.md: on 2 cores, beside 16 readers, ack p99 2.0–2.6× the
 /// no-reader run with 4 reads at once, 1.7× with 2, 1.0–1.3× with 1).
-pub fn default_concurrency() -> usize {
+pub(crate) fn default_concurrency() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.saturating_sub(1).clamp(1, MAX_DEFAULT_CONCURRENCY)
 }
 /// How long a read waits for a place when `READ_WAIT_MS` is not set.
-pub const DEFAULT_WAIT: Duration = Duration::from_millis(2_000);
+pub(crate) const DEFAULT_WAIT: Duration = Duration::from_millis(2_000);
 /// What a refused read is told to wait, in seconds.
-pub const RETRY_AFTER_SECS: u32 = 2;
+pub(crate) const RETRY_AFTER_SECS: u32 = 2;
 
 /// The nice value of the read threads (`READ_NICE` overrides it): Linux
 /// gives a thread at nice 10 about a tenth of the CPU a nice-0 thread
 /// competing with it gets.
-pub const READ_NICE: i32 = 10;
+pub(crate) const READ_NICE: i32 = 10;
 
 /// A read's work, run on a read thread.
 type Job = Box<dyn FnOnce() + Send>;
@@ -141,7 +141,7 @@ impl ReadBudget {
     }
 
     /// From `READ_CONCURRENCY` and `READ_WAIT_MS`, else the defaults.
-    pub fn from_env() -> ReadBudget {
+    pub(crate) fn from_env() -> ReadBudget {
         use crate::settings::{read, Setting, READ_CONCURRENCY, READ_WAIT_MS};
         let var = |s: &Setting| read(s).and_then(|v| v.parse::<u64>().ok());
         ReadBudget::new(
@@ -150,18 +150,14 @@ impl ReadBudget {
         )
     }
 
-    /// Reads that may run at once.
-    pub fn concurrency(&self) -> usize {
-        self.concurrency
-    }
-
     /// Reads running now.
-    pub fn in_use(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn in_use(&self) -> usize {
         self.concurrency - self.places.available_permits()
     }
 
     /// A place, waiting up to the budget's wait.
-    pub async fn enter(&self) -> Result<ReadPermit, Response> {
+    pub(crate) async fn enter(&self) -> Result<ReadPermit, Response> {
         let wait = self.places.clone().acquire_owned();
         match tokio::time::timeout(self.wait, wait).await {
             Ok(Ok(permit)) => Ok(ReadPermit { _place: permit }),

@@ -20,7 +20,7 @@ const DETAIL_BYTES: usize = 4096;
 
 /// A refusal the framework made, by its status; each has one stable code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     /// 400: a query, path or body that does not parse.
     BadRequest,
     /// 404: no route for the path.
@@ -103,7 +103,7 @@ fn ours(headers: &HeaderMap) -> bool {
 
 /// The layer: an error answer that is neither JSON nor HTML becomes the
 /// API's JSON error, with the framework's text (if any) as its detail.
-pub async fn uniform(req: Request, next: Next) -> Response {
+pub(crate) async fn uniform(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let response = next.run(req).await;

@@ -22,7 +22,7 @@ impl Format {
     /// The format an `Accept` header asks for: the Prometheus text format
     /// when it prefers `text/plain` to OpenMetrics (a higher `q`, or no
     /// OpenMetrics at all); else, and without the header, OpenMetrics.
-    pub fn negotiate(accept: Option<&str>) -> Format {
+    pub(crate) fn negotiate(accept: Option<&str>) -> Format {
         let Some(accept) = accept else {
             return Format::OpenMetrics;
         };

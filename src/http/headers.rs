@@ -72,7 +72,11 @@ fn origin(url: &str) -> Option<String> {
 }
 
 /// The layer: run the request, then set the headers on whatever answered.
-pub async fn secure(State(policy): State<Arc<Policy>>, req: Request, next: Next) -> Response {
+pub(crate) async fn secure(
+    State(policy): State<Arc<Policy>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let mut response = next.run(req).await;
     apply(&policy, response.headers_mut());
     response

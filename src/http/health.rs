@@ -337,7 +337,7 @@ pub async fn metrics(StateExtractor(state): StateExtractor<State>, headers: Head
 
 /// `/metrics` on its own listener (`METRICS_ADDR`): `METRICS_TOKEN` when one
 /// is set, else whoever reaches the listener.
-pub async fn metrics_on_own_listener(
+pub(crate) async fn metrics_on_own_listener(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Response {
@@ -628,7 +628,7 @@ impl Snapshot {
 
 /// How long a count of the outputs serves scrapes before the store is read
 /// again (a scrape must not walk a million records every 15 s).
-pub const OUTPUT_TALLY_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const OUTPUT_TALLY_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The tally, from the cache while fresh, else read from the store on a
 /// blocking thread (one reader at a time: concurrent scrapes wait for it).

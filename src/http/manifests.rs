@@ -56,7 +56,7 @@ const MANIFEST_TYPES: &[&str] = &[
 ];
 
 #[derive(Debug, Deserialize)]
-pub struct ManifestQuery {
+pub(crate) struct ManifestQuery {
     repo: Option<String>,
     run_id: Option<String>,
     workflow: Option<String>,

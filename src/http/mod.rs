@@ -31,7 +31,7 @@ pub mod openapi;
 pub mod read;
 mod reconcile;
 pub mod series;
-pub mod shell;
+pub(crate) mod shell;
 mod webhook;
 
 use std::sync::Arc;
@@ -71,7 +71,7 @@ pub type State = Arc<ServerState>;
 impl ServerState {
     /// 409 `listen_only` where this server makes no GitHub API calls:
     /// `consequence` says what it therefore cannot do and how to enable it.
-    pub fn refuse_listen_only(&self, consequence: &str) -> Result<(), ApiError> {
+    pub(crate) fn refuse_listen_only(&self, consequence: &str) -> Result<(), ApiError> {
         if !self.listen_only {
             return Ok(());
         }
@@ -125,7 +125,7 @@ pub struct Mount {
 
 impl Mount {
     /// The guard of a route whose handler reads its whole body.
-    pub fn buffered(&self) -> limits::Doors {
+    pub(crate) fn buffered(&self) -> limits::Doors {
         self.doors.clone()
     }
 
@@ -181,7 +181,7 @@ fn server_state(app: &App, options: &RouterOptions) -> State {
 
 /// `/metrics` alone, for its own listener (`METRICS_ADDR`; the main router
 /// is built with `MetricsOptions::own_listener`), with the same headers.
-pub fn metrics_router(app: &App, options: &RouterOptions) -> Router {
+pub(crate) fn metrics_router(app: &App, options: &RouterOptions) -> Router {
     let policy = Arc::new(headers::Policy::new(&options.auth.web_url));
     Router::new()
         .route(

@@ -35,7 +35,7 @@ async fn document() -> Json<utoipa::openapi::OpenApi> {
 /// cargo test --test it schema::`), and checked by it on every run: each
 /// example validates against its schema, and has the shape of the real
 /// answer it stands for.
-pub const EXAMPLES: &str = include_str!("openapi-examples.json");
+pub(crate) const EXAMPLES: &str = include_str!("openapi-examples.json");
 
 /// The document, for tests and `safe-outcomes` itself: the generated one,
 /// each JSON answer with its example from `EXAMPLES`.
@@ -125,7 +125,7 @@ impl utoipa::Modify for Security {
 /// An error answer: `{"error": code, "detail": why}`, the one shape of
 /// every refusal (the framework's own included: `http::errors`).
 #[derive(Serialize, ToSchema)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     /// A stable machine name: `bad_request`, `unauthorized`, `forbidden`,
     /// `not_found`, `method_not_allowed`, `payload_too_large`,
     /// `unsupported_media_type`, `listen_only`, `unavailable`, … (a client
@@ -236,7 +236,7 @@ enum ExportFormat {
 
 /// `POST /api/v1/manifests`: what was stored and what was refused.
 #[derive(Serialize, ToSchema)]
-pub struct ManifestAnswerDoc {
+pub(crate) struct ManifestAnswerDoc {
     /// Lines stored as outputs.
     pub accepted: u64,
     /// The ids of the outputs stored (the first ones; see `outputs_omitted`).
@@ -254,7 +254,7 @@ pub struct ManifestAnswerDoc {
 
 /// `POST /api/v1/manifests` when no line could be used: nothing stored.
 #[derive(Serialize, ToSchema)]
-pub struct ManifestRefusalDoc {
+pub(crate) struct ManifestRefusalDoc {
     /// `bad_request`.
     pub error: String,
     pub detail: String,
@@ -268,7 +268,7 @@ pub struct ManifestRefusalDoc {
 
 /// A manifest line refused.
 #[derive(Serialize, ToSchema)]
-pub struct RejectedLineDoc {
+pub(crate) struct RejectedLineDoc {
     /// 1-based line number.
     pub line: u64,
     pub error: String,
@@ -276,7 +276,7 @@ pub struct RejectedLineDoc {
 
 /// `POST /api/v1/backfill`: the repositories planned.
 #[derive(Serialize, ToSchema)]
-pub struct BackfillPlannedDoc {
+pub(crate) struct BackfillPlannedDoc {
     /// Repositories whose backfill was planned (one still running keeps its
     /// job and is not listed).
     pub planned: Vec<String>,
@@ -286,7 +286,7 @@ pub struct BackfillPlannedDoc {
 /// they may see.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
-pub struct MeDoc {
+pub(crate) struct MeDoc {
     /// The signed-in viewer's GitHub login, or a read token's issuer;
     /// null for the `API_TOKEN`.
     pub login: Option<String>,
@@ -312,7 +312,7 @@ pub struct MeDoc {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[allow(dead_code)]
-pub enum SessionKindDoc {
+pub(crate) enum SessionKindDoc {
     #[serde(rename = "github")]
     GitHub,
     Local,
@@ -323,7 +323,7 @@ pub enum SessionKindDoc {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[allow(dead_code)]
-pub enum BearerDoc {
+pub(crate) enum BearerDoc {
     ApiToken,
     ReadToken,
 }
@@ -332,20 +332,20 @@ pub enum BearerDoc {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[allow(dead_code)]
-pub enum ScopeDoc {
+pub(crate) enum ScopeDoc {
     All,
     Repositories,
 }
 
 /// `POST /api/v1/outputs/{id}/reconcile`: the output queued.
 #[derive(Serialize, ToSchema)]
-pub struct ReconcileQueuedDoc {
+pub(crate) struct ReconcileQueuedDoc {
     pub queued: String,
 }
 
 /// `GET /status`: health, without repository data.
 #[derive(Serialize, ToSchema)]
-pub struct StatusDoc {
+pub(crate) struct StatusDoc {
     pub version: String,
     #[schema(value_type = ModeDoc)]
     pub mode: String,
@@ -378,7 +378,7 @@ pub struct StatusDoc {
 
 /// `GET /ready`.
 #[derive(Serialize, ToSchema)]
-pub struct ReadyDoc {
+pub(crate) struct ReadyDoc {
     pub ready: bool,
     /// `engine` (`sled`, `postgres`), `writable`, and while not: `cause`,
     /// `for_seconds`, `failed_reopen_attempts`; `reopens` since start.
@@ -563,7 +563,7 @@ bearer_path! {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct BackfillRequestDoc {
+pub(crate) struct BackfillRequestDoc {
     /// Days back from now (default: `BACKFILL_DAYS`).
     #[schema(minimum = 1)]
     pub days: Option<u32>,

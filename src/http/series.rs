@@ -29,9 +29,9 @@ use crate::read::report::{parse_window, Report, Sums, Totals, TypeStats};
 use crate::store::rollup::{day_of, week_of_day};
 
 /// Weeks shown when `since` is not given.
-pub const DEFAULT_WEEKS: i64 = 12;
+pub(crate) const DEFAULT_WEEKS: i64 = 12;
 /// The longest series answered (five years of weeks): memory stays bounded.
-pub const MAX_PERIODS: i64 = 260;
+pub(crate) const MAX_PERIODS: i64 = 260;
 
 /// One week.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -67,7 +67,7 @@ pub struct Series {
 }
 
 /// Monday 00:00 UTC of the week holding `t`.
-pub fn week_start(t: DateTime<Utc>) -> DateTime<Utc> {
+pub(crate) fn week_start(t: DateTime<Utc>) -> DateTime<Utc> {
     let day = t.date_naive() - Duration::days(t.weekday().num_days_from_monday() as i64);
     day.and_time(NaiveTime::MIN).and_utc()
 }
@@ -138,7 +138,7 @@ pub fn weekly_from_sums(
 }
 
 /// `weekly_from_sums` at `window` (`None`: the latest outcome).
-pub fn weekly_from_sums_at(
+pub(crate) fn weekly_from_sums_at(
     sums: &std::collections::BTreeMap<i64, Sums>,
     first: DateTime<Utc>,
     weeks: i64,
@@ -155,7 +155,7 @@ pub fn weekly_from_sums_at(
 }
 
 /// The window of `window=`: a checkpoint name, or `None` for the default.
-pub fn asked_window(value: Option<&str>) -> Result<Option<&'static str>, ApiError> {
+pub(crate) fn asked_window(value: Option<&str>) -> Result<Option<&'static str>, ApiError> {
     value
         .filter(|w| !w.is_empty())
         .map(|w| {
@@ -187,7 +187,7 @@ pub async fn build(
 /// The series of rollup sums per week number over `weeks` weeks from
 /// `first`, at `window` (`None`: the latest window every output of them
 /// has reached).
-pub fn of_sums(
+pub(crate) fn of_sums(
     sums: &std::collections::BTreeMap<i64, Sums>,
     first: DateTime<Utc>,
     weeks: i64,

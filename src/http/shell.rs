@@ -22,7 +22,7 @@ static STYLESHEET_PATH: LazyLock<String> = LazyLock::new(|| {
 
 /// Who is looking, as the navigation says it.
 #[derive(Clone, Debug, Default)]
-pub enum Viewer {
+pub(crate) enum Viewer {
     /// Nobody (a sign-in page), or not known to the page.
     #[default]
     Nobody,
@@ -37,10 +37,10 @@ pub enum Viewer {
 }
 
 /// One step of the breadcrumbs: its label and, but for the last, its link.
-pub type Crumb = (String, Option<String>);
+pub(crate) type Crumb = (String, Option<String>);
 
 /// A crumb that links.
-pub fn crumb(label: impl Into<String>, href: impl Into<String>) -> Crumb {
+pub(crate) fn crumb(label: impl Into<String>, href: impl Into<String>) -> Crumb {
     (label.into(), Some(href.into()))
 }
 

@@ -21,7 +21,7 @@ use crate::store::inbox::{Enqueued, InboxItem};
 /// configured secrets, with its event and delivery id checked. As an
 /// extractor it refuses anything else before the handler runs (counted in
 /// `rejected`, logged with the delivery id and event it claimed).
-pub struct SignedDelivery {
+pub(crate) struct SignedDelivery {
     pub event: String,
     pub delivery: ident::DeliveryId,
     pub body: Bytes,

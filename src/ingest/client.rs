@@ -59,7 +59,7 @@ pub fn parse_scenario(text: &str) -> anyhow::Result<Vec<Step>> {
 }
 
 /// The JSONL body of a manifest step.
-pub fn manifest_body(lines: &[Value], raw_lines: &[String]) -> String {
+pub(crate) fn manifest_body(lines: &[Value], raw_lines: &[String]) -> String {
     let mut body = String::new();
     for line in lines {
         body.push_str(&line.to_string());
@@ -102,7 +102,7 @@ impl Client {
         }
     }
 
-    pub fn with_webhook_path(mut self, path: &str) -> Client {
+    pub(crate) fn with_webhook_path(mut self, path: &str) -> Client {
         self.webhook_path = path.to_string();
         self
     }
@@ -224,7 +224,7 @@ impl Client {
 
 /// A recorded delivery file: `{event, delivery?, payload}`, or a bare payload
 /// whose event is the name of its folder (`issues/opened.json`).
-pub fn load_delivery(path: &Path) -> anyhow::Result<(String, String, Vec<u8>)> {
+pub(crate) fn load_delivery(path: &Path) -> anyhow::Result<(String, String, Vec<u8>)> {
     let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let value: Value =
         serde_json::from_slice(&text).with_context(|| format!("{} is not JSON", path.display()))?;

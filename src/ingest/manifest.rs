@@ -74,7 +74,7 @@ pub fn parse_manifest(
 
 /// One line of a body as `LineSplitter` cuts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawLine<'a> {
+pub(crate) struct RawLine<'a> {
     /// 1-based line number in the body.
     pub number: usize,
     /// The line without its `\n`; `None` when it was longer than the cap
@@ -88,7 +88,7 @@ pub struct RawLine<'a> {
 /// up to `max_line` bytes: a longer line is skipped to its end and handed on
 /// without its bytes, so memory does not depend on the body.
 #[derive(Debug)]
-pub struct LineSplitter {
+pub(crate) struct LineSplitter {
     max_line: usize,
     buf: Vec<u8>,
     /// Bytes of the current line (kept or not).
@@ -158,7 +158,7 @@ impl LineSplitter {
 
 /// Turns the lines of one manifest into records, numbering the items.
 #[derive(Debug)]
-pub struct LineParser {
+pub(crate) struct LineParser {
     defaults: ManifestDefaults,
     received_at: DateTime<Utc>,
     /// The splitter's cap, for the message of a line over it.
@@ -527,7 +527,7 @@ fn kind_from_str(s: &str) -> Option<TargetKind> {
 /// `[/api/v3]/repos/o/r/{pulls|issues}/N[/reviews/ID]` and
 /// `/repos/o/r/{issues|pulls}/comments/ID`. Any other `/o/r/...` path gives a
 /// `Repository` target; an owner's path (`/orgs/o/…`, `/users/u/…`) none.
-pub fn parse_github_url(url: &str) -> Option<Target> {
+pub(crate) fn parse_github_url(url: &str) -> Option<Target> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let (path, fragment) = match rest.split_once('#') {
         Some((p, f)) => (p, Some(f)),

@@ -9,7 +9,7 @@
 //! May import: `model`, `store`.
 
 pub mod client;
-pub mod ingress;
+pub(crate) mod ingress;
 pub mod manifest;
 pub mod oidc;
 pub mod reconcile;

@@ -31,10 +31,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The issuer of github.com's Actions tokens.
-pub const GITHUB_ACTIONS_ISSUER: &str = "https://token.actions.githubusercontent.com";
+pub(crate) const GITHUB_ACTIONS_ISSUER: &str = "https://token.actions.githubusercontent.com";
 
 /// Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds.
-pub const LEEWAY_SECS: u64 = 60;
+pub(crate) const LEEWAY_SECS: u64 = 60;
 
 /// What a verifier accepts.
 #[derive(Debug, Clone)]
@@ -73,7 +73,7 @@ impl OidcConfig {
         self
     }
 
-    pub fn jwks_url(&self) -> String {
+    pub(crate) fn jwks_url(&self) -> String {
         format!("{}/.well-known/jwks", self.issuer)
     }
 
@@ -152,7 +152,7 @@ fn invalid(detail: impl Into<String>) -> OidcError {
 /// token expiry is a real-world matter, not one of the evaluation clock):
 /// the registered ones by jsonwebtoken ([`OidcConfig::validation`]), then
 /// [`check_actions_claims`].
-pub fn decode_claims(
+pub(crate) fn decode_claims(
     token: &str,
     key: &DecodingKey,
     config: &OidcConfig,
@@ -200,7 +200,7 @@ fn claim_name(claim: &str) -> String {
 
 /// What jsonwebtoken does not check, at `now` (Unix seconds): `iat` not in
 /// the future beyond [`LEEWAY_SECS`], and a non-empty `repository`.
-pub fn check_actions_claims(claims: &ActionsClaims, now: i64) -> Result<(), OidcError> {
+pub(crate) fn check_actions_claims(claims: &ActionsClaims, now: i64) -> Result<(), OidcError> {
     // Claims are numbers from outside: an i64 at either end must not overflow.
     let latest = now.saturating_add(LEEWAY_SECS as i64);
     if let Some(iat) = claims.iat.filter(|iat| *iat > latest) {
@@ -217,14 +217,14 @@ pub fn check_actions_claims(claims: &ActionsClaims, now: i64) -> Result<(), Oidc
 /// An account the App is installed on (an active installation), as known
 /// from `installation` deliveries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KnownAccount {
+pub(crate) struct KnownAccount {
     pub login: Option<String>,
     pub id: Option<u64>,
 }
 
 /// Why an owner was let in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OwnerGrant {
+pub(crate) enum OwnerGrant {
     /// An installation of the App is on this account.
     Installation,
     /// `OIDC_ALLOWED_OWNERS` names it.
@@ -235,7 +235,7 @@ pub enum OwnerGrant {
 /// (`repository_owner`, else the part of `repository` before `/`) and the id
 /// (`repository_owner_id`). Refused when the two logins disagree or the id
 /// is not a number.
-pub fn token_owner(claims: &ActionsClaims) -> Result<(String, Option<u64>), String> {
+pub(crate) fn token_owner(claims: &ActionsClaims) -> Result<(String, Option<u64>), String> {
     let from_repo = claims.repository.split_once('/').map(|(o, _)| o.trim());
     let login = match (claims.repository_owner.as_deref().map(str::trim), from_repo) {
         (Some(o), Some(r)) if !o.eq_ignore_ascii_case(r) => {
@@ -263,7 +263,7 @@ pub fn token_owner(claims: &ActionsClaims) -> Result<(String, Option<u64>), Stri
 /// decides alone (a renamed owner keeps its id; a new owner of an old login
 /// does not get it); a login is compared case-insensitively otherwise.
 /// With no installation known and nothing allowed, every token is refused.
-pub fn authorize_owner(
+pub(crate) fn authorize_owner(
     claims: &ActionsClaims,
     allowed: &[String],
     installed: &[KnownAccount],
@@ -299,7 +299,7 @@ pub fn authorize_owner(
 }
 
 /// Whether a bearer token has the shape of a JWT (three dot-separated parts).
-pub fn looks_like_jwt(token: &str) -> bool {
+pub(crate) fn looks_like_jwt(token: &str) -> bool {
     token.split('.').count() == 3 && !token.contains(char::is_whitespace)
 }
 
@@ -447,7 +447,7 @@ impl OidcVerifier {
 /// The usable keys of a JWKS document: RSA keys with a `kid` that make a
 /// decoding key. Keys of other types, or that do not parse, are skipped
 /// rather than spoiling the set (a strict `JwkSet` parse would fail whole).
-pub fn parse_jwks(set: &Value) -> JwkSet {
+pub(crate) fn parse_jwks(set: &Value) -> JwkSet {
     let items = set.get("keys").and_then(Value::as_array);
     let keys = items
         .into_iter()
@@ -472,7 +472,7 @@ pub fn install_crypto_provider() {
 /// runtime for an OIDC token for `audience` (`GET $ACTIONS_ID_TOKEN_REQUEST_URL
 /// &audience=…` with `Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN`,
 /// answer `{"value": JWT}`).
-pub async fn request_actions_token(
+pub(crate) async fn request_actions_token(
     request_url: &str,
     request_token: &str,
     audience: &str,

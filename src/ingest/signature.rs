@@ -35,7 +35,7 @@ pub fn verify(secrets: &[Secret], header: &str, body: &[u8]) -> bool {
 }
 
 /// Split a comma-separated `WEBHOOK_SECRET` into its secrets.
-pub fn parse_secrets(value: &Secret) -> Vec<Secret> {
+pub(crate) fn parse_secrets(value: &Secret) -> Vec<Secret> {
     value
         .expose_secret()
         .split(',')

@@ -37,7 +37,7 @@ pub fn check(
 /// Check an output on its own: anchored to its own repository, the run's
 /// as far as a stored record knows (registration, and every reader of a
 /// stored output: reads of GitHub, the check run, line attribution).
-pub fn check_output(
+pub(crate) fn check_output(
     store: &Store,
     record: &ExecutionRecord,
 ) -> Result<Result<(), Refusal>, StoreError> {
@@ -47,7 +47,11 @@ pub fn check_output(
 /// May a delivery from `repo` file a fact under `key`? Only within `repo`'s
 /// installation (a sub-issue of another repository is a fact about that
 /// repository: it is kept only when the same installation covers it).
-pub fn check_key(store: &Store, repo: &str, key: &str) -> Result<Result<(), Refusal>, StoreError> {
+pub(crate) fn check_key(
+    store: &Store,
+    repo: &str,
+    key: &str,
+) -> Result<Result<(), Refusal>, StoreError> {
     let part = std::iter::once((tenancy::Part::Target, crate::model::ids::repo_of_key(key)));
     tenancy::check_parts(repo, part, |r| store.installation_of_repo(r))
 }
@@ -55,7 +59,7 @@ pub fn check_key(store: &Store, repo: &str, key: &str) -> Result<Result<(), Refu
 /// True when an observation filed under `key` (`{repo}#…`) lies in one of
 /// the repositories `record` reads: what a read for an output brings back
 /// may be filed for it only there.
-pub fn within_reach(record: &ExecutionRecord, key: &str) -> bool {
+pub(crate) fn within_reach(record: &ExecutionRecord, key: &str) -> bool {
     let repo = crate::model::ids::repo_of_key(key);
     tenancy::parts(record).any(|(_, mine)| tenancy::same(mine, repo))
 }
@@ -66,7 +70,7 @@ const REMEMBERED: usize = 256;
 
 /// The rule for the lines of one manifest: the run's repository (`None`:
 /// each line's own) and the lookups already made.
-pub struct ManifestTenancy {
+pub(crate) struct ManifestTenancy {
     store: Store,
     run_repo: Option<String>,
     known: HashMap<String, Option<u64>>,

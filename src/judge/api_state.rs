@@ -16,7 +16,7 @@ use crate::model::{
 /// first (DESIGN §7, gh-aw's Oct 2026 rules), then the record's own gaps, then
 /// the type's evaluator over `observations_from_api`; a failed supplementary
 /// read last ([`unread_rule`]).
-pub fn assess_from_api(
+pub(crate) fn assess_from_api(
     record: &ExecutionRecord,
     state: &ApiState,
     as_of: DateTime<Utc>,
@@ -75,7 +75,7 @@ fn unread<'s>(state: &'s ApiState, primary: Option<&str>) -> Vec<(&'s str, u16)>
 /// True when the verdict rests on a fact that was read (a merge, a close, a
 /// label still there, a reply), not on the absence of one: a read that
 /// failed could not have shown it, so the verdict stands.
-pub fn decided_by_a_fact(e: &Evaluation) -> bool {
+pub(crate) fn decided_by_a_fact(e: &Evaluation) -> bool {
     let decided = matches!(e.status, O::Accepted | O::Rejected)
         || (e.status == O::Ignored && e.signal == Signal::Lifecycle);
     decided && !NO_ENGAGEMENT.contains(&e.signal)
@@ -111,7 +111,7 @@ fn unread_rule(e: Evaluation, failed: &[(&str, u16)]) -> Evaluation {
 }
 
 /// Signals that say nobody (or not the people asked) engaged.
-pub const NO_ENGAGEMENT: &[Signal] = &[
+pub(crate) const NO_ENGAGEMENT: &[Signal] = &[
     Signal::NoEngagement,
     Signal::ReviewMissing,
     Signal::ReviewRequestRemoved,

@@ -22,14 +22,14 @@ use crate::judge::api_state::assess_from_api;
 use crate::model::{Evaluation, EvidenceStrength, ExecutionRecord, OutcomeStatus, Signal};
 
 /// Execution time of an item with no `timestamp` (the cases' own epoch).
-pub const DEFAULT_EXECUTED_AT: &str = "2026-01-01T00:00:00Z";
+pub(crate) const DEFAULT_EXECUTED_AT: &str = "2026-01-01T00:00:00Z";
 /// Three days after execution: past our 24h retention window (labels, edits
 /// and closes can be judged), before the 7-day window after which a silent
 /// issue or comment is `ignored` (gh-aw's cases expect open items `pending`).
 /// It is also gh-aw's own collector cadence (`every 3 days`).
-pub const EVALUATION_DELAY_HOURS: i64 = 72;
+pub(crate) const EVALUATION_DELAY_HOURS: i64 = 72;
 /// The workflow's login when an item names none.
-pub const DEFAULT_ACTOR: &str = "github-actions[bot]";
+pub(crate) const DEFAULT_ACTOR: &str = "github-actions[bot]";
 
 /// One case as gh-aw writes it.
 #[derive(Debug, Clone, Deserialize)]
@@ -101,7 +101,7 @@ pub enum Mapping {
 
 impl Mapping {
     /// The one-line statement printed with a case that needed it.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Mapping::Error => "gh-aw error = ours unknown/evaluation_error (DESIGN §5)",
             Mapping::Lifecycle => "gh-aw lifecycle = ours ignored/weak/lifecycle (automation's close is no verdict; seed 000 §7 close_issue)",
@@ -120,7 +120,7 @@ impl Mapping {
 /// fallback or not at all, so its answer for them (`unsupported_evaluator`,
 /// or the fallback's `unknown/weak/target_exists_only`) is no judgement, and
 /// ours must give none either (`Mapping::Unsupported`).
-pub const GH_AW_FALLBACK_TYPES: &[&str] = &[
+pub(crate) const GH_AW_FALLBACK_TYPES: &[&str] = &[
     "close_discussion",
     "create_discussion",
     "create_pull_request_review_comment",
@@ -137,14 +137,14 @@ pub const GH_AW_FALLBACK_TYPES: &[&str] = &[
 /// A seed 000 §7 row that rates a state differently from gh-aw: for these
 /// types, gh-aw's triple and ours name the same state, and ours follows the
 /// seed.
-pub struct SeedRow {
+pub(crate) struct SeedRow {
     pub types: &'static [&'static str],
     pub gh_aw: (&'static str, &'static str, &'static str),
     pub ours: (OutcomeStatus, EvidenceStrength, Signal),
     pub seed: &'static str,
 }
 
-pub const SEED_ROWS: &[SeedRow] = &[
+pub(crate) const SEED_ROWS: &[SeedRow] = &[
     SeedRow {
         types: &["close_issue", "close_pull_request", "close_discussion"],
         gh_aw: ("accepted", "strong", "closed"),
@@ -194,7 +194,7 @@ pub const SEED_ROWS: &[SeedRow] = &[
 /// visible non-bot activity: ours weak") does not apply to them, and the
 /// evaluators' property (`mapping_tests`) allows them. (types, signal, seed
 /// row.)
-pub const SEED_MEDIUM_PENDING: &[(&[&str], Signal, &str)] = &[
+pub(crate) const SEED_MEDIUM_PENDING: &[(&[&str], Signal, &str)] = &[
     (
         &["submit_pull_request_review"],
         Signal::ReviewSubmitted,
@@ -214,14 +214,14 @@ pub const SEED_MEDIUM_PENDING: &[(&[&str], Signal, &str)] = &[
 
 /// Whether seed 000 rates `signal` pending/medium for `output_type` by itself
 /// ([`SEED_MEDIUM_PENDING`]).
-pub fn seed_medium_pending(output_type: &str, signal: Signal) -> bool {
+pub(crate) fn seed_medium_pending(output_type: &str, signal: Signal) -> bool {
     SEED_MEDIUM_PENDING
         .iter()
         .any(|(types, s, _)| *s == signal && types.contains(&output_type))
 }
 
 /// The record a case's item stands for.
-pub fn record_of(item: &Value) -> Result<ExecutionRecord, String> {
+pub(crate) fn record_of(item: &Value) -> Result<ExecutionRecord, String> {
     let defaults = ManifestDefaults {
         repo: Some("o/r".to_string()),
         run_id: Some(1),
@@ -248,7 +248,7 @@ fn default_executed_at() -> DateTime<Utc> {
 /// When a case is judged: three days after execution, or the latest fact in
 /// its responses if later (gh-aw judges with everything it fetched, so a
 /// reply ten days on must not be cut off).
-pub fn evaluation_time(record: &ExecutionRecord, state: &ApiState) -> DateTime<Utc> {
+pub(crate) fn evaluation_time(record: &ExecutionRecord, state: &ApiState) -> DateTime<Utc> {
     let latest = crate::ingest::reconcile::observations_from_api(record, state)
         .iter()
         .map(|o| o.at)
@@ -259,7 +259,7 @@ pub fn evaluation_time(record: &ExecutionRecord, state: &ApiState) -> DateTime<U
 }
 
 /// Our evaluation of one case (the API-state path with the fixed inputs).
-pub fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
+pub(crate) fn evaluate_case(case: &Case) -> Result<Evaluation, String> {
     let record = record_of(&case.item)?;
     let state = ApiState {
         responses: case.responses.clone(),
@@ -467,7 +467,7 @@ pub fn parse_cases(json: &str) -> Result<Vec<Case>, String> {
 }
 
 /// Run every case of a file's contents.
-pub fn run_cases(json: &str) -> Result<Vec<CaseResult>, String> {
+pub(crate) fn run_cases(json: &str) -> Result<Vec<CaseResult>, String> {
     Ok(parse_cases(json)?.iter().map(run_case).collect())
 }
 

@@ -202,7 +202,7 @@ fn humans(r: &ExecutionRecord, obs: &[Observation], as_of: DateTime<Utc>) -> boo
 }
 
 /// The conformance mapping's rules with a property here.
-pub const MAPPING_RULES_CHECKED: &[crate::judge::conformance::Mapping] = {
+pub(crate) const MAPPING_RULES_CHECKED: &[crate::judge::conformance::Mapping] = {
     use crate::judge::conformance::Mapping::*;
     &[
         Error,

@@ -11,7 +11,7 @@
 
 pub use safe_outcomes_judge::{assess, evaluate, reads};
 
-pub mod api_state;
+pub(crate) mod api_state;
 pub mod conformance;
 pub mod spec;
 

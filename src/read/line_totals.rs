@@ -28,7 +28,7 @@ pub struct LineTotals {
 
 impl LineTotals {
     /// The totals of line-survival counts (`store::attribution::survival_counts`).
-    pub fn from_counts(c: &crate::store::rollup::Counts) -> LineTotals {
+    pub(crate) fn from_counts(c: &crate::store::rollup::Counts) -> LineTotals {
         use crate::store::attribution::line_field::*;
         let n = |i: usize| c.get(i).max(0) as u64;
         let mut t = LineTotals {

@@ -15,7 +15,7 @@ pub const FIELDS: [&str; 3] = ["next_window", "next_window_due_at", "verdict_fin
 
 /// One output of a list: the outcome record and its next window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ListedOutput {
+pub(crate) struct ListedOutput {
     #[serde(flatten)]
     pub record: OutcomeRecord,
     /// The first window not judged yet (`1h`, `24h`, `7d`, `30d`); null once
@@ -41,7 +41,7 @@ impl ListedOutput {
 
     /// Where it stands, in a few words: `7d due 2026-12-02 14:00 UTC`, or
     /// `final`.
-    pub fn next_words(&self) -> String {
+    pub(crate) fn next_words(&self) -> String {
         match (&self.next_window, self.next_window_due_at) {
             (Some(w), Some(due)) => format!("{w} due {}", due.format("%Y-%m-%d %H:%M UTC")),
             _ => "final".to_string(),

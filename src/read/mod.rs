@@ -8,7 +8,7 @@
 
 pub mod export;
 pub mod line_survival;
-pub mod line_totals;
+pub(crate) mod line_totals;
 pub mod listed;
 pub mod query;
 pub mod report;

@@ -141,7 +141,7 @@ impl ReadFilter {
 
     /// The store key prefix that narrows a scan (output ids start with the
     /// repository).
-    pub fn id_prefix(&self) -> String {
+    pub(crate) fn id_prefix(&self) -> String {
         self.repo
             .as_deref()
             .map(|r| format!("{r}:"))
@@ -177,13 +177,13 @@ impl ReadFilter {
 
     /// The workflow and type cuts: of an output of `workflow` (if named)
     /// and type `output_type`.
-    pub fn admits_kind(&self, workflow: Option<&str>, output_type: &str) -> bool {
+    pub(crate) fn admits_kind(&self, workflow: Option<&str>, output_type: &str) -> bool {
         self.workflow.as_deref().is_none_or(|w| workflow == Some(w))
             && self.output_type.as_deref().is_none_or(|t| t == output_type)
     }
 
     /// The cuts that read the outcome record alone (no scope, no repo).
-    pub fn admits_outcome(&self, outcome: &OutcomeRecord) -> bool {
+    pub(crate) fn admits_outcome(&self, outcome: &OutcomeRecord) -> bool {
         self.admits_kind(outcome.workflow.as_deref(), &outcome.safe_output_type)
             && self.status.is_none_or(|s| s == outcome.outcome_status)
             && self.strength.is_none_or(|s| s == outcome.evidence_strength)
@@ -198,7 +198,7 @@ impl ReadFilter {
 /// then stays a four-digit year, which RFC 3339 requires of every instant
 /// the API answers with (`Series.since`, `Period.period_end`). GitHub holds
 /// nothing older; the OpenAPI document says the same with a `pattern`.
-pub const YEARS: std::ops::RangeInclusive<i32> = 1000..=2999;
+pub(crate) const YEARS: std::ops::RangeInclusive<i32> = 1000..=2999;
 
 /// `2026-11-01` (midnight UTC) or an RFC 3339 instant, exactly as the
 /// OpenAPI document's `pattern` of `since`/`until` spells them: `T` and `Z`

@@ -18,7 +18,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::model::CHECKPOINTS;
 use crate::read::query::{ReadFilter, RepoScope};
 use crate::read::report::{Report, Sums};
 use crate::store::rollup::{
@@ -349,7 +348,7 @@ impl<G: Ord> Run<G> {
 /// of the outputs `filter` and `scope` admit, from the line-survival cells;
 /// `None` when `filter` cuts on status or strength (which the cells do not
 /// hold: the caller counts from the attributions).
-pub fn lines_by_workflow(
+pub(crate) fn lines_by_workflow(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,
@@ -605,7 +604,7 @@ pub fn metric_rows(store: &Store) -> Result<BTreeMap<(String, String, String, St
 
 /// The id prefixes (`owner/name:`) of the outputs of each repository a
 /// read covers (`repositories`), in id order.
-pub fn output_prefixes(
+pub(crate) fn output_prefixes(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,
@@ -766,11 +765,6 @@ pub fn recent_runs(
     }
     rows.sort_by(|a, b| (b.latest, &b.repo, b.run_id).cmp(&(a.latest, &a.repo, a.run_id)));
     Ok((rows, seen < admitted))
-}
-
-/// The index of a checkpoint's name in `CHECKPOINTS`.
-pub fn checkpoint_index(name: &str) -> Option<usize> {
-    CHECKPOINTS.iter().position(|(n, _)| *n == name)
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub fn read(setting: &Setting) -> Option<String> {
 }
 
 /// The variable's value as the OS holds it (`std::env::var_os`).
-pub fn read_os(setting: &Setting) -> Option<OsString> {
+pub(crate) fn read_os(setting: &Setting) -> Option<OsString> {
     std::env::var_os(setting.name)
 }
 
@@ -72,7 +72,7 @@ pub fn find(name: &str) -> Option<&'static Setting> {
 /// `DEDUP_WINDOW_HOURS` (a whole number ≥ 1, else the store's default), and
 /// `SAFE_OUTCOMES_PAGE_IN` (`0`: off). `serve` overrides the first two with
 /// its parsed flags (`ServeArgs::store_settings`).
-pub fn store_settings() -> crate::store::Settings {
+pub(crate) fn store_settings() -> crate::store::Settings {
     crate::store::Settings {
         durability: Some(match read(&DURABILITY).as_deref() {
             Some("power-loss") => crate::store::Durability::PowerLoss,

@@ -7,7 +7,7 @@ impl Worker {
     /// Re-assess every output whose next checkpoint is due.
     /// On PostgreSQL the due checkpoints are claimed by the unit, and one
     /// whose output another replica holds is left due for a later pass.
-    pub fn take_due_checkpoints(&mut self) {
+    pub(crate) fn take_due_checkpoints(&mut self) {
         loop {
             let now = self.shared.clock.now();
             let mut unit = self.store.begin();

@@ -27,7 +27,7 @@ fn is_outage(e: &StoreError) -> bool {
 }
 
 /// The message of a caught panic (`panic!` gives a `&str` or a `String`).
-pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

@@ -17,7 +17,7 @@ mod dead_letters;
 
 #[cfg(test)]
 use dead_letters::fail_for_tests;
-pub use dead_letters::panic_message;
+pub(crate) use dead_letters::panic_message;
 use dead_letters::Failure;
 mod discover;
 mod observe;

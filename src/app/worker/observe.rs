@@ -6,7 +6,7 @@ use super::*;
 
 /// The count of ordinary deliveries whose installation disagreed with
 /// their repository's (`tenancy.refused` on `/status`, `/metrics`).
-pub const DISAGREES: &str = "installation_disagrees";
+pub(crate) const DISAGREES: &str = "installation_disagrees";
 
 impl Worker {
     /// File an installation change; a `Seen` already filed is skipped.

@@ -10,7 +10,7 @@ use super::objects::{self, iso, user};
 use super::world::{Item, World};
 
 mod projects;
-pub use projects::project_v2;
+pub(crate) use projects::project_v2;
 
 /// `GET /repos/{o}/{r}/{path}` (without the query string).
 pub fn rest(w: &World, path: &str) -> Option<Value> {
@@ -189,7 +189,7 @@ pub fn gone(w: &World, path: &str) -> bool {
 /// The repository an issue of `w` was transferred to (`to`, as `number`),
 /// as far as the model knows it: that issue alone, with its comments and
 /// its timeline (which ends with its `transferred`) and its reactions.
-pub fn destination(w: &World, to: &str, number: u64) -> Option<World> {
+pub(crate) fn destination(w: &World, to: &str, number: u64) -> Option<World> {
     let (old, m) = w
         .moved
         .iter()
@@ -288,7 +288,7 @@ pub fn review_threads(w: &World, n: u64) -> Option<Vec<Value>> {
 /// `repository.pullRequest(number).timelineItems(itemTypes:
 /// [BASE_REF_CHANGED_EVENT])` of PR `n`: each base change, with the branch
 /// it left and the one it took.
-pub fn base_changes(w: &World, n: u64) -> Option<Value> {
+pub(crate) fn base_changes(w: &World, n: u64) -> Option<Value> {
     let t = w.threads.get(&n).filter(|t| t.pr.is_some())?;
     let nodes: Vec<Value> = t
         .timeline
@@ -374,7 +374,7 @@ pub fn minimized(w: &World, node_id: &str) -> Option<Value> {
 
 /// `node(id)` of an issue comment in the signals batch: its reactions, as
 /// REST's `issues/comments/{id}/reactions` lists them.
-pub fn comment_reactions(w: &World, node_id: &str) -> Option<Value> {
+pub(crate) fn comment_reactions(w: &World, node_id: &str) -> Option<Value> {
     let c = w
         .comments
         .values()
@@ -388,7 +388,7 @@ pub fn comment_reactions(w: &World, node_id: &str) -> Option<Value> {
 }
 
 /// One item of the signals batch: reactions, and for issues the latest close.
-pub fn signal_item(w: &World, field: &str, n: u64) -> Option<Value> {
+pub(crate) fn signal_item(w: &World, field: &str, n: u64) -> Option<Value> {
     let on = match field {
         "discussion" => {
             w.discussions.get(&n)?;

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{AppJwt, Fake, APP_ID};
 
-pub async fn get_app(_jwt: AppJwt) -> Response {
+pub(crate) async fn get_app(_jwt: AppJwt) -> Response {
     Json(json!({
         "id": APP_ID, "slug": "safe-outcomes-test", "node_id": "A_test", "name": "safe-outcomes test",
         "owner": {"login": "acme", "id": 1, "type": "Organization"},
@@ -19,7 +19,11 @@ pub async fn get_app(_jwt: AppJwt) -> Response {
 }
 
 /// Mint an installation token (counted per installation).
-pub async fn access_token(State(fake): State<Fake>, Path(id): Path<u64>, _jwt: AppJwt) -> Response {
+pub(crate) async fn access_token(
+    State(fake): State<Fake>,
+    Path(id): Path<u64>,
+    _jwt: AppJwt,
+) -> Response {
     let mut inner = fake.lock();
     let n = inner.token_requests.entry(id).or_default();
     *n += 1;

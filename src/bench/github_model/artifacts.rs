@@ -57,7 +57,7 @@ impl FakeGitHub {
 /// A real zip (deflated) of the given files (`github::harvest::zip_of`).
 pub use crate::github::harvest::zip_of;
 
-pub async fn list_for_run(
+pub(crate) async fn list_for_run(
     State(fake): State<Fake>,
     Path((owner, repo, run_id)): Path<(String, String, u64)>,
     Query(paging): Query<Paging>,

@@ -126,7 +126,7 @@ pub async fn update(
     Json(run.json()).into_response()
 }
 
-pub async fn get_one(
+pub(crate) async fn get_one(
     State(fake): State<Fake>,
     Path((owner, repo, id)): Path<(String, String, u64)>,
     _auth: Authorized,

@@ -65,7 +65,7 @@ impl Counts {
 }
 
 /// The kind of a request and its route with ids blanked (for the notes).
-pub fn classify(method: &Method, segs: &[&str]) -> (CallKind, String) {
+pub(crate) fn classify(method: &Method, segs: &[&str]) -> (CallKind, String) {
     let m = method.as_str();
     match segs {
         ["app", "installations", _, "access_tokens"] if m == "POST" => (

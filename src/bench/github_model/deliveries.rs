@@ -111,7 +111,11 @@ pub async fn list(
     response
 }
 
-pub async fn redeliver(State(fake): State<Fake>, Path(id): Path<u64>, _jwt: AppJwt) -> Response {
+pub(crate) async fn redeliver(
+    State(fake): State<Fake>,
+    Path(id): Path<u64>,
+    _jwt: AppJwt,
+) -> Response {
     let mut inner = fake.lock();
     if !inner.deliveries.list.iter().any(|d| d.id == id) {
         return error(StatusCode::NOT_FOUND, "Not Found");

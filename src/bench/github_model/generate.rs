@@ -66,8 +66,8 @@ pub fn seeded(seed: u64, len: usize) -> Vec<u8> {
 /// The gh-aw workflow file the generated runs come from.
 pub const LOCK: &str = ".github/workflows/agent.lock.yml";
 /// The artifact gh-aw uploads its manifest in, and the file in it.
-pub const ARTIFACT: &str = "safe-outputs-items";
-pub const MANIFEST_FILE: &str = "safe-output-items.jsonl";
+pub(crate) const ARTIFACT: &str = "safe-outputs-items";
+pub(crate) const MANIFEST_FILE: &str = "safe-output-items.jsonl";
 
 /// One generated gh-aw run: its id, when its outputs were written, and its
 /// manifest lines (what the harvester reads from its artifact).
@@ -300,6 +300,6 @@ pub fn sha(n: u64, k: u64) -> String {
 
 /// The sha of a commit pushed to thread `n` (choice `k`) as the history's
 /// object `id`: unique, as a new commit's sha is (its parent differs).
-pub fn unique_sha(n: u64, k: u64, id: u64) -> String {
+pub(crate) fn unique_sha(n: u64, k: u64, id: u64) -> String {
     crate::bench::payloads::sha((n * 1000 + k) ^ (id << 20))
 }

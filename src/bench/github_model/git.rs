@@ -44,7 +44,7 @@ impl Git {
     }
 
     /// The nearest common ancestor (what a three-dot compare diffs from).
-    pub fn merge_base(&self, base: &str, head: &str) -> String {
+    pub(crate) fn merge_base(&self, base: &str, head: &str) -> String {
         let of_base: BTreeSet<String> = self.ancestors(base).into_iter().collect();
         self.ancestors(head)
             .into_iter()
@@ -79,7 +79,7 @@ impl Git {
 }
 
 /// A unified diff of two line lists, hunks with 3 lines of context.
-pub fn unified(old: &[&str], new: &[&str]) -> String {
+pub(crate) fn unified(old: &[&str], new: &[&str]) -> String {
     let (n, m) = (old.len(), new.len());
     let mut lcs = vec![vec![0usize; m + 1]; n + 1];
     for i in (0..n).rev() {

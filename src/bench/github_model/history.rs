@@ -545,7 +545,7 @@ impl History {
 
     /// The repository's name at `now`.
     /// True once the repository was deleted (`Fact::DeleteRepo`) by `now`.
-    pub fn deleted_by(&self, now: DateTime<Utc>) -> bool {
+    pub(crate) fn deleted_by(&self, now: DateTime<Utc>) -> bool {
         self.events
             .iter()
             .take_while(|e| e.at <= now)

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 /// A minimal answer for `repos/{owner}/{repo}/{rest}`: lists are empty,
 /// objects exist, open and untouched (so every endpoint the fetcher asks
 /// for is read, as for a live output).
-pub fn repo_object(rest: &[&str]) -> Value {
+pub(crate) fn repo_object(rest: &[&str]) -> Value {
     const LISTS: [&str; 7] = [
         "comments",
         "timeline",

@@ -21,9 +21,9 @@ mod deliveries;
 pub mod generate;
 pub mod git;
 pub mod history;
-pub mod issue_types;
-pub mod lenient;
-pub mod objects;
+pub(crate) mod issue_types;
+pub(crate) mod lenient;
+pub(crate) mod objects;
 mod replay;
 pub mod repos;
 pub mod runs;
@@ -318,7 +318,7 @@ impl FakeGitHub {
 
     /// Answer for repository objects the model holds nothing about as if
     /// they existed, open and untouched (see `lenient`).
-    pub fn lenient(&self) {
+    pub(crate) fn lenient(&self) {
         self.fake.lock().lenient = true;
     }
 }
@@ -457,7 +457,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Check the App JWT: RS256 signed with the App key, `iss` = the App id.
-pub fn require_jwt(fake: &Fake, headers: &HeaderMap) -> Result<(), Response> {
+pub(crate) fn require_jwt(fake: &Fake, headers: &HeaderMap) -> Result<(), Response> {
     #[derive(serde::Deserialize)]
     struct Claims {
         iss: Value,
@@ -482,7 +482,7 @@ pub fn require_jwt(fake: &Fake, headers: &HeaderMap) -> Result<(), Response> {
 }
 
 /// Check an installation token we issued; returns its installation id.
-pub fn require_token(fake: &Fake, headers: &HeaderMap) -> Result<u64, Response> {
+pub(crate) fn require_token(fake: &Fake, headers: &HeaderMap) -> Result<u64, Response> {
     let token = bearer(headers)
         .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "Requires authentication"))?;
     fake.lock()
@@ -494,7 +494,7 @@ pub fn require_token(fake: &Fake, headers: &HeaderMap) -> Result<u64, Response> 
 
 /// [`require_jwt`] as an extractor: the App's own JWT, or GitHub's 401.
 /// Put it after the other extractors, as the check was.
-pub struct AppJwt;
+pub(crate) struct AppJwt;
 
 impl axum::extract::FromRequestParts<Fake> for AppJwt {
     type Rejection = Response;

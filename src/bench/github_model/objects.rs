@@ -28,7 +28,7 @@ pub fn user(a: &Actor) -> Value {
     payloads::user(&a.login, a.id(), a.kind())
 }
 
-pub fn login_user(login: &str) -> Value {
+pub(crate) fn login_user(login: &str) -> Value {
     let a = if login.ends_with("[bot]") {
         Actor::bot(login)
     } else {
@@ -88,7 +88,7 @@ fn milestone(w: &World, t: &Thread) -> Value {
 
 /// A milestone as GitHub's `milestone` schema gives it (an item's
 /// `milestone`, `milestones/{n}`, a `milestone` delivery's).
-pub fn milestone_object(
+pub(crate) fn milestone_object(
     w: &World,
     number: u64,
     title: &str,
@@ -333,7 +333,11 @@ pub fn commit(w: &World, c: &super::world::Commit) -> Value {
 }
 
 /// One timeline event (`timeline-issue-events` and its kin).
-pub fn timeline_event(w: &World, t: &Thread, e: &super::world::TimelineEntry) -> Option<Value> {
+pub(crate) fn timeline_event(
+    w: &World,
+    t: &Thread,
+    e: &super::world::TimelineEntry,
+) -> Option<Value> {
     let base = |event: &str| {
         json!({"id": e.id, "node_id": format!("E_{}", e.id),
                "url": format!("{}/issues/events/{}", api(w), e.id),

@@ -145,4 +145,4 @@ impl Fake {
 }
 
 /// Where the ids of the histories' artifacts start.
-pub const HISTORY_ARTIFACTS: u64 = 9_000_000_000;
+pub(crate) const HISTORY_ARTIFACTS: u64 = 9_000_000_000;

@@ -28,23 +28,23 @@ use super::{error, require_token, Authorized, Fake, FakeGitHub};
 pub const GET_ISSUE: &str = "GET /repos/{owner}/{repo}/issues/{number}";
 pub const GET_ISSUE_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/comments";
 pub const GET_TIMELINE: &str = "GET /repos/{owner}/{repo}/issues/{number}/timeline";
-pub const GET_ISSUE_EVENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/events";
-pub const GET_ISSUE_LABELS: &str = "GET /repos/{owner}/{repo}/issues/{number}/labels";
-pub const GET_COMMENT: &str = "GET /repos/{owner}/{repo}/issues/comments/{id}";
+pub(crate) const GET_ISSUE_EVENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/events";
+pub(crate) const GET_ISSUE_LABELS: &str = "GET /repos/{owner}/{repo}/issues/{number}/labels";
+pub(crate) const GET_COMMENT: &str = "GET /repos/{owner}/{repo}/issues/comments/{id}";
 pub const GET_PULL: &str = "GET /repos/{owner}/{repo}/pulls/{number}";
 pub const GET_REVIEWS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/reviews";
 pub const GET_PR_COMMITS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/commits";
-pub const GET_PR_REVIEW_COMMENTS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/comments";
-pub const GET_REQUESTED_REVIEWERS: &str =
+pub(crate) const GET_PR_REVIEW_COMMENTS: &str = "GET /repos/{owner}/{repo}/pulls/{number}/comments";
+pub(crate) const GET_REQUESTED_REVIEWERS: &str =
     "GET /repos/{owner}/{repo}/pulls/{number}/requested_reviewers";
 pub const GET_REVIEW_COMMENT: &str = "GET /repos/{owner}/{repo}/pulls/comments/{id}";
-pub const GET_RUN: &str = "GET /repos/{owner}/{repo}/actions/runs/{run_id}";
+pub(crate) const GET_RUN: &str = "GET /repos/{owner}/{repo}/actions/runs/{run_id}";
 pub const GET_COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
-pub const GET_ALERT: &str = "GET /repos/{owner}/{repo}/code-scanning/alerts/{number}";
-pub const GET_RELEASE_BY_TAG: &str = "GET /repos/{owner}/{repo}/releases/tags/{tag}";
+pub(crate) const GET_ALERT: &str = "GET /repos/{owner}/{repo}/code-scanning/alerts/{number}";
+pub(crate) const GET_RELEASE_BY_TAG: &str = "GET /repos/{owner}/{repo}/releases/tags/{tag}";
 pub const GRAPHQL: &str = "POST /graphql";
 pub const GET_COMMENT_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/comments/{id}/reactions";
-pub const GET_ISSUE_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/{number}/reactions";
+pub(crate) const GET_ISSUE_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/{number}/reactions";
 pub const GET_TEAM_MEMBERSHIP: &str = "GET /orgs/{org}/teams/{team_slug}/memberships/{username}";
 
 /// The routes of this module (counted and failure-injected like all others).
@@ -105,7 +105,7 @@ impl FakeGitHub {
 /// GitHub's paging: `per_page` (default 30, at most 100) and `page` (from 1).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Paging {
+pub(crate) struct Paging {
     per_page: Option<usize>,
     page: Option<usize>,
 }
@@ -119,7 +119,7 @@ impl Paging {
 
 /// Page `page` (from 1; 1 when not given) of `per_page` items (30 when not
 /// given, 1 to 100): the index of its first item, and its size.
-pub fn page_window(per_page: Option<usize>, page: Option<usize>) -> (usize, usize) {
+pub(crate) fn page_window(per_page: Option<usize>, page: Option<usize>) -> (usize, usize) {
     let per_page = per_page.unwrap_or(30).clamp(1, 100);
     let page = page.unwrap_or(1).max(1);
     ((page - 1) * per_page, per_page)
@@ -306,7 +306,7 @@ fn lenient_answer(fake: &Fake, key: &str) -> Option<Value> {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct GraphqlBody {
+pub(crate) struct GraphqlBody {
     query: String,
     variables: Value,
 }

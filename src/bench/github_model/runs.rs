@@ -23,13 +23,9 @@ use serde_json::json;
 
 use super::{Authorized, Fake, FakeGitHub};
 
-pub const LIST_RUNS: &str = "GET /repos/{owner}/{repo}/actions/runs";
-pub const LIST_WORKFLOWS: &str = "GET /repos/{owner}/{repo}/actions/workflows";
-pub const LIST_WORKFLOW_RUNS: &str =
-    "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs";
-pub const RATE_LIMIT: &str = "GET /rate_limit";
+pub(crate) const RATE_LIMIT: &str = "GET /rate_limit";
 /// Results of a filtered runs search (github-facts-2 §6).
-pub const SEARCH_CAP: usize = 1000;
+pub(crate) const SEARCH_CAP: usize = 1000;
 
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -175,7 +171,7 @@ pub async fn list(
     runs_of(&fake, &format!("{owner}/{repo}"), &q, |_| true)
 }
 
-pub async fn list_for_workflow(
+pub(crate) async fn list_for_workflow(
     State(fake): State<Fake>,
     Path((owner, repo, workflow)): Path<(String, String, String)>,
     Query(q): Query<ListQuery>,
@@ -200,7 +196,7 @@ fn names_workflow(repo: &str, path: &str, workflow: &str) -> bool {
         || path.rsplit('/').next().is_some_and(|file| file == workflow)
 }
 
-pub async fn list_workflows(
+pub(crate) async fn list_workflows(
     State(fake): State<Fake>,
     Path((owner, repo)): Path<(String, String)>,
     Query(q): Query<ListQuery>,

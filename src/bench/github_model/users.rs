@@ -35,7 +35,6 @@ pub const NEW_WEBHOOK_SECRET: &str = "whsec-from-the-manifest-flow";
 pub const CONVERSIONS: &str = "POST /app-manifests/{code}/conversions";
 pub const TOKEN_EXCHANGE: &str = "POST /login/oauth/access_token";
 pub const USER_INSTALLATIONS: &str = "GET /user/installations";
-pub const USER_REPOS: &str = "GET /user/installations/{id}/repositories";
 pub const CHECK_COLLABORATOR: &str = "GET /repos/{owner}/{repo}/collaborators/{username}";
 
 /// One GitHub user and what they can see: installation id → (account, repos).

@@ -356,7 +356,7 @@ fn renamed(w: &World, before: &str) -> Value {
 }
 
 /// A stable repository id for a repository's name (GitHub's numeric ids).
-pub fn repo_id(full_name: &str) -> u64 {
+pub(crate) fn repo_id(full_name: &str) -> u64 {
     full_name
         .bytes()
         .fold(7u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))

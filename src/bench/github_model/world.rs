@@ -231,7 +231,7 @@ pub struct Reaction {
 }
 
 /// The id of the review a single review comment makes.
-pub fn review_of_comment(comment: u64) -> u64 {
+pub(crate) fn review_of_comment(comment: u64) -> u64 {
     comment + 500_000_000_000
 }
 
@@ -342,7 +342,7 @@ impl World {
 
     /// The repository's first name: GitHub's id of it does not change
     /// with its name (`objects::repository`).
-    pub fn first_name(&self) -> &str {
+    pub(crate) fn first_name(&self) -> &str {
         self.former_names.first().unwrap_or(&self.repo)
     }
 

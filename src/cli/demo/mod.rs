@@ -142,7 +142,7 @@ pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
 /// The commands to try next, each runnable as printed: on the server while
 /// it runs (`server`: its URL and API token), else on the store when it
 /// is kept, else the demo again with `--keep`.
-pub fn suggestions(data_dir: &str, kept: bool, server: Option<(&str, &str)>) -> String {
+pub(crate) fn suggestions(data_dir: &str, kept: bool, server: Option<(&str, &str)>) -> String {
     let quoted = shell_word(data_dir);
     match server {
         Some((url, token)) => {

@@ -215,7 +215,7 @@ async fn play(
 }
 
 /// One line per output, for the terminal.
-pub fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
+pub(crate) fn outcome_table(outcomes: &[OutcomeRecord]) -> String {
     let width = |f: fn(&OutcomeRecord) -> usize, min: usize| {
         outcomes.iter().map(f).max().unwrap_or(min).max(min)
     };

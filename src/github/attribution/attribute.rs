@@ -31,7 +31,7 @@ pub fn line_hash(line: &str) -> u64 {
 }
 
 /// True when the line behind a `line_hash` has substance.
-pub fn has_substance(hash: u64) -> bool {
+pub(crate) fn has_substance(hash: u64) -> bool {
     hash & 1 == 1
 }
 

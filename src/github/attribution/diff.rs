@@ -25,7 +25,7 @@ pub struct FileDiff {
 
 /// The files of a compare answer (`files[]`); the bool is true when the list
 /// may have been cut (GitHub lists at most 300 files, with no flag).
-pub fn compare_files(answer: &Value) -> (Vec<FileDiff>, bool) {
+pub(crate) fn compare_files(answer: &Value) -> (Vec<FileDiff>, bool) {
     let files: Vec<FileDiff> = answer["files"]
         .as_array()
         .map(|files| files.iter().filter_map(file_diff).collect())
@@ -50,7 +50,7 @@ fn new_start(header: &str) -> Option<u64> {
 }
 
 /// The blocks of added lines of one unified diff.
-pub fn added_blocks(patch: &str) -> Vec<AddedBlock> {
+pub(crate) fn added_blocks(patch: &str) -> Vec<AddedBlock> {
     let mut blocks: Vec<AddedBlock> = Vec::new();
     let mut line_no: Option<u64> = None;
     let mut open = false;

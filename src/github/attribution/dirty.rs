@@ -16,7 +16,7 @@ use crate::model::{Observation, ObservationKind};
 
 /// What became of one attributed path by the checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathState {
+pub(crate) enum PathState {
     Untouched,
     Dirty,
     Removed,
@@ -25,7 +25,7 @@ pub enum PathState {
 
 /// The branch as of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BranchAt {
+pub(crate) struct BranchAt {
     /// The branch head at the checkpoint (the last push's `after`).
     pub sha: String,
     pub paths: BTreeMap<String, PathState>,
@@ -35,7 +35,11 @@ const DELETED: &str = "0000000000000000000000000000000000000000";
 
 /// The state of each attributed path of `a` at `until`, from `pushes` (the
 /// observations filed under the branch's ref key).
-pub fn branch_at(a: &LineAttribution, pushes: &[Observation], until: DateTime<Utc>) -> BranchAt {
+pub(crate) fn branch_at(
+    a: &LineAttribution,
+    pushes: &[Observation],
+    until: DateTime<Utc>,
+) -> BranchAt {
     let mut paths: BTreeMap<String, PathState> = a
         .files
         .iter()

@@ -17,7 +17,7 @@ use crate::model::OutcomeStatus;
 use crate::store::Store;
 
 /// The survival checkpoints, as hours after execution (`model::CHECKPOINTS`).
-pub const SURVIVAL_CHECKPOINTS: [(&str, i64); 2] = [("7d", 168), ("30d", 720)];
+pub(crate) const SURVIVAL_CHECKPOINTS: [(&str, i64); 2] = [("7d", 168), ("30d", 720)];
 
 #[derive(Debug, Clone)]
 pub struct DriverOptions {

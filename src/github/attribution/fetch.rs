@@ -10,7 +10,7 @@ use super::record::LineAttribution;
 use crate::github::client::{Endpoint, GitHubClient};
 use crate::github::error::GitHubError;
 
-pub const COMPARE: Endpoint = Endpoint::idempotent("repos.compare");
+pub(crate) const COMPARE: Endpoint = Endpoint::idempotent("repos.compare");
 
 /// `GET /repos/{repo}/compare/{base}...{head}`.
 pub async fn compare(
@@ -30,7 +30,7 @@ pub async fn compare(
 }
 
 /// Attribute one landed output: two API calls.
-pub async fn attribute_landing(
+pub(crate) async fn attribute_landing(
     client: &GitHubClient,
     installation: u64,
     landing: &Landing,
@@ -67,7 +67,7 @@ pub async fn attribute_landing(
     })
 }
 
-pub const CONTENTS: Endpoint = Endpoint::idempotent("repos.contents");
+pub(crate) const CONTENTS: Endpoint = Endpoint::idempotent("repos.contents");
 
 /// A path with everything but unreserved characters and `/` escaped.
 fn escape_path(path: &str) -> String {
@@ -85,7 +85,7 @@ fn escape_path(path: &str) -> String {
 
 /// A file's text at `sha`: `Ok(None)` when it is not there (404), `Err` with
 /// a reason when it cannot be read as text (over 1 MB, binary).
-pub async fn file_at(
+pub(crate) async fn file_at(
     client: &GitHubClient,
     installation: u64,
     repo: &str,

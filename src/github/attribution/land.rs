@@ -11,11 +11,12 @@ use crate::model::target::ref_key;
 use crate::model::{ExecutionRecord, Observation, ObservationKind};
 
 /// Output types whose code can land.
-pub const ATTRIBUTED_TYPES: [&str; 2] = ["create_pull_request", "push_to_pull_request_branch"];
+pub(crate) const ATTRIBUTED_TYPES: [&str; 2] =
+    ["create_pull_request", "push_to_pull_request_branch"];
 
 /// The two compares that attribute one output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Landing {
+pub(crate) struct Landing {
     pub output_id: String,
     pub repo: String,
     /// The branch the code landed on.
@@ -31,7 +32,10 @@ pub struct Landing {
 
 /// The key the base branch's pushes are filed under, once the PR is known
 /// merged: the caller loads those observations for `plan`.
-pub fn base_ref_key(execution: &ExecutionRecord, observations: &[Observation]) -> Option<String> {
+pub(crate) fn base_ref_key(
+    execution: &ExecutionRecord,
+    observations: &[Observation],
+) -> Option<String> {
     let (_, base) = merged(observations)?;
     Some(ref_key(&execution.repo, &base))
 }
@@ -66,7 +70,7 @@ fn agent_head(execution: &ExecutionRecord, observations: &[Observation]) -> Opti
 
 /// What to compare for `execution`, given its observations and the pushes
 /// to its base branch; `None` until it merged and the landing push is known.
-pub fn plan(
+pub(crate) fn plan(
     execution: &ExecutionRecord,
     observations: &[Observation],
     base_pushes: &[Observation],

@@ -12,7 +12,7 @@
 
 pub mod attribute;
 pub mod diff;
-pub mod dirty;
+pub(crate) mod dirty;
 pub mod driver;
 pub mod fetch;
 pub mod land;
@@ -27,7 +27,7 @@ use crate::store::{Store, StoreError};
 use record::LineAttribution;
 
 /// Attributing or measuring failed: GitHub's call, or the store.
-pub type AttributionError = crate::github::error::CallOrStoreError;
+pub(crate) type AttributionError = crate::github::error::CallOrStoreError;
 
 /// Attribute one output if its code has landed and it is not attributed
 /// yet: reads the store, then two compares, and stores the result. `None`
@@ -48,7 +48,10 @@ pub async fn attribute_output(
 }
 
 /// What to compare for an output not yet attributed, from stored data.
-pub fn landing_of(store: &Store, output_id: &str) -> Result<Option<land::Landing>, StoreError> {
+pub(crate) fn landing_of(
+    store: &Store,
+    output_id: &str,
+) -> Result<Option<land::Landing>, StoreError> {
     let Some(stored) = store.output(output_id)? else {
         return Ok(None);
     };

@@ -30,7 +30,7 @@ fn word(bytes: &[u8]) -> u64 {
 }
 
 /// MurmurHash3_x64_128 of `data`; the value is `h2 << 64 | h1`.
-pub fn hash128(data: &[u8], seed: u32) -> u128 {
+pub(crate) fn hash128(data: &[u8], seed: u32) -> u128 {
     let mut h1 = u64::from(seed);
     let mut h2 = u64::from(seed);
     let mut blocks = data.chunks_exact(16);

@@ -13,7 +13,7 @@ use crate::github::attribution::murmur3::range_hash;
 const MAX_LCS_CELLS: usize = 20_000_000;
 
 /// Lines of `range` in `file` (the file's lines now).
-pub fn surviving_in(range: &LineRange, file: &[&str]) -> u64 {
+pub(crate) fn surviving_in(range: &LineRange, file: &[&str]) -> u64 {
     let len = range.lines() as usize;
     if len == 0 || file.is_empty() {
         return 0;
@@ -79,7 +79,7 @@ fn in_order(a: &[u64], b: &[u64]) -> u64 {
 
 /// Lines of a file's ranges surviving in `content`; `None` (the file is
 /// gone) survives nothing.
-pub fn surviving_in_file(f: &FileAttribution, content: Option<&str>) -> u64 {
+pub(crate) fn surviving_in_file(f: &FileAttribution, content: Option<&str>) -> u64 {
     let Some(content) = content else { return 0 };
     let lines: Vec<&str> = content.lines().collect();
     f.ranges.iter().map(|r| surviving_in(r, &lines)).sum()

@@ -32,7 +32,7 @@ pub fn epoch(store: &Store) -> Result<u64> {
 }
 
 /// Move the access epoch: every cached answer about access is stale.
-pub fn bump(store: &Store) -> Result<()> {
+pub(crate) fn bump(store: &Store) -> Result<()> {
     let next = crate::github::client::new_mark();
     store.put_secret(EPOCH, &next.to_be_bytes())
 }

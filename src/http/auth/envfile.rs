@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The variables the setup writes.
-pub const VARIABLES: [&str; 5] = [
+pub(crate) const VARIABLES: [&str; 5] = [
     "APP_ID",
     "PRIVATE_KEY",
     "WEBHOOK_SECRET",
@@ -24,7 +24,7 @@ pub const VARIABLES: [&str; 5] = [
 
 /// Where the credentials went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Written {
+pub(crate) enum Written {
     Created(PathBuf),
     Appended(PathBuf),
     /// The `.env` already configures an App: the credentials are in this

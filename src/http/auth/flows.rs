@@ -21,13 +21,13 @@ use super::signed;
 use crate::store::{Result, Space, Store};
 
 /// Most flows in progress at once.
-pub const MAX_FLOWS: usize = 10_000;
+pub(crate) const MAX_FLOWS: usize = 10_000;
 const SWEEP: usize = 64;
 
 /// What a flow was started for, and what its callback needs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "purpose", rename_all = "snake_case")]
-pub enum Flow {
+pub(crate) enum Flow {
     /// Sign-in with GitHub: the PKCE verifier and where to go back to.
     #[serde(rename = "oauth")]
     OAuth { verifier: String, next: String },
@@ -62,7 +62,7 @@ pub fn finish(store: &Store, state: &str) -> Result<Option<Flow>> {
 /// `finish` for a callback page: what `pick` takes from the flow, or the
 /// page that refuses it — 403 with `spent` under `title` when the flow is
 /// gone (used, expired) or of another kind, the store's error when it fails.
-pub fn finish_page<T>(
+pub(crate) fn finish_page<T>(
     store: &Store,
     state: &str,
     pick: impl FnOnce(Flow) -> Option<T>,

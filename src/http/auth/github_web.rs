@@ -15,13 +15,13 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// Pages read per list (100 items each): bounds the work per sign-in.
-pub const MAX_PAGES: usize = 50;
+pub(crate) const MAX_PAGES: usize = 50;
 const TIMEOUT: Duration = Duration::from_secs(15);
 const AGENT: &str = concat!("safe-outcomes/", env!("CARGO_PKG_VERSION"));
 
 /// Why a call did not give what was asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WebError {
+pub(crate) enum WebError {
     /// GitHub refused the token (401): the viewer must sign in again.
     #[error("{0}")]
     Unauthorized(String),
@@ -33,7 +33,7 @@ pub enum WebError {
     Unavailable(String),
 }
 
-pub fn http_client() -> reqwest::Client {
+pub(crate) fn http_client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
@@ -67,7 +67,7 @@ async fn json_answer(
 }
 
 /// The `rel="next"` URL of a `Link` header.
-pub fn next_link(link: &str) -> Option<String> {
+pub(crate) fn next_link(link: &str) -> Option<String> {
     link.split(',').find_map(|part| {
         let (url, params) = part.split_once(';')?;
         params
@@ -84,7 +84,7 @@ pub fn next_link(link: &str) -> Option<String> {
 
 /// What GitHub answers to a manifest conversion (the new App's credentials).
 #[derive(Clone, Deserialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     pub id: u64,
     #[serde(default)]
     pub slug: String,
@@ -99,7 +99,7 @@ pub struct Conversion {
 }
 
 /// Exchange a manifest code for the App's credentials (unauthenticated; 201).
-pub async fn convert_manifest(
+pub(crate) async fn convert_manifest(
     http: &reqwest::Client,
     api_url: &str,
     code: &str,
@@ -111,12 +111,12 @@ pub async fn convert_manifest(
 }
 
 /// A user access token.
-pub struct UserToken {
+pub(crate) struct UserToken {
     pub access_token: String,
 }
 
 /// The OAuth code exchange of the web flow (PKCE verifier included).
-pub async fn exchange_code(
+pub(crate) async fn exchange_code(
     http: &reqwest::Client,
     web_url: &str,
     app: &super::OAuthApp,
@@ -223,7 +223,7 @@ async fn all_pages(
 
 /// The repositories (`owner/name`, lowercase) the user can see among the
 /// App's installations, per installation id.
-pub async fn viewer_repos(
+pub(crate) async fn viewer_repos(
     http: &reqwest::Client,
     api_url: &str,
     token: &str,

@@ -28,7 +28,7 @@ use crate::store::{Space, Store};
 
 /// How long an issuer's access, as the installation token found it, is
 /// trusted before GitHub is asked again.
-pub const RECHECK: Duration = Duration::from_secs(300);
+pub(crate) const RECHECK: Duration = Duration::from_secs(300);
 /// The label (and GitHub operation) of the check.
 const CHECK: Endpoint = Endpoint::idempotent("repos.check_collaborator");
 
@@ -43,7 +43,7 @@ struct Checked {
 
 /// Why an issuer could not be re-checked.
 #[derive(Debug, thiserror::Error)]
-pub enum RecheckError {
+pub(crate) enum RecheckError {
     #[error("this server has no App credentials to ask GitHub with")]
     NoApp,
     #[error("GitHub could not say: {0}")]
@@ -58,7 +58,7 @@ fn key(record: &TokenRecord) -> String {
 
 /// How a re-check is made: with which client, trusted how long, under
 /// which access epoch.
-pub struct Recheck<'a> {
+pub(crate) struct Recheck<'a> {
     pub github: Option<&'a GitHubClient>,
     /// How long an answer stands (`RECHECK` by default).
     pub every: Duration,
@@ -68,7 +68,7 @@ pub struct Recheck<'a> {
 /// Of `candidates` (the token's repositories still in its installation),
 /// those its issuer still has access to: as checked within `how.every`
 /// under the same epoch, or asked of GitHub now.
-pub async fn still_accessible(
+pub(crate) async fn still_accessible(
     store: &Store,
     how: &Recheck<'_>,
     record: &TokenRecord,

@@ -18,7 +18,7 @@ use super::signin::{param, redirect, with_cookie};
 use crate::http::State;
 
 /// A fresh local key: 32 random bytes, hex.
-pub fn new_key() -> String {
+pub(crate) fn new_key() -> String {
     let mut b = [0u8; 32];
     getrandom::getrandom(&mut b).expect("the OS random source");
     hex::encode(b)

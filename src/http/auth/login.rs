@@ -40,10 +40,10 @@ const TITLE: &str = "Sign in";
 
 /// Wrong tries one source may make at one secret per `WINDOW` before its
 /// tries at that secret answer 429.
-pub const MAX_FAILURES: usize = 10;
-pub const WINDOW: Duration = Duration::from_secs(60);
+pub(crate) const MAX_FAILURES: usize = 10;
+pub(crate) const WINDOW: Duration = Duration::from_secs(60);
 /// Most (secret, source) pairs the limiter remembers at once.
-pub const MAX_SOURCES: usize = 4096;
+pub(crate) const MAX_SOURCES: usize = 4096;
 
 /// The secrets a wrong try may be aimed at; each is counted apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,7 +83,7 @@ impl Source {
 /// counted, and a source's failures close only that source's door to that
 /// secret: another source's right secret is never refused for them.
 #[derive(Default)]
-pub struct Limiter {
+pub(crate) struct Limiter {
     failures: Mutex<HashMap<(Secret, Source), VecDeque<Instant>>>,
 }
 
@@ -120,6 +120,7 @@ impl Limiter {
     }
 
     /// The pairs remembered now (for the tests of the bound).
+    #[cfg(test)]
     pub fn remembered(&self) -> usize {
         self.failures.lock().expect("limiter lock").len()
     }

@@ -34,9 +34,9 @@
 //! across restarts); never one derived from another secret.
 
 pub mod access;
-pub mod envfile;
-pub mod flows;
-pub mod github_web;
+pub(crate) mod envfile;
+pub(crate) mod flows;
+pub(crate) mod github_web;
 pub mod issuer;
 pub mod local;
 pub mod login;
@@ -44,7 +44,7 @@ pub(crate) mod page;
 pub mod sessions;
 pub mod setup;
 pub mod signed;
-pub mod signin;
+pub(crate) mod signin;
 pub mod tokens;
 mod viewer;
 pub mod warnings;
@@ -67,12 +67,12 @@ use github_web::WebError;
 use sessions::{Session, SessionKind, Sessions, ViewerScope, Who};
 
 /// Name of the session cookie.
-pub const SESSION_COOKIE: &str = "so_session";
+pub(crate) const SESSION_COOKIE: &str = "so_session";
 
 /// How long a viewer's repository list is trusted before GitHub is asked again.
 pub const SCOPE_TTL: Duration = Duration::from_secs(60);
 /// How long a session lasts (GitHub's user access tokens last 8 hours).
-pub const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
+pub(crate) const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
 
 /// The command-line/env settings of sign-in and setup (flattened into `serve`).
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -141,7 +141,7 @@ impl AuthArgs {
 }
 
 /// GitHub's web address for an API address.
-pub fn web_url_for(api_url: &str) -> String {
+pub(crate) fn web_url_for(api_url: &str) -> String {
     let api = api_url.trim_end_matches('/');
     if api == "https://api.github.com" {
         return "https://github.com".to_string();
@@ -240,7 +240,7 @@ impl Auth {
     }
 
     /// Re-check tokens' issuers with `github`'s installation tokens.
-    pub fn with_github(mut self, github: Option<Arc<GitHubClient>>) -> Auth {
+    pub(crate) fn with_github(mut self, github: Option<Arc<GitHubClient>>) -> Auth {
         self.github = github;
         self
     }
@@ -248,7 +248,7 @@ impl Auth {
     /// End the access a signed delivery of `event` ends (`access`), if it
     /// is an offboarding one. A store that cannot be written is an error:
     /// the delivery is refused (503), and GitHub delivers it again.
-    pub fn end_access(&self, event: &str, body: &[u8]) -> Result<(), ApiError> {
+    pub(crate) fn end_access(&self, event: &str, body: &[u8]) -> Result<(), ApiError> {
         let Some(ending) = access::ending(event, body) else {
             return Ok(());
         };
@@ -262,7 +262,7 @@ impl Auth {
         Ok(())
     }
 
-    pub fn setup_enabled(&self) -> bool {
+    pub(crate) fn setup_enabled(&self) -> bool {
         self.options.setup.is_some()
     }
 
@@ -317,13 +317,16 @@ impl Auth {
     }
 
     /// The repositories a session may see: cached, or asked of GitHub.
-    pub async fn scope_of(&self, session: &Session) -> Result<BTreeSet<String>, ApiError> {
+    pub(crate) async fn scope_of(&self, session: &Session) -> Result<BTreeSet<String>, ApiError> {
         let per_installation = self.installations_of(session).await?;
         Ok(per_installation.into_values().flatten().collect())
     }
 
     /// The repositories a session may see, per installation.
-    pub async fn installations_of(&self, session: &Session) -> Result<ViewerScope, ApiError> {
+    pub(crate) async fn installations_of(
+        &self,
+        session: &Session,
+    ) -> Result<ViewerScope, ApiError> {
         if session.kind != SessionKind::GitHub {
             // No GitHub account behind it: no installation of its own.
             return Ok(ViewerScope::new());

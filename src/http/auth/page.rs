@@ -16,7 +16,7 @@ pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
 }
 
 /// A page that says who is signed in (`viewer`).
-pub fn page_for(status: StatusCode, title: &str, body: &str, viewer: &Viewer) -> Response {
+pub(crate) fn page_for(status: StatusCode, title: &str, body: &str, viewer: &Viewer) -> Response {
     let html = document(
         title,
         &[(title.to_string(), None)],

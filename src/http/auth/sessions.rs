@@ -27,14 +27,14 @@ use super::signed;
 use crate::store::{Result, Space, Store};
 
 /// Most sessions kept at once.
-pub const MAX_SESSIONS: usize = 10_000;
+pub(crate) const MAX_SESSIONS: usize = 10_000;
 /// Most sessions one account keeps at once (browsers, devices).
 pub const PER_ACCOUNT: usize = 20;
 /// Expired sessions swept per sign-in.
 const SWEEP: usize = 64;
 
 /// What a viewer can see: installation id → its repositories they can see.
-pub type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
+pub(crate) type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
 
 /// How a viewer signed in, which decides what they may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ pub enum SessionKind {
 
 impl SessionKind {
     /// True for a session that sees every repository.
-    pub fn sees_everything(self) -> bool {
+    pub(crate) fn sees_everything(self) -> bool {
         matches!(self, SessionKind::Local | SessionKind::Operator)
     }
 }
@@ -171,7 +171,7 @@ impl Sessions {
     }
 
     /// Sessions kept under other caps (tests).
-    pub fn with_caps(store: Store, per_account: usize, max: usize) -> Sessions {
+    pub(crate) fn with_caps(store: Store, per_account: usize, max: usize) -> Sessions {
         Sessions {
             store,
             scopes: Mutex::default(),
@@ -251,7 +251,7 @@ impl Sessions {
     }
 
     /// The GitHub user token of the live session filed under `digest`.
-    pub fn github_token(&self, digest: &str) -> Result<Option<String>> {
+    pub(crate) fn github_token(&self, digest: &str) -> Result<Option<String>> {
         let found = self
             .store
             .expiring::<Stored>(Space::Session, digest, Utc::now())?;
@@ -273,7 +273,8 @@ impl Sessions {
     }
 
     /// How many sessions `account` holds.
-    pub fn count_of(&self, account: &str) -> Result<usize> {
+    #[cfg(test)]
+    pub(crate) fn count_of(&self, account: &str) -> Result<usize> {
         Ok(self
             .store
             .expiring_ids(Space::Session, Some(account), MAX_SESSIONS)?
@@ -282,7 +283,7 @@ impl Sessions {
 
     /// The cached repository list, if asked less than `ttl` ago under the
     /// access epoch `epoch`.
-    pub fn fresh_scope(&self, id: &str, ttl: Duration, epoch: u64) -> Option<ViewerScope> {
+    pub(crate) fn fresh_scope(&self, id: &str, ttl: Duration, epoch: u64) -> Option<ViewerScope> {
         let scopes = self.scopes.lock().expect("scopes lock");
         let (repos, at, asked_under) = scopes.get(&signed::digest(id))?;
         (at.elapsed() < ttl && *asked_under == epoch).then(|| repos.clone())
@@ -290,7 +291,7 @@ impl Sessions {
 
     /// Cache what session `id` may see (dropping stale entries when the
     /// cache outgrows the sessions it could belong to).
-    pub fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration, epoch: u64) {
+    pub(crate) fn set_scope(&self, id: &str, repos: ViewerScope, ttl: Duration, epoch: u64) {
         let mut scopes = self.scopes.lock().expect("scopes lock");
         if scopes.len() >= self.max {
             scopes.retain(|_, (_, at, _)| at.elapsed() < ttl);
@@ -302,7 +303,7 @@ impl Sessions {
     }
 
     /// End every session of `account` ("sign out everywhere"); how many.
-    pub fn end_account(&self, account: &str) -> Result<usize> {
+    pub(crate) fn end_account(&self, account: &str) -> Result<usize> {
         let digests = self
             .store
             .expiring_ids(Space::Session, Some(account), MAX_SESSIONS)?;

@@ -60,7 +60,7 @@ pub fn begin(store: &Store) -> crate::store::Result<crate::settings::Secret> {
 }
 
 /// The link `serve` prints: the setup page, with the key.
-pub fn setup_link(public_url: &str, key: &str) -> String {
+pub(crate) fn setup_link(public_url: &str, key: &str) -> String {
     format!("{}/?setup_key={key}", public_url.trim_end_matches('/'))
 }
 
@@ -71,7 +71,7 @@ fn registered(store: &Store) -> bool {
 
 /// The App the setup registered.
 #[derive(Clone, Debug)]
-pub struct Registered {
+pub(crate) struct Registered {
     pub app_id: u64,
     pub name: String,
     pub html_url: String,
@@ -100,7 +100,7 @@ fn valid_login(org: &str) -> bool {
 /// `/` is the dashboard's overview, and the setup page is at its own link,
 /// `SETUP_PAGE`, or `/` with the setup form's own
 /// parameters. Any other request goes on to the router.
-pub async fn intercept(
+pub(crate) async fn intercept(
     StateExtractor(state): StateExtractor<State>,
     req: Request,
     next: Next,
@@ -304,7 +304,7 @@ fn registered_page(done: &Registered, status: StatusCode) -> Response {
 }
 
 #[derive(serde::Deserialize)]
-pub struct SetupQuery {
+pub(crate) struct SetupQuery {
     code: Option<String>,
     state: Option<String>,
 }
@@ -437,7 +437,7 @@ async fn register(
 
 /// The setup page's own link while the App has no credentials (`/` shows
 /// it too, to anyone not signed in).
-pub const SETUP_PAGE: &str = "/setup/app";
+pub(crate) const SETUP_PAGE: &str = "/setup/app";
 
 /// Is this `GET` the setup page (`auth::setup::intercept`, while the App has
 /// no credentials)? Its own link always; `/` with the setup form's own

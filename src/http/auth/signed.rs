@@ -97,7 +97,7 @@ impl Key {
     }
 
     /// Does `given` match the session's CSRF token (constant time)?
-    pub fn csrf_matches(&self, session_id: &str, given: &str) -> bool {
+    pub(crate) fn csrf_matches(&self, session_id: &str, given: &str) -> bool {
         bool::from(self.csrf(session_id).as_bytes().ct_eq(given.as_bytes()))
     }
 }
@@ -108,14 +108,14 @@ pub fn now() -> i64 {
 }
 
 /// 32 bytes from the OS's random source.
-pub fn random_bytes() -> [u8; 32] {
+pub(crate) fn random_bytes() -> [u8; 32] {
     let mut b = [0u8; 32];
     getrandom::getrandom(&mut b).expect("the OS random source");
     b
 }
 
 /// A random URL-safe token of 32 bytes.
-pub fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     URL_SAFE_NO_PAD.encode(random_bytes())
 }
 
@@ -127,7 +127,7 @@ pub fn digest(value: &str) -> String {
 }
 
 /// The PKCE S256 challenge of a verifier.
-pub fn pkce_challenge(verifier: &str) -> String {
+pub(crate) fn pkce_challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
@@ -158,7 +158,7 @@ pub fn set_cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String
 }
 
 /// A `Set-Cookie` value that removes the cookie.
-pub fn clear_cookie(name: &str, secure: bool) -> String {
+pub(crate) fn clear_cookie(name: &str, secure: bool) -> String {
     set_cookie(name, "", 0, secure)
 }
 

@@ -43,7 +43,7 @@ pub(super) fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a
 
 /// A path on this server to return to (never another site: `//host`, a
 /// scheme or a backslash is refused).
-pub fn local_path(next: Option<&str>) -> String {
+pub(crate) fn local_path(next: Option<&str>) -> String {
     match next {
         Some(p)
             if p.starts_with('/')
@@ -222,7 +222,7 @@ pub async fn callback(
 }
 
 /// `GET /auth/logout`: the sign-out form (a POST with the CSRF token).
-pub async fn logout_page(
+pub(crate) async fn logout_page(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Response {
@@ -263,7 +263,7 @@ pub async fn logout(
 
 /// `POST /auth/logout/everywhere` with `csrf=…`: end every session of the
 /// account (every browser, every replica).
-pub async fn logout_everywhere(
+pub(crate) async fn logout_everywhere(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
     body: Bytes,

@@ -43,19 +43,19 @@ use crate::http::shell::Viewer;
 use crate::http::{ApiError, State};
 use crate::store::{Space, Store};
 
-pub const PREFIX: &str = "soi_";
-pub const TOKEN_TTL_DAYS: i64 = 30;
+pub(crate) const PREFIX: &str = "soi_";
+pub(crate) const TOKEN_TTL_DAYS: i64 = 30;
 /// How long the audit of a token stays.
 const AUDIT_DAYS: i64 = 365;
 /// Tokens one issuer may hold at once.
-pub const PER_ISSUER: usize = 50;
+pub(crate) const PER_ISSUER: usize = 50;
 /// Rows of tokens and audit events a page shows.
 const LISTED: usize = 500;
 const TITLE: &str = "Read tokens";
 
 /// An issued token, as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TokenRecord {
+pub(crate) struct TokenRecord {
     pub installation: u64,
     #[serde(default)]
     pub account: String,
@@ -78,7 +78,7 @@ struct Access {
 
 /// One issuing or revoking, as recorded.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct AuditEvent {
+pub(crate) struct AuditEvent {
     pub at: DateTime<Utc>,
     /// `issued` or `revoked`.
     pub action: String,
@@ -101,7 +101,7 @@ fn expiry(days: i64) -> DateTime<Utc> {
 
 /// Keep what account `user_id` can see now (asked under the access epoch
 /// `epoch`), for its tokens' reads.
-pub fn note_access(
+pub(crate) fn note_access(
     store: &Store,
     user_id: u64,
     scope: &ViewerScope,
@@ -224,7 +224,10 @@ fn installation_bearer<'a>(headers: &'a HeaderMap, api_token: Option<&str>) -> O
 
 /// The repositories `record` was issued for that are still its
 /// installation's (a 401 when the installation is no longer active).
-pub fn candidates(store: &Store, record: &TokenRecord) -> Result<BTreeSet<String>, ApiError> {
+pub(crate) fn candidates(
+    store: &Store,
+    record: &TokenRecord,
+) -> Result<BTreeSet<String>, ApiError> {
     let id = record.installation;
     let active = installation(store, id)?.is_some_and(|r| r.status == InstallationStatus::Active);
     if !active {
@@ -308,7 +311,10 @@ async fn ask_with_session(
 /// The repositories `record` may read now (see the module's docs): its
 /// candidates, narrowed to what its issuer sees — as last seen if fresh,
 /// else asked with their session, else with the installation token.
-pub async fn scope_now(auth: &Auth, record: &TokenRecord) -> Result<BTreeSet<String>, ApiError> {
+pub(crate) async fn scope_now(
+    auth: &Auth,
+    record: &TokenRecord,
+) -> Result<BTreeSet<String>, ApiError> {
     let candidates = candidates(&auth.store, record)?;
     let epoch = access::epoch(&auth.store).map_err(store_error)?;
     if let Some(scope) = fresh_access(auth, record, epoch)? {
@@ -334,7 +340,7 @@ pub async fn scope_now(auth: &Auth, record: &TokenRecord) -> Result<BTreeSet<Str
 /// The bearer token of a request, if it is a read token (and not the API
 /// token), with its record; a 401 when it is unknown (made up, revoked) or
 /// expired.
-pub fn bearer_record(
+pub(crate) fn bearer_record(
     auth: &Auth,
     headers: &HeaderMap,
     api_token: Option<&str>,
@@ -354,7 +360,7 @@ pub fn bearer_record(
 /// The scope of a read token in `headers`: `None` when the request carries
 /// none; a 401 when it is unknown (made up, revoked), expired or its
 /// installation is gone.
-pub async fn scope_of_token(
+pub(crate) async fn scope_of_token(
     auth: &Auth,
     headers: &HeaderMap,
     api_token: Option<&str>,
@@ -367,7 +373,7 @@ pub async fn scope_of_token(
 
 /// The repositories of installation `id` a viewer who sees `viewer` of it
 /// may issue a token for: those this server knows as the installation's.
-pub fn issuable(viewer: &BTreeSet<String>, known: &[String]) -> BTreeSet<String> {
+pub(crate) fn issuable(viewer: &BTreeSet<String>, known: &[String]) -> BTreeSet<String> {
     known
         .iter()
         .map(|r| r.to_ascii_lowercase())
@@ -384,7 +390,7 @@ fn session_of(auth: &Auth, headers: &HeaderMap) -> Result<Session, ApiError> {
 /// `GET /auth/tokens`: the viewer's installations with a form to issue a
 /// token for each, their tokens (all tokens for the operator) with a
 /// revoke button each, and the recent audit.
-pub async fn page_of_tokens(
+pub(crate) async fn page_of_tokens(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -631,7 +637,7 @@ pub async fn issue_token(
 /// `POST /auth/tokens/revoke` with `csrf` and `token` (a token's digest, as
 /// the list gives it): revoke it, if it is the viewer's (any, for the
 /// operator).
-pub async fn revoke_token(
+pub(crate) async fn revoke_token(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
     body: Bytes,

@@ -6,7 +6,11 @@
 
 /// The warnings for a server whose `PUBLIC_URL` setting is `public_url`
 /// (`None`: unset) and that has (`api_token`) an `API_TOKEN` or not.
-pub fn startup(public_url: Option<&str>, effective_url: &str, api_token: bool) -> Vec<String> {
+pub(crate) fn startup(
+    public_url: Option<&str>,
+    effective_url: &str,
+    api_token: bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     match public_url.map(str::trim).filter(|u| !u.is_empty()) {
         None => out.push(format!(
@@ -32,7 +36,7 @@ pub fn startup(public_url: Option<&str>, effective_url: &str, api_token: bool) -
 }
 
 /// True for a URL whose host only this machine (or nobody) reaches.
-pub fn is_local(url: &str) -> bool {
+pub(crate) fn is_local(url: &str) -> bool {
     let Some(host) = reqwest::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))

@@ -285,7 +285,7 @@ fn draw(frame: &Frame, periods: &[Period], window: &str) -> Markup {
 }
 
 /// A per-workflow sparkline: the strict rate of each week at `window`.
-pub fn sparkline(periods: &[Period], window: &str) -> Markup {
+pub(crate) fn sparkline(periods: &[Period], window: &str) -> Markup {
     let (w, h, pad) = (96.0, 24.0, 3.0);
     let n = periods.len().max(1);
     let step = (w - 2.0 * pad) / (n.max(2) - 1) as f64;

@@ -23,7 +23,7 @@ pub struct Choices {
 
 impl Choices {
     /// The choices of outputs a page holds.
-    pub fn of_records(records: &[OutcomeRecord]) -> Choices {
+    pub(crate) fn of_records(records: &[OutcomeRecord]) -> Choices {
         Choices {
             types: records.iter().map(|r| r.safe_output_type.clone()).collect(),
             repos: records
@@ -35,7 +35,7 @@ impl Choices {
     }
 
     /// The choices of the outputs a rollup summary counts.
-    pub fn of_summary(s: &Summary) -> Choices {
+    pub(crate) fn of_summary(s: &Summary) -> Choices {
         Choices {
             types: s.types.clone(),
             repos: s.repos.clone(),

@@ -14,12 +14,12 @@ pub fn output_path(id: &str) -> String {
 }
 
 /// The path of a run's page.
-pub fn run_path(repo: &str, run_id: u64) -> String {
+pub(crate) fn run_path(repo: &str, run_id: u64) -> String {
     format!("/runs/{}/{run_id}", url_path(repo))
 }
 
 /// The path of a pull request's page.
-pub fn pr_path(repo: &str, number: u64) -> String {
+pub(crate) fn pr_path(repo: &str, number: u64) -> String {
     format!("/prs/{}/{number}", url_path(repo))
 }
 
@@ -29,7 +29,7 @@ pub fn workflow_path(name: &str) -> String {
 }
 
 /// The outputs list under `pairs` (empty values dropped).
-pub fn list_path<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
+pub(crate) fn list_path<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
     let kept: Vec<(&str, &str)> = pairs
         .iter()
         .map(|(k, v)| (k.as_ref(), v.as_ref()))
@@ -52,7 +52,7 @@ const NOT_EXPORTED: [&str; 3] = ["run", "count", "awaiting"];
 /// cuts kept (`pairs`; the read API's own, plus `fixed`, the cuts the page
 /// sets itself, such as a workflow page's workflow). A cut the export cannot
 /// take is named.
-pub fn export_links(pairs: &[(String, String)], fixed: &[(&str, &str)]) -> Markup {
+pub(crate) fn export_links(pairs: &[(String, String)], fixed: &[(&str, &str)]) -> Markup {
     use crate::read::query::FILTER_PARAMS;
     let mut kept: Vec<(&str, &str)> = pairs
         .iter()
@@ -138,7 +138,7 @@ impl GitHub {
     }
 
     /// An account as a link.
-    pub fn actor_link(&self, login: &str) -> Markup {
+    pub(crate) fn actor_link(&self, login: &str) -> Markup {
         if login.is_empty() || login == "ghost" {
             return html! { "someone unknown" };
         }
@@ -146,7 +146,7 @@ impl GitHub {
     }
 
     /// A commit as a link showing its short sha.
-    pub fn commit_link(&self, repo: &str, sha: &str) -> Markup {
+    pub(crate) fn commit_link(&self, repo: &str, sha: &str) -> Markup {
         let short: String = sha.chars().take(7).collect();
         if sha.chars().all(|c| c.is_ascii_hexdigit()) && !sha.is_empty() {
             html! { a href=(self.commit(repo, sha)) rel="noopener noreferrer" { code { (short) } } }
@@ -157,7 +157,7 @@ impl GitHub {
 }
 
 /// A link only for an http(s) URL; anything else is shown as text.
-pub fn outside_link(url: &str, label: Markup) -> Markup {
+pub(crate) fn outside_link(url: &str, label: Markup) -> Markup {
     if url.starts_with("https://") || url.starts_with("http://") {
         html! { a href=(url) rel="noopener noreferrer" { (label) } }
     } else {

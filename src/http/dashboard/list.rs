@@ -25,7 +25,7 @@ use crate::model::{OutcomeRecord, CHECKPOINTS};
 use crate::read::report::{parse_window, schedule_of, Counted, Totals};
 
 /// Rows on one page.
-pub const PAGE_SIZE: usize = 50;
+pub(crate) const PAGE_SIZE: usize = 50;
 
 const SORTS: [&str; 5] = ["executed", "status", "type", "workflow", "output"];
 

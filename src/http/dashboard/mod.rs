@@ -51,7 +51,7 @@ pub fn routes(_: &crate::http::Mount) -> Router<State> {
 
 /// A page that could not be shown, as HTML. `next`: the page to come back
 /// to after signing in.
-pub struct PageError {
+pub(crate) struct PageError {
     error: ApiError,
     next: Option<String>,
 }
@@ -107,7 +107,7 @@ impl IntoResponse for PageError {
     }
 }
 
-pub type PageResult = Result<Html<String>, PageError>;
+pub(crate) type PageResult = Result<Html<String>, PageError>;
 
 /// What every page starts from: the reader (a refusal is the sign-in page
 /// that comes back here), who is looking, the query pairs.
@@ -128,7 +128,7 @@ impl Visit {
     /// sortable table, `sort=` among `keys` (`default` without one): its
     /// cuts, the window asked (`None`: the mature default), the pairs kept
     /// for links, the order.
-    pub fn windowed_sorted(
+    pub(crate) fn windowed_sorted(
         &mut self,
         keys: &[&str],
         default: &str,

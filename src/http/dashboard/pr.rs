@@ -18,7 +18,7 @@ use crate::http::api::pull_request;
 use crate::http::read::Read;
 use crate::http::ApiError;
 
-pub async fn pull_request_page(
+pub(crate) async fn pull_request_page(
     Read(state, mut visit, ..): Read<Visit>,
     Path((owner, repo, number)): Path<(String, String, u64)>,
 ) -> PageResult {

@@ -38,7 +38,7 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", detail)
     }
 
-    pub fn too_large(limit: usize) -> ApiError {
+    pub(crate) fn too_large(limit: usize) -> ApiError {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
@@ -46,7 +46,7 @@ impl ApiError {
         )
     }
 
-    pub fn unsupported_media(detail: impl Into<String>) -> ApiError {
+    pub(crate) fn unsupported_media(detail: impl Into<String>) -> ApiError {
         ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",
@@ -54,17 +54,17 @@ impl ApiError {
         )
     }
 
-    pub fn unavailable(detail: impl Into<String>) -> ApiError {
+    pub(crate) fn unavailable(detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", detail)
     }
 
-    pub fn internal(detail: impl Into<String>) -> ApiError {
+    pub(crate) fn internal(detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", detail)
     }
 }
 
 /// Seconds a client is told to wait before it retries a 503.
-pub const RETRY_AFTER_SECS: u64 = 2;
+pub(crate) const RETRY_AFTER_SECS: u64 = 2;
 
 impl IntoResponse for ApiError {
     /// The JSON body; a 503 carries `Retry-After` wherever it is answered.

@@ -30,12 +30,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::{ApiError, MAX_BODY};
 
 /// Records per staged manifest chunk, at most.
-pub const CHUNK_RECORDS: usize = 500;
+pub(crate) const CHUNK_RECORDS: usize = 500;
 /// Line bytes per staged manifest chunk, at most (plus one line).
-pub const CHUNK_LINE_BYTES: usize = 256 * 1024;
+pub(crate) const CHUNK_LINE_BYTES: usize = 256 * 1024;
 
 /// Seconds a client is told to wait when the body budget is spent.
-pub const RETRY_AFTER_SECS: u64 = 2;
+pub(crate) const RETRY_AFTER_SECS: u64 = 2;
 
 /// Every configurable limit of the HTTP surface (`serve` flags / env vars).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,14 +74,14 @@ impl Default for Limits {
 impl Limits {
     /// Bytes a streamed manifest holds at most while it is read: a chunk of
     /// lines being parsed plus the longest line.
-    pub fn manifest_working_set(&self) -> usize {
+    pub(crate) fn manifest_working_set(&self) -> usize {
         CHUNK_LINE_BYTES + self.manifest_max_line_bytes
     }
 }
 
 /// Why a body stopped arriving; read by `body::door_error`.
 #[derive(Debug, thiserror::Error)]
-pub enum DoorError {
+pub(crate) enum DoorError {
     #[error("the body did not arrive within {0:?}")]
     BodyTimeout(Duration),
     #[error("the server's in-flight body budget is spent")]
@@ -91,7 +91,7 @@ pub enum DoorError {
 /// How a route holds its body: whole (reserve all of it), or streamed
 /// (reserve its fixed working set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyMode {
+pub(crate) enum BodyMode {
     Buffered,
     Streamed,
 }
@@ -115,7 +115,7 @@ impl Doors {
     }
 
     /// The same budget, for a route with another body mode.
-    pub fn with_mode(&self, mode: BodyMode) -> Doors {
+    pub(crate) fn with_mode(&self, mode: BodyMode) -> Doors {
         Doors {
             mode,
             ..self.clone()

@@ -22,20 +22,21 @@ use crate::ingest::tenancy::ManifestTenancy;
 use crate::model::ExecutionRecord;
 use crate::store::{staging, Store};
 
-pub use super::limits::{CHUNK_LINE_BYTES, CHUNK_RECORDS};
+pub(crate) use super::limits::{CHUNK_LINE_BYTES, CHUNK_RECORDS};
 /// Bytes fed to the splitter at a time, so a chunk is staged before the
 /// next piece is parsed whatever the size of the frames.
 const PIECE: usize = 16 * 1024;
 /// Output ids listed in the answer; the rest are counted.
-pub const ECHO_OUTPUTS: usize = 1000;
+pub(crate) const ECHO_OUTPUTS: usize = 1000;
 /// Rejected lines listed in the answer; the rest are counted.
-pub const ECHO_REJECTED: usize = 100;
+pub(crate) const ECHO_REJECTED: usize = 100;
 
 /// Checks each record before it is staged (the OIDC token's repository).
-pub type RecordCheck<'a> = dyn Fn(&ExecutionRecord) -> Result<(), ApiError> + Send + Sync + 'a;
+pub(crate) type RecordCheck<'a> =
+    dyn Fn(&ExecutionRecord) -> Result<(), ApiError> + Send + Sync + 'a;
 
 /// One manifest post being read into an upload.
-pub struct StreamedManifest<'a> {
+pub(crate) struct StreamedManifest<'a> {
     store: Store,
     limits: &'a Limits,
     check: &'a RecordCheck<'a>,
@@ -213,7 +214,7 @@ impl<'a> StreamedManifest<'a> {
     }
 
     /// The rejected lines listed in the answer.
-    pub fn rejected_json(&self) -> Value {
+    pub(crate) fn rejected_json(&self) -> Value {
         self.rejected
             .iter()
             .map(|r| json!({"line": r.line, "error": r.error}))
@@ -221,12 +222,12 @@ impl<'a> StreamedManifest<'a> {
     }
 
     /// How many lines were rejected as outside the run's installation.
-    pub fn outside_installation_total(&self) -> usize {
+    pub(crate) fn outside_installation_total(&self) -> usize {
         self.outside_installation.values().sum()
     }
 
     /// The ids listed in the answer, and how many were left out.
-    pub fn outputs_json(&self) -> (Value, usize) {
+    pub(crate) fn outputs_json(&self) -> (Value, usize) {
         (json!(self.outputs), self.accepted - self.outputs.len())
     }
 
@@ -245,7 +246,7 @@ impl<'a> StreamedManifest<'a> {
 
     /// Remove whatever was staged (a refused or failed post), before the
     /// answer goes out.
-    pub async fn discard(&mut self) {
+    pub(crate) async fn discard(&mut self) {
         self.settled = true;
         let (store, upload) = (self.store.clone(), self.upload);
         let removed = tokio::task::spawn_blocking(move || staging::discard(&store, upload)).await;

@@ -19,7 +19,7 @@ pub const MAX_BODY: usize = 25 * 1024 * 1024;
 
 /// A body read error as the answer it deserves: 408 for a body past its
 /// deadline, 503 when the body budget is spent, else 400.
-pub fn body_error(e: &(dyn std::error::Error + 'static)) -> ApiError {
+pub(crate) fn body_error(e: &(dyn std::error::Error + 'static)) -> ApiError {
     let mut cause = Some(e);
     while let Some(c) = cause {
         match c.downcast_ref::<limits::DoorError>() {

@@ -12,7 +12,7 @@ use crate::model::{ExecutionRecord, TargetKind};
 
 /// The endpoints for `record`, primary first. Empty when the record names
 /// nothing the API can be asked about (the evaluator then decides alone).
-pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
+pub(crate) fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
     let Some(paths) = paths_for(record) else {
         return Vec::new();
     };
@@ -31,7 +31,7 @@ pub fn required_endpoints(record: &ExecutionRecord) -> Vec<Endpoint> {
 /// compare of a pushed commit with the merge commit, the PRs a timeline
 /// cross-references (for `assign_to_agent`), and the milestone an
 /// `assign_milestone` item no longer holds. All supplementary.
-pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
+pub(crate) fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<Endpoint> {
     let supplementary = |path: String| Endpoint {
         path,
         primary: false,
@@ -121,7 +121,7 @@ pub fn follow_up_endpoints(record: &ExecutionRecord, state: &ApiState) -> Vec<En
 
 /// The commit a push recorded (Oct 2026 `metadata.commit_sha`, May 2026
 /// `after_state.head_sha`).
-pub fn pushed_sha(record: &ExecutionRecord) -> Option<&str> {
+pub(crate) fn pushed_sha(record: &ExecutionRecord) -> Option<&str> {
     record
         .metadata
         .get("commit_sha")
@@ -131,7 +131,7 @@ pub fn pushed_sha(record: &ExecutionRecord) -> Option<&str> {
 }
 
 /// The issue or PR number the output sits on (its own, or its parent's).
-pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
+pub(crate) fn thread_number(record: &ExecutionRecord) -> Option<u64> {
     let t = record.target.as_ref()?;
     match t.kind {
         k if k.is_thread() => t.number,
@@ -143,7 +143,7 @@ pub fn thread_number(record: &ExecutionRecord) -> Option<u64> {
 /// The (parent, child) a `link_sub_issue` record names: the target is the
 /// child (`sub_issue_number` else), its parent `parent_number` (or
 /// `parent_issue_number`), as the mapper reads them.
-pub fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
+pub(crate) fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
     let t = record.target.as_ref()?;
     let field = |k: &str| record.field_str(k).and_then(|s| s.parse::<u64>().ok());
     let child = t.number.or_else(|| field("sub_issue_number"))?;
@@ -155,7 +155,7 @@ pub fn link_of(record: &ExecutionRecord) -> Option<(u64, u64)> {
 /// runs created from a minute before the execution on (the manifest line is
 /// written after the dispatch returns, as the evaluator's window allows); a
 /// listing, which the fetch pages.
-pub fn dispatched_runs(record: &ExecutionRecord) -> String {
+pub(crate) fn dispatched_runs(record: &ExecutionRecord) -> String {
     let since = crate::model::sane_time::minus(record.executed_at, chrono::Duration::minutes(1))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     format!("actions/runs?event=repository_dispatch&created=%3E%3D{since}")
@@ -164,7 +164,7 @@ pub fn dispatched_runs(record: &ExecutionRecord) -> String {
 /// `commits/{sha}/check-runs?check_name={name}` of a `create_check_run`
 /// record: the check runs of its name on its commit (one page: a commit
 /// has few runs of one name).
-pub fn same_name_runs(record: &ExecutionRecord) -> Option<String> {
+pub(crate) fn same_name_runs(record: &ExecutionRecord) -> Option<String> {
     let sha = record.target.as_ref()?.name.clone()?;
     let name = record
         .field_str("name")

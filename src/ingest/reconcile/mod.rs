@@ -65,7 +65,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{ExecutionRecord, Observation};
 
 pub use attempt::{is_transient_status, judge, Attempt};
-pub use endpoints::{follow_up_endpoints, required_endpoints};
+pub(crate) use endpoints::{follow_up_endpoints, required_endpoints};
 pub use map::SILENT_TIMELINE;
 
 /// What the fetcher got: responses and failures, by path (see the module doc).
@@ -104,12 +104,15 @@ pub struct Endpoint {
 /// fact sit side by side harmlessly. Facts without a valid time are skipped,
 /// except an object's current state, which must be placed somewhere: at its
 /// close/update time, else at the execution time (see `map`).
-pub fn observations_from_api(record: &ExecutionRecord, state: &ApiState) -> Vec<Observation> {
+pub(crate) fn observations_from_api(
+    record: &ExecutionRecord,
+    state: &ApiState,
+) -> Vec<Observation> {
     map::Mapper::new(record, state).run()
 }
 
 /// The undated non-bot activity in the fetched lists, as `path[index]`.
-pub fn undated_activity(state: &ApiState) -> Vec<String> {
+pub(crate) fn undated_activity(state: &ApiState) -> Vec<String> {
     let mut out = Vec::new();
     for (path, v) in &state.responses {
         let (time_at, user_at): (&[&str], &str) = if path.ends_with("/comments") {
@@ -142,6 +145,6 @@ pub fn undated_activity(state: &ApiState) -> Vec<String> {
 /// says 404 for "not a member" and for "team not visible to the App" alike,
 /// so it leaves the membership unknown (nothing is filed) and the output is
 /// judged on the rest.
-pub fn is_answer_404(path: &str, status: u16) -> bool {
+pub(crate) fn is_answer_404(path: &str, status: u16) -> bool {
     status == 404 && path.starts_with("orgs/") && path.contains("/memberships/")
 }

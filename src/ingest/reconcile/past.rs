@@ -96,7 +96,7 @@ impl<'a> Timeline<'a> {
     /// With the PR's base changes as GraphQL names them (`{nodes:
     /// [{createdAt, previousRefName}]}`): a base change undone gives back
     /// the branch it left.
-    pub fn with_base_changes(mut self, changes: Option<&Value>) -> Timeline<'a> {
+    pub(crate) fn with_base_changes(mut self, changes: Option<&Value>) -> Timeline<'a> {
         let nodes = changes.map(super::rest::items).unwrap_or_default();
         self.bases_left = nodes
             .iter()
@@ -110,7 +110,7 @@ impl<'a> Timeline<'a> {
 
     /// The item's state at `t`, from its `current` state read when it was
     /// last updated (`updated`).
-    pub fn state_at(
+    pub(crate) fn state_at(
         &self,
         current: &ItemSnapshot,
         updated: Option<DateTime<Utc>>,

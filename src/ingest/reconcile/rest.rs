@@ -12,7 +12,7 @@ pub use crate::model::wire::{
 use crate::model::Actor;
 
 /// The string at JSON `pointer` in `v`, if it is one.
-pub fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
+pub(crate) fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
@@ -66,7 +66,7 @@ pub struct Commit {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct GitCommit {
+pub(crate) struct GitCommit {
     pub message: Option<String>,
     pub author: Option<GitPerson>,
     pub committer: Option<GitPerson>,
@@ -74,7 +74,7 @@ pub struct GitCommit {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct GitPerson {
+pub(crate) struct GitPerson {
     pub date: Option<Value>,
 }
 
@@ -105,7 +105,7 @@ pub struct Rename {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct DismissedReview {
+pub(crate) struct DismissedReview {
     pub review_id: Option<u64>,
 }
 

@@ -157,7 +157,7 @@ fn by_node(repo: &str, kind: TargetKind, node_id: &str) -> Target {
 }
 
 /// `https://github.com/{orgs|users}/OWNER/projects/N` → (owner, number).
-pub fn parse_project_url(url: &str) -> Option<(String, u64)> {
+pub(crate) fn parse_project_url(url: &str) -> Option<(String, u64)> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let path = rest.split(['?', '#']).next()?;
     let segs: Vec<&str> = path.split('/').skip(1).filter(|s| !s.is_empty()).collect();

@@ -41,7 +41,7 @@ impl Line<'_> {
 
 /// The target of a manifest line of `output_type`, refining the generic one
 /// (`found`, from `url` / `target` / `number`).
-pub fn refine(
+pub(crate) fn refine(
     output_type: &str,
     line: &Map<String, Value>,
     repo: &str,

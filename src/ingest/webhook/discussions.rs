@@ -214,7 +214,7 @@ pub(super) mod test_fixtures {
     use crate::ingest::webhook::{normalize, Normalized, NormalizedDelivery};
 
     /// A fixture of ours, under fixtures/webhooks.
-    pub fn own_fixture(path: &str) -> Vec<u8> {
+    pub(crate) fn own_fixture(path: &str) -> Vec<u8> {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/webhooks")
             .join(path);
@@ -222,7 +222,7 @@ pub(super) mod test_fixtures {
     }
 
     /// Normalize; panic unless relevant.
-    pub fn relevant_delivery(event: &str, body: &[u8]) -> NormalizedDelivery {
+    pub(crate) fn relevant_delivery(event: &str, body: &[u8]) -> NormalizedDelivery {
         match normalize(event, "d-1", body).expect("no error") {
             Normalized::Relevant(d) => d,
             Normalized::Ignored { reason } => panic!("ignored: {reason}"),
@@ -230,7 +230,7 @@ pub(super) mod test_fixtures {
     }
 
     /// The octokit examples of one event in ../shared, when present.
-    pub fn shared_fixtures_of(event: &str) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+    pub(crate) fn shared_fixtures_of(event: &str) -> Option<Vec<(PathBuf, Vec<u8>)>> {
         let dir = crate::model::shared_data::shared_path(&format!("fixtures/webhooks/{event}"))?;
         let entries = std::fs::read_dir(&dir).unwrap();
         let mut out: Vec<(PathBuf, Vec<u8>)> = entries

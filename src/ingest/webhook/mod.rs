@@ -27,9 +27,9 @@ mod workflows;
 
 /// What a commit message or a revert PR's body says it reverts: the API
 /// answers (`ingest::reconcile`) read reverts with the same words.
-pub use push::reverted_sha;
-pub use threads::reverted_pr;
-pub use workflows::{workflow_file, workflow_stem};
+pub(crate) use push::reverted_sha;
+pub(crate) use threads::reverted_pr;
+pub(crate) use workflows::{workflow_file, workflow_stem};
 
 use chrono::{DateTime, Utc};
 

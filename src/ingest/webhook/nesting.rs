@@ -17,7 +17,7 @@
 //! reference on every input.
 
 /// serde_json's own limit when building values.
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Where a scan is: how deep, and inside a string or its escape.
 #[derive(Debug, Default)]
@@ -86,7 +86,7 @@ impl Scan {
 
 /// True when arrays and objects nest deeper than `MAX_DEPTH` outside
 /// strings. An unterminated string ends the count (the parser reports it).
-pub fn too_deep(text: &str) -> bool {
+pub(crate) fn too_deep(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut scan = Scan::default();
     let mut blocks = bytes.chunks_exact(64);

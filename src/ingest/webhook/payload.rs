@@ -12,11 +12,11 @@ use crate::model::sane_time::OutOfRange;
 pub use crate::model::wire::{Comment, Item, Milestone, Named, Review, User};
 
 /// Teams (`requested_team`) are users named by `slug`.
-pub type Team = User;
+pub(crate) type Team = User;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Payload {
+pub(crate) struct Payload {
     pub action: Option<String>,
     pub issue: Option<Item>,
     pub pull_request: Option<Item>,
@@ -44,7 +44,7 @@ pub struct Payload {
 /// `changes` of an `edited` event: previous values.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Changes {
+pub(crate) struct Changes {
     pub title: Option<From>,
     pub body: Option<From>,
     pub base: Option<BaseChange>,
@@ -52,20 +52,20 @@ pub struct Changes {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct From {
+pub(crate) struct From {
     pub from: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct BaseChange {
+pub(crate) struct BaseChange {
     #[serde(rename = "ref")]
     pub git_ref: Option<From>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Repository {
+pub(crate) struct Repository {
     /// GitHub's id of the repository (it survives renames and transfers);
     /// anything but a number is no id.
     #[serde(deserialize_with = "lenient_id")]
@@ -79,7 +79,7 @@ pub struct Repository {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Installation {
+pub(crate) struct Installation {
     pub id: Option<u64>,
 }
 
@@ -117,7 +117,7 @@ impl Repository {
 /// A time outside the sane range (`sane_time`) is no time: the fields every
 /// delivery's facts depend on are refused before this (`check_times`); any
 /// other falls back to the next candidate, or its fact is dropped.
-pub fn parse_time(v: Option<&Value>) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_time(v: Option<&Value>) -> Option<DateTime<Utc>> {
     parse_any_time(v?).filter(|t| crate::model::sane_time::is_sane(*t))
 }
 
@@ -161,7 +161,7 @@ impl Payload {
     /// Refuse a delivery whose typed time fields (the ones threads,
     /// comments, reviews and pushes are dated and discovered by) lie outside
     /// the sane range, naming the first such field.
-    pub fn check_times(&self) -> Result<(), OutOfRange> {
+    pub(crate) fn check_times(&self) -> Result<(), OutOfRange> {
         for (name, item) in [("issue", &self.issue), ("pull_request", &self.pull_request)] {
             if let Some(item) = item {
                 check_time(&format!("{name}.created_at"), item.created_at.as_ref())?;

@@ -81,7 +81,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
 pub(super) const EVENTS: super::Events = &[("push", normalize)];
 
 /// The sha in `This reverts commit <sha>.`, lower-cased; at least 7 hex digits.
-pub fn reverted_sha(message: &str) -> Option<String> {
+pub(crate) fn reverted_sha(message: &str) -> Option<String> {
     const PHRASE: &str = "This reverts commit ";
     let rest = &message[message.find(PHRASE)? + PHRASE.len()..];
     let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();

@@ -57,7 +57,7 @@ struct Location {
 }
 
 /// The key alerts on a file are also filed under: `code_scanning_alert:path:<path>`.
-pub fn alert_path_key(repo: &str, path: &str) -> String {
+pub(crate) fn alert_path_key(repo: &str, path: &str) -> String {
     object_key(
         repo,
         TargetKind::CodeScanningAlert,
@@ -66,7 +66,7 @@ pub fn alert_path_key(repo: &str, path: &str) -> String {
 }
 
 /// Paths compare without a leading `./` or `/`.
-pub fn normalize_path(path: &str) -> &str {
+pub(crate) fn normalize_path(path: &str) -> &str {
     path.trim().trim_start_matches("./").trim_start_matches('/')
 }
 

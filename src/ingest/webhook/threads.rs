@@ -113,7 +113,7 @@ fn mentions(ctx: &Ctx, item: &Item, number: u64, is_pr: bool, at: DateTime<Utc>)
 
 /// The numbers a body mentions, in order, once each: `#N` standing alone,
 /// or `owner/repo#N` naming `repo`.
-pub fn mentioned(body: &str, repo: &str) -> Vec<u64> {
+pub(crate) fn mentioned(body: &str, repo: &str) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::new();
     for (i, _) in body.match_indices('#') {
         let digits: String = body[i + 1..]
@@ -144,7 +144,7 @@ pub fn mentioned(body: &str, repo: &str) -> Vec<u64> {
 
 /// The PR number a revert PR's body names: `Reverts owner/repo#N` when the
 /// repo is ours, else the first number it mentions (`mentioned`).
-pub fn reverted_pr(body: &str, repo: &str) -> Option<u64> {
+pub(crate) fn reverted_pr(body: &str, repo: &str) -> Option<u64> {
     let number = |s: &str| -> Option<u64> {
         let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
         digits.parse().ok()

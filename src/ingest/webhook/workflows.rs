@@ -24,7 +24,7 @@ use crate::model::target::{commit_key, object_key};
 use crate::model::{ObservationKind, TargetKind};
 
 /// The pseudo workflow name `repository_dispatch` runs are also filed under.
-pub const REPOSITORY_DISPATCH: &str = "repository_dispatch";
+pub(crate) const REPOSITORY_DISPATCH: &str = "repository_dispatch";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -100,13 +100,13 @@ pub(super) const EVENTS: super::Events = &[
 ];
 
 /// The file name of a workflow path: `.github/workflows/ci.yml` → `ci.yml`.
-pub fn workflow_file(path: &str) -> &str {
+pub(crate) fn workflow_file(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
 /// A workflow's name without extension: `ci.yml` → `ci`, `worker.lock.yml`
 /// → `worker` (gh-aw names workflows without `.md`/`.lock.yml`).
-pub fn workflow_stem(name: &str) -> &str {
+pub(crate) fn workflow_stem(name: &str) -> &str {
     let file = workflow_file(name);
     let file = file
         .strip_suffix(".yml")

@@ -13,11 +13,8 @@ use crate::model::{EvidenceStrength, ExecutionRecord, Observation, OutcomeRecord
 /// The opentraces schema version the records follow.
 pub const SCHEMA_VERSION: &str = "0.9.0";
 
-/// The key under `metadata` that holds our own fields.
-pub const METADATA_NAMESPACE: &str = "safe_outcomes";
-
 /// Output types whose result is code on a branch: `devtime` in opentraces.
-pub const CODE_OUTPUT_TYPES: [&str; 3] = [
+pub(crate) const CODE_OUTPUT_TYPES: [&str; 3] = [
     "create_pull_request",
     "push_to_pull_request_branch",
     "autofix_code_scanning_alert",
@@ -209,7 +206,7 @@ pub fn success(status: OutcomeStatus) -> Option<bool> {
 
 /// Strong evidence is a deterministic fact (`derived`); anything weaker is
 /// read from circumstances (`inferred`).
-pub fn signal_confidence(strength: EvidenceStrength) -> &'static str {
+pub(crate) fn signal_confidence(strength: EvidenceStrength) -> &'static str {
     match strength {
         EvidenceStrength::Strong => "derived",
         _ => "inferred",

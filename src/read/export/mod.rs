@@ -5,7 +5,7 @@
 //! filters of `http::read`, so memory stays bounded by one record whatever
 //! the store holds.
 
-pub mod mapping;
+pub(crate) mod mapping;
 pub use crate::github::attribution::murmur3;
 pub use crate::model::ident::new_trace_id;
 use crate::model::ident::uuid_string;
@@ -29,7 +29,7 @@ pub enum Format {
 
 impl Format {
     /// Every format's name, as `format=` takes it.
-    pub const NAMES: [&'static str; 3] = ["jsonl", "csv", "opentraces"];
+    pub(crate) const NAMES: [&'static str; 3] = ["jsonl", "csv", "opentraces"];
 
     pub fn parse(s: &str) -> Option<Format> {
         match s {
@@ -61,7 +61,7 @@ impl Format {
 /// The CSV export's columns, in order: the outcome record's scalar fields
 /// (the target as its kind and URL) and where the output stands in its
 /// windows.
-pub const CSV_COLUMNS: [&str; 20] = [
+pub(crate) const CSV_COLUMNS: [&str; 20] = [
     "safe_output_id",
     "safe_output_type",
     "repo",
@@ -87,7 +87,7 @@ pub const CSV_COLUMNS: [&str; 20] = [
 /// One CSV cell: quoted when it holds a comma, quote or line break (quotes
 /// doubled, RFC 4180); a text that a spreadsheet would run as a formula
 /// (`=`, `+`, `-`, `@` first) is kept as text with a leading `'`.
-pub fn csv_cell(value: &str) -> String {
+pub(crate) fn csv_cell(value: &str) -> String {
     let value = if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{value}")
     } else {
@@ -101,12 +101,12 @@ pub fn csv_cell(value: &str) -> String {
 }
 
 /// The CSV header line (without the newline).
-pub fn csv_header() -> Vec<u8> {
+pub(crate) fn csv_header() -> Vec<u8> {
     CSV_COLUMNS.join(",").into_bytes()
 }
 
 /// An outcome record as a CSV row (without the newline).
-pub fn csv_row(outcome: &crate::model::OutcomeRecord) -> Vec<u8> {
+pub(crate) fn csv_row(outcome: &crate::model::OutcomeRecord) -> Vec<u8> {
     let listed = crate::read::listed::ListedOutput::of(outcome.clone());
     let o = &listed.record;
     let opt = |v: Option<String>| v.unwrap_or_default();
@@ -199,7 +199,7 @@ pub fn line(
 /// each followed by `\n`, to `emit`; stops early when `emit` returns false
 /// (the reader went away). Returns the number of lines written. Blocking:
 /// run it off the async runtime.
-pub fn write_lines(
+pub(crate) fn write_lines(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,

@@ -130,7 +130,7 @@ impl<'a> Counted<'a> {
 
     /// Does this output count in the totals' `field`? The same tally as the
     /// report's, so a list of the outputs behind a count has that many rows.
-    pub fn counts_in(&self, field: &str) -> bool {
+    pub(crate) fn counts_in(&self, field: &str) -> bool {
         let mut one = Tally::default();
         one.add(self);
         one.totals.get(field).is_some_and(|n| n > 0)
@@ -192,7 +192,7 @@ pub struct Report {
 }
 
 /// Window names accepted by `--window` and `?window=`.
-pub fn parse_window(value: &str) -> Option<&'static str> {
+pub(crate) fn parse_window(value: &str) -> Option<&'static str> {
     CHECKPOINTS
         .iter()
         .map(|(name, _)| *name)
@@ -303,7 +303,7 @@ impl Report {
 
     /// Totals and rates of `records` as of `window` (`None`: the latest
     /// outcome), and how many have not reached that window (left out).
-    pub fn at_window<'a>(
+    pub(crate) fn at_window<'a>(
         records: impl IntoIterator<Item = &'a OutcomeRecord>,
         window: Option<&str>,
     ) -> (Totals, TypeStats, u64) {
@@ -435,7 +435,7 @@ impl Sums {
 
     /// Add a sums cell's value as stored (`Counts::sums_of`, packed): the
     /// outputs by latest class, then the counts.
-    pub fn add_packed_sums(&mut self, packed: &[u8]) {
+    pub(crate) fn add_packed_sums(&mut self, packed: &[u8]) {
         let split = packed.len().min(CLASSES * 4);
         let (latest, counts) = packed.split_at(split);
         for (a, b) in self.latest.iter_mut().zip(Counts::packed_values(latest)) {
@@ -510,7 +510,7 @@ impl Sums {
     /// Totals and rates as of `window` (`None`: the latest outcome), and
     /// how many have not reached that window (left out):
     /// `Report::at_window` of the same outputs.
-    pub fn at_window(&self, window: Option<&str>) -> (Totals, TypeStats, u64) {
+    pub(crate) fn at_window(&self, window: Option<&str>) -> (Totals, TypeStats, u64) {
         let Some(w) = window.and_then(|w| CHECKPOINTS.iter().position(|(n, _)| *n == w)) else {
             let (totals, stats) = self.overall();
             return (totals, stats, 0);
@@ -559,7 +559,7 @@ impl Report {
     /// outputs grouped twice): the numbers `Report::build` gives over the
     /// same outputs. `window` is a checkpoint name, `mature` (the latest
     /// every output has reached: `Sums::mature_window`) or `None` (latest).
-    pub fn from_sums(
+    pub(crate) fn from_sums(
         by_type: &BTreeMap<String, Sums>,
         by_workflow: &BTreeMap<String, Sums>,
         repo: Option<&str>,

@@ -11,7 +11,7 @@ use crate::model::OutputType;
 
 /// Workflows named in `safe_outcomes_outputs` (the busiest); the rest are
 /// "other", so the label set stays bounded whatever the org runs.
-pub const METRIC_WORKFLOWS: usize = 20;
+pub(crate) const METRIC_WORKFLOWS: usize = 20;
 
 /// Outputs counted by (status, strength, type, workflow); the workflow is
 /// `None` for every row unless workflows were asked for.

@@ -12,7 +12,7 @@ use super::actor;
 
 /// `projectV2(number)` of `owner` in `w`, `None` when it has none or it
 /// was deleted (GitHub's `NOT_FOUND`, naming neither who nor when).
-pub fn project_v2(w: &World, owner: &str, number: u64) -> Option<Value> {
+pub(crate) fn project_v2(w: &World, owner: &str, number: u64) -> Option<Value> {
     let p = w
         .created_projects
         .get(&number)

@@ -38,7 +38,7 @@ pub enum DiscussionAct {
 impl DiscussionAct {
     /// The categories a discussion can move between: slug, name, whether
     /// it takes answers.
-    pub const CATEGORIES: &'static [(&'static str, &'static str, bool)] = &[
+    pub(crate) const CATEGORIES: &'static [(&'static str, &'static str, bool)] = &[
         ("general", "General", false),
         ("ideas", "Ideas", false),
         ("q-a", "Q&A", true),

@@ -64,7 +64,7 @@ impl ProjectAct {
     /// True for an act on a project created during the history (create,
     /// close, reopen, delete), which `world::projects::CreatedProject`
     /// holds.
-    pub fn on_created(&self) -> bool {
+    pub(crate) fn on_created(&self) -> bool {
         self.project() != super::super::world::projects::NUMBER
     }
 }

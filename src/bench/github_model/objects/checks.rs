@@ -38,7 +38,7 @@ pub fn app(slug: &str) -> Value {
 }
 
 /// The id GitHub gives the check suite of `app` on `head_sha`.
-pub fn suite_id(app: &str, head_sha: &str) -> u64 {
+pub(crate) fn suite_id(app: &str, head_sha: &str) -> u64 {
     crate::bench::github_model::webhooks::repo_id(&format!("{app}@{head_sha}")) + 20_000_000_000
 }
 

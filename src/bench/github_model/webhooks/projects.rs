@@ -140,7 +140,7 @@ fn act_deliveries(w: &World, act: &ProjectAct) -> Vec<(String, Value)> {
 /// A project created during the history (`projects-v2`), as GitHub
 /// describes it: `closed_at` and `state` say whether it is closed, not who
 /// closed it.
-pub fn created_project(p: &CreatedProject) -> Value {
+pub(crate) fn created_project(p: &CreatedProject) -> Value {
     let owner = p.owner.as_str();
     json!({
         "id": 2_000_000 + p.number, "node_id": p.node_id(), "number": p.number,

@@ -9,7 +9,7 @@ use crate::bench::github_model::history::Actor;
 use chrono::{DateTime, Utc};
 
 /// The base every PR starts on.
-pub const DEFAULT_BASE: &str = "main";
+pub(crate) const DEFAULT_BASE: &str = "main";
 
 impl World {
     /// PR `number`'s base branch now.

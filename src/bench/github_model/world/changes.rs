@@ -103,7 +103,7 @@ impl World {
     }
 
     /// After the delivery of a deletion was rendered: the comment is gone.
-    pub fn forget_deleted(&mut self, e: &Event) {
+    pub(crate) fn forget_deleted(&mut self, e: &Event) {
         match &e.fact {
             Fact::DeleteComment { id } => {
                 self.comments.remove(id);
@@ -417,7 +417,7 @@ impl World {
     }
 
     /// The reactions on one thing, in order.
-    pub fn reactions_on(&self, on: ReactionOn) -> Vec<&Reaction> {
+    pub(crate) fn reactions_on(&self, on: ReactionOn) -> Vec<&Reaction> {
         self.reactions.iter().filter(|r| r.on == on).collect()
     }
 }

@@ -165,7 +165,7 @@ impl World {
     }
 
     /// The runs of `app`'s suite on `head_sha`.
-    pub fn suite_runs<'a>(
+    pub(crate) fn suite_runs<'a>(
         &'a self,
         app: &'a str,
         head_sha: &'a str,

@@ -33,7 +33,7 @@ impl World {
     }
 
     /// True when `number` names an issue deleted here.
-    pub fn is_deleted(&self, number: u64) -> bool {
+    pub(crate) fn is_deleted(&self, number: u64) -> bool {
         self.deleted.contains(&number)
     }
 }

@@ -22,12 +22,12 @@ use crate::bench::github_model::history::{Actor, ProjectAct};
 /// The project's number under its owner (`https://github.com/orgs/{owner}/projects/7`).
 pub const NUMBER: u64 = 7;
 /// Its GraphQL node id.
-pub const NODE_ID: &str = "PVT_kwDOCN7GP84AAAAH";
+pub(crate) const NODE_ID: &str = "PVT_kwDOCN7GP84AAAAH";
 /// Who created it, before any history.
-pub const CREATOR: &str = "alice";
+pub(crate) const CREATOR: &str = "alice";
 /// The one single-select field the model sets, its node id and options.
 pub const STATUS: &str = "Status";
-pub const STATUS_NODE_ID: &str = "PVTSSF_lADOCN7GP84AAAAHzgStatus";
+pub(crate) const STATUS_NODE_ID: &str = "PVTSSF_lADOCN7GP84AAAAHzgStatus";
 pub const OPTIONS: [&str; 4] = ["Backlog", "Todo", "In Progress", "Done"];
 
 /// One item of the project.

@@ -18,7 +18,7 @@ use crate::bench::github_model::history::Actor;
 
 /// The team the agent's `add_reviewer` requests, and its members before
 /// the history starts.
-pub const TEAM: &str = "reviewers";
+pub(crate) const TEAM: &str = "reviewers";
 pub const INITIAL: &[(&str, &[&str])] = &[(TEAM, &["bob"])];
 
 /// The teams' state: membership changes over `INITIAL`, and each PR's
@@ -33,7 +33,7 @@ pub struct Teams {
 
 impl Teams {
     /// Whether `login` is a member of `team` now.
-    pub fn is_member(&self, team: &str, login: &str) -> bool {
+    pub(crate) fn is_member(&self, team: &str, login: &str) -> bool {
         let key = (team.to_ascii_lowercase(), login.to_ascii_lowercase());
         self.changed.get(&key).copied().unwrap_or_else(|| {
             INITIAL.iter().any(|(t, members)| {
@@ -50,7 +50,7 @@ impl Teams {
     }
 
     /// PR `number`'s pending team requests.
-    pub fn requested_of(&self, number: u64) -> &[String] {
+    pub(crate) fn requested_of(&self, number: u64) -> &[String] {
         self.requested.get(&number).map_or(&[], Vec::as_slice)
     }
 }
