@@ -20,7 +20,7 @@
 //! timeline `commented` and discussion comments); the judge never sees text.
 
 /// Requests to reopen.
-pub const REOPEN_REQUESTS: &[&str] = &[
+pub(crate) const REOPEN_REQUESTS: &[&str] = &[
     "please reopen",
     "pls reopen",
     "plz reopen",
@@ -40,7 +40,7 @@ pub const REOPEN_REQUESTS: &[&str] = &[
 ];
 
 /// Statements that the close was a mistake.
-pub const MISTAKEN_CLOSE: &[&str] = &[
+pub(crate) const MISTAKEN_CLOSE: &[&str] = &[
     "closed by mistake",
     "closed in error",
     "closed mistakenly",
@@ -67,7 +67,7 @@ pub const MISTAKEN_CLOSE: &[&str] = &[
 
 /// Words that, among the three before a phrase, turn it around ("no need to
 /// reopen it", "don't reopen this").
-pub const NEGATIONS: &[&str] = &["not", "don", "dont", "no", "never", "without"];
+pub(crate) const NEGATIONS: &[&str] = &["not", "don", "dont", "no", "never", "without"];
 
 /// The body with quoted lines and code removed, lower-cased, every run of
 /// characters other than letters and digits made one space.

@@ -12,17 +12,17 @@
 use std::fmt;
 
 /// Longest owner login GitHub allows.
-pub const MAX_OWNER: usize = 39;
+pub(crate) const MAX_OWNER: usize = 39;
 /// Longest repository name GitHub allows.
-pub const MAX_REPO_NAME: usize = 100;
+pub(crate) const MAX_REPO_NAME: usize = 100;
 /// Longest output type we accept (`[a-z0-9_]`).
-pub const MAX_OUTPUT_TYPE: usize = 64;
+pub(crate) const MAX_OUTPUT_TYPE: usize = 64;
 /// Longest delivery id we accept.
-pub const MAX_DELIVERY_ID: usize = 64;
+pub(crate) const MAX_DELIVERY_ID: usize = 64;
 /// Longest workflow name we accept, in characters.
-pub const MAX_WORKFLOW_NAME: usize = 256;
+pub(crate) const MAX_WORKFLOW_NAME: usize = 256;
 /// Longest name we accept inside a key (a branch, a tag, a workflow file).
-pub const MAX_KEY_NAME: usize = 1024;
+pub(crate) const MAX_KEY_NAME: usize = 1024;
 
 /// Why an identifier was refused; `Display` is the reason shown to the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]

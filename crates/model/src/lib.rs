@@ -23,7 +23,7 @@ pub mod installation;
 pub mod markers;
 pub mod observation;
 pub mod outcome;
-pub mod outcome_record;
+pub(crate) mod outcome_record;
 pub mod output_type;
 pub mod sane_time;
 #[cfg(feature = "shared-data")]

@@ -464,9 +464,9 @@ pub enum ObservationKind {
 
 /// Reaction contents that say "yes" (REST names; GraphQL's upper-case names
 /// are mapped to these by `reaction_content`).
-pub const POSITIVE_REACTIONS: &[&str] = &["+1", "heart", "hooray", "rocket"];
+pub(crate) const POSITIVE_REACTIONS: &[&str] = &["+1", "heart", "hooray", "rocket"];
 /// Reaction contents that say "no".
-pub const NEGATIVE_REACTIONS: &[&str] = &["-1", "confused"];
+pub(crate) const NEGATIVE_REACTIONS: &[&str] = &["-1", "confused"];
 
 /// REST's name for a reaction content given either way (`THUMBS_UP` → `+1`).
 pub fn reaction_content(raw: &str) -> String {

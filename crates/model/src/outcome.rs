@@ -91,7 +91,7 @@ pub enum Confidence {
 
 impl Confidence {
     /// The default confidence for a strength; evaluators may lower it.
-    pub fn for_strength(strength: EvidenceStrength) -> Confidence {
+    pub(crate) fn for_strength(strength: EvidenceStrength) -> Confidence {
         match strength {
             EvidenceStrength::Strong => Confidence::High,
             EvidenceStrength::Medium => Confidence::Medium,

@@ -13,10 +13,10 @@
 use chrono::{DateTime, TimeDelta, Utc};
 
 /// The first sane instant: 2000-01-01T00:00:00Z, as unix seconds.
-pub const EARLIEST: i64 = 946_684_800;
+pub(crate) const EARLIEST: i64 = 946_684_800;
 
 /// The first instant past the sane range: 2200-01-01T00:00:00Z, as unix seconds.
-pub const LATEST: i64 = 7_258_118_400;
+pub(crate) const LATEST: i64 = 7_258_118_400;
 
 /// A time outside the sane range, and where it was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -32,7 +32,7 @@ impl User {
 
     /// The actor of a user object that is present: one without a login is
     /// an unknown actor (`ghost`-like), not the system.
-    pub fn present_actor(&self) -> Actor {
+    pub(crate) fn present_actor(&self) -> Actor {
         Actor::new(
             self.login.as_deref().unwrap_or(""),
             self.account_type.as_deref().unwrap_or(""),
