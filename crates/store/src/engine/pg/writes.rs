@@ -239,6 +239,10 @@ struct Frame {
     bump: Option<Option<i64>>,
     /// Send `COMMIT` last.
     commit: bool,
+    /// Commit without waiting for the WAL flush (`SET LOCAL
+    /// synchronous_commit TO off`): a worker's unit, whose inbox items
+    /// come back with it if a database crash loses it (`Pg::commit_unit`).
+    unflushed: bool,
 }
 
 /// A statement's count, as a step of a pipeline that returns only the epoch.
@@ -282,6 +286,13 @@ async fn pipeline(c: &Client, p: &Params, frame: Frame) -> PgResult<Option<i64>>
     if frame.begin {
         steps.push(Box::pin(async {
             c.batch_execute("BEGIN").await.map(|_| None)
+        }));
+    }
+    if frame.unflushed {
+        steps.push(Box::pin(async {
+            c.batch_execute("SET LOCAL synchronous_commit TO off")
+                .await
+                .map(|_| None)
         }));
     }
     if !p.gone.is_empty() {
@@ -361,6 +372,7 @@ impl Writes {
             begin: false,
             bump: None,
             commit: true,
+            unflushed: false,
         };
         pipeline(c, &self.params(), frame).await.map(|_| ())
     }
@@ -380,6 +392,7 @@ impl Pg {
             begin: !pinned,
             bump: None,
             commit: !pinned,
+            unflushed: false,
         };
         self.run(move |c| async move {
             let result = pipeline(&c, &params, frame).await;
@@ -395,6 +408,16 @@ impl Pg {
     /// fails (`StoreError::Stale`, everything rolled back) unless the epoch
     /// stood at `expect`: no other unit committed since the caller's last.
     /// Returns the new epoch (`None`: nothing was begun or written).
+    ///
+    /// The commit does not wait for its WAL flush (`synchronous_commit`
+    /// off for this transaction only): a unit is work the worker can do
+    /// again. It removes the inbox items it processed in the same
+    /// transaction, so a database crash that loses it (PostgreSQL loses at
+    /// most the last `3 × wal_writer_delay` of such commits, never a part
+    /// of one) brings its items back to be processed again, as a crash
+    /// before sled's flush does on sled (docs/durability.md). What is
+    /// acknowledged (the inbox's group commit, `commit_pipelined`) and
+    /// every other write still waits for its flush.
     pub fn commit_unit(&self, batch: Batch, expect: Option<u64>) -> Result<Option<u64>> {
         let Some(pinned) = self.pinned.as_ref().filter(|p| !p.finished()) else {
             self.apply(batch)?;
@@ -415,8 +438,9 @@ impl Pg {
             begin: false,
             bump: Some(expect.map(|e| e as i64)),
             commit: true,
+            unflushed: true,
         };
-        super::stats::count_commit(params.rows(), params.statements() + 2, prep);
+        super::stats::count_commit(params.rows(), params.statements() + 3, prep);
         let started = std::time::Instant::now();
         let result = block(async move {
             let result = pipeline(&client, &params, frame).await.map_err(failed);
