@@ -120,12 +120,13 @@ pub fn processed_in(ops: &[Op]) -> Option<u64> {
     })
 }
 
-fn counter_keys() -> &'static [Vec<u8>; 2] {
-    static KEYS: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
+fn counter_keys() -> &'static [Vec<u8>; 3] {
+    static KEYS: std::sync::OnceLock<[Vec<u8>; 3]> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
         [
             keys::counter(counter::DUPLICATES),
             keys::counter(counter::RECEIVED),
+            keys::counter(counter::INBOX_MOVED),
         ]
     })
 }
