@@ -136,9 +136,6 @@ impl InboxWriter {
         dedup: Dedup,
     ) -> (InboxWriter, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(16 * 1024);
-        if let Err(e) = upgrade_dedup_keys(&store, (dedup.now)()) {
-            tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
-        }
         if store.is_pg() {
             let handle = std::thread::Builder::new()
                 .name("inbox-writer".into())
@@ -275,6 +272,14 @@ fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize>
     Ok(changed)
 }
 
+/// `upgrade_dedup_keys` when the writer starts, before its first group; a
+/// failure is logged (the keys are looked for again at the next start).
+fn upgrade_at_start(store: &Store, dedup: &Dedup) {
+    if let Err(e) = upgrade_dedup_keys(store, (dedup.now)()) {
+        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
+    }
+}
+
 /// Dedupe keys an upgrade commits at once (`upgrade_dedup_keys`).
 const UPGRADE_BATCH: usize = 10_000;
 
@@ -373,6 +378,7 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
     let pg = store.db().pg().expect("a PostgreSQL store").clone();
     let mut seq = store.last_inbox_seq().unwrap_or(0);
     let mut duplicates = store.counter(counter::DUPLICATES);
+    upgrade_at_start(&store, &dedup);
     let mut next_prune = (dedup.now)();
     let mut busy = false;
     while let Some(requests) = next_group(&mut rx, busy) {

@@ -87,6 +87,22 @@ pub enum LogError {
     Corrupt { path: PathBuf, at: u64 },
 }
 
+impl LogError {
+    /// The same error, to hand on while keeping this one.
+    pub fn clone_for_report(&self) -> LogError {
+        match self {
+            LogError::Io { path, error } => LogError::Io {
+                path: path.clone(),
+                error: io::Error::new(error.kind(), error.to_string()),
+            },
+            LogError::Corrupt { path, at } => LogError::Corrupt {
+                path: path.clone(),
+                at: *at,
+            },
+        }
+    }
+}
+
 fn io_at(path: &Path) -> impl Fn(io::Error) -> LogError + '_ {
     move |error| LogError::Io {
         path: path.to_path_buf(),

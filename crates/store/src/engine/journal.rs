@@ -1,6 +1,6 @@
 //! The inbox's own file on a sled store: the part of the key space an ack
 //! writes (`i/` — queued items, delivery ids and their expiry, committed
-//! uploads — and the two inbox counters) kept in a redb database,
+//! uploads — and the inbox counters) kept in a redb database,
 //! `inbox.redb` in the store's directory, instead of in sled.
 //!
 //! Staged manifest chunks (`i/s/`) stay in sled: the worker removes a chunk

@@ -140,7 +140,7 @@ enum Kind {
 }
 
 impl Logged<'_> {
-    /// `[kind][upload u64 BE, kind 2 only][key length u16 LE][key][item]`.
+    /// `[kind][upload u64 BE, kind 2 only][key length u32 LE][key][item]`.
     fn encode(item: &InboxItem, key: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(key.len() + 16);
         match item {
@@ -151,7 +151,7 @@ impl Logged<'_> {
             }
             _ => out.push(1),
         }
-        out.extend_from_slice(&(key.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(key.len() as u32).to_le_bytes());
         out.extend_from_slice(key.as_bytes());
         out.extend_from_slice(&crate::codec::encode_item(item));
         out
@@ -167,18 +167,29 @@ impl Logged<'_> {
             }
             _ => return None,
         };
-        let len = u16::from_le_bytes(rest.get(0..2)?.try_into().ok()?) as usize;
-        let key = std::str::from_utf8(rest.get(2..2 + len)?).ok()?;
+        let len = u32::from_le_bytes(rest.get(0..4)?.try_into().ok()?) as usize;
+        let key = std::str::from_utf8(rest.get(4..4 + len)?).ok()?;
         Some(Logged {
             kind,
             key,
-            item: &rest[2 + len..],
+            item: &rest[4 + len..],
         })
     }
 }
 
+/// The log's error as the store's: a damaged frame refuses the store
+/// (exit 8, naming the segment); an I/O error is the journal's kind, which
+/// reopens the store (`heal`).
 fn log_error(e: LogError) -> StoreError {
-    StoreError::JournalIo(e.to_string())
+    match e {
+        LogError::Corrupt { path, at } => crate::open_checks::Refusal::Corrupt {
+            detail: format!("a damaged frame at byte {at} is followed by more data"),
+            file: path,
+            advice: crate::open_checks::LOG_ADVICE,
+        }
+        .into(),
+        e @ LogError::Io { .. } => StoreError::JournalIo(e.to_string()),
+    }
 }
 
 /// Open the log of `store` (cutting a torn tail) and move into the journal
@@ -301,6 +312,7 @@ fn spawn(
     let handle = std::thread::Builder::new()
         .name("inbox-writer".into())
         .spawn(move || {
+            super::upgrade_at_start(&store, &writer_dedup);
             let mut writer = Writer {
                 store,
                 log: Some(log),
@@ -422,6 +434,9 @@ impl Writer {
             Ok(ends) => self.answer(logged, ends),
             Err(e) => {
                 tracing::error!(error = %e, "inbox log write failed");
+                // As an I/O error of the store's files: readiness says so,
+                // and the store reopens once writes pass again (`heal`).
+                store.db().report(&log_error(e.clone_for_report()));
                 for (_, req) in logged {
                     let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
                 }

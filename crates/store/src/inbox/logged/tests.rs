@@ -148,3 +148,39 @@ async fn opening_the_store_moves_what_the_log_holds() {
     assert_eq!(queued(&store).len(), acked, "moved once");
     assert_eq!(store.counter(counter::RECEIVED), acked as u64);
 }
+
+/// A segment damaged before its end refuses the store, naming the segment
+/// and what to do (exit 8 for `serve`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_segment_refuses_the_store_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open_sled(dir.path()).unwrap());
+    // Three items written and not moved, as a kill leaves them.
+    let mut log = Log::open(dir.path(), 0, false, Default::default()).unwrap();
+    let frames: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            let item = delivery(&format!("g-{i}"));
+            Logged::encode(&item, &item.dedupe_key())
+        })
+        .collect();
+    log.append(&frames).unwrap();
+    drop(log);
+    let log_dir = dir.path().join(crate::inbox_log::DIR);
+    let segment = std::fs::read_dir(&log_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&segment).unwrap();
+    assert!(bytes.len() > 100, "frames not moved are left");
+    bytes[12] ^= 0xff;
+    std::fs::write(&segment, bytes).unwrap();
+    let refused = Store::open_sled(dir.path()).err().expect("refused");
+    let StoreError::Refused(crate::open_checks::Refusal::Corrupt { file, advice, .. }) = &refused
+    else {
+        panic!("{refused}");
+    };
+    assert_eq!(file, &segment);
+    assert_eq!(*advice, crate::open_checks::LOG_ADVICE);
+}
