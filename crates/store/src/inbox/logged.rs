@@ -209,7 +209,11 @@ pub(crate) fn drain_at_open(store: &Store) -> Result<()> {
     );
     while mover.reader.pos() < end {
         let before = mover.reader.pos();
-        mover.move_group(store, end, &mut BTreeMap::new(), &Crash::default())?;
+        let group = Group {
+            upto: end,
+            answered_duplicates: 0,
+        };
+        mover.move_group(store, group, &mut BTreeMap::new(), &Crash::default())?;
         if mover.reader.pos() == before {
             break;
         }
@@ -495,6 +499,8 @@ struct Mover {
     dedup: Dedup,
     next_prune: chrono::DateTime<chrono::Utc>,
     generation: u64,
+    /// The last move failed: read the journal's counters again first.
+    resync: bool,
     seq: u64,
     duplicates: u64,
 }
@@ -506,6 +512,7 @@ impl Mover {
             next_prune: (dedup.now)(),
             dedup,
             generation: store.generation(),
+            resync: false,
             seq: store.counter(counter::RECEIVED),
             duplicates: store.counter(counter::DUPLICATES),
         }
@@ -518,22 +525,25 @@ impl Mover {
     fn move_group(
         &mut self,
         store: &Store,
-        upto: u64,
+        group: Group,
         waiters: &mut BTreeMap<u64, Waiter>,
         crash: &Crash,
     ) -> Result<Option<Moved>> {
         let store = store.pinned();
-        if store.generation() != self.generation {
-            self.seq = store.try_counter(counter::RECEIVED)?;
-            self.duplicates = store.try_counter(counter::DUPLICATES)?;
-            self.generation = store.generation();
+        let (before_seq, before_dups) = (self.seq, self.duplicates);
+        if self.resync || store.generation() != self.generation {
+            self.resync(&store)?;
         }
         let from = self.reader.pos();
-        let frames = self.reader.read(upto, MOVE_ITEMS).map_err(log_error)?;
+        let frames = self
+            .reader
+            .read(group.upto, MOVE_ITEMS)
+            .map_err(log_error)?;
         if crash.hit(Step::Read) {
             return Ok(None);
         }
         let (start_seq, start_dups) = (self.seq, self.duplicates);
+        self.duplicates += group.answered_duplicates;
         let built = self.build(&store, &frames);
         let written = built.and_then(|(batch, results)| {
             store.db().apply_batch(batch)?;
@@ -547,19 +557,42 @@ impl Mover {
                         let _ = reply.send(Ok(result));
                     }
                 }
+                // Frames a commit reported as failed had filed (found by
+                // `resync`): filed, their sequence not known here.
+                let later = waiters.split_off(&(self.reader.pos() + 1));
+                for (_, (_, reply)) in std::mem::replace(waiters, later) {
+                    let _ = reply.send(Ok(Enqueued::Logged));
+                }
                 Ok(Some(Moved {
                     seq: self.seq,
-                    stored: self.seq - start_seq,
+                    stored: self.seq.saturating_sub(before_seq),
                     duplicates: self.duplicates,
-                    changed: self.duplicates > start_dups || self.seq > start_seq,
+                    changed: self.duplicates != before_dups || self.seq != before_seq,
                 }))
             }
             Err(e) => {
                 (self.seq, self.duplicates) = (start_seq, start_dups);
                 self.reader.rewind(from);
+                self.resync = true;
                 Err(e)
             }
         }
+    }
+
+    /// Before the first move after a failed one or a reopen (`heal`): the
+    /// counters and the position as the journal holds them. A commit that
+    /// reported an error may have been written all the same: what it filed
+    /// is not filed again, and its sequences are not handed out again.
+    fn resync(&mut self, store: &Store) -> Result<()> {
+        let moved = store.try_counter(counter::INBOX_MOVED)?;
+        self.seq = store.try_counter(counter::RECEIVED)?;
+        self.duplicates = store.try_counter(counter::DUPLICATES)?;
+        if moved > self.reader.pos() {
+            self.reader.rewind(moved);
+        }
+        self.generation = store.generation();
+        self.resync = false;
+        Ok(())
     }
 
     /// The journal's batch for `frames`: each new item under the next
@@ -609,6 +642,14 @@ impl Mover {
     }
 }
 
+/// What a move is asked to do: the frames up to `upto`, and the
+/// duplicates the writer answered since the last move, to count.
+#[derive(Clone, Copy)]
+struct Group {
+    upto: u64,
+    answered_duplicates: u64,
+}
+
 /// What one move did.
 struct Moved {
     seq: u64,
@@ -639,7 +680,6 @@ fn move_loop(
         let upto = shared.written.load(Ordering::Acquire);
         waiters.extend(waiters_rx.try_iter().map(|w| (w.0, w)));
         let answered = shared.answered_duplicates.swap(0, Ordering::Relaxed);
-        mover.duplicates += answered;
         if mover.reader.pos() >= upto && answered == 0 {
             if shared.closed.load(Ordering::Acquire) {
                 return;
@@ -647,7 +687,11 @@ fn move_loop(
             shared.wait(IDLE_WAIT);
             continue;
         }
-        match mover.move_group(&store, upto, &mut waiters, &shared.crash) {
+        let group = Group {
+            upto,
+            answered_duplicates: answered,
+        };
+        match mover.move_group(&store, group, &mut waiters, &shared.crash) {
             Ok(None) => return,
             Ok(Some(moved)) => {
                 failures = 0;
@@ -666,7 +710,6 @@ fn move_loop(
                 shared
                     .answered_duplicates
                     .fetch_add(answered, Ordering::Relaxed);
-                mover.duplicates -= answered;
                 tracing::error!(error = %e, "moving the inbox log into the journal");
                 failures += 1;
                 std::thread::sleep(backoff(failures));
