@@ -301,6 +301,9 @@ impl App {
 
     /// Wait until every stored inbox item has been processed.
     pub async fn wait_idle(&self) {
+        // On sled, what was answered is filed in the journal after the
+        // answer: wait for that first, then for the worker.
+        self.writer.settled().await;
         let mut processed = self.shared.processed.subscribe();
         loop {
             let stored = *self.shared.stored.borrow();

@@ -116,6 +116,9 @@ async fn fill_app(app: &App, items: &[InboxItem]) -> anyhow::Result<()> {
             r??;
         }
     }
+    // On sled, filed in the journal after the answers: the drain starts
+    // on a full inbox.
+    app.writer.settled().await;
     Ok(())
 }
 

@@ -186,6 +186,7 @@ async fn enqueue_and_drain(app: &App, items: Vec<InboxItem>) -> anyhow::Result<D
     while let Some(r) = tasks.join_next().await {
         r??;
     }
+    app.writer.settled().await;
     let (store, shared) = (app.store.clone(), app.shared.clone());
     let reads_before = crate::store::engine::random_reads();
     crate::store::engine::count_reads_by_family(true);

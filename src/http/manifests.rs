@@ -207,7 +207,7 @@ async fn store_manifest(
     // write leaves the chunks uncommitted, for the sweep once its lease runs out.
     manifest.keep().await.map_err(IntoResponse::into_response)?;
     match state.writer.enqueue(item).await {
-        Ok(Enqueued::Stored(_)) => Ok((StatusCode::ACCEPTED, false)),
+        Ok(Enqueued::Stored(_) | Enqueued::Logged) => Ok((StatusCode::ACCEPTED, false)),
         Ok(Enqueued::Duplicate) => {
             manifest.discard().await;
             Ok((StatusCode::OK, true))

@@ -173,7 +173,7 @@ async fn store(state: &State, signed: &SignedDelivery) -> Result<Response, Refus
         installation_change: delivery_norm.installation_change,
     };
     match state.writer.enqueue(item).await {
-        Ok(Enqueued::Stored(_)) => Ok((
+        Ok(Enqueued::Stored(_) | Enqueued::Logged) => Ok((
             StatusCode::ACCEPTED,
             Json(json!({"status": "stored", "delivery": delivery})),
         )

@@ -38,6 +38,7 @@ async fn the_worker_gives_way_to_saturated_ingest_and_still_drains_the_backlog()
             }
         })
     };
+    t.app.writer.settled().await;
     let (store, shared) = (t.app.store.clone(), t.app.shared.clone());
     let pass = tokio::task::spawn_blocking(move || Worker::new(store, shared).drain_inbox());
     tokio::time::timeout(Duration::from_secs(120), pass)

@@ -16,7 +16,10 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 
 pub use super::inbox_item::InboxItem;
+
+mod logged;
 use super::{counter, encode, keys, Store};
+pub(crate) use logged::drain_at_open;
 
 /// Most items written per flush.
 const MAX_BATCH: usize = 2048;
@@ -90,6 +93,10 @@ pub enum Enqueued {
     Stored(u64),
     /// Seen before (same `X-GitHub-Delivery`): nothing stored.
     Duplicate,
+    /// A webhook delivery on a sled store, written to the inbox's log
+    /// (`inbox_log`): the mover files it in the journal under the next
+    /// sequence, or drops it there if it repeats an id logged meanwhile.
+    Logged,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +116,8 @@ struct Request {
 #[derive(Clone)]
 pub struct InboxWriter {
     tx: mpsc::Sender<Request>,
+    /// On sled: the log's positions, written and moved.
+    log: Option<Arc<logged::Shared>>,
 }
 
 /// Called after each flushed batch with the highest stored sequence, the
@@ -127,11 +136,40 @@ impl InboxWriter {
         dedup: Dedup,
     ) -> (InboxWriter, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel(16 * 1024);
-        let handle = std::thread::Builder::new()
-            .name("inbox-writer".into())
-            .spawn(move || write_loop(store, rx, on_stored, dedup))
-            .expect("spawn inbox writer");
-        (InboxWriter { tx }, handle)
+        if store.is_pg() {
+            let handle = std::thread::Builder::new()
+                .name("inbox-writer".into())
+                .spawn(move || pg_write_loop(store, rx, on_stored, dedup))
+                .expect("spawn inbox writer");
+            return (InboxWriter { tx, log: None }, handle);
+        }
+        let (log, handle) = logged::start(store, rx, on_stored, dedup, Default::default());
+        (InboxWriter { tx, log }, handle)
+    }
+
+    /// `start` on sled, its writer or mover stopping at the `n`th time it
+    /// reaches `step`, as a kill there would (tests).
+    #[cfg(test)]
+    pub(crate) fn start_stopping(
+        store: Store,
+        step: logged::Step,
+        n: usize,
+    ) -> (InboxWriter, JoinHandle<()>) {
+        let (tx, rx) = mpsc::channel(16 * 1024);
+        let crash = logged::Crash::default();
+        *crash.at.lock().expect("crash lock") = Some((step, n));
+        let on_stored: OnStored = Arc::new(|_, _, _| {});
+        let (log, handle) = logged::start(store, rx, on_stored, Dedup::default(), crash);
+        (InboxWriter { tx, log }, handle)
+    }
+
+    /// Resolves once every item answered so far is in the inbox's journal
+    /// (on sled the mover files logged deliveries after their answer;
+    /// on PostgreSQL at once).
+    pub async fn settled(&self) {
+        if let Some(log) = &self.log {
+            log.settled().await;
+        }
     }
 
     /// Store an item durably; returns once it is flushed to disk.
@@ -158,6 +196,22 @@ fn seen_before(
     }
     stored(keys::inbox_delivery(key))
         .map_err(|e| InboxError::Write(format!("reading the dedupe index: {e}")))
+}
+
+/// Whether dedupe key `key` is remembered at `now`: stored, and, for a
+/// webhook delivery's (which holds the time it was stored), stored within
+/// the window — an expired key not yet pruned is already forgotten, so the
+/// writer and the mover, which prune at different times, agree.
+fn remembered(store: &Store, dedup: &Dedup, now: DateTime<Utc>, key: &str) -> super::Result<bool> {
+    let Some(value) = store.db().get(keys::inbox_delivery(key))? else {
+        return Ok(false);
+    };
+    let stored_ms = value
+        .get(8..16)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(i64::from_be_bytes);
+    let oldest = (now - dedup.window).timestamp_millis();
+    Ok(stored_ms.is_none_or(|ms| ms >= oldest))
 }
 
 /// Remember a webhook delivery id stored under `seq` at `at`: its dedupe
@@ -216,6 +270,14 @@ fn upgrade_dedup_keys(store: &Store, now: DateTime<Utc>) -> super::Result<usize>
         store.db().apply_batch(batch)?;
     }
     Ok(changed)
+}
+
+/// `upgrade_dedup_keys` when the writer starts, before its first group; a
+/// failure is logged (the keys are looked for again at the next start).
+fn upgrade_at_start(store: &Store, dedup: &Dedup) {
+    if let Err(e) = upgrade_dedup_keys(store, (dedup.now)()) {
+        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
+    }
 }
 
 /// Dedupe keys an upgrade commits at once (`upgrade_dedup_keys`).
@@ -307,104 +369,6 @@ fn prune_when_due(
     }
 }
 
-fn write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnStored, dedup: Dedup) {
-    if store.is_pg() {
-        return pg_write_loop(store, rx, on_stored, dedup);
-    }
-    let mut seq = store.counter(counter::RECEIVED);
-    let mut duplicates = store.counter(counter::DUPLICATES);
-    if let Err(e) = upgrade_dedup_keys(&store, (dedup.now)()) {
-        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
-    }
-    let mut next_prune = (dedup.now)();
-    let mut busy = false;
-    let mut generation = store.generation();
-    while let Some(requests) = next_group(&mut rx, busy) {
-        busy = requests.len() >= BUSY_GROUP;
-        // Each group on the files open now; after a reopen (`heal`) the
-        // counters are read again from what the journal holds.
-        let store = store.pinned();
-        if store.generation() != generation {
-            match (
-                store.try_counter(counter::RECEIVED),
-                store.try_counter(counter::DUPLICATES),
-            ) {
-                (Ok(r), Ok(d)) => (generation, seq, duplicates) = (store.generation(), r, d),
-                (Err(e), _) | (_, Err(e)) => {
-                    for req in requests {
-                        let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
-                    }
-                    continue;
-                }
-            }
-        }
-        let (start_seq, start_dups) = (seq, duplicates);
-        let mut batch = super::Batch::default();
-        let now = (dedup.now)();
-        let pruned = prune_when_due(&store, &dedup, now, &mut next_prune, &mut batch);
-        let mut in_batch = HashSet::new();
-        let mut results = Vec::with_capacity(requests.len());
-        for req in &requests {
-            let key = req.item.dedupe_key();
-            let seen = match seen_before(&in_batch, &key, |k| {
-                Ok(!pruned.contains(&key) && store.db().contains_key(k)?)
-            }) {
-                Ok(seen) => seen,
-                Err(e) => {
-                    // Not knowing is not "not seen": refuse (503, GitHub retries).
-                    results.push(Err(e));
-                    continue;
-                }
-            };
-            if seen {
-                duplicates += 1;
-                results.push(Ok(Enqueued::Duplicate));
-                continue;
-            }
-            seq += 1;
-            batch.insert(keys::inbox_queue(seq), super::codec::encode_item(&req.item));
-            if matches!(req.item, InboxItem::Delivery { .. }) {
-                // Webhook delivery ids expire after the dedupe window.
-                remember_delivery(&mut batch, &key, seq, now);
-            } else {
-                batch.insert(keys::inbox_delivery(&key), seq.to_be_bytes());
-            }
-            if let InboxItem::ManifestChunks { upload, .. } = &req.item {
-                // Its chunks are no longer swept, until its item is
-                // processed (the journal drops the marker with the item).
-                batch.insert(keys::manifest_committed(*upload), seq.to_be_bytes());
-            }
-            in_batch.insert(key);
-            results.push(Ok(Enqueued::Stored(seq)));
-        }
-        Store::set_counter(&mut batch, counter::RECEIVED, seq);
-        Store::set_counter(&mut batch, counter::DUPLICATES, duplicates);
-        // Every key of the batch is the journal's (`engine::journal`): one
-        // commit of it, as durable as the store's `Durability`, and nothing
-        // of sled, whose lock the dashboard's reads and the worker take.
-        let written = store.db().apply_batch(batch);
-        match written {
-            Ok(()) => {
-                // Before the replies: once a client has its 2xx, `wait_idle`
-                // must already count the item as stored.
-                if seq > start_seq || duplicates > start_dups {
-                    on_stored(seq, seq - start_seq, duplicates);
-                }
-                for (req, result) in requests.into_iter().zip(results) {
-                    let _ = req.reply.send(result);
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "inbox write failed");
-                (seq, duplicates) = (start_seq, start_dups);
-                for req in requests {
-                    let _ = req.reply.send(Err(InboxError::Write(e.to_string())));
-                }
-            }
-        }
-    }
-}
-
 /// The PostgreSQL writer: the same group commit as `write_loop`, in one
 /// transaction (`pg::Pg::enqueue_group`): the dedupe keys inserted with
 /// `ON CONFLICT DO NOTHING` (so two replicas given one delivery id store it
@@ -414,9 +378,7 @@ fn pg_write_loop(store: Store, mut rx: mpsc::Receiver<Request>, on_stored: OnSto
     let pg = store.db().pg().expect("a PostgreSQL store").clone();
     let mut seq = store.last_inbox_seq().unwrap_or(0);
     let mut duplicates = store.counter(counter::DUPLICATES);
-    if let Err(e) = upgrade_dedup_keys(&store, (dedup.now)()) {
-        tracing::error!(error = %e, "upgrading the dedupe keys of earlier versions");
-    }
+    upgrade_at_start(&store, &dedup);
     let mut next_prune = (dedup.now)();
     let mut busy = false;
     while let Some(requests) = next_group(&mut rx, busy) {
@@ -535,6 +497,13 @@ pub(crate) mod tests {
         }
     }
 
+    /// Enqueue `item` and wait until the mover has filed it.
+    async fn send(writer: &InboxWriter, item: InboxItem) -> Result<Enqueued, InboxError> {
+        let answer = writer.enqueue(item).await;
+        writer.settled().await;
+        answer
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn delivery_ids_expire_after_the_window_and_not_before() {
         let (_dir, store) = crate::temp_store();
@@ -570,23 +539,23 @@ pub(crate) mod tests {
             InboxWriter::start_with(store.clone(), Arc::new(|_, _, _| {}), dedup);
         let set = |minutes: i64| *clock.lock().unwrap() = t0 + chrono::Duration::minutes(minutes);
         assert!(matches!(
-            writer.enqueue(delivery("g-1")).await,
-            Ok(Enqueued::Stored(_))
+            send(&writer, delivery("g-1")).await,
+            Ok(Enqueued::Logged)
         ));
         set(50);
         // A redelivery inside the window is still a duplicate; so is a key
         // of an earlier version (dated when this version first started).
         assert_eq!(
-            writer.enqueue(delivery("g-1")).await.unwrap(),
+            send(&writer, delivery("g-1")).await.unwrap(),
             Enqueued::Duplicate
         );
         assert_eq!(
-            writer.enqueue(delivery("old-guid")).await.unwrap(),
+            send(&writer, delivery("old-guid")).await.unwrap(),
             Enqueued::Duplicate
         );
         for n in [1, 2] {
             assert_eq!(
-                writer.enqueue(delivery(&github(n))).await.unwrap(),
+                send(&writer, delivery(&github(n))).await.unwrap(),
                 Enqueued::Duplicate,
                 "a GitHub id stored as text by an earlier version"
             );
@@ -594,24 +563,24 @@ pub(crate) mod tests {
         }
         set(59);
         assert_eq!(
-            writer.enqueue(delivery("g-1")).await.unwrap(),
+            send(&writer, delivery("g-1")).await.unwrap(),
             Enqueued::Duplicate
         );
         // Past the window: pruned online by the next group commit.
         set(65);
         assert!(matches!(
-            writer.enqueue(delivery("g-1")).await,
-            Ok(Enqueued::Stored(_))
+            send(&writer, delivery("g-1")).await,
+            Ok(Enqueued::Logged)
         ));
         assert!(matches!(
-            writer.enqueue(delivery("old-guid")).await,
-            Ok(Enqueued::Stored(_))
+            send(&writer, delivery("old-guid")).await,
+            Ok(Enqueued::Logged)
         ));
         for n in [1, 2] {
             assert!(
                 matches!(
-                    writer.enqueue(delivery(&github(n))).await,
-                    Ok(Enqueued::Stored(_))
+                    send(&writer, delivery(&github(n))).await,
+                    Ok(Enqueued::Logged)
                 ),
                 "its moved key expired with the window"
             );
@@ -622,7 +591,7 @@ pub(crate) mod tests {
         );
         set(66);
         assert_eq!(
-            writer.enqueue(delivery("g-1")).await.unwrap(),
+            send(&writer, delivery("g-1")).await.unwrap(),
             Enqueued::Duplicate
         );
         let expiry_entries = store.db().scan_prefix(keys::DEDUP_EXPIRY).count();

@@ -21,6 +21,7 @@ pub mod engine;
 pub use engine::heal;
 pub mod inbox;
 mod inbox_item;
+pub mod inbox_log;
 mod installations;
 pub mod keys;
 mod layout;
@@ -132,6 +133,10 @@ pub mod counter {
     /// worker's last commit (the journal drops items up to it once that
     /// commit is flushed: `Store::release_inbox_through`).
     pub const INBOX_DONE: &str = "inbox_done_through";
+    /// On sled: the position of the inbox's log (`inbox_log`) the journal
+    /// holds everything before; written in the journal, in the commit that
+    /// files what was moved.
+    pub const INBOX_MOVED: &str = "inbox_log_moved_through";
     pub const OUTPUTS: &str = "outputs_tracked";
     /// Redeliveries of missed webhook deliveries asked of GitHub (`github::redelivery`).
     pub const REDELIVERIES: &str = "redeliveries_requested";
@@ -386,6 +391,9 @@ impl Store {
             journal.set_processed(done);
             journal.release_through(done);
         }
+        // Every acknowledged item into the journal before anything reads
+        // the inbox (`inbox_log`).
+        inbox::drain_at_open(&store)?;
         open_checks::at_open(&store)?;
         store.upgrade_at_open()?;
         Ok(store)

@@ -86,6 +86,12 @@ pub const JOURNAL_ADVICE: &str = "It holds the deliveries acknowledged and not y
 Restore it from a backup; or move it aside (the server starts with an empty inbox: those \
 deliveries are lost until GitHub redelivers them, which the App asks for in App mode)";
 
+/// What to do about a damaged segment of the inbox's log (`inbox-log/*.log`).
+pub const LOG_ADVICE: &str = "It holds deliveries acknowledged and not yet filed in the inbox. \
+Restore the store's directory from a backup; or move the segment aside (the server starts \
+without the deliveries it holds from the damaged frame on, until GitHub redelivers them, which \
+the App asks for in App mode)";
+
 /// Checks made on every store opened to serve, before its layout is
 /// upgraded: no unfinished migration, no newer format or schema. Then the
 /// store is marked with this version's format.

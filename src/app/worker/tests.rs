@@ -43,7 +43,7 @@ async fn a_panicking_item_is_dead_lettered_and_the_queue_goes_on() {
     app.store.set_counter_for_tests("test_panic_at", 2);
     for id in ["d-1", "d-2", "d-3"] {
         let stored = app.writer.enqueue(delivery(id)).await.unwrap();
-        assert!(matches!(stored, Enqueued::Stored(_)));
+        assert!(matches!(stored, Enqueued::Stored(_) | Enqueued::Logged));
     }
     app.wait_idle().await;
     assert_eq!(app.shared.worker_death(), None, "the worker lives on");
@@ -77,7 +77,7 @@ async fn a_failing_item_is_tried_again_on_the_item_as_stored() {
             let item = delivery_observing(id, &["o/r#1"]);
             assert!(matches!(
                 app.writer.enqueue(item).await.unwrap(),
-                Enqueued::Stored(_)
+                Enqueued::Stored(_) | Enqueued::Logged
             ));
         }
         app.wait_idle().await;
@@ -123,9 +123,10 @@ async fn two_workers_on_one_database_process_every_item_exactly_once() {
         let item = delivery_observing(&format!("d-{i}"), &[target.as_str()]);
         assert!(matches!(
             app.writer.enqueue(item).await,
-            Ok(Enqueued::Stored(_))
+            Ok(Enqueued::Stored(_) | Enqueued::Logged)
         ));
     }
+    app.writer.settled().await;
     let other = Store::open(&dir.path().join("store")).unwrap();
     let workers = [app.store.clone(), other].map(|store| {
         let shared = app.shared.clone();
@@ -161,11 +162,12 @@ async fn an_item_failing_midway_in_a_unit_leaves_nothing_half_written() {
         ("d-3", &["acme/r#3"][..]),
     ] {
         let stored = app.writer.enqueue(delivery_observing(id, targets)).await;
-        assert!(matches!(stored, Ok(Enqueued::Stored(_))));
+        assert!(matches!(stored, Ok(Enqueued::Stored(_) | Enqueued::Logged)));
     }
     app.store.set_counter_for_tests("test_panic_at", 2);
     let (store, shared) = (app.store.clone(), app.shared.clone());
     let mut worker = Worker::new(store.clone(), shared);
+    app.writer.settled().await;
     worker.drain_inbox();
     let ids = |t: &str| -> Vec<String> {
         store
@@ -341,6 +343,7 @@ fn every_judged_output_keeps_its_next_checkpoint_scheduled() {
                 if let Some(item) = item {
                     app.writer.enqueue(item).await.unwrap();
                 }
+                app.writer.settled().await;
                 worker.drain_inbox();
                 worker.take_due_checkpoints();
                 prop_assert_eq!(app.shared.last_error(), None);
@@ -421,10 +424,11 @@ async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() 
         observing_issue("d-4", None, 1, "obs-4"),
     ] {
         let stored = app.writer.enqueue(item).await;
-        assert!(matches!(stored, Ok(Enqueued::Stored(_))));
+        assert!(matches!(stored, Ok(Enqueued::Stored(_) | Enqueued::Logged)));
     }
     let (store, shared) = (app.store.clone(), app.shared.clone());
     let mut worker = Worker::new(store.clone(), shared);
+    app.writer.settled().await;
     worker.drain_inbox();
     assert_eq!(store.backlog(), 0);
     assert_eq!(store.counter(counter::PROCESSED), 4);
@@ -450,6 +454,7 @@ async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() 
     assert!(worker.judges_once(&store.begin()));
     let item = observing_issue("d-5", None, 2, "obs-5");
     app.writer.enqueue(item).await.unwrap();
+    app.writer.settled().await;
     worker.drain_inbox();
     assert_eq!(ids(2), ["obs-3", "obs-5"]);
     app.shutdown();
@@ -535,6 +540,7 @@ fn judging_once_per_unit_gives_what_judging_each_item_gives() {
                 if each_item {
                     worker.judge_each_through = u64::MAX;
                 }
+                app.writer.settled().await;
                 worker.drain_inbox();
                 prop_assert_eq!(app.shared.last_error(), None);
                 prop_assert!(app.store.dead_letters().unwrap().is_empty());
@@ -649,7 +655,7 @@ async fn a_renamed_repositorys_later_deliveries_and_manifests_reach_its_outputs(
     for item in items {
         assert!(matches!(
             app.writer.enqueue(item).await.unwrap(),
-            Enqueued::Stored(_)
+            Enqueued::Stored(_) | Enqueued::Logged
         ));
     }
     app.wait_idle().await;

@@ -1,6 +1,6 @@
 //! The inbox's own file on a sled store: the part of the key space an ack
 //! writes (`i/` — queued items, delivery ids and their expiry, committed
-//! uploads — and the two inbox counters) kept in a redb database,
+//! uploads — and the inbox counters) kept in a redb database,
 //! `inbox.redb` in the store's directory, instead of in sled.
 //!
 //! Staged manifest chunks (`i/s/`) stay in sled: the worker removes a chunk
@@ -120,12 +120,13 @@ pub fn processed_in(ops: &[Op]) -> Option<u64> {
     })
 }
 
-fn counter_keys() -> &'static [Vec<u8>; 2] {
-    static KEYS: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
+fn counter_keys() -> &'static [Vec<u8>; 3] {
+    static KEYS: std::sync::OnceLock<[Vec<u8>; 3]> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
         [
             keys::counter(counter::DUPLICATES),
             keys::counter(counter::RECEIVED),
+            keys::counter(counter::INBOX_MOVED),
         ]
     })
 }

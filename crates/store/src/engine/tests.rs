@@ -260,6 +260,7 @@ async fn one_delivery_id_sent_to_two_writers_at_once_is_stored_once() {
         match t.await.unwrap().unwrap() {
             Enqueued::Stored(seq) => stored.push(seq),
             Enqueued::Duplicate => duplicates += 1,
+            Enqueued::Logged => unreachable!("PostgreSQL has no log"),
         }
     }
     stored.sort_unstable();
