@@ -41,6 +41,12 @@ const MOVE_ITEMS: usize = 4096;
 /// How long the mover sleeps when woken by nothing (the prune clock).
 const IDLE_WAIT: Duration = Duration::from_millis(200);
 
+/// Most items the log may hold ahead of the journal: past it (a mover
+/// slower than the acks, or failing) the writer answers 503 until the
+/// mover catches up, so that the ids it keeps for the unmoved frames
+/// (`Pending`, about 200 B each) and the log on disk stay bounded.
+const MAX_UNMOVED: usize = 200_000;
+
 /// The steps between which a test stops the writer or the mover as a kill
 /// would (`tests`): after writing part of a group, after writing it (before
 /// any answer), after the mover read frames, after its commit (before its
@@ -94,6 +100,8 @@ pub(super) struct Shared {
     /// Duplicates the writer answered, not yet counted in the journal.
     answered_duplicates: AtomicU64,
     closed: AtomicBool,
+    /// The mover's thread ended (closed, or it died): nothing more moves.
+    mover_stopped: AtomicBool,
     wake: (Mutex<bool>, Condvar),
     crash: Crash,
 }
@@ -114,11 +122,25 @@ impl Shared {
         *woken = false;
     }
 
-    /// Resolves once everything written so far is in the journal.
+    /// Resolves once everything written so far is in the journal, or the
+    /// mover stopped (nothing more will be).
     pub(super) async fn settled(&self) {
         let target = self.written.load(Ordering::Acquire);
         let mut moved = self.moved.subscribe();
-        let _ = moved.wait_for(|m| *m >= target).await;
+        let _ = moved
+            .wait_for(|m| *m >= target || self.mover_stopped.load(Ordering::Acquire))
+            .await;
+    }
+}
+
+/// Marks the mover stopped when its thread ends, by a return or a panic,
+/// and wakes whoever waits for it to move.
+struct MoverGone(Arc<Shared>);
+
+impl Drop for MoverGone {
+    fn drop(&mut self) {
+        self.0.mover_stopped.store(true, Ordering::Release);
+        self.0.moved.send_modify(|_| {});
     }
 }
 
@@ -299,6 +321,7 @@ fn spawn(
         moved: watch::channel(start).0,
         answered_duplicates: AtomicU64::new(0),
         closed: AtomicBool::new(false),
+        mover_stopped: AtomicBool::new(false),
         wake: (Mutex::new(false), Condvar::new()),
         crash,
     });
@@ -426,6 +449,12 @@ impl Writer {
         if payloads.is_empty() {
             return true;
         }
+        if let Some(why) = self.refusal() {
+            for (_, req) in logged {
+                let _ = req.reply.send(Err(InboxError::Write(why.clone())));
+            }
+            return true;
+        }
         if self.shared.crash.hit(Step::Torn) {
             #[cfg(test)]
             if let Some(log) = &mut self.log {
@@ -447,6 +476,20 @@ impl Writer {
             }
         }
         true
+    }
+
+    /// Why nothing more may be logged now: the mover stopped, or the log
+    /// holds `MAX_UNMOVED` items it has not moved yet (a 503 until it has).
+    fn refusal(&self) -> Option<String> {
+        if self.shared.mover_stopped.load(Ordering::Acquire) {
+            return Some("the inbox's mover stopped: nothing logged now would be processed".into());
+        }
+        (self.pending.order.len() >= MAX_UNMOVED).then(|| {
+            format!(
+                "the inbox's log holds {} items the journal has not taken yet; try again shortly",
+                self.pending.order.len()
+            )
+        })
     }
 
     fn append(&mut self, payloads: &[Vec<u8>]) -> std::result::Result<Vec<u64>, LogError> {
@@ -552,22 +595,24 @@ impl Mover {
         match written {
             Ok(_) if crash.hit(Step::Committed) => Ok(None),
             Ok(results) => {
+                let mut answers = Vec::new();
                 for (end, result) in results {
                     if let Some((_, reply)) = waiters.remove(&end) {
-                        let _ = reply.send(Ok(result));
+                        answers.push((reply, result));
                     }
                 }
                 // Frames a commit reported as failed had filed (found by
                 // `resync`): filed, their sequence not known here.
                 let later = waiters.split_off(&(self.reader.pos() + 1));
                 for (_, (_, reply)) in std::mem::replace(waiters, later) {
-                    let _ = reply.send(Ok(Enqueued::Logged));
+                    answers.push((reply, Enqueued::Logged));
                 }
                 Ok(Some(Moved {
                     seq: self.seq,
                     stored: self.seq.saturating_sub(before_seq),
                     duplicates: self.duplicates,
                     changed: self.duplicates != before_dups || self.seq != before_seq,
+                    answers,
                 }))
             }
             Err(e) => {
@@ -650,12 +695,15 @@ struct Group {
     answered_duplicates: u64,
 }
 
-/// What one move did.
+/// What one move did, and the answers it owes: sent after `on_stored`
+/// told the App how far the inbox reaches, so that whoever is answered
+/// (the backfill's harvest, then `wait_caught_up`) sees its item counted.
 struct Moved {
     seq: u64,
     stored: u64,
     duplicates: u64,
     changed: bool,
+    answers: Vec<(oneshot::Sender<std::result::Result<Enqueued, InboxError>>, Enqueued)>,
 }
 
 /// Backoff after a failed move, from 100 ms to 5 s.
@@ -670,6 +718,7 @@ fn move_loop(
     waiters_rx: std::sync::mpsc::Receiver<Waiter>,
     on_stored: OnStored,
 ) {
+    let _gone = MoverGone(shared.clone());
     let dir = store.path.join(crate::inbox_log::DIR);
     let mut waiters = BTreeMap::new();
     let mut failures = 0;
@@ -697,6 +746,9 @@ fn move_loop(
                 failures = 0;
                 if moved.changed {
                     on_stored(moved.seq, moved.stored, moved.duplicates);
+                }
+                for (reply, result) in moved.answers {
+                    let _ = reply.send(Ok(result));
                 }
                 shared.moved.send_replace(mover.reader.pos());
                 if shared.crash.hit(Step::Answered) {

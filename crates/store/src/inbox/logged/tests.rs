@@ -184,3 +184,30 @@ async fn a_damaged_segment_refuses_the_store_by_name() {
     assert_eq!(file, &segment);
     assert_eq!(*advice, crate::open_checks::LOG_ADVICE);
 }
+
+/// A mover that stopped (its thread ended: a panic, say) moves nothing
+/// more: the writer answers 503 rather than acknowledge what would never
+/// be processed, and `settled` does not wait for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_mover_refuses_acks_and_settles() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_sled(dir.path()).unwrap();
+    let (writer, thread) = InboxWriter::start(store.clone(), Arc::new(|_, _, _| {}));
+    assert!(matches!(
+        writer.enqueue(delivery("before")).await,
+        Ok(Enqueued::Logged)
+    ));
+    let shared = writer.log.clone().expect("a sled store logs");
+    // What `MoverGone` does when the mover's thread ends.
+    drop(MoverGone(shared.clone()));
+    let refused = writer.enqueue(delivery("after")).await;
+    assert!(
+        matches!(&refused, Err(InboxError::Write(why)) if why.contains("mover stopped")),
+        "{refused:?}"
+    );
+    tokio::time::timeout(Duration::from_secs(5), shared.settled())
+        .await
+        .expect("settled returns once the mover stopped");
+    drop(writer);
+    thread.join().unwrap();
+}
