@@ -184,9 +184,13 @@ fn a_role_is_judged_at_the_act() {
     let act = obs(5.0, human("bob"), comment(1));
     let ends = |k: &K| matches!(k, K::Unassigned { .. });
     let starts = |k: &K| matches!(k, K::Assigned { .. });
-    let holds = |others: Vec<Observation>| {
+    // `with_act`: whether the act is among the observations (it need not
+    // be: only what came before it counts either way).
+    let holds_with = |others: Vec<Observation>, with_act: bool| {
         let mut o = others;
-        o.push(act.clone());
+        if with_act {
+            o.push(act.clone());
+        }
         o.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
         let ctx = EvalContext {
             record: &r,
@@ -195,10 +199,16 @@ fn a_role_is_judged_at_the_act() {
         };
         holds_role_at(&ctx, &act, ends, starts)
     };
+    let holds = |others| holds_with(others, true);
     let unassigned = |h| obs(h, human("alice"), K::Unassigned { assignee: "bob".into() });
     let assigned = |h| obs(h, human("alice"), K::Assigned { assignee: "bob".into() });
     assert!(holds(vec![]));
     assert!(!holds(vec![unassigned(2.0)]), "taken away before the act");
     assert!(holds(vec![unassigned(2.0), assigned(3.0)]), "given back");
     assert!(holds(vec![unassigned(9.0)]), "taken away after the act");
+    assert!(
+        holds_with(vec![unassigned(9.0)], false),
+        "taken away after an act not among the observations"
+    );
+    assert!(!holds_with(vec![unassigned(2.0)], false));
 }

@@ -650,6 +650,14 @@ mod tests {
         let pushed_over = obs(1.0, human("bob"), sync("c1", "c2"));
         let synced = eval(&r, vec![pushed_over, merged_at("zz")], 48.0);
         assert_eq!(synced.details["commit_seen"], true, "{synced:?}");
+        for (before, after) in [("c0", "c1"), ("c1", "c2")] {
+            let pushed = obs(1.0, human("bob"), push(before, after, false, &["x"]));
+            let e = eval(&r, vec![pushed, merged_at("zz")], 48.0);
+            assert_eq!(e.details["commit_seen"], true, "{before}..{after}: {e:?}");
+        }
+        let elsewhere = obs(1.0, human("bob"), push("c5", "c6", false, &["x"]));
+        let e = eval(&r, vec![elsewhere, merged_at("zz")], 48.0);
+        assert_eq!(e.details["commit_seen"], false, "{e:?}");
     }
 
     #[test]
