@@ -1318,7 +1318,10 @@ mod tests {
         let mut seen = BTreeSet::new();
         for p in PROFILES {
             for ty in p.types {
-                assert!(TYPES.iter().any(|t| t.name == *ty), "`{ty}` is not registered");
+                assert!(
+                    TYPES.iter().any(|t| t.name == *ty),
+                    "`{ty}` is not registered"
+                );
                 assert!(seen.insert((*ty, format!("{:?}", p.shape))), "`{ty}` twice");
                 assert!(profiles_of(ty).any(|q| q.types == p.types && q.shape == p.shape));
             }
@@ -1368,7 +1371,10 @@ mod tests {
             .filter(|(_, n)| n.note.is_empty())
             .map(|(p, n)| format!("{:?} / {}", p.types, n.fact.name))
             .collect();
-        assert!(missing.is_empty(), "no API read and no reason: {missing:#?}");
+        assert!(
+            missing.is_empty(),
+            "no API read and no reason: {missing:#?}"
+        );
     }
 
     /// The counts docs/evaluation.md gives, each need counted once per type

@@ -56,7 +56,11 @@ fn who_acted_is_named_by_class() {
     let e = eval(&r, vec![created(), close.clone()], 48.0);
     assert_eq!(e.signal.as_str(), "lifecycle");
     assert_eq!(e.details["closed_by_type"], "same_workflow_actor");
-    assert_eq!(e.evidence, vec![close.id.clone()], "the close is cited once");
+    assert_eq!(
+        e.evidence,
+        vec![close.id.clone()],
+        "the close is cited once"
+    );
     let e = eval(&r, vec![created(), close.clone(), close.clone()], 48.0);
     assert_eq!(e.evidence, vec![close.id], "cited once even if seen twice");
 }
@@ -131,7 +135,8 @@ fn people_s_comments_are_counted() {
 /// `hedge` (public): one step less confident, high → medium → low.
 #[test]
 fn hedging_lowers_confidence_one_step() {
-    let with = |c| Evaluation::new(ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged).confidence(c);
+    let with =
+        |c| Evaluation::new(ACCEPTED, STRONG, safe_outcomes_model::Signal::Merged).confidence(c);
     assert_eq!(hedge(with(Confidence::High)).confidence, Confidence::Medium);
     assert_eq!(hedge(with(Confidence::Medium)).confidence, Confidence::Low);
     assert_eq!(hedge(with(Confidence::Low)).confidence, Confidence::Low);
@@ -200,8 +205,24 @@ fn a_role_is_judged_at_the_act() {
         holds_role_at(&ctx, &act, ends, starts)
     };
     let holds = |others| holds_with(others, true);
-    let unassigned = |h| obs(h, human("alice"), K::Unassigned { assignee: "bob".into() });
-    let assigned = |h| obs(h, human("alice"), K::Assigned { assignee: "bob".into() });
+    let unassigned = |h| {
+        obs(
+            h,
+            human("alice"),
+            K::Unassigned {
+                assignee: "bob".into(),
+            },
+        )
+    };
+    let assigned = |h| {
+        obs(
+            h,
+            human("alice"),
+            K::Assigned {
+                assignee: "bob".into(),
+            },
+        )
+    };
     assert!(holds(vec![]));
     assert!(!holds(vec![unassigned(2.0)]), "taken away before the act");
     assert!(holds(vec![unassigned(2.0), assigned(3.0)]), "given back");

@@ -363,7 +363,14 @@ mod tests {
             let o = vec![
                 created(),
                 obs(30.0, who, K::Closed).snap(closed_as(Some("completed"))),
-                obs(30.0, None, K::ClosedBy { pr: 12, merged: true }),
+                obs(
+                    30.0,
+                    None,
+                    K::ClosedBy {
+                        pr: 12,
+                        merged: true,
+                    },
+                ),
             ];
             eval(&record("create_issue"), o, 48.0).confidence
         };

@@ -319,7 +319,11 @@ mod tests {
         let e = eval(&r, vec![ours.clone()], 24.0);
         assert_eq!(e.details["unread_fields"], json!(["Size"]), "{e:?}");
         assert_eq!(e.details["retained"], json!(["Status"]), "{e:?}");
-        let gone = eval(&r, vec![ours, obs(5.0, human("alice"), removed("archived"))], 24.0);
+        let gone = eval(
+            &r,
+            vec![ours, obs(5.0, human("alice"), removed("archived"))],
+            24.0,
+        );
         assert_eq!(gone.details["how"], "archived", "{gone:?}");
     }
 

@@ -543,7 +543,10 @@ mod tests {
         assert_eq!(e.details["changes_requested"], false);
         let asked = eval(
             &record("create_pull_request"),
-            vec![opened(), obs(5.0, human("alice"), review(1, "CHANGES_REQUESTED"))],
+            vec![
+                opened(),
+                obs(5.0, human("alice"), review(1, "CHANGES_REQUESTED")),
+            ],
             24.0,
         );
         assert_eq!(asked.details["changes_requested"], true);

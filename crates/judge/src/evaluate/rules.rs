@@ -128,7 +128,10 @@ mod tests {
         };
         let created = || opened_by_workflow(open());
         let external = eval(&on("gitlab"), vec![created()], 24.0);
-        assert_eq!(external.triple(), (UNKNOWN, NONE, safe_outcomes_model::Signal::ExternalProvider));
+        assert_eq!(
+            external.triple(),
+            (UNKNOWN, NONE, safe_outcomes_model::Signal::ExternalProvider)
+        );
         assert!(!external.target_resolved);
         let github = eval(&on("github"), vec![created()], 24.0);
         assert_eq!(github.signal.as_str(), "awaiting_triage", "{github:?}");

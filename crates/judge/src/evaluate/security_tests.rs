@@ -117,14 +117,28 @@ fn create_code_scanning_alert_table() {
     assert_eq!(open.confidence, Confidence::Low, "{open:?}");
     // Two alerts match: the decided one is judged, with low confidence.
     let other = |h, action, state, reason| {
-        alert(h, human("alice"), 9, action, state, reason, "gh-aw/sql-injection")
+        alert(
+            h,
+            human("alice"),
+            9,
+            action,
+            state,
+            reason,
+            "gh-aw/sql-injection",
+        )
     };
     let two = eval(
         &created(),
         vec![
             born(),
             other(0.6, "created", "open", None),
-            ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix")),
+            ours(
+                3.0,
+                human("alice"),
+                "closed_by_user",
+                "dismissed",
+                Some("won't fix"),
+            ),
             other(10.0, "updated_assignment", "open", None),
         ],
         24.0,
@@ -134,6 +148,10 @@ fn create_code_scanning_alert_table() {
     assert_eq!(two.details["matching_alerts"], 2);
     assert_eq!(two.confidence, Confidence::Low);
     // Created at the first minute of the upload's slack: ours.
-    let edge = eval(&created(), vec![ours(-1.0 / 6.0, github(), "created", "open", None)], 24.0);
+    let edge = eval(
+        &created(),
+        vec![ours(-1.0 / 6.0, github(), "created", "open", None)],
+        24.0,
+    );
     assert_eq!(edge.signal.as_str(), "alert_open", "{edge:?}");
 }

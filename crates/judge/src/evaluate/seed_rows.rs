@@ -697,7 +697,10 @@ mod tests {
         let (rules, differences, total) = counts();
         assert_eq!(total, SEED_ROWS.len());
         assert_eq!(rules + differences, total);
-        assert!(rules > differences && differences > 0, "{rules} {differences}");
+        assert!(
+            rules > differences && differences > 0,
+            "{rules} {differences}"
+        );
         let (rules, differences, context) = line_counts();
         assert_eq!(rules + differences + context, SEED_LINES.len());
         let rule_lines = SEED_LINES

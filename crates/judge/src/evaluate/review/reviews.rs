@@ -454,7 +454,11 @@ mod tests {
                 .target(review_target(OURS))
                 .meta("review_id", json!(OURS))
                 .meta("review_event", json!(event));
-            let e = eval(&r, vec![submitted(-0.01, workflow_actor(), OURS, state)], 24.0);
+            let e = eval(
+                &r,
+                vec![submitted(-0.01, workflow_actor(), OURS, state)],
+                24.0,
+            );
             assert_eq!(e.details["review_verdict"], want, "{e:?}");
         }
     }
