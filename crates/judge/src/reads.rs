@@ -1288,3 +1288,127 @@ pub fn counts() -> (usize, usize, usize, usize) {
         .count();
     (total, webhook, api, exceptions)
 }
+
+/// The table's own rules, in this crate (the App's `reads_tests.rs` checks
+/// it against the readers): every registered type has its reads, a fact a
+/// webhook carries is recovered from the API or says why not, and the
+/// counts the docs give are over every (type, fact) pair.
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::evaluate::registry::TYPES;
+
+    fn read(item: &'static str, who: &'static str, when: &'static str) -> Api {
+        Api {
+            read: "issues/{n}",
+            item,
+            who,
+            when,
+            via: Via::Fetch,
+        }
+    }
+
+    #[test]
+    fn every_registered_type_has_its_reads_and_only_registered_types_do() {
+        for t in TYPES {
+            assert!(
+                profiles_of(t.name).next().is_some(),
+                "`{}` has no row in the read table",
+                t.name
+            );
+        }
+        assert_eq!(profiles_of("no_such_type").count(), 0);
+        let mut seen = BTreeSet::new();
+        for p in PROFILES {
+            for ty in p.types {
+                assert!(
+                    TYPES.iter().any(|t| t.name == *ty),
+                    "`{ty}` is not registered"
+                );
+                assert!(seen.insert((*ty, format!("{:?}", p.shape))), "`{ty}` twice");
+                assert!(profiles_of(ty).any(|q| q.types == p.types && q.shape == p.shape));
+            }
+        }
+    }
+
+    /// Issue 44 item 2: a part (what, who, when) is missing unless some read
+    /// gives it; parts may come from different reads.
+    #[test]
+    fn a_need_misses_a_part_unless_some_read_gives_it() {
+        let need = |api: &'static [Api]| Need {
+            fact: &CLOSED,
+            api,
+            note: "",
+        };
+        const ALL: &[Api] = &[Api {
+            read: "issues/{n}",
+            item: "state",
+            who: "closed_by",
+            when: "closed_at",
+            via: Via::Fetch,
+        }];
+        assert!(!api_misses_a_part(&need(ALL)));
+        let split: &'static [Api] = Box::leak(Box::new([
+            read("state", "", ""),
+            read("", "closed_by", ""),
+            read("", "", "closed_at"),
+        ]));
+        assert!(!api_misses_a_part(&need(split)), "parts from three reads");
+        for (what, who, when) in [
+            ("", "closed_by", "closed_at"),
+            ("state", "", "closed_at"),
+            ("state", "closed_by", ""),
+        ] {
+            let one: &'static [Api] = Box::leak(Box::new([read(what, who, when)]));
+            assert!(api_misses_a_part(&need(one)), "{what}/{who}/{when}");
+        }
+        assert!(api_misses_a_part(&need(&[])), "no read at all");
+    }
+
+    #[test]
+    fn every_fact_a_webhook_carries_has_an_api_read_or_a_stated_reason() {
+        let missing: Vec<String> = PROFILES
+            .iter()
+            .flat_map(|p| p.needs.iter().map(move |n| (p, n)))
+            .filter(|(_, n)| !n.fact.webhook.is_empty() && api_misses_a_part(n))
+            .filter(|(_, n)| n.note.is_empty())
+            .map(|(p, n)| format!("{:?} / {}", p.types, n.fact.name))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "no API read and no reason: {missing:#?}"
+        );
+    }
+
+    /// The counts docs/evaluation.md gives, each need counted once per type
+    /// of its profile.
+    #[test]
+    fn the_counts_are_over_every_type_and_fact() {
+        let (mut total, mut webhook, mut api, mut exceptions) = (0, 0, 0, 0);
+        for p in PROFILES {
+            let per_type = p.types.len();
+            for n in p.needs {
+                total += per_type;
+                if !n.fact.webhook.is_empty() {
+                    webhook += per_type;
+                }
+                if !n.api.is_empty() {
+                    api += per_type;
+                }
+                if api_misses_a_part(n) && !n.note.is_empty() {
+                    exceptions += per_type;
+                }
+            }
+        }
+        assert_eq!(counts(), (total, webhook, api, exceptions));
+        // Each count tells something apart: some facts have no webhook,
+        // some no API read, and some notes are limits, not exceptions.
+        assert!(webhook < total && api < total && 0 < exceptions && exceptions < total);
+        assert!(PROFILES
+            .iter()
+            .flat_map(|p| p.needs.iter())
+            .any(|n| !api_misses_a_part(n) && !n.note.is_empty()));
+    }
+}

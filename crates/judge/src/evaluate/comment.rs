@@ -212,6 +212,16 @@ mod tests {
             "thread closed with no reply, within 7 days":
                 [ours(), obs(5.0, human("alice"), K::Closed).snap(closed_as(Some("completed")))] => (PENDING, WEAK, "awaiting_reply");
             "nothing within 7 days": [ours()] => (IGNORED, WEAK, "no_engagement"), at 8.0 * 24.0;
+            "a reply whose author is not shown: one step weaker (rule 8)":
+                [ours(), obs(3.0, human("ghost"), comment(901))] => (ACCEPTED, WEAK, "acted_on");
+            "a +1 on ours whose reactor is not shown (rule 8)":
+                [ours(), obs(3.0, human("ghost"), reacted("+1", Some(COMMENT_ID)))] => (ACCEPTED, WEAK, "acted_on");
+            "a rollup's count on ours of no known kind (rule 8)":
+                [ours(), obs(3.0, human("ghost"), reacted("any", Some(COMMENT_ID)))] => (ACCEPTED, WEAK, "acted_on");
+            "a -1 on ours whose reactor is not shown (rule 8)":
+                [ours(), obs(3.0, human("ghost"), reacted("-1", Some(COMMENT_ID)))] => (REJECTED, WEAK, "reacted_negatively");
+            "a -1 on another comment whose reactor is not shown":
+                [ours(), obs(3.0, human("ghost"), reacted("-1", Some(5)))] => (PENDING, WEAK, "awaiting_reply");
             "nothing yet": [ours()] => (PENDING, WEAK, "awaiting_reply"), at 1.0;
             "not yet observed": [] => (UNKNOWN, NONE, "target_unobserved"), at 1.0;
             "no target": [] => (UNKNOWN, NONE, "missing_reference"), on r().no_target(), at 1.0;

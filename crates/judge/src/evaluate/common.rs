@@ -509,3 +509,7 @@ pub fn holds_role_at(
     }
     holds
 }
+
+#[cfg(test)]
+#[path = "common_tests.rs"]
+mod tests;

@@ -167,6 +167,10 @@ mod tests {
                 [created(), obs(3.0, bot("app[bot]"), reacted("heart", None))] => (PENDING, WEAK, "awaiting_engagement");
             "answer marked":
                 [created(), obs(4.0, human("bob"), comment(777)), obs(6.0, human("alice"), K::Answered { comment_id: 777 })] => (ACCEPTED, STRONG, "answered");
+            "answer marked, who marked it not shown (the API names no chooser)":
+                [created(), obs(4.0, human("bob"), comment(777)), obs(6.0, None, K::Answered { comment_id: 777 })] => (ACCEPTED, STRONG, "answered");
+            "answer marked by a bot is not a person's choice":
+                [created(), obs(6.0, bot("app[bot]"), K::Answered { comment_id: 777 })] => (PENDING, WEAK, "awaiting_engagement");
             "answer marked then unmarked":
                 [created(), obs(6.0, human("alice"), K::Answered { comment_id: 777 }), obs(7.0, human("alice"), K::Unanswered { comment_id: 777 })] => (IGNORED, WEAK, "no_engagement"), at 200.0;
             "non-bot reply": [created(), obs(3.0, human("bob"), comment(5))] => (ACCEPTED, MEDIUM, "human_reply");

@@ -355,6 +355,30 @@ mod tests {
         );
     }
 
+    /// A close by a merged linked PR is as confident as its closer is
+    /// visible: a person's close stays high, a bot's is hedged.
+    #[test]
+    fn a_merged_pr_s_close_is_hedged_only_for_automation() {
+        let by = |who| {
+            let o = vec![
+                created(),
+                obs(30.0, who, K::Closed).snap(closed_as(Some("completed"))),
+                obs(
+                    30.0,
+                    None,
+                    K::ClosedBy {
+                        pr: 12,
+                        merged: true,
+                    },
+                ),
+            ];
+            eval(&record("create_issue"), o, 48.0).confidence
+        };
+        use safe_outcomes_model::Confidence;
+        assert_eq!(by(human("alice")), Confidence::High);
+        assert_eq!(by(bot("merge[bot]")), Confidence::Medium);
+    }
+
     #[test]
     fn completed_close_decides_the_time() {
         let close = obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")));
@@ -392,6 +416,8 @@ mod tests {
             "bot close counts as ours when the workflow actor is unknown":
                 [ours()] => (ACCEPTED, MEDIUM, "closed"), on r().actor(None);
             "open, no reopen seen": [obs(-5.0, human("alice"), K::Opened).snap(open())] => (UNKNOWN, WEAK, "not_closed");
+            "closed, then seen open with no reopen seen: an unseen reversal (rule 4)":
+                [ours(), obs(5.0, human("bob"), comment(1)).snap(open())] => (REJECTED, MEDIUM, "reopened");
             "target missing": [ours(), obs(3.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + unobserved_case("not yet observed", r());
         );

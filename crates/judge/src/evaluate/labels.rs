@@ -246,6 +246,10 @@ mod tests {
             "labels from the tool arguments":
                 [applied(&["bug"])] => (ACCEPTED, MEDIUM, "state_retained"), on record("add_labels").extra("labels", json!(["bug"]));
             "no labels recorded": [applied(&["bug"])] => (UNKNOWN, NONE, "missing_execution_state"), on record("add_labels");
+            "no snapshot, our own label event at execution: kept":
+                [obs(0.0, workflow_actor(), labeled("bug")), obs(0.0, workflow_actor(), labeled("p1"))] => (ACCEPTED, MEDIUM, "state_retained");
+            "no snapshot, a person's unlabel is all we know":
+                [obs(0.0, workflow_actor(), labeled("bug")), obs(3.0, human("alice"), unlabeled("bug")), obs(3.1, human("alice"), unlabeled("p1"))] => (REJECTED, STRONG, "state_replaced");
             "target deleted": [applied(&["bug", "p1"]), obs(2.0, human("alice"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
             + unobserved_case("not yet observed", r());
         );
@@ -275,6 +279,8 @@ mod tests {
         let readd = |who| obs(2.0, who, labeled("stale")).snap(with_labels(open(), &["stale"]));
         let mut cases = undo_rows(removed, readd, "stale[bot]", ("awaiting_triage", 1.0));
         cases.extend(rows![
+            "no snapshot, our own unlabel event at execution: kept":
+                [obs(0.0, workflow_actor(), unlabeled("stale"))] => (ACCEPTED, MEDIUM, "state_retained");
             "labels from before/after state":
                 [obs(-0.01, workflow_actor(), unlabeled("stale")).snap(with_labels(open(), &["a"]))] => (ACCEPTED, MEDIUM, "state_retained"), on record("remove_labels").before(json!({"labels": ["a", "stale"]})).after(json!({"labels": ["a"]}));
         ]);

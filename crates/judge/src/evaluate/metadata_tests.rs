@@ -13,6 +13,13 @@ fn milestoned(m: &str) -> K {
     }
 }
 
+fn numbered(s: ItemSnapshot, n: u64) -> ItemSnapshot {
+    ItemSnapshot {
+        milestone_number: Some(n),
+        ..s
+    }
+}
+
 fn in_milestone(s: ItemSnapshot, m: &str) -> ItemSnapshot {
     ItemSnapshot {
         milestone: Some(m.into()),
@@ -58,6 +65,16 @@ fn assign_milestone_table() {
             [ours(), obs(3.0, human("bob"), K::Demilestoned { milestone: "v2".into() }).snap(open()), milestone_deleted(30.0, human("alice"))] => (REJECTED, STRONG, "milestone_removed"), at 48.0;
         "moved to another milestone, then ours deleted: the move decides":
             [ours(), obs(3.0, human("bob"), milestoned("v3")).snap(in_milestone(open(), "v3")), milestone_deleted(30.0, human("alice"))] => (REJECTED, MEDIUM, "milestone_removed"), at 48.0;
+        "numbers settle it: the same title, another milestone's number":
+            [ours(), obs(3.0, human("alice"), milestoned("v2")).snap(numbered(in_milestone(open(), "v2"), 3))] => (REJECTED, MEDIUM, "milestone_removed");
+        "numbers settle it: the same number":
+            [obs(-0.01, workflow_actor(), milestoned("v2")).snap(numbered(in_milestone(open(), "v2"), 2))] => (ACCEPTED, MEDIUM, "milestone_assigned");
+        "only a number, a person set another milestone since":
+            [obs(3.0, human("alice"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (REJECTED, MEDIUM, "milestone_removed"), on r();
+        "only a number, ours named by our own event, a bot moved it":
+            [ours(), obs(3.0, bot("triage[bot]"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (UNKNOWN, WEAK, "state_changed_by_bot"), on r();
+        "the after-state's milestone is the number, not a title":
+            [ours()] => (ACCEPTED, MEDIUM, "milestone_assigned"), on r().after(json!({"milestone": 2}));
         "milestone deleted, another set since":
             [ours(), milestone_deleted(30.0, human("alice")), obs(31.0, human("bob"), milestoned("v3")).snap(in_milestone(open(), "v3"))] => (REJECTED, MEDIUM, "milestone_removed"), at 48.0;
     );
@@ -163,6 +180,16 @@ fn set_issue_field_table() {
             [ours(), obs(3.0, human("alice"), field("Priority", Some("P1"), None))] => (REJECTED, STRONG, "field_removed");
         "changed by a bot":
             [ours(), obs(3.0, bot("sync[bot]"), field("Priority", Some("P1"), Some("P2")))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+        "a person set the intended value: retained, not advanced":
+            [obs(3.0, human("alice"), field("Priority", Some("P3"), Some("P1")))] => (ACCEPTED, MEDIUM, "state_retained");
+        "ours unseen, a person set it back to the value seen before execution":
+            [obs(-5.0, human("alice"), field("Priority", None, Some("P3"))), obs(3.0, human("bob"), field("Priority", Some("P1"), Some("P3")))] => (REJECTED, MEDIUM, "state_reverted");
+        "ours unseen, a person set a third value":
+            [obs(-5.0, human("alice"), field("Priority", None, Some("P3"))), obs(3.0, human("bob"), field("Priority", Some("P1"), Some("P2")))] => (REJECTED, MEDIUM, "state_replaced");
+        "a change at the first second of the slack is since execution":
+            [obs(-1.0 / 6.0, human("alice"), field("Priority", Some("P3"), Some("P2")))] => (REJECTED, MEDIUM, "state_replaced");
+        "moved within the same stage by a person is no advance":
+            [obs(-0.01, workflow_actor(), field("Status", None, Some("Todo"))), obs(5.0, human("alice"), field("Status", Some("Todo"), Some("Ready")))] => (REJECTED, MEDIUM, "state_replaced"), on status();
         "issue deleted by a human": [ours(), obs(3.0, human("alice"), K::Deleted)] => (REJECTED, STRONG, "deleted");
         "cannot read the field": [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable");
         "only a value from before execution":
@@ -242,6 +269,8 @@ fn link_sub_issue_table() {
             with(vec![obs(5.0, bot("sync[bot]"), removed()).snap(open())]) => (UNKNOWN, WEAK, "state_changed_by_bot");
         "sub-issue closed as duplicate by a human":
             with(vec![obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("duplicate")))]) => (REJECTED, MEDIUM, "closed_not_planned");
+        "sub-issue closed as not planned by a bot is no person's verdict":
+            with(vec![obs(6.0, bot("stale[bot]"), K::Closed).snap(closed_as(Some("not_planned")))]) => (ACCEPTED, MEDIUM, "state_retained");
         "parent closed as not planned is not the sub-issue":
             with(vec![on_parent(obs(6.0, human("alice"), K::Closed).snap(closed_as(Some("not_planned"))))]) => (ACCEPTED, MEDIUM, "state_retained");
         "parent deleted": with(vec![on_parent(obs(6.0, human("alice"), K::Deleted))]) => (UNKNOWN, NONE, "deleted");

@@ -131,6 +131,11 @@ mod tests {
             "another comment's state says nothing": [minimized(0.1, "IC_other")] => (UNKNOWN, NONE, "hidden_state_unobserved");
             + unobserved_case("gh-aw: nothing observed of the comment", r());
             + no_target_case(r());
+            "a thread with a node id names no comment (rule 1)":
+                [minimized(0.1, NODE)] => (UNKNOWN, NONE, "missing_execution_state"), on record("hide_comment").target(Target {
+                    node_id: Some("I_kwDOAbc7".into()),
+                    ..Target::thread(REPO, TargetKind::Issue, NUMBER)
+                });
         );
     }
 }

@@ -295,9 +295,36 @@ mod tests {
             "content thread seen, fields not (no reconciliation yet)":
                 [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "field_unreadable"), on r().target(Target::thread(REPO, TargetKind::Issue, NUMBER));
             + unobserved_case("project inaccessible", r());
+            "fields as a list, changed away by a human":
+                [ours(), obs(3.0, human("alice"), field("Status", Some("Todo"), Some("Backlog")))] => (REJECTED, MEDIUM, "state_replaced"), on record("update_project").target(on_item()).extra("fields", json!([{"name": "Status", "value": "Todo"}]));
+            "a number field, changed away by a human":
+                [obs(-0.01, workflow_actor(), field("Points", None, Some("3"))), obs(3.0, human("alice"), field("Points", Some("3"), Some("5")))] => (REJECTED, MEDIUM, "state_replaced"), on record("update_project").target(on_item()).extra("fields", json!({"Points": 3}));
+            "no fields, the item seen but not its addition":
+                [obs(1.0, human("alice"), comment(3)).snap(open())] => (UNKNOWN, NONE, "project_item_unobserved"), on record("update_project").target(on_item());
+            "no fields, nothing seen":
+                [] => (UNKNOWN, NONE, "target_unobserved"), on record("update_project").target(on_item());
             "create_fields on the project":
                 [obs(0.0, workflow_actor(), K::Edited { title_from: None, body_hash_from: None, base_from: None })] => (PENDING, WEAK, "target_exists_only"), on record("update_project").target(on_project()).extra("operation", json!("create_fields"));
         );
+    }
+
+    /// The details say how the item left the project and which fields
+    /// were not seen.
+    #[test]
+    fn removal_and_unread_fields_are_in_the_details() {
+        let r = record("update_project")
+            .target(on_item())
+            .extra("fields", json!({"Status": "Todo", "Size": "L"}));
+        let ours = obs(-0.01, workflow_actor(), field("Status", None, Some("Todo")));
+        let e = eval(&r, vec![ours.clone()], 24.0);
+        assert_eq!(e.details["unread_fields"], json!(["Size"]), "{e:?}");
+        assert_eq!(e.details["retained"], json!(["Status"]), "{e:?}");
+        let gone = eval(
+            &r,
+            vec![ours, obs(5.0, human("alice"), removed("archived"))],
+            24.0,
+        );
+        assert_eq!(gone.details["how"], "archived", "{gone:?}");
     }
 
     fn project_snap(state: &str) -> ItemSnapshot {
@@ -359,6 +386,10 @@ mod tests {
                 [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 3301 })] => (REJECTED, STRONG, "deleted");
             "recorded id, another update deleted":
                 [ours(), obs(5.0, human("alice"), K::CommentDeleted { comment_id: 9 })] => (PENDING, WEAK, "target_exists_only"), on r().extra("id", json!(3301));
+            "only a person's update seen: ours not seen":
+                [update(3.0, human("alice"), 3302)] => (UNKNOWN, NONE, "status_update_unobserved");
+            "a person's update after execution but before ours was seen is no follow-up":
+                [update(1.0, human("alice"), 3300), update(2.0, workflow_actor(), 3301)] => (PENDING, WEAK, "target_exists_only");
             "project seen, update not":
                 [obs(0.0, human("alice"), K::Opened).snap(project_snap("open"))] => (UNKNOWN, NONE, "status_update_unobserved");
             + unobserved_case("nothing seen", r());

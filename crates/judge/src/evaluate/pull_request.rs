@@ -540,6 +540,32 @@ mod tests {
         );
         assert_eq!(e.details["approved"], true);
         assert_eq!(e.details["human_reviews"], 1);
+        assert_eq!(e.details["changes_requested"], false);
+        let asked = eval(
+            &record("create_pull_request"),
+            vec![
+                opened(),
+                obs(5.0, human("alice"), review(1, "CHANGES_REQUESTED")),
+            ],
+            24.0,
+        );
+        assert_eq!(asked.details["changes_requested"], true);
+        assert_eq!(asked.details["approved"], false);
+        // A dismissed review no longer counts as approval or request.
+        let dismissed = eval(
+            &record("create_pull_request"),
+            vec![
+                opened(),
+                obs(5.0, human("alice"), review(1, "approved")),
+                obs(5.5, human("bob"), review(2, "changes_requested")),
+                obs(6.0, human("carol"), K::ReviewDismissed { review_id: 1 }),
+                obs(6.5, human("carol"), K::ReviewDismissed { review_id: 2 }),
+            ],
+            24.0,
+        );
+        assert_eq!(dismissed.details["approved"], false);
+        assert_eq!(dismissed.details["changes_requested"], false);
+        assert_eq!(dismissed.details["human_reviews"], 2);
     }
 
     /// A check run's delivery with `status` as its sender made it.
@@ -584,6 +610,14 @@ mod tests {
             "commit dropped by a human force push":
                 [head(-0.01, "c1"), obs(5.0, human("bob"), push("c1", "d1", true, &["something else"])), obs(5.0, human("bob"), sync("c1", "d1")).snap(with_head(open(), "d1")), merge_at(30.0, "d1")] => (REJECTED, STRONG, "commit_dropped"), on r().extra("message", json!("fix: tidy"));
             "merged, commit never seen": [merge_at(30.0, "zz")] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "merged, the head unknown to the trail, GitHub's compare says it contains ours (rule 7)":
+                [merge_at(30.0, "zz"), obs(31.0, None, K::Compared { head: "zz".into(), status: "ahead".into() })] => (ACCEPTED, STRONG, "merged");
+            "merged, GitHub's compare says behind (rule 7)":
+                [merge_at(30.0, "zz"), obs(31.0, None, K::Compared { head: "zz".into(), status: "behind".into() })] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "merged, a compare with another head says nothing":
+                [merge_at(30.0, "zz"), obs(31.0, None, K::Compared { head: "yy".into(), status: "ahead".into() })] => (UNKNOWN, WEAK, "commit_retention_unknown");
+            "the pushed commit reverted before the merge":
+                [head(-0.01, "c1c1c1c"), obs(10.0, human("bob"), K::Reverted { by: "r1".into(), reverted_sha: Some("c1c1c1c".into()), landed: true }), merge_at(30.0, "c1c1c1c")] => (REJECTED, STRONG, "commit_reverted"), on record("push_to_pull_request_branch").meta("commit_sha", json!("c1c1c1c"));
             "merged, no head sha known":
                 [obs(30.0, human("alice"), K::Closed).snap(merged(human("alice")))] => (UNKNOWN, WEAK, "commit_retention_unknown");
             "bot force push then merge cannot prove retention":
@@ -600,6 +634,33 @@ mod tests {
                 [merge_at(30.0, "c1")] => (UNKNOWN, NONE, "missing_execution_state"), on record("push_to_pull_request_branch");
             + unobserved_case("not yet observed", r());
         );
+    }
+
+    /// `commit_seen`: whether any observation showed the pushed sha.
+    #[test]
+    fn the_details_say_whether_the_pushed_commit_was_seen() {
+        let r = record("push_to_pull_request_branch").meta("commit_sha", json!("c1"));
+        let merged_at = |sha: &str| {
+            obs(30.0, human("alice"), K::Closed).snap(with_head(merged(human("alice")), sha))
+        };
+        let unseen = eval(&r, vec![merged_at("zz")], 48.0);
+        assert_eq!(unseen.details["commit_seen"], false, "{unseen:?}");
+        let seen = eval(&r, vec![merged_at("c1")], 48.0);
+        assert_eq!(seen.details["commit_seen"], true, "{seen:?}");
+        let pushed = obs(1.0, human("bob"), sync("c0", "c1"));
+        let synced = eval(&r, vec![pushed, merged_at("zz")], 48.0);
+        assert_eq!(synced.details["commit_seen"], true, "{synced:?}");
+        let pushed_over = obs(1.0, human("bob"), sync("c1", "c2"));
+        let synced = eval(&r, vec![pushed_over, merged_at("zz")], 48.0);
+        assert_eq!(synced.details["commit_seen"], true, "{synced:?}");
+        for (before, after) in [("c0", "c1"), ("c1", "c2")] {
+            let pushed = obs(1.0, human("bob"), push(before, after, false, &["x"]));
+            let e = eval(&r, vec![pushed, merged_at("zz")], 48.0);
+            assert_eq!(e.details["commit_seen"], true, "{before}..{after}: {e:?}");
+        }
+        let elsewhere = obs(1.0, human("bob"), push("c5", "c6", false, &["x"]));
+        let e = eval(&r, vec![elsewhere, merged_at("zz")], 48.0);
+        assert_eq!(e.details["commit_seen"], false, "{e:?}");
     }
 
     #[test]

@@ -206,6 +206,20 @@ pub fn spec_of(output_type: &str) -> Option<&'static TypeSpec> {
 mod tests {
     use super::*;
 
+    /// The docs' type table tells the effects apart by these words.
+    #[test]
+    fn each_effect_has_its_own_words() {
+        let all = [
+            Effect::Creates,
+            Effect::Changes,
+            Effect::Runs,
+            Effect::Nothing,
+        ];
+        let words: std::collections::BTreeSet<&str> = all.iter().map(|e| e.as_str()).collect();
+        assert_eq!(words.len(), all.len(), "{words:?}");
+        assert!(words.iter().all(|w| w.split(' ').count() >= 3), "{words:?}");
+    }
+
     #[test]
     fn every_registry_type_is_named_and_round_trips() {
         use safe_outcomes_model::output_type::OutputType;

@@ -90,6 +90,14 @@ fn update_release_table() {
         "cannot compare fields":
             [changed(-100.0, human("alice"), "published", false, OLD)] => (UNKNOWN, NONE, "missing_execution_state"), on r().extra("operation", json!("append"));
         "release never seen": [] => (UNKNOWN, NONE, "target_unobserved");
+        "published by a bot is no person's acceptance":
+            cat(vec![ours(), vec![changed(5.0, bot("release[bot]"), "published", false, NEW)]]) => (ACCEPTED, MEDIUM, "state_retained");
+        "append, rewritten by a human: our own edit says what it wrote":
+            cat(vec![ours(), edit(-100.0, human("alice"), NEW, "Other notes")]) => (REJECTED, MEDIUM, "state_replaced"), on r().extra("operation", json!("append"));
+        "no recorded before-state: our own edit's says it, edited back":
+            cat(vec![ours(), edit(-100.0, human("alice"), NEW, OLD)]) => (REJECTED, STRONG, "state_reverted"), on r().before(json!({"body_hash": ""}));
+        "the recorded before-state decides over our own edit's":
+            cat(vec![edit(-100.0, workflow_actor(), "Older notes", NEW), edit(-100.0, human("alice"), NEW, OLD)]) => (REJECTED, STRONG, "state_reverted");
     );
 }
 

@@ -92,6 +92,37 @@ pub fn accepted_then_reverted(revert: &Observation) -> Evaluation {
 mod tests {
     use serde_json::json;
 
+    /// A sha names a commit from 7 hex digits on, either side abbreviated.
+    #[test]
+    fn shas_match_by_prefix_from_seven_digits() {
+        use super::same_sha;
+        assert!(same_sha(Some("ABCDEF0"), Some("abcdef0123")));
+        assert!(same_sha(Some("abcdef0123"), Some("abcdef0")));
+        assert!(!same_sha(Some("abcdef0"), Some("abcdef1")));
+        assert!(!same_sha(Some("abc"), Some("abc")), "too short to name one");
+        assert!(!same_sha(Some("abcdef0"), Some("abc")));
+        assert!(!same_sha(Some("abc"), Some("abcdef0")));
+        assert!(!same_sha(None, Some("abcdef0")));
+    }
+
+    /// The verdict names what reverted it (the revert PR or commit).
+    #[test]
+    fn a_revert_names_its_reverter() {
+        use crate::evaluate::testkit::*;
+        let rv = obs(
+            60.0,
+            human("bob"),
+            safe_outcomes_model::ObservationKind::Reverted {
+                by: "#12".into(),
+                reverted_sha: None,
+                landed: true,
+            },
+        );
+        let e = super::accepted_then_reverted(&rv);
+        assert_eq!(e.details["reverted_by"], "#12");
+        assert_eq!(e.decided_at, Some(at(60.0)));
+    }
+
     use crate::evaluate::testkit::*;
     use safe_outcomes_model::{Actor, ItemSnapshot, Observation, ObservationKind as K};
 

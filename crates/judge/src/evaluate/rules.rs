@@ -81,3 +81,59 @@ pub fn object_gone(record: &ExecutionRecord, path: &str, status: u16) -> Evaluat
         .detail("endpoint", path)
         .detail("http_status", status)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::evaluate::testkit::*;
+    use safe_outcomes_model::{ExecutionRecord, ObservationKind as K};
+
+    fn failed() -> safe_outcomes_model::Observation {
+        obs(
+            2.0,
+            None,
+            K::ReconcileFailed {
+                detail: "GET issues/7: 502".into(),
+            },
+        )
+    }
+
+    /// Rule 1: what the record lacks decides before anything observed and
+    /// before any API failure (docs/evaluation.md, General rules 1; seed 000
+    /// §4 "Without execution-time metadata, mutable operations cannot be
+    /// evaluated"), and names what the type needs.
+    #[test]
+    fn the_record_s_gap_decides_before_any_api_failure() {
+        let gap = eval(&record("add_labels"), vec![failed()], 24.0);
+        assert_eq!(gap.signal.as_str(), "missing_execution_state", "{gap:?}");
+        assert!(gap.details.contains_key("needs"), "{gap:?}");
+        let complete = record("add_labels").labels_added(&["bug"]);
+        let error = eval(&complete, vec![failed()], 24.0);
+        assert_eq!(error.signal.as_str(), "evaluation_error", "{error:?}");
+        // Rule 11 also decides before an API failure.
+        let no_delta = ExecutionRecord {
+            labels_before: Some(strings(&["bug"])),
+            ..complete
+        };
+        let e = eval(&no_delta, vec![failed()], 24.0);
+        assert_eq!(e.signal.as_str(), "no_state_delta", "{e:?}");
+    }
+
+    /// An output sent to another provider cannot be observed here; GitHub
+    /// named as the provider is GitHub.
+    #[test]
+    fn only_github_outputs_are_judged() {
+        let on = |provider: &str| ExecutionRecord {
+            provider: Some(provider.into()),
+            ..record("create_issue")
+        };
+        let created = || opened_by_workflow(open());
+        let external = eval(&on("gitlab"), vec![created()], 24.0);
+        assert_eq!(
+            external.triple(),
+            (UNKNOWN, NONE, safe_outcomes_model::Signal::ExternalProvider)
+        );
+        assert!(!external.target_resolved);
+        let github = eval(&on("github"), vec![created()], 24.0);
+        assert_eq!(github.signal.as_str(), "awaiting_triage", "{github:?}");
+    }
+}

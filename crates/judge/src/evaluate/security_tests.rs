@@ -56,6 +56,12 @@ fn autofix_code_scanning_alert_table() {
             [a(10.0, github(), "fixed", "fixed", None), a(20.0, github(), "reopened", "open", None)] => (PENDING, WEAK, "awaiting_fix");
         "still open after the 7-day window":
             [a(-48.0, github(), "created", "open", None)] => (PENDING, WEAK, "alert_open"), at 8.0 * 24.0;
+        "dismissed by a person, then seen dismissed by nobody named: the dismissal decides":
+            [a(10.0, human("alice"), "closed_by_user", "dismissed", Some("won't fix")), a(20.0, None, "appeared_in_branch", "dismissed", Some("won't fix"))] => (ACCEPTED, MEDIUM, "dismissed_triaged");
+        "dismissed, the dismisser not shown (rule 2)":
+            [a(10.0, None, "closed_by_user", "dismissed", Some("won't fix"))] => (UNKNOWN, WEAK, "evaluation_error");
+        "alert still open within the 7-day fix window":
+            [a(-48.0, github(), "created", "open", None)] => (PENDING, WEAK, "awaiting_fix"), at 6.0 * 24.0;
         "no event seen yet": [] => (PENDING, WEAK, "awaiting_fix");
         "another alert's fix does not count":
             [alert(10.0, github(), 43, "fixed", "fixed", None, "js/xss")] => (PENDING, WEAK, "awaiting_fix");
@@ -90,6 +96,7 @@ fn create_code_scanning_alert_table() {
             [born(), ours(3.0, human("alice"), "closed_by_user", "dismissed", Some("false positive"))] => (REJECTED, MEDIUM, "dismissed_false_positive");
         "open with no activity": [born()] => (PENDING, WEAK, "alert_open");
         "open with no activity after 30 days": [born()] => (IGNORED, WEAK, "no_engagement"), at 31.0 * 24.0;
+        "open with no activity at 29 days": [born()] => (PENDING, WEAK, "alert_open"), at 29.0 * 24.0;
         "an alert of another rule on the file does not count":
             [alert(0.5, github(), 8, "created", "open", None, "js/xss")] => (UNKNOWN, NONE, "target_unobserved");
         "an alert created before the upload is someone else's":
@@ -105,4 +112,46 @@ fn create_code_scanning_alert_table() {
     assert_eq!(e.confidence, Confidence::Medium);
     assert_eq!(e.details["correlation"], "file_rule_time");
     assert_eq!(e.details["alert_number"], 7);
+    // A weak verdict keeps its low confidence.
+    let open = eval(&created(), vec![born()], 24.0);
+    assert_eq!(open.confidence, Confidence::Low, "{open:?}");
+    // Two alerts match: the decided one is judged, with low confidence.
+    let other = |h, action, state, reason| {
+        alert(
+            h,
+            human("alice"),
+            9,
+            action,
+            state,
+            reason,
+            "gh-aw/sql-injection",
+        )
+    };
+    let two = eval(
+        &created(),
+        vec![
+            born(),
+            other(0.6, "created", "open", None),
+            ours(
+                3.0,
+                human("alice"),
+                "closed_by_user",
+                "dismissed",
+                Some("won't fix"),
+            ),
+            other(10.0, "updated_assignment", "open", None),
+        ],
+        24.0,
+    );
+    assert_eq!(two.signal.as_str(), "dismissed_triaged", "{two:?}");
+    assert_eq!(two.details["alert_number"], 7);
+    assert_eq!(two.details["matching_alerts"], 2);
+    assert_eq!(two.confidence, Confidence::Low);
+    // Created at the first minute of the upload's slack: ours.
+    let edge = eval(
+        &created(),
+        vec![ours(-1.0 / 6.0, github(), "created", "open", None)],
+        24.0,
+    );
+    assert_eq!(edge.signal.as_str(), "alert_open", "{edge:?}");
 }

@@ -690,6 +690,27 @@ mod tests {
         assert_eq!(sentences("a. b; c.d e"), vec!["a.", "b;", "c.d e"]);
     }
 
+    /// The counts docs/evaluation.md gives: every row and line once, by
+    /// what the code does with it.
+    #[test]
+    fn the_counts_cover_every_row_and_line() {
+        let (rules, differences, total) = counts();
+        assert_eq!(total, SEED_ROWS.len());
+        assert_eq!(rules + differences, total);
+        assert!(
+            rules > differences && differences > 0,
+            "{rules} {differences}"
+        );
+        let (rules, differences, context) = line_counts();
+        assert_eq!(rules + differences + context, SEED_LINES.len());
+        let rule_lines = SEED_LINES
+            .iter()
+            .filter(|l| matches!(l.said, Said::Rule { .. }))
+            .count();
+        assert_eq!(rules, rule_lines);
+        assert!(rules > 0 && context > 0, "{rules} {context}");
+    }
+
     #[test]
     fn rows_are_registered_once() {
         for (i, a) in SEED_ROWS.iter().enumerate() {

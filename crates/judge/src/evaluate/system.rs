@@ -49,6 +49,7 @@ mod tests {
     fn skipped_ignores_observations() {
         let o = vec![obs(1.0, human("alice"), comment(1))];
         let e = eval(&record("noop"), o, 24.0);
+        assert!(e.notes.contains("asked for no action"), "{e:?}");
         assert_eq!(
             e.triple(),
             (

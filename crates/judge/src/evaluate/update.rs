@@ -501,6 +501,10 @@ mod tests {
                 [ours(), obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (REJECTED, MEDIUM, "closed_without_merge");
             "closed by a bot after the update":
                 [ours(), obs(5.0, bot("stale[bot]"), K::Closed).snap(titled(snapshot("closed"), "new"))] => (IGNORED, WEAK, "lifecycle");
+            "closed and reopened after the update, title kept":
+                [ours(), obs(5.0, human("alice"), K::Closed).snap(titled(snapshot("closed"), "new")), obs(6.0, human("alice"), K::Reopened).snap(titled(open(), "new"))] => (ACCEPTED, MEDIUM, "state_retained");
+            "the update itself closed the PR: still closed is retention":
+                [obs(0.0, workflow_actor(), K::Closed).snap(snapshot("closed"))] => (ACCEPTED, MEDIUM, "state_retained"), on record("update_pull_request").before(json!({"state": "open"})).after(json!({"state": "closed"}));
             "draft flag reverted by a human":
                 [obs(2.0, human("alice"), K::ConvertedToDraft).snap(ItemSnapshot { draft: true,..open() })] => (REJECTED, STRONG, "state_reverted"), on record("update_pull_request").before(json!({"draft": true})).after(json!({"draft": false}));
             "new commits after a head update are not a revert":

@@ -162,6 +162,34 @@ fn a_rerun_attempt_replaces_the_first() {
     );
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);
+    assert_eq!(e.details["workflow"], ".github/workflows/ci.yml");
+    let earlier_failed = |attempts: Vec<Observation>| {
+        let e = eval(&by_run_id(), attempts, 1.0);
+        (
+            e.details["earlier_attempt_failed"].clone(),
+            e.details["run_attempt"].clone(),
+        )
+    };
+    assert_eq!(
+        earlier_failed(vec![attempt(0.2, 1, "success"), attempt(0.5, 2, "success")]),
+        (json!(false), json!(2)),
+        "a re-run of a success"
+    );
+    assert_eq!(
+        earlier_failed(vec![attempt(0.2, 1, "failure"), attempt(0.3, 1, "failure")]),
+        (json!(false), json!(1)),
+        "the same attempt seen twice is no earlier one"
+    );
+    assert_eq!(
+        earlier_failed(vec![attempt(0.3, 2, "success"), attempt(0.5, 1, "failure")]),
+        (json!(true), json!(2)),
+        "a failed earlier attempt seen late"
+    );
+    assert_eq!(
+        earlier_failed(vec![attempt(0.3, 2, "success"), attempt(0.5, 1, "success")]),
+        (json!(false), json!(2)),
+        "a successful earlier attempt seen late"
+    );
 }
 
 #[test]

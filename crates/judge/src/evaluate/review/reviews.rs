@@ -442,6 +442,27 @@ mod tests {
         );
     }
 
+    /// The details name the review's verdict as GitHub's review states do.
+    #[test]
+    fn the_review_s_verdict_is_in_the_details() {
+        for (event, state, want) in [
+            ("APPROVE", "approved", "approved"),
+            ("REQUEST_CHANGES", "changes_requested", "changes_requested"),
+            ("COMMENT", "commented", "commented"),
+        ] {
+            let r = record("submit_pull_request_review")
+                .target(review_target(OURS))
+                .meta("review_id", json!(OURS))
+                .meta("review_event", json!(event));
+            let e = eval(
+                &r,
+                vec![submitted(-0.01, workflow_actor(), OURS, state)],
+                24.0,
+            );
+            assert_eq!(e.details["review_verdict"], want, "{e:?}");
+        }
+    }
+
     #[test]
     fn dismiss_pull_request_review_table() {
         const DISMISSED: u64 = 60;
