@@ -369,9 +369,11 @@ fn agent_pr_outcome(
 /// taken off it.
 fn thread_outcome(ctx: &EvalContext, agent: Option<&str>) -> Option<Evaluation> {
     let key = ctx.record.target.as_ref()?.key();
+    // The latest snapshot that shows the state (general rule 2).
     let snap = since_execution(ctx)
         .filter(|o| o.target == key)
         .filter_map(|o| o.snapshot.as_ref())
+        .filter(|s| !s.state.is_empty())
         .last()?;
     if snap.state.eq_ignore_ascii_case("closed") {
         let reason = snap.state_reason.as_deref();

@@ -62,7 +62,9 @@ fn answered(ctx: &EvalContext) -> Option<Evaluation> {
 /// does), so a closer nobody can see still decides, with low confidence
 /// (rule 8).
 fn closed(ctx: &EvalContext) -> Evaluation {
-    let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    let reason = ctx
+        .latest_state_snapshot()
+        .and_then(|s| s.state_reason.clone());
     let (status, strength, signal, note) = match reason.as_deref() {
         Some("duplicate") => (
             O::Rejected,

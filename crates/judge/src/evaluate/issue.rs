@@ -34,7 +34,9 @@ pub fn create_issue(ctx: &EvalContext) -> Evaluation {
 
 /// Closed: a merged linked PR, else the closer and the close reason decide.
 fn closed_issue(ctx: &EvalContext) -> Evaluation {
-    let reason = ctx.latest_snapshot().and_then(|s| s.state_reason.clone());
+    let reason = ctx
+        .latest_state_snapshot()
+        .and_then(|s| s.state_reason.clone());
     if let Some(e) = closed_by_merged_pr(ctx) {
         return e.detail("state_reason", reason);
     }
@@ -386,6 +388,28 @@ mod tests {
         let e = eval(&record("create_issue"), vec![created(), close], 48.0);
         assert_eq!(e.decided_at, Some(at(30.0)));
         assert_eq!(e.evidence, vec![id]);
+        assert_eq!(e.details["state_reason"], "completed");
+    }
+
+    /// General rule 2: a later snapshot that does not show the state (its
+    /// source did not say) neither reopens the issue nor erases the close's
+    /// reason: closed as completed, then a person's comment whose snapshot
+    /// has no state, is still accepted/strong `completed` (found by
+    /// cargo-mutants: the reason was read from the latest snapshot).
+    #[test]
+    fn a_snapshot_without_the_state_keeps_the_close_reason() {
+        let close = obs(30.0, human("alice"), K::Closed).snap(closed_as(Some("completed")));
+        let stateless = safe_outcomes_model::ItemSnapshot {
+            state: String::new(),
+            state_reason: None,
+            ..closed_as(None)
+        };
+        let later = obs(40.0, human("bob"), comment(77)).snap(stateless);
+        let e = eval(&record("create_issue"), vec![created(), close, later], 48.0);
+        assert_eq!(
+            (e.status, e.strength, e.signal.as_str()),
+            (ACCEPTED, STRONG, "completed")
+        );
         assert_eq!(e.details["state_reason"], "completed");
     }
 

@@ -92,6 +92,17 @@ impl<'a> EvalContext<'a> {
             .find_map(|o| o.snapshot.as_ref())
     }
 
+    /// The latest snapshot that shows the item's state (open or closed): a
+    /// snapshot whose source did not say (`state` empty) says nothing of
+    /// the state nor of its reason (general rule 2).
+    pub fn latest_state_snapshot(&self) -> Option<&'a ItemSnapshot> {
+        self.observations
+            .iter()
+            .rev()
+            .filter_map(|o| o.snapshot.as_ref())
+            .find(|s| !s.state.is_empty())
+    }
+
     /// The latest observation with a snapshot, and that snapshot.
     pub fn latest_snapshot_obs(&self) -> Option<&'a Observation> {
         self.observations
