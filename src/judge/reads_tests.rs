@@ -205,27 +205,6 @@ fn table_reads(p: &Profile, via: Via) -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-fn every_registered_type_has_its_reads_and_only_registered_types_do() {
-    for t in TYPES {
-        assert!(
-            profiles_of(t.name).next().is_some(),
-            "`{}` has no row in the read table",
-            t.name
-        );
-    }
-    let mut seen = BTreeSet::new();
-    for p in PROFILES {
-        for ty in p.types {
-            assert!(
-                TYPES.iter().any(|t| t.name == *ty),
-                "`{ty}` is not a registered type"
-            );
-            assert!(seen.insert((*ty, format!("{:?}", p.shape))), "`{ty}` twice");
-        }
-    }
-}
-
 /// Issue 44 item 2: a fact with a webhook source is recovered from the API
 /// (what, who and when), or the table says why not.
 #[test]
