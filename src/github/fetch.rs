@@ -57,7 +57,8 @@ pub struct Fetched {
     pub retry_at: Option<DateTime<Utc>>,
 }
 
-/// `fetch_state`, with failure messages and the rate-limit reset.
+/// The state of `record`'s target, as installation `installation` sees
+/// it, with failure messages and the rate-limit reset.
 pub async fn fetch(client: &GitHubClient, installation: u64, record: &ExecutionRecord) -> Fetched {
     let repo = record
         .target

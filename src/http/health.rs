@@ -76,12 +76,15 @@ pub async fn ready(StateExtractor(state): StateExtractor<State>) -> Response {
             })
         });
     let worker_death = state.shared.worker_death();
-    let ready = trouble.is_none() && worker_death.is_none();
+    // The inbox's mover (sled) stopped: every ack is refused until a restart.
+    let inbox_stopped = state.writer.mover_stopped();
+    let ready = trouble.is_none() && worker_death.is_none() && !inbox_stopped;
     let body = Json(json!({
         "ready": ready,
         "store": store_json(&state, trouble.as_ref()),
         "worker": if worker_death.is_some() { "dead" } else { "running" },
         "worker_error": worker_death,
+        "inbox": if inbox_stopped { "stopped" } else { "running" },
     }));
     if ready {
         return (StatusCode::OK, body).into_response();

@@ -387,6 +387,9 @@ pub(crate) struct ReadyDoc {
     /// `running` or `dead`.
     pub worker: String,
     pub worker_error: Option<String>,
+    /// `running`, or `stopped`: the inbox's mover (sled) ended while the
+    /// store is open, so every acknowledgement is refused until a restart.
+    pub inbox: String,
 }
 
 /// How this server talks to GitHub.

@@ -172,6 +172,13 @@ impl InboxWriter {
         }
     }
 
+    /// True once the inbox's mover stopped while the store is open (on
+    /// sled; a panic, say): acknowledgements are refused from then on and
+    /// only a restart starts it again, so readiness says so.
+    pub fn mover_stopped(&self) -> bool {
+        self.log.as_ref().is_some_and(|log| log.mover_stopped())
+    }
+
     /// Store an item durably; returns once it is flushed to disk.
     pub async fn enqueue(&self, item: InboxItem) -> Result<Enqueued, InboxError> {
         let (reply, rx) = oneshot::channel();

@@ -131,6 +131,11 @@ impl Shared {
         *woken = false;
     }
 
+    /// True once the mover's thread ended while the writer was still open.
+    pub(super) fn mover_stopped(&self) -> bool {
+        self.mover_stopped.load(Ordering::Acquire) && !self.closed.load(Ordering::Acquire)
+    }
+
     /// Resolves once everything written so far is in the journal, or the
     /// mover stopped (nothing more will be).
     pub(super) async fn settled(&self) {

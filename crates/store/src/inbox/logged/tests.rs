@@ -198,8 +198,10 @@ async fn a_stopped_mover_refuses_acks_and_settles() {
         Ok(Enqueued::Logged)
     ));
     let shared = writer.log.clone().expect("a sled store logs");
+    assert!(!writer.mover_stopped());
     // What `MoverGone` does when the mover's thread ends.
     drop(MoverGone(shared.clone()));
+    assert!(writer.mover_stopped(), "readiness must say so");
     let refused = writer.enqueue(delivery("after")).await;
     assert!(
         matches!(&refused, Err(InboxError::Write(why)) if why.contains("mover stopped")),
