@@ -364,11 +364,18 @@ fn rule_2_undated_activity_is_never_ignored() {
             ..Default::default()
         };
         for ep in required_endpoints(&record) {
-            if ep.path.ends_with("/comments") || ep.path.ends_with("/reviews") {
-                let list = state.responses.entry(ep.path).or_insert_with(|| json!([]));
-                if let Value::Array(items) = list {
-                    items.push(json!({"id": 999, "user": {"login": "carol", "type": "User"}, "state": "COMMENTED"}));
-                }
+            // A listed comment or review, or the timeline's (where the
+            // fetch reads a thread's comments and reviews).
+            let undated = if ep.path.ends_with("/comments") || ep.path.ends_with("/reviews") {
+                json!({"id": 999, "user": {"login": "carol", "type": "User"}, "state": "COMMENTED"})
+            } else if ep.path.ends_with("/timeline") {
+                json!({"event": "commented", "id": 999, "user": {"login": "carol", "type": "User"}})
+            } else {
+                continue;
+            };
+            let list = state.responses.entry(ep.path).or_insert_with(|| json!([]));
+            if let Value::Array(items) = list {
+                items.push(undated);
             }
         }
         let undated = crate::ingest::reconcile::undated_activity(&state);

@@ -124,28 +124,23 @@ async fn serving_pr(pr: Value, comments: usize) -> FakeGitHub {
 
 fn serve_pr(gh: &FakeGitHub, pr: Value, comments: usize) {
     gh.set_api(REPO, "pulls/42", pr);
-    let comments: Vec<Value> = (1..=comments as u64)
-        .map(|i| {
-            json!({"id": 7000 + i, "body": format!("comment {i}"), "user": user("alice"),
-                        "created_at": at(60 + i as i64)})
-        })
-        .collect();
-    gh.set_api(REPO, "issues/42/comments", Value::Array(comments));
-    gh.set_api(
-        REPO,
-        "pulls/42/reviews",
-        json!([{"id": 9, "state": "APPROVED", "user": user("alice"), "submitted_at": at(200)}]),
-    );
+    // Its conversation comments and its review, as its timeline lists them
+    // (the fetch reads them there, not from `issues/42/comments` and
+    // `pulls/42/reviews`, which this model of GitHub does not serve).
+    let mut timeline: Vec<Value> = vec![json!({"id": 31, "event": "labeled",
+        "label": {"name": "ci"}, "actor": user("alice"), "created_at": at(30)})];
+    timeline.extend((1..=comments as u64).map(|i| {
+        json!({"event": "commented", "id": 7000 + i, "body": format!("comment {i}"),
+               "user": user("alice"), "actor": user("alice"), "created_at": at(60 + i as i64)})
+    }));
+    timeline.push(json!({"event": "reviewed", "id": 9, "state": "approved",
+                         "user": user("alice"), "submitted_at": at(200)}));
+    gh.set_api(REPO, "issues/42/timeline", Value::Array(timeline));
     gh.set_api(
         REPO,
         "pulls/42/commits",
         json!([{"sha": "aaa111", "parents": [{"sha": "base000"}], "author": user(BOT),
                 "commit": {"message": "Cache", "committer": {"date": at(-3)}}}]),
-    );
-    gh.set_api(
-        REPO,
-        "issues/42/timeline",
-        json!([{"id": 31, "event": "labeled", "label": {"name": "ci"}, "actor": user("alice"), "created_at": at(30)}]),
     );
     // What landed on the base branch since the merge: nothing (a revert
     // would be among these commits).
@@ -178,7 +173,8 @@ async fn post(t: &TestApp, path: &str, token: Option<&str>) -> (u16, Value) {
 #[tokio::test]
 async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
     let gh = FakeGitHub::start().await;
-    // 120 comments: two pages of 100, the second through the Link header.
+    // 120 comments in its timeline: two pages of 100, the second through
+    // the Link header.
     serve_pr(&gh, merged_pr(), 120);
     let (r, o) = judge_pr(gh).await;
     assert_eq!(
@@ -187,17 +183,20 @@ async fn a_pr_the_app_never_saw_is_judged_from_the_api() {
         "{}",
         o.notes
     );
-    assert_eq!(calls(&r.gh), [1, 2, 1, 1, 1]);
+    // The comments and the review are read from the timeline, not listed
+    // beside it.
+    assert_eq!(calls(&r.gh), [1, 0, 0, 1, 2]);
     // Counted per installation and endpoint, and shown on /status.
     let counted = &r.t.app.shared.github_calls;
     assert_eq!(counted.of("pulls.get"), 1);
-    assert_eq!(counted.of("issues.list_comments"), 2);
-    // The five reads above, the second page of comments, and the compare
+    assert_eq!(counted.of("issues.list_timeline"), 2);
+    assert_eq!(counted.of("issues.list_comments"), 0);
+    // The three reads above, the timeline's second page, and the compare
     // of the merge with the base branch (where a revert would land).
     assert_eq!(counted.of("repos.compare"), 1);
-    assert_eq!(counted.by_installation()["555"], 7);
+    assert_eq!(counted.by_installation()["555"], 5);
     let status = r.t.get("/status").await.body;
-    assert_eq!(status["github"]["api_calls_by_installation"]["555"], 7);
+    assert_eq!(status["github"]["api_calls_by_installation"]["555"], 5);
 
     // The observations are of the kinds webhooks give, the second page
     // included (it needed the installation token too).
@@ -280,15 +279,15 @@ async fn a_404_on_the_pr_is_deletion_and_is_not_retried() {
 }
 
 #[tokio::test]
-async fn a_404_on_comments_is_not_deletion() {
-    let (r, o) = judge_merged_pr_after(|gh| gh.remove_api(REPO, "issues/42/comments")).await;
+async fn a_404_on_the_commits_is_not_deletion() {
+    let (r, o) = judge_merged_pr_after(|gh| gh.remove_api(REPO, "pulls/42/commits")).await;
     assert_eq!(
         triple(&o),
         (O::Accepted, S::Strong, "merged"),
         "{}",
         o.notes
     );
-    assert_eq!(calls(&r.gh), [1, 1, 1, 1, 1], "a 404 is not retried");
+    assert_eq!(calls(&r.gh), [1, 0, 0, 1, 1], "a 404 is not retried");
     r.stop().await;
 }
 

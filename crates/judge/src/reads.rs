@@ -634,16 +634,26 @@ const PR_COMMITS: &[Api] = &[
     ),
     tl("head_ref_force_pushed"),
 ];
-const THREAD_COMMENTS: &[Api] = &[
-    api("issues/{n}/comments", "body", "user", "created_at"),
-    tl("commented"),
-];
+/// A thread's conversation comments, from its timeline: the same objects
+/// as `issues/{n}/comments`, which is not read beside it.
 const TIMELINE_COMMENTS: &[Api] = &[tl("commented")];
-const PR_REVIEWS: &[Api] = &[
+/// A PR's reviews, from its timeline: the same objects as
+/// `pulls/{n}/reviews` (its `state` lower-case, `dismissed` once
+/// dismissed), which is not read beside it.
+const PR_REVIEWS: &[Api] = &[api(
+    "issues/{n}/timeline",
+    "reviewed",
+    "user",
+    "submitted_at",
+)];
+const PR_DISMISSED: &[Api] = &[tl("review_dismissed")];
+/// The review list as the primary object (the review types, gh-aw's), and
+/// the timeline's.
+const LISTED_REVIEWS: &[Api] = &[
     api("pulls/{n}/reviews", "state", "user", "submitted_at"),
-    tl("reviewed"),
+    api("issues/{n}/timeline", "reviewed", "user", "submitted_at"),
 ];
-const PR_DISMISSED: &[Api] = &[
+const LISTED_DISMISSED: &[Api] = &[
     tl("review_dismissed"),
     api("pulls/{n}/reviews", "state DISMISSED", "", ""),
 ];
@@ -687,7 +697,7 @@ pub const PROFILES: &[Profile] = &[
             noted(&DELETED, PR_GONE, GONE),
             need(&HEAD_PUSHED, PR_COMMITS),
             need(&REVERTED, MERGE_REVERTS),
-            need(&COMMENT, THREAD_COMMENTS),
+            need(&COMMENT, TIMELINE_COMMENTS),
             need(&REVIEW, PR_REVIEWS),
             need(&REVIEW_DISMISSED, PR_DISMISSED),
             need(&REACTION, ITEM_REACTIONS),
@@ -698,7 +708,7 @@ pub const PROFILES: &[Profile] = &[
         shape: Shape::Issue,
         needs: &[
             need(&CROSS_REFERENCED, CROSS_REF),
-            need(&COMMENT, THREAD_COMMENTS),
+            need(&COMMENT, TIMELINE_COMMENTS),
             need(&CLOSED, ISSUE_CLOSED),
             noted(&DELETED, ISSUE_GONE, GONE),
         ],
@@ -722,7 +732,7 @@ pub const PROFILES: &[Profile] = &[
             need(&CLOSED, PR_CLOSED),
             need(&REOPENED, REOPEN),
             noted(&DELETED, PR_GONE, GONE),
-            need(&COMMENT, THREAD_COMMENTS),
+            need(&COMMENT, TIMELINE_COMMENTS),
             need(&REVIEW, PR_REVIEWS),
             need(&REVIEW_DISMISSED, PR_DISMISSED),
         ],
@@ -785,7 +795,7 @@ pub const PROFILES: &[Profile] = &[
                 &DRAFT,
                 &[tl("ready_for_review"), tl("convert_to_draft"), api("pulls/{n}", "draft", "", "")],
             ),
-            need(&REVIEW, PR_REVIEWS),
+            need(&REVIEW, LISTED_REVIEWS),
             need(&CLOSED, PR_CLOSED),
             need(&OPENED, PR_OPENED),
             noted(&DELETED, PR_GONE, GONE),
@@ -795,8 +805,8 @@ pub const PROFILES: &[Profile] = &[
         types: &["submit_pull_request_review", "dismiss_pull_request_review"],
         shape: Shape::PullRequest,
         needs: &[
-            need(&REVIEW, PR_REVIEWS),
-            need(&REVIEW_DISMISSED, PR_DISMISSED),
+            need(&REVIEW, LISTED_REVIEWS),
+            need(&REVIEW_DISMISSED, LISTED_DISMISSED),
             need(&REVIEW_COMMENT, PR_REVIEW_COMMENTS),
             need(&HEAD_PUSHED, PR_COMMITS),
             need(&CLOSED, PR_CLOSED),
@@ -820,7 +830,7 @@ pub const PROFILES: &[Profile] = &[
                     ),
                 ],
             ),
-            need(&REVIEW, PR_REVIEWS),
+            need(&REVIEW, LISTED_REVIEWS),
             need(&REVIEW_COMMENT, PR_REVIEW_COMMENTS),
             need(&COMMENT, TIMELINE_COMMENTS),
             need(&CLOSED, PR_CLOSED),
@@ -918,7 +928,7 @@ pub const PROFILES: &[Profile] = &[
             need(&REOPENED, REOPEN),
             noted(&DELETED, ISSUE_GONE, GONE),
             noted(&TRANSFERRED, MOVED, "the 301's `Location` says where; the old timeline's `transferred` entry, when GitHub keeps it, says who and when"),
-            need(&COMMENT, THREAD_COMMENTS),
+            need(&COMMENT, TIMELINE_COMMENTS),
             need(&LABELED, LABEL_EVENTS),
             need(&ASSIGNED, ASSIGN_EVENTS),
             need(&MILESTONED, &[tl("milestoned"), tl("demilestoned")]),

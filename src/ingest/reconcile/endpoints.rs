@@ -185,11 +185,15 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     let t = record.target.as_ref();
     let n = thread_number(record);
     let issue = |n: u64| vec![format!("issues/{n}"), format!("issues/{n}/timeline")];
+    // A thread's conversation comments and its reviews are read from its
+    // timeline (`commented`, `reviewed`: the same objects, ids and times as
+    // `issues/{n}/comments` and `pulls/{n}/reviews`), never from those lists
+    // beside it: two more reads of one thread that could not change a verdict
+    // (`map` keeps one observation an id; docs/evaluation.md "What each path
+    // reads").
     let pr_activity = |n: u64| {
         vec![
             format!("pulls/{n}"),
-            format!("issues/{n}/comments"),
-            format!("pulls/{n}/reviews"),
             format!("pulls/{n}/commits"),
             format!("issues/{n}/timeline"),
         ]
@@ -201,6 +205,8 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     // names who forced).
     // And the inline comments: a person's reply to one of the review's
     // comments answers it (`pull_request_review_comment` on the webhook path).
+    // The reviews list stays their primary object (gh-aw's evaluator reads
+    // it; a conformance case may carry nothing else).
     let reviews_first = |n: u64| {
         vec![
             format!("pulls/{n}/reviews"),
@@ -220,12 +226,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
     };
     Some(match OutputType::from(record.output_type.as_str()) {
         OutputType::CreatePullRequest if t.is_some_and(|t| t.kind == TargetKind::Issue) => {
-            let n = n?;
-            vec![
-                format!("issues/{n}"),
-                format!("issues/{n}/comments"),
-                format!("issues/{n}/timeline"),
-            ]
+            issue(n?)
         }
         OutputType::CreatePullRequest | OutputType::PushToPullRequestBranch => pr_activity(n?),
         OutputType::ClosePullRequest | OutputType::MergePullRequest => {
@@ -243,14 +244,7 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
                 format!("issues/{n}/timeline"),
             ]
         }
-        OutputType::CreateIssue => {
-            let n = n?;
-            vec![
-                format!("issues/{n}"),
-                format!("issues/{n}/comments"),
-                format!("issues/{n}/timeline"),
-            ]
-        }
+        OutputType::CreateIssue => issue(n?),
         OutputType::AddComment | OutputType::CommentMemory => {
             let id = t.and_then(|t| t.id)?;
             let mut v = vec![format!("issues/comments/{id}")];
@@ -270,6 +264,8 @@ fn paths_for(record: &ExecutionRecord) -> Option<Vec<String>> {
         }
         // A requested reviewer acts by reviewing, commenting, or writing an
         // inline comment (`pull_request_review_comment` on the webhook path).
+        // Its reviews from their list, where `latest_review_pending` reads
+        // a review still being written (`PENDING`, no submission time).
         OutputType::AddReviewer => {
             let n = n?;
             vec![

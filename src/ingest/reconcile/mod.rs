@@ -111,34 +111,52 @@ pub(crate) fn observations_from_api(
     map::Mapper::new(record, state).run()
 }
 
-/// The undated non-bot activity in the fetched lists, as `path[index]`.
+/// The undated non-bot activity in the fetched lists, as `path[index]`:
+/// comments, reviews and commits, listed alone or as the timeline's
+/// `commented` and `reviewed` entries (where the fetch reads them).
 pub(crate) fn undated_activity(state: &ApiState) -> Vec<String> {
     let mut out = Vec::new();
     for (path, v) in &state.responses {
-        let (time_at, user_at): (&[&str], &str) = if path.ends_with("/comments") {
-            (&["/created_at"], "/user")
-        } else if path.ends_with("/reviews") {
-            (&["/submitted_at"], "/user")
-        } else if path.ends_with("/commits") {
-            (
-                &["/commit/committer/date", "/commit/author/date"],
-                "/author",
-            )
-        } else {
-            continue;
-        };
         for (i, item) in rest::items(v).iter().enumerate() {
-            let pending = item.get("state").and_then(serde_json::Value::as_str) == Some("PENDING");
+            let Some((time_at, user_at, pending)) = activity_fields(path, item) else {
+                continue;
+            };
+            let state = item.get("state").and_then(serde_json::Value::as_str);
             let dated = time_at
                 .iter()
                 .any(|p| rest::time(item.pointer(p)).is_some());
             let bot = rest::actor(item.pointer(user_at)).is_some_and(|a| a.is_bot());
-            if (pending || !dated) && !bot {
+            if (state == Some(pending) || !dated) && !bot {
                 out.push(format!("{path}[{i}]"));
             }
         }
     }
     out
+}
+
+/// Where an activity item of list `path` keeps its times and its author,
+/// and the state a review still being written has there (REST's lists say
+/// `PENDING`, the timeline lower-case); `None` for any other item.
+fn activity_fields(
+    path: &str,
+    item: &serde_json::Value,
+) -> Option<(&'static [&'static str], &'static str, &'static str)> {
+    const COMMITTED: &[&str] = &["/commit/committer/date", "/commit/author/date"];
+    if path.ends_with("/comments") {
+        Some((&["/created_at"], "/user", "PENDING"))
+    } else if path.ends_with("/reviews") {
+        Some((&["/submitted_at"], "/user", "PENDING"))
+    } else if path.ends_with("/commits") {
+        Some((COMMITTED, "/author", "PENDING"))
+    } else if path.ends_with("/timeline") {
+        match item.get("event").and_then(serde_json::Value::as_str)? {
+            "commented" => Some((&["/created_at"], "/user", "pending")),
+            "reviewed" => Some((&["/submitted_at"], "/user", "pending")),
+            _ => None,
+        }
+    } else {
+        None
+    }
 }
 
 /// A 404 that is an answer, not a failure: the team memberships endpoint

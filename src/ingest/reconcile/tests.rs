@@ -660,19 +660,18 @@ fn endpoints_put_the_primary_object_first() {
         paths(&record("create_pull_request")),
         vec![
             p("pulls/7", true),
-            p("issues/7/comments", false),
-            p("pulls/7/reviews", false),
             p("pulls/7/commits", false),
             p("issues/7/timeline", false)
         ]
     );
     assert_eq!(
         paths(&record("create_issue")),
-        vec![
-            p("issues/7", true),
-            p("issues/7/comments", false),
-            p("issues/7/timeline", false)
-        ]
+        vec![p("issues/7", true), p("issues/7/timeline", false)]
+    );
+    // A review's primary object stays the review list (gh-aw's).
+    assert_eq!(
+        paths(&record("submit_pull_request_review"))[0],
+        p("pulls/7/reviews", true)
     );
     assert_eq!(
         paths(&record("add_comment")),
