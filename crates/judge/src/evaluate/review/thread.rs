@@ -190,6 +190,7 @@ mod tests {
             "unresolved by a human, then resolved again":
                 [ours(), unresolved(3.0, human("alice")), resolved(4.0, human("alice"), "PRRT_1")] => (ACCEPTED, MEDIUM, "state_retained");
             "unresolved by a bot": [ours(), unresolved(3.0, bot("triage[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "unresolved by someone nobody can see (rule 4)": [ours(), unresolved(3.0, None)] => (REJECTED, MEDIUM, "reopened");
             "another thread unresolved":
                 [ours(), obs(3.0, human("alice"), K::ThreadUnresolved { thread_id: "PRRT_2".into(), comment_ids: vec![] })] => (ACCEPTED, MEDIUM, "state_retained");
             "our resolution not delivered, human unresolve after":
