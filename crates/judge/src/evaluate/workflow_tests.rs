@@ -317,6 +317,8 @@ fn create_check_run_table() {
             [check(0.0, 55, "failure"), check(2.0, 56, "success")] => (IGNORED, WEAK, "check_superseded");
         "failing check, PR closed unmerged by a human":
             [check(0.0, 55, "failure"), obs(3.0, human("alice"), K::Closed).snap(snapshot("closed"))] => (ACCEPTED, MEDIUM, "check_upheld");
+        "failing check, PR closed by a bot: no person upheld it":
+            [check(0.0, 55, "failure"), obs(3.0, bot("stale[bot]"), K::Closed).snap(snapshot("closed"))] => (PENDING, WEAK, "target_exists_only");
         "check exists, PR open":
             [check(0.0, 55, "success"), obs(1.0, human("bob"), comment(3)).snap(open())] => (PENDING, WEAK, "target_exists_only");
         + unobserved_case("check never seen", r());
