@@ -535,7 +535,7 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Table> {
     let (engine, goal) = if super::on_pg() {
         ("PostgreSQL", 0.25)
     } else {
-        ("sled", 0.5)
+        ("sled", 0.6)
     };
     t.push(
         Row::new(

@@ -53,22 +53,22 @@ pub(super) const POSTCARD_V3_LZ4: u8 = 0x04;
 const DICTIONARY_V3: &[u8] = include_bytes!("record_dictionary_v3.bin");
 
 /// An observation as stored.
-pub fn encode_observation(obs: &Observation) -> Vec<u8> {
+pub(crate) fn encode_observation(obs: &Observation) -> Vec<u8> {
     pack(&ObservationV3::from(obs))
 }
 
 /// An observation in any stored form (v3, or the JSON forms before it).
-pub fn decode_observation(key: &[u8], bytes: &[u8]) -> Result<Observation> {
+pub(crate) fn decode_observation(key: &[u8], bytes: &[u8]) -> Result<Observation> {
     decode_any::<ObservationV3, _>(key, bytes)
 }
 
 /// A stored output as stored.
-pub fn encode_output(stored: &StoredOutput) -> Vec<u8> {
+pub(crate) fn encode_output(stored: &StoredOutput) -> Vec<u8> {
     pack(&OutputV3::from(stored))
 }
 
 /// A stored output in any stored form.
-pub fn decode_output(key: &[u8], bytes: &[u8]) -> Result<StoredOutput> {
+pub(crate) fn decode_output(key: &[u8], bytes: &[u8]) -> Result<StoredOutput> {
     decode_any::<OutputV3, _>(key, bytes)
 }
 

@@ -59,7 +59,7 @@ fn copy_dir(dir: &Path) -> PathBuf {
 
 /// An error when `dir` is missing because a compaction stopped between its
 /// two renames: the store is in `DIR.compact-old` (the old one, whole).
-pub fn interrupted_compaction(dir: &Path) -> Option<String> {
+pub(crate) fn interrupted_compaction(dir: &Path) -> Option<String> {
     let old = old_dir(dir);
     (!dir.exists() && old.exists()).then(|| {
         format!(

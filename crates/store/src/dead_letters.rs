@@ -10,8 +10,10 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+#[cfg(test)]
+use super::encode;
 use super::inbox::InboxItem;
-use super::{counter, decode, encode, keys, Result, Store, StoreError};
+use super::{counter, decode, keys, Result, Store, StoreError};
 
 /// An inbox item moved aside, with why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,9 +87,10 @@ pub enum DeadLetterError {
 }
 
 impl Store {
+    #[cfg(test)]
     /// Put into `batch` the move of inbox item `seq` (its stored `bytes`)
     /// to the dead letters; the caller commits it with the item's removal.
-    pub fn dead_letter_into(
+    pub(crate) fn dead_letter_into(
         batch: &mut super::Batch,
         seq: u64,
         bytes: &[u8],

@@ -26,7 +26,7 @@ const MAX_BATCH: usize = 2048;
 
 /// How long a webhook delivery's id is remembered to refuse a redelivery
 /// of it: GitHub lets a delivery be redelivered for 3 days; 8 leaves room.
-pub const DEFAULT_DEDUP_WINDOW: chrono::Duration = chrono::Duration::days(8);
+pub(crate) const DEFAULT_DEDUP_WINDOW: chrono::Duration = chrono::Duration::days(8);
 
 /// Expired dedupe keys removed per group commit, at most.
 const PRUNE_BATCH: usize = 1024;
@@ -122,7 +122,7 @@ pub struct InboxWriter {
 
 /// Called after each flushed batch with the highest stored sequence, the
 /// number of items the batch stored, and the duplicates seen so far.
-pub type OnStored = Arc<dyn Fn(u64, u64, u64) + Send + Sync>;
+pub(crate) type OnStored = Arc<dyn Fn(u64, u64, u64) + Send + Sync>;
 
 impl InboxWriter {
     pub fn start(store: Store, on_stored: OnStored) -> (InboxWriter, JoinHandle<()>) {

@@ -89,7 +89,7 @@ pub enum LogError {
 
 impl LogError {
     /// The same error, to hand on while keeping this one.
-    pub fn clone_for_report(&self) -> LogError {
+    pub(crate) fn clone_for_report(&self) -> LogError {
         match self {
             LogError::Io { path, error } => LogError::Io {
                 path: path.clone(),
@@ -132,7 +132,7 @@ fn segments(dir: &Path) -> Result<Vec<u64>, LogError> {
 }
 
 /// The first position the log's oldest segment holds, if any.
-pub fn first_segment(dir: &Path) -> Result<Option<u64>, LogError> {
+pub(crate) fn first_segment(dir: &Path) -> Result<Option<u64>, LogError> {
     match dir.exists() {
         true => Ok(segments(dir)?.first().copied()),
         false => Ok(None),
@@ -250,7 +250,8 @@ impl Log {
     }
 
     /// The log's directory.
-    pub fn dir(&self) -> &Path {
+    #[cfg(test)]
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -342,7 +343,7 @@ fn cut_to(path: &Path, len: u64, sync: bool) -> Result<(), LogError> {
 
 /// Remove the segments whose every frame lies before position `moved` (a
 /// segment ends where the next one starts; the last one is kept).
-pub fn remove_through(dir: &Path, moved: u64) -> Result<usize, LogError> {
+pub(crate) fn remove_through(dir: &Path, moved: u64) -> Result<usize, LogError> {
     let starts = segments(dir)?;
     let mut removed = 0;
     for pair in starts.windows(2) {

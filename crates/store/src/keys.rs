@@ -50,50 +50,50 @@
 use chrono::{DateTime, Utc};
 
 /// Everything of the inbox (on sled kept in its journal, `engine::journal`).
-pub const INBOX: &[u8] = b"i/";
-pub const INBOX_QUEUE: &[u8] = b"i/q/";
+pub(crate) const INBOX: &[u8] = b"i/";
+pub(crate) const INBOX_QUEUE: &[u8] = b"i/q/";
 /// The first key after every queue key: `INBOX_QUEUE..INBOX_QUEUE_END` is the queue.
-pub const INBOX_QUEUE_END: &[u8] = b"i/q0";
-pub const INBOX_DELIVERY: &[u8] = b"i/d/";
-pub const DEDUP_EXPIRY: &[u8] = b"i/e/";
-pub const MANIFEST_STAGED: &[u8] = b"i/s/";
-pub const MANIFEST_COMMITTED: &[u8] = b"i/c/";
-pub const DEAD_LETTER: &[u8] = b"d/";
+pub(crate) const INBOX_QUEUE_END: &[u8] = b"i/q0";
+pub(crate) const INBOX_DELIVERY: &[u8] = b"i/d/";
+pub(crate) const DEDUP_EXPIRY: &[u8] = b"i/e/";
+pub(crate) const MANIFEST_STAGED: &[u8] = b"i/s/";
+pub(crate) const MANIFEST_COMMITTED: &[u8] = b"i/c/";
+pub(crate) const DEAD_LETTER: &[u8] = b"d/";
 pub const OUTPUT: &[u8] = b"o/";
-pub const ALIAS: &[u8] = b"a/";
-pub const OBSERVATION: &[u8] = b"b/";
+pub(crate) const ALIAS: &[u8] = b"a/";
+pub(crate) const OBSERVATION: &[u8] = b"b/";
 /// Where the target index was kept before it moved beside the
 /// observations (`outputs_on`); stores written before are moved at open.
-pub const TARGET_INDEX_BEFORE: &[u8] = b"x/";
-pub const TYPE_INDEX: &[u8] = b"t/";
-pub const REF_LINK: &[u8] = b"r/";
-pub const SCHEDULE: &[u8] = b"s/";
-pub const COUNTER: &[u8] = b"m/";
+pub(crate) const TARGET_INDEX_BEFORE: &[u8] = b"x/";
+pub(crate) const TYPE_INDEX: &[u8] = b"t/";
+pub(crate) const REF_LINK: &[u8] = b"r/";
+pub(crate) const SCHEDULE: &[u8] = b"s/";
+pub(crate) const COUNTER: &[u8] = b"m/";
 pub const INSTALLATION: &[u8] = b"n/i/";
-pub const INSTALLATION_REPO: &[u8] = b"n/r/";
+pub(crate) const INSTALLATION_REPO: &[u8] = b"n/r/";
 pub const CHECK_RUN: &[u8] = b"n/c/";
-pub const REDELIVERY: &[u8] = b"n/w/";
-pub const HARVEST_QUEUE: &[u8] = b"n/q/";
-pub const HARVEST_DONE: &[u8] = b"n/h/";
-pub const BACKFILL_JOB: &[u8] = b"n/b/";
-pub const BACKFILL_RUN: &[u8] = b"n/g/";
-pub const BACKFILL_OUTPUT: &[u8] = b"n/e/";
-pub const LEASE: &[u8] = b"n/l/";
-pub const WEB_SECRET: &[u8] = b"n/k/";
-pub const WEB_RECORD: &[u8] = b"n/v/";
-pub const WEB_EXPIRY: &[u8] = b"n/y/";
-pub const WEB_GROUP: &[u8] = b"n/u/";
-pub const TOKEN_MARK: &[u8] = b"n/t/";
-pub const REPO_KEYED_NAME: &[u8] = b"n/a/";
-pub const REPO_LATER_NAME: &[u8] = b"n/m/";
-pub const OWNER_KEYED_NAME: &[u8] = b"n/o/";
-pub const ROLLUP: &[u8] = b"g/";
-pub const ROLLUP_REPOS: &[u8] = b"g/r";
-pub const ROLLUP_PROGRESS: &[u8] = b"g/p";
-pub const ROLLUP_SUMS_PROGRESS: &[u8] = b"g/s";
-pub const ROLLUP_TALLY: &[u8] = b"g/t";
-pub const ROLLUP_TALLY_PROGRESS: &[u8] = b"g/q";
-pub const TIME_INDEX: &[u8] = b"y/";
+pub(crate) const REDELIVERY: &[u8] = b"n/w/";
+pub(crate) const HARVEST_QUEUE: &[u8] = b"n/q/";
+pub(crate) const HARVEST_DONE: &[u8] = b"n/h/";
+pub(crate) const BACKFILL_JOB: &[u8] = b"n/b/";
+pub(crate) const BACKFILL_RUN: &[u8] = b"n/g/";
+pub(crate) const BACKFILL_OUTPUT: &[u8] = b"n/e/";
+pub(crate) const LEASE: &[u8] = b"n/l/";
+pub(crate) const WEB_SECRET: &[u8] = b"n/k/";
+pub(crate) const WEB_RECORD: &[u8] = b"n/v/";
+pub(crate) const WEB_EXPIRY: &[u8] = b"n/y/";
+pub(crate) const WEB_GROUP: &[u8] = b"n/u/";
+pub(crate) const TOKEN_MARK: &[u8] = b"n/t/";
+pub(crate) const REPO_KEYED_NAME: &[u8] = b"n/a/";
+pub(crate) const REPO_LATER_NAME: &[u8] = b"n/m/";
+pub(crate) const OWNER_KEYED_NAME: &[u8] = b"n/o/";
+pub(crate) const ROLLUP: &[u8] = b"g/";
+pub(crate) const ROLLUP_REPOS: &[u8] = b"g/r";
+pub(crate) const ROLLUP_PROGRESS: &[u8] = b"g/p";
+pub(crate) const ROLLUP_SUMS_PROGRESS: &[u8] = b"g/s";
+pub(crate) const ROLLUP_TALLY: &[u8] = b"g/t";
+pub(crate) const ROLLUP_TALLY_PROGRESS: &[u8] = b"g/q";
+pub(crate) const TIME_INDEX: &[u8] = b"y/";
 
 fn join(parts: &[&[u8]]) -> Vec<u8> {
     let mut key = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
@@ -130,7 +130,7 @@ pub fn dead_letter(seq: u64) -> Vec<u8> {
 /// with 2M ids remembered, docs/store.md); any other id (and a manifest's or
 /// a reconcile's dedupe key) is keyed as its text, after every time-ordered
 /// key.
-pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
+pub(crate) fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
     match time_ordered_uuid(delivery_id) {
         Some(bytes) => join(&[INBOX_DELIVERY, &[TIME_ORDERED], &bytes]),
         None => join(&[INBOX_DELIVERY, delivery_id.as_bytes()]),
@@ -141,13 +141,13 @@ pub fn inbox_delivery(delivery_id: &str) -> Vec<u8> {
 /// text never starts with it: a delivery id is `[A-Za-z0-9-]`
 /// (`ident::delivery_id`), the other dedupe keys start `manifest:` or
 /// `reconcile:`.
-pub const TIME_ORDERED: u8 = 0x01;
+pub(crate) const TIME_ORDERED: u8 = 0x01;
 
 /// The 16 bytes of a canonical, lowercase version-1 UUID with its time's
 /// high bits first (time_hi_and_version, time_mid, time_low, clock_seq,
 /// node); `None` for any other text. One text gives one key and back: an
 /// uppercase id stays text, so two spellings are never one delivery.
-pub fn time_ordered_uuid(id: &str) -> Option<[u8; 16]> {
+pub(crate) fn time_ordered_uuid(id: &str) -> Option<[u8; 16]> {
     let b = id.as_bytes();
     if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') || b[14] != b'1' {
         return None;
@@ -169,19 +169,20 @@ pub fn time_ordered_uuid(id: &str) -> Option<[u8; 16]> {
     Some(out)
 }
 
+#[cfg(test)]
 /// Whether a dedupe key is keyed by time (`inbox_delivery`).
-pub fn is_time_ordered_delivery(key: &[u8]) -> bool {
+pub(crate) fn is_time_ordered_delivery(key: &[u8]) -> bool {
     key.strip_prefix(INBOX_DELIVERY)
         .is_some_and(|s| s.len() == 17 && s[0] == TIME_ORDERED)
 }
 
 /// The expiry index entry of a delivery's dedupe key stored at `at`.
-pub fn dedup_expiry(at: DateTime<Utc>, delivery_id: &str) -> Vec<u8> {
+pub(crate) fn dedup_expiry(at: DateTime<Utc>, delivery_id: &str) -> Vec<u8> {
     join(&[DEDUP_EXPIRY, &time_bytes(at), delivery_id.as_bytes()])
 }
 
 /// The time and delivery id of a `dedup_expiry` key.
-pub fn parse_dedup_expiry(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
+pub(crate) fn parse_dedup_expiry(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
     parse_timed(DEDUP_EXPIRY, key)
 }
 
@@ -191,15 +192,15 @@ fn parse_timed(prefix: &[u8], key: &[u8]) -> Option<(DateTime<Utc>, String)> {
     Some((DateTime::from_timestamp_millis(ms)?, id))
 }
 
-pub fn staged_upload(upload: u64) -> Vec<u8> {
+pub(crate) fn staged_upload(upload: u64) -> Vec<u8> {
     join(&[MANIFEST_STAGED, &upload.to_be_bytes()])
 }
 
-pub fn staged_chunk(upload: u64, chunk: u32) -> Vec<u8> {
+pub(crate) fn staged_chunk(upload: u64, chunk: u32) -> Vec<u8> {
     join(&[&staged_upload(upload), &chunk.to_be_bytes()])
 }
 
-pub fn manifest_committed(upload: u64) -> Vec<u8> {
+pub(crate) fn manifest_committed(upload: u64) -> Vec<u8> {
     join(&[MANIFEST_COMMITTED, &upload.to_be_bytes()])
 }
 
@@ -249,11 +250,11 @@ pub fn outputs_on(target: &str) -> Vec<u8> {
 /// `b/<target>\x02`: the first key after everything filed under `target`
 /// (its observations, then its outputs): `observations_of(target)..` this
 /// is one range, read at once (`ReadStore::target_entries`).
-pub fn target_entries_end(target: &str) -> Vec<u8> {
+pub(crate) fn target_entries_end(target: &str) -> Vec<u8> {
     join(&[OBSERVATION, target.as_bytes(), b"\x02"])
 }
 
-pub fn target_index(target: &str, output_id: &str) -> Vec<u8> {
+pub(crate) fn target_index(target: &str, output_id: &str) -> Vec<u8> {
     join(&[&outputs_on(target), output_id.as_bytes()])
 }
 
@@ -265,7 +266,7 @@ pub fn threads_on_ref(ref_key: &str) -> Vec<u8> {
     join(&[REF_LINK, ref_key.as_bytes(), b"\0"])
 }
 
-pub fn ref_link(ref_key: &str, thread_key: &str) -> Vec<u8> {
+pub(crate) fn ref_link(ref_key: &str, thread_key: &str) -> Vec<u8> {
     join(&[&threads_on_ref(ref_key), thread_key.as_bytes()])
 }
 
@@ -274,7 +275,7 @@ pub fn schedule(due: DateTime<Utc>, output_id: &str) -> Vec<u8> {
 }
 
 /// The due time encoded in a schedule key, and the output id.
-pub fn parse_schedule(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
+pub(crate) fn parse_schedule(key: &[u8]) -> Option<(DateTime<Utc>, String)> {
     parse_timed(SCHEDULE, key)
 }
 
@@ -302,7 +303,7 @@ pub fn repo_keyed_name(installation: u64, repo_id: u64) -> Vec<u8> {
 }
 
 /// A later name of a renamed repository (`n/m/`; case-insensitive).
-pub fn repo_later_name(installation: u64, repo: &str) -> Vec<u8> {
+pub(crate) fn repo_later_name(installation: u64, repo: &str) -> Vec<u8> {
     join(&[
         REPO_LATER_NAME,
         &installation.to_be_bytes(),
@@ -321,7 +322,7 @@ pub fn owner_keyed_name(installation: u64, owner: &str) -> Vec<u8> {
 }
 
 /// GitHub repository names are case-insensitive.
-pub fn installation_repo(repo: &str) -> Vec<u8> {
+pub(crate) fn installation_repo(repo: &str) -> Vec<u8> {
     join(&[INSTALLATION_REPO, repo.to_ascii_lowercase().as_bytes()])
 }
 
@@ -357,11 +358,11 @@ pub fn backfill_job(repo: &str) -> Vec<u8> {
     join(&[BACKFILL_JOB, repo.to_ascii_lowercase().as_bytes()])
 }
 
-pub fn backfill_runs_of(repo: &str) -> Vec<u8> {
+pub(crate) fn backfill_runs_of(repo: &str) -> Vec<u8> {
     join(&[BACKFILL_RUN, repo.to_ascii_lowercase().as_bytes(), b"\0"])
 }
 
-pub fn backfill_run(repo: &str, run_id: u64) -> Vec<u8> {
+pub(crate) fn backfill_run(repo: &str, run_id: u64) -> Vec<u8> {
     join(&[&backfill_runs_of(repo), &run_id.to_be_bytes()])
 }
 
@@ -369,30 +370,30 @@ pub fn lease(name: &str) -> Vec<u8> {
     join(&[LEASE, name.as_bytes()])
 }
 
-pub fn backfill_output(output_id: &str) -> Vec<u8> {
+pub(crate) fn backfill_output(output_id: &str) -> Vec<u8> {
     join(&[BACKFILL_OUTPUT, output_id.as_bytes()])
 }
 
-pub fn web_secret(name: &str) -> Vec<u8> {
+pub(crate) fn web_secret(name: &str) -> Vec<u8> {
     join(&[WEB_SECRET, name.as_bytes()])
 }
 
-pub fn web_record(space: &str, id: &str) -> Vec<u8> {
+pub(crate) fn web_record(space: &str, id: &str) -> Vec<u8> {
     join(&[WEB_RECORD, space.as_bytes(), b"\0", id.as_bytes()])
 }
 
 /// The prefix of a space's expiry index.
-pub fn web_expiry_of(space: &str) -> Vec<u8> {
+pub(crate) fn web_expiry_of(space: &str) -> Vec<u8> {
     join(&[WEB_EXPIRY, space.as_bytes(), b"\0"])
 }
 
-pub fn web_expiry(space: &str, expires_us: i64, id: &str) -> Vec<u8> {
+pub(crate) fn web_expiry(space: &str, expires_us: i64, id: &str) -> Vec<u8> {
     join(&[&web_expiry_of(space), &ms_bytes(expires_us), id.as_bytes()])
 }
 
 /// The prefix of one group's index in a space (a NUL in `group` would
 /// end it early, so it is replaced).
-pub fn web_group_of(space: &str, group: &str) -> Vec<u8> {
+pub(crate) fn web_group_of(space: &str, group: &str) -> Vec<u8> {
     join(&[
         WEB_GROUP,
         space.as_bytes(),
@@ -402,7 +403,7 @@ pub fn web_group_of(space: &str, group: &str) -> Vec<u8> {
     ])
 }
 
-pub fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8> {
+pub(crate) fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8> {
     join(&[
         &web_group_of(space, group),
         &ms_bytes(expires_us),
@@ -412,7 +413,7 @@ pub fn web_group(space: &str, group: &str, expires_us: i64, id: &str) -> Vec<u8>
 
 /// The expiry (µs) and id of an index key under `prefix` (`web_expiry_of`,
 /// `web_group_of`).
-pub fn parse_web_index(key: &[u8], prefix: &[u8]) -> Option<(i64, String)> {
+pub(crate) fn parse_web_index(key: &[u8], prefix: &[u8]) -> Option<(i64, String)> {
     let (ms, id) = split_ms(key.strip_prefix(prefix)?)?;
     Some((ms, String::from_utf8(id.to_vec()).ok()?))
 }

@@ -21,7 +21,7 @@ impl Store {
     /// (`keys::outputs_on`), each rebuilt by `keys::target_index`; an entry
     /// no version of the App wrote (not text) is dropped. Returns the
     /// entries moved.
-    pub fn move_target_index(&self) -> Result<u64> {
+    pub(crate) fn move_target_index(&self) -> Result<u64> {
         let mut moved = 0;
         loop {
             let mut batch = Batch::default();
@@ -51,9 +51,12 @@ impl Store {
 
     /// An entry of the target index as stores kept it before
     /// `move_target_index` (tests of the move).
-    #[cfg(any(test, feature = "test-hooks"))]
-    #[doc(hidden)]
-    pub fn put_target_index_as_before_for_tests(&self, target: &str, id: &str) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn put_target_index_as_before_for_tests(
+        &self,
+        target: &str,
+        id: &str,
+    ) -> Result<()> {
         let mut key = keys::TARGET_INDEX_BEFORE.to_vec();
         key.extend_from_slice(target.as_bytes());
         key.push(0);

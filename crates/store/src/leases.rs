@@ -29,7 +29,7 @@ static SLED_LEASES: Mutex<()> = Mutex::new(());
 /// How long a PostgreSQL lease whose holder has no connection left stays
 /// held after it was taken: a live replica between two connections (the
 /// database restarted under it) takes it again within this.
-pub const ORPHAN_GRACE: Duration = Duration::from_secs(10);
+pub(crate) const ORPHAN_GRACE: Duration = Duration::from_secs(10);
 
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -80,8 +80,9 @@ impl Store {
         Ok(())
     }
 
+    #[cfg(test)]
     /// True when nobody holds `name` now: no lease, or an expired one.
-    pub fn lease_free(&self, name: &str) -> Result<bool> {
+    pub(crate) fn lease_free(&self, name: &str) -> Result<bool> {
         if let Some(pg) = self.db.pg() {
             return pg.lease_free(name);
         }
@@ -97,7 +98,7 @@ impl Store {
     /// lease in the last `ORPHAN_GRACE` (`pg::Pg::lease_abandoned`); on
     /// sled, where one process owns the store, any holder but this process
     /// is a process that ended.
-    pub fn lease_abandoned(&self, name: &str, ttl: Duration) -> Result<bool> {
+    pub(crate) fn lease_abandoned(&self, name: &str, ttl: Duration) -> Result<bool> {
         if let Some(pg) = self.db.pg() {
             return pg.lease_abandoned(name, ttl, ORPHAN_GRACE);
         }
@@ -109,7 +110,7 @@ impl Store {
     }
 
     /// Remove the leases that expired; returns how many.
-    pub fn drop_expired_leases(&self) -> Result<u64> {
+    pub(crate) fn drop_expired_leases(&self) -> Result<u64> {
         if let Some(pg) = self.db.pg() {
             return pg.drop_expired_leases();
         }

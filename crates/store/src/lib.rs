@@ -21,19 +21,19 @@ pub mod engine;
 pub use engine::heal;
 pub mod inbox;
 mod inbox_item;
-pub mod inbox_log;
+pub(crate) mod inbox_log;
 mod installations;
 pub mod keys;
 mod layout;
-pub mod leases;
+pub(crate) mod leases;
 pub mod migrate;
 pub mod open_checks;
-pub mod prefetch;
+pub(crate) mod prefetch;
 mod repeats;
 pub mod repo_names;
 pub mod rollup;
 pub mod staging;
-pub mod unit;
+pub(crate) mod unit;
 pub mod web_state;
 
 pub use engine::pg;
@@ -106,7 +106,7 @@ impl StoreError {
 
     /// Another handle of this process (or another process) still holds the
     /// store's lock.
-    pub fn is_lock(&self) -> bool {
+    pub(crate) fn is_lock(&self) -> bool {
         self.to_string().contains("lock")
     }
 }
@@ -136,14 +136,14 @@ pub mod counter {
     /// On sled: the position of the inbox's log (`inbox_log`) the journal
     /// holds everything before; written in the journal, in the commit that
     /// files what was moved.
-    pub const INBOX_MOVED: &str = "inbox_log_moved_through";
+    pub(crate) const INBOX_MOVED: &str = "inbox_log_moved_through";
     pub const OUTPUTS: &str = "outputs_tracked";
     /// Redeliveries of missed webhook deliveries asked of GitHub (`github::redelivery`).
     pub const REDELIVERIES: &str = "redeliveries_requested";
     /// gh-aw runs whose manifest artifact was harvested (`github::harvest`).
     pub const HARVESTED: &str = "manifests_harvested";
     /// Times the sled store was reopened after an I/O error (`heal`).
-    pub const STORE_REOPENS: &str = "store_reopens";
+    pub(crate) const STORE_REOPENS: &str = "store_reopens";
 }
 
 /// What an acknowledged delivery survives (`/status` `durability`).
@@ -342,7 +342,7 @@ impl Store {
     }
 
     /// Open the sled store with the given durability of acknowledged writes.
-    pub fn open_with(path: &Path, durability: Durability) -> Result<Store> {
+    pub(crate) fn open_with(path: &Path, durability: Durability) -> Result<Store> {
         // sled would create an empty store where a compaction left none.
         if let Some(message) = compact::interrupted_compaction(path) {
             return Err(StoreError::InterruptedCompaction(message));
@@ -513,8 +513,9 @@ impl Store {
         self.durability
     }
 
+    #[cfg(test)]
     /// `fdatasync`s done since the store was opened.
-    pub fn syncs(&self) -> u64 {
+    pub(crate) fn syncs(&self) -> u64 {
         self.syncs.load(std::sync::atomic::Ordering::Relaxed)
     }
 

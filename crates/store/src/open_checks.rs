@@ -25,10 +25,10 @@ use super::{Result, Store};
 pub const FORMAT: u64 = 1;
 
 /// The store's format number (u64 BE).
-pub const FORMAT_KEY: &[u8] = b"v/format";
+pub(crate) const FORMAT_KEY: &[u8] = b"v/format";
 
 /// Present while `migrate` copies into a PostgreSQL store: the source's name.
-pub const MIGRATING_KEY: &[u8] = b"v/migrating";
+pub(crate) const MIGRATING_KEY: &[u8] = b"v/migrating";
 
 /// Why a store was refused at open.
 #[derive(Debug, thiserror::Error)]
@@ -68,26 +68,31 @@ pub enum Refusal {
 }
 
 /// What to do about a corrupt log of sled's (`db`).
-pub const SLED_ADVICE: &str = "Do not delete the store: restore its directory from a backup \
+pub(crate) const SLED_ADVICE: &str =
+    "Do not delete the store: restore its directory from a backup \
 (or, if you run on PostgreSQL since, `safe-outcomes migrate` again from a good copy); once it \
 opens, `safe-outcomes compact` rewrites it whole";
 
 /// What to do about a corrupt `conf` of sled's.
-pub const CONF_ADVICE: &str = "It holds only sled's settings, the same in every store of this \
+pub(crate) const CONF_ADVICE: &str =
+    "It holds only sled's settings, the same in every store of this \
 version: restore it from a backup, or copy `conf` from another store this version made";
 
 /// What to do about a corrupt snapshot (`snap.*`) of sled's.
-pub const SNAPSHOT_ADVICE: &str = "sled rebuilds its snapshot from the log: move this file out \
+pub(crate) const SNAPSHOT_ADVICE: &str =
+    "sled rebuilds its snapshot from the log: move this file out \
 of the store's directory (keep it) and start again; if the store still does not open, restore \
 the directory from a backup";
 
 /// What to do about a corrupt inbox journal (`inbox.redb`).
-pub const JOURNAL_ADVICE: &str = "It holds the deliveries acknowledged and not yet processed. \
+pub(crate) const JOURNAL_ADVICE: &str =
+    "It holds the deliveries acknowledged and not yet processed. \
 Restore it from a backup; or move it aside (the server starts with an empty inbox: those \
 deliveries are lost until GitHub redelivers them, which the App asks for in App mode)";
 
 /// What to do about a damaged segment of the inbox's log (`inbox-log/*.log`).
-pub const LOG_ADVICE: &str = "It holds deliveries acknowledged and not yet filed in the inbox. \
+pub(crate) const LOG_ADVICE: &str =
+    "It holds deliveries acknowledged and not yet filed in the inbox. \
 Restore the store's directory from a backup; or move the segment aside (the server starts \
 without the deliveries it holds from the damaged frame on, until GitHub redelivers them, which \
 the App asks for in App mode)";
@@ -95,7 +100,7 @@ the App asks for in App mode)";
 /// Checks made on every store opened to serve, before its layout is
 /// upgraded: no unfinished migration, no newer format or schema. Then the
 /// store is marked with this version's format.
-pub fn at_open(store: &Store) -> Result<()> {
+pub(crate) fn at_open(store: &Store) -> Result<()> {
     if let Some(pg) = store.db().pg() {
         let (found, known) = (pg.schema_version()?, super::pg::Pg::known_schema_version());
         if found > known {
@@ -144,7 +149,7 @@ static QUIET: Mutex<()> = Mutex::new(());
 /// this thread meanwhile (no backtrace on stderr); a panic of another
 /// thread is still reported through the previous hook. `Err` is the panic's
 /// message.
-pub fn without_panics<T>(open: impl FnOnce() -> T) -> std::result::Result<T, String> {
+pub(crate) fn without_panics<T>(open: impl FnOnce() -> T) -> std::result::Result<T, String> {
     let _one_at_a_time = QUIET.lock().unwrap_or_else(|p| p.into_inner());
     let opener = std::thread::current().id();
     let previous = std::sync::Arc::new(std::panic::take_hook());
@@ -175,7 +180,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 /// the files are corrupt (or a setting in `conf` changed, which only a
 /// corrupt `conf` does: the store never changes them); other errors (a
 /// held lock, I/O) stay as they are.
-pub fn sled_error(dir: &Path, e: sled::Error) -> super::StoreError {
+pub(crate) fn sled_error(dir: &Path, e: sled::Error) -> super::StoreError {
     match e {
         sled::Error::Corruption { .. }
         | sled::Error::Unsupported(_)
@@ -250,7 +255,7 @@ pub fn open_sled(dir: &Path, config: sled::Config) -> Result<sled::Db> {
 
 /// Open the inbox journal in `dir` with `open`: an error of redb's that
 /// says the file is corrupt, and any panic, become `Refusal::Corrupt`.
-pub fn open_journal<T>(dir: &Path, open: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn open_journal<T>(dir: &Path, open: impl FnOnce() -> Result<T>) -> Result<T> {
     let file = dir.join(super::engine::journal::FILE);
     let named = file.clone();
     let opened = without_panics(|| {

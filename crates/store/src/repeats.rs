@@ -1,5 +1,5 @@
 //! Repeated observations: the only copies of one observation the key layout
-//! can hold, counted for the benchmarks, and why the worker prunes none.
+//! can hold, counted in its tests, and why the worker prunes none.
 //!
 //! An observation is filed under `b/<target>\0<time><id>`, and its id is
 //! deterministic (`{delivery}/{n}` for a webhook fact, `api:…` derived from
@@ -17,12 +17,14 @@
 //! way that cannot change a verdict, and nothing is pruned; the count below
 //! shows how much such copies weigh in a store.
 
+#[cfg(test)]
 use super::{keys, Result, Store};
 
+#[cfg(test)]
 impl Store {
     /// Observation keys whose (target, id) was already filed under an
-    /// earlier time. Scans `b/`; for benchmarks and diagnostics.
-    pub fn repeated_observations(&self) -> Result<u64> {
+    /// earlier time. Scans `b/`.
+    pub(crate) fn repeated_observations(&self) -> Result<u64> {
         let mut repeats = 0;
         let mut target: Vec<u8> = Vec::new();
         let mut ids: std::collections::HashSet<Vec<u8>> = Default::default();
@@ -41,6 +43,7 @@ impl Store {
     }
 }
 
+#[cfg(test)]
 /// The target and id of an observation key (`None` for the target
 /// index's entries kept beside them, `keys::outputs_on`).
 fn split(key: &[u8]) -> Option<(&[u8], &[u8])> {

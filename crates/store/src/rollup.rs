@@ -57,7 +57,7 @@ pub mod field {
     pub const W_NOT_DEDICATED: usize = 9;
     pub const W_REVERSED: usize = 10;
     /// Where the histogram of time to acceptance starts (`time_bin`).
-    pub const HISTOGRAM: usize = WINDOWS + super::CHECKPOINTS.len() * WINDOW_FIELDS;
+    pub(crate) const HISTOGRAM: usize = WINDOWS + super::CHECKPOINTS.len() * WINDOW_FIELDS;
 }
 
 /// The status classes of a checkpoint's block, in order.
@@ -96,7 +96,7 @@ pub fn time_bin(hours: f64) -> usize {
 
 /// The hours a bin stands for: its value below 16 hundredths, else the
 /// middle of its range, to the hundredth.
-pub fn bin_hours(bin: usize) -> f64 {
+pub(crate) fn bin_hours(bin: usize) -> f64 {
     if bin < 16 {
         return bin as f64 / 100.0;
     }
@@ -436,7 +436,7 @@ impl Cell {
 
     /// The key of the sums cell holding this cell's outputs:
     /// `g/<LEVEL><repo lc>\0<period><repo>\0<workflow tag+name>\0<type>`.
-    pub fn sums_key(&self) -> Vec<u8> {
+    pub(crate) fn sums_key(&self) -> Vec<u8> {
         self.place_key(Grain::Sums)
     }
 
@@ -539,7 +539,7 @@ impl Cell {
 
 /// The keys of a repository's (lowercase) cells of `grain` at `level` with
 /// periods in `from..to`: (start, end).
-pub fn cell_range(
+pub(crate) fn cell_range(
     level: Level,
     grain: Grain,
     repo_lc: &str,
@@ -818,22 +818,6 @@ impl Store {
             out.push((lc, exact));
         }
         Ok(out)
-    }
-
-    /// The cells of one repository (lowercase) at `level` with periods in
-    /// `from..to`, in key order.
-    pub fn rollup_cells(
-        &self,
-        level: Level,
-        repo_lc: &str,
-        from: i64,
-        to: i64,
-    ) -> impl Iterator<Item = Result<(Cell, Counts)>> + '_ {
-        let (start, end) = cell_range(level, Grain::Status, repo_lc, from, to);
-        self.db.range(start..end).filter_map(|item| match item {
-            Err(e) => Some(Err(e)),
-            Ok((k, v)) => Cell::parse(&k).map(|c| Ok((c, Counts(super::engine::unpack(&v))))),
-        })
     }
 
     /// The tally (`Cell::tally_key`): each row and its count, in key order.

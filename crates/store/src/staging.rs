@@ -22,7 +22,7 @@ use safe_outcomes_model::ExecutionRecord;
 
 /// How long an upload's lease lasts without a new chunk: a body that stalls
 /// longer is abandoned (the server's body timeout is far shorter).
-pub const UPLOAD_LEASE: Duration = Duration::from_secs(120);
+pub(crate) const UPLOAD_LEASE: Duration = Duration::from_secs(120);
 
 /// The name of an upload's lease.
 fn lease(upload: u64) -> String {
@@ -35,7 +35,7 @@ pub fn new_upload(store: &Store) -> Result<u64> {
 }
 
 /// `new_upload` with a lease of `ttl` (tests: one that runs out soon).
-pub fn new_upload_for(store: &Store, ttl: Duration) -> Result<u64> {
+pub(crate) fn new_upload_for(store: &Store, ttl: Duration) -> Result<u64> {
     let upload = store.db().generate_id()?;
     store.take_lease(&lease(upload), ttl)?;
     Ok(upload)

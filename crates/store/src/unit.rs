@@ -563,7 +563,7 @@ impl Unit {
     }
 
     /// Mark all inbox items up to `processed` processed (the counter).
-    pub fn set_processed(&mut self, processed: u64) {
+    pub(crate) fn set_processed(&mut self, processed: u64) {
         self.set_counter(counter::PROCESSED, processed);
     }
 
@@ -819,7 +819,7 @@ impl Unit {
 /// The inbox items waiting, oldest first, from sequence `from`: at most
 /// `limit` of them, as (sequence, stored bytes).
 impl Store {
-    pub fn inbox_items(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+    pub(crate) fn inbox_items(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
         let mut out = Vec::new();
         let from = from.max(self.queue_start());
         // Bounded by the queue's prefix: on sled a range within the

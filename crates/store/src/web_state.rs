@@ -260,46 +260,6 @@ impl Store {
         Ok(ids)
     }
 
-    /// When the live records of one group expire, soonest first (at most
-    /// `limit`; read from the index alone).
-    pub fn expiries_in_group(
-        &self,
-        space: Space,
-        group: &str,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<DateTime<Utc>>> {
-        let prefix = keys::web_group_of(space.tag(), group);
-        let mut out = Vec::new();
-        for item in self.db().scan_prefix(&prefix).keys() {
-            if out.len() >= limit {
-                break;
-            }
-            if let Some((at, _)) = keys::parse_web_index(&item?, &prefix) {
-                if at > us(now) {
-                    out.push(time(at));
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// The live records of one group, soonest to expire first (at most
-    /// `limit`).
-    pub fn expiring_in_group<T: DeserializeOwned>(
-        &self,
-        space: Space,
-        group: &str,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<Expiring<T>>> {
-        let mut out = Vec::new();
-        for id in self.expiring_ids(space, Some(group), limit)? {
-            out.extend(self.expiring(space, &id, now)?);
-        }
-        Ok(out)
-    }
-
     /// The named secret, made by `make` and stored if there is none yet.
     /// Replicas starting together agree on one (the store's lock).
     pub fn secret_or_create(&self, name: &str, make: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>> {

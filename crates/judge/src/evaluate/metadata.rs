@@ -438,7 +438,10 @@ fn item_showing_milestone(s: &ItemSnapshot) -> bool {
 /// deletion: not when the last change before it was a removal or another
 /// milestone (that change decides), nor when a milestone was set since
 /// (`last_change` is later), nor when the item was completed under it
-/// before the deletion (completed under the milestone stands).
+/// before the deletion (completed under the milestone stands). A removal
+/// the item's history shows decides even when it came with the deletion
+/// (seed 000 "Milestone removed — rejected — strong"; the API path, which
+/// dates a deletion at its 404 read, could not tell the two apart).
 fn milestone_deleted(
     ctx: &EvalContext,
     last_change: Option<&Observation>,

@@ -86,6 +86,65 @@ fn assign_milestone_table() {
     assert_eq!(hedged.confidence, safe_outcomes_model::Confidence::Low);
 }
 
+/// General rule 15's limit: a removal the item's own history shows (an
+/// `issues.demilestoned` delivery or a `demilestoned` timeline entry) is
+/// seed 000 §7 assign_milestone "Milestone removed — rejected — strong" by
+/// whoever it names, whether it came long before the milestone's deletion
+/// or with it (GitHub may send one for each item a deletion empties), and
+/// whoever deleted. The deletion then adds nothing: the verdict is the
+/// removal's alone. The API path dates a deletion at the read that got the
+/// 404 and names nobody, so it cannot tell a removal that came with the
+/// deletion from an earlier one; one rule for both keeps the paths alike.
+#[test]
+fn a_removal_the_item_shows_decides_whatever_the_deletion() {
+    let r = || {
+        record("assign_milestone")
+            .meta("milestone_number", json!(2))
+            .meta("milestone_title", json!("v2"))
+    };
+    let ours = || obs(-0.01, workflow_actor(), milestoned("v2")).snap(in_milestone(open(), "v2"));
+    let removal = |h: f64, who: Option<safe_outcomes_model::Actor>| {
+        obs(
+            h,
+            who,
+            K::Demilestoned {
+                milestone: "v2".into(),
+            },
+        )
+        .snap(open())
+    };
+    // Who removed it, and the seed's row for the removal alone (a bot's is
+    // no human verdict, rule 8; one nobody is named for, rule 4).
+    let removers = [
+        (human("bob"), (REJECTED, STRONG, "milestone_removed")),
+        (bot("triage[bot]"), (UNKNOWN, WEAK, "state_changed_by_bot")),
+        (None, (REJECTED, MEDIUM, "milestone_removed")),
+    ];
+    let deleters = [human("alice"), bot("cleanup[bot]"), None];
+    // The deletion's hour against the removal's at 30h: the same minute
+    // either side, the same instant, ten hours after.
+    let deleted_at = [29.99, 30.0, 30.01, 40.0];
+    for (who, row) in &removers {
+        let alone = eval(&r(), vec![ours(), removal(30.0, who.clone())], 48.0);
+        let (status, strength, signal) = alone.triple();
+        assert_eq!((status, strength, signal.as_str()), *row, "{alone:?}");
+        for by in &deleters {
+            for h in deleted_at {
+                let o = vec![
+                    ours(),
+                    removal(30.0, who.clone()),
+                    milestone_deleted(h, by.clone()),
+                ];
+                let e = eval(&r(), o, 48.0);
+                let what = format!("removal by {who:?}, deletion by {by:?} at {h}h: {e:?}");
+                assert_eq!(e.triple(), alone.triple(), "{what}");
+                assert_eq!(e.confidence, alone.confidence, "{what}");
+                assert!(e.details.get("milestone_deleted").is_none(), "{what}");
+            }
+        }
+    }
+}
+
 /// A `milestone.deleted` delivery, filed under the milestone's key with the
 /// milestone as its snapshot (which shows no milestone of an item).
 fn milestone_deleted(hours: f64, actor: Option<safe_outcomes_model::Actor>) -> Observation {

@@ -499,3 +499,43 @@ pub fn reacted(content: &str, comment_id: Option<u64>) -> ObservationKind {
         comment_id,
     }
 }
+
+/// The apparatus checked against itself: a table runner that cannot fail
+/// and a property's oracle that answers a constant would leave every table
+/// and property above passing whatever the evaluators do.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "a wrong row: want")]
+    fn a_table_fails_on_a_row_the_evaluator_does_not_give() {
+        run_rows!(record("update_issue"), 24.0;
+            "a wrong row": [] => (ACCEPTED, STRONG, "merged");
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "a wrong row: want")]
+    fn a_table_of_named_rows_fails_on_a_wrong_row() {
+        run(vec![case(
+            "a wrong row",
+            record("update_issue"),
+            vec![],
+            24.0,
+            (ACCEPTED, STRONG, "merged"),
+        )]);
+    }
+
+    /// Changes sorted, repeated ones once, none at the act itself; the role
+    /// at the act is the one after the last change before it.
+    #[test]
+    fn role_flips_gives_each_change_and_the_role_at_the_act() {
+        let (changes, held) = role_flips(vec![30, 10, 10, 40, 50], 40, true);
+        assert_eq!(changes, vec![(1.0, false), (3.0, true), (5.0, false)]);
+        assert!(held);
+        let (changes, held) = role_flips(vec![20], 10, false);
+        assert_eq!(changes, vec![(2.0, true)]);
+        assert!(!held);
+    }
+}

@@ -552,6 +552,264 @@ mod tests {
             .after(json!({"base": "release"}))
     }
 
+    /// Seed 000 §7 update_issue "Store field-level before and after
+    /// values": the values are compared, not their spelling. A set given as
+    /// a comma list or an array, a draft flag as a string or a boolean, a
+    /// state in GraphQL's capitals or REST's lower case are the same value,
+    /// so the same edit gets the same verdict in every form.
+    #[test]
+    fn the_recorded_form_of_a_value_does_not_matter() {
+        let closed = || obs(0.0, workflow_actor(), K::Closed).snap(snapshot("closed"));
+        let labeled_b =
+            || obs(0.0, workflow_actor(), labeled("b")).snap(with_labels(open(), &["a", "b"]));
+        let ready = || obs(0.0, workflow_actor(), K::ReadyForReview).snap(open());
+        let cases = [
+            (
+                "update_issue",
+                json!({"labels": ["a"]}),
+                json!({"labels": ["a", "b"]}),
+                json!({"labels": "a"}),
+                json!({"labels": " a, B "}),
+                labeled_b(),
+            ),
+            (
+                "update_pull_request",
+                json!({"draft": true}),
+                json!({"draft": false}),
+                json!({"draft": "true"}),
+                json!({"draft": "False"}),
+                ready(),
+            ),
+            (
+                "update_issue",
+                json!({"state": "open"}),
+                json!({"state": "closed"}),
+                json!({"state": "OPEN"}),
+                json!({"state": "CLOSED"}),
+                closed(),
+            ),
+        ];
+        for (kind, before, after, before_alt, after_alt, ours) in cases {
+            let want = eval(
+                &record(kind).before(before.clone()).after(after.clone()),
+                vec![ours.clone()],
+                24.0,
+            );
+            assert_eq!(
+                want.triple().2.as_str(),
+                "state_retained",
+                "{before} → {after}: {want:?}"
+            );
+            let got = eval(
+                &record(kind)
+                    .before(before_alt.clone())
+                    .after(after_alt.clone()),
+                vec![ours],
+                24.0,
+            );
+            assert_eq!(
+                got.triple(),
+                want.triple(),
+                "{before_alt} → {after_alt}: {got:?}"
+            );
+        }
+    }
+
+    /// Seed 000 §7 update_issue: "For body fields, compare normalized body
+    /// hash". The body is recorded as its hash: the hash the target shows
+    /// now says whether the body is still the output's, was set back, or
+    /// was replaced.
+    #[test]
+    fn a_body_is_judged_by_its_hash() {
+        let r = || {
+            record("update_issue")
+                .before(json!({"body_hash": "h0"}))
+                .after(json!({"body_hash": "h1"}))
+        };
+        let body = |hash: &str| ItemSnapshot {
+            body_hash: hash.into(),
+            ..open()
+        };
+        let body_edit = |from: &str| K::Edited {
+            title_from: None,
+            body_hash_from: Some(from.into()),
+            base_from: None,
+        };
+        let ours = || obs(-0.01, workflow_actor(), body_edit("h0")).snap(body("h1"));
+        run_rows!(r(), 24.0;
+            "still the output's body": [ours()] => (ACCEPTED, MEDIUM, "state_retained");
+            "set back by a person": [ours(), obs(3.0, human("alice"), body_edit("h1")).snap(body("h0"))] => (REJECTED, STRONG, "state_reverted");
+            "rewritten by a person": [ours(), obs(3.0, human("alice"), body_edit("h1")).snap(body("h2"))] => (REJECTED, STRONG, "state_replaced");
+        );
+    }
+
+    /// Seed 000 §7 update_issue "Later visible non-bot reverts or replaces
+    /// the change — rejected — strong": the mover of each kind of field is
+    /// the event that changes it (a close or reopen the state, an
+    /// (un)assignment the assignees, a conversion to draft the draft flag,
+    /// an (un)labelling the labels, an edit the title), so a person's undo
+    /// is a person's (strong), a bot's is no verdict (rule 8).
+    #[test]
+    fn each_field_is_moved_by_the_event_that_changes_it() {
+        let draft = |d: bool| ItemSnapshot { draft: d, ..open() };
+        let assigned = |who: &[&str]| ItemSnapshot {
+            assignees: strings(who),
+            ..open()
+        };
+        let fields: Vec<(&str, serde_json::Value, serde_json::Value, K, ItemSnapshot)> = vec![
+            (
+                "update_issue",
+                json!({"state": "open"}),
+                json!({"state": "closed"}),
+                K::Reopened,
+                open(),
+            ),
+            (
+                "update_pull_request",
+                json!({"state": "closed"}),
+                json!({"state": "open"}),
+                K::Closed,
+                snapshot("closed"),
+            ),
+            (
+                "update_issue",
+                json!({"assignees": []}),
+                json!({"assignees": ["bob"]}),
+                K::Unassigned {
+                    assignee: "bob".into(),
+                },
+                assigned(&[]),
+            ),
+            (
+                "update_issue",
+                json!({"assignees": ["bob"]}),
+                json!({"assignees": []}),
+                K::Assigned {
+                    assignee: "bob".into(),
+                },
+                assigned(&["bob"]),
+            ),
+            (
+                "update_pull_request",
+                json!({"draft": true}),
+                json!({"draft": false}),
+                K::ConvertedToDraft,
+                draft(true),
+            ),
+            (
+                "update_pull_request",
+                json!({"draft": false}),
+                json!({"draft": true}),
+                K::ReadyForReview,
+                draft(false),
+            ),
+            (
+                "update_issue",
+                json!({"labels": []}),
+                json!({"labels": ["b"]}),
+                unlabeled("b"),
+                open(),
+            ),
+            (
+                "update_issue",
+                json!({"title": "old"}),
+                json!({"title": "new"}),
+                title_edit("new"),
+                titled(open(), "old"),
+            ),
+        ];
+        for (kind, before, after, undo, now) in fields {
+            let r = record(kind).before(before).after(after);
+            for (who, want) in [
+                (human("alice"), (REJECTED, STRONG)),
+                (bot("sync[bot]"), (UNKNOWN, WEAK)),
+            ] {
+                let e = eval(
+                    &r,
+                    vec![obs(3.0, who, undo.clone()).snap(now.clone())],
+                    24.0,
+                );
+                assert_eq!((e.status, e.strength), want, "{kind} {undo:?}: {e:?}");
+            }
+        }
+    }
+
+    /// The converse: an event that does not change a field does not move
+    /// it. A bot retitles the target; a person then closes, reopens,
+    /// labels, assigns, pushes to it, marks it ready or edits only its
+    /// body: the title is still the bot's doing (rule 8), not a person's
+    /// replacement.
+    #[test]
+    fn an_event_that_leaves_a_field_alone_does_not_move_it() {
+        let body_only = K::Edited {
+            title_from: None,
+            body_hash_from: Some("h0".into()),
+            base_from: None,
+        };
+        let others = [
+            K::Closed,
+            K::Reopened,
+            labeled("x"),
+            K::Assigned {
+                assignee: "alice".into(),
+            },
+            sync("a", "b"),
+            K::ConvertedToDraft,
+            body_only,
+        ];
+        for kind in ["update_issue", "update_pull_request"] {
+            for event in &others {
+                let o = vec![
+                    ours(),
+                    obs(2.0, bot("title-linter[bot]"), title_edit("new"))
+                        .snap(titled(open(), "fixed")),
+                    obs(3.0, human("alice"), event.clone()).snap(titled(open(), "fixed")),
+                ];
+                let e = eval(&edit(kind), o, 24.0);
+                assert_eq!(
+                    e.triple().2.as_str(),
+                    "state_changed_by_bot",
+                    "{kind} {event:?}: {e:?}"
+                );
+            }
+        }
+    }
+
+    /// Pushing commits on top of the head an update set is a person working
+    /// on with it: a later visible non-bot edit that kept the update
+    /// (accepted before the window passed), not a replacement.
+    #[test]
+    fn a_person_s_push_on_top_of_an_updated_head_keeps_it() {
+        let r = record("update_pull_request")
+            .before(json!({"head_sha": "a"}))
+            .after(json!({"head_sha": "b"}));
+        let e = eval(
+            &r,
+            vec![obs(1.0, human("alice"), sync("b", "c")).snap(with_head(open(), "c"))],
+            2.0,
+        );
+        assert_eq!(e.triple().0, ACCEPTED, "{e:?}");
+        assert_eq!(e.details["later_human_edit"], true);
+    }
+
+    /// A base branch is one value, not text: git's branch names are
+    /// case-sensitive, so a person moving the PR to `Release` replaced the
+    /// update's `release` (only a title can keep the output's words within
+    /// a person's).
+    #[test]
+    fn a_single_value_field_is_never_kept_within_another() {
+        let o = vec![
+            obs(0.0, workflow_actor(), base_edit("main")).snap(based(open(), "release")),
+            obs(3.0, human("alice"), base_edit("release")).snap(based(open(), "Release")),
+        ];
+        let e = eval(&based_record(), o, 24.0);
+        let (status, strength, signal) = e.triple();
+        assert_eq!(
+            (status, strength, signal.as_str()),
+            (REJECTED, STRONG, "state_replaced")
+        );
+    }
+
     #[test]
     fn details_list_fields_and_hedge_unseen_movers() {
         let e = eval(

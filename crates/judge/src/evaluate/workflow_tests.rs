@@ -85,6 +85,10 @@ fn dispatch_workflow_table() {
         "no run id: a run first seen 11 minutes later does not match":
             [run9(11.0 / 60.0, "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", None);
         "no matching run after 24h": [] => (UNKNOWN, NONE, "missing_run_id"), on by_name("ci.yml", None), at 25.0;
+        "no matching run at the 24h checkpoint itself": [] => (UNKNOWN, NONE, "missing_run_id"), on by_name("ci.yml", None), at 24.0;
+        "run id known, nothing seen at the 24h checkpoint itself": [] => (UNKNOWN, NONE, "target_unobserved"), at 24.0;
+        "no run id: a run of another workflow does not match":
+            [run_obs(0.05, 5, "lint.yml", "workflow_dispatch", "main", "completed", Some("success"))] => (PENDING, WEAK, "workflow_pending"), on by_name("ci.yml", Some("main"));
         "no run id and no workflow: the record lacks its correlation (rule 1)":
             [] => (UNKNOWN, NONE, "missing_run_id"), on record("dispatch_workflow").no_target();
     );
@@ -108,6 +112,15 @@ fn correlation_and_confidence_are_reported() {
     );
     assert_eq!(e.details["correlation"], "workflow_ref_time");
     assert_eq!(e.confidence, Confidence::Medium);
+
+    // One candidate but no ref: any run of the workflow could be it.
+    let e = eval(
+        &by_name("ci.yml", None),
+        vec![run9(0.05, "completed", Some("success"))],
+        1.0,
+    );
+    assert_eq!(e.details["candidate_runs"], 1);
+    assert_eq!(e.confidence, Confidence::Low);
 
     // No ref and two candidates: the earliest wins, with low confidence.
     let e = eval(
@@ -215,6 +228,8 @@ fn call_workflow_table() {
         "caller run succeeded": [caller("success")] => (ACCEPTED, MEDIUM, "workflow_success");
         "caller run failed": [caller("failure")] => (REJECTED, MEDIUM, "workflow_failed");
         "nothing seen after a day": [] => (UNKNOWN, NONE, "missing_run_id"), at 25.0;
+        "the caller's run unseen: the worker's own run, by name and time":
+            [run_obs(0.05, 9, "worker.yml", "workflow_call", "main", "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success");
     );
     let e = eval(&named(), vec![caller("success")], 1.0);
     assert_eq!(e.details["correlation"], "caller_run");
@@ -239,6 +254,10 @@ fn dispatch_repository_table() {
         "one of two listening workflows failed":
             [rd(0.05, 1, "deploy.yml", "completed", Some("success")), rd(0.06, 2, "notify.yml", "completed", Some("failure"))] => (REJECTED, STRONG, "workflow_failed");
         "still running": [rd(0.05, 1, "deploy.yml", "in_progress", None)] => (PENDING, MEDIUM, "workflow_pending");
+        "one listening workflow succeeded, another still running":
+            [rd(0.05, 1, "deploy.yml", "completed", Some("success")), rd(0.06, 2, "notify.yml", "in_progress", None)] => (PENDING, MEDIUM, "workflow_pending");
+        "a listener skipped, another succeeded: the success decides":
+            [rd(0.05, 1, "notify.yml", "completed", Some("skipped")), rd(0.06, 2, "deploy.yml", "completed", Some("success"))] => (ACCEPTED, STRONG, "workflow_success");
         "an earlier dispatch's run does not count":
             [rd(-2.0, 1, "deploy.yml", "completed", Some("success"))] => (UNKNOWN, NONE, "missing_run_id"), at 25.0;
     );
@@ -298,6 +317,8 @@ fn create_check_run_table() {
             [check(0.0, 55, "failure"), check(2.0, 56, "success")] => (IGNORED, WEAK, "check_superseded");
         "failing check, PR closed unmerged by a human":
             [check(0.0, 55, "failure"), obs(3.0, human("alice"), K::Closed).snap(snapshot("closed"))] => (ACCEPTED, MEDIUM, "check_upheld");
+        "failing check, PR closed by a bot: no person upheld it":
+            [check(0.0, 55, "failure"), obs(3.0, bot("stale[bot]"), K::Closed).snap(snapshot("closed"))] => (PENDING, WEAK, "target_exists_only");
         "check exists, PR open":
             [check(0.0, 55, "success"), obs(1.0, human("bob"), comment(3)).snap(open())] => (PENDING, WEAK, "target_exists_only");
         + unobserved_case("check never seen", r());
@@ -326,4 +347,17 @@ fn approve_workflow_run_table() {
         "no record of which run":
             [] => (UNKNOWN, NONE, "missing_run_id"), on safe_outcomes_model::ExecutionRecord { target: None,..record("approve_workflow_run") };
     );
+    // A completed run decides when it completed; one still going decides
+    // nothing yet and is only cited.
+    let done = eval(
+        &approval(),
+        vec![run9(0.5, "completed", Some("success"))],
+        1.0,
+    );
+    assert_eq!(done.decided_at, Some(at(0.5)));
+    let going = run9(0.5, "in_progress", None);
+    let id = going.id.clone();
+    let going = eval(&approval(), vec![going], 1.0);
+    assert_eq!(going.decided_at, None);
+    assert!(going.evidence.contains(&id), "{going:?}");
 }

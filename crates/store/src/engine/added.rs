@@ -22,7 +22,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// The most bytes (keys and values) kept: the rollups of a store of 1M
 /// outputs over 500 repositories take 1.2 MB (`bench scale`'s live bytes).
-pub const CAP_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const CAP_BYTES: usize = 16 * 1024 * 1024;
 
 /// The values additions left, by key.
 #[derive(Default)]

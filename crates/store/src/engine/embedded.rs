@@ -11,7 +11,7 @@ use super::{apply_sled, journal, prefix_end, Batch, Bytes, Iter, IterInner, Merg
 use crate::{counter, keys, Result};
 
 /// sled's tree and the inbox's journal of one opening of the store.
-pub struct Embedded {
+pub(crate) struct Embedded {
     pub db: sled::Db,
     pub journal: journal::Journal,
     /// Which opening of the store this is (0 at start).
@@ -70,7 +70,7 @@ impl Embedded {
     }
 
     /// Every key starting with `prefix`, in key order.
-    pub fn scan_prefix(&self, prefix: &[u8]) -> Iter {
+    pub(crate) fn scan_prefix(&self, prefix: &[u8]) -> Iter {
         let end = prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded);
         self.range(Bound::Included(prefix.to_vec()), end)
     }
@@ -96,15 +96,10 @@ impl Embedded {
         self.db.len() + self.journal.visible_entries().unwrap_or(0)
     }
 
-    /// No keys at all.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The journal's keys are one commit of the journal, the rest one
     /// batch of sled's, in that order (`journal`: only offline tools write
     /// both at once).
-    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+    pub(crate) fn apply_batch(&self, batch: Batch) -> Result<()> {
         let (inbox, rest): (Vec<Op>, Vec<Op>) = batch
             .ops
             .into_iter()
@@ -128,11 +123,11 @@ impl Embedded {
         Ok(())
     }
 
-    pub fn generate_id(&self) -> Result<u64> {
+    pub(crate) fn generate_id(&self) -> Result<u64> {
         Ok(self.db.generate_id()?)
     }
 
-    pub fn open_tree(&self, name: &str) -> Result<Tree> {
+    pub(crate) fn open_tree(&self, name: &str) -> Result<Tree> {
         Ok(Tree::Sled(self.db.open_tree(name)?))
     }
 

@@ -110,7 +110,7 @@ fn hidden(key: &[u8], value: &[u8], processed: u64) -> bool {
 }
 
 /// The sequence a sled batch records as processed through, if it does.
-pub fn processed_in(ops: &[Op]) -> Option<u64> {
+pub(crate) fn processed_in(ops: &[Op]) -> Option<u64> {
     let key = keys::counter(counter::INBOX_DONE);
     ops.iter().rev().find_map(|op| match op {
         Op::Insert(k, v) if *k == key => <[u8; 8]>::try_from(v.as_slice())
@@ -266,7 +266,7 @@ impl Journal {
     /// sled's batch that recorded `counter::INBOX_DONE` = `seq` is applied:
     /// from now on reads do not see the items through `seq`, as if that
     /// batch had removed them.
-    pub fn set_processed(&self, seq: u64) {
+    pub(crate) fn set_processed(&self, seq: u64) {
         self.0.processed.fetch_max(seq, Ordering::Relaxed);
     }
 
@@ -282,7 +282,7 @@ impl Journal {
     }
 
     /// Number of entries reads see.
-    pub fn visible_entries(&self) -> Result<usize> {
+    pub(crate) fn visible_entries(&self) -> Result<usize> {
         let tx = self.0.db.begin_read().map_err(err)?;
         let table = tx.open_table(KV).map_err(err)?;
         let stored = table.len().map_err(err)? as usize;
@@ -360,7 +360,7 @@ impl Journal {
     /// Items up to `seq` are processed, and that is durable in sled: later
     /// commits may drop them (and the committed-upload markers of items up
     /// to it).
-    pub fn release_through(&self, seq: u64) {
+    pub(crate) fn release_through(&self, seq: u64) {
         self.0.done.fetch_max(seq, Ordering::Relaxed);
     }
 
@@ -409,7 +409,7 @@ impl Journal {
     /// items left queued are the unprocessed ones). The journal's commit is
     /// durable before sled lets go of them: stopped between the two, the
     /// next open moves the same keys again.
-    pub fn adopt_from(&self, db: &sled::Db) -> Result<()> {
+    pub(crate) fn adopt_from(&self, db: &sled::Db) -> Result<()> {
         let mut moved = Vec::new();
         for entry in db.scan_prefix(keys::INBOX) {
             let (k, v) = entry?;
@@ -458,7 +458,7 @@ impl Journal {
 
 /// Whether a range of keys reaches into the journal's keys (it may say yes
 /// for a range that holds none: the scan is then merged, still correct).
-pub fn overlaps(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
+pub(crate) fn overlaps(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
     let below_end = |k: &[u8]| match end {
         Bound::Included(e) => k <= e.as_slice(),
         Bound::Excluded(e) => k < e.as_slice(),

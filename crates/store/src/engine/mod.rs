@@ -124,7 +124,7 @@ pub enum Op {
 }
 
 /// Counts as stored for `Op::AddAll`: 32-bit big-endian signed integers.
-pub fn pack(counts: &[i64]) -> Vec<u8> {
+pub(crate) fn pack(counts: &[i64]) -> Vec<u8> {
     let len = counts.iter().rposition(|c| *c != 0).map_or(0, |i| i + 1);
     counts[..len]
         .iter()
@@ -133,12 +133,12 @@ pub fn pack(counts: &[i64]) -> Vec<u8> {
 }
 
 /// The counts of `pack`ed bytes.
-pub fn unpack(bytes: &[u8]) -> Vec<i64> {
+pub(crate) fn unpack(bytes: &[u8]) -> Vec<i64> {
     packed_counts(bytes).collect()
 }
 
 /// The counts of `pack`ed bytes, one by one (no vector).
-pub fn packed_counts(bytes: &[u8]) -> impl Iterator<Item = i64> + '_ {
+pub(crate) fn packed_counts(bytes: &[u8]) -> impl Iterator<Item = i64> + '_ {
     bytes
         .chunks_exact(4)
         .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64)
@@ -178,7 +178,7 @@ impl Batch {
     }
 
     /// Add `counts` element-wise to the counts under `key` (`Op::AddAll`).
-    pub fn add_all(&mut self, key: impl AsRef<[u8]>, counts: Vec<i64>) {
+    pub(crate) fn add_all(&mut self, key: impl AsRef<[u8]>, counts: Vec<i64>) {
         self.ops.push(Op::AddAll(key.as_ref().to_vec(), counts));
     }
 
@@ -397,7 +397,7 @@ impl Engine {
     }
 
     /// Every key starting with `prefix`, in key order.
-    pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+    pub(crate) fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         count_read(prefix.as_ref());
         match self {
             Engine::Sled(h) => h
@@ -442,7 +442,7 @@ impl Engine {
     /// Apply every write of `batch` at once. On sled the journal's keys
     /// are one commit of the journal, the rest one batch of sled's, in that
     /// order (`journal`: only offline tools write both at once).
-    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+    pub(crate) fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
             Engine::Sled(h) => h.with(|s| s.apply_batch(batch)),
             Engine::Pg(pg) => pg.apply(batch),
@@ -459,7 +459,7 @@ impl Engine {
     }
 
     /// A new id, unique across restarts (and replicas).
-    pub fn generate_id(&self) -> Result<u64> {
+    pub(crate) fn generate_id(&self) -> Result<u64> {
         match self {
             Engine::Sled(h) => h.with(|s| s.generate_id()),
             Engine::Pg(pg) => pg.next_upload_id(),
@@ -467,7 +467,7 @@ impl Engine {
     }
 
     /// A named keyspace apart from the main one.
-    pub fn open_tree(&self, name: &str) -> Result<Tree> {
+    pub(crate) fn open_tree(&self, name: &str) -> Result<Tree> {
         match self {
             Engine::Sled(h) => h.with(|s| s.open_tree(name)),
             Engine::Pg(pg) => Ok(Tree::Pg(pg.clone(), pg::tree_prefix(name))),
@@ -631,7 +631,7 @@ fn write_sled(db: &sled::Tree, batch: Batch, remembered: Option<&added::Added>) 
 
 /// A named keyspace (sled: a tree of its own; PostgreSQL: keys under
 /// `pg::tree_prefix`, above the main key space).
-pub enum Tree {
+pub(crate) enum Tree {
     Sled(sled::Tree),
     Pg(pg::Pg, Vec<u8>),
 }
@@ -651,7 +651,7 @@ impl Tree {
     }
 
     /// A key as read from the tree, without the tree's own prefix.
-    pub fn strip<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+    pub(crate) fn strip<'k>(&self, key: &'k [u8]) -> &'k [u8] {
         match self {
             Tree::Sled(_) => key,
             Tree::Pg(_, tree) => key.strip_prefix(tree.as_slice()).unwrap_or(key),
@@ -659,7 +659,7 @@ impl Tree {
     }
 
     /// Apply every write of `batch` to the tree at once.
-    pub fn apply_batch(&self, batch: Batch) -> Result<()> {
+    pub(crate) fn apply_batch(&self, batch: Batch) -> Result<()> {
         match self {
             Tree::Sled(t) => apply_sled(t, batch, None),
             Tree::Pg(pg, prefix) => {
@@ -681,7 +681,7 @@ impl Tree {
 
     /// Every key under `prefix` in the tree, in key order (on PostgreSQL
     /// the keys come with the tree's own prefix in front).
-    pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
+    pub(crate) fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> Iter {
         count_read(b"tree/");
         match self {
             Tree::Sled(t) => Iter(IterInner::Sled(t.scan_prefix(prefix))),

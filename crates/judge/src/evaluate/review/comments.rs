@@ -360,6 +360,40 @@ mod tests {
             "PR open": [root(), ours()] => (PENDING, WEAK, "awaiting_reply");
             "neither id known":
                 [root()] => (UNKNOWN, NONE, "missing_execution_state"), on record("reply_to_pull_request_review_comment");
+            "the comment replied to is itself a reply: the thread is found through its links":
+                [root(), created(-4.0, human("bob"), 450, Some(ROOT)), ours(), created(2.0, human("alice"), 502, Some(ROOT))] => (ACCEPTED, MEDIUM, "acted_on"), on r().extra("comment_id", json!(450));
         );
+    }
+
+    /// gh-aw writes the manifest line after the API call returned, so when
+    /// the comment's own creation was not delivered, what came in the two
+    /// minutes before the line may already answer it; what came earlier
+    /// cannot.
+    #[test]
+    fn with_the_comment_unseen_the_minutes_before_the_line_still_follow_it() {
+        let r = || record("create_pull_request_review_comment").target(target(OURS));
+        let pr = || obs(-5.0, human("alice"), K::Opened).snap(open());
+        run_rows!(r(), 24.0;
+            "a reply a minute before the line":
+                [pr(), created(-1.0 / 60.0, human("alice"), 501, Some(OURS))] => (ACCEPTED, MEDIUM, "acted_on");
+            "a resolution a minute before the line":
+                [pr(), resolved(-1.0 / 60.0, human("alice"), &[OURS])] => (ACCEPTED, STRONG, "thread_resolved");
+            "a reply three minutes before the line":
+                [pr(), created(-3.0 / 60.0, human("alice"), 501, Some(OURS))] => (PENDING, WEAK, "awaiting_reply");
+        );
+    }
+
+    /// A resolution that decided nothing (the workflow's own) is still
+    /// cited as evidence, so a reader sees why the thread shows resolved.
+    #[test]
+    fn a_resolution_that_did_not_decide_is_cited() {
+        let r = record("create_pull_request_review_comment").target(target(OURS));
+        let res = resolved(3.0, workflow_actor(), &[OURS]);
+        let id = res.id.clone();
+        let ours = created(-0.01, workflow_actor(), OURS, None);
+        let e = eval(&r, vec![ours, res], 24.0);
+        assert_eq!(e.triple().2.as_str(), "awaiting_reply");
+        assert!(e.evidence.contains(&id), "{e:?}");
+        assert_eq!(e.details["thread_resolved"], true);
     }
 }

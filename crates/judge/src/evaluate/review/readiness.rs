@@ -187,6 +187,13 @@ mod tests {
         obs(h, who, K::Closed).snap(snapshot("closed"))
     }
 
+    fn draft() -> safe_outcomes_model::ItemSnapshot {
+        safe_outcomes_model::ItemSnapshot {
+            draft: true,
+            ..open()
+        }
+    }
+
     #[test]
     fn mark_pull_request_as_ready_for_review_table() {
         let r = || record("mark_pull_request_as_ready_for_review");
@@ -210,6 +217,12 @@ mod tests {
             "closed by a bot": [ready(), close(5.0, bot("stale[bot]"))] => (IGNORED, WEAK, "lifecycle");
             "open with no review after 7 days": [ready()] => (IGNORED, WEAK, "no_engagement"), at 7.0 * 24.0;
             "open with no review yet": [ready()] => (PENDING, WEAK, "awaiting_review");
+            "a draft again, nobody seen converting it (rule 4)":
+                [ready(), obs(3.0, human("alice"), comment(5)).snap(draft())] => (REJECTED, MEDIUM, "converted_to_draft");
+            "a draft again by the workflow's own conversion is no verdict":
+                [ready(), obs(3.0, workflow_actor(), K::ConvertedToDraft).snap(draft())] => (PENDING, WEAK, "awaiting_review");
+            "a draft only in a state from before the mark":
+                [obs(-1.0, human("alice"), K::Opened).snap(draft())] => (PENDING, WEAK, "awaiting_review");
             + unobserved_case("nothing observed", r());
             + no_target_case(r());
         );
@@ -234,6 +247,8 @@ mod tests {
             "merged and not reverted after 24h": [ours()] => (ACCEPTED, STRONG, "merged");
             "merged, window not passed": [ours()] => (PENDING, WEAK, "merged"), at 2.0;
             "merged by a human": [merge(0.5, human("carol"))] => (ACCEPTED, STRONG, "merged"), at 2.0;
+            "merged by a merge queue's bot, window not passed":
+                [merge(0.5, bot("merge-queue[bot]"))] => (PENDING, WEAK, "merged"), at 2.0;
             "merged then reverted": [ours(), revert(30.0, true)] => (REJECTED, STRONG, "accepted_then_reverted"), at 48.0;
             "revert proposed, not landed": [ours(), revert(30.0, false)] => (ACCEPTED, STRONG, "merged"), at 48.0;
             "still open: the merge failed":

@@ -389,11 +389,78 @@ mod tests {
         obs(h, who, review(80, state)).snap(open())
     }
 
+    /// A PR state that lists its pending review requests.
+    fn requests(users: &[&str], teams: &[&str]) -> safe_outcomes_model::ItemSnapshot {
+        safe_outcomes_model::ItemSnapshot {
+            reviewers_known: true,
+            requested_reviewers: strings(users),
+            requested_teams: strings(teams),
+            ..open()
+        }
+    }
+
+    /// The verdict says how a team member's act was counted: by a dated
+    /// membership change, or by a read that tells membership only when it
+    /// was read (issue 44 item 4); a requested user's own act says neither.
+    #[test]
+    fn the_details_say_how_team_membership_was_known() {
+        let users = record("add_reviewer").meta("requested_reviewers", json!(["alice"]));
+        let team = record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
+        let ask_team = || requested_obs(-0.01, None, Some("infra"));
+        let cases = [
+            (
+                users,
+                vec![
+                    requested_obs(-0.01, Some("alice"), None),
+                    reviewed(3.0, human("alice"), "approved"),
+                ],
+                None,
+            ),
+            (
+                team.clone(),
+                vec![
+                    ask_team(),
+                    member(1.0, "frank", true),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                Some("as read"),
+            ),
+            (
+                team,
+                vec![
+                    ask_team(),
+                    changed(1.0, "frank", true),
+                    reviewed(3.0, human("frank"), "approved"),
+                ],
+                Some("dated"),
+            ),
+        ];
+        for (r, o, want) in cases {
+            let e = eval(&r, o, 24.0);
+            assert_eq!(
+                e.signal,
+                safe_outcomes_model::Signal::ReviewApproved,
+                "{e:?}"
+            );
+            assert_eq!(
+                e.details.get("team_membership").and_then(|v| v.as_str()),
+                want,
+                "{e:?}"
+            );
+            assert_eq!(
+                e.notes.contains("as GitHub answered when read"),
+                want == Some("as read"),
+                "{e:?}"
+            );
+        }
+    }
+
     #[test]
     fn add_reviewer_table() {
         let users = || record("add_reviewer").meta("requested_reviewers", json!(["Alice"]));
         let team =
             || record("add_reviewer").meta("requested_team_reviewers", json!(["acme/infra"]));
+        let both = || users().meta("requested_team_reviewers", json!(["acme/infra"]));
         let asked = || requested_obs(-0.01, Some("alice"), None);
         run_rows!(users(), 24.0;
             "requested reviewer approved":
@@ -452,6 +519,17 @@ mod tests {
                 [asked(), obs(30.0, human("carol"), K::Closed).snap(snapshot("closed"))] => (IGNORED, WEAK, "review_missing"), at 48.0;
             "still open": [asked()] => (PENDING, WEAK, "awaiting_review");
             "nobody named": [asked()] => (UNKNOWN, NONE, "missing_execution_state"), on record("add_reviewer");
+            "someone not requested commented": [asked(), obs(3.0, human("zed"), comment(9)).snap(open())] => (PENDING, WEAK, "awaiting_review");
+            "no longer requested, nobody seen removing it (rule 4)":
+                [asked(), obs(3.0, human("carol"), comment(5)).snap(requests(&[], &[]))] => (REJECTED, WEAK, "review_request_removed");
+            "still requested in the latest state":
+                [asked(), obs(3.0, human("carol"), comment(5)).snap(requests(&["alice"], &[]))] => (PENDING, WEAK, "awaiting_review");
+            "the user's request gone, the team's still there":
+                [asked(), obs(3.0, human("carol"), comment(5)).snap(requests(&[], &["infra"]))] => (PENDING, WEAK, "awaiting_review"), on both();
+            "the team's request removed: a member's review after it does not count":
+                [requested_obs(-0.01, None, Some("infra")), member(1.0, "frank", true), removed(2.0, human("carol"), None, Some("infra")), reviewed(3.0, human("frank"), "approved")] => (REJECTED, MEDIUM, "review_request_removed"), on team();
+            "the team's request removed: a requested user's own request stands":
+                [asked(), requested_obs(-0.01, None, Some("infra")), removed(2.0, human("carol"), None, Some("infra")), reviewed(3.0, human("alice"), "approved")] => (ACCEPTED, STRONG, "review_approved"), on both();
             + unobserved_case("nothing observed", users());
         );
     }

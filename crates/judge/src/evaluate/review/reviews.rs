@@ -437,6 +437,12 @@ mod tests {
             "review id from metadata with a PR target":
                 [ours("approved"), dismissed(3.0, human("bob"), OURS)] => (REJECTED, STRONG, "review_dismissed"), on record("submit_pull_request_review").meta("review_id", json!(OURS)).meta("review_event", json!("APPROVE"));
             "PR deleted": [ours("approved"), obs(3.0, human("bob"), K::Deleted)] => (UNKNOWN, NONE, "deleted");
+            "an opposite review at the same instant as ours is no answer to it":
+                [ours("approved"), submitted(-0.01, human("bob"), 71, "changes_requested")] => (PENDING, MEDIUM, "review_submitted");
+            "a reply to another review's inline comment is not about ours":
+                [ours("commented"), obs(1.0, human("bob"), K::ReviewCommentCreated { comment_id: 810, in_reply_to: None, review_id: Some(99), path: None, agent_marker: false }), obs(2.0, human("alice"), K::ReviewCommentCreated { comment_id: 811, in_reply_to: Some(810), review_id: Some(72), path: None, agent_marker: false })] => (PENDING, MEDIUM, "review_submitted"), on r("COMMENT");
+            "no review id (rule 1)":
+                [ours("approved")] => (UNKNOWN, NONE, "missing_execution_state"), on record("submit_pull_request_review").meta("review_event", json!("APPROVE"));
             + unobserved_case("nothing observed", r("APPROVE"));
             + no_target_case(r("APPROVE"));
         );
@@ -483,6 +489,10 @@ mod tests {
                 [original("changes_requested"), ours(), close(10.0, human("carol"))] => (IGNORED, WEAK, "closed_without_merge");
             "open for 30 days": [original("changes_requested"), ours()] => (IGNORED, WEAK, "no_engagement"), at 30.0 * 24.0;
             "open": [original("changes_requested"), ours()] => (PENDING, WEAK, "awaiting_merge");
+            "a comment-only review's author comments again: a comment is no verdict":
+                [original("commented"), ours(), submitted(3.0, human("dana"), 61, "commented")] => (PENDING, WEAK, "awaiting_merge");
+            "no review id (rule 1)":
+                [original("changes_requested"), ours()] => (UNKNOWN, NONE, "missing_execution_state"), on record("dismiss_pull_request_review");
             + unobserved_case("nothing observed", r());
         );
     }

@@ -190,6 +190,9 @@ mod tests {
             "unresolved by a human, then resolved again":
                 [ours(), unresolved(3.0, human("alice")), resolved(4.0, human("alice"), "PRRT_1")] => (ACCEPTED, MEDIUM, "state_retained");
             "unresolved by a bot": [ours(), unresolved(3.0, bot("triage[bot]"))] => (UNKNOWN, WEAK, "state_changed_by_bot");
+            "unresolved by someone nobody can see (rule 4)": [ours(), unresolved(3.0, None)] => (REJECTED, MEDIUM, "reopened");
+            "our resolution not delivered, the workflow unresolved it since: no human verdict":
+                [obs(-1.0, human("alice"), K::Opened).snap(open()), unresolved(3.0, workflow_actor())] => (UNKNOWN, WEAK, "state_changed_by_bot");
             "another thread unresolved":
                 [ours(), obs(3.0, human("alice"), K::ThreadUnresolved { thread_id: "PRRT_2".into(), comment_ids: vec![] })] => (ACCEPTED, MEDIUM, "state_retained");
             "our resolution not delivered, human unresolve after":
