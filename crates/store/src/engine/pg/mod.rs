@@ -357,9 +357,17 @@ impl Pg {
     {
         let started = std::time::Instant::now();
         let result = match self.pinned.as_ref().filter(|p| !p.finished()) {
-            Some(pinned) => self
-                .begun(pinned)
-                .and_then(|c| block(async move { f(c).await.map_err(describe) })),
+            Some(pinned) => self.pinned_client(pinned).and_then(|(c, begin)| {
+                block(async move {
+                    if !begin {
+                        return f(c).await.map_err(describe);
+                    }
+                    // `BEGIN` goes out first, the statement right behind it.
+                    let (begun, result) = tokio::join!(c.batch_execute("BEGIN"), f(c.clone()));
+                    begun.map_err(describe)?;
+                    result.map_err(describe)
+                })
+            }),
             None => {
                 let pool = self.shared.pool.clone();
                 block(async move { f(checkout(pool).await?).await.map_err(describe) })
@@ -378,23 +386,19 @@ impl Pg {
         self.run(move |c| async move { Ok(read(c.query_one(sql, &[]).await?)) })
     }
 
-    /// The pinned transaction's connection, begun now if it was not yet.
-    fn begun(&self, pinned: &Pinned) -> Result<Client> {
+    /// The pinned transaction's connection, and whether its `BEGIN` is
+    /// still to be sent (true once: on a connection just taken from the
+    /// pool, which the caller sends `BEGIN` on first, in the same round
+    /// trip as its own statements).
+    fn pinned_client(&self, pinned: &Pinned) -> Result<(Client, bool)> {
         let mut held = pinned.client.lock().expect("pinned lock");
         if let Some(client) = held.as_ref() {
-            return Ok(client.clone());
+            return Ok((client.clone(), false));
         }
         let pool = self.shared.pool.clone();
-        let started = std::time::Instant::now();
-        let client = block(async move {
-            let client = checkout(pool).await?;
-            client.batch_execute("BEGIN").await.map_err(describe)?;
-            Ok(client)
-        });
-        stats::count(Trip::Begin, started);
-        let client = client?;
+        let client = block(async move { checkout(pool).await })?;
         *held = Some(client.clone());
-        Ok(client)
+        Ok((client, true))
     }
 
     /// Commit a pinned handle's transaction (nothing begun: nothing to do).

@@ -10,8 +10,6 @@ use std::time::Instant;
 /// What a round trip was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trip {
-    /// A unit's `BEGIN` (sent alone when its first statement is not pipelined with it).
-    Begin,
     /// A point read the unit's memo could not answer.
     Get,
     /// A page of a scan.
@@ -31,8 +29,7 @@ pub enum Trip {
 }
 
 impl Trip {
-    pub const ALL: [Trip; 9] = [
-        Trip::Begin,
+    pub const ALL: [Trip; 8] = [
         Trip::Get,
         Trip::Scan,
         Trip::Claim,
@@ -45,7 +42,6 @@ impl Trip {
 
     pub fn name(self) -> &'static str {
         match self {
-            Trip::Begin => "begin",
             Trip::Get => "get",
             Trip::Scan => "scan",
             Trip::Claim => "claim",
