@@ -448,10 +448,12 @@ async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() 
         let stored = store.output(&id).unwrap().expect("registered");
         assert!(stored.outcome.is_some(), "{id} judged");
     }
-    // The failed unit's items were done again one by one; the units
-    // after them judge once again.
-    assert_eq!(worker.judge_each_through, 4);
-    assert!(worker.judges_once(&store.begin()));
+    // On sled the failed unit's items were done again one by one, and the
+    // units after them judge once again (PostgreSQL judges each item).
+    if !store.is_pg() {
+        assert_eq!(worker.judge_each_through, 4);
+        assert!(worker.judges_once(&store.begin()));
+    }
     let item = observing_issue("d-5", None, 2, "obs-5");
     app.writer.enqueue(item).await.unwrap();
     app.writer.settled().await;
