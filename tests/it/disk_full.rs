@@ -284,7 +284,12 @@ async fn a_full_disk_refuses_with_503_then_ingest_resumes_without_a_restart() {
         .await;
     let d = &status.body["deliveries"];
     assert_eq!(status.status, 200, "{}", status.body);
-    assert_eq!(d["received"].as_u64(), Some(acked.len() as u64), "{d}");
+    assert_eq!(
+        d["received"].as_u64(),
+        Some(acked.len() as u64),
+        "{d}\nSERVER:\n{}",
+        server.output()
+    );
     assert_eq!(d["processed"], d["received"], "{d}");
     for id in &acked {
         let n: u64 = id.trim_start_matches("df-").parse().unwrap();

@@ -146,6 +146,15 @@ pub mod counter {
     pub(crate) const STORE_REOPENS: &str = "store_reopens";
 }
 
+/// Whether opening a sled store moves the inbox's log into the journal
+/// (at the process's open) or leaves it to the running mover (a reopen
+/// after an I/O error, `heal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drain {
+    Log,
+    LeaveToTheMover,
+}
+
 /// What an acknowledged delivery survives (`/status` `durability`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -343,6 +352,21 @@ impl Store {
 
     /// Open the sled store with the given durability of acknowledged writes.
     pub(crate) fn open_with(path: &Path, durability: Durability) -> Result<Store> {
+        Store::open_sled_files(path, durability, Drain::Log)
+    }
+
+    /// Open the sled store's files again after an I/O error (`heal`), in a
+    /// process whose inbox writer and mover still run: the log is theirs
+    /// (its segments open for appending, the mover's position and its
+    /// answers), so it is left to them. Draining it here filed what the
+    /// mover then skipped, without telling the App (`on_stored`: the
+    /// counts, the worker's wake) and removed segments the writer was still
+    /// appending to.
+    pub(crate) fn reopen_with(path: &Path, durability: Durability) -> Result<Store> {
+        Store::open_sled_files(path, durability, Drain::LeaveToTheMover)
+    }
+
+    fn open_sled_files(path: &Path, durability: Durability, drain: Drain) -> Result<Store> {
         // sled would create an empty store where a compaction left none.
         if let Some(message) = compact::interrupted_compaction(path) {
             return Err(StoreError::InterruptedCompaction(message));
@@ -393,7 +417,9 @@ impl Store {
         }
         // Every acknowledged item into the journal before anything reads
         // the inbox (`inbox_log`).
-        inbox::drain_at_open(&store)?;
+        if drain == Drain::Log {
+            inbox::drain_at_open(&store)?;
+        }
         open_checks::at_open(&store)?;
         store.upgrade_at_open()?;
         Ok(store)

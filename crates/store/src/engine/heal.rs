@@ -224,7 +224,7 @@ impl Live {
         }
         let started = Instant::now();
         let store = loop {
-            match Store::open_with(&self.path, self.durability) {
+            match Store::reopen_with(&self.path, self.durability) {
                 Err(e) if e.is_lock() && started.elapsed() < REOPEN_LOCK_WAIT => {
                     std::thread::sleep(Duration::from_millis(50));
                 }

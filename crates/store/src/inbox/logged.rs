@@ -728,6 +728,25 @@ fn backoff(failures: u32) -> Duration {
     Duration::from_millis((100u64 << failures.min(6)).min(5_000))
 }
 
+/// Sleep `wait` after a failed move, or less: the store reopened after an
+/// I/O error (`heal`: what failed is likely to pass now, and what was
+/// acknowledged meanwhile should be filed and counted at once, not after
+/// the rest of a backoff of up to 5 s), or the writer closed.
+fn wait_for_retry(store: &Store, shared: &Shared, wait: Duration) {
+    const SLICE: Duration = Duration::from_millis(20);
+    let generation = store.generation();
+    let until = std::time::Instant::now() + wait;
+    while std::time::Instant::now() < until {
+        if store.generation() != generation
+            || shared.closed.load(Ordering::Acquire)
+            || shared.crash.killed()
+        {
+            return;
+        }
+        std::thread::sleep(SLICE.min(until.saturating_duration_since(std::time::Instant::now())));
+    }
+}
+
 fn move_loop(
     store: Store,
     mut mover: Mover,
@@ -796,7 +815,7 @@ fn move_loop(
                     .fetch_add(answered, Ordering::Relaxed);
                 tracing::error!(error = %e, "moving the inbox log into the journal");
                 failures += 1;
-                std::thread::sleep(backoff(failures));
+                wait_for_retry(&store, &shared, backoff(failures));
             }
         }
     }
