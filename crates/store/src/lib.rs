@@ -357,11 +357,10 @@ impl Store {
 
     /// Open the sled store's files again after an I/O error (`heal`), in a
     /// process whose inbox writer and mover still run: the log is theirs
-    /// (its segments open for appending, the mover's position and its
-    /// answers), so it is left to them. Draining it here filed what the
-    /// mover then skipped, without telling the App (`on_stored`: the
-    /// counts, the worker's wake) and removed segments the writer was still
-    /// appending to.
+    /// (the writer's open segment, the mover's position and its answers),
+    /// so it is left to them, and no second reader opens it, cuts its tail
+    /// or files from it beside them. The mover files what waits there once
+    /// the store is back (`logged::wait_for_retry`).
     pub(crate) fn reopen_with(path: &Path, durability: Durability) -> Result<Store> {
         Store::open_sled_files(path, durability, Drain::LeaveToTheMover)
     }

@@ -213,3 +213,49 @@ async fn a_stopped_mover_refuses_acks_and_settles() {
     drop(writer);
     thread.join().unwrap();
 }
+
+/// A store that reopens after an I/O error (`heal`) while acknowledged
+/// items wait in the log: the running mover files them and tells the App
+/// (`on_stored`: the counts and the worker's wake) as soon as the store is
+/// back, within the second `/status` waits for it — not after the rest of
+/// a backoff grown over two seconds of failed moves (up to 5 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_logged_before_the_store_reopens_are_filed_and_counted_by_the_mover() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_sled(dir.path()).unwrap();
+    let counted = Arc::new(AtomicU64::new(0));
+    let seen = counted.clone();
+    let (writer, thread) = InboxWriter::start(
+        store.clone(),
+        Arc::new(move |_, items, _| {
+            seen.fetch_add(items, Ordering::SeqCst);
+        }),
+    );
+    let ids = ["r-1", "r-2", "r-3"];
+    let sends = ids.iter().map(|id| writer.enqueue(delivery(id)));
+    for answer in futures_util::future::join_all(sends).await {
+        assert!(matches!(answer, Ok(Enqueued::Logged)), "{answer:?}");
+    }
+    // Before the mover's gather ends: its moves fail for two seconds (its
+    // backoff grows to 3.2 s), and the store closes.
+    store.inject_io_errors(true);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(store.write_trouble().is_some(), "the store closed");
+    store.inject_io_errors(false);
+    let closed = std::time::Instant::now();
+    while store.write_trouble().is_some() {
+        assert!(
+            closed.elapsed() < Duration::from_secs(10),
+            "the store never reopened"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::timeout(Duration::from_secs(1), writer.settled())
+        .await
+        .expect("the mover files the log within a second of the reopen");
+    assert_eq!(store.reopens(), 1);
+    assert_eq!(counted.load(Ordering::SeqCst), 3, "every item counted once");
+    assert_eq!(queued(&store), ids.map(|id| delivery(id).dedupe_key()));
+    drop(writer);
+    thread.join().unwrap();
+}
