@@ -100,6 +100,18 @@ pub enum Mapping {
 }
 
 impl Mapping {
+    /// Every mapping, in the order docs/evaluation.md lists them.
+    pub(crate) const ALL: [Mapping; 8] = [
+        Mapping::Error,
+        Mapping::Lifecycle,
+        Mapping::Unsupported,
+        Mapping::UnnamedUnknown,
+        Mapping::ExistenceOnly,
+        Mapping::UnseenActor,
+        Mapping::NoHumanActivity,
+        Mapping::SeedRow,
+    ];
+
     /// The one-line statement printed with a case that needed it.
     pub(crate) fn describe(self) -> &'static str {
         match self {

@@ -50,7 +50,9 @@ fn t0() -> DateTime<Utc> {
         .unwrap()
 }
 
-fn actor() -> impl Strategy<Value = Option<Actor>> {
+/// Who a fact is by: none, two people, an empty login, two bots (the rules'
+/// properties draw from these too).
+pub(super) fn actor() -> impl Strategy<Value = Option<Actor>> {
     prop_oneof![
         Just(None),
         Just(Some(Actor::new("alice", "User"))),
@@ -217,22 +219,12 @@ pub(crate) const MAPPING_RULES_CHECKED: &[crate::judge::conformance::Mapping] = 
 };
 
 /// Every rule of `Mapping` is checked: the match has no wildcard, so a new
-/// rule does not compile until it is placed here, and then fails until it
-/// is in `MAPPING_RULES_CHECKED` (with its property).
+/// rule does not compile until it is placed here (and in `Mapping::ALL`),
+/// and then fails until it is in `MAPPING_RULES_CHECKED` (with its property).
 #[test]
 fn every_mapping_rule_has_a_property() {
     use crate::judge::conformance::Mapping;
-    let all = [
-        Mapping::Error,
-        Mapping::Lifecycle,
-        Mapping::Unsupported,
-        Mapping::UnnamedUnknown,
-        Mapping::ExistenceOnly,
-        Mapping::UnseenActor,
-        Mapping::NoHumanActivity,
-        Mapping::SeedRow,
-    ];
-    for m in all {
+    for m in Mapping::ALL {
         // Exhaustive on purpose.
         match m {
             Mapping::Error

@@ -14,8 +14,8 @@ use crate::judge::conformance::{evaluate_case, parse_cases, record_of, Case};
 use crate::judge::evaluate::registry::{Effect, TYPES};
 use crate::judge::evaluate::rules::{execution_state, RECORD_GAPS};
 use crate::model::{
-    Actor, EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K,
-    OutcomeStatus as O, Signal,
+    EvidenceStrength as S, ExecutionRecord, Observation, ObservationKind as K, OutcomeStatus as O,
+    Signal,
 };
 
 /// A manifest item for `t` carrying everything its type needs, and the
@@ -147,16 +147,6 @@ fn stripped(t: &str) -> ExecutionRecord {
     r
 }
 
-fn actor_strategy() -> impl Strategy<Value = Option<Actor>> {
-    prop_oneof![
-        Just(None),
-        Just(Some(Actor::new("alice", "User"))),
-        Just(Some(Actor::new("", ""))),
-        Just(Some(Actor::new("ci[bot]", "Bot"))),
-        Just(Some(Actor::new("github-actions[bot]", "Bot"))),
-    ]
-}
-
 fn kind_strategy() -> impl Strategy<Value = K> {
     prop_oneof![
         Just(K::Opened),
@@ -184,7 +174,7 @@ fn observations_strategy() -> impl Strategy<Value = Vec<Observation>> {
     prop::collection::vec(
         (
             -100i64..2000,
-            actor_strategy(),
+            super::mapping_tests::actor(),
             kind_strategy(),
             prop::sample::select(vec!["o/r#7", "o/r#8", "o/r#commit:abc123"]),
         ),

@@ -243,16 +243,7 @@ fn vocabulary(out: &mut String) {
     out.push('\n');
     out.push_str(VOCABULARY);
     out.push_str("\n## Where ours differs from gh-aw on purpose\n\n`safe-outcomes conformance` compares gh-aw's expected triple with ours exactly, else through the one general mapping below that applies. Each is a rule for every type, with the seed line behind it; none names a case.\n\n| mapping | rule |\n|---|---|\n");
-    for m in [
-        Mapping::Error,
-        Mapping::Lifecycle,
-        Mapping::Unsupported,
-        Mapping::UnnamedUnknown,
-        Mapping::ExistenceOnly,
-        Mapping::UnseenActor,
-        Mapping::NoHumanActivity,
-        Mapping::SeedRow,
-    ] {
+    for m in Mapping::ALL {
         let _ = writeln!(out, "| `{m:?}` | {} |", m.describe());
     }
     out.push_str("\nThe states seed 000 rates pending/medium by themselves, with no visible non-bot activity (`conformance::SEED_MEDIUM_PENDING`; `NoHumanActivity` does not apply to them):\n\n| types | ours | seed 000 §7 row |\n|---|---|---|\n");

@@ -176,33 +176,22 @@ fn a_rerun_attempt_replaces_the_first() {
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);
     assert_eq!(e.details["workflow"], ".github/workflows/ci.yml");
-    let earlier_failed = |attempts: Vec<Observation>| {
+    // Two attempts seen in the order given: what the details say of the
+    // earlier attempt and of the one that decides.
+    let (s, f) = ("success", "failure");
+    #[rustfmt::skip]
+    let cases = [
+        ("a re-run of a success", [(0.2, 1, s), (0.5, 2, s)], false, 2),
+        ("the same attempt seen twice is no earlier one", [(0.2, 1, f), (0.3, 1, f)], false, 1),
+        ("a failed earlier attempt seen late", [(0.3, 2, s), (0.5, 1, f)], true, 2),
+        ("a successful earlier attempt seen late", [(0.3, 2, s), (0.5, 1, s)], false, 2),
+    ];
+    for (why, seen, failed, decided) in cases {
+        let attempts = seen.iter().map(|&(h, n, c)| attempt(h, n, c)).collect();
         let e = eval(&by_run_id(), attempts, 1.0);
-        (
-            e.details["earlier_attempt_failed"].clone(),
-            e.details["run_attempt"].clone(),
-        )
-    };
-    assert_eq!(
-        earlier_failed(vec![attempt(0.2, 1, "success"), attempt(0.5, 2, "success")]),
-        (json!(false), json!(2)),
-        "a re-run of a success"
-    );
-    assert_eq!(
-        earlier_failed(vec![attempt(0.2, 1, "failure"), attempt(0.3, 1, "failure")]),
-        (json!(false), json!(1)),
-        "the same attempt seen twice is no earlier one"
-    );
-    assert_eq!(
-        earlier_failed(vec![attempt(0.3, 2, "success"), attempt(0.5, 1, "failure")]),
-        (json!(true), json!(2)),
-        "a failed earlier attempt seen late"
-    );
-    assert_eq!(
-        earlier_failed(vec![attempt(0.3, 2, "success"), attempt(0.5, 1, "success")]),
-        (json!(false), json!(2)),
-        "a successful earlier attempt seen late"
-    );
+        assert_eq!(e.details["earlier_attempt_failed"], json!(failed), "{why}");
+        assert_eq!(e.details["run_attempt"], json!(decided), "{why}");
+    }
 }
 
 #[test]
