@@ -605,9 +605,7 @@ fn fragment_target(repo: &str, fragment: &str, parent: u64) -> Option<Target> {
 
 fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+        .and_then(crate::model::wire::trimmed_text)
         .map(str::to_string)
 }
 

@@ -358,51 +358,31 @@ fn the_vocabulary_check_sees_a_kind_in_neither_list_and_a_stale_one() {
         .map(|k| (k.to_string(), BTreeSet::from(["test".to_string()])))
         .collect();
     let generated: BTreeSet<String> = ["labeled".to_string()].into();
-    let ok = check(
-        "t",
-        &documented,
-        &generated,
-        &[
-            ("locked", "a lock stops comments"),
-            ("pinned", "pinning changes no state"),
-        ],
-    );
+    let problems = |listed: &[(&str, &str)]| check("t", &documented, &generated, listed);
+    let locked = ("locked", "a lock stops comments");
+    let pinned = ("pinned", "pinning changes no state");
+    let ok = problems(&[locked, pinned]);
     assert!(ok.is_empty(), "{ok:?}");
-    let missing = check(
-        "t",
-        &documented,
-        &generated,
-        &[("pinned", "pinning changes no state")],
-    );
-    assert!(missing
-        .iter()
-        .any(|w| w.contains("`locked`") && w.contains("neither")));
-    let stale = check(
-        "t",
-        &documented,
-        &generated,
-        &[
-            ("locked", "a lock stops comments"),
-            ("pinned", "pinning changes no state"),
-            ("gone_event", "GitHub dropped this one"),
-        ],
-    );
-    assert!(stale
-        .iter()
-        .any(|w| w.contains("`gone_event`") && w.contains("stale")));
-    let both = check(
-        "t",
-        &documented,
-        &generated,
-        &[
-            ("locked", "a lock stops comments"),
-            ("pinned", "pinning changes no state"),
-            ("labeled", "labels are generated"),
-        ],
-    );
-    assert!(both
-        .iter()
-        .any(|w| w.contains("`labeled`") && w.contains("generates")));
+    // Each list is wrong about one kind: the kind and the word saying how.
+    for (listed, kind, how) in [
+        (vec![pinned], "`locked`", "neither"),
+        (
+            vec![locked, pinned, ("gone_event", "GitHub dropped this one")],
+            "`gone_event`",
+            "stale",
+        ),
+        (
+            vec![locked, pinned, ("labeled", "labels are generated")],
+            "`labeled`",
+            "generates",
+        ),
+    ] {
+        let found = problems(&listed);
+        assert!(
+            found.iter().any(|w| w.contains(kind) && w.contains(how)),
+            "{kind}: {found:?}"
+        );
+    }
 }
 
 /// The kinds the model writes as timeline-only (`Fact::Silent`) are the

@@ -268,6 +268,12 @@ pub fn github_id(v: &Value) -> Option<u64> {
     .filter(|id| *id > 0)
 }
 
+/// A string field as the record means it: trimmed, and none when it is not
+/// a string or only white space.
+pub fn trimmed_text(v: &Value) -> Option<&str> {
+    v.as_str().map(str::trim).filter(|s| !s.is_empty())
+}
+
 /// Label names from `[{"name": ..}]` or `["..."]`.
 pub fn label_names(items: &[Value]) -> Vec<String> {
     items
@@ -282,6 +288,14 @@ pub fn label_names(items: &[Value]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_field_is_trimmed_and_blank_is_none() {
+        assert_eq!(trimmed_text(&serde_json::json!(" main ")), Some("main"));
+        assert_eq!(trimmed_text(&serde_json::json!(" \n")), None);
+        assert_eq!(trimmed_text(&serde_json::json!(7)), None);
+        assert_eq!(trimmed_text(&Value::Null), None);
+    }
 
     /// The type is written under the outcome record's name, and a record
     /// stored as JSON under the old name reads the same.

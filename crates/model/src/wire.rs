@@ -205,7 +205,7 @@ impl Item {
     }
 }
 
-pub use crate::execution::{github_id, label_names};
+pub use crate::execution::{github_id, label_names, trimmed_text};
 
 pub fn logins(users: Option<&[User]>) -> Vec<String> {
     users

@@ -108,11 +108,8 @@ pub async fn download(
         None => error(StatusCode::NOT_FOUND, "Not Found"),
         Some(true) => error(StatusCode::GONE, "Artifact has expired"),
         Some(false) => {
-            let host = headers
-                .get("host")
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("127.0.0.1");
-            let location = format!("http://{host}/blob/{id}?sv=2025-01-05&sig=presigned");
+            let base = super::base_url(&headers);
+            let location = format!("{base}/blob/{id}?sv=2025-01-05&sig=presigned");
             (StatusCode::FOUND, [("location", location)]).into_response()
         }
     }

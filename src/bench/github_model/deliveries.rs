@@ -3,13 +3,13 @@
 //! GitHub's) and `POST /app/hook/deliveries/{id}/attempts` (recorded, 202).
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{error, require_jwt, AppJwt, Fake, FakeGitHub};
+use super::{base_url, error, link_next, require_jwt, AppJwt, Fake, FakeGitHub};
 
 pub const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
 pub const REDELIVER: &str = "POST /app/hook/deliveries/{id}/attempts";
@@ -95,18 +95,12 @@ pub async fn list(
         .collect();
     let mut response = Json(page).into_response();
     if offset + per_page < all.len() {
-        // Absolute, like GitHub's: a client must not follow it blindly with auth.
-        let host = headers
-            .get("host")
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("127.0.0.1");
-        let link = format!(
-            "<http://{host}/app/hook/deliveries?per_page={per_page}&cursor=v1_{}>; rel=\"next\"",
+        let next = format!(
+            "{}/app/hook/deliveries?per_page={per_page}&cursor=v1_{}",
+            base_url(&headers),
             offset + per_page
         );
-        response
-            .headers_mut()
-            .insert("link", HeaderValue::from_str(&link).unwrap());
+        link_next(&mut response, &next);
     }
     response
 }

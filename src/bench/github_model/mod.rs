@@ -448,6 +448,25 @@ pub fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({"message": message}))).into_response()
 }
 
+/// Where this fake answers, `http://HOST` from the request's `Host`: its
+/// links are absolute, like GitHub's (a client must not follow one blindly
+/// with its credentials).
+pub(crate) fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+/// A `link` header naming `next`, the following page of a list.
+pub(crate) fn link_next(response: &mut Response, next: &str) {
+    let link = format!("<{next}>; rel=\"next\"");
+    response
+        .headers_mut()
+        .insert("link", HeaderValue::from_str(&link).unwrap());
+}
+
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get("authorization")?

@@ -23,7 +23,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{error, require_token, Authorized, Fake, FakeGitHub};
+use super::{base_url, error, link_next, require_token, Authorized, Fake, FakeGitHub};
 
 pub const GET_ISSUE: &str = "GET /repos/{owner}/{repo}/issues/{number}";
 pub const GET_ISSUE_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{number}/comments";
@@ -178,18 +178,13 @@ async fn rest_get(
         .headers_mut()
         .insert("etag", HeaderValue::from_str(&tag).unwrap());
     if start + per_page < items.len() {
-        let host = headers
-            .get("host")
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("127.0.0.1");
         let next = format!(
-            "<http://{host}{path}?per_page={per_page}&page={}>; rel=\"next\"",
+            "{}{path}?per_page={per_page}&page={}",
+            base_url(&headers),
             // This page is `start / per_page + 1` (pages count from 1).
             start / per_page + 2
         );
-        response
-            .headers_mut()
-            .insert("link", HeaderValue::from_str(&next).unwrap());
+        link_next(&mut response, &next);
     }
     response
 }
@@ -226,13 +221,10 @@ fn from_history(fake: &Fake, key: &str) -> Option<Value> {
 /// GitHub's `301 Moved Permanently` to `to` (a path under the API root),
 /// the query kept.
 fn moved_permanently(headers: &HeaderMap, to: &str, query: Option<&str>) -> Response {
-    let host = headers
-        .get("host")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1");
+    let base = base_url(headers);
     let location = match query {
-        Some(q) => format!("http://{host}/{to}?{q}"),
-        None => format!("http://{host}/{to}"),
+        Some(q) => format!("{base}/{to}?{q}"),
+        None => format!("{base}/{to}"),
     };
     let mut r = (
         StatusCode::MOVED_PERMANENTLY,

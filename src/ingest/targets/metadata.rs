@@ -67,12 +67,8 @@ fn number(line: &Map<String, Value>, keys: &[&str]) -> Option<u64> {
 }
 
 fn text<'a>(line: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| {
-        line.get(*k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    })
+    keys.iter()
+        .find_map(|k| line.get(*k).and_then(crate::model::wire::trimmed_text))
 }
 
 /// The generic target when it already names a thread; else the first numbered

@@ -106,9 +106,7 @@ fn metadata_u64(line: &Map<String, Value>, key: &str) -> Option<u64> {
 
 fn str_of(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+        .and_then(crate::model::wire::trimmed_text)
         .map(str::to_string)
 }
 

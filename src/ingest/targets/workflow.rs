@@ -188,9 +188,7 @@ impl Fields<'_> {
 
     fn str(&self, key: &str) -> Option<String> {
         self.get(key)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+            .and_then(crate::model::wire::trimmed_text)
             .map(str::to_string)
     }
 

@@ -70,8 +70,7 @@ struct From {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let discussion = body
         .discussion
         .as_ref()

@@ -30,8 +30,7 @@ struct Milestone {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `milestone` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let m = body
         .milestone
         .as_ref()

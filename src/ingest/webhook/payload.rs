@@ -11,6 +11,12 @@ use crate::model::sane_time::OutOfRange;
 
 pub use crate::model::wire::{Comment, Item, Milestone, Named, Review, User};
 
+/// The delivery's body in the shape `T` its family reads, or why not (the
+/// delivery is then stored but yields nothing).
+pub(super) fn shaped<'a, T: Deserialize<'a>>(ctx: &'a super::Ctx) -> Result<T, String> {
+    T::deserialize(ctx.raw()).map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))
+}
+
 /// Teams (`requested_team`) are users named by `slug`.
 pub(crate) type Team = User;
 

@@ -93,8 +93,7 @@ struct TitleChange {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
+    let body: Body = super::payload::shaped(ctx)?;
     // The organization owns the project even when a repository is named.
     let owner = body
         .organization

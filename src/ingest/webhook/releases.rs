@@ -71,8 +71,7 @@ const ACTIONS: &[&str] = &[
 ];
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `release` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let release = body
         .release
         .ok_or("`release` delivery carries no release")?;

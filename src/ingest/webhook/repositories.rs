@@ -76,8 +76,7 @@ fn normalize(ctx: &Ctx) -> NormResult {
             "`repository.{action}` names no `repository.id`: a rename is kept by the repository's id"
         ));
     }
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `repository` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let changes = body.changes.unwrap_or_default();
     let (owner_now, name_now) = ctx.repo.split_once('/').unwrap_or((ctx.repo, ""));
     let from = match action {

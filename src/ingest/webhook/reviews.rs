@@ -51,8 +51,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let number = pr
         .number
         .ok_or_else(|| format!("`{}` pull_request has no number", ctx.event))?;
-    let event = ReviewEvent::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
+    let event: ReviewEvent = super::payload::shaped(ctx)?;
     if ctx.event == "pull_request_review_comment" {
         review_comment(ctx, pr, number, event.comment.as_ref())
     } else {

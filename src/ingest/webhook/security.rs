@@ -81,8 +81,7 @@ const ACTIONS: &[&str] = &[
 ];
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `code_scanning_alert` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let alert = body.alert.ok_or("`code_scanning_alert` carries no alert")?;
     let number = alert.number.ok_or("`code_scanning_alert` has no number")?;
     let action = ctx.action();

@@ -22,8 +22,7 @@ struct Body {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `sub_issues` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     let (Some(parent), Some(child)) = (&body.parent_issue, &body.sub_issue) else {
         return Err("`sub_issues` delivery lacks the parent or the sub-issue".to_string());
     };

@@ -33,8 +33,7 @@ struct Body {
 }
 
 fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `membership` payload shape: {e}"))?;
+    let body: Body = super::payload::shaped(ctx)?;
     if body.scope.as_deref().is_some_and(|s| s != "team") {
         return Err("`membership` of the organization, not a team".into());
     }

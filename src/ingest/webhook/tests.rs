@@ -339,6 +339,30 @@ fn odd_deliveries_are_ignored_with_a_reason() {
     assert!(ignored_reason("push", &format!(r#"{{{repo}}}"#)).contains("ref"));
 }
 
+/// A family's own fields of the wrong type: the delivery is ignored, and the
+/// reason names the event whose shape was unexpected (`payload::shaped`).
+#[test]
+fn a_family_body_of_the_wrong_shape_is_ignored_naming_its_event() {
+    let repo = r#""repository":{"id":1,"full_name":"o/r"},"pull_request":{"number":1}"#;
+    for (event, action, field) in [
+        ("discussion", "created", "discussion"),
+        ("membership", "added", "team"),
+        ("code_scanning_alert", "created", "alert"),
+        ("milestone", "created", "milestone"),
+        ("repository", "renamed", "changes"),
+        ("sub_issues", "sub_issue_added", "sub_issue"),
+        ("release", "published", "release"),
+        ("projects_v2_item", "edited", "projects_v2_item"),
+        ("workflow_run", "completed", "workflow_run"),
+        ("pull_request_review_comment", "created", "comment"),
+    ] {
+        let body = format!(r#"{{"action":"{action}",{repo},"{field}":7}}"#);
+        let reason = ignored_reason(event, &body);
+        let expected = format!("unexpected `{event}` payload shape");
+        assert!(reason.contains(&expected), "{event}: {reason}");
+    }
+}
+
 #[test]
 fn unknown_actions_of_known_events_are_kept_as_other() {
     let body = r#"{"action":"pinned","issue":{"number":3,"state":"open","updated_at":"2026-01-01T00:00:00Z","type":{"name":"Bug"}},"repository":{"name":"r","owner":{"login":"o"}},"sender":{"login":"x"}}"#;

@@ -83,8 +83,7 @@ struct Suite {
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
-    let body = Body::deserialize(ctx.raw())
-        .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))?;
+    let body: Body = super::payload::shaped(ctx)?;
     match ctx.event {
         "workflow_run" => workflow_run(ctx, body.workflow_run),
         "check_run" => check_run(ctx, body.check_run),

@@ -102,14 +102,20 @@ fn check_runs_on_closed_prs(g: &Generated, ended: &[(Path, paths::Ended)]) -> Ve
     out
 }
 
-/// Run every path over one history; the differences found.
-pub fn verdicts_differ(g: &Generated) -> Vec<Difference> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+/// Runs the paths' servers and clients to the end of `work`, on a runtime
+/// of two threads (the paths serve over real HTTP).
+pub fn block_on<F: std::future::Future>(work: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
-    rt.block_on(async {
+        .unwrap()
+        .block_on(work)
+}
+
+/// Run every path over one history; the differences found.
+pub fn verdicts_differ(g: &Generated) -> Vec<Difference> {
+    block_on(async {
         let mut ended = Vec::new();
         for path in Path::ALL {
             ended.push((path, paths::run(g, path).await));
@@ -152,12 +158,7 @@ pub fn judged_on(
     safe_outcomes::model::OutcomeRecord,
     std::collections::BTreeMap<String, String>,
 ) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let ended = rt.block_on(paths::run(g, path));
+    let ended = block_on(paths::run(g, path));
     let o = ended
         .outcomes
         .into_values()

@@ -112,12 +112,7 @@ fn differing(g: &Generated, path: Path, plain: &Ended, renamed: &Ended) -> Vec<S
 
 fn rename_differences(bytes: &[u8], at: usize, to: usize, twice: bool) -> Vec<String> {
     let (plain, renamed) = with_and_without(bytes, at, to, twice);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    super::block_on(async {
         let mut out = Vec::new();
         for path in [Path::Webhooks, Path::Reconcile] {
             let a = paths::run(&plain, path).await;
