@@ -63,7 +63,9 @@ pub(super) fn actor() -> impl Strategy<Value = Option<Actor>> {
     ]
 }
 
-fn kind() -> impl Strategy<Value = K> {
+/// What a fact is: the kinds the evaluators read, with a few ids, states and
+/// values each (the rules' properties draw from these too).
+pub(super) fn kind() -> impl Strategy<Value = K> {
     let state = prop::sample::select(vec![
         "approved",
         "changes_requested",

@@ -147,35 +147,13 @@ fn stripped(t: &str) -> ExecutionRecord {
     r
 }
 
-fn kind_strategy() -> impl Strategy<Value = K> {
-    prop_oneof![
-        Just(K::Opened),
-        Just(K::Closed),
-        Just(K::Reopened),
-        Just(K::Deleted),
-        Just(K::ConvertedToDraft),
-        (1u64..5).prop_map(|id| K::ReviewDismissed { review_id: id }),
-        (1u64..5).prop_map(|id| K::ReviewSubmitted {
-            review_id: id,
-            state: "approved".into()
-        }),
-        (1u64..5).prop_map(|id| K::CommentCreated {
-            comment_id: id,
-            agent_marker: false,
-            lifecycle_marker: false,
-            challenge: false
-        }),
-        "[a-z]{1,6}".prop_map(|l| K::Labeled { label: l }),
-    ]
-}
-
 /// Arbitrary facts about the usual keys, at arbitrary times around execution.
 fn observations_strategy() -> impl Strategy<Value = Vec<Observation>> {
     prop::collection::vec(
         (
             -100i64..2000,
             super::mapping_tests::actor(),
-            kind_strategy(),
+            super::mapping_tests::kind(),
             prop::sample::select(vec!["o/r#7", "o/r#8", "o/r#commit:abc123"]),
         ),
         0..12,

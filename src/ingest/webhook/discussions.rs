@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::{Named, User};
+use super::payload::{Changes, From, Named, User};
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::observation::body_hash;
 use crate::model::target::object_key;
@@ -54,19 +54,6 @@ struct DiscussionComment {
     body: Option<String>,
     created_at: Option<Value>,
     updated_at: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Changes {
-    title: Option<From>,
-    body: Option<From>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct From {
-    from: Option<String>,
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {

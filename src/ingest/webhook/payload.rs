@@ -56,6 +56,8 @@ pub(crate) struct Changes {
     pub base: Option<BaseChange>,
 }
 
+/// One field's value before an edit (`changes.<field>.from`), in any
+/// family's `changes`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct From {

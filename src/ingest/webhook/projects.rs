@@ -18,7 +18,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::User;
+use super::payload::{From, User};
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::markers::{parse_marker, MarkerKind};
 use crate::model::target::object_key;
@@ -72,7 +72,7 @@ struct StatusUpdate {
 #[serde(default)]
 struct Changes {
     field_value: Option<FieldValue>,
-    title: Option<TitleChange>,
+    title: Option<From>,
 }
 
 /// `changes.field_value` of `projects_v2_item.edited`. `from`/`to` are a
@@ -84,12 +84,6 @@ struct FieldValue {
     field_name: Option<String>,
     from: Option<Value>,
     to: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct TitleChange {
-    from: Option<String>,
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {

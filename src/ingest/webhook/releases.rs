@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::payload::parse_time;
+use super::payload::{parse_time, From};
 use super::{Ctx, Fact, NormResult, Output};
 use crate::model::observation::body_hash;
 use crate::model::target::object_key;
@@ -52,12 +52,6 @@ struct Changes {
     name: Option<From>,
     body: Option<From>,
     tag_name: Option<From>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct From {
-    from: Option<String>,
 }
 
 const ACTIONS: &[&str] = &[

@@ -17,6 +17,7 @@
 
 use serde::Deserialize;
 
+use super::payload::From;
 use super::{Ctx, NormResult, Output};
 
 #[derive(Debug, Default, Deserialize)]
@@ -36,12 +37,6 @@ struct Changes {
 #[serde(default)]
 struct RepositoryChanges {
     name: Option<From>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct From {
-    from: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -4,7 +4,9 @@
 use serde_json::json;
 
 use crate::evaluate::testkit::*;
-use safe_outcomes_model::{Confidence, Observation, ObservationKind as K, Target, TargetKind};
+use safe_outcomes_model::{
+    Confidence, Observation, ObservationKind as K, Signal, Target, TargetKind,
+};
 
 fn run_obs(
     h: f64,
@@ -139,14 +141,7 @@ fn correlation_and_confidence_are_reported() {
         ],
         1.0,
     );
-    assert_eq!(
-        e.triple(),
-        (
-            ACCEPTED,
-            STRONG,
-            safe_outcomes_model::Signal::WorkflowSuccess
-        )
-    );
+    assert_eq!(e.triple(), (ACCEPTED, STRONG, Signal::WorkflowSuccess));
     assert_eq!(e.details["candidate_runs"], 2);
     assert_eq!(e.confidence, Confidence::Low);
 }
@@ -165,14 +160,7 @@ fn a_rerun_attempt_replaces_the_first() {
         vec![attempt(0.2, 1, "failure"), attempt(0.5, 2, "success")],
         1.0,
     );
-    assert_eq!(
-        e.triple(),
-        (
-            ACCEPTED,
-            STRONG,
-            safe_outcomes_model::Signal::WorkflowSuccess
-        )
-    );
+    assert_eq!(e.triple(), (ACCEPTED, STRONG, Signal::WorkflowSuccess));
     assert_eq!(e.details["earlier_attempt_failed"], true);
     assert_eq!(e.details["run_attempt"], 2);
     assert_eq!(e.details["workflow"], ".github/workflows/ci.yml");
