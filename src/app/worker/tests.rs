@@ -623,6 +623,14 @@ async fn a_renamed_repositorys_later_deliveries_and_manifests_reach_its_outputs(
             "label": {"name": "bug"}, "repository": repo(name, id),
             "installation": installation, "sender": {"login": "alice", "type": "User"}})
     };
+    // `repository.renamed` from the name `from` (its last segment) to `to`.
+    let renamed = |delivery: &str, from: &str, to: &str| {
+        let body = serde_json::json!({"action": "renamed",
+            "changes": {"repository": {"name": {"from": from}}},
+            "repository": repo(to, 99), "installation": installation,
+            "sender": {"login": "alice"}});
+        normalized("repository", delivery, body)
+    };
     let items = vec![
         normalized(
             "installation",
@@ -632,24 +640,10 @@ async fn a_renamed_repositorys_later_deliveries_and_manifests_reach_its_outputs(
             "repositories": [{"full_name": "o/r"}]}),
         ),
         manifest_under("o/r", "m-1"),
-        normalized(
-            "repository",
-            "r-1",
-            serde_json::json!({"action": "renamed",
-            "changes": {"repository": {"name": {"from": "r"}}},
-            "repository": repo("o/r2", 99), "installation": installation,
-            "sender": {"login": "alice"}}),
-        ),
+        renamed("r-1", "r", "o/r2"),
         normalized("issues", "l-1", labeled("o/r2", 99)),
         manifest_under("o/r2", "m-2"),
-        normalized(
-            "repository",
-            "r-2",
-            serde_json::json!({"action": "renamed",
-            "changes": {"repository": {"name": {"from": "r2"}}},
-            "repository": repo("o/r3", 99), "installation": installation,
-            "sender": {"login": "alice"}}),
-        ),
+        renamed("r-2", "r2", "o/r3"),
         normalized("issues", "l-2", labeled("o/r3", 99)),
         // Another repository (id 100) takes the name o/r2.
         normalized("issues", "l-3", labeled("o/r2", 100)),

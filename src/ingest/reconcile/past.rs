@@ -287,24 +287,21 @@ mod tests {
         let (what, which) = (pick.0 % 9, pick.1 as usize);
         let label = names[which % names.len()];
         let login = people[which % people.len()];
-        let has = |l: &Vec<String>, x: &str| l.iter().any(|y| y.eq_ignore_ascii_case(x));
         Some(match what {
-            0 if !has(&s.labels, label) => {
-                s.labels.push(label.into());
-                json!({"event": "labeled", "label": {"name": label}})
-            }
-            0 => {
-                s.labels.retain(|l| !l.eq_ignore_ascii_case(label));
-                json!({"event": "unlabeled", "label": {"name": label}})
-            }
-            1 if !has(&s.assignees, login) => {
-                s.assignees.push(login.into());
-                json!({"event": "assigned", "assignee": {"login": login}})
-            }
-            1 => {
-                s.assignees.retain(|l| l != login);
-                json!({"event": "unassigned", "assignee": {"login": login}})
-            }
+            0 => toggle(
+                &mut s.labels,
+                label,
+                ["labeled", "unlabeled"],
+                "label",
+                "name",
+            ),
+            1 => toggle(
+                &mut s.assignees,
+                login,
+                ["assigned", "unassigned"],
+                "assignee",
+                "login",
+            ),
             2 => {
                 let to = format!("title {which}");
                 let from = std::mem::replace(&mut s.title, to.clone());
@@ -345,17 +342,35 @@ mod tests {
                         "issue_type": {"name": to}, "prev_issue_type": {"name": prev}}),
                 }
             }
-            7 if !has(&s.requested_reviewers, login) => {
-                s.requested_reviewers.push(login.into());
-                json!({"event": "review_requested", "requested_reviewer": {"login": login}})
-            }
-            7 => {
-                s.requested_reviewers.retain(|l| l != login);
-                json!({"event": "review_request_removed", "requested_reviewer": {"login": login}})
-            }
+            7 => toggle(
+                &mut s.requested_reviewers,
+                login,
+                ["review_requested", "review_request_removed"],
+                "requested_reviewer",
+                "login",
+            ),
             // Activity that changes none of the fields: a comment.
             _ => json!({"event": "commented", "body": "hi"}),
         })
+    }
+
+    /// `x` added to `list`, or taken out when it is there (case aside), and
+    /// the timeline entry saying which: `{"event": on or off, field: {key: x}}`.
+    fn toggle(
+        list: &mut Vec<String>,
+        x: &str,
+        [on, off]: [&str; 2],
+        field: &str,
+        key: &str,
+    ) -> Value {
+        let event = if list.iter().any(|y| y.eq_ignore_ascii_case(x)) {
+            remove(list, x);
+            off
+        } else {
+            put_back(list, x);
+            on
+        };
+        json!({"event": event, field: {key: x}})
     }
 
     /// An item is opened open; labels set at its creation have no entry.
@@ -388,7 +403,7 @@ mod tests {
             labels in 0u8..3,
             changes in proptest::collection::vec((any::<u8>(), any::<u8>(), 0i64..3), 0..40),
         ) {
-            let t0: DateTime<Utc> = "2026-10-01T12:00:00Z".parse().unwrap();
+            let t0 = t(0);
             let mut s = first_state(labels);
             // The state after every change, by time (later changes at the
             // same instant overwrite: a time sees all of its instant).
@@ -424,16 +439,15 @@ mod tests {
         }
     }
 
-    /// What no timeline entry dates is unknown before a later change of it:
-    /// the head before a later commit, the review requests before a later
-    /// review, the body before `updated_at`.
+    /// `m` minutes after the tests' noon (2026-10-01, UTC).
+    fn t(m: i64) -> DateTime<Utc> {
+        "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
+    }
+
     /// The base a PR had before a later base change is unknown: REST's
     /// `base_ref_changed` names who and when, not the branch it left.
     #[test]
     fn a_base_before_a_later_base_change_is_unknown_unless_graphql_names_it() {
-        let t = |m: i64| {
-            "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
-        };
         let now = ItemSnapshot {
             state: "open".into(),
             base: Some("develop".into()),
@@ -463,11 +477,11 @@ mod tests {
         assert_eq!(base(25).as_deref(), Some("develop"));
     }
 
+    /// What no timeline entry dates is unknown before a later change of it:
+    /// the head before a later commit, the review requests before a later
+    /// review, the body before `updated_at`.
     #[test]
     fn what_the_timeline_does_not_date_is_unknown_before_it_may_have_changed() {
-        let t = |m: i64| {
-            "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
-        };
         let now = ItemSnapshot {
             state: "open".into(),
             body_hash: "b".into(),
@@ -497,9 +511,6 @@ mod tests {
     /// with a team requested, does not.
     #[test]
     fn a_later_review_by_someone_not_requested_then_leaves_the_requests_known() {
-        let t = |m: i64| {
-            "2026-10-01T12:00:00Z".parse::<DateTime<Utc>>().unwrap() + Duration::minutes(m)
-        };
         let now = ItemSnapshot {
             state: "open".into(),
             reviewers_known: true,
