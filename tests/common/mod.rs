@@ -320,6 +320,24 @@ pub fn skip_without(missing: &str, untested: &str) {
     eprintln!("\n!!! SKIPPED: {missing} not found; {untested} !!!\n");
 }
 
+/// Where GitHub's published descriptions are installed (npm packages under
+/// `target/github-descriptions/node_modules`, or `GITHUB_DESCRIPTIONS`),
+/// when every package `needed` is there; else the test is skipped.
+pub fn github_descriptions(needed: &[&str]) -> Option<PathBuf> {
+    let dir = std::env::var_os("GITHUB_DESCRIPTIONS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| guard::target_dir().join("github-descriptions"))
+        .join("node_modules");
+    if needed.iter().all(|p| dir.join(p).is_dir()) {
+        return Some(dir);
+    }
+    skip_without(
+        &format!("GitHub's descriptions ({needed:?} under {})", dir.display()),
+        "run scripts/github-descriptions",
+    );
+    None
+}
+
 /// The built-in demo scenario, run into `dir`.
 pub async fn run_demo(dir: &Path) -> safe_outcomes::cli::demo::run::DemoResult {
     safe_outcomes::cli::demo::run::run(safe_outcomes::cli::demo::run::DemoOptions {

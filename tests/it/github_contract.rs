@@ -18,26 +18,9 @@ use serde_json::Value;
 
 use safe_outcomes::github::calls::OPERATIONS;
 
-/// `target/github-descriptions/node_modules`, or `GITHUB_DESCRIPTIONS`.
+/// GitHub's OpenAPI description and GraphQL schema.
 fn modules() -> Option<PathBuf> {
-    let dir = std::env::var_os("GITHUB_DESCRIPTIONS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::common::guard::target_dir().join("github-descriptions"))
-        .join("node_modules");
-    if dir.join("@octokit/openapi").is_dir() && dir.join("@octokit/graphql-schema").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "CI is set and GitHub's descriptions are missing under {} (.ci/run installs them: scripts/github-descriptions)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "\n!!! SKIPPED: GitHub's OpenAPI description / GraphQL schema not installed ({}); run scripts/github-descriptions !!!\n",
-        dir.display()
-    );
-    None
+    crate::common::github_descriptions(&["@octokit/openapi", "@octokit/graphql-schema"])
 }
 
 fn openapi(modules: &Path) -> Value {

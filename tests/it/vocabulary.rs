@@ -29,32 +29,14 @@ use safe_outcomes::bench::github_model::vocabulary::{
     self, IRRELEVANT_TIMELINE, IRRELEVANT_WEBHOOKS, NOT_YET_TIMELINE, NOT_YET_WEBHOOKS,
 };
 
-/// `target/github-descriptions/node_modules`, or `GITHUB_DESCRIPTIONS`.
+/// GitHub's descriptions with its webhooks' schema and examples.
 fn modules() -> Option<PathBuf> {
-    let dir = std::env::var_os("GITHUB_DESCRIPTIONS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::common::guard::target_dir().join("github-descriptions"))
-        .join("node_modules");
-    let needed = [
+    crate::common::github_descriptions(&[
         "@octokit/openapi",
         "@octokit/graphql-schema",
         "@octokit/openapi-webhooks",
         "@octokit/webhooks-examples",
-    ];
-    if needed.iter().all(|p| dir.join(p).is_dir()) {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "CI is set and GitHub's descriptions are missing under {} (need {needed:?}; scripts/github-descriptions installs them)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "\n!!! SKIPPED: GitHub's descriptions not installed ({}); run scripts/github-descriptions !!!\n",
-        dir.display()
-    );
-    None
+    ])
 }
 
 fn json(path: &Path) -> Value {
