@@ -344,17 +344,24 @@ pub(crate) fn timeline_event(
                "actor": user(&e.actor), "event": event, "commit_id": null, "commit_url": null,
                "created_at": iso(e.at), "performed_via_github_app": null})
     };
+    // The entry of `event` with one field more.
+    let with = |event: &str, field: &str, value: Value| {
+        let mut o = base(event);
+        o[field] = value;
+        o
+    };
+    // Of a pair of entries, the one for an addition or the one for a removal.
+    let added = matches!(
+        e.item,
+        Item::Labeled(_) | Item::Assigned(_) | Item::Milestoned(_) | Item::ReviewRequested(_)
+    );
+    let pick = |[on, off]: [&'static str; 2]| if added { on } else { off };
     let mut o = match &e.item {
-        Item::Labeled(l) | Item::Unlabeled(l) => {
-            let name = if matches!(e.item, Item::Labeled(_)) {
-                "labeled"
-            } else {
-                "unlabeled"
-            };
-            let mut o = base(name);
-            o["label"] = json!({"name": l, "color": "ededed"});
-            o
-        }
+        Item::Labeled(l) | Item::Unlabeled(l) => with(
+            pick(["labeled", "unlabeled"]),
+            "label",
+            json!({"name": l, "color": "ededed"}),
+        ),
         Item::Closed(reason) => {
             let mut o = base("closed");
             o["state_reason"] = reason.map_or(Value::Null, |r| json!(r.rest()));
@@ -376,57 +383,30 @@ pub(crate) fn timeline_event(
             o
         }
         Item::Assigned(l) | Item::Unassigned(l) => {
-            let name = if matches!(e.item, Item::Assigned(_)) {
-                "assigned"
-            } else {
-                "unassigned"
-            };
-            let mut o = base(name);
-            o["assignee"] = login_user(l);
-            o
+            with(pick(["assigned", "unassigned"]), "assignee", login_user(l))
         }
-        Item::Milestoned(m) | Item::Demilestoned(m) => {
-            let name = if matches!(e.item, Item::Milestoned(_)) {
-                "milestoned"
-            } else {
-                "demilestoned"
-            };
-            let mut o = base(name);
-            o["milestone"] = json!({"title": m});
-            o
-        }
-        Item::ReviewRequested(l) => {
-            let mut o = base("review_requested");
-            o["review_requester"] = user(&e.actor);
-            o["requested_reviewer"] = login_user(l);
-            o
-        }
-        Item::ReviewRequestRemoved(l) => {
-            let mut o = base("review_request_removed");
-            o["review_requester"] = user(&e.actor);
+        Item::Milestoned(m) | Item::Demilestoned(m) => with(
+            pick(["milestoned", "demilestoned"]),
+            "milestone",
+            json!({"title": m}),
+        ),
+        Item::ReviewRequested(l) | Item::ReviewRequestRemoved(l) => {
+            let name = pick(["review_requested", "review_request_removed"]);
+            let mut o = with(name, "review_requester", user(&e.actor));
             o["requested_reviewer"] = login_user(l);
             o
         }
         Item::TeamReviewRequested(team) => {
-            let mut o = base("review_requested");
-            o["review_requester"] = user(&e.actor);
+            let mut o = with("review_requested", "review_requester", user(&e.actor));
             o["requested_team"] = super::teams::team(w, team);
             o
         }
-        Item::Locked => {
-            let mut o = base("locked");
-            o["lock_reason"] = Value::Null;
-            o
-        }
+        Item::Locked => with("locked", "lock_reason", Value::Null),
         Item::Unlocked => base("unlocked"),
         Item::Silent(kind) => base(kind),
         Item::ReadyForReview => base("ready_for_review"),
         Item::ConvertToDraft => base("convert_to_draft"),
-        Item::Renamed { from, to } => {
-            let mut o = base("renamed");
-            o["rename"] = json!({"from": from, "to": to});
-            o
-        }
+        Item::Renamed { from, to } => with("renamed", "rename", json!({"from": from, "to": to})),
         Item::ReviewDismissed(id) => {
             let mut o = base("review_dismissed");
             let state = w.reviews.get(id).map_or("approved", |r| r.state.rest());
@@ -444,9 +424,7 @@ pub(crate) fn timeline_event(
                 Item::ParentIssueAdded(_) => ("parent_issue_added", "parent_issue"),
                 _ => ("parent_issue_removed", "parent_issue"),
             };
-            let mut o = base(name);
-            o[field] = issue_reference(w, *other);
-            o
+            with(name, field, issue_reference(w, *other))
         }
         Item::IssueType { from, to } => {
             let (name, fields) = super::issue_types::timeline(from.as_deref(), to.as_deref());

@@ -376,14 +376,25 @@ fn merge_message(t: &super::world::Thread) -> String {
     }
 }
 
+/// Issue `n` as a webhook carries it (null when the world has none).
+fn issue_of(w: &World, n: u64) -> Value {
+    w.threads
+        .get(&n)
+        .map_or(Value::Null, |t| objects::issue(w, t))
+}
+
+/// Pull request `n` as a webhook carries it (null when the world has none).
+fn pull_of(w: &World, n: u64) -> Value {
+    w.threads
+        .get(&n)
+        .map_or(Value::Null, |t| objects::pull(w, t))
+}
+
 fn comment(w: &World, id: u64, action: &str, from: Option<String>) -> Value {
     let Some(c) = w.comments.get(&id) else {
         return json!({});
     };
-    let issue = w
-        .threads
-        .get(&c.number)
-        .map_or(Value::Null, |t| objects::issue(w, t));
+    let issue = issue_of(w, c.number);
     let mut body = json!({"action": action, "issue": issue, "comment": objects::comment(w, c)});
     if let Some(from) = from {
         body["changes"] = json!({"body": {"from": from}});
@@ -395,10 +406,7 @@ fn review(w: &World, id: u64, action: &str) -> Value {
     let Some(r) = w.reviews.get(&id) else {
         return json!({});
     };
-    let pr = w
-        .threads
-        .get(&r.number)
-        .map_or(Value::Null, |t| objects::pull(w, t));
+    let pr = pull_of(w, r.number);
     let mut review = objects::review(w, r);
     review["state"] = json!(review["state"].as_str().unwrap_or("").to_ascii_lowercase());
     json!({"action": action, "review": review, "pull_request": pr})
@@ -408,18 +416,12 @@ fn review_comment(w: &World, id: u64) -> Value {
     let Some(c) = w.review_comments.get(&id) else {
         return json!({});
     };
-    let pr = w
-        .threads
-        .get(&c.number)
-        .map_or(Value::Null, |t| objects::pull(w, t));
+    let pr = pull_of(w, c.number);
     json!({"action": "created", "comment": objects::review_comment(w, c), "pull_request": pr})
 }
 
 fn thread(w: &World, n: u64, root: u64, resolved: bool) -> Value {
-    let pr = w
-        .threads
-        .get(&n)
-        .map_or(Value::Null, |t| objects::pull(w, t));
+    let pr = pull_of(w, n);
     let comments: Vec<Value> = w
         .review_comments
         .values()
@@ -432,14 +434,8 @@ fn thread(w: &World, n: u64, root: u64, resolved: bool) -> Value {
 }
 
 fn sub_issue(w: &World, parent: u64, child: u64, action: &str) -> Value {
-    let p = w
-        .threads
-        .get(&parent)
-        .map_or(Value::Null, |t| objects::issue(w, t));
-    let c = w
-        .threads
-        .get(&child)
-        .map_or(Value::Null, |t| objects::issue(w, t));
+    let p = issue_of(w, parent);
+    let c = issue_of(w, child);
     json!({"action": action, "sub_issue_id": c["id"], "sub_issue": c,
            "parent_issue_id": p["id"], "parent_issue": p,
            "parent_issue_repo": objects::repository(w)})
