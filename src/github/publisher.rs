@@ -257,6 +257,23 @@ pub(crate) struct Publisher {
     options: PublisherOptions,
 }
 
+/// What our check run says, on a create and an update alike (octocrab's two
+/// builders have the same setters but no common trait): completed, neutral,
+/// `content` as its output, and the dashboard link when there is one.
+macro_rules! completed_neutral {
+    ($run:expr, $now:expr, $content:expr) => {{
+        let mut run = $run
+            .status(CheckRunStatus::Completed)
+            .conclusion(CheckRunConclusion::Neutral)
+            .completed_at($now)
+            .output(Publisher::output($content));
+        if let Some(url) = &$content.details_url {
+            run = run.details_url(url);
+        }
+        run
+    }};
+}
+
 impl Publisher {
     pub fn new(
         store: Store,
@@ -430,17 +447,8 @@ impl Publisher {
             .client
             .call(installation, CREATE, |crab| async move {
                 let checks = crab.checks(owner, repo);
-                let mut run = checks
-                    .create_check_run(CHECK_NAME, sha)
-                    .external_id(pr)
-                    .status(CheckRunStatus::Completed)
-                    .conclusion(CheckRunConclusion::Neutral)
-                    .completed_at(now)
-                    .output(Self::output(content));
-                if let Some(url) = &content.details_url {
-                    run = run.details_url(url);
-                }
-                run.send().await
+                let run = checks.create_check_run(CHECK_NAME, sha).external_id(pr);
+                completed_neutral!(run, now, content).send().await
             })
             .await?;
         Ok(run.id.into_inner())
@@ -458,16 +466,8 @@ impl Publisher {
         self.client
             .call(installation, UPDATE, |crab| async move {
                 let checks = crab.checks(owner, repo);
-                let mut run = checks
-                    .update_check_run(id.into())
-                    .status(CheckRunStatus::Completed)
-                    .conclusion(CheckRunConclusion::Neutral)
-                    .completed_at(now)
-                    .output(Self::output(content));
-                if let Some(url) = &content.details_url {
-                    run = run.details_url(url);
-                }
-                run.send().await
+                let run = checks.update_check_run(id.into());
+                completed_neutral!(run, now, content).send().await
             })
             .await?;
         Ok(())
