@@ -95,13 +95,18 @@ fn rows(out: &mut String, cases: &[Case]) -> Result<(), String> {
     let _ = write!(
         out,
         "\nTypes whose rows are so far only in their evaluator's doc table (the `//!` table at the top of the family file) and its table tests: {}.\n",
-        without
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        code_list(&without)
     );
     Ok(())
+}
+
+/// Names as inline code, comma-separated: `` `a`, `b` ``.
+fn code_list<T: std::fmt::Display>(names: &[T]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Seed 000 §7, row by row: the rule that implements each row (its signals
@@ -120,11 +125,7 @@ fn seed_table(out: &mut String) {
                 test,
                 limit,
             } => (
-                signals
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                code_list(signals),
                 if limit.is_empty() {
                     format!("`{test}`")
                 } else {
@@ -178,10 +179,7 @@ fn read_table(out: &mut String) {
         if v.is_empty() {
             "none".to_string()
         } else {
-            v.iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            code_list(v)
         }
     };
     for f in FACTS {
@@ -251,11 +249,7 @@ fn vocabulary(out: &mut String) {
         let _ = writeln!(
             out,
             "| {} | pending/medium/`{signal}` | {seed} |",
-            types
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            code_list(types)
         );
     }
     out.push_str("\nThe seed rows that rate a state differently from gh-aw (`conformance::SEED_ROWS`):\n\n| types | gh-aw | ours (seed) | seed 000 §7 row |\n|---|---|---|---|\n");
@@ -265,11 +259,7 @@ fn vocabulary(out: &mut String) {
         let _ = writeln!(
             out,
             "| {} | {gs}/{gg}/`{gsig}` | {}/{}/`{osig}` | {} |",
-            row.types
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            code_list(row.types),
             os.as_str(),
             og.as_str(),
             row.seed
