@@ -12,9 +12,12 @@ use crate::model::sane_time::OutOfRange;
 pub use crate::model::wire::{Comment, Item, Milestone, Named, Review, User};
 
 /// The delivery's body in the shape `T` its family reads, or why not (the
-/// delivery is then stored but yields nothing).
+/// delivery is then stored but yields nothing). Read straight from the text,
+/// like `Payload`: building a `Value` of the whole body first costs several
+/// times the typed parse (a 28 KB payload: ~100 µs against ~20).
 pub(super) fn shaped<'a, T: Deserialize<'a>>(ctx: &'a super::Ctx) -> Result<T, String> {
-    T::deserialize(ctx.raw()).map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))
+    serde_json::from_str(ctx.raw.text)
+        .map_err(|e| format!("unexpected `{}` payload shape: {e}", ctx.event))
 }
 
 /// Teams (`requested_team`) are users named by `slug`.
