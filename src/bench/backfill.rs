@@ -29,8 +29,6 @@ use crate::judge::evaluate::registry::TYPES;
 use crate::model::clock::Clock;
 use crate::model::OutputType;
 
-/// docs/architecture.md, "Performance targets": API calls per output for a day-one backfill.
-pub const TARGET: f64 = 2.0;
 const INSTALLATION: u64 = 4242;
 /// An installation's primary rate limit, per hour.
 const BUDGET_PER_HOUR: f64 = 5000.0;
@@ -388,14 +386,13 @@ fn table(f: &BackfillFigures) -> Table {
         )
         .target("≤ 5 ms", f.ack_ms.1 <= 5.0),
     );
-    let per = f.calls_per_output();
-    t.push(
-        Row::new(
-            "API calls / output (all but token mints)",
-            format!("{per:.2}"),
-        )
-        .target(format!("≤ {TARGET}"), per <= TARGET),
-    );
+    // Shown, not judged: the budget above is the target (docs/architecture.md,
+    // "Performance targets"), and it gives the listing and harvest calls
+    // their own terms.
+    t.push(Row::new(
+        "API calls / output (all but token mints)",
+        format!("{:.2}", f.calls_per_output()),
+    ));
     let by = |k| f.counts.of(k) as f64 / f.outputs.max(1) as f64;
     t.push(Row::new(
         "  repository reads and GraphQL / output",
