@@ -31,7 +31,8 @@ pub struct BenchArgs {
     pub scenario: Scenario,
     /// Run the stores on PostgreSQL: an admin URL of a cluster
     /// (postgres://…/postgres); each store the bench makes gets a fresh
-    /// database of it (as under `SAFE_OUTCOMES_TEST_PG`).
+    /// database of it (as under `SAFE_OUTCOMES_TEST_PG`), dropped when the
+    /// run ends.
     #[arg(long, global = true)]
     pub database_url: Option<String>,
 }
@@ -58,23 +59,32 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         // Read by `Store::open` for every store opened by path from now on.
         std::env::set_var(crate::store::pg::TEST_PG_ENV, url);
     }
-    let table = match args.scenario {
-        Scenario::Ingest(a) => ingest::run(a).await?,
-        Scenario::Replay(a) => replay::run(a).await?,
-        Scenario::Scale(a) => match scale::run(a).await? {
-            Some(t) => t,
-            None => return Ok(()),
-        },
-        Scenario::Api => api::run().await?,
-        Scenario::Reads(a) => match reads::run(a).await? {
-            Some(t) => t,
-            None => return Ok(()),
-        },
-        Scenario::Backfill(a) => backfill::run(a).await?,
+    let table = run_scenario(args.scenario).await;
+    if let Some(url) = &args.database_url {
+        // Every database the run made goes with it, however it ended.
+        match crate::store::pg::drop_created_databases(url) {
+            Ok(n) => eprintln!("bench: dropped the {n} databases this run created"),
+            Err(e) => eprintln!("bench: {e}"),
+        }
+    }
+    let Some(table) = table? else {
+        return Ok(());
     };
     // An error, not a panic, when stdout's reader went away (`| head`).
     std::io::Write::write_all(&mut std::io::stdout().lock(), table.render().as_bytes())?;
     Ok(())
+}
+
+/// The scenario's table (`None`: it printed what it had to say itself).
+async fn run_scenario(scenario: Scenario) -> anyhow::Result<Option<Table>> {
+    Ok(match scenario {
+        Scenario::Ingest(a) => Some(ingest::run(a).await?),
+        Scenario::Replay(a) => Some(replay::run(a).await?),
+        Scenario::Scale(a) => scale::run(a).await?,
+        Scenario::Api => Some(api::run().await?),
+        Scenario::Reads(a) => reads::run(a).await?,
+        Scenario::Backfill(a) => Some(backfill::run(a).await?),
+    })
 }
 
 /// True when `--database-url` put the bench's stores on PostgreSQL.

@@ -37,8 +37,8 @@ pub use reads::{Pages, Prefetch};
 #[cfg(test)]
 pub(crate) use testing::test_admin_or_skip;
 pub use testing::{
-    create_database, database_url, test_admin_url, test_database, test_database_at,
-    test_database_url, test_pg_from_env, TEST_PG_ENV,
+    create_database, database_url, drop_created_databases, test_admin_url, test_database,
+    test_database_at, test_database_url, test_pg_from_env, TEST_PG_ENV,
 };
 
 use std::future::Future;

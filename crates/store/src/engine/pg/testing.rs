@@ -126,18 +126,112 @@ pub fn create_database(admin_url: &str, name: &str) -> Result<()> {
         if !exists {
             // Two processes may create it at once: the loser's "already
             // exists" is fine.
-            if let Err(e) = client
+            match client
                 .batch_execute(&format!("CREATE DATABASE \"{name}\""))
                 .await
             {
-                let code = e.code();
-                if code != Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE)
-                    && code != Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
-                {
-                    return Err(describe(e));
+                Ok(()) => created().lock().expect("created lock").push(name),
+                Err(e) => {
+                    let code = e.code();
+                    if code != Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE)
+                        && code != Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+                    {
+                        return Err(describe(e));
+                    }
                 }
             }
         }
         Ok(())
     })
+}
+
+/// The databases this process created (`create_database`), not dropped yet.
+fn created() -> &'static std::sync::Mutex<Vec<String>> {
+    static CREATED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    &CREATED
+}
+
+/// Drop every database this process created on the cluster of
+/// `admin_url` (`bench --database-url` when it ends: a run leaves
+/// nothing behind on the operator's cluster). Connections still open to
+/// one are ended (`WITH (FORCE)`). Returns how many were dropped; a
+/// failure to drop one is an error naming it, and the rest are still
+/// dropped.
+#[doc(hidden)]
+pub fn drop_created_databases(admin_url: &str) -> Result<usize> {
+    let names = std::mem::take(&mut *created().lock().expect("created lock"));
+    drop_databases(admin_url, names)
+}
+
+/// Drop databases `names` of the cluster of `admin_url`.
+fn drop_databases(admin_url: &str, names: Vec<String>) -> Result<usize> {
+    let config: tokio_postgres::Config = admin_url
+        .parse()
+        .map_err(|e| StoreError::Database(format!("admin URL: {e}")))?;
+    block(async move {
+        let client = checkout_config(&config).await?;
+        let mut failed = Vec::new();
+        for name in &names {
+            let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+            if let Err(e) = client.batch_execute(&sql).await {
+                failed.push(format!("{name}: {}", describe(e)));
+            }
+        }
+        if failed.is_empty() {
+            Ok(names.len())
+        } else {
+            Err(StoreError::Database(format!(
+                "could not drop {}",
+                failed.join("; ")
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether database `name` exists on the cluster of `admin_url`.
+    fn exists(admin_url: &str, name: &str) -> bool {
+        let config: tokio_postgres::Config = admin_url.parse().unwrap();
+        let name = name.to_string();
+        block(async move {
+            let client = checkout_config(&config).await?;
+            let row = client
+                .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+                .await
+                .map_err(describe)?;
+            Ok(row.is_some())
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_database_this_process_created_is_remembered_and_dropped_even_while_connected() {
+        let Some(admin) = test_admin_or_skip() else {
+            return;
+        };
+        let name = format!("so_dropped_{}", std::process::id());
+        create_database(&admin, &name).unwrap();
+        assert!(exists(&admin, &name));
+        assert!(created().lock().unwrap().contains(&name), "remembered");
+        // Other tests of this process create databases too: take only ours.
+        created().lock().unwrap().retain(|n| *n != name);
+        let open = Pg::with_config(
+            {
+                let mut c: tokio_postgres::Config = admin.parse().unwrap();
+                c.dbname(&name);
+                c
+            },
+            i64::MAX,
+        )
+        .unwrap();
+        assert_eq!(drop_databases(&admin, vec![name.clone()]).unwrap(), 1);
+        assert!(
+            !exists(&admin, &name),
+            "dropped with a connection open to it"
+        );
+        drop(open);
+    }
 }
