@@ -112,18 +112,11 @@ pub fn database_url(admin_url: &str, name: &str) -> String {
 /// Create database `name` on the cluster of `admin_url` unless it exists.
 #[doc(hidden)]
 pub fn create_database(admin_url: &str, name: &str) -> Result<()> {
-    let config: tokio_postgres::Config = admin_url
-        .parse()
-        .map_err(|e| StoreError::Database(format!("admin URL: {e}")))?;
+    let config = admin_config(admin_url)?;
     let name = name.to_string();
     block(async move {
         let client = checkout_config(&config).await?;
-        let exists = client
-            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
-            .await
-            .map_err(describe)?
-            .is_some();
-        if !exists {
+        if !database_exists(&client, &name).await? {
             // Two processes may create it at once: the loser's "already
             // exists" is fine.
             match client
@@ -143,6 +136,22 @@ pub fn create_database(admin_url: &str, name: &str) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// The connection settings of an admin URL.
+fn admin_config(admin_url: &str) -> Result<tokio_postgres::Config> {
+    admin_url
+        .parse()
+        .map_err(|e| StoreError::Database(format!("admin URL: {e}")))
+}
+
+/// Whether the cluster `client` is connected to has database `name`.
+async fn database_exists(client: &tokio_postgres::Client, name: &str) -> Result<bool> {
+    let row = client
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await
+        .map_err(describe)?;
+    Ok(row.is_some())
 }
 
 /// The databases this process created (`create_database`), not dropped yet.
@@ -165,9 +174,7 @@ pub fn drop_created_databases(admin_url: &str) -> Result<usize> {
 
 /// Drop databases `names` of the cluster of `admin_url`.
 fn drop_databases(admin_url: &str, names: Vec<String>) -> Result<usize> {
-    let config: tokio_postgres::Config = admin_url
-        .parse()
-        .map_err(|e| StoreError::Database(format!("admin URL: {e}")))?;
+    let config = admin_config(admin_url)?;
     block(async move {
         let client = checkout_config(&config).await?;
         let mut failed = Vec::new();
@@ -194,17 +201,10 @@ mod tests {
 
     /// Whether database `name` exists on the cluster of `admin_url`.
     fn exists(admin_url: &str, name: &str) -> bool {
-        let config: tokio_postgres::Config = admin_url.parse().unwrap();
+        let config = admin_config(admin_url).unwrap();
         let name = name.to_string();
-        block(async move {
-            let client = checkout_config(&config).await?;
-            let row = client
-                .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
-                .await
-                .map_err(describe)?;
-            Ok(row.is_some())
-        })
-        .unwrap()
+        block(async move { database_exists(&checkout_config(&config).await?, &name).await })
+            .unwrap()
     }
 
     #[test]
@@ -218,15 +218,9 @@ mod tests {
         assert!(created().lock().unwrap().contains(&name), "remembered");
         // Other tests of this process create databases too: take only ours.
         created().lock().unwrap().retain(|n| *n != name);
-        let open = Pg::with_config(
-            {
-                let mut c: tokio_postgres::Config = admin.parse().unwrap();
-                c.dbname(&name);
-                c
-            },
-            i64::MAX,
-        )
-        .unwrap();
+        let mut config = admin_config(&admin).unwrap();
+        config.dbname(&name);
+        let open = Pg::with_config(config, i64::MAX).unwrap();
         assert_eq!(drop_databases(&admin, vec![name.clone()]).unwrap(), 1);
         assert!(
             !exists(&admin, &name),
