@@ -82,8 +82,17 @@ struct Changes {
 struct FieldValue {
     field_node_id: Option<String>,
     field_name: Option<String>,
+    /// `None`: absent (older payloads); `Some(Null)`: cleared.
+    #[serde(deserialize_with = "shown")]
     from: Option<Value>,
+    #[serde(deserialize_with = "shown")]
     to: Option<Value>,
+}
+
+/// A field that is there, `null` included (absent stays `None`, by
+/// `#[serde(default)]`).
+fn shown<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
@@ -140,7 +149,7 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
             project_node_id: project_id.clone(),
             item_node_id: item_id.clone(),
         },
-        "edited" => field_change(ctx, body).unwrap_or_else(|| ctx.other()),
+        "edited" => field_change(body).unwrap_or_else(|| ctx.other()),
         // converted (draft → issue), reordered: kept, not interpreted.
         _ => ctx.other(),
     };
@@ -154,12 +163,11 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
 /// A field value change. Older payloads name the field but carry no
 /// `from`/`to`; without the values the change says nothing we can compare,
 /// so it stays `Other`.
-fn field_change(ctx: &Ctx, body: &Body) -> Option<K> {
-    let raw = ctx.raw().get("changes")?.get("field_value")?;
-    if raw.get("from").is_none() && raw.get("to").is_none() {
+fn field_change(body: &Body) -> Option<K> {
+    let fv = body.changes.as_ref()?.field_value.as_ref()?;
+    if fv.from.is_none() && fv.to.is_none() {
         return None;
     }
-    let fv = body.changes.as_ref()?.field_value.as_ref()?;
     let field = fv.field_name.clone().or_else(|| fv.field_node_id.clone())?;
     Some(K::FieldValueChanged {
         field,
@@ -340,6 +348,47 @@ mod tests {
         assert!(matches!(with("reordered"), K::Other { .. }));
         // An edit without field values (older payloads) is kept as Other.
         assert!(matches!(with("edited"), K::Other { .. }));
+    }
+
+    /// `from`/`to` absent (older payloads) say nothing; `null` is a value
+    /// cleared or first set.
+    #[test]
+    fn a_field_value_absent_is_not_a_change_and_null_is() {
+        let base: serde_json::Value =
+            serde_json::from_slice(&own_fixture("projects_v2_item/edited.json")).unwrap();
+        let edited = |field_value: serde_json::Value| {
+            let mut v = base.clone();
+            v["changes"] = serde_json::json!({ "field_value": field_value });
+            relevant_delivery("projects_v2_item", &serde_json::to_vec(&v).unwrap())
+                .observations
+                .remove(0)
+                .event
+        };
+        let named = serde_json::json!({"field_name": "Status"});
+        assert!(matches!(edited(named), K::Other { .. }));
+        let set = serde_json::json!({"field_name": "Status", "from": null, "to": "Done"});
+        assert_eq!(
+            edited(set),
+            K::FieldValueChanged {
+                field: "Status".into(),
+                from: None,
+                to: Some("Done".into()),
+            }
+        );
+        let cleared = serde_json::json!({"field_name": "Status", "from": "Done", "to": null});
+        assert!(matches!(
+            edited(cleared),
+            K::FieldValueChanged { to: None, .. }
+        ));
+        let nulls = serde_json::json!({"field_name": "Status", "from": null, "to": null});
+        assert!(matches!(
+            edited(nulls),
+            K::FieldValueChanged {
+                from: None,
+                to: None,
+                ..
+            }
+        ));
     }
 
     #[test]
