@@ -212,16 +212,8 @@ impl Browser {
     /// load, where the first Tab after a navigation left the focus on the
     /// body).
     pub async fn press(&self, key: &str) {
-        for _ in 0..100 {
-            let ready = self
-                .js("window.focus(); return document.readyState === 'complete' && document.hasFocus()")
-                .await;
-            if ready == Value::Bool(true) {
-                break;
-            }
-            self.cdp("Page.bringToFront", json!({})).await;
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let ready = "window.focus(); return document.readyState === 'complete' && document.hasFocus()";
+        self.until_true(ready, 100, true).await;
         let action = json!({"actions": [{"type": "key", "id": "kb", "actions": [
             {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
         self.call("/actions", action).await;
@@ -247,18 +239,26 @@ impl Browser {
             .await
             == Value::Bool(true);
         self.click_only(css).await;
-        if navigates {
-            for _ in 0..300 {
-                let loaded = self
-                    .js("return window.__so_before_click === undefined && document.readyState === 'complete'")
-                    .await;
-                if loaded == Value::Bool(true) {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+        let loaded = "return window.__so_before_click === undefined && document.readyState === 'complete'";
+        if navigates && !self.until_true(loaded, 300, false).await {
             panic!("clicking {css} opened no new page within 15 s");
         }
+    }
+
+    /// Runs `script` every 50 ms until it returns true, at most `tries`
+    /// times, bringing the page to the front between tries when asked;
+    /// whether it did.
+    async fn until_true(&self, script: &str, tries: u32, bring_to_front: bool) -> bool {
+        for _ in 0..tries {
+            if self.js(script).await == Value::Bool(true) {
+                return true;
+            }
+            if bring_to_front {
+                self.cdp("Page.bringToFront", json!({})).await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
     }
 
     async fn click_only(&self, css: &str) {

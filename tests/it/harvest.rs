@@ -65,6 +65,14 @@ async fn start() -> Tester {
         .await
 }
 
+/// `start`, with gh-aw's manifest (`safe-outputs-items`) uploaded by run
+/// `RUN`.
+async fn start_with_manifest() -> Tester {
+    let h = start().await;
+    h.gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
+    h
+}
+
 /// Deliver `workflow_run.completed` for `run` of the workflow at `path`.
 async fn complete_run(h: &Tester, delivery: &str, run: u64, path: &str, conclusion: &str) {
     h.send(
@@ -209,9 +217,8 @@ async fn a_completed_gh_aw_run_is_harvested_once_even_when_delivered_twice() {
 
 #[tokio::test]
 async fn transient_failures_are_retried_and_still_ingest_once() {
-    let h = start().await;
+    let h = start_with_manifest().await;
     let gh = &h.gh;
-    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // The API's 502 is retried by the retry helper; the blob's 503 by a
     // fresh redirect.
     gh.fail_next(DOWNLOAD_ARTIFACT, 1, Failure::status(502));
@@ -249,9 +256,8 @@ async fn transient_failures_are_retried_and_still_ingest_once() {
 
 #[tokio::test]
 async fn only_completed_gh_aw_runs_are_harvested() {
-    let h = start().await;
+    let h = start_with_manifest().await;
     let gh = &h.gh;
-    gh.add_artifact(REPO, RUN, "safe-outputs-items", artifact_zip());
     // A plain workflow has no manifest.
     complete_run(&h, "d-ci", RUN, ".github/workflows/ci.yml", "success").await;
     // A gh-aw run still in progress is not done writing.

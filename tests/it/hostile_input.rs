@@ -60,6 +60,14 @@ async fn assert_alive(t: &TestApp) {
     assert_eq!(pong, "PONG");
 }
 
+/// A hostile test's end: the server still answers and the store is still
+/// `before`; then the server stops.
+async fn stop_unharmed(t: TestApp, before: &[(String, String)]) {
+    assert_alive(&t).await;
+    assert_unchanged(&t, before).await;
+    t.stop().await;
+}
+
 #[tokio::test]
 async fn hostile_bodies_and_headers_get_their_documented_errors() {
     let (_dir, t) = fresh_app().await;
@@ -140,8 +148,7 @@ async fn hostile_bodies_and_headers_get_their_documented_errors() {
         assert_refused(&t, name, &headers, body.clone(), expected).await;
         assert_alive(&t).await;
     }
-    assert_unchanged(&t, &before).await;
-    t.stop().await;
+    stop_unharmed(t, &before).await;
 }
 
 #[tokio::test]
@@ -162,9 +169,7 @@ async fn valid_but_unwanted_json_is_acknowledged_and_stores_nothing() {
         assert_eq!(status, 200, "{event}: {answer}");
         assert_eq!(answer["status"], "ignored", "{event}: {answer}");
     }
-    assert_unchanged(&t, &before).await;
-    assert_alive(&t).await;
-    t.stop().await;
+    stop_unharmed(t, &before).await;
 }
 
 #[tokio::test]
@@ -202,9 +207,7 @@ async fn oversized_bodies_are_refused_declared_or_chunked() {
     // A body cut short of its declared length: the connection ends, nothing is stored.
     let short = raw_request(&t, &head("content-length: 100000\r\n"), vec![issue_body()]).await;
     assert!(short.is_none_or(|s| s >= 400), "{short:?}");
-    assert_alive(&t).await;
-    assert_unchanged(&t, &before).await;
-    t.stop().await;
+    stop_unharmed(t, &before).await;
 }
 
 /// Every name a delivery carries into a store key is checked with the

@@ -70,6 +70,13 @@ impl Setup {
         }
     }
 
+    /// `start`, with GitHub listing `failed` among the App's deliveries.
+    async fn listing(failed: Delivery) -> Setup {
+        let s = Setup::start().await;
+        s.gh.add_delivery(failed);
+        s
+    }
+
     fn redeliverer(&self, per_page: u32) -> Redeliverer {
         Redeliverer::new(
             self.t.app.store.clone(),
@@ -160,9 +167,8 @@ async fn failed_deliveries_never_stored_are_redelivered_and_nothing_else() {
 
 #[tokio::test]
 async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
-    let s = Setup::start().await;
+    let s = Setup::listing(delivery(200, "g-flaky", 502, minutes_ago(30))).await;
     let gh = &s.gh;
-    gh.add_delivery(delivery(200, "g-flaky", 502, minutes_ago(30)));
     let mut r = s.redeliverer(100);
     r.pass().await.unwrap();
     // Each redelivery that fails again is a new delivery id with the same GUID.
@@ -188,9 +194,8 @@ async fn a_delivery_that_keeps_failing_is_asked_for_at_most_three_times() {
 
 #[tokio::test]
 async fn the_redelivery_post_follows_the_retry_rules() {
-    let s = Setup::start().await;
+    let s = Setup::listing(delivery(400, "g-a", 500, minutes_ago(30))).await;
     let gh = &s.gh;
-    gh.add_delivery(delivery(400, "g-a", 500, minutes_ago(30)));
     // A 502 may come after GitHub took the request: not repeated, and not
     // asked for again on the next pass either.
     gh.fail_next(REDELIVER, 1, Failure::status(502).after_processing());

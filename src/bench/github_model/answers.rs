@@ -3,6 +3,8 @@
 //! relative to `/repos/{owner}/{repo}/`; `None` is GitHub's 404. Lists are
 //! whole here: `repos` pages them.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use super::history::ReactionOn;
@@ -93,32 +95,18 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
             t.pr.as_ref()?;
             Some(objects::pull(w, t))
         }
-        ["pulls", n, "reviews"] => {
-            let n = num(n)?;
-            w.threads.get(&n)?.pr.as_ref()?;
-            let list = w
-                .reviews
-                .values()
-                .filter(|r| r.number == n)
-                .map(|r| objects::review(w, r))
-                .collect();
-            Some(Value::Array(list))
-        }
+        ["pulls", n, "reviews"] => on_pull(w, num(n)?, &w.reviews, |r| r.number, objects::review),
         ["pulls", n, "commits"] => {
             let pr = w.threads.get(&num(n)?)?.pr.as_ref()?;
             Some(pr.commits.iter().map(|c| objects::commit(w, c)).collect())
         }
-        ["pulls", n, "comments"] => {
-            let n = num(n)?;
-            w.threads.get(&n)?.pr.as_ref()?;
-            let list = w
-                .review_comments
-                .values()
-                .filter(|c| c.number == n)
-                .map(|c| objects::review_comment(w, c))
-                .collect();
-            Some(Value::Array(list))
-        }
+        ["pulls", n, "comments"] => on_pull(
+            w,
+            num(n)?,
+            &w.review_comments,
+            |c| c.number,
+            objects::review_comment,
+        ),
         ["pulls", n, "requested_reviewers"] => {
             let pr = w.threads.get(&num(n)?)?.pr.as_ref()?;
             let users: Vec<Value> = pr
@@ -149,6 +137,25 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
 }
 
 /// `commits/{sha}/check-runs`: every app's check runs on the commit.
+/// The list of `items` on pull request `n` (its reviews, its review
+/// comments) as GitHub shows them, in id order; `None` when `n` is no pull
+/// request.
+fn on_pull<T>(
+    w: &World,
+    n: u64,
+    items: &BTreeMap<u64, T>,
+    number: impl Fn(&T) -> u64,
+    object: impl Fn(&World, &T) -> Value,
+) -> Option<Value> {
+    w.threads.get(&n)?.pr.as_ref()?;
+    let list = items
+        .values()
+        .filter(|i| number(i) == n)
+        .map(|i| object(w, i))
+        .collect();
+    Some(Value::Array(list))
+}
+
 fn check_runs_at(w: &World, sha: &str) -> Value {
     let runs: Vec<Value> = w
         .check_runs

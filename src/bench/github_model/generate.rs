@@ -9,7 +9,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
-use super::history::{Actor, Fact, History};
+use super::history::{Actor, Fact, History, ReviewState};
 use crate::model::OutputType;
 
 mod aside;
@@ -215,6 +215,13 @@ impl Builder<'_, '_> {
         self.next_id
     }
 
+    /// A new review of pull request `n` (a fresh id): its id and the fact.
+    fn review(&mut self, n: u64, state: ReviewState, body: &str) -> (u64, Fact) {
+        let id = self.id();
+        let body = body.into();
+        (id, Fact::Review { number: n, id, state, body })
+    }
+
     fn url(&self, kind: &str, n: u64) -> String {
         format!("https://github.com/{}/{kind}/{n}", self.h.repo)
     }
@@ -296,6 +303,14 @@ impl Builder<'_, '_> {
 /// A 40-hex sha for commit `k` of thread `n`.
 pub fn sha(n: u64, k: u64) -> String {
     crate::bench::payloads::sha(n * 1000 + k)
+}
+
+/// Pull request `n`'s merge (its merge commit `sha(n, 99)`).
+pub(crate) fn merge(n: u64) -> Fact {
+    Fact::Merge {
+        number: n,
+        merge_sha: sha(n, 99),
+    }
 }
 
 /// The sha of a commit pushed to thread `n` (choice `k`) as the history's

@@ -1,7 +1,7 @@
 //! What people and bots do to a target after the agent's write: reactions,
 //! reviews, merges and reverts, comments, labels, titles, assignments, discussions.
 
-use super::{people, sha, unique_sha, Builder, OFFSETS_MIN};
+use super::{merge, people, sha, unique_sha, Builder, OFFSETS_MIN};
 use crate::bench::github_model::history::{
     Actor, CloseReason, Fact, ReactionOn, ReviewState, SILENT_KINDS, SILENT_PR_KINDS,
 };
@@ -142,22 +142,17 @@ impl Builder<'_, '_> {
                     id: b.id(),
                     body: "looks good".into(),
                 },
-                1 => Fact::Review {
-                    number: n,
-                    id: b.id(),
-                    state: [
+                1 => {
+                    let state = [
                         ReviewState::Approved,
                         ReviewState::ChangesRequested,
                         ReviewState::Commented,
-                    ][b.c.pick(3)],
-                    body: "review".into(),
-                },
+                    ][b.c.pick(3)];
+                    b.review(n, state, "review").1
+                }
                 2 => {
                     merged = true;
-                    Fact::Merge {
-                        number: n,
-                        merge_sha: sha(n, 99),
-                    }
+                    merge(n)
                 }
                 3 => Fact::Close {
                     number: n,
@@ -266,10 +261,7 @@ impl Builder<'_, '_> {
             self.h.push(
                 merged,
                 &Actor::human("alice"),
-                Fact::Merge {
-                    number: m,
-                    merge_sha: sha(m, 99),
-                },
+                merge(m),
             );
         }
     }
@@ -294,10 +286,7 @@ impl Builder<'_, '_> {
                     root,
                     resolved: false,
                 },
-                _ => Fact::Merge {
-                    number: n,
-                    merge_sha: sha(n, 99),
-                },
+                _ => merge(n),
             })
         });
     }
@@ -408,10 +397,7 @@ impl Builder<'_, '_> {
             0 => self.h.push(
                 later,
                 &Actor::human("alice"),
-                Fact::Merge {
-                    number: m,
-                    merge_sha: sha(m, 99),
-                },
+                merge(m),
             ),
             1 => self.h.push(
                 later,

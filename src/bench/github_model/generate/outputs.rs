@@ -1,7 +1,7 @@
 //! The agent's write of each output type, its target set up first, and the
 //! follow-ups that type's target may see.
 
-use super::{sha, Builder};
+use super::{merge, sha, Builder};
 use crate::bench::github_model::history::{Actor, CloseReason, DiscussionAct, Fact, ReviewState};
 use crate::model::OutputType;
 use chrono::Duration;
@@ -48,10 +48,7 @@ impl Builder<'_, '_> {
             T::UpdatePullRequest => self.update_pull_request(t, n),
             T::MergePullRequest => {
                 self.human_pr(n, false);
-                self.agent(Fact::Merge {
-                    number: n,
-                    merge_sha: sha(n, 99),
-                });
+                self.agent(merge(n));
                 self.line(t, json!({"number": n}));
                 self.revert_follow_up(n);
             }
@@ -63,13 +60,7 @@ impl Builder<'_, '_> {
             }
             T::AddReviewer => self.add_reviewer(t, n),
             T::SubmitPullRequestReview => {
-                let id = self.id();
-                let review = Fact::Review {
-                    number: n,
-                    id,
-                    state: ReviewState::Commented,
-                    body: "agent review".into(),
-                };
+                let (id, review) = self.review(n, ReviewState::Commented, "agent review");
                 let fields = json!({"number": n, "metadata": {"review_id": id}});
                 self.on_pr(t, n, review, fields);
                 // Someone dismisses the agent's review.
@@ -80,13 +71,7 @@ impl Builder<'_, '_> {
             }
             T::DismissPullRequestReview => {
                 self.human_pr(n, false);
-                let id = self.id();
-                let review = Fact::Review {
-                    number: n,
-                    id,
-                    state: ReviewState::ChangesRequested,
-                    body: "no".into(),
-                };
+                let (id, review) = self.review(n, ReviewState::ChangesRequested, "no");
                 self.earlier("bob", 1, review);
                 self.agent(Fact::DismissReview { number: n, id });
                 self.line(

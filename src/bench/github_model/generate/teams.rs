@@ -69,12 +69,7 @@ impl Builder<'_, '_> {
                         ReviewState::ChangesRequested,
                         ReviewState::Commented,
                     ][self.aside(salt ^ 5, 3) as usize];
-                    let fact = Fact::Review {
-                        number: n,
-                        id: self.id(),
-                        state,
-                        body: "team review".into(),
-                    };
+                    let (_, fact) = self.review(n, state, "team review");
                     (Actor::human(login), fact)
                 }
                 _ => {

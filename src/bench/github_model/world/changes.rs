@@ -199,17 +199,13 @@ impl World {
         who: &Actor,
         at: DateTime<Utc>,
     ) -> Changed {
-        let Some(t) = self.open_thread(number) else {
-            return Changed::Nothing;
-        };
-        let Some(pr) = t.pr.as_mut() else {
+        let Some(pr) = self.open_thread(number).and_then(|t| t.pr.as_mut()) else {
             return Changed::Nothing;
         };
         pr.merged = Some((at, who.clone(), sha.to_string()));
-        t.closed = Some((at, who.clone(), None));
         self.note(number, at, who, Item::Merged(sha.to_string()));
-        self.note(number, at, who, Item::Closed(None));
-        Changed::Thread(number)
+        // A pull request closes with no reason: `close` drops the one given.
+        self.close(number, CloseReason::Completed, who, at)
     }
 
     pub(super) fn label(

@@ -4,6 +4,9 @@
 //! release deleted or unpublished. `World::apply_checks` changes them and
 //! says what changed (`Changed::Checks`), for `webhooks::checks` to render.
 
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 
 use super::{Changed, World};
@@ -136,9 +139,6 @@ impl World {
         conclusion: &Option<String>,
         at: DateTime<Utc>,
     ) -> Option<Change> {
-        if self.check_runs.contains_key(&id) {
-            return None;
-        }
         let run = CheckRun {
             id,
             name: name.to_string(),
@@ -147,7 +147,7 @@ impl World {
             created_at: at,
             completed: conclusion.clone().map(|c| (at, c)),
         };
-        self.check_runs.insert(id, run);
+        insert_new(&mut self.check_runs, id, run)?;
         Some(Change::CheckRun(id, "created"))
     }
 
@@ -182,9 +182,6 @@ impl World {
         path: &str,
         at: DateTime<Utc>,
     ) -> Option<Change> {
-        if self.alerts.contains_key(&number) {
-            return None;
-        }
         let alert = Alert {
             number,
             rule: rule.to_string(),
@@ -196,7 +193,7 @@ impl World {
             dismissed: None,
             branches: vec!["main".to_string()],
         };
-        self.alerts.insert(number, alert);
+        insert_new(&mut self.alerts, number, alert)?;
         Some(Change::Alert(number, "created"))
     }
 
@@ -252,5 +249,17 @@ impl World {
         a.branches.push(branch.to_string());
         a.updated_at = at;
         Some(Change::Alert(number, "appeared_in_branch"))
+    }
+}
+
+/// Files `value` under `key` when no other is there; `None` (nothing
+/// changes) when one is: a run or an alert is created once.
+fn insert_new<T>(map: &mut BTreeMap<u64, T>, key: u64, value: T) -> Option<()> {
+    match map.entry(key) {
+        Entry::Vacant(slot) => {
+            slot.insert(value);
+            Some(())
+        }
+        Entry::Occupied(_) => None,
     }
 }
