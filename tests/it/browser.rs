@@ -212,7 +212,8 @@ impl Browser {
     /// load, where the first Tab after a navigation left the focus on the
     /// body).
     pub async fn press(&self, key: &str) {
-        let ready = "window.focus(); return document.readyState === 'complete' && document.hasFocus()";
+        let ready =
+            "window.focus(); return document.readyState === 'complete' && document.hasFocus()";
         self.until_true(ready, 100, true).await;
         let action = json!({"actions": [{"type": "key", "id": "kb", "actions": [
             {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
@@ -239,7 +240,8 @@ impl Browser {
             .await
             == Value::Bool(true);
         self.click_only(css).await;
-        let loaded = "return window.__so_before_click === undefined && document.readyState === 'complete'";
+        let loaded =
+            "return window.__so_before_click === undefined && document.readyState === 'complete'";
         if navigates && !self.until_true(loaded, 300, false).await {
             panic!("clicking {css} opened no new page within 15 s");
         }

@@ -25,8 +25,9 @@ use crate::fake_github::users::CHECK_COLLABORATOR;
 use crate::fake_github::FakeGitHub;
 use crate::read_tokens::issue;
 use crate::sign_in::{
-    add_alice_and_bob, attribute_after, browser, install, post_form, read, read_with_bearer,
-    repos_of, seed, set_cookie, sign_in, signin_options, web_rig, web_rig_in_app_mode, Rig,
+    acme_github, add_alice_and_bob, assert_says, attribute_after, browser, install, post_form,
+    read, read_with_bearer, repos_of, seed, set_cookie, sign_in, signin_options, web_rig,
+    web_rig_in_app_mode, Rig, ACME_ALICE_AND_BOB,
 };
 use safe_outcomes::http::auth::AuthOptions;
 
@@ -80,8 +81,7 @@ async fn token_of_signed_out_alice(
     dir: &std::path::Path,
     recheck: Duration,
 ) -> (FakeGitHub, Rig, String) {
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    let gh = acme_github(&[("alice", &["acme/widgets", "acme/docs"])]).await;
     let rig = app_rig(dir, &gh, recheck).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
@@ -153,8 +153,7 @@ async fn without_a_delivery_the_issuer_is_asked_again_after_the_recheck() {
 #[tokio::test]
 async fn a_listen_only_server_never_reads_on_what_was_last_seen() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets"]);
+    let gh = acme_github(&[("alice", &["acme/widgets"])]).await;
     let scope_ttl = Duration::from_millis(1);
     let options = signin_options(Duration::from_secs(600), scope_ttl);
     let rig = web_rig(dir.path(), &gh, options).await;
@@ -166,9 +165,7 @@ async fn a_listen_only_server_never_reads_on_what_was_last_seen() {
     assert_eq!(sign_out(&rig, &alice, "/auth/logout").await, 303);
     tokio::time::sleep(Duration::from_millis(20)).await;
     // No session and no App credentials to ask GitHub with.
-    let (status, body) = read_with_bearer(&rig, &token).await;
-    assert_eq!(status, 503, "{body}");
-    assert!(body.contains("re-checked"), "{body}");
+    assert_says(read_with_bearer(&rig, &token).await, 503, "re-checked");
     rig.stop().await;
 }
 
@@ -232,9 +229,7 @@ async fn offboarding_deliveries_end_sessions_access_at_once() {
 #[tokio::test]
 async fn sign_out_everywhere_ends_every_session_of_one_account_only() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets"]);
-    gh.add_user("bob", 1, "acme", &["acme/widgets"]);
+    let gh = acme_github(&[("alice", &["acme/widgets"]), ("bob", &["acme/widgets"])]).await;
     let options = signin_options(Duration::from_secs(600), Duration::from_secs(600));
     let rig = web_rig(dir.path(), &gh, options).await;
     let (laptop, phone) = (sign_in(&rig, "alice").await, sign_in(&rig, "alice").await);
@@ -264,9 +259,7 @@ async fn sign_out_everywhere_ends_every_session_of_one_account_only() {
 #[tokio::test]
 async fn me_describes_the_bearer_never_a_cookie_sent_along() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    let gh = acme_github(ACME_ALICE_AND_BOB).await;
     let options = signin_options(Duration::from_secs(600), Duration::from_secs(600));
     let rig = web_rig(dir.path(), &gh, options).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
@@ -355,8 +348,7 @@ async fn wrong_tokens_from_one_source_never_keep_another_sources_right_one_out()
 #[tokio::test]
 async fn an_ordinary_delivery_never_moves_a_repository_and_guids_ignore_case() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets"]);
+    let gh = acme_github(&[("alice", &["acme/widgets"])]).await;
     let rig = app_rig(dir.path(), &gh, Duration::from_secs(600)).await;
     install(&rig, 1, "acme", &["acme/widgets"]).await;
     install(&rig, 2, "globex", &["globex/secret-plans"]).await;

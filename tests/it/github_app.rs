@@ -194,7 +194,11 @@ async fn retrying_ends_in_budget_exhausted_never_a_loop() {
     let client = client_for(&gh.url, tight);
     gh.fail_next(LIST_CHECKS, 100, Failure::status(502));
     let e = list_runs(&client, INSTALLATION).await.unwrap_err();
-    assert_eq!(attempts_spent(&e), Some(3), "1 s + 2 s fit in 5 s, 4 s more does not: {e:?}");
+    assert_eq!(
+        attempts_spent(&e),
+        Some(3),
+        "1 s + 2 s fit in 5 s, 4 s more does not: {e:?}"
+    );
 }
 
 #[tokio::test]

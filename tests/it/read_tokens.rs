@@ -15,10 +15,9 @@ use safe_outcomes::http::auth::signed::Key;
 
 use crate::common;
 use crate::fake_github::users::{self, CLIENT_SECRET};
-use crate::fake_github::FakeGitHub;
 use crate::sign_in::{
-    attribute_after, browser, install, post_form, read, read_with_bearer, repos_of, seeded_rig,
-    seeded_rig_with, sign_in, token_in, Rig,
+    acme_github, ask_token, attribute_after, browser, install, read, read_with_bearer, repos_of,
+    revoke, seeded_rig, seeded_rig_with, sign_in, token_in, Rig, ACME_ALICE_AND_BOB,
 };
 
 /// A manifest line on `repo`, posted with the API token.
@@ -58,13 +57,7 @@ pub(crate) async fn issue(rig: &Rig, session: &str, id: &str) -> String {
     let (status, html) = read(rig, "/auth/tokens", session).await;
     assert_eq!(status, 200, "{html}");
     let csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    let (status, html) = post_form(
-        rig,
-        "/auth/tokens",
-        session,
-        &[("csrf", &csrf), ("installation", id)],
-    )
-    .await;
+    let (status, html) = ask_token(rig, session, &csrf, id).await;
     assert_eq!(status, 200, "{html}");
     token_in(&html)
 }
@@ -90,9 +83,8 @@ async fn past_scope_ttl() {
 #[tokio::test]
 async fn a_token_never_outgrows_what_its_issuer_could_see() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
     // The installation covers three repositories; alice sees two of them.
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    let gh = acme_github(&[("alice", &["acme/widgets", "acme/docs"])]).await;
     let rig = seeded_rig_with(dir.path(), &gh, Duration::from_secs(600), SCOPE_TTL).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs", "acme/ops"]).await;
     output_on(&rig, "acme/ops", 90).await;
@@ -160,9 +152,7 @@ async fn a_token_never_outgrows_what_its_issuer_could_see() {
 #[tokio::test]
 async fn a_token_revoked_while_in_use_reads_nothing_from_the_revoke_on() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    let gh = acme_github(ACME_ALICE_AND_BOB).await;
     let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;
     let alice = sign_in(&rig, "alice").await;
@@ -205,29 +195,9 @@ async fn a_token_revoked_while_in_use_reads_nothing_from_the_revoke_on() {
     let (_, bob_page) = read(&rig, "/auth/tokens", &bob).await;
     assert!(!bob_page.contains(&digest), "{bob_page}");
     let bob_csrf = attribute_after(&bob_page, "name=\"csrf\"", "value");
-    let (status, _) = post_form(
-        &rig,
-        "/auth/tokens/revoke",
-        &bob,
-        &[("csrf", &bob_csrf), ("token", &digest)],
-    )
-    .await;
-    assert_eq!(status, 404);
-    let (status, _) = post_form(
-        &rig,
-        "/auth/tokens/revoke",
-        &alice,
-        &[("csrf", "wrong"), ("token", &digest)],
-    )
-    .await;
-    assert_eq!(status, 403);
-    let (status, html) = post_form(
-        &rig,
-        "/auth/tokens/revoke",
-        &alice,
-        &[("csrf", &csrf), ("token", &digest)],
-    )
-    .await;
+    assert_eq!(revoke(&rig, &bob, &bob_csrf, &digest).await.0, 404);
+    assert_eq!(revoke(&rig, &alice, "wrong", &digest).await.0, 403);
+    let (status, html) = revoke(&rig, &alice, &csrf, &digest).await;
     assert_eq!(status, 200, "{html}");
     let revoked_at = std::time::Instant::now();
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -264,8 +234,7 @@ async fn a_token_revoked_while_in_use_reads_nothing_from_the_revoke_on() {
 #[tokio::test]
 async fn knowing_the_oauth_client_secret_mints_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
+    let gh = acme_github(&[("alice", &["acme/widgets", "acme/docs"])]).await;
     // No SESSION_SECRET: the key is the store's own.
     let rig = seeded_rig(dir.path(), &gh).await;
     install(&rig, 1, "acme", &["acme/widgets", "acme/docs"]).await;

@@ -499,10 +499,34 @@ pub(crate) fn signin_options(
     }
 }
 
+/// A model GitHub whose organization acme (installation 1) has these
+/// members, each seeing the repositories named with it.
+pub(crate) async fn acme_github(members: &[(&str, &[&str])]) -> FakeGitHub {
+    let gh = FakeGitHub::start().await;
+    for (login, repos) in members {
+        gh.add_user(login, 1, "acme", repos);
+    }
+    gh
+}
+
+/// Asserts `answer` (a status and a body) is `status` and says `why`.
+pub(crate) fn assert_says(answer: (u16, String), status: u16, why: &str) {
+    let (got, body) = answer;
+    assert_eq!(got, status, "{body}");
+    assert!(body.contains(why), "{body}");
+}
+
+/// In acme, alice sees both repositories, bob acme/docs only.
+pub(crate) const ACME_ALICE_AND_BOB: &[(&str, &[&str])] = &[
+    ("alice", &["acme/widgets", "acme/docs"]),
+    ("bob", &["acme/docs"]),
+];
+
 /// Alice sees acme's two repositories; bob sees acme/docs and globex's one.
 pub(crate) fn add_alice_and_bob(gh: &FakeGitHub) {
-    gh.add_user("alice", 1, "acme", &["acme/widgets", "acme/docs"]);
-    gh.add_user("bob", 1, "acme", &["acme/docs"]);
+    for (login, repos) in ACME_ALICE_AND_BOB {
+        gh.add_user(login, 1, "acme", repos);
+    }
     gh.add_user("bob", 2, "globex", &["globex/secret-plans"]);
 }
 
@@ -657,10 +681,8 @@ async fn two_viewers_see_only_the_repositories_their_accounts_can_see() {
 #[tokio::test]
 async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let gh = FakeGitHub::start().await;
-    gh.add_user("alice", 1, "acme", &["acme/widgets"]);
-    gh.add_user("carol", 1, "acme", &["acme/widgets"]);
-    gh.add_user("dave", 1, "acme", &["acme/widgets"]);
+    let widgets: &[&str] = &["acme/widgets"];
+    let gh = acme_github(&[("alice", widgets), ("carol", widgets), ("dave", widgets)]).await;
     let rig = seeded_rig_with(
         dir.path(),
         &gh,
@@ -728,9 +750,7 @@ async fn forged_expired_revoked_and_signed_out_sessions_read_nothing() {
 
     // Expired: the cookie (and the session) last two seconds here.
     tokio::time::sleep(Duration::from_millis(3100)).await;
-    let (status, body) = read(&rig, "/api/v1/outputs", &alice).await;
-    assert_eq!(status, 401, "{body}");
-    assert!(body.contains("expired"), "{body}");
+    assert_says(read(&rig, "/api/v1/outputs", &alice).await, 401, "expired");
     rig.stop().await;
 }
 
@@ -772,6 +792,20 @@ pub(crate) async fn post_form(
     .await
 }
 
+/// Ask for installation `id`'s read token through the tokens page's form
+/// (with `csrf`); the answer.
+pub(crate) async fn ask_token(rig: &Rig, session: &str, csrf: &str, id: &str) -> (u16, String) {
+    let form = [("csrf", csrf), ("installation", id)];
+    post_form(rig, "/auth/tokens", session, &form).await
+}
+
+/// Revoke the read token of `digest` through the tokens page's form (with
+/// `csrf`); the answer.
+pub(crate) async fn revoke(rig: &Rig, session: &str, csrf: &str, digest: &str) -> (u16, String) {
+    let form = [("csrf", csrf), ("token", digest)];
+    post_form(rig, "/auth/tokens/revoke", session, &form).await
+}
+
 /// The `soi_` token a page shows.
 pub(crate) fn token_in(html: &str) -> String {
     let start = html
@@ -802,24 +836,8 @@ async fn an_installation_token_reads_exactly_its_installation() {
     let (status, html) = read(&rig, "/auth/tokens", &alice).await;
     assert_eq!(status, 200, "{html}");
     let csrf = attribute_after(&html, "name=\"csrf\"", "value");
-    assert_eq!(
-        post_form(
-            &rig,
-            "/auth/tokens",
-            &alice,
-            &[("csrf", "x"), ("installation", "1")]
-        )
-        .await
-        .0,
-        403
-    );
-    let (status, html) = post_form(
-        &rig,
-        "/auth/tokens",
-        &alice,
-        &[("csrf", &csrf), ("installation", "1")],
-    )
-    .await;
+    assert_eq!(ask_token(&rig, &alice, "x", "1").await.0, 403);
+    let (status, html) = ask_token(&rig, &alice, &csrf, "1").await;
     assert_eq!(status, 200, "{html}");
     let token = &token_in(&html);
 
@@ -835,14 +853,7 @@ async fn an_installation_token_reads_exactly_its_installation() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(repos_of(&body), ["acme/docs"]);
     // Nor can anyone issue for an installation they see nothing of.
-    let (status, _) = post_form(
-        &rig,
-        "/auth/tokens",
-        &alice,
-        &[("csrf", &csrf), ("installation", "2")],
-    )
-    .await;
-    assert_eq!(status, 403);
+    assert_eq!(ask_token(&rig, &alice, &csrf, "2").await.0, 403);
 
     // A tampered token, or one whose installation is gone, reads nothing.
     let last = if token.ends_with('x') { "y" } else { "x" };

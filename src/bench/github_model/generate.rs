@@ -219,7 +219,15 @@ impl Builder<'_, '_> {
     fn review(&mut self, n: u64, state: ReviewState, body: &str) -> (u64, Fact) {
         let id = self.id();
         let body = body.into();
-        (id, Fact::Review { number: n, id, state, body })
+        (
+            id,
+            Fact::Review {
+                number: n,
+                id,
+                state,
+                body,
+            },
+        )
     }
 
     fn url(&self, kind: &str, n: u64) -> String {

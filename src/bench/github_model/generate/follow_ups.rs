@@ -258,11 +258,7 @@ impl Builder<'_, '_> {
         );
         if !self.chance(3) {
             let merged = at + Duration::hours(1 + self.c.pick(48) as i64);
-            self.h.push(
-                merged,
-                &Actor::human("alice"),
-                merge(m),
-            );
+            self.h.push(merged, &Actor::human("alice"), merge(m));
         }
     }
 
@@ -394,11 +390,7 @@ impl Builder<'_, '_> {
         let fate = self.c.pick(3);
         let later = at + Duration::hours(2 + self.c.pick(200) as i64);
         match fate {
-            0 => self.h.push(
-                later,
-                &Actor::human("alice"),
-                merge(m),
-            ),
+            0 => self.h.push(later, &Actor::human("alice"), merge(m)),
             1 => self.h.push(
                 later,
                 &Actor::human("alice"),
