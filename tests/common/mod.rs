@@ -48,6 +48,14 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// `demo` in a temporary folder of its own, removed when the returned
+    /// `TempDir` is dropped.
+    pub async fn fresh_demo() -> (tempfile::TempDir, TestApp) {
+        let dir = tempfile::tempdir().unwrap();
+        let t = TestApp::demo(dir.path()).await;
+        (dir, t)
+    }
+
     /// A TestApp that has played the whole bundled demo scenario and is idle.
     pub async fn demo(dir: &Path) -> TestApp {
         let steps = safe_outcomes::ingest::client::parse_scenario(

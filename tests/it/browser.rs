@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::answers;
 use crate::common::guard::{Reaper, Target};
+use crate::common::{self, TestApp};
 
 /// A chromedriver child and one browser session, spoken to over WebDriver.
 pub struct Browser {
@@ -182,6 +183,14 @@ pub fn screenshot_dir() -> PathBuf {
 }
 
 impl Browser {
+    /// The demo (`TestApp::fresh_demo`) and a browser reading it as the API
+    /// token's holder; `None` where there is no browser to start.
+    pub async fn on_demo() -> Option<(Browser, tempfile::TempDir, TestApp)> {
+        let browser = Browser::with_token(common::TOKEN).await?;
+        let (dir, t) = TestApp::fresh_demo().await;
+        Some((browser, dir, t))
+    }
+
     /// Start a browser that reads as the API token's holder.
     pub async fn with_token(token: &str) -> Option<Browser> {
         let Some((chromium, chromedriver)) = binaries() else {

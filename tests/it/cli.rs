@@ -207,8 +207,7 @@ fn jsonl_at_a_window_is_the_records_as_of_that_window() {
 /// store and from a running server alike.
 #[tokio::test]
 async fn outputs_and_report_speak_json_and_take_the_cuts() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (dir, t) = TestApp::fresh_demo().await;
     let api = t.get("/api/v1/outputs?status=rejected&limit=1000").await;
     let rejected: Vec<String> = api.body["items"]
         .as_array()

@@ -81,8 +81,7 @@ async fn page(url: &str) -> (u16, String) {
 
 #[tokio::test]
 async fn web_opens_or_prints_the_dashboard_page_of_what_the_command_prints() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let url = t.server.url();
     let server = ["--server", url.as_str(), "--token", common::TOKEN];
     let with = |a: &[&str]| -> Vec<String> { strings(&[a, &server[..]].concat()) };
@@ -274,8 +273,7 @@ async fn report_weekly_gives_acceptance_per_week_per_workflow() {
     let store = tempfile::tempdir().unwrap();
     let data = store.path().display().to_string();
     ok(&run(strings(&["demo", "--data-dir", &data]), vec![]).await);
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let url = t.server.url();
 
     let weekly = |source: Vec<String>, extra: &[&str]| {

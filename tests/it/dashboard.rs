@@ -66,8 +66,7 @@ async fn page(t: &TestApp, path: &str, token: Option<&str>) -> (u16, String) {
 
 #[tokio::test]
 async fn every_page_answers_html_and_refusals_are_pages_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let report = t.get("/api/v1/report").await.body;
     for (name, path) in PAGES {
         let (status, html) = page(&t, path, Some(common::TOKEN)).await;
@@ -141,11 +140,9 @@ async fn every_page_answers_html_and_refusals_are_pages_too() {
 
 #[tokio::test]
 async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_px() {
-    let Some(browser) = Browser::with_token(common::TOKEN).await else {
+    let Some((browser, _dir, t)) = Browser::on_demo().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
     let shots = screenshot_dir();
     for width in [1200u32, 390] {
         browser.width(width).await;
@@ -484,12 +481,10 @@ async fn api_ids(t: &TestApp, query: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
-    let Some(browser) = Browser::with_token(common::TOKEN).await else {
+    let Some((browser, _dir, t)) = Browser::on_demo().await else {
         return;
     };
     let shots = screenshot_dir();
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
     for width in [1200u32, 390] {
         // "Show me the rejected ones": one click from the overview.
         overview_at(&browser, &t, width).await;

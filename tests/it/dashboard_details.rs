@@ -104,8 +104,7 @@ fn expected_order(api: &Value, field: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_content() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let report = t.get("/api/v1/report").await.body;
 
     // Sortable tables: the header links, both ways.
@@ -233,11 +232,9 @@ async fn tables_sort_rejected_reads_alike_trends_need_outputs_and_pages_skip_to_
 
 #[tokio::test]
 async fn in_chromium_skip_link_whole_ids_whole_window_menu_and_a_short_overview_at_390() {
-    let Some(browser) = Browser::with_token(common::TOKEN).await else {
+    let Some((browser, _dir, t)) = Browser::on_demo().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
     let url = t.server.url();
     let shots = screenshot_dir();
 

@@ -28,8 +28,7 @@ fn steps() -> Vec<Step> {
 
 /// The scenario played in order on a fresh App: the reference outcomes.
 async fn reference_outcomes() -> BTreeMap<String, OutcomeRecord> {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     t.advance_to(final_at()).await;
     let outcomes = t.outcomes().await;
     t.stop().await;
@@ -172,8 +171,7 @@ async fn the_demo_gives_the_expected_outcome_for_every_output() {
 /// others `verdict_final` — as `fixtures/demo/expected.json` says.
 #[tokio::test]
 async fn the_demo_ends_with_outputs_in_flight_and_the_list_says_when_each_is_due() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     assert_eq!(t.clock.now(), final_at(), "the demo ends at final_at");
     let expected = expected();
     let expected = expected["outputs"].as_object().unwrap();

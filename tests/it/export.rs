@@ -32,8 +32,7 @@ fn lines(body: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn the_export_maps_every_output_filters_and_keeps_its_trace_ids() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let outcomes = t.outcomes().await;
 
     let a = t.get("/api/v1/export?format=opentraces").await;
@@ -105,8 +104,7 @@ async fn the_export_maps_every_output_filters_and_keeps_its_trace_ids() {
 
 #[tokio::test]
 async fn bad_export_requests_are_refused_with_the_reason() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     for (query, needle) in [
         ("format=xlsx", "format"),
         ("format=opentraces&colour=red", "colour"),
@@ -128,8 +126,7 @@ async fn bad_export_requests_are_refused_with_the_reason() {
 
 #[tokio::test]
 async fn report_format_opentraces_reads_the_store_and_the_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (dir, t) = TestApp::fresh_demo().await;
     let served = lines(
         &t.client
             .get("/api/v1/export?format=opentraces&repo=acme/docs")
@@ -279,8 +276,7 @@ async fn fetch(t: &TestApp, path: &str, header: &str) -> (u16, String, String) {
 
 #[tokio::test]
 async fn csv_sits_beside_jsonl_and_every_list_page_links_its_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let (status, kind, csv) = fetch(
         &t,
         "/api/v1/export?format=csv&repo=acme/docs",

@@ -390,8 +390,7 @@ async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
         );
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let t = common::TestApp::demo(dir.path()).await;
+    let (_dir, t) = common::TestApp::fresh_demo().await;
     let total = t.get("/api/v1/report").await.body["totals"]["total_safe_outputs"].clone();
     let base = t.server.url();
     for width in [1200u32, 390] {

@@ -6,8 +6,7 @@ use common::TestApp;
 
 #[tokio::test]
 async fn one_output_comes_with_its_transitions_and_observations() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let a = t.get("/api/v1/outputs/acme/widgets:2101:0").await;
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["outcome"]["human_check_signal"], "merged");
@@ -38,8 +37,7 @@ async fn one_output_comes_with_its_transitions_and_observations() {
 
 #[tokio::test]
 async fn a_run_is_shaped_like_gh_aw_outcomes_json() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let a = t.get("/api/v1/runs/acme/widgets/4101").await;
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["run_id"], 4101);
@@ -65,8 +63,7 @@ async fn a_run_is_shaped_like_gh_aw_outcomes_json() {
 
 #[tokio::test]
 async fn outputs_filter_and_paginate() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let a = t.get("/api/v1/outputs?repo=acme/docs").await;
     let docs = a.body["items"].as_array().unwrap();
     assert!(!docs.is_empty());
@@ -112,8 +109,7 @@ async fn outputs_filter_and_paginate() {
 
 #[tokio::test]
 async fn the_report_takes_a_window_and_a_repo() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let latest = t.get("/api/v1/report").await;
     assert_eq!(latest.status, 200);
     let at_24h = t.get("/api/v1/report?window=24h").await;

@@ -25,8 +25,7 @@ fn ids(items: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn every_cut_narrows_the_outputs_and_the_report() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let c = &t.client;
     let all = get_ok(c, "/api/v1/outputs?limit=1000").await["items"].clone();
     let all = all.as_array().unwrap();
@@ -81,8 +80,7 @@ async fn every_cut_narrows_the_outputs_and_the_report() {
 
 #[tokio::test]
 async fn an_unknown_or_bad_parameter_is_a_400_on_every_read_endpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     for path in [
         "/api/v1/outputs?wokflow=ci-coach",
         "/api/v1/outputs?limit=lots",
@@ -108,8 +106,7 @@ async fn an_unknown_or_bad_parameter_is_a_400_on_every_read_endpoint() {
 
 #[tokio::test]
 async fn the_series_gives_three_rates_and_counts_per_week_adding_up_to_the_report() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let c = &t.client;
     for cut in ["", "&workflow=ci-coach", "&repo=acme/docs"] {
         let range = "since=2026-09-28&until=2026-11-23";

@@ -191,8 +191,7 @@ fn undeclared(doc: &Value, schema: &Value, value: &Value, at: &str, out: &mut Ve
 
 #[tokio::test]
 async fn every_endpoint_answers_as_the_openapi_document_says() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let c = &t.client;
 
     let served = c.get("/api/v1/openapi.json").await.unwrap();

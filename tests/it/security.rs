@@ -31,8 +31,7 @@ fn titles(steps: &[Step]) -> BTreeSet<String> {
 
 #[tokio::test]
 async fn the_read_api_refuses_requests_without_the_bearer_token() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = TestApp::demo(dir.path()).await;
+    let (_dir, t) = TestApp::fresh_demo().await;
     let http = reqwest::Client::new();
     for path in [
         "/api/v1/outputs",
