@@ -236,6 +236,12 @@ impl TestApp {
         self.app.tick().await;
     }
 
+    /// `outcomes`, once the worker is idle and has ticked (`settle`).
+    pub async fn settled_outcomes(&self) -> BTreeMap<String, OutcomeRecord> {
+        self.settle().await;
+        self.outcomes().await
+    }
+
     /// All outcome records, by id, through the export endpoint.
     pub async fn outcomes(&self) -> BTreeMap<String, OutcomeRecord> {
         let answer = self.client.get("/api/v1/export.jsonl").await.unwrap();

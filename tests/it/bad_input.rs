@@ -195,8 +195,7 @@ async fn a_manifest_line_that_does_not_parse_is_reported_and_the_rest_count() {
         .map(|r| r["line"].as_u64().unwrap())
         .collect();
     assert_eq!(rejected, vec![2, 4]);
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     assert_eq!(
         outcomes.keys().collect::<Vec<_>>(),
         vec!["o/r:77:0", "o/r:77:2"]

@@ -99,8 +99,7 @@ async fn a_line_over_the_byte_cap_is_rejected_with_its_reason_and_the_rest_count
         answer.body["outputs"],
         serde_json::json!(["o/r:7:0", "o/r:7:2"])
     );
-    t.settle().await;
-    assert_eq!(t.outcomes().await.len(), 2);
+    assert_eq!(t.settled_outcomes().await.len(), 2);
     t.stop().await;
 }
 
@@ -115,8 +114,7 @@ async fn a_manifest_of_many_chunks_arrives_whole_and_its_chunks_are_gone() {
     // The answer lists the first ids and counts the rest.
     assert_eq!(answer.body["outputs"].as_array().unwrap().len(), 1000);
     assert_eq!(answer.body["outputs_omitted"], n - 1000);
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     assert_eq!(outcomes.len(), n);
     assert!(outcomes.contains_key("o/r:11:2344"));
     assert_eq!(staged(&t), 0, "applied chunks are removed");

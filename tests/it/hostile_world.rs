@@ -91,8 +91,7 @@ async fn the_poison_delivery_is_refused_and_later_deliveries_are_processed() {
 
     t.deliver_ok("issues", "good-1", &issue(41, "opened")).await;
     t.deliver_ok("issues", "good-2", &issue(41, "closed")).await;
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     assert_eq!(outcomes.len(), 1, "{outcomes:?}");
     let (code, s) = status(&t).await;
     assert_eq!(code, 200, "{s}");
@@ -179,8 +178,7 @@ async fn a_failing_item_is_dead_lettered_shown_and_replayed() {
     };
     let t = TestApp::start(dir.path(), start()).await;
     t.deliver_ok("issues", "d-1", &issue(41, "opened")).await;
-    t.settle().await;
-    let id = t.outcomes().await.into_keys().next().unwrap();
+    let id = t.settled_outcomes().await.into_keys().next().unwrap();
     t.stop().await;
 
     let path = safe_outcomes::app::store_path(dir.path());

@@ -239,8 +239,7 @@ async fn hostile_manifests_are_refused_line_by_line_and_nothing_else_is_stored()
         hostile,
         "{answer}"
     );
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     assert_eq!(
         outcomes.keys().collect::<Vec<_>>(),
         vec![&format!("o/r:5:{hostile}")]

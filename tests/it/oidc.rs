@@ -181,9 +181,17 @@ pub(crate) async fn app_with(
 /// An issuer, and in a directory of its own an App installed on `octo`
 /// that takes the issuer's tokens.
 async fn installed() -> (Issuer, tempfile::TempDir, TestApp) {
+    let (issuer, dir, t) = not_installed().await;
+    install(&t, "installation-octo", "created", "octo", OCTO_ID).await;
+    (issuer, dir, t)
+}
+
+/// An issuer and an App trusting it (`bare_app`), installed nowhere, in
+/// a temporary folder.
+async fn not_installed() -> (Issuer, tempfile::TempDir, TestApp) {
     let issuer = Issuer::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let t = app_with(dir.path(), Some(issuer.verifier())).await;
+    let t = bare_app(dir.path(), Some(issuer.verifier())).await;
     (issuer, dir, t)
 }
 
@@ -236,8 +244,7 @@ async fn a_valid_token_is_accepted_and_its_claims_fill_run_and_workflow() {
         answer["outputs"],
         json!(["octo/app:4242:0", "OCTO/App:4242:1"])
     );
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     let first = &outcomes["octo/app:4242:0"];
     assert_eq!(first.run_id, Some(4242));
     assert_eq!(first.workflow.as_deref(), Some("ci-coach"));
@@ -522,8 +529,7 @@ async fn record_in_a_workflow_gets_an_oidc_token_and_posts_the_manifest() {
         answer["outputs"],
         json!(["octo/app:4242:0", "octo/app:4242:1"])
     );
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     assert_eq!(outcomes.len(), 2);
     assert_eq!(
         outcomes["octo/app:4242:1"].workflow.as_deref(),
@@ -562,8 +568,7 @@ async fn a_strangers_well_signed_token_is_refused_and_nothing_is_stored() {
     let renamed = token_from(&issuer, "octo-renamed", &OCTO_ID.to_string());
     let (status, answer) = post(&t, "", &renamed, line("octo-renamed/app", 3)).await;
     assert_eq!(status, 202, "{answer}");
-    t.settle().await;
-    assert_eq!(t.outcomes().await.len(), 2);
+    assert_eq!(t.settled_outcomes().await.len(), 2);
     t.stop().await;
 }
 
@@ -579,9 +584,7 @@ async fn a_deleted_installation_no_longer_lets_its_owner_post() {
 
 #[tokio::test]
 async fn with_no_installation_and_no_allow_list_oidc_is_refused() {
-    let issuer = Issuer::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let t = bare_app(dir.path(), Some(issuer.verifier())).await;
+    let (issuer, _dir, t) = not_installed().await;
     let before = t.dump();
     let (status, answer) = post(&t, "", &issuer.token(), line(REPO, 1)).await;
     assert_eq!(status, 403, "{answer}");
@@ -618,8 +621,7 @@ async fn the_allow_list_admits_owners_by_login_or_id() {
             post(&t, "", &token, line(&format!("{owner}/app"), n as u64 + 1)).await;
         assert_eq!(status, want, "{owner} ({id}): {answer}");
     }
-    t.settle().await;
-    assert_eq!(t.outcomes().await.len(), 2);
+    assert_eq!(t.settled_outcomes().await.len(), 2);
     t.stop().await;
 }
 
@@ -634,7 +636,6 @@ async fn a_token_workflow_name_with_control_characters_is_left_out() {
     let token = sign(&test_key(), KID, &c);
     let (status, answer) = post(&t, "", &token, line(REPO, 1)).await;
     assert_eq!(status, 202, "{answer}");
-    t.settle().await;
-    assert_eq!(t.outcomes().await["octo/app:4242:0"].workflow, None);
+    assert_eq!(t.settled_outcomes().await["octo/app:4242:0"].workflow, None);
     t.stop().await;
 }

@@ -328,8 +328,7 @@ async fn the_readme_workflow_step_records_a_manifest_with_oidc_and_curl() {
     );
     let answer: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(answer["accepted"], 2, "{answer}");
-    t.settle().await;
-    let outcomes = t.outcomes().await;
+    let outcomes = t.settled_outcomes().await;
     let ids: Vec<&String> = outcomes.keys().collect();
     assert_eq!(ids, ["octo/app:777001:0", "octo/app:777001:1"]);
     // The gh-aw run's workflow name, not the recording run's (the token says

@@ -442,8 +442,7 @@ async fn startup_reconciles_unresolved_outputs_never_seen_through_webhooks() {
             "installation": {"id": INSTALLATION}, "sender": user("alice")});
         let a = t.deliver("issue_comment", "d-43", &comment).await;
         assert_eq!(a.status, 202, "{}", a.body);
-        t.settle().await;
-        let outcomes = t.outcomes().await;
+        let outcomes = t.settled_outcomes().await;
         assert_eq!(outcomes[PR_OUTPUT].outcome_status, O::Unknown);
         t.stop().await;
     }

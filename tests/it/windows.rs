@@ -119,8 +119,7 @@ async fn checkpoints_missed_while_down_equal_an_uninterrupted_run() {
     for step in &all[2..] {
         t.client.send_step(step).await.unwrap();
     }
-    t.settle().await;
-    let recovered = t.outcomes().await.remove("o/r:5:0").unwrap();
+    let recovered = t.settled_outcomes().await.remove("o/r:5:0").unwrap();
     t.stop().await;
     assert_eq!(recovered.windows, reference.windows);
     assert_eq!(comparable(recovered), comparable(reference));
