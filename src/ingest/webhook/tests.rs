@@ -160,32 +160,28 @@ fn comment_with_body(action: &str, body: &str) -> Vec<u8> {
     serde_json::to_vec(&v).unwrap()
 }
 
+/// A created comment with `body`: asserts it discovers nothing; its
+/// observation's markers (agent, lifecycle, challenge).
+fn created_comment_markers(body: &str) -> (bool, bool, bool) {
+    let d = relevant("issue_comment", &comment_with_body("created", body));
+    assert!(d.discoveries.is_empty());
+    match only(&d).event {
+        ObservationKind::CommentCreated {
+            agent_marker,
+            lifecycle_marker,
+            challenge,
+            ..
+        } => (agent_marker, lifecycle_marker, challenge),
+        ref other => panic!("not a created comment: {other:?}"),
+    }
+}
+
 #[test]
 fn activation_and_expiry_comments_are_not_outputs() {
     let activation = "Agent started\n<!-- gh-aw-workflow-id: CI Coach -->\n<!-- gh-aw-comment-type: reaction -->";
-    let d = relevant("issue_comment", &comment_with_body("created", activation));
-    assert!(d.discoveries.is_empty());
-    assert!(matches!(
-        only(&d).event,
-        ObservationKind::CommentCreated {
-            agent_marker: false,
-            lifecycle_marker: false,
-            challenge: false,
-            ..
-        }
-    ));
+    assert_eq!(created_comment_markers(activation), (false, false, false));
     let expiry = "> Closed by [x](u)\n<!-- gh-aw-expired-comments -->\n<!-- gh-aw-agentic-workflow: W, run: https://github.com/o/r/actions/runs/8 -->";
-    let d = relevant("issue_comment", &comment_with_body("created", expiry));
-    assert!(d.discoveries.is_empty());
-    assert!(matches!(
-        only(&d).event,
-        ObservationKind::CommentCreated {
-            agent_marker: false,
-            lifecycle_marker: true,
-            challenge: false,
-            ..
-        }
-    ));
+    assert_eq!(created_comment_markers(expiry), (false, true, false));
     // Edits and deletes are facts, not discoveries.
     let d = relevant(
         "issue_comment",
