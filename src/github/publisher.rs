@@ -359,15 +359,19 @@ impl Publisher {
             .store
             .lock(&format!("check-run:{pr}:{sha}"), Duration::from_secs(30))
             .await?;
+        let at = RunAt {
+            installation,
+            owner,
+            repo,
+            sha,
+            pr,
+        };
         let mut known = checks::check_run(&self.store, pr, sha)?;
         if known.is_none() && ambiguous_create {
-            known = self
-                .find_ours(installation, owner, repo, sha, pr)
-                .await?
-                .map(|id| CheckRunRecord {
-                    check_run_id: id,
-                    digest: String::new(),
-                });
+            known = self.find_ours(at).await?.map(|id| CheckRunRecord {
+                check_run_id: id,
+                digest: String::new(),
+            });
         }
         if known.is_none() && state.closed && !state.seen_open && !self.options.closed_prs {
             return Ok(Published::Skipped(
@@ -379,10 +383,7 @@ impl Publisher {
         }
         self.pace(installation)?;
         if let Some(record) = known {
-            match self
-                .update(installation, owner, repo, record.check_run_id, &content)
-                .await
-            {
+            match self.update(at, record.check_run_id, &content).await {
                 Ok(()) => {
                     let r = CheckRunRecord {
                         check_run_id: record.check_run_id,
@@ -396,9 +397,7 @@ impl Publisher {
                 Err(e) => return Err(e.into()),
             }
         }
-        let id = self
-            .create(installation, owner, repo, sha, pr, &content)
-            .await?;
+        let id = self.create(at, &content).await?;
         checks::save_check_run(
             &self.store,
             pr,
@@ -433,21 +432,15 @@ impl Publisher {
         }
     }
 
-    async fn create(
-        &self,
-        installation: u64,
-        owner: &str,
-        repo: &str,
-        sha: &str,
-        pr: &str,
-        content: &CheckContent,
-    ) -> Result<u64, GitHubError> {
+    async fn create(&self, at: RunAt<'_>, content: &CheckContent) -> Result<u64, GitHubError> {
         let now = self.clock.now();
         let run = self
             .client
-            .call(installation, CREATE, |crab| async move {
-                let checks = crab.checks(owner, repo);
-                let run = checks.create_check_run(CHECK_NAME, sha).external_id(pr);
+            .call(at.installation, CREATE, |crab| async move {
+                let checks = crab.checks(at.owner, at.repo);
+                let run = checks
+                    .create_check_run(CHECK_NAME, at.sha)
+                    .external_id(at.pr);
                 completed_neutral!(run, now, content).send().await
             })
             .await?;
@@ -456,16 +449,14 @@ impl Publisher {
 
     async fn update(
         &self,
-        installation: u64,
-        owner: &str,
-        repo: &str,
+        at: RunAt<'_>,
         id: u64,
         content: &CheckContent,
     ) -> Result<(), GitHubError> {
         let now = self.clock.now();
         self.client
-            .call(installation, UPDATE, |crab| async move {
-                let checks = crab.checks(owner, repo);
+            .call(at.installation, UPDATE, |crab| async move {
+                let checks = crab.checks(at.owner, at.repo);
                 let run = checks.update_check_run(id.into());
                 completed_neutral!(run, now, content).send().await
             })
@@ -475,18 +466,14 @@ impl Publisher {
 
     /// Our check run on `sha`, if a create we could not confirm made one
     /// (found by name and `external_id`).
-    async fn find_ours(
-        &self,
-        installation: u64,
-        owner: &str,
-        repo: &str,
-        sha: &str,
-        pr: &str,
-    ) -> Result<Option<u64>, GitHubError> {
-        let route = format!("/repos/{owner}/{repo}/commits/{sha}/check-runs");
+    async fn find_ours(&self, at: RunAt<'_>) -> Result<Option<u64>, GitHubError> {
+        let route = format!(
+            "/repos/{}/{}/commits/{}/check-runs",
+            at.owner, at.repo, at.sha
+        );
         let list: serde_json::Value = self
             .client
-            .call(installation, LIST, |crab| {
+            .call(at.installation, LIST, |crab| {
                 let route = route.clone();
                 async move {
                     crab.get(
@@ -502,10 +489,21 @@ impl Publisher {
             .into_iter()
             .flatten()
             .find(|r| {
-                r["external_id"].as_str() == Some(pr) && r["name"].as_str() == Some(CHECK_NAME)
+                r["external_id"].as_str() == Some(at.pr) && r["name"].as_str() == Some(CHECK_NAME)
             })
             .and_then(|r| r["id"].as_u64()))
     }
+}
+
+/// Where one PR's check run is: the installation, the repository and the
+/// head commit it is on, and the PR (the run's `external_id`).
+#[derive(Debug, Clone, Copy)]
+struct RunAt<'a> {
+    installation: u64,
+    owner: &'a str,
+    repo: &'a str,
+    sha: &'a str,
+    pr: &'a str,
 }
 
 #[cfg(test)]

@@ -36,13 +36,12 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
         }
         ["issues", n, "comments"] => {
             let t = w.threads.get(&num(n)?)?;
-            let list = t
-                .comments
-                .iter()
-                .filter_map(|id| w.comments.get(id))
-                .map(|c| objects::comment(w, c))
-                .collect();
-            Some(Value::Array(list))
+            Some(objects::named(
+                w,
+                &t.comments,
+                &w.comments,
+                objects::comment,
+            ))
         }
         ["issues", n, "timeline"] => {
             let t = w.threads.get(&num(n)?)?;
@@ -74,13 +73,7 @@ pub fn rest(w: &World, path: &str) -> Option<Value> {
         }
         ["issues", n, "sub_issues"] => {
             let t = w.threads.get(&num(n)?)?;
-            let list = t
-                .sub_issues
-                .iter()
-                .filter_map(|c| w.threads.get(c))
-                .map(|c| objects::issue(w, c))
-                .collect();
-            Some(Value::Array(list))
+            Some(objects::named(w, &t.sub_issues, &w.threads, objects::issue))
         }
         ["issues", n, "parent"] => {
             let t = w.threads.get(&num(n)?)?;
@@ -148,21 +141,12 @@ fn on_pull<T>(
     object: impl Fn(&World, &T) -> Value,
 ) -> Option<Value> {
     w.threads.get(&n)?.pr.as_ref()?;
-    let list = items
-        .values()
-        .filter(|i| number(i) == n)
-        .map(|i| object(w, i))
-        .collect();
+    let list = objects::shown(w, items, |i| number(i) == n, object);
     Some(Value::Array(list))
 }
 
 fn check_runs_at(w: &World, sha: &str) -> Value {
-    let runs: Vec<Value> = w
-        .check_runs
-        .values()
-        .filter(|r| r.head_sha == sha)
-        .map(|r| objects::check_run(w, r))
-        .collect();
+    let runs = objects::shown(w, &w.check_runs, |r| r.head_sha == sha, objects::check_run);
     json!({"total_count": runs.len(), "check_runs": runs})
 }
 

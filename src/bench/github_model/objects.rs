@@ -6,6 +6,8 @@
 //! `pull-request-review-comment`, `timeline-*-event`, `workflow-run`,
 //! `release`, `reaction`).
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Map, Value};
 
@@ -18,6 +20,33 @@ pub use checks::{alert, app_bot, check_run, check_suite, ACTIONS_APP, OUR_APP};
 
 pub fn iso(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// The `items` that `keep` keeps, each as GitHub shows it (`object`), in
+/// id order.
+pub fn shown<T>(
+    w: &World,
+    items: &BTreeMap<u64, T>,
+    keep: impl Fn(&T) -> bool,
+    object: impl Fn(&World, &T) -> Value,
+) -> Vec<Value> {
+    items
+        .values()
+        .filter(|i| keep(i))
+        .map(|i| object(w, i))
+        .collect()
+}
+
+/// The items of `items` that `ids` name (those still there), in that
+/// order, each as GitHub shows it (`object`).
+pub fn named<T>(
+    w: &World,
+    ids: &[u64],
+    items: &BTreeMap<u64, T>,
+    object: impl Fn(&World, &T) -> Value,
+) -> Value {
+    let list = ids.iter().filter_map(|id| items.get(id));
+    Value::Array(list.map(|i| object(w, i)).collect())
 }
 
 fn opt_iso(at: Option<DateTime<Utc>>) -> Value {

@@ -422,12 +422,12 @@ fn review_comment(w: &World, id: u64) -> Value {
 
 fn thread(w: &World, n: u64, root: u64, resolved: bool) -> Value {
     let pr = pull_of(w, n);
-    let comments: Vec<Value> = w
-        .review_comments
-        .values()
-        .filter(|c| c.root == root)
-        .map(|c| objects::review_comment(w, c))
-        .collect();
+    let comments = objects::shown(
+        w,
+        &w.review_comments,
+        |c| c.root == root,
+        objects::review_comment,
+    );
     let action = if resolved { "resolved" } else { "unresolved" };
     json!({"action": action, "thread": {"node_id": format!("PRRT_{root}"), "comments": comments},
            "pull_request": pr})
