@@ -26,6 +26,11 @@ fn ts(hours: i64) -> String {
     (exec_time() + chrono::Duration::hours(hours)).to_rfc3339()
 }
 
+/// The observations of `obs` whose kind `is` picks, in order.
+fn of_kind(obs: &[Observation], is: impl Fn(&K) -> bool) -> Vec<&Observation> {
+    obs.iter().filter(|o| is(&o.event)).collect()
+}
+
 fn kinds(obs: &[Observation]) -> Vec<&K> {
     obs.iter().map(|o| &o.event).collect()
 }
@@ -193,10 +198,7 @@ fn a_timeline_dismissal_replaces_the_lower_bound() {
                 "actor": {"login": "carol"}, "dismissed_review": {"review_id": 3, "state": "approved"}}]
         }),
     );
-    let dismissals: Vec<&Observation> = o
-        .iter()
-        .filter(|o| matches!(o.event, K::ReviewDismissed { .. }))
-        .collect();
+    let dismissals = of_kind(&o, |k| matches!(k, K::ReviewDismissed { .. }));
     assert_eq!(dismissals.len(), 1);
     assert_eq!(dismissals[0].actor.as_ref().unwrap().login, "carol");
     assert_eq!(dismissals[0].id, "api:event:50");
@@ -401,10 +403,7 @@ fn commits_are_pushes_by_their_author_after_the_action_only() {
             ]
         }),
     );
-    let pushes: Vec<&Observation> = o
-        .iter()
-        .filter(|o| matches!(o.event, K::Pushed { .. }))
-        .collect();
+    let pushes = of_kind(&o, |k| matches!(k, K::Pushed { .. }));
     assert_eq!(
         pushes.len(),
         1,
@@ -797,10 +796,7 @@ fn reactions_map_with_their_reactor_and_time_and_userless_ones_are_skipped() {
             {"id": 4, "content": "rocket", "created_at": ts(-1), "user": {"login": "carol", "type": "User"}}
         ]}),
     );
-    let reacted: Vec<_> = o
-        .iter()
-        .filter(|o| matches!(o.event, K::Reacted { .. }))
-        .collect();
+    let reacted = of_kind(&o, |k| matches!(k, K::Reacted { .. }));
     assert_eq!(
         reacted.len(),
         2,
@@ -1255,10 +1251,7 @@ fn a_sub_issue_link_shown_now_is_seen_with_a_timeline_that_does_not_date_it() {
         "created_at": ts(1), "actor": {"login": "alice", "type": "User"},
         "parent_issue": {"number": 40}}]}),
     );
-    let links: Vec<_> = o
-        .iter()
-        .filter(|o| matches!(o.event, K::SubIssueAdded { .. }))
-        .collect();
+    let links = of_kind(&o, |k| matches!(k, K::SubIssueAdded { .. }));
     assert_eq!(links.len(), 1);
     assert_eq!(links[0].at, exec_time() + chrono::Duration::hours(1));
 }

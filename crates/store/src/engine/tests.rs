@@ -15,8 +15,9 @@ fn pg_store(dir: &std::path::Path) -> Option<Store> {
     Some(Store::on_pg(pg::test_database(&admin, dir).unwrap(), dir))
 }
 
-/// One store per engine, each in a directory of its own.
-fn stores() -> Vec<(tempfile::TempDir, Store)> {
+/// One store per engine, each in a directory of its own, with the
+/// engine's name (for the assertions' messages).
+fn stores() -> Vec<(tempfile::TempDir, Store, &'static str)> {
     let sled_dir = tempfile::tempdir().unwrap();
     let sled = Store::open_sled(sled_dir.path()).unwrap();
     let mut out = vec![(sled_dir, sled)];
@@ -24,7 +25,12 @@ fn stores() -> Vec<(tempfile::TempDir, Store)> {
     if let Some(pg) = pg_store(pg_dir.path()) {
         out.push((pg_dir, pg));
     }
-    out
+    out.into_iter()
+        .map(|(dir, store)| {
+            let name = store.engine_name();
+            (dir, store, name)
+        })
+        .collect()
 }
 
 fn collect(it: Iter) -> Vec<(Vec<u8>, Vec<u8>)> {
@@ -34,9 +40,8 @@ fn collect(it: Iter) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 #[test]
 fn point_reads_writes_and_removals_agree() {
-    for (_dir, store) in stores() {
+    for (_dir, store, name) in stores() {
         let db = store.db();
-        let name = store.engine_name();
         assert!(db.get(b"o/a").unwrap().is_none(), "{name}");
         db.insert(b"o/a", b"1").unwrap();
         db.insert(b"o/a", b"2").unwrap();
@@ -63,9 +68,8 @@ fn point_reads_writes_and_removals_agree() {
 
 #[test]
 fn scans_and_ranges_page_through_in_key_order() {
-    for (_dir, store) in stores() {
+    for (_dir, store, name) in stores() {
         let db = store.db();
-        let name = store.engine_name();
         let mut batch = Batch::default();
         // More than a page (256) under one prefix, and neighbours around it.
         for i in 0..700u32 {
@@ -101,9 +105,8 @@ fn scans_and_ranges_page_through_in_key_order() {
 
 #[test]
 fn a_batch_is_all_or_nothing_and_its_last_write_wins() {
-    for (_dir, store) in stores() {
+    for (_dir, store, name) in stores() {
         let db = store.db();
-        let name = store.engine_name();
         let mut batch = Batch::default();
         batch.insert(b"o/k", b"first");
         batch.remove(b"o/k");
@@ -141,8 +144,7 @@ fn ids(store: &impl ReadStore) -> Vec<String> {
 
 #[test]
 fn units_read_their_writes_roll_back_to_savepoints_and_commit_at_once() {
-    for (_dir, store) in stores() {
-        let name = store.engine_name();
+    for (_dir, store, name) in stores() {
         let mut unit = store.begin();
         unit.put_observation("o/r#1", &obs("kept", 1));
         let sp = unit.savepoint();
@@ -167,6 +169,12 @@ fn units_read_their_writes_roll_back_to_savepoints_and_commit_at_once() {
     }
 }
 
+/// The inbox items (their sequence numbers) `unit` claims, at most `limit`.
+fn claimed(unit: &crate::unit::Unit, limit: usize) -> Vec<u64> {
+    let items = unit.claim_inbox(0, limit).unwrap();
+    items.into_iter().map(|(seq, _)| seq).collect()
+}
+
 #[test]
 fn claims_and_locks_keep_two_units_apart_on_postgres() {
     let dir = tempfile::tempdir().unwrap();
@@ -179,18 +187,7 @@ fn claims_and_locks_keep_two_units_apart_on_postgres() {
     }
     store.db().apply_batch(batch).unwrap();
     let (a, b) = (store.begin(), store.begin());
-    let first: Vec<u64> = a
-        .claim_inbox(0, 4)
-        .unwrap()
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
-    let second: Vec<u64> = b
-        .claim_inbox(0, 4)
-        .unwrap()
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
+    let (first, second) = (claimed(&a, 4), claimed(&b, 4));
     assert_eq!(first, [1, 2, 3, 4]);
     assert_eq!(second, [5, 6], "rows the other unit claimed are skipped");
     assert!(a.try_lock("acme/r:1:0").unwrap());
@@ -201,13 +198,7 @@ fn claims_and_locks_keep_two_units_apart_on_postgres() {
     assert!(!b.try_lock("acme/r:1:0").unwrap(), "never waits, says no");
     drop(a);
     assert!(b.try_lock("acme/r:1:0").unwrap(), "rolled back: let go");
-    let again: Vec<u64> = store
-        .begin()
-        .claim_inbox(0, 10)
-        .unwrap()
-        .into_iter()
-        .map(|x| x.0)
-        .collect();
+    let again = claimed(&store.begin(), 10);
     assert_eq!(
         again,
         [1, 2, 3, 4],
