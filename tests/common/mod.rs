@@ -457,6 +457,14 @@ pub fn at(minutes: i64) -> String {
 }
 
 /// A webhook/API user object; `[bot]` logins are bots.
+/// The sum of one count over JSON `items`, `count` picking it from each.
+pub fn total<'a>(
+    items: impl IntoIterator<Item = &'a serde_json::Value>,
+    count: impl Fn(&'a serde_json::Value) -> &'a serde_json::Value,
+) -> u64 {
+    items.into_iter().map(|i| count(i).as_u64().unwrap()).sum()
+}
+
 pub fn user(login: &str) -> serde_json::Value {
     let kind = if login.ends_with("[bot]") {
         "Bot"

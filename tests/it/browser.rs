@@ -130,7 +130,10 @@ impl Browser {
             .collect()
     }
 
-    pub async fn screenshot(&self, path: &Path) {
+    /// Save what the page shows as `name` among the dashboard's
+    /// screenshots (`screenshot_dir`).
+    pub async fn screenshot(&self, name: &str) {
+        let path = screenshot_dir().join(name);
         let shot = self
             .cdp(
                 "Page.captureScreenshot",
@@ -170,7 +173,7 @@ async fn driver_port(stdout: tokio::process::ChildStdout) -> u16 {
     port
 }
 
-pub fn screenshot_dir() -> PathBuf {
+fn screenshot_dir() -> PathBuf {
     let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("target")

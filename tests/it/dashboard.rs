@@ -20,7 +20,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::answers;
-use crate::browser::{screenshot_dir, Browser};
+use crate::browser::Browser;
 use crate::common::{self, TestApp};
 use safe_outcomes::http::dashboard::chart;
 use safe_outcomes::ingest::client::parse_scenario;
@@ -143,7 +143,6 @@ async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_
     let Some((browser, _dir, t)) = Browser::on_demo().await else {
         return;
     };
-    let shots = screenshot_dir();
     for width in [1200u32, 390] {
         browser.width(width).await;
         for (name, path) in PAGES {
@@ -166,9 +165,7 @@ async fn every_page_in_headless_chromium_shows_the_apis_numbers_at_1200_and_390_
                 .js("return getComputedStyle(document.querySelector('header.top')).display")
                 .await;
             assert_eq!(styled, "flex", "{name}: the stylesheet is not applied");
-            browser
-                .screenshot(&shots.join(format!("{name}-{width}.png")))
-                .await;
+            browser.screenshot(&format!("{name}-{width}.png")).await;
         }
     }
     check_overview_numbers(&t, &browser).await;
@@ -388,12 +385,8 @@ async fn the_api_says_when_each_output_is_judged_next_and_reads_trends_at_one_wi
     // The report per workflow adds up to its totals, at any window.
     for window in ["", "window=7d", "window=mature", "window=latest"] {
         let r = t.get(&format!("/api/v1/report?{window}")).await.body;
-        let per: u64 = r["by_workflow"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|s| s["total_safe_outputs"].as_u64().unwrap())
-            .sum();
+        let workflows = r["by_workflow"].as_object().unwrap().values();
+        let per = common::total(workflows, |s| &s["total_safe_outputs"]);
         assert_eq!(
             per,
             r["totals"]["total_safe_outputs"].as_u64().unwrap(),
@@ -484,7 +477,6 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
     let Some((browser, _dir, t)) = Browser::on_demo().await else {
         return;
     };
-    let shots = screenshot_dir();
     for width in [1200u32, 390] {
         // "Show me the rejected ones": one click from the overview.
         overview_at(&browser, &t, width).await;
@@ -509,7 +501,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
             browser.too_wide().await
         );
         browser
-            .screenshot(&shots.join(format!("question-rejected-{width}.png")))
+            .screenshot(&format!("question-rejected-{width}.png"))
             .await;
         // Every count of the overview is a door: each list holds its count.
         overview_at(&browser, &t, width).await;
@@ -548,7 +540,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
             "at 30d the weeks of the outputs in flight are immature"
         );
         browser
-            .screenshot(&shots.join(format!("question-trend-{width}.png")))
+            .screenshot(&format!("question-trend-{width}.png"))
             .await;
     }
     t.stop().await;
@@ -571,7 +563,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
             .iter()
             .any(|p| p["immature"] == true));
         browser
-            .screenshot(&shots.join(format!("question-immature-{width}.png")))
+            .screenshot(&format!("question-immature-{width}.png"))
             .await;
         overview_at(&browser, &t, width).await;
         browser
@@ -613,7 +605,7 @@ async fn an_admins_questions_are_answered_in_a_click_or_two_in_chromium() {
         );
         assert!(browser.too_wide().await.is_none());
         browser
-            .screenshot(&shots.join(format!("question-due-{width}.png")))
+            .screenshot(&format!("question-due-{width}.png"))
             .await;
     }
     t.stop().await;
@@ -707,7 +699,7 @@ async fn the_check_runs_link_opens_the_pull_request_page_in_chromium() {
         assert!(browser.too_wide().await.is_none());
         assert_eq!(browser.console_errors().await, Vec::<String>::new());
         browser
-            .screenshot(&screenshot_dir().join(format!("question-check-run-pr-{width}.png")))
+            .screenshot(&format!("question-check-run-pr-{width}.png"))
             .await;
     }
     publisher.stop().await;

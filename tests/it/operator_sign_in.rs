@@ -381,7 +381,7 @@ async fn the_demo_dashboard_without_its_link_is_no_dead_end() {
 /// Screenshots of the sign-in page are kept with the dashboard's.
 #[tokio::test]
 async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
-    use crate::browser::{binaries, screenshot_dir, Browser};
+    use crate::browser::{binaries, Browser};
     use serde_json::json;
     let Some((chromium, chromedriver)) = binaries() else {
         common::skip_without(
@@ -410,9 +410,7 @@ async fn a_person_signs_in_with_the_api_token_in_headless_chromium() {
             !text.as_str().unwrap().contains("Sign in with GitHub"),
             "{text}"
         );
-        browser
-            .screenshot(&screenshot_dir().join(format!("sign-in-{width}.png")))
-            .await;
+        browser.screenshot(&format!("sign-in-{width}.png")).await;
         let type_and_send = |token: &str| {
             format!(
                 "document.querySelector('input[name=token]').value = {token:?}; \

@@ -116,14 +116,9 @@ async fn the_series_gives_three_rates_and_counts_per_week_adding_up_to_the_repor
         // at that window holds the same outputs.
         let window = series["window"].as_str().unwrap();
         let report = get_ok(c, &format!("/api/v1/report?{range}{cut}&window={window}")).await;
-        let not_yet: u64 = series["periods"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["not_yet_at_window"].as_u64().unwrap())
-            .sum();
-        assert_eq!(not_yet, report["not_yet_at_window"], "{cut}");
         let periods = series["periods"].as_array().unwrap();
+        let not_yet = common::total(periods, |p| &p["not_yet_at_window"]);
+        assert_eq!(not_yet, report["not_yet_at_window"], "{cut}");
         assert_eq!(periods.len(), 8, "{cut}: eight Mondays from 2026-09-28");
         assert_eq!(periods[0]["week"], "2026-W40");
         assert_eq!(periods[0]["period_start"], "2026-09-28T00:00:00Z");
@@ -133,10 +128,7 @@ async fn the_series_gives_three_rates_and_counts_per_week_adding_up_to_the_repor
             "rejected",
             "pending",
         ] {
-            let sum: u64 = periods
-                .iter()
-                .map(|p| p["totals"][field].as_u64().unwrap())
-                .sum();
+            let sum = common::total(periods, |p| &p["totals"][field]);
             assert_eq!(sum, report["totals"][field], "{cut} {field}");
         }
         for p in periods {
