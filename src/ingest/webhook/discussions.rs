@@ -215,6 +215,11 @@ pub(super) mod test_fixtures {
         }
     }
 
+    /// The targets of `d`'s observations, in order.
+    pub(crate) fn targets_of(d: &NormalizedDelivery) -> Vec<&str> {
+        d.observations.iter().map(|o| o.target.as_str()).collect()
+    }
+
     /// Normalize; panic unless relevant.
     pub(crate) fn relevant_delivery(event: &str, body: &[u8]) -> NormalizedDelivery {
         match normalize(event, "d-1", body).expect("no error") {
@@ -247,7 +252,9 @@ pub(super) mod test_fixtures {
 
 #[cfg(test)]
 mod tests {
-    use super::test_fixtures::{own_fixture, relevant_delivery, shared_fixtures_of, time};
+    use super::test_fixtures::{
+        own_fixture, relevant_delivery, shared_fixtures_of, targets_of, time,
+    };
     use crate::model::target::object_key;
     use crate::model::{Actor, ObservationKind as K, Target, TargetKind};
 
@@ -307,9 +314,8 @@ mod tests {
             "discussion_comment",
             &own_fixture("discussion_comment/created.json"),
         );
-        let targets: Vec<&str> = d.observations.iter().map(|o| o.target.as_str()).collect();
         assert_eq!(
-            targets,
+            targets_of(&d),
             vec![
                 "acme/widgets#discussion:12",
                 "acme/widgets#discussion_comment:777",

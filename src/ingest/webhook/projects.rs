@@ -292,7 +292,7 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
 #[cfg(test)]
 mod tests {
     use super::super::discussions::test_fixtures::{
-        own_fixture, relevant_delivery, shared_fixtures_of, time,
+        own_fixture, relevant_delivery, shared_fixtures_of, targets_of, time,
     };
     use super::field_text;
     use crate::model::{Actor, ObservationKind as K};
@@ -304,9 +304,8 @@ mod tests {
             &own_fixture("projects_v2_item/edited.json"),
         );
         assert_eq!(d.repo.as_deref(), Some("acme"));
-        let targets: Vec<&str> = d.observations.iter().map(|o| o.target.as_str()).collect();
         assert_eq!(
-            targets,
+            targets_of(&d),
             vec![
                 "acme#project_item:PVTI_lADOAbc_item1",
                 "acme#project:PVT_kwDOAbc_proj",
@@ -410,9 +409,8 @@ mod tests {
     #[test]
     fn project_closed_is_filed_by_node_id_and_number() {
         let d = relevant_delivery("projects_v2", &own_fixture("projects_v2/closed.json"));
-        let targets: Vec<&str> = d.observations.iter().map(|o| o.target.as_str()).collect();
         assert_eq!(
-            targets,
+            targets_of(&d),
             vec!["acme#project:PVT_kwDOAbc_proj", "acme#project:42"]
         );
         assert!(d.observations.iter().all(|o| o.event == K::Closed));

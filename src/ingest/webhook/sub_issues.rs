@@ -80,7 +80,9 @@ fn repo_from_url(url: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::discussions::test_fixtures::{own_fixture, relevant_delivery, time};
+    use super::super::discussions::test_fixtures::{
+        own_fixture, relevant_delivery, targets_of, time,
+    };
     use crate::model::{ObservationKind as K, TargetKind};
 
     #[test]
@@ -89,8 +91,7 @@ mod tests {
             "sub_issues",
             &own_fixture("sub_issues/sub_issue_added.json"),
         );
-        let targets: Vec<&str> = d.observations.iter().map(|o| o.target.as_str()).collect();
-        assert_eq!(targets, vec!["acme/widgets#40", "acme/widgets#41"]);
+        assert_eq!(targets_of(&d), vec!["acme/widgets#40", "acme/widgets#41"]);
         for o in &d.observations {
             assert_eq!(
                 o.event,

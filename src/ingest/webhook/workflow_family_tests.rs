@@ -6,8 +6,9 @@ use chrono::{DateTime, Utc};
 
 use crate::ingest::webhook::discussions::test_fixtures::{
     assert_mangled_fixtures_normalize, own_fixture as own, relevant_delivery as relevant,
+    targets_of,
 };
-use crate::ingest::webhook::{normalize, Normalized, NormalizedDelivery};
+use crate::ingest::webhook::{normalize, Normalized};
 use crate::model::observation::body_hash;
 use crate::model::{Actor, ObservationKind as K};
 
@@ -15,15 +16,11 @@ fn t(s: &str) -> DateTime<Utc> {
     s.parse().unwrap()
 }
 
-fn targets(d: &NormalizedDelivery) -> Vec<&str> {
-    d.observations.iter().map(|o| o.target.as_str()).collect()
-}
-
 #[test]
 fn workflow_run_is_filed_under_run_file_and_stem() {
     let d = relevant("workflow_run", &own("workflow_run/completed.dispatch.json"));
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec![
             "acme/widgets#workflow_run:30433642",
             "acme/widgets#workflow:worker.lock.yml",
@@ -63,7 +60,7 @@ fn repository_dispatch_runs_are_also_filed_under_the_pseudo_workflow() {
         &own("workflow_run/requested.repository_dispatch.json"),
     );
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec![
             "acme/widgets#workflow_run:30433700",
             "acme/widgets#workflow:deploy.yml",
@@ -80,7 +77,7 @@ fn repository_dispatch_runs_are_also_filed_under_the_pseudo_workflow() {
 fn check_runs_are_filed_under_commit_and_id() {
     let d = relevant("check_run", &own("check_run/completed.json"));
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec!["acme/widgets#commit:ddd444", "acme/widgets#check_run:4242"]
     );
     let o = &d.observations[0];
@@ -118,7 +115,7 @@ fn a_rerequest_also_keeps_the_action_on_the_check_run() {
 #[test]
 fn check_suites_are_filed_under_the_commit() {
     let d = relevant("check_suite", &own("check_suite/completed.json"));
-    assert_eq!(targets(&d), vec!["acme/widgets#commit:ddd444"]);
+    assert_eq!(targets_of(&d), vec!["acme/widgets#commit:ddd444"]);
     assert_eq!(d.observations[0].at, t("2026-05-30T15:31:05Z"));
     assert!(
         matches!(&d.observations[0].event, K::CheckSuite { conclusion: Some(c), .. } if c == "failure")
@@ -132,7 +129,7 @@ fn code_scanning_alerts_are_filed_by_number_and_path() {
         &own("code_scanning_alert/fixed.json"),
     );
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec![
             "acme/widgets#code_scanning_alert:42",
             "acme/widgets#code_scanning_alert:path:src/db.js",
@@ -166,7 +163,7 @@ fn code_scanning_alerts_are_filed_by_number_and_path() {
 fn release_edits_carry_the_previous_body() {
     let d = relevant("release", &own("release/edited.json"));
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec!["acme/widgets#release:v1.2.0", "acme/widgets#release:v1.2.0"]
     );
     // No updated_at on releases: the latest time in the payload (an asset).
@@ -197,7 +194,7 @@ fn release_edits_carry_the_previous_body() {
 fn a_revert_commit_is_filed_under_the_reverted_commit() {
     let d = relevant("push", &own("push/revert.json"));
     assert_eq!(
-        targets(&d),
+        targets_of(&d),
         vec![
             "acme/widgets#ref:main",
             "acme/widgets#commit:0123456789abcdef0123456789abcdef01234567",
@@ -244,7 +241,7 @@ fn reverted_sha_parsing() {
 #[test]
 fn a_merged_revert_pr_is_filed_under_the_reverted_pr() {
     let d = relevant("pull_request", &own("pull_request/closed.revert.json"));
-    assert_eq!(targets(&d), vec!["acme/widgets#57", "acme/widgets#42"]);
+    assert_eq!(targets_of(&d), vec!["acme/widgets#57", "acme/widgets#42"]);
     let o = &d.observations[1];
     assert_eq!(o.at, t("2026-06-02T09:00:00Z"));
     assert_eq!(

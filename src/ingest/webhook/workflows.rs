@@ -15,6 +15,7 @@
 //! The time of a check run is its `completed_at`, else `started_at`; a
 //! re-request carries no time of its own, so it is dated by those too.
 
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -115,13 +116,23 @@ pub(crate) fn workflow_stem(name: &str) -> &str {
     file.strip_suffix(".lock").unwrap_or(file)
 }
 
+/// When an `event`'s object happened: the first of its `times` (in the
+/// order GitHub's fields are trusted) that parses; refused when none does.
+fn first_time<const N: usize>(
+    event: &str,
+    times: [&Option<Value>; N],
+) -> Result<DateTime<Utc>, String> {
+    times
+        .into_iter()
+        .find_map(|t| parse_time(t.as_ref()))
+        .ok_or_else(|| format!("`{event}` has no timestamp"))
+}
+
 fn workflow_run(ctx: &Ctx, run: Option<Run>) -> NormResult {
     let run = run.ok_or("`workflow_run` delivery carries no run")?;
     let run_id = run.id.ok_or("`workflow_run` has no run id")?;
-    let at = parse_time(run.updated_at.as_ref())
-        .or_else(|| parse_time(run.run_started_at.as_ref()))
-        .or_else(|| parse_time(run.created_at.as_ref()))
-        .ok_or("`workflow_run` has no timestamp")?;
+    let times = [&run.updated_at, &run.run_started_at, &run.created_at];
+    let at = first_time("workflow_run", times)?;
     // The path names the file; very old payloads only have a display name.
     let workflow = run
         .path
@@ -186,9 +197,7 @@ fn id_and_head(
 fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
     let check = check.ok_or("`check_run` delivery carries no check run")?;
     let (id, sha) = id_and_head("check_run", check.id, check.head_sha.as_ref())?;
-    let at = parse_time(check.completed_at.as_ref())
-        .or_else(|| parse_time(check.started_at.as_ref()))
-        .ok_or("`check_run` has no timestamp")?;
+    let at = first_time("check_run", [&check.completed_at, &check.started_at])?;
     let kind = match ctx.action() {
         "created" | "completed" | "rerequested" | "requested_action" => ObservationKind::CheckRun {
             check_run_id: id,
@@ -218,9 +227,7 @@ fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
 fn check_suite(ctx: &Ctx, suite: Option<Suite>) -> NormResult {
     let suite = suite.ok_or("`check_suite` delivery carries no suite")?;
     let (id, sha) = id_and_head("check_suite", suite.id, suite.head_sha.as_ref())?;
-    let at = parse_time(suite.updated_at.as_ref())
-        .or_else(|| parse_time(suite.created_at.as_ref()))
-        .ok_or("`check_suite` has no timestamp")?;
+    let at = first_time("check_suite", [&suite.updated_at, &suite.created_at])?;
     let kind = match ctx.action() {
         "requested" | "rerequested" | "completed" => ObservationKind::CheckSuite {
             check_suite_id: id,
