@@ -71,6 +71,15 @@ impl<'a> Mapper<'a> {
         std::iter::once(self.repo.as_str()).chain(self.later_names.iter().map(String::as_str))
     }
 
+    /// When the object `v` was at what it shows: the first of its `fields`
+    /// that holds a time, else the output's execution (`fallback`).
+    fn dated(&self, v: &Value, fields: &[&str]) -> DateTime<Utc> {
+        fields
+            .iter()
+            .find_map(|f| rest::time(v.get(*f)))
+            .unwrap_or(self.fallback)
+    }
+
     pub fn new(record: &'a ExecutionRecord, state: &'a ApiState) -> Mapper<'a> {
         let target = record.target.as_ref();
         let id_of = |kind: TargetKind| target.filter(|t| t.kind == kind).and_then(|t| t.id);

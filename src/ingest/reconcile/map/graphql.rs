@@ -125,9 +125,7 @@ impl Mapper<'_> {
         let Some(minimized) = v.get("isMinimized").and_then(Value::as_bool) else {
             return;
         };
-        let at = time(v.get("updatedAt"))
-            .or(time(v.get("createdAt")))
-            .unwrap_or(self.fallback);
+        let at = self.dated(v, &["updatedAt", "createdAt"]);
         let key = object_key(&self.repo, TargetKind::Comment, node);
         let event = if minimized {
             K::CommentMinimized {

@@ -46,9 +46,7 @@ impl Mapper<'_> {
         if !closed {
             return;
         }
-        let at = time(v.get("closedAt"))
-            .or(time(v.get("updatedAt")))
-            .unwrap_or(self.fallback);
+        let at = self.dated(v, &["closedAt", "updatedAt"]);
         let closed = Some(snap("closed"));
         self.push_snap(
             format!("api:{path}:closed"),

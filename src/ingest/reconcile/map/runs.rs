@@ -111,9 +111,7 @@ impl Mapper<'_> {
         ) else {
             return;
         };
-        let at = time(v.get("completed_at"))
-            .or(time(v.get("started_at")))
-            .unwrap_or(self.fallback);
+        let at = self.dated(v, &["completed_at", "started_at"]);
         let key = commit_key(&self.repo, sha);
         self.push(
             obs_id,
@@ -167,9 +165,7 @@ impl Mapper<'_> {
         let Some(id) = v.get("id").and_then(Value::as_u64) else {
             return;
         };
-        let at = time(v.get("published_at"))
-            .or(time(v.get("created_at")))
-            .unwrap_or(self.fallback);
+        let at = self.dated(v, &["published_at", "created_at"]);
         let key = Target::named(&self.repo, TargetKind::Release, tag).key();
         self.push(
             format!("api:{path}"),
