@@ -61,7 +61,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let discussion = body
         .discussion
         .as_ref()
-        .ok_or_else(|| format!("`{}` delivery carries no discussion", ctx.event))?;
+        .ok_or_else(|| ctx.lacks("discussion"))?;
     let number = discussion
         .number
         .ok_or_else(|| format!("`{}` discussion has no number", ctx.event))?;

@@ -34,7 +34,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let m = body
         .milestone
         .as_ref()
-        .ok_or("`milestone` delivery carries no milestone")?;
+        .ok_or_else(|| ctx.lacks("milestone"))?;
     let number = m.number.ok_or("`milestone` has no number")?;
     let action = ctx.action();
     let own = [

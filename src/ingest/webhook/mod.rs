@@ -384,6 +384,12 @@ impl<'a> RawBody<'a> {
 }
 
 impl Ctx<'_> {
+    /// The refusal of a delivery without `what` (its object: the
+    /// discussion, the run, ...).
+    fn lacks(&self, what: &str) -> String {
+        format!("`{}` delivery carries no {what}", self.event)
+    }
+
     /// The whole body as a `Value` (parsed on first use).
     fn raw(&self) -> &Value {
         self.raw.value()

@@ -121,7 +121,7 @@ fn item_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
     let item = body
         .projects_v2_item
         .as_ref()
-        .ok_or("`projects_v2_item` delivery carries no item")?;
+        .ok_or_else(|| ctx.lacks("item"))?;
     let item_id = item
         .node_id
         .clone()
@@ -198,7 +198,7 @@ fn project_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
     let p = body
         .projects_v2
         .as_ref()
-        .ok_or("`projects_v2` delivery carries no project")?;
+        .ok_or_else(|| ctx.lacks("project"))?;
     let action = ctx.action();
     let own = [
         ("created", p.created_at.as_ref()),
@@ -256,7 +256,7 @@ fn status_update_event(ctx: &Ctx, body: &Body, owner: &str) -> NormResult {
     let u = body
         .projects_v2_status_update
         .as_ref()
-        .ok_or("`projects_v2_status_update` delivery carries no status update")?;
+        .ok_or_else(|| ctx.lacks("status update"))?;
     let project = u
         .project_node_id
         .clone()

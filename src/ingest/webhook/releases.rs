@@ -66,9 +66,7 @@ const ACTIONS: &[&str] = &[
 
 pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     let body: Body = super::payload::shaped(ctx)?;
-    let release = body
-        .release
-        .ok_or("`release` delivery carries no release")?;
+    let release = body.release.ok_or_else(|| ctx.lacks("release"))?;
     let tag = release
         .tag_name
         .clone()

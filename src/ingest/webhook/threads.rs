@@ -19,7 +19,7 @@ pub(super) fn normalize(ctx: &Ctx) -> NormResult {
     } else {
         ctx.p.issue.as_ref()
     };
-    let item = item.ok_or_else(|| format!("`{}` delivery carries no item", ctx.event))?;
+    let item = item.ok_or_else(|| ctx.lacks("item"))?;
     let number = item
         .number
         .ok_or_else(|| format!("`{}` item has no number", ctx.event))?;

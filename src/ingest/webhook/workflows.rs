@@ -129,7 +129,7 @@ fn first_time<const N: usize>(
 }
 
 fn workflow_run(ctx: &Ctx, run: Option<Run>) -> NormResult {
-    let run = run.ok_or("`workflow_run` delivery carries no run")?;
+    let run = run.ok_or_else(|| ctx.lacks("run"))?;
     let run_id = run.id.ok_or("`workflow_run` has no run id")?;
     let times = [&run.updated_at, &run.run_started_at, &run.created_at];
     let at = first_time("workflow_run", times)?;
@@ -195,7 +195,7 @@ fn id_and_head(
 }
 
 fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
-    let check = check.ok_or("`check_run` delivery carries no check run")?;
+    let check = check.ok_or_else(|| ctx.lacks("check run"))?;
     let (id, sha) = id_and_head("check_run", check.id, check.head_sha.as_ref())?;
     let at = first_time("check_run", [&check.completed_at, &check.started_at])?;
     let kind = match ctx.action() {
@@ -225,7 +225,7 @@ fn check_run(ctx: &Ctx, check: Option<Check>) -> NormResult {
 }
 
 fn check_suite(ctx: &Ctx, suite: Option<Suite>) -> NormResult {
-    let suite = suite.ok_or("`check_suite` delivery carries no suite")?;
+    let suite = suite.ok_or_else(|| ctx.lacks("suite"))?;
     let (id, sha) = id_and_head("check_suite", suite.id, suite.head_sha.as_ref())?;
     let at = first_time("check_suite", [&suite.updated_at, &suite.created_at])?;
     let kind = match ctx.action() {
