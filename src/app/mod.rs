@@ -9,10 +9,10 @@
 //! May import: `model`, `store`, `ingest`, `judge`, `github`, `read`.
 
 pub mod otlp;
-pub mod pressure;
+pub(crate) mod pressure;
 mod running;
-pub mod state;
-pub mod temp;
+pub(crate) mod state;
+pub(crate) mod temp;
 pub mod worker;
 
 pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};

@@ -17,7 +17,7 @@ mod reads;
 mod replay;
 mod scale;
 pub mod synthetic;
-pub mod table;
+pub(crate) mod table;
 
 use std::time::Duration;
 

@@ -15,11 +15,11 @@
 
 mod accept;
 pub(crate) mod api;
-pub mod assets;
+pub(crate) mod assets;
 pub mod auth;
-pub mod backfill;
+pub(crate) mod backfill;
 mod body;
-pub mod budget;
+pub(crate) mod budget;
 pub mod dashboard;
 mod errors;
 mod export;
@@ -28,7 +28,7 @@ mod headers;
 mod health;
 mod manifests;
 pub mod openapi;
-pub mod read;
+pub(crate) mod read;
 mod reconcile;
 pub mod series;
 pub(crate) mod shell;

@@ -11,12 +11,12 @@
 // Auth helpers return the error response itself for handlers to pass on.
 #![allow(clippy::result_large_err)]
 
-pub mod answers;
+pub(crate) mod answers;
 mod app;
 mod artifacts;
 mod checks;
 pub mod contents;
-pub mod counts;
+pub(crate) mod counts;
 mod deliveries;
 pub mod generate;
 pub mod git;
@@ -27,7 +27,7 @@ pub(crate) mod objects;
 mod replay;
 pub mod repos;
 pub mod runs;
-pub mod teams;
+pub(crate) mod teams;
 pub mod users;
 pub mod vocabulary;
 pub mod webhooks;

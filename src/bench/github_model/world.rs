@@ -18,7 +18,7 @@ mod deletions;
 mod discussions;
 mod issue_types;
 mod milestones;
-pub mod projects;
+pub(crate) mod projects;
 mod review_edits;
 pub mod teams;
 

@@ -33,21 +33,21 @@
 //! random key made once and kept in the store (shared by replicas, kept
 //! across restarts); never one derived from another secret.
 
-pub mod access;
+pub(crate) mod access;
 pub(crate) mod envfile;
 pub(crate) mod flows;
 pub(crate) mod github_web;
-pub mod issuer;
-pub mod local;
-pub mod login;
+pub(crate) mod issuer;
+pub(crate) mod local;
+pub(crate) mod login;
 pub(crate) mod page;
 pub mod sessions;
 pub mod setup;
 pub mod signed;
 pub(crate) mod signin;
-pub mod tokens;
+pub(crate) mod tokens;
 mod viewer;
-pub mod warnings;
+pub(crate) mod warnings;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

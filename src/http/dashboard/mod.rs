@@ -14,7 +14,7 @@
 
 pub mod chart;
 mod form;
-pub mod links;
+pub(crate) mod links;
 mod list;
 mod output;
 mod overview;

@@ -6,7 +6,7 @@
 //! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
 //! override in a stored name is shown as `\u{…}`, never obeyed.
 
-pub mod maturity;
+pub(crate) mod maturity;
 pub mod tally;
 
 use std::collections::BTreeMap;
