@@ -330,10 +330,6 @@ impl App {
         }
     }
 
-    pub fn processed(&self) -> u64 {
-        self.store.counter(counter::PROCESSED)
-    }
-
     pub(crate) fn outputs_tracked(&self) -> u64 {
         self.shared.outputs_tracked.load(Ordering::Relaxed)
     }
