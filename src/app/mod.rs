@@ -9,10 +9,10 @@
 //! May import: `model`, `store`, `ingest`, `judge`, `github`, `read`.
 
 pub mod otlp;
-pub mod pressure;
+pub(crate) mod pressure;
 mod running;
-pub mod state;
-pub mod temp;
+pub(crate) mod state;
+pub(crate) mod temp;
 pub mod worker;
 
 pub use running::{AppConfig, ClientFactory, GitHubConfig, Running};
@@ -328,10 +328,6 @@ impl App {
         if self.worker_tx.send(WorkerMsg::Tick(Some(tx))).is_ok() {
             let _ = tokio::task::spawn_blocking(move || rx.recv()).await;
         }
-    }
-
-    pub fn processed(&self) -> u64 {
-        self.store.counter(counter::PROCESSED)
     }
 
     pub(crate) fn outputs_tracked(&self) -> u64 {

@@ -58,7 +58,7 @@ pub(crate) const SPAN_NAME: &str = "gh-aw.outcome";
 
 /// One changed outcome, with the trace id of its output.
 #[derive(Debug, Clone)]
-pub struct Settled {
+pub(crate) struct Settled {
     pub trace_id: String,
     pub record: OutcomeRecord,
 }
@@ -85,7 +85,7 @@ pub(crate) fn spans_for(record: &OutcomeRecord, from_manifest: bool) -> bool {
 impl SpanSink {
     /// A changed record, written in the unit of work now open, of an output
     /// with a manifest line or not (`spans_for`).
-    pub fn stage(&self, trace_id: String, record: OutcomeRecord, from_manifest: bool) {
+    pub(crate) fn stage(&self, trace_id: String, record: OutcomeRecord, from_manifest: bool) {
         if !spans_for(&record, from_manifest) {
             return;
         }
@@ -96,7 +96,7 @@ impl SpanSink {
     }
 
     /// The unit committed: export what it staged.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         let staged = std::mem::take(&mut *self.staged.lock().expect("staged spans"));
         for s in staged {
             if self.tx.try_send(Msg::Span(Box::new(s))).is_err() {
@@ -238,7 +238,7 @@ async fn export_loop(
 }
 
 /// The span of one changed outcome.
-pub fn span(s: &Settled, scope: &InstrumentationScope) -> SpanData {
+pub(crate) fn span(s: &Settled, scope: &InstrumentationScope) -> SpanData {
     let o = &s.record;
     let trace_id = TraceId::from_hex(&s.trace_id.replace('-', "")).unwrap_or(TraceId::INVALID);
     let mut id = [0u8; 8];
@@ -289,7 +289,7 @@ pub fn span(s: &Settled, scope: &InstrumentationScope) -> SpanData {
 }
 
 /// gh-aw's outcome attributes, then the record's own names.
-pub fn attributes(o: &OutcomeRecord) -> Vec<KeyValue> {
+pub(crate) fn attributes(o: &OutcomeRecord) -> Vec<KeyValue> {
     let mut a = Vec::new();
     let mut put = |key: &str, value: Option<Value>| {
         if let Some(v) = value {

@@ -91,7 +91,7 @@ pub(super) async fn serve(app: &App) -> anyhow::Result<(RunningServer, Client)> 
     Ok((server, sender))
 }
 
-pub async fn run() -> anyhow::Result<Table> {
+pub(crate) async fn run() -> anyhow::Result<Table> {
     Ok(table(&measure().await?))
 }
 

@@ -100,7 +100,7 @@ impl BackfillFigures {
 
 /// One gh-aw repository of the generated org: one run a day, all in one history.
 /// Its run ids are `5000 + index × 1000 + day`, unique in the org.
-pub fn org(
+pub(crate) fn org(
     repo: &str,
     index: usize,
     days: u32,
@@ -139,7 +139,7 @@ pub fn org(
     (history, days as usize)
 }
 
-pub async fn run(args: BackfillArgs) -> anyhow::Result<Table> {
+pub(crate) async fn run(args: BackfillArgs) -> anyhow::Result<Table> {
     let shape = OrgShape {
         days: args.days,
         seed: args.seed,

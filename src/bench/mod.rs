@@ -17,7 +17,7 @@ mod reads;
 mod replay;
 mod scale;
 pub mod synthetic;
-pub mod table;
+pub(crate) mod table;
 
 use std::time::Duration;
 
@@ -54,7 +54,7 @@ pub enum Scenario {
     Backfill(backfill::BackfillArgs),
 }
 
-pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
+pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     if let Some(url) = &args.database_url {
         // Read by `Store::open` for every store opened by path from now on.
         std::env::set_var(crate::store::pg::TEST_PG_ENV, url);
@@ -285,7 +285,7 @@ pub(crate) fn quantile(sorted: &[Duration], q: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-pub fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
@@ -297,7 +297,7 @@ pub(crate) fn per_sec(n: f64) -> String {
     }
 }
 
-pub fn mib(bytes: u64) -> String {
+pub(crate) fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 

@@ -13,7 +13,7 @@ pub(crate) const FIRST_DELIVERY_TICKS: u64 = (1_767_225_600 + 12_219_292_800) * 
 /// GitHub's are (`ident::time_based_delivery_id`: a time-based UUID, whose
 /// text does not sort by time): 20 ms apart (a busy org's stream) from
 /// 2026-01-01, on a node of the round's own, so no two rounds share an id.
-pub fn delivery_id(round: &str, i: usize) -> String {
+pub(crate) fn delivery_id(round: &str, i: usize) -> String {
     crate::model::ident::time_based_delivery_id(
         FIRST_DELIVERY_TICKS + 200_000 * i as u64,
         0x2a,
@@ -29,7 +29,7 @@ pub(crate) fn node_of(name: &str) -> u64 {
 }
 
 /// A user or organization as GitHub embeds it (with all its `*_url` fields).
-pub fn user(login: &str, id: u64, kind: &str) -> Value {
+pub(crate) fn user(login: &str, id: u64, kind: &str) -> Value {
     let api = format!("https://api.github.com/users/{login}");
     json!({
         "login": login, "id": id, "node_id": format!("MDQ6VXNlcnt{id:08}"),
@@ -49,7 +49,7 @@ pub fn user(login: &str, id: u64, kind: &str) -> Value {
 }
 
 /// A repository as GitHub embeds it in `repository` and in `head.repo`/`base.repo`.
-pub fn repository(full_name: &str, id: u64) -> Value {
+pub(crate) fn repository(full_name: &str, id: u64) -> Value {
     let (owner, name) = full_name.split_once('/').unwrap_or(("acme", full_name));
     let api = format!("https://api.github.com/repos/{full_name}");
     let mut r = Map::new();

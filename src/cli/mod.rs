@@ -19,7 +19,7 @@ mod compact;
 mod conformance;
 mod dead_letters;
 pub mod demo;
-pub mod exit;
+pub(crate) mod exit;
 mod json;
 mod migrate;
 mod outputs;

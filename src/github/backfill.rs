@@ -121,7 +121,7 @@ pub struct BackfillRequests {
 
 /// What the backfill needs of the running App (`app::App` is one): the
 /// backfill sits below the App that starts it.
-pub trait BackfillHost {
+pub(crate) trait BackfillHost {
     fn store(&self) -> Store;
     fn writer(&self) -> InboxWriter;
     fn reconcile_stats(&self) -> Arc<ReconcileStats>;
@@ -131,14 +131,14 @@ pub trait BackfillHost {
 }
 
 /// Waits until the worker has processed every item stored so far.
-pub trait CaughtUp: Send + Sync {
+pub(crate) trait CaughtUp: Send + Sync {
     fn wait_caught_up(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 /// The backfill's end of the channel.
-pub struct BackfillInbox(task::Inbox<Wake>);
+pub(crate) struct BackfillInbox(task::Inbox<Wake>);
 
-pub fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillInbox) {
+pub(crate) fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillInbox) {
     let (tx, rx) = task::channel();
     let requests = BackfillRequests {
         tx,
@@ -150,7 +150,7 @@ pub fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillInbox) {
 
 /// Why a backfill request was refused.
 #[derive(Debug, thiserror::Error)]
-pub enum RequestError {
+pub(crate) enum RequestError {
     #[error("{0:?} is not a repository name (owner/name)")]
     BadRepo(String),
     #[error("no active installation of the App covers {0}")]
@@ -193,7 +193,7 @@ impl BackfillRequests {
     /// The API's part: plan jobs for `repo`, or for every repository of the
     /// active installations; returns the repositories planned (a repository
     /// whose job is still running keeps it).
-    pub fn request(
+    pub(crate) fn request(
         &self,
         store: &Store,
         repo: Option<&str>,
@@ -292,7 +292,7 @@ struct Budget {
     calls_at: u64,
 }
 
-pub struct Backfill {
+pub(crate) struct Backfill {
     store: Store,
     clock: Clock,
     client: Arc<GitHubClient>,
@@ -363,7 +363,7 @@ struct ListedRun {
 impl Backfill {
     /// The backfill of `app`, harvesting with the harvester's code and
     /// evaluating with the reconciler's (counted in the App's reconcile stats).
-    pub fn new(
+    pub(crate) fn new(
         app: &impl BackfillHost,
         clock: Clock,
         client: Arc<GitHubClient>,
@@ -402,7 +402,7 @@ impl Backfill {
     }
 
     /// Run on a tokio task, starting with the jobs left unfinished.
-    pub fn spawn(self, requests: &BackfillRequests, inbox: BackfillInbox) -> BackfillHandle {
+    pub(crate) fn spawn(self, requests: &BackfillRequests, inbox: BackfillInbox) -> BackfillHandle {
         BackfillHandle(task::Handle::spawn(
             &requests.tx,
             inbox.0,

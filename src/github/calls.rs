@@ -127,7 +127,7 @@ pub struct ApiCalls {
 /// One failed call, as `/status` shows it (no repository names: the
 /// message is GitHub's, about an endpoint label and an installation id).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ApiFailure {
+pub(crate) struct ApiFailure {
     pub endpoint: &'static str,
     /// The operation: method and path template (`OPERATIONS`).
     pub request: String,
@@ -142,7 +142,7 @@ pub struct ApiFailure {
 
 /// Did GitHub accept the App's credentials, and when did it last say so.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CredentialCheck {
+pub(crate) struct CredentialCheck {
     pub verified: bool,
     pub at: DateTime<Utc>,
     /// Why they were refused, when they were.
@@ -152,7 +152,7 @@ pub struct CredentialCheck {
 
 /// The App's health as seen by its calls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ApiHealth {
+pub(crate) struct ApiHealth {
     /// `None` until a call signed with the App JWT answered.
     pub credentials: Option<CredentialCheck>,
     pub last_failure: Option<ApiFailure>,
@@ -171,7 +171,7 @@ pub struct ApiHealth {
 
 impl ApiHealth {
     /// Is the App failing: credentials refused, or every recent call failed?
-    pub fn failing(&self) -> bool {
+    pub(crate) fn failing(&self) -> bool {
         self.credentials.as_ref().is_some_and(|c| !c.verified)
             || self.consecutive_failures >= FAILING_AFTER
     }
@@ -179,7 +179,7 @@ impl ApiHealth {
 
 impl ApiCalls {
     /// Count one request (every attempt is a request GitHub sees).
-    pub fn record(&self, installation: Option<u64>, endpoint: &'static str) {
+    pub(crate) fn record(&self, installation: Option<u64>, endpoint: &'static str) {
         let who = installation.map_or_else(|| APP.to_string(), |i| i.to_string());
         *self
             .counts
@@ -216,7 +216,7 @@ impl ApiCalls {
     }
 
     /// A call (after its retries) succeeded.
-    pub fn succeeded(&self, endpoint: &'static str) {
+    pub(crate) fn succeeded(&self, endpoint: &'static str) {
         let now = Utc::now();
         let mut h = self.health.lock().expect("api health lock");
         h.last_success_at = Some(now);
@@ -239,7 +239,12 @@ impl ApiCalls {
 
     /// A call (after its retries) failed. A 404/410 is an answer about an
     /// object, not a failure of the App, except on the App's own endpoints.
-    pub fn failed(&self, installation: Option<u64>, endpoint: &'static str, error: &GitHubError) {
+    pub(crate) fn failed(
+        &self,
+        installation: Option<u64>,
+        endpoint: &'static str,
+        error: &GitHubError,
+    ) {
         let now = Utc::now();
         let own = CREDENTIAL_ENDPOINTS.contains(&endpoint);
         let mut h = self.health.lock().expect("api health lock");
@@ -280,7 +285,7 @@ impl ApiCalls {
     }
 
     /// Calls that ended in an error, by kind (404/410 included), for `/metrics`.
-    pub fn errors_by_kind(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn errors_by_kind(&self) -> BTreeMap<&'static str, u64> {
         self.health().failures_by_kind
     }
 
@@ -290,7 +295,7 @@ impl ApiCalls {
     }
 
     /// The App's health now.
-    pub fn health(&self) -> ApiHealth {
+    pub(crate) fn health(&self) -> ApiHealth {
         self.health.lock().expect("api health lock").clone()
     }
 

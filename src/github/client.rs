@@ -104,7 +104,7 @@ impl GitHubClient {
 
     /// The retry rules of this client (for requests outside the API, e.g.
     /// an artifact's blob, that follow the same backoff and sleeper).
-    pub fn policy(&self) -> &RetryPolicy {
+    pub(crate) fn policy(&self) -> &RetryPolicy {
         &self.policy
     }
 

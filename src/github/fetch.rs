@@ -49,7 +49,7 @@ const PER_PAGE: u32 = 100;
 
 /// What a fetch got, with what the caller needs to schedule another try.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     pub state: ApiState,
     /// What went wrong, per failed path (for logs and the failure detail).
     pub messages: Vec<(String, String)>,
@@ -59,7 +59,11 @@ pub struct Fetched {
 
 /// The state of `record`'s target, as installation `installation` sees
 /// it, with failure messages and the rate-limit reset.
-pub async fn fetch(client: &GitHubClient, installation: u64, record: &ExecutionRecord) -> Fetched {
+pub(crate) async fn fetch(
+    client: &GitHubClient,
+    installation: u64,
+    record: &ExecutionRecord,
+) -> Fetched {
     let repo = record
         .target
         .as_ref()

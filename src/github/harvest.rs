@@ -80,7 +80,7 @@ pub(crate) fn is_gh_aw_workflow(path: &str) -> bool {
 
 /// A workflow run to harvest.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct RunRef {
+pub(crate) struct RunRef {
     pub repo: String,
     pub run_id: u64,
     pub run_attempt: u64,
@@ -114,7 +114,7 @@ impl RunRef {
     }
 
     /// gh-aw's `workflow_id`: the lock file's stem.
-    pub fn workflow(&self) -> &str {
+    pub(crate) fn workflow(&self) -> &str {
         let file = workflow_file(&self.workflow_path);
         file.strip_suffix(LOCK_SUFFIX).unwrap_or(file)
     }
@@ -161,7 +161,11 @@ pub fn harvested(
 
 /// The worker's part: queue `run` durably in `batch`, unless it was
 /// harvested already. Returns whether it was queued (then send it).
-pub fn queue(store: &Store, run: &RunRef, batch: &mut ExternalBatch) -> Result<bool, StoreError> {
+pub(crate) fn queue(
+    store: &Store,
+    run: &RunRef,
+    batch: &mut ExternalBatch,
+) -> Result<bool, StoreError> {
     if store.harvest_done(&run.repo, run.run_id, run.run_attempt)? {
         return Ok(false);
     }
@@ -174,7 +178,7 @@ pub fn queue(store: &Store, run: &RunRef, batch: &mut ExternalBatch) -> Result<b
 pub struct HarvestRequests(task::Sender<RunRef>);
 
 impl HarvestRequests {
-    pub fn request(&self, run: RunRef) {
+    pub(crate) fn request(&self, run: RunRef) {
         self.0.send(run);
     }
 }
@@ -220,7 +224,7 @@ impl Default for HarvestOptions {
 
 /// What harvesting one run did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Harvested {
+pub(crate) enum Harvested {
     /// The manifest was read and enqueued (`duplicate`: the inbox had it).
     Ingested {
         accepted: usize,
@@ -251,7 +255,7 @@ pub(crate) enum HarvestError {
 
 impl HarvestError {
     /// True when trying again later can succeed.
-    pub fn is_transient(&self) -> bool {
+    pub(crate) fn is_transient(&self) -> bool {
         match self {
             HarvestError::GitHub(g) => g.is_transient(),
             HarvestError::Store(_) | HarvestError::Inbox(_) => true,
@@ -375,7 +379,7 @@ enum Located {
 }
 
 impl Harvester {
-    pub fn new(
+    pub(crate) fn new(
         store: Store,
         clock: Clock,
         client: Arc<GitHubClient>,
@@ -408,7 +412,7 @@ impl Harvester {
 
     /// Run on a tokio task; the durable queue is read now and every
     /// `RESCAN_EVERY`. `requests` must be the sender paired with `inbox`.
-    pub fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
+    pub(crate) fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
         HarvesterHandle(task::Handle::spawn(&requests.0, inbox.0, async move {
             HarvestQueue {
                 harvester: self,
@@ -500,7 +504,7 @@ impl Harvester {
 
     /// Harvest one run: list its artifacts, download the manifest artifact,
     /// ingest its lines, mark the run done.
-    pub async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
+    pub(crate) async fn harvest(&self, run: &RunRef) -> Result<Harvested, HarvestError> {
         // One replica harvests a run, under a lease; it marks it done for
         // the others. A replica killed midway leaves the lease to run out,
         // and the run to whichever replica's scan finds it then.

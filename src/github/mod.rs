@@ -15,22 +15,22 @@
 //! May import: `model`, `store`, `ingest`, `judge`.
 
 pub mod attribution;
-pub mod auth;
+pub(crate) mod auth;
 pub mod backfill;
 pub mod calls;
-pub mod checks;
+pub(crate) mod checks;
 pub mod client;
-pub mod error;
+pub(crate) mod error;
 pub mod fetch;
 pub mod harvest;
-pub mod installations;
-pub mod pacing;
+pub(crate) mod installations;
+pub(crate) mod pacing;
 pub mod publisher;
 pub mod reconciler;
 pub mod redelivery;
-pub mod retry;
+pub(crate) mod retry;
 pub mod signals;
-pub mod task;
+pub(crate) mod task;
 pub mod verify;
 
 pub use auth::{AppCredentials, ConfigError};

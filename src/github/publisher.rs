@@ -43,15 +43,15 @@ pub struct PrChanges(task::Sender<String>);
 
 impl PrChanges {
     /// This PR thread key's outcomes may have changed.
-    pub fn changed(&self, pr: String) {
+    pub(crate) fn changed(&self, pr: String) {
         self.0.send(pr);
     }
 }
 
 /// The publisher's end of the channel.
-pub struct PublisherInbox(task::Inbox<String>);
+pub(crate) struct PublisherInbox(task::Inbox<String>);
 
-pub fn channel() -> (PrChanges, PublisherInbox) {
+pub(crate) fn channel() -> (PrChanges, PublisherInbox) {
     let (tx, rx) = task::channel();
     (PrChanges(tx), PublisherInbox(rx))
 }
@@ -91,7 +91,7 @@ impl PublisherOptions {
 
 /// A PR waiting to be published.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub due: Instant,
     pub failures: u32,
     /// A create may have happened without us learning its id: look it up first.
@@ -107,7 +107,7 @@ pub(crate) struct PendingSet {
 }
 
 impl PendingSet {
-    pub fn new(options: PublisherOptions) -> PendingSet {
+    pub(crate) fn new(options: PublisherOptions) -> PendingSet {
         PendingSet {
             options,
             items: BTreeMap::new(),
@@ -117,7 +117,7 @@ impl PendingSet {
     /// A change: publish `debounce` after the first change of a burst. A PR
     /// waiting out a failure keeps its later time, but gets its failure
     /// count reset (it changed, so it is worth new attempts).
-    pub fn mark(&mut self, pr: String, now: Instant) {
+    pub(crate) fn mark(&mut self, pr: String, now: Instant) {
         let due = now + self.options.debounce;
         self.items
             .entry(pr)
@@ -275,7 +275,7 @@ macro_rules! completed_neutral {
 }
 
 impl Publisher {
-    pub fn new(
+    pub(crate) fn new(
         store: Store,
         clock: Clock,
         client: Arc<GitHubClient>,
@@ -290,7 +290,7 @@ impl Publisher {
     }
 
     /// Run on a tokio task. `changes` must be the sender paired with `inbox`.
-    pub fn spawn(self, changes: &PrChanges, inbox: PublisherInbox) -> PublisherHandle {
+    pub(crate) fn spawn(self, changes: &PrChanges, inbox: PublisherInbox) -> PublisherHandle {
         let pending = PendingSet::new(self.options.clone());
         let queue = PublisherQueue {
             publisher: self,
@@ -337,7 +337,7 @@ impl Publisher {
     }
 
     /// Create or update the check run of one PR.
-    pub async fn publish(
+    pub(crate) async fn publish(
         &self,
         pr: &str,
         ambiguous_create: bool,

@@ -62,7 +62,7 @@ pub struct ReconcileRequests(task::Sender<ReconcileMsg>);
 
 impl ReconcileRequests {
     /// Queue an output; false when the reconciler has stopped.
-    pub fn request(&self, output_id: String) -> bool {
+    pub(crate) fn request(&self, output_id: String) -> bool {
         self.0.send(ReconcileMsg::Request(output_id))
     }
 
@@ -73,9 +73,9 @@ impl ReconcileRequests {
 }
 
 /// The reconciler's end of the channel.
-pub struct ReconcilerInbox(task::Inbox<ReconcileMsg>);
+pub(crate) struct ReconcilerInbox(task::Inbox<ReconcileMsg>);
 
-pub fn channel() -> (ReconcileRequests, ReconcilerInbox) {
+pub(crate) fn channel() -> (ReconcileRequests, ReconcilerInbox) {
     let (tx, rx) = task::channel();
     (ReconcileRequests(tx), ReconcilerInbox(rx))
 }
@@ -124,7 +124,7 @@ pub struct ReconcileStats {
 }
 
 impl ReconcileStats {
-    pub fn snapshot(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn snapshot(&self) -> BTreeMap<&'static str, u64> {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         BTreeMap::from([
             ("attempts", get(&self.attempts)),
@@ -241,7 +241,7 @@ pub(crate) struct Reconciler {
 }
 
 impl Reconciler {
-    pub fn new(
+    pub(crate) fn new(
         store: Store,
         clock: Clock,
         client: Arc<GitHubClient>,
@@ -275,7 +275,11 @@ impl Reconciler {
 
     /// Run on a tokio task, starting with the start-up scan. `requests`
     /// must be the sender paired with `inbox`.
-    pub fn spawn(self, requests: &ReconcileRequests, inbox: ReconcilerInbox) -> ReconcilerHandle {
+    pub(crate) fn spawn(
+        self,
+        requests: &ReconcileRequests,
+        inbox: ReconcilerInbox,
+    ) -> ReconcilerHandle {
         let stats = self.stats.clone();
         let task = task::Handle::spawn(&requests.0, inbox.0, async move {
             let queue = self.startup_queue();

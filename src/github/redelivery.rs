@@ -52,7 +52,7 @@ pub(crate) struct HookDelivery {
 
 impl HookDelivery {
     /// GitHub counts this delivery as failed (timeout, no answer, 4xx, 5xx).
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.status_code == 0 || self.status_code >= 400 || self.status != "OK"
     }
 }
@@ -137,7 +137,7 @@ impl Redeliverer {
 
     /// Run a pass now and then every `interval` (zero: only now), until the
     /// task is aborted.
-    pub fn spawn(mut self) -> tokio::task::JoinHandle<()> {
+    pub(crate) fn spawn(mut self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
                 // One replica sweeps at a time (the others skip the round).

@@ -98,7 +98,7 @@ pub struct Item {
 
 /// What one output needs read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Need {
+pub(crate) struct Need {
     pub item: Option<Item>,
     /// `issues/comments/{id}/reactions` (repository-relative).
     pub rest: Vec<String>,
@@ -153,7 +153,7 @@ pub(crate) fn reads_at(record: &ExecutionRecord, hours: i64) -> bool {
 /// window `ignored`, where a backfill or reconcile reading the same list
 /// after the fact (`read_now`) dates it at T+12d and finds it (measured by
 /// the differential test, CI seed, comment_memory, 2026-11-26).
-pub fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
+pub(crate) fn reading_checkpoints(record: &ExecutionRecord) -> &'static [i64] {
     match record.output_type.as_str() {
         "create_pull_request" => &[720],
         // Membership is read for the people who reviewed or commented by
@@ -249,7 +249,7 @@ fn open_status(status: OutcomeStatus, strength: EvidenceStrength, signal: &str) 
 }
 
 /// What `record` needs read, given what is known of it.
-pub fn needs(record: &ExecutionRecord, observations: &[Observation]) -> Need {
+pub(crate) fn needs(record: &ExecutionRecord, observations: &[Observation]) -> Need {
     let mut need = Need::default();
     let Some(t) = record.target.as_ref() else {
         return need;
@@ -358,15 +358,15 @@ pub struct SignalRequests(mpsc::UnboundedSender<SignalsMsg>);
 
 impl SignalRequests {
     /// False when the fetcher has stopped.
-    pub fn due(&self, ids: Vec<String>) -> bool {
+    pub(crate) fn due(&self, ids: Vec<String>) -> bool {
         self.0.send(SignalsMsg::Due(ids)).is_ok()
     }
 }
 
 /// The fetcher's end of the channel.
-pub struct SignalsInbox(mpsc::UnboundedReceiver<SignalsMsg>);
+pub(crate) struct SignalsInbox(mpsc::UnboundedReceiver<SignalsMsg>);
 
-pub fn channel() -> (SignalRequests, SignalsInbox) {
+pub(crate) fn channel() -> (SignalRequests, SignalsInbox) {
     let (tx, rx) = mpsc::unbounded_channel();
     (SignalRequests(tx), SignalsInbox(rx))
 }
@@ -413,7 +413,7 @@ pub(crate) struct SignalFetcher {
 struct Unread(String);
 
 impl SignalFetcher {
-    pub fn new(
+    pub(crate) fn new(
         store: Store,
         clock: Clock,
         client: Arc<GitHubClient>,
@@ -429,7 +429,7 @@ impl SignalFetcher {
     }
 
     /// Run on a tokio task. `requests` must be the sender paired with `inbox`.
-    pub fn spawn(self, requests: &SignalRequests, inbox: SignalsInbox) -> SignalsHandle {
+    pub(crate) fn spawn(self, requests: &SignalRequests, inbox: SignalsInbox) -> SignalsHandle {
         let tx = requests.0.clone();
         let task = tokio::spawn(self.run(inbox.0));
         SignalsHandle { tx, task }

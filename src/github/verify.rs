@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::client::{Endpoint, GitHubClient};
 use super::error::{FailureClass, GitHubError};
 
-pub const GET_APP: Endpoint = Endpoint::idempotent("app.get");
+pub(crate) const GET_APP: Endpoint = Endpoint::idempotent("app.get");
 
 /// First and longest pause between checks while they fail.
 const FIRST_PAUSE: Duration = Duration::from_secs(30);
@@ -29,7 +29,7 @@ pub async fn check_credentials(client: &GitHubClient) -> Result<String, GitHubEr
 }
 
 /// Check until GitHub accepts the credentials once, then stop.
-pub fn spawn(client: Arc<GitHubClient>) -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn(client: Arc<GitHubClient>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut pause = FIRST_PAUSE;
         loop {

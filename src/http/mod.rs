@@ -15,11 +15,11 @@
 
 mod accept;
 pub(crate) mod api;
-pub mod assets;
+pub(crate) mod assets;
 pub mod auth;
-pub mod backfill;
+pub(crate) mod backfill;
 mod body;
-pub mod budget;
+pub(crate) mod budget;
 pub mod dashboard;
 mod errors;
 mod export;
@@ -28,7 +28,7 @@ mod headers;
 mod health;
 mod manifests;
 pub mod openapi;
-pub mod read;
+pub(crate) mod read;
 mod reconcile;
 pub mod series;
 pub(crate) mod shell;
@@ -48,7 +48,7 @@ use crate::store::inbox::InboxWriter;
 use crate::store::Store;
 
 /// What every handler can reach.
-pub struct ServerState {
+pub(crate) struct ServerState {
     pub store: Store,
     pub shared: Arc<Shared>,
     pub writer: InboxWriter,
@@ -66,7 +66,7 @@ pub struct ServerState {
     pub reads: budget::ReadBudget,
 }
 
-pub type State = Arc<ServerState>;
+pub(crate) type State = Arc<ServerState>;
 
 impl ServerState {
     /// 409 `listen_only` where this server makes no GitHub API calls:
@@ -116,7 +116,7 @@ impl RouterOptions {
 }
 
 /// What an area needs to mount its routes, besides `State`.
-pub struct Mount {
+pub(crate) struct Mount {
     /// Where GitHub posts deliveries (`WEBHOOK_PATH`).
     pub webhook_path: String,
     /// The body budget every route that reads a body shares (`limits::guard`).
@@ -130,7 +130,7 @@ impl Mount {
     }
 
     /// The guard of a route whose handler streams its body.
-    pub fn streamed(&self) -> limits::Doors {
+    pub(crate) fn streamed(&self) -> limits::Doors {
         self.doors.with_mode(limits::BodyMode::Streamed)
     }
 }
@@ -235,7 +235,7 @@ impl RunningServer {
 
     /// As `start`, with `limits.max_connections` connections at most and
     /// `limits.header_timeout` for headers and between requests.
-    pub async fn start_with(
+    pub(crate) async fn start_with(
         router: Router,
         addr: std::net::SocketAddr,
         limits: &Limits,

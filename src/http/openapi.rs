@@ -21,7 +21,7 @@ use utoipa::{IntoParams, OpenApi, ToSchema};
 use super::{Mount, State};
 
 /// `GET /api/v1/openapi.json` (no authentication: it holds no data).
-pub fn routes(_: &Mount) -> Router<State> {
+pub(crate) fn routes(_: &Mount) -> Router<State> {
     Router::new().route("/api/v1/openapi.json", get(document))
 }
 

@@ -90,7 +90,12 @@ fn refused(state: &State, e: ApiError) -> ApiError {
 /// and the read's place in the budget (`ReadPermit`, held as long as the
 /// handler's argument: until it returns). A refusal is the one of the part
 /// that refused.
-pub struct Read<W>(pub State, pub W, pub ReadPermit);
+pub struct Read<W>(
+    pub State,
+    pub W,
+    // Never read: held so that its `Drop` gives the place back.
+    #[allow(dead_code)] pub ReadPermit,
+);
 
 impl<W> FromRequestParts<State> for Read<W>
 where

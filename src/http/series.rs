@@ -53,7 +53,7 @@ pub struct Period {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Series {
+pub(crate) struct Series {
     pub by: String,
     /// The maturity the rates are read at.
     pub window: String,
@@ -169,7 +169,7 @@ pub(crate) fn asked_window(value: Option<&str>) -> Result<Option<&'static str>, 
 /// The series of the outputs `reader` may see under `filter`, at `window`
 /// (`None`: the latest window every output in the range has reached), from
 /// the rollups.
-pub async fn build(
+pub(crate) async fn build(
     state: &State,
     reader: &Reader,
     filter: ReadFilter,
@@ -213,11 +213,11 @@ pub(crate) fn of_sums(
 }
 
 /// `GET /api/v1/series`.
-pub fn routes(_: &Mount) -> Router<State> {
+pub(crate) fn routes(_: &Mount) -> Router<State> {
     Router::new().route("/api/v1/series", get(series))
 }
 
-pub async fn series(
+pub(crate) async fn series(
     Read(state, reader, ..): Read<Reader>,
     QueryPairs(pairs): QueryPairs,
 ) -> Result<Json<Series>, ApiError> {

@@ -97,7 +97,7 @@ pub(crate) struct LineSplitter {
 }
 
 impl LineSplitter {
-    pub fn new(max_line: usize) -> LineSplitter {
+    pub(crate) fn new(max_line: usize) -> LineSplitter {
         LineSplitter {
             max_line,
             buf: Vec::new(),
@@ -108,7 +108,7 @@ impl LineSplitter {
 
     /// Feed bytes; `each` gets every line they complete, and may stop the
     /// splitting by returning an error.
-    pub fn push<E>(
+    pub(crate) fn push<E>(
         &mut self,
         mut data: &[u8],
         each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
@@ -123,7 +123,7 @@ impl LineSplitter {
     }
 
     /// The body ended: hand on its last line if it had no `\n`.
-    pub fn finish<E>(
+    pub(crate) fn finish<E>(
         &mut self,
         each: &mut impl FnMut(RawLine<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -167,7 +167,7 @@ pub(crate) struct LineParser {
 }
 
 impl LineParser {
-    pub fn new(
+    pub(crate) fn new(
         defaults: ManifestDefaults,
         received_at: DateTime<Utc>,
         max_line: usize,
@@ -182,17 +182,20 @@ impl LineParser {
 
     /// The run's repository, when the caller knows it (the post's `repo`,
     /// the OIDC token's, the harvested run's).
-    pub fn run_repo(&self) -> Option<&str> {
+    pub(crate) fn run_repo(&self) -> Option<&str> {
         self.defaults.repo.as_deref()
     }
 
     /// Lines that were not blank so far (the manifest's items).
-    pub fn items(&self) -> usize {
+    pub(crate) fn items(&self) -> usize {
         self.items
     }
 
     /// The record of a line, why it was rejected, or `None` for a blank line.
-    pub fn parse(&mut self, line: RawLine<'_>) -> Option<Result<ExecutionRecord, RejectedLine>> {
+    pub(crate) fn parse(
+        &mut self,
+        line: RawLine<'_>,
+    ) -> Option<Result<ExecutionRecord, RejectedLine>> {
         let reject = |error: String| {
             Some(Err(RejectedLine {
                 line: line.number,

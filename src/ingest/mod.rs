@@ -14,6 +14,6 @@ pub mod manifest;
 pub mod oidc;
 pub mod reconcile;
 pub mod signature;
-pub mod targets;
-pub mod tenancy;
+pub(crate) mod targets;
+pub(crate) mod tenancy;
 pub mod webhook;

@@ -81,7 +81,7 @@ impl OidcConfig {
     /// (with or without a trailing `/`); `aud` is, or contains, our audience;
     /// `exp`, `iss` and `aud` are required; `exp` and `nbf` hold with
     /// [`LEEWAY_SECS`] of skew.
-    pub fn validation(&self) -> Validation {
+    pub(crate) fn validation(&self) -> Validation {
         let mut validation = Validation::new(Algorithm::RS256);
         validation.set_issuer(&[self.issuer.clone(), format!("{}/", self.issuer)]);
         validation.set_audience(&[&self.audience]);
@@ -352,7 +352,7 @@ impl OidcVerifier {
         }
     }
 
-    pub fn config(&self) -> &OidcConfig {
+    pub(crate) fn config(&self) -> &OidcConfig {
         &self.config
     }
 

@@ -16,7 +16,7 @@ pub fn sign(secret: &str, body: &[u8]) -> String {
 }
 
 /// True when `header` is a valid `sha256=` signature of `body` under any secret.
-pub fn verify(secrets: &[Secret], header: &str, body: &[u8]) -> bool {
+pub(crate) fn verify(secrets: &[Secret], header: &str, body: &[u8]) -> bool {
     let Some(hex_sig) = header.trim().strip_prefix("sha256=") else {
         return false;
     };

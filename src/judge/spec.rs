@@ -24,7 +24,7 @@ const HEADER: &str = include_str!("spec_prose.md");
 const VOCABULARY: &str = include_str!("vocabulary_prose.md");
 
 /// The whole of docs/evaluation.md.
-pub fn render() -> Result<String, String> {
+pub(crate) fn render() -> Result<String, String> {
     let cases = parse_cases(SPEC_CASES)?;
     let mut out = String::from(HEADER);
     types_table(&mut out);

@@ -9,7 +9,7 @@
 pub mod export;
 pub mod line_survival;
 pub(crate) mod line_totals;
-pub mod listed;
+pub(crate) mod listed;
 pub mod query;
 pub mod report;
 pub mod rollup;

@@ -22,7 +22,7 @@ pub enum RepoScope {
 }
 
 impl RepoScope {
-    pub fn allows(&self, repo: &str) -> bool {
+    pub(crate) fn allows(&self, repo: &str) -> bool {
         match self {
             RepoScope::All => true,
             RepoScope::Only(repos) => {
@@ -38,7 +38,7 @@ impl RepoScope {
     /// target's, so an output can never show one repository's activity to
     /// a reader of another. An owner-level target (an organization's
     /// project) lies under the output's own repository's owner.
-    pub fn sees(&self, record: &ExecutionRecord) -> bool {
+    pub(crate) fn sees(&self, record: &ExecutionRecord) -> bool {
         use crate::model::tenancy::{owner_of, parts, same};
         match self {
             RepoScope::All => true,
@@ -79,7 +79,7 @@ impl ReadFilter {
     /// Split `pairs` into the filter and the endpoint's own `extra`
     /// parameters. A name that is neither, a repeated name, or a bad value is
     /// a 400 naming it.
-    pub fn parse(
+    pub(crate) fn parse(
         pairs: &[(String, String)],
         extra: &[&str],
     ) -> Result<(ReadFilter, BTreeMap<String, String>), ApiError> {
@@ -165,7 +165,7 @@ impl ReadFilter {
 
     /// Does this output pass the cuts and the reader's scope? Outputs not yet
     /// evaluated never do.
-    pub fn admits(&self, stored: &StoredOutput, scope: &RepoScope) -> bool {
+    pub(crate) fn admits(&self, stored: &StoredOutput, scope: &RepoScope) -> bool {
         let execution = &stored.execution;
         let Some(outcome) = stored.outcome.as_ref() else {
             return false;

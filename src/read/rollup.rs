@@ -131,7 +131,7 @@ fn coalesce(parts: Vec<Segment>) -> Vec<Segment> {
 /// The repositories a read covers: (lowercase, the names as written under
 /// it) that the scope allows and the `repo` cut names. Nothing is read for
 /// a scope of no repository.
-pub fn repositories(
+pub(crate) fn repositories(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,
@@ -186,7 +186,7 @@ pub fn week_of(cell: &Cell) -> Option<i64> {
 /// read (`Grain::Sums`: every status of a repository, period, workflow and
 /// type in one cell), else the cells (`fold_grain`). Partial days are read
 /// from the time index as day cells of one output each.
-pub fn fold<G: Ord>(
+pub(crate) fn fold<G: Ord>(
     store: &Store,
     filter: &ReadFilter,
     scope: &RepoScope,

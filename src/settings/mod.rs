@@ -48,7 +48,7 @@ pub enum Scope {
 }
 
 /// The variable's value, when set and Unicode (`std::env::var(..).ok()`).
-pub fn read(setting: &Setting) -> Option<String> {
+pub(crate) fn read(setting: &Setting) -> Option<String> {
     std::env::var(setting.name).ok()
 }
 

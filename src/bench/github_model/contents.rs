@@ -17,7 +17,7 @@ use super::{error, Authorized, Fake, FakeGitHub};
 
 pub const GET_CONTENTS: &str = "GET /repos/{owner}/{repo}/contents/{*path}";
 
-pub fn routes() -> Router<Fake> {
+pub(crate) fn routes() -> Router<Fake> {
     Router::new().route("/repos/{owner}/{repo}/contents/{*path}", get(contents))
 }
 

@@ -38,12 +38,12 @@ impl<'a> Choices<'a> {
 
     /// The last choice byte, read apart from the stream (0 when there are
     /// none): what it decides leaves every other choice as it was.
-    pub fn last(&self) -> usize {
+    pub(crate) fn last(&self) -> usize {
         self.bytes.last().copied().unwrap_or(0) as usize
     }
 
     /// A number below `n` (0 when the choices ran out).
-    pub fn pick(&mut self, n: usize) -> usize {
+    pub(crate) fn pick(&mut self, n: usize) -> usize {
         let b = self.bytes.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
         b as usize % n.max(1)
@@ -51,7 +51,7 @@ impl<'a> Choices<'a> {
 }
 
 /// A deterministic choice stream from a seed (benches).
-pub fn seeded(seed: u64, len: usize) -> Vec<u8> {
+pub(crate) fn seeded(seed: u64, len: usize) -> Vec<u8> {
     let mut s = seed ^ 0x9e37_79b9_7f4a_7c15;
     (0..len)
         .map(|_| {
@@ -64,7 +64,7 @@ pub fn seeded(seed: u64, len: usize) -> Vec<u8> {
 }
 
 /// The gh-aw workflow file the generated runs come from.
-pub const LOCK: &str = ".github/workflows/agent.lock.yml";
+pub(crate) const LOCK: &str = ".github/workflows/agent.lock.yml";
 /// The artifact gh-aw uploads its manifest in, and the file in it.
 pub(crate) const ARTIFACT: &str = "safe-outputs-items";
 pub(crate) const MANIFEST_FILE: &str = "safe-output-items.jsonl";
@@ -309,7 +309,7 @@ impl Builder<'_, '_> {
 }
 
 /// A 40-hex sha for commit `k` of thread `n`.
-pub fn sha(n: u64, k: u64) -> String {
+pub(crate) fn sha(n: u64, k: u64) -> String {
     crate::bench::payloads::sha(n * 1000 + k)
 }
 

@@ -25,7 +25,7 @@ impl Git {
         sha.to_string()
     }
 
-    pub fn files(&self, sha: &str) -> &Files {
+    pub(crate) fn files(&self, sha: &str) -> &Files {
         &self.commits[sha].1
     }
 
@@ -53,7 +53,7 @@ impl Git {
     }
 
     /// GitHub's `compare/{base}...{head}` answer.
-    pub fn compare(&self, base: &str, head: &str) -> Value {
+    pub(crate) fn compare(&self, base: &str, head: &str) -> Value {
         let from = self.files(&self.merge_base(base, head));
         let to = self.files(head);
         let paths: BTreeSet<&String> = from.keys().chain(to.keys()).collect();

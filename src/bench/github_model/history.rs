@@ -45,14 +45,14 @@ impl Actor {
     }
 
     /// A stable numeric id for the login (GitHub user ids).
-    pub fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         self.login.bytes().fold(1_000_003u64, |h, b| {
             h.wrapping_mul(31).wrapping_add(b as u64)
         }) % 90_000_000
             + 1_000_000
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         if self.bot {
             "Bot"
         } else {
@@ -72,7 +72,7 @@ pub enum CloseReason {
 }
 
 impl CloseReason {
-    pub fn rest(self) -> &'static str {
+    pub(crate) fn rest(self) -> &'static str {
         match self {
             CloseReason::Completed => "completed",
             CloseReason::NotPlanned => "not_planned",
@@ -82,7 +82,7 @@ impl CloseReason {
     }
 
     /// GraphQL's enum value (`DiscussionStateReason`, `IssueStateReason`).
-    pub fn graphql(self) -> &'static str {
+    pub(crate) fn graphql(self) -> &'static str {
         match self {
             CloseReason::Completed => "RESOLVED",
             CloseReason::NotPlanned => "OUTDATED",
@@ -101,7 +101,7 @@ pub enum ReviewState {
 
 impl ReviewState {
     /// As REST lists it (`APPROVED`); webhooks say it in lower case.
-    pub fn rest(self) -> &'static str {
+    pub(crate) fn rest(self) -> &'static str {
         match self {
             ReviewState::Approved => "APPROVED",
             ReviewState::ChangesRequested => "CHANGES_REQUESTED",
@@ -506,7 +506,7 @@ pub struct History {
 }
 
 impl History {
-    pub fn new(repo: &str, installation: u64) -> History {
+    pub(crate) fn new(repo: &str, installation: u64) -> History {
         History {
             repo: repo.to_string(),
             installation,
@@ -525,7 +525,7 @@ impl History {
         self.events.insert(pos, event);
     }
 
-    pub fn owner(&self) -> &str {
+    pub(crate) fn owner(&self) -> &str {
         self.repo.split('/').next().unwrap_or_default()
     }
 

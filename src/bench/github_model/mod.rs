@@ -11,12 +11,12 @@
 // Auth helpers return the error response itself for handlers to pass on.
 #![allow(clippy::result_large_err)]
 
-pub mod answers;
+pub(crate) mod answers;
 mod app;
 mod artifacts;
 mod checks;
 pub mod contents;
-pub mod counts;
+pub(crate) mod counts;
 mod deliveries;
 pub mod generate;
 pub mod git;
@@ -27,7 +27,7 @@ pub(crate) mod objects;
 mod replay;
 pub mod repos;
 pub mod runs;
-pub mod teams;
+pub(crate) mod teams;
 pub mod users;
 pub mod vocabulary;
 pub mod webhooks;
@@ -80,7 +80,7 @@ pub fn recorded_policy(
     }
 }
 
-pub const APP_ID: u64 = 4242;
+pub(crate) const APP_ID: u64 = 4242;
 pub const PRIVATE_KEY: &str = include_str!("../../../fixtures/github/test-app-key.pem");
 const PUBLIC_KEY: &str = include_str!("../../../fixtures/github/test-app-key.pub.pem");
 
@@ -111,7 +111,7 @@ impl Failure {
         self
     }
 
-    pub fn header(mut self, name: &str, value: impl ToString) -> Failure {
+    pub(crate) fn header(mut self, name: &str, value: impl ToString) -> Failure {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
@@ -186,7 +186,7 @@ pub struct Inner {
 #[derive(Clone)]
 pub struct Fake(Arc<Shared>);
 
-pub struct Shared {
+pub(crate) struct Shared {
     inner: Mutex<Inner>,
     key: DecodingKey,
 }
@@ -312,7 +312,7 @@ impl FakeGitHub {
     }
 
     /// Requests so far, by what they were for.
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         self.fake.lock().counts.clone()
     }
 
@@ -444,7 +444,7 @@ fn failure_response(f: Failure) -> Response {
 }
 
 /// A GitHub-style error answer.
-pub fn error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({"message": message}))).into_response()
 }
 
@@ -528,7 +528,7 @@ impl axum::extract::FromRequestParts<Fake> for AppJwt {
 
 /// [`require_token`] as an extractor: the installation whose token came,
 /// or GitHub's 401. Put it after the other extractors, as the check was.
-pub struct Authorized(#[allow(dead_code)] pub u64);
+pub(crate) struct Authorized(#[allow(dead_code)] pub u64);
 
 impl axum::extract::FromRequestParts<Fake> for Authorized {
     type Rejection = Response;

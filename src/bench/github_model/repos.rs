@@ -48,7 +48,7 @@ pub(crate) const GET_ISSUE_REACTIONS: &str = "GET /repos/{owner}/{repo}/issues/{
 pub const GET_TEAM_MEMBERSHIP: &str = "GET /orgs/{org}/teams/{team_slug}/memberships/{username}";
 
 /// The routes of this module (counted and failure-injected like all others).
-pub fn routes() -> Router<Fake> {
+pub(crate) fn routes() -> Router<Fake> {
     let paths = [
         GET_ISSUE,
         GET_ISSUE_COMMENTS,
@@ -112,7 +112,7 @@ pub(crate) struct Paging {
 
 impl Paging {
     /// The page asked for: the index of its first item, and its size.
-    pub fn window(&self) -> (usize, usize) {
+    pub(crate) fn window(&self) -> (usize, usize) {
         page_window(self.per_page, self.page)
     }
 }

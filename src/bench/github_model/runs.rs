@@ -97,7 +97,7 @@ impl FakeGitHub {
 }
 
 /// The rate-limit headers of an answer.
-pub fn headers(rate: &RateLimit) -> [(String, String); 5] {
+pub(crate) fn headers(rate: &RateLimit) -> [(String, String); 5] {
     [
         ("x-ratelimit-limit".into(), rate.limit.to_string()),
         ("x-ratelimit-remaining".into(), rate.remaining.to_string()),
@@ -111,7 +111,7 @@ pub fn headers(rate: &RateLimit) -> [(String, String); 5] {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ListQuery {
+pub(crate) struct ListQuery {
     created: Option<String>,
     status: Option<String>,
     event: Option<String>,
@@ -162,7 +162,7 @@ pub fn workflow_id(repo: &str, path: &str) -> u64 {
     100_000 + h % 900_000_000
 }
 
-pub async fn list(
+pub(crate) async fn list(
     State(fake): State<Fake>,
     Path((owner, repo)): Path<(String, String)>,
     Query(q): Query<ListQuery>,
@@ -291,7 +291,7 @@ fn runs_of(fake: &Fake, full: &str, q: &ListQuery, keep: impl Fn(&Run) -> bool) 
     Json(json!({"total_count": total, "workflow_runs": page})).into_response()
 }
 
-pub async fn rate_limit(State(fake): State<Fake>, _auth: Authorized) -> Response {
+pub(crate) async fn rate_limit(State(fake): State<Fake>, _auth: Authorized) -> Response {
     let rate = fake.lock().runs.rate.unwrap_or(RateLimit {
         limit: 5000,
         remaining: 5000,

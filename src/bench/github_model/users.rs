@@ -126,7 +126,7 @@ impl FakeGitHub {
     }
 }
 
-pub fn routes() -> Router<Fake> {
+pub(crate) fn routes() -> Router<Fake> {
     Router::new()
         .route("/settings/apps/new", post(new_app))
         .route("/organizations/{org}/settings/apps/new", post(new_org_app))

@@ -24,18 +24,6 @@ pub struct Delivery {
     pub body: Value,
 }
 
-impl Delivery {
-    /// `sha256=<hex>` of the body under `secret`, as GitHub signs it.
-    pub fn signature(&self, secret: &str) -> String {
-        sign(secret, self.body.to_string().as_bytes())
-    }
-}
-
-/// GitHub's `X-Hub-Signature-256` of `body`.
-pub fn sign(secret: &str, body: &[u8]) -> String {
-    crate::ingest::signature::sign(secret, body)
-}
-
 /// Every delivery of the history, in order.
 pub fn deliveries(history: &History) -> Vec<Delivery> {
     let mut w = World::new(history);

@@ -18,7 +18,7 @@ mod deletions;
 mod discussions;
 mod issue_types;
 mod milestones;
-pub mod projects;
+pub(crate) mod projects;
 mod review_edits;
 pub mod teams;
 
@@ -248,7 +248,7 @@ fn mentions(body: &str) -> Vec<u64> {
 
 /// What an event changed, for the delivery that tells of it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Changed {
+pub(crate) enum Changed {
     Nothing,
     Thread(u64),
     Comment(u64),
@@ -331,7 +331,7 @@ pub struct Moved {
 }
 
 impl World {
-    pub fn new(history: &History) -> World {
+    pub(crate) fn new(history: &History) -> World {
         World {
             repo: history.repo.clone(),
             installation: history.installation,
@@ -381,7 +381,7 @@ impl World {
     }
 
     /// Apply one event; what it changed.
-    pub fn apply(&mut self, e: &Event) -> Changed {
+    pub(crate) fn apply(&mut self, e: &Event) -> Changed {
         let (at, who) = (e.at, &e.actor);
         match &e.fact {
             Fact::OpenIssue {

@@ -41,7 +41,7 @@ pub struct DemoArgs {
     pub port: u16,
 }
 
-pub async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
+pub(crate) async fn run_demo(args: DemoArgs) -> anyhow::Result<()> {
     // A temporary folder unless the user named one: removed on every exit
     // path (`app::temp`), unless `--keep`.
     let temp = match &args.data_dir {

@@ -78,12 +78,12 @@ pub struct LiveDemo {
 
 impl LiveDemo {
     /// The server's address (`http://127.0.0.1:PORT`).
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         self.server.url()
     }
 
     /// The API token the CLI's `--server URL --token TOKEN` needs.
-    pub fn api_token(&self) -> &str {
+    pub(crate) fn api_token(&self) -> &str {
         &self.token
     }
 

@@ -128,7 +128,7 @@ async fn one(
 }
 
 /// Run a pass every `options.interval` until the task is dropped.
-pub fn spawn(
+pub(crate) fn spawn(
     store: Store,
     client: Arc<GitHubClient>,
     clock: Clock,

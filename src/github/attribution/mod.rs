@@ -10,15 +10,15 @@
 //! - `survival`: the lines of a range still in a file (pure);
 //! - `record`: what is stored (`store::attribution`) and exported.
 
-pub mod attribute;
-pub mod diff;
+pub(crate) mod attribute;
+pub(crate) mod diff;
 pub(crate) mod dirty;
 pub mod driver;
-pub mod fetch;
-pub mod land;
+pub(crate) mod fetch;
+pub(crate) mod land;
 pub mod murmur3;
 pub use crate::model::attribution as record;
-pub mod survival;
+pub(crate) mod survival;
 
 pub use attribute::{line_hash, DEFAULT_MAX_FILES};
 

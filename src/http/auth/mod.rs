@@ -33,21 +33,21 @@
 //! random key made once and kept in the store (shared by replicas, kept
 //! across restarts); never one derived from another secret.
 
-pub mod access;
+pub(crate) mod access;
 pub(crate) mod envfile;
 pub(crate) mod flows;
 pub(crate) mod github_web;
-pub mod issuer;
-pub mod local;
-pub mod login;
+pub(crate) mod issuer;
+pub(crate) mod local;
+pub(crate) mod login;
 pub(crate) mod page;
 pub mod sessions;
 pub mod setup;
 pub mod signed;
 pub(crate) mod signin;
-pub mod tokens;
+pub(crate) mod tokens;
 mod viewer;
-pub mod warnings;
+pub(crate) mod warnings;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -70,7 +70,7 @@ use sessions::{Session, SessionKind, Sessions, ViewerScope, Who};
 pub(crate) const SESSION_COOKIE: &str = "so_session";
 
 /// How long a viewer's repository list is trusted before GitHub is asked again.
-pub const SCOPE_TTL: Duration = Duration::from_secs(60);
+pub(crate) const SCOPE_TTL: Duration = Duration::from_secs(60);
 /// How long a session lasts (GitHub's user access tokens last 8 hours).
 pub(crate) const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
 
@@ -100,7 +100,7 @@ pub struct AuthArgs {
 impl AuthArgs {
     /// The options for a server at `public_url` calling `api_url`; the setup
     /// page is served only when the App has no credentials.
-    pub fn options(
+    pub(crate) fn options(
         &self,
         public_url: &str,
         api_url: &str,
@@ -197,7 +197,7 @@ pub struct AuthOptions {
 const SIGNING_KEY: &str = "signing-key";
 
 /// Setup and sign-in at run time: the options, the signing key, the sessions.
-pub struct Auth {
+pub(crate) struct Auth {
     pub options: AuthOptions,
     store: Store,
     key: signed::Key,
@@ -212,7 +212,7 @@ pub struct Auth {
 }
 
 impl Auth {
-    pub fn new(
+    pub(crate) fn new(
         mut options: AuthOptions,
         store: Store,
         api_token: Option<crate::settings::Secret>,
@@ -267,7 +267,7 @@ impl Auth {
     }
 
     /// The signed-in session a request carries, if its cookie is valid.
-    pub fn session(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
+    pub(crate) fn session(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
         let Some(raw) = signed::cookie(headers, SESSION_COOKIE) else {
             return Ok(None);
         };
@@ -307,11 +307,10 @@ impl Auth {
 
     /// Who is signed in on this request, with the CSRF token of their
     /// session (for pages that show who is signed in and a sign-out form).
-    pub fn viewer(&self, headers: &HeaderMap) -> Option<SignedIn> {
+    pub(crate) fn viewer(&self, headers: &HeaderMap) -> Option<SignedIn> {
         let session = self.session(headers).ok().flatten()?;
         Some(SignedIn {
             login: session.login.clone(),
-            kind: session.kind,
             csrf: self.key.csrf(&session.id),
         })
     }
@@ -390,9 +389,8 @@ pub(crate) fn store_error(e: crate::store::StoreError) -> ApiError {
 /// A signed-in viewer, for pages that show who is signed in and carry the
 /// CSRF token in their forms (`csrf` field of POST forms).
 #[derive(Clone, Debug)]
-pub struct SignedIn {
+pub(crate) struct SignedIn {
     pub login: String,
-    pub kind: SessionKind,
     pub csrf: String,
 }
 
@@ -406,14 +404,13 @@ impl FromRequestParts<State> for SignedIn {
             .ok_or_else(|| ApiError::unauthorized("not signed in"))?;
         Ok(SignedIn {
             login: session.login.clone(),
-            kind: session.kind,
             csrf: auth.key.csrf(&session.id),
         })
     }
 }
 
 /// The routes of setup and sign-in.
-pub fn routes(_: &crate::http::Mount) -> Router<State> {
+pub(crate) fn routes(_: &crate::http::Mount) -> Router<State> {
     Router::new()
         .route("/setup", get(setup::callback))
         .route("/auth/login", get(login::sign_in).post(login::with_token))

@@ -39,7 +39,7 @@ pub(crate) type ViewerScope = BTreeMap<u64, BTreeSet<String>>;
 /// How a viewer signed in, which decides what they may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SessionKind {
+pub(crate) enum SessionKind {
     /// Sign-in with GitHub: the repositories their account can see.
     #[serde(rename = "github")]
     GitHub,
@@ -73,7 +73,7 @@ struct Stored {
 
 /// One signed-in viewer.
 #[derive(Clone)]
-pub struct Session {
+pub(crate) struct Session {
     /// The id the browser holds (signed in its cookie).
     pub id: String,
     pub kind: SessionKind,
@@ -83,12 +83,11 @@ pub struct Session {
     /// viewer, the digest of the token or key they signed in with (a session
     /// ends when that token or key changes: `Auth::session`).
     pub token: String,
-    pub expires: chrono::DateTime<Utc>,
 }
 
 impl Session {
     /// The account the session belongs to (the group its cap counts in).
-    pub fn account(&self) -> String {
+    pub(crate) fn account(&self) -> String {
         account(self.kind, self.user_id)
     }
 }
@@ -104,7 +103,7 @@ impl std::fmt::Debug for Session {
 
 /// The account a session counts against: a GitHub account by its id (a
 /// login can be renamed), the operator, or the local viewer.
-pub fn account(kind: SessionKind, user_id: u64) -> String {
+pub(crate) fn account(kind: SessionKind, user_id: u64) -> String {
     match kind {
         SessionKind::GitHub => format!("github:{user_id}"),
         SessionKind::Local => "local".to_string(),
@@ -114,7 +113,7 @@ pub fn account(kind: SessionKind, user_id: u64) -> String {
 
 /// Who signs in.
 #[derive(Clone, Debug)]
-pub struct Who {
+pub(crate) struct Who {
     pub kind: SessionKind,
     pub login: String,
     pub user_id: u64,
@@ -122,7 +121,7 @@ pub struct Who {
 }
 
 impl Who {
-    pub fn github(login: String, user_id: u64, token: String) -> Who {
+    pub(crate) fn github(login: String, user_id: u64, token: String) -> Who {
         Who {
             kind: SessionKind::GitHub,
             login,
@@ -132,7 +131,7 @@ impl Who {
     }
 
     /// The demo's local viewer, signed in with the key `key`.
-    pub fn local(key: &str) -> Who {
+    pub(crate) fn local(key: &str) -> Who {
         Who {
             kind: SessionKind::Local,
             login: "local".into(),
@@ -142,7 +141,7 @@ impl Who {
     }
 
     /// The operator, signed in with the `API_TOKEN` `api_token`.
-    pub fn operator(api_token: &str) -> Who {
+    pub(crate) fn operator(api_token: &str) -> Who {
         Who {
             kind: SessionKind::Operator,
             login: "operator".into(),
@@ -155,7 +154,7 @@ impl Who {
 /// A cached answer of what a viewer sees.
 type Cached = (ViewerScope, Instant, u64);
 
-pub struct Sessions {
+pub(crate) struct Sessions {
     store: Store,
     /// Session digest → what the viewer sees, when it was asked, and the
     /// access epoch it was asked under (`access::epoch`).
@@ -166,7 +165,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    pub fn new(store: Store) -> Sessions {
+    pub(crate) fn new(store: Store) -> Sessions {
         Sessions::with_caps(store, PER_ACCOUNT, MAX_SESSIONS)
     }
 
@@ -183,7 +182,7 @@ impl Sessions {
     /// Open a session for `who` lasting `ttl`; returns its id. Makes room
     /// first: expired sessions, then `who`'s account's oldest beyond
     /// `per_account - 1`, then the oldest of all beyond `max - 1`.
-    pub fn open(&self, who: Who, ttl: Duration) -> Result<String> {
+    pub(crate) fn open(&self, who: Who, ttl: Duration) -> Result<String> {
         let now = Utc::now();
         let group = account(who.kind, who.user_id);
         self.store.sweep_expiring(Space::Session, now, SWEEP)?;
@@ -236,7 +235,7 @@ impl Sessions {
     }
 
     /// The live session with id `id`.
-    pub fn get(&self, id: &str) -> Result<Option<Session>> {
+    pub(crate) fn get(&self, id: &str) -> Result<Option<Session>> {
         let found =
             self.store
                 .expiring::<Stored>(Space::Session, &signed::digest(id), Utc::now())?;
@@ -246,7 +245,6 @@ impl Sessions {
             login: s.value.login,
             user_id: s.value.user_id,
             token: s.value.token,
-            expires: s.expires,
         }))
     }
 
@@ -262,7 +260,7 @@ impl Sessions {
     }
 
     /// End the session with id `id` (on every replica).
-    pub fn remove(&self, id: &str) -> Result<()> {
+    pub(crate) fn remove(&self, id: &str) -> Result<()> {
         self.forget(&signed::digest(id))
     }
 

@@ -54,7 +54,7 @@ pub fn setup_key(store: &Store) -> crate::store::Result<crate::settings::Secret>
 
 /// A start without credentials: setup is open again (an App registered
 /// before is forgotten: its credentials were not loaded); the setup key.
-pub fn begin(store: &Store) -> crate::store::Result<crate::settings::Secret> {
+pub(crate) fn begin(store: &Store) -> crate::store::Result<crate::settings::Secret> {
     store.take_secret(REGISTERED)?;
     setup_key(store)
 }
@@ -79,7 +79,7 @@ pub(crate) struct Registered {
 }
 
 /// `app-manifest.json` with this server's addresses filled in.
-pub fn manifest(public_url: &str, webhook_path: &str) -> Value {
+pub(crate) fn manifest(public_url: &str, webhook_path: &str) -> Value {
     let mut m: Value = serde_json::from_str(MANIFEST).expect("app-manifest.json is JSON");
     m["hook_attributes"]["url"] = Value::String(format!("{public_url}{webhook_path}"));
     m["redirect_url"] = Value::String(format!("{public_url}/setup"));
@@ -310,7 +310,7 @@ pub(crate) struct SetupQuery {
 }
 
 /// `GET /setup?code=…&state=…`: GitHub's redirect after registration.
-pub async fn callback(
+pub(crate) async fn callback(
     StateExtractor(state): StateExtractor<State>,
     headers: HeaderMap,
     axum::extract::RawQuery(query): axum::extract::RawQuery,

@@ -14,7 +14,7 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// Why a signed value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SignedError {
+pub(crate) enum SignedError {
     #[error("malformed")]
     Malformed,
     #[error("bad signature")]
@@ -36,18 +36,13 @@ impl Key {
     }
 
     /// A key from 32 stored random bytes (`None` for any other length).
-    pub fn from_bytes(bytes: &[u8]) -> Option<Key> {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Key> {
         bytes.try_into().ok().map(Key)
     }
 
     /// A fresh random key.
-    pub fn random() -> Key {
+    pub(crate) fn random() -> Key {
         Key(random_bytes())
-    }
-
-    /// The key's bytes, to keep in the store.
-    pub fn bytes(&self) -> [u8; 32] {
-        self.0
     }
 
     fn mac(&self, purpose: &str, payload: &[u8]) -> Vec<u8> {
@@ -70,7 +65,7 @@ impl Key {
     }
 
     /// The value of a sealed string, if its signature holds and it has not expired.
-    pub fn open(&self, purpose: &str, sealed: &str) -> Result<String, SignedError> {
+    pub(crate) fn open(&self, purpose: &str, sealed: &str) -> Result<String, SignedError> {
         let (payload, sig) = sealed.split_once('.').ok_or(SignedError::Malformed)?;
         let payload = URL_SAFE_NO_PAD
             .decode(payload)
@@ -92,7 +87,7 @@ impl Key {
     }
 
     /// The CSRF token of a session: a MAC of its id (forms carry it back).
-    pub fn csrf(&self, session_id: &str) -> String {
+    pub(crate) fn csrf(&self, session_id: &str) -> String {
         URL_SAFE_NO_PAD.encode(self.mac("csrf", session_id.as_bytes()))
     }
 
@@ -103,7 +98,7 @@ impl Key {
 }
 
 /// Unix seconds now.
-pub fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
@@ -132,12 +127,12 @@ pub(crate) fn pkce_challenge(verifier: &str) -> String {
 }
 
 /// Constant-time equality of two strings.
-pub fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 /// The value of cookie `name` in the request's `Cookie` headers.
-pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -150,7 +145,7 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 
 /// A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, `Secure` when the
 /// server is reached over https.
-pub fn set_cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String {
+pub(crate) fn set_cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String {
     format!(
         "{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
         if secure { "; Secure" } else { "" }

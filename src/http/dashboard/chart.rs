@@ -67,7 +67,7 @@ pub const SERIES: [Line; 3] = [
 ];
 
 /// The rate of `line` in `p`, 0..1.
-pub fn rate(line: &Line, p: &Period) -> Option<f64> {
+pub(crate) fn rate(line: &Line, p: &Period) -> Option<f64> {
     let r = &p.rates;
     match line.name {
         "strict" => r.strict_acceptance_rate,
@@ -116,7 +116,7 @@ const NARROW: Frame = Frame {
 };
 
 /// The weekly chart of `periods` at `window`, both drawings and the legend.
-pub fn weekly(periods: &[Period], window: &str) -> Markup {
+pub(crate) fn weekly(periods: &[Period], window: &str) -> Markup {
     html! {
         (draw(&WIDE, periods, window))
         (draw(&NARROW, periods, window))
@@ -125,7 +125,7 @@ pub fn weekly(periods: &[Period], window: &str) -> Markup {
 }
 
 /// The legend: each line's sample, and what a hollow marker means.
-pub fn legend() -> Markup {
+pub(crate) fn legend() -> Markup {
     html! {
         ul.legend {
             @for line in SERIES {

@@ -14,7 +14,7 @@
 
 pub mod chart;
 mod form;
-pub mod links;
+pub(crate) mod links;
 mod list;
 mod output;
 mod overview;
@@ -38,7 +38,7 @@ use crate::http::{ApiError, State};
 pub use links::output_path;
 
 /// The dashboard's routes, merged into the server's router.
-pub fn routes(_: &crate::http::Mount) -> Router<State> {
+pub(crate) fn routes(_: &crate::http::Mount) -> Router<State> {
     Router::new()
         .route("/", get(overview::overview))
         .route("/workflows", get(workflows::workflows))
@@ -120,7 +120,7 @@ pub(crate) struct Visit {
 impl Visit {
     /// The page's query: its cuts, its own parameters (`extra`), the pairs
     /// kept for links (`page_filter`).
-    pub fn query(&mut self, extra: &[&str]) -> Result<PageQuery, ApiError> {
+    pub(crate) fn query(&mut self, extra: &[&str]) -> Result<PageQuery, ApiError> {
         page_filter(std::mem::take(&mut self.pairs), extra)
     }
 

@@ -5,7 +5,7 @@
 //! manifest with the same code as a posted one, without depending on the
 //! server (which depends on the App that starts the harvester).
 
-pub mod error;
+pub(crate) mod error;
 pub mod limits;
 pub mod manifest_stream;
 

@@ -18,7 +18,7 @@ pub use mapping::{trace_record, ExportInput, TraceRecord};
 
 /// What an export writes a line of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// The outcome record as stored.
     Jsonl,
     /// An opentraces `TraceRecord`.
@@ -31,7 +31,7 @@ impl Format {
     /// Every format's name, as `format=` takes it.
     pub(crate) const NAMES: [&'static str; 3] = ["jsonl", "csv", "opentraces"];
 
-    pub fn parse(s: &str) -> Option<Format> {
+    pub(crate) fn parse(s: &str) -> Option<Format> {
         match s {
             "jsonl" => Some(Format::Jsonl),
             "opentraces" => Some(Format::Opentraces),
@@ -41,7 +41,7 @@ impl Format {
     }
 
     /// The media type of the response.
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Format::Csv => "text/csv; charset=utf-8",
             _ => "application/x-ndjson",
@@ -49,7 +49,7 @@ impl Format {
     }
 
     /// The file name a browser saves it under.
-    pub fn file_name(self) -> &'static str {
+    pub(crate) fn file_name(self) -> &'static str {
         match self {
             Format::Jsonl => "outcomes.jsonl",
             Format::Opentraces => "outcomes.opentraces.jsonl",
@@ -167,7 +167,7 @@ pub fn trace_id_of(stored: &StoredOutput) -> String {
 
 /// One output's line in `format` (without the newline); `None` when it has
 /// no outcome yet.
-pub fn line(
+pub(crate) fn line(
     store: &Store,
     stored: &StoredOutput,
     format: Format,

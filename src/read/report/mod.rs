@@ -6,7 +6,7 @@
 //! `escape::terminal`: a control character (ESC, CR, BEL, C1) or a bidi
 //! override in a stored name is shown as `\u{…}`, never obeyed.
 
-pub mod maturity;
+pub(crate) mod maturity;
 pub mod tally;
 
 use std::collections::BTreeMap;
@@ -42,7 +42,7 @@ pub struct Totals {
 
 impl Totals {
     /// The names of the fields, in the order the dashboard shows them.
-    pub const FIELDS: [&'static str; 13] = [
+    pub(crate) const FIELDS: [&'static str; 13] = [
         "total_safe_outputs",
         "evaluable_outputs",
         "accepted_strong",
@@ -59,7 +59,7 @@ impl Totals {
     ];
 
     /// The count named `field` (one of `FIELDS`).
-    pub fn get(&self, field: &str) -> Option<u64> {
+    pub(crate) fn get(&self, field: &str) -> Option<u64> {
         Some(match field {
             "total_safe_outputs" => self.total_safe_outputs,
             "evaluable_outputs" => self.evaluable_outputs,
@@ -80,14 +80,14 @@ impl Totals {
 }
 
 /// The workflow name a report groups an output under.
-pub fn workflow_name(record: &OutcomeRecord) -> &str {
+pub(crate) fn workflow_name(record: &OutcomeRecord) -> &str {
     record.workflow.as_deref().unwrap_or("(none)")
 }
 
 /// How one output is counted: its verdict as of a window (or the latest),
 /// and the facts the totals keep apart.
 #[derive(Debug, Clone, Copy)]
-pub struct Counted<'a> {
+pub(crate) struct Counted<'a> {
     pub status: OutcomeStatus,
     pub strength: EvidenceStrength,
     pub signal: &'a str,
@@ -100,7 +100,7 @@ pub struct Counted<'a> {
 impl<'a> Counted<'a> {
     /// `record` as counted at `window` (`None`: its latest outcome); `None`
     /// when it has not reached that window yet.
-    pub fn of(record: &'a OutcomeRecord, window: Option<&str>) -> Option<Counted<'a>> {
+    pub(crate) fn of(record: &'a OutcomeRecord, window: Option<&str>) -> Option<Counted<'a>> {
         let (status, strength, signal, time) = match window {
             Some(w) => {
                 let s = record.windows.get(w)?;
@@ -320,7 +320,7 @@ impl Report {
     }
 
     /// A readable table for terminals.
-    pub fn to_table(&self) -> String {
+    pub(crate) fn to_table(&self) -> String {
         let t = &self.totals;
         let mut out = String::new();
         let scope = self
@@ -444,7 +444,7 @@ impl Sums {
         self.counts.add_packed(counts);
     }
 
-    pub fn merge(&mut self, other: &Sums) {
+    pub(crate) fn merge(&mut self, other: &Sums) {
         for (a, b) in self.latest.iter_mut().zip(other.latest) {
             *a += b;
         }
@@ -523,7 +523,7 @@ impl Sums {
 
     /// The latest window every one of these outputs has reached:
     /// `maturity::mature_window` of the same outputs.
-    pub fn mature_window(&self) -> &'static str {
+    pub(crate) fn mature_window(&self) -> &'static str {
         let count = self.counts.get(field::COUNT);
         let reached = (0..CHECKPOINTS.len())
             .take_while(|w| self.reached(*w) >= count)

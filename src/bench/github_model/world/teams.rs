@@ -45,7 +45,7 @@ impl Teams {
 
     /// Whether team `slug` exists (the memberships endpoint answers 404 for
     /// another).
-    pub fn exists(&self, slug: &str) -> bool {
+    pub(crate) fn exists(&self, slug: &str) -> bool {
         INITIAL.iter().any(|(t, _)| t.eq_ignore_ascii_case(slug))
     }
 
