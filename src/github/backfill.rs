@@ -136,7 +136,7 @@ pub(crate) trait CaughtUp: Send + Sync {
 }
 
 /// The backfill's end of the channel.
-pub(crate) struct BackfillInbox(task::Inbox<Wake>);
+pub(crate) type BackfillInbox = task::Inbox<Wake>;
 
 pub(crate) fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillInbox) {
     let (tx, rx) = task::channel();
@@ -145,7 +145,7 @@ pub(crate) fn channel(options: &BackfillOptions) -> (BackfillRequests, BackfillI
         days: options.days,
         slice: options.slice,
     };
-    (requests, BackfillInbox(rx))
+    (requests, rx)
 }
 
 /// Why a backfill request was refused.
@@ -405,7 +405,7 @@ impl Backfill {
     pub(crate) fn spawn(self, requests: &BackfillRequests, inbox: BackfillInbox) -> BackfillHandle {
         BackfillHandle(task::Handle::spawn(
             &requests.tx,
-            inbox.0,
+            inbox,
             async move { self },
         ))
     }

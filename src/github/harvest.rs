@@ -80,7 +80,7 @@ pub(crate) fn is_gh_aw_workflow(path: &str) -> bool {
 
 /// A workflow run to harvest.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub(crate) struct RunRef {
+pub struct RunRef {
     pub repo: String,
     pub run_id: u64,
     pub run_attempt: u64,
@@ -184,11 +184,10 @@ impl HarvestRequests {
 }
 
 /// The harvester's end of the channel.
-pub struct HarvestInbox(task::Inbox<RunRef>);
+pub type HarvestInbox = task::Inbox<RunRef>;
 
 pub fn channel() -> (HarvestRequests, HarvestInbox) {
-    let (tx, rx) = task::channel();
-    (HarvestRequests(tx), HarvestInbox(rx))
+    task::channel_of(HarvestRequests)
 }
 
 #[derive(Debug, Clone)]
@@ -413,7 +412,7 @@ impl Harvester {
     /// Run on a tokio task; the durable queue is read now and every
     /// `RESCAN_EVERY`. `requests` must be the sender paired with `inbox`.
     pub(crate) fn spawn(self, requests: &HarvestRequests, inbox: HarvestInbox) -> HarvesterHandle {
-        HarvesterHandle(task::Handle::spawn(&requests.0, inbox.0, async move {
+        HarvesterHandle(task::Handle::spawn(&requests.0, inbox, async move {
             HarvestQueue {
                 harvester: self,
                 pending: BTreeMap::new(),
@@ -428,16 +427,7 @@ impl Harvester {
     }
 
     async fn harvest_due(&self, pending: &mut BTreeMap<RunRef, Pending>, all: bool) {
-        let now = Instant::now();
-        let due: Vec<RunRef> = pending
-            .iter()
-            .filter(|(_, p)| all || p.due <= now)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for key in due {
-            let Some(mut p) = pending.remove(&key) else {
-                continue;
-            };
+        for (key, mut p) in task::take_due(pending, Instant::now(), all, |p| p.due) {
             match self.harvest(&p.run).await {
                 Ok(done) => {
                     tracing::debug!(repo = %p.run.repo, run = p.run.run_id, ?done, "harvest")

@@ -49,11 +49,10 @@ impl PrChanges {
 }
 
 /// The publisher's end of the channel.
-pub(crate) struct PublisherInbox(task::Inbox<String>);
+pub(crate) type PublisherInbox = task::Inbox<String>;
 
 pub(crate) fn channel() -> (PrChanges, PublisherInbox) {
-    let (tx, rx) = task::channel();
-    (PrChanges(tx), PublisherInbox(rx))
+    task::channel_of(PrChanges)
 }
 
 #[derive(Debug, Clone)]
@@ -131,15 +130,7 @@ impl PendingSet {
 
     /// Take the PRs due at `now` (all of them with `all`).
     pub(crate) fn take_due(&mut self, now: Instant, all: bool) -> Vec<(String, Pending)> {
-        let due: Vec<String> = self
-            .items
-            .iter()
-            .filter(|(_, p)| all || p.due <= now)
-            .map(|(k, _)| k.clone())
-            .collect();
-        due.into_iter()
-            .filter_map(|k| self.items.remove(&k).map(|p| (k, p)))
-            .collect()
+        task::take_due(&mut self.items, now, all, |p| p.due)
     }
 
     #[cfg(test)]
@@ -296,7 +287,7 @@ impl Publisher {
             publisher: self,
             pending,
         };
-        PublisherHandle(task::Handle::spawn(&changes.0, inbox.0, async { queue }))
+        PublisherHandle(task::Handle::spawn(&changes.0, inbox, async { queue }))
     }
 
     async fn publish_due(&self, pending: &mut PendingSet, all: bool) {

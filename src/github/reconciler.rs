@@ -73,11 +73,10 @@ impl ReconcileRequests {
 }
 
 /// The reconciler's end of the channel.
-pub(crate) struct ReconcilerInbox(task::Inbox<ReconcileMsg>);
+pub(crate) type ReconcilerInbox = task::Inbox<ReconcileMsg>;
 
 pub(crate) fn channel() -> (ReconcileRequests, ReconcilerInbox) {
-    let (tx, rx) = task::channel();
-    (ReconcileRequests(tx), ReconcilerInbox(rx))
+    task::channel_of(ReconcileRequests)
 }
 
 #[derive(Debug, Clone)]
@@ -281,7 +280,7 @@ impl Reconciler {
         inbox: ReconcilerInbox,
     ) -> ReconcilerHandle {
         let stats = self.stats.clone();
-        let task = task::Handle::spawn(&requests.0, inbox.0, async move {
+        let task = task::Handle::spawn(&requests.0, inbox, async move {
             let queue = self.startup_queue();
             ReconcileQueue {
                 reconciler: self,
@@ -312,16 +311,7 @@ impl Reconciler {
     }
 
     async fn attempt_due(&self, queue: &mut BTreeMap<String, Pending>, all: bool) {
-        let now = Instant::now();
-        let due: Vec<String> = queue
-            .iter()
-            .filter(|(_, p)| all || p.due <= now)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in due {
-            let Some(mut pending) = queue.remove(&id) else {
-                continue;
-            };
+        for (id, mut pending) in task::take_due(queue, Instant::now(), all, |p| p.due) {
             if pending.only_if_unseen && (self.seen_since(&id) || self.backfill_owns(&id)) {
                 bump(&self.stats.skipped_other);
                 continue;

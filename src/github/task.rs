@@ -7,6 +7,7 @@
 //! item is due, and what running the due items does (with its own retries
 //! and backoff).
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Instant;
 
@@ -71,6 +72,31 @@ pub struct Inbox<W>(mpsc::UnboundedReceiver<Msg<W>>);
 pub fn channel<W>() -> (Sender<W>, Inbox<W>) {
     let (tx, rx) = mpsc::unbounded_channel();
     (Sender(tx), Inbox(rx))
+}
+
+/// Take the items due at `now` out of a task's queue (all of them with
+/// `all`), in key order; `due` tells an item's time.
+pub(crate) fn take_due<K: Ord + Clone, P>(
+    queue: &mut BTreeMap<K, P>,
+    now: Instant,
+    all: bool,
+    due: impl Fn(&P) -> Instant,
+) -> Vec<(K, P)> {
+    let keys: Vec<K> = queue
+        .iter()
+        .filter(|(_, p)| all || due(p) <= now)
+        .map(|(k, _)| k.clone())
+        .collect();
+    keys.into_iter()
+        .filter_map(|k| queue.remove(&k).map(|p| (k, p)))
+        .collect()
+}
+
+/// A channel whose requesting side is a task's own type around the
+/// `Sender` (`PrChanges`, `HarvestRequests`, …): what it may ask, named.
+pub fn channel_of<W, R>(requests: impl FnOnce(Sender<W>) -> R) -> (R, Inbox<W>) {
+    let (tx, rx) = channel();
+    (requests(tx), rx)
 }
 
 /// A running task.
