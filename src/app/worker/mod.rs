@@ -180,7 +180,8 @@ pub struct Worker {
     /// Items through this inbox sequence are judged after each item: a
     /// unit whose judging failed is done again that way, so that the
     /// failure is set aside with the one item it belongs to
-    /// (`Worker::judges_once`).
+    /// (`Worker::judges_once`: on sled the unit's first item decides, on
+    /// PostgreSQL each item's own sequence).
     judge_each_through: u64,
 }
 

@@ -4,14 +4,34 @@
 use super::*;
 
 impl Worker {
-    /// Whether `unit` judges the outputs its items touch once, after its
-    /// last item (`judge_unit`), or after each item. On sled once, but
-    /// for the items of a unit whose judging failed (`judge_each_through`;
-    /// `next_seq` is the unit's first item, and moves only when a unit
-    /// commits); on PostgreSQL after each item, whose locks decide which
-    /// replica judges an output.
-    pub(super) fn judges_once(&self, unit: &Unit) -> bool {
-        !unit.is_shared() && self.next_seq > self.judge_each_through
+    /// Whether `unit` judges the outputs item `seq` touches once, after
+    /// its last item (`judge_unit`), or after the item. Once, but for the
+    /// items of a unit whose judging failed (`judge_each_through`): on
+    /// sled `next_seq` is the unit's first item, and moves only when a
+    /// unit commits; on PostgreSQL, where units claim items out of order,
+    /// the item's own sequence decides. On PostgreSQL the item takes the
+    /// locks judging needs (`lock_for_judging`) before it counts as done,
+    /// so the locks still decide which replica judges an output.
+    pub(super) fn judges_once(&self, unit: &Unit, seq: u64) -> bool {
+        match unit.is_shared() {
+            true => seq > self.judge_each_through,
+            false => self.next_seq > self.judge_each_through,
+        }
+    }
+
+    /// Take now, for the rest of the unit, the locks `reassess` takes on
+    /// output `id` (the output, every target it watches): an item whose
+    /// outputs are judged after the unit's last item fails as busy here,
+    /// and is left in the inbox, when another replica holds one of them,
+    /// as it would judging after the item.
+    pub(super) fn lock_for_judging(&mut self, unit: &Unit, id: &str) -> Result<()> {
+        lock(unit, id)?;
+        if let Some(stored) = self.outputs.get_mut(unit, id)? {
+            for key in stored.execution.watch_keys() {
+                lock(unit, &key)?;
+            }
+        }
+        Ok(())
     }
 
     /// Judge, once, the outputs a unit's items touched (`Effects::judge`),

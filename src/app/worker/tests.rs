@@ -408,7 +408,7 @@ fn observing_issue(id: &str, discover: Option<u64>, on: u64, obs_id: &str) -> In
 }
 
 /// Judging an output panics only once the whole unit's items are filed
-/// (`Worker::judge_unit`, sled): the unit is done again item by item, and
+/// (`Worker::judge_unit`): the unit is done again item by item, and
 /// only the item whose observation makes the judging fail is set aside;
 /// the items before and after it, on the same output and on another, are
 /// kept and their outputs judged.
@@ -448,12 +448,10 @@ async fn a_failure_judging_a_units_outputs_sets_aside_only_the_item_behind_it() 
         let stored = store.output(&id).unwrap().expect("registered");
         assert!(stored.outcome.is_some(), "{id} judged");
     }
-    // On sled the failed unit's items were done again one by one, and the
-    // units after them judge once again (PostgreSQL judges each item).
-    if !store.is_pg() {
-        assert_eq!(worker.judge_each_through, 4);
-        assert!(worker.judges_once(&store.begin()));
-    }
+    // The failed unit's items were done again one by one, and the units
+    // after them judge once again.
+    assert_eq!(worker.judge_each_through, 4);
+    assert!(worker.judges_once(&store.begin(), 5));
     let item = observing_issue("d-5", None, 2, "obs-5");
     app.writer.enqueue(item).await.unwrap();
     app.writer.settled().await;

@@ -276,7 +276,6 @@ impl Worker {
         seq: u64,
         item: InboxItem,
     ) -> Result<Effects> {
-        let _ = seq;
         let mut fx = Effects::default();
         let mut outputs = BTreeSet::new();
         let mut touched = BTreeSet::new();
@@ -375,7 +374,12 @@ impl Worker {
             lock(unit, target)?;
             outputs.extend(self.cache.outputs_on(&*unit, target)?.iter().cloned());
         }
-        if self.judges_once(unit) {
+        if self.judges_once(unit, seq) {
+            if unit.is_shared() {
+                for id in &outputs {
+                    self.lock_for_judging(unit, id)?;
+                }
+            }
             fx.judge = outputs;
         } else {
             for id in &outputs {
